@@ -1,0 +1,357 @@
+//! Reading a dataset file: JSON Lines, one sample a line. Every bad row is reported with its line,
+//! field and problem, and every good row is kept.
+//!
+//! Accepted row shapes:
+//! - CRUXEval: `{"id", "code", "input", "output"}`, `input` being the argument text of `f(...)`;
+//! - LiveCodeBench execution / LeetCode contests: `{"id" | "question_id", "function_name", "code",
+//!   "input", "output"}`, `input` being either the argument text or the full call;
+//! - any of these with an explicit `call`.
+//!
+//! Other fields are kept in `Sample::meta`.
+
+use std::collections::HashSet;
+use std::fmt;
+
+use serde_json::{Map, Value};
+
+use crate::sample::Sample;
+
+/// One problem found in a dataset file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RowError {
+    pub file: String,
+    /// 1-based line number.
+    pub line: usize,
+    pub field: Option<String>,
+    pub message: String,
+}
+
+impl fmt::Display for RowError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.field {
+            Some(field) => write!(f, "{}:{}: field `{}`: {}", self.file, self.line, field, self.message),
+            None => write!(f, "{}:{}: {}", self.file, self.line, self.message),
+        }
+    }
+}
+
+/// What loading a file gave: the good samples and the problems, in line order.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct LoadReport {
+    pub samples: Vec<Sample>,
+    pub errors: Vec<RowError>,
+    /// Non-blank lines read.
+    pub rows: usize,
+}
+
+impl LoadReport {
+    pub fn is_clean(&self) -> bool {
+        self.errors.is_empty()
+    }
+}
+
+/// Loads JSON Lines from raw bytes, so that one line that is not UTF-8 costs only that line.
+pub fn load_jsonl_bytes(file: &str, bytes: &[u8]) -> LoadReport {
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    let mut loader = Loader::new(file);
+    for (index, raw) in bytes.split(|&b| b == b'\n').enumerate() {
+        match std::str::from_utf8(raw) {
+            Ok(line) => loader.line(index + 1, line),
+            Err(e) => loader.error(index + 1, None, format!("not valid UTF-8 (byte {} of the line)", e.valid_up_to() + 1)),
+        }
+    }
+    loader.finish()
+}
+
+/// Loads JSON Lines from text.
+pub fn load_jsonl(file: &str, text: &str) -> LoadReport {
+    load_jsonl_bytes(file, text.as_bytes())
+}
+
+struct Loader<'a> {
+    file: &'a str,
+    report: LoadReport,
+    seen_ids: HashSet<String>,
+}
+
+impl<'a> Loader<'a> {
+    fn new(file: &'a str) -> Self {
+        Loader { file, report: LoadReport::default(), seen_ids: HashSet::new() }
+    }
+
+    fn error(&mut self, line: usize, field: Option<&str>, message: String) {
+        self.report.errors.push(RowError { file: self.file.to_string(), line, field: field.map(str::to_string), message });
+    }
+
+    fn line(&mut self, number: usize, line: &str) {
+        let line = line.strip_suffix('\r').unwrap_or(line);
+        if line.trim().is_empty() {
+            return;
+        }
+        self.report.rows += 1;
+        let value: Value = match serde_json::from_str(line) {
+            Ok(v) => v,
+            Err(e) => return self.error(number, None, json_error(&e)),
+        };
+        let Value::Object(row) = value else {
+            return self.error(number, None, format!("expected a JSON object, found {}", json_type(&value)));
+        };
+        match sample_from_row(row) {
+            Ok(sample) => {
+                if !self.seen_ids.insert(sample.id.clone()) {
+                    return self.error(number, Some("id"), format!("duplicate id `{}`", sample.id));
+                }
+                self.report.samples.push(sample);
+            }
+            Err((field, message)) => self.error(number, Some(field), message),
+        }
+    }
+
+    fn finish(mut self) -> LoadReport {
+        if self.report.rows == 0 {
+            self.error(1, None, "the file is empty: expected one JSON object per line".to_string());
+        }
+        self.report
+    }
+}
+
+/// serde_json says "… at line 1 column 20"; within a JSONL line only the column means anything.
+fn json_error(e: &serde_json::Error) -> String {
+    let text = e.to_string();
+    let what = text.rsplit_once(" at line ").map_or(text.as_str(), |(what, _)| what);
+    format!("not valid JSON at column {}: {what}", e.column())
+}
+
+type FieldError = (&'static str, String);
+
+fn json_type(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+fn take_string(row: &mut Map<String, Value>, field: &'static str) -> Result<Option<String>, FieldError> {
+    match row.remove(field) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s)),
+        Some(other) => Err((field, format!("expected a string, found {}", json_type(&other)))),
+    }
+}
+
+fn required(row: &mut Map<String, Value>, field: &'static str) -> Result<String, FieldError> {
+    take_string(row, field)?.ok_or((field, "missing (required)".to_string()))
+}
+
+fn take_id(row: &mut Map<String, Value>) -> Result<String, FieldError> {
+    for field in ["id", "question_id", "task_id"] {
+        match row.remove(field) {
+            None | Some(Value::Null) => continue,
+            Some(Value::String(s)) if s.trim().is_empty() => return Err((field, "is empty".to_string())),
+            Some(Value::String(s)) => return Ok(s),
+            Some(Value::Number(n)) => return Ok(n.to_string()),
+            Some(other) => return Err((field, format!("expected a string or a number, found {}", json_type(&other)))),
+        }
+    }
+    Err(("id", "missing (required)".to_string()))
+}
+
+fn sample_from_row(mut row: Map<String, Value>) -> Result<Sample, FieldError> {
+    let id = take_id(&mut row)?;
+    let code = required(&mut row, "code")?;
+    if code.trim().is_empty() {
+        return Err(("code", "is empty".to_string()));
+    }
+    let output = required(&mut row, "output")?;
+    if output.trim().is_empty() {
+        return Err(("output", "is empty: expected a Python literal".to_string()));
+    }
+    let explicit_call = take_string(&mut row, "call")?;
+    let input = take_string(&mut row, "input")?;
+    let function_name = match take_string(&mut row, "function_name")? {
+        Some(name) if is_identifier(&name) => name,
+        Some(name) => return Err(("function_name", format!("`{name}` is not a Python identifier"))),
+        None => function_under_test(&code)
+            .ok_or(("code", "defines no top-level function (and the row has no `function_name`)".to_string()))?,
+    };
+    let (input, call) = match (input, explicit_call) {
+        (_, Some(call)) if call.trim().is_empty() => return Err(("call", "is empty".to_string())),
+        (input, Some(call)) => {
+            let input = input.or_else(|| arguments_of(&call, &function_name).map(str::to_string)).unwrap_or_default();
+            (input, call)
+        }
+        (Some(input), None) => match arguments_of(input.trim(), &function_name) {
+            Some(args) => (args.to_string(), input.trim().to_string()),
+            None => {
+                let call = format!("{function_name}({input})");
+                (input, call)
+            }
+        },
+        (None, None) => return Err(("input", "missing (required unless the row has `call`)".to_string())),
+    };
+    Ok(Sample { id, code, function_name, input, call, output, meta: row })
+}
+
+/// When `text` is `name(args)` as a whole, the `args`.
+fn arguments_of<'t>(text: &'t str, name: &str) -> Option<&'t str> {
+    let rest = text.strip_prefix(name)?.trim_start().strip_prefix('(')?;
+    let args = rest.strip_suffix(')')?;
+    balanced(args).then_some(args)
+}
+
+/// Brackets balance outside string literals (a cheap guard so that `f(1)(2)` is not split).
+fn balanced(s: &str) -> bool {
+    let mut depth = 0i32;
+    let mut quote: Option<char> = None;
+    let mut escaped = false;
+    for c in s.chars() {
+        if let Some(q) = quote {
+            if escaped {
+                escaped = false;
+            } else if c == '\\' {
+                escaped = true;
+            } else if c == q {
+                quote = None;
+            }
+            continue;
+        }
+        match c {
+            '\'' | '"' => quote = Some(c),
+            '(' | '[' | '{' => depth += 1,
+            ')' | ']' | '}' => {
+                depth -= 1;
+                if depth < 0 {
+                    return false;
+                }
+            }
+            _ => {}
+        }
+    }
+    depth == 0 && quote.is_none()
+}
+
+fn is_identifier(s: &str) -> bool {
+    let mut chars = s.chars();
+    matches!(chars.next(), Some(c) if c == '_' || c.is_alphabetic()) && chars.all(|c| c == '_' || c.is_alphanumeric())
+}
+
+/// `f` when the code defines it at top level (the CRUXEval convention), else the last top-level
+/// function the code defines.
+pub fn function_under_test(code: &str) -> Option<String> {
+    let names: Vec<&str> = code
+        .lines()
+        .filter_map(|line| line.strip_prefix("def ").or_else(|| line.strip_prefix("async def ")))
+        .filter_map(|rest| rest.split('(').next())
+        .map(str::trim)
+        .filter(|name| is_identifier(name))
+        .collect();
+    if names.contains(&"f") { Some("f".to_string()) } else { names.last().map(|n| n.to_string()) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn errors_of(text: &str) -> Vec<String> {
+        load_jsonl("d.jsonl", text).errors.iter().map(|e| e.to_string()).collect()
+    }
+
+    #[test]
+    fn cruxeval_row() {
+        let r = load_jsonl("d.jsonl", r#"{"code": "def f(a, b):\n    return a + b", "input": "1, 2", "output": "3", "id": "sample_0"}"#);
+        assert!(r.is_clean(), "{:?}", r.errors);
+        let s = &r.samples[0];
+        assert_eq!((s.id.as_str(), s.function_name.as_str(), s.call.as_str(), s.input.as_str()), ("sample_0", "f", "f(1, 2)", "1, 2"));
+    }
+
+    #[test]
+    fn leetcode_row_with_full_call_and_extra_fields() {
+        let row = r#"{"id": 7, "function_name": "minimumCost", "code": "class Solution: pass\ndef minimumCost(s):\n    return 1", "input": "minimumCost(s='0011')", "output": "1", "difficulty": "easy"}"#;
+        let r = load_jsonl("lc.jsonl", row);
+        assert!(r.is_clean(), "{:?}", r.errors);
+        let s = &r.samples[0];
+        assert_eq!(s.id, "7");
+        assert_eq!(s.call, "minimumCost(s='0011')");
+        assert_eq!(s.input, "s='0011'");
+        assert_eq!(s.meta.get("difficulty"), Some(&Value::String("easy".into())));
+    }
+
+    #[test]
+    fn function_name_is_found_when_absent() {
+        let cases = [
+            ("def helper(x):\n    return x\ndef f(y):\n    return helper(y)", Some("f")),
+            ("def a():\n    pass\n\ndef solve(n):\n    return n", Some("solve")),
+            ("x = 1", None),
+        ];
+        for (code, expected) in cases {
+            assert_eq!(function_under_test(code).as_deref(), expected, "{code}");
+        }
+    }
+
+    /// One broken file per kind of problem, each with the exact message a user sees.
+    #[test]
+    fn bad_rows_are_named_precisely_and_good_rows_kept() {
+        let good = r#"{"id": "ok", "code": "def f(x):\n    return x", "input": "1", "output": "1"}"#;
+        let cases: &[(&str, &str)] = &[
+            ("{\"id\": \"a\", \"code\": ", "d.jsonl:2: not valid JSON at column 20: EOF while parsing a value"),
+            ("[1, 2]", "d.jsonl:2: expected a JSON object, found an array"),
+            (r#"{"id": "a", "input": "1", "output": "1"}"#, "d.jsonl:2: field `code`: missing (required)"),
+            (r#"{"id": "a", "code": 5, "input": "1", "output": "1"}"#, "d.jsonl:2: field `code`: expected a string, found a number"),
+            (r#"{"id": "a", "code": "def f(x): return x", "input": "1"}"#, "d.jsonl:2: field `output`: missing (required)"),
+            (r#"{"id": "a", "code": "def f(x): return x", "output": "1"}"#, "d.jsonl:2: field `input`: missing (required unless the row has `call`)"),
+            (r#"{"code": "def f(x): return x", "input": "1", "output": "1"}"#, "d.jsonl:2: field `id`: missing (required)"),
+            (r#"{"id": ["x"], "code": "def f(x): return x", "input": "1", "output": "1"}"#, "d.jsonl:2: field `id`: expected a string or a number, found an array"),
+            (r#"{"id": "a", "code": "x = 1", "input": "1", "output": "1"}"#, "d.jsonl:2: field `code`: defines no top-level function (and the row has no `function_name`)"),
+            (r#"{"id": "a", "function_name": "not valid", "code": "def f(x): return x", "input": "1", "output": "1"}"#, "d.jsonl:2: field `function_name`: `not valid` is not a Python identifier"),
+            (r#"{"id": "a", "code": "   ", "input": "1", "output": "1"}"#, "d.jsonl:2: field `code`: is empty"),
+            (r#"{"id": "ok", "code": "def f(x): return x", "input": "1", "output": "1"}"#, "d.jsonl:2: field `id`: duplicate id `ok`"),
+        ];
+        for (bad, message) in cases {
+            let text = format!("{good}\n{bad}\n{}", good.replace("\"ok\"", "\"ok2\""));
+            let report = load_jsonl("d.jsonl", &text);
+            assert_eq!(errors_of(&text), vec![message.to_string()], "row: {bad}");
+            assert_eq!(report.samples.len(), 2, "good rows kept around: {bad}");
+        }
+    }
+
+    #[test]
+    fn empty_and_blank_files() {
+        for text in ["", "\n\n  \n"] {
+            assert_eq!(errors_of(text), vec!["d.jsonl:1: the file is empty: expected one JSON object per line".to_string()]);
+        }
+    }
+
+    #[test]
+    fn invalid_utf8_costs_one_line_and_bom_crlf_are_accepted() {
+        let good = r#"{"id": "1", "code": "def f(x): return x", "input": "1", "output": "1"}"#;
+        let mut bytes = b"\xEF\xBB\xBF".to_vec();
+        bytes.extend_from_slice(good.as_bytes());
+        bytes.extend_from_slice(b"\r\n{\"id\": \"\xff\"}\r\n");
+        bytes.extend_from_slice(good.replace("\"1\", \"code\"", "\"2\", \"code\"").as_bytes());
+        let r = load_jsonl_bytes("d.jsonl", &bytes);
+        assert_eq!(r.samples.len(), 2);
+        assert_eq!(r.errors.len(), 1);
+        assert_eq!(r.errors[0].to_string(), "d.jsonl:2: not valid UTF-8 (byte 9 of the line)");
+    }
+
+    #[test]
+    fn a_50_megabyte_file_loads() {
+        let row = |i: usize| format!(r#"{{"id": "s{i}", "code": "def f(x):\n    return x * 2  # {}", "input": "{i}", "output": "{}"}}"#, "#".repeat(300), i * 2);
+        let mut text = String::new();
+        let mut i = 0;
+        while text.len() < 50 * 1024 * 1024 {
+            text.push_str(&row(i));
+            text.push('\n');
+            i += 1;
+        }
+        text.push_str("{oops\n");
+        let r = load_jsonl("big.jsonl", &text);
+        assert_eq!(r.samples.len(), i);
+        assert_eq!(r.errors.len(), 1);
+        assert_eq!(r.errors[0].line, i + 1);
+    }
+}

@@ -1,0 +1,13 @@
+//! The shared data model of execbench: what a sample is, how a dataset file is read (keeping the
+//! good rows and naming every bad one precisely), and the interface every Python engine offers.
+//!
+//! No I/O and no engine here: callers hand in text and an engine.
+
+pub mod dataset;
+pub mod engine;
+pub mod sample;
+pub mod verify;
+
+pub use dataset::{LoadReport, RowError, load_jsonl, load_jsonl_bytes};
+pub use engine::{Limits, Outcome, PythonEngine, RunRequest, RunResult};
+pub use sample::Sample;

@@ -1,0 +1,187 @@
+use serde::{Deserialize, Serialize};
+
+/// One benchmark problem, whatever dataset it came from.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Sample {
+    pub id: String,
+    /// The program: one or more top-level definitions.
+    pub code: String,
+    /// The function under test.
+    pub function_name: String,
+    /// The argument text that goes inside the call's parentheses (`[1, 2], 3` or `s='0011'`).
+    pub input: String,
+    /// The full call expression, `f([1, 2], 3)` or `minimumCost(s='0011')`.
+    pub call: String,
+    /// The expected return value as a Python literal (its `repr`).
+    pub output: String,
+    /// Every other field of the source row, kept as it was.
+    #[serde(default, skip_serializing_if = "serde_json::Map::is_empty")]
+    pub meta: serde_json::Map<String, serde_json::Value>,
+}
+
+impl Sample {
+    /// The first non-blank line of the code, for lists.
+    pub fn headline(&self) -> &str {
+        self.code.lines().find(|l| !l.trim().is_empty()).unwrap_or("").trim()
+    }
+
+    /// A coarse type of the expected output, read off the literal's first character(s).
+    pub fn output_kind(&self) -> OutputKind {
+        OutputKind::of_literal(&self.output)
+    }
+}
+
+/// The output types the dataset browser filters by.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum OutputKind {
+    Str,
+    Int,
+    Float,
+    Bool,
+    None,
+    List,
+    Tuple,
+    Dict,
+    Set,
+    Bytes,
+    Other,
+}
+
+impl OutputKind {
+    pub const ALL: [OutputKind; 11] = [
+        OutputKind::Str,
+        OutputKind::Int,
+        OutputKind::Float,
+        OutputKind::Bool,
+        OutputKind::None,
+        OutputKind::List,
+        OutputKind::Tuple,
+        OutputKind::Dict,
+        OutputKind::Set,
+        OutputKind::Bytes,
+        OutputKind::Other,
+    ];
+
+    pub fn label(self) -> &'static str {
+        match self {
+            OutputKind::Str => "str",
+            OutputKind::Int => "int",
+            OutputKind::Float => "float",
+            OutputKind::Bool => "bool",
+            OutputKind::None => "None",
+            OutputKind::List => "list",
+            OutputKind::Tuple => "tuple",
+            OutputKind::Dict => "dict",
+            OutputKind::Set => "set",
+            OutputKind::Bytes => "bytes",
+            OutputKind::Other => "other",
+        }
+    }
+
+    pub fn from_label(label: &str) -> Option<OutputKind> {
+        OutputKind::ALL.into_iter().find(|k| k.label() == label)
+    }
+
+    /// Classifies a Python literal without evaluating it.
+    pub fn of_literal(literal: &str) -> OutputKind {
+        let s = literal.trim();
+        let body = s.strip_prefix('-').unwrap_or(s);
+        match s {
+            "True" | "False" => return OutputKind::Bool,
+            "None" => return OutputKind::None,
+            "set()" => return OutputKind::Set,
+            _ => {}
+        }
+        let first = s.chars().next().unwrap_or(' ');
+        match first {
+            '\'' | '"' => OutputKind::Str,
+            '[' => OutputKind::List,
+            '(' => OutputKind::Tuple,
+            '{' => {
+                if is_dict_literal(s) {
+                    OutputKind::Dict
+                } else {
+                    OutputKind::Set
+                }
+            }
+            'b' if s[1..].starts_with(['\'', '"']) => OutputKind::Bytes,
+            _ if body.parse::<i128>().is_ok() || is_big_int(body) => OutputKind::Int,
+            _ if body.parse::<f64>().is_ok() => OutputKind::Float,
+            _ => OutputKind::Other,
+        }
+    }
+}
+
+fn is_big_int(s: &str) -> bool {
+    !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit())
+}
+
+/// `{}` is a dict; otherwise a dict has a `:` at nesting depth 1 outside strings.
+fn is_dict_literal(s: &str) -> bool {
+    if s == "{}" {
+        return true;
+    }
+    let mut depth = 0i32;
+    let mut quote: Option<char> = None;
+    let mut escaped = false;
+    for c in s.chars() {
+        if let Some(q) = quote {
+            if escaped {
+                escaped = false;
+            } else if c == '\\' {
+                escaped = true;
+            } else if c == q {
+                quote = None;
+            }
+            continue;
+        }
+        match c {
+            '\'' | '"' => quote = Some(c),
+            '{' | '[' | '(' => depth += 1,
+            '}' | ']' | ')' => depth -= 1,
+            ':' if depth == 1 => return true,
+            _ => {}
+        }
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn output_kinds_of_literals() {
+        let cases = [
+            ("'abc'", OutputKind::Str),
+            ("\"a:b\"", OutputKind::Str),
+            ("42", OutputKind::Int),
+            ("-7", OutputKind::Int),
+            ("123456789012345678901234567890123456789012", OutputKind::Int),
+            ("3.5", OutputKind::Float),
+            ("-1e-05", OutputKind::Float),
+            ("True", OutputKind::Bool),
+            ("None", OutputKind::None),
+            ("[1, 2]", OutputKind::List),
+            ("(1,)", OutputKind::Tuple),
+            ("{}", OutputKind::Dict),
+            ("{'a': 1}", OutputKind::Dict),
+            ("{'a:b', 'c'}", OutputKind::Set),
+            ("{(1, 2): {3}}", OutputKind::Dict),
+            ("set()", OutputKind::Set),
+            ("b'xy'", OutputKind::Bytes),
+            ("inf", OutputKind::Float),
+            ("<object at 0x1>", OutputKind::Other),
+        ];
+        for (literal, kind) in cases {
+            assert_eq!(OutputKind::of_literal(literal), kind, "{literal}");
+        }
+    }
+
+    #[test]
+    fn labels_round_trip() {
+        for kind in OutputKind::ALL {
+            assert_eq!(OutputKind::from_label(kind.label()), Some(kind));
+        }
+    }
+}

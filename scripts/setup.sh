@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# Installs whatever execbench needs to build, serve and test, and nothing that is already there.
+# Idempotent: a second run only checks. Sourced by the other scripts, which then have PATH and
+# the build environment set (see `execbench_env`).
+set -euo pipefail
+
+TRUNK_VERSION=0.21.14
+# Must equal the wasm-bindgen version in Cargo.lock (Cargo.toml pins it with `=`).
+WASM_BINDGEN_VERSION=0.2.130
+# Debian's binaryen 108 produces a module that crashes on load; the npm build works.
+BINARYEN_VERSION=132.0.0
+PYODIDE_VERSION=314.0.7
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+TOOLS="${EXECBENCH_TOOLS:-${XDG_CACHE_HOME:-$HOME/.cache}/execbench-tools}"
+
+say() { printf '\033[1;34m[setup]\033[0m %s\n' "$*" >&2; }
+die() { printf '\033[1;31m[setup]\033[0m %s\n' "$*" >&2; exit 1; }
+
+need_apt() {
+  # $1: package list; the commands they provide are checked by the caller.
+  if ! command -v apt-get >/dev/null 2>&1; then
+    die "apt-get not found. Install by hand: $*  (Debian/Ubuntu package names), then run this again."
+  fi
+  local sudo=""
+  if [ "$(id -u)" != 0 ]; then sudo="sudo"; fi
+  say "installing with apt-get: $*"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "$@" >/dev/null
+}
+
+install_system_packages() {
+  local missing=()
+  command -v clang >/dev/null 2>&1 || missing+=(clang)
+  command -v llvm-ar >/dev/null 2>&1 || [ -n "$(ls /usr/bin/llvm-ar-* 2>/dev/null)" ] || missing+=(llvm)
+  if [ "${1:-}" = with-browser ]; then
+    command -v chromium >/dev/null 2>&1 || missing+=(chromium)
+    command -v chromedriver >/dev/null 2>&1 || missing+=(chromium-driver)
+  fi
+  command -v npm >/dev/null 2>&1 || missing+=(npm)
+  command -v curl >/dev/null 2>&1 || missing+=(curl)
+  if [ ${#missing[@]} -gt 0 ]; then need_apt "${missing[@]}"; fi
+}
+
+install_rust_tools() {
+  command -v cargo >/dev/null 2>&1 || die "cargo not found: install Rust 1.95 with rustup first (https://rustup.rs)."
+  if ! rustup target list --installed 2>/dev/null | grep -qx wasm32-unknown-unknown; then
+    say "adding the wasm32-unknown-unknown target"
+    rustup target add wasm32-unknown-unknown
+  fi
+  if ! trunk --version 2>/dev/null | grep -q "$TRUNK_VERSION"; then
+    # 0.22 needs a newer rustc than 1.95.
+    say "installing trunk $TRUNK_VERSION (takes 6-8 min on 2 cores)"
+    cargo install trunk --version "$TRUNK_VERSION" --locked
+  fi
+  if ! wasm-bindgen --version 2>/dev/null | grep -q "$WASM_BINDGEN_VERSION"; then
+    # `--locked` fails for this crate (its lockfile pins a yanked crate), so resolve afresh.
+    say "installing wasm-bindgen-cli $WASM_BINDGEN_VERSION (takes 3-5 min)"
+    cargo install wasm-bindgen-cli --version "$WASM_BINDGEN_VERSION"
+  fi
+}
+
+install_node_tools() {
+  mkdir -p "$TOOLS"
+  if [ ! -x "$TOOLS/node_modules/.bin/wasm-opt" ] || \
+     ! "$TOOLS/node_modules/.bin/wasm-opt" --version 2>/dev/null | grep -q "version ${BINARYEN_VERSION%%.*}"; then
+    say "installing binaryen@$BINARYEN_VERSION (wasm-opt) from npm into $TOOLS"
+    npm install --silent --no-audit --no-fund --prefix "$TOOLS" "binaryen@$BINARYEN_VERSION" >/dev/null
+  fi
+}
+
+install_bench_tools() {
+  mkdir -p "$TOOLS"
+  if [ ! -f "$TOOLS/node_modules/pyodide/package.json" ] || \
+     ! grep -q "\"version\": \"$PYODIDE_VERSION\"" "$TOOLS/node_modules/pyodide/package.json"; then
+    say "installing pyodide@$PYODIDE_VERSION from npm into $TOOLS (benchmark only)"
+    npm install --silent --no-audit --no-fund --prefix "$TOOLS" "pyodide@$PYODIDE_VERSION" >/dev/null
+  fi
+}
+
+# tree-sitter-python's C build for wasm32 needs the small libc headers that the
+# tree-sitter-language crate ships; cc reads this variable for that target only.
+tree_sitter_cflags() {
+  local dir
+  dir=$(cd "$ROOT" && cargo metadata --format-version 1 --offline 2>/dev/null \
+    | python3 -c 'import json,sys
+m=json.load(sys.stdin)
+for p in m["packages"]:
+    if p["name"]=="tree-sitter-language":
+        import os; print(os.path.dirname(p["manifest_path"])); break' 2>/dev/null || true)
+  if [ -n "$dir" ] && [ -d "$dir/wasm/include" ]; then
+    export CFLAGS_wasm32_unknown_unknown="-I$dir/wasm/include"
+  fi
+}
+
+execbench_env() {
+  export PATH="$HOME/.cargo/bin:$TOOLS/node_modules/.bin:$PATH"
+  local ar
+  if ! command -v llvm-ar >/dev/null 2>&1; then
+    ar=$(ls /usr/bin/llvm-ar-* 2>/dev/null | sort -V | tail -n 1 || true)
+    [ -n "$ar" ] && export AR_wasm32_unknown_unknown="$ar"
+  fi
+  export CC_wasm32_unknown_unknown="${CC_wasm32_unknown_unknown:-clang}"
+  (cd "$ROOT" && cargo fetch --locked >/dev/null 2>&1) || (cd "$ROOT" && cargo fetch --locked)
+  tree_sitter_cflags
+}
+
+setup_all() {
+  install_system_packages "${1:-}"
+  export PATH="$HOME/.cargo/bin:$TOOLS/node_modules/.bin:$PATH"
+  install_rust_tools
+  install_node_tools
+  execbench_env
+}
+
+if [ "${BASH_SOURCE[0]}" = "$0" ]; then
+  setup_all with-browser
+  say "all tools present"
+fi
