@@ -1,0 +1,23 @@
+//! The evaluation logic of execbench, with no browser and no I/O: callers hand in text and a
+//! [`PythonEngine`](execbench_core::PythonEngine).
+//!
+//! The path from a model to a number: [`prompt`] renders a template for a sample, a [`models::Model`]
+//! answers, [`extract`] pulls the answer out of the response, [`score`] judges it (strict or
+//! CRUXEval-compatible), [`passk`] turns verdicts into pass@k, [`report`] writes rows and a summary.
+//! [`generations`] re-scores files others published.
+
+pub mod extract;
+pub mod generations;
+pub mod literal;
+pub mod models;
+pub mod passk;
+pub mod prompt;
+pub mod report;
+pub mod score;
+mod task;
+
+
+
+pub use passk::pass_at_k;
+
+pub use task::Task;
