@@ -1,0 +1,219 @@
+//! GBC: garbage code. Three additions that change nothing the call can observe:
+//! 1. module-level assignments of small ints to about half of the tested function's parameter
+//!    names (parameters shadow them, and nothing else reads those names);
+//! 2. three dead statements behind always-false guards (`if`, `while`, `for _ in range(0)`, and a
+//!    conditional expression whose false branch is a plain name), assigning `TempVar0..2`;
+//! 3. two nested functions, never called, that would loop forever or recurse if they were.
+//!
+//! 2 and 3 go at statement positions inside function bodies: before any statement up to the first
+//! `return`/`raise`/`break`/`continue` of a block, or after the block's last statement when that is
+//! not one of those; never before a docstring; only in blocks whose statements each start a line.
+
+use std::collections::BTreeSet;
+
+use tree_sitter::Node;
+
+use crate::edit::TextEdit;
+use crate::rng::Rng;
+use crate::scope::{Analysis, ScopeKind};
+use crate::syntax::{self, BUILTINS, deeper, indent_of_line_start, line_start, named_children, newline_of, preorder, text};
+use crate::{PerturbError, Program};
+
+pub const DEAD_VARIABLES: [&str; 3] = ["TempVar0", "TempVar1", "TempVar2"];
+pub const DEAD_FUNCTIONS: [&str; 2] = ["TempFunc0", "TempFunc1"];
+
+/// A place where a statement can go.
+#[derive(Clone, Debug)]
+struct Position {
+    at: usize,
+    indent: String,
+    /// No newline ends the file there: the insertion must start one.
+    at_end_of_file: bool,
+    /// The function scope the position is in.
+    scope: usize,
+}
+
+pub fn garbage_code(program: &Program, rng: &mut Rng) -> Result<Vec<TextEdit>, PerturbError> {
+    let code = &program.code;
+    let tree = syntax::parse_valid(code, "the code")?;
+    let root = tree.root_node();
+    let analysis = Analysis::of(root, code);
+    let used: BTreeSet<&str> = preorder(root).into_iter().filter(|n| n.kind() == "identifier").map(|n| text(n, code)).collect();
+    if let Some(clash) = DEAD_VARIABLES.iter().chain(DEAD_FUNCTIONS.iter()).find(|n| used.contains(*n)) {
+        return Err(PerturbError::Unsupported(format!("GBC: the code already uses the name `{clash}`")));
+    }
+    let newline = newline_of(code);
+    let mut edits = module_assignments(program, root, &analysis, rng, newline)?;
+
+    let positions = statement_positions(root, code, &analysis);
+    if positions.is_empty() {
+        return Ok(edits);
+    }
+    let mut shapes = [Shape::If, Shape::While, Shape::For, Shape::Conditional];
+    rng.shuffle(&mut shapes);
+    for (variable, shape) in DEAD_VARIABLES.iter().zip(shapes) {
+        let Some(position) = rng.pick(&positions).cloned() else { break };
+        let statement = dead_statement(shape, variable, &position, &analysis, root, code, rng);
+        edits.push(TextEdit::insert(position.at, place(&statement, &position, newline)));
+    }
+    for name in DEAD_FUNCTIONS {
+        let Some(position) = rng.pick(&positions).cloned() else { break };
+        let template = *rng.pick(NEVER_ENDING).unwrap_or(&NEVER_ENDING[0]);
+        let definition = template.join("\n").replace("{name}", name);
+        edits.push(TextEdit::insert(position.at, place(&definition, &position, newline)));
+    }
+    Ok(edits)
+}
+
+/// Indents a statement written with 4-space levels and `\n` for `position`, in the file's line
+/// breaks. At the end of a file without a final newline, the statement starts with one instead.
+fn place(statement: &str, position: &Position, newline: &str) -> String {
+    let lines: Vec<String> = statement
+        .lines()
+        .map(|line| {
+            let depth = (line.len() - line.trim_start_matches(' ').len()) / 4;
+            let indent = (0..depth).fold(position.indent.clone(), |indent, _| deeper(&indent));
+            format!("{indent}{}", line.trim_start_matches(' '))
+        })
+        .collect();
+    if position.at_end_of_file { format!("{newline}{}", lines.join(newline)) } else { format!("{}{newline}", lines.join(newline)) }
+}
+
+/// Part 1: `x = 3` at module level for about half of the parameters that can take it.
+fn module_assignments(program: &Program, root: Node, analysis: &Analysis, rng: &mut Rng, newline: &str) -> Result<Vec<TextEdit>, PerturbError> {
+    let Some(function) = analysis
+        .scopes
+        .iter()
+        .find(|s| s.kind == ScopeKind::Function && s.parent == Some(0) && s.def_name.as_deref() == Some(program.function_name.as_str()))
+    else {
+        return Err(PerturbError::InvalidInput(format!("the code defines no top-level function `{}`", program.function_name)));
+    };
+    let free = analysis.free_names();
+    let call_names = identifiers_of(&program.call)?;
+    let module = &analysis.scopes[0];
+    let mut candidates: Vec<String> = function
+        .params
+        .iter()
+        .filter(|p| !free.contains(*p) && !module.bound.contains_key(*p) && !BUILTINS.contains(&p.as_str()) && !call_names.contains(*p))
+        .filter(|p| !(p.starts_with("__") && p.ends_with("__")))
+        .cloned()
+        .collect();
+    candidates.sort();
+    candidates.dedup();
+    rng.shuffle(&mut candidates);
+    candidates.truncate(function.params.len().div_ceil(2));
+    let positions = top_level_positions(root, program.code.as_str());
+    let mut edits = Vec::new();
+    for name in candidates {
+        let value = rng.below(10);
+        let Some(&at) = rng.pick(&positions) else { break };
+        edits.push(TextEdit::insert(at, format!("{name} = {value}{newline}")));
+    }
+    Ok(edits)
+}
+
+fn identifiers_of(call: &str) -> Result<BTreeSet<String>, PerturbError> {
+    let tree = syntax::parse_valid(call, "the call")?;
+    Ok(preorder(tree.root_node()).into_iter().filter(|n| n.kind() == "identifier").map(|n| text(n, call).to_string()).collect())
+}
+
+/// Line starts of top-level statements, after a module docstring and `from __future__` imports.
+fn top_level_positions(root: Node, code: &str) -> Vec<usize> {
+    let statements: Vec<Node> = named_children(root).into_iter().filter(|n| n.kind() != "comment").collect();
+    let mut skip = 0;
+    for (index, statement) in statements.iter().enumerate() {
+        if statement.kind() == "future_import_statement" || (index == 0 && is_docstring(*statement)) {
+            skip = index + 1;
+        }
+    }
+    statements[skip..].iter().filter(|s| indent_of_line_start(code, **s).is_some_and(|i| i.is_empty())).map(|s| s.start_byte()).collect()
+}
+
+fn is_docstring(statement: Node) -> bool {
+    statement.kind() == "expression_statement" && named_children(statement).first().is_some_and(|e| e.kind() == "string")
+}
+
+fn ends_flow(statement: Node) -> bool {
+    matches!(statement.kind(), "return_statement" | "raise_statement" | "break_statement" | "continue_statement")
+}
+
+/// Every valid statement position inside function bodies, in source order.
+fn statement_positions(root: Node, code: &str, analysis: &Analysis) -> Vec<Position> {
+    let mut positions = Vec::new();
+    for block in preorder(root).into_iter().filter(|n| n.kind() == "block") {
+        let scope = analysis.scope_at(block.start_byte());
+        if analysis.scopes[scope].kind != ScopeKind::Function {
+            continue;
+        }
+        let statements: Vec<Node> = named_children(block).into_iter().filter(|n| n.kind() != "comment").collect();
+        let Some(indent) = statements.first().and_then(|s| indent_of_line_start(code, *s)) else { continue };
+        if statements.iter().any(|s| indent_of_line_start(code, *s).as_deref() != Some(indent.as_str())) {
+            continue;
+        }
+        let is_function_body = block.parent().is_some_and(|p| p.kind() == "function_definition");
+        for (index, statement) in statements.iter().enumerate() {
+            if !(index == 0 && is_function_body && is_docstring(*statement)) {
+                positions.push(Position { at: line_start(code, statement.start_byte()), indent: indent.clone(), at_end_of_file: false, scope });
+            }
+            if ends_flow(*statement) {
+                break;
+            }
+        }
+        if let Some(last) = statements.last().filter(|s| !ends_flow(**s) && !statements.iter().any(|s| ends_flow(*s))) {
+            let end = last.end_byte();
+            let position = match code[end..].find('\n') {
+                Some(offset) => Position { at: end + offset + 1, indent: indent.clone(), at_end_of_file: false, scope },
+                None => Position { at: code.len(), indent: indent.clone(), at_end_of_file: true, scope },
+            };
+            positions.push(position);
+        }
+    }
+    positions.sort_by_key(|p| p.at);
+    positions
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Shape {
+    If,
+    While,
+    For,
+    Conditional,
+}
+
+/// Always-false guards; `{p}` is a parameter of the enclosing function.
+const FALSE_CONSTANTS: &[&str] = &["False", "None", "0", "''"];
+const FALSE_WITH_PARAMETER: &[&str] = &["{p} != {p}", "not {p} == {p}"];
+
+fn dead_statement(shape: Shape, variable: &str, position: &Position, analysis: &Analysis, root: Node, code: &str, rng: &mut Rng) -> String {
+    let witnesses: Vec<String> = crate::kinds::rtf::bool_witnesses(analysis, position.scope, root, code)
+        .into_iter()
+        .filter(|w| w != "True" && w != "False")
+        .collect();
+    let parameter = rng.pick(&witnesses).cloned();
+    let mut guards: Vec<&str> = FALSE_CONSTANTS.to_vec();
+    if parameter.is_some() {
+        guards.extend_from_slice(FALSE_WITH_PARAMETER);
+    }
+    let p = parameter.clone().unwrap_or_else(|| "None".to_string());
+    let guard = rng.pick(&guards).copied().unwrap_or("False").replace("{p}", &p);
+    let small = rng.below(10);
+    let value = parameter.unwrap_or_else(|| small.to_string());
+    let scope = &analysis.scopes[position.scope];
+    let underscore_is_safe = !analysis.mentions_within(position.scope, "_") || scope.bound.contains_key("_");
+    let loop_variable = if underscore_is_safe { "_".to_string() } else { variable.to_string() };
+    let iterable = if analysis.bound_anywhere("range") { "[]".to_string() } else { "range(0)".to_string() };
+    match shape {
+        Shape::If => format!("if {guard}:\n    {variable} = {value}"),
+        Shape::While => format!("while {guard}:\n    {variable} = {value}"),
+        Shape::For => format!("for {loop_variable} in {iterable}:\n    {variable} = {value}"),
+        Shape::Conditional => format!("{variable} = {small} if {guard} else {value}"),
+    }
+}
+
+/// Functions that never return if called, written with `\n` and 4-space levels.
+const NEVER_ENDING: &[&[&str]] = &[
+    &["def {name}(i):", "    return {name}(i + 1)"],
+    &["def {name}(i, j):", "    while i != j or i == j:", "        i, j = j, i", "    return i"],
+    &["def {name}(n):", "    if n == n:", "        return {name}(n)", "    return n"],
+    &["def {name}(x):", "    total = 0", "    while True:", "        total += x", "    return total"],
+];

@@ -1,0 +1,7 @@
+//! One module per perturbation kind.
+
+pub mod comments;
+pub mod gbc;
+pub mod hint;
+pub mod ren;
+pub mod rtf;

@@ -1,0 +1,136 @@
+//! RTF: reformatting conditions. Every `if`/`elif`/`while` condition is replaced by an equivalent,
+//! harder-to-read form. Which forms are allowed depends on the condition: any condition keeps its
+//! truth value under the general forms; comparisons and the constants `True`/`False` are real
+//! bools, so they also allow forms that compare with or compute on a bool.
+
+use tree_sitter::Node;
+
+use crate::PerturbError;
+use crate::edit::TextEdit;
+use crate::rng::Rng;
+use crate::scope::{Analysis, ScopeKind};
+use crate::syntax::{self, named_children, preorder, text};
+
+/// How a form uses the condition: `{c}` as written, `{w}` wrapped in parentheses unless it already
+/// is, `{t}` as a tuple element or argument (parenthesized only when it is a bare walrus), `{p}` a
+/// parameter of the enclosing function or `True`/`False`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Form {
+    template: &'static str,
+    /// Evaluates the condition twice: not for conditions with side effects.
+    evaluates_twice: bool,
+    /// Binds `_`: not when the program uses `_` itself.
+    binds_underscore: bool,
+    /// Moves the condition into a lambda: not when it binds names or must see a class body.
+    in_lambda: bool,
+}
+
+const fn form(template: &'static str) -> Form {
+    Form { template, evaluates_twice: false, binds_underscore: false, in_lambda: false }
+}
+
+const WALRUS: Form = Form { binds_underscore: true, ..form("(_ := ({t},)[0])") };
+const LAMBDA: Form = Form { in_lambda: true, ..form("(lambda: {c})()") };
+const EQUALS_TRUE: Form = form("{w} == ({p} == {p})");
+const DIFFERS_FROM_FALSE: Form = form("{w} != ({p} != {p})");
+const INCREMENT: Form = Form { evaluates_twice: true, ..form("bool(-~{w}) == {w}") };
+
+const GENERAL: &[Form] = &[form("not not {w}"), form("{w} or False"), form("{w} and True"), WALRUS];
+const COMPARISON: &[Form] = &[WALRUS, LAMBDA, EQUALS_TRUE, DIFFERS_FROM_FALSE, INCREMENT, form("bool(int({t}))")];
+const CONSTANT: &[Form] = &[WALRUS, LAMBDA, EQUALS_TRUE, DIFFERS_FROM_FALSE, INCREMENT, form("eval(str({t}))")];
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Family {
+    General,
+    Comparison,
+    Constant,
+}
+
+pub fn family_of(condition: Node) -> Family {
+    match unparenthesized(condition).kind() {
+        "comparison_operator" => Family::Comparison,
+        "true" | "false" => Family::Constant,
+        _ => Family::General,
+    }
+}
+
+fn unparenthesized(mut node: Node) -> Node {
+    while node.kind() == "parenthesized_expression" {
+        match named_children(node).as_slice() {
+            [inner] if inner.kind() != "comment" => node = *inner,
+            _ => break,
+        }
+    }
+    node
+}
+
+fn contains_kind(node: Node, kinds: &[&str]) -> bool {
+    preorder(node).iter().any(|n| kinds.contains(&n.kind()))
+}
+
+pub fn reformat_conditions(code: &str, rng: &mut Rng) -> Result<Vec<TextEdit>, PerturbError> {
+    let tree = syntax::parse_valid(code, "the code")?;
+    let root = tree.root_node();
+    let analysis = Analysis::of(root, code);
+    let program_uses_underscore = analysis.occurrences.iter().any(|o| o.name == "_");
+    let all_nodes = preorder(root);
+    let mut edits = Vec::new();
+    for node in &all_nodes {
+        if !matches!(node.kind(), "if_statement" | "elif_clause" | "while_statement") {
+            continue;
+        }
+        let Some(condition) = node.child_by_field_name("condition") else { continue };
+        let c = text(condition, code);
+        let has_side_effects = contains_kind(condition, &["call", "named_expression", "await", "yield"]);
+        let binds_names = contains_kind(condition, &["named_expression", "yield", "await"]);
+        let scope = analysis.scope_at(condition.start_byte());
+        let in_class_body = analysis.scopes[scope].kind == ScopeKind::Class;
+        let forms: Vec<Form> = match family_of(condition) {
+            Family::General => GENERAL,
+            Family::Comparison => COMPARISON,
+            Family::Constant => CONSTANT,
+        }
+        .iter()
+        .copied()
+        .filter(|f| !(f.evaluates_twice && has_side_effects))
+        .filter(|f| !(f.binds_underscore && program_uses_underscore))
+        .filter(|f| !(f.in_lambda && (binds_names || in_class_body || c.contains("super"))))
+        .collect();
+        let Some(form) = rng.pick(&forms).copied() else { continue };
+        let p = if form.template.contains("{p}") {
+            let candidates = bool_witnesses(&analysis, scope, root, code);
+            rng.pick(&candidates).cloned().unwrap_or_else(|| "True".to_string())
+        } else {
+            String::new()
+        };
+        let wrapped = if condition.kind() == "parenthesized_expression" { c.to_string() } else { format!("({c})") };
+        let as_element = if condition.kind() == "named_expression" { format!("({c})") } else { c.to_string() };
+        let replacement = form.template.replace("{w}", &wrapped).replace("{t}", &as_element).replace("{c}", c).replace("{p}", &p);
+        edits.push(TextEdit::replace(condition.start_byte(), condition.end_byte(), replacement));
+    }
+    Ok(edits)
+}
+
+/// Candidates for `p` in `p == p` / `p != p`: the enclosing function's parameters (sorted, those
+/// never `del`eted) and the constants.
+pub fn bool_witnesses(analysis: &Analysis, scope: usize, root: Node, code: &str) -> Vec<String> {
+    let mut names: Vec<String> = Vec::new();
+    let s = &analysis.scopes[scope];
+    if s.kind == ScopeKind::Function {
+        let deleted = deleted_names(root, code, s.range);
+        names = s.params.iter().filter(|p| !deleted.contains(p)).cloned().collect();
+        names.sort();
+        names.dedup();
+    }
+    names.push("True".to_string());
+    names.push("False".to_string());
+    names
+}
+
+fn deleted_names(root: Node, code: &str, range: (usize, usize)) -> Vec<String> {
+    preorder(root)
+        .into_iter()
+        .filter(|n| n.kind() == "delete_statement" && range.0 <= n.start_byte() && n.end_byte() <= range.1)
+        .flat_map(|d| preorder(d).into_iter().filter(|n| n.kind() == "identifier").map(|n| text(n, code).to_string()).collect::<Vec<_>>())
+        .collect()
+}

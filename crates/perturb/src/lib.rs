@@ -1,0 +1,225 @@
+//! CodeCrash-style perturbations of Python programs, seeded and verifiable: REN (renaming),
+//! RTF (reformatted conditions), GBC (garbage code), PSC_ALL (all three), MCC (misleading comments),
+//! MPS (misleading prints), MHC (misleading hints).
+//!
+//! The output is a function of (code, call, kind, options, sample id) only: our own PRNG and seed
+//! hash, candidates in source order, edits applied by byte range so untouched text keeps its exact
+//! bytes. Every output is re-parsed; code that does not parse is an error, never a result. No I/O,
+//! no clock, no threads: the same code runs natively and in the browser.
+
+use serde::{Deserialize, Serialize};
+
+pub mod edit;
+pub mod export;
+pub mod kinds;
+pub mod messages;
+pub mod rng;
+pub mod scope;
+pub mod syntax;
+pub mod verify;
+pub mod wrong_answer;
+
+pub use edit::Edit;
+
+
+
+
+use execbench_core::Sample;
+use rng::Rng;
+
+/// The perturbation kinds, named as the research community names them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Kind {
+    Ren,
+    Rtf,
+    Gbc,
+    PscAll,
+    Mcc,
+    Mps,
+    Mhc,
+}
+
+impl Kind {
+    pub const ALL: [Kind; 7] = [Kind::Ren, Kind::Rtf, Kind::Gbc, Kind::PscAll, Kind::Mcc, Kind::Mps, Kind::Mhc];
+    /// The kinds that need nothing but the program (MHC also needs a wrong answer).
+    pub const DETERMINISTIC: [Kind; 6] = [Kind::Ren, Kind::Rtf, Kind::Gbc, Kind::PscAll, Kind::Mcc, Kind::Mps];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Ren => "REN",
+            Kind::Rtf => "RTF",
+            Kind::Gbc => "GBC",
+            Kind::PscAll => "PSC_ALL",
+            Kind::Mcc => "MCC",
+            Kind::Mps => "MPS",
+            Kind::Mhc => "MHC",
+        }
+    }
+
+    /// Case-insensitive; `-` is accepted for `_` (`psc-all`).
+    pub fn parse(name: &str) -> Option<Kind> {
+        let wanted = name.trim().to_ascii_uppercase().replace('-', "_");
+        Kind::ALL.into_iter().find(|k| k.name() == wanted)
+    }
+}
+
+impl std::fmt::Display for Kind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl Serialize for Kind {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.name())
+    }
+}
+
+impl<'de> Deserialize<'de> for Kind {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Kind, D::Error> {
+        let name = String::deserialize(deserializer)?;
+        Kind::parse(&name).ok_or_else(|| serde::de::Error::custom(format!("unknown perturbation kind `{name}`")))
+    }
+}
+
+/// Which question a misleading hint (MHC) lies about.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Prediction {
+    /// "What does the call return?": the hint claims a wrong return value.
+    #[default]
+    Output,
+    /// "Which input gives this output?": the hint claims a wrong call.
+    Input,
+}
+
+/// Options of one perturbation. Fields serialize in this order (the export depends on it).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Options {
+    pub seed: u64,
+    /// MCC/MPS: the probability that a site gets a message, 0..=1.
+    pub p: f64,
+    /// MCC/MPS: at most one message per category.
+    pub once: bool,
+    /// MHC: which prediction task the hint misleads.
+    #[serde(default)]
+    pub prediction: Prediction,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options { seed: 0, p: 1.0, once: false, prediction: Prediction::Output }
+    }
+}
+
+impl Options {
+    pub fn with_seed(seed: u64) -> Self {
+        Options { seed, ..Options::default() }
+    }
+}
+
+/// What MHC claimed.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Hint {
+    pub prediction: Prediction,
+    /// Output prediction: the wrong return value; input prediction: the wrong argument text.
+    pub claimed: String,
+}
+
+/// A program and the call that exercises it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Program {
+    pub code: String,
+    pub call: String,
+    pub function_name: String,
+}
+
+/// A perturbed program, its (possibly renamed) call, and what was changed.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Perturbed {
+    pub code: String,
+    pub call: String,
+    pub function_name: String,
+    pub edits: Vec<Edit>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hint: Option<Hint>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "error", content = "reason", rename_all = "snake_case")]
+pub enum PerturbError {
+    /// The input itself is unusable (does not parse, the call does not call the function).
+    InvalidInput(String),
+    /// The program uses something this kind cannot perturb safely (e.g. `locals()` for REN).
+    Unsupported(String),
+    /// A bug: an edit overlapped another or the output did not parse. Never exported.
+    Internal(String),
+}
+
+impl std::fmt::Display for PerturbError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            PerturbError::InvalidInput(m) => write!(f, "invalid input: {m}"),
+            PerturbError::Unsupported(m) => write!(f, "unsupported: {m}"),
+            PerturbError::Internal(m) => write!(f, "internal error: {m}"),
+        }
+    }
+}
+
+impl std::error::Error for PerturbError {}
+
+/// Perturbs one program. `expected_output` is the original's return value as a literal (MCC/MPS
+/// derive their "useless value" phrase from its type; MHC lies about it). MHC uses the offline
+/// wrong-answer source; see [`kinds::hint::perturb_with_source`] for another source.
+pub fn perturb(
+    code: &str,
+    function_name: &str,
+    call: &str,
+    expected_output: &str,
+    kind: Kind,
+    options: &Options,
+    sample_id: &str,
+) -> Result<Perturbed, PerturbError> {
+    let program = Program { code: code.to_string(), call: call.to_string(), function_name: function_name.to_string() };
+    syntax::parse_valid(code, "the code")?;
+    let mut edits = Vec::new();
+    let mut hint = None;
+    let mut stage = |kind: Kind, program: Program, edits: &mut Vec<Edit>| -> Result<Program, PerturbError> {
+        let mut rng = Rng::for_sample(sample_id, kind.name(), options.seed);
+        let (next, new_edits) = match kind {
+            Kind::Ren => {
+                let (next, text_edits) = kinds::ren::rename(&program)?;
+                let (_, report) = edit::apply(&program.code, kind, text_edits)?;
+                (next, report)
+            }
+            Kind::Rtf => code_only(&program, kind, kinds::rtf::reformat_conditions(&program.code, &mut rng)?)?,
+            Kind::Gbc => code_only(&program, kind, kinds::gbc::garbage_code(&program, &mut rng)?)?,
+            Kind::Mcc | Kind::Mps | Kind::Mhc => { let _ = (expected_output, &mut hint); todo!() }
+            Kind::PscAll => return Err(PerturbError::Internal("PSC_ALL is not a single stage".to_string())),
+        };
+        syntax::check_output(&next.code, kind.name())?;
+        syntax::check_output(&next.call, kind.name())?;
+        edits.extend(new_edits);
+        Ok(next)
+    };
+    let result = match kind {
+        Kind::PscAll => {
+            let after_rtf = stage(Kind::Rtf, program, &mut edits)?;
+            let after_gbc = stage(Kind::Gbc, after_rtf, &mut edits)?;
+            stage(Kind::Ren, after_gbc, &mut edits)?
+        }
+        single => stage(single, program, &mut edits)?,
+    };
+    Ok(Perturbed { code: result.code, call: result.call, function_name: result.function_name, edits, hint })
+}
+
+/// [`perturb`] for a loaded sample.
+pub fn perturb_sample(sample: &Sample, kind: Kind, options: &Options) -> Result<Perturbed, PerturbError> {
+    perturb(&sample.code, &sample.function_name, &sample.call, &sample.output, kind, options, &sample.id)
+}
+
+/// Applies edits that touch only the code.
+fn code_only(program: &Program, kind: Kind, text_edits: Vec<edit::TextEdit>) -> Result<(Program, Vec<Edit>), PerturbError> {
+    let (code, report) = edit::apply(&program.code, kind, text_edits)?;
+    Ok((Program { code, ..program.clone() }, report))
+}
