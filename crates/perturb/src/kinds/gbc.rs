@@ -217,3 +217,87 @@ const NEVER_ENDING: &[&[&str]] = &[
     &["def {name}(n):", "    if n == n:", "        return {name}(n)", "    return n"],
     &["def {name}(x):", "    total = 0", "    while True:", "        total += x", "    return total"],
 ];
+
+#[cfg(test)]
+mod tests {
+    use crate::{Kind, Options, PerturbError, perturb};
+
+    fn gbc(code: &str, seed: u64) -> Result<String, PerturbError> {
+        perturb(code, "f", "f(1, 2, 3)", "1", Kind::Gbc, &Options::with_seed(seed), "t").map(|p| p.code)
+    }
+
+    fn module_assigned(out: &str) -> Vec<String> {
+        out.lines().filter(|l| !l.starts_with(' ') && l.contains(" = ")).map(|l| l.split(" = ").next().unwrap().to_string()).collect()
+    }
+
+    #[test]
+    fn three_dead_statements_two_dead_functions_half_the_parameters() {
+        let code = "def f(a, b, c):\n    total = a + b\n    for x in c:\n        total += x\n    return total";
+        for seed in 0..50 {
+            let out = gbc(code, seed).unwrap();
+            for name in ["TempVar0 = ", "TempVar1 = ", "TempVar2 = ", "def TempFunc0(", "def TempFunc1("] {
+                assert_eq!(out.matches(name).count(), 1, "{name} seed {seed}:\n{out}");
+            }
+            assert_eq!(module_assigned(&out).len(), 2, "seed {seed}:\n{out}");
+        }
+    }
+
+    /// No inserted line follows a `return` at the same indentation.
+    #[test]
+    fn nothing_after_a_return_in_its_block() {
+        let code = "def f(a, b, c):\n    if a:\n        return 1\n    elif b:\n        c = 2\n        return c\n    return 3";
+        for seed in 0..50 {
+            let out = gbc(code, seed).unwrap();
+            let lines: Vec<&str> = out.lines().collect();
+            for (i, line) in lines.iter().enumerate() {
+                let indent = line.len() - line.trim_start().len();
+                if line.trim_start().starts_with("return") && !line.contains("TempFunc") {
+                    if let Some(next) = lines.get(i + 1) {
+                        let next_indent = next.len() - next.trim_start().len();
+                        // the recursion templates return inside their own (deeper) blocks
+                        assert!(next_indent < indent || next.trim_start().starts_with("elif"), "seed {seed}:\n{out}");
+                    }
+                }
+            }
+        }
+    }
+
+    /// Parameters named like builtins, read as globals elsewhere, or already bound at module level
+    /// never get a module-level assignment.
+    #[test]
+    fn module_assignments_only_where_harmless() {
+        let code = "limit = 5\ndef g():\n    return y\ndef f(list, y, limit, x):\n    return x";
+        for seed in 0..30 {
+            let mut assigned = module_assigned(&gbc(code, seed).unwrap());
+            assigned.sort();
+            assert_eq!(assigned, vec!["limit".to_string(), "x".to_string()], "seed {seed}");
+        }
+    }
+
+    #[test]
+    fn docstrings_stay_first_one_liners_get_module_lines_only() {
+        for seed in 0..20 {
+            let out = gbc("def f(x):\n    \"\"\"doc\"\"\"\n    return x", seed).unwrap();
+            assert!(out.contains("def f(x):\n    \"\"\"doc\"\"\"\n"), "{out}");
+            let one_liner = gbc("def f(x): return x", seed).unwrap();
+            let (first, rest) = one_liner.split_once('\n').unwrap();
+            assert_eq!(rest, "def f(x): return x");
+            assert!(first.starts_with("x = ") && first[4..].parse::<u8>().is_ok_and(|v| v < 10), "{one_liner}");
+        }
+    }
+
+    #[test]
+    fn line_breaks_and_missing_final_newline_are_respected() {
+        for seed in 0..20 {
+            let out = gbc("def f(a, b, c):\r\n    y = a\r\n    print(y)", seed).unwrap();
+            assert_eq!(out.matches('\n').count(), out.matches("\r\n").count(), "{out:?}");
+            assert!(!out.ends_with('\n'), "{out:?}");
+        }
+    }
+
+    #[test]
+    fn refuses_names_it_would_clobber() {
+        let error = gbc("def f(a, b, c):\n    TempVar1 = a\n    return TempVar1", 0).unwrap_err();
+        assert!(error.to_string().contains("TempVar1"), "{error}");
+    }
+}
