@@ -1,1 +1,261 @@
-//! TODO
+//! Pulling the answer out of a model's response.
+//!
+//! Rules, first match wins:
+//! 1. the last non-empty `[ANSWER]` block (after any `<think>...</think>` reasoning; a missing
+//!    `[/ANSWER]` is accepted because the stop sequence cuts it off; code fences inside are
+//!    ignored). Inside it, the last assertion `assert X == Y`, parsed with the Python parser;
+//!    a block holding just a value (output task) or just a call (input task) is accepted too;
+//! 2. no tags: the last assertion line of the response (it may run over several lines);
+//! 3. no assertion: a bare literal (output task) or call (input task) on the last line.
+//!
+//! For the output task the answer is `Y`, the right-hand side; for the input task it is `X`, the
+//! call on the left. Judging the answer is [`crate::score`]'s business, not this module's.
+
+use ruff_python_ast::{CmpOp, Expr, Stmt};
+use ruff_text_size::Ranged;
+use serde::{Deserialize, Serialize};
+
+use crate::literal::{MAX_NESTING, nesting_depth, parse_expression_guarded, parse_literal};
+use crate::task::Task;
+
+/// Which rule found the answer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ExtractRule {
+    /// An assertion inside `[ANSWER] ... [/ANSWER]`.
+    AnswerBlock,
+    /// An assertion inside an `[ANSWER]` block that the response ended before closing.
+    AnswerBlockUnclosed,
+    /// An `[ANSWER]` block that holds only the value (or only the call), not an assertion.
+    AnswerBlockValue,
+    /// No tags: the last assertion in the response.
+    LoneAssertion,
+    /// No tags, no assertion: a literal (or a call) alone on the last line.
+    LastLine,
+    /// The answer was given already extracted (a generations file).
+    Verbatim,
+}
+
+/// Why no answer could be extracted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ExtractFailure {
+    EmptyResponse,
+    /// `<think>` was opened and never closed: the response ended while reasoning.
+    UnfinishedThinking,
+    /// The last `[ANSWER]` block holds neither an assertion nor a bare answer that parses.
+    BlockWithoutAnswer,
+    /// The assertion is not a single `==` comparison.
+    NotAnEquality,
+    /// No tags, no assertion line, no literal on the last line.
+    NothingFound,
+}
+
+/// The result of extracting one response.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "status", rename_all = "snake_case")]
+pub enum Extraction {
+    Found { answer: String, rule: ExtractRule },
+    Failed { failure: ExtractFailure, detail: String },
+}
+
+impl Extraction {
+    /// An answer that was extracted elsewhere (published generations).
+    pub fn verbatim(answer: impl Into<String>) -> Self {
+        Extraction::Found { answer: answer.into(), rule: ExtractRule::Verbatim }
+    }
+
+    pub fn answer(&self) -> Option<&str> {
+        match self {
+            Extraction::Found { answer, .. } => Some(answer),
+            Extraction::Failed { .. } => None,
+        }
+    }
+
+    fn failed(failure: ExtractFailure, detail: impl Into<String>) -> Self {
+        Extraction::Failed { failure, detail: detail.into() }
+    }
+}
+
+/// Lines of an assertion that may span several lines are looked for this far.
+const MAX_ASSERTION_LINES: usize = 60;
+/// Only the last assertions are tried, so a response made of thousands of them stays cheap.
+const MAX_ASSERTIONS_TRIED: usize = 20;
+
+/// Extracts the answer for `task` from a model's response.
+pub fn extract(response: &str, task: Task) -> Extraction {
+    if response.trim().is_empty() {
+        return Extraction::failed(ExtractFailure::EmptyResponse, "the response is empty");
+    }
+    let Some(region) = after_reasoning(response) else {
+        return Extraction::failed(ExtractFailure::UnfinishedThinking, "the response ended inside <think> before giving an answer");
+    };
+    if let Some((block, closed)) = last_answer_block(region) {
+        return from_block(&clean(block), closed, task);
+    }
+    let text = clean(region);
+    if let Some(found) = last_assertion(&text, task) {
+        return match found {
+            Ok(answer) => Extraction::Found { answer, rule: ExtractRule::LoneAssertion },
+            Err(detail) => Extraction::failed(ExtractFailure::NotAnEquality, detail),
+        };
+    }
+    if let Some(answer) = text.lines().rev().find(|l| !l.trim().is_empty()).and_then(|line| bare_answer(line, task)) {
+        return Extraction::Found { answer, rule: ExtractRule::LastLine };
+    }
+    Extraction::failed(ExtractFailure::NothingFound, "no [ANSWER] block, no assertion, and the last line is not a bare answer")
+}
+
+/// The text after the reasoning: after the last `</think>`; `None` when `<think>` never closes.
+fn after_reasoning(response: &str) -> Option<&str> {
+    if let Some(end) = response.rfind("</think>") {
+        return Some(&response[end + "</think>".len()..]);
+    }
+    if response.contains("<think>") { None } else { Some(response) }
+}
+
+/// The last `[ANSWER]` block with something in it, and whether it was closed. Tags match in any
+/// letter case.
+fn last_answer_block(text: &str) -> Option<(&str, bool)> {
+    // ASCII lowercasing keeps byte offsets.
+    let lower = text.to_ascii_lowercase();
+    let mut blocks = Vec::new();
+    let mut from = 0;
+    while let Some(start) = lower[from..].find("[answer]") {
+        let body_start = from + start + "[answer]".len();
+        let (body_end, closed, next) = match lower[body_start..].find("[/answer]") {
+            Some(end) => (body_start + end, true, body_start + end + "[/answer]".len()),
+            None => (text.len(), false, text.len()),
+        };
+        blocks.push((&text[body_start..body_end], closed));
+        from = next;
+    }
+    blocks.into_iter().rev().find(|(body, _)| !clean(body).trim().is_empty())
+}
+
+/// Drops Markdown fence lines and the backticks around inline code.
+fn clean(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for line in text.lines() {
+        let trimmed = line.trim();
+        if trimmed.starts_with("```") || trimmed.starts_with("~~~") {
+            continue;
+        }
+        // A line starting with a backtick is never Python, so stripping them loses nothing.
+        if trimmed.starts_with('`') {
+            out.push_str(trimmed.trim_matches('`'));
+        } else {
+            out.push_str(line);
+        }
+        out.push('\n');
+    }
+    out
+}
+
+fn from_block(block: &str, closed: bool, task: Task) -> Extraction {
+    let rule = if closed { ExtractRule::AnswerBlock } else { ExtractRule::AnswerBlockUnclosed };
+    match last_assertion(block, task) {
+        Some(Ok(answer)) => return Extraction::Found { answer, rule },
+        Some(Err(detail)) => return Extraction::failed(ExtractFailure::NotAnEquality, detail),
+        None => {}
+    }
+    // No assertion: a block holding only the value (or the call), possibly over several lines.
+    if let Some(answer) = bare_answer(block, task) {
+        return Extraction::Found { answer, rule: ExtractRule::AnswerBlockValue };
+    }
+    let first_line = block.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or("");
+    Extraction::failed(ExtractFailure::BlockWithoutAnswer, format!("the [ANSWER] block holds no assertion that parses: `{}`", shorten(first_line)))
+}
+
+/// The last assertion in `text` that parses (possibly spanning lines): `Some(Ok(answer))`,
+/// `Some(Err(why))` when it is not `X == Y`, `None` when there is no assertion at all.
+fn last_assertion(text: &str, task: Task) -> Option<Result<String, String>> {
+    let lines: Vec<&str> = text.lines().collect();
+    let starts = (0..lines.len()).rev().filter(|&i| {
+        let line = lines[i].trim_start();
+        line.starts_with("assert ") || line.starts_with("assert(")
+    });
+    for start in starts.take(MAX_ASSERTIONS_TRIED) {
+        let end_max = (start + MAX_ASSERTION_LINES).min(lines.len());
+        let mut source = String::new();
+        for line in &lines[start..end_max] {
+            let last_line_start = source.len();
+            source.push_str(line.trim_start());
+            match assertion_answer(&source, task) {
+                Ok(result) => return Some(result),
+                // More lines cannot repair an error before the line just added.
+                Err(at) if at < last_line_start => break,
+                Err(_) => source.push('\n'),
+            }
+        }
+    }
+    None
+}
+
+/// `Ok` when `source` is exactly one assert statement: its answer, or why it is not `X == Y`.
+/// `Err(offset)` of the syntax error otherwise.
+fn assertion_answer(source: &str, task: Task) -> Result<Result<String, String>, usize> {
+    if nesting_depth(source) > MAX_NESTING {
+        return Err(0);
+    }
+    let parsed = ruff_python_parser::parse_module(source).map_err(|e| e.location.start().to_usize())?;
+    let [Stmt::Assert(assert)] = &parsed.suite()[..] else { return Err(0) };
+    let Expr::Compare(compare) = &*assert.test else {
+        return Ok(Err(format!("the assertion `{}` is not `X == Y`", shorten(&source[assert.test.range()]))));
+    };
+    if compare.ops.len() != 1 || compare.ops[0] != CmpOp::Eq {
+        return Ok(Err(format!("the assertion `{}` is not a single `==` comparison", shorten(&source[compare.range()]))));
+    }
+    let side = match task {
+        Task::Output => &compare.comparators[0],
+        Task::Input => &*compare.left,
+    };
+    Ok(Ok(expression_text(with_parentheses(source, side.range()))))
+}
+
+/// The text of a node with the parentheses around it: the parser's range leaves them out, and
+/// `(1 == 1)` without them would change meaning inside `assert X == Y`.
+fn with_parentheses(source: &str, range: ruff_text_size::TextRange) -> &str {
+    let (mut start, mut end) = (range.start().to_usize(), range.end().to_usize());
+    loop {
+        let before = source[..start].trim_end();
+        let after = source[end..].trim_start();
+        if !(before.ends_with('(') && after.starts_with(')')) {
+            return &source[start..end];
+        }
+        start = before.len() - 1;
+        end = source.len() - after.len() + 1;
+    }
+}
+
+/// An expression's text, parenthesized when it spans lines and would not parse on its own.
+fn expression_text(text: &str) -> String {
+    let text = text.trim();
+    if text.contains('\n') && parse_expression_guarded(text).is_err() {
+        format!("({text})")
+    } else {
+        text.to_string()
+    }
+}
+
+/// A bare answer: a literal for the output task, a call for the input task.
+fn bare_answer(text: &str, task: Task) -> Option<String> {
+    let text = text.trim();
+    let ok = match task {
+        Task::Output => parse_literal(text).is_ok(),
+        Task::Input => matches!(parse_expression_guarded(text), Ok(Expr::Call(_))),
+    };
+    ok.then(|| expression_text(text))
+}
+
+fn shorten(text: &str) -> String {
+    let line = text.lines().next().unwrap_or("");
+    match line.char_indices().nth(80) {
+        Some((cut, _)) => format!("{}…", &line[..cut]),
+        None if text.contains('\n') => format!("{line}…"),
+        None => line.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -15,9 +15,8 @@ pub mod prompt;
 pub mod report;
 pub mod score;
 mod task;
-
-
-
+pub use extract::{ExtractFailure, ExtractRule, Extraction, extract};
+pub use literal::{PyValue, parse_literal};
 pub use passk::pass_at_k;
 
 pub use task::Task;
