@@ -15,8 +15,11 @@ pub mod prompt;
 pub mod report;
 pub mod score;
 mod task;
+#[cfg(test)]
+pub(crate) mod fake_engine;
 pub use extract::{ExtractFailure, ExtractRule, Extraction, extract};
 pub use literal::{PyValue, parse_literal};
-pub use passk::pass_at_k;
+pub use passk::{DatasetScore, dataset_score, pass_at_k};
+pub use score::{Mode, SampleScore, ScoreOptions, Verdict, score_answers};
 
 pub use task::Task;
