@@ -194,7 +194,11 @@ pub fn perturb(
             }
             Kind::Rtf => code_only(&program, kind, kinds::rtf::reformat_conditions(&program.code, &mut rng)?)?,
             Kind::Gbc => code_only(&program, kind, kinds::gbc::garbage_code(&program, &mut rng)?)?,
-            Kind::Mcc | Kind::Mps | Kind::Mhc => { let _ = (expected_output, &mut hint); return Err(PerturbError::Internal("not yet".into())) }
+            Kind::Mcc | Kind::Mps => {
+                let text_edits = kinds::comments::misleading(&program, expected_output, kind, options, &mut rng)?;
+                code_only(&program, kind, text_edits)?
+            }
+            Kind::Mhc => { let _ = &mut hint; return Err(PerturbError::Internal("not yet".into())) }
             Kind::PscAll => return Err(PerturbError::Internal("PSC_ALL is not a single stage".to_string())),
         };
         syntax::check_output(&next.code, kind.name())?;

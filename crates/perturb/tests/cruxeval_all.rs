@@ -20,7 +20,7 @@ fn all_kinds_all_seeds_parse_and_are_deterministic() {
     let samples = execbench_core::load_jsonl("cruxeval.jsonl", &text).samples;
     assert_eq!(samples.len(), 800);
     let mut problems = Vec::new();
-    for kind in [Kind::Ren, Kind::Rtf, Kind::Gbc, Kind::PscAll] {
+    for kind in Kind::DETERMINISTIC {
         let started = std::time::Instant::now();
         let mut changed = 0;
         for seed in 0..5 {
