@@ -1,1 +1,203 @@
-//! stub
+//! Perturbing whole datasets and writing the result as JSON Lines, in our layout and in the field
+//! layout of the CodeCrash data. Fields are written in declaration order, so the bytes depend only
+//! on the inputs.
+
+use execbench_core::{Limits, PythonEngine, Sample};
+use serde::{Deserialize, Serialize};
+
+use crate::{Kind, Options, Prediction, perturb_sample, verify};
+
+/// The options that shaped a row (the seed has its own column).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RowOptions {
+    pub p: f64,
+    pub once: bool,
+    pub prediction: Prediction,
+}
+
+/// One perturbed sample.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ExportRow {
+    pub id: String,
+    pub dataset: String,
+    pub kind: Kind,
+    pub seed: u64,
+    pub options: RowOptions,
+    pub code: String,
+    pub function_name: String,
+    pub call: String,
+    pub output: String,
+    pub original_code: String,
+}
+
+/// The CodeCrash data's field layout.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CodeCrashRow {
+    pub task_id: String,
+    pub code: String,
+    pub function_name: String,
+    pub function_call: String,
+    pub output: String,
+    pub test: String,
+}
+
+impl From<&ExportRow> for CodeCrashRow {
+    fn from(row: &ExportRow) -> Self {
+        CodeCrashRow {
+            task_id: row.id.clone(),
+            code: row.code.clone(),
+            function_name: row.function_name.clone(),
+            function_call: row.call.clone(),
+            output: row.output.clone(),
+            test: format!("assert {} == {}", row.call, row.output),
+        }
+    }
+}
+
+/// A sample that was not exported, and why.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Failure {
+    pub id: String,
+    pub kind: Kind,
+    pub seed: u64,
+    /// `perturb` (the perturbation refused or failed) or `verify` (execution disagreed).
+    pub stage: String,
+    pub reason: String,
+}
+
+/// The result of perturbing a dataset: rows in (kind, seed, sample) order and every failure.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct DatasetRun {
+    pub rows: Vec<ExportRow>,
+    pub failures: Vec<Failure>,
+}
+
+/// Perturbs one sample into an export row (no verification).
+pub fn perturb_row(sample: &Sample, dataset: &str, kind: Kind, options: &Options) -> Result<ExportRow, Failure> {
+    let failure = |stage: &str, reason: String| Failure { id: sample.id.clone(), kind, seed: options.seed, stage: stage.to_string(), reason };
+    let perturbed = perturb_sample(sample, kind, options).map_err(|e| failure("perturb", e.to_string()))?;
+    Ok(ExportRow {
+        id: sample.id.clone(),
+        dataset: dataset.to_string(),
+        kind,
+        seed: options.seed,
+        options: RowOptions { p: options.p, once: options.once, prediction: options.prediction },
+        code: perturbed.code,
+        function_name: perturbed.function_name,
+        call: perturbed.call,
+        output: sample.output.clone(),
+        original_code: sample.code.clone(),
+    })
+}
+
+/// Perturbs every sample with every kind and seed. With an engine, each result is verified and
+/// only verified rows are kept; a failure is reported, never replaced by the unperturbed sample.
+pub fn perturb_dataset(
+    samples: &[Sample],
+    dataset: &str,
+    kinds: &[Kind],
+    seeds: &[u64],
+    options: &Options,
+    mut verifier: Option<(&mut dyn PythonEngine, Limits)>,
+) -> DatasetRun {
+    let mut run = DatasetRun::default();
+    for &kind in kinds {
+        for &seed in seeds {
+            let options = Options { seed, ..*options };
+            for sample in samples {
+                let perturbed = match perturb_sample(sample, kind, &options) {
+                    Ok(p) => p,
+                    Err(e) => {
+                        run.failures.push(Failure { id: sample.id.clone(), kind, seed, stage: "perturb".to_string(), reason: e.to_string() });
+                        continue;
+                    }
+                };
+                if let Some((engine, limits)) = verifier.as_mut() {
+                    if let Err(e) = verify(&mut **engine, sample, &perturbed, *limits) {
+                        run.failures.push(Failure { id: sample.id.clone(), kind, seed, stage: "verify".to_string(), reason: e.to_string() });
+                        continue;
+                    }
+                }
+                run.rows.push(ExportRow {
+                    id: sample.id.clone(),
+                    dataset: dataset.to_string(),
+                    kind,
+                    seed,
+                    options: RowOptions { p: options.p, once: options.once, prediction: options.prediction },
+                    code: perturbed.code,
+                    function_name: perturbed.function_name,
+                    call: perturbed.call,
+                    output: sample.output.clone(),
+                    original_code: sample.code.clone(),
+                });
+            }
+        }
+    }
+    run
+}
+
+fn jsonl<T: Serialize>(rows: impl Iterator<Item = T>) -> String {
+    let mut out = String::new();
+    for row in rows {
+        // Serializing these plain structs cannot fail; an empty line would be the visible symptom.
+        out.push_str(&serde_json::to_string(&row).unwrap_or_default());
+        out.push('\n');
+    }
+    out
+}
+
+/// Our layout, one row a line.
+pub fn to_jsonl(rows: &[ExportRow]) -> String {
+    jsonl(rows.iter())
+}
+
+/// The CodeCrash layout, one row a line.
+pub fn to_codecrash_jsonl(rows: &[ExportRow]) -> String {
+    jsonl(rows.iter().map(CodeCrashRow::from))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> Sample {
+        execbench_core::load_jsonl("d", r#"{"id": "s1", "code": "def f(a):\n    return a + 1", "input": "1", "output": "2"}"#).samples.remove(0)
+    }
+
+    /// Exact bytes, written by hand from the field order and REN's documented naming.
+    #[test]
+    fn rows_serialize_byte_for_byte() {
+        let row = perturb_row(&sample(), "cruxeval", Kind::Ren, &Options::default()).unwrap();
+        let expected = concat!(
+            r#"{"id":"s1","dataset":"cruxeval","kind":"REN","seed":0,"options":{"p":1.0,"once":false,"prediction":"output"},"#,
+            r#""code":"def f(Var_1):\n    return Var_1 + 1","function_name":"f","call":"f(1)","output":"2","original_code":"def f(a):\n    return a + 1"}"#,
+            "\n"
+        );
+        assert_eq!(to_jsonl(std::slice::from_ref(&row)), expected);
+        let codecrash = concat!(
+            r#"{"task_id":"s1","code":"def f(Var_1):\n    return Var_1 + 1","function_name":"f","function_call":"f(1)","output":"2","test":"assert f(1) == 2"}"#,
+            "\n"
+        );
+        assert_eq!(to_codecrash_jsonl(&[row]), codecrash);
+    }
+
+    #[test]
+    fn dataset_run_orders_rows_and_reports_failures() {
+        let mut bad = sample();
+        bad.id = "s2".to_string();
+        bad.code = "def f(a):\n    return locals()".to_string();
+        let run = perturb_dataset(&[sample(), bad], "d", &[Kind::Ren, Kind::Rtf], &[0, 1], &Options::default(), None);
+        let order: Vec<(String, Kind, u64)> = run.rows.iter().map(|r| (r.id.clone(), r.kind, r.seed)).collect();
+        let expected: Vec<(String, Kind, u64)> = vec![
+            ("s1".into(), Kind::Ren, 0),
+            ("s1".into(), Kind::Ren, 1),
+            ("s1".into(), Kind::Rtf, 0),
+            ("s2".into(), Kind::Rtf, 0),
+            ("s1".into(), Kind::Rtf, 1),
+            ("s2".into(), Kind::Rtf, 1),
+        ];
+        assert_eq!(order, expected);
+        assert_eq!(run.failures.len(), 2);
+        assert!(run.failures.iter().all(|f| f.id == "s2" && f.kind == Kind::Ren && f.reason.contains("locals")));
+    }
+}

@@ -20,6 +20,10 @@ pub mod verify;
 pub mod wrong_answer;
 
 pub use edit::Edit;
+pub use export::{CodeCrashRow, DatasetRun, ExportRow, Failure, RowOptions, perturb_dataset, perturb_row, to_codecrash_jsonl, to_jsonl};
+pub use kinds::hint::perturb_with_source;
+pub use verify::{VerifyFailure, verify};
+pub use wrong_answer::{OfflineWrongAnswers, WrongAnswerRequest, WrongAnswerSource};
 
 
 
@@ -198,7 +202,12 @@ pub fn perturb(
                 let text_edits = kinds::comments::misleading(&program, expected_output, kind, options, &mut rng)?;
                 code_only(&program, kind, text_edits)?
             }
-            Kind::Mhc => { let _ = &mut hint; return Err(PerturbError::Internal("not yet".into())) }
+            Kind::Mhc => {
+                let mut source = OfflineWrongAnswers::default();
+                let (next, report, claimed) = kinds::hint::first_hint(&program, expected_output, options, &mut rng, &mut source)?;
+                hint = Some(claimed);
+                (next, report)
+            }
             Kind::PscAll => return Err(PerturbError::Internal("PSC_ALL is not a single stage".to_string())),
         };
         syntax::check_output(&next.code, kind.name())?;
