@@ -1,1 +1,208 @@
-//! TODO
+//! Results: one row per sample (serde; exported as JSON Lines) and a summary per task and mode
+//! (exported as a Markdown table to paste into a paper or an issue).
+
+use serde::{Deserialize, Serialize};
+
+use crate::extract::Extraction;
+use crate::passk::{DatasetScore, dataset_score};
+use crate::score::{Mode, SampleScore, Verdict};
+use crate::task::Task;
+
+/// One answer: the response it came from (when there was one), what was extracted, the verdict.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct AnswerRecord {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub response: Option<String>,
+    pub extraction: Extraction,
+    pub verdict: Verdict,
+}
+
+/// The result of one sample under one task and mode.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SampleResult {
+    pub id: String,
+    pub task: Task,
+    pub mode: Mode,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompt: Option<String>,
+    pub answers: Vec<AnswerRecord>,
+    pub n: usize,
+    pub correct: usize,
+    pub dropped: usize,
+    pub pass_at_1: Option<f64>,
+    pub pass_at_5: Option<f64>,
+    /// Set when the model failed to answer at all.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model_error: Option<String>,
+}
+
+impl SampleResult {
+    /// Puts a sample's answers and their score together. `responses` may be empty (answers that
+    /// came already extracted); otherwise it pairs with `extractions` one to one.
+    pub fn new(id: &str, task: Task, mode: Mode, prompt: Option<String>, responses: Vec<String>, extractions: Vec<Extraction>, score: SampleScore) -> Self {
+        let mut responses = responses.into_iter();
+        let answers = extractions
+            .into_iter()
+            .zip(score.verdicts)
+            .map(|(extraction, verdict)| AnswerRecord { response: responses.next(), extraction, verdict })
+            .collect();
+        SampleResult {
+            id: id.to_string(),
+            task,
+            mode,
+            prompt,
+            answers,
+            n: score.n,
+            correct: score.correct,
+            dropped: score.dropped,
+            pass_at_1: score.pass_at_1,
+            pass_at_5: score.pass_at_5,
+            model_error: None,
+        }
+    }
+
+    /// Whether any answer has this verdict label (`wrong_value`, `dropped`, ...): for filters.
+    pub fn has(&self, label: &str) -> bool {
+        self.answers.iter().any(|a| a.verdict.label() == label)
+    }
+}
+
+/// Per-sample rows as JSON Lines.
+pub fn to_jsonl(results: &[SampleResult]) -> String {
+    let mut out = String::new();
+    for result in results {
+        if let Ok(line) = serde_json::to_string(result) {
+            out.push_str(&line);
+            out.push('\n');
+        }
+    }
+    out
+}
+
+/// Reads rows written by [`to_jsonl`] (a results file to replay or compare).
+pub fn from_jsonl(file: &str, text: &str) -> Result<Vec<SampleResult>, String> {
+    text.lines()
+        .enumerate()
+        .filter(|(_, line)| !line.trim().is_empty())
+        .map(|(i, line)| serde_json::from_str(line).map_err(|e| format!("{file}:{}: not a result row: {e}", i + 1)))
+        .collect()
+}
+
+/// The figures of one task and mode over a dataset.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Summary {
+    pub task: Task,
+    pub mode: Mode,
+    pub samples: usize,
+    pub answers: usize,
+    pub pass_at_1: DatasetScore,
+    pub pass_at_5: DatasetScore,
+    pub correct: usize,
+    pub dropped: usize,
+    pub extraction_failed: usize,
+    pub not_literal: usize,
+    pub not_a_call: usize,
+    pub wrong_value: usize,
+    pub timeouts: usize,
+    pub errors: usize,
+}
+
+/// Sums up the results of one task and mode.
+pub fn summarize(task: Task, mode: Mode, results: &[SampleResult]) -> Summary {
+    let count = |label: &str| results.iter().flat_map(|r| &r.answers).filter(|a| a.verdict.label() == label).count();
+    Summary {
+        task,
+        mode,
+        samples: results.len(),
+        answers: results.iter().map(|r| r.answers.len()).sum(),
+        pass_at_1: dataset_score(results.iter().map(|r| r.pass_at_1)),
+        pass_at_5: dataset_score(results.iter().map(|r| r.pass_at_5)),
+        correct: count("correct"),
+        dropped: count("dropped"),
+        extraction_failed: count("extraction_failed"),
+        not_literal: count("not_a_literal"),
+        not_a_call: count("not_a_call"),
+        wrong_value: count("wrong_value"),
+        timeouts: count("timeout"),
+        errors: count("error"),
+    }
+}
+
+/// A Markdown table, one row per summary.
+pub fn markdown_table(summaries: &[Summary]) -> String {
+    let mut out = String::from(
+        "| task | mode | samples | answers | pass@1 | pass@5 | dropped | extraction failed | not a literal | timeouts | errors |\n\
+         |---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+    );
+    for s in summaries {
+        let figure = |score: &DatasetScore| match score.percent {
+            Some(_) if score.available < score.total => format!("{} ({}/{})", score.display(), score.available, score.total),
+            _ => score.display(),
+        };
+        out.push_str(&format!(
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
+            s.task.label(),
+            s.mode.label(),
+            s.samples,
+            s.answers,
+            figure(&s.pass_at_1),
+            figure(&s.pass_at_5),
+            s.dropped,
+            s.extraction_failed,
+            s.not_literal + s.not_a_call,
+            s.timeouts,
+            s.errors
+        ));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn result(id: &str, mode: Mode, verdicts: Vec<Verdict>) -> SampleResult {
+        let extractions = verdicts.iter().map(|_| Extraction::verbatim("1")).collect();
+        SampleResult::new(id, Task::Output, mode, None, Vec::new(), extractions, SampleScore::from_verdicts(mode, verdicts))
+    }
+
+    fn wrong() -> Verdict {
+        Verdict::WrongValue { got: "1".into(), expected: "2".into() }
+    }
+
+    #[test]
+    fn summary_and_markdown() {
+        let strict = vec![
+            result("a", Mode::Strict, vec![Verdict::Correct, wrong(), wrong(), wrong(), wrong()]),
+            result("b", Mode::Strict, vec![wrong(), Verdict::NotALiteral { detail: "x".into() }, wrong(), wrong(), wrong()]),
+        ];
+        let compatible = vec![
+            result("a", Mode::Compatible, vec![Verdict::Correct, Verdict::Dropped { why: "x".into() }]),
+            result("b", Mode::Compatible, vec![Verdict::Timeout { detail: "t".into() }, wrong(), wrong(), wrong(), wrong()]),
+        ];
+        let s = summarize(Task::Output, Mode::Strict, &strict);
+        assert_eq!((s.samples, s.answers, s.correct, s.not_literal, s.wrong_value), (2, 10, 1, 1, 8));
+        assert_eq!(s.pass_at_1.display(), "10.0");
+        assert_eq!(s.pass_at_5.display(), "50.0");
+        let c = summarize(Task::Output, Mode::Compatible, &compatible);
+        let table = markdown_table(&[s, c]);
+        assert_eq!(
+            table,
+            "| task | mode | samples | answers | pass@1 | pass@5 | dropped | extraction failed | not a literal | timeouts | errors |\n\
+             |---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n\
+             | output | strict | 2 | 10 | 10.0 | 50.0 | 0 | 0 | 1 | 0 | 0 |\n\
+             | output | compatible | 2 | 7 | 50.0 | 0.0 (1/2) | 1 | 0 | 0 | 1 | 0 |\n"
+        );
+    }
+
+    #[test]
+    fn rows_round_trip_through_jsonl() {
+        let rows = vec![result("a", Mode::Strict, vec![Verdict::Correct, wrong()]), result("b", Mode::Compatible, vec![Verdict::Dropped { why: "w".into() }])];
+        let text = to_jsonl(&rows);
+        assert_eq!(text.lines().count(), 2);
+        assert!(text.starts_with(r#"{"id":"a","task":"output","mode":"strict","answers":[{"extraction":{"status":"found","answer":"1","rule":"verbatim"},"verdict":{"verdict":"correct"}}"#), "{text}");
+        assert_eq!(from_jsonl("r.jsonl", &text).unwrap(), rows);
+        assert!(from_jsonl("r.jsonl", "{}\n").unwrap_err().starts_with("r.jsonl:1: not a result row"));
+        assert!(rows[0].has("wrong_value") && !rows[0].has("dropped"));
+    }
+}
