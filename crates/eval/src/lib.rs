@@ -6,6 +6,7 @@
 //! CRUXEval-compatible), [`passk`] turns verdicts into pass@k, [`report`] writes rows and a summary.
 //! [`generations`] re-scores files others published.
 
+pub mod evaluate;
 pub mod extract;
 pub mod generations;
 pub mod literal;

@@ -1,0 +1,125 @@
+//! A whole evaluation: dataset × task × template × n, scored in every mode asked for. Natively it
+//! runs end to end with a blocking engine; the page drives [`crate::models::Model`] steps itself
+//! and hands the responses to [`score_responses`].
+
+use execbench_core::{PythonEngine, Sample};
+use serde::{Deserialize, Serialize};
+
+use crate::extract::{Extraction, extract};
+use crate::models::{HttpRequest, HttpResponse, Model, ModelRequest, respond};
+use crate::prompt::Template;
+use crate::report::{SampleResult, Summary, summarize};
+use crate::score::{Mode, ScoreOptions, score_answers};
+
+/// What to evaluate. The task is the template's.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct EvalPlan {
+    pub template: Template,
+    /// Responses per sample.
+    pub n: usize,
+    pub modes: Vec<Mode>,
+    #[serde(default)]
+    pub options: ScoreOptions,
+}
+
+/// Scores a model's responses for one sample in one mode. `extracted` says the responses are
+/// answers already (a replayed generations file); a model error scores as `n` empty responses so
+/// the sample counts as wrong, not as missing.
+pub fn score_responses(
+    engine: &mut dyn PythonEngine,
+    sample: &Sample,
+    plan: &EvalPlan,
+    mode: Mode,
+    prompt: Option<String>,
+    responses: &Result<Vec<String>, String>,
+    extracted: bool,
+) -> SampleResult {
+    let task = plan.template.task;
+    let texts: Vec<String> = match responses {
+        Ok(texts) => texts.clone(),
+        Err(_) => vec![String::new(); plan.n.max(1)],
+    };
+    let extractions: Vec<Extraction> =
+        texts.iter().map(|t| if extracted { Extraction::verbatim(t.clone()) } else { extract(t, task) }).collect();
+    let score = score_answers(engine, sample, task, mode, &extractions, &plan.options);
+    let kept_responses = if extracted { Vec::new() } else { texts };
+    let mut result = SampleResult::new(&sample.id, task, mode, prompt, kept_responses, extractions, score);
+    result.model_error = responses.as_ref().err().cloned();
+    result
+}
+
+/// The results of an evaluation, per mode in the plan's order.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Evaluation {
+    pub model: String,
+    pub results: Vec<Vec<SampleResult>>,
+    pub summaries: Vec<Summary>,
+}
+
+/// Runs `model` over `samples`; `progress(done, total)` after each sample.
+pub fn evaluate(
+    model: &mut dyn Model,
+    engine: &mut dyn PythonEngine,
+    http: &mut dyn FnMut(&HttpRequest) -> HttpResponse,
+    samples: &[Sample],
+    plan: &EvalPlan,
+    progress: &mut dyn FnMut(usize, usize),
+) -> Evaluation {
+    let task = plan.template.task;
+    let mut results: Vec<Vec<SampleResult>> = plan.modes.iter().map(|_| Vec::with_capacity(samples.len())).collect();
+    for (index, sample) in samples.iter().enumerate() {
+        let prompt = plan.template.render(sample);
+        let responses = respond(model, &ModelRequest { sample, task, prompt: &prompt, n: plan.n }, engine, http);
+        let prompt_text = prompt.text();
+        for (mode, per_mode) in plan.modes.iter().zip(results.iter_mut()) {
+            per_mode.push(score_responses(engine, sample, plan, *mode, Some(prompt_text.clone()), &responses, model.gives_extracted_answers()));
+        }
+        progress(index + 1, samples.len());
+    }
+    let summaries = plan.modes.iter().zip(&results).map(|(mode, r)| summarize(task, *mode, r)).collect();
+    Evaluation { model: model.name(), results, summaries }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fake_engine::FakeEngine;
+    use crate::models::{TypeDefault, no_http};
+    use crate::prompt::{Style, default_template};
+    use crate::task::Task;
+
+    fn sample(id: &str, output: &str) -> Sample {
+        Sample { id: id.into(), code: "def f(x):\n    return x".into(), function_name: "f".into(), input: "1".into(), call: "f(1)".into(), output: output.into(), meta: Default::default() }
+    }
+
+    #[test]
+    fn a_baseline_evaluation_runs_end_to_end() {
+        let samples = vec![sample("a", "[]"), sample("b", "[1]"), sample("c", "0")];
+        let plan = EvalPlan { template: default_template(Task::Output, Style::Direct), n: 5, modes: vec![Mode::Strict, Mode::Compatible], options: ScoreOptions::default() };
+        // The fake engine plays Python for the compatible assertions.
+        let pass = |expected: &str| format!("assert {expected} == {}", crate::models::type_default(execbench_core::sample::OutputKind::of_literal(expected)));
+        let mut engine = FakeEngine::new().value(&pass("[]"), "None").value(&pass("0"), "None").rule(
+            &pass("[1]"),
+            execbench_core::Outcome::Raised { kind: "AssertionError".into(), message: String::new(), traceback: String::new(), phase: "program".into() },
+        );
+        let mut ticks = Vec::new();
+        let evaluation = evaluate(&mut TypeDefault, &mut engine, &mut no_http, &samples, &plan, &mut |done, total| ticks.push((done, total)));
+        assert_eq!(ticks, vec![(1, 3), (2, 3), (3, 3)]);
+        assert_eq!(evaluation.model, "type-default");
+        for summary in &evaluation.summaries {
+            assert_eq!((summary.samples, summary.answers, summary.correct), (3, 15, 10), "{:?}", summary.mode);
+            assert_eq!(summary.pass_at_1.display(), "66.7");
+        }
+        let first = &evaluation.results[0][0];
+        assert!(first.prompt.as_deref().is_some_and(|p| p.contains("assert f(1) == ??")));
+        assert_eq!(first.answers[0].response.as_deref(), Some("[ANSWER]\nassert f(1) == []\n[/ANSWER]"));
+    }
+
+    #[test]
+    fn a_model_error_scores_as_wrong_answers() {
+        let plan = EvalPlan { template: default_template(Task::Output, Style::Direct), n: 3, modes: vec![Mode::Strict], options: ScoreOptions::default() };
+        let r = score_responses(&mut FakeEngine::new(), &sample("a", "1"), &plan, Mode::Strict, None, &Err("rate limited".into()), false);
+        assert_eq!((r.n, r.correct, r.model_error.as_deref()), (3, 0, Some("rate limited")));
+        assert!(r.answers.iter().all(|a| a.verdict.label() == "extraction_failed"));
+    }
+}
