@@ -76,7 +76,11 @@ pub struct DatasetRun {
 pub fn perturb_row(sample: &Sample, dataset: &str, kind: Kind, options: &Options) -> Result<ExportRow, Failure> {
     let failure = |stage: &str, reason: String| Failure { id: sample.id.clone(), kind, seed: options.seed, stage: stage.to_string(), reason };
     let perturbed = perturb_sample(sample, kind, options).map_err(|e| failure("perturb", e.to_string()))?;
-    Ok(ExportRow {
+    Ok(row_of(sample, dataset, kind, options, perturbed))
+}
+
+fn row_of(sample: &Sample, dataset: &str, kind: Kind, options: &Options, perturbed: crate::Perturbed) -> ExportRow {
+    ExportRow {
         id: sample.id.clone(),
         dataset: dataset.to_string(),
         kind,
@@ -87,7 +91,7 @@ pub fn perturb_row(sample: &Sample, dataset: &str, kind: Kind, options: &Options
         call: perturbed.call,
         output: sample.output.clone(),
         original_code: sample.code.clone(),
-    })
+    }
 }
 
 /// Perturbs every sample with every kind and seed. With an engine, each result is verified and
@@ -118,18 +122,7 @@ pub fn perturb_dataset(
                         continue;
                     }
                 }
-                run.rows.push(ExportRow {
-                    id: sample.id.clone(),
-                    dataset: dataset.to_string(),
-                    kind,
-                    seed,
-                    options: RowOptions { p: options.p, once: options.once, prediction: options.prediction },
-                    code: perturbed.code,
-                    function_name: perturbed.function_name,
-                    call: perturbed.call,
-                    output: sample.output.clone(),
-                    original_code: sample.code.clone(),
-                });
+                run.rows.push(row_of(sample, dataset, kind, &options, perturbed));
             }
         }
     }

@@ -1,0 +1,58 @@
+//! Execution check of every perturbation of all 800 CRUXEval samples: REN, RTF, GBC, PSC_ALL, MCC,
+//! MPS and MHC with seeds 0..4, run in RustPython (`execbench-pyengine`), must give the original's
+//! result (and MHC's hint must be really wrong). Every exception is listed below with its reason;
+//! the test fails on any other failure and on a listed exception that no longer happens.
+//!
+//! Slow in a debug build: run with `cargo test --release -p execbench-perturb --test verify_cruxeval`.
+
+use std::collections::BTreeSet;
+
+use execbench_core::{Limits, PythonEngine};
+use execbench_perturb::{Kind, Options, perturb_sample, verify};
+use execbench_pyengine::RustPythonEngine;
+
+const DATASET: &str = "/work/shared/data/cruxeval/cruxeval.jsonl";
+
+/// (sample id, kind, seed, why): perturbations that are expected not to verify.
+const KNOWN_EXCEPTIONS: &[(&str, &str, u64, &str)] = &[];
+
+#[test]
+fn every_perturbation_of_every_sample_keeps_its_result() {
+    let Ok(text) = std::fs::read_to_string(DATASET) else {
+        panic!("{DATASET} is missing: this test needs the shared CRUXEval file");
+    };
+    let samples = execbench_core::load_jsonl("cruxeval.jsonl", &text).samples;
+    assert_eq!(samples.len(), 800);
+    let mut engine = RustPythonEngine::new();
+    let limits = Limits { time_ms: 10_000, max_steps: 0 };
+    let mut failures: BTreeSet<(String, String, u64)> = BTreeSet::new();
+    let mut reasons = Vec::new();
+    for kind in Kind::ALL {
+        let started = std::time::Instant::now();
+        let mut verified = 0;
+        for seed in 0..5 {
+            let options = Options::with_seed(seed);
+            for sample in &samples {
+                let outcome = perturb_sample(sample, kind, &options)
+                    .map_err(|e| e.to_string())
+                    .and_then(|p| verify(&mut engine as &mut dyn PythonEngine, sample, &p, limits).map_err(|e| e.to_string()));
+                match outcome {
+                    Ok(()) => verified += 1,
+                    Err(reason) => {
+                        failures.insert((sample.id.clone(), kind.name().to_string(), seed));
+                        reasons.push(format!("{} {kind} seed {seed}: {reason}", sample.id));
+                    }
+                }
+            }
+        }
+        eprintln!("{kind}: {verified} of 4000 verified in {:?}", started.elapsed());
+    }
+    let known: BTreeSet<(String, String, u64)> = KNOWN_EXCEPTIONS.iter().map(|(id, kind, seed, _)| (id.to_string(), kind.to_string(), *seed)).collect();
+    let unexpected: Vec<&String> = reasons
+        .iter()
+        .filter(|r| !KNOWN_EXCEPTIONS.iter().any(|(id, kind, seed, _)| r.starts_with(&format!("{id} {kind} seed {seed}:"))))
+        .collect();
+    let stale: Vec<_> = known.difference(&failures).collect();
+    assert!(unexpected.is_empty(), "{} unexpected failures:\n{}", unexpected.len(), unexpected.iter().map(|s| s.as_str()).collect::<Vec<_>>().join("\n"));
+    assert!(stale.is_empty(), "listed exceptions that now verify (remove them): {stale:?}");
+}

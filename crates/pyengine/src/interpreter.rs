@@ -1,0 +1,88 @@
+//! Building the interpreter: native modules, the frozen curated stdlib, the sandboxed `posix`.
+
+use execbench_core::{PythonEngine, RunRequest, RunResult};
+use rustpython_vm::{Interpreter, PyResult, Settings, VirtualMachine, compiler::Mode};
+
+use crate::budget::Watchdog;
+use crate::run;
+
+const FROZEN_STDLIB: &rustpython_compiler_core::frozen::FrozenLib = include!(concat!(env!("OUT_DIR"), "/frozen_stdlib.rs"));
+
+/// The names of the frozen standard-library modules, for the docs and the sandbox tests.
+pub const FROZEN_MODULES: &str = include_str!("../stdlib.txt");
+
+const SANDBOX_POSIX: &str = include_str!("sandbox_posix.py");
+const SANDBOX_IO: &str = include_str!("sandbox_io.py");
+
+/// A RustPython interpreter that runs requests in fresh globals.
+pub struct RustPythonEngine {
+    interpreter: Interpreter,
+    watchdog: Watchdog,
+}
+
+impl RustPythonEngine {
+    /// Starts an interpreter (tens of milliseconds: the stdlib is frozen, nothing is read).
+    pub fn new() -> Self {
+        let (watchdog, signals) = Watchdog::new();
+        let mut settings = Settings::default();
+        settings.import_site = false;
+        settings.ignore_environment = true;
+        settings.isolated = true;
+        settings.install_signal_handlers = false;
+        settings.path_list.clear();
+        let builder = Interpreter::builder(settings);
+        let native = rustpython_stdlib::stdlib_module_defs(&builder.ctx);
+        let interpreter = builder
+            .add_native_modules(&native)
+            .add_frozen_modules(FROZEN_STDLIB)
+            .init_hook(move |vm| {
+                if let Some(rx) = signals {
+                    vm.set_user_signal_channel(rx);
+                }
+            })
+            .build();
+        interpreter.enter(|vm| {
+            if let Err(exc) = install_sandbox(vm) {
+                let mut text = String::new();
+                let _ = vm.write_exception(&mut text, &exc);
+                panic!("the sandbox module failed to install (a bug in sandbox_posix.py):\n{text}");
+            }
+        });
+        RustPythonEngine { interpreter, watchdog }
+    }
+}
+
+impl Default for RustPythonEngine {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl PythonEngine for RustPythonEngine {
+    fn run(&mut self, request: &RunRequest) -> RunResult {
+        let watchdog = &self.watchdog;
+        self.interpreter.enter(|vm| run::run(vm, request, watchdog))
+    }
+}
+
+/// Registers the sandbox `posix` as a built-in module, before anything imports `os`, and makes
+/// file access fail with a message that says why.
+fn install_sandbox(vm: &VirtualMachine) -> PyResult<()> {
+    run_source(vm, SANDBOX_IO, "<execbench io>", vm.ctx.new_dict())?;
+    let module = vm.new_module("posix", vm.ctx.new_dict(), None);
+    run_source(vm, SANDBOX_POSIX, "<execbench posix>", module.dict())?;
+    let sys = &vm.sys_module;
+    sys.get_attr("modules", vm)?.set_item("posix", module.into(), vm)?;
+    // os.py picks its platform module by looking for it among the built-in names.
+    let names = sys.get_attr("builtin_module_names", vm)?;
+    let mut list: Vec<_> = names.try_to_value::<Vec<rustpython_vm::PyObjectRef>>(vm)?;
+    list.push(vm.ctx.new_str("posix").into());
+    sys.set_attr("builtin_module_names", vm.ctx.new_tuple(list), vm)?;
+    Ok(())
+}
+
+fn run_source(vm: &VirtualMachine, source: &str, name: &str, globals: rustpython_vm::builtins::PyDictRef) -> PyResult<()> {
+    let code = vm.compile(source, Mode::Exec, name.to_owned()).map_err(|err| vm.new_syntax_error(&err, Some(source)))?;
+    let scope = rustpython_vm::scope::Scope::with_builtins(None, globals, vm);
+    vm.run_code_obj(code, scope).map(drop)
+}

@@ -1,0 +1,185 @@
+//! The engine natively: values, exceptions, printed output, fresh globals, budgets, the sandbox
+//! and the standard library. One table per concern.
+
+use execbench_core::{Limits, Outcome, PythonEngine, RunRequest};
+use execbench_pyengine::RustPythonEngine;
+
+fn run(engine: &mut RustPythonEngine, program: &str, expression: &str) -> execbench_core::RunResult {
+    engine.run(&RunRequest::new(program, expression))
+}
+
+fn value(repr: &str) -> Outcome {
+    Outcome::Value { repr: repr.to_string(), matches: None }
+}
+
+#[test]
+fn values_and_printed_output() {
+    let mut engine = RustPythonEngine::new();
+    let cases = [
+        ("def f(a):\n    print('hi', a)\n    return [a, a]", "f(3)", value("[3, 3]"), "hi 3\n"),
+        ("def f(s):\n    return s.upper()", "f('ab')", value("'AB'"), ""),
+        ("import sys\ndef f():\n    print('to stderr', file=sys.stderr)\n    return None", "f()", value("None"), "to stderr\n"),
+        ("", "{'b': 1, 'a': (1.5, True, b'x')}", value("{'b': 1, 'a': (1.5, True, b'x')}"), ""),
+        ("", "2 ** 100", value("1267650600228229401496703205376"), ""),
+    ];
+    for (program, expression, outcome, stdout) in cases {
+        let r = run(&mut engine, program, expression);
+        assert_eq!((&r.outcome, r.stdout.as_str()), (&outcome, stdout), "{expression}");
+    }
+}
+
+#[test]
+fn comparison_with_the_expected_output() {
+    let mut engine = RustPythonEngine::new();
+    let cases = [
+        ("[1, 2]", "[1, 2]", Some(true)),
+        ("[1, 2]", "[2, 1]", Some(false)),
+        ("{1: 2}", "{1: 2}", Some(true)),
+        ("1", "1.0", Some(true)), // Python's == is not type-aware; strict scoring is (crates/eval)
+    ];
+    for (expression, expected, matches) in cases {
+        let r = engine.run(&RunRequest::new("", expression).expecting(expected));
+        match r.outcome {
+            Outcome::Value { matches: m, .. } => assert_eq!(m, matches, "{expression} == {expected}"),
+            other => panic!("{expression}: {other:?}"),
+        }
+    }
+}
+
+#[test]
+fn exceptions_name_type_message_phase_and_traceback() {
+    let mut engine = RustPythonEngine::new();
+    let cases = [
+        ("def f(x):\n    return 1 / x", "f(0)", "ZeroDivisionError", "division by zero", "expression", "line 2, in f"),
+        ("def f(:\n", "f()", "SyntaxError", "", "program", "<program>"),
+        ("raise ValueError('bad data')", "1", "ValueError", "bad data", "program", "line 1"),
+        ("", "undefined_name", "NameError", "name 'undefined_name' is not defined", "expression", "<expression>"),
+    ];
+    for (program, expression, kind, message, phase, in_traceback) in cases {
+        match run(&mut engine, program, expression).outcome {
+            Outcome::Raised { kind: k, message: m, traceback, phase: p } => {
+                assert_eq!((k.as_str(), p.as_str()), (kind, phase), "{program}");
+                assert!(m.contains(message), "{m:?} should contain {message:?}");
+                assert!(traceback.contains(in_traceback), "{traceback}");
+            }
+            other => panic!("{program}: {other:?}"),
+        }
+    }
+}
+
+#[test]
+fn every_run_gets_fresh_globals() {
+    let mut engine = RustPythonEngine::new();
+    assert_eq!(run(&mut engine, "x = 41", "x + 1").outcome, value("42"));
+    match run(&mut engine, "", "x").outcome {
+        Outcome::Raised { kind, .. } => assert_eq!(kind, "NameError"),
+        other => panic!("x leaked into the next run: {other:?}"),
+    }
+}
+
+#[test]
+fn an_infinite_loop_times_out_and_the_engine_stays_usable() {
+    let mut engine = RustPythonEngine::new();
+    let limits = Limits { time_ms: 300, max_steps: 0 };
+    let programs = ["while True: pass", "while True:\n    try:\n        while True: pass\n    except BaseException:\n        pass", "def f(n):\n    return 1 if n == 0 else f(n - 1) + f(n - 1)\n"];
+    for program in programs {
+        let expression = if program.starts_with("def") { "f(40)" } else { "1" };
+        let r = engine.run(&RunRequest::new(program, expression).with_limits(limits));
+        assert_eq!(r.outcome, Outcome::TimedOut { limit_ms: 300 }, "{program}");
+        assert!(r.elapsed_ms < 3_000.0, "stopped late: {} ms", r.elapsed_ms);
+        assert_eq!(run(&mut engine, "", "1 + 1").outcome, value("2"), "after {program}");
+    }
+}
+
+#[test]
+fn the_step_limit_stops_a_loop() {
+    let mut engine = RustPythonEngine::new();
+    let limits = Limits { time_ms: 10_000, max_steps: 10_000 };
+    let r = engine.run(&RunRequest::new("def f():\n    i = 0\n    while True:\n        i += 1\n", "f()").with_limits(limits));
+    assert_eq!(r.outcome, Outcome::StepLimit { steps: 10_000 });
+    let r = engine.run(&RunRequest::new("def f():\n    return sum(range(10))", "f()").with_limits(limits));
+    assert_eq!(r.outcome, value("45"), "a short run is not stopped");
+}
+
+#[test]
+fn deep_recursion_is_a_recursion_error_not_a_crash() {
+    let mut engine = RustPythonEngine::new();
+    match run(&mut engine, "def f(n):\n    return f(n + 1)", "f(0)").outcome {
+        Outcome::Raised { kind, .. } => assert_eq!(kind, "RecursionError"),
+        other => panic!("{other:?}"),
+    }
+}
+
+/// What the sandbox refuses, and how it says so.
+#[test]
+fn the_sandbox_refuses_host_access_with_clear_errors() {
+    let mut engine = RustPythonEngine::new();
+    let cases = [
+        ("import os", "os.system('ls')", "PermissionError", "os.system() is not available"),
+        ("import os", "os.listdir('/')", "PermissionError", "os.listdir() is not available"),
+        ("import os", "os.remove('/tmp/x')", "PermissionError", "os.remove() is not available"),
+        ("", "open('/etc/passwd').read()", "PermissionError", "files are not available"),
+        ("import io", "io.open('/etc/passwd')", "PermissionError", "files are not available"),
+        ("import os", "os.environ.get('HOME')", "", ""),
+        ("import subprocess", "1", "ModuleNotFoundError", "subprocess"),
+        ("import socket", "1", "ModuleNotFoundError", "socket"),
+        ("import js", "1", "ModuleNotFoundError", "js"),
+        ("import ctypes", "1", "ModuleNotFoundError", "ctypes"),
+        ("import _thread", "_thread.start_new_thread(print, ())", "", ""),
+    ];
+    for (program, expression, kind, message) in cases {
+        let outcome = run(&mut engine, program, expression).outcome;
+        match (&outcome, kind) {
+            (Outcome::Raised { kind: k, message: m, .. }, _) if !kind.is_empty() => {
+                assert_eq!(k, kind, "{program}; {expression}");
+                assert!(m.contains(message), "{m}");
+            }
+            (Outcome::Value { repr, .. }, "") if expression.contains("environ") => assert_eq!(repr, "None", "the environment is empty"),
+            (_, "") if expression.contains("_thread") => {
+                assert!(!matches!(outcome, Outcome::Crashed { .. }), "{outcome:?}");
+            }
+            _ => panic!("{program}; {expression}: {outcome:?}"),
+        }
+    }
+}
+
+/// The modules benchmark code uses import and work.
+#[test]
+fn the_curated_standard_library_works() {
+    let mut engine = RustPythonEngine::new();
+    let cases = [
+        ("import re", "re.sub(r'(\\d+)', r'<\\1>', 'a1b22')", "'a<1>b<22>'"),
+        ("import string", "string.ascii_lowercase[:3]", "'abc'"),
+        ("import collections", "collections.Counter('abca').most_common(1)", "[('a', 2)]"),
+        ("import itertools", "list(itertools.permutations([1, 2]))", "[(1, 2), (2, 1)]"),
+        ("import functools", "functools.reduce(lambda a, b: a * b, [1, 2, 3, 4])", "24"),
+        ("import math", "math.gcd(12, 18), math.isqrt(17)", "(6, 4)"),
+        ("import heapq", "heapq.nsmallest(2, [5, 1, 4])", "[1, 4]"),
+        ("import bisect", "bisect.bisect_left([1, 3, 5], 4)", "2"),
+        ("from typing import List, Dict", "List[int]", "typing.List[int]"),
+        ("import json", "json.dumps({'a': [1, None]})", "'{\"a\": [1, null]}'"),
+        ("import copy", "copy.deepcopy([[1], [2]])", "[[1], [2]]"),
+        ("import operator", "operator.itemgetter(1)('xyz')", "'y'"),
+        ("import ast", "ast.unparse(ast.parse('x = (1 + 2) * y'))", "'x = (1 + 2) * y'"),
+        ("import ast", "ast.literal_eval('[1, (2, 3)]')", "[1, (2, 3)]"),
+        ("from dataclasses import dataclass\n@dataclass\nclass P:\n    x: int\n    y: int = 0", "P(1)", "P(x=1, y=0)"),
+        ("from fractions import Fraction", "Fraction(1, 3) + Fraction(1, 6)", "Fraction(1, 2)"),
+        ("from decimal import Decimal", "Decimal('0.1') + Decimal('0.2')", "Decimal('0.3')"),
+        ("import datetime", "datetime.date(2024, 3, 1) - datetime.timedelta(days=1)", "datetime.date(2024, 2, 29)"),
+        ("import datetime", "datetime.datetime.strptime('2024-01-02', '%Y-%m-%d').day", "2"),
+        ("import random\nrandom.seed(42)\na = [random.random() for _ in range(3)]\nrandom.seed(42)", "a == [random.random() for _ in range(3)]", "True"),
+        ("import textwrap", "textwrap.wrap('aa bb cc', 5)", "['aa bb', 'cc']"),
+        ("import unicodedata", "unicodedata.name('é')", "'LATIN SMALL LETTER E WITH ACUTE'"),
+        ("import statistics", "statistics.median([3, 1, 2])", "2"),
+        ("import contextlib\nimport inspect", "inspect.isfunction(contextlib.contextmanager)", "True"),
+        ("import enum\nclass C(enum.Enum):\n    A = 1", "C.A", "<C.A: 1>"),
+        ("import calendar", "calendar.isleap(2024)", "True"),
+        ("import hashlib", "hashlib.sha256(b'a').hexdigest()[:8]", "'ca978112'"),
+        ("import os", "os.path.join('a', 'b')", "'a/b'"),
+        ("import io", "io.StringIO('x').read()", "'x'"),
+        ("import array", "array.array('i', [1, 2]).tolist()", "[1, 2]"),
+    ];
+    for (program, expression, repr) in cases {
+        assert_eq!(run(&mut engine, program, expression).outcome, value(repr), "{program}");
+    }
+}
