@@ -1,10 +1,11 @@
 //! The evaluation logic of execbench, with no browser and no I/O: callers hand in text and a
 //! [`PythonEngine`](execbench_core::PythonEngine).
 //!
-//! The path from a model to a number: [`prompt`] renders a template for a sample, a [`models::Model`]
-//! answers, [`extract`] pulls the answer out of the response, [`score`] judges it (strict or
-//! CRUXEval-compatible), [`passk`] turns verdicts into pass@k, [`report`] writes rows and a summary.
-//! [`generations`] re-scores files others published.
+//! The path from a model to a number: [`prompt`] renders a template for a sample, a
+//! [`models::Model`] answers, [`extract`] pulls the answer out of the response, [`score`] judges
+//! it (strict, or CRUXEval-compatible), [`passk`] turns verdicts into pass@k, [`report`] writes
+//! rows and a summary. [`evaluate`] runs the whole loop; [`generations`] re-scores files others
+//! published.
 
 pub mod evaluate;
 pub mod extract;
@@ -16,11 +17,12 @@ pub mod prompt;
 pub mod report;
 pub mod score;
 mod task;
+
 #[cfg(test)]
 pub(crate) mod fake_engine;
+
 pub use extract::{ExtractFailure, ExtractRule, Extraction, extract};
 pub use literal::{PyValue, parse_literal};
 pub use passk::{DatasetScore, dataset_score, pass_at_k};
 pub use score::{Mode, SampleScore, ScoreOptions, Verdict, score_answers};
-
 pub use task::Task;

@@ -101,7 +101,7 @@ pub fn value_of(expr: &Expr) -> Result<PyValue, NotLiteral> {
         Expr::NoneLiteral(_) => Ok(PyValue::None),
         Expr::EllipsisLiteral(_) => Ok(PyValue::Ellipsis),
         Expr::BooleanLiteral(b) => Ok(PyValue::Bool(b.value)),
-        Expr::NumberLiteral(n) => Ok(number(&n.value)),
+        Expr::NumberLiteral(n) => number(&n.value),
         Expr::StringLiteral(s) => Ok(PyValue::Str(s.value.to_str().to_string())),
         Expr::BytesLiteral(b) => Ok(PyValue::Bytes(b.value.iter().flat_map(|part| part.value.iter().copied()).collect())),
         Expr::List(list) => Ok(PyValue::List(elements(&list.elts)?)),
@@ -140,13 +140,18 @@ fn elements(exprs: &[Expr]) -> Result<Vec<PyValue>, NotLiteral> {
         .collect()
 }
 
-fn number(n: &Number) -> PyValue {
-    match n {
-        Number::Int(i) => PyValue::Int(decimal(&i.to_string())),
+fn number(n: &Number) -> Result<PyValue, NotLiteral> {
+    Ok(match n {
+        Number::Int(i) => PyValue::Int(decimal(&i.to_string()).ok_or_else(|| {
+            NotLiteral(format!("an integer in base 2, 8 or 16 with more than {MAX_RADIX_DIGITS} digits is refused (too slow to convert)"))
+        })?),
         Number::Float(f) => PyValue::Float(*f),
         Number::Complex { real, imag } => PyValue::Complex { re: *real, im: *imag },
-    }
+    })
 }
+
+/// Base conversion is quadratic; decimal integers of any length need none.
+const MAX_RADIX_DIGITS: usize = 10_000;
 
 /// `-x` and `+x` on numbers only (`-True` is an int in Python, but nobody writes it as a literal).
 fn signed(unary: &ast::ExprUnaryOp) -> Result<PyValue, NotLiteral> {
@@ -335,16 +340,22 @@ impl PartialEq for PyValue {
     }
 }
 
-/// An integer token as the parser keeps it (`123`, `0x_ff`, `1_000`) in canonical decimal.
-fn decimal(token: &str) -> String {
-    let token: String = token.chars().filter(|&c| c != '_').collect();
-    let lower = token.to_ascii_lowercase();
-    let (digits, radix) = match lower.get(..2) {
-        Some("0x") => (&lower[2..], 16),
-        Some("0o") => (&lower[2..], 8),
-        Some("0b") => (&lower[2..], 2),
-        _ => (lower.as_str(), 10),
+/// An integer token as the parser keeps it (`123`, `0x_ff`, `1_000`) in canonical decimal; `None`
+/// for a non-decimal token too long to convert.
+fn decimal(token: &str) -> Option<String> {
+    let token: String = token.chars().filter(|&c| c != '_').collect::<String>().to_ascii_lowercase();
+    let (digits, radix) = match token.get(..2) {
+        Some("0x") => (&token[2..], 16),
+        Some("0o") => (&token[2..], 8),
+        Some("0b") => (&token[2..], 2),
+        _ => {
+            let trimmed = token.trim_start_matches('0');
+            return Some(if trimmed.is_empty() { "0".to_string() } else { trimmed.to_string() });
+        }
     };
+    if digits.len() > MAX_RADIX_DIGITS {
+        return None;
+    }
     // Little-endian limbs of 10^9: multiply-add one digit at a time.
     const LIMB: u64 = 1_000_000_000;
     let mut limbs: Vec<u64> = vec![0];
@@ -368,7 +379,7 @@ fn decimal(token: &str) -> String {
     for limb in iter {
         let _ = write!(out, "{limb:09}");
     }
-    out
+    Some(out)
 }
 
 fn negate_decimal(digits: &str) -> String {
@@ -508,10 +519,15 @@ mod tests {
 
     #[test]
     fn big_ints_in_canonical_decimal() {
-        let cases = [("0", "0"), ("007", "7"), ("0x0", "0"), ("0xDEADBEEF", "3735928559"), ("1_000_000_000", "1000000000"), ("0b" , "0")];
+        let cases = [("0", "0"), ("000", "0"), ("007", "7"), ("0x0", "0"), ("0xDEADBEEF", "3735928559"), ("1_000_000_000", "1000000000"), ("0b", "0")];
         for (token, digits) in cases {
-            assert_eq!(decimal(token), digits, "{token}");
+            assert_eq!(decimal(token).as_deref(), Some(digits), "{token}");
         }
-        assert_eq!(decimal("0x1ffffffffffffffffffff"), "2417851639229258349412351");
+        assert_eq!(decimal("0x1ffffffffffffffffffff").as_deref(), Some("2417851639229258349412351"));
+        // A million decimal digits are only compared, never converted; long hex is refused.
+        let million = parse_literal(&"7".repeat(1_000_000)).unwrap();
+        assert!(million == parse_literal(&format!("{}_7", "7".repeat(999_999))).unwrap());
+        assert!(million != parse_literal(&format!("{}8", "7".repeat(999_999))).unwrap());
+        assert!(parse_literal(&format!("0x{}", "f".repeat(20_000))).unwrap_err().0.contains("too slow"));
     }
 }
