@@ -62,6 +62,10 @@ pub fn garbage_code(program: &Program, rng: &mut Rng) -> Result<Vec<TextEdit>, P
         let definition = template.join("\n").replace("{name}", name);
         edits.push(TextEdit::insert(position.at, place(&definition, &position, newline)));
     }
+    // Insertions at one offset can come from nested blocks (after the last statement of an inner
+    // block is also before the next statement of the outer one): the deeper ones must come first.
+    // tree-sitter accepts the wrong order, Python does not (IndentationError).
+    edits.sort_by_key(|e| (e.start, std::cmp::Reverse(indent_width(&e.text))));
     Ok(edits)
 }
 
@@ -77,6 +81,11 @@ fn place(statement: &str, position: &Position, newline: &str) -> String {
         })
         .collect();
     if position.at_end_of_file { format!("{newline}{}", lines.join(newline)) } else { format!("{}{newline}", lines.join(newline)) }
+}
+
+fn indent_width(inserted: &str) -> usize {
+    let line = inserted.trim_start_matches(['\r', '\n']);
+    line.len() - line.trim_start_matches([' ', '\t']).len()
 }
 
 /// Part 1: `x = 3` at module level for about half of the parameters that can take it.
@@ -299,5 +308,28 @@ mod tests {
     fn refuses_names_it_would_clobber() {
         let error = gbc("def f(a, b, c):\n    TempVar1 = a\n    return TempVar1", 0).unwrap_err();
         assert!(error.to_string().contains("TempVar1"), "{error}");
+    }
+}
+
+#[cfg(test)]
+mod nesting_tests {
+    use crate::{Kind, Options, perturb};
+
+    /// After the inner block's last statement and before the outer block's next statement is one
+    /// offset: whatever lands there, the deeper lines must come first. Checked line by line: a
+    /// line indented deeper than the previous line must follow a line ending in `:`.
+    #[test]
+    fn insertions_at_one_offset_nest_correctly() {
+        let code = "def f(sample):\n    i = -1\n    while sample.find('/', i+1) != -1:\n        i = sample.find('/', i+1)\n    return i\ndef g(x):\n    return x";
+        for seed in 0..200 {
+            let out = perturb(code, "f", "f('a/b')", "1", Kind::Gbc, &Options::with_seed(seed), "sample_214").unwrap().code;
+            let lines: Vec<&str> = out.lines().collect();
+            for pair in lines.windows(2) {
+                let width = |l: &str| l.len() - l.trim_start().len();
+                if width(pair[1]) > width(pair[0]) {
+                    assert!(pair[0].ends_with(':'), "seed {seed}:\n{out}");
+                }
+            }
+        }
     }
 }
