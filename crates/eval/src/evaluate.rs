@@ -5,7 +5,7 @@
 use execbench_core::{PythonEngine, Sample};
 use serde::{Deserialize, Serialize};
 
-use crate::extract::{Extraction, extract};
+use crate::extract::{ExtractFailure, Extraction, extract};
 use crate::models::{HttpRequest, HttpResponse, Model, ModelRequest, respond};
 use crate::prompt::Template;
 use crate::report::{SampleResult, Summary, summarize};
@@ -35,12 +35,16 @@ pub fn score_responses(
     extracted: bool,
 ) -> SampleResult {
     let task = plan.template.task;
-    let texts: Vec<String> = match responses {
-        Ok(texts) => texts.clone(),
-        Err(_) => vec![String::new(); plan.n.max(1)],
+    let (texts, extractions): (Vec<String>, Vec<Extraction>) = match responses {
+        Ok(texts) => {
+            let extractions = texts.iter().map(|t| if extracted { Extraction::verbatim(t.clone()) } else { extract(t, task) }).collect();
+            (texts.clone(), extractions)
+        }
+        Err(error) => {
+            let failed = Extraction::Failed { failure: ExtractFailure::EmptyResponse, detail: format!("the model gave no response: {error}") };
+            (vec![String::new(); plan.n.max(1)], vec![failed; plan.n.max(1)])
+        }
     };
-    let extractions: Vec<Extraction> =
-        texts.iter().map(|t| if extracted { Extraction::verbatim(t.clone()) } else { extract(t, task) }).collect();
     let score = score_answers(engine, sample, task, mode, &extractions, &plan.options);
     let kept_responses = if extracted { Vec::new() } else { texts };
     let mut result = SampleResult::new(&sample.id, task, mode, prompt, kept_responses, extractions, score);
@@ -120,6 +124,6 @@ mod tests {
         let plan = EvalPlan { template: default_template(Task::Output, Style::Direct), n: 3, modes: vec![Mode::Strict], options: ScoreOptions::default() };
         let r = score_responses(&mut FakeEngine::new(), &sample("a", "1"), &plan, Mode::Strict, None, &Err("rate limited".into()), false);
         assert_eq!((r.n, r.correct, r.model_error.as_deref()), (3, 0, Some("rate limited")));
-        assert!(r.answers.iter().all(|a| a.verdict.label() == "extraction_failed"));
+        assert!(r.answers.iter().all(|a| a.verdict.to_string() == "extraction failed: the model gave no response: rate limited"));
     }
 }

@@ -7,6 +7,9 @@
 //! rows and a summary. [`evaluate`] runs the whole loop; [`generations`] re-scores files others
 //! published.
 
+// Test case tables are tuples, on purpose.
+#![cfg_attr(test, allow(clippy::type_complexity))]
+
 pub mod evaluate;
 pub mod extract;
 pub mod generations;
