@@ -1,1 +1,18 @@
-fn main() {}
+//! The execbench web app: a thin Leptos layer over the library crates. Pages read and write
+//! signals; everything with rules in it lives in `crates/`.
+
+mod app;
+mod components;
+mod data;
+mod download;
+mod pages;
+mod python;
+mod route;
+
+fn main() {
+    // A panic is a bug: log it where a developer looks, then let the page carry on if it can.
+    std::panic::set_hook(Box::new(|info| {
+        web_sys::console::error_1(&format!("execbench panicked: {info}").into());
+    }));
+    leptos::mount::mount_to_body(app::App);
+}

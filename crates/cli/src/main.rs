@@ -1,0 +1,39 @@
+//! `execbench`: the command-line front end. Each subcommand lives in its own module and is a thin
+//! layer over the library crates the web app uses too.
+
+mod args;
+mod progress;
+mod verify;
+
+use args::Args;
+
+const USAGE: &str = "usage:\n  execbench verify --dataset FILE.jsonl [--time-limit SECONDS]\n";
+
+fn main() {
+    let argv: Vec<String> = std::env::args().skip(1).collect();
+    let code = match argv.split_first() {
+        Some((command, rest)) => match dispatch(command, rest) {
+            Ok(code) => code,
+            Err(message) => {
+                eprintln!("execbench {command}: {message}");
+                2
+            }
+        },
+        None => {
+            eprint!("{USAGE}");
+            2
+        }
+    };
+    std::process::exit(code);
+}
+
+fn dispatch(command: &str, rest: &[String]) -> Result<i32, String> {
+    match command {
+        "verify" => verify::run(&Args::parse(rest, &[])?).map_err(|e| format!("{e}\nusage: {}", verify::USAGE)),
+        "help" | "--help" | "-h" => {
+            print!("{USAGE}");
+            Ok(0)
+        }
+        other => Err(format!("unknown command `{other}`\n{USAGE}")),
+    }
+}

@@ -1,0 +1,89 @@
+//! The shell: header, navigation, the hash router, and the state every page shares.
+
+use std::sync::Arc;
+
+use execbench_core::LoadReport;
+use leptos::prelude::*;
+
+use crate::pages::{datasets::DatasetsPage, playground::PlaygroundPage, sample::SamplePage, verify::VerifyPage, verify::VerifyRun};
+use crate::python::{PythonWorker, WorkerStatus};
+use crate::route::{self, Route};
+
+/// The bundled dataset as the pages see it.
+#[derive(Clone, Debug)]
+pub enum DatasetState {
+    Loading,
+    Loaded(Arc<LoadReport>),
+    Failed(String),
+}
+
+/// State shared by all pages, in context.
+#[derive(Clone, Copy)]
+pub struct AppState {
+    pub dataset: RwSignal<DatasetState>,
+    pub verify: VerifyRun,
+}
+
+#[component]
+pub fn App() -> impl IntoView {
+    let worker = PythonWorker::start();
+    let status = worker.status;
+    provide_context(StoredValue::new_local(worker));
+    let state = AppState { dataset: RwSignal::new(DatasetState::Loading), verify: VerifyRun::new() };
+    provide_context(state);
+    leptos::task::spawn_local(async move {
+        let loaded = match crate::data::fetch_dataset(crate::data::CRUXEVAL_URL).await {
+            Ok(report) => DatasetState::Loaded(Arc::new(report)),
+            Err(e) => DatasetState::Failed(e),
+        };
+        state.dataset.set(loaded);
+    });
+
+    let (route, set_route) = signal(route::current());
+    let handle = window_event_listener(leptos::ev::hashchange, move |_| set_route.set(route::current()));
+    on_cleanup(move || handle.remove());
+
+    let nav_link = move |target: Route, label: &'static str| {
+        let href = target.href();
+        let active = {
+            let target = target.clone();
+            move || match (&route.get(), &target) {
+                (Route::Sample(_), Route::Datasets) => true,
+                (current, target) => current == target,
+            }
+        };
+        view! { <a href=href class:active=active>{label}</a> }
+    };
+
+    view! {
+        <header class="topbar">
+            <a class="brand" href="#/datasets">"execbench"</a>
+            <nav>
+                {nav_link(Route::Datasets, "Datasets")}
+                {nav_link(Route::Playground, "Playground")}
+                {nav_link(Route::Verify, "Verify dataset")}
+            </nav>
+            <EngineStatus status=status />
+        </header>
+        <main>
+            {move || match route.get() {
+                Route::Datasets => view! { <DatasetsPage /> }.into_any(),
+                Route::Sample(id) => view! { <SamplePage id=id /> }.into_any(),
+                Route::Playground => view! { <PlaygroundPage /> }.into_any(),
+                Route::Verify => view! { <VerifyPage /> }.into_any(),
+            }}
+        </main>
+    }
+}
+
+#[component]
+fn EngineStatus(status: RwSignal<WorkerStatus>) -> impl IntoView {
+    move || match status.get() {
+        WorkerStatus::Starting => view! { <span class="engine starting" data-status="starting">"Python: starting…"</span> }.into_any(),
+        WorkerStatus::Ready { start_ms, restarts } => {
+            let title = format!("RustPython in a Web Worker; the latest worker took {start_ms:.0} ms to start; restarted {restarts} times");
+            view! { <span class="engine ready" data-status="ready" title=title>{format!("Python ready ({start_ms:.0} ms)")}</span> }.into_any()
+        }
+        WorkerStatus::Failed(reason) => view! { <span class="engine failed" data-status="failed" title=reason.clone()>"Python unavailable"</span> }.into_any(),
+    }
+}

@@ -1,0 +1,2 @@
+pub mod code_view;
+pub mod run_result;

@@ -1,0 +1,108 @@
+//! The Datasets page: the bundled CRUXEval samples, searchable and filterable, in a list that
+//! renders only the rows in view (smooth at 800 rows and at 100,000).
+
+use std::sync::Arc;
+
+use execbench_core::sample::OutputKind;
+use execbench_core::{LoadReport, Sample};
+use leptos::prelude::*;
+
+use crate::app::{AppState, DatasetState};
+use crate::route::Route;
+
+const ROW_HEIGHT: f64 = 34.0;
+const VIEWPORT_HEIGHT: f64 = 560.0;
+/// Rows rendered above and below the visible ones, so fast scrolling shows no gaps.
+const OVERSCAN: usize = 8;
+
+/// Indices of the samples that match the search text and the output-type filter.
+pub fn matching(samples: &[Sample], query: &str, kind: Option<OutputKind>) -> Vec<usize> {
+    let query = query.trim().to_lowercase();
+    samples
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| kind.is_none_or(|k| s.output_kind() == k))
+        .filter(|(_, s)| query.is_empty() || s.id.to_lowercase().contains(&query) || s.code.to_lowercase().contains(&query) || s.output.to_lowercase().contains(&query))
+        .map(|(i, _)| i)
+        .collect()
+}
+
+#[component]
+pub fn DatasetsPage() -> impl IntoView {
+    let state = expect_context::<AppState>();
+    move || match state.dataset.get() {
+        DatasetState::Loading => view! { <p class="muted">"Loading CRUXEval…"</p> }.into_any(),
+        DatasetState::Failed(e) => view! { <p class="error-box" role="alert">{e}</p> }.into_any(),
+        DatasetState::Loaded(report) => view! { <DatasetBrowser report=report /> }.into_any(),
+    }
+}
+
+#[component]
+fn DatasetBrowser(report: Arc<LoadReport>) -> impl IntoView {
+    let (query, set_query) = signal(String::new());
+    let (kind, set_kind) = signal::<Option<OutputKind>>(None);
+    let (scroll_top, set_scroll_top) = signal(0.0f64);
+    let samples = report.clone();
+    let matches = Memo::new(move |_| matching(&samples.samples, &query.get(), kind.get()));
+    let total = report.samples.len();
+    let errors = report.errors.clone();
+
+    let visible_rows = {
+        let report = report.clone();
+        move || {
+            let indices = matches.get();
+            let first = ((scroll_top.get() / ROW_HEIGHT) as usize).saturating_sub(OVERSCAN);
+            let count = (VIEWPORT_HEIGHT / ROW_HEIGHT).ceil() as usize + 2 * OVERSCAN;
+            indices
+                .iter()
+                .enumerate()
+                .skip(first)
+                .take(count)
+                .map(|(position, &index)| {
+                    let s = &report.samples[index];
+                    let top = format!("top: {}px", position as f64 * ROW_HEIGHT);
+                    let href = Route::Sample(s.id.clone()).href();
+                    view! {
+                        <a class="row" style=top href=href data-testid="sample-row">
+                            <span class="col-id">{s.id.clone()}</span>
+                            <code class="col-code">{s.headline().to_string()}</code>
+                            <span class="col-kind">{s.output_kind().label()}</span>
+                        </a>
+                    }
+                })
+                .collect_view()
+        }
+    };
+
+    view! {
+        <section class="page">
+            <h1>"CRUXEval"</h1>
+            <p class="attribution">
+                {format!("{total} samples. ")} "CRUXEval: Gu et al., “CRUXEval: A Benchmark for Code Reasoning, Understanding and Execution” (2024). "
+                "Data under the " <a href=crate::data::CRUXEVAL_LICENSE_URL>"MIT License"</a> "."
+            </p>
+            {(!errors.is_empty()).then(|| view! {
+                <details class="error-box"><summary>{format!("{} rows could not be read", errors.len())}</summary>
+                    <ul>{errors.iter().map(|e| view! { <li>{e.to_string()}</li> }).collect_view()}</ul>
+                </details>
+            })}
+            <div class="toolbar">
+                <input type="search" placeholder="Search id, code or output…" aria-label="Search samples" data-testid="search"
+                    prop:value=query on:input=move |ev| { set_query.set(event_target_value(&ev)); set_scroll_top.set(0.0); } />
+                <select aria-label="Output type" data-testid="kind-filter" on:change=move |ev| set_kind.set(OutputKind::from_label(&event_target_value(&ev)))>
+                    <option value="">"All output types"</option>
+                    {OutputKind::ALL.into_iter().map(|k| view! { <option value=k.label()>{k.label()}</option> }).collect_view()}
+                </select>
+                <span class="count" data-testid="match-count">{move || format!("{} of {total}", matches.get().len())}</span>
+            </div>
+            <div class="list-head"><span class="col-id">"id"</span><span class="col-code">"code"</span><span class="col-kind">"output"</span></div>
+            <div class="virtual-list" style=format!("height: {VIEWPORT_HEIGHT}px") data-testid="sample-list"
+                on:scroll=move |ev| set_scroll_top.set(event_target::<web_sys::HtmlElement>(&ev).scroll_top() as f64)>
+                <div class="spacer" style=move || format!("height: {}px", matches.get().len() as f64 * ROW_HEIGHT)>
+                    {visible_rows}
+                </div>
+                <Show when=move || matches.get().is_empty()><p class="muted empty">"No sample matches."</p></Show>
+            </div>
+        </section>
+    }
+}

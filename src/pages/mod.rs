@@ -1,0 +1,4 @@
+pub mod datasets;
+pub mod playground;
+pub mod sample;
+pub mod verify;

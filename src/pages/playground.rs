@@ -1,0 +1,76 @@
+//! The Playground: any program and expression, run in the worker with a time limit.
+
+use execbench_core::{Limits, RunRequest, RunResult};
+use leptos::prelude::*;
+
+use crate::components::run_result::RunResultView;
+use crate::python::use_python;
+
+const EXAMPLE_PROGRAM: &str = "def f(text):\n    counts = {}\n    for ch in text:\n        counts[ch] = counts.get(ch, 0) + 1\n    print('distinct:', len(counts))\n    return sorted(counts.items(), key=lambda kv: -kv[1])[:2]\n";
+const EXAMPLE_EXPRESSION: &str = "f('mississippi')";
+
+/// Reads the time-limit box: seconds, 0.1 to 60.
+pub fn parse_time_limit(text: &str) -> Result<u32, String> {
+    let seconds: f64 = text.trim().parse().map_err(|_| format!("time limit `{text}` is not a number of seconds"))?;
+    if !(0.1..=60.0).contains(&seconds) {
+        return Err(format!("time limit must be between 0.1 and 60 seconds, not {seconds}"));
+    }
+    Ok((seconds * 1000.0).round() as u32)
+}
+
+#[component]
+pub fn PlaygroundPage() -> impl IntoView {
+    let python = use_python();
+    let program = RwSignal::new(EXAMPLE_PROGRAM.to_string());
+    let expression = RwSignal::new(EXAMPLE_EXPRESSION.to_string());
+    let expected = RwSignal::new(String::new());
+    let limit = RwSignal::new("2".to_string());
+    let (result, set_result) = signal::<Option<RunResult>>(None);
+    let (error, set_error) = signal::<Option<String>>(None);
+    let (running, set_running) = signal(false);
+    let run = move |_| {
+        let time_ms = match parse_time_limit(&limit.get_untracked()) {
+            Ok(ms) => ms,
+            Err(e) => return set_error.set(Some(e)),
+        };
+        if expression.get_untracked().trim().is_empty() {
+            return set_error.set(Some("the expression to evaluate is empty: write a call such as f(1)".to_string()));
+        }
+        set_error.set(None);
+        let mut request = RunRequest::new(program.get_untracked(), expression.get_untracked()).with_limits(Limits { time_ms, max_steps: 0 });
+        let wanted = expected.get_untracked();
+        if !wanted.trim().is_empty() {
+            request = request.expecting(wanted);
+        }
+        let python = python.clone();
+        set_running.set(true);
+        leptos::task::spawn_local(async move {
+            let r = python.run(request).await;
+            set_result.set(Some(r));
+            set_running.set(false);
+        });
+    };
+    view! {
+        <section class="page playground">
+            <h1>"Playground"</h1>
+            <p class="muted">"Runs in RustPython inside a Web Worker: no network, no files. A run that exceeds its time limit is stopped and the worker replaced."</p>
+            <label class="field"><span class="label">"Program"</span>
+                <textarea class="code-input" rows="12" spellcheck="false" data-testid="program" prop:value=program on:input=move |ev| program.set(event_target_value(&ev))></textarea>
+            </label>
+            <div class="row-fields">
+                <label class="field grow"><span class="label">"Expression"</span>
+                    <input class="code-input" data-testid="expression" prop:value=expression on:input=move |ev| expression.set(event_target_value(&ev)) />
+                </label>
+                <label class="field grow"><span class="label">"Expected (optional)"</span>
+                    <input class="code-input" data-testid="expected" placeholder="a Python literal" prop:value=expected on:input=move |ev| expected.set(event_target_value(&ev)) />
+                </label>
+                <label class="field"><span class="label">"Time limit (s)"</span>
+                    <input class="narrow" data-testid="time-limit" prop:value=limit on:input=move |ev| limit.set(event_target_value(&ev)) />
+                </label>
+            </div>
+            <button class="primary" data-testid="run" on:click=run disabled=running>{move || if running.get() { "Running…" } else { "Run" }}</button>
+            {move || error.get().map(|e| view! { <p class="error-box" role="alert" data-testid="form-error">{e}</p> })}
+            {move || result.get().map(|r| view! { <RunResultView result=r /> })}
+        </section>
+    }
+}

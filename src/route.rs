@@ -1,0 +1,45 @@
+//! Hash routing (`#/sample/sample_3`), so the built site works from any static server and any
+//! sub-path without server rewrites.
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Route {
+    Datasets,
+    Sample(String),
+    Playground,
+    Verify,
+}
+
+impl Route {
+    pub fn parse(hash: &str) -> Route {
+        let path = hash.trim_start_matches('#').trim_start_matches('/');
+        let mut parts = path.splitn(2, '/');
+        match (parts.next().unwrap_or(""), parts.next()) {
+            ("sample", Some(id)) if !id.is_empty() => Route::Sample(decode(id)),
+            ("playground", _) => Route::Playground,
+            ("verify", _) => Route::Verify,
+            _ => Route::Datasets,
+        }
+    }
+
+    pub fn href(&self) -> String {
+        match self {
+            Route::Datasets => "#/datasets".to_string(),
+            Route::Sample(id) => format!("#/sample/{}", encode(id)),
+            Route::Playground => "#/playground".to_string(),
+            Route::Verify => "#/verify".to_string(),
+        }
+    }
+}
+
+fn encode(id: &str) -> String {
+    js_sys::encode_uri_component(id).as_string().unwrap_or_else(|| id.to_string())
+}
+
+fn decode(id: &str) -> String {
+    js_sys::decode_uri_component(id).ok().and_then(|s| s.as_string()).unwrap_or_else(|| id.to_string())
+}
+
+pub fn current() -> Route {
+    let hash = web_sys::window().and_then(|w| w.location().hash().ok()).unwrap_or_default();
+    Route::parse(&hash)
+}
