@@ -30,6 +30,7 @@ pub use wrong_answer::{OfflineWrongAnswers, WrongAnswerRequest, WrongAnswerSourc
 
 use execbench_core::Sample;
 use rng::Rng;
+use tree_sitter::Tree;
 
 /// The perturbation kinds, named as the research community names them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -185,43 +186,45 @@ pub fn perturb(
     sample_id: &str,
 ) -> Result<Perturbed, PerturbError> {
     let program = Program { code: code.to_string(), call: call.to_string(), function_name: function_name.to_string() };
-    syntax::parse_valid(code, "the code")?;
+    // Each stage gets the tree of its input and hands on the tree of its output (parsed anyway to
+    // check it), so no text is parsed twice.
+    let tree = syntax::parse_valid(code, "the code")?;
     let mut edits = Vec::new();
     let mut hint = None;
-    let mut stage = |kind: Kind, program: Program, edits: &mut Vec<Edit>| -> Result<Program, PerturbError> {
+    let mut stage = |kind: Kind, program: Program, tree: Tree, edits: &mut Vec<Edit>| -> Result<(Program, Tree), PerturbError> {
         let mut rng = Rng::for_sample(sample_id, kind.name(), options.seed);
         let (next, new_edits) = match kind {
             Kind::Ren => {
-                let (next, text_edits) = kinds::ren::rename(&program)?;
+                let (next, text_edits) = kinds::ren::rename(&program, &tree)?;
                 let (_, report) = edit::apply(&program.code, kind, text_edits)?;
                 (next, report)
             }
-            Kind::Rtf => code_only(&program, kind, kinds::rtf::reformat_conditions(&program.code, &mut rng)?)?,
-            Kind::Gbc => code_only(&program, kind, kinds::gbc::garbage_code(&program, &mut rng)?)?,
+            Kind::Rtf => code_only(&program, kind, kinds::rtf::reformat_conditions(&program.code, &tree, &mut rng)?)?,
+            Kind::Gbc => code_only(&program, kind, kinds::gbc::garbage_code(&program, &tree, &mut rng)?)?,
             Kind::Mcc | Kind::Mps => {
-                let text_edits = kinds::comments::misleading(&program, expected_output, kind, options, &mut rng)?;
+                let text_edits = kinds::comments::misleading(&program, &tree, expected_output, kind, options, &mut rng)?;
                 code_only(&program, kind, text_edits)?
             }
             Kind::Mhc => {
                 let mut source = OfflineWrongAnswers::default();
-                let (next, report, claimed) = kinds::hint::first_hint(&program, expected_output, options, &mut rng, &mut source)?;
+                let (next, report, claimed) = kinds::hint::first_hint(&program, &tree, expected_output, options, &mut rng, &mut source)?;
                 hint = Some(claimed);
                 (next, report)
             }
             Kind::PscAll => return Err(PerturbError::Internal("PSC_ALL is not a single stage".to_string())),
         };
-        syntax::check_output(&next.code, kind.name())?;
+        let next_tree = syntax::check_edited_output(&tree, &next.code, &new_edits, kind.name())?;
         syntax::check_output(&next.call, kind.name())?;
         edits.extend(new_edits);
-        Ok(next)
+        Ok((next, next_tree))
     };
-    let result = match kind {
+    let (result, _) = match kind {
         Kind::PscAll => {
-            let after_rtf = stage(Kind::Rtf, program, &mut edits)?;
-            let after_gbc = stage(Kind::Gbc, after_rtf, &mut edits)?;
-            stage(Kind::Ren, after_gbc, &mut edits)?
+            let (after_rtf, tree) = stage(Kind::Rtf, program, tree, &mut edits)?;
+            let (after_gbc, tree) = stage(Kind::Gbc, after_rtf, tree, &mut edits)?;
+            stage(Kind::Ren, after_gbc, tree, &mut edits)?
         }
-        single => stage(single, program, &mut edits)?,
+        single => stage(single, program, tree, &mut edits)?,
     };
     Ok(Perturbed { code: result.code, call: result.call, function_name: result.function_name, edits, hint })
 }

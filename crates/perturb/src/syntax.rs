@@ -1,16 +1,90 @@
 //! tree-sitter plumbing: parsing, validity, and small questions about nodes and lines.
 
-use tree_sitter::{Node, Parser, Tree};
+use std::cell::RefCell;
+
+use tree_sitter::{InputEdit, Node, Parser, Point, Tree};
 
 use crate::PerturbError;
+use crate::edit::Edit;
 
-/// Parses Python; `what` names the text in the error ("the code", "the call").
-pub fn parse(source: &str) -> Result<Tree, PerturbError> {
+thread_local! {
+    /// One parser per thread, reused: creating a parser and loading the grammar for every parse
+    /// cost more than many of the parses themselves.
+    static PARSER: RefCell<Option<Parser>> = const { RefCell::new(None) };
+}
+
+fn new_parser() -> Result<Parser, PerturbError> {
     let mut parser = Parser::new();
     parser
         .set_language(&tree_sitter_python::LANGUAGE.into())
         .map_err(|e| PerturbError::Internal(format!("tree-sitter-python does not load: {e}")))?;
-    parser.parse(source, None).ok_or_else(|| PerturbError::Internal("tree-sitter gave no tree".to_string()))
+    Ok(parser)
+}
+
+fn parse_with(parser: &mut Parser, source: &str, old_tree: Option<&Tree>) -> Result<Tree, PerturbError> {
+    match parser.parse(source, old_tree) {
+        Some(tree) => Ok(tree),
+        None => {
+            // A parse that gave up leaves state behind that the next parse would resume.
+            parser.reset();
+            Err(PerturbError::Internal("tree-sitter gave no tree".to_string()))
+        }
+    }
+}
+
+/// Parses Python with this thread's parser.
+pub fn parse(source: &str) -> Result<Tree, PerturbError> {
+    parse_reusing(source, None)
+}
+
+/// `old_tree`, already edited to match `source`, lets tree-sitter reuse every subtree outside the
+/// edited ranges; the result is the tree a fresh parse gives.
+fn parse_reusing(source: &str, old_tree: Option<&Tree>) -> Result<Tree, PerturbError> {
+    PARSER.with(|cell| match cell.try_borrow_mut() {
+        Ok(mut slot) => {
+            let parser = match slot.as_mut() {
+                Some(parser) => parser,
+                None => slot.insert(new_parser()?),
+            };
+            parse_with(parser, source, old_tree)
+        }
+        // Only reachable if a parse were started from inside a parse; stay correct anyway.
+        Err(_) => parse_with(&mut new_parser()?, source, old_tree),
+    })
+}
+
+/// Parses `new_source`, which is `old_tree`'s text with `edits` (as [`crate::edit::apply`]
+/// reported them, in order) applied. Only the edited regions are parsed again: checking a
+/// perturbation's output costs a fraction of a full parse.
+pub fn reparse(old_tree: &Tree, new_source: &str, edits: &[Edit]) -> Result<Tree, PerturbError> {
+    let mut tree = old_tree.clone();
+    // Positions advance through the new text: each edit starts where `apply` put its text, and
+    // everything before it is already the new text.
+    let mut scanned = 0;
+    let mut at = Point { row: 0, column: 0 };
+    for edit in edits {
+        let start_byte = edit.after_start_byte;
+        let gap = new_source.get(scanned..start_byte).ok_or_else(|| PerturbError::Internal("an edit report does not match its output".to_string()))?;
+        at = advance(at, gap);
+        scanned = start_byte;
+        tree.edit(&InputEdit {
+            start_byte,
+            old_end_byte: start_byte + edit.before.len(),
+            new_end_byte: start_byte + edit.after.len(),
+            start_position: at,
+            old_end_position: advance(at, &edit.before),
+            new_end_position: advance(at, &edit.after),
+        });
+    }
+    parse_reusing(new_source, Some(&tree))
+}
+
+/// The position after `text` when it starts at `from` (columns count bytes, as tree-sitter's do).
+fn advance(from: Point, text: &str) -> Point {
+    match text.rfind('\n') {
+        Some(last) => Point { row: from.row + text.matches('\n').count(), column: text.len() - last - 1 },
+        None => Point { row: from.row, column: from.column + text.len() },
+    }
 }
 
 /// Parses the input and refuses code with syntax errors.
@@ -24,7 +98,15 @@ pub fn parse_valid(source: &str, what: &str) -> Result<Tree, PerturbError> {
 
 /// Re-parses a perturbation's output: an error there is a bug in the perturbation, never shipped.
 pub fn check_output(source: &str, stage: &str) -> Result<Tree, PerturbError> {
-    let tree = parse(source)?;
+    refuse_errors(parse(source)?, stage)
+}
+
+/// [`check_output`] for a text made from `old_tree`'s text by `edits` (see [`reparse`]).
+pub fn check_edited_output(old_tree: &Tree, source: &str, edits: &[Edit], stage: &str) -> Result<Tree, PerturbError> {
+    refuse_errors(reparse(old_tree, source, edits)?, stage)
+}
+
+fn refuse_errors(tree: Tree, stage: &str) -> Result<Tree, PerturbError> {
     match first_error(tree.root_node()) {
         None => Ok(tree),
         Some(at) => Err(PerturbError::Internal(format!("{stage} produced code that does not parse (byte {at})"))),

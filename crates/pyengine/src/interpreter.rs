@@ -13,6 +13,7 @@ pub const FROZEN_MODULES: &str = include_str!("../stdlib.txt");
 
 const SANDBOX_POSIX: &str = include_str!("sandbox_posix.py");
 const SANDBOX_IO: &str = include_str!("sandbox_io.py");
+const ENGINE_PATCHES: &str = include_str!("engine_patches.py");
 
 /// A RustPython interpreter that runs requests in fresh globals.
 pub struct RustPythonEngine {
@@ -78,6 +79,10 @@ fn install_sandbox(vm: &VirtualMachine) -> PyResult<()> {
     let mut list: Vec<_> = names.try_to_value::<Vec<rustpython_vm::PyObjectRef>>(vm)?;
     list.push(vm.ctx.new_str("posix").into());
     sys.set_attr("builtin_module_names", vm.ctx.new_tuple(list), vm)?;
+    let patches = vm.ctx.new_dict();
+    run_source(vm, ENGINE_PATCHES, "<execbench patches>", patches.clone())?;
+    let fromkeys = patches.get_item("_dict_fromkeys", vm)?;
+    vm.ctx.types.dict_type.set_attr(vm.ctx.intern_str("fromkeys"), fromkeys);
     Ok(())
 }
 

@@ -183,3 +183,26 @@ fn the_curated_standard_library_works() {
         assert_eq!(run(&mut engine, program, expression).outcome, value(repr), "{program}");
     }
 }
+
+/// RustPython 0.5 gaps that engine_patches.py closes, each checked against CPython's answer.
+#[test]
+fn patched_engine_gaps_behave_as_in_cpython() {
+    let mut engine = RustPythonEngine::new();
+    let cases = [
+        ("", "{}.fromkeys('ab', 0)", "{'a': 0, 'b': 0}"),
+        ("class D(dict):\n    pass", "type(D().fromkeys('a')).__name__", "'D'"),
+        ("", "dict.fromkeys([1, 2])", "{1: None, 2: None}"),
+        ("", "'13:45'.encode('shift_jis')", "b'13:45'"),
+        ("", "b'ab'.decode('shift-jis')", "'ab'"),
+    ];
+    for (program, expression, repr) in cases {
+        assert_eq!(run(&mut engine, program, expression).outcome, value(repr), "{expression}");
+    }
+    match run(&mut engine, "", "'日本'.encode('shift_jis')").outcome {
+        Outcome::Raised { kind, message, .. } => {
+            assert_eq!(kind, "UnicodeEncodeError");
+            assert!(message.contains("only has the ASCII part of shift_jis"), "{message}");
+        }
+        other => panic!("{other:?}"),
+    }
+}

@@ -9,7 +9,7 @@
 //! MPS puts the print before the statement at its indentation; for `def` and `elif` it becomes the
 //! first statement of the body (after a docstring), since nothing may go between `elif` and `if`.
 
-use tree_sitter::Node;
+use tree_sitter::{Node, Tree};
 
 use crate::edit::TextEdit;
 use crate::messages::{Category, Fill, METHODS, pool, render, useless_value};
@@ -28,12 +28,19 @@ struct Site {
     fill: Fill,
 }
 
-pub fn misleading(program: &Program, expected_output: &str, kind: Kind, options: &Options, rng: &mut Rng) -> Result<Vec<TextEdit>, PerturbError> {
+/// `tree` is the program's syntax tree.
+pub fn misleading(
+    program: &Program,
+    tree: &Tree,
+    expected_output: &str,
+    kind: Kind,
+    options: &Options,
+    rng: &mut Rng,
+) -> Result<Vec<TextEdit>, PerturbError> {
     if !(0.0..=1.0).contains(&options.p) {
         return Err(PerturbError::InvalidInput(format!("p must be between 0 and 1, got {}", options.p)));
     }
     let code = &program.code;
-    let tree = syntax::parse_valid(code, "the code")?;
     let root = tree.root_node();
     if kind == Kind::Mps && Analysis::of(root, code).bound_anywhere("print") {
         return Err(PerturbError::Unsupported("MPS: the code defines its own `print`".to_string()));

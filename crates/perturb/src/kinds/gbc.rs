@@ -11,7 +11,7 @@
 
 use std::collections::BTreeSet;
 
-use tree_sitter::Node;
+use tree_sitter::{Node, Tree};
 
 use crate::edit::TextEdit;
 use crate::rng::Rng;
@@ -33,9 +33,9 @@ struct Position {
     scope: usize,
 }
 
-pub fn garbage_code(program: &Program, rng: &mut Rng) -> Result<Vec<TextEdit>, PerturbError> {
+/// `tree` is the program's syntax tree.
+pub fn garbage_code(program: &Program, tree: &Tree, rng: &mut Rng) -> Result<Vec<TextEdit>, PerturbError> {
     let code = &program.code;
-    let tree = syntax::parse_valid(code, "the code")?;
     let root = tree.root_node();
     let analysis = Analysis::of(root, code);
     let used: BTreeSet<&str> = preorder(root).into_iter().filter(|n| n.kind() == "identifier").map(|n| text(n, code)).collect();

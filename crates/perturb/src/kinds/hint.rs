@@ -5,7 +5,7 @@
 //! execution shows are not wrong are skipped.
 
 use execbench_core::{Limits, Outcome, PythonEngine, RunRequest};
-use tree_sitter::Node;
+use tree_sitter::{Node, Tree};
 
 use crate::edit::{self, TextEdit};
 use crate::rng::Rng;
@@ -16,6 +16,7 @@ use crate::{Edit, Hint, Kind, Options, PerturbError, Perturbed, Prediction, Prog
 /// The hint for the first candidate of `source` (no execution check here; [`crate::verify`] checks).
 pub fn first_hint(
     program: &Program,
+    tree: &Tree,
     expected_output: &str,
     options: &Options,
     rng: &mut Rng,
@@ -23,7 +24,7 @@ pub fn first_hint(
 ) -> Result<(Program, Vec<Edit>, Hint), PerturbError> {
     let candidates = candidates(program, expected_output, options, rng, source)?;
     let claimed = candidates.into_iter().next().ok_or_else(|| PerturbError::Unsupported("MHC: no wrong answer proposed".to_string()))?;
-    place_hint(program, options.prediction, &claimed)
+    place_hint(program, tree, options.prediction, &claimed)
 }
 
 fn candidates(program: &Program, expected_output: &str, options: &Options, rng: &mut Rng, source: &mut dyn WrongAnswerSource) -> Result<Vec<String>, PerturbError> {
@@ -52,7 +53,8 @@ pub fn perturb_with_source(
     for claimed in candidates(program, expected_output, options, &mut rng, source)? {
         let hint = Hint { prediction: options.prediction, claimed: claimed.clone() };
         if hint_is_wrong(engine, program, expected_output, &hint, limits) == Ok(true) {
-            let (next, edits, hint) = place_hint(program, options.prediction, &claimed)?;
+            let tree = syntax::parse_valid(&program.code, "the code")?;
+            let (next, edits, hint) = place_hint(program, &tree, options.prediction, &claimed)?;
             syntax::check_output(&next.code, "MHC")?;
             return Ok(Perturbed { code: next.code, call: next.call, function_name: next.function_name, edits, hint: Some(hint) });
         }
@@ -75,9 +77,9 @@ pub fn hint_is_wrong(engine: &mut dyn PythonEngine, program: &Program, expected_
     }
 }
 
-fn place_hint(program: &Program, prediction: Prediction, claimed: &str) -> Result<(Program, Vec<Edit>, Hint), PerturbError> {
+/// `tree` is the program's syntax tree.
+fn place_hint(program: &Program, tree: &Tree, prediction: Prediction, claimed: &str) -> Result<(Program, Vec<Edit>, Hint), PerturbError> {
     let code = &program.code;
-    let tree = syntax::parse_valid(code, "the code")?;
     let root = tree.root_node();
     let function = named_children(root)
         .into_iter()

@@ -12,6 +12,8 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use tree_sitter::Tree;
+
 use crate::edit::TextEdit;
 use crate::scope::{Analysis, ScopeKind};
 use crate::syntax::{self, named_children, preorder, text};
@@ -24,8 +26,11 @@ const INTROSPECTING_ATTRIBUTES: &[&str] =
     &["__name__", "__qualname__", "__code__", "__dict__", "__defaults__", "__kwdefaults__", "f_locals", "f_globals"];
 
 /// The renamed program and the edits made to its code.
-pub fn rename(program: &Program) -> Result<(Program, Vec<TextEdit>), PerturbError> {
-    syntax::parse_valid(&program.code, "the code")?;
+/// `code_tree` is the program's syntax tree, already checked for errors.
+pub fn rename(program: &Program, code_tree: &Tree) -> Result<(Program, Vec<TextEdit>), PerturbError> {
+    if let Some(at) = syntax::first_error(code_tree.root_node()) {
+        return Err(PerturbError::InvalidInput(format!("the code does not parse (syntax error at byte {at})")));
+    }
     check_call(&program.call, &program.function_name)?;
     let call_offset = program.code.len() + 1;
     let combined = format!("{}\n{}\n", program.code, program.call);

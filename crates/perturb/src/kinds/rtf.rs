@@ -3,13 +3,13 @@
 //! truth value under the general forms; comparisons and the constants `True`/`False` are real
 //! bools, so they also allow forms that compare with or compute on a bool.
 
-use tree_sitter::Node;
+use tree_sitter::{Node, Tree};
 
 use crate::PerturbError;
 use crate::edit::TextEdit;
 use crate::rng::Rng;
 use crate::scope::{Analysis, ScopeKind};
-use crate::syntax::{self, named_children, preorder, text};
+use crate::syntax::{named_children, preorder, text};
 
 /// How a form uses the condition: `{c}` as written, `{w}` wrapped in parentheses unless it already
 /// is, `{t}` as a tuple element or argument (parenthesized only when it is a bare walrus), `{p}` a
@@ -68,8 +68,8 @@ fn contains_kind(node: Node, kinds: &[&str]) -> bool {
     preorder(node).iter().any(|n| kinds.contains(&n.kind()))
 }
 
-pub fn reformat_conditions(code: &str, rng: &mut Rng) -> Result<Vec<TextEdit>, PerturbError> {
-    let tree = syntax::parse_valid(code, "the code")?;
+/// `tree` is `code`'s syntax tree.
+pub fn reformat_conditions(code: &str, tree: &Tree, rng: &mut Rng) -> Result<Vec<TextEdit>, PerturbError> {
     let root = tree.root_node();
     let analysis = Analysis::of(root, code);
     let program_uses_underscore = analysis.occurrences.iter().any(|o| o.name == "_");
@@ -143,6 +143,7 @@ mod tests {
     use std::collections::BTreeSet;
 
     use super::*;
+    use crate::syntax;
     use crate::{Kind, Options, perturb};
 
     fn rtf(code: &str, seed: u64) -> String {

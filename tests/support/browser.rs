@@ -1,0 +1,104 @@
+//! Headless Chromium driven through chromedriver (both from Debian's packages, installed by
+//! scripts/setup.sh), for tests that use the built app as a person would.
+
+use std::net::TcpStream;
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use fantoccini::{Client, ClientBuilder, Locator};
+
+pub struct Browser {
+    pub client: Client,
+    driver: Child,
+    _profile: PathBuf,
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+}
+
+impl Browser {
+    pub async fn launch() -> Browser {
+        let port = free_port();
+        let driver = Command::new(std::env::var("CHROMEDRIVER").unwrap_or_else(|_| "/usr/bin/chromedriver".into()))
+            .arg(format!("--port={port}"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("chromedriver must be installed (scripts/setup.sh installs it)");
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(Instant::now() < deadline, "chromedriver did not start");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let profile = std::env::temp_dir().join(format!("execbench-chromium-{port}"));
+        let mut caps = serde_json::Map::new();
+        caps.insert(
+            "goog:chromeOptions".into(),
+            serde_json::json!({
+                "binary": std::env::var("CHROMIUM").unwrap_or_else(|_| "/usr/bin/chromium".into()),
+                "args": ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                         "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                         "--disable-dev-shm-usage", "--window-size=1280,900",
+                         format!("--user-data-dir={}", profile.display())],
+            }),
+        );
+        let client = ClientBuilder::rustls()
+            .expect("rustls connector")
+            .capabilities(caps)
+            .connect(&format!("http://127.0.0.1:{port}"))
+            .await
+            .expect("connect to chromedriver");
+        Browser { client, driver, _profile: profile }
+    }
+
+    pub async fn close(mut self) {
+        let _ = self.client.clone().close().await;
+        let _ = self.driver.kill();
+        let _ = self.driver.wait();
+    }
+
+    /// Waits until the element's text satisfies `pred`, returning it; fails with the last text.
+    pub async fn wait_text(&self, css: &str, timeout: Duration, pred: impl Fn(&str) -> bool) -> String {
+        let deadline = Instant::now() + timeout;
+        let mut last = String::from("(element not found)");
+        loop {
+            if let Ok(el) = self.client.find(Locator::Css(css)).await {
+                if let Ok(text) = el.text().await {
+                    if pred(&text) {
+                        return text;
+                    }
+                    last = text;
+                }
+            }
+            assert!(Instant::now() < deadline, "waited {timeout:?} for `{css}`; last text: {last:?}");
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+
+    pub async fn click(&self, css: &str) {
+        self.client.wait().at_most(Duration::from_secs(20)).for_element(Locator::Css(css)).await.unwrap_or_else(|e| panic!("no `{css}`: {e}")).click().await.unwrap();
+    }
+
+    /// Replaces the content of an input or textarea, firing input events as typing would.
+    pub async fn fill(&self, css: &str, text: &str) {
+        let el = self.client.wait().at_most(Duration::from_secs(20)).for_element(Locator::Css(css)).await.unwrap_or_else(|e| panic!("no `{css}`: {e}"));
+        el.clear().await.unwrap();
+        el.send_keys(text).await.unwrap();
+    }
+
+    /// Saves a screenshot as a test artifact (tests/artifacts/NAME.png) to look at.
+    pub async fn screenshot(&self, name: &str) {
+        let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/artifacts");
+        std::fs::create_dir_all(&dir).unwrap();
+        let png = self.client.screenshot().await.expect("screenshot");
+        std::fs::write(dir.join(format!("{name}.png")), png).unwrap();
+    }
+
+    /// Errors the page logged (panics are logged as console errors).
+    pub async fn console_errors(&self) -> Vec<String> {
+        let value = self.client.execute("return (window.__execbench_errors || [])", vec![]).await.unwrap_or_default();
+        serde_json::from_value(value).unwrap_or_default()
+    }
+}
