@@ -1,5 +1,5 @@
 //! Times perturbing a whole dataset natively, per kind, without and with verification:
-//! `cargo run --release -p execbench-perturb --example bench -- [dataset.jsonl] [--verify] [--repeat N]`
+//! `cargo run --release -p execbench-perturb --example bench -- [dataset.jsonl] [--verify] [--repeat N] [--kind K]`
 //! (with `--repeat`, each kind's time is the fastest of N runs).
 
 use std::time::Instant;
@@ -9,7 +9,7 @@ use execbench_perturb::{Kind, Options, perturb_sample, verify};
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let path = args.iter().enumerate().find(|(i, a)| !a.starts_with("--") && (*i == 0 || args[i - 1] != "--repeat")).map(|(_, a)| a).cloned().unwrap_or_else(|| "/work/shared/data/cruxeval/cruxeval.jsonl".to_string());
+    let path = args.iter().enumerate().find(|(i, a)| !a.starts_with("--") && (*i == 0 || !["--repeat", "--kind"].contains(&args[i - 1].as_str()))).map(|(_, a)| a).cloned().unwrap_or_else(|| "/work/shared/data/cruxeval/cruxeval.jsonl".to_string());
     let with_verification = args.iter().any(|a| a == "--verify");
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
     let samples = execbench_core::load_jsonl(&path, &text).samples;
@@ -26,7 +26,8 @@ fn main() {
     let options = Options::default();
     let mut total = 0.0;
     let mut deterministic = 0.0;
-    for kind in Kind::ALL {
+    let only: Option<Kind> = args.iter().position(|a| a == "--kind").and_then(|i| args.get(i + 1)).and_then(|k| Kind::parse(k));
+    for kind in Kind::ALL.into_iter().filter(|k| only.is_none_or(|o| o == *k)) {
         // On a shared machine the fastest of several runs is the least disturbed one.
         let mut best = f64::INFINITY;
         let mut ok = 0;

@@ -14,6 +14,7 @@ use std::collections::BTreeSet;
 use tree_sitter::{Node, Tree};
 
 use crate::edit::TextEdit;
+use crate::kinds::rtf::Deletion;
 use crate::rng::Rng;
 use crate::scope::{Analysis, ScopeKind};
 use crate::syntax::{self, BUILTINS, deeper, indent_of_line_start, line_start, named_children, newline_of, preorder, text};
@@ -38,14 +39,17 @@ pub fn garbage_code(program: &Program, tree: &Tree, rng: &mut Rng) -> Result<Vec
     let code = &program.code;
     let root = tree.root_node();
     let analysis = Analysis::of(root, code);
-    let used: BTreeSet<&str> = preorder(root).into_iter().filter(|n| n.kind() == "identifier").map(|n| text(n, code)).collect();
+    // One walk of the tree serves every question below.
+    let all_nodes = preorder(root);
+    let used: BTreeSet<&str> = all_nodes.iter().filter(|n| n.kind() == "identifier").map(|n| text(*n, code)).collect();
     if let Some(clash) = DEAD_VARIABLES.iter().chain(DEAD_FUNCTIONS.iter()).find(|n| used.contains(*n)) {
         return Err(PerturbError::Unsupported(format!("GBC: the code already uses the name `{clash}`")));
     }
     let newline = newline_of(code);
     let mut edits = module_assignments(program, root, &analysis, rng, newline)?;
 
-    let positions = statement_positions(root, code, &analysis);
+    let positions = statement_positions(&all_nodes, code, &analysis);
+    let deletions = crate::kinds::rtf::deletions(&all_nodes, code);
     if positions.is_empty() {
         return Ok(edits);
     }
@@ -53,7 +57,7 @@ pub fn garbage_code(program: &Program, tree: &Tree, rng: &mut Rng) -> Result<Vec
     rng.shuffle(&mut shapes);
     for (variable, shape) in DEAD_VARIABLES.iter().zip(shapes) {
         let Some(position) = rng.pick(&positions).cloned() else { break };
-        let statement = dead_statement(shape, variable, &position, &analysis, root, code, rng);
+        let statement = dead_statement(shape, variable, &position, &analysis, &deletions, rng);
         edits.push(TextEdit::insert(position.at, place(&statement, &position, newline)));
     }
     for name in DEAD_FUNCTIONS {
@@ -147,9 +151,10 @@ fn ends_flow(statement: Node) -> bool {
 }
 
 /// Every valid statement position inside function bodies, in source order.
-fn statement_positions(root: Node, code: &str, analysis: &Analysis) -> Vec<Position> {
+/// `nodes`: the whole tree in preorder.
+fn statement_positions(nodes: &[Node], code: &str, analysis: &Analysis) -> Vec<Position> {
     let mut positions = Vec::new();
-    for block in preorder(root).into_iter().filter(|n| n.kind() == "block") {
+    for &block in nodes.iter().filter(|n| n.kind() == "block") {
         let scope = analysis.scope_at(block.start_byte());
         if analysis.scopes[scope].kind != ScopeKind::Function {
             continue;
@@ -193,8 +198,8 @@ enum Shape {
 const FALSE_CONSTANTS: &[&str] = &["False", "None", "0", "''"];
 const FALSE_WITH_PARAMETER: &[&str] = &["{p} != {p}", "not {p} == {p}"];
 
-fn dead_statement(shape: Shape, variable: &str, position: &Position, analysis: &Analysis, root: Node, code: &str, rng: &mut Rng) -> String {
-    let witnesses: Vec<String> = crate::kinds::rtf::bool_witnesses(analysis, position.scope, root, code)
+fn dead_statement(shape: Shape, variable: &str, position: &Position, analysis: &Analysis, deletions: &[Deletion], rng: &mut Rng) -> String {
+    let witnesses: Vec<String> = crate::kinds::rtf::bool_witnesses(analysis, position.scope, deletions)
         .into_iter()
         .filter(|w| w != "True" && w != "False")
         .collect();

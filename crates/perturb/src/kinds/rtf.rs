@@ -74,6 +74,7 @@ pub fn reformat_conditions(code: &str, tree: &Tree, rng: &mut Rng) -> Result<Vec
     let analysis = Analysis::of(root, code);
     let program_uses_underscore = analysis.occurrences.iter().any(|o| o.name == "_");
     let all_nodes = preorder(root);
+    let deletions = deletions(&all_nodes, code);
     let mut edits = Vec::new();
     for node in &all_nodes {
         if !matches!(node.kind(), "if_statement" | "elif_clause" | "while_statement") {
@@ -98,7 +99,7 @@ pub fn reformat_conditions(code: &str, tree: &Tree, rng: &mut Rng) -> Result<Vec
         .collect();
         let Some(form) = rng.pick(&forms).copied() else { continue };
         let p = if form.template.contains("{p}") {
-            let candidates = bool_witnesses(&analysis, scope, root, code);
+            let candidates = bool_witnesses(&analysis, scope, &deletions);
             rng.pick(&candidates).cloned().unwrap_or_else(|| "True".to_string())
         } else {
             String::new()
@@ -114,13 +115,35 @@ pub fn reformat_conditions(code: &str, tree: &Tree, rng: &mut Rng) -> Result<Vec
     Ok(edits)
 }
 
+/// A `del` statement: its byte range and every identifier in it.
+pub struct Deletion {
+    start: usize,
+    end: usize,
+    names: Vec<String>,
+}
+
+/// The `del` statements among `nodes` (a whole tree in preorder), collected once per program
+/// rather than once per condition or statement.
+pub fn deletions(nodes: &[Node], code: &str) -> Vec<Deletion> {
+    nodes
+        .iter()
+        .filter(|n| n.kind() == "delete_statement")
+        .map(|d| Deletion {
+            start: d.start_byte(),
+            end: d.end_byte(),
+            names: preorder(*d).into_iter().filter(|n| n.kind() == "identifier").map(|n| text(n, code).to_string()).collect(),
+        })
+        .collect()
+}
+
 /// Candidates for `p` in `p == p` / `p != p`: the enclosing function's parameters (sorted, those
 /// never `del`eted) and the constants.
-pub fn bool_witnesses(analysis: &Analysis, scope: usize, root: Node, code: &str) -> Vec<String> {
+pub fn bool_witnesses(analysis: &Analysis, scope: usize, deletions: &[Deletion]) -> Vec<String> {
     let mut names: Vec<String> = Vec::new();
     let s = &analysis.scopes[scope];
     if s.kind == ScopeKind::Function {
-        let deleted = deleted_names(root, code, s.range);
+        let (start, end) = s.range;
+        let deleted: Vec<&String> = deletions.iter().filter(|d| start <= d.start && d.end <= end).flat_map(|d| &d.names).collect();
         names = s.params.iter().filter(|p| !deleted.contains(p)).cloned().collect();
         names.sort();
         names.dedup();
@@ -128,14 +151,6 @@ pub fn bool_witnesses(analysis: &Analysis, scope: usize, root: Node, code: &str)
     names.push("True".to_string());
     names.push("False".to_string());
     names
-}
-
-fn deleted_names(root: Node, code: &str, range: (usize, usize)) -> Vec<String> {
-    preorder(root)
-        .into_iter()
-        .filter(|n| n.kind() == "delete_statement" && range.0 <= n.start_byte() && n.end_byte() <= range.1)
-        .flat_map(|d| preorder(d).into_iter().filter(|n| n.kind() == "identifier").map(|n| text(n, code).to_string()).collect::<Vec<_>>())
-        .collect()
 }
 
 #[cfg(test)]
