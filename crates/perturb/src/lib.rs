@@ -186,21 +186,18 @@ pub fn perturb(
     sample_id: &str,
 ) -> Result<Perturbed, PerturbError> {
     let program = Program { code: code.to_string(), call: call.to_string(), function_name: function_name.to_string() };
-    // Each stage gets the tree of its input and hands on the tree of its output (parsed anyway to
-    // check it), so no text is parsed twice.
+    // Each stage gets the trees of its input and hands on the trees of its output (parsed anyway
+    // to check it), so no text is parsed twice. Parsing is most of the cost of a perturbation.
     let tree = syntax::parse_valid(code, "the code")?;
+    let call_tree = syntax::parse_valid(call, "the call")?;
     let mut edits = Vec::new();
     let mut hint = None;
-    let mut stage = |kind: Kind, program: Program, tree: Tree, edits: &mut Vec<Edit>| -> Result<(Program, Tree), PerturbError> {
+    let mut stage = |kind: Kind, program: Program, tree: Tree, call_tree: Tree, edits: &mut Vec<Edit>| -> Result<(Program, Tree, Tree), PerturbError> {
         let mut rng = Rng::for_sample(sample_id, kind.name(), options.seed);
         let (next, new_edits) = match kind {
-            Kind::Ren => {
-                let (next, text_edits) = kinds::ren::rename(&program, &tree)?;
-                let (_, report) = edit::apply(&program.code, kind, text_edits)?;
-                (next, report)
-            }
+            Kind::Ren => kinds::ren::rename(&program, &tree, &call_tree)?,
             Kind::Rtf => code_only(&program, kind, kinds::rtf::reformat_conditions(&program.code, &tree, &mut rng)?)?,
-            Kind::Gbc => code_only(&program, kind, kinds::gbc::garbage_code(&program, &tree, &mut rng)?)?,
+            Kind::Gbc => code_only(&program, kind, kinds::gbc::garbage_code(&program, &tree, &call_tree, &mut rng)?)?,
             Kind::Mcc | Kind::Mps => {
                 let text_edits = kinds::comments::misleading(&program, &tree, expected_output, kind, options, &mut rng)?;
                 code_only(&program, kind, text_edits)?
@@ -214,17 +211,18 @@ pub fn perturb(
             Kind::PscAll => return Err(PerturbError::Internal("PSC_ALL is not a single stage".to_string())),
         };
         let next_tree = syntax::check_edited_output(&tree, &next.code, &new_edits, kind.name())?;
-        syntax::check_output(&next.call, kind.name())?;
+        // The input call parsed; only a changed call needs another look.
+        let next_call_tree = if next.call == program.call { call_tree } else { syntax::check_output(&next.call, kind.name())? };
         edits.extend(new_edits);
-        Ok((next, next_tree))
+        Ok((next, next_tree, next_call_tree))
     };
-    let (result, _) = match kind {
+    let (result, _, _) = match kind {
         Kind::PscAll => {
-            let (after_rtf, tree) = stage(Kind::Rtf, program, tree, &mut edits)?;
-            let (after_gbc, tree) = stage(Kind::Gbc, after_rtf, tree, &mut edits)?;
-            stage(Kind::Ren, after_gbc, tree, &mut edits)?
+            let (after_rtf, tree, call_tree) = stage(Kind::Rtf, program, tree, call_tree, &mut edits)?;
+            let (after_gbc, tree, call_tree) = stage(Kind::Gbc, after_rtf, tree, call_tree, &mut edits)?;
+            stage(Kind::Ren, after_gbc, tree, call_tree, &mut edits)?
         }
-        single => stage(single, program, tree, &mut edits)?,
+        single => stage(single, program, tree, call_tree, &mut edits)?,
     };
     Ok(Perturbed { code: result.code, call: result.call, function_name: result.function_name, edits, hint })
 }

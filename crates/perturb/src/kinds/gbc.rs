@@ -17,7 +17,7 @@ use crate::edit::TextEdit;
 use crate::kinds::rtf::Deletion;
 use crate::rng::Rng;
 use crate::scope::{Analysis, ScopeKind};
-use crate::syntax::{self, BUILTINS, deeper, indent_of_line_start, line_start, named_children, newline_of, preorder, text};
+use crate::syntax::{BUILTINS, deeper, indent_of_line_start, line_start, named_children, newline_of, preorder, text};
 use crate::{PerturbError, Program};
 
 pub const DEAD_VARIABLES: [&str; 3] = ["TempVar0", "TempVar1", "TempVar2"];
@@ -34,8 +34,8 @@ struct Position {
     scope: usize,
 }
 
-/// `tree` is the program's syntax tree.
-pub fn garbage_code(program: &Program, tree: &Tree, rng: &mut Rng) -> Result<Vec<TextEdit>, PerturbError> {
+/// `tree` and `call_tree` are the syntax trees of the program's code and call.
+pub fn garbage_code(program: &Program, tree: &Tree, call_tree: &Tree, rng: &mut Rng) -> Result<Vec<TextEdit>, PerturbError> {
     let code = &program.code;
     let root = tree.root_node();
     let analysis = Analysis::of(root, code);
@@ -46,7 +46,7 @@ pub fn garbage_code(program: &Program, tree: &Tree, rng: &mut Rng) -> Result<Vec
         return Err(PerturbError::Unsupported(format!("GBC: the code already uses the name `{clash}`")));
     }
     let newline = newline_of(code);
-    let mut edits = module_assignments(program, root, &analysis, rng, newline)?;
+    let mut edits = module_assignments(program, root, call_tree, &analysis, rng, newline)?;
 
     let positions = statement_positions(&all_nodes, code, &analysis);
     let deletions = crate::kinds::rtf::deletions(&all_nodes, code);
@@ -93,7 +93,7 @@ fn indent_width(inserted: &str) -> usize {
 }
 
 /// Part 1: `x = 3` at module level for about half of the parameters that can take it.
-fn module_assignments(program: &Program, root: Node, analysis: &Analysis, rng: &mut Rng, newline: &str) -> Result<Vec<TextEdit>, PerturbError> {
+fn module_assignments(program: &Program, root: Node, call_tree: &Tree, analysis: &Analysis, rng: &mut Rng, newline: &str) -> Result<Vec<TextEdit>, PerturbError> {
     let Some(function) = analysis
         .scopes
         .iter()
@@ -102,12 +102,13 @@ fn module_assignments(program: &Program, root: Node, analysis: &Analysis, rng: &
         return Err(PerturbError::InvalidInput(format!("the code defines no top-level function `{}`", program.function_name)));
     };
     let free = analysis.free_names();
-    let call_names = identifiers_of(&program.call)?;
+    let call_names: BTreeSet<&str> =
+        preorder(call_tree.root_node()).into_iter().filter(|n| n.kind() == "identifier").map(|n| text(n, &program.call)).collect();
     let module = &analysis.scopes[0];
     let mut candidates: Vec<String> = function
         .params
         .iter()
-        .filter(|p| !free.contains(*p) && !module.bound.contains_key(*p) && !BUILTINS.contains(&p.as_str()) && !call_names.contains(*p))
+        .filter(|p| !free.contains(*p) && !module.bound.contains_key(*p) && !BUILTINS.contains(&p.as_str()) && !call_names.contains(p.as_str()))
         .filter(|p| !(p.starts_with("__") && p.ends_with("__")))
         .cloned()
         .collect();
@@ -123,11 +124,6 @@ fn module_assignments(program: &Program, root: Node, analysis: &Analysis, rng: &
         edits.push(TextEdit::insert(at, format!("{name} = {value}{newline}")));
     }
     Ok(edits)
-}
-
-fn identifiers_of(call: &str) -> Result<BTreeSet<String>, PerturbError> {
-    let tree = syntax::parse_valid(call, "the call")?;
-    Ok(preorder(tree.root_node()).into_iter().filter(|n| n.kind() == "identifier").map(|n| text(n, call).to_string()).collect())
 }
 
 /// Line starts of top-level statements, after a module docstring and `from __future__` imports.

@@ -14,10 +14,10 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use tree_sitter::Tree;
 
-use crate::edit::TextEdit;
+use crate::edit::{Edit, TextEdit};
 use crate::scope::{Analysis, ScopeKind};
 use crate::syntax::{self, named_children, preorder, text};
-use crate::{PerturbError, Program};
+use crate::{Kind, PerturbError, Program};
 
 /// Calls and attributes that read variable or function names as data: renaming would change
 /// what they see.
@@ -25,16 +25,28 @@ const INTROSPECTING_CALLS: &[&str] = &["locals", "vars", "globals", "eval", "exe
 const INTROSPECTING_ATTRIBUTES: &[&str] =
     &["__name__", "__qualname__", "__code__", "__dict__", "__defaults__", "__kwdefaults__", "f_locals", "f_globals"];
 
-/// The renamed program and the edits made to its code.
-/// `code_tree` is the program's syntax tree, already checked for errors.
-pub fn rename(program: &Program, code_tree: &Tree) -> Result<(Program, Vec<TextEdit>), PerturbError> {
+/// The renamed program and the edits made to its code. `code_tree` and `call_tree` are the syntax
+/// trees of the program's code and call.
+pub fn rename(program: &Program, code_tree: &Tree, call_tree: &Tree) -> Result<(Program, Vec<Edit>), PerturbError> {
     if let Some(at) = syntax::first_error(code_tree.root_node()) {
         return Err(PerturbError::InvalidInput(format!("the code does not parse (syntax error at byte {at})")));
     }
-    check_call(&program.call, &program.function_name)?;
+    check_call(call_tree, &program.call, &program.function_name)?;
     let call_offset = program.code.len() + 1;
     let combined = format!("{}\n{}\n", program.code, program.call);
-    let tree = syntax::parse_valid(&combined, "the code followed by the call")?;
+    // The code's tree with the call appended: only the end is parsed again.
+    let appended = Edit {
+        kind: Kind::Ren,
+        start_byte: program.code.len(),
+        end_byte: program.code.len(),
+        after_start_byte: program.code.len(),
+        before: String::new(),
+        after: combined[program.code.len()..].to_string(),
+    };
+    let tree = syntax::reparse(code_tree, &combined, std::slice::from_ref(&appended))?;
+    if let Some(at) = syntax::first_error(tree.root_node()) {
+        return Err(PerturbError::InvalidInput(format!("the code followed by the call does not parse (syntax error at byte {at})")));
+    }
     let root = tree.root_node();
     let analysis = Analysis::of(root, &combined);
     if let Some(what) = analysis.unsupported.first() {
@@ -63,14 +75,16 @@ pub fn rename(program: &Program, code_tree: &Tree) -> Result<(Program, Vec<TextE
         }
     }
     let new_function_name = plan.function_names.get(&program.function_name).cloned().unwrap_or_else(|| "f".to_string());
-    let (call, _) = crate::edit::apply(&program.call, crate::Kind::Ren, call_edits)?;
-    let (code, _) = crate::edit::apply(&program.code, crate::Kind::Ren, code_edits.clone())?;
-    Ok((Program { code, call, function_name: new_function_name }, code_edits))
+    let (call, _) = crate::edit::apply(&program.call, Kind::Ren, call_edits)?;
+    let (code, report) = crate::edit::apply(&program.code, Kind::Ren, code_edits)?;
+    Ok((Program { code, call, function_name: new_function_name }, report))
 }
 
 /// The call must be one expression calling the function under test by name.
-fn check_call(call: &str, function_name: &str) -> Result<(), PerturbError> {
-    let tree = syntax::parse_valid(call, "the call")?;
+fn check_call(tree: &Tree, call: &str, function_name: &str) -> Result<(), PerturbError> {
+    if let Some(at) = syntax::first_error(tree.root_node()) {
+        return Err(PerturbError::InvalidInput(format!("the call does not parse (syntax error at byte {at})")));
+    }
     let root = tree.root_node();
     let statements = named_children(root);
     let callee = match statements.as_slice() {
