@@ -2,12 +2,13 @@
 //! layer over the library crates the web app uses too.
 
 mod args;
+mod perturb;
 mod progress;
 mod verify;
 
 use args::Args;
 
-const USAGE: &str = "usage:\n  execbench verify --dataset FILE.jsonl [--time-limit SECONDS]\n";
+const USAGE: &str = "usage:\n  execbench verify --dataset FILE.jsonl [--time-limit SECONDS]\n  execbench perturb --dataset FILE.jsonl --kind KIND [--seed N] [--p X] [--once] [--verify] [--time-limit SECONDS] [--format execbench|codecrash] --out FILE.jsonl\n";
 
 fn main() {
     let argv: Vec<String> = std::env::args().skip(1).collect();
@@ -30,6 +31,7 @@ fn main() {
 fn dispatch(command: &str, rest: &[String]) -> Result<i32, String> {
     match command {
         "verify" => verify::run(&Args::parse(rest, &[])?).map_err(|e| format!("{e}\nusage: {}", verify::USAGE)),
+        "perturb" => perturb::run(&Args::parse(rest, perturb::SWITCHES)?).map_err(|e| format!("{e}\nusage: {}", perturb::USAGE)),
         "help" | "--help" | "-h" => {
             print!("{USAGE}");
             Ok(0)

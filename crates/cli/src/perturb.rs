@@ -1,0 +1,157 @@
+//! `execbench perturb`: perturb every sample of a dataset with one kind and seed, optionally verify
+//! each result by execution, and write the rows as JSON Lines (the same rows, in the same bytes,
+//! as the library's dataset export).
+
+use std::path::Path;
+use std::time::Instant;
+
+use execbench_core::{Limits, PythonEngine, load_jsonl_bytes};
+use execbench_perturb::{DatasetRun, Kind, Options, perturb_dataset, to_codecrash_jsonl, to_jsonl};
+use execbench_pyengine::RustPythonEngine;
+
+use crate::args::Args;
+use crate::progress::Progress;
+
+pub const USAGE: &str = "execbench perturb --dataset FILE.jsonl --kind KIND [--seed N] [--p X] [--once] [--verify] [--time-limit SECONDS] [--format execbench|codecrash] --out FILE.jsonl";
+
+/// Flags that take no value.
+pub const SWITCHES: &[&str] = &["once", "verify"];
+
+const KNOWN_FLAGS: &[&str] = &["dataset", "kind", "seed", "p", "once", "verify", "time-limit", "format", "out"];
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Format {
+    Execbench,
+    CodeCrash,
+}
+
+/// Everything the command needs, checked before any work starts.
+struct Settings<'a> {
+    dataset: &'a str,
+    out: &'a str,
+    kind: Kind,
+    options: Options,
+    verify_limits: Option<Limits>,
+    format: Format,
+}
+
+fn settings(args: &Args) -> Result<Settings<'_>, String> {
+    args.reject_unknown(KNOWN_FLAGS)?;
+    let dataset = args.required("dataset")?;
+    let kind_name = args.required("kind")?;
+    let kind = Kind::parse(kind_name).ok_or_else(|| {
+        let known: Vec<&str> = Kind::ALL.iter().map(|k| k.name()).collect();
+        format!("unknown kind `{kind_name}` (known: {})", known.join(", "))
+    })?;
+    let out = args.required("out")?;
+    let seed: u64 = args.number("seed", 0)?;
+    let p: f64 = args.number("p", 1.0)?;
+    if !(0.0..=1.0).contains(&p) {
+        return Err(format!("--p must be between 0 and 1, got {p}"));
+    }
+    let format = match args.optional("format").unwrap_or("execbench") {
+        "execbench" => Format::Execbench,
+        "codecrash" => Format::CodeCrash,
+        other => return Err(format!("unknown --format `{other}` (known: execbench, codecrash)")),
+    };
+    let seconds: f64 = args.number("time-limit", 2.0)?;
+    if !(seconds > 0.0 && seconds <= 3600.0) {
+        return Err(format!("--time-limit must be between 0 and 3600 seconds, got {seconds}"));
+    }
+    let verify_limits = args.switch("verify").then(|| Limits { time_ms: (seconds * 1000.0).round() as u32, max_steps: 0 });
+    let options = Options { seed, p, once: args.switch("once"), ..Options::default() };
+    Ok(Settings { dataset, out, kind, options, verify_limits, format })
+}
+
+/// The `dataset` column: the file name without its extension (`cruxeval` for `data/cruxeval.jsonl`).
+fn dataset_name(path: &str) -> String {
+    Path::new(path).file_stem().map_or_else(|| path.to_string(), |stem| stem.to_string_lossy().into_owned())
+}
+
+/// Returns the process exit code: 0 when every row was valid and every sample was perturbed (and
+/// verified), 1 otherwise. Rows that failed are reported on stderr and never written.
+pub fn run(args: &Args) -> Result<i32, String> {
+    let settings = settings(args)?;
+    let bytes = std::fs::read(settings.dataset).map_err(|e| format!("cannot read {}: {e}", settings.dataset))?;
+    let report = load_jsonl_bytes(settings.dataset, &bytes);
+    for error in &report.errors {
+        eprintln!("invalid row: {error}");
+    }
+    let name = dataset_name(settings.dataset);
+    let mut engine = settings.verify_limits.map(|_| RustPythonEngine::new());
+    let mut run = DatasetRun::default();
+    let mut progress = Progress::new(report.samples.len());
+    let started = Instant::now();
+    for sample in &report.samples {
+        // One sample at a time through the library's dataset function: the same rows and the
+        // same failures as a whole-dataset call, with progress in between.
+        let verifier = match (engine.as_mut(), settings.verify_limits) {
+            (Some(engine), Some(limits)) => Some((engine as &mut dyn PythonEngine, limits)),
+            _ => None,
+        };
+        let one = perturb_dataset(std::slice::from_ref(sample), &name, &[settings.kind], &[settings.options.seed], &settings.options, verifier);
+        run.rows.extend(one.rows);
+        run.failures.extend(one.failures);
+        progress.tick(run.failures.len());
+    }
+    let elapsed_ms = started.elapsed().as_secs_f64() * 1000.0;
+    for failure in &run.failures {
+        let what = if failure.stage == "verify" { "failed verification" } else { "not perturbed" };
+        eprintln!("{what}: {} {} seed {}: {}", failure.id, failure.kind, failure.seed, failure.reason);
+    }
+    let text = match settings.format {
+        Format::Execbench => to_jsonl(&run.rows),
+        Format::CodeCrash => to_codecrash_jsonl(&run.rows),
+    };
+    std::fs::write(settings.out, text).map_err(|e| format!("cannot write {}: {e}", settings.out))?;
+    let not_perturbed = run.failures.iter().filter(|f| f.stage != "verify").count();
+    let failed_verification = run.failures.len() - not_perturbed;
+    let verified = if settings.verify_limits.is_some() { "verified and " } else { "" };
+    eprintln!(
+        "{} seed {}: {} rows, {} invalid; {} {verified}written to {}, {not_perturbed} not perturbed, {failed_verification} failed verification ({elapsed_ms:.0} ms)",
+        settings.kind,
+        settings.options.seed,
+        report.rows,
+        report.errors.len(),
+        run.rows.len(),
+        settings.out,
+    );
+    Ok(if report.errors.is_empty() && run.failures.is_empty() { 0 } else { 1 })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parsed(raw: &[&str]) -> Args {
+        let raw: Vec<String> = raw.iter().map(|s| s.to_string()).collect();
+        Args::parse(&raw, SWITCHES).expect("flags parse")
+    }
+
+    #[test]
+    fn settings_are_checked_before_any_work() {
+        let base = ["--dataset", "d.jsonl", "--out", "o.jsonl"];
+        let cases: &[(&[&str], &str)] = &[
+            (&[], "--kind is required"),
+            (&["--kind", "XYZ"], "unknown kind `XYZ` (known: REN, RTF, GBC, PSC_ALL, MCC, MPS, MHC)"),
+            (&["--kind", "MCC", "--p", "1.5"], "--p must be between 0 and 1, got 1.5"),
+            (&["--kind", "REN", "--format", "csv"], "unknown --format `csv` (known: execbench, codecrash)"),
+            (&["--kind", "REN", "--seed", "-1"], "--seed expects a number, got `-1`"),
+            (&["--kind", "REN", "--colour", "x"], "unknown flag --colour"),
+        ];
+        for (extra, message) in cases {
+            let args = parsed(&[&base[..], extra].concat());
+            assert_eq!(settings(&args).err().as_deref(), Some(*message), "{extra:?}");
+        }
+        let args = parsed(&[&base[..], &["--kind", "psc-all", "--seed", "3", "--p", "0.5", "--once", "--verify", "--format", "codecrash"]].concat());
+        let s = settings(&args).expect("valid flags");
+        assert_eq!((s.kind, s.options.seed, s.options.p, s.options.once, s.format), (Kind::PscAll, 3, 0.5, true, Format::CodeCrash));
+        assert_eq!(s.verify_limits, Some(Limits { time_ms: 2000, max_steps: 0 }));
+    }
+
+    #[test]
+    fn dataset_column_is_the_file_stem() {
+        assert_eq!(dataset_name("/data/cruxeval.jsonl"), "cruxeval");
+        assert_eq!(dataset_name("plain"), "plain");
+    }
+}

@@ -1,0 +1,142 @@
+//! `execbench perturb` end to end: the built binary on a small dataset written here. Runs
+//! RustPython for `--verify`: use `cargo test --release -p execbench-cli --test perturb_cli`.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+const GOOD_ROWS: &str = concat!(
+    r#"{"id": "s1", "code": "def f(nums, k):\n    total = 0\n    for n in nums:\n        if n > k:\n            total += n\n    return total", "input": "[1, 5, 7], 4", "output": "12"}"#,
+    "\n",
+    r#"{"id": "s2", "code": "def f(text):\n    words = text.split()\n    return '-'.join(w.upper() for w in words)", "input": "'a bc'", "output": "'A-BC'"}"#,
+    "\n",
+    r#"{"id": "s3", "code": "def f(d, key):\n    while key in d:\n        key = d[key]\n    return key", "input": "{1: 2, 2: 3}, 1", "output": "3"}"#,
+    "\n",
+);
+
+/// A fresh directory for one test.
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("execbench-perturb-cli-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("temporary directory");
+    dir
+}
+
+fn execbench(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_execbench")).args(args).output().expect("the execbench binary runs")
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+fn rows(path: &PathBuf) -> Vec<Value> {
+    let text = std::fs::read_to_string(path).expect("output file written");
+    text.lines().map(|line| serde_json::from_str(line).expect("each line is JSON")).collect()
+}
+
+#[test]
+fn writes_one_row_per_sample_and_the_same_bytes_twice() {
+    let dir = scratch("determinism");
+    let dataset = dir.join("tiny.jsonl");
+    std::fs::write(&dataset, GOOD_ROWS).unwrap();
+    let (first, second) = (dir.join("first.jsonl"), dir.join("second.jsonl"));
+    for out in [&first, &second] {
+        let output = execbench(&["perturb", "--dataset", dataset.to_str().unwrap(), "--kind", "PSC_ALL", "--seed", "3", "--out", out.to_str().unwrap()]);
+        assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+        let log = stderr(&output);
+        assert!(log.contains("PSC_ALL seed 3: 3 rows, 0 invalid; 3 written to"), "{log}");
+        assert!(log.contains("3/3"), "no progress line: {log}");
+    }
+    assert_eq!(std::fs::read(&first).unwrap(), std::fs::read(&second).unwrap());
+    let rows = rows(&first);
+    let ids: Vec<&str> = rows.iter().map(|r| r["id"].as_str().unwrap()).collect();
+    assert_eq!(ids, ["s1", "s2", "s3"]);
+    for row in &rows {
+        assert_eq!((row["dataset"].as_str(), row["kind"].as_str(), row["seed"].as_u64()), (Some("tiny"), Some("PSC_ALL"), Some(3)));
+        // PSC_ALL: renamed (REN), with garbage statements added (GBC).
+        let (code, original) = (row["code"].as_str().unwrap(), row["original_code"].as_str().unwrap());
+        assert!(code.contains("def f(Var_1") && code.lines().count() > original.lines().count() + 3, "{code}");
+        assert!(row["call"].as_str().unwrap().starts_with("f("));
+    }
+    // Another seed gives other code.
+    let other = dir.join("other.jsonl");
+    let output = execbench(&["perturb", "--dataset", dataset.to_str().unwrap(), "--kind", "PSC_ALL", "--out", other.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert_ne!(std::fs::read(&first).unwrap(), std::fs::read(&other).unwrap());
+}
+
+#[test]
+fn verified_rows_in_the_codecrash_layout() {
+    let dir = scratch("codecrash");
+    let dataset = dir.join("tiny.jsonl");
+    std::fs::write(&dataset, GOOD_ROWS).unwrap();
+    let out = dir.join("out.jsonl");
+    let output = execbench(&[
+        "perturb", "--dataset", dataset.to_str().unwrap(), "--kind", "mps", "--p", "0.5", "--once", "--verify", "--format", "codecrash", "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert!(stderr(&output).contains("3 verified and written"), "{}", stderr(&output));
+    let rows = rows(&out);
+    assert_eq!(rows.len(), 3);
+    let first_line = std::fs::read_to_string(&out).unwrap().lines().next().unwrap().to_string();
+    let positions: Vec<usize> =
+        ["task_id", "code", "function_name", "function_call", "output", "test"].iter().map(|k| first_line.find(&format!("\"{k}\":")).unwrap()).collect();
+    assert!(positions.windows(2).all(|w| w[0] < w[1]), "fields out of order: {first_line}");
+    assert_eq!(rows[0].as_object().unwrap().len(), 6);
+    assert_eq!(rows[0]["test"].as_str(), Some("assert f([1, 5, 7], 4) == 12"));
+}
+
+/// Bad rows are named by file, line and field; samples that cannot be perturbed or that fail
+/// verification are reported with their reason and left out; the exit code says so.
+#[test]
+fn bad_rows_refusals_and_failed_verification_are_reported_and_not_written() {
+    let dir = scratch("failures");
+    let dataset = dir.join("mixed.jsonl");
+    let extra = concat!(
+        r#"{"id": "bad", "code": "def f(x):\n    return x", "input": "1"}"#,
+        "\n",
+        r#"{"id": "introspects", "code": "def f(x):\n    return len(locals())", "input": "1", "output": "1"}"#,
+        "\n",
+        r#"{"id": "raises", "code": "def f(x):\n    return 1 // x", "input": "0", "output": "0"}"#,
+        "\n",
+    );
+    std::fs::write(&dataset, format!("{GOOD_ROWS}{extra}")).unwrap();
+    let out = dir.join("out.jsonl");
+    let output = execbench(&["perturb", "--dataset", dataset.to_str().unwrap(), "--kind", "REN", "--verify", "--out", out.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    let log = stderr(&output);
+    let path = dataset.to_str().unwrap();
+    assert!(log.contains(&format!("invalid row: {path}:4: field `output`")), "{log}");
+    assert!(log.contains("not perturbed: introspects REN seed 0: unsupported: REN: the code calls `locals()`"), "{log}");
+    assert!(log.contains("failed verification: raises REN seed 0: raised ZeroDivisionError"), "{log}");
+    assert!(log.contains("6 rows, 1 invalid; 3 verified and written to"), "{log}");
+    assert!(log.contains("1 not perturbed, 1 failed verification"), "{log}");
+    let ids: Vec<String> = rows(&out).iter().map(|r| r["id"].as_str().unwrap().to_string()).collect();
+    assert_eq!(ids, ["s1", "s2", "s3"]);
+}
+
+#[test]
+fn clear_errors_for_bad_arguments() {
+    let dir = scratch("errors");
+    let dataset = dir.join("tiny.jsonl");
+    std::fs::write(&dataset, GOOD_ROWS).unwrap();
+    let (dataset, out) = (dataset.to_str().unwrap().to_string(), dir.join("out.jsonl").to_str().unwrap().to_string());
+    let missing = dir.join("missing.jsonl").to_str().unwrap().to_string();
+    let cases: Vec<(Vec<&str>, String)> = vec![
+        (vec!["--dataset", &dataset, "--out", &out], "execbench perturb: --kind is required".to_string()),
+        (vec!["--dataset", &dataset, "--kind", "XYZ", "--out", &out], "unknown kind `XYZ` (known: REN, RTF, GBC, PSC_ALL, MCC, MPS, MHC)".to_string()),
+        (vec!["--dataset", &missing, "--kind", "REN", "--out", &out], format!("cannot read {missing}: ")),
+        (vec!["--dataset", &dataset, "--kind", "MCC", "--p", "2", "--out", &out], "--p must be between 0 and 1, got 2".to_string()),
+    ];
+    for (args, message) in cases {
+        let output = execbench(&[&["perturb"], &args[..]].concat());
+        assert_eq!(output.status.code(), Some(2), "{args:?}");
+        let log = stderr(&output);
+        assert!(log.contains(&message), "{args:?}: {log}");
+        assert!(log.contains("usage: execbench perturb --dataset"), "{args:?}: {log}");
+    }
+    assert!(!dir.join("out.jsonl").exists(), "nothing is written when the arguments are wrong");
+}
