@@ -28,6 +28,8 @@ pub fn PlaygroundPage() -> impl IntoView {
     let (result, set_result) = signal::<Option<RunResult>>(None);
     let (error, set_error) = signal::<Option<String>>(None);
     let (running, set_running) = signal(false);
+    // Numbers the results, so a person (and a test) can tell a new result from the previous one.
+    let (runs, set_runs) = signal(0u32);
     let run = move |_| {
         let time_ms = match parse_time_limit(&limit.get_untracked()) {
             Ok(ms) => ms,
@@ -46,6 +48,7 @@ pub fn PlaygroundPage() -> impl IntoView {
         set_running.set(true);
         leptos::task::spawn_local(async move {
             let r = python.run(request).await;
+            set_runs.update(|n| *n += 1);
             set_result.set(Some(r));
             set_running.set(false);
         });
@@ -70,7 +73,10 @@ pub fn PlaygroundPage() -> impl IntoView {
             </div>
             <button class="primary" data-testid="run" on:click=run disabled=running>{move || if running.get() { "Running…" } else { "Run" }}</button>
             {move || error.get().map(|e| view! { <p class="error-box" role="alert" data-testid="form-error">{e}</p> })}
-            {move || result.get().map(|r| view! { <RunResultView result=r /> })}
+            {move || result.get().map(|r| view! {
+                <p class="hint" data-testid="run-number" data-run=runs.get()>{format!("Result of run {}", runs.get())}</p>
+                <RunResultView result=r />
+            })}
         </section>
     }
 }

@@ -85,7 +85,13 @@ impl Browser {
     pub async fn fill(&self, css: &str, text: &str) {
         let el = self.client.wait().at_most(Duration::from_secs(20)).for_element(Locator::Css(css)).await.unwrap_or_else(|e| panic!("no `{css}`: {e}"));
         el.clear().await.unwrap();
-        el.send_keys(text).await.unwrap();
+        if text.is_empty() {
+            // `clear` fires no input event; type and erase a character so the app sees the change.
+            let backspace: char = fantoccini::key::Key::Backspace.into();
+            el.send_keys(&format!(" {backspace}")).await.unwrap();
+        } else {
+            el.send_keys(text).await.unwrap();
+        }
     }
 
     /// Saves a screenshot as a test artifact (tests/artifacts/NAME.png) to look at.
@@ -94,11 +100,5 @@ impl Browser {
         std::fs::create_dir_all(&dir).unwrap();
         let png = self.client.screenshot().await.expect("screenshot");
         std::fs::write(dir.join(format!("{name}.png")), png).unwrap();
-    }
-
-    /// Errors the page logged (panics are logged as console errors).
-    pub async fn console_errors(&self) -> Vec<String> {
-        let value = self.client.execute("return (window.__execbench_errors || [])", vec![]).await.unwrap_or_default();
-        serde_json::from_value(value).unwrap_or_default()
     }
 }

@@ -105,19 +105,105 @@ pub fn parse_valid(source: &str, what: &str) -> Result<Tree, PerturbError> {
 
 /// Re-parses a perturbation's output: an error there is a bug in the perturbation, never shipped.
 pub fn check_output(source: &str, stage: &str) -> Result<Tree, PerturbError> {
-    refuse_errors(parse(source)?, stage)
+    refuse_errors(parse(source)?, source, stage)
 }
 
 /// [`check_output`] for a text made from `old_tree`'s text by `edits` (see [`reparse`]).
 pub fn check_edited_output(old_tree: &Tree, source: &str, edits: &[Edit], stage: &str) -> Result<Tree, PerturbError> {
-    refuse_errors(reparse(old_tree, source, edits)?, stage)
+    refuse_errors(reparse(old_tree, source, edits)?, source, stage)
 }
 
-fn refuse_errors(tree: Tree, stage: &str) -> Result<Tree, PerturbError> {
-    match first_error(tree.root_node()) {
-        None => Ok(tree),
-        Some(at) => Err(PerturbError::Internal(format!("{stage} produced code that does not parse (byte {at})"))),
+fn refuse_errors(tree: Tree, source: &str, stage: &str) -> Result<Tree, PerturbError> {
+    if let Some(at) = first_error(tree.root_node()) {
+        return Err(PerturbError::Internal(format!("{stage} produced code that does not parse (byte {at})")));
     }
+    if let Some(at) = misindented(tree.root_node(), source) {
+        return Err(PerturbError::Internal(format!("{stage} produced code with an indentation Python rejects (byte {at})")));
+    }
+    Ok(tree)
+}
+
+/// An indentation as Python compares them: the width with tabs to multiples of 8 and with tabs
+/// counted as 1. Python calls two indentations equal only when both widths agree (else TabError).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Indent {
+    tabs_to_8: usize,
+    tabs_as_1: usize,
+}
+
+impl Indent {
+    fn of(whitespace: &str) -> Indent {
+        let tabs_to_8 = whitespace.chars().fold(0, |width, c| if c == '\t' { (width / 8 + 1) * 8 } else { width + 1 });
+        Indent { tabs_to_8, tabs_as_1: whitespace.chars().count() }
+    }
+
+    fn deeper_than(self, other: Indent) -> bool {
+        self.tabs_to_8 > other.tabs_to_8 && self.tabs_as_1 > other.tabs_as_1
+    }
+}
+
+/// The indentation of the logical line that `node` starts, when it starts one: only whitespace
+/// before it on its line, and the line before does not continue onto it with a backslash.
+fn line_indent(source: &str, node: Node) -> Option<Indent> {
+    let start = line_start(source, node.start_byte());
+    let prefix = &source[start..node.start_byte()];
+    if !prefix.chars().all(|c| c == ' ' || c == '\t' || c == '\x0c') {
+        return None;
+    }
+    let previous_line = source[..start].trim_end_matches(['\n', '\r']);
+    if start > 0 && previous_line.ends_with('\\') {
+        return None;
+    }
+    Some(Indent::of(&prefix.replace('\x0c', "")))
+}
+
+/// The first statement whose indentation Python would reject although tree-sitter built a tree
+/// without errors (tree-sitter's scanner tolerates, for example, a line indented deeper than its
+/// block after a dedent). Checked: module-level statements that start a line are not indented;
+/// within a block, those statements share one indentation, deeper than the block's header line.
+pub fn misindented(root: Node, source: &str) -> Option<usize> {
+    let mut cursor = root.walk();
+    loop {
+        let node = cursor.node();
+        let problem = match node.kind() {
+            "module" => statements_misindented(node, source, None),
+            "block" => {
+                let header = node.parent().map(|p| Indent::of(&source[line_start(source, p.start_byte())..p.start_byte()].replace(|c: char| !c.is_whitespace(), "")));
+                statements_misindented(node, source, Some(header.unwrap_or(Indent { tabs_to_8: 0, tabs_as_1: 0 })))
+            }
+            _ => None,
+        };
+        if problem.is_some() {
+            return problem;
+        }
+        if cursor.goto_first_child() {
+            continue;
+        }
+        while !cursor.goto_next_sibling() {
+            if !cursor.goto_parent() {
+                return None;
+            }
+        }
+    }
+}
+
+/// `header`: the indentation of the line that opens the block; `None` for the module.
+fn statements_misindented(container: Node, source: &str, header: Option<Indent>) -> Option<usize> {
+    let mut cursor = container.walk();
+    let mut first: Option<Indent> = None;
+    for statement in container.named_children(&mut cursor).filter(|n| !n.is_extra()) {
+        let Some(indent) = line_indent(source, statement) else { continue };
+        let fits = match (header, first) {
+            (None, _) => indent == Indent { tabs_to_8: 0, tabs_as_1: 0 },
+            (Some(_), Some(expected)) => indent == expected,
+            (Some(outer), None) => indent.deeper_than(outer),
+        };
+        if !fits {
+            return Some(statement.start_byte());
+        }
+        first.get_or_insert(indent);
+    }
+    None
 }
 
 /// The start byte of the first ERROR or MISSING node, if any.

@@ -8,6 +8,9 @@ use crate::run;
 
 const FROZEN_STDLIB: &rustpython_compiler_core::frozen::FrozenLib = include!(concat!(env!("OUT_DIR"), "/frozen_stdlib.rs"));
 
+/// Python's recursion limit in the browser (CPython and the native engine use 1000).
+pub const WASM_RECURSION_LIMIT: u32 = 400;
+
 /// The names of the frozen standard-library modules, for the docs and the sandbox tests.
 pub const FROZEN_MODULES: &str = include_str!("../stdlib.txt");
 
@@ -83,6 +86,10 @@ fn install_sandbox(vm: &VirtualMachine) -> PyResult<()> {
     run_source(vm, ENGINE_PATCHES, "<execbench patches>", patches.clone())?;
     let fromkeys = patches.get_item("_dict_fromkeys", vm)?;
     vm.ctx.types.dict_type.set_attr(vm.ctx.intern_str("fromkeys"), fromkeys);
+    // In a browser each Python call uses the JavaScript engine's native stack, which overflows
+    // (killing the worker) between 600 and 800 nested calls; stop earlier with a RecursionError.
+    #[cfg(target_arch = "wasm32")]
+    run_source(vm, "import sys\nsys.setrecursionlimit(WASM_RECURSION_LIMIT)".replace("WASM_RECURSION_LIMIT", &WASM_RECURSION_LIMIT.to_string()).as_str(), "<execbench limits>", vm.ctx.new_dict())?;
     Ok(())
 }
 

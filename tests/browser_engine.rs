@@ -1,0 +1,47 @@
+//! The worker engine in real headless Chromium, through the Playground: runaway programs, memory
+//! bombs and sandbox escapes end in clear errors and the page keeps working.
+
+mod support;
+
+use std::time::Duration;
+
+use support::browser::Browser;
+use support::static_server::StaticServer;
+
+async fn run_in_playground(b: &Browser, program: &str, expression: &str, limit_s: &str) -> String {
+    b.wait_text(".engine", Duration::from_secs(60), |t| t.starts_with("Python ready")).await;
+    b.fill("[data-testid=program]", program).await;
+    b.fill("[data-testid=expression]", expression).await;
+    b.fill("[data-testid=time-limit]", limit_s).await;
+    let before = b.client.execute("const e = document.querySelector('[data-testid=run-number]'); return e ? Number(e.dataset.run) : 0", vec![]).await.unwrap();
+    let next = format!("Result of run {}", before.as_u64().unwrap() + 1);
+    b.click("[data-testid=run]").await;
+    b.wait_text("[data-testid=run-number]", Duration::from_secs(60), |t| t == next).await;
+    b.wait_text("[data-testid=run-result]", Duration::from_secs(5), |t| !t.is_empty()).await
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn runaway_programs_memory_bombs_and_escapes_end_in_clear_errors() {
+    let server = StaticServer::start(&support::dist_dir());
+    let b = Browser::launch().await;
+    b.client.goto(&format!("{}#/playground", server.base_url)).await.unwrap();
+    // (program, expression, time limit, text the result must contain)
+    let cases = [
+        ("", "sum(range(10**9))", "1", "timed out after 1 s"), // one builtin call: only killing the worker stops it
+        ("", "'a' * 10**11", "2", "Error"),
+        ("", "len([0] * 10**10)", "2", "Error"),
+        ("import os", "os.system('ls')", "2", "PermissionError: os.system() is not available"),
+        ("", "open('/etc/passwd').read()", "2", "PermissionError: files are not available"),
+        ("import js", "1", "2", "ModuleNotFoundError"),
+        ("import socket", "1", "2", "ModuleNotFoundError"),
+        ("", "__import__('sys').modules.get('js') is None and 'no js bridge'", "2", "'no js bridge'"),
+        ("def f(n):\n    return f(n + 1)\n", "f(0)", "5", "RecursionError"),
+        ("", "6 * 7", "2", "42"),
+    ];
+    for (program, expression, limit, expected) in cases {
+        let text = run_in_playground(&b, program, expression, limit).await;
+        assert!(text.contains(expected), "{expression}: expected {expected:?} in {text:?}");
+    }
+    b.screenshot("playground-sandbox").await;
+    b.close().await;
+}

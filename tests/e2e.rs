@@ -1,0 +1,114 @@
+//! End-to-end: the built app in headless Chromium, used as a person would. Needs `dist/`
+//! (scripts/test.sh builds it) and Debian's chromium + chromedriver (scripts/setup.sh).
+//! Screenshots of every page land in tests/artifacts/.
+
+mod support;
+
+use std::time::Duration;
+
+use support::browser::Browser;
+use support::static_server::StaticServer;
+
+async fn open_app() -> (Browser, String) {
+    let server = StaticServer::start(&support::dist_dir());
+    let browser = Browser::launch().await;
+    (browser, server.base_url)
+}
+
+/// The engine badge turns "ready" once the worker has started Python.
+async fn wait_engine_ready(b: &Browser) {
+    b.wait_text(".engine", Duration::from_secs(60), |t| t.starts_with("Python ready")).await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn browse_search_open_and_run_a_sample() {
+    let (b, base) = open_app().await;
+    b.client.goto(&format!("{base}#/datasets")).await.unwrap();
+    b.wait_text("[data-testid=match-count]", Duration::from_secs(30), |t| t == "800 of 800").await;
+    b.screenshot("datasets").await;
+
+    b.fill("[data-testid=search]", "sample_79").await;
+    b.wait_text("[data-testid=match-count]", Duration::from_secs(10), |t| t.starts_with("11 of")).await; // sample_79, sample_790..799
+    b.fill("[data-testid=search]", "zzz-no-such-thing").await;
+    b.wait_text("[data-testid=match-count]", Duration::from_secs(10), |t| t == "0 of 800").await;
+    b.screenshot("datasets-empty-search").await;
+
+    b.client.goto(&format!("{base}#/sample/sample_0")).await.unwrap();
+    b.wait_text("[data-testid=sample-call]", Duration::from_secs(20), |t| t == "f([1, 1, 3, 1, 3, 1])").await;
+    wait_engine_ready(&b).await;
+    b.click("[data-testid=run]").await;
+    let badge = b.wait_text("[data-testid=result-badge]", Duration::from_secs(30), |t| !t.is_empty()).await;
+    assert_eq!(badge, "matches the expected output");
+    let value = b.wait_text("[data-testid=result-value]", Duration::from_secs(5), |_| true).await;
+    assert_eq!(value, "[(4, 1), (4, 1), (4, 1), (4, 1), (2, 3), (2, 3)]");
+    b.screenshot("sample-run").await;
+
+    b.client.goto(&format!("{base}#/sample/no_such_sample")).await.unwrap();
+    b.wait_text(".error-box", Duration::from_secs(10), |t| t.contains("There is no sample `no_such_sample`")).await;
+    b.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_infinite_loop_times_out_and_the_next_run_works() {
+    let (b, base) = open_app().await;
+    b.client.goto(&format!("{base}#/playground")).await.unwrap();
+    wait_engine_ready(&b).await;
+    b.fill("[data-testid=program]", "def spin():\n    while True:\n        pass\n").await;
+    b.fill("[data-testid=expression]", "spin()").await;
+    b.fill("[data-testid=time-limit]", "1").await;
+    b.click("[data-testid=run]").await;
+    // While Python spins in the worker, the page still answers.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let answered = b.client.execute("return document.querySelectorAll('a').length", vec![]).await.unwrap();
+    assert!(answered.as_u64().unwrap() > 0);
+    let error = b.wait_text("[data-testid=result-error]", Duration::from_secs(20), |t| !t.is_empty()).await;
+    assert_eq!(error, "timed out after 1 s");
+    b.screenshot("playground-timeout").await;
+
+    wait_engine_ready(&b).await;
+    b.fill("[data-testid=program]", "def f(x):\n    print('x is', x)\n    return x * 2\n").await;
+    b.fill("[data-testid=expression]", "f(21)").await;
+    b.click("[data-testid=run]").await;
+    let value = b.wait_text("[data-testid=result-value]", Duration::from_secs(20), |_| true).await;
+    assert_eq!(value, "42");
+    assert_eq!(b.wait_text("[data-testid=result-stdout]", Duration::from_secs(5), |_| true).await, "x is 21");
+    b.screenshot("playground-after-timeout").await;
+
+    b.fill("[data-testid=time-limit]", "fast").await;
+    b.click("[data-testid=run]").await;
+    let message = b.wait_text("[data-testid=form-error]", Duration::from_secs(5), |_| true).await;
+    assert_eq!(message, "time limit `fast` is not a number of seconds");
+    b.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn verify_all_800_in_the_page() {
+    let (b, base) = open_app().await;
+    b.client.goto(&format!("{base}#/verify")).await.unwrap();
+    wait_engine_ready(&b).await;
+    b.wait_text("[data-testid=verify-stats]", Duration::from_secs(10), |t| t.contains("0 / 0")).await;
+    b.screenshot("verify-empty").await;
+    b.click("[data-testid=verify-start]").await;
+    let state = b.wait_text("[data-testid=verify-state]", Duration::from_secs(300), |t| !t.is_empty()).await;
+    assert_eq!(state, "finished");
+    assert_eq!(b.wait_text("[data-testid=verify-passed]", Duration::from_secs(5), |_| true).await, "800 passed");
+    assert_eq!(b.wait_text("[data-testid=verify-failed]", Duration::from_secs(5), |_| true).await, "0 failed");
+    let stats = b.wait_text("[data-testid=verify-stats]", Duration::from_secs(5), |_| true).await;
+    assert!(stats.starts_with("800 / 800 samples"), "{stats}");
+    b.screenshot("verify-done").await;
+    b.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn verify_can_be_stopped_midway() {
+    let (b, base) = open_app().await;
+    b.client.goto(&format!("{base}#/verify")).await.unwrap();
+    wait_engine_ready(&b).await;
+    b.click("[data-testid=verify-start]").await;
+    b.wait_text("[data-testid=verify-stats]", Duration::from_secs(60), |t| !t.starts_with("0 /")).await;
+    b.click("[data-testid=verify-stop]").await;
+    let state = b.wait_text("[data-testid=verify-state]", Duration::from_secs(30), |t| !t.is_empty()).await;
+    assert_eq!(state, "stopped before the end");
+    b.screenshot("verify-stopped").await;
+    b.close().await;
+}
