@@ -89,7 +89,7 @@ fn install_sandbox(vm: &VirtualMachine) -> PyResult<()> {
     // In a browser each Python call uses the JavaScript engine's native stack, which overflows
     // (killing the worker) between 600 and 800 nested calls; stop earlier with a RecursionError.
     #[cfg(target_arch = "wasm32")]
-    run_source(vm, "import sys\nsys.setrecursionlimit(WASM_RECURSION_LIMIT)".replace("WASM_RECURSION_LIMIT", &WASM_RECURSION_LIMIT.to_string()).as_str(), "<execbench limits>", vm.ctx.new_dict())?;
+    run_source(vm, &format!("import sys\nsys.setrecursionlimit({WASM_RECURSION_LIMIT})"), "<execbench limits>", vm.ctx.new_dict())?;
     Ok(())
 }
 

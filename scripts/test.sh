@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Runs every test: native unit and integration tests of all crates, then the built app in headless
+# Chromium (browser tests of the worker engine and end-to-end tests). Installs what is missing.
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
+setup_all with-browser
+cd "$ROOT"
+started=$(date +%s)
+say "building the site (trunk build --release)"
+trunk build --release
+say "running all tests (native, browser, end-to-end); screenshots go to tests/artifacts/"
+# Release: RustPython unoptimised is slow enough to trip time limits.
+cargo test --release --workspace --locked
+say "all tests passed in $(( $(date +%s) - started )) s"
