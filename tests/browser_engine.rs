@@ -1,12 +1,10 @@
 //! The worker engine in real headless Chromium, through the Playground: runaway programs, memory
 //! bombs and sandbox escapes end in clear errors and the page keeps working.
 
-mod support;
-
 use std::time::Duration;
 
-use support::browser::Browser;
-use support::static_server::StaticServer;
+use execbench_testkit::browser::Browser;
+use execbench_testkit::static_server::StaticServer;
 
 async fn run_in_playground(b: &Browser, program: &str, expression: &str, limit_s: &str) -> String {
     b.wait_text(".engine", Duration::from_secs(60), |t| t.starts_with("Python ready")).await;
@@ -22,7 +20,7 @@ async fn run_in_playground(b: &Browser, program: &str, expression: &str, limit_s
 
 #[tokio::test(flavor = "multi_thread")]
 async fn runaway_programs_memory_bombs_and_escapes_end_in_clear_errors() {
-    let server = StaticServer::start(&support::dist_dir());
+    let server = StaticServer::start(&execbench_testkit::dist_dir());
     let b = Browser::launch().await;
     b.client.goto(&format!("{}#/playground", server.base_url)).await.unwrap();
     // (program, expression, time limit, text the result must contain)

@@ -2,15 +2,13 @@
 //! (scripts/test.sh builds it) and Debian's chromium + chromedriver (scripts/setup.sh).
 //! Screenshots of every page land in tests/artifacts/.
 
-mod support;
-
 use std::time::Duration;
 
-use support::browser::Browser;
-use support::static_server::StaticServer;
+use execbench_testkit::browser::Browser;
+use execbench_testkit::static_server::StaticServer;
 
 async fn open_app() -> (Browser, String) {
-    let server = StaticServer::start(&support::dist_dir());
+    let server = StaticServer::start(&execbench_testkit::dist_dir());
     let browser = Browser::launch().await;
     (browser, server.base_url)
 }

@@ -168,8 +168,11 @@ pub fn misindented(root: Node, source: &str) -> Option<usize> {
         let problem = match node.kind() {
             "module" => statements_misindented(node, source, None),
             "block" => {
-                let header = node.parent().map(|p| Indent::of(&source[line_start(source, p.start_byte())..p.start_byte()].replace(|c: char| !c.is_whitespace(), "")));
-                statements_misindented(node, source, Some(header.unwrap_or(Indent { tabs_to_8: 0, tabs_as_1: 0 })))
+                // The header's line, where the block's parent (`if`, `def`, `else`, ...) starts.
+                let header_line = &source[line_start(source, node.parent().unwrap_or(node).start_byte())..];
+                let header = header_line.trim_start_matches([' ', '\t', '\x0c']);
+                let header_indent = &header_line[..header_line.len() - header.len()];
+                statements_misindented(node, source, Some(Indent::of(&header_indent.replace('\x0c', ""))))
             }
             _ => None,
         };
@@ -315,3 +318,52 @@ pub const BUILTINS: &[&str] = &[
     "property", "range", "repr", "reversed", "round", "set", "setattr", "slice", "sorted", "staticmethod", "str",
     "sum", "super", "tuple", "type", "vars", "zip", "True", "False", "None",
 ];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// (code, whether Python accepts its indentation); each parses without errors in tree-sitter.
+    #[test]
+    fn indentation_python_rejects_is_found() {
+        let cases: &[(&str, bool)] = &[
+            ("def f(x):\n    if x:\n        return 1\n    return 2\n", true),
+            ("def f(x):\n\tif x:\n\t\treturn 1\n\treturn 2", true),
+            ("if x: a = 1\nelse: a = 2\n", true),
+            ("def f(x):\n# a comment anywhere\n    return x\n", true),
+            ("def f(x):\n    y = 1; \\\n  z = 2\n    return y\n", true),
+            ("class A:\n    @staticmethod\n    def g():\n        pass\n", true),
+            // GBC's old bug: an inner block's insertion placed after the outer one's.
+            ("def f(x):\n    if x:\n        a = 1\n    b = 2\n        c = 3\n    return x\n", false),
+            ("def f(x):\n    a = 1\n  b = 2\n", false),
+            ("def f(x):\n    a = 1\n\tb = 2\n", false),
+        ];
+        for (code, accepted) in cases {
+            let tree = parse(code).unwrap();
+            let found = first_error(tree.root_node()).or_else(|| misindented(tree.root_node(), code));
+            assert_eq!(found.is_none(), *accepted, "{code:?}: {found:?}");
+        }
+        // At least one rejected case gets past tree-sitter's own error check: the check adds something.
+        let tolerated = "def f(x):\n    if x:\n        a = 1\n    b = 2\n        c = 3\n    return x\n";
+        let tree = parse(tolerated).unwrap();
+        assert_eq!((first_error(tree.root_node()), misindented(tree.root_node(), tolerated)), (None, Some(tolerated.find("c = 3").unwrap())));
+    }
+
+    /// Re-parsing after edits gives the same tree as parsing from scratch, with few edits (the
+    /// tree is reused) and with many (a fresh parse).
+    #[test]
+    fn reparse_matches_a_fresh_parse() {
+        let code = "def f(a, b):\n    if a < b:\n        return a\n    while b:\n        b -= 1\n    return b\n";
+        let few = vec![crate::edit::TextEdit::replace(20, 25, "not not (a < b)"), crate::edit::TextEdit::insert(code.len(), "x = 1\n")];
+        let many: Vec<_> = code.match_indices('b').map(|(i, _)| crate::edit::TextEdit::replace(i, i + 1, "Var_2")).collect();
+        for edits in [few, many] {
+            let (new_code, report) = crate::edit::apply(code, crate::Kind::Rtf, edits).unwrap();
+            let old = parse(code).unwrap();
+            let reparsed = reparse(&old, &new_code, &report).unwrap();
+            let fresh = parse(&new_code).unwrap();
+            assert_eq!(reparsed.root_node().to_sexp(), fresh.root_node().to_sexp(), "{new_code}");
+            let ranges = |t: &Tree| preorder(t.root_node()).iter().map(|n| (n.byte_range(), n.start_position(), n.end_position())).collect::<Vec<_>>();
+            assert_eq!(ranges(&reparsed), ranges(&fresh), "{new_code}");
+        }
+    }
+}

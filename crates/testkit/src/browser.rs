@@ -96,7 +96,7 @@ impl Browser {
 
     /// Saves a screenshot as a test artifact (tests/artifacts/NAME.png) to look at.
     pub async fn screenshot(&self, name: &str) {
-        let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/artifacts");
+        let dir = crate::repo_root().join("tests/artifacts");
         std::fs::create_dir_all(&dir).unwrap();
         let png = self.client.screenshot().await.expect("screenshot");
         std::fs::write(dir.join(format!("{name}.png")), png).unwrap();
