@@ -23,7 +23,7 @@ use wasm_bindgen::prelude::*;
 /// Trunk writes the worker's loader next to index.html; relative, so sub-paths work.
 const WORKER_URL: &str = "execbench-worker_loader.js";
 /// Added to each run's time limit before the page gives up on the worker.
-const GRACE_MS: u32 = 1_000;
+const GRACE_MS: u32 = 500;
 
 /// What the header shows about the engine.
 #[derive(Clone, Debug, PartialEq)]

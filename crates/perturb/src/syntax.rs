@@ -8,8 +8,8 @@ use crate::PerturbError;
 use crate::edit::Edit;
 
 thread_local! {
-    /// One parser per thread, reused: creating a parser and loading the grammar for every parse
-    /// cost more than many of the parses themselves.
+    /// One parser per thread, reused: a new parser and grammar load per parse (several per
+    /// perturbation) was pure overhead.
     static PARSER: RefCell<Option<Parser>> = const { RefCell::new(None) };
 }
 
@@ -60,7 +60,7 @@ const MAX_EDITS_FOR_REUSE: usize = 4;
 /// reported them, in order) applied. With few edits, only the edited regions are parsed again.
 pub fn reparse(old_tree: &Tree, new_source: &str, edits: &[Edit]) -> Result<Tree, PerturbError> {
     // Measured on CRUXEval: reuse pays off for a few edits (RTF, MHC: about twice as fast) and
-    // costs more than a fresh parse for many (REN, GBC, MCC, MPS: 10-40% slower).
+    // costs more than a fresh parse for many (REN, GBC, MCC, MPS: 8-40% slower).
     if edits.len() > MAX_EDITS_FOR_REUSE {
         return parse(new_source);
     }

@@ -2,7 +2,7 @@
 //! re-parses and errors on ERROR/MISSING nodes; this test parses again independently) and the same
 //! inputs give the same bytes twice. Elapsed times are printed, not asserted.
 
-use execbench_perturb::{Kind, Options, perturb_sample};
+use execbench_perturb::{Kind, Options, perturb_sample, syntax};
 
 const DATASET: &str = "/work/shared/data/cruxeval/cruxeval.jsonl";
 
@@ -10,6 +10,11 @@ fn parses(code: &str) -> bool {
     let mut parser = tree_sitter::Parser::new();
     parser.set_language(&tree_sitter_python::LANGUAGE.into()).expect("grammar loads");
     parser.parse(code, None).is_some_and(|t| !t.root_node().has_error())
+}
+
+fn reparse_matches_fresh_parse(original: &str, perturbed: &str, edits: &[execbench_perturb::Edit]) -> bool {
+    let (Ok(old), Ok(fresh)) = (syntax::parse(original), syntax::parse(perturbed)) else { return false };
+    syntax::reparse(&old, perturbed, edits).is_ok_and(|t| t.root_node().to_sexp() == fresh.root_node().to_sexp())
 }
 
 #[test]
@@ -35,6 +40,11 @@ fn all_kinds_all_seeds_parse_and_are_deterministic() {
                         }
                         if !parses(&a.code) || !parses(&a.call) {
                             problems.push(format!("{kind} seed {seed} {}: output does not parse", sample.id));
+                        }
+                        // The engine checks outputs by re-parsing after the edits: that must give
+                        // the tree a fresh parse gives (single-stage kinds report edits to the input).
+                        if kind != Kind::PscAll && !reparse_matches_fresh_parse(&sample.code, &a.code, &a.edits) {
+                            problems.push(format!("{kind} seed {seed} {}: re-parse after edits differs from a fresh parse", sample.id));
                         }
                         changed += usize::from(a.code != sample.code);
                     }

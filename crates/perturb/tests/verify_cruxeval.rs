@@ -14,11 +14,9 @@ use execbench_pyengine::RustPythonEngine;
 const DATASET: &str = "/work/shared/data/cruxeval/cruxeval.jsonl";
 
 /// Samples whose original program already fails in this engine, so no perturbation of it can
-/// verify: (sample id, why). The test checks that the original fails too.
-const KNOWN_EXCEPTIONS: &[(&str, &str)] = &[(
-    "sample_437",
-    "RustPython 0.5 raises TypeError for `dict.fromkeys` called on a dict instance (`{}.fromkeys(...)`); CPython allows it",
-)];
+/// verify: (sample id, why). The test checks that the original fails too. Empty since the engine
+/// patched RustPython's `{}.fromkeys(...)` TypeError (sample_437 was listed for it).
+const KNOWN_EXCEPTIONS: &[(&str, &str)] = &[];
 
 #[test]
 fn every_perturbation_of_every_sample_keeps_its_result() {

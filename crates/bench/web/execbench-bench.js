@@ -1,0 +1,124 @@
+// The benchmark page's script (crates/bench). It starts one Python worker (ours or Pyodide's),
+// feeds it the 800 CRUXEval samples one message at a time, the way the app drives its worker, and
+// leaves its figures in `window.benchState` for the Rust driver (src/main.rs) to read.
+//
+// Query parameters: engine=execbench|pyodide, warm=N (warm passes), restarts=N (execbench only:
+// terminate the worker and time a new one until ready, N times).
+
+const params = new URLSearchParams(location.search);
+const engine = params.get("engine") || "execbench";
+const warmPasses = Number(params.get("warm") || 3);
+const restarts = Number(params.get("restarts") || 0);
+
+const state = (window.benchState = { engine, done: false, error: null, log: [] });
+const log = (line) => {
+  state.log.push(line);
+  document.getElementById("log").textContent += line + "\n";
+};
+
+// Both workers speak the same JSON text protocol (crates/worker/src/protocol.rs): they post
+// {"kind":"ready",...} once started, then answer {"id":N,"request":{...}} with
+// {"kind":"result","id":N,"result":{...}}.
+function startWorker() {
+  const startedAt = performance.now();
+  const worker =
+    engine === "pyodide"
+      ? new Worker("./pyodide-worker.js", { type: "module" })
+      : new Worker("/execbench/execbench-worker_loader.js"); // a classic worker, as in the app
+  return new Promise((resolve, reject) => {
+    worker.onerror = (e) => reject(new Error(`worker error: ${e.message}`));
+    worker.onmessage = (e) => {
+      const msg = JSON.parse(e.data);
+      if (msg.kind === "ready") resolve({ worker, startedAt, readyAt: performance.now(), ready: msg });
+      else reject(new Error(`unexpected first message: ${e.data.slice(0, 300)}`));
+    };
+  });
+}
+
+// Returns `run(request) -> Promise<result>`; one request in flight at a time.
+function runner(worker) {
+  let nextId = 1;
+  let pending = null;
+  worker.onmessage = (e) => {
+    const msg = JSON.parse(e.data);
+    if (msg.kind === "result" && pending && msg.id === pending.id) {
+      const { resolve } = pending;
+      pending = null;
+      resolve(msg.result);
+    } else {
+      state.error = `unexpected message: ${e.data.slice(0, 300)}`;
+    }
+  };
+  return (request) =>
+    new Promise((resolve) => {
+      pending = { id: nextId, resolve };
+      worker.postMessage(JSON.stringify({ id: nextId++, request }));
+    });
+}
+
+// One verify-all pass: for each sample, fresh globals, exec the code, `f(<input>) == <output>`.
+async function verifyAll(run, samples) {
+  const t0 = performance.now();
+  let passed = 0;
+  const failures = [];
+  for (const s of samples) {
+    const result = await run({
+      program: s.code,
+      expression: `f(${s.input})`,
+      expected: s.output,
+      limits: { time_ms: 2000, max_steps: 0 },
+    });
+    const o = result.outcome;
+    if (o.status === "value" && o.matches === true) passed++;
+    else if (failures.length < 5) failures.push({ id: s.id, outcome: o });
+  }
+  return { ms: performance.now() - t0, passed, failures };
+}
+
+async function main() {
+  // The dataset download overlaps the worker's start, as it would in the app.
+  const dataset = fetch("/execbench/data/cruxeval/cruxeval.jsonl").then((r) => r.text());
+  const first = await startWorker();
+  // performance.now() counts from navigation start: this is the cold "ready" time.
+  state.ready_ms = first.readyAt;
+  state.worker_ready_ms = first.readyAt - first.startedAt;
+  state.init_ms = first.ready.init_ms;
+  state.resources = first.ready.resources || null; // Pyodide's worker lists what it fetched
+  log(`${engine}: ready at ${first.readyAt.toFixed(0)} ms after navigation start`);
+
+  const samples = (await dataset)
+    .split("\n")
+    .filter((line) => line.trim())
+    .map((line) => JSON.parse(line));
+  state.samples = samples.length;
+  const run = runner(first.worker);
+
+  state.first = await verifyAll(run, samples);
+  log(`first pass: ${state.first.ms.toFixed(0)} ms, ${state.first.passed}/${samples.length} pass`);
+  state.warm = [];
+  for (let i = 0; i < warmPasses; i++) {
+    const warm = await verifyAll(run, samples);
+    state.warm.push(warm);
+    log(`warm pass: ${warm.ms.toFixed(0)} ms, ${warm.passed} pass`);
+  }
+
+  // Restart: what the app's Stop button costs (terminate, then a new worker until ready).
+  state.restart_ms = [];
+  let worker = first.worker;
+  for (let i = 0; i < restarts; i++) {
+    worker.terminate();
+    const next = await startWorker();
+    state.restart_ms.push(next.readyAt - next.startedAt);
+    worker = next.worker;
+  }
+  if (restarts) log(`restarts: ${state.restart_ms.map((t) => t.toFixed(0)).join(", ")} ms`);
+  state.page_resources = performance.getEntriesByType("resource").map((e) => e.name);
+}
+
+main()
+  .catch((e) => {
+    state.error = String(e && e.stack ? e.stack : e);
+  })
+  .finally(() => {
+    state.done = true;
+  });

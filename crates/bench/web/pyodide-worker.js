@@ -1,0 +1,47 @@
+// The peer: Pyodide in a module Web Worker, speaking the same JSON protocol as execbench's worker
+// (crates/worker/src/protocol.rs), so the benchmark page drives both the same way. Each run gets
+// fresh globals and a captured stdout, and evaluates expression and expected like our engine does.
+
+import { loadPyodide } from "/pyodide/pyodide.mjs";
+
+const started = performance.now();
+const pyodide = await loadPyodide({ indexURL: new URL("/pyodide/", location.href).href });
+
+pyodide.runPython(`
+import io, json, sys, time, traceback
+
+def _bench_run(program, expression, expected):
+    started = time.perf_counter()
+    g = {"__name__": "__main__"}
+    buffer = io.StringIO()
+    saved = sys.stdout, sys.stderr
+    sys.stdout = sys.stderr = buffer
+    phase = "program"
+    try:
+        exec(compile(program, "<program>", "exec"), g)
+        phase = "expression"
+        value = eval(compile(expression, "<expression>", "eval"), g)
+        outcome = {"status": "value", "repr": repr(value), "matches": None}
+        if expected is not None:
+            phase = "expected"
+            outcome["matches"] = bool(value == eval(compile(expected, "<expected>", "eval"), g))
+    except BaseException as e:
+        outcome = {"status": "raised", "kind": type(e).__name__, "message": str(e),
+                   "traceback": traceback.format_exc(), "phase": phase}
+    finally:
+        sys.stdout, sys.stderr = saved
+    return json.dumps({"outcome": outcome, "stdout": buffer.getvalue(),
+                       "elapsed_ms": (time.perf_counter() - started) * 1000})
+`);
+const run = pyodide.globals.get("_bench_run");
+const init_ms = performance.now() - started;
+
+onmessage = (e) => {
+  const { id, request } = JSON.parse(e.data);
+  const result = run(request.program, request.expression, request.expected ?? null);
+  postMessage(`{"kind":"result","id":${id},"result":${result}}`);
+};
+
+// What loadPyodide fetched (this worker's own timeline), for the size comparison.
+const resources = performance.getEntriesByType("resource").map((e) => e.name);
+postMessage(JSON.stringify({ kind: "ready", init_ms, resources }));
