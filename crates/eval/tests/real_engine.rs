@@ -16,13 +16,10 @@ use execbench_eval::score::{Expected, judge};
 use execbench_eval::{Extraction, Mode, ScoreOptions, Task};
 use execbench_pyengine::RustPythonEngine;
 
-/// Samples where RustPython 0.5 differs from CPython, so that the oracle (which runs the code)
-/// cannot be right: engine bugs to fix in `execbench-pyengine`, not scoring bugs. Any other
-/// failure fails the test.
-const KNOWN_ENGINE_DIFFERENCES: &[(&str, &str)] = &[
-    ("sample_437", "`{}.fromkeys(...)` called on an instance raises TypeError"),
-    ("sample_621", "no `shift_jis` codec: `encode` raises LookupError"),
-];
+/// Samples where the engine differs from CPython, so that the oracle (which runs the code) cannot
+/// be right. Empty: the two RustPython 0.5 gaps CRUXEval hits (sample_437, sample_621) are
+/// patched in `execbench-pyengine`. Any failure fails the test.
+const KNOWN_ENGINE_DIFFERENCES: &[(&str, &str)] = &[];
 
 #[test]
 fn the_oracle_scores_100_percent_on_cruxeval_in_both_modes() {

@@ -4,7 +4,7 @@
 
 use execbench_perturb::{Kind, Options, perturb_sample, syntax};
 
-const DATASET: &str = "/work/shared/data/cruxeval/cruxeval.jsonl";
+const DATASET: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../public/data/cruxeval/cruxeval.jsonl");
 
 fn parses(code: &str) -> bool {
     let mut parser = tree_sitter::Parser::new();

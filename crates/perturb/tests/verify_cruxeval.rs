@@ -11,7 +11,7 @@ use execbench_core::{Limits, PythonEngine};
 use execbench_perturb::{Kind, Options, perturb_sample, verify};
 use execbench_pyengine::RustPythonEngine;
 
-const DATASET: &str = "/work/shared/data/cruxeval/cruxeval.jsonl";
+const DATASET: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../public/data/cruxeval/cruxeval.jsonl");
 
 /// Samples whose original program already fails in this engine, so no perturbation of it can
 /// verify: (sample id, why). The test checks that the original fails too. Empty since the engine

@@ -1,13 +1,12 @@
-//! The CRUXEval file these tests read: `EXECBENCH_CRUXEVAL`, else the shared copy.
+//! The CRUXEval file these tests read: the copy bundled with the app (`EXECBENCH_CRUXEVAL`
+//! overrides it). A missing file fails the test: nothing is skipped.
 
 use execbench_core::{Sample, load_jsonl};
 
 pub fn cruxeval() -> Option<Vec<Sample>> {
-    let path = std::env::var("EXECBENCH_CRUXEVAL").unwrap_or_else(|_| "/work/shared/data/cruxeval/cruxeval.jsonl".into());
-    let Ok(text) = std::fs::read_to_string(&path) else {
-        eprintln!("SKIPPED: {path} not found (set EXECBENCH_CRUXEVAL)");
-        return None;
-    };
+    let bundled = concat!(env!("CARGO_MANIFEST_DIR"), "/../../public/data/cruxeval/cruxeval.jsonl");
+    let path = std::env::var("EXECBENCH_CRUXEVAL").unwrap_or_else(|_| bundled.into());
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("cannot read {path}: {e}"));
     let report = load_jsonl(&path, &text);
     assert!(report.is_clean(), "{:?}", &report.errors[..report.errors.len().min(5)]);
     assert_eq!(report.samples.len(), 800);
