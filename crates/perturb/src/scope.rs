@@ -6,6 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use tree_sitter::Node;
 
+use crate::syntax::NodeKind;
 use crate::syntax::{named_children, text};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -212,7 +213,9 @@ impl<'s> Walker<'s> {
     }
 
     fn statements(&mut self, node: Node, scope: usize) {
-        for child in named_children(node) {
+        // Iterating with a cursor, not a collected list: this runs for most nodes of the tree.
+        let mut cursor = node.walk();
+        for child in node.named_children(&mut cursor) {
             self.visit(child, scope);
         }
     }
@@ -220,16 +223,16 @@ impl<'s> Walker<'s> {
     /// An assignment target: names in it are bound, everything else (subscripts, attributes) is
     /// read.
     fn target(&mut self, node: Node, scope: usize) {
-        match node.kind() {
+        match node.kind_name() {
             "identifier" => self.bind_other(node, scope),
             "pattern_list" | "tuple_pattern" | "list_pattern" | "tuple" | "list" | "parenthesized_expression"
             | "list_splat_pattern" | "list_splat" | "expression_list" | "as_pattern_target" => {
                 let kids = named_children(node);
-                if kids.is_empty() && node.kind() == "as_pattern_target" {
+                if kids.is_empty() && node.kind_name() == "as_pattern_target" {
                     self.bind_other(node, scope);
                 }
                 for child in kids {
-                    if child.kind() != "comment" {
+                    if child.kind_name() != "comment" {
                         self.target(child, scope);
                     }
                 }
@@ -239,7 +242,7 @@ impl<'s> Walker<'s> {
     }
 
     fn visit(&mut self, node: Node, scope: usize) {
-        match node.kind() {
+        match node.kind_name() {
             "identifier" => self.use_name(node, scope),
             "comment" | "string_start" | "string_content" | "string_end" | "escape_sequence" => {}
             "decorated_definition" => self.statements(node, scope),
@@ -279,7 +282,7 @@ impl<'s> Walker<'s> {
             }
             "as_pattern" => {
                 for child in named_children(node) {
-                    if child.kind() == "as_pattern_target" {
+                    if child.kind_name() == "as_pattern_target" {
                         self.target(child, scope);
                     } else {
                         self.visit(child, scope);
@@ -303,10 +306,10 @@ impl<'s> Walker<'s> {
             }
             "global_statement" | "nonlocal_statement" => {
                 for child in named_children(node) {
-                    if child.kind() == "identifier" {
+                    if child.kind_name() == "identifier" {
                         let name = text(child, self.source).to_string();
                         let s = &mut self.analysis.scopes[scope];
-                        if node.kind() == "global_statement" {
+                        if node.kind_name() == "global_statement" {
                             s.globals.insert(name);
                         } else {
                             s.nonlocals.insert(name);
@@ -331,11 +334,11 @@ impl<'s> Walker<'s> {
                 if let Some(f) = function {
                     self.visit(f, scope);
                 }
-                let callee = function.filter(|f| f.kind() == "identifier").map(|f| text(f, self.source).to_string());
+                let callee = function.filter(|f| f.kind_name() == "identifier").map(|f| text(f, self.source).to_string());
                 if let Some(arguments) = node.child_by_field_name("arguments") {
-                    if arguments.kind() == "argument_list" {
+                    if arguments.kind_name() == "argument_list" {
                         for arg in named_children(arguments) {
-                            if arg.kind() == "keyword_argument" {
+                            if arg.kind_name() == "keyword_argument" {
                                 if let Some(name) = arg.child_by_field_name("name") {
                                     self.analysis.keywords.push(KeywordArgument {
                                         start: name.start_byte(),
@@ -370,7 +373,7 @@ impl<'s> Walker<'s> {
             if Some(child.id()) == module_name {
                 continue;
             }
-            match child.kind() {
+            match child.kind_name() {
                 "aliased_import" => {
                     if let Some(alias) = child.child_by_field_name("alias") {
                         let name = text(alias, self.source).to_string();
@@ -390,7 +393,7 @@ impl<'s> Walker<'s> {
     /// Parameters: names bound in `inner`; defaults and annotations are evaluated in `outer`.
     fn parameters(&mut self, params: Node, outer: usize, inner: usize) {
         for param in named_children(params) {
-            let name_node = match param.kind() {
+            let name_node = match param.kind_name() {
                 "identifier" => Some(param),
                 "default_parameter" | "typed_default_parameter" => {
                     for field in ["type", "value"] {
@@ -404,18 +407,18 @@ impl<'s> Walker<'s> {
                     if let Some(t) = param.child_by_field_name("type") {
                         self.visit(t, outer);
                     }
-                    named_children(param).into_iter().find(|c| c.kind() != "type")
+                    named_children(param).into_iter().find(|c| c.kind_name() != "type")
                 }
                 _ => Some(param),
             };
             let Some(mut name_node) = name_node else { continue };
-            if matches!(name_node.kind(), "list_splat_pattern" | "dictionary_splat_pattern") {
+            if matches!(name_node.kind_name(), "list_splat_pattern" | "dictionary_splat_pattern") {
                 match named_children(name_node).into_iter().next() {
                     Some(inner_name) => name_node = inner_name,
                     None => continue,
                 }
             }
-            if name_node.kind() == "identifier" {
+            if name_node.kind_name() == "identifier" {
                 let name = text(name_node, self.source).to_string();
                 self.analysis.scopes[inner].params.push(name);
                 self.bind(name_node, inner);
@@ -478,7 +481,7 @@ impl<'s> Walker<'s> {
         let mut first_clause = true;
         let mut rest = Vec::new();
         for child in named_children(node) {
-            if child.kind() == "for_in_clause" {
+            if child.kind_name() == "for_in_clause" {
                 if let Some(left) = child.child_by_field_name("left") {
                     self.target(left, inner);
                 }

@@ -1,6 +1,7 @@
 //! tree-sitter plumbing: parsing, validity, and small questions about nodes and lines.
 
 use std::cell::RefCell;
+use std::sync::OnceLock;
 
 use tree_sitter::{InputEdit, Node, Parser, Point, Tree};
 
@@ -162,32 +163,33 @@ fn line_indent(source: &str, node: Node) -> Option<Indent> {
 /// block after a dedent). Checked: module-level statements that start a line are not indented;
 /// within a block, those statements share one indentation, deeper than the block's header line.
 pub fn misindented(root: Node, source: &str) -> Option<usize> {
-    let mut cursor = root.walk();
-    loop {
-        let node = cursor.node();
-        let problem = match node.kind() {
-            "module" => statements_misindented(node, source, None),
-            "block" => {
-                // The header's line, where the block's parent (`if`, `def`, `else`, ...) starts.
-                let header_line = &source[line_start(source, node.parent().unwrap_or(node).start_byte())..];
-                let header = header_line.trim_start_matches([' ', '\t', '\x0c']);
-                let header_indent = &header_line[..header_line.len() - header.len()];
-                statements_misindented(node, source, Some(Indent::of(&header_indent.replace('\x0c', ""))))
-            }
-            _ => None,
-        };
-        if problem.is_some() {
-            return problem;
+    let node = root;
+    let problem = match node.kind_name() {
+        "module" => statements_misindented(node, source, None),
+        "block" => {
+            // The header's line, where the block's parent (`if`, `def`, `else`, ...) starts.
+            let header_line = &source[line_start(source, node.parent().unwrap_or(node).start_byte())..];
+            let header = header_line.trim_start_matches([' ', '\t', '\x0c']);
+            let header_indent = &header_line[..header_line.len() - header.len()];
+            statements_misindented(node, source, Some(Indent::of(&header_indent.replace('\x0c', ""))))
         }
-        if cursor.goto_first_child() {
-            continue;
-        }
-        while !cursor.goto_next_sibling() {
-            if !cursor.goto_parent() {
-                return None;
+        _ => None,
+    };
+    if problem.is_some() {
+        return problem;
+    }
+    // Blocks hold statements, and only statements, clauses and definitions hold blocks: the
+    // expressions (most of the tree) need no visit.
+    let mut cursor = node.walk();
+    for child in node.named_children(&mut cursor) {
+        let kind = child.kind_name();
+        if kind == "block" || kind.ends_with("_statement") || kind.ends_with("_clause") || kind.ends_with("_definition") {
+            if let Some(at) = misindented(child, source) {
+                return Some(at);
             }
         }
     }
+    None
 }
 
 /// `header`: the indentation of the line that opens the block; `None` for the module.
@@ -207,6 +209,32 @@ fn statements_misindented(container: Node, source: &str, header: Option<Indent>)
         first.get_or_insert(indent);
     }
     None
+}
+
+/// Node kinds by id, looked up once: tree-sitter's `Node::kind` measures and UTF-8-checks the
+/// C string on every call, and the perturbations ask for kinds millions of times.
+fn kind_names() -> &'static [Box<str>] {
+    static NAMES: OnceLock<Vec<Box<str>>> = OnceLock::new();
+    NAMES.get_or_init(|| {
+        let language: tree_sitter::Language = tree_sitter_python::LANGUAGE.into();
+        let name_of = |id: usize| u16::try_from(id).ok().and_then(|id| language.node_kind_for_id(id)).unwrap_or("");
+        (0..language.node_kind_count()).map(|id| Box::from(name_of(id))).collect()
+    })
+}
+
+pub trait NodeKind<'tree> {
+    /// The same text as [`Node::kind`], from a table.
+    fn kind_name(&self) -> &'tree str;
+}
+
+impl<'tree> NodeKind<'tree> for Node<'tree> {
+    fn kind_name(&self) -> &'tree str {
+        match kind_names().get(usize::from(self.kind_id())) {
+            Some(name) if !name.is_empty() => name,
+            // ERROR nodes and anything else outside the table.
+            _ => self.kind(),
+        }
+    }
 }
 
 /// The start byte of the first ERROR or MISSING node, if any.
@@ -299,7 +327,7 @@ pub fn comment_fits_at(source: &str, root: Node, at: usize) -> bool {
     }
     let mut node = root.descendant_for_byte_range(at.saturating_sub(1), at).unwrap_or(root);
     loop {
-        if matches!(node.kind(), "string" | "concatenated_string") && node.start_byte() < at && at < node.end_byte() {
+        if matches!(node.kind_name(), "string" | "concatenated_string") && node.start_byte() < at && at < node.end_byte() {
             return false;
         }
         match node.parent() {

@@ -4,6 +4,7 @@
 
 use tree_sitter::Node;
 
+use crate::syntax::NodeKind;
 use crate::rng::Rng;
 use crate::syntax::{self, named_children, text};
 use crate::Prediction;
@@ -73,13 +74,13 @@ pub fn mutations_of_arguments(call: &str) -> Result<Vec<String>, String> {
     let call_node = named_children(tree.root_node())
         .first()
         .and_then(|statement| named_children(*statement).into_iter().next())
-        .filter(|n| n.kind() == "call")
+        .filter(|n| n.kind_name() == "call")
         .ok_or_else(|| "the call is not a call".to_string())?;
     let arguments = call_node.child_by_field_name("arguments").ok_or_else(|| "the call has no arguments".to_string())?;
     let inner = (arguments.start_byte() + 1, arguments.end_byte().saturating_sub(1));
     let mut out = Vec::new();
-    for argument in named_children(arguments).into_iter().filter(|n| n.kind() != "comment") {
-        let value = if argument.kind() == "keyword_argument" { argument.child_by_field_name("value") } else { Some(argument) };
+    for argument in named_children(arguments).into_iter().filter(|n| n.kind_name() != "comment") {
+        let value = if argument.kind_name() == "keyword_argument" { argument.child_by_field_name("value") } else { Some(argument) };
         let Some(value) = value else { continue };
         for mutated in mutations(value, call) {
             out.push(format!("{}{}{}", &call[inner.0..value.start_byte()], mutated, &call[value.end_byte()..inner.1]));
@@ -95,11 +96,11 @@ pub fn mutations_of_arguments(call: &str) -> Result<Vec<String>, String> {
 
 fn mutations(node: Node, source: &str) -> Vec<String> {
     let t = text(node, source);
-    match node.kind() {
+    match node.kind_name() {
         "integer" => off_by_one(t),
         "float" => vec![bump_last_digit(t)],
-        "unary_operator" if t.starts_with('-') && named_children(node).first().is_some_and(|n| matches!(n.kind(), "integer" | "float")) => {
-            if named_children(node)[0].kind() == "integer" { off_by_one(t) } else { vec![bump_last_digit(t)] }
+        "unary_operator" if t.starts_with('-') && named_children(node).first().is_some_and(|n| matches!(n.kind_name(), "integer" | "float")) => {
+            if named_children(node)[0].kind_name() == "integer" { off_by_one(t) } else { vec![bump_last_digit(t)] }
         }
         "true" => vec!["False".to_string()],
         "false" => vec!["True".to_string()],
@@ -171,10 +172,10 @@ fn change_one_character(t: &str) -> Vec<String> {
 }
 
 fn container_mutations(node: Node, source: &str) -> Vec<String> {
-    let elements: Vec<String> = named_children(node).into_iter().filter(|n| n.kind() != "comment").map(|n| text(n, source).to_string()).collect();
-    let nodes: Vec<Node> = named_children(node).into_iter().filter(|n| n.kind() != "comment").collect();
+    let elements: Vec<String> = named_children(node).into_iter().filter(|n| n.kind_name() != "comment").map(|n| text(n, source).to_string()).collect();
+    let nodes: Vec<Node> = named_children(node).into_iter().filter(|n| n.kind_name() != "comment").collect();
     let rebuild = |items: &[String]| -> String {
-        match node.kind() {
+        match node.kind_name() {
             "list" => format!("[{}]", items.join(", ")),
             "tuple" if items.len() == 1 => format!("({},)", items[0]),
             "tuple" => format!("({})", items.join(", ")),
@@ -183,7 +184,7 @@ fn container_mutations(node: Node, source: &str) -> Vec<String> {
         }
     };
     if elements.is_empty() {
-        let filler = if node.kind() == "dictionary" { "0: 0" } else { "0" };
+        let filler = if node.kind_name() == "dictionary" { "0: 0" } else { "0" };
         return vec![rebuild(&[filler.to_string()])];
     }
     let mut out = Vec::new();
@@ -191,7 +192,7 @@ fn container_mutations(node: Node, source: &str) -> Vec<String> {
         let mut dropped = elements.clone();
         dropped.remove(i);
         out.push(rebuild(&dropped));
-        if i + 1 < elements.len() && elements[i] != elements[i + 1] && node.kind() != "set" && node.kind() != "dictionary" {
+        if i + 1 < elements.len() && elements[i] != elements[i + 1] && node.kind_name() != "set" && node.kind_name() != "dictionary" {
             let mut swapped = elements.clone();
             swapped.swap(i, i + 1);
             out.push(rebuild(&swapped));
@@ -200,7 +201,7 @@ fn container_mutations(node: Node, source: &str) -> Vec<String> {
     // One element (a dict entry's value) mutated: the first, middle and last, to keep the count small.
     let picks = [0, elements.len() / 2, elements.len() - 1];
     for &i in picks.iter().collect::<std::collections::BTreeSet<_>>() {
-        let target = if nodes[i].kind() == "pair" { nodes[i].child_by_field_name("value") } else { Some(nodes[i]) };
+        let target = if nodes[i].kind_name() == "pair" { nodes[i].child_by_field_name("value") } else { Some(nodes[i]) };
         let Some(target) = target else { continue };
         for mutated in mutations(target, source).into_iter().take(2) {
             let element = format!("{}{}{}", &source[nodes[i].start_byte()..target.start_byte()], mutated, &source[target.end_byte()..nodes[i].end_byte()]);

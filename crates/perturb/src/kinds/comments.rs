@@ -11,6 +11,7 @@
 
 use tree_sitter::{Node, Tree};
 
+use crate::syntax::NodeKind;
 use crate::edit::TextEdit;
 use crate::messages::{Category, Fill, METHODS, pool, render, useless_value};
 use crate::rng::Rng;
@@ -113,7 +114,7 @@ fn quotable(node: Node, code: &str, otherwise: &str) -> String {
 /// The `:` that ends a compound statement's header (the last one before the body).
 fn header_colon<'t>(node: Node<'t>, body_field: &str) -> Option<Node<'t>> {
     let body = node.child_by_field_name(body_field)?;
-    syntax::children(node).into_iter().filter(|c| c.kind() == ":" && c.end_byte() <= body.start_byte()).last()
+    syntax::children(node).into_iter().filter(|c| c.kind_name() == ":" && c.end_byte() <= body.start_byte()).last()
 }
 
 fn comment_position(code: &str, root: Node, byte: usize) -> Option<usize> {
@@ -128,9 +129,9 @@ fn print_before(code: &str, statement: Node) -> Option<(usize, String)> {
 
 /// A print as the first statement of `block` (after a docstring when `skip_docstring`).
 fn print_inside(code: &str, block: Node, skip_docstring: bool) -> Option<(usize, String)> {
-    let statements: Vec<Node> = named_children(block).into_iter().filter(|n| n.kind() != "comment").collect();
+    let statements: Vec<Node> = named_children(block).into_iter().filter(|n| n.kind_name() != "comment").collect();
     let is_docstring =
-        |s: &Node| s.kind() == "expression_statement" && named_children(*s).first().is_some_and(|e| matches!(e.kind(), "string" | "concatenated_string"));
+        |s: &Node| s.kind_name() == "expression_statement" && named_children(*s).first().is_some_and(|e| matches!(e.kind_name(), "string" | "concatenated_string"));
     let first = if skip_docstring && statements.first().is_some_and(is_docstring) { statements.get(1)? } else { statements.first()? };
     print_before(code, *first)
 }
@@ -138,10 +139,10 @@ fn print_inside(code: &str, block: Node, skip_docstring: bool) -> Option<(usize,
 /// The first call of a listed method inside `node`: (receiver, method).
 fn method_call(node: Node, code: &str) -> Option<(String, String)> {
     preorder(node).into_iter().find_map(|n| {
-        if n.kind() != "call" {
+        if n.kind_name() != "call" {
             return None;
         }
-        let function = n.child_by_field_name("function").filter(|f| f.kind() == "attribute")?;
+        let function = n.child_by_field_name("function").filter(|f| f.kind_name() == "attribute")?;
         let method = text(function.child_by_field_name("attribute")?, code);
         let receiver = function.child_by_field_name("object")?;
         METHODS.contains(&method).then(|| (quotable(receiver, code, "the object"), method.to_string()))
@@ -153,7 +154,7 @@ fn find_sites(root: Node, code: &str, useless: &str) -> Vec<Site> {
     let base = Fill { useless: useless.to_string(), ..Fill::default() };
     let mut current_function = String::from("the function");
     for node in preorder(root) {
-        let site = match node.kind() {
+        let site = match node.kind_name() {
             "function_definition" => {
                 let name = node.child_by_field_name("name").map(|n| text(n, code).to_string()).unwrap_or_default();
                 current_function = name.clone();
@@ -166,11 +167,11 @@ fn find_sites(root: Node, code: &str, useless: &str) -> Vec<Site> {
                 })
             }
             "for_statement" | "while_statement" | "if_statement" | "elif_clause" => {
-                let (category, body) = match node.kind() {
+                let (category, body) = match node.kind_name() {
                     "for_statement" | "while_statement" => (Category::Loop, "body"),
                     _ => (Category::Condition, "consequence"),
                 };
-                let print_at = if node.kind() == "elif_clause" {
+                let print_at = if node.kind_name() == "elif_clause" {
                     node.child_by_field_name(body).and_then(|b| print_inside(code, b, false))
                 } else {
                     print_before(code, node)
@@ -207,9 +208,9 @@ fn statement_site(statement: Node, code: &str, base: &Fill) -> Option<(Category,
     }
     let inner = named_children(statement).into_iter().next()?;
     let target = || inner.child_by_field_name("left").map(|l| quotable(l, code, "the result")).unwrap_or_default();
-    match inner.kind() {
+    match inner.kind_name() {
         "augmented_assignment" => Some((Category::Arithmetic, Fill { var: target(), ..base.clone() })),
-        "assignment" if inner.child_by_field_name("right").is_some_and(|r| r.kind() == "binary_operator") => {
+        "assignment" if inner.child_by_field_name("right").is_some_and(|r| r.kind_name() == "binary_operator") => {
             Some((Category::Arithmetic, Fill { var: target(), ..base.clone() }))
         }
         "assignment" if inner.child_by_field_name("right").is_some() => Some((Category::Assignment, Fill { var: target(), ..base.clone() })),

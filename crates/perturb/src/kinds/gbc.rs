@@ -13,6 +13,7 @@ use std::collections::BTreeSet;
 
 use tree_sitter::{Node, Tree};
 
+use crate::syntax::NodeKind;
 use crate::edit::TextEdit;
 use crate::kinds::rtf::Deletion;
 use crate::rng::Rng;
@@ -41,7 +42,7 @@ pub fn garbage_code(program: &Program, tree: &Tree, call_tree: &Tree, rng: &mut 
     let analysis = Analysis::of(root, code);
     // One walk of the tree serves every question below.
     let all_nodes = preorder(root);
-    let used: BTreeSet<&str> = all_nodes.iter().filter(|n| n.kind() == "identifier").map(|n| text(*n, code)).collect();
+    let used: BTreeSet<&str> = all_nodes.iter().filter(|n| n.kind_name() == "identifier").map(|n| text(*n, code)).collect();
     if let Some(clash) = DEAD_VARIABLES.iter().chain(DEAD_FUNCTIONS.iter()).find(|n| used.contains(*n)) {
         return Err(PerturbError::Unsupported(format!("GBC: the code already uses the name `{clash}`")));
     }
@@ -103,7 +104,7 @@ fn module_assignments(program: &Program, root: Node, call_tree: &Tree, analysis:
     };
     let free = analysis.free_names();
     let call_names: BTreeSet<&str> =
-        preorder(call_tree.root_node()).into_iter().filter(|n| n.kind() == "identifier").map(|n| text(n, &program.call)).collect();
+        preorder(call_tree.root_node()).into_iter().filter(|n| n.kind_name() == "identifier").map(|n| text(n, &program.call)).collect();
     let module = &analysis.scopes[0];
     let mut candidates: Vec<String> = function
         .params
@@ -128,10 +129,10 @@ fn module_assignments(program: &Program, root: Node, call_tree: &Tree, analysis:
 
 /// Line starts of top-level statements, after a module docstring and `from __future__` imports.
 fn top_level_positions(root: Node, code: &str) -> Vec<usize> {
-    let statements: Vec<Node> = named_children(root).into_iter().filter(|n| n.kind() != "comment").collect();
+    let statements: Vec<Node> = named_children(root).into_iter().filter(|n| n.kind_name() != "comment").collect();
     let mut skip = 0;
     for (index, statement) in statements.iter().enumerate() {
-        if statement.kind() == "future_import_statement" || (index == 0 && is_docstring(*statement)) {
+        if statement.kind_name() == "future_import_statement" || (index == 0 && is_docstring(*statement)) {
             skip = index + 1;
         }
     }
@@ -139,28 +140,28 @@ fn top_level_positions(root: Node, code: &str) -> Vec<usize> {
 }
 
 fn is_docstring(statement: Node) -> bool {
-    statement.kind() == "expression_statement" && named_children(statement).first().is_some_and(|e| e.kind() == "string")
+    statement.kind_name() == "expression_statement" && named_children(statement).first().is_some_and(|e| e.kind_name() == "string")
 }
 
 fn ends_flow(statement: Node) -> bool {
-    matches!(statement.kind(), "return_statement" | "raise_statement" | "break_statement" | "continue_statement")
+    matches!(statement.kind_name(), "return_statement" | "raise_statement" | "break_statement" | "continue_statement")
 }
 
 /// Every valid statement position inside function bodies, in source order.
 /// `nodes`: the whole tree in preorder.
 fn statement_positions(nodes: &[Node], code: &str, analysis: &Analysis) -> Vec<Position> {
     let mut positions = Vec::new();
-    for &block in nodes.iter().filter(|n| n.kind() == "block") {
+    for &block in nodes.iter().filter(|n| n.kind_name() == "block") {
         let scope = analysis.scope_at(block.start_byte());
         if analysis.scopes[scope].kind != ScopeKind::Function {
             continue;
         }
-        let statements: Vec<Node> = named_children(block).into_iter().filter(|n| n.kind() != "comment").collect();
+        let statements: Vec<Node> = named_children(block).into_iter().filter(|n| n.kind_name() != "comment").collect();
         let Some(indent) = statements.first().and_then(|s| indent_of_line_start(code, *s)) else { continue };
         if statements.iter().any(|s| indent_of_line_start(code, *s).as_deref() != Some(indent.as_str())) {
             continue;
         }
-        let is_function_body = block.parent().is_some_and(|p| p.kind() == "function_definition");
+        let is_function_body = block.parent().is_some_and(|p| p.kind_name() == "function_definition");
         for (index, statement) in statements.iter().enumerate() {
             if !(index == 0 && is_function_body && is_docstring(*statement)) {
                 positions.push(Position { at: line_start(code, statement.start_byte()), indent: indent.clone(), at_end_of_file: false, scope });

@@ -7,6 +7,7 @@
 use execbench_core::{Limits, Outcome, PythonEngine, RunRequest};
 use tree_sitter::{Node, Tree};
 
+use crate::syntax::NodeKind;
 use crate::edit::{self, TextEdit};
 use crate::rng::Rng;
 use crate::syntax::{self, comment_fits_at, line_end, named_children, newline_of, preorder, text};
@@ -83,15 +84,15 @@ fn place_hint(program: &Program, tree: &Tree, prediction: Prediction, claimed: &
     let root = tree.root_node();
     let function = named_children(root)
         .into_iter()
-        .map(|n| if n.kind() == "decorated_definition" { n.child_by_field_name("definition").unwrap_or(n) } else { n })
-        .find(|n| n.kind() == "function_definition" && n.child_by_field_name("name").is_some_and(|name| text(name, code) == program.function_name))
+        .map(|n| if n.kind_name() == "decorated_definition" { n.child_by_field_name("definition").unwrap_or(n) } else { n })
+        .find(|n| n.kind_name() == "function_definition" && n.child_by_field_name("name").is_some_and(|name| text(name, code) == program.function_name))
         .ok_or_else(|| PerturbError::InvalidInput(format!("the code defines no top-level function `{}`", program.function_name)))?;
     let newline = newline_of(code);
     let edit = match prediction {
         Prediction::Input => {
             let comment = format!("  # The function call is {}({claimed})", program.function_name);
             let body = function.child_by_field_name("body").map_or(function.end_byte(), |b| b.start_byte());
-            let colon = syntax::children(function).into_iter().filter(|c| c.kind() == ":" && c.end_byte() <= body).last();
+            let colon = syntax::children(function).into_iter().filter(|c| c.kind_name() == ":" && c.end_byte() <= body).last();
             let at = colon.map(|c| line_end(code, c.end_byte())).filter(|at| comment_fits_at(code, root, *at));
             let at = at.ok_or_else(|| PerturbError::Unsupported("MHC: no room for a comment on the definition line".to_string()))?;
             TextEdit::insert(at, comment)
@@ -122,14 +123,14 @@ fn own_returns(function: Node) -> Vec<Node> {
     let Some(body) = function.child_by_field_name("body") else { return Vec::new() };
     preorder(body)
         .into_iter()
-        .filter(|n| n.kind() == "return_statement")
+        .filter(|n| n.kind_name() == "return_statement")
         .filter(|r| {
             let mut node = r.parent();
             while let Some(n) = node {
                 if n.id() == function.id() {
                     return true;
                 }
-                if matches!(n.kind(), "function_definition" | "lambda" | "class_definition") {
+                if matches!(n.kind_name(), "function_definition" | "lambda" | "class_definition") {
                     return false;
                 }
                 node = n.parent();

@@ -14,6 +14,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use tree_sitter::Tree;
 
+use crate::syntax::NodeKind;
 use crate::edit::{Edit, TextEdit};
 use crate::scope::{Analysis, ScopeKind};
 use crate::syntax::{self, named_children, preorder, text};
@@ -88,9 +89,9 @@ fn check_call(tree: &Tree, call: &str, function_name: &str) -> Result<(), Pertur
     let root = tree.root_node();
     let statements = named_children(root);
     let callee = match statements.as_slice() {
-        [statement] if statement.kind() == "expression_statement" => named_children(*statement)
+        [statement] if statement.kind_name() == "expression_statement" => named_children(*statement)
             .first()
-            .filter(|e| e.kind() == "call")
+            .filter(|e| e.kind_name() == "call")
             .and_then(|c| c.child_by_field_name("function"))
             .map(|f| text(f, call).to_string()),
         _ => None,
@@ -103,11 +104,11 @@ fn check_call(tree: &Tree, call: &str, function_name: &str) -> Result<(), Pertur
 
 fn check_no_introspection(root: tree_sitter::Node, source: &str, analysis: &Analysis) -> Result<(), PerturbError> {
     for node in preorder(root) {
-        match node.kind() {
+        match node.kind_name() {
             "call" => {
                 let Some(function) = node.child_by_field_name("function") else { continue };
                 let name = text(function, source);
-                if function.kind() != "identifier" || !INTROSPECTING_CALLS.contains(&name) {
+                if function.kind_name() != "identifier" || !INTROSPECTING_CALLS.contains(&name) {
                     continue;
                 }
                 if analysis.resolve(analysis.scope_at(function.start_byte()), name).is_some() {
@@ -134,7 +135,7 @@ fn check_no_introspection(root: tree_sitter::Node, source: &str, analysis: &Anal
 fn evaluates_only_a_str_call(call: tree_sitter::Node, source: &str) -> bool {
     let Some(arguments) = call.child_by_field_name("arguments") else { return false };
     match named_children(arguments).as_slice() {
-        [only] if only.kind() == "call" => only.child_by_field_name("function").is_some_and(|f| text(f, source) == "str"),
+        [only] if only.kind_name() == "call" => only.child_by_field_name("function").is_some_and(|f| text(f, source) == "str"),
         _ => false,
     }
 }

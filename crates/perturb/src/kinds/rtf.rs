@@ -5,6 +5,7 @@
 
 use tree_sitter::{Node, Tree};
 
+use crate::syntax::NodeKind;
 use crate::PerturbError;
 use crate::edit::TextEdit;
 use crate::rng::Rng;
@@ -47,7 +48,7 @@ pub enum Family {
 }
 
 pub fn family_of(condition: Node) -> Family {
-    match unparenthesized(condition).kind() {
+    match unparenthesized(condition).kind_name() {
         "comparison_operator" => Family::Comparison,
         "true" | "false" => Family::Constant,
         _ => Family::General,
@@ -55,9 +56,9 @@ pub fn family_of(condition: Node) -> Family {
 }
 
 fn unparenthesized(mut node: Node) -> Node {
-    while node.kind() == "parenthesized_expression" {
+    while node.kind_name() == "parenthesized_expression" {
         match named_children(node).as_slice() {
-            [inner] if inner.kind() != "comment" => node = *inner,
+            [inner] if inner.kind_name() != "comment" => node = *inner,
             _ => break,
         }
     }
@@ -65,7 +66,7 @@ fn unparenthesized(mut node: Node) -> Node {
 }
 
 fn contains_kind(node: Node, kinds: &[&str]) -> bool {
-    preorder(node).iter().any(|n| kinds.contains(&n.kind()))
+    preorder(node).iter().any(|n| kinds.contains(&n.kind_name()))
 }
 
 /// `tree` is `code`'s syntax tree.
@@ -77,7 +78,7 @@ pub fn reformat_conditions(code: &str, tree: &Tree, rng: &mut Rng) -> Result<Vec
     let deletions = deletions(&all_nodes, code);
     let mut edits = Vec::new();
     for node in &all_nodes {
-        if !matches!(node.kind(), "if_statement" | "elif_clause" | "while_statement") {
+        if !matches!(node.kind_name(), "if_statement" | "elif_clause" | "while_statement") {
             continue;
         }
         let Some(condition) = node.child_by_field_name("condition") else { continue };
@@ -104,8 +105,8 @@ pub fn reformat_conditions(code: &str, tree: &Tree, rng: &mut Rng) -> Result<Vec
         } else {
             String::new()
         };
-        let wrapped = if condition.kind() == "parenthesized_expression" { c.to_string() } else { format!("({c})") };
-        let as_element = if condition.kind() == "named_expression" { format!("({c})") } else { c.to_string() };
+        let wrapped = if condition.kind_name() == "parenthesized_expression" { c.to_string() } else { format!("({c})") };
+        let as_element = if condition.kind_name() == "named_expression" { format!("({c})") } else { c.to_string() };
         let replacement = form.template.replace("{w}", &wrapped).replace("{t}", &as_element).replace("{c}", c).replace("{p}", &p);
         // `while(x):` has no space after the keyword; `whilenot not (x)` would not parse.
         let glued = code[..condition.start_byte()].ends_with(|ch: char| ch.is_alphanumeric() || ch == '_');
@@ -127,11 +128,11 @@ pub struct Deletion {
 pub fn deletions(nodes: &[Node], code: &str) -> Vec<Deletion> {
     nodes
         .iter()
-        .filter(|n| n.kind() == "delete_statement")
+        .filter(|n| n.kind_name() == "delete_statement")
         .map(|d| Deletion {
             start: d.start_byte(),
             end: d.end_byte(),
-            names: preorder(*d).into_iter().filter(|n| n.kind() == "identifier").map(|n| text(n, code).to_string()).collect(),
+            names: preorder(*d).into_iter().filter(|n| n.kind_name() == "identifier").map(|n| text(n, code).to_string()).collect(),
         })
         .collect()
 }
