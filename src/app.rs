@@ -9,7 +9,7 @@ use crate::pages::{datasets::DatasetsPage, playground::PlaygroundPage, sample::S
 use crate::python::{PythonWorker, WorkerStatus};
 use crate::route::{self, Route};
 
-/// The bundled dataset as the pages see it.
+/// The dataset the pages work on: the bundled CRUXEval, or a file the user imported.
 #[derive(Clone, Debug)]
 pub enum DatasetState {
     Loading,
@@ -21,7 +21,24 @@ pub enum DatasetState {
 #[derive(Clone, Copy)]
 pub struct AppState {
     pub dataset: RwSignal<DatasetState>,
+    /// The dataset's name: `CRUXEval`, or the imported file's name.
+    pub dataset_name: RwSignal<String>,
     pub verify: VerifyRun,
+}
+
+impl AppState {
+    /// (Re)loads the bundled CRUXEval.
+    pub fn load_bundled(self) {
+        self.dataset.set(DatasetState::Loading);
+        self.dataset_name.set(crate::data::CRUXEVAL_NAME.to_string());
+        leptos::task::spawn_local(async move {
+            let loaded = match crate::data::fetch_dataset(crate::data::CRUXEVAL_URL).await {
+                Ok(report) => DatasetState::Loaded(Arc::new(report)),
+                Err(e) => DatasetState::Failed(e),
+            };
+            self.dataset.set(loaded);
+        });
+    }
 }
 
 #[component]
@@ -29,15 +46,9 @@ pub fn App() -> impl IntoView {
     let worker = PythonWorker::start();
     let status = worker.status;
     provide_context(StoredValue::new_local(worker));
-    let state = AppState { dataset: RwSignal::new(DatasetState::Loading), verify: VerifyRun::new() };
+    let state = AppState { dataset: RwSignal::new(DatasetState::Loading), dataset_name: RwSignal::new(String::new()), verify: VerifyRun::new() };
     provide_context(state);
-    leptos::task::spawn_local(async move {
-        let loaded = match crate::data::fetch_dataset(crate::data::CRUXEVAL_URL).await {
-            Ok(report) => DatasetState::Loaded(Arc::new(report)),
-            Err(e) => DatasetState::Failed(e),
-        };
-        state.dataset.set(loaded);
-    });
+    state.load_bundled();
 
     let (route, set_route) = signal(route::current());
     let handle = window_event_listener(leptos::ev::hashchange, move |_| set_route.set(route::current()));

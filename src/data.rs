@@ -3,6 +3,7 @@
 
 use execbench_core::{LoadReport, load_jsonl_bytes};
 
+pub const CRUXEVAL_NAME: &str = "CRUXEval";
 pub const CRUXEVAL_URL: &str = "data/cruxeval/cruxeval.jsonl";
 pub const CRUXEVAL_LICENSE_URL: &str = "data/cruxeval/LICENSE";
 
@@ -14,4 +15,12 @@ pub async fn fetch_dataset(url: &str) -> Result<LoadReport, String> {
     let bytes = response.binary().await.map_err(|e| format!("could not read {url}: {e}"))?;
     let name = url.rsplit('/').next().unwrap_or(url);
     Ok(load_jsonl_bytes(name, &bytes))
+}
+
+/// Reads a file the user picked and loads it as JSON Lines (bad rows are reported, good rows kept).
+pub async fn read_dataset_file(file: web_sys::File) -> Result<LoadReport, String> {
+    let name = file.name();
+    let buffer = wasm_bindgen_futures::JsFuture::from(file.array_buffer()).await.map_err(|e| format!("could not read {name}: {e:?}"))?;
+    let bytes = js_sys::Uint8Array::new(&buffer).to_vec();
+    Ok(load_jsonl_bytes(&name, &bytes))
 }

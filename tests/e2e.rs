@@ -110,3 +110,43 @@ async fn verify_can_be_stopped_midway() {
     b.screenshot("verify-stopped").await;
     b.close().await;
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn import_a_user_dataset_with_bad_rows() {
+    let dir = std::env::temp_dir().join(format!("execbench-e2e-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("contest.jsonl");
+    let rows = [
+        r#"{"id": "lc1", "function_name": "minimumCost", "code": "def minimumCost(s):\n    return s.count('1')", "input": "minimumCost(s='0011')", "output": "2"}"#,
+        r#"{"id": "lc2", "function_name": "maxLen", "code": "def maxLen(nums):\n    return len(set(nums))", "input": "nums=[1, 2, 1]"}"#,
+        r#"{"id": "lc3", "function_name": "twice", "code": "def twice(x):\n    return 2 * x", "input": "x=4", "output": "8"}"#,
+        r#"{"id": "lc4", "code": "#,
+    ];
+    std::fs::write(&file, rows.join("\n")).unwrap();
+
+    let (b, base) = open_app().await;
+    b.client.goto(&format!("{base}#/datasets")).await.unwrap();
+    b.wait_text("[data-testid=match-count]", Duration::from_secs(30), |t| t == "800 of 800").await;
+    let input = b.client.find(fantoccini::Locator::Css("[data-testid=import]")).await.unwrap();
+    input.send_keys(file.to_str().unwrap()).await.unwrap();
+    b.wait_text("[data-testid=dataset-name]", Duration::from_secs(10), |t| t == "contest.jsonl").await;
+    b.wait_text("[data-testid=match-count]", Duration::from_secs(10), |t| t == "2 of 2").await;
+    let errors = b.wait_text("[data-testid=import-errors]", Duration::from_secs(5), |_| true).await;
+    assert!(errors.contains("2 of 4 rows could not be read; the other 2 are loaded"), "{errors}");
+    assert!(errors.contains("contest.jsonl:2: field `output`: missing (required)"), "{errors}");
+    assert!(errors.contains("contest.jsonl:4: not valid JSON at column 14"), "{errors}");
+    b.screenshot("datasets-import-errors").await;
+
+    b.client.goto(&format!("{base}#/sample/lc1")).await.unwrap();
+    b.wait_text("[data-testid=sample-call]", Duration::from_secs(10), |t| t == "minimumCost(s='0011')").await;
+    wait_engine_ready(&b).await;
+    b.click("[data-testid=run]").await;
+    assert_eq!(b.wait_text("[data-testid=result-badge]", Duration::from_secs(30), |t| !t.is_empty()).await, "matches the expected output");
+
+    b.client.goto(&format!("{base}#/verify")).await.unwrap();
+    b.click("[data-testid=verify-start]").await;
+    assert_eq!(b.wait_text("[data-testid=verify-state]", Duration::from_secs(60), |t| !t.is_empty()).await, "finished");
+    assert_eq!(b.wait_text("[data-testid=verify-passed]", Duration::from_secs(5), |_| true).await, "2 passed");
+    b.close().await;
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -32,13 +32,43 @@ pub fn DatasetsPage() -> impl IntoView {
     let state = expect_context::<AppState>();
     move || match state.dataset.get() {
         DatasetState::Loading => view! { <p class="muted">"Loading CRUXEval…"</p> }.into_any(),
-        DatasetState::Failed(e) => view! { <p class="error-box" role="alert">{e}</p> }.into_any(),
+        DatasetState::Failed(e) => view! { <p class="error-box" role="alert">{e}</p> <div class="toolbar"><ImportButton /></div> }.into_any(),
         DatasetState::Loaded(report) => view! { <DatasetBrowser report=report /> }.into_any(),
+    }
+}
+
+/// "Import JSONL…": replaces the working dataset with the user's file, after checking every row.
+#[component]
+fn ImportButton() -> impl IntoView {
+    let state = expect_context::<AppState>();
+    let on_change = move |ev: leptos::ev::Event| {
+        let input: web_sys::HtmlInputElement = event_target(&ev);
+        let Some(file) = input.files().and_then(|files| files.get(0)) else { return };
+        input.set_value("");
+        let name = file.name();
+        state.dataset.set(DatasetState::Loading);
+        state.dataset_name.set(name);
+        leptos::task::spawn_local(async move {
+            state.dataset.set(match crate::data::read_dataset_file(file).await {
+                Ok(report) => DatasetState::Loaded(Arc::new(report)),
+                Err(e) => DatasetState::Failed(e),
+            });
+        });
+    };
+    view! {
+        <label class="button">
+            "Import JSONL…"
+            <input type="file" accept=".jsonl,.json,.txt,application/jsonl" data-testid="import" class="visually-hidden" on:change=on_change />
+        </label>
+        <Show when=move || state.dataset_name.get() != crate::data::CRUXEVAL_NAME>
+            <button on:click=move |_| state.load_bundled()>"Back to CRUXEval"</button>
+        </Show>
     }
 }
 
 #[component]
 fn DatasetBrowser(report: Arc<LoadReport>) -> impl IntoView {
+    let state = expect_context::<AppState>();
     let (query, set_query) = signal(String::new());
     let (kind, set_kind) = signal::<Option<OutputKind>>(None);
     let (scroll_top, set_scroll_top) = signal(0.0f64);
@@ -76,14 +106,24 @@ fn DatasetBrowser(report: Arc<LoadReport>) -> impl IntoView {
 
     view! {
         <section class="page">
-            <h1>"CRUXEval"</h1>
-            <p class="attribution">
-                {format!("{total} samples. ")} "CRUXEval: Gu et al., “CRUXEval: A Benchmark for Code Reasoning, Understanding and Execution” (2024). "
-                "Data under the " <a href=crate::data::CRUXEVAL_LICENSE_URL>"MIT License"</a> "."
-            </p>
+            <div class="title-row">
+                <h1 data-testid="dataset-name">{move || state.dataset_name.get()}</h1>
+                <ImportButton />
+            </div>
+            {move || if state.dataset_name.get() == crate::data::CRUXEVAL_NAME {
+                view! {
+                    <p class="attribution">
+                        {format!("{total} samples. ")} "CRUXEval: Gu et al., “CRUXEval: A Benchmark for Code Reasoning, Understanding and Execution” (2024). "
+                        "Data under the " <a href=crate::data::CRUXEVAL_LICENSE_URL>"MIT License"</a> "."
+                    </p>
+                }.into_any()
+            } else {
+                view! { <p class="attribution">{format!("{total} samples imported from your file (kept in this tab only).")}</p> }.into_any()
+            }}
             {(!errors.is_empty()).then(|| view! {
-                <details class="error-box"><summary>{format!("{} rows could not be read", errors.len())}</summary>
-                    <ul>{errors.iter().map(|e| view! { <li>{e.to_string()}</li> }).collect_view()}</ul>
+                <details class="error-box" open=true data-testid="import-errors"><summary>{format!("{} of {} rows could not be read; the other {} are loaded", errors.len(), report.rows, total)}</summary>
+                    <ul>{errors.iter().take(200).map(|e| view! { <li>{e.to_string()}</li> }).collect_view()}</ul>
+                    {(errors.len() > 200).then(|| view! { <p>{format!("… and {} more", errors.len() - 200)}</p> })}
                 </details>
             })}
             <div class="toolbar">

@@ -20,7 +20,7 @@ pub fn SamplePage(id: String) -> impl IntoView {
             DatasetState::Loaded(report) => {
                 let position = report.samples.iter().position(|s| s.id == id);
                 match position {
-                    None => view! { <p class="error-box" role="alert">{format!("There is no sample `{id}` in CRUXEval.")} " " <a href="#/datasets">"Back to the list"</a></p> }.into_any(),
+                    None => view! { <p class="error-box" role="alert">{format!("There is no sample `{id}` in {}.", state.dataset_name.get_untracked())} " " <a href="#/datasets">"Back to the list"</a></p> }.into_any(),
                     Some(i) => {
                         let prev = i.checked_sub(1).map(|p| Route::Sample(report.samples[p].id.clone()).href());
                         let next = report.samples.get(i + 1).map(|s| Route::Sample(s.id.clone()).href());
@@ -52,7 +52,7 @@ fn SampleView(sample: execbench_core::Sample, prev: Option<String>, next: Option
     view! {
         <section class="page sample">
             <nav class="crumbs">
-                <a href="#/datasets">"CRUXEval"</a> " / " <strong data-testid="sample-id">{sample.id.clone()}</strong>
+                <a href="#/datasets">{expect_context::<AppState>().dataset_name.get_untracked()}</a> " / " <strong data-testid="sample-id">{sample.id.clone()}</strong>
                 <span class="pager">
                     {prev.map(|h| view! { <a href=h>"← previous"</a> })}
                     {next.map(|h| view! { <a href=h>"next →"</a> })}

@@ -107,7 +107,7 @@ pub fn VerifyPage() -> impl IntoView {
     view! {
         <section class="page verify">
             <h1>"Verify dataset"</h1>
-            <p class="muted">"Runs every CRUXEval sample in the page (RustPython in a Web Worker) and checks that its call returns the expected output. Limit: 2 s per sample."</p>
+            <p class="muted">{move || format!("Dataset: {}. ", state.dataset_name.get())} "Runs every sample in the page (RustPython in a Web Worker) and checks that its call returns the expected output. Limit: 2 s per sample."</p>
             <div class="toolbar">
                 <button class="primary" data-testid="verify-start" on:click=start
                     disabled=move || run.running.get() || !matches!(state.dataset.get(), DatasetState::Loaded(_))>"Verify all"</button>
