@@ -134,7 +134,7 @@ async fn import_a_user_dataset_with_bad_rows() {
     let errors = b.wait_text("[data-testid=import-errors]", Duration::from_secs(5), |_| true).await;
     assert!(errors.contains("2 of 4 rows could not be read; the other 2 are loaded"), "{errors}");
     assert!(errors.contains("contest.jsonl:2: field `output`: missing (required)"), "{errors}");
-    assert!(errors.contains("contest.jsonl:4: not valid JSON at column 14"), "{errors}");
+    assert!(errors.contains("contest.jsonl:4: not valid JSON at column 22"), "{errors}");
     b.screenshot("datasets-import-errors").await;
 
     b.client.goto(&format!("{base}#/sample/lc1")).await.unwrap();
