@@ -1,0 +1,392 @@
+//! `execbench-bench`: execbench's Python worker against Pyodide, side by side in one run, in
+//! headless Chromium (the "Benchmark" section).
+//!
+//! One local server carries the built site (`/execbench/`, from `trunk build --release`), the
+//! benchmark's own page (`/bench/`, crates/bench/web) and the npm package `pyodide` (`/pyodide/`,
+//! installed by scripts/setup.sh `install_bench_tools`). For each repetition and each engine a
+//! fresh Chromium (fresh profile) opens `bench.html?engine=...`; the page starts the engine's
+//! worker and runs the 800 CRUXEval samples through it (see web/execbench-bench.js). Then the
+//! download sizes are computed here, gzip and brotli per file, as a static host would serve them.
+//!
+//! Options: `--reps N` cold pages per engine (3), `--warm N` warm passes per page (3),
+//! `--restarts N` worker restarts timed on each execbench page (3). Nothing here asserts a time:
+//! it prints figures.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use execbench_testkit::browser::Browser;
+use execbench_testkit::static_server::StaticServer;
+use serde_json::Value;
+
+const PYODIDE_VERSION: &str = "314.0.7";
+const SAMPLES: usize = 800;
+
+/// What one cold page measured for one engine.
+struct PageRun {
+    ready_ms: f64,
+    first_ms: f64,
+    first_passed: u64,
+    warm_ms: Vec<f64>,
+    warm_passed: Vec<u64>,
+    restart_ms: Vec<f64>,
+    init_ms: f64,
+    resources: Vec<String>,
+}
+
+struct Options {
+    reps: usize,
+    warm: usize,
+    restarts: usize,
+}
+
+fn options() -> Options {
+    let mut o = Options { reps: 3, warm: 3, restarts: 3 };
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let mut i = 0;
+    while i < args.len() {
+        let value = || args.get(i + 1).and_then(|v| v.parse::<usize>().ok()).unwrap_or_else(|| usage());
+        match args[i].as_str() {
+            "--reps" => o.reps = value().max(1),
+            "--warm" => o.warm = value().max(1),
+            "--restarts" => o.restarts = value(),
+            _ => usage(),
+        }
+        i += 2;
+    }
+    o
+}
+
+fn usage() -> ! {
+    eprintln!("usage: execbench-bench [--reps N] [--warm N] [--restarts N]");
+    std::process::exit(2)
+}
+
+fn pyodide_dir() -> PathBuf {
+    let tools = std::env::var("EXECBENCH_TOOLS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|_| PathBuf::from(std::env::var("HOME").unwrap_or_else(|_| ".".into())).join(".cache/execbench-tools"));
+    let dir = tools.join("node_modules/pyodide");
+    let package = std::fs::read_to_string(dir.join("package.json")).unwrap_or_default();
+    if !package.contains(&format!("\"version\": \"{PYODIDE_VERSION}\"")) {
+        eprintln!("no pyodide@{PYODIDE_VERSION} at {}: run scripts/bench.sh (it installs it)", dir.display());
+        std::process::exit(1);
+    }
+    dir
+}
+
+#[tokio::main]
+async fn main() {
+    let opts = options();
+    // Serve a snapshot: others may rebuild dist/ (Trunk swaps it out) while this runs.
+    let built = execbench_testkit::dist_dir();
+    let dist = std::env::temp_dir().join(format!("execbench-bench-dist-{}", std::process::id()));
+    copy_site(&built, &dist);
+    let pyodide = pyodide_dir();
+    let web = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("web");
+    let server = StaticServer::mount(vec![
+        ("/bench/".to_string(), web),
+        ("/execbench/".to_string(), dist.clone()),
+        ("/pyodide/".to_string(), pyodide.clone()),
+    ]);
+    let started = Instant::now();
+    println!("execbench-bench: {} cold page(s) per engine, {} warm pass(es) each, serving on {}", opts.reps, opts.warm, server.origin);
+
+    // Alternate the engines so that noise on the shared machine hits both alike.
+    let mut ours = Vec::new();
+    let mut theirs = Vec::new();
+    for rep in 1..=opts.reps {
+        for engine in ["execbench", "pyodide"] {
+            let restarts = if engine == "execbench" { opts.restarts } else { 0 };
+            let url = format!("{}/bench/bench.html?engine={engine}&warm={}&restarts={restarts}", server.origin, opts.warm);
+            let run = match measure_page(&url).await {
+                Ok(run) => run,
+                Err(e) => {
+                    eprintln!("{engine}, repetition {rep}: {e}");
+                    let _ = std::fs::remove_dir_all(&dist);
+                    std::process::exit(1);
+                }
+            };
+            println!(
+                "  {rep}/{} {engine:>9}: ready {:>6.0} ms (engine init {:.0} ms), first pass {:>6.0} ms ({} pass), warm {} ms{}",
+                opts.reps,
+                run.ready_ms,
+                run.init_ms,
+                run.first_ms,
+                run.first_passed,
+                run.warm_ms.iter().map(|t| format!("{t:.0}")).collect::<Vec<_>>().join("/"),
+                if run.restart_ms.is_empty() {
+                    String::new()
+                } else {
+                    format!(", restarts {} ms", run.restart_ms.iter().map(|t| format!("{t:.0}")).collect::<Vec<_>>().join("/"))
+                }
+            );
+            if engine == "execbench" { ours.push(run) } else { theirs.push(run) }
+        }
+    }
+    let browser_secs = started.elapsed().as_secs_f64();
+
+    // Sizes. The execbench page may fetch any file of the built site: count them all (hidden
+    // folders such as Trunk's `.stage` are not part of the site). For Pyodide, count what its
+    // worker's Performance timeline says loadPyodide fetched, plus the module the worker imports.
+    let site_files = files_under(&dist);
+    let mut pyodide_names: Vec<String> = theirs
+        .iter()
+        .flat_map(|r| r.resources.iter())
+        .filter_map(|url| url.split("/pyodide/").nth(1).map(|n| n.split(['?', '#']).next().unwrap_or(n).to_string()))
+        .collect();
+    let measured_in_browser = !pyodide_names.is_empty();
+    if !measured_in_browser {
+        pyodide_names = ["pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json"].map(String::from).to_vec();
+    }
+    pyodide_names.push("pyodide.mjs".to_string());
+    pyodide_names.sort();
+    pyodide_names.dedup();
+    let pyodide_files: Vec<PathBuf> = pyodide_names.iter().map(|n| pyodide.join(n)).filter(|p| p.is_file()).collect();
+    print!("compressing {} site files and {} Pyodide files (gzip -9, brotli q11)... ", site_files.len(), pyodide_files.len());
+    let _ = std::io::stdout().flush();
+    let size_started = Instant::now();
+    let site = sizes(&site_files);
+    let peer = sizes(&pyodide_files);
+    println!("{:.0} s", size_started.elapsed().as_secs_f64());
+    println!(
+        "Pyodide files counted ({}): {}",
+        if measured_in_browser { "seen fetched in the browser, plus pyodide.mjs" } else { "fixed list: the browser reported none" },
+        pyodide_names.join(", ")
+    );
+    println!("execbench files counted: every file of {}", built.display());
+    for (path, size) in site_files.iter().zip(&site.each).filter(|(_, s)| s.raw > 100_000) {
+        println!("  {:<40} {}", path.strip_prefix(&dist).unwrap_or(path).display(), size.describe());
+    }
+
+    print_table(&ours, &theirs, &site.total, &peer.total);
+    println!(
+        "\nMedians over {} cold page(s) per engine (warm: over all warm passes). Browser part {:.0} s, whole run {:.0} s.",
+        opts.reps,
+        browser_secs,
+        started.elapsed().as_secs_f64()
+    );
+    let _ = std::fs::remove_dir_all(&dist);
+}
+
+/// Copies the built site (without hidden folders such as Trunk's `.stage`).
+fn copy_site(from: &Path, to: &Path) {
+    let _ = std::fs::remove_dir_all(to);
+    for file in files_under(from) {
+        let target = to.join(file.strip_prefix(from).expect("under the site"));
+        std::fs::create_dir_all(target.parent().expect("a folder")).expect("create the snapshot folder");
+        std::fs::copy(&file, &target).unwrap_or_else(|e| panic!("copy {}: {e}", file.display()));
+    }
+}
+
+/// Opens a fresh browser on the page and waits for its figures.
+async fn measure_page(url: &str) -> Result<PageRun, String> {
+    let browser = Browser::launch().await;
+    let result = drive(&browser, url).await;
+    browser.close().await;
+    result
+}
+
+async fn drive(browser: &Browser, url: &str) -> Result<PageRun, String> {
+    browser.client.goto(url).await.map_err(|e| format!("could not open {url}: {e}"))?;
+    let deadline = Instant::now() + Duration::from_secs(180);
+    let state = loop {
+        let text = browser
+            .client
+            .execute("return window.benchState && window.benchState.done ? JSON.stringify(window.benchState) : null", vec![])
+            .await
+            .map_err(|e| format!("reading the page's state: {e}"))?;
+        if let Some(text) = text.as_str() {
+            break serde_json::from_str::<Value>(text).map_err(|e| e.to_string())?;
+        }
+        if Instant::now() > deadline {
+            return Err("the page did not finish within 180 s".into());
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    if let Some(error) = state["error"].as_str() {
+        return Err(format!("the page failed: {error}"));
+    }
+    let f = |v: &Value| v.as_f64().unwrap_or(f64::NAN);
+    let warm = state["warm"].as_array().cloned().unwrap_or_default();
+    let run = PageRun {
+        ready_ms: f(&state["ready_ms"]),
+        first_ms: f(&state["first"]["ms"]),
+        first_passed: state["first"]["passed"].as_u64().unwrap_or(0),
+        warm_ms: warm.iter().map(|w| f(&w["ms"])).collect(),
+        warm_passed: warm.iter().map(|w| w["passed"].as_u64().unwrap_or(0)).collect(),
+        restart_ms: state["restart_ms"].as_array().map(|a| a.iter().map(f).collect()).unwrap_or_default(),
+        init_ms: f(&state["init_ms"]),
+        resources: state["resources"].as_array().map(|a| a.iter().filter_map(|v| v.as_str().map(String::from)).collect()).unwrap_or_default(),
+    };
+    if state["samples"].as_u64() != Some(SAMPLES as u64) {
+        return Err(format!("expected {SAMPLES} samples, the page read {}", state["samples"]));
+    }
+    if let Some(failures) = state["first"]["failures"].as_array().filter(|a| !a.is_empty()) {
+        eprintln!("    first failures: {}", Value::Array(failures.clone()));
+    }
+    Ok(run)
+}
+
+fn files_under(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&d) else { continue };
+        for entry in entries.flatten() {
+            if entry.file_name().to_string_lossy().starts_with('.') {
+                continue;
+            }
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.is_file() {
+                out.push(path);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+#[derive(Clone, Copy, Default)]
+struct Size {
+    raw: u64,
+    gzip: u64,
+    brotli: u64,
+}
+
+impl Size {
+    fn describe(&self) -> String {
+        format!("{} raw, {} gzip, {} brotli", mb(self.raw), mb(self.gzip), mb(self.brotli))
+    }
+}
+
+struct Sizes {
+    each: Vec<Size>,
+    total: Size,
+}
+
+/// Each file compressed on its own, as it would be served: gzip level 9 and brotli quality 11
+/// (what a host that pre-compresses its files would use). Two threads at a time.
+fn sizes(files: &[PathBuf]) -> Sizes {
+    use std::sync::Mutex;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let next = AtomicUsize::new(0);
+    let each = Mutex::new(vec![Size::default(); files.len()]);
+    std::thread::scope(|scope| {
+        for _ in 0..2 {
+            scope.spawn(|| {
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(path) = files.get(i) else { break };
+                    let size = compressed(&std::fs::read(path).unwrap_or_default());
+                    each.lock().unwrap()[i] = size;
+                }
+            });
+        }
+    });
+    let each = each.into_inner().unwrap();
+    let total = each.iter().fold(Size::default(), |t, s| Size { raw: t.raw + s.raw, gzip: t.gzip + s.gzip, brotli: t.brotli + s.brotli });
+    Sizes { each, total }
+}
+
+fn compressed(bytes: &[u8]) -> Size {
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+    gz.write_all(bytes).unwrap();
+    let gzip = gz.finish().unwrap().len() as u64;
+    let mut br = Vec::new();
+    let params = brotli::enc::BrotliEncoderParams { quality: 11, lgwin: 22, ..Default::default() };
+    brotli::BrotliCompress(&mut &bytes[..], &mut br, &params).unwrap();
+    Size { raw: bytes.len() as u64, gzip, brotli: br.len() as u64 }
+}
+
+fn mb(bytes: u64) -> String {
+    format!("{:.2} MB", bytes as f64 / 1e6)
+}
+
+fn median(values: impl IntoIterator<Item = f64>) -> f64 {
+    let mut v: Vec<f64> = values.into_iter().filter(|x| x.is_finite()).collect();
+    if v.is_empty() {
+        return f64::NAN;
+    }
+    v.sort_by(|a, b| a.total_cmp(b));
+    let n = v.len();
+    if n % 2 == 1 { v[n / 2] } else { (v[n / 2 - 1] + v[n / 2]) / 2.0 }
+}
+
+fn print_table(ours: &[PageRun], theirs: &[PageRun], site: &Size, peer: &Size) {
+    struct Row {
+        metric: String,
+        ours: String,
+        theirs: String,
+        ratio: Option<f64>,
+        target: Option<f64>,
+        unit_target: String,
+    }
+    let time_row = |metric: &str, pick: &dyn Fn(&[PageRun]) -> f64, target: Option<f64>| {
+        let (a, b) = (pick(ours), pick(theirs));
+        Row {
+            metric: metric.to_string(),
+            ours: format!("{a:.0} ms"),
+            theirs: format!("{b:.0} ms"),
+            ratio: Some(a / b),
+            target,
+            unit_target: String::new(),
+        }
+    };
+    let size_row = |metric: &str, a: u64, b: u64, target: Option<f64>| Row {
+        metric: metric.to_string(),
+        ours: mb(a),
+        theirs: mb(b),
+        ratio: Some(a as f64 / b as f64),
+        target,
+        unit_target: String::new(),
+    };
+    let passes = |runs: &[PageRun]| {
+        let first: Vec<u64> = runs.iter().map(|r| r.first_passed).collect();
+        let warm: Vec<u64> = runs.iter().flat_map(|r| r.warm_passed.iter().copied()).collect();
+        let (lo, hi) = first.iter().chain(&warm).fold((u64::MAX, 0), |(lo, hi), &x| (lo.min(x), hi.max(x)));
+        if lo == hi { format!("{lo}/{SAMPLES}") } else { format!("{lo}-{hi}/{SAMPLES}") }
+    };
+    let restart = median(ours.iter().flat_map(|r| r.restart_ms.iter().copied()));
+    let rows = vec![
+        time_row("ready from a cold page", &|r| median(r.iter().map(|x| x.ready_ms)), Some(0.2)),
+        time_row("first verify-all pass (800)", &|r| median(r.iter().map(|x| x.first_ms)), Some(1.5)),
+        time_row("warm verify-all pass (800)", &|r| median(r.iter().flat_map(|x| x.warm_ms.iter().copied())), Some(1.0)),
+        Row {
+            metric: "samples passing".into(),
+            ours: passes(ours),
+            theirs: passes(theirs),
+            ratio: None,
+            target: None,
+            unit_target: format!("{SAMPLES}/{SAMPLES} (ours)"),
+        },
+        size_row("transfer, brotli (page vs engine)", site.brotli, peer.brotli, Some(1.0)),
+        size_row("transfer, gzip (page vs engine)", site.gzip, peer.gzip, None),
+        size_row("raw bytes (page vs engine)", site.raw, peer.raw, None),
+        Row {
+            metric: "worker restart to ready".into(),
+            ours: if restart.is_finite() { format!("{restart:.0} ms") } else { "-".into() },
+            theirs: "-".into(),
+            ratio: None,
+            target: None,
+            unit_target: String::new(),
+        },
+    ];
+    println!("\n| metric | execbench | Pyodide | ratio | target | met |");
+    println!("|---|---:|---:|---:|---|---|");
+    for row in rows {
+        let ratio = row.ratio.map(|r| format!("{r:.2}")).unwrap_or_else(|| "-".into());
+        let (target, met) = match (row.target, row.ratio) {
+            (Some(t), Some(r)) => (format!("<= {t}"), if r <= t { "yes" } else { "**no**" }.to_string()),
+            _ if row.metric == "samples passing" => {
+                let ok = ours.iter().all(|r| r.first_passed == SAMPLES as u64 && r.warm_passed.iter().all(|&p| p == SAMPLES as u64));
+                (row.unit_target.clone(), if ok { "yes" } else { "**no**" }.to_string())
+            }
+            _ => ("-".into(), "-".into()),
+        };
+        println!("| {} | {} | {} | {} | {} | {} |", row.metric, row.ours, row.theirs, ratio, target, met);
+    }
+}
