@@ -183,10 +183,9 @@ pub fn misindented(root: Node, source: &str) -> Option<usize> {
     let mut cursor = node.walk();
     for child in node.named_children(&mut cursor) {
         let kind = child.kind_name();
-        if kind == "block" || kind.ends_with("_statement") || kind.ends_with("_clause") || kind.ends_with("_definition") {
-            if let Some(at) = misindented(child, source) {
-                return Some(at);
-            }
+        let may_hold_blocks = kind == "block" || kind.ends_with("_statement") || kind.ends_with("_clause") || kind.ends_with("_definition");
+        if may_hold_blocks && let Some(at) = misindented(child, source) {
+            return Some(at);
         }
     }
     None
