@@ -28,10 +28,14 @@ struct PageRun {
     ready_ms: f64,
     first_ms: f64,
     first_passed: u64,
+    first_engine_ms: f64,
     warm_ms: Vec<f64>,
+    warm_engine_ms: Vec<f64>,
     warm_passed: Vec<u64>,
     restart_ms: Vec<f64>,
     init_ms: f64,
+    /// Pyodide only: when its last file had arrived, since navigation start.
+    fetched_ms: Option<f64>,
     resources: Vec<String>,
 }
 
@@ -64,9 +68,11 @@ fn usage() -> ! {
 }
 
 fn pyodide_dir() -> PathBuf {
-    let tools = std::env::var("EXECBENCH_TOOLS")
+    // Where scripts/setup.sh puts its tools (scripts/bench.sh passes EXECBENCH_TOOLS).
+    let cache = std::env::var("XDG_CACHE_HOME")
         .map(PathBuf::from)
-        .unwrap_or_else(|_| PathBuf::from(std::env::var("HOME").unwrap_or_else(|_| ".".into())).join(".cache/execbench-tools"));
+        .unwrap_or_else(|_| PathBuf::from(std::env::var("HOME").unwrap_or_else(|_| ".".into())).join(".cache"));
+    let tools = std::env::var("EXECBENCH_TOOLS").map(PathBuf::from).unwrap_or_else(|_| cache.join("execbench-tools"));
     let dir = tools.join("node_modules/pyodide");
     let package = std::fs::read_to_string(dir.join("package.json")).unwrap_or_default();
     if !package.contains(&format!("\"version\": \"{PYODIDE_VERSION}\"")) {
@@ -109,9 +115,10 @@ async fn main() {
                 }
             };
             println!(
-                "  {rep}/{} {engine:>9}: ready {:>6.0} ms (engine init {:.0} ms), first pass {:>6.0} ms ({} pass), warm {} ms{}",
+                "  {rep}/{} {engine:>9}: ready {:>6.0} ms ({}engine init {:.0} ms), first pass {:>6.0} ms ({} pass), warm {} ms{}",
                 opts.reps,
                 run.ready_ms,
+                run.fetched_ms.map(|t| format!("files fetched at {t:.0} ms, ")).unwrap_or_default(),
                 run.init_ms,
                 run.first_ms,
                 run.first_passed,
@@ -144,11 +151,13 @@ async fn main() {
     pyodide_names.sort();
     pyodide_names.dedup();
     let pyodide_files: Vec<PathBuf> = pyodide_names.iter().map(|n| pyodide.join(n)).filter(|p| p.is_file()).collect();
-    print!("compressing {} site files and {} Pyodide files (gzip -9, brotli q11)... ", site_files.len(), pyodide_files.len());
+    print!("compressing {} site files and {} Pyodide files (gzip -9, brotli q11; cached by content)... ", site_files.len(), pyodide_files.len());
     let _ = std::io::stdout().flush();
     let size_started = Instant::now();
-    let site = sizes(&site_files);
-    let peer = sizes(&pyodide_files);
+    let mut cache = SizeCache::load();
+    let site = sizes(&site_files, &mut cache);
+    let peer = sizes(&pyodide_files, &mut cache);
+    cache.save(&[&site, &peer]);
     println!("{:.0} s", size_started.elapsed().as_secs_f64());
     println!(
         "Pyodide files counted ({}): {}",
@@ -214,10 +223,13 @@ async fn drive(browser: &Browser, url: &str) -> Result<PageRun, String> {
         ready_ms: f(&state["ready_ms"]),
         first_ms: f(&state["first"]["ms"]),
         first_passed: state["first"]["passed"].as_u64().unwrap_or(0),
+        first_engine_ms: f(&state["first"]["engine_ms"]),
         warm_ms: warm.iter().map(|w| f(&w["ms"])).collect(),
+        warm_engine_ms: warm.iter().map(|w| f(&w["engine_ms"])).collect(),
         warm_passed: warm.iter().map(|w| w["passed"].as_u64().unwrap_or(0)).collect(),
         restart_ms: state["restart_ms"].as_array().map(|a| a.iter().map(f).collect()).unwrap_or_default(),
         init_ms: f(&state["init_ms"]),
+        fetched_ms: state["fetched_ms"].as_f64(),
         resources: state["resources"].as_array().map(|a| a.iter().filter_map(|v| v.as_str().map(String::from)).collect()).unwrap_or_default(),
     };
     if state["samples"].as_u64() != Some(SAMPLES as u64) {
@@ -268,38 +280,95 @@ struct Sizes {
     total: Size,
 }
 
-/// Each file compressed on its own, as it would be served: gzip level 9 and brotli quality 11
-/// (what a host that pre-compresses its files would use). Two threads at a time.
-fn sizes(files: &[PathBuf]) -> Sizes {
+/// Each file compressed on its own, as it would be served: gzip level 9 and brotli quality 11,
+/// window 2^22 (what a host that pre-compresses its files would use). Brotli 11 is slow (about a
+/// minute for the 16 MB worker module here), so results are cached by content hash in
+/// `target/execbench-bench-sizes.tsv`; Pyodide's files never change between runs.
+fn sizes(files: &[PathBuf], cache: &mut SizeCache) -> Sizes {
     use std::sync::Mutex;
     use std::sync::atomic::{AtomicUsize, Ordering};
+    let contents: Vec<Vec<u8>> = files.iter().map(|p| std::fs::read(p).unwrap_or_else(|e| panic!("read {}: {e}", p.display()))).collect();
+    let keys: Vec<u64> = contents.iter().map(|c| content_key(c)).collect();
+    // One task per file and codec, largest first, so the two threads finish together.
+    let mut tasks: Vec<(usize, bool)> = (0..files.len()).filter(|&i| !cache.known.contains_key(&keys[i])).flat_map(|i| [(i, true), (i, false)]).collect();
+    tasks.sort_by_key(|&(i, brotli)| std::cmp::Reverse(contents[i].len() * if brotli { 8 } else { 1 }));
     let next = AtomicUsize::new(0);
-    let each = Mutex::new(vec![Size::default(); files.len()]);
+    let done = Mutex::new(vec![(0u64, 0u64); files.len()]);
     std::thread::scope(|scope| {
         for _ in 0..2 {
             scope.spawn(|| {
                 loop {
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(path) = files.get(i) else { break };
-                    let size = compressed(&std::fs::read(path).unwrap_or_default());
-                    each.lock().unwrap()[i] = size;
+                    let Some(&(i, brotli)) = tasks.get(next.fetch_add(1, Ordering::Relaxed)) else { break };
+                    let n = if brotli { brotli_size(&contents[i]) } else { gzip_size(&contents[i]) };
+                    let mut done = done.lock().unwrap();
+                    if brotli { done[i].1 = n } else { done[i].0 = n }
                 }
             });
         }
     });
-    let each = each.into_inner().unwrap();
+    let done = done.into_inner().unwrap();
+    let each: Vec<Size> = (0..files.len())
+        .map(|i| {
+            *cache.known.entry(keys[i]).or_insert(Size { raw: contents[i].len() as u64, gzip: done[i].0, brotli: done[i].1 })
+        })
+        .collect();
     let total = each.iter().fold(Size::default(), |t, s| Size { raw: t.raw + s.raw, gzip: t.gzip + s.gzip, brotli: t.brotli + s.brotli });
     Sizes { each, total }
 }
 
-fn compressed(bytes: &[u8]) -> Size {
+fn gzip_size(bytes: &[u8]) -> u64 {
     let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
     gz.write_all(bytes).unwrap();
-    let gzip = gz.finish().unwrap().len() as u64;
-    let mut br = Vec::new();
+    gz.finish().unwrap().len() as u64
+}
+
+fn brotli_size(bytes: &[u8]) -> u64 {
+    let mut out = Vec::new();
     let params = brotli::enc::BrotliEncoderParams { quality: 11, lgwin: 22, ..Default::default() };
-    brotli::BrotliCompress(&mut &bytes[..], &mut br, &params).unwrap();
-    Size { raw: bytes.len() as u64, gzip, brotli: br.len() as u64 }
+    brotli::BrotliCompress(&mut &bytes[..], &mut out, &params).unwrap();
+    out.len() as u64
+}
+
+/// A hash of the content and of the compression settings (change the tag when they change).
+fn content_key(bytes: &[u8]) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    "gzip9-brotli11-lgwin22".hash(&mut h);
+    bytes.hash(&mut h);
+    h.finish()
+}
+
+/// Compressed sizes already computed: `key raw gzip brotli` per line.
+struct SizeCache {
+    path: PathBuf,
+    known: std::collections::HashMap<u64, Size>,
+}
+
+impl SizeCache {
+    fn load() -> SizeCache {
+        let path = execbench_testkit::repo_root().join("target/execbench-bench-sizes.tsv");
+        let text = std::fs::read_to_string(&path).unwrap_or_default();
+        let known = text
+            .lines()
+            .filter_map(|line| {
+                let n: Vec<u64> = line.split('\t').filter_map(|f| f.parse().ok()).collect();
+                (n.len() == 4).then(|| (n[0], Size { raw: n[1], gzip: n[2], brotli: n[3] }))
+            })
+            .collect();
+        SizeCache { path, known }
+    }
+
+    /// Keeps only the entries of this run, so the file does not grow with every build.
+    fn save(&self, used: &[&Sizes]) {
+        let keep: std::collections::HashSet<(u64, u64, u64)> = used.iter().flat_map(|s| s.each.iter().map(|e| (e.raw, e.gzip, e.brotli))).collect();
+        let text: String = self
+            .known
+            .iter()
+            .filter(|(_, s)| keep.contains(&(s.raw, s.gzip, s.brotli)))
+            .map(|(k, s)| format!("{k}\t{}\t{}\t{}\n", s.raw, s.gzip, s.brotli))
+            .collect();
+        let _ = std::fs::write(&self.path, text);
+    }
 }
 
 fn mb(bytes: u64) -> String {
@@ -355,6 +424,8 @@ fn print_table(ours: &[PageRun], theirs: &[PageRun], site: &Size, peer: &Size) {
         time_row("ready from a cold page", &|r| median(r.iter().map(|x| x.ready_ms)), Some(0.2)),
         time_row("first verify-all pass (800)", &|r| median(r.iter().map(|x| x.first_ms)), Some(1.5)),
         time_row("warm verify-all pass (800)", &|r| median(r.iter().flat_map(|x| x.warm_ms.iter().copied())), Some(1.0)),
+        time_row("  first pass, inside the engine", &|r| median(r.iter().map(|x| x.first_engine_ms)), None),
+        time_row("  warm pass, inside the engine", &|r| median(r.iter().flat_map(|x| x.warm_engine_ms.iter().copied())), None),
         Row {
             metric: "samples passing".into(),
             ours: passes(ours),

@@ -60,6 +60,7 @@ function runner(worker) {
 async function verifyAll(run, samples) {
   const t0 = performance.now();
   let passed = 0;
+  let engineMs = 0; // the engines' own per-run time (`elapsed_ms`), without messaging
   const failures = [];
   for (const s of samples) {
     const result = await run({
@@ -68,11 +69,12 @@ async function verifyAll(run, samples) {
       expected: s.output,
       limits: { time_ms: 2000, max_steps: 0 },
     });
+    engineMs += result.elapsed_ms;
     const o = result.outcome;
     if (o.status === "value" && o.matches === true) passed++;
     else if (failures.length < 5) failures.push({ id: s.id, outcome: o });
   }
-  return { ms: performance.now() - t0, passed, failures };
+  return { ms: performance.now() - t0, engine_ms: engineMs, passed, failures };
 }
 
 async function main() {
@@ -84,6 +86,7 @@ async function main() {
   state.worker_ready_ms = first.readyAt - first.startedAt;
   state.init_ms = first.ready.init_ms;
   state.resources = first.ready.resources || null; // Pyodide's worker lists what it fetched
+  if (first.ready.fetched_at) state.fetched_ms = first.ready.fetched_at - performance.timeOrigin;
   log(`${engine}: ready at ${first.readyAt.toFixed(0)} ms after navigation start`);
 
   const samples = (await dataset)

@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# The benchmark: execbench's Python worker against Pyodide (npm package, benchmark only) in
+# headless Chromium, on the 800 CRUXEval samples, plus compressed download sizes; prints a
+# Markdown table. Installs what is missing. Extra arguments go to the benchmark
+# (--reps N, --warm N, --restarts N).
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
+setup_all with-browser
+install_bench_tools
+cd "$ROOT"
+say "building the site (trunk build --release)"
+trunk build --release
+say "running the benchmark (about 2-3 min; brotli sizes are cached in target/)"
+# Release: brotli at quality 11 is slow unoptimised.
+EXECBENCH_TOOLS="$TOOLS" cargo run --release --locked -p execbench-bench -- "$@"
