@@ -5,7 +5,10 @@ use std::sync::Arc;
 use execbench_core::LoadReport;
 use leptos::prelude::*;
 
-use crate::pages::{datasets::DatasetsPage, playground::PlaygroundPage, sample::SamplePage, verify::VerifyPage, verify::VerifyRun};
+use crate::pages::{
+    datasets::DatasetsPage, evaluate::EvaluatePage, perturb::PerturbPage, playground::PlaygroundPage, sample::SamplePage, verify::VerifyPage,
+    verify::VerifyRun,
+};
 use crate::python::{PythonWorker, WorkerStatus};
 use crate::route::{self, Route};
 
@@ -73,6 +76,8 @@ pub fn App() -> impl IntoView {
                 {nav_link(Route::Datasets, "Datasets")}
                 {nav_link(Route::Playground, "Playground")}
                 {nav_link(Route::Verify, "Verify dataset")}
+                {nav_link(Route::Perturb, "Perturb")}
+                {nav_link(Route::Evaluate, "Evaluate")}
             </nav>
             <EngineStatus status=status />
         </header>
@@ -82,6 +87,8 @@ pub fn App() -> impl IntoView {
                 Route::Sample(id) => view! { <SamplePage id=id /> }.into_any(),
                 Route::Playground => view! { <PlaygroundPage /> }.into_any(),
                 Route::Verify => view! { <VerifyPage /> }.into_any(),
+                Route::Perturb => view! { <PerturbPage /> }.into_any(),
+                Route::Evaluate => view! { <EvaluatePage /> }.into_any(),
             }}
         </main>
     }

@@ -7,6 +7,8 @@ pub enum Route {
     Sample(String),
     Playground,
     Verify,
+    Perturb,
+    Evaluate,
 }
 
 impl Route {
@@ -17,6 +19,8 @@ impl Route {
             ("sample", Some(id)) if !id.is_empty() => Route::Sample(decode(id)),
             ("playground", _) => Route::Playground,
             ("verify", _) => Route::Verify,
+            ("perturb", _) => Route::Perturb,
+            ("evaluate", _) => Route::Evaluate,
             _ => Route::Datasets,
         }
     }
@@ -27,6 +31,8 @@ impl Route {
             Route::Sample(id) => format!("#/sample/{}", encode(id)),
             Route::Playground => "#/playground".to_string(),
             Route::Verify => "#/verify".to_string(),
+            Route::Perturb => "#/perturb".to_string(),
+            Route::Evaluate => "#/evaluate".to_string(),
         }
     }
 }

@@ -1,4 +1,6 @@
 pub mod datasets;
+pub mod evaluate;
+pub mod perturb;
 pub mod playground;
 pub mod sample;
 pub mod verify;
