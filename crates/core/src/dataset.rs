@@ -200,38 +200,8 @@ fn sample_from_row(mut row: Map<String, Value>) -> Result<Sample, FieldError> {
 fn arguments_of<'t>(text: &'t str, name: &str) -> Option<&'t str> {
     let rest = text.strip_prefix(name)?.trim_start().strip_prefix('(')?;
     let args = rest.strip_suffix(')')?;
-    balanced(args).then_some(args)
-}
-
-/// Brackets balance outside string literals (a cheap guard so that `f(1)(2)` is not split).
-fn balanced(s: &str) -> bool {
-    let mut depth = 0i32;
-    let mut quote: Option<char> = None;
-    let mut escaped = false;
-    for c in s.chars() {
-        if let Some(q) = quote {
-            if escaped {
-                escaped = false;
-            } else if c == '\\' {
-                escaped = true;
-            } else if c == q {
-                quote = None;
-            }
-            continue;
-        }
-        match c {
-            '\'' | '"' => quote = Some(c),
-            '(' | '[' | '{' => depth += 1,
-            ')' | ']' | '}' => {
-                depth -= 1;
-                if depth < 0 {
-                    return false;
-                }
-            }
-            _ => {}
-        }
-    }
-    depth == 0 && quote.is_none()
+    // Balanced, so that `f(1)(2)` is not taken for one call.
+    crate::brackets::balanced(args).then_some(args)
 }
 
 fn is_identifier(s: &str) -> bool {

@@ -118,32 +118,7 @@ fn is_big_int(s: &str) -> bool {
 
 /// `{}` is a dict; otherwise a dict has a `:` at nesting depth 1 outside strings.
 fn is_dict_literal(s: &str) -> bool {
-    if s == "{}" {
-        return true;
-    }
-    let mut depth = 0i32;
-    let mut quote: Option<char> = None;
-    let mut escaped = false;
-    for c in s.chars() {
-        if let Some(q) = quote {
-            if escaped {
-                escaped = false;
-            } else if c == '\\' {
-                escaped = true;
-            } else if c == q {
-                quote = None;
-            }
-            continue;
-        }
-        match c {
-            '\'' | '"' => quote = Some(c),
-            '{' | '[' | '(' => depth += 1,
-            '}' | ']' | ')' => depth -= 1,
-            ':' if depth == 1 => return true,
-            _ => {}
-        }
-    }
-    false
+    s == "{}" || crate::brackets::scan(s).any(|(c, depth)| c == ':' && depth == 1)
 }
 
 #[cfg(test)]
