@@ -10,6 +10,9 @@ use crate::app::{AppState, DatasetState};
 use crate::python::{PythonWorker, use_python};
 use crate::route::Route;
 
+/// How often a running verification redraws its progress.
+const REFRESH_MS: f64 = 100.0;
+
 #[derive(Clone, Copy)]
 pub struct VerifyRun {
     pub running: RwSignal<bool>,
@@ -48,6 +51,11 @@ impl VerifyRun {
         self.checks.set_value(Vec::new());
         leptos::task::spawn_local(async move {
             let started = js_sys::Date::now();
+            // Totals are kept here and published to the page at most every REFRESH_MS: redrawing
+            // after every sample would cost more than running it.
+            let mut summary = VerifySummary::default();
+            let mut checks = Vec::with_capacity(samples.len());
+            let mut published = started;
             for sample in &samples {
                 if self.stop_requested.get_untracked() {
                     break;
@@ -57,15 +65,25 @@ impl VerifyRun {
                     break; // the run in flight was cut short by Stop: not a verdict on the data
                 }
                 let check = judge(sample, &result);
-                self.checks.update_value(|c| c.push(check.clone()));
-                self.summary.update(|s| s.add(check));
-                self.done.update(|d| *d += 1);
-                self.elapsed_ms.set(js_sys::Date::now() - started);
+                checks.push(check.clone());
+                summary.add(check);
+                let now = js_sys::Date::now();
+                if now - published >= REFRESH_MS {
+                    published = now;
+                    self.publish(&summary, checks.len(), now - started);
+                }
             }
-            self.elapsed_ms.set(js_sys::Date::now() - started);
+            self.publish(&summary, checks.len(), js_sys::Date::now() - started);
+            self.checks.set_value(checks);
             self.stopped.set(Some(self.done.get_untracked() < samples.len()));
             self.running.set(false);
         });
+    }
+
+    fn publish(self, summary: &VerifySummary, done: usize, elapsed_ms: f64) {
+        self.summary.set(summary.clone());
+        self.done.set(done);
+        self.elapsed_ms.set(elapsed_ms);
     }
 }
 
