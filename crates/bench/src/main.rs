@@ -164,9 +164,11 @@ async fn main() {
         if measured_in_browser { "seen fetched in the browser, plus pyodide.mjs" } else { "fixed list: the browser reported none" },
         pyodide_names.join(", ")
     );
-    println!("execbench files counted: every file of {}", built.display());
-    for (path, size) in site_files.iter().zip(&site.each).filter(|(_, s)| s.raw > 100_000) {
-        println!("  {:<40} {}", path.strip_prefix(&dist).unwrap_or(path).display(), size.describe());
+    println!("execbench files counted: all {} files of {}", site_files.len(), built.display());
+    for (root, files, sizes) in [(&dist, &site_files, &site), (&pyodide, &pyodide_files, &peer)] {
+        for (path, size) in files.iter().zip(&sizes.each).filter(|(_, s)| s.raw > 100_000) {
+            println!("  {:<40} {}", path.strip_prefix(root).unwrap_or(path).display(), size.describe());
+        }
     }
 
     print_table(&ours, &theirs, &site.total, &peer.total);
@@ -175,6 +177,13 @@ async fn main() {
         opts.reps,
         browser_secs,
         started.elapsed().as_secs_f64()
+    );
+    println!(
+        "ready: navigation start to the worker's ready message, fresh browser profile each time. \
+         Passes: wall time for 800 samples sent one message at a time (fresh globals, exec, f(input) == output); \
+         'inside the engine' sums the workers' own per-sample elapsed_ms (no messaging). \
+         Sizes: each file gzip -9 / brotli 11 on its own; execbench = every file of dist/ (app, worker, dataset), \
+         Pyodide = its engine files only. Restart: terminate the worker, new worker until ready (no HTTP cache here)."
     );
     let _ = std::fs::remove_dir_all(&dist);
 }
