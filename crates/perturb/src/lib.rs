@@ -22,7 +22,7 @@ pub mod wrong_answer;
 pub use edit::Edit;
 pub use export::{CodeCrashRow, DatasetRun, ExportRow, Failure, RowOptions, perturb_dataset, perturb_row, to_codecrash_jsonl, to_jsonl};
 pub use kinds::hint::perturb_with_source;
-pub use verify::{VerifyFailure, verify};
+pub use verify::{Step, Verification, VerifyFailure, verify};
 pub use wrong_answer::{OfflineWrongAnswers, WrongAnswerRequest, WrongAnswerSource};
 
 

@@ -67,12 +67,21 @@ pub fn perturb_with_source(
 /// output (output prediction) or the claimed call returns something else (input prediction);
 /// `Err` with the engine's reason when the claim could not be evaluated.
 pub fn hint_is_wrong(engine: &mut dyn PythonEngine, program: &Program, expected_output: &str, hint: &Hint, limits: Limits) -> Result<bool, String> {
+    hint_verdict(engine.run(&hint_request(program, expected_output, hint, limits)).outcome)
+}
+
+/// The run that decides [`hint_is_wrong`], for callers that run Python elsewhere (the page's worker).
+pub fn hint_request(program: &Program, expected_output: &str, hint: &Hint, limits: Limits) -> RunRequest {
     let request = match hint.prediction {
         Prediction::Output => RunRequest::new("", hint.claimed.clone()),
         Prediction::Input => RunRequest::new(program.code.clone(), format!("{}({})", program.function_name, hint.claimed)),
     };
-    let result = engine.run(&request.expecting(expected_output).with_limits(limits));
-    match result.outcome {
+    request.expecting(expected_output).with_limits(limits)
+}
+
+/// [`hint_is_wrong`]'s answer from the outcome of [`hint_request`].
+pub fn hint_verdict(outcome: Outcome) -> Result<bool, String> {
+    match outcome {
         Outcome::Value { matches: Some(matches), .. } => Ok(!matches),
         other => Err(other.summary()),
     }
