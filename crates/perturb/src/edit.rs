@@ -76,6 +76,76 @@ pub fn apply(source: &str, kind: Kind, mut edits: Vec<TextEdit>) -> Result<(Stri
     Ok((out, report))
 }
 
+/// Where one reported edit sits in the original program (`before`) and in the final output
+/// (`after`). For PSC_ALL the reported positions are in each stage's own text; this carries them
+/// through the other stages, so a view can mark the changes on the first and the last text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Placed {
+    pub before: std::ops::Range<usize>,
+    pub after: std::ops::Range<usize>,
+}
+
+/// [`Placed`] for each of `edits`, in the same order. Edits of one stage are consecutive and share
+/// a kind (as [`crate::perturb`] reports them). A position inside text that a later stage replaced
+/// moves to that replacement's edge.
+pub fn place(edits: &[Edit]) -> Vec<Placed> {
+    let mut stages: Vec<&[Edit]> = Vec::new();
+    let mut from = 0;
+    for i in 1..=edits.len() {
+        if i == edits.len() || edits[i].kind != edits[from].kind {
+            stages.push(&edits[from..i]);
+            from = i;
+        }
+    }
+    let mut placed = Vec::with_capacity(edits.len());
+    for (k, stage) in stages.iter().enumerate() {
+        for e in *stage {
+            let (mut start, mut end) = (e.start_byte, e.end_byte);
+            for earlier in stages[..k].iter().rev() {
+                (start, end) = (map_back(earlier, start, false), map_back(earlier, end, true));
+            }
+            let (mut after_start, mut after_end) = (e.after_start_byte, e.after_start_byte + e.after.len());
+            for later in &stages[k + 1..] {
+                (after_start, after_end) = (map_forward(later, after_start, false), map_forward(later, after_end, true));
+            }
+            placed.push(Placed { before: start..end.max(start), after: after_start..after_end.max(after_start) });
+        }
+    }
+    placed
+}
+
+/// A position in a stage's input, moved to its output. An insertion exactly at the end of a
+/// range stays outside it.
+fn map_forward(stage: &[Edit], at: usize, is_end: bool) -> usize {
+    let mut moved = at as isize;
+    for e in stage {
+        if e.start_byte < at && at < e.end_byte {
+            return if is_end { e.after_start_byte + e.after.len() } else { e.after_start_byte };
+        }
+        let passed = e.end_byte < at || (e.end_byte == at && (!is_end || e.start_byte < e.end_byte));
+        if passed {
+            moved += e.after.len() as isize - (e.end_byte - e.start_byte) as isize;
+        }
+    }
+    moved.max(0) as usize
+}
+
+/// A position in a stage's output, moved back to its input.
+fn map_back(stage: &[Edit], at: usize, is_end: bool) -> usize {
+    let mut moved = at as isize;
+    for e in stage {
+        let (out_start, out_end) = (e.after_start_byte, e.after_start_byte + e.after.len());
+        if out_start < at && at < out_end {
+            return if is_end { e.end_byte } else { e.start_byte };
+        }
+        let passed = out_end < at || (out_end == at && (!is_end || out_start < out_end));
+        if passed {
+            moved += (e.end_byte - e.start_byte) as isize - e.after.len() as isize;
+        }
+    }
+    moved.max(0) as usize
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -107,5 +177,26 @@ mod tests {
             assert_eq!(&out[e.after_start_byte..e.after_start_byte + e.after.len()], e.after);
         }
         assert_eq!((report[1].start_byte, report[1].before.as_str()), (8, "b"));
+    }
+
+    #[test]
+    fn stages_are_placed_in_the_first_and_last_text() {
+        // Stage one turns `x = a` into `x = (a)`; stage two renames `a` (in its own text) and `x`.
+        let (one, first) = apply("x = a", Kind::Rtf, vec![TextEdit::replace(4, 5, "(a)")]).unwrap();
+        let (two, second) = apply(&one, Kind::Ren, vec![TextEdit::replace(0, 1, "Var_1"), TextEdit::replace(5, 6, "Var_2")]).unwrap();
+        assert_eq!(two, "Var_1 = (Var_2)");
+        let edits: Vec<Edit> = first.into_iter().chain(second).collect();
+        let placed = place(&edits);
+        let original = "x = a";
+        let texts: Vec<(&str, &str)> = placed.iter().map(|p| (&original[p.before.clone()], &two[p.after.clone()])).collect();
+        assert_eq!(texts, vec![("a", "(Var_2)"), ("x", "Var_1"), ("a", "Var_2")]);
+    }
+
+    #[test]
+    fn single_stage_places_where_reported() {
+        let (out, report) = apply("ab", Kind::Gbc, vec![TextEdit::insert(1, "XY")]).unwrap();
+        let placed = place(&report);
+        assert_eq!(placed, vec![Placed { before: 1..1, after: 1..3 }]);
+        assert_eq!(&out[placed[0].after.clone()], "XY");
     }
 }

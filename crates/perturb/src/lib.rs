@@ -19,7 +19,7 @@ pub mod syntax;
 pub mod verify;
 pub mod wrong_answer;
 
-pub use edit::Edit;
+pub use edit::{Edit, Placed, place};
 pub use export::{CodeCrashRow, DatasetRun, ExportRow, Failure, RowOptions, perturb_dataset, perturb_row, to_codecrash_jsonl, to_jsonl};
 pub use kinds::hint::perturb_with_source;
 pub use verify::{Step, Verification, VerifyFailure, verify};
