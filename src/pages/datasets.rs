@@ -15,6 +15,11 @@ const VIEWPORT_HEIGHT: f64 = 560.0;
 /// Rows rendered above and below the visible ones, so fast scrolling shows no gaps.
 const OVERSCAN: usize = 8;
 
+/// The list is as tall as its rows, up to the viewport (a short import does not leave a void).
+fn list_height(rows: usize) -> f64 {
+    (rows as f64 * ROW_HEIGHT).clamp(3.0 * ROW_HEIGHT, VIEWPORT_HEIGHT) + 2.0
+}
+
 /// Indices of the samples that match the search text and the output-type filter.
 pub fn matching(samples: &[Sample], query: &str, kind: Option<OutputKind>) -> Vec<usize> {
     let query = query.trim().to_lowercase();
@@ -136,7 +141,7 @@ fn DatasetBrowser(report: Arc<LoadReport>) -> impl IntoView {
                 <span class="count" data-testid="match-count">{move || format!("{} of {total}", matches.get().len())}</span>
             </div>
             <div class="list-head"><span class="col-id">"id"</span><span class="col-code">"code"</span><span class="col-kind">"output"</span></div>
-            <div class="virtual-list" style=format!("height: {VIEWPORT_HEIGHT}px") data-testid="sample-list"
+            <div class="virtual-list" style=move || format!("height: {}px", list_height(matches.get().len())) data-testid="sample-list"
                 on:scroll=move |ev| set_scroll_top.set(event_target::<web_sys::HtmlElement>(&ev).scroll_top() as f64)>
                 <div class="spacer" style=move || format!("height: {}px", matches.get().len() as f64 * ROW_HEIGHT)>
                     {visible_rows}
