@@ -4,11 +4,12 @@
 mod args;
 mod perturb;
 mod progress;
+mod score;
 mod verify;
 
 use args::Args;
 
-const USAGE: &str = "usage:\n  execbench verify --dataset FILE.jsonl [--time-limit SECONDS]\n  execbench perturb --dataset FILE.jsonl --kind KIND [--seed N] [--p X] [--once] [--verify] [--time-limit SECONDS] [--format execbench|codecrash] --out FILE.jsonl\n";
+const USAGE: &str = "usage:\n  execbench verify --dataset FILE.jsonl [--time-limit SECONDS]\n  execbench perturb --dataset FILE.jsonl --kind KIND [--seed N] [--p X] [--once] [--verify] [--time-limit SECONDS] [--format execbench|codecrash] --out FILE.jsonl\n  execbench score --dataset FILE.jsonl --generations FILE --task output|input [--mode strict|compatible] [--time-limit SECONDS] [--out FILE.jsonl]\n";
 
 fn main() {
     let argv: Vec<String> = std::env::args().skip(1).collect();
@@ -32,6 +33,7 @@ fn dispatch(command: &str, rest: &[String]) -> Result<i32, String> {
     match command {
         "verify" => verify::run(&Args::parse(rest, &[])?).map_err(|e| format!("{e}\nusage: {}", verify::USAGE)),
         "perturb" => perturb::run(&Args::parse(rest, perturb::SWITCHES)?).map_err(|e| format!("{e}\nusage: {}", perturb::USAGE)),
+        "score" => score::run(&Args::parse(rest, &[])?).map_err(|e| format!("{e}\nusage: {}", score::USAGE)),
         "help" | "--help" | "-h" => {
             print!("{USAGE}");
             Ok(0)
