@@ -6,7 +6,7 @@ use execbench_core::LoadReport;
 use leptos::prelude::*;
 
 use crate::pages::{
-    datasets::DatasetsPage, evaluate::EvaluatePage, perturb::PerturbPage, playground::PlaygroundPage, sample::SamplePage, verify::VerifyPage,
+    datasets::DatasetsPage, evaluate::EvaluatePage, perturb::PerturbPage, perturb::PerturbRun, playground::PlaygroundPage, sample::SamplePage, verify::VerifyPage,
     verify::VerifyRun,
 };
 use crate::python::{PythonWorker, WorkerStatus};
@@ -27,6 +27,7 @@ pub struct AppState {
     /// The dataset's name: `CRUXEval`, or the imported file's name.
     pub dataset_name: RwSignal<String>,
     pub verify: VerifyRun,
+    pub perturb: PerturbRun,
 }
 
 impl AppState {
@@ -49,7 +50,7 @@ pub fn App() -> impl IntoView {
     let worker = PythonWorker::start();
     let status = worker.status;
     provide_context(StoredValue::new_local(worker));
-    let state = AppState { dataset: RwSignal::new(DatasetState::Loading), dataset_name: RwSignal::new(String::new()), verify: VerifyRun::new() };
+    let state = AppState { dataset: RwSignal::new(DatasetState::Loading), dataset_name: RwSignal::new(String::new()), verify: VerifyRun::new(), perturb: PerturbRun::new() };
     provide_context(state);
     state.load_bundled();
 

@@ -1,2 +1,5 @@
 pub mod code_view;
+pub mod edit_list;
+pub mod marked_code;
+pub mod progress_bar;
 pub mod run_result;

@@ -1,8 +1,750 @@
-//! The Perturb view (issue 3): being built.
+//! The Perturb view (issue 3): perturb one program and see both versions side by side, run in the
+//! worker; or perturb a whole dataset (kinds x seeds), verify every result in the worker, and
+//! download the verified rows.
+//!
+//! Perturbing is CPU work on the page's thread (crates/perturb, a few ms a program), so the
+//! dataset run hands control back to the browser every few milliseconds; Python runs only in
+//! the worker, one verification step at a time (`Verification`).
 
+use std::collections::BTreeMap;
+use std::ops::Range;
+
+use execbench_core::{Limits, Outcome, RunResult, Sample};
+use execbench_perturb::{ExportRow, Failure, Kind, Options, Perturbed, Placed, Prediction, Step, Verification, VerifyFailure};
 use leptos::prelude::*;
+
+use crate::app::{AppState, DatasetState};
+use crate::components::edit_list::EditList;
+use crate::components::marked_code::MarkedCodeView;
+use crate::components::progress_bar::ProgressBar;
+use crate::components::run_result::RunResultView;
+use crate::python::{PythonWorker, use_python};
+use crate::route::Route;
+
+/// The page hands the browser its thread back at least this often during a dataset run.
+const SLICE_MS: f64 = 12.0;
+/// More seeds than this is almost certainly a typo (`0-10000`).
+const MAX_SEEDS: usize = 1000;
+/// Failures listed in the page; the rest are counted.
+const FAILURES_SHOWN: usize = 200;
+
+// ---------------------------------------------------------------------------------------------
+// Reading the form (pure, tested natively)
+
+/// `0`, `0-4`, `0,1,2`, `0-2, 7`: the seeds, in the order given, without repeats.
+pub fn parse_seeds(text: &str) -> Result<Vec<u64>, String> {
+    let mut seeds: Vec<u64> = Vec::new();
+    if text.trim().is_empty() {
+        return Err("seeds: write a seed (0), a range (0-4) or a list (0,1,2)".to_string());
+    }
+    let number = |part: &str| part.trim().parse::<u64>().map_err(|_| format!("seeds: `{}` is not a whole number ≥ 0", part.trim()));
+    for part in text.split(',') {
+        let part = part.trim();
+        if part.is_empty() {
+            return Err(format!("seeds: an empty entry in `{}`", text.trim()));
+        }
+        let (first, last) = match part.split_once('-') {
+            Some((a, b)) => (number(a)?, number(b)?),
+            None => (number(part)?, number(part)?),
+        };
+        if last < first {
+            return Err(format!("seeds: the range `{part}` runs backwards"));
+        }
+        if last - first >= MAX_SEEDS as u64 {
+            return Err(format!("seeds: `{part}` is more than {MAX_SEEDS} seeds"));
+        }
+        for seed in first..=last {
+            if !seeds.contains(&seed) {
+                seeds.push(seed);
+            }
+        }
+        if seeds.len() > MAX_SEEDS {
+            return Err(format!("seeds: more than {MAX_SEEDS} seeds"));
+        }
+    }
+    Ok(seeds)
+}
+
+/// One seed for the single-program form.
+pub fn parse_seed(text: &str) -> Result<u64, String> {
+    text.trim().parse::<u64>().map_err(|_| format!("seed: `{}` is not a whole number ≥ 0", text.trim()))
+}
+
+/// The probability that a site gets a misleading message (MCC, MPS).
+pub fn parse_p(text: &str) -> Result<f64, String> {
+    let p: f64 = text.trim().parse().map_err(|_| format!("p: `{}` is not a number", text.trim()))?;
+    if !(0.0..=1.0).contains(&p) {
+        return Err(format!("p must be between 0 and 1, not {p}"));
+    }
+    Ok(p)
+}
+
+/// The export's `dataset` column: the file name without its extension, as the command line writes
+/// it (`cruxeval` for the bundled `cruxeval.jsonl`), so the page and the CLI give the same bytes.
+pub fn dataset_column(display_name: &str) -> String {
+    let file = if display_name == crate::data::CRUXEVAL_NAME { crate::data::CRUXEVAL_URL } else { display_name };
+    let file = file.rsplit('/').next().unwrap_or(file);
+    match file.rsplit_once('.') {
+        Some((stem, _)) if !stem.is_empty() => stem.to_string(),
+        _ => file.to_string(),
+    }
+}
+
+/// A sample from pasted code and call. The function is the one the call calls.
+pub fn pasted_sample(code: &str, call: &str, output: &str) -> Result<Sample, String> {
+    if code.trim().is_empty() {
+        return Err("the code is empty: paste a program that defines a function".to_string());
+    }
+    let call = call.trim();
+    let function_name = call.split('(').next().unwrap_or("").trim();
+    let is_name = function_name.chars().next().is_some_and(|c| c == '_' || c.is_alphabetic()) && function_name.chars().all(|c| c == '_' || c.is_alphanumeric());
+    if !is_name || !call.ends_with(')') {
+        return Err(format!("the call `{call}` is not a call of a function by name, such as f(1, 2)"));
+    }
+    let input = call[function_name.len()..].trim_start().trim_start_matches('(');
+    let input = input.strip_suffix(')').unwrap_or(input);
+    Ok(Sample {
+        id: "pasted".to_string(),
+        code: code.to_string(),
+        function_name: function_name.to_string(),
+        input: input.to_string(),
+        call: call.to_string(),
+        output: output.trim().to_string(),
+        meta: Default::default(),
+    })
+}
+
+// ---------------------------------------------------------------------------------------------
+// Talking to the worker and the event loop
+
+/// Lets the browser paint and handle input: resolves on the next turn of the event loop.
+async fn yield_to_browser() {
+    let promise = js_sys::Promise::new(&mut |resolve, _| {
+        let scheduled = web_sys::window().and_then(|w| w.set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, 0).ok());
+        if scheduled.is_none() {
+            let _ = resolve.call0(&wasm_bindgen::JsValue::NULL);
+        }
+    });
+    let _ = wasm_bindgen_futures::JsFuture::from(promise).await;
+}
+
+fn now_ms() -> f64 {
+    web_sys::window().and_then(|w| w.performance()).map(|p| p.now()).unwrap_or_else(js_sys::Date::now)
+}
+
+/// `verify`, with each run awaited in the worker. Also returns the perturbed program's own run.
+async fn verify_in_worker(python: &PythonWorker, original: &Sample, perturbed: &Perturbed) -> (Option<RunResult>, Result<(), VerifyFailure>) {
+    let (mut verification, mut step) = Verification::start(original, perturbed, Limits::default());
+    let mut perturbed_run = None;
+    loop {
+        match step {
+            Step::Run(request) => {
+                let result = python.run(request).await;
+                let outcome = result.outcome.clone();
+                perturbed_run.get_or_insert(result);
+                step = verification.answer(outcome);
+            }
+            Step::Done(verdict) => return (perturbed_run, verdict),
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The page
 
 #[component]
 pub fn PerturbPage() -> impl IntoView {
-    view! { <section class="page"><h1>"Perturb"</h1></section> }
+    view! {
+        <section class="page perturb">
+            <h1>"Perturb"</h1>
+            <p class="muted">
+                "CodeCrash-style perturbations: the program changes, its result must not. REN renames, RTF rewrites conditions, GBC adds dead code, PSC_ALL does all three, MCC and MPS add misleading comments and prints, MHC a wrong hint. Each result is run in the worker and must return what the original returns."
+            </p>
+            <SingleProgram />
+            <WholeDataset />
+        </section>
+    }
+}
+
+/// The sample id in `#/perturb/<id>`, so the sample page can link here.
+fn linked_sample_id() -> Option<String> {
+    let hash = web_sys::window().and_then(|w| w.location().hash().ok()).unwrap_or_default();
+    let id = hash.trim_start_matches('#').trim_start_matches('/').strip_prefix("perturb/")?;
+    let id = js_sys::decode_uri_component(id).ok().and_then(|s| s.as_string()).unwrap_or_else(|| id.to_string());
+    (!id.is_empty()).then_some(id)
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Source {
+    Dataset,
+    Pasted,
+}
+
+/// What one perturbation produced, ready to show.
+#[derive(Clone)]
+struct Shown {
+    original: Sample,
+    perturbed: Perturbed,
+    placed: Vec<Placed>,
+    kind: Kind,
+    /// Pasted code without an expected output: it came from running the original.
+    output_from_run: bool,
+}
+
+#[component]
+fn SingleProgram() -> impl IntoView {
+    let state = expect_context::<AppState>();
+    let python = use_python();
+    let linked = linked_sample_id();
+    let source = RwSignal::new(Source::Dataset);
+    let sample_id = RwSignal::new(linked.clone().unwrap_or_else(|| "sample_0".to_string()));
+    let pasted_code = RwSignal::new("def f(numbers, limit):\n    total = 0\n    for n in numbers:\n        if n > limit:\n            total += n\n    return total\n".to_string());
+    let pasted_call = RwSignal::new("f([3, 8, 1, 9], 4)".to_string());
+    let pasted_output = RwSignal::new(String::new());
+    let kind = RwSignal::new(Kind::Ren);
+    let seed = RwSignal::new("0".to_string());
+    let p = RwSignal::new("1".to_string());
+    let once = RwSignal::new(false);
+    let prediction = RwSignal::new(Prediction::Output);
+
+    let error = RwSignal::new(None::<String>);
+    let shown = RwSignal::new(None::<Shown>);
+    let original_run = RwSignal::new(None::<RunResult>);
+    let perturbed_run = RwSignal::new(None::<RunResult>);
+    let verdict = RwSignal::new(None::<Result<(), VerifyFailure>>);
+    let busy = RwSignal::new(false);
+
+    let perturb_now = move || {
+        let options = match (parse_seed(&seed.get_untracked()), parse_p(&p.get_untracked())) {
+            (Ok(seed), Ok(p)) => Options { seed, p, once: once.get_untracked(), prediction: prediction.get_untracked() },
+            (Err(e), _) | (_, Err(e)) => return error.set(Some(e)),
+        };
+        let sample = match source.get_untracked() {
+            Source::Dataset => {
+                let id = sample_id.get_untracked().trim().to_string();
+                match state.dataset.get_untracked() {
+                    DatasetState::Loaded(report) => match report.samples.iter().find(|s| s.id == id) {
+                        Some(s) => s.clone(),
+                        None => return error.set(Some(format!("there is no sample `{id}` in {}", state.dataset_name.get_untracked()))),
+                    },
+                    DatasetState::Loading => return error.set(Some("the dataset is still loading".to_string())),
+                    DatasetState::Failed(e) => return error.set(Some(format!("no dataset: {e}"))),
+                }
+            }
+            Source::Pasted => match pasted_sample(&pasted_code.get_untracked(), &pasted_call.get_untracked(), &pasted_output.get_untracked()) {
+                Ok(s) => s,
+                Err(e) => return error.set(Some(e)),
+            },
+        };
+        let kind = kind.get_untracked();
+        error.set(None);
+        shown.set(None);
+        original_run.set(None);
+        perturbed_run.set(None);
+        verdict.set(None);
+        busy.set(true);
+        let python = python.clone();
+        leptos::task::spawn_local(async move {
+            let mut sample = sample;
+            let output_from_run = sample.output.is_empty();
+            if output_from_run {
+                // Pasted code without an expected output: the original's own result is the answer.
+                let result = python.run(execbench_core::RunRequest::new(sample.code.clone(), sample.call.clone())).await;
+                match &result.outcome {
+                    Outcome::Value { repr, .. } => sample.output = repr.clone(),
+                    other => {
+                        error.set(Some(format!("the original program does not return a value, so there is nothing to keep: {}", other.summary())));
+                        original_run.set(Some(result));
+                        busy.set(false);
+                        return;
+                    }
+                }
+            }
+            let perturbed = match execbench_perturb::perturb_sample(&sample, kind, &options) {
+                Ok(p) => p,
+                Err(e) => {
+                    error.set(Some(format!("{kind} could not perturb this program: {e}")));
+                    busy.set(false);
+                    return;
+                }
+            };
+            let placed = execbench_perturb::place(&perturbed.edits);
+            shown.set(Some(Shown { original: sample.clone(), perturbed: perturbed.clone(), placed, kind, output_from_run }));
+            original_run.set(Some(python.run(execbench_core::verify::request_for(&sample, Limits::default())).await));
+            let (run, result) = verify_in_worker(&python, &sample, &perturbed).await;
+            perturbed_run.set(run);
+            verdict.set(Some(result));
+            busy.set(false);
+        });
+    };
+
+    // Arriving from a sample's page: perturb it as soon as the dataset is there.
+    if linked.is_some() {
+        let perturb_now = perturb_now.clone();
+        let pending = StoredValue::new(true);
+        Effect::new(move |_| {
+            if matches!(state.dataset.get(), DatasetState::Loaded(_)) && pending.get_value() {
+                pending.set_value(false);
+                perturb_now();
+            }
+        });
+    }
+
+    let sample_ids = move || match state.dataset.get() {
+        DatasetState::Loaded(report) => report.samples.iter().map(|s| view! { <option value=s.id.clone()></option> }).collect_view().into_any(),
+        _ => ().into_any(),
+    };
+    let step_sample = move |by: isize| {
+        if let DatasetState::Loaded(report) = state.dataset.get_untracked() {
+            let at = report.samples.iter().position(|s| s.id == sample_id.get_untracked().trim()).map_or(0, |i| i as isize + by);
+            if let Some(s) = usize::try_from(at).ok().and_then(|i| report.samples.get(i)) {
+                sample_id.set(s.id.clone());
+            }
+        }
+    };
+
+    view! {
+        <section class="panel perturb-one">
+            <h2>"One program"</h2>
+            <div class="source-switch" role="tablist">
+                <button role="tab" data-testid="source-dataset" class:selected=move || source.get() == Source::Dataset on:click=move |_| source.set(Source::Dataset)>
+                    {move || format!("Sample from {}", state.dataset_name.get())}
+                </button>
+                <button role="tab" data-testid="source-paste" class:selected=move || source.get() == Source::Pasted on:click=move |_| source.set(Source::Pasted)>"Paste code"</button>
+            </div>
+            {move || match source.get() {
+                Source::Dataset => view! {
+                    <div class="row-fields">
+                        <label class="field"><span class="label">"Sample id"</span>
+                            <span class="id-picker">
+                                <button title="previous sample" on:click=move |_| step_sample(-1)>"←"</button>
+                                <input class="code-input" list="perturb-sample-ids" data-testid="sample-id-input" prop:value=sample_id on:input=move |ev| sample_id.set(event_target_value(&ev)) />
+                                <button title="next sample" on:click=move |_| step_sample(1)>"→"</button>
+                            </span>
+                            <datalist id="perturb-sample-ids">{sample_ids}</datalist>
+                        </label>
+                    </div>
+                }.into_any(),
+                Source::Pasted => view! {
+                    <label class="field"><span class="label">"Code"</span>
+                        <textarea class="code-input" rows="8" spellcheck="false" data-testid="paste-code" prop:value=pasted_code on:input=move |ev| pasted_code.set(event_target_value(&ev))></textarea>
+                    </label>
+                    <div class="row-fields">
+                        <label class="field grow"><span class="label">"Call"</span>
+                            <input class="code-input" data-testid="paste-call" prop:value=pasted_call on:input=move |ev| pasted_call.set(event_target_value(&ev)) />
+                        </label>
+                        <label class="field grow"><span class="label">"Expected output (optional)"</span>
+                            <input class="code-input" data-testid="paste-output" placeholder="empty: run the original to get it" prop:value=pasted_output on:input=move |ev| pasted_output.set(event_target_value(&ev)) />
+                        </label>
+                    </div>
+                }.into_any(),
+            }}
+            <div class="row-fields options">
+                <label class="field"><span class="label">"Kind"</span>
+                    <select data-testid="kind" on:change=move |ev| { if let Some(k) = Kind::parse(&event_target_value(&ev)) { kind.set(k) } }>
+                        {Kind::ALL.into_iter().map(|k| view! { <option value=k.name() selected=move || kind.get() == k>{k.name()}</option> }).collect_view()}
+                    </select>
+                </label>
+                <label class="field"><span class="label">"Seed"</span>
+                    <input class="narrow" data-testid="seed" prop:value=seed on:input=move |ev| seed.set(event_target_value(&ev)) />
+                </label>
+                <OptionFields p=p once=once />
+                <Show when=move || kind.get() == Kind::Mhc>
+                    <label class="field"><span class="label">"Hint misleads"</span>
+                        <select data-testid="prediction" on:change=move |ev| prediction.set(if event_target_value(&ev) == "input" { Prediction::Input } else { Prediction::Output })>
+                            <option value="output" selected=move || prediction.get() == Prediction::Output>"output prediction"</option>
+                            <option value="input" selected=move || prediction.get() == Prediction::Input>"input prediction"</option>
+                        </select>
+                    </label>
+                </Show>
+                <button class="primary perturb-button" data-testid="perturb-one" disabled=busy on:click={
+                    let perturb_now = perturb_now.clone();
+                    move |_| perturb_now()
+                }>
+                    {move || if busy.get() { "Working…" } else { "Perturb and run" }}
+                </button>
+            </div>
+            {move || error.get().map(|e| view! { <p class="error-box" role="alert" data-testid="perturb-error">{e}</p> })}
+            {move || match shown.get() {
+                None => (!busy.get() && error.get().is_none()).then(|| view! {
+                    <p class="empty-state muted" data-testid="perturb-empty">"Pick a sample (or paste a program and its call), a kind and a seed, then press “Perturb and run”."</p>
+                }).into_any(),
+                Some(shown) => view! { <Comparison shown=shown original_run=original_run perturbed_run=perturbed_run verdict=verdict /> }.into_any(),
+            }}
+        </section>
+    }
+}
+
+/// `p` and `once`, shared by both forms.
+#[component]
+fn OptionFields(p: RwSignal<String>, once: RwSignal<bool>) -> impl IntoView {
+    view! {
+        <label class="field" title="MCC, MPS: the probability that a site gets a message"><span class="label">"p (0–1)"</span>
+            <input class="narrow" data-testid="p" prop:value=p on:input=move |ev| p.set(event_target_value(&ev)) />
+        </label>
+        <label class="field checkbox" title="MCC, MPS: at most one message of each category"><span class="label">"once"</span>
+            <input type="checkbox" data-testid="once" prop:checked=once on:change=move |ev| once.set(event_target_checked(&ev)) />
+        </label>
+    }
+}
+
+/// Original and perturbed side by side, the edits, and both runs.
+#[component]
+fn Comparison(shown: Shown, original_run: RwSignal<Option<RunResult>>, perturbed_run: RwSignal<Option<RunResult>>, verdict: RwSignal<Option<Result<(), VerifyFailure>>>) -> impl IntoView {
+    let Shown { original, perturbed, placed, kind, output_from_run } = shown;
+    let before_marks: Vec<Range<usize>> = placed.iter().map(|p| p.before.clone()).collect();
+    let after_marks: Vec<Range<usize>> = placed.iter().map(|p| p.after.clone()).collect();
+    let call_changed = perturbed.call != original.call;
+    let expected_note = if output_from_run { " (from running the original)" } else { "" };
+    let hint = perturbed.hint.clone().map(|h| {
+        view! { <p class="hint-claim" data-testid="perturb-hint">{format!("The inserted hint claims {} — execution shows it is wrong.", h.claimed)}</p> }
+    });
+    view! {
+        <div class="comparison">
+            <div class="side">
+                <h3>"Original" <span class="muted">{format!(" · {}", original.id)}</span></h3>
+                <MarkedCodeView code=original.code.clone() marks=before_marks testid="original-code" />
+                <div class="field"><span class="label">"Call"</span><pre class="value" data-testid="original-call">{original.call.clone()}</pre></div>
+            </div>
+            <div class="side">
+                <h3>{format!("Perturbed · {kind}")}</h3>
+                <MarkedCodeView code=perturbed.code.clone() marks=after_marks testid="perturbed-code" />
+                <div class="field"><span class="label">{if call_changed { "Call (rewritten)" } else { "Call (unchanged)" }}</span>
+                    <pre class={if call_changed { "value changed-call" } else { "value" }} data-testid="perturbed-call">{perturbed.call.clone()}</pre>
+                </div>
+            </div>
+        </div>
+        {hint}
+        <p class="muted">{format!("Expected output{expected_note}: ")}<code>{original.output.clone()}</code></p>
+        <EditList edits=perturbed.edits.clone() placed=placed perturbed_code=perturbed.code.clone() />
+        <div class="agreement" data-testid="perturb-agreement">
+            {move || match verdict.get() {
+                None => view! { <span class="badge info" data-testid="perturb-verdict">"running both…"</span> }.into_any(),
+                Some(Ok(())) => view! { <span class="badge pass" data-testid="perturb-verdict">"agree"</span> <span>"Both programs give the same result."</span> }.into_any(),
+                Some(Err(reason)) => view! { <span class="badge fail" data-testid="perturb-verdict">"disagree"</span> <span data-testid="perturb-reason">{format!("The perturbed program {reason}.")}</span> }.into_any(),
+            }}
+        </div>
+        <div class="comparison runs">
+            <div class="side"><h3>"Original run"</h3>{move || original_run.get().map(|r| view! { <RunResultView result=r /> })}</div>
+            <div class="side" data-testid="perturbed-run"><h3>"Perturbed run"</h3>{move || perturbed_run.get().map(|r| view! { <RunResultView result=r /> })}</div>
+        </div>
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The whole dataset
+
+/// Counts for one kind.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct KindCounts {
+    pub programs: usize,
+    pub verified: usize,
+    pub failed_verification: usize,
+    /// The perturbation declined the program (unsupported construct, invalid input).
+    pub refused: usize,
+}
+
+/// A dataset run; it lives in app state, so it carries on while the user looks at other pages.
+#[derive(Clone, Copy)]
+pub struct PerturbRun {
+    pub running: RwSignal<bool>,
+    pub stop_requested: RwSignal<bool>,
+    pub done: RwSignal<usize>,
+    pub total: RwSignal<usize>,
+    pub elapsed_ms: RwSignal<f64>,
+    /// `Some(true)` when the last run was stopped before the end.
+    pub stopped: RwSignal<Option<bool>>,
+    pub counts: RwSignal<BTreeMap<Kind, KindCounts>>,
+    pub failures: RwSignal<Vec<Failure>>,
+    /// Verified rows, in (kind, seed, sample) order like the command line's.
+    pub rows: StoredValue<Vec<ExportRow>>,
+    pub row_count: RwSignal<usize>,
+    pub kinds_label: StoredValue<String>,
+}
+
+impl PerturbRun {
+    pub fn new() -> Self {
+        PerturbRun {
+            running: RwSignal::new(false),
+            stop_requested: RwSignal::new(false),
+            done: RwSignal::new(0),
+            total: RwSignal::new(0),
+            elapsed_ms: RwSignal::new(0.0),
+            stopped: RwSignal::new(None),
+            counts: RwSignal::new(BTreeMap::new()),
+            failures: RwSignal::new(Vec::new()),
+            rows: StoredValue::new(Vec::new()),
+            row_count: RwSignal::new(0),
+            kinds_label: StoredValue::new(String::new()),
+        }
+    }
+
+    fn start(self, python: PythonWorker, samples: Vec<Sample>, dataset: String, kinds: Vec<Kind>, seeds: Vec<u64>, options: Options) {
+        self.running.set(true);
+        self.stop_requested.set(false);
+        self.done.set(0);
+        self.total.set(samples.len() * kinds.len() * seeds.len());
+        self.elapsed_ms.set(0.0);
+        self.stopped.set(None);
+        self.counts.set(kinds.iter().map(|&k| (k, KindCounts::default())).collect());
+        self.failures.set(Vec::new());
+        self.rows.set_value(Vec::new());
+        self.row_count.set(0);
+        self.kinds_label.set_value(kinds.iter().map(|k| k.name()).collect::<Vec<_>>().join("+"));
+        leptos::task::spawn_local(async move {
+            let started = now_ms();
+            let mut slice_started = started;
+            'all: for &kind in &kinds {
+                for &seed in &seeds {
+                    let options = Options { seed, ..options };
+                    for sample in &samples {
+                        if now_ms() - slice_started > SLICE_MS {
+                            yield_to_browser().await;
+                            slice_started = now_ms();
+                        }
+                        if self.stop_requested.get_untracked() {
+                            break 'all;
+                        }
+                        let failure = |stage: &str, reason: String| Failure { id: sample.id.clone(), kind, seed, stage: stage.to_string(), reason };
+                        match execbench_perturb::perturb_sample(sample, kind, &options) {
+                            Err(e) => {
+                                self.counts.update(|c| c.entry(kind).or_default().refused += 1);
+                                self.failures.update(|f| f.push(failure("perturb", e.to_string())));
+                            }
+                            Ok(perturbed) => {
+                                let (_, verdict) = verify_in_worker(&python, sample, &perturbed).await;
+                                if self.stop_requested.get_untracked() {
+                                    break 'all; // the run in flight was cut short by Stop: no verdict
+                                }
+                                match verdict {
+                                    Ok(()) => {
+                                        self.rows.update_value(|rows| rows.push(execbench_perturb::row_of(sample, &dataset, kind, &options, perturbed)));
+                                        self.row_count.update(|n| *n += 1);
+                                        self.counts.update(|c| c.entry(kind).or_default().verified += 1);
+                                    }
+                                    Err(e) => {
+                                        self.counts.update(|c| c.entry(kind).or_default().failed_verification += 1);
+                                        self.failures.update(|f| f.push(failure("verify", e.to_string())));
+                                    }
+                                }
+                            }
+                        }
+                        self.counts.update(|c| c.entry(kind).or_default().programs += 1);
+                        self.done.update(|d| *d += 1);
+                        self.elapsed_ms.set(now_ms() - started);
+                    }
+                }
+            }
+            self.elapsed_ms.set(now_ms() - started);
+            self.stopped.set(Some(self.done.get_untracked() < self.total.get_untracked()));
+            self.running.set(false);
+        });
+    }
+}
+
+impl Default for PerturbRun {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+#[component]
+fn WholeDataset() -> impl IntoView {
+    let state = expect_context::<AppState>();
+    let run = state.perturb;
+    let python = use_python();
+    let chosen = RwSignal::new(BTreeMap::from_iter(Kind::ALL.into_iter().map(|k| (k, k == Kind::Rtf))));
+    let seeds = RwSignal::new("0".to_string());
+    let p = RwSignal::new("1".to_string());
+    let once = RwSignal::new(false);
+    let error = RwSignal::new(None::<String>);
+
+    let start = {
+        let python = python.clone();
+        move |_| {
+            let kinds: Vec<Kind> = chosen.get_untracked().into_iter().filter(|(_, on)| *on).map(|(k, _)| k).collect();
+            let checked = (|| {
+                if kinds.is_empty() {
+                    return Err("choose at least one kind".to_string());
+                }
+                Ok((parse_seeds(&seeds.get_untracked())?, parse_p(&p.get_untracked())?))
+            })();
+            let (seed_list, p) = match checked {
+                Ok(v) => v,
+                Err(e) => return error.set(Some(e)),
+            };
+            let DatasetState::Loaded(report) = state.dataset.get_untracked() else {
+                return error.set(Some("the dataset is not loaded yet".to_string()));
+            };
+            error.set(None);
+            let options = Options { seed: 0, p, once: once.get_untracked(), prediction: Prediction::Output };
+            run.start(python.clone(), report.samples.clone(), dataset_column(&state.dataset_name.get_untracked()), kinds, seed_list, options);
+        }
+    };
+    let stop = move |_| {
+        run.stop_requested.set(true);
+        python.stop();
+    };
+    let rate = move || {
+        let ms = run.elapsed_ms.get();
+        if ms > 0.0 { run.done.get() as f64 * 1000.0 / ms } else { 0.0 }
+    };
+    let download = move |codecrash: bool| {
+        let (text, suffix) = run.rows.with_value(|rows| {
+            if codecrash { (execbench_perturb::to_codecrash_jsonl(rows), "codecrash") } else { (execbench_perturb::to_jsonl(rows), "perturbed") }
+        });
+        let name = format!("{}-{}-{suffix}.jsonl", dataset_column(&state.dataset_name.get_untracked()), run.kinds_label.get_value());
+        if let Err(e) = crate::download::download_text(&name, "application/jsonl", &text) {
+            error.set(Some(format!("could not save {name}: {e}")));
+        }
+    };
+    let can_download = move || !run.running.get() && run.row_count.get() > 0;
+
+    view! {
+        <section class="panel perturb-all">
+            <h2>{move || format!("Whole dataset · {}", state.dataset_name.get())}</h2>
+            <div class="row-fields options">
+                <fieldset class="field kinds"><legend class="label">"Kinds"</legend>
+                    {Kind::ALL.into_iter().map(|k| view! {
+                        <label class="kind-choice">
+                            <input type="checkbox" data-testid=format!("kind-{}", k.name())
+                                prop:checked=move || chosen.get().get(&k).copied().unwrap_or(false)
+                                on:change=move |ev| { let on = event_target_checked(&ev); chosen.update(|c| { c.insert(k, on); }) } />
+                            {k.name()}
+                        </label>
+                    }).collect_view()}
+                </fieldset>
+                <label class="field"><span class="label">"Seeds"</span>
+                    <input class="seeds" data-testid="seeds" placeholder="0-4 or 0,1,2" prop:value=seeds on:input=move |ev| seeds.set(event_target_value(&ev)) />
+                </label>
+                <OptionFields p=p once=once />
+            </div>
+            <div class="toolbar">
+                <button class="primary" data-testid="perturb-all-start" on:click=start
+                    disabled=move || run.running.get() || !matches!(state.dataset.get(), DatasetState::Loaded(_))>"Perturb and verify all"</button>
+                <button data-testid="perturb-all-stop" on:click=stop disabled=move || !run.running.get()>"Stop"</button>
+                <button data-testid="download-jsonl" on:click=move |_| download(false) disabled=move || !can_download()>
+                    {move || format!("Download {} verified rows (JSONL)", run.row_count.get())}
+                </button>
+                <button data-testid="download-codecrash" on:click=move |_| download(true) disabled=move || !can_download()>"CodeCrash layout"</button>
+            </div>
+            {move || error.get().map(|e| view! { <p class="error-box" role="alert" data-testid="perturb-all-error">{e}</p> })}
+            <ProgressBar done=run.done total=run.total />
+            <p class="stats" data-testid="perturb-all-stats">
+                {move || format!("{} / {} programs · {:.1} s · {:.0} programs/s", run.done.get(), run.total.get(), run.elapsed_ms.get() / 1000.0, rate())}
+                {move || match run.stopped.get() {
+                    Some(true) => Some(view! { <span class="run-state" data-testid="perturb-all-state">"stopped before the end"</span> }),
+                    Some(false) => Some(view! { <span class="run-state" data-testid="perturb-all-state">"finished"</span> }),
+                    None => None,
+                }}
+            </p>
+            <KindSummary run=run />
+            <FailureTable run=run />
+        </section>
+    }
+}
+
+#[component]
+fn KindSummary(run: PerturbRun) -> impl IntoView {
+    move || {
+        let counts = run.counts.get();
+        (!counts.is_empty()).then(|| view! {
+            <table class="kind-summary" data-testid="perturb-summary">
+                <thead><tr><th>"kind"</th><th>"done"</th><th>"verified"</th><th>"failed verification"</th><th>"refused"</th></tr></thead>
+                <tbody>
+                    {counts.into_iter().map(|(kind, c)| view! {
+                        <tr data-testid=format!("summary-{}", kind.name())>
+                            <td>{kind.name()}</td>
+                            <td class="num">{c.programs}</td>
+                            <td class="num pass" data-testid=format!("verified-{}", kind.name())>{c.verified}</td>
+                            <td class={if c.failed_verification > 0 { "num fail" } else { "num" }} data-testid=format!("failed-{}", kind.name())>{c.failed_verification}</td>
+                            <td class={if c.refused > 0 { "num warn" } else { "num" }} data-testid=format!("refused-{}", kind.name())>{c.refused}</td>
+                        </tr>
+                    }).collect_view()}
+                </tbody>
+            </table>
+        })
+    }
+}
+
+#[component]
+fn FailureTable(run: PerturbRun) -> impl IntoView {
+    move || {
+        run.failures.with(|failures| {
+            (!failures.is_empty()).then(|| {
+                let more = failures.len().saturating_sub(FAILURES_SHOWN);
+                let rows = failures
+                    .iter()
+                    .take(FAILURES_SHOWN)
+                    .map(|f| {
+                        let stage = if f.stage == "verify" { "failed verification" } else { "refused" };
+                        let link = link_for(&f.id);
+                        view! {
+                            <tr>
+                                <td><a href=link title="open in the single-program view">{f.id.clone()}</a></td>
+                                <td>{f.kind.name()}</td><td class="num">{f.seed}</td><td>{stage}</td><td class="reason">{f.reason.clone()}</td>
+                            </tr>
+                        }
+                    })
+                    .collect_view();
+                view! {
+                    <details class="failures" open=true data-testid="perturb-failures">
+                        <summary>{format!("{} not exported", failures.len())}</summary>
+                        <table class="problems">
+                            <thead><tr><th>"sample"</th><th>"kind"</th><th>"seed"</th><th>"stage"</th><th>"reason"</th></tr></thead>
+                            <tbody>{rows}</tbody>
+                        </table>
+                        {(more > 0).then(|| view! { <p class="muted">{format!("… and {more} more")}</p> })}
+                    </details>
+                }
+            })
+        })
+    }
+}
+
+/// `#/perturb/<id>`: this view with one sample picked and perturbed (linked from the sample page).
+pub fn link_for(sample_id: &str) -> String {
+    let id: String = js_sys::encode_uri_component(sample_id).into();
+    format!("{}/{id}", Route::Perturb.href())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn seeds_are_read_from_ranges_and_lists() {
+        assert_eq!(parse_seeds("0"), Ok(vec![0]));
+        assert_eq!(parse_seeds("0-4"), Ok(vec![0, 1, 2, 3, 4]));
+        assert_eq!(parse_seeds(" 0, 1,2 "), Ok(vec![0, 1, 2]));
+        assert_eq!(parse_seeds("3-4, 0, 4"), Ok(vec![3, 4, 0]));
+        for bad in ["", "x", "1,,2", "4-2", "-1", "0-5000", "1.5"] {
+            assert!(parse_seeds(bad).is_err(), "{bad:?}");
+        }
+        assert_eq!(parse_seeds("a"), Err("seeds: `a` is not a whole number ≥ 0".to_string()));
+    }
+
+    #[test]
+    fn p_must_be_a_probability() {
+        assert_eq!(parse_p("0.5"), Ok(0.5));
+        assert_eq!(parse_p("1"), Ok(1.0));
+        assert_eq!(parse_p("1.5"), Err("p must be between 0 and 1, not 1.5".to_string()));
+        assert!(parse_p("NaN").is_err());
+        assert!(parse_p("half").is_err());
+    }
+
+    #[test]
+    fn pasted_code_and_call_make_a_sample() {
+        let s = pasted_sample("def g(a, b):\n    return a", " g(1, (2, 3)) ", "1").unwrap();
+        assert_eq!((s.function_name.as_str(), s.input.as_str(), s.call.as_str()), ("g", "1, (2, 3)", "g(1, (2, 3))"));
+        assert!(pasted_sample("", "f(1)", "").is_err());
+        assert!(pasted_sample("def f(): pass", "1 + 2", "").is_err());
+    }
+
+    #[test]
+    fn dataset_column_matches_the_command_line() {
+        assert_eq!(dataset_column("CRUXEval"), "cruxeval");
+        assert_eq!(dataset_column("contest.jsonl"), "contest");
+        assert_eq!(dataset_column("plain"), "plain");
+    }
 }

@@ -54,6 +54,7 @@ fn SampleView(sample: execbench_core::Sample, prev: Option<String>, next: Option
             <nav class="crumbs">
                 <a href="#/datasets">{expect_context::<AppState>().dataset_name.get_untracked()}</a> " / " <strong data-testid="sample-id">{sample.id.clone()}</strong>
                 <span class="pager">
+                    <a href=crate::pages::perturb::link_for(&sample.id) data-testid="perturb-link">"Perturb…"</a>
                     {prev.map(|h| view! { <a href=h>"← previous"</a> })}
                     {next.map(|h| view! { <a href=h>"next →"</a> })}
                 </span>

@@ -79,7 +79,8 @@ pub fn perturb_row(sample: &Sample, dataset: &str, kind: Kind, options: &Options
     Ok(row_of(sample, dataset, kind, options, perturbed))
 }
 
-fn row_of(sample: &Sample, dataset: &str, kind: Kind, options: &Options, perturbed: crate::Perturbed) -> ExportRow {
+/// The export row of a perturbation already made (and verified by the caller, if wanted).
+pub fn row_of(sample: &Sample, dataset: &str, kind: Kind, options: &Options, perturbed: crate::Perturbed) -> ExportRow {
     ExportRow {
         id: sample.id.clone(),
         dataset: dataset.to_string(),

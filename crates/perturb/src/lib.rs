@@ -20,7 +20,7 @@ pub mod verify;
 pub mod wrong_answer;
 
 pub use edit::{Edit, Placed, place};
-pub use export::{CodeCrashRow, DatasetRun, ExportRow, Failure, RowOptions, perturb_dataset, perturb_row, to_codecrash_jsonl, to_jsonl};
+pub use export::{CodeCrashRow, DatasetRun, ExportRow, Failure, RowOptions, perturb_dataset, perturb_row, row_of, to_codecrash_jsonl, to_jsonl};
 pub use kinds::hint::perturb_with_source;
 pub use verify::{Step, Verification, VerifyFailure, verify};
 pub use wrong_answer::{OfflineWrongAnswers, WrongAnswerRequest, WrongAnswerSource};
