@@ -1,5 +1,6 @@
 pub mod code_view;
 pub mod edit_list;
+pub mod evaluation;
 pub mod marked_code;
 pub mod progress_bar;
 pub mod run_result;
