@@ -1,8 +1,757 @@
-//! The Evaluate view (issue 4): being built.
+//! The Evaluate page (issue 4): run an offline model over the current dataset, or re-score a
+//! published generations file, and look at the results (summary, bar chart, per-sample table,
+//! exports).
+//!
+//! All the logic is `execbench-eval`'s; this page only drives its steps. Python never runs here:
+//! every model step and every scoring run goes to the worker (`Model::start/resume`, then
+//! `score::plan` → `python.run` → `score::conclude`). The state lives under the app's root owner,
+//! so a run carries on, and its results stay, while the user looks at other pages.
 
+use std::cell::OnceCell;
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use execbench_core::{LoadReport, RunRequest, RunResult, Sample};
+use execbench_eval::Task;
+use execbench_eval::extract::{ExtractFailure, Extraction, extract};
+use execbench_eval::generations::{Generations, import_generations};
+use execbench_eval::models::{EchoFirstArgument, Model, ModelRequest, ModelStep, Oracle, Replay, Reply, TypeDefault, no_http};
+use execbench_eval::prompt::{Template, builtin_templates};
+use execbench_eval::report::{SampleResult, from_jsonl, summarize};
+use execbench_eval::score::{self, Expected, Mode, SampleScore, ScoreOptions, Step, Verdict};
 use leptos::prelude::*;
+
+use crate::app::{AppState, DatasetState};
+use crate::components::evaluation::exports::ResultsExports;
+use crate::components::evaluation::sample_table::SampleTable;
+use crate::components::evaluation::summary::ResultsSummary;
+use crate::components::evaluation::{ModeResults, RunResults};
+use crate::python::{PythonWorker, use_python};
+
+/// How often a running job redraws its progress: more often would cost more than the work.
+const REFRESH_MS: f64 = 100.0;
+/// Runs kept in the results view (each holds every row of every mode).
+const MAX_RUNS_KEPT: usize = 6;
+/// Model steps allowed per sample before the model is declared stuck.
+const MAX_MODEL_STEPS: usize = 64;
+const MAX_N: usize = 100;
+
+/// The offline models the page offers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum ModelChoice {
+    Oracle,
+    EchoFirstArgument,
+    TypeDefault,
+    Replay,
+}
+
+impl ModelChoice {
+    const ALL: [ModelChoice; 4] = [ModelChoice::Oracle, ModelChoice::EchoFirstArgument, ModelChoice::TypeDefault, ModelChoice::Replay];
+
+    fn value(self) -> &'static str {
+        match self {
+            ModelChoice::Oracle => "oracle",
+            ModelChoice::EchoFirstArgument => "echo-first-argument",
+            ModelChoice::TypeDefault => "type-default",
+            ModelChoice::Replay => "replay",
+        }
+    }
+
+    fn label(self) -> &'static str {
+        match self {
+            ModelChoice::Oracle => "Oracle (runs the code: always right)",
+            ModelChoice::EchoFirstArgument => "Baseline: echo the first argument",
+            ModelChoice::TypeDefault => "Baseline: default value of the output's type",
+            ModelChoice::Replay => "Replay answers from a file",
+        }
+    }
+
+    fn from_value(value: &str) -> ModelChoice {
+        ModelChoice::ALL.into_iter().find(|m| m.value() == value).unwrap_or(ModelChoice::Oracle)
+    }
+}
+
+/// A file of answers: a generations file (CRUXEval JSON or raw-responses JSONL) or an earlier
+/// results export (replayed by its responses).
+#[derive(Clone, Debug, PartialEq)]
+enum AnswerFile {
+    Generations(Generations),
+    Results(Vec<SampleResult>),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+struct LoadedFile {
+    name: String,
+    content: AnswerFile,
+    /// Problems named by file:line:field; the good entries are still usable.
+    problems: Vec<String>,
+}
+
+impl LoadedFile {
+    fn read(name: &str, text: &str) -> LoadedFile {
+        // A results export is JSON Lines whose rows carry `answers` and `mode`.
+        let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+        let is_results = serde_json::from_str::<serde_json::Value>(first).is_ok_and(|v| v.get("answers").is_some() && v.get("mode").is_some());
+        if is_results {
+            return match from_jsonl(name, text) {
+                Ok(rows) => LoadedFile { name: name.into(), content: AnswerFile::Results(rows), problems: Vec::new() },
+                Err(e) => LoadedFile { name: name.into(), content: AnswerFile::Results(Vec::new()), problems: vec![e] },
+            };
+        }
+        let generations = import_generations(name, text);
+        let problems = generations.errors.iter().map(|e| e.to_string()).collect();
+        LoadedFile { name: name.into(), content: AnswerFile::Generations(generations), problems }
+    }
+
+    fn entries(&self) -> usize {
+        match &self.content {
+            AnswerFile::Generations(g) => g.entries.len(),
+            AnswerFile::Results(rows) => rows.len(),
+        }
+    }
+
+    fn describe(&self) -> String {
+        let kind = match &self.content {
+            AnswerFile::Generations(g) if g.kind == execbench_eval::generations::GenerationsKind::Extracted => "extracted answers (CRUXEval generations)",
+            AnswerFile::Generations(_) => "raw responses (JSON Lines)",
+            AnswerFile::Results(_) => "an execbench results file",
+        };
+        format!("{}: {} entries, {kind}", self.name, self.entries())
+    }
+}
+
+/// Everything the page keeps: settings, the job in progress, and the results.
+#[derive(Clone, Copy)]
+struct EvaluateState {
+    model: RwSignal<ModelChoice>,
+    task: RwSignal<Task>,
+    template_id: RwSignal<String>,
+    n: RwSignal<String>,
+    strict: RwSignal<bool>,
+    compatible: RwSignal<bool>,
+    /// Empty: the whole dataset; otherwise its first N samples.
+    limit: RwSignal<String>,
+    replay_file: RwSignal<Option<Arc<LoadedFile>>>,
+    rescore_file: RwSignal<Option<Arc<LoadedFile>>>,
+    rescore_task: RwSignal<Task>,
+    /// What is running, `None` when idle.
+    job: RwSignal<Option<String>>,
+    stop_requested: RwSignal<bool>,
+    done: RwSignal<usize>,
+    total: RwSignal<usize>,
+    answers_judged: RwSignal<usize>,
+    elapsed_ms: RwSignal<f64>,
+    /// How the last job ended: `finished`, or `stopped after …`.
+    last_outcome: RwSignal<Option<String>>,
+    error: RwSignal<Option<String>>,
+    runs: RwSignal<Vec<Arc<RunResults>>>,
+    /// The run shown in the per-sample table.
+    selected_run: RwSignal<Option<u64>>,
+    next_run_id: StoredValue<u64>,
+}
+
+impl EvaluateState {
+    fn new() -> Self {
+        EvaluateState {
+            model: RwSignal::new(ModelChoice::Oracle),
+            task: RwSignal::new(Task::Output),
+            template_id: RwSignal::new("output-direct".to_string()),
+            n: RwSignal::new("5".to_string()),
+            strict: RwSignal::new(true),
+            compatible: RwSignal::new(true),
+            limit: RwSignal::new(String::new()),
+            replay_file: RwSignal::new(None),
+            rescore_file: RwSignal::new(None),
+            rescore_task: RwSignal::new(Task::Output),
+            job: RwSignal::new(None),
+            stop_requested: RwSignal::new(false),
+            done: RwSignal::new(0),
+            total: RwSignal::new(0),
+            answers_judged: RwSignal::new(0),
+            elapsed_ms: RwSignal::new(0.0),
+            last_outcome: RwSignal::new(None),
+            error: RwSignal::new(None),
+            runs: RwSignal::new(Vec::new()),
+            selected_run: RwSignal::new(None),
+            next_run_id: StoredValue::new(1),
+        }
+    }
+
+    fn modes(self) -> Vec<Mode> {
+        Mode::ALL.into_iter().filter(|m| if *m == Mode::Strict { self.strict.get_untracked() } else { self.compatible.get_untracked() }).collect()
+    }
+
+    fn add_run(self, mut run: RunResults) {
+        run.id = self.next_run_id.get_value();
+        self.next_run_id.set_value(run.id + 1);
+        self.selected_run.set(Some(run.id));
+        self.runs.update(|runs| {
+            runs.insert(0, Arc::new(run));
+            runs.truncate(MAX_RUNS_KEPT);
+        });
+    }
+}
+
+thread_local! {
+    static STATE: OnceCell<EvaluateState> = const { OnceCell::new() };
+}
+
+/// The page's state, created once under the root owner so it is not disposed with the page.
+fn evaluate_state() -> EvaluateState {
+    STATE.with(|cell| {
+        *cell.get_or_init(|| {
+            let mut root = Owner::current();
+            while let Some(parent) = root.as_ref().and_then(Owner::parent) {
+                root = Some(parent);
+            }
+            match root {
+                Some(owner) => owner.with(EvaluateState::new),
+                None => EvaluateState::new(),
+            }
+        })
+    })
+}
+
+/// One job (an evaluation or a re-scoring) in flight: the worker, progress, and Stop.
+struct Job {
+    python: PythonWorker,
+    state: EvaluateState,
+    started: f64,
+    published: f64,
+    python_runs: usize,
+    answers: usize,
+}
+
+impl Job {
+    fn begin(python: PythonWorker, state: EvaluateState, what: String, total: usize) -> Job {
+        let started = js_sys::Date::now();
+        state.job.set(Some(what));
+        state.stop_requested.set(false);
+        state.error.set(None);
+        state.last_outcome.set(None);
+        state.done.set(0);
+        state.total.set(total);
+        state.answers_judged.set(0);
+        state.elapsed_ms.set(0.0);
+        Job { python, state, started, published: started, python_runs: 0, answers: 0 }
+    }
+
+    fn stopped(&self) -> bool {
+        self.state.stop_requested.get_untracked()
+    }
+
+    /// One Python run in the worker; `None` when Stop was pressed meanwhile (the run was cut
+    /// short, so its result says nothing about the answer).
+    async fn run(&mut self, request: RunRequest) -> Option<RunResult> {
+        self.python_runs += 1;
+        let result = self.python.run(request).await;
+        (!self.stopped()).then_some(result)
+    }
+
+    fn progress(&mut self, done: usize) {
+        let now = js_sys::Date::now();
+        if now - self.published >= REFRESH_MS {
+            self.published = now;
+            self.publish(done, now);
+        }
+    }
+
+    fn publish(&self, done: usize, now: f64) {
+        self.state.done.set(done);
+        self.state.answers_judged.set(self.answers);
+        self.state.elapsed_ms.set(now - self.started);
+    }
+
+    fn finish(self, mut run: RunResults) {
+        let now = js_sys::Date::now();
+        let done = run.scored();
+        self.publish(done, now);
+        run.elapsed_ms = now - self.started;
+        run.python_runs = self.python_runs;
+        run.stopped = done < run.planned;
+        self.state.last_outcome.set(Some(if run.stopped { format!("stopped after {done} of {} samples", run.planned) } else { "finished".to_string() }));
+        self.state.add_run(run);
+        self.state.job.set(None);
+    }
+}
+
+/// Drives a model to its responses, performing its Python steps in the worker. `None` on Stop.
+async fn respond(job: &mut Job, model: &mut dyn Model, request: &ModelRequest<'_>) -> Option<Result<Vec<String>, String>> {
+    let mut step = model.start(request);
+    for _ in 0..MAX_MODEL_STEPS {
+        step = match step {
+            ModelStep::Done(responses) => return Some(responses),
+            ModelStep::Run(run) => {
+                let result = job.run(run).await?;
+                model.resume(request, Reply::Run(result))
+            }
+            // Offline models make no HTTP requests; API-backed ones are a later issue.
+            ModelStep::Http(call) => model.resume(request, Reply::Http(no_http(&call))),
+        };
+    }
+    Some(Err(format!("{} did not finish within {MAX_MODEL_STEPS} steps", model.name())))
+}
+
+/// What one sample's answers are, before scoring.
+struct Answers<'a> {
+    prompt: Option<String>,
+    responses: &'a Result<Vec<String>, String>,
+    /// The responses are answers already (a CRUXEval generations file).
+    extracted: bool,
+    n: usize,
+}
+
+/// Scores one sample's answers in every mode, as `execbench_eval::evaluate::score_responses`
+/// does, but with the runs in the worker. Identical answers to one sample share a run: the
+/// programs are deterministic, and a model asked for n samples often repeats itself.
+async fn score_sample(job: &mut Job, sample: &Sample, task: Task, modes: &[Mode], answers: Answers<'_>, options: &ScoreOptions) -> Option<Vec<SampleResult>> {
+    let (texts, extractions): (Vec<String>, Vec<Extraction>) = match answers.responses {
+        Ok(texts) => (texts.clone(), texts.iter().map(|t| if answers.extracted { Extraction::verbatim(t.clone()) } else { extract(t, task) }).collect()),
+        Err(error) => {
+            let failed = Extraction::Failed { failure: ExtractFailure::EmptyResponse, detail: format!("the model gave no response: {error}") };
+            (vec![String::new(); answers.n.max(1)], vec![failed; answers.n.max(1)])
+        }
+    };
+    let kept_responses = if answers.extracted { Vec::new() } else { texts };
+    let expected = Expected::of(sample);
+    let mut rows = Vec::with_capacity(modes.len());
+    for &mode in modes {
+        let mut judged: HashMap<String, Verdict> = HashMap::new();
+        let mut verdicts = Vec::with_capacity(extractions.len());
+        for extraction in &extractions {
+            let verdict = match score::plan(sample, task, mode, extraction, &expected, options) {
+                Step::Done(verdict) => verdict,
+                Step::Run(request) => {
+                    let answer = extraction.answer().unwrap_or("");
+                    match judged.get(answer) {
+                        Some(verdict) => verdict.clone(),
+                        None => {
+                            let result = job.run(request).await?;
+                            let verdict = score::conclude(mode, answer, &expected, &result);
+                            judged.insert(answer.to_string(), verdict.clone());
+                            verdict
+                        }
+                    }
+                }
+            };
+            verdicts.push(verdict);
+        }
+        job.answers += verdicts.len();
+        let mut row = SampleResult::new(&sample.id, task, mode, answers.prompt.clone(), kept_responses.clone(), extractions.clone(), SampleScore::from_verdicts(mode, verdicts));
+        row.model_error = answers.responses.as_ref().err().cloned();
+        rows.push(row);
+    }
+    Some(rows)
+}
+
+fn per_mode_results(task: Task, modes: &[Mode], rows: Vec<Vec<SampleResult>>) -> Vec<ModeResults> {
+    modes.iter().zip(rows).map(|(&mode, rows)| ModeResults { mode, summary: summarize(task, mode, &rows), rows }).collect()
+}
+
+/// The settings of an evaluation, checked before anything runs.
+struct EvaluationPlan {
+    model: Box<dyn Model>,
+    template: Template,
+    n: usize,
+    modes: Vec<Mode>,
+    samples: Vec<Sample>,
+}
+
+fn plan_evaluation(state: EvaluateState, report: &LoadReport) -> Result<EvaluationPlan, String> {
+    let task = state.task.get_untracked();
+    let template_id = state.template_id.get_untracked();
+    let template = builtin_templates().into_iter().find(|t| t.id == template_id && t.task == task).ok_or(format!("no {} prediction template `{template_id}`", task.label()))?;
+    let n_text = state.n.get_untracked();
+    let n: usize = n_text.trim().parse().map_err(|_| format!("samples per problem: `{n_text}` is not a whole number"))?;
+    if !(1..=MAX_N).contains(&n) {
+        return Err(format!("samples per problem must be between 1 and {MAX_N}, got {n}"));
+    }
+    let modes = state.modes();
+    if modes.is_empty() {
+        return Err("choose at least one scoring mode".to_string());
+    }
+    let limit_text = state.limit.get_untracked();
+    let limit = match limit_text.trim() {
+        "" => report.samples.len(),
+        text => text.parse::<usize>().ok().filter(|l| *l > 0).ok_or(format!("first samples: `{text}` is not a positive whole number"))?,
+    };
+    let model: Box<dyn Model> = match state.model.get_untracked() {
+        ModelChoice::Oracle => Box::new(Oracle::default()),
+        ModelChoice::EchoFirstArgument => Box::new(EchoFirstArgument),
+        ModelChoice::TypeDefault => Box::new(TypeDefault),
+        ModelChoice::Replay => match state.replay_file.get_untracked() {
+            None => return Err("choose a file of answers to replay".to_string()),
+            Some(file) => match &file.content {
+                AnswerFile::Generations(g) if !g.entries.is_empty() => Box::new(Replay::from_generations(&file.name, g)),
+                AnswerFile::Results(rows) if !rows.is_empty() => Box::new(Replay::from_results(&file.name, rows)),
+                _ => return Err(format!("{} has no usable answers", file.name)),
+            },
+        },
+    };
+    let samples = report.samples.iter().take(limit).cloned().collect();
+    Ok(EvaluationPlan { model, template, n, modes, samples })
+}
+
+fn start_evaluation(state: EvaluateState, python: PythonWorker, report: Arc<LoadReport>, dataset: String) {
+    let plan = match plan_evaluation(state, &report) {
+        Ok(plan) => plan,
+        Err(e) => return state.error.set(Some(e)),
+    };
+    // The job starts now, not when the task first runs: Stop and the progress line must never
+    // see the previous job's figures.
+    let mut job = Job::begin(python, state, format!("Evaluating {} on {} samples", plan.model.name(), plan.samples.len()), plan.samples.len());
+    leptos::task::spawn_local(async move {
+        let EvaluationPlan { mut model, template, n, modes, samples } = plan;
+        let task = template.task;
+        let options = ScoreOptions::default();
+        let mut rows: Vec<Vec<SampleResult>> = modes.iter().map(|_| Vec::with_capacity(samples.len())).collect();
+        for (index, sample) in samples.iter().enumerate() {
+            if job.stopped() {
+                break;
+            }
+            let prompt = template.render(sample);
+            let request = ModelRequest { sample, task, prompt: &prompt, n };
+            let Some(responses) = respond(&mut job, model.as_mut(), &request).await else { break };
+            let answers = Answers { prompt: Some(prompt.text()), responses: &responses, extracted: model.gives_extracted_answers(), n };
+            let Some(scored) = score_sample(&mut job, sample, task, &modes, answers, &options).await else { break };
+            for (bucket, row) in rows.iter_mut().zip(scored) {
+                bucket.push(row);
+            }
+            job.progress(index + 1);
+        }
+        let run = RunResults {
+            id: 0,
+            source: model.name(),
+            dataset,
+            task,
+            template: Some(template.name.clone()),
+            n: Some(n),
+            per_mode: per_mode_results(task, &modes, rows),
+            planned: samples.len(),
+            stopped: false,
+            elapsed_ms: 0.0,
+            python_runs: 0,
+            missing: 0,
+            unknown: 0,
+        };
+        job.finish(run);
+    });
+}
+
+fn start_rescore(state: EvaluateState, python: PythonWorker, report: Arc<LoadReport>, dataset: String) {
+    let Some(file) = state.rescore_file.get_untracked() else {
+        return state.error.set(Some("choose a generations file to re-score".to_string()));
+    };
+    let AnswerFile::Generations(generations) = &file.content else {
+        return state.error.set(Some(format!("{} is a results file: replay it as a model instead, or choose a generations file", file.name)));
+    };
+    if generations.entries.is_empty() {
+        return state.error.set(Some(format!("{} has no usable entries", file.name)));
+    }
+    let task = state.rescore_task.get_untracked();
+    let by_id: HashMap<String, Vec<String>> = generations.entries.iter().map(|e| (e.id.clone(), e.answers.clone())).collect();
+    let work: Vec<(Sample, Vec<String>)> = report.samples.iter().filter_map(|s| by_id.get(&s.id).map(|a| (s.clone(), a.clone()))).collect();
+    let missing = report.samples.len() - work.len();
+    let unknown = by_id.keys().filter(|id| !report.samples.iter().any(|s| &s.id == *id)).count();
+    let extracted = generations.kind == execbench_eval::generations::GenerationsKind::Extracted;
+    let modes = Mode::ALL.to_vec();
+    let mut job = Job::begin(python, state, format!("Re-scoring {} ({} samples)", file.name, work.len()), work.len());
+    leptos::task::spawn_local(async move {
+        let options = ScoreOptions::default();
+        let mut rows: Vec<Vec<SampleResult>> = modes.iter().map(|_| Vec::with_capacity(work.len())).collect();
+        for (index, (sample, answers)) in work.iter().enumerate() {
+            if job.stopped() {
+                break;
+            }
+            let responses = Ok(answers.clone());
+            let answers = Answers { prompt: None, responses: &responses, extracted, n: answers.len() };
+            let Some(scored) = score_sample(&mut job, sample, task, &modes, answers, &options).await else { break };
+            for (bucket, row) in rows.iter_mut().zip(scored) {
+                bucket.push(row);
+            }
+            job.progress(index + 1);
+        }
+        let run = RunResults {
+            id: 0,
+            source: file.name.clone(),
+            dataset,
+            task,
+            template: None,
+            n: None,
+            per_mode: per_mode_results(task, &modes, rows),
+            planned: work.len(),
+            stopped: false,
+            elapsed_ms: 0.0,
+            python_runs: 0,
+            missing,
+            unknown,
+        };
+        job.finish(run);
+    });
+}
+
+/// Reads a file the user picked as text.
+async fn read_text(file: &web_sys::File) -> Result<String, String> {
+    let name = file.name();
+    let value = wasm_bindgen_futures::JsFuture::from(file.text()).await.map_err(|e| format!("could not read {name}: {e:?}"))?;
+    value.as_string().ok_or(format!("could not read {name}: not text"))
+}
+
+/// A file input that loads an answers file into `target`.
+fn on_answer_file(target: RwSignal<Option<Arc<LoadedFile>>>, error: RwSignal<Option<String>>) -> impl Fn(leptos::ev::Event) {
+    move |ev: leptos::ev::Event| {
+        let input: web_sys::HtmlInputElement = event_target(&ev);
+        let Some(file) = input.files().and_then(|files| files.get(0)) else { return };
+        input.set_value("");
+        leptos::task::spawn_local(async move {
+            match read_text(&file).await {
+                Ok(text) => target.set(Some(Arc::new(LoadedFile::read(&file.name(), &text)))),
+                Err(e) => error.set(Some(e)),
+            }
+        });
+    }
+}
 
 #[component]
 pub fn EvaluatePage() -> impl IntoView {
-    view! { <section class="page"><h1>"Evaluate"</h1></section> }
+    let app = expect_context::<AppState>();
+    let state = evaluate_state();
+    let python = use_python();
+    let loaded = move || match app.dataset.get() {
+        DatasetState::Loaded(report) => Some(report),
+        _ => None,
+    };
+    let idle = move || state.job.get().is_none();
+
+    let run_evaluation = {
+        let python = python.clone();
+        move |_| {
+            if let DatasetState::Loaded(report) = app.dataset.get_untracked() {
+                start_evaluation(state, python.clone(), report, app.dataset_name.get_untracked());
+            }
+        }
+    };
+    let run_rescore = {
+        let python = python.clone();
+        move |_| {
+            if let DatasetState::Loaded(report) = app.dataset.get_untracked() {
+                start_rescore(state, python.clone(), report, app.dataset_name.get_untracked());
+            }
+        }
+    };
+    let stop = move |_| {
+        state.stop_requested.set(true);
+        python.stop();
+    };
+
+    let templates_for_task = Memo::new(move |_| {
+        let task = state.task.get();
+        builtin_templates().into_iter().filter(|t| t.task == task).collect::<Vec<_>>()
+    });
+    let selected_template = move || {
+        let id = state.template_id.get();
+        templates_for_task.with(|ts| ts.iter().find(|t| t.id == id).cloned())
+    };
+    let percent = move || {
+        let total = state.total.get();
+        if total == 0 { 0.0 } else { state.done.get() as f64 * 100.0 / total as f64 }
+    };
+    let task_select = move |signal: RwSignal<Task>, testid: &'static str, on_pick: fn(EvaluateState, Task)| {
+        view! {
+            <select data-testid=testid aria-label="Task" on:change=move |ev| {
+                let task = Task::from_label(&event_target_value(&ev)).unwrap_or(Task::Output);
+                signal.set(task);
+                on_pick(state, task);
+            }>
+                {Task::ALL.into_iter().map(|t| view! {
+                    <option value=t.label() selected=move || signal.get() == t>{format!("{} prediction", t.label())}</option>
+                }).collect_view()}
+            </select>
+        }
+    };
+
+    view! {
+        <section class="page evaluate">
+            <h1>"Evaluate"</h1>
+            <p class="muted">
+                {move || match loaded() {
+                    Some(report) => format!("Dataset: {} ({} samples). ", app.dataset_name.get(), report.samples.len()),
+                    None => "The dataset is not loaded yet. ".to_string(),
+                }}
+                "Offline models need no key. Every answer is scored in both modes: strict (a literal, compared by type-aware equality) and compatible (the official CRUXEval rule: Python's ==, 3 s, answers that repeat the call dropped)."
+            </p>
+            <div class="eval-panels">
+                <fieldset class="eval-panel" data-testid="evaluation-form">
+                    <legend>"Offline evaluation"</legend>
+                    <label class="field">
+                        <span class="label">"Model"</span>
+                        <select data-testid="eval-model" on:change=move |ev| state.model.set(ModelChoice::from_value(&event_target_value(&ev)))>
+                            {ModelChoice::ALL.into_iter().map(|m| view! { <option value=m.value() selected=move || state.model.get() == m>{m.label()}</option> }).collect_view()}
+                        </select>
+                    </label>
+                    <Show when=move || state.model.get() == ModelChoice::Replay>
+                        <div class="field">
+                            <label class="button">
+                                "Answers file…"
+                                <input type="file" class="visually-hidden" data-testid="replay-file" accept=".json,.jsonl,.txt"
+                                    on:change=on_answer_file(state.replay_file, state.error) />
+                            </label>
+                            <FileStatus file=state.replay_file testid="replay-file-status" />
+                        </div>
+                    </Show>
+                    <div class="row-fields">
+                        <label class="field">
+                            <span class="label">"Task"</span>
+                            {task_select(state.task, "eval-task", |state, task| {
+                                let first = builtin_templates().into_iter().find(|t| t.task == task).map(|t| t.id).unwrap_or_default();
+                                state.template_id.set(first);
+                            })}
+                        </label>
+                        <label class="field grow">
+                            <span class="label">"Prompt template"</span>
+                            <select data-testid="eval-template" on:change=move |ev| state.template_id.set(event_target_value(&ev))>
+                                {move || templates_for_task.get().into_iter().map(|t| {
+                                    let id = t.id.clone();
+                                    view! { <option value=t.id.clone() selected=move || state.template_id.get() == id>{t.name.clone()}</option> }
+                                }).collect_view()}
+                            </select>
+                        </label>
+                    </div>
+                    <div class="row-fields">
+                        <label class="field">
+                            <span class="label">"Samples per problem (n)"</span>
+                            <input class="narrow" type="number" min="1" max=MAX_N.to_string() data-testid="eval-n" prop:value=move || state.n.get() on:input=move |ev| state.n.set(event_target_value(&ev)) />
+                        </label>
+                        <label class="field">
+                            <span class="label">"First samples only"</span>
+                            <input class="narrow" type="number" min="1" placeholder="all" data-testid="eval-limit" prop:value=move || state.limit.get() on:input=move |ev| state.limit.set(event_target_value(&ev)) />
+                        </label>
+                        <div class="field">
+                            <span class="label">"Modes"</span>
+                            <span class="checks">
+                                <label><input type="checkbox" data-testid="eval-strict" prop:checked=move || state.strict.get() on:change=move |ev| state.strict.set(event_target_checked(&ev)) />" strict"</label>
+                                <label><input type="checkbox" data-testid="eval-compatible" prop:checked=move || state.compatible.get() on:change=move |ev| state.compatible.set(event_target_checked(&ev)) />" compatible"</label>
+                            </span>
+                        </div>
+                    </div>
+                    <details class="template-view">
+                        <summary>"Template text"</summary>
+                        {move || selected_template().map(|t| view! {
+                            <pre class="template-text" data-testid="template-text">{t.user.clone()}</pre>
+                            <p class="muted">{format!("Stop sequences: {}", t.stop.join(", "))}</p>
+                        })}
+                    </details>
+                    <div class="toolbar">
+                        <button class="primary" data-testid="eval-run" on:click=run_evaluation disabled=move || !idle() || loaded().is_none()>"Run evaluation"</button>
+                    </div>
+                </fieldset>
+                <fieldset class="eval-panel" data-testid="rescore-form">
+                    <legend>"Re-score published answers"</legend>
+                    <p class="muted">"A CRUXEval generations file (" <code>"{\"sample_0\": [\"answer\", …]}"</code> ") or JSON Lines of raw responses (" <code>"{\"id\": …, \"responses\": […]}"</code> "), scored against the current dataset in both modes."</p>
+                    <div class="field">
+                        <label class="button">
+                            "Generations file…"
+                            <input type="file" class="visually-hidden" data-testid="rescore-file" accept=".json,.jsonl,.txt"
+                                on:change=on_answer_file(state.rescore_file, state.error) />
+                        </label>
+                        <FileStatus file=state.rescore_file testid="rescore-file-status" />
+                    </div>
+                    <label class="field">
+                        <span class="label">"Task"</span>
+                        {task_select(state.rescore_task, "rescore-task", |_, _| {})}
+                    </label>
+                    <div class="toolbar">
+                        <button class="primary" data-testid="rescore-run" on:click=run_rescore
+                            disabled=move || !idle() || loaded().is_none() || state.rescore_file.with(|f| f.as_ref().is_none_or(|f| f.entries() == 0))>"Re-score"</button>
+                    </div>
+                </fieldset>
+            </div>
+
+            {move || state.error.get().map(|e| view! { <p class="error-box" role="alert" data-testid="eval-error">{e}</p> })}
+
+            <div class="eval-progress">
+                <div class="toolbar">
+                    <span class="job" data-testid="eval-job">{move || state.job.get().unwrap_or_else(|| "Idle".to_string())}</span>
+                    <button data-testid="eval-stop" on:click=stop disabled=idle>"Stop"</button>
+                    {move || state.last_outcome.get().map(|o| view! { <span class="muted" data-testid="eval-state">{o}</span> })}
+                </div>
+                <div class="progress" role="progressbar" aria-valuemin="0" aria-valuemax="100" aria-valuenow=move || format!("{:.0}", percent())>
+                    <div class="progress-fill" style=move || format!("width: {:.1}%", percent())></div>
+                </div>
+                <p class="stats" data-testid="eval-stats">
+                    {move || {
+                        let seconds = state.elapsed_ms.get() / 1000.0;
+                        let answers = state.answers_judged.get();
+                        let rate = if seconds > 0.0 { answers as f64 / seconds } else { 0.0 };
+                        format!("{} / {} samples · {answers} answers judged · {seconds:.1} s · {rate:.0} answers/s", state.done.get(), state.total.get())
+                    }}
+                </p>
+            </div>
+
+            <ResultsView state=state />
+        </section>
+    }
+}
+
+/// The name and size of a loaded answers file, and its problems (file:line:field).
+#[component]
+fn FileStatus(file: RwSignal<Option<Arc<LoadedFile>>>, testid: &'static str) -> impl IntoView {
+    move || {
+        file.get().map(|f| {
+            let problems = f.problems.clone();
+            view! {
+                <span class="muted" data-testid=testid>{f.describe()}</span>
+                {(!problems.is_empty()).then(|| view! {
+                    <details class="error-box" open=true data-testid=format!("{testid}-problems")>
+                        <summary>{format!("{} problems; the other entries are usable", problems.len())}</summary>
+                        <ul>{problems.iter().take(100).map(|p| view! { <li>{p.clone()}</li> }).collect_view()}</ul>
+                        {(problems.len() > 100).then(|| view! { <p>{format!("… and {} more", problems.len() - 100)}</p> })}
+                    </details>
+                })}
+            }
+        })
+    }
+}
+
+#[component]
+fn ResultsView(state: EvaluateState) -> impl IntoView {
+    let runs = Signal::derive(move || state.runs.get());
+    let shown_run = move || {
+        let id = state.selected_run.get();
+        state.runs.with(|runs| runs.iter().find(|r| Some(r.id) == id).or(runs.first()).cloned())
+    };
+    view! {
+        <Show when=move || !state.runs.with(Vec::is_empty) fallback=|| view! { <p class="muted empty">"No results yet: run an evaluation or re-score a file."</p> }>
+            <div class="results" data-testid="results">
+                <div class="title-row">
+                    <h2>"Results"</h2>
+                    <button data-testid="clear-results" on:click=move |_| state.runs.set(Vec::new())>"Clear"</button>
+                </div>
+                <ResultsSummary runs=runs />
+                <h3>"Export"</h3>
+                <ResultsExports runs=runs />
+                <h3>"Per sample"</h3>
+                <div class="toolbar">
+                    <select data-testid="table-run" aria-label="Run" on:change=move |ev| state.selected_run.set(event_target_value(&ev).parse().ok())>
+                        {move || state.runs.get().into_iter().map(|r| {
+                            let id = r.id;
+                            view! { <option value=id.to_string() selected=move || state.selected_run.get() == Some(id)>{r.title()}</option> }
+                        }).collect_view()}
+                    </select>
+                </div>
+                {move || shown_run().map(|run| {
+                    let timing = format!(
+                        "{} of {} samples scored, {} answers judged in {:.1} s ({} Python runs){}{}",
+                        run.scored(), run.planned, run.answers(), run.elapsed_ms / 1000.0, run.python_runs,
+                        if run.missing > 0 { format!("; {} dataset samples not in the file", run.missing) } else { String::new() },
+                        if run.unknown > 0 { format!("; {} ids in the file not in the dataset", run.unknown) } else { String::new() },
+                    );
+                    view! {
+                        <p class="stats" data-testid="run-timing">{timing}</p>
+                        <SampleTable run=run />
+                    }
+                })}
+            </div>
+        </Show>
+    }
 }

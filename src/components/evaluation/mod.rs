@@ -1,2 +1,64 @@
 //! Components of the Evaluate page (src/pages/evaluate.rs): the results summary and bar chart, the
-//! per-sample table, and the exports.
+//! per-sample table, and the exports. They show [`RunResults`], which the page produces.
+
+pub mod exports;
+pub mod sample_table;
+pub mod summary;
+
+use execbench_eval::Task;
+use execbench_eval::report::{SampleResult, Summary};
+use execbench_eval::score::Mode;
+
+/// One finished (or stopped) evaluation or re-scoring: every mode's rows and summary.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RunResults {
+    /// Unique in the page; newer runs have larger ids.
+    pub id: u64,
+    /// What answered: a model name (`oracle`) or the re-scored file's name.
+    pub source: String,
+    pub dataset: String,
+    pub task: Task,
+    /// The prompt template's name, when a model was prompted.
+    pub template: Option<String>,
+    /// Responses asked per sample, when a model was prompted.
+    pub n: Option<usize>,
+    pub per_mode: Vec<ModeResults>,
+    /// Samples the run meant to score, and how many it did before it finished or was stopped.
+    pub planned: usize,
+    pub stopped: bool,
+    pub elapsed_ms: f64,
+    /// Python runs made in the worker (model steps and scoring).
+    pub python_runs: usize,
+    /// Re-scoring: dataset samples the file had no answers for, ids the dataset does not know.
+    pub missing: usize,
+    pub unknown: usize,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct ModeResults {
+    pub mode: Mode,
+    pub rows: Vec<SampleResult>,
+    pub summary: Summary,
+}
+
+impl RunResults {
+    /// A one-line description, for headings, the chart and the Markdown export.
+    pub fn title(&self) -> String {
+        let mut title = format!("{} · {} · {} prediction", self.source, self.dataset, self.task.label());
+        if let Some(template) = &self.template {
+            title.push_str(&format!(" · {template}"));
+        }
+        if let Some(n) = self.n {
+            title.push_str(&format!(" · n={n}"));
+        }
+        title
+    }
+
+    pub fn scored(&self) -> usize {
+        self.per_mode.first().map_or(0, |m| m.rows.len())
+    }
+
+    pub fn answers(&self) -> usize {
+        self.per_mode.iter().map(|m| m.summary.answers).sum()
+    }
+}
