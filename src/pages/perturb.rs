@@ -103,6 +103,11 @@ pub fn pasted_sample(code: &str, call: &str, output: &str) -> Result<Sample, Str
     }
     let input = call[function_name.len()..].trim_start().trim_start_matches('(');
     let input = input.strip_suffix(')').unwrap_or(input);
+    if let Some(at) = execbench_perturb::syntax::parse(code).ok().and_then(|tree| execbench_perturb::syntax::first_error(tree.root_node())) {
+        let line = code.as_bytes()[..at.min(code.len())].iter().filter(|&&b| b == b'\n').count() + 1;
+        let text = code.lines().nth(line - 1).unwrap_or("").trim();
+        return Err(format!("the code does not parse: syntax error on line {line}: `{text}`"));
+    }
     Ok(Sample {
         id: "pasted".to_string(),
         code: code.to_string(),
@@ -214,10 +219,18 @@ fn SingleProgram() -> impl IntoView {
     let verdict = RwSignal::new(None::<Result<(), VerifyFailure>>);
     let busy = RwSignal::new(false);
 
+    // A message replaces whatever was shown: an old comparison next to a new error misleads.
+    let fail = move |message: String| {
+        error.set(Some(message));
+        shown.set(None);
+        original_run.set(None);
+        perturbed_run.set(None);
+        verdict.set(None);
+    };
     let perturb_now = move || {
         let options = match (parse_seed(&seed.get_untracked()), parse_p(&p.get_untracked())) {
             (Ok(seed), Ok(p)) => Options { seed, p, once: once.get_untracked(), prediction: prediction.get_untracked() },
-            (Err(e), _) | (_, Err(e)) => return error.set(Some(e)),
+            (Err(e), _) | (_, Err(e)) => return fail(e),
         };
         let sample = match source.get_untracked() {
             Source::Dataset => {
@@ -225,15 +238,15 @@ fn SingleProgram() -> impl IntoView {
                 match state.dataset.get_untracked() {
                     DatasetState::Loaded(report) => match report.samples.iter().find(|s| s.id == id) {
                         Some(s) => s.clone(),
-                        None => return error.set(Some(format!("there is no sample `{id}` in {}", state.dataset_name.get_untracked()))),
+                        None => return fail(format!("there is no sample `{id}` in {}", state.dataset_name.get_untracked())),
                     },
-                    DatasetState::Loading => return error.set(Some("the dataset is still loading".to_string())),
-                    DatasetState::Failed(e) => return error.set(Some(format!("no dataset: {e}"))),
+                    DatasetState::Loading => return fail("the dataset is still loading".to_string()),
+                    DatasetState::Failed(e) => return fail(format!("no dataset: {e}")),
                 }
             }
             Source::Pasted => match pasted_sample(&pasted_code.get_untracked(), &pasted_call.get_untracked(), &pasted_output.get_untracked()) {
                 Ok(s) => s,
-                Err(e) => return error.set(Some(e)),
+                Err(e) => return fail(e),
             },
         };
         let kind = kind.get_untracked();
@@ -253,7 +266,7 @@ fn SingleProgram() -> impl IntoView {
                 match &result.outcome {
                     Outcome::Value { repr, .. } => sample.output = repr.clone(),
                     other => {
-                        error.set(Some(format!("the original program does not return a value, so there is nothing to keep: {}", other.summary())));
+                        fail(format!("the original program does not return a value, so there is nothing to keep: {}", other.summary()));
                         original_run.set(Some(result));
                         busy.set(false);
                         return;
@@ -263,13 +276,16 @@ fn SingleProgram() -> impl IntoView {
             let perturbed = match execbench_perturb::perturb_sample(&sample, kind, &options) {
                 Ok(p) => p,
                 Err(e) => {
-                    error.set(Some(format!("{kind} could not perturb this program: {e}")));
+                    fail(format!("{kind} could not perturb this program: {e}"));
                     busy.set(false);
                     return;
                 }
             };
             let placed = execbench_perturb::place(&perturbed.edits);
-            shown.set(Some(Shown { original: sample.clone(), perturbed: perturbed.clone(), placed, kind, output_from_run }));
+            // An edit that writes back the same text (REN keeps the name `f`) changes nothing.
+            let (edits, placed): (Vec<_>, Vec<_>) = perturbed.edits.iter().cloned().zip(placed).filter(|(e, _)| e.before != e.after).unzip();
+            let shown_perturbed = Perturbed { edits, ..perturbed.clone() };
+            shown.set(Some(Shown { original: sample.clone(), perturbed: shown_perturbed, placed, kind, output_from_run }));
             original_run.set(Some(python.run(execbench_core::verify::request_for(&sample, Limits::default())).await));
             let (run, result) = verify_in_worker(&python, &sample, &perturbed).await;
             perturbed_run.set(run);
@@ -626,7 +642,7 @@ fn WholeDataset() -> impl IntoView {
                 <button data-testid="download-jsonl" on:click=move |_| download(false) disabled=move || !can_download()>
                     {move || format!("Download {} verified rows (JSONL)", run.row_count.get())}
                 </button>
-                <button data-testid="download-codecrash" on:click=move |_| download(true) disabled=move || !can_download()>"CodeCrash layout"</button>
+                <button data-testid="download-codecrash" on:click=move |_| download(true) disabled=move || !can_download()>"CodeCrash layout (JSONL)"</button>
             </div>
             {move || error.get().map(|e| view! { <p class="error-box" role="alert" data-testid="perturb-all-error">{e}</p> })}
             <ProgressBar done=run.done total=run.total />
@@ -739,6 +755,7 @@ mod tests {
         assert_eq!((s.function_name.as_str(), s.input.as_str(), s.call.as_str()), ("g", "1, (2, 3)", "g(1, (2, 3))"));
         assert!(pasted_sample("", "f(1)", "").is_err());
         assert!(pasted_sample("def f(): pass", "1 + 2", "").is_err());
+        assert_eq!(pasted_sample("def f(x):\n    return (x +\n", "f(1)", "").unwrap_err(), "the code does not parse: syntax error on line 2: `return (x +`");
     }
 
     #[test]

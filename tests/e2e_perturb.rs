@@ -1,0 +1,162 @@
+//! End-to-end: the Perturb view in headless Chromium, on the built app (`EXECBENCH_DIST` or
+//! `dist/`). Screenshots land in tests/artifacts/perturb-*.png.
+
+use std::time::Duration;
+
+use execbench_testkit::browser::Browser;
+use execbench_testkit::static_server::StaticServer;
+
+async fn open_app() -> (Browser, String, StaticServer) {
+    let server = StaticServer::start(&execbench_testkit::dist_dir());
+    let browser = Browser::launch().await;
+    let base = server.base_url.clone();
+    (browser, base, server)
+}
+
+async fn wait_engine_ready(b: &Browser) {
+    b.wait_text(".engine", Duration::from_secs(60), |t| t.starts_with("Python ready")).await;
+}
+
+async fn scroll_to(b: &Browser, css: &str) {
+    let script = format!("document.querySelector('{css}').scrollIntoView({{block: 'start'}}); window.scrollBy(0, -8);");
+    b.client.execute(&script, vec![]).await.unwrap();
+}
+
+async fn text_of(b: &Browser, css: &str) -> String {
+    b.wait_text(css, Duration::from_secs(10), |_| true).await
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn perturb_one_sample_and_both_runs_agree() {
+    let (b, base, _server) = open_app().await;
+    b.client.goto(&format!("{base}#/perturb")).await.unwrap();
+    b.wait_text("[data-testid=perturb-empty]", Duration::from_secs(20), |t| t.contains("Pick a sample")).await;
+    b.wait_text("[data-testid=perturb-all-stats]", Duration::from_secs(20), |t| t.starts_with("0 / 0")).await;
+    wait_engine_ready(&b).await;
+    b.screenshot("perturb-empty").await;
+
+    // REN, seed 0 on sample_0 (the defaults).
+    b.fill("[data-testid=sample-id-input]", "sample_0").await;
+    b.click("[data-testid=perturb-one]").await;
+    let verdict = b.wait_text("[data-testid=perturb-verdict]", Duration::from_secs(60), |t| t == "agree" || t == "disagree").await;
+    let reason = if verdict == "agree" { String::new() } else { text_of(&b, "[data-testid=perturb-reason]").await };
+    assert_eq!(verdict, "agree", "{reason}");
+    let perturbed = text_of(&b, "[data-testid=perturbed-code]").await;
+    assert!(perturbed.contains("Var_1"), "{perturbed}");
+    let original = text_of(&b, "[data-testid=original-code]").await;
+    assert!(!original.contains("Var_1"), "{original}");
+    let marks = b.client.execute("return document.querySelectorAll('[data-testid=perturbed-code] mark.changed').length", vec![]).await.unwrap();
+    assert!(marks.as_u64().unwrap() > 0, "the changes are marked");
+    assert!(text_of(&b, "[data-testid=edit-list]").await.contains("edit"));
+    let values = b.client.execute("return [...document.querySelectorAll('[data-testid=result-value]')].map(e => e.textContent)", vec![]).await.unwrap();
+    let values: Vec<String> = serde_json::from_value(values).unwrap();
+    assert_eq!(values, vec!["[(4, 1), (4, 1), (4, 1), (4, 1), (2, 3), (2, 3)]"; 2]);
+    scroll_to(&b, ".perturb-one").await;
+    b.screenshot("perturb-one-ren").await;
+
+    // PSC_ALL on a longer program: all three stages, marks carried to both texts.
+    b.fill("[data-testid=sample-id-input]", "sample_100").await;
+    b.client.find(fantoccini::Locator::Css("[data-testid=kind]")).await.unwrap().select_by_value("PSC_ALL").await.unwrap();
+    b.click("[data-testid=perturb-one]").await;
+    let verdict = b.wait_text("[data-testid=perturb-verdict]", Duration::from_secs(60), |t| t == "agree" || t == "disagree").await;
+    assert_eq!(verdict, "agree");
+    scroll_to(&b, ".comparison").await;
+    b.screenshot("perturb-one-psc-all").await;
+
+    // Bad input gives a message, never a panic.
+    b.fill("[data-testid=seed]", "x").await;
+    b.click("[data-testid=perturb-one]").await;
+    assert_eq!(text_of(&b, "[data-testid=perturb-error]").await, "seed: `x` is not a whole number ≥ 0");
+    b.fill("[data-testid=seed]", "0").await;
+    b.fill("[data-testid=p]", "1.5").await;
+    b.click("[data-testid=perturb-one]").await;
+    b.wait_text("[data-testid=perturb-error]", Duration::from_secs(10), |t| t == "p must be between 0 and 1, not 1.5").await;
+    b.fill("[data-testid=p]", "1").await;
+    b.fill("[data-testid=sample-id-input]", "no_such_sample").await;
+    b.click("[data-testid=perturb-one]").await;
+    b.wait_text("[data-testid=perturb-error]", Duration::from_secs(10), |t| t == "there is no sample `no_such_sample` in CRUXEval").await;
+
+    b.click("[data-testid=source-paste]").await;
+    b.fill("[data-testid=paste-code]", "def f(x):\n    return (x +\n").await;
+    b.fill("[data-testid=paste-call]", "f(1)").await;
+    b.click("[data-testid=perturb-one]").await;
+    let error = b.wait_text("[data-testid=perturb-error]", Duration::from_secs(10), |t| t.contains("does not parse")).await;
+    assert_eq!(error, "the code does not parse: syntax error on line 2: `return (x +`");
+    scroll_to(&b, ".perturb-one").await;
+    b.screenshot("perturb-error").await;
+
+    // Pasted code without an expected output: the original's run supplies it.
+    b.fill("[data-testid=paste-code]", "def total(xs):\n    s = 0\n    for x in xs:\n        if x % 2 == 0:\n            s += x\n    return s\n").await;
+    b.fill("[data-testid=paste-call]", "total([1, 2, 3, 4])").await;
+    b.client.find(fantoccini::Locator::Css("[data-testid=kind]")).await.unwrap().select_by_value("RTF").await.unwrap();
+    b.click("[data-testid=perturb-one]").await;
+    let verdict = b.wait_text("[data-testid=perturb-verdict]", Duration::from_secs(60), |t| t == "agree" || t == "disagree").await;
+    assert_eq!(verdict, "agree");
+    b.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_sample_page_links_to_its_perturbation() {
+    let (b, base, _server) = open_app().await;
+    b.client.goto(&format!("{base}#/sample/sample_3")).await.unwrap();
+    b.click("[data-testid=perturb-link]").await;
+    let verdict = b.wait_text("[data-testid=perturb-verdict]", Duration::from_secs(90), |t| t == "agree" || t == "disagree").await;
+    assert_eq!(verdict, "agree");
+    assert!(text_of(&b, "[data-testid=perturbed-code]").await.contains("Var_1"));
+    b.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn perturb_all_of_cruxeval_with_rtf_and_verify_every_row() {
+    let (b, base, _server) = open_app().await;
+    b.client.goto(&format!("{base}#/perturb")).await.unwrap();
+    wait_engine_ready(&b).await;
+    b.wait_text("[data-testid=perturb-all-start]", Duration::from_secs(20), |t| !t.is_empty()).await;
+
+    // Bad seeds are refused with a message.
+    b.fill("[data-testid=seeds]", "4-2").await;
+    b.click("[data-testid=perturb-all-start]").await;
+    assert_eq!(text_of(&b, "[data-testid=perturb-all-error]").await, "seeds: the range `4-2` runs backwards");
+    b.fill("[data-testid=seeds]", "0").await;
+
+    // RTF is the default choice; seed 0.
+    b.click("[data-testid=perturb-all-start]").await;
+    b.wait_text("[data-testid=perturb-all-stats]", Duration::from_secs(60), |t| !t.starts_with("0 /")).await;
+    // The page answers while the run goes on.
+    let links = b.client.execute("return document.querySelectorAll('a').length", vec![]).await.unwrap();
+    assert!(links.as_u64().unwrap() > 0);
+    scroll_to(&b, ".perturb-all").await;
+    b.screenshot("perturb-all-running").await;
+
+    let state = b.wait_text("[data-testid=perturb-all-state]", Duration::from_secs(900), |t| !t.is_empty()).await;
+    assert_eq!(state, "finished");
+    let stats = text_of(&b, "[data-testid=perturb-all-stats]").await;
+    assert!(stats.starts_with("800 / 800 programs"), "{stats}");
+    let verified = text_of(&b, "[data-testid=verified-RTF]").await;
+    let failures = if verified == "800" { String::new() } else { text_of(&b, "[data-testid=perturb-failures]").await };
+    assert_eq!(verified, "800", "not verified:\n{failures}");
+    assert_eq!(text_of(&b, "[data-testid=failed-RTF]").await, "0");
+    assert_eq!(text_of(&b, "[data-testid=refused-RTF]").await, "0");
+    assert_eq!(text_of(&b, "[data-testid=download-jsonl]").await, "Download 800 verified rows (JSONL)");
+    scroll_to(&b, ".perturb-all").await;
+    b.screenshot("perturb-all-done").await;
+    b.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_dataset_run_can_be_stopped() {
+    let (b, base, _server) = open_app().await;
+    b.client.goto(&format!("{base}#/perturb")).await.unwrap();
+    wait_engine_ready(&b).await;
+    b.click("[data-testid=kind-REN]").await;
+    b.fill("[data-testid=seeds]", "0-1").await;
+    b.click("[data-testid=perturb-all-start]").await;
+    b.wait_text("[data-testid=perturb-all-stats]", Duration::from_secs(60), |t| t.contains("/ 3200 programs") && !t.starts_with("0 /")).await;
+    b.click("[data-testid=perturb-all-stop]").await;
+    assert_eq!(b.wait_text("[data-testid=perturb-all-state]", Duration::from_secs(30), |t| !t.is_empty()).await, "stopped before the end");
+    let summary = text_of(&b, "[data-testid=perturb-summary]").await;
+    assert!(summary.contains("REN") && summary.contains("RTF"), "{summary}");
+    scroll_to(&b, ".perturb-all").await;
+    b.screenshot("perturb-all-stopped").await;
+    b.close().await;
+}
