@@ -703,7 +703,7 @@ fn FileStatus(file: RwSignal<Option<Arc<LoadedFile>>>, testid: &'static str) -> 
                 <span class="muted" data-testid=testid>{f.describe()}</span>
                 {(!problems.is_empty()).then(|| view! {
                     <details class="error-box" open=true data-testid=format!("{testid}-problems")>
-                        <summary>{format!("{} problems; the other entries are usable", problems.len())}</summary>
+                        <summary>{format!("{} {}; the other entries are usable", problems.len(), if problems.len() == 1 { "problem" } else { "problems" })}</summary>
                         <ul>{problems.iter().take(100).map(|p| view! { <li>{p.clone()}</li> }).collect_view()}</ul>
                         {(problems.len() > 100).then(|| view! { <p>{format!("… and {} more", problems.len() - 100)}</p> })}
                     </details>
