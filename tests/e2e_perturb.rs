@@ -140,6 +140,21 @@ async fn perturb_all_of_cruxeval_with_rtf_and_verify_every_row() {
     assert_eq!(text_of(&b, "[data-testid=download-jsonl]").await, "Download 800 verified rows (JSONL)");
     scroll_to(&b, ".perturb-all").await;
     b.screenshot("perturb-all-done").await;
+
+    // The downloads are byte for byte what the library (and so the command line) writes.
+    let cruxeval = std::fs::read_to_string(execbench_testkit::repo_root().join("public/data/cruxeval/cruxeval.jsonl")).unwrap();
+    let samples = execbench_core::load_jsonl("cruxeval.jsonl", &cruxeval).samples;
+    let options = execbench_perturb::Options::default();
+    let native = execbench_perturb::perturb_dataset(&samples, "cruxeval", &[execbench_perturb::Kind::Rtf], &[0], &options, None);
+    assert_eq!(native.rows.len(), 800);
+    b.client.execute("window.savedBlobs = []; const make = URL.createObjectURL; URL.createObjectURL = blob => { window.savedBlobs.push(blob); return make(blob); };", vec![]).await.unwrap();
+    b.click("[data-testid=download-jsonl]").await;
+    b.click("[data-testid=download-codecrash]").await;
+    let saved = b.client.execute_async("const done = arguments[arguments.length - 1]; Promise.all(window.savedBlobs.map(b => b.text())).then(done);", vec![]).await.unwrap();
+    let saved: Vec<String> = serde_json::from_value(saved).unwrap();
+    assert_eq!(saved.len(), 2);
+    assert!(saved[0] == execbench_perturb::to_jsonl(&native.rows), "the page's JSONL differs from the library's");
+    assert!(saved[1] == execbench_perturb::to_codecrash_jsonl(&native.rows), "the page's CodeCrash JSONL differs from the library's");
     b.close().await;
 }
 
