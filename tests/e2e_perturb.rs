@@ -175,3 +175,66 @@ async fn a_dataset_run_can_be_stopped() {
     b.screenshot("perturb-all-stopped").await;
     b.close().await;
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn every_kind_over_cruxeval_verifies() {
+    let (b, base, _server) = open_app().await;
+    b.client.goto(&format!("{base}#/perturb")).await.unwrap();
+    wait_engine_ready(&b).await;
+    for kind in ["REN", "GBC", "PSC_ALL", "MCC", "MPS", "MHC"] {
+        b.click(&format!("[data-testid=kind-{kind}]")).await;
+    }
+    b.click("[data-testid=perturb-all-start]").await;
+    let state = b.wait_text("[data-testid=perturb-all-state]", Duration::from_secs(1200), |t| !t.is_empty()).await;
+    assert_eq!(state, "finished");
+    let stats = text_of(&b, "[data-testid=perturb-all-stats]").await;
+    println!("all seven kinds: {stats}");
+    scroll_to(&b, ".perturb-all").await;
+    b.screenshot("perturb-all-kinds").await;
+    let mut not_verified = Vec::new();
+    for kind in ["REN", "RTF", "GBC", "PSC_ALL", "MCC", "MPS", "MHC"] {
+        let verified = text_of(&b, &format!("[data-testid=verified-{kind}]")).await;
+        if verified != "800" {
+            not_verified.push(format!("{kind}: {verified} verified"));
+        }
+    }
+    let failures = if not_verified.is_empty() { String::new() } else { text_of(&b, "[data-testid=perturb-failures]").await };
+    assert!(not_verified.is_empty(), "{not_verified:?}\n{failures}");
+    b.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn refusals_of_an_imported_dataset_are_listed_with_reasons() {
+    let dir = std::env::temp_dir().join(format!("execbench-e2e-perturb-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("mine.jsonl");
+    let rows = [
+        r#"{"id": "plain", "code": "def f(a):\n    return a + 1", "input": "1", "output": "2"}"#,
+        r#"{"id": "uses_locals", "code": "def f(a):\n    return sorted(locals())", "input": "1", "output": "['a']"}"#,
+    ];
+    std::fs::write(&file, rows.join("\n")).unwrap();
+    let (b, base, _server) = open_app().await;
+    b.client.goto(&format!("{base}#/datasets")).await.unwrap();
+    b.wait_text("[data-testid=match-count]", Duration::from_secs(30), |t| t == "800 of 800").await;
+    let input = b.client.find(fantoccini::Locator::Css("[data-testid=import]")).await.unwrap();
+    input.send_keys(file.to_str().unwrap()).await.unwrap();
+    b.wait_text("[data-testid=match-count]", Duration::from_secs(10), |t| t == "2 of 2").await;
+
+    b.client.goto(&format!("{base}#/perturb")).await.unwrap();
+    wait_engine_ready(&b).await;
+    b.click("[data-testid=kind-REN]").await;
+    b.click("[data-testid=perturb-all-start]").await;
+    assert_eq!(b.wait_text("[data-testid=perturb-all-state]", Duration::from_secs(60), |t| !t.is_empty()).await, "finished");
+    assert_eq!(text_of(&b, "[data-testid=verified-REN]").await, "1");
+    assert_eq!(text_of(&b, "[data-testid=refused-REN]").await, "1");
+    assert_eq!(text_of(&b, "[data-testid=verified-RTF]").await, "2");
+    let failures = text_of(&b, "[data-testid=perturb-failures]").await;
+    assert!(failures.contains("uses_locals") && failures.contains("locals"), "{failures}");
+    assert_eq!(text_of(&b, "[data-testid=download-jsonl]").await, "Download 3 verified rows (JSONL)");
+    let picked = b.client.execute("return document.querySelector('[data-testid=sample-id-input]').value", vec![]).await.unwrap();
+    assert_eq!(picked.as_str(), Some("plain"), "the id picker starts at the imported dataset's first sample");
+    scroll_to(&b, ".perturb-all").await;
+    b.screenshot("perturb-all-refusals").await;
+    b.close().await;
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -294,6 +294,18 @@ fn SingleProgram() -> impl IntoView {
         });
     };
 
+    // An imported dataset has other ids: start from its first sample rather than a missing one.
+    Effect::new(move |_| {
+        if let DatasetState::Loaded(report) = state.dataset.get() {
+            let id = sample_id.get_untracked();
+            if !report.samples.iter().any(|s| s.id == id.trim()) {
+                if let Some(first) = report.samples.first() {
+                    sample_id.set(first.id.clone());
+                }
+            }
+        }
+    });
+
     // Arriving from a sample's page: perturb it as soon as the dataset is there.
     if linked.is_some() {
         let perturb_now = perturb_now.clone();
@@ -647,7 +659,7 @@ fn WholeDataset() -> impl IntoView {
             {move || error.get().map(|e| view! { <p class="error-box" role="alert" data-testid="perturb-all-error">{e}</p> })}
             <ProgressBar done=run.done total=run.total />
             <p class="stats" data-testid="perturb-all-stats">
-                {move || format!("{} / {} programs · {:.1} s · {:.0} programs/s", run.done.get(), run.total.get(), run.elapsed_ms.get() / 1000.0, rate())}
+                {move || format!("{} / {} programs · {:.1} s · {:.0} programs/s ", run.done.get(), run.total.get(), run.elapsed_ms.get() / 1000.0, rate())}
                 {move || match run.stopped.get() {
                     Some(true) => Some(view! { <span class="run-state" data-testid="perturb-all-state">"stopped before the end"</span> }),
                     Some(false) => Some(view! { <span class="run-state" data-testid="perturb-all-state">"finished"</span> }),
