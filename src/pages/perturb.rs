@@ -298,10 +298,8 @@ fn SingleProgram() -> impl IntoView {
     Effect::new(move |_| {
         if let DatasetState::Loaded(report) = state.dataset.get() {
             let id = sample_id.get_untracked();
-            if !report.samples.iter().any(|s| s.id == id.trim()) {
-                if let Some(first) = report.samples.first() {
-                    sample_id.set(first.id.clone());
-                }
+            if let Some(first) = report.samples.first().filter(|_| !report.samples.iter().any(|s| s.id == id.trim())) {
+                sample_id.set(first.id.clone());
             }
         }
     });
