@@ -5,7 +5,7 @@
 //! [`models::Model`] answers, [`extract`] pulls the answer out of the response, [`score`] judges
 //! it (strict, or CRUXEval-compatible), [`passk`] turns verdicts into pass@k, [`report`] writes
 //! rows and a summary. [`evaluate`] runs the whole loop; [`generations`] re-scores files others
-//! published.
+//! published. [`template_library`] holds the built-in templates and the user's own.
 
 // Test case tables are tuples, on purpose.
 #![cfg_attr(test, allow(clippy::type_complexity))]
@@ -20,6 +20,7 @@ pub mod prompt;
 pub mod report;
 pub mod score;
 mod task;
+pub mod template_library;
 
 #[cfg(test)]
 pub(crate) mod fake_engine;
