@@ -358,7 +358,7 @@ mod tests {
         let copy = library.add_copy_of("output-direct").unwrap();
         let edited = Template { user: format!("MARKER\n{}", copy.user), ..copy.clone() };
         library.save(edited.clone()).unwrap();
-        assert_eq!(library.custom(), [edited.clone()]);
+        assert_eq!(library.custom(), std::slice::from_ref(&edited));
         library.save(custom("other", Task::Input)).unwrap();
         assert_eq!(ids(library.custom().iter()), ["output-direct-copy", "other"]);
 
