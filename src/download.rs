@@ -1,6 +1,14 @@
-//! Saving text as a file the user downloads (exports).
+//! Files in and out: reading a file the user picked (imports) and saving text as a file the user
+//! downloads (exports).
 
 use wasm_bindgen::JsCast;
+
+/// Reads a file the user picked as text.
+pub async fn read_file_text(file: &web_sys::File) -> Result<String, String> {
+    let name = file.name();
+    let value = wasm_bindgen_futures::JsFuture::from(file.text()).await.map_err(|e| format!("could not read {name}: {e:?}"))?;
+    value.as_string().ok_or(format!("could not read {name}: not text"))
+}
 
 pub fn download_text(file_name: &str, mime: &str, text: &str) -> Result<(), String> {
     let parts = js_sys::Array::of1(&text.into());

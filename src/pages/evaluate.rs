@@ -16,7 +16,7 @@ use execbench_eval::Task;
 use execbench_eval::extract::{ExtractFailure, Extraction, extract};
 use execbench_eval::generations::{Generations, import_generations};
 use execbench_eval::models::{EchoFirstArgument, Model, ModelRequest, ModelStep, Oracle, Replay, Reply, TypeDefault, no_http};
-use execbench_eval::prompt::{Template, builtin_templates};
+use execbench_eval::prompt::Template;
 use execbench_eval::report::{SampleResult, from_jsonl, summarize};
 use execbench_eval::score::{self, Expected, Mode, SampleScore, ScoreOptions, Step, Verdict};
 use leptos::prelude::*;
@@ -25,6 +25,7 @@ use crate::app::{AppState, DatasetState};
 use crate::components::evaluation::exports::ResultsExports;
 use crate::components::evaluation::sample_table::SampleTable;
 use crate::components::evaluation::summary::ResultsSummary;
+use crate::components::evaluation::template_editor::{TemplatePanel, TemplateState};
 use crate::components::evaluation::{ModeResults, RunResults};
 use crate::python::{PythonWorker, use_python};
 
@@ -125,7 +126,8 @@ impl LoadedFile {
 struct EvaluateState {
     model: RwSignal<ModelChoice>,
     task: RwSignal<Task>,
-    template_id: RwSignal<String>,
+    /// The prompt templates (built-in and the user's own) and the selected one.
+    templates: TemplateState,
     n: RwSignal<String>,
     strict: RwSignal<bool>,
     compatible: RwSignal<bool>,
@@ -155,7 +157,7 @@ impl EvaluateState {
         EvaluateState {
             model: RwSignal::new(ModelChoice::Oracle),
             task: RwSignal::new(Task::Output),
-            template_id: RwSignal::new("output-direct".to_string()),
+            templates: TemplateState::load("output-direct"),
             n: RwSignal::new("5".to_string()),
             strict: RwSignal::new(true),
             compatible: RwSignal::new(true),
@@ -359,8 +361,7 @@ struct EvaluationPlan {
 
 fn plan_evaluation(state: EvaluateState, report: &LoadReport) -> Result<EvaluationPlan, String> {
     let task = state.task.get_untracked();
-    let template_id = state.template_id.get_untracked();
-    let template = builtin_templates().into_iter().find(|t| t.id == template_id && t.task == task).ok_or(format!("no {} prediction template `{template_id}`", task.label()))?;
+    let template = state.templates.for_evaluation(task)?;
     let n_text = state.n.get_untracked();
     let n: usize = n_text.trim().parse().map_err(|_| format!("samples per problem: `{n_text}` is not a whole number"))?;
     if !(1..=MAX_N).contains(&n) {
@@ -490,13 +491,6 @@ fn start_rescore(state: EvaluateState, python: PythonWorker, report: Arc<LoadRep
     });
 }
 
-/// Reads a file the user picked as text.
-async fn read_text(file: &web_sys::File) -> Result<String, String> {
-    let name = file.name();
-    let value = wasm_bindgen_futures::JsFuture::from(file.text()).await.map_err(|e| format!("could not read {name}: {e:?}"))?;
-    value.as_string().ok_or(format!("could not read {name}: not text"))
-}
-
 /// A file input that loads an answers file into `target`.
 fn on_answer_file(target: RwSignal<Option<Arc<LoadedFile>>>, error: RwSignal<Option<String>>) -> impl Fn(leptos::ev::Event) {
     move |ev: leptos::ev::Event| {
@@ -504,7 +498,7 @@ fn on_answer_file(target: RwSignal<Option<Arc<LoadedFile>>>, error: RwSignal<Opt
         let Some(file) = input.files().and_then(|files| files.get(0)) else { return };
         input.set_value("");
         leptos::task::spawn_local(async move {
-            match read_text(&file).await {
+            match crate::download::read_file_text(&file).await {
                 Ok(text) => target.set(Some(Arc::new(LoadedFile::read(&file.name(), &text)))),
                 Err(e) => error.set(Some(e)),
             }
@@ -544,14 +538,24 @@ pub fn EvaluatePage() -> impl IntoView {
         python.stop();
     };
 
+    // (id, name, built-in) of the templates for the task, built-ins first.
     let templates_for_task = Memo::new(move |_| {
         let task = state.task.get();
-        builtin_templates().into_iter().filter(|t| t.task == task).collect::<Vec<_>>()
+        state.templates.library.with(|l| l.for_task(task).map(|t| (t.id.clone(), t.name.clone(), l.is_builtin(&t.id))).collect::<Vec<_>>())
     });
-    let selected_template = move || {
-        let id = state.template_id.get();
-        templates_for_task.with(|ts| ts.iter().find(|t| t.id == id).cloned())
+    let template_options = move |builtin: bool| {
+        templates_for_task
+            .get()
+            .into_iter()
+            .filter(|(_, _, b)| *b == builtin)
+            .map(|(id, name, _)| {
+                let value = id.clone();
+                view! { <option value=value prop:selected=move || state.templates.selected.get() == id>{name}</option> }
+            })
+            .collect_view()
     };
+    let has_custom = move || templates_for_task.with(|ts| ts.iter().any(|(_, _, builtin)| !builtin));
+    let first_sample = Signal::derive(move || loaded().and_then(|report| report.samples.first().cloned()));
     let percent = move || {
         let total = state.total.get();
         if total == 0 { 0.0 } else { state.done.get() as f64 * 100.0 / total as f64 }
@@ -602,18 +606,13 @@ pub fn EvaluatePage() -> impl IntoView {
                     <div class="row-fields">
                         <label class="field">
                             <span class="label">"Task"</span>
-                            {task_select(state.task, "eval-task", |state, task| {
-                                let first = builtin_templates().into_iter().find(|t| t.task == task).map(|t| t.id).unwrap_or_default();
-                                state.template_id.set(first);
-                            })}
+                            {task_select(state.task, "eval-task", |state, task| state.templates.select_first(task))}
                         </label>
                         <label class="field grow">
                             <span class="label">"Prompt template"</span>
-                            <select data-testid="eval-template" on:change=move |ev| state.template_id.set(event_target_value(&ev))>
-                                {move || templates_for_task.get().into_iter().map(|t| {
-                                    let id = t.id.clone();
-                                    view! { <option value=t.id.clone() selected=move || state.template_id.get() == id>{t.name.clone()}</option> }
-                                }).collect_view()}
+                            <select data-testid="eval-template" on:change=move |ev| state.templates.select(event_target_value(&ev))>
+                                <optgroup label="Built-in">{move || template_options(true)}</optgroup>
+                                {move || has_custom().then(|| view! { <optgroup label="Custom" data-testid="custom-templates">{move || template_options(false)}</optgroup> })}
                             </select>
                         </label>
                     </div>
@@ -634,13 +633,7 @@ pub fn EvaluatePage() -> impl IntoView {
                             </span>
                         </div>
                     </div>
-                    <details class="template-view">
-                        <summary>"Template text"</summary>
-                        {move || selected_template().map(|t| view! {
-                            <pre class="template-text" data-testid="template-text">{t.user.clone()}</pre>
-                            <p class="muted">{format!("Stop sequences: {}", t.stop.join(", "))}</p>
-                        })}
-                    </details>
+                    <TemplatePanel state=state.templates task=state.task sample=first_sample />
                     <div class="toolbar">
                         <button class="primary" data-testid="eval-run" on:click=run_evaluation disabled=move || !idle() || loaded().is_none()>"Run evaluation"</button>
                     </div>

@@ -1,9 +1,11 @@
-//! Components of the Evaluate page (src/pages/evaluate.rs): the results summary and bar chart, the
-//! per-sample table, and the exports. They show [`RunResults`], which the page produces.
+//! Components of the Evaluate page (src/pages/evaluate.rs): the prompt template panel, the results
+//! summary and bar chart, the per-sample table, and the exports. The results components show
+//! [`RunResults`], which the page produces.
 
 pub mod exports;
 pub mod sample_table;
 pub mod summary;
+pub mod template_editor;
 
 use execbench_eval::Task;
 use execbench_eval::report::{SampleResult, Summary};
