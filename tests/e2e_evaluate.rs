@@ -186,3 +186,151 @@ async fn timing_rescore_800_by_10() {
     println!("file for the native comparison: {}", file.display());
     b.close().await;
 }
+
+async fn js(b: &Browser, script: &str) -> serde_json::Value {
+    b.client.execute(script, vec![]).await.unwrap_or_else(|e| panic!("{script}: {e}"))
+}
+
+/// The option values of the template picker, in order.
+async fn template_ids(b: &Browser) -> Vec<String> {
+    serde_json::from_value(js(b, "return [...document.querySelectorAll('[data-testid=eval-template] option')].map(o => o.value)").await).unwrap()
+}
+
+/// Custom templates: a copy of a built-in, edited and saved, is the prompt the evaluation sends;
+/// Export downloads it; imports add and replace, a broken file is refused with its name and the
+/// problem; the custom templates are still there after a reload (local storage).
+#[tokio::test(flavor = "multi_thread")]
+async fn custom_template_edit_run_export_import_and_reload() {
+    const MARKER: &str = "MARKER-7319: think about the edge cases.";
+    let dir = scratch("templates");
+    let (b, _server) = open_evaluate().await;
+    select(&b, "[data-testid=eval-task]", "output").await;
+    select(&b, "[data-testid=eval-template]", "output-direct").await;
+    assert_eq!(template_ids(&b).await, ["output-direct", "output-cot", "output-zero-shot"]);
+
+    // A built-in is read-only; "Edit a copy" makes a custom template and selects it.
+    assert_eq!(text(&b, "[data-testid=template-kind]").await, "built-in");
+    // textContent, not the element's text: that is trimmed, and the template ends with a line break.
+    let builtin_user = js(&b, "return document.querySelector('[data-testid=template-text]').textContent").await.as_str().unwrap_or_default().to_string();
+    assert!(builtin_user.contains("{code}"), "{builtin_user}");
+    assert!(b.client.find(Locator::Css("[data-testid=template-user]")).await.is_err(), "a built-in has no editor");
+    scroll_to(&b, "[data-testid=template-panel]").await;
+    b.screenshot("evaluate-template-builtin").await;
+    b.click("[data-testid=template-copy]").await;
+    b.wait_text("[data-testid=template-kind]", Duration::from_secs(5), |t| t == "custom").await;
+    assert_eq!(text(&b, "[data-testid=template-name]").await, "Output prediction, direct (2 examples) (copy)");
+    assert_eq!(template_ids(&b).await, ["output-direct", "output-cot", "output-zero-shot", "output-direct-copy"]);
+    assert_eq!(js(&b, "return document.querySelector('[data-testid=eval-template]').value").await, "output-direct-copy");
+
+    // An edit that breaks the template is refused with the reasons, and a run refuses unsaved edits.
+    b.fill("[data-testid=template-user]", "Say what f returns.").await;
+    b.wait_text("[data-testid=template-unsaved]", Duration::from_secs(5), |t| t == "unsaved changes").await;
+    b.click("[data-testid=template-save]").await;
+    let problems = b.wait_text("[data-testid=template-problems]", Duration::from_secs(5), |_| true).await;
+    assert!(problems.contains("no {code} or {program} placeholder: the model would not see the program"), "{problems}");
+    assert!(problems.contains("no {call} placeholder, which the output task needs"), "{problems}");
+    b.click("[data-testid=eval-run]").await;
+    let error = b.wait_text("[data-testid=eval-error]", Duration::from_secs(5), |_| true).await;
+    assert_eq!(error, "the template “Output prediction, direct (2 examples) (copy)” has unsaved changes: save or revert them first");
+
+    // The real edit: a new name and a marker line above the built-in text, saved.
+    b.click("[data-testid=template-revert]").await;
+    b.wait_text("[data-testid=template-editor]", Duration::from_secs(5), |_| true).await;
+    assert!(b.client.find(Locator::Css("[data-testid=template-problems]")).await.is_err(), "Revert clears the problems");
+    let user = js(&b, "return document.querySelector('[data-testid=template-user]').value").await;
+    assert_eq!(user.as_str(), Some(builtin_user.as_str()), "Revert restores the saved text");
+    b.fill("[data-testid=template-name-input]", "Marked output template").await;
+    b.fill("[data-testid=template-user]", &format!("{MARKER}\n{builtin_user}")).await;
+    b.click("[data-testid=template-save]").await;
+    assert_eq!(b.wait_text("[data-testid=template-notice]", Duration::from_secs(5), |t| t.starts_with("Saved")).await, "Saved “Marked output template”.");
+    assert!(b.client.find(Locator::Css("[data-testid=template-unsaved]")).await.is_err());
+    assert_eq!(text(&b, "[data-testid=template-name]").await, "Marked output template");
+    b.click(".template-preview summary").await;
+    let preview = text(&b, "[data-testid=template-preview]").await;
+    assert!(preview.contains(&format!("{MARKER}\n")), "{preview}");
+    assert!(preview.contains("assert f([1, 1, 3, 1, 3, 1]) == ??") && preview.contains("Stop sequences: \"[/ANSWER]\""), "{preview}");
+    scroll_to(&b, "[data-testid=template-panel]").await;
+    b.screenshot("evaluate-template-editor").await;
+
+    // The oracle on the first 3 samples is prompted with the saved template.
+    select(&b, "[data-testid=eval-model]", "oracle").await;
+    b.fill("[data-testid=eval-n]", "1").await;
+    b.fill("[data-testid=eval-limit]", "3").await;
+    b.click("[data-testid=eval-run]").await;
+    assert_eq!(b.wait_text("[data-testid=eval-state]", Duration::from_secs(60), |t| !t.is_empty()).await, "finished");
+    assert_eq!(text(&b, "[data-testid=pass1-output-strict]").await, "100.0");
+    let prompts: Vec<String> = serde_json::from_value(js(&b, "return [...document.querySelectorAll('[data-testid=result-row] .prompt-cell pre')].map(e => e.textContent)").await).unwrap();
+    assert_eq!(prompts.len(), 3);
+    for prompt in &prompts {
+        assert!(prompt.starts_with(&format!("{MARKER}\n")), "{prompt}");
+    }
+    for (prompt, call) in prompts.iter().zip(["f([1, 1, 3, 1, 3, 1])", "f((1, ), (1, ), (1, 2))"]) {
+        assert!(prompt.contains(&format!("assert {call} == ??")), "{prompt}");
+    }
+    assert!(js(&b, "return document.querySelector('[data-testid=markdown]').value").await.as_str().unwrap_or_default().contains("Marked output template"));
+
+    // Export downloads the selected template as JSON the library reads back.
+    js(&b, "window.savedBlobs = []; const make = URL.createObjectURL; URL.createObjectURL = blob => { window.savedBlobs.push(blob); return make(blob); };").await;
+    b.click("[data-testid=template-export]").await;
+    let saved = b.client.execute_async("const done = arguments[arguments.length - 1]; Promise.all(window.savedBlobs.map(b => b.text())).then(done);", vec![]).await.unwrap();
+    let saved: Vec<String> = serde_json::from_value(saved).unwrap();
+    assert_eq!(saved.len(), 1);
+    let exported = execbench_eval::prompt::Template::import_json(&saved[0]).unwrap_or_else(|e| panic!("{e}: {}", saved[0]));
+    assert_eq!((exported[0].id.as_str(), exported[0].name.as_str()), ("output-direct-copy", "Marked output template"));
+    assert_eq!(exported[0].user, format!("{MARKER}\n{builtin_user}"));
+
+    // A broken file is refused with its name and the problem, and changes nothing.
+    let broken = dir.join("broken-templates.json");
+    std::fs::write(&broken, r#"[{"id": "broken", "name": "Broken", "task": "output", "style": "direct", "user": "{code} has no call"}]"#).unwrap();
+    upload(&b, "[data-testid=template-import]", &broken).await;
+    let error = b.wait_text("[data-testid=template-error]", Duration::from_secs(10), |_| true).await;
+    assert_eq!(error, "broken-templates.json: template `broken`: no {call} placeholder, which the output task needs");
+    let not_json = dir.join("not-json.json");
+    std::fs::write(&not_json, "{\"id\": ").unwrap();
+    upload(&b, "[data-testid=template-import]", &not_json).await;
+    b.wait_text("[data-testid=template-error]", Duration::from_secs(10), |t| t.starts_with("not-json.json: not valid JSON: EOF while parsing")).await;
+    assert_eq!(template_ids(&b).await, ["output-direct", "output-cot", "output-zero-shot", "output-direct-copy"]);
+
+    // A good file: the exported template, renamed (it replaces the saved one), and a new one.
+    let mut renamed = exported[0].clone();
+    renamed.name = "Marked, imported".into();
+    let mut new_one = renamed.clone();
+    new_one.id = "imported-output".into();
+    new_one.name = "Imported output template".into();
+    let good = dir.join("more-templates.json");
+    std::fs::write(&good, serde_json::to_string_pretty(&[&new_one, &renamed]).unwrap()).unwrap();
+    upload(&b, "[data-testid=template-import]", &good).await;
+    let notice = b.wait_text("[data-testid=template-notice]", Duration::from_secs(10), |t| t.starts_with("Imported")).await;
+    assert_eq!(notice, "Imported more-templates.json: added `imported-output`; replaced `output-direct-copy`.");
+    assert!(b.client.find(Locator::Css("[data-testid=template-error]")).await.is_err(), "a good import clears the error");
+    assert_eq!(js(&b, "return document.querySelector('[data-testid=eval-template]').value").await, "imported-output");
+
+    // After a reload the custom templates are still there, as saved.
+    b.client.refresh().await.unwrap();
+    b.wait_text(".evaluate .muted", Duration::from_secs(30), |t| t.contains("(800 samples)")).await;
+    select(&b, "[data-testid=eval-task]", "output").await;
+    assert_eq!(template_ids(&b).await, ["output-direct", "output-cot", "output-zero-shot", "output-direct-copy", "imported-output"]);
+    select(&b, "[data-testid=eval-template]", "output-direct-copy").await;
+    assert_eq!(text(&b, "[data-testid=template-name]").await, "Marked, imported");
+    let user = js(&b, "return document.querySelector('[data-testid=template-user]').value").await;
+    assert!(user.as_str().unwrap_or_default().starts_with(MARKER), "{user}");
+
+    // Delete asks once more, then the template is gone, also after a reload.
+    b.click("[data-testid=template-delete]").await;
+    assert_eq!(text(&b, "[data-testid=template-delete]").await, "Really delete?");
+    b.click("[data-testid=template-delete]").await;
+    b.wait_text("[data-testid=template-notice]", Duration::from_secs(5), |t| t == "Deleted “Marked, imported”.").await;
+    assert_eq!(template_ids(&b).await, ["output-direct", "output-cot", "output-zero-shot", "imported-output"]);
+    b.client.refresh().await.unwrap();
+    b.wait_text(".evaluate .muted", Duration::from_secs(30), |t| t.contains("(800 samples)")).await;
+    assert_eq!(template_ids(&b).await, ["output-direct", "output-cot", "output-zero-shot", "imported-output"]);
+
+    // Unreadable saved templates: the page starts with the built-ins only and says why.
+    js(&b, "localStorage.setItem('execbench.templates.v1', '[not json')").await;
+    b.client.refresh().await.unwrap();
+    let error = b.wait_text("[data-testid=template-error]", Duration::from_secs(30), |_| true).await;
+    assert_eq!(error, "the saved templates could not be read (expected ident at line 1 column 3); starting with no custom templates");
+    assert_eq!(template_ids(&b).await, ["output-direct", "output-cot", "output-zero-shot"]);
+    b.close().await;
+    let _ = std::fs::remove_dir_all(&dir);
+}
