@@ -137,6 +137,12 @@ async fn perturb_all_of_cruxeval_with_rtf_and_verify_every_row() {
     assert_eq!(verified, "800", "not verified:\n{failures}");
     assert_eq!(text_of(&b, "[data-testid=failed-RTF]").await, "0");
     assert_eq!(text_of(&b, "[data-testid=refused-RTF]").await, "0");
+    // Both stages are timed: perturbing on the page's thread, verifying in the worker.
+    for stage in ["perturb", "verify"] {
+        let ms = b.client.execute(&format!("return document.querySelector('[data-testid={stage}-ms-RTF]').dataset.ms"), vec![]).await.unwrap();
+        let ms: f64 = ms.as_str().and_then(|m| m.parse().ok()).unwrap_or(-1.0);
+        assert!(ms > 0.0, "{stage} time of RTF: {ms}");
+    }
     assert_eq!(text_of(&b, "[data-testid=download-jsonl]").await, "Download 800 verified rows (JSONL)");
     scroll_to(&b, ".perturb-all").await;
     b.screenshot("perturb-all-done").await;

@@ -23,6 +23,8 @@ use crate::route::Route;
 
 /// The page hands the browser its thread back at least this often during a dataset run.
 const SLICE_MS: f64 = 12.0;
+/// A dataset run redraws its progress at most this often.
+const REFRESH_MS: f64 = 100.0;
 /// More seeds than this is almost certainly a typo (`0-10000`).
 const MAX_SEEDS: usize = 1000;
 /// Failures listed in the page; the rest are counted.
@@ -460,7 +462,7 @@ fn Comparison(shown: Shown, original_run: RwSignal<Option<RunResult>>, perturbed
 // ---------------------------------------------------------------------------------------------
 // The whole dataset
 
-/// Counts for one kind.
+/// Counts and timings for one kind.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct KindCounts {
     pub programs: usize,
@@ -468,6 +470,10 @@ pub struct KindCounts {
     pub failed_verification: usize,
     /// The perturbation declined the program (unsupported construct, invalid input).
     pub refused: usize,
+    /// Time spent perturbing on the page's thread (summed over timed slices, no waiting).
+    pub perturb_ms: f64,
+    /// Wall-clock time spent verifying in the worker (runs and their round trips).
+    pub verify_ms: f64,
 }
 
 /// A dataset run; it lives in app state, so it carries on while the user looks at other pages.
@@ -486,6 +492,40 @@ pub struct PerturbRun {
     pub rows: StoredValue<Vec<ExportRow>>,
     pub row_count: RwSignal<usize>,
     pub kinds_label: StoredValue<String>,
+}
+
+/// What a dataset run has found so far, kept off the signals: publishing it redraws the summary,
+/// and doing that after every program would cost more than the programs (`REFRESH_MS`).
+struct Tally {
+    counts: BTreeMap<Kind, KindCounts>,
+    failures: Vec<Failure>,
+    done: usize,
+    started: f64,
+    published: f64,
+}
+
+impl Tally {
+    fn kind(&mut self, kind: Kind) -> &mut KindCounts {
+        self.counts.entry(kind).or_default()
+    }
+
+    fn publish_now(&mut self, run: PerturbRun) {
+        let now = now_ms();
+        self.published = now;
+        run.counts.set(self.counts.clone());
+        if run.failures.with_untracked(Vec::len) != self.failures.len() {
+            run.failures.set(self.failures.clone());
+        }
+        run.done.set(self.done);
+        run.row_count.set(run.rows.with_value(Vec::len));
+        run.elapsed_ms.set(now - self.started);
+    }
+
+    fn publish(&mut self, run: PerturbRun) {
+        if now_ms() - self.published >= REFRESH_MS {
+            self.publish_now(run);
+        }
+    }
 }
 
 impl PerturbRun {
@@ -508,61 +548,68 @@ impl PerturbRun {
     fn start(self, python: PythonWorker, samples: Vec<Sample>, dataset: String, kinds: Vec<Kind>, seeds: Vec<u64>, options: Options) {
         self.running.set(true);
         self.stop_requested.set(false);
-        self.done.set(0);
         self.total.set(samples.len() * kinds.len() * seeds.len());
-        self.elapsed_ms.set(0.0);
         self.stopped.set(None);
-        self.counts.set(kinds.iter().map(|&k| (k, KindCounts::default())).collect());
-        self.failures.set(Vec::new());
         self.rows.set_value(Vec::new());
-        self.row_count.set(0);
         self.kinds_label.set_value(kinds.iter().map(|k| k.name()).collect::<Vec<_>>().join("+"));
+        let started = now_ms();
+        let mut tally = Tally { counts: kinds.iter().map(|&k| (k, KindCounts::default())).collect(), failures: Vec::new(), done: 0, started, published: started };
+        tally.publish_now(self);
         leptos::task::spawn_local(async move {
-            let started = now_ms();
-            let mut slice_started = started;
             'all: for &kind in &kinds {
                 for &seed in &seeds {
                     let options = Options { seed, ..options };
-                    for sample in &samples {
-                        if now_ms() - slice_started > SLICE_MS {
-                            yield_to_browser().await;
-                            slice_started = now_ms();
+                    // First perturb every sample, in slices timed on their own, so the figure
+                    // is the perturbation's cost alone; then verify each result in the worker.
+                    let mut perturbed = Vec::with_capacity(samples.len());
+                    while perturbed.len() < samples.len() {
+                        if self.stop_requested.get_untracked() {
+                            break 'all;
                         }
+                        let slice_started = now_ms();
+                        while perturbed.len() < samples.len() && now_ms() - slice_started < SLICE_MS {
+                            perturbed.push(execbench_perturb::perturb_sample(&samples[perturbed.len()], kind, &options));
+                        }
+                        tally.kind(kind).perturb_ms += now_ms() - slice_started;
+                        yield_to_browser().await;
+                    }
+                    for (sample, result) in samples.iter().zip(perturbed) {
                         if self.stop_requested.get_untracked() {
                             break 'all;
                         }
                         let failure = |stage: &str, reason: String| Failure { id: sample.id.clone(), kind, seed, stage: stage.to_string(), reason };
-                        match execbench_perturb::perturb_sample(sample, kind, &options) {
+                        match result {
                             Err(e) => {
-                                self.counts.update(|c| c.entry(kind).or_default().refused += 1);
-                                self.failures.update(|f| f.push(failure("perturb", e.to_string())));
+                                tally.kind(kind).refused += 1;
+                                tally.failures.push(failure("perturb", e.to_string()));
                             }
                             Ok(perturbed) => {
+                                let verify_started = now_ms();
                                 let (_, verdict) = verify_in_worker(&python, sample, &perturbed).await;
+                                tally.kind(kind).verify_ms += now_ms() - verify_started;
                                 if self.stop_requested.get_untracked() {
                                     break 'all; // the run in flight was cut short by Stop: no verdict
                                 }
                                 match verdict {
                                     Ok(()) => {
                                         self.rows.update_value(|rows| rows.push(execbench_perturb::row_of(sample, &dataset, kind, &options, perturbed)));
-                                        self.row_count.update(|n| *n += 1);
-                                        self.counts.update(|c| c.entry(kind).or_default().verified += 1);
+                                        tally.kind(kind).verified += 1;
                                     }
                                     Err(e) => {
-                                        self.counts.update(|c| c.entry(kind).or_default().failed_verification += 1);
-                                        self.failures.update(|f| f.push(failure("verify", e.to_string())));
+                                        tally.kind(kind).failed_verification += 1;
+                                        tally.failures.push(failure("verify", e.to_string()));
                                     }
                                 }
                             }
                         }
-                        self.counts.update(|c| c.entry(kind).or_default().programs += 1);
-                        self.done.update(|d| *d += 1);
-                        self.elapsed_ms.set(now_ms() - started);
+                        tally.kind(kind).programs += 1;
+                        tally.done += 1;
+                        tally.publish(self);
                     }
                 }
             }
-            self.elapsed_ms.set(now_ms() - started);
-            self.stopped.set(Some(self.done.get_untracked() < self.total.get_untracked()));
+            tally.publish_now(self);
+            self.stopped.set(Some(tally.done < self.total.get_untracked()));
             self.running.set(false);
         });
     }
@@ -674,9 +721,15 @@ fn WholeDataset() -> impl IntoView {
 fn KindSummary(run: PerturbRun) -> impl IntoView {
     move || {
         let counts = run.counts.get();
+        let total_perturb: f64 = counts.values().map(|c| c.perturb_ms).sum();
+        let total_verify: f64 = counts.values().map(|c| c.verify_ms).sum();
         (!counts.is_empty()).then(|| view! {
             <table class="kind-summary" data-testid="perturb-summary">
-                <thead><tr><th>"kind"</th><th>"done"</th><th>"verified"</th><th>"failed verification"</th><th>"refused"</th></tr></thead>
+                <thead><tr>
+                    <th>"kind"</th><th>"done"</th><th>"verified"</th><th>"failed verification"</th><th>"refused"</th>
+                    <th title="time spent perturbing, on the page's thread">"perturb"</th>
+                    <th title="time spent running the perturbed programs in the worker">"verify"</th>
+                </tr></thead>
                 <tbody>
                     {counts.into_iter().map(|(kind, c)| view! {
                         <tr data-testid=format!("summary-{}", kind.name())>
@@ -685,12 +738,24 @@ fn KindSummary(run: PerturbRun) -> impl IntoView {
                             <td class="num pass" data-testid=format!("verified-{}", kind.name())>{c.verified}</td>
                             <td class={if c.failed_verification > 0 { "num fail" } else { "num" }} data-testid=format!("failed-{}", kind.name())>{c.failed_verification}</td>
                             <td class={if c.refused > 0 { "num warn" } else { "num" }} data-testid=format!("refused-{}", kind.name())>{c.refused}</td>
+                            <td class="num" data-testid=format!("perturb-ms-{}", kind.name()) data-ms=format!("{:.3}", c.perturb_ms)>{duration(c.perturb_ms)}</td>
+                            <td class="num" data-testid=format!("verify-ms-{}", kind.name()) data-ms=format!("{:.3}", c.verify_ms)>{duration(c.verify_ms)}</td>
                         </tr>
                     }).collect_view()}
                 </tbody>
+                <tfoot><tr>
+                    <td colspan="5">"all kinds"</td>
+                    <td class="num" data-testid="perturb-ms-total">{duration(total_perturb)}</td>
+                    <td class="num" data-testid="verify-ms-total">{duration(total_verify)}</td>
+                </tr></tfoot>
             </table>
         })
     }
+}
+
+/// `850 ms`, `12.3 s`: short durations in milliseconds, longer ones in seconds.
+pub fn duration(ms: f64) -> String {
+    if ms < 1000.0 { format!("{ms:.0} ms") } else { format!("{:.1} s", ms / 1000.0) }
 }
 
 #[component]
@@ -737,6 +802,13 @@ pub fn link_for(sample_id: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn durations_switch_to_seconds_at_one_second() {
+        for (ms, shown) in [(0.0, "0 ms"), (12.4, "12 ms"), (999.4, "999 ms"), (1000.0, "1.0 s"), (12_345.0, "12.3 s")] {
+            assert_eq!(duration(ms), shown, "{ms}");
+        }
+    }
 
     #[test]
     fn seeds_are_read_from_ranges_and_lists() {

@@ -8,9 +8,13 @@
 //! worker and runs the 800 CRUXEval samples through it (see web/execbench-bench.js). Then the
 //! download sizes are computed here, gzip and brotli per file, as a static host would serve them.
 //!
+//! Two more sections time the library's work, natively and in the built app as a user would
+//! start it: perturbing the dataset with each kind (`perturbation.rs`) and scoring 800 x 10
+//! answers (`scoring.rs`).
+//!
 //! Options: `--reps N` cold pages per engine (3), `--warm N` warm passes per page (3),
-//! `--restarts N` worker restarts timed on each execbench page (3). Nothing here asserts a time:
-//! it prints figures.
+//! `--restarts N` worker restarts timed on each execbench page (3), `--sections LIST` which parts
+//! to run (`engine,perturb,score`, all by default). Nothing here asserts a time: it prints figures.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -19,6 +23,9 @@ use std::time::{Duration, Instant};
 use execbench_testkit::browser::Browser;
 use execbench_testkit::static_server::StaticServer;
 use serde_json::Value;
+
+mod perturbation;
+mod scoring;
 
 const PYODIDE_VERSION: &str = "314.0.7";
 const SAMPLES: usize = 800;
@@ -43,10 +50,13 @@ struct Options {
     reps: usize,
     warm: usize,
     restarts: usize,
+    sections: Vec<String>,
 }
 
+const SECTIONS: [&str; 3] = ["engine", "perturb", "score"];
+
 fn options() -> Options {
-    let mut o = Options { reps: 3, warm: 3, restarts: 3 };
+    let mut o = Options { reps: 3, warm: 3, restarts: 3, sections: SECTIONS.map(String::from).to_vec() };
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mut i = 0;
     while i < args.len() {
@@ -55,6 +65,13 @@ fn options() -> Options {
             "--reps" => o.reps = value().max(1),
             "--warm" => o.warm = value().max(1),
             "--restarts" => o.restarts = value(),
+            "--sections" => {
+                let list = args.get(i + 1).cloned().unwrap_or_default();
+                o.sections = list.split(',').map(|s| s.trim().to_string()).filter(|s| !s.is_empty()).collect();
+                if o.sections.is_empty() || o.sections.iter().any(|s| !SECTIONS.contains(&s.as_str())) {
+                    usage();
+                }
+            }
             _ => usage(),
         }
         i += 2;
@@ -63,7 +80,7 @@ fn options() -> Options {
 }
 
 fn usage() -> ! {
-    eprintln!("usage: execbench-bench [--reps N] [--warm N] [--restarts N]");
+    eprintln!("usage: execbench-bench [--reps N] [--warm N] [--restarts N] [--sections engine,perturb,score]");
     std::process::exit(2)
 }
 
@@ -96,6 +113,60 @@ async fn main() {
         ("/execbench/".to_string(), dist.clone()),
         ("/pyodide/".to_string(), pyodide.clone()),
     ]);
+    let app_url = format!("{}/execbench/", server.origin);
+    let section = |name: &str| opts.sections.iter().any(|s| s == name);
+    if section("engine") {
+        engine_section(&opts, &server, &built, &dist, &pyodide).await;
+    }
+    let dataset_path = dist.join("data/cruxeval/cruxeval.jsonl");
+    let samples = match std::fs::read_to_string(&dataset_path) {
+        Ok(text) => execbench_core::load_jsonl("cruxeval.jsonl", &text).samples,
+        Err(e) => {
+            eprintln!("cannot read {}: {e}", dataset_path.display());
+            std::process::exit(1);
+        }
+    };
+    if section("perturb") {
+        println!("\nperturbation: natively (fastest of {} runs a kind, then verified once), then in the app's Perturb view...", opts.reps);
+        let native = perturbation::native(&samples, opts.reps);
+        match perturbation::browser(&app_url).await {
+            Ok((browser, browser_wall_ms)) => perturbation::print(&perturbation::PerturbationFigures { native, browser, browser_wall_ms }, samples.len()),
+            Err(e) => eprintln!("perturbation in the browser failed: {e}"),
+        }
+    }
+    if section("score") {
+        println!("\nscoring: natively, in CPython, then in the app's Evaluate page...");
+        let scratch = std::env::temp_dir().join(format!("execbench-bench-score-{}", std::process::id()));
+        let _ = std::fs::create_dir_all(&scratch);
+        let generations = scoring::write_generations(&samples, &scratch);
+        let (native_strict_ms, native_compatible_ms, native_correct, answers) = scoring::native(&samples, &generations);
+        let cpython = scoring::cpython(&dataset_path, &generations);
+        let browser = scoring::browser(&app_url, &generations).await;
+        if let Err(e) = &browser {
+            eprintln!("scoring in the browser failed: {e}");
+        }
+        let (browser_ms, browser_runs) = match browser {
+            Ok((ms, line)) => (Some(ms), Some(line)),
+            Err(_) => (None, None),
+        };
+        let figures = scoring::ScoringFigures {
+            answers,
+            native_strict_ms,
+            native_compatible_ms,
+            native_correct,
+            browser_ms,
+            browser_runs,
+            cpython_ms: cpython.map(|c| c.0),
+            cpython_passed: cpython.map(|c| c.1),
+        };
+        scoring::print(&figures, samples.len());
+        let _ = std::fs::remove_dir_all(&scratch);
+    }
+    let _ = std::fs::remove_dir_all(&dist);
+}
+
+/// execbench's worker against Pyodide: start-up, verify-all passes, restarts, download sizes.
+async fn engine_section(opts: &Options, server: &StaticServer, built: &Path, dist: &Path, pyodide: &Path) {
     let started = Instant::now();
     println!("execbench-bench: {} cold page(s) per engine, {} warm pass(es) each, serving on {}", opts.reps, opts.warm, server.origin);
 
@@ -185,7 +256,6 @@ async fn main() {
          Sizes: each file gzip -9 / brotli 11 on its own; execbench = every file of dist/ (app, worker, dataset), \
          Pyodide = its engine files only. Restart: terminate the worker, new worker until ready (no HTTP cache here)."
     );
-    let _ = std::fs::remove_dir_all(&dist);
 }
 
 /// Copies the built site (without hidden folders such as Trunk's `.stage`).

@@ -9,6 +9,7 @@ use crate::run;
 const FROZEN_STDLIB: &rustpython_compiler_core::frozen::FrozenLib = include!(concat!(env!("OUT_DIR"), "/frozen_stdlib.rs"));
 
 /// Python's recursion limit in the browser (CPython and the native engine use 1000).
+#[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
 pub const WASM_RECURSION_LIMIT: u32 = 400;
 
 /// The names of the frozen standard-library modules, for the docs and the sandbox tests.
