@@ -3,7 +3,7 @@
 //! Screenshots land in tests/artifacts/evaluate-*.png.
 
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use execbench_testkit::browser::Browser;
 use execbench_testkit::static_server::StaticServer;
@@ -157,34 +157,6 @@ async fn rescore_a_generations_file_replay_it_and_stop_a_run() {
     assert!(["100.0", "n/a"].contains(&text(&b, "[data-testid=pass1-input-strict]").await.as_str()));
     b.close().await;
     let _ = std::fs::remove_dir_all(&dir);
-}
-
-/// How long scoring 800 × 10 answers takes in the page: a generations file with 10 distinct
-/// answers per sample (so no run is shared), re-scored in both modes. Measured, not asserted:
-/// `cargo test --release --test e2e_evaluate -- --ignored --nocapture`.
-#[tokio::test(flavor = "multi_thread")]
-#[ignore]
-async fn timing_rescore_800_by_10() {
-    let dataset = std::fs::read_to_string(execbench_testkit::repo_root().join("public/data/cruxeval/cruxeval.jsonl")).unwrap();
-    let mut entries = Vec::new();
-    for line in dataset.lines().filter(|l| !l.trim().is_empty()) {
-        let row: serde_json::Value = serde_json::from_str(line).unwrap();
-        let output = row["output"].as_str().unwrap();
-        let answers = [output.to_string(), format!("({output})"), format!("{output} "), format!(" {output}"), "0".into(), "''".into(), "None".into(), "[]".into(), "1".into(), "True".into()];
-        entries.push(format!("{}: {}", serde_json::to_string(row["id"].as_str().unwrap()).unwrap(), serde_json::to_string(&answers).unwrap()));
-    }
-    let dir = scratch("timing");
-    let file = dir.join("ten-answers.json");
-    std::fs::write(&file, format!("{{\n{}\n}}\n", entries.join(",\n"))).unwrap();
-    let (b, _server) = open_evaluate().await;
-    upload(&b, "[data-testid=rescore-file]", &file).await;
-    b.wait_text("[data-testid=rescore-file-status]", Duration::from_secs(10), |t| t.starts_with("ten-answers.json: 800 entries")).await;
-    let started = Instant::now();
-    b.click("[data-testid=rescore-run]").await;
-    assert_eq!(b.wait_text("[data-testid=eval-state]", Duration::from_secs(1800), |t| !t.is_empty()).await, "finished");
-    println!("800 x 10 answers, both modes, in the page: {:.1} s wall; {}", started.elapsed().as_secs_f64(), text(&b, "[data-testid=run-timing]").await);
-    println!("file for the native comparison: {}", file.display());
-    b.close().await;
 }
 
 async fn js(b: &Browser, script: &str) -> serde_json::Value {
