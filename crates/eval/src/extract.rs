@@ -36,6 +36,20 @@ pub enum ExtractRule {
     Verbatim,
 }
 
+impl ExtractRule {
+    /// A few words for tables.
+    pub fn label(self) -> &'static str {
+        match self {
+            ExtractRule::AnswerBlock => "assertion in [ANSWER]",
+            ExtractRule::AnswerBlockUnclosed => "assertion in unclosed [ANSWER]",
+            ExtractRule::AnswerBlockValue => "bare value in [ANSWER]",
+            ExtractRule::LoneAssertion => "assertion without tags",
+            ExtractRule::LastLine => "bare value on the last line",
+            ExtractRule::Verbatim => "given already extracted",
+        }
+    }
+}
+
 /// Why no answer could be extracted.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -51,6 +65,19 @@ pub enum ExtractFailure {
     NothingFound,
 }
 
+impl ExtractFailure {
+    /// A few words for tables (the detail says more).
+    pub fn label(self) -> &'static str {
+        match self {
+            ExtractFailure::EmptyResponse => "empty response",
+            ExtractFailure::UnfinishedThinking => "unfinished <think>",
+            ExtractFailure::BlockWithoutAnswer => "[ANSWER] without an answer",
+            ExtractFailure::NotAnEquality => "assertion is not X == Y",
+            ExtractFailure::NothingFound => "no answer found",
+        }
+    }
+}
+
 /// The result of extracting one response.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "status", rename_all = "snake_case")]
@@ -63,6 +90,14 @@ impl Extraction {
     /// An answer that was extracted elsewhere (published generations).
     pub fn verbatim(answer: impl Into<String>) -> Self {
         Extraction::Found { answer: answer.into(), rule: ExtractRule::Verbatim }
+    }
+
+    /// Which rule found the answer, or why none did, in a few words.
+    pub fn rule_label(&self) -> &'static str {
+        match self {
+            Extraction::Found { rule, .. } => rule.label(),
+            Extraction::Failed { failure, .. } => failure.label(),
+        }
     }
 
     pub fn answer(&self) -> Option<&str> {
@@ -133,23 +168,78 @@ fn last_answer_block(text: &str) -> Option<(&str, bool)> {
     blocks.into_iter().rev().find(|(body, _)| !clean(body).trim().is_empty())
 }
 
-/// Drops Markdown fence lines and the backticks around inline code.
+/// Drops Markdown fence lines and the backticks around inline code, but never inside a
+/// triple-quoted string: there a line of ``` is part of the value.
 fn clean(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
+    let mut strings = StringScan::default();
     for line in text.lines() {
-        let trimmed = line.trim();
-        if trimmed.starts_with("```") || trimmed.starts_with("~~~") {
-            continue;
-        }
-        // A line starting with a backtick is never Python, so stripping them loses nothing.
-        if trimmed.starts_with('`') {
-            out.push_str(trimmed.trim_matches('`'));
-        } else {
+        if strings.inside() {
             out.push_str(line);
+            strings.feed(line);
+        } else {
+            let trimmed = line.trim();
+            if trimmed.starts_with("```") || trimmed.starts_with("~~~") {
+                continue;
+            }
+            // A line starting with a backtick is never Python, so stripping them loses nothing.
+            let kept = if trimmed.starts_with('`') { trimmed.trim_matches('`') } else { line };
+            out.push_str(kept);
+            strings.feed(kept);
         }
         out.push('\n');
     }
     out
+}
+
+/// Whether the next line starts inside a triple-quoted Python string. A light scan, not a
+/// tokenizer: comments and one-line strings are skipped so that their quotes do not count, and
+/// prose (where an apostrophe opens a "string" that ends with the line) does no harm.
+#[derive(Default)]
+struct StringScan {
+    /// The delimiter of the open triple-quoted string.
+    open: Option<&'static [u8]>,
+}
+
+impl StringScan {
+    fn inside(&self) -> bool {
+        self.open.is_some()
+    }
+
+    fn feed(&mut self, line: &str) {
+        let bytes = line.as_bytes();
+        let mut i = 0;
+        while i < bytes.len() {
+            if let Some(delimiter) = self.open {
+                if bytes[i] == b'\\' {
+                    i += 2;
+                } else if bytes[i..].starts_with(delimiter) {
+                    self.open = None;
+                    i += 3;
+                } else {
+                    i += 1;
+                }
+                continue;
+            }
+            match bytes[i] {
+                b'#' => return,
+                quote @ (b'\'' | b'"') => {
+                    if bytes[i + 1..].starts_with(&[quote, quote]) {
+                        self.open = Some(if quote == b'"' { b"\"\"\"" } else { b"'''" });
+                        i += 3;
+                    } else {
+                        // A one-line string: to its closing quote or the end of the line.
+                        i += 1;
+                        while i < bytes.len() && bytes[i] != quote {
+                            i += if bytes[i] == b'\\' { 2 } else { 1 };
+                        }
+                        i += 1;
+                    }
+                }
+                _ => i += 1,
+            }
+        }
+    }
 }
 
 fn from_block(block: &str, closed: bool, task: Task) -> Extraction {
@@ -177,28 +267,58 @@ fn last_assertion(text: &str, task: Task) -> Option<Result<String, String>> {
     });
     for start in starts.take(MAX_ASSERTIONS_TRIED) {
         let end_max = (start + MAX_ASSERTION_LINES).min(lines.len());
-        let mut source = String::new();
-        for line in &lines[start..end_max] {
-            let last_line_start = source.len();
-            source.push_str(line.trim_start());
+        for end in start + 1..=end_max {
+            // Rebuilt for every candidate end: the common indentation may shrink as lines join.
+            let (source, last_line_start) = dedent(&lines[start..end]);
             match assertion_answer(&source, task) {
                 Ok(result) => return Some(result),
-                // More lines cannot repair an error before the line just added.
+                // More lines cannot repair an error that ends before the line just added.
                 Err(at) if at < last_line_start => break,
-                Err(_) => source.push('\n'),
+                Err(_) => {}
             }
         }
     }
     None
 }
 
+/// Joins lines after removing their common indentation (and whatever indents the first line
+/// further, which precedes the statement). Only the common part goes: the lines of a
+/// triple-quoted string keep their relative indentation, which is part of the value. Returns
+/// the text and where its last line starts.
+fn dedent(lines: &[&str]) -> (String, usize) {
+    let indent = |line: &str| line.len() - line.trim_start_matches([' ', '\t']).len();
+    let mut common: Option<&str> = None;
+    for line in lines.iter().filter(|l| !l.trim().is_empty()) {
+        let own = &line[..indent(line)];
+        common = Some(match common {
+            None => own,
+            Some(c) => &c[..c.bytes().zip(own.bytes()).take_while(|(a, b)| a == b).count()],
+        });
+    }
+    let common = common.unwrap_or("");
+    let mut out = String::new();
+    let mut last_line_start = 0;
+    for (i, line) in lines.iter().enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        last_line_start = out.len();
+        // A blank line shorter than the common indentation loses its whitespace.
+        let line = line.strip_prefix(common).unwrap_or_else(|| line.trim_start_matches([' ', '\t']));
+        out.push_str(if i == 0 { line.trim_start() } else { line });
+    }
+    (out, last_line_start)
+}
+
 /// `Ok` when `source` is exactly one assert statement: its answer, or why it is not `X == Y`.
-/// `Err(offset)` of the syntax error otherwise.
+/// `Err(offset)` where the syntax error ends otherwise.
 fn assertion_answer(source: &str, task: Task) -> Result<Result<String, String>, usize> {
     if nesting_depth(source) > MAX_NESTING {
         return Err(0);
     }
-    let parsed = ruff_python_parser::parse_module(source).map_err(|e| e.location.start().to_usize())?;
+    // Where the error ends: an unclosed string or bracket runs to the end, so a later line may
+    // still close it; an error that ends earlier cannot be repaired by more lines.
+    let parsed = ruff_python_parser::parse_module(source).map_err(|e| e.location.end().to_usize())?;
     let [Stmt::Assert(assert)] = &parsed.suite()[..] else { return Err(0) };
     let Expr::Compare(compare) = &*assert.test else {
         return Ok(Err(format!("the assertion `{}` is not `X == Y`", shorten(&source[assert.test.range()]))));
@@ -240,6 +360,8 @@ fn expression_text(text: &str) -> String {
 
 /// A bare answer: a literal for the output task, a call for the input task.
 fn bare_answer(text: &str, task: Task) -> Option<String> {
+    let lines: Vec<&str> = text.lines().collect();
+    let text = dedent(&lines).0;
     let text = text.trim();
     let ok = match task {
         Task::Output => parse_literal(text).is_ok(),
