@@ -10,21 +10,33 @@
 //!   it returns must parse as a literal and equal the expected output in the same type-aware way.
 //! - dropped, unextractable or unparseable answers count as wrong: `n` is every answer given.
 //!
-//! **Compatible** reproduces the official CRUXEval scorer so published numbers can be compared:
-//! - it executes `<program>` then `assert <expected output> == <answer>` (for input prediction
-//!   the answer is the predicted call) with a 3 s limit; whatever Python's `==` says goes;
-//! - an output answer that contains the call itself (`f(...)` with the sample's input, verbatim)
-//!   and an input answer that does not contain `f(` are *dropped*: removed from the sample's list
-//!   rather than counted wrong, so `n` shrinks;
-//! - if no remaining answer passes, the sample scores all-false over every answer given.
+//! **Compatible** reproduces the CRUXEval scorer's rule as issue 4 gives it, so published numbers
+//! can be compared:
+//! - it executes `<program>\nassert <expected output> == <answer>` (for input prediction the
+//!   answer is the predicted call) with a 3 s limit; whatever Python's `==` says goes. Nothing is
+//!   put before the program (no block of imports), as in the CRUXEval scorer;
+//! - the drop rule: an output answer that contains the sample's call verbatim (`f(<input>)`) and
+//!   an input answer that does not contain `<function name>(` are *dropped*: removed from the
+//!   sample's list rather than counted wrong, so `n` shrinks;
+//! - if no remaining answer passes (all dropped, or none right), the sample scores all-false over
+//!   every answer given, the dropped ones counted in `n`;
+//! - an answer that could not be extracted from a raw response is never dropped: it counts as
+//!   wrong (the CRUXEval scorer takes answers extracted already and has no such case).
 //!
 //! Why compatible inflates scores: dropping shrinks `n` only for samples that have a correct
 //! answer, so a wrong answer that happens to be dropped stops counting against the model
 //! (3 answers passing out of 10 given, 5 of them dropped, is pass@1 = 3/5 instead of 3/10); and
 //! Python's `==` accepts `1 == 1.0 == True`, `X or True`, answers that are expressions the model
-//! did not simplify, and objects with a forged `__eq__`. One known difference from the official
-//! harness: its programs start with a block of standard-library imports; ours do not, so an answer
-//! that relies on one of those names (e.g. `inf`) raises `NameError` here.
+//! did not simplify, and objects with a forged `__eq__`. (Some versions of the CRUXEval scorer
+//! count the answers the rule names as wrong instead of dropping them, which never scores higher.)
+//!
+//! pass@k is the same estimator in both modes ([`crate::passk`]), with one deliberate difference
+//! from the official code: when `n < k` (fewer than k answers given or, in compatible mode, left
+//! after drops) we report the figure as not available and leave the sample out of the mean,
+//! where the official estimator returns 1.0 whenever `n - c < k`, even with no correct answer.
+//! So with n = 5 or 10 answers and many drops our pass@5 can come out lower than a published one
+//! (it averages over fewer samples, and those left out would have counted 1.0); the summary says
+//! over how many samples each figure is taken.
 
 use std::fmt;
 
