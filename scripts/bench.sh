@@ -10,6 +10,6 @@ install_bench_tools
 cd "$ROOT"
 say "building the site (trunk build --release)"
 trunk build --release
-say "running the benchmark (about 2-3 min; brotli sizes are cached in target/)"
+say "running the benchmark (about 6-8 min for all sections; brotli sizes are cached in target/)"
 # Release: brotli at quality 11 is slow unoptimised.
 EXECBENCH_TOOLS="$TOOLS" cargo run --release --locked -p execbench-bench -- "$@"

@@ -38,7 +38,8 @@ install_system_packages() {
     command -v chromedriver >/dev/null 2>&1 || missing+=(chromium-driver)
   fi
   command -v npm >/dev/null 2>&1 || missing+=(npm)
-  command -v curl >/dev/null 2>&1 || missing+=(curl)
+  # python3 reads `cargo metadata` for tree-sitter's wasm headers (tree_sitter_cflags).
+  command -v python3 >/dev/null 2>&1 || missing+=(python3)
   if [ ${#missing[@]} -gt 0 ]; then need_apt "${missing[@]}"; fi
 }
 
@@ -88,6 +89,7 @@ m=json.load(sys.stdin)
 for p in m["packages"]:
     if p["name"]=="tree-sitter-language":
         import os; print(os.path.dirname(p["manifest_path"])); break' 2>/dev/null || true)
+  [ -n "$dir" ] || say "warning: tree-sitter-language's wasm headers not found; the wasm build of tree-sitter-python may fail"
   if [ -n "$dir" ] && [ -d "$dir/wasm/include" ]; then
     export CFLAGS_wasm32_unknown_unknown="-I$dir/wasm/include"
   fi

@@ -33,6 +33,12 @@ async fn browse_search_open_and_run_a_sample() {
 
     b.client.goto(&format!("{base}#/sample/sample_0")).await.unwrap();
     b.wait_text("[data-testid=sample-call]", Duration::from_secs(20), |t| t == "f([1, 1, 3, 1, 3, 1])").await;
+    // tree-sitter's colours reached the page: `def` and `return` are keywords, `f` the function.
+    let tokens = b.client.execute("return [...document.querySelectorAll('pre.code span')].map(s => s.className + ':' + s.textContent)", vec![]).await.unwrap();
+    let tokens: Vec<&str> = tokens.as_array().unwrap().iter().map(|t| t.as_str().unwrap()).collect();
+    for wanted in ["tok-keyword:def", "tok-function:f", "tok-keyword:return"] {
+        assert!(tokens.contains(&wanted), "{wanted} not among {tokens:?}");
+    }
     wait_engine_ready(&b).await;
     b.click("[data-testid=run]").await;
     let badge = b.wait_text("[data-testid=result-badge]", Duration::from_secs(30), |t| !t.is_empty()).await;
@@ -77,6 +83,84 @@ async fn an_infinite_loop_times_out_and_the_next_run_works() {
     let message = b.wait_text("[data-testid=form-error]", Duration::from_secs(5), |_| true).await;
     assert_eq!(message, "time limit `fast` is not a number of seconds");
     b.close().await;
+}
+
+/// The ids of the rows the list has rendered, top to bottom, and the list's scroll position.
+async fn rendered_rows(b: &Browser) -> (Vec<String>, f64) {
+    let js = "const list = document.querySelector('[data-testid=sample-list]');
+        const rows = [...list.querySelectorAll('[data-testid=sample-row]')]
+            .sort((a, b) => parseFloat(a.style.top) - parseFloat(b.style.top))
+            .map(r => r.querySelector('.col-id').textContent);
+        return [rows, list.scrollTop];";
+    let value = b.client.execute(js, vec![]).await.unwrap();
+    let ids = value[0].as_array().unwrap().iter().map(|v| v.as_str().unwrap().to_string()).collect();
+    (ids, value[1].as_f64().unwrap())
+}
+
+/// Scrolls the list to its end and waits until the rendered rows end with `last_id`.
+async fn scroll_to_end(b: &Browser, last_id: &str) -> Vec<String> {
+    b.client.execute("const l = document.querySelector('[data-testid=sample-list]'); l.scrollTop = l.scrollHeight;", vec![]).await.unwrap();
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        let (ids, _) = rendered_rows(b).await;
+        if ids.last().map(String::as_str) == Some(last_id) {
+            return ids;
+        }
+        assert!(std::time::Instant::now() < deadline, "after scrolling to the end the last row is {:?}, not {last_id}", ids.last());
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+/// At most this many rows exist in the page at once (the view plus the overscan on both sides).
+const MAX_RENDERED_ROWS: usize = 40;
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_list_renders_only_what_is_in_view_filters_and_scrolls() {
+    let crux = execbench_core::load_jsonl("cruxeval.jsonl", &std::fs::read_to_string(execbench_testkit::repo_root().join("public/data/cruxeval/cruxeval.jsonl")).unwrap());
+    let (b, base) = open_app().await;
+    b.client.goto(&format!("{base}#/datasets")).await.unwrap();
+    b.wait_text("[data-testid=match-count]", Duration::from_secs(30), |t| t == "800 of 800").await;
+    let (ids, _) = rendered_rows(&b).await;
+    assert!(ids.len() <= MAX_RENDERED_ROWS && ids[0] == "sample_0", "{} rows rendered, first {:?}", ids.len(), ids.first());
+    let ids = scroll_to_end(&b, "sample_799").await;
+    assert!(ids.len() <= MAX_RENDERED_ROWS, "{} rows rendered at the end", ids.len());
+
+    // A search typed while scrolled down shows its first matches (the list used to stay blank).
+    b.fill("[data-testid=search]", "d").await;
+    let matches: Vec<&str> = crux.samples.iter().filter(|s| s.id.contains('d') || s.code.to_lowercase().contains('d') || s.output.to_lowercase().contains('d')).map(|s| s.id.as_str()).collect();
+    b.wait_text("[data-testid=match-count]", Duration::from_secs(10), |t| t == format!("{} of 800", matches.len())).await;
+    let (ids, scroll_top) = rendered_rows(&b).await;
+    assert_eq!(scroll_top, 0.0);
+    assert_eq!(ids.first().map(String::as_str), matches.first().copied());
+
+    // The output-type filter, against the types the library gives the bundled file.
+    b.fill("[data-testid=search]", "").await;
+    let bools: Vec<&str> = crux.samples.iter().filter(|s| s.output_kind().label() == "bool").map(|s| s.id.as_str()).collect();
+    assert!(!bools.is_empty());
+    b.client.find(fantoccini::Locator::Css("[data-testid=kind-filter]")).await.unwrap().select_by_value("bool").await.unwrap();
+    b.wait_text("[data-testid=match-count]", Duration::from_secs(10), |t| t == format!("{} of 800", bools.len())).await;
+    let (ids, _) = rendered_rows(&b).await;
+    assert_eq!(ids, bools.iter().take(ids.len()).map(|s| s.to_string()).collect::<Vec<_>>());
+    b.screenshot("datasets-filter-bool").await;
+
+    // 10,000 rows: still only the rows in view, and the end is reachable.
+    let dir = std::env::temp_dir().join(format!("execbench-e2e-big-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("big.jsonl");
+    let rows: Vec<String> = (0..10_000)
+        .map(|i| serde_json::json!({"id": format!("row_{i:05}"), "code": format!("def f(x):\n    return x + {i}"), "input": "1", "output": (i + 1).to_string()}).to_string())
+        .collect();
+    std::fs::write(&file, rows.join("\n")).unwrap();
+    let input = b.client.find(fantoccini::Locator::Css("[data-testid=import]")).await.unwrap();
+    input.send_keys(file.to_str().unwrap()).await.unwrap();
+    b.wait_text("[data-testid=match-count]", Duration::from_secs(30), |t| t == "10000 of 10000").await;
+    let (ids, _) = rendered_rows(&b).await;
+    assert!(ids.len() <= MAX_RENDERED_ROWS, "{} of 10,000 rows rendered", ids.len());
+    let ids = scroll_to_end(&b, "row_09999").await;
+    assert!(ids.len() <= MAX_RENDERED_ROWS, "{} rows rendered at the end of 10,000", ids.len());
+    b.screenshot("datasets-10000-rows-end").await;
+    b.close().await;
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[tokio::test(flavor = "multi_thread")]

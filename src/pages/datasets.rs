@@ -20,6 +20,14 @@ fn list_height(rows: usize) -> f64 {
     (rows as f64 * ROW_HEIGHT).clamp(3.0 * ROW_HEIGHT, VIEWPORT_HEIGHT) + 2.0
 }
 
+/// The positions (in the list of matches) of the rows to render when the list is scrolled to
+/// `scroll_top`: the visible ones plus [`OVERSCAN`] above and below, clipped to `len`.
+pub fn visible_window(scroll_top: f64, len: usize) -> std::ops::Range<usize> {
+    let first = ((scroll_top.max(0.0) / ROW_HEIGHT) as usize).saturating_sub(OVERSCAN).min(len);
+    let count = (VIEWPORT_HEIGHT / ROW_HEIGHT).ceil() as usize + 2 * OVERSCAN;
+    first..(first + count).min(len)
+}
+
 /// Indices of the samples that match the search text and the output-type filter.
 pub fn matching(samples: &[Sample], query: &str, kind: Option<OutputKind>) -> Vec<usize> {
     let query = query.trim().to_lowercase();
@@ -77,6 +85,16 @@ fn DatasetBrowser(report: Arc<LoadReport>) -> impl IntoView {
     let (query, set_query) = signal(String::new());
     let (kind, set_kind) = signal::<Option<OutputKind>>(None);
     let (scroll_top, set_scroll_top) = signal(0.0f64);
+    let list_ref = NodeRef::<leptos::html::Div>::new();
+    // A new query or filter shows its first matches: both the element's scroll position and the
+    // signal that the window is computed from go back to the top (resetting only the signal left
+    // a scrolled-down list blank until the next scroll).
+    let back_to_top = move || {
+        if let Some(list) = list_ref.get_untracked() {
+            list.set_scroll_top(0);
+        }
+        set_scroll_top.set(0.0);
+    };
     let samples = report.clone();
     let matches = Memo::new(move |_| matching(&samples.samples, &query.get(), kind.get()));
     let total = report.samples.len();
@@ -86,14 +104,9 @@ fn DatasetBrowser(report: Arc<LoadReport>) -> impl IntoView {
         let report = report.clone();
         move || {
             let indices = matches.get();
-            let first = ((scroll_top.get() / ROW_HEIGHT) as usize).saturating_sub(OVERSCAN);
-            let count = (VIEWPORT_HEIGHT / ROW_HEIGHT).ceil() as usize + 2 * OVERSCAN;
-            indices
-                .iter()
-                .enumerate()
-                .skip(first)
-                .take(count)
-                .map(|(position, &index)| {
+            visible_window(scroll_top.get(), indices.len())
+                .map(|position| {
+                    let index = indices[position];
                     let s = &report.samples[index];
                     let top = format!("top: {}px", position as f64 * ROW_HEIGHT);
                     let href = Route::Sample(s.id.clone()).href();
@@ -133,15 +146,15 @@ fn DatasetBrowser(report: Arc<LoadReport>) -> impl IntoView {
             })}
             <div class="toolbar">
                 <input type="search" placeholder="Search id, code or output…" aria-label="Search samples" data-testid="search"
-                    prop:value=query on:input=move |ev| { set_query.set(event_target_value(&ev)); set_scroll_top.set(0.0); } />
-                <select aria-label="Output type" data-testid="kind-filter" on:change=move |ev| set_kind.set(OutputKind::from_label(&event_target_value(&ev)))>
+                    prop:value=query on:input=move |ev| { set_query.set(event_target_value(&ev)); back_to_top(); } />
+                <select aria-label="Output type" data-testid="kind-filter" on:change=move |ev| { set_kind.set(OutputKind::from_label(&event_target_value(&ev))); back_to_top(); }>
                     <option value="">"All output types"</option>
                     {OutputKind::ALL.into_iter().map(|k| view! { <option value=k.label()>{k.label()}</option> }).collect_view()}
                 </select>
                 <span class="count" data-testid="match-count">{move || format!("{} of {total}", matches.get().len())}</span>
             </div>
             <div class="list-head"><span class="col-id">"id"</span><span class="col-code">"code"</span><span class="col-kind">"output"</span></div>
-            <div class="virtual-list" style=move || format!("height: {}px", list_height(matches.get().len())) data-testid="sample-list"
+            <div class="virtual-list" node_ref=list_ref style=move || format!("height: {}px", list_height(matches.get().len())) data-testid="sample-list"
                 on:scroll=move |ev| set_scroll_top.set(event_target::<web_sys::HtmlElement>(&ev).scroll_top() as f64)>
                 <div class="spacer" style=move || format!("height: {}px", matches.get().len() as f64 * ROW_HEIGHT)>
                     {visible_rows}
@@ -149,5 +162,56 @@ fn DatasetBrowser(report: Arc<LoadReport>) -> impl IntoView {
                 <Show when=move || matches.get().is_empty()><p class="muted empty">"No sample matches."</p></Show>
             </div>
         </section>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample(id: &str, code: &str, output: &str) -> Sample {
+        let line = serde_json::json!({"id": id, "code": code, "input": "1", "output": output}).to_string();
+        execbench_core::load_jsonl("t.jsonl", &line).samples.remove(0)
+    }
+
+    #[test]
+    fn the_window_covers_the_view_plus_overscan_and_stays_in_bounds() {
+        let per_view = (VIEWPORT_HEIGHT / ROW_HEIGHT).ceil() as usize;
+        // (scroll_top, matches, expected window)
+        let cases = [
+            (0.0, 800, 0..per_view + 2 * OVERSCAN),
+            (0.0, 3, 0..3),
+            (0.0, 0, 0..0),
+            (100.0 * ROW_HEIGHT, 800, 100 - OVERSCAN..100 + per_view + OVERSCAN),
+            (100.0 * ROW_HEIGHT, 10_000, 100 - OVERSCAN..100 + per_view + OVERSCAN),
+            (795.0 * ROW_HEIGHT, 800, 795 - OVERSCAN..800),
+            // A scroll position left over from a longer list never indexes past the end.
+            (5_000.0 * ROW_HEIGHT, 40, 40..40),
+            (-50.0, 800, 0..per_view + 2 * OVERSCAN),
+        ];
+        for (scroll, len, expected) in cases {
+            assert_eq!(visible_window(scroll, len), expected, "scroll {scroll}, {len} rows");
+        }
+    }
+
+    #[test]
+    fn matching_searches_id_code_and_output_and_filters_by_kind() {
+        let samples = vec![
+            sample("sample_1", "def f(x):\n    return [x]", "[1]"),
+            sample("sample_2", "def f(x):\n    return str(x)", "'Hello'"),
+            sample("other_3", "def f(x):\n    return x + 1", "2"),
+        ];
+        let cases: [(&str, Option<OutputKind>, Vec<usize>); 7] = [
+            ("", None, vec![0, 1, 2]),
+            ("sample", None, vec![0, 1]),
+            ("  STR(  ", None, vec![1]),
+            ("hello", None, vec![1]),
+            ("", Some(OutputKind::of_literal("[1]")), vec![0]),
+            ("sample", Some(OutputKind::of_literal("2")), vec![]),
+            ("nothing like it", None, vec![]),
+        ];
+        for (query, kind, expected) in cases {
+            assert_eq!(matching(&samples, query, kind), expected, "query {query:?}, kind {kind:?}");
+        }
     }
 }

@@ -18,6 +18,17 @@ pub fn parse_time_limit(text: &str) -> Result<u32, String> {
     Ok((seconds * 1000.0).round() as u32)
 }
 
+/// Reads the step-limit box: empty or 0 for none, else a whole number of trace events. The step
+/// limit stops a run by counting (the same count on every machine), where the time limit depends
+/// on the machine's speed; counting makes tight loops several times slower.
+pub fn parse_step_limit(text: &str) -> Result<u64, String> {
+    let text = text.trim().replace(['_', ','], "");
+    if text.is_empty() {
+        return Ok(0);
+    }
+    text.parse::<u64>().map_err(|_| format!("step limit `{text}` is not a whole number (leave it empty for none)"))
+}
+
 #[component]
 pub fn PlaygroundPage() -> impl IntoView {
     let python = use_python();
@@ -25,6 +36,7 @@ pub fn PlaygroundPage() -> impl IntoView {
     let expression = RwSignal::new(EXAMPLE_EXPRESSION.to_string());
     let expected = RwSignal::new(String::new());
     let limit = RwSignal::new("2".to_string());
+    let steps = RwSignal::new(String::new());
     let (result, set_result) = signal::<Option<RunResult>>(None);
     let (error, set_error) = signal::<Option<String>>(None);
     let (running, set_running) = signal(false);
@@ -35,11 +47,15 @@ pub fn PlaygroundPage() -> impl IntoView {
             Ok(ms) => ms,
             Err(e) => return set_error.set(Some(e)),
         };
+        let max_steps = match parse_step_limit(&steps.get_untracked()) {
+            Ok(n) => n,
+            Err(e) => return set_error.set(Some(e)),
+        };
         if expression.get_untracked().trim().is_empty() {
             return set_error.set(Some("the expression to evaluate is empty: write a call such as f(1)".to_string()));
         }
         set_error.set(None);
-        let mut request = RunRequest::new(program.get_untracked(), expression.get_untracked()).with_limits(Limits { time_ms, max_steps: 0 });
+        let mut request = RunRequest::new(program.get_untracked(), expression.get_untracked()).with_limits(Limits { time_ms, max_steps });
         let wanted = expected.get_untracked();
         if !wanted.trim().is_empty() {
             request = request.expecting(wanted);
@@ -70,6 +86,10 @@ pub fn PlaygroundPage() -> impl IntoView {
                 <label class="field"><span class="label">"Time limit (s)"</span>
                     <input class="narrow" data-testid="time-limit" prop:value=limit on:input=move |ev| limit.set(event_target_value(&ev)) />
                 </label>
+                <label class="field" title="Stops the run after this many Python trace events (lines, calls, returns): the same count on every machine. Empty: no step limit.">
+                    <span class="label">"Step limit"</span>
+                    <input class="narrow" data-testid="step-limit" placeholder="none" prop:value=steps on:input=move |ev| steps.set(event_target_value(&ev)) />
+                </label>
             </div>
             <button class="primary" data-testid="run" on:click=run disabled=running>{move || if running.get() { "Running…" } else { "Run" }}</button>
             {move || error.get().map(|e| view! { <p class="error-box" role="alert" data-testid="form-error">{e}</p> })}
@@ -78,5 +98,36 @@ pub fn PlaygroundPage() -> impl IntoView {
                 <RunResultView result=r />
             })}
         </section>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn limits_are_read_or_refused_with_the_reason() {
+        let times: [(&str, Result<u32, &str>); 6] = [
+            ("2", Ok(2000)),
+            (" 0.5 ", Ok(500)),
+            ("60", Ok(60_000)),
+            ("0", Err("time limit must be between 0.1 and 60 seconds, not 0")),
+            ("61", Err("time limit must be between 0.1 and 60 seconds, not 61")),
+            ("fast", Err("time limit `fast` is not a number of seconds")),
+        ];
+        for (text, expected) in times {
+            assert_eq!(parse_time_limit(text), expected.map_err(str::to_string), "{text:?}");
+        }
+        let steps: [(&str, Result<u64, &str>); 6] = [
+            ("", Ok(0)),
+            ("  ", Ok(0)),
+            ("0", Ok(0)),
+            ("100000", Ok(100_000)),
+            ("1_000,000", Ok(1_000_000)),
+            ("-5", Err("step limit `-5` is not a whole number (leave it empty for none)")),
+        ];
+        for (text, expected) in steps {
+            assert_eq!(parse_step_limit(text), expected.map_err(str::to_string), "{text:?}");
+        }
     }
 }

@@ -14,6 +14,9 @@ pub fn run(args: &Args) -> Result<i32, String> {
     args.reject_unknown(&["dataset", "time-limit"])?;
     let path = args.required("dataset")?;
     let seconds: f64 = args.number("time-limit", 2.0)?;
+    if !(seconds > 0.0 && seconds <= 3600.0) {
+        return Err(format!("--time-limit must be between 0 and 3600 seconds, got {seconds}"));
+    }
     let bytes = std::fs::read(path).map_err(|e| format!("cannot read {path}: {e}"))?;
     let report = load_jsonl_bytes(path, &bytes);
     for error in &report.errors {
@@ -36,14 +39,14 @@ pub fn run(args: &Args) -> Result<i32, String> {
         println!("{label} {}: {reason}", problem.id);
     }
     println!(
-        "{} rows, {} invalid; {} passed, {} failed, {} engine differences ({:.0} ms in Python)",
+        "{} rows, {} invalid, {} engine differences ({:.0} ms in Python)",
         report.rows,
         report.errors.len(),
-        summary.passed,
-        summary.failed,
         summary.engine_differences,
         summary.elapsed_ms
     );
-    let clean = report.errors.is_empty() && summary.failed == 0 && summary.engine_differences == 0;
+    // An engine difference is RustPython's doing, not the dataset's: listed, not failed.
+    println!("{} passed, {} failed", summary.passed, summary.failed);
+    let clean = report.errors.is_empty() && summary.failed == 0;
     Ok(if clean { 0 } else { 1 })
 }

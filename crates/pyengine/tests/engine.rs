@@ -184,6 +184,46 @@ fn the_curated_standard_library_works() {
     }
 }
 
+/// The other modules ARCHITECTURE.md lists as frozen in import and work (answers from CPython 3.11).
+#[test]
+fn every_listed_module_imports_and_works() {
+    let mut engine = RustPythonEngine::new();
+    let cases = [
+        ("import queue\nq = queue.Queue()\nq.put(2)\nq.put(1)", "(q.get(), q.qsize())", "(2, 1)"),
+        ("import queue\nq = queue.PriorityQueue()\nfor x in (3, 1, 2):\n    q.put(x)", "[q.get() for _ in range(3)]", "[1, 2, 3]"),
+        ("import graphlib", "list(graphlib.TopologicalSorter({'b': {'a'}, 'c': {'b'}}).static_order())", "['a', 'b', 'c']"),
+        ("import difflib", "difflib.SequenceMatcher(None, 'abcd', 'abed').ratio()", "0.75"),
+        ("import pprint", "pprint.pformat({'b': 1, 'a': [1, 2]})", "\"{'a': [1, 2], 'b': 1}\""),
+        ("import struct", "struct.unpack('<hI', struct.pack('<hI', -2, 7))", "(-2, 7)"),
+        ("import base64", "base64.b64encode(b'hi there')", "b'aGkgdGhlcmU='"),
+        ("import cmath", "cmath.sqrt(-4)", "2j"),
+        ("import fnmatch", "fnmatch.fnmatch('data.jsonl', '*.json?')", "True"),
+        ("import colorsys", "colorsys.rgb_to_hsv(1.0, 0.0, 0.0)", "(0.0, 1.0, 1.0)"),
+        ("import keyword", "keyword.iskeyword('lambda'), keyword.iskeyword('f')", "(True, False)"),
+        ("import reprlib", "reprlib.repr(list(range(20)))", "'[0, 1, 2, 3, 4, 5, ...]'"),
+        ("import locale", "locale.atoi('42')", "42"),
+        ("import tokenize, io", "[t.string for t in tokenize.generate_tokens(io.StringIO('x = 1').readline)][:3]", "['x', '=', '1']"),
+        ("import dis", "callable(dis.dis)", "True"),
+        ("import numbers", "isinstance(3, numbers.Integral), isinstance(0.5, numbers.Rational)", "(True, False)"),
+        ("import types", "types.SimpleNamespace(a=1)", "namespace(a=1)"),
+        ("import string", "string.Template('$x!').substitute(x='hi')", "'hi!'"),
+        ("import codecs", "codecs.encode('é', 'latin-1'), 'é'.encode('utf-16-le'), 'é€'.encode('cp1252')", "(b'\\xe9', b'\\xe9\\x00', b'\\xe9\\x80')"),
+        ("", "'münchen.de'.encode('idna')", "b'xn--mnchen-3ya.de'"),
+        ("import traceback", "traceback.format_exception_only(ValueError('bad'))", "['ValueError: bad\\n']"),
+        ("import weakref\nclass C:\n    pass\nc = C()\nr = weakref.ref(c)", "r() is c", "True"),
+        ("import warnings", "warnings.warn('careful') is None", "True"),
+        ("import abc\nclass A(abc.ABC):\n    @abc.abstractmethod\n    def m(self): ...", "A.__abstractmethods__ == frozenset({'m'})", "True"),
+    ];
+    let mut broken = Vec::new();
+    for (program, expression, repr) in cases {
+        let outcome = run(&mut engine, program, expression).outcome;
+        if outcome != value(repr) {
+            broken.push(format!("{program:?} / {expression}: {outcome:?}, CPython gives {repr}"));
+        }
+    }
+    assert!(broken.is_empty(), "{}", broken.join("\n"));
+}
+
 /// RustPython 0.5 gaps that engine_patches.py closes, each checked against CPython's answer.
 #[test]
 fn patched_engine_gaps_behave_as_in_cpython() {
