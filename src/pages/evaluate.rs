@@ -413,7 +413,7 @@ fn start_evaluation(state: EvaluateState, python: PythonWorker, report: Arc<Load
             let prompt = template.render(sample);
             let request = ModelRequest { sample, task, prompt: &prompt, n };
             let Some(responses) = respond(&mut job, model.as_mut(), &request).await else { break };
-            let answers = Answers { prompt: Some(prompt.text()), responses: &responses, extracted: model.gives_extracted_answers(), n };
+            let answers = Answers { prompt: Some(prompt.text()), responses: &responses, extracted: model.gives_extracted_answers(&sample.id), n };
             let Some(scored) = score_sample(&mut job, sample, task, &modes, answers, &options).await else { break };
             for (bucket, row) in rows.iter_mut().zip(scored) {
                 bucket.push(row);
@@ -582,7 +582,7 @@ pub fn EvaluatePage() -> impl IntoView {
                     Some(report) => format!("Dataset: {} ({} samples). ", app.dataset_name.get(), report.samples.len()),
                     None => "The dataset is not loaded yet. ".to_string(),
                 }}
-                "Offline models need no key. Every answer is scored in both modes: strict (a literal, compared by type-aware equality) and compatible (the official CRUXEval rule: Python's ==, 3 s, answers that repeat the call dropped)."
+                "Offline models need no key. Strict mode takes only a literal (or a plain call of the function) and compares by type-aware equality. Compatible mode follows the CRUXEval scorer: Python's ==, 3 s; an output answer containing the call, or an input answer not calling the function, is dropped from the sample's list, and if none left passes, all count as wrong. In both, an answer that cannot be extracted counts as wrong, and pass@k over fewer than k answers is n/a (the official code says 1.0), so pass@5 can be lower than published figures."
             </p>
             <div class="eval-panels">
                 <fieldset class="eval-panel" data-testid="evaluation-form">

@@ -76,7 +76,7 @@ pub fn evaluate(
         let responses = respond(model, &ModelRequest { sample, task, prompt: &prompt, n: plan.n }, engine, http);
         let prompt_text = prompt.text();
         for (mode, per_mode) in plan.modes.iter().zip(results.iter_mut()) {
-            per_mode.push(score_responses(engine, sample, plan, *mode, Some(prompt_text.clone()), &responses, model.gives_extracted_answers()));
+            per_mode.push(score_responses(engine, sample, plan, *mode, Some(prompt_text.clone()), &responses, model.gives_extracted_answers(&sample.id)));
         }
         progress(index + 1, samples.len());
     }

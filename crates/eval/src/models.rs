@@ -77,8 +77,10 @@ pub trait Model {
         ModelStep::Done(Err(format!("{} asked for nothing to resume", self.name())))
     }
 
-    /// True when the responses are answers already extracted (a replayed generations file).
-    fn gives_extracted_answers(&self) -> bool {
+    /// True when the responses for `sample_id` are answers already extracted (a replayed
+    /// generations file, or a results file that kept no responses).
+    fn gives_extracted_answers(&self, sample_id: &str) -> bool {
+        let _ = sample_id;
         false
     }
 }
@@ -213,27 +215,43 @@ impl Model for TypeDefault {
 #[derive(Clone, Debug, Default)]
 pub struct Replay {
     pub label: String,
-    answers: HashMap<String, Vec<String>>,
+    answers: HashMap<String, Replayed>,
+}
+
+/// What the file holds for one sample.
+#[derive(Clone, Debug, Default)]
+struct Replayed {
+    answers: Vec<String>,
+    /// The answers are extracted already (no raw responses to extract from).
     extracted: bool,
 }
 
 impl Replay {
     pub fn from_generations(label: &str, generations: &Generations) -> Self {
+        let extracted = generations.kind == GenerationsKind::Extracted;
         Replay {
             label: label.into(),
-            answers: generations.entries.iter().map(|e| (e.id.clone(), e.answers.clone())).collect(),
-            extracted: generations.kind == GenerationsKind::Extracted,
+            answers: generations.entries.iter().map(|e| (e.id.clone(), Replayed { answers: e.answers.clone(), extracted })).collect(),
         }
     }
 
-    /// Replays the responses of a results file (answers whose response was kept).
+    /// Replays the rows of a results file: their raw responses when every answer kept one, else
+    /// their extracted answers (rows re-scored from a CRUXEval generations file have no
+    /// responses). An answer with neither cannot be replayed and is left out. A file with
+    /// several rows for one sample (one per mode, or several runs) replays the last.
     pub fn from_results(label: &str, results: &[SampleResult]) -> Self {
         let answers = results
             .iter()
-            .map(|r| (r.id.clone(), r.answers.iter().filter_map(|a| a.response.clone()).collect::<Vec<_>>()))
-            .filter(|(_, responses)| !responses.is_empty())
+            .map(|row| {
+                let replayed = match row.answers.iter().map(|a| a.response.clone()).collect::<Option<Vec<_>>>() {
+                    Some(responses) => Replayed { answers: responses, extracted: false },
+                    None => Replayed { answers: row.answers.iter().filter_map(|a| a.extraction.answer().map(str::to_string)).collect(), extracted: true },
+                };
+                (row.id.clone(), replayed)
+            })
+            .filter(|(_, replayed)| !replayed.answers.is_empty())
             .collect();
-        Replay { label: label.into(), answers, extracted: false }
+        Replay { label: label.into(), answers }
     }
 }
 
@@ -245,13 +263,13 @@ impl Model for Replay {
     fn start(&mut self, request: &ModelRequest) -> ModelStep {
         ModelStep::Done(match self.answers.get(&request.sample.id) {
             // A file gives what it has; n only caps it.
-            Some(answers) => Ok(answers.iter().take(request.n.max(1)).cloned().collect()),
+            Some(replayed) => Ok(replayed.answers.iter().take(request.n.max(1)).cloned().collect()),
             None => Err(format!("the file has no answers for `{}`", request.sample.id)),
         })
     }
 
-    fn gives_extracted_answers(&self) -> bool {
-        self.extracted
+    fn gives_extracted_answers(&self, sample_id: &str) -> bool {
+        self.answers.get(sample_id).is_some_and(|r| r.extracted)
     }
 }
 
@@ -317,7 +335,7 @@ mod tests {
     fn replay_gives_the_file_answers() {
         let g = crate::generations::import_generations("g.json", r#"{"s1": ["[1]", "[2]", "[3]"]}"#);
         let mut replay = Replay::from_generations("g.json", &g);
-        assert!(replay.gives_extracted_answers());
+        assert!(replay.gives_extracted_answers("s1"));
         let s = sample("1", "1");
         let prompt = default_template(Task::Output, Style::Direct).render(&s);
         let mut engine = FakeEngine::new();
@@ -326,6 +344,58 @@ mod tests {
         let other = Sample { id: "nope".into(), ..s };
         let got = respond(&mut replay, &ModelRequest { sample: &other, task: Task::Output, prompt: &prompt, n: 2 }, &mut engine, &mut no_http);
         assert_eq!(got, Err("the file has no answers for `nope`".into()));
+    }
+
+    /// Strict output prediction of `samples` with `model`, written out and read back as a
+    /// results file would be.
+    fn results_file(model: &mut dyn Model, samples: &[Sample], n: usize) -> Vec<SampleResult> {
+        use crate::evaluate::{EvalPlan, evaluate};
+        let plan = EvalPlan { template: default_template(Task::Output, Style::Direct), n, modes: vec![crate::score::Mode::Strict], options: Default::default() };
+        let evaluation = evaluate(model, &mut FakeEngine::new(), &mut no_http, samples, &plan, &mut |_, _| {});
+        crate::report::from_jsonl("results.jsonl", &crate::report::to_jsonl(&evaluation.results[0])).unwrap()
+    }
+
+    /// (id, n, correct, responses kept) of each row.
+    fn figures(rows: &[SampleResult]) -> Vec<(String, usize, usize, bool)> {
+        rows.iter().map(|r| (r.id.clone(), r.n, r.correct, r.answers.iter().all(|a| a.response.is_some()))).collect()
+    }
+
+    #[test]
+    fn replaying_a_results_file_of_raw_responses_gives_the_same_results() {
+        let a = Sample { id: "a".into(), ..sample("[1], 2", "[1]") };
+        let b = Sample { id: "b".into(), ..sample("'x'", "'y'") };
+        let first = results_file(&mut EchoFirstArgument, &[a.clone(), b.clone()], 3);
+        assert_eq!(figures(&first), vec![("a".into(), 3, 3, true), ("b".into(), 3, 0, true)]);
+        let mut replay = Replay::from_results("results.jsonl", &first);
+        assert_eq!(replay.name(), "replay: results.jsonl");
+        assert!(!replay.gives_extracted_answers("a"), "raw responses are extracted again");
+        let again = results_file(&mut replay, &[a.clone(), b.clone()], 3);
+        assert_eq!(again, first, "the same responses, extractions and verdicts");
+        // n caps what is replayed; a sample the file does not have is a model error.
+        let mut replay = Replay::from_results("results.jsonl", &first);
+        let c = Sample { id: "c".into(), ..a.clone() };
+        let capped = results_file(&mut replay, &[a, c], 2);
+        assert_eq!((capped[0].n, capped[0].answers.len()), (2, 2));
+        assert_eq!(capped[1].model_error.as_deref(), Some("the file has no answers for `c`"));
+    }
+
+    /// Rows re-scored from a CRUXEval generations file keep no responses: replay gives their
+    /// extracted answers, marked as extracted, instead of having nothing to replay.
+    #[test]
+    fn replaying_a_results_file_of_extracted_answers_uses_the_answers() {
+        let dataset = vec![Sample { id: "a".into(), ..sample("1", "[1]") }, Sample { id: "b".into(), ..sample("1", "'y'") }];
+        let g = crate::generations::import_generations("g.json", r#"{"a": ["[1]", "[2]", "[1]"], "b": ["'y'", "1"]}"#);
+        let rescored = crate::generations::rescore(&mut FakeEngine::new(), &dataset, &g, Task::Output, crate::score::Mode::Strict, &Default::default());
+        let file = crate::report::from_jsonl("r.jsonl", &crate::report::to_jsonl(&rescored.results)).unwrap();
+        assert_eq!(figures(&file), vec![("a".into(), 3, 2, false), ("b".into(), 2, 1, false)]);
+        let mut replay = Replay::from_results("r.jsonl", &file);
+        assert!(replay.gives_extracted_answers("a") && replay.gives_extracted_answers("b"));
+        assert!(!replay.gives_extracted_answers("zz"));
+        let replayed = results_file(&mut replay, &dataset, 5);
+        assert_eq!(figures(&replayed), vec![("a".into(), 3, 2, false), ("b".into(), 2, 1, false)]);
+        let answers: Vec<Option<&str>> = replayed[0].answers.iter().map(|a| a.extraction.answer()).collect();
+        assert_eq!(answers, vec![Some("[1]"), Some("[2]"), Some("[1]")]);
+        assert!(replayed.iter().all(|r| r.model_error.is_none()));
     }
 
     /// A model that needs an HTTP exchange, as the API-backed ones will: the driver performs it.
