@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use execbench_eval::{Extraction, Verdict};
+use execbench_eval::Verdict;
 use execbench_eval::report::{AnswerRecord, SampleResult};
 use leptos::prelude::*;
 
@@ -132,28 +132,19 @@ pub fn SampleTable(run: Arc<RunResults>) -> impl IntoView {
 
 fn sample_row(row: &SampleResult, filter: RowFilter) -> impl IntoView + use<> {
     let shown = filter.shown_answer(row);
-    let response = shown.and_then(|a| a.response.clone()).unwrap_or_else(|| "(answer given already extracted)".to_string());
-    let (extracted, rule) = match shown.map(|a| &a.extraction) {
-        Some(Extraction::Found { answer, rule }) => (answer.clone(), format!("{rule:?}")),
-        Some(Extraction::Failed { failure, .. }) => ("—".to_string(), format!("{failure:?}")),
-        None => ("—".to_string(), String::new()),
-    };
+    let response = shown.and_then(|a| a.response.clone()).unwrap_or_else(|| GIVEN_EXTRACTED.to_string());
+    let extracted = shown.and_then(|a| a.extraction.answer()).unwrap_or("—").to_string();
+    let rule = shown.map(|a| a.extraction.rule_label());
     let (verdict, reason) = match shown {
         Some(a) => (a.verdict.label(), reason_of(&a.verdict)),
         None => ("no answers", row.model_error.clone().unwrap_or_default()),
     };
     let verdict_class = format!("verdict v-{verdict}");
+    // With n > 1, every answer: its verdict, extraction and reason in one line, its response
+    // folded under it, so a row stays one line high until opened.
     let others = (row.answers.len() > 1).then(|| {
-        let list = row
-            .answers
-            .iter()
-            .enumerate()
-            .map(|(i, a)| {
-                let answer = a.extraction.answer().unwrap_or("—").to_string();
-                view! { <li><span class=format!("verdict v-{}", a.verdict.label())>{a.verdict.label()}</span> " " <code>{format!("#{}: {answer}", i + 1)}</code></li> }
-            })
-            .collect_view();
-        view! { <details class="all-answers"><summary>{format!("all {} answers", row.answers.len())}</summary><ul>{list}</ul></details> }
+        let list = row.answers.iter().map(answer_item).collect_view();
+        view! { <details class="all-answers"><summary>{format!("all {} answers", row.answers.len())}</summary><ol>{list}</ol></details> }
     });
     let prompt = row.prompt.clone().map(|p| {
         let size = format!("{} lines", p.lines().count());
@@ -165,10 +156,33 @@ fn sample_row(row: &SampleResult, filter: RowFilter) -> impl IntoView + use<> {
             <td class="num mono">{format!("{}/{}", row.correct, row.n)}</td>
             <td>{prompt.unwrap_or_else(|| view! { <span class="muted">"—"</span> }.into_any())}</td>
             <td><pre class="response-cell">{response}</pre>{others}</td>
-            <td><code class="answer-cell" title=rule>{extracted}</code></td>
+            <td>
+                <code class="answer-cell">{extracted}</code>
+                {rule.map(|r| view! { <div class="extract-rule" data-testid="rule">{r}</div> })}
+            </td>
             <td><span class=verdict_class>{verdict}</span></td>
             <td class="reason-cell">{reason}</td>
         </tr>
+    }
+}
+
+const GIVEN_EXTRACTED: &str = "(answer given already extracted)";
+
+/// One answer of a sample in the "all answers" list.
+fn answer_item(answer: &AnswerRecord) -> impl IntoView + use<> {
+    let label = answer.verdict.label();
+    let reason = reason_of(&answer.verdict);
+    let response = answer.response.clone().map(|r| {
+        view! { <details class="answer-response"><summary>"response"</summary><pre data-testid="answer-response">{r}</pre></details> }
+    });
+    view! {
+        <li data-testid="answer-item" data-verdict=label>
+            <span class=format!("verdict v-{label}")>{label}</span>
+            " " <code>{answer.extraction.answer().unwrap_or("—").to_string()}</code>
+            " " <span class="extract-rule">{answer.extraction.rule_label()}</span>
+            {(!reason.is_empty()).then(|| view! { <div class="answer-reason">{reason}</div> })}
+            {response}
+        </li>
     }
 }
 

@@ -72,7 +72,7 @@ fn PassChart(runs: Signal<Vec<Arc<RunResults>>>) -> impl IntoView {
     let bar = |label: &'static str, score: DatasetScore| {
         let percent = score.percent.unwrap_or(0.0).clamp(0.0, 100.0);
         view! {
-            <div class="bar-line">
+            <div class="bar-line" data-testid=format!("bar-{}", label.replace('@', "")) data-percent=format!("{percent:.1}")>
                 <span class="bar-label">{label}</span>
                 <div class="bar-track">
                     <div class=format!("bar-fill {}", if label == "pass@1" { "k1" } else { "k5" }) style=format!("width: {percent:.1}%")></div>
@@ -85,7 +85,7 @@ fn PassChart(runs: Signal<Vec<Arc<RunResults>>>) -> impl IntoView {
         <div class="pass-chart" data-testid="pass-chart" aria-label="pass@1 and pass@5 per task and mode">
             {move || runs.get().into_iter().flat_map(|run| {
                 run.per_mode.iter().map(|m| view! {
-                    <div class="bar-group">
+                    <div class="bar-group" data-testid="pass-bar" data-key=format!("{}-{}", m.summary.task.label(), m.summary.mode.label())>
                         <div class="bar-title" title=run.title()>{format!("{} · {} · {}", run.source, m.summary.task.label(), m.summary.mode.label())}</div>
                         {bar("pass@1", m.summary.pass_at_1)}
                         {bar("pass@5", m.summary.pass_at_5)}
