@@ -306,3 +306,219 @@ async fn custom_template_edit_run_export_import_and_reload() {
     b.close().await;
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The bundled CRUXEval, as the library reads it.
+fn cruxeval() -> Vec<execbench_core::Sample> {
+    let text = std::fs::read_to_string(execbench_testkit::repo_root().join("public/data/cruxeval/cruxeval.jsonl")).unwrap();
+    execbench_core::load_jsonl("cruxeval.jsonl", &text).samples
+}
+
+/// Runs `work` natively with the real engine, on a thread with room for RustPython's frames.
+fn natively<T: Send + 'static>(work: impl FnOnce(&mut execbench_pyengine::RustPythonEngine) -> T + Send + 'static) -> T {
+    std::thread::Builder::new()
+        .stack_size(256 << 20)
+        .spawn(move || work(&mut execbench_pyengine::RustPythonEngine::new()))
+        .unwrap()
+        .join()
+        .unwrap()
+}
+
+async fn markdown(b: &Browser) -> String {
+    js(b, "return document.querySelector('[data-testid=markdown]').value").await.as_str().unwrap_or_default().to_string()
+}
+
+/// `(data-key, pass@1 width, pass@5 width)` of every group of the bar chart, in page order.
+async fn chart(b: &Browser) -> Vec<(String, String, String)> {
+    let script = "return [...document.querySelectorAll('[data-testid=pass-bar]')].map(g => [g.dataset.key, \
+                  g.querySelector('[data-testid=bar-pass1]').dataset.percent, g.querySelector('[data-testid=bar-pass5]').dataset.percent])";
+    serde_json::from_value(js(b, script).await).unwrap()
+}
+
+/// How the chart draws a figure: its width in percent, `n/a` as an empty bar.
+fn bar_width(score: &execbench_eval::DatasetScore) -> String {
+    format!("{:.1}", score.percent.unwrap_or(0.0).clamp(0.0, 100.0))
+}
+
+/// Starts capturing downloads: every Blob handed to `URL.createObjectURL`.
+async fn capture_downloads(b: &Browser) {
+    js(b, "window.savedBlobs = []; const make = URL.createObjectURL; URL.createObjectURL = blob => { window.savedBlobs.push(blob); return make(blob); };").await;
+}
+
+async fn downloads(b: &Browser) -> Vec<String> {
+    let saved = b.client.execute_async("const done = arguments[arguments.length - 1]; Promise.all(window.savedBlobs.map(b => b.text())).then(done);", vec![]).await.unwrap();
+    serde_json::from_value(saved).unwrap()
+}
+
+/// Texts of every element matching `css`, in page order (textContent: folded details count too).
+async fn texts(b: &Browser, css: &str) -> Vec<String> {
+    let script = format!("return [...document.querySelectorAll('{css}')].map(e => e.textContent)");
+    serde_json::from_value(js(b, &script).await).unwrap()
+}
+
+/// Raw responses, output prediction, shaped to give every verdict the table filters on:
+/// sample_0: right, the call repeated (strict: not a literal; compatible: dropped), no answer to
+/// extract, a wrong value; sample_1: right (dict order), unfinished thinking, wrong; sample_2:
+/// right, wrong. `nope` is not in the dataset.
+fn raw_responses() -> String {
+    let rows = [
+        (
+            "sample_0",
+            vec![
+                "[THOUGHT]\nCount each, sort descending.\n[/THOUGHT]\n[ANSWER]\nassert f([1, 1, 3, 1, 3, 1]) == [(4, 1), (4, 1), (4, 1), (4, 1), (2, 3), (2, 3)]\n[/ANSWER]",
+                "[ANSWER]\nassert f([1, 1, 3, 1, 3, 1]) == f([1, 1, 3, 1, 3, 1])\n[/ANSWER]",
+                "The function counts how often each number occurs.",
+                "```python\nassert f([1, 1, 3, 1, 3, 1]) == [(4, 1), (2, 3)]\n```",
+            ],
+        ),
+        ("sample_1", vec!["[ANSWER]assert f((1, ), (1, ), (1, 2)) == {2: None, 1: None}[/ANSWER]", "<think>\nd runs over a, b, c", "[ANSWER]\nassert f((1, ), (1, ), (1, 2)) == {1: None}\n[/ANSWER]"]),
+        ("sample_2", vec!["[ANSWER]\nassert f('hbtofdeiequ') == 'hbtofdeiequ'\n[/ANSWER]", "[ANSWER]\nassert f('hbtofdeiequ') == 'HBTOFDEIEQU'\n[/ANSWER]"]),
+        ("nope", vec!["[ANSWER]assert f(1) == 1[/ANSWER]"]),
+    ];
+    rows.iter().map(|(id, responses)| serde_json::json!({ "id": id, "responses": responses }).to_string() + "\n").collect()
+}
+
+/// Re-scoring raw responses in the page gives what the library gives natively: the summary, the
+/// chart, the per-sample JSONL byte for byte; the dropped and extraction-failed filters keep the
+/// samples the library marks so; every answer's response and extraction rule can be read.
+#[tokio::test(flavor = "multi_thread")]
+async fn rescore_raw_responses_like_the_library() {
+    use execbench_eval::generations::{import_generations, rescore};
+    use execbench_eval::report::{markdown_table, to_jsonl};
+    use execbench_eval::{Mode, ScoreOptions, Task};
+    let dir = scratch("raw");
+    let file = dir.join("responses.jsonl");
+    let responses_file = raw_responses();
+    std::fs::write(&file, &responses_file).unwrap();
+    let (strict, compatible) = {
+        natively(move |engine| {
+            let (dataset, generations) = (cruxeval(), import_generations("responses.jsonl", &responses_file));
+            assert!(generations.errors.is_empty(), "{:?}", generations.errors);
+            let [strict, compatible] = Mode::ALL.map(|mode| rescore(engine, &dataset, &generations, Task::Output, mode, &ScoreOptions::default()));
+            (strict, compatible)
+        })
+    };
+    // The file exercises what the filters are about (else the checks below prove little).
+    assert_eq!((compatible.summary.dropped, compatible.summary.extraction_failed, strict.summary.not_literal), (1, 2, 1));
+
+    let (b, _server) = open_evaluate().await;
+    upload(&b, "[data-testid=rescore-file]", &file).await;
+    b.wait_text("[data-testid=rescore-file-status]", Duration::from_secs(10), |t| t == "responses.jsonl: 4 entries, raw responses (JSON Lines)").await;
+    select(&b, "[data-testid=rescore-task]", "output").await;
+    b.click("[data-testid=rescore-run]").await;
+    assert_eq!(b.wait_text("[data-testid=eval-state]", Duration::from_secs(60), |t| !t.is_empty()).await, "finished");
+    let timing = text(&b, "[data-testid=run-timing]").await;
+    assert!(timing.starts_with("3 of 3 samples scored, 18 answers judged") && timing.contains("1 ids in the file not in the dataset"), "{timing}");
+
+    // The summary: the library's Markdown table, and the counts the filters rely on.
+    let table = markdown_table(&[strict.summary.clone(), compatible.summary.clone()]);
+    let page_markdown = markdown(&b).await;
+    assert!(page_markdown.contains(&table), "page:\n{page_markdown}\nlibrary:\n{table}");
+    for (mode, summary) in [("strict", &strict.summary), ("compatible", &compatible.summary)] {
+        assert_eq!(text(&b, &format!("[data-testid=dropped-output-{mode}]")).await, summary.dropped.to_string());
+        assert_eq!(text(&b, &format!("[data-testid=unextracted-output-{mode}]")).await, summary.extraction_failed.to_string());
+    }
+    // The chart: one group per task and mode, bars as wide as the library's figures.
+    let expected: Vec<_> = [&strict, &compatible]
+        .iter()
+        .map(|r| (format!("output-{}", r.summary.mode.label()), bar_width(&r.summary.pass_at_1), bar_width(&r.summary.pass_at_5)))
+        .collect();
+    assert_eq!(chart(&b).await, expected);
+
+    // Filters of the compatible table keep exactly the samples the library marks.
+    let ids_with = |rows: &[execbench_eval::report::SampleResult], label: &str| rows.iter().filter(|r| r.has(label)).map(|r| r.id.clone()).collect::<Vec<_>>();
+    select(&b, "[data-testid=table-mode]", "1").await;
+    for (filter, label) in [("dropped", "dropped"), ("extraction_failed", "extraction_failed")] {
+        let want = ids_with(&compatible.results, label);
+        select(&b, "[data-testid=table-filter]", filter).await;
+        let count = format!("{} of 3 samples", want.len());
+        b.wait_text("[data-testid=table-count]", Duration::from_secs(5), |t| t == count).await;
+        let rows = texts(&b, "[data-testid=result-row] td:first-child").await;
+        assert_eq!(rows, want, "{filter}");
+        // Each row shows the answer the filter is about.
+        let verdicts: Vec<String> = serde_json::from_value(js(&b, "return [...document.querySelectorAll('[data-testid=result-row]')].map(r => r.dataset.verdict)").await).unwrap();
+        assert!(verdicts.iter().all(|v| v == label), "{filter}: {verdicts:?}");
+        scroll_to(&b, "[data-testid=sample-table]").await;
+        b.screenshot(&format!("evaluate-filter-{filter}")).await;
+    }
+    // Strict mode drops nothing.
+    select(&b, "[data-testid=table-mode]", "0").await;
+    select(&b, "[data-testid=table-filter]", "dropped").await;
+    b.wait_text("[data-testid=table-count]", Duration::from_secs(5), |t| t == "0 of 3 samples").await;
+
+    // Every answer of every sample: its response and the rule that extracted it.
+    select(&b, "[data-testid=table-filter]", "all").await;
+    b.wait_text("[data-testid=table-count]", Duration::from_secs(5), |t| t == "3 of 3 samples").await;
+    let responses: Vec<String> = strict.results.iter().flat_map(|r| r.answers.iter().map(|a| a.response.clone().unwrap_or_default())).collect();
+    assert_eq!(texts(&b, "[data-testid=answer-response]").await, responses);
+    let rules: Vec<String> = strict.results.iter().flat_map(|r| r.answers.iter().map(|a| a.extraction.rule_label().to_string())).collect();
+    assert_eq!(texts(&b, "[data-testid=answer-item] .extract-rule").await, rules);
+    assert_eq!(texts(&b, "[data-testid=rule]").await.len(), 3, "each row names the rule of the answer it shows");
+    b.click("[data-testid=result-row] .all-answers summary").await;
+    b.click("[data-testid=answer-item] .answer-response summary").await;
+    scroll_to(&b, "[data-testid=sample-table]").await;
+    b.screenshot("evaluate-all-answers").await;
+
+    // The per-sample JSONL is the library's rows, strict then compatible, byte for byte.
+    capture_downloads(&b).await;
+    b.click("[data-testid=download-jsonl]").await;
+    let saved = downloads(&b).await;
+    assert_eq!(saved.len(), 1);
+    let library = to_jsonl(&strict.results) + &to_jsonl(&compatible.results);
+    assert!(saved[0] == library, "the page's JSONL differs from the library's:\npage:\n{}\nlibrary:\n{library}", saved[0]);
+    b.close().await;
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The two baselines score in the page what the library computes natively for the same samples,
+/// template and n; the chart has one group per run and mode.
+#[tokio::test(flavor = "multi_thread")]
+async fn baselines_score_like_the_library() {
+    use execbench_eval::evaluate::{EvalPlan, evaluate};
+    use execbench_eval::models::{EchoFirstArgument, Model, TypeDefault, no_http};
+    use execbench_eval::prompt::{Style, default_template};
+    use execbench_eval::report::markdown_table;
+    use execbench_eval::{Mode, ScoreOptions, Task};
+    const LIMIT: usize = 30;
+    const N: usize = 5;
+    // (model value in the page, task): echo on output prediction, type-default on both tasks.
+    let runs = [("echo-first-argument", Task::Output), ("type-default", Task::Output), ("type-default", Task::Input)];
+    let native = natively(move |engine| {
+        let samples: Vec<_> = cruxeval().into_iter().take(LIMIT).collect();
+        runs.map(|(model, task)| {
+            let mut model: Box<dyn Model> = if model == "type-default" { Box::new(TypeDefault) } else { Box::new(EchoFirstArgument) };
+            let plan = EvalPlan { template: default_template(task, Style::Direct), n: N, modes: Mode::ALL.to_vec(), options: ScoreOptions::default() };
+            evaluate(model.as_mut(), engine, &mut no_http, &samples, &plan, &mut |_, _| {})
+        })
+    });
+
+    let (b, _server) = open_evaluate().await;
+    b.fill("[data-testid=eval-n]", &N.to_string()).await;
+    b.fill("[data-testid=eval-limit]", &LIMIT.to_string()).await;
+    for (model, task) in runs {
+        select(&b, "[data-testid=eval-model]", model).await;
+        select(&b, "[data-testid=eval-task]", task.label()).await;
+        b.click("[data-testid=eval-run]").await;
+        assert_eq!(b.wait_text("[data-testid=eval-state]", Duration::from_secs(120), |t| !t.is_empty()).await, "finished", "{model} {task:?}");
+    }
+    let page_markdown = markdown(&b).await;
+    for ((model, task), evaluation) in runs.iter().zip(&native) {
+        assert_eq!(&evaluation.model, model);
+        let heading = format!("### {model} · CRUXEval · {} prediction · ", task.label());
+        // The table right under the run's heading is the library's.
+        let table = markdown_table(&evaluation.summaries);
+        let section = page_markdown.split(&heading).nth(1).unwrap_or_default();
+        let page_table = section.split("\n\n").nth(1).unwrap_or_default();
+        assert_eq!(page_table.trim_end(), table.trim_end(), "{model} {task:?}, page:\n{page_markdown}");
+    }
+    // Newest run first, strict then compatible within a run.
+    let expected: Vec<_> = native
+        .iter()
+        .rev()
+        .flat_map(|e| e.summaries.iter().map(|s| (format!("{}-{}", s.task.label(), s.mode.label()), bar_width(&s.pass_at_1), bar_width(&s.pass_at_5))))
+        .collect();
+    assert_eq!(chart(&b).await, expected);
+    assert_eq!(expected.len(), 6);
+    scroll_to(&b, "[data-testid=results]").await;
+    b.screenshot("evaluate-baselines").await;
+    b.close().await;
+}
