@@ -1,15 +1,19 @@
 //! Times perturbing a whole dataset natively, per kind, without and with verification:
 //! `cargo run --release -p execbench-perturb --example bench -- [dataset.jsonl] [--verify] [--repeat N] [--kind K]`
-//! (with `--repeat`, each kind's time is the fastest of N runs).
+//! (the dataset defaults to the bundled CRUXEval file; with `--repeat`, each kind's time is the
+//! fastest of N runs).
 
 use std::time::Instant;
 
 use execbench_core::{Limits, PythonEngine};
 use execbench_perturb::{Kind, Options, perturb_sample, verify};
 
+/// The bundled CRUXEval file, found from this crate whatever the working directory.
+const DEFAULT_DATASET: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../public/data/cruxeval/cruxeval.jsonl");
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let path = args.iter().enumerate().find(|(i, a)| !a.starts_with("--") && (*i == 0 || !["--repeat", "--kind"].contains(&args[i - 1].as_str()))).map(|(_, a)| a).cloned().unwrap_or_else(|| "/work/shared/data/cruxeval/cruxeval.jsonl".to_string());
+    let path = args.iter().enumerate().find(|(i, a)| !a.starts_with("--") && (*i == 0 || !["--repeat", "--kind"].contains(&args[i - 1].as_str()))).map(|(_, a)| a).cloned().unwrap_or_else(|| DEFAULT_DATASET.to_string());
     let with_verification = args.iter().any(|a| a == "--verify");
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
     let samples = execbench_core::load_jsonl(&path, &text).samples;
