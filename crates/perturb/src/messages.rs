@@ -82,21 +82,44 @@ fn parse(source: &str) -> [Vec<String>; 7] {
     pools
 }
 
-/// A do-nothing value of the expected output's type, to name in a misleading message.
+/// A do-nothing value of the expected output's type, to name in a misleading message ("always
+/// returns {useless}"). Usually the type's empty or zero value; when the output is that value the
+/// phrase names another one, so a message never states the right answer by accident.
 pub fn useless_value(expected_output: &str) -> &'static str {
-    match OutputKind::of_literal(expected_output) {
-        OutputKind::Str => "an empty string",
-        OutputKind::Int => "zero",
-        OutputKind::Float => "0.0",
-        OutputKind::Bool if expected_output.trim() == "True" => "False",
-        OutputKind::Bool => "True",
-        OutputKind::None => "an empty list",
-        OutputKind::List => "an empty list",
-        OutputKind::Tuple => "an empty tuple",
-        OutputKind::Dict => "an empty dictionary",
-        OutputKind::Set => "an empty set",
-        OutputKind::Bytes => "empty bytes",
-        OutputKind::Other => "None",
+    use execbench_eval::PyValue;
+    // By value where the output parses as a literal (`0x0`, `""` and `( )` are empty too), by its
+    // look otherwise.
+    let value = execbench_eval::parse_literal(expected_output).ok();
+    let empty = match &value {
+        Some(PyValue::Int(digits)) => digits == "0",
+        Some(PyValue::Float(f)) => *f == 0.0,
+        Some(PyValue::Str(s)) => s.is_empty(),
+        Some(PyValue::Bytes(b)) => b.is_empty(),
+        Some(PyValue::List(items) | PyValue::Tuple(items) | PyValue::Set(items) | PyValue::FrozenSet(items)) => items.is_empty(),
+        Some(PyValue::Dict(items)) => items.is_empty(),
+        _ => false,
+    };
+    match (OutputKind::of_literal(expected_output), empty) {
+        (OutputKind::Str, false) => "an empty string",
+        (OutputKind::Str, true) => "a single space",
+        (OutputKind::Int, false) => "zero",
+        (OutputKind::Int, true) => "one",
+        (OutputKind::Float, false) => "0.0",
+        (OutputKind::Float, true) => "1.0",
+        (OutputKind::Bool, _) if expected_output.trim() == "True" => "False",
+        (OutputKind::Bool, _) => "True",
+        (OutputKind::None, _) => "an empty list",
+        (OutputKind::List, false) => "an empty list",
+        (OutputKind::List, true) => "a list with one element",
+        (OutputKind::Tuple, false) => "an empty tuple",
+        (OutputKind::Tuple, true) => "a tuple with one element",
+        (OutputKind::Dict, false) => "an empty dictionary",
+        (OutputKind::Dict, true) => "a dictionary with one entry",
+        (OutputKind::Set, false) => "an empty set",
+        (OutputKind::Set, true) => "a set with one element",
+        (OutputKind::Bytes, false) => "empty bytes",
+        (OutputKind::Bytes, true) => "a single byte",
+        (OutputKind::Other, _) => "None",
     }
 }
 
@@ -145,11 +168,39 @@ mod tests {
         }
     }
 
+    /// (output, phrase): the phrase names a value of the output's type that the output is not.
     #[test]
-    fn useless_values_follow_the_output_type() {
-        let cases = [("'abc'", "an empty string"), ("3", "zero"), ("True", "False"), ("False", "True"), ("[1]", "an empty list"), ("{'a': 1}", "an empty dictionary"), ("(1,)", "an empty tuple")];
+    fn useless_values_never_describe_the_output() {
+        let cases: &[(&str, &str)] = &[
+            ("'abc'", "an empty string"),
+            ("''", "a single space"),
+            ("\"\"", "a single space"),
+            ("' '", "an empty string"),
+            ("3", "zero"),
+            ("-2", "zero"),
+            ("0", "one"),
+            ("-0", "one"),
+            ("2.5", "0.0"),
+            ("0.0", "1.0"),
+            ("-0.0", "1.0"),
+            ("True", "False"),
+            ("False", "True"),
+            ("None", "an empty list"),
+            ("[1]", "an empty list"),
+            ("[]", "a list with one element"),
+            ("[[]]", "an empty list"),
+            ("(1,)", "an empty tuple"),
+            ("()", "a tuple with one element"),
+            ("{'a': 1}", "an empty dictionary"),
+            ("{}", "a dictionary with one entry"),
+            ("{1, 2}", "an empty set"),
+            ("set()", "a set with one element"),
+            ("b'x'", "empty bytes"),
+            ("b''", "a single byte"),
+            ("frozenset()", "None"),
+        ];
         for (output, phrase) in cases {
-            assert_eq!(useless_value(output), phrase, "{output}");
+            assert_eq!(useless_value(output), *phrase, "{output}");
         }
     }
 }
