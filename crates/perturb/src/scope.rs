@@ -338,16 +338,16 @@ impl<'s> Walker<'s> {
                 if let Some(arguments) = node.child_by_field_name("arguments") {
                     if arguments.kind_name() == "argument_list" {
                         for arg in named_children(arguments) {
-                            if arg.kind_name() == "keyword_argument" {
-                                if let Some(name) = arg.child_by_field_name("name") {
-                                    self.analysis.keywords.push(KeywordArgument {
-                                        start: name.start_byte(),
-                                        end: name.end_byte(),
-                                        name: text(name, self.source).to_string(),
-                                        scope,
-                                        callee: callee.clone(),
-                                    });
-                                }
+                            if arg.kind_name() == "keyword_argument"
+                                && let Some(name) = arg.child_by_field_name("name")
+                            {
+                                self.analysis.keywords.push(KeywordArgument {
+                                    start: name.start_byte(),
+                                    end: name.end_byte(),
+                                    name: text(name, self.source).to_string(),
+                                    scope,
+                                    callee: callee.clone(),
+                                });
                             }
                             self.visit(arg, scope);
                         }

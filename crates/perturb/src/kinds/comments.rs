@@ -114,7 +114,7 @@ fn quotable(node: Node, code: &str, otherwise: &str) -> String {
 /// The `:` that ends a compound statement's header (the last one before the body).
 fn header_colon<'t>(node: Node<'t>, body_field: &str) -> Option<Node<'t>> {
     let body = node.child_by_field_name(body_field)?;
-    syntax::children(node).into_iter().filter(|c| c.kind_name() == ":" && c.end_byte() <= body.start_byte()).last()
+    syntax::children(node).into_iter().rfind(|c| c.kind_name() == ":" && c.end_byte() <= body.start_byte())
 }
 
 fn comment_position(code: &str, root: Node, byte: usize) -> Option<usize> {

@@ -262,12 +262,13 @@ mod tests {
             let lines: Vec<&str> = out.lines().collect();
             for (i, line) in lines.iter().enumerate() {
                 let indent = line.len() - line.trim_start().len();
-                if line.trim_start().starts_with("return") && !line.contains("TempFunc") {
-                    if let Some(next) = lines.get(i + 1) {
-                        let next_indent = next.len() - next.trim_start().len();
-                        // the recursion templates return inside their own (deeper) blocks
-                        assert!(next_indent < indent || next.trim_start().starts_with("elif"), "seed {seed}:\n{out}");
-                    }
+                if line.trim_start().starts_with("return")
+                    && !line.contains("TempFunc")
+                    && let Some(next) = lines.get(i + 1)
+                {
+                    let next_indent = next.len() - next.trim_start().len();
+                    // the recursion templates return inside their own (deeper) blocks
+                    assert!(next_indent < indent || next.trim_start().starts_with("elif"), "seed {seed}:\n{out}");
                 }
             }
         }
