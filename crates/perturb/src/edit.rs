@@ -7,7 +7,8 @@ use crate::{Kind, PerturbError};
 /// One change, as the UI shows it. `start_byte..end_byte` is the replaced range in the text the
 /// edit was applied to (for PSC_ALL: the output of the previous stage; `kind` names the stage);
 /// `after_start_byte` is where `after` begins in that stage's output. Insertions have
-/// `start_byte == end_byte` and an empty `before`.
+/// `start_byte == end_byte` and an empty `before`. `target` says which text: the code, or the call
+/// (REN renames the function and keyword arguments there too).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Edit {
     pub kind: Kind,
@@ -16,6 +17,24 @@ pub struct Edit {
     pub after_start_byte: usize,
     pub before: String,
     pub after: String,
+    /// Left out of the JSON for the code, so code edits serialize as before calls were reported.
+    #[serde(default, skip_serializing_if = "Target::is_code")]
+    pub target: Target,
+}
+
+/// The text an [`Edit`] applies to.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Target {
+    #[default]
+    Code,
+    Call,
+}
+
+impl Target {
+    pub fn is_code(&self) -> bool {
+        *self == Target::Code
+    }
 }
 
 /// An edit before it is applied.
@@ -36,10 +55,15 @@ impl TextEdit {
     }
 }
 
-/// Applies `edits` to `source`. Edits may come in any order; insertions at the same position keep
-/// the order they were given in. Overlapping replacements or ranges that are not on character
-/// boundaries are bugs in a perturbation and are reported, never applied.
-pub fn apply(source: &str, kind: Kind, mut edits: Vec<TextEdit>) -> Result<(String, Vec<Edit>), PerturbError> {
+/// Applies `edits` to `source` (the code). Edits may come in any order; insertions at the same
+/// position keep the order they were given in. Overlapping replacements or ranges that are not on
+/// character boundaries are bugs in a perturbation and are reported, never applied.
+pub fn apply(source: &str, kind: Kind, edits: Vec<TextEdit>) -> Result<(String, Vec<Edit>), PerturbError> {
+    apply_to(source, kind, Target::Code, edits)
+}
+
+/// [`apply`] to the code or the call.
+pub fn apply_to(source: &str, kind: Kind, target: Target, mut edits: Vec<TextEdit>) -> Result<(String, Vec<Edit>), PerturbError> {
     // A stable sort keeps the given order among insertions at one position.
     edits.sort_by_key(|e| (e.start, e.end));
     let mut out = String::with_capacity(source.len() + edits.iter().map(|e| e.text.len()).sum::<usize>());
@@ -69,6 +93,7 @@ pub fn apply(source: &str, kind: Kind, mut edits: Vec<TextEdit>) -> Result<(Stri
             after_start_byte,
             before: source[edit.start..edit.end].to_string(),
             after: edit.text,
+            target,
         });
         cursor = edit.end;
     }
@@ -79,7 +104,7 @@ pub fn apply(source: &str, kind: Kind, mut edits: Vec<TextEdit>) -> Result<(Stri
 /// Where one reported edit sits in the original program (`before`) and in the final output
 /// (`after`). For PSC_ALL the reported positions are in each stage's own text; this carries them
 /// through the other stages, so a view can mark the changes on the first and the last text.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Placed {
     pub before: std::ops::Range<usize>,
     pub after: std::ops::Range<usize>,
@@ -87,8 +112,21 @@ pub struct Placed {
 
 /// [`Placed`] for each of `edits`, in the same order. Edits of one stage are consecutive and share
 /// a kind (as [`crate::perturb`] reports them). A position inside text that a later stage replaced
-/// moves to that replacement's edge.
+/// moves to that replacement's edge. Code and call edits are placed each in their own text (for a
+/// call edit, `before` is in the original call and `after` in the final one).
 pub fn place(edits: &[Edit]) -> Vec<Placed> {
+    let mut placed: Vec<Placed> = vec![Placed::default(); edits.len()];
+    for target in [Target::Code, Target::Call] {
+        let indices: Vec<usize> = (0..edits.len()).filter(|&i| edits[i].target == target).collect();
+        let part: Vec<Edit> = indices.iter().map(|&i| edits[i].clone()).collect();
+        for (i, p) in indices.into_iter().zip(place_in_one_text(&part)) {
+            placed[i] = p;
+        }
+    }
+    placed
+}
+
+fn place_in_one_text(edits: &[Edit]) -> Vec<Placed> {
     let mut stages: Vec<&[Edit]> = Vec::new();
     let mut from = 0;
     for i in 1..=edits.len() {

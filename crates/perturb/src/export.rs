@@ -2,10 +2,12 @@
 //! layout of the CodeCrash data. Fields are written in declaration order, so the bytes depend only
 //! on the inputs.
 
+use std::collections::BTreeMap;
+
 use execbench_core::{Limits, PythonEngine, Sample};
 use serde::{Deserialize, Serialize};
 
-use crate::{Kind, Options, Prediction, perturb_sample, verify};
+use crate::{Kind, Options, Perturbed, Prediction, perturb_sample, verify};
 
 /// The options that shaped a row (the seed has its own column).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -70,6 +72,21 @@ pub struct Failure {
 pub struct DatasetRun {
     pub rows: Vec<ExportRow>,
     pub failures: Vec<Failure>,
+    /// Per kind, how many of the rows are the original program as it was: the kind found nothing
+    /// to change (RTF without conditions, MCC/MPS with `p < 1` picking no site). They are exported
+    /// all the same, so a perturbed benchmark keeps every sample and accuracies compare.
+    pub unchanged: BTreeMap<Kind, usize>,
+}
+
+impl DatasetRun {
+    pub fn unchanged_of(&self, kind: Kind) -> usize {
+        self.unchanged.get(&kind).copied().unwrap_or(0)
+    }
+}
+
+/// Whether `perturbed` is `sample`'s program and call exactly as they were.
+pub fn unchanged(sample: &Sample, perturbed: &Perturbed) -> bool {
+    perturbed.code == sample.code && perturbed.call == sample.call
 }
 
 /// Perturbs one sample into an export row (no verification).
@@ -97,6 +114,7 @@ pub fn row_of(sample: &Sample, dataset: &str, kind: Kind, options: &Options, per
 
 /// Perturbs every sample with every kind and seed. With an engine, each result is verified and
 /// only verified rows are kept; a failure is reported, never replaced by the unperturbed sample.
+/// A program the kind left as it was is kept and counted in `unchanged`.
 pub fn perturb_dataset(
     samples: &[Sample],
     dataset: &str,
@@ -117,11 +135,19 @@ pub fn perturb_dataset(
                         continue;
                     }
                 };
-                if let Some((engine, limits)) = verifier.as_mut() {
-                    if let Err(e) = verify(&mut **engine, sample, &perturbed, *limits) {
-                        run.failures.push(Failure { id: sample.id.clone(), kind, seed, stage: "verify".to_string(), reason: e.to_string() });
-                        continue;
-                    }
+                let perturbed = match verifier.as_mut() {
+                    // Verification may change MHC's hint (the first claim was not wrong after all).
+                    Some((engine, limits)) => match verify(&mut **engine, sample, &perturbed, *limits) {
+                        Ok(verified) => verified,
+                        Err(e) => {
+                            run.failures.push(Failure { id: sample.id.clone(), kind, seed, stage: "verify".to_string(), reason: e.to_string() });
+                            continue;
+                        }
+                    },
+                    None => perturbed,
+                };
+                if unchanged(sample, &perturbed) {
+                    *run.unchanged.entry(kind).or_default() += 1;
                 }
                 run.rows.push(row_of(sample, dataset, kind, &options, perturbed));
             }
@@ -193,5 +219,7 @@ mod tests {
         assert_eq!(order, expected);
         assert_eq!(run.failures.len(), 2);
         assert!(run.failures.iter().all(|f| f.id == "s2" && f.kind == Kind::Ren && f.reason.contains("locals")));
+        // Neither program has a condition: RTF exports both as they were, and says so.
+        assert_eq!((run.unchanged_of(Kind::Rtf), run.unchanged_of(Kind::Ren)), (4, 0));
     }
 }

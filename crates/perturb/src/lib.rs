@@ -19,14 +19,10 @@ pub mod syntax;
 pub mod verify;
 pub mod wrong_answer;
 
-pub use edit::{Edit, Placed, place};
-pub use export::{CodeCrashRow, DatasetRun, ExportRow, Failure, RowOptions, perturb_dataset, perturb_row, row_of, to_codecrash_jsonl, to_jsonl};
-pub use kinds::hint::perturb_with_source;
+pub use edit::{Edit, Placed, Target, place};
+pub use export::{CodeCrashRow, DatasetRun, ExportRow, Failure, RowOptions, perturb_dataset, perturb_row, row_of, to_codecrash_jsonl, to_jsonl, unchanged};
 pub use verify::{Step, Verification, VerifyFailure, verify};
 pub use wrong_answer::{OfflineWrongAnswers, WrongAnswerRequest, WrongAnswerSource};
-
-
-
 
 use execbench_core::Sample;
 use rng::Rng;
@@ -129,6 +125,10 @@ pub struct Hint {
     pub prediction: Prediction,
     /// Output prediction: the wrong return value; input prediction: the wrong argument text.
     pub claimed: String,
+    /// The source's next proposals, in order: verification falls back on them when execution shows
+    /// that `claimed` is not wrong after all.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub alternatives: Vec<String>,
 }
 
 /// A program and the call that exercises it.
@@ -174,8 +174,8 @@ impl std::fmt::Display for PerturbError {
 impl std::error::Error for PerturbError {}
 
 /// Perturbs one program. `expected_output` is the original's return value as a literal (MCC/MPS
-/// derive their "useless value" phrase from its type; MHC lies about it). MHC uses the offline
-/// wrong-answer source; see [`kinds::hint::perturb_with_source`] for another source.
+/// derive their "useless value" phrase from it; MHC lies about it). MHC takes its wrong answers
+/// from the offline source; [`perturb_with_source`] takes another.
 pub fn perturb(
     code: &str,
     function_name: &str,
@@ -185,7 +185,28 @@ pub fn perturb(
     options: &Options,
     sample_id: &str,
 ) -> Result<Perturbed, PerturbError> {
-    let program = Program { code: code.to_string(), call: call.to_string(), function_name: function_name.to_string() };
+    let sample = Sample {
+        id: sample_id.to_string(),
+        code: code.to_string(),
+        function_name: function_name.to_string(),
+        input: String::new(),
+        call: call.to_string(),
+        output: expected_output.to_string(),
+        meta: Default::default(),
+    };
+    perturb_with_source(&sample, kind, options, &mut OfflineWrongAnswers::default())
+}
+
+/// [`perturb`] for a loaded sample.
+pub fn perturb_sample(sample: &Sample, kind: Kind, options: &Options) -> Result<Perturbed, PerturbError> {
+    perturb_with_source(sample, kind, options, &mut OfflineWrongAnswers::default())
+}
+
+/// [`perturb_sample`] with MHC's wrong answers from `source` (the other kinds ignore it). Runs no
+/// Python: [`verify`] checks the hint and falls back on the source's next proposals.
+pub fn perturb_with_source(sample: &Sample, kind: Kind, options: &Options, source: &mut dyn WrongAnswerSource) -> Result<Perturbed, PerturbError> {
+    let (code, call, expected_output, sample_id) = (&sample.code, &sample.call, &sample.output, &sample.id);
+    let program = Program { code: code.clone(), call: call.clone(), function_name: sample.function_name.clone() };
     // Each stage gets the trees of its input and hands on the trees of its output (parsed anyway
     // to check it), so no text is parsed twice. Parsing is most of the cost of a perturbation.
     let tree = syntax::parse_valid(code, "the code")?;
@@ -194,8 +215,13 @@ pub fn perturb(
     let mut hint = None;
     let mut stage = |kind: Kind, program: Program, tree: Tree, call_tree: Tree, edits: &mut Vec<Edit>| -> Result<(Program, Tree, Tree), PerturbError> {
         let mut rng = Rng::for_sample(sample_id, kind.name(), options.seed);
+        let mut call_edits = Vec::new();
         let (next, new_edits) = match kind {
-            Kind::Ren => kinds::ren::rename(&program, &tree, &call_tree)?,
+            Kind::Ren => {
+                let (next, code_edits, renamed_call) = kinds::ren::rename(&program, &tree, &call_tree)?;
+                call_edits = renamed_call;
+                (next, code_edits)
+            }
             Kind::Rtf => code_only(&program, kind, kinds::rtf::reformat_conditions(&program.code, &tree, &mut rng)?)?,
             Kind::Gbc => code_only(&program, kind, kinds::gbc::garbage_code(&program, &tree, &call_tree, &mut rng)?)?,
             Kind::Mcc | Kind::Mps => {
@@ -203,8 +229,7 @@ pub fn perturb(
                 code_only(&program, kind, text_edits)?
             }
             Kind::Mhc => {
-                let mut source = OfflineWrongAnswers::default();
-                let (next, report, claimed) = kinds::hint::first_hint(&program, &tree, expected_output, options, &mut rng, &mut source)?;
+                let (next, report, claimed) = kinds::hint::hint(&program, &tree, expected_output, options, &mut rng, &mut *source)?;
                 hint = Some(claimed);
                 (next, report)
             }
@@ -214,6 +239,7 @@ pub fn perturb(
         // The input call parsed; only a changed call needs another look.
         let next_call_tree = if next.call == program.call { call_tree } else { syntax::check_output(&next.call, kind.name())? };
         edits.extend(new_edits);
+        edits.extend(call_edits);
         Ok((next, next_tree, next_call_tree))
     };
     let (result, _, _) = match kind {
@@ -225,11 +251,6 @@ pub fn perturb(
         single => stage(single, program, tree, call_tree, &mut edits)?,
     };
     Ok(Perturbed { code: result.code, call: result.call, function_name: result.function_name, edits, hint })
-}
-
-/// [`perturb`] for a loaded sample.
-pub fn perturb_sample(sample: &Sample, kind: Kind, options: &Options) -> Result<Perturbed, PerturbError> {
-    perturb(&sample.code, &sample.function_name, &sample.call, &sample.output, kind, options, &sample.id)
 }
 
 /// Applies edits that touch only the code.

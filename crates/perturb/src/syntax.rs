@@ -70,7 +70,8 @@ pub fn reparse(old_tree: &Tree, new_source: &str, edits: &[Edit]) -> Result<Tree
     // everything before it is already the new text.
     let mut scanned = 0;
     let mut at = Point { row: 0, column: 0 };
-    for edit in edits {
+    // Edits of the call are in another text.
+    for edit in edits.iter().filter(|e| e.target.is_code()) {
         let start_byte = edit.after_start_byte;
         let gap = new_source.get(scanned..start_byte).ok_or_else(|| PerturbError::Internal("an edit report does not match its output".to_string()))?;
         at = advance(at, gap);

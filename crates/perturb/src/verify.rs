@@ -6,8 +6,8 @@ use std::fmt;
 use execbench_core::{Limits, Outcome, PythonEngine, RunRequest, Sample};
 use serde::{Deserialize, Serialize};
 
-use crate::kinds::hint::{hint_request, hint_verdict};
-use crate::{Hint, Perturbed, Program};
+use crate::kinds::hint::{hint_request, hint_verdict, replace_hint};
+use crate::{Hint, Perturbed, Prediction, Program};
 
 /// Why a perturbed program failed verification.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -51,16 +51,21 @@ fn failure_of(outcome: Outcome, expected: &str) -> VerifyFailure {
 /// Runs the perturbed code and call and compares with `original.output` (Python `==`). When the
 /// engine does not reproduce the original's expected output either (a known engine difference,
 /// such as RustPython's set order), the perturbed result must equal the original program's result
-/// in the same engine instead. For MHC, the hint's answer must also be shown wrong.
-pub fn verify(engine: &mut dyn PythonEngine, original: &Sample, perturbed: &Perturbed, limits: Limits) -> Result<(), VerifyFailure> {
+/// in the same engine instead. For MHC, the hint's answer must also be shown wrong, first: when it
+/// is not, the hint is placed again with the next alternative (see [`Verification`]). Returns the
+/// program that passed, which is `perturbed` unless MHC's hint changed.
+pub fn verify(engine: &mut dyn PythonEngine, original: &Sample, perturbed: &Perturbed, limits: Limits) -> Result<Perturbed, VerifyFailure> {
     let (mut verification, mut step) = Verification::start(original, perturbed, limits);
     loop {
         match step {
             Step::Run(request) => step = verification.answer(engine.run(&request).outcome),
-            Step::Done(verdict) => return verdict,
+            Step::Done(verdict) => return verdict.map(|()| verification.into_perturbed()),
         }
     }
 }
+
+/// The most time a claim's run gets, in milliseconds.
+const CLAIM_TIME_MS: u32 = 1_000;
 
 /// What [`Verification`] needs next: one more run, or nothing (the verdict).
 #[derive(Clone, Debug, PartialEq)]
@@ -70,45 +75,84 @@ pub enum Step {
 }
 
 /// [`verify`] one run at a time, for callers that run Python asynchronously (the page's worker):
-/// `start` gives the first request, each `answer` takes that run's outcome and gives the next step.
+/// `start` gives the first request, each `answer` takes that run's outcome and gives the next step;
+/// after `Done(Ok(()))`, [`Verification::perturbed`] is the program that passed.
+///
+/// For MHC the claims come first, one run each (at most a second), until one is shown wrong: the
+/// first claim is the one `perturb` placed, then `Hint::alternatives` in order, each re-placed on
+/// the original program. For input prediction a claimed call that raises is wrong as well, but
+/// taken only when no claim returns another value. Only then the perturbed program runs, so the
+/// exported code is exactly the code that was executed.
 #[derive(Clone, Debug)]
 pub struct Verification {
     original: Program,
     expected_output: String,
-    hint: Option<Hint>,
+    perturbed: Perturbed,
     limits: Limits,
     waiting_for: Waiting,
 }
 
 #[derive(Clone, Debug)]
 enum Waiting {
+    /// MHC: the run that shows claim number `index` (0: the placed one) wrong. `first_reason`: why
+    /// the first claim was not; `first_raising`: the first claimed call that raised (input
+    /// prediction's last resort).
+    Hint { index: usize, first_reason: Option<String>, first_raising: Option<usize> },
     /// The perturbed program's run.
     Perturbed,
     /// The original program's run in this engine, to compare with the perturbed program's `repr`.
     Baseline { perturbed_repr: String },
-    /// MHC: the run that shows the hint wrong.
-    Hint,
     Finished,
 }
 
 impl Verification {
     pub fn start(original: &Sample, perturbed: &Perturbed, limits: Limits) -> (Verification, Step) {
-        let verification = Verification {
+        let mut verification = Verification {
             original: Program { code: original.code.clone(), call: original.call.clone(), function_name: original.function_name.clone() },
             expected_output: original.output.clone(),
-            hint: perturbed.hint.clone(),
+            perturbed: perturbed.clone(),
             limits,
-            waiting_for: Waiting::Perturbed,
+            waiting_for: Waiting::Finished,
         };
-        let request = RunRequest::new(perturbed.code.clone(), perturbed.call.clone()).expecting(original.output.clone()).with_limits(limits);
-        (verification, Step::Run(request))
+        let step = match &perturbed.hint {
+            Some(_) => verification.ask_claim(0, None, None),
+            None => verification.run_perturbed(),
+        };
+        (verification, step)
+    }
+
+    /// The program being verified; after `Done(Ok(()))`, the one that passed.
+    pub fn perturbed(&self) -> &Perturbed {
+        &self.perturbed
+    }
+
+    pub fn into_perturbed(self) -> Perturbed {
+        self.perturbed
+    }
+
+    /// Whether the request of the last `Step::Run` is the perturbed program's own run (the page
+    /// shows that one next to the original's).
+    pub fn running_perturbed(&self) -> bool {
+        matches!(self.waiting_for, Waiting::Perturbed)
     }
 
     /// The outcome of the request the last step asked for.
     pub fn answer(&mut self, outcome: Outcome) -> Step {
         match std::mem::replace(&mut self.waiting_for, Waiting::Finished) {
+            Waiting::Hint { index, first_reason, first_raising } => {
+                // A claimed call that raises is wrong too (it gives no output at all), but a claim
+                // that returns something else is the more plausible lie: it is kept for last.
+                let raised = matches!(&outcome, Outcome::Raised { phase, .. } if phase == "expression");
+                let input = self.perturbed.hint.as_ref().is_some_and(|h| h.prediction == Prediction::Input);
+                let first_raising = first_raising.or((raised && input).then_some(index));
+                match hint_verdict(outcome) {
+                    Ok(true) => self.claim_is_wrong(index),
+                    Ok(false) => self.ask_claim(index + 1, first_reason.or_else(|| Some("it equals the true answer".to_string())), first_raising),
+                    Err(reason) => self.ask_claim(index + 1, first_reason.or(Some(reason)), first_raising),
+                }
+            }
             Waiting::Perturbed => match outcome {
-                Outcome::Value { matches: Some(true), .. } => self.check_hint(),
+                Outcome::Value { matches: Some(true), .. } => Step::Done(Ok(())),
                 Outcome::Value { repr, .. } => {
                     self.waiting_for = Waiting::Baseline { perturbed_repr: repr };
                     Step::Run(RunRequest::new(self.original.code.clone(), self.original.call.clone()).with_limits(self.limits))
@@ -116,28 +160,175 @@ impl Verification {
                 other => Step::Done(Err(failure_of(other, &self.expected_output))),
             },
             Waiting::Baseline { perturbed_repr } => match outcome {
-                Outcome::Value { repr, .. } if repr == perturbed_repr => self.check_hint(),
+                Outcome::Value { repr, .. } if repr == perturbed_repr => Step::Done(Ok(())),
                 _ => Step::Done(Err(VerifyFailure::Mismatch { expected: self.expected_output.clone(), actual: perturbed_repr })),
             },
-            Waiting::Hint => {
-                let claimed = self.hint.as_ref().map(|h| h.claimed.clone()).unwrap_or_default();
-                Step::Done(match hint_verdict(outcome) {
-                    Ok(true) => Ok(()),
-                    Ok(false) => Err(VerifyFailure::HintNotWrong { claimed, reason: "it equals the true answer".to_string() }),
-                    Err(reason) => Err(VerifyFailure::HintNotWrong { claimed, reason }),
-                })
-            }
             Waiting::Finished => Step::Done(Err(VerifyFailure::Crashed { reason: "an answer came after the verdict".to_string() })),
         }
     }
 
-    fn check_hint(&mut self) -> Step {
-        match &self.hint {
-            Some(hint) => {
-                self.waiting_for = Waiting::Hint;
-                Step::Run(hint_request(&self.original, &self.expected_output, hint, self.limits))
+    fn claims(&self) -> Vec<&str> {
+        self.perturbed.hint.iter().flat_map(|h| std::iter::once(h.claimed.as_str()).chain(h.alternatives.iter().map(String::as_str))).collect()
+    }
+
+    /// Asks about claim `index`; when there is none left, takes the first call that raised or
+    /// gives up.
+    fn ask_claim(&mut self, index: usize, first_reason: Option<String>, first_raising: Option<usize>) -> Step {
+        let claims = self.claims();
+        let Some(hint) = &self.perturbed.hint else { return self.run_perturbed() };
+        match claims.get(index) {
+            Some(claim) => {
+                // A claim needs no long run to be disproved: one that takes longer (a loop that
+                // never ends on the claimed input) is skipped rather than waited for.
+                let limits = Limits { time_ms: self.limits.time_ms.min(CLAIM_TIME_MS), ..self.limits };
+                let request = hint_request(&self.original, &self.expected_output, hint.prediction, claim, limits);
+                self.waiting_for = Waiting::Hint { index, first_reason, first_raising };
+                Step::Run(request)
             }
-            None => Step::Done(Ok(())),
+            None => {
+                if let Some(raising) = first_raising {
+                    return self.claim_is_wrong(raising);
+                }
+                let reason = first_reason.unwrap_or_else(|| "no answer was proposed".to_string());
+                let reason = match claims.len() {
+                    0 | 1 => reason,
+                    2 => format!("{reason}; the other proposed answer is not wrong either"),
+                    n => format!("{reason}; none of the {} other proposed answers is wrong either", n - 1),
+                };
+                Step::Done(Err(VerifyFailure::HintNotWrong { claimed: claims.first().map_or_else(String::new, |c| c.to_string()), reason }))
+            }
         }
+    }
+
+    /// Claim `index` is wrong, as a hint should be: place it (unless it is the placed one) and run
+    /// the program.
+    fn claim_is_wrong(&mut self, index: usize) -> Step {
+        if index > 0 {
+            let Some(hint) = self.perturbed.hint.clone() else { return self.run_perturbed() };
+            let claimed = hint.alternatives[index - 1].clone();
+            match replace_hint(&self.original, hint.prediction, &claimed) {
+                Ok((program, edits)) => {
+                    let alternatives = hint.alternatives[index..].to_vec();
+                    self.perturbed = Perturbed {
+                        code: program.code,
+                        call: program.call,
+                        function_name: program.function_name,
+                        edits,
+                        hint: Some(Hint { prediction: hint.prediction, claimed, alternatives }),
+                    };
+                }
+                Err(e) => return Step::Done(Err(VerifyFailure::HintNotWrong { claimed, reason: format!("it could not be placed: {e}") })),
+            }
+        }
+        self.run_perturbed()
+    }
+
+    fn run_perturbed(&mut self) -> Step {
+        self.waiting_for = Waiting::Perturbed;
+        let request = RunRequest::new(self.perturbed.code.clone(), self.perturbed.call.clone()).expecting(self.expected_output.clone()).with_limits(self.limits);
+        Step::Run(request)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::wrong_answer::{WrongAnswerRequest, WrongAnswerSource};
+    use crate::rng::Rng;
+    use crate::{Kind, Options, Prediction, perturb_with_source};
+
+    /// A source that proposes fixed answers, as a model might.
+    struct Fixed(Vec<&'static str>);
+
+    impl WrongAnswerSource for Fixed {
+        fn candidates(&mut self, _: &WrongAnswerRequest, _: &mut Rng) -> Result<Vec<String>, String> {
+            Ok(self.0.iter().map(|s| s.to_string()).collect())
+        }
+    }
+
+    fn sample() -> Sample {
+        execbench_core::load_jsonl("d", r#"{"id": "s", "code": "def f(a):\n    return a - 1", "input": "2", "output": "1"}"#).samples.remove(0)
+    }
+
+    fn value(matches: bool) -> Outcome {
+        Outcome::Value { repr: String::new(), matches: Some(matches) }
+    }
+
+    /// A claim that only Python's `==` equates with the answer (`True == 1`) survives perturbing;
+    /// verification shows it right, moves to the next claim and re-places the hint before running
+    /// the program, so the code that passes is the code that was run.
+    #[test]
+    fn a_claim_that_is_right_after_all_gives_way_to_the_next() {
+        let perturbed = perturb_with_source(&sample(), Kind::Mhc, &Options::default(), &mut Fixed(vec!["1", "True", "'x'", "5"])).unwrap();
+        let hint = perturbed.hint.clone().unwrap();
+        // The literal equal to the answer is never proposed.
+        assert_eq!((hint.claimed.as_str(), hint.alternatives.clone()), ("True", vec!["'x'".to_string(), "5".to_string()]));
+        let (mut verification, step) = Verification::start(&sample(), &perturbed, Limits::default());
+        let asked = |step: &Step| match step {
+            Step::Run(r) => (r.program.clone(), r.expression.clone()),
+            Step::Done(v) => panic!("done early: {v:?}"),
+        };
+        assert_eq!(asked(&step), (String::new(), "True".to_string()));
+        assert!(!verification.running_perturbed());
+        let step = verification.answer(value(true)); // True == 1: not wrong
+        assert_eq!(asked(&step).1, "'x'");
+        let step = verification.answer(Outcome::Raised { kind: "SyntaxError".into(), message: String::new(), traceback: String::new(), phase: "expression".into() });
+        assert_eq!(asked(&step).1, "5");
+        let step = verification.answer(value(false)); // 5 != 1: a real lie
+        let (code, call) = asked(&step);
+        assert!(verification.running_perturbed());
+        assert_eq!((code.as_str(), call.as_str()), ("def f(a):\n    return a - 1  # The return value is 5", "f(2)"));
+        assert_eq!(verification.answer(value(true)), Step::Done(Ok(())));
+        let passed = verification.into_perturbed();
+        assert_eq!(passed.code, code);
+        assert_eq!(passed.hint.as_ref().map(|h| h.claimed.as_str()), Some("5"));
+        assert_eq!(passed.edits.len(), 1);
+        assert_eq!(passed.edits[0].after, "  # The return value is 5");
+    }
+
+    #[test]
+    fn no_wrong_claim_fails_with_the_reasons() {
+        let options = Options { prediction: Prediction::Input, ..Options::default() };
+        let perturbed = perturb_with_source(&sample(), Kind::Mhc, &options, &mut Fixed(vec!["2", "a=2"])).unwrap();
+        assert!(perturbed.code.starts_with("def f(a):  # The function call is f(2)\n"), "{}", perturbed.code);
+        let (mut verification, _) = Verification::start(&sample(), &perturbed, Limits::default());
+        verification.answer(value(true));
+        let verdict = verification.answer(value(true));
+        let Step::Done(Err(failure)) = verdict else { panic!("{verdict:?}") };
+        assert_eq!(failure.to_string(), "the hint's answer 2 is not wrong: it equals the true answer; the other proposed answer is not wrong either");
+        // An answer after the verdict is refused, not acted on.
+        assert!(matches!(verification.answer(value(false)), Step::Done(Err(VerifyFailure::Crashed { .. }))));
+    }
+
+    /// Input prediction: a claimed call that raises is wrong, but taken only when no claim returns
+    /// another value; output prediction never takes a claim that does not evaluate.
+    #[test]
+    fn a_raising_call_is_the_last_resort() {
+        let raised = || Outcome::Raised { kind: "TypeError".into(), message: String::new(), traceback: String::new(), phase: "expression".into() };
+        let options = Options { prediction: Prediction::Input, ..Options::default() };
+        let perturbed = perturb_with_source(&sample(), Kind::Mhc, &options, &mut Fixed(vec!["'x'", "2", "None"])).unwrap();
+        let (mut verification, _) = Verification::start(&sample(), &perturbed, Limits::default());
+        verification.answer(raised()); // f('x')
+        verification.answer(value(true)); // f(2) is the real call
+        let step = verification.answer(raised()); // f(None)
+        assert!(verification.running_perturbed(), "{step:?}");
+        let Step::Run(request) = step else { panic!() };
+        assert!(request.program.starts_with("def f(a):  # The function call is f('x')\n"), "{}", request.program);
+        // A claim's run is cut short after a second; the program's own run keeps the limit.
+        assert_eq!(request.limits.time_ms, 2_000);
+        assert_eq!(verification.answer(value(true)), Step::Done(Ok(())));
+
+        let perturbed = perturb_with_source(&sample(), Kind::Mhc, &Options::default(), &mut Fixed(vec!["[1", "2"])).unwrap();
+        let (mut verification, step) = Verification::start(&sample(), &perturbed, Limits { time_ms: 5_000, max_steps: 0 });
+        assert!(matches!(step, Step::Run(RunRequest { limits: Limits { time_ms: 1_000, .. }, .. })));
+        verification.answer(raised());
+        let verdict = verification.answer(value(true));
+        assert!(matches!(verdict, Step::Done(Err(VerifyFailure::HintNotWrong { .. }))), "{verdict:?}");
+    }
+
+    #[test]
+    fn a_source_with_nothing_usable_is_a_refusal() {
+        let error = perturb_with_source(&sample(), Kind::Mhc, &Options::default(), &mut Fixed(vec!["1", " 1 ", "1\n"])).unwrap_err();
+        assert_eq!(error.to_string(), "unsupported: MHC: every proposed answer equals the true one");
     }
 }

@@ -1,6 +1,8 @@
 //! Wrong answers for MHC. One interface, two kinds of source: offline (this file: a plausible
 //! wrong value made by mutating the true one without changing its type) and, later, a model. Any
-//! source only proposes; the caller checks by execution that a candidate really is wrong.
+//! source only proposes, best first; MHC drops proposals equal to the true value as literals, and
+//! verification checks by execution that the first one it keeps really is wrong, moving on to the
+//! next when it is not ([`crate::verify::Verification`]).
 
 use tree_sitter::Node;
 
@@ -27,21 +29,37 @@ pub trait WrongAnswerSource {
 
 /// The offline source: type-preserving mutations of the true literal (off by one, one character
 /// changed, an element dropped or two swapped, a boolean flipped).
+///
+/// For input prediction these one-step mutations of one argument come first. Many functions give
+/// the same result for a nearby input (`isdigit()` of `'abc'` and of `'bbc'`), so wider ones of
+/// the same type follow (other numbers and strings, emptied, doubled or filled containers,
+/// arguments of calls such as `range(1, 5)`, two arguments at once), then, as a last resort, one
+/// argument of another type (`None`, `0`, `''`, `[]`, `{}`, `[0]`, `{0: 0}`): for a function whose
+/// result does not depend on its input (`nums.clear(); return 'quack'`) only a call that raises is
+/// wrong, and verification takes such a call only when no claim returns another value.
+///
+/// `None` is the one value of its type, so no mutation of it keeps the type: for a `None` output
+/// the source proposes the values a reader might expect instead, `False`, `0`, `''`, `[]`, and
+/// the call's literal arguments (a function that mutates its argument in place is often misread
+/// as returning it).
 #[derive(Clone, Debug)]
 pub struct OfflineWrongAnswers {
-    /// How many candidates to propose at most.
+    /// How many one-step candidates to propose at most.
     pub limit: usize,
+    /// Input prediction: how many wider candidates to add after them at most.
+    pub wider_limit: usize,
 }
 
 impl Default for OfflineWrongAnswers {
     fn default() -> Self {
-        OfflineWrongAnswers { limit: 8 }
+        OfflineWrongAnswers { limit: 8, wider_limit: 64 }
     }
 }
 
 impl WrongAnswerSource for OfflineWrongAnswers {
     fn candidates(&mut self, request: &WrongAnswerRequest, rng: &mut Rng) -> Result<Vec<String>, String> {
         let mut candidates = match request.prediction {
+            Prediction::Output if request.expected_output.trim() == "None" => instead_of_none(request.call),
             Prediction::Output => mutations_of_literal(request.expected_output)?,
             Prediction::Input => mutations_of_arguments(request.call)?,
         };
@@ -49,6 +67,18 @@ impl WrongAnswerSource for OfflineWrongAnswers {
         candidates.dedup();
         rng.shuffle(&mut candidates);
         candidates.truncate(self.limit);
+        if request.prediction == Prediction::Input {
+            let mut wider = wider_mutations_of_arguments(request.call)?;
+            wider.sort();
+            wider.dedup();
+            wider.retain(|w| !candidates.contains(w));
+            rng.shuffle(&mut wider);
+            wider.truncate(self.wider_limit);
+            candidates.extend(wider);
+            // In a fixed order: they are tried only when everything of the right type failed.
+            let retyped: Vec<String> = retyped_arguments(request.call)?.into_iter().filter(|r| !candidates.contains(r)).collect();
+            candidates.extend(retyped);
+        }
         if candidates.is_empty() {
             return Err("no type-preserving mutation of this value".to_string());
         }
@@ -68,8 +98,82 @@ pub fn mutations_of_literal(literal: &str) -> Result<Vec<String>, String> {
     Ok(out)
 }
 
+/// Wrong values for a `None` output: falsy values of other types, then the call's arguments that
+/// are plain literals on one line (not `None` itself).
+fn instead_of_none(call: &str) -> Vec<String> {
+    let mut out: Vec<String> = ["False", "0", "''", "[]"].iter().map(|s| s.to_string()).collect();
+    let Ok(tree) = syntax::parse_valid(call, "the call") else { return out };
+    let arguments = named_children(tree.root_node())
+        .first()
+        .and_then(|statement| named_children(*statement).into_iter().next())
+        .filter(|n| n.kind_name() == "call")
+        .and_then(|c| c.child_by_field_name("arguments"));
+    for argument in arguments.map(named_children).unwrap_or_default() {
+        let value = if argument.kind_name() == "keyword_argument" { argument.child_by_field_name("value") } else { Some(argument) };
+        let Some(value) = value else { continue };
+        let t = text(value, call);
+        if is_plain_literal(value) && value.kind_name() != "none" && !t.contains('\n') && t.len() <= 200 {
+            out.push(t.to_string());
+        }
+    }
+    out
+}
+
+/// A literal that needs no name to evaluate: numbers, strings, booleans, containers of those.
+fn is_plain_literal(node: Node) -> bool {
+    match node.kind_name() {
+        "integer" | "float" | "true" | "false" | "none" | "string" | "concatenated_string" => true,
+        "unary_operator" => named_children(node).first().is_some_and(|n| matches!(n.kind_name(), "integer" | "float")),
+        "list" | "tuple" | "set" | "dictionary" | "parenthesized_expression" | "pair" => {
+            named_children(node).into_iter().filter(|n| n.kind_name() != "comment").all(is_plain_literal)
+        }
+        _ => false,
+    }
+}
+
 /// Mutations of one argument of `call` at a time, as argument texts.
 pub fn mutations_of_arguments(call: &str) -> Result<Vec<String>, String> {
+    argument_mutations(call, false)
+}
+
+/// Wider mutations of one argument at a time, and of two arguments at once, as argument texts.
+pub fn wider_mutations_of_arguments(call: &str) -> Result<Vec<String>, String> {
+    argument_mutations(call, true)
+}
+
+/// Values of other types that an argument may be replaced with, as a last resort.
+const OTHER_TYPES: &[&str] = &["None", "0", "''", "[]", "{}", "[0]", "{0: 0}"];
+
+/// Each argument replaced by each of [`OTHER_TYPES`] in turn (argument by argument); for a call
+/// without arguments, one argument too many.
+pub fn retyped_arguments(call: &str) -> Result<Vec<String>, String> {
+    let tree = syntax::parse_valid(call, "the call").map_err(|e| e.to_string())?;
+    let arguments = named_children(tree.root_node())
+        .first()
+        .and_then(|statement| named_children(*statement).into_iter().next())
+        .filter(|n| n.kind_name() == "call")
+        .and_then(|c| c.child_by_field_name("arguments"))
+        .ok_or_else(|| "the call is not a call".to_string())?;
+    let inner = (arguments.start_byte() + 1, arguments.end_byte().saturating_sub(1));
+    let values: Vec<Node> = named_children(arguments)
+        .into_iter()
+        .filter(|n| n.kind_name() != "comment")
+        .filter_map(|a| if a.kind_name() == "keyword_argument" { a.child_by_field_name("value") } else { Some(a) })
+        .collect();
+    if values.is_empty() {
+        return Ok(vec!["0".to_string()]);
+    }
+    let mut out = Vec::new();
+    for value in values {
+        for other in OTHER_TYPES.iter().filter(|o| **o != text(value, call)) {
+            out.push(format!("{}{other}{}", &call[inner.0..value.start_byte()], &call[value.end_byte()..inner.1]));
+        }
+    }
+    out.retain(|a| !a.contains('\n'));
+    Ok(out)
+}
+
+fn argument_mutations(call: &str, wide: bool) -> Result<Vec<String>, String> {
     let tree = syntax::parse_valid(call, "the call").map_err(|e| e.to_string())?;
     let call_node = named_children(tree.root_node())
         .first()
@@ -78,12 +182,33 @@ pub fn mutations_of_arguments(call: &str) -> Result<Vec<String>, String> {
         .ok_or_else(|| "the call is not a call".to_string())?;
     let arguments = call_node.child_by_field_name("arguments").ok_or_else(|| "the call has no arguments".to_string())?;
     let inner = (arguments.start_byte() + 1, arguments.end_byte().saturating_sub(1));
+    let values: Vec<Node> = named_children(arguments)
+        .into_iter()
+        .filter(|n| n.kind_name() != "comment")
+        .filter_map(|a| if a.kind_name() == "keyword_argument" { a.child_by_field_name("value") } else { Some(a) })
+        .collect();
+    let mutate = |value: Node| if wide { wider(value, call) } else { mutations(value, call) };
+    let per_value: Vec<Vec<String>> = values.iter().map(|v| mutate(*v)).collect();
     let mut out = Vec::new();
-    for argument in named_children(arguments).into_iter().filter(|n| n.kind_name() != "comment") {
-        let value = if argument.kind_name() == "keyword_argument" { argument.child_by_field_name("value") } else { Some(argument) };
-        let Some(value) = value else { continue };
-        for mutated in mutations(value, call) {
-            out.push(format!("{}{}{}", &call[inner.0..value.start_byte()], mutated, &call[value.end_byte()..inner.1]));
+    for (value, mutated) in values.iter().zip(&per_value) {
+        for m in mutated {
+            out.push(format!("{}{}{}", &call[inner.0..value.start_byte()], m, &call[value.end_byte()..inner.1]));
+        }
+    }
+    if wide {
+        // Two arguments at once, a few of each: some functions only change their result when
+        // both do (`f(text, n)` that pads `text` to `n`).
+        for i in 0..values.len() {
+            for j in i + 1..values.len() {
+                for (a, b) in per_value[i].iter().take(3).zip(per_value[j].iter().take(3)) {
+                    out.push(format!(
+                        "{}{a}{}{b}{}",
+                        &call[inner.0..values[i].start_byte()],
+                        &call[values[i].end_byte()..values[j].start_byte()],
+                        &call[values[j].end_byte()..inner.1]
+                    ));
+                }
+            }
         }
     }
     let original = &call[inner.0..inner.1];
@@ -104,7 +229,9 @@ fn mutations(node: Node, source: &str) -> Vec<String> {
         }
         "true" => vec!["False".to_string()],
         "false" => vec!["True".to_string()],
-        "none" => vec!["0".to_string()],
+        // Inside a container `None` is left alone (dropping or swapping elements still changes
+        // the value); a `None` output gets its own candidates (`instead_of_none`).
+        "none" => Vec::new(),
         "string" => change_one_character(t),
         "parenthesized_expression" => named_children(node)
             .first()
@@ -113,6 +240,154 @@ fn mutations(node: Node, source: &str) -> Vec<String> {
         "list" | "tuple" | "set" | "dictionary" => container_mutations(node, source),
         "call" if t == "set()" => vec!["{0}".to_string()],
         _ => Vec::new(),
+    }
+}
+
+/// Strings every string argument may become (letters, digits, spaces, punctuation): different
+/// character classes are what string functions tell apart. ASCII only: RustPython 0.5 panics
+/// natively on some slices of non-ASCII strings (`s[::-1][::2].rfind(...)`), which would abort
+/// the command line; no sample's own input is made non-ASCII.
+const OTHER_STRINGS: &[&str] = &["", "a", "A", "1", " ", "abc", "ABC", "123", "a1 B2", "Hello, World!", "aaaa", "x.y-z", "42.42"];
+/// What an empty container may be filled with, so that its elements' type can still be guessed.
+const OTHER_ELEMENTS: &[&str] = &["0", "1, 2, 3", "'a'", "'a', 'b'", "-1, 0", "[0]"];
+const OTHER_ENTRIES: &[&str] = &["0: 0", "'a': 1", "'a': 'b'", "1: 'a'", "'a': [0]"];
+
+/// Mutations further from the value than [`mutations`] (which they include), keeping its type.
+fn wider(node: Node, source: &str) -> Vec<String> {
+    let t = text(node, source);
+    let mut out = mutations(node, source);
+    let int_value = |t: &str| t.replace('_', "").parse::<i128>().ok();
+    match node.kind_name() {
+        "integer" | "unary_operator" if int_value(t).is_some() => {
+            let v = int_value(t).unwrap_or(0);
+            out.extend([Some(0), v.checked_neg(), v.checked_add(10), v.checked_mul(2).and_then(|d| d.checked_add(3)), Some(100), Some(-7)].into_iter().flatten().map(|w| w.to_string()));
+        }
+        "float" | "unary_operator" if t.trim_start_matches('-').parse::<f64>().is_ok() => {
+            out.extend(["0.0", "1.5", "-2.25", "100.0"].iter().map(|s| s.to_string()));
+        }
+        "string" => out.extend(other_strings(t)),
+        "parenthesized_expression" => {
+            if let Some(inner) = named_children(node).first() {
+                out.extend(wider(*inner, source).into_iter().map(|m| format!("({m})")));
+            }
+        }
+        "list" | "tuple" | "set" | "dictionary" => out.extend(other_containers(node, source)),
+        "call" if t == "set()" => out.extend(OTHER_ELEMENTS.iter().map(|e| format!("{{{e}}}"))),
+        // `dict(a=1)`, `range(1, 5)`, `''.join(['A'] * 3)`: the values inside change.
+        "call" => {
+            let arguments: Vec<Node> = node.child_by_field_name("arguments").map(named_children).unwrap_or_default().into_iter().filter(|n| n.kind_name() != "comment").collect();
+            // One argument left out: `range(2, 9)` -> `range(9)`, `dict(a=1, b=2)` -> `dict(b=2)`.
+            for (i, argument) in arguments.iter().enumerate() {
+                let end = arguments.get(i + 1).map_or(argument.end_byte(), |next| next.start_byte());
+                let start = if i + 1 == arguments.len() && i > 0 { arguments[i - 1].end_byte() } else { argument.start_byte() };
+                out.push(format!("{}{}", &source[node.start_byte()..start], &source[end..node.end_byte()]));
+            }
+            for argument in arguments {
+                let value = if argument.kind_name() == "keyword_argument" { argument.child_by_field_name("value") } else { Some(argument) };
+                let Some(value) = value else { continue };
+                for m in wider(value, source).into_iter().take(8) {
+                    out.push(format!("{}{m}{}", &source[node.start_byte()..value.start_byte()], &source[value.end_byte()..node.end_byte()]));
+                }
+            }
+        }
+        "binary_operator" => {
+            for side in ["left", "right"] {
+                let Some(operand) = node.child_by_field_name(side) else { continue };
+                for m in wider(operand, source).into_iter().take(8) {
+                    out.push(format!("{}{m}{}", &source[node.start_byte()..operand.start_byte()], &source[operand.end_byte()..node.end_byte()]));
+                }
+            }
+        }
+        _ => {}
+    }
+    out.retain(|m| m != t);
+    out
+}
+
+/// Other strings with the same prefix and quotes: from [`OTHER_STRINGS`], and the body reversed,
+/// extended, shortened, doubled and in other cases (only for bodies without escapes).
+fn other_strings(t: &str) -> Vec<String> {
+    let Some(open) = t.find(['\'', '"']) else { return Vec::new() };
+    let quote = &t[open..open + 1];
+    let quote_len = if t[open..].starts_with(&quote.repeat(3)) { 3 } else { 1 };
+    let prefix = &t[..open];
+    let lower_prefix = prefix.to_ascii_lowercase();
+    if lower_prefix.contains('f') || t.len() < open + 2 * quote_len {
+        return Vec::new();
+    }
+    let quotes = &t[open..open + quote_len];
+    let body = &t[open + quote_len..t.len() - quote_len];
+    let mut bodies: Vec<String> = OTHER_STRINGS.iter().map(|s| s.to_string()).collect();
+    if !body.contains('\\') && !body.contains(['\'', '"']) {
+        let chars: Vec<char> = body.chars().collect();
+        bodies.push(chars.iter().rev().collect());
+        bodies.push(format!("{body}a"));
+        bodies.push(format!("{body}1"));
+        bodies.push(format!("{body} "));
+        bodies.push(body.repeat(2));
+        bodies.push(body.to_uppercase());
+        bodies.push(body.to_lowercase());
+        bodies.push(chars.iter().skip(1).collect());
+        bodies.push(chars.iter().take(chars.len().saturating_sub(1)).collect());
+    }
+    bodies
+        .into_iter()
+        .filter(|b| b != body)
+        .map(|b| format!("{prefix}{quotes}{b}{quotes}"))
+        .collect()
+}
+
+/// Emptied, reversed, grown, or (when empty) filled containers of the same kind, and wider
+/// mutations of a few elements.
+fn other_containers(node: Node, source: &str) -> Vec<String> {
+    let kind = node.kind_name();
+    let nodes: Vec<Node> = named_children(node).into_iter().filter(|n| n.kind_name() != "comment").collect();
+    let elements: Vec<String> = nodes.iter().map(|n| text(*n, source).to_string()).collect();
+    let rebuild = |items: &[String]| rebuild_container(kind, items);
+    let mut out = Vec::new();
+    if elements.is_empty() {
+        let fillers = if kind == "dictionary" { OTHER_ENTRIES } else { OTHER_ELEMENTS };
+        for filler in fillers {
+            out.push(rebuild(&[filler.to_string()]));
+        }
+        return out;
+    }
+    out.push(rebuild(&[]));
+    if kind != "set" && kind != "dictionary" {
+        let mut reversed = elements.clone();
+        reversed.reverse();
+        out.push(rebuild(&reversed));
+    }
+    if kind != "dictionary" {
+        let mut grown = elements.clone();
+        grown.push(elements[0].clone());
+        out.push(rebuild(&grown));
+        if kind != "set" {
+            out.push(rebuild(&[elements.clone(), elements.clone()].concat()));
+        }
+    }
+    for &i in [0, elements.len() / 2, elements.len() - 1].iter().collect::<std::collections::BTreeSet<_>>() {
+        // An element, or a dict entry's value and its key.
+        let targets = if nodes[i].kind_name() == "pair" { vec![nodes[i].child_by_field_name("value"), nodes[i].child_by_field_name("key")] } else { vec![Some(nodes[i])] };
+        for target in targets.into_iter().flatten() {
+            for m in wider(target, source).into_iter().take(6) {
+                let mut changed = elements.clone();
+                changed[i] = format!("{}{m}{}", &source[nodes[i].start_byte()..target.start_byte()], &source[target.end_byte()..nodes[i].end_byte()]);
+                out.push(rebuild(&changed));
+            }
+        }
+    }
+    out
+}
+
+/// A container literal of `kind` (a tree-sitter node kind) holding `items`.
+fn rebuild_container(kind: &str, items: &[String]) -> String {
+    match kind {
+        "list" => format!("[{}]", items.join(", ")),
+        "tuple" if items.len() == 1 => format!("({},)", items[0]),
+        "tuple" => format!("({})", items.join(", ")),
+        "set" if items.is_empty() => "set()".to_string(),
+        _ => format!("{{{}}}", items.join(", ")),
     }
 }
 
@@ -174,15 +449,7 @@ fn change_one_character(t: &str) -> Vec<String> {
 fn container_mutations(node: Node, source: &str) -> Vec<String> {
     let elements: Vec<String> = named_children(node).into_iter().filter(|n| n.kind_name() != "comment").map(|n| text(n, source).to_string()).collect();
     let nodes: Vec<Node> = named_children(node).into_iter().filter(|n| n.kind_name() != "comment").collect();
-    let rebuild = |items: &[String]| -> String {
-        match node.kind_name() {
-            "list" => format!("[{}]", items.join(", ")),
-            "tuple" if items.len() == 1 => format!("({},)", items[0]),
-            "tuple" => format!("({})", items.join(", ")),
-            "set" if items.is_empty() => "set()".to_string(),
-            _ => format!("{{{}}}", items.join(", ")),
-        }
-    };
+    let rebuild = |items: &[String]| rebuild_container(node.kind_name(), items);
     if elements.is_empty() {
         let filler = if node.kind_name() == "dictionary" { "0: 0" } else { "0" };
         return vec![rebuild(&[filler.to_string()])];
@@ -253,6 +520,37 @@ mod tests {
         let mut expected = vec!["[0], x='a'", "[2], x='a'", "[], x='a'", "[1], x='b'"];
         expected.sort();
         assert_eq!(got_sorted, expected);
+    }
+
+    #[test]
+    fn none_gets_plausible_values_of_other_types() {
+        let request = WrongAnswerRequest { code: "", function_name: "f", call: "f([1, 2], None, k=-3, g=len)", expected_output: "None", prediction: Prediction::Output };
+        let mut got = OfflineWrongAnswers::default().candidates(&request, &mut Rng::new(0)).unwrap();
+        got.sort();
+        assert_eq!(got, ["''", "-3", "0", "False", "[1, 2]", "[]"]);
+        // Inside a container, None is dropped or moved, never turned into 0.
+        let mut inner = mutations_of_literal("[None, 1]").unwrap();
+        inner.sort();
+        assert_eq!(inner, ["[1, None]", "[1]", "[None, 0]", "[None, 2]", "[None]"]);
+    }
+
+    /// Input prediction reaches further than one step, keeping each argument's type, and ends
+    /// with arguments of other types, in a fixed order.
+    #[test]
+    fn input_candidates_widen_and_end_with_other_types() {
+        let wider = wider_mutations_of_arguments("f('ab', [], range(1, 3))").unwrap();
+        for expected in ["'', [], range(1, 3)", "'ba', [], range(1, 3)", "'ab', [0], range(1, 3)", "'ab', ['a', 'b'], range(1, 3)", "'ab', [], range(3)", "'ab', [], range(1, 13)", "'bb', [0], range(1, 3)"] {
+            assert!(wider.contains(&expected.to_string()), "{expected} not in {wider:?}");
+        }
+        assert!(wider.iter().all(|w| w.is_ascii() && !w.contains('\n')), "{wider:?}");
+        assert_eq!(retyped_arguments("f()").unwrap(), ["0"]);
+        assert_eq!(retyped_arguments("f(x=1)").unwrap(), ["x=None", "x=0", "x=''", "x=[]", "x={}", "x=[0]", "x={0: 0}"]);
+        let request = WrongAnswerRequest { code: "", function_name: "f", call: "f('abc', 2)", expected_output: "0", prediction: Prediction::Input };
+        let all = OfflineWrongAnswers::default().candidates(&request, &mut Rng::new(3)).unwrap();
+        let near = mutations_of_arguments("f('abc', 2)").unwrap();
+        assert!(all[..near.len()].iter().all(|c| near.contains(c)), "one-step mutations first: {all:?}");
+        assert_eq!(all[all.len() - 3..], ["'abc', {}", "'abc', [0]", "'abc', {0: 0}"]);
+        assert_eq!(all, OfflineWrongAnswers::default().candidates(&request, &mut Rng::new(3)).unwrap(), "seeded");
     }
 
     #[test]

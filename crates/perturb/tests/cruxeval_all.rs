@@ -1,8 +1,11 @@
-//! Every deterministic kind, seeds 0..4, on all 800 CRUXEval samples: the output parses (the engine
-//! re-parses and errors on ERROR/MISSING nodes; this test parses again independently) and the same
-//! inputs give the same bytes twice. Elapsed times are printed, not asserted.
+//! Every kind, seeds 0..4, on all 800 CRUXEval samples: the output parses (the engine re-parses and
+//! errors on ERROR/MISSING nodes; this test parses again independently), the same inputs give the
+//! same bytes twice, and each kind changes every program it has something to change in (decided
+//! here from the syntax tree, not by the kinds' own analysis), so a kind that silently does nothing
+//! fails. Elapsed times are printed, not asserted.
 
 use execbench_perturb::{Kind, Options, perturb_sample, syntax};
+use tree_sitter::Node;
 
 const DATASET: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../public/data/cruxeval/cruxeval.jsonl");
 
@@ -10,6 +13,53 @@ fn parses(code: &str) -> bool {
     let mut parser = tree_sitter::Parser::new();
     parser.set_language(&tree_sitter_python::LANGUAGE.into()).expect("grammar loads");
     parser.parse(code, None).is_some_and(|t| !t.root_node().has_error())
+}
+
+/// What a program offers the kinds, read from its tree.
+struct Offers {
+    /// An `if`, `elif` or `while` (RTF rewrites every condition).
+    condition: bool,
+    /// The tested function takes a parameter (REN renames it; GBC shadows about half of them).
+    parameter: bool,
+    /// The tested function's body starts on its own line (GBC's dead code and MPS's print for the
+    /// definition can go there).
+    body_on_own_lines: bool,
+}
+
+fn offers(code: &str, function_name: &str) -> Offers {
+    let mut parser = tree_sitter::Parser::new();
+    parser.set_language(&tree_sitter_python::LANGUAGE.into()).expect("grammar loads");
+    let tree = parser.parse(code, None).expect("a tree");
+    let mut nodes = vec![tree.root_node()];
+    let mut all: Vec<Node> = Vec::new();
+    while let Some(node) = nodes.pop() {
+        all.push(node);
+        let mut cursor = node.walk();
+        nodes.extend(node.children(&mut cursor));
+    }
+    let condition = all.iter().any(|n| matches!(n.kind(), "if_statement" | "elif_clause" | "while_statement"));
+    let tested = all.iter().find(|n| {
+        n.kind() == "function_definition"
+            && n.parent().is_some_and(|p| p.kind() == "module" || p.kind() == "decorated_definition")
+            && n.child_by_field_name("name").is_some_and(|name| &code[name.byte_range()] == function_name)
+    });
+    let parameter = tested.and_then(|f| f.child_by_field_name("parameters")).is_some_and(|p| p.named_child_count() > 0);
+    let body_on_own_lines = tested.is_some_and(|f| {
+        f.child_by_field_name("body").and_then(|b| b.named_child(0)).is_some_and(|first| first.start_position().row > f.start_position().row)
+    });
+    Offers { condition, parameter, body_on_own_lines }
+}
+
+/// Whether `kind` must change a program that offers `o` (with the default options, `p = 1`).
+fn must_change(kind: Kind, o: &Offers) -> bool {
+    match kind {
+        Kind::Rtf => o.condition,
+        Kind::Ren => o.parameter,
+        Kind::Gbc | Kind::PscAll => o.parameter || o.body_on_own_lines,
+        Kind::Mps => o.body_on_own_lines,
+        // Every program has a definition line for MCC's comment and a place for MHC's hint.
+        Kind::Mcc | Kind::Mhc => true,
+    }
 }
 
 fn reparse_matches_fresh_parse(original: &str, perturbed: &str, edits: &[execbench_perturb::Edit]) -> bool {
@@ -25,12 +75,17 @@ fn all_kinds_all_seeds_parse_and_are_deterministic() {
     let samples = execbench_core::load_jsonl("cruxeval.jsonl", &text).samples;
     assert_eq!(samples.len(), 800);
     let mut problems = Vec::new();
-    for kind in Kind::DETERMINISTIC {
+    let offered: Vec<Offers> = samples.iter().map(|s| offers(&s.code, &s.function_name)).collect();
+    let with_conditions = offered.iter().filter(|o| o.condition).count();
+    // CRUXEval has many programs without any `if`/`elif`/`while`: RTF leaves those as they are.
+    assert!((300..600).contains(&with_conditions), "{with_conditions} programs with a condition");
+    for kind in Kind::ALL {
         let started = std::time::Instant::now();
         let mut changed = 0;
+        let mut expected = 0;
         for seed in 0..5 {
             let options = Options::with_seed(seed);
-            for sample in &samples {
+            for (sample, offers) in samples.iter().zip(&offered) {
                 let first = perturb_sample(sample, kind, &options);
                 let second = perturb_sample(sample, kind, &options);
                 match (&first, &second) {
@@ -46,7 +101,15 @@ fn all_kinds_all_seeds_parse_and_are_deterministic() {
                         if kind != Kind::PscAll && !reparse_matches_fresh_parse(&sample.code, &a.code, &a.edits) {
                             problems.push(format!("{kind} seed {seed} {}: re-parse after edits differs from a fresh parse", sample.id));
                         }
-                        changed += usize::from(a.code != sample.code);
+                        let did_change = a.code != sample.code;
+                        changed += usize::from(did_change);
+                        expected += usize::from(must_change(kind, offers));
+                        if must_change(kind, offers) && !did_change {
+                            problems.push(format!("{kind} seed {seed} {}: left unchanged, though the program offers something to change", sample.id));
+                        }
+                        if kind == Kind::Rtf && did_change && !offers.condition {
+                            problems.push(format!("RTF seed {seed} {}: changed a program without conditions", sample.id));
+                        }
                     }
                     (Err(e), _) => problems.push(format!("{kind} seed {seed} {}: {e}", sample.id)),
                     (Ok(_), Err(e)) => problems.push(format!("{kind} seed {seed} {}: second run failed: {e}", sample.id)),
@@ -54,7 +117,11 @@ fn all_kinds_all_seeds_parse_and_are_deterministic() {
             }
         }
         let build = if cfg!(debug_assertions) { "debug" } else { "release" };
-        eprintln!("{kind}: 2 x 4000 perturbations in {:?} ({build} build), {changed} of 4000 changed the code", started.elapsed());
+        eprintln!(
+            "{kind}: 2 x 4000 perturbations in {:?} ({build} build), {changed} of 4000 changed the code ({expected} had to), {} left as they were",
+            started.elapsed(),
+            4000 - changed
+        );
     }
     assert!(problems.is_empty(), "{} problems:\n{}", problems.len(), problems.join("\n"));
 }

@@ -1,10 +1,15 @@
 //! MHC: a misleading hint comment claiming a wrong answer. Output prediction:
 //! `# The return value is X` at the tested function's only return, or on its own line after the
 //! function when it has none or several. Input prediction: `# The function call is f(X)` on the
-//! definition line. X comes from a [`WrongAnswerSource`]; with an engine, candidates that
-//! execution shows are not wrong are skipped.
+//! definition line. X comes from a [`WrongAnswerSource`]: the first proposal that is not the true
+//! value as a literal is placed, the rest are kept in [`Hint::alternatives`]. Perturbing runs no
+//! Python; [`crate::verify::Verification`] checks the claim by execution and, when it turns out
+//! right after all (or cannot be evaluated), re-places the hint with the next alternative.
 
-use execbench_core::{Limits, Outcome, PythonEngine, RunRequest};
+use std::collections::BTreeSet;
+
+use execbench_core::{Limits, Outcome, RunRequest};
+use execbench_eval::parse_literal;
 use tree_sitter::{Node, Tree};
 
 use crate::syntax::NodeKind;
@@ -12,10 +17,10 @@ use crate::edit::{self, TextEdit};
 use crate::rng::Rng;
 use crate::syntax::{self, comment_fits_at, line_end, named_children, newline_of, preorder, text};
 use crate::wrong_answer::{WrongAnswerRequest, WrongAnswerSource};
-use crate::{Edit, Hint, Kind, Options, PerturbError, Perturbed, Prediction, Program};
+use crate::{Edit, Hint, Kind, Options, PerturbError, Prediction, Program};
 
-/// The hint for the first candidate of `source` (no execution check here; [`crate::verify`] checks).
-pub fn first_hint(
+/// The hint for the first usable candidate of `source`, with the other candidates as alternatives.
+pub fn hint(
     program: &Program,
     tree: &Tree,
     expected_output: &str,
@@ -23,11 +28,15 @@ pub fn first_hint(
     rng: &mut Rng,
     source: &mut dyn WrongAnswerSource,
 ) -> Result<(Program, Vec<Edit>, Hint), PerturbError> {
-    let candidates = candidates(program, expected_output, options, rng, source)?;
-    let claimed = candidates.into_iter().next().ok_or_else(|| PerturbError::Unsupported("MHC: no wrong answer proposed".to_string()))?;
-    place_hint(program, tree, options.prediction, &claimed)
+    let mut candidates = candidates(program, expected_output, options, rng, source)?.into_iter();
+    let claimed = candidates.next().ok_or_else(|| PerturbError::Unsupported("MHC: no wrong answer proposed".to_string()))?;
+    let (next, edits) = place_hint(program, tree, options.prediction, &claimed)?;
+    Ok((next, edits, Hint { prediction: options.prediction, claimed, alternatives: candidates.collect() }))
 }
 
+/// The source's proposals in its order, without repeats, line breaks (a comment is one line) or,
+/// for output prediction, values equal to the true one as literals (type-aware: `1` and `1.0`
+/// differ; what only Python's `==` equates is left to the execution check).
 fn candidates(program: &Program, expected_output: &str, options: &Options, rng: &mut Rng, source: &mut dyn WrongAnswerSource) -> Result<Vec<String>, PerturbError> {
     let request = WrongAnswerRequest {
         code: &program.code,
@@ -36,50 +45,47 @@ fn candidates(program: &Program, expected_output: &str, options: &Options, rng: 
         expected_output,
         prediction: options.prediction,
     };
-    let candidates = source.candidates(&request, rng).map_err(|e| PerturbError::Unsupported(format!("MHC: {e}")))?;
-    Ok(candidates.into_iter().filter(|c| !c.contains('\n') && !c.contains('\r')).collect())
-}
-
-/// MHC with any source, checking each candidate by execution until one is really wrong.
-pub fn perturb_with_source(
-    program: &Program,
-    expected_output: &str,
-    options: &Options,
-    sample_id: &str,
-    source: &mut dyn WrongAnswerSource,
-    engine: &mut dyn PythonEngine,
-    limits: Limits,
-) -> Result<Perturbed, PerturbError> {
-    let mut rng = Rng::for_sample(sample_id, Kind::Mhc.name(), options.seed);
-    for claimed in candidates(program, expected_output, options, &mut rng, source)? {
-        let hint = Hint { prediction: options.prediction, claimed: claimed.clone() };
-        if hint_is_wrong(engine, program, expected_output, &hint, limits) == Ok(true) {
-            let tree = syntax::parse_valid(&program.code, "the code")?;
-            let (next, edits, hint) = place_hint(program, &tree, options.prediction, &claimed)?;
-            syntax::check_output(&next.code, "MHC")?;
-            return Ok(Perturbed { code: next.code, call: next.call, function_name: next.function_name, edits, hint: Some(hint) });
-        }
+    let proposed = source.candidates(&request, rng).map_err(|e| PerturbError::Unsupported(format!("MHC: {e}")))?;
+    let truth = match options.prediction {
+        Prediction::Output => parse_literal(expected_output).ok(),
+        Prediction::Input => None,
+    };
+    let mut seen = BTreeSet::new();
+    let kept: Vec<String> = proposed
+        .into_iter()
+        .map(|c| c.trim().to_string())
+        .filter(|c| !c.is_empty() && !c.contains('\n') && !c.contains('\r'))
+        .filter(|c| truth.as_ref().is_none_or(|t| parse_literal(c).ok().as_ref() != Some(t)))
+        .filter(|c| seen.insert(c.clone()))
+        .collect();
+    if kept.is_empty() {
+        return Err(PerturbError::Unsupported("MHC: every proposed answer equals the true one".to_string()));
     }
-    Err(PerturbError::Unsupported("MHC: no proposed answer was shown wrong by execution".to_string()))
+    Ok(kept)
 }
 
-/// Whether the claim really is wrong: `Ok(true)` when the claimed value differs from the expected
-/// output (output prediction) or the claimed call returns something else (input prediction);
-/// `Err` with the engine's reason when the claim could not be evaluated.
-pub fn hint_is_wrong(engine: &mut dyn PythonEngine, program: &Program, expected_output: &str, hint: &Hint, limits: Limits) -> Result<bool, String> {
-    hint_verdict(engine.run(&hint_request(program, expected_output, hint, limits)).outcome)
+/// The hint claiming `claimed`, placed on the unhinted program again: verification's fallback when
+/// the first claim turned out not to be wrong. The output is re-parsed like any perturbation's.
+pub fn replace_hint(original: &Program, prediction: Prediction, claimed: &str) -> Result<(Program, Vec<Edit>), PerturbError> {
+    let tree = syntax::parse_valid(&original.code, "the code")?;
+    let (next, edits) = place_hint(original, &tree, prediction, claimed)?;
+    syntax::check_edited_output(&tree, &next.code, &edits, Kind::Mhc.name())?;
+    Ok((next, edits))
 }
 
-/// The run that decides [`hint_is_wrong`], for callers that run Python elsewhere (the page's worker).
-pub fn hint_request(program: &Program, expected_output: &str, hint: &Hint, limits: Limits) -> RunRequest {
-    let request = match hint.prediction {
-        Prediction::Output => RunRequest::new("", hint.claimed.clone()),
-        Prediction::Input => RunRequest::new(program.code.clone(), format!("{}({})", program.function_name, hint.claimed)),
+/// The run that decides whether a claim is wrong: the claimed value compared with the expected
+/// output (output prediction), or the function called with the claimed arguments (input prediction).
+pub fn hint_request(program: &Program, expected_output: &str, prediction: Prediction, claimed: &str, limits: Limits) -> RunRequest {
+    let request = match prediction {
+        Prediction::Output => RunRequest::new("", claimed),
+        Prediction::Input => RunRequest::new(program.code.clone(), format!("{}({claimed})", program.function_name)),
     };
     request.expecting(expected_output).with_limits(limits)
 }
 
-/// [`hint_is_wrong`]'s answer from the outcome of [`hint_request`].
+/// From the outcome of [`hint_request`]: `Ok(true)` when the claim is wrong, `Ok(false)` when it is
+/// the true answer, `Err` with the engine's reason when it could not be evaluated (it raised, it
+/// timed out): a claim that crashes is no plausible hint either.
 pub fn hint_verdict(outcome: Outcome) -> Result<bool, String> {
     match outcome {
         Outcome::Value { matches: Some(matches), .. } => Ok(!matches),
@@ -88,7 +94,7 @@ pub fn hint_verdict(outcome: Outcome) -> Result<bool, String> {
 }
 
 /// `tree` is the program's syntax tree.
-fn place_hint(program: &Program, tree: &Tree, prediction: Prediction, claimed: &str) -> Result<(Program, Vec<Edit>, Hint), PerturbError> {
+fn place_hint(program: &Program, tree: &Tree, prediction: Prediction, claimed: &str) -> Result<(Program, Vec<Edit>), PerturbError> {
     let code = &program.code;
     let root = tree.root_node();
     let function = named_children(root)
@@ -101,7 +107,7 @@ fn place_hint(program: &Program, tree: &Tree, prediction: Prediction, claimed: &
         Prediction::Input => {
             let comment = format!("  # The function call is {}({claimed})", program.function_name);
             let body = function.child_by_field_name("body").map_or(function.end_byte(), |b| b.start_byte());
-            let colon = syntax::children(function).into_iter().filter(|c| c.kind_name() == ":" && c.end_byte() <= body).last();
+            let colon = syntax::children(function).into_iter().rfind(|c| c.kind_name() == ":" && c.end_byte() <= body);
             let at = colon.map(|c| line_end(code, c.end_byte())).filter(|at| comment_fits_at(code, root, *at));
             let at = at.ok_or_else(|| PerturbError::Unsupported("MHC: no room for a comment on the definition line".to_string()))?;
             TextEdit::insert(at, comment)
@@ -123,8 +129,7 @@ fn place_hint(program: &Program, tree: &Tree, prediction: Prediction, claimed: &
         }
     };
     let (new_code, edits) = edit::apply(code, Kind::Mhc, vec![edit])?;
-    let hint = Hint { prediction, claimed: claimed.to_string() };
-    Ok((Program { code: new_code, ..program.clone() }, edits, hint))
+    Ok((Program { code: new_code, ..program.clone() }, edits))
 }
 
 /// The function's own `return`s (not those of nested functions, lambdas or classes).

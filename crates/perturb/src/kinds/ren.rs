@@ -26,9 +26,9 @@ const INTROSPECTING_CALLS: &[&str] = &["locals", "vars", "globals", "eval", "exe
 const INTROSPECTING_ATTRIBUTES: &[&str] =
     &["__name__", "__qualname__", "__code__", "__dict__", "__defaults__", "__kwdefaults__", "f_locals", "f_globals"];
 
-/// The renamed program and the edits made to its code. `code_tree` and `call_tree` are the syntax
-/// trees of the program's code and call.
-pub fn rename(program: &Program, code_tree: &Tree, call_tree: &Tree) -> Result<(Program, Vec<Edit>), PerturbError> {
+/// The renamed program, the edits made to its code and those made to its call. `code_tree` and
+/// `call_tree` are the syntax trees of the program's code and call.
+pub fn rename(program: &Program, code_tree: &Tree, call_tree: &Tree) -> Result<(Program, Vec<Edit>, Vec<Edit>), PerturbError> {
     if let Some(at) = syntax::first_error(code_tree.root_node()) {
         return Err(PerturbError::InvalidInput(format!("the code does not parse (syntax error at byte {at})")));
     }
@@ -43,6 +43,7 @@ pub fn rename(program: &Program, code_tree: &Tree, call_tree: &Tree) -> Result<(
         after_start_byte: program.code.len(),
         before: String::new(),
         after: combined[program.code.len()..].to_string(),
+        target: crate::edit::Target::Code,
     };
     let tree = syntax::reparse(code_tree, &combined, std::slice::from_ref(&appended))?;
     if let Some(at) = syntax::first_error(tree.root_node()) {
@@ -76,9 +77,9 @@ pub fn rename(program: &Program, code_tree: &Tree, call_tree: &Tree) -> Result<(
         }
     }
     let new_function_name = plan.function_names.get(&program.function_name).cloned().unwrap_or_else(|| "f".to_string());
-    let (call, _) = crate::edit::apply(&program.call, Kind::Ren, call_edits)?;
+    let (call, call_report) = crate::edit::apply_to(&program.call, Kind::Ren, crate::edit::Target::Call, call_edits)?;
     let (code, report) = crate::edit::apply(&program.code, Kind::Ren, code_edits)?;
-    Ok((Program { code, call, function_name: new_function_name }, report))
+    Ok((Program { code, call, function_name: new_function_name }, report, call_report))
 }
 
 /// The call must be one expression calling the function under test by name.
@@ -404,6 +405,30 @@ mod tests {
         for (code, call, needle) in cases {
             let error = ren(code, "f", call).expect_err(code).to_string();
             assert!(error.contains(needle), "{code}: {error}");
+        }
+    }
+
+    /// The call's renames are reported as edits of the call, placed in the call's own texts, also
+    /// after PSC_ALL's other stages have edited the code.
+    #[test]
+    fn call_edits_are_reported_and_placed_in_the_call() {
+        use crate::{Target, place};
+        for kind in [Kind::Ren, Kind::PscAll] {
+            let out = perturb("def minimumCost(s):\n    if s:\n        return 1\n    return 0", "minimumCost", "minimumCost(s='0011')", "1", kind, &Options::default(), "t").unwrap();
+            assert_eq!(out.call, "f(Var_1='0011')");
+            let placed = place(&out.edits);
+            let in_call: Vec<(&str, &str, &str, &str)> = out
+                .edits
+                .iter()
+                .zip(&placed)
+                .filter(|(e, _)| e.target == Target::Call)
+                .map(|(e, p)| (e.before.as_str(), e.after.as_str(), &"minimumCost(s='0011')"[p.before.clone()], &out.call[p.after.clone()]))
+                .collect();
+            assert_eq!(in_call, [("minimumCost", "f", "minimumCost", "f"), ("s", "Var_1", "s", "Var_1")], "{kind}");
+            // Code edits still point into the code.
+            for (e, p) in out.edits.iter().zip(&placed).filter(|(e, _)| e.target == Target::Code && e.kind == Kind::Ren) {
+                assert_eq!(&out.code[p.after.clone()], e.after, "{kind}");
+            }
         }
     }
 
