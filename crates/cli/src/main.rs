@@ -9,7 +9,7 @@ mod verify;
 
 use args::Args;
 
-const USAGE: &str = "usage:\n  execbench verify --dataset FILE.jsonl [--time-limit SECONDS]\n  execbench perturb --dataset FILE.jsonl --kind KIND [--seed N] [--p X] [--once] [--verify] [--time-limit SECONDS] [--format execbench|codecrash] --out FILE.jsonl\n  execbench score --dataset FILE.jsonl --generations FILE --task output|input [--mode strict|compatible] [--time-limit SECONDS] [--out FILE.jsonl]\n";
+const USAGE: &str = "usage:\n  execbench verify --dataset FILE.jsonl [--time-limit SECONDS]\n  execbench perturb --dataset FILE.jsonl --kind KIND [--seed N] [--p X] [--once] [--prediction output|input] [--no-verify] [--time-limit SECONDS] [--format execbench|codecrash] --out FILE.jsonl\n  execbench score --dataset FILE.jsonl --generations FILE --task output|input [--mode strict|compatible] [--time-limit SECONDS] [--out FILE.jsonl]\n";
 
 fn main() {
     let argv: Vec<String> = std::env::args().skip(1).collect();

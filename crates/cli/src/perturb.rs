@@ -1,23 +1,24 @@
-//! `execbench perturb`: perturb every sample of a dataset with one kind and seed, optionally verify
-//! each result by execution, and write the rows as JSON Lines (the same rows, in the same bytes,
-//! as the library's dataset export).
+//! `execbench perturb`: perturb every sample of a dataset with one kind and seed, verify each result
+//! by execution (as the page always does; `--no-verify` skips it), and write the rows as JSON Lines
+//! (the same rows, in the same bytes, as the library's dataset export and the page's download).
 
 use std::path::Path;
 use std::time::Instant;
 
 use execbench_core::{Limits, PythonEngine, load_jsonl_bytes};
-use execbench_perturb::{DatasetRun, Kind, Options, perturb_dataset, to_codecrash_jsonl, to_jsonl};
+use execbench_perturb::{DatasetRun, Kind, Options, Prediction, perturb_dataset, to_codecrash_jsonl, to_jsonl};
 use execbench_pyengine::RustPythonEngine;
 
 use crate::args::Args;
 use crate::progress::Progress;
 
-pub const USAGE: &str = "execbench perturb --dataset FILE.jsonl --kind KIND [--seed N] [--p X] [--once] [--verify] [--time-limit SECONDS] [--format execbench|codecrash] --out FILE.jsonl";
+pub const USAGE: &str = "execbench perturb --dataset FILE.jsonl --kind KIND [--seed N] [--p X] [--once] [--prediction output|input] [--no-verify] [--time-limit SECONDS] [--format execbench|codecrash] --out FILE.jsonl";
 
-/// Flags that take no value.
-pub const SWITCHES: &[&str] = &["once", "verify"];
+/// Flags that take no value. `--verify` is what the command does anyway; it is still accepted so
+/// that scripts written when verifying was optional keep working.
+pub const SWITCHES: &[&str] = &["once", "verify", "no-verify"];
 
-const KNOWN_FLAGS: &[&str] = &["dataset", "kind", "seed", "p", "once", "verify", "time-limit", "format", "out"];
+const KNOWN_FLAGS: &[&str] = &["dataset", "kind", "seed", "p", "once", "prediction", "verify", "no-verify", "time-limit", "format", "out"];
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Format {
@@ -58,8 +59,16 @@ fn settings(args: &Args) -> Result<Settings<'_>, String> {
     if !(seconds > 0.0 && seconds <= 3600.0) {
         return Err(format!("--time-limit must be between 0 and 3600 seconds, got {seconds}"));
     }
-    let verify_limits = args.switch("verify").then(|| Limits { time_ms: (seconds * 1000.0).round() as u32, max_steps: 0 });
-    let options = Options { seed, p, once: args.switch("once"), ..Options::default() };
+    let prediction = match args.optional("prediction").unwrap_or("output") {
+        "output" => Prediction::Output,
+        "input" => Prediction::Input,
+        other => return Err(format!("unknown --prediction `{other}` (known: output, input)")),
+    };
+    if args.switch("verify") && args.switch("no-verify") {
+        return Err("--verify and --no-verify contradict each other (verifying is the default)".to_string());
+    }
+    let verify_limits = (!args.switch("no-verify")).then(|| Limits { time_ms: (seconds * 1000.0).round() as u32, max_steps: 0 });
+    let options = Options { seed, p, once: args.switch("once"), prediction };
     Ok(Settings { dataset, out, kind, options, verify_limits, format })
 }
 
@@ -68,8 +77,9 @@ fn dataset_name(path: &str) -> String {
     Path::new(path).file_stem().map_or_else(|| path.to_string(), |stem| stem.to_string_lossy().into_owned())
 }
 
-/// Returns the process exit code: 0 when every row was valid and every sample was perturbed (and
-/// verified), 1 otherwise. Rows that failed are reported on stderr and never written.
+/// Returns the process exit code: 0 when every row was valid and every sample was perturbed and
+/// verified, 1 otherwise. Rows that failed are reported on stderr and never written. Unchanged
+/// rows (the kind found nothing to change) are written, counted, and no failure.
 pub fn run(args: &Args) -> Result<i32, String> {
     let settings = settings(args)?;
     let bytes = std::fs::read(settings.dataset).map_err(|e| format!("cannot read {}: {e}", settings.dataset))?;
@@ -80,6 +90,7 @@ pub fn run(args: &Args) -> Result<i32, String> {
     let name = dataset_name(settings.dataset);
     let mut engine = settings.verify_limits.map(|_| RustPythonEngine::new());
     let mut run = DatasetRun::default();
+    let mut unchanged = 0;
     let mut progress = Progress::new(report.samples.len());
     let started = Instant::now();
     for sample in &report.samples {
@@ -90,6 +101,7 @@ pub fn run(args: &Args) -> Result<i32, String> {
             _ => None,
         };
         let one = perturb_dataset(std::slice::from_ref(sample), &name, &[settings.kind], &[settings.options.seed], &settings.options, verifier);
+        unchanged += one.unchanged_of(settings.kind);
         run.rows.extend(one.rows);
         run.failures.extend(one.failures);
         progress.tick(run.failures.len());
@@ -107,8 +119,10 @@ pub fn run(args: &Args) -> Result<i32, String> {
     let not_perturbed = run.failures.iter().filter(|f| f.stage != "verify").count();
     let failed_verification = run.failures.len() - not_perturbed;
     let verified = if settings.verify_limits.is_some() { "verified and " } else { "" };
+    // Rows the kind left as they were are written too (the perturbed dataset keeps every sample),
+    // but they are counted, so that a kind with nothing to do is not mistaken for a perturbation.
     eprintln!(
-        "{} seed {}: {} rows, {} invalid; {} {verified}written to {}, {not_perturbed} not perturbed, {failed_verification} failed verification ({elapsed_ms:.0} ms)",
+        "{} seed {}: {} rows, {} invalid; {} {verified}written to {} ({unchanged} unchanged: nothing to perturb), {not_perturbed} not perturbed, {failed_verification} failed verification ({elapsed_ms:.0} ms)",
         settings.kind,
         settings.options.seed,
         report.rows,
@@ -138,6 +152,8 @@ mod tests {
             (&["--kind", "REN", "--format", "csv"], "unknown --format `csv` (known: execbench, codecrash)"),
             (&["--kind", "REN", "--seed", "-1"], "--seed expects a number, got `-1`"),
             (&["--kind", "REN", "--colour", "x"], "unknown flag --colour"),
+            (&["--kind", "MHC", "--prediction", "both"], "unknown --prediction `both` (known: output, input)"),
+            (&["--kind", "REN", "--verify", "--no-verify"], "--verify and --no-verify contradict each other (verifying is the default)"),
         ];
         for (extra, message) in cases {
             let args = parsed(&[&base[..], extra].concat());
@@ -147,6 +163,14 @@ mod tests {
         let s = settings(&args).expect("valid flags");
         assert_eq!((s.kind, s.options.seed, s.options.p, s.options.once, s.format), (Kind::PscAll, 3, 0.5, true, Format::CodeCrash));
         assert_eq!(s.verify_limits, Some(Limits { time_ms: 2000, max_steps: 0 }));
+        assert_eq!(s.options.prediction, Prediction::Output);
+        // Verifying is the default; `--verify` changes nothing, `--no-verify` turns it off.
+        let args = parsed(&[&base[..], &["--kind", "MHC", "--prediction", "input", "--time-limit", "0.5"]].concat());
+        let defaults = settings(&args).expect("valid flags");
+        assert_eq!((defaults.verify_limits, defaults.options.prediction), (Some(Limits { time_ms: 500, max_steps: 0 }), Prediction::Input));
+        let args = parsed(&[&base[..], &["--kind", "REN", "--no-verify"]].concat());
+        let unverified = settings(&args).expect("valid flags");
+        assert_eq!(unverified.verify_limits, None);
     }
 
     #[test]

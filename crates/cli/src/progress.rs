@@ -21,7 +21,7 @@ impl Progress {
         let elapsed = self.started.elapsed().as_secs_f64();
         let rate = if elapsed > 0.0 { self.done as f64 / elapsed } else { 0.0 };
         let width = 30;
-        let filled = if self.total == 0 { width } else { self.done * width / self.total };
+        let filled = (self.done * width).checked_div(self.total).unwrap_or(width);
         let line = format!(
             "[{}{}] {}/{} ({failed} failed) {:.1} s, {:.0} samples/s",
             "#".repeat(filled),
@@ -38,7 +38,7 @@ impl Progress {
                 let _ = writeln!(err);
             }
         } else {
-            let decile = if self.total == 0 { 10 } else { self.done * 10 / self.total };
+            let decile = (self.done * 10).checked_div(self.total).unwrap_or(10);
             if decile != self.last_decile || self.done == self.total {
                 self.last_decile = decile;
                 let _ = writeln!(err, "{line}");

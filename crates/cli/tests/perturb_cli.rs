@@ -1,5 +1,5 @@
 //! `execbench perturb` end to end: the built binary on a small dataset written here. Runs
-//! RustPython for `--verify`: use `cargo test --release -p execbench-cli --test perturb_cli`.
+//! RustPython to verify (the default): use `cargo test --release -p execbench-cli --test perturb_cli`.
 
 use std::path::PathBuf;
 use std::process::{Command, Output};
@@ -46,7 +46,8 @@ fn writes_one_row_per_sample_and_the_same_bytes_twice() {
         let output = execbench(&["perturb", "--dataset", dataset.to_str().unwrap(), "--kind", "PSC_ALL", "--seed", "3", "--out", out.to_str().unwrap()]);
         assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
         let log = stderr(&output);
-        assert!(log.contains("PSC_ALL seed 3: 3 rows, 0 invalid; 3 written to"), "{log}");
+        assert!(log.contains("PSC_ALL seed 3: 3 rows, 0 invalid; 3 verified and written to"), "{log}");
+        assert!(log.contains("(0 unchanged: nothing to perturb)"), "{log}");
         assert!(log.contains("3/3"), "no progress line: {log}");
     }
     assert_eq!(std::fs::read(&first).unwrap(), std::fs::read(&second).unwrap());
@@ -60,6 +61,12 @@ fn writes_one_row_per_sample_and_the_same_bytes_twice() {
         assert!(code.contains("def f(Var_1") && code.lines().count() > original.lines().count() + 3, "{code}");
         assert!(row["call"].as_str().unwrap().starts_with("f("));
     }
+    // Without verification: the same rows (only MHC's hint can change when verified).
+    let unverified = dir.join("unverified.jsonl");
+    let output = execbench(&["perturb", "--dataset", dataset.to_str().unwrap(), "--kind", "PSC_ALL", "--seed", "3", "--no-verify", "--out", unverified.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert!(stderr(&output).contains("3 rows, 0 invalid; 3 written to"), "{}", stderr(&output));
+    assert_eq!(std::fs::read(&first).unwrap(), std::fs::read(&unverified).unwrap());
     // Another seed gives other code.
     let other = dir.join("other.jsonl");
     let output = execbench(&["perturb", "--dataset", dataset.to_str().unwrap(), "--kind", "PSC_ALL", "--out", other.to_str().unwrap()]);
@@ -118,6 +125,44 @@ fn bad_rows_refusals_and_failed_verification_are_reported_and_not_written() {
     assert_eq!(ids, ["s1", "s2", "s3"]);
 }
 
+/// MHC for input prediction: the hint names a call on the definition line, and verification has
+/// checked that the claimed call really gives another result.
+#[test]
+fn misleading_hints_for_input_prediction() {
+    let dir = scratch("mhc-input");
+    let dataset = dir.join("tiny.jsonl");
+    std::fs::write(&dataset, GOOD_ROWS).unwrap();
+    let out = dir.join("out.jsonl");
+    let output = execbench(&["perturb", "--dataset", dataset.to_str().unwrap(), "--kind", "MHC", "--prediction", "input", "--seed", "1", "--out", out.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert!(stderr(&output).contains("MHC seed 1: 3 rows, 0 invalid; 3 verified and written to"), "{}", stderr(&output));
+    for row in rows(&out) {
+        assert_eq!(row["options"]["prediction"].as_str(), Some("input"));
+        let code = row["code"].as_str().unwrap();
+        let first_line = code.lines().next().unwrap();
+        assert!(first_line.contains("  # The function call is f("), "{code}");
+        // The claimed arguments are not the real ones.
+        let claimed = first_line.split("# The function call is ").nth(1).unwrap();
+        assert_ne!(claimed, row["call"].as_str().unwrap(), "{code}");
+    }
+}
+
+/// A kind that finds nothing to change writes the row as it was and says how many.
+#[test]
+fn unchanged_rows_are_written_and_counted() {
+    let dir = scratch("unchanged");
+    let dataset = dir.join("tiny.jsonl");
+    std::fs::write(&dataset, GOOD_ROWS).unwrap();
+    let out = dir.join("out.jsonl");
+    let output = execbench(&["perturb", "--dataset", dataset.to_str().unwrap(), "--kind", "RTF", "--out", out.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    // s2 has no `if`, `elif` or `while`.
+    assert!(stderr(&output).contains("3 verified and written to") && stderr(&output).contains("(1 unchanged: nothing to perturb)"), "{}", stderr(&output));
+    let rows = rows(&out);
+    let same: Vec<&str> = rows.iter().filter(|r| r["code"] == r["original_code"]).map(|r| r["id"].as_str().unwrap()).collect();
+    assert_eq!(same, ["s2"]);
+}
+
 #[test]
 fn clear_errors_for_bad_arguments() {
     let dir = scratch("errors");
@@ -130,6 +175,7 @@ fn clear_errors_for_bad_arguments() {
         (vec!["--dataset", &dataset, "--kind", "XYZ", "--out", &out], "unknown kind `XYZ` (known: REN, RTF, GBC, PSC_ALL, MCC, MPS, MHC)".to_string()),
         (vec!["--dataset", &missing, "--kind", "REN", "--out", &out], format!("cannot read {missing}: ")),
         (vec!["--dataset", &dataset, "--kind", "MCC", "--p", "2", "--out", &out], "--p must be between 0 and 1, got 2".to_string()),
+        (vec!["--dataset", &dataset, "--kind", "MHC", "--prediction", "guess", "--out", &out], "unknown --prediction `guess` (known: output, input)".to_string()),
     ];
     for (args, message) in cases {
         let output = execbench(&[&["perturb"], &args[..]].concat());
