@@ -92,6 +92,17 @@ async fn perturb_one_sample_and_both_runs_agree() {
     b.click("[data-testid=perturb-one]").await;
     let verdict = b.wait_text("[data-testid=perturb-verdict]", Duration::from_secs(60), |t| t == "agree" || t == "disagree").await;
     assert_eq!(verdict, "agree");
+
+    // REN renames the function in the call too; the edit list shows that edit as the call's.
+    b.client.find(fantoccini::Locator::Css("[data-testid=kind]")).await.unwrap().select_by_value("REN").await.unwrap();
+    b.click("[data-testid=perturb-one]").await;
+    let verdict = b.wait_text("[data-testid=perturb-verdict]", Duration::from_secs(60), |t| t == "agree" || t == "disagree").await;
+    assert_eq!(verdict, "agree");
+    assert_eq!(text_of(&b, "[data-testid=perturbed-call]").await, "f([1, 2, 3, 4])");
+    let rows = b.client.execute("return [...document.querySelectorAll('[data-testid=edit-list] tbody tr')].map(r => [...r.cells].map(c => c.textContent))", vec![]).await.unwrap();
+    let rows: Vec<Vec<String>> = serde_json::from_value(rows).unwrap();
+    assert!(rows.contains(&vec!["REN".to_string(), "call".to_string(), "total".to_string(), "f".to_string()]), "{rows:?}");
+    assert!(rows.contains(&vec!["REN".to_string(), "1".to_string(), "total".to_string(), "f".to_string()]), "{rows:?}");
     b.close().await;
 }
 
@@ -137,6 +148,14 @@ async fn perturb_all_of_cruxeval_with_rtf_and_verify_every_row() {
     assert_eq!(verified, "800", "not verified:\n{failures}");
     assert_eq!(text_of(&b, "[data-testid=failed-RTF]").await, "0");
     assert_eq!(text_of(&b, "[data-testid=refused-RTF]").await, "0");
+    // Programs without `if`/`elif`/`while` are exported as they were, and counted as such.
+    let cruxeval = std::fs::read_to_string(execbench_testkit::repo_root().join("public/data/cruxeval/cruxeval.jsonl")).unwrap();
+    let samples = execbench_core::load_jsonl("cruxeval.jsonl", &cruxeval).samples;
+    let options = execbench_perturb::Options::default();
+    let native = execbench_perturb::perturb_dataset(&samples, "cruxeval", &[execbench_perturb::Kind::Rtf], &[0], &options, None);
+    let unchanged = native.unchanged_of(execbench_perturb::Kind::Rtf);
+    assert!(unchanged > 0);
+    assert_eq!(text_of(&b, "[data-testid=unchanged-RTF]").await, unchanged.to_string());
     // Both stages are timed: perturbing on the page's thread, verifying in the worker.
     for stage in ["perturb", "verify"] {
         let ms = b.client.execute(&format!("return document.querySelector('[data-testid={stage}-ms-RTF]').dataset.ms"), vec![]).await.unwrap();
@@ -148,10 +167,6 @@ async fn perturb_all_of_cruxeval_with_rtf_and_verify_every_row() {
     b.screenshot("perturb-all-done").await;
 
     // The downloads are byte for byte what the library (and so the command line) writes.
-    let cruxeval = std::fs::read_to_string(execbench_testkit::repo_root().join("public/data/cruxeval/cruxeval.jsonl")).unwrap();
-    let samples = execbench_core::load_jsonl("cruxeval.jsonl", &cruxeval).samples;
-    let options = execbench_perturb::Options::default();
-    let native = execbench_perturb::perturb_dataset(&samples, "cruxeval", &[execbench_perturb::Kind::Rtf], &[0], &options, None);
     assert_eq!(native.rows.len(), 800);
     b.client.execute("window.savedBlobs = []; const make = URL.createObjectURL; URL.createObjectURL = blob => { window.savedBlobs.push(blob); return make(blob); };", vec![]).await.unwrap();
     b.click("[data-testid=download-jsonl]").await;
@@ -206,6 +221,41 @@ async fn every_kind_over_cruxeval_verifies() {
     }
     let failures = if not_verified.is_empty() { String::new() } else { text_of(&b, "[data-testid=perturb-failures]").await };
     assert!(not_verified.is_empty(), "{not_verified:?}\n{failures}");
+    b.close().await;
+}
+
+/// The whole-dataset form offers MHC's prediction task, as the single-program form and the command
+/// line's `--prediction` do: every sample gets a wrong call on its definition line, checked wrong
+/// in the worker.
+#[tokio::test(flavor = "multi_thread")]
+async fn mhc_for_input_prediction_over_cruxeval_verifies() {
+    let (b, base, _server) = open_app().await;
+    b.client.goto(&format!("{base}#/perturb")).await.unwrap();
+    wait_engine_ready(&b).await;
+    b.click("[data-testid=kind-RTF]").await; // on by default
+    let shown = b.client.execute("return document.querySelectorAll('[data-testid=all-prediction]').length", vec![]).await.unwrap();
+    assert_eq!(shown.as_u64(), Some(0), "the prediction choice is MHC's only");
+    b.click("[data-testid=kind-MHC]").await;
+    b.client.find(fantoccini::Locator::Css("[data-testid=all-prediction]")).await.unwrap().select_by_value("input").await.unwrap();
+    b.click("[data-testid=perturb-all-start]").await;
+    let state = b.wait_text("[data-testid=perturb-all-state]", Duration::from_secs(900), |t| !t.is_empty()).await;
+    assert_eq!(state, "finished");
+    let verified = text_of(&b, "[data-testid=verified-MHC]").await;
+    let failures = if verified == "800" { String::new() } else { text_of(&b, "[data-testid=perturb-failures]").await };
+    assert_eq!(verified, "800", "not verified:\n{failures}");
+    assert_eq!(text_of(&b, "[data-testid=unchanged-MHC]").await, "0");
+    b.client.execute("window.savedBlobs = []; const make = URL.createObjectURL; URL.createObjectURL = blob => { window.savedBlobs.push(blob); return make(blob); };", vec![]).await.unwrap();
+    b.click("[data-testid=download-jsonl]").await;
+    let saved = b.client.execute_async("const done = arguments[arguments.length - 1]; Promise.all(window.savedBlobs.map(b => b.text())).then(done);", vec![]).await.unwrap();
+    let saved: Vec<String> = serde_json::from_value(saved).unwrap();
+    let rows: Vec<serde_json::Value> = saved[0].lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(rows.len(), 800);
+    for row in &rows {
+        assert_eq!(row["options"]["prediction"].as_str(), Some("input"), "{row}");
+        assert!(row["code"].as_str().unwrap().contains("  # The function call is f("), "{row}");
+    }
+    scroll_to(&b, ".perturb-all").await;
+    b.screenshot("perturb-all-mhc-input").await;
     b.close().await;
 }
 

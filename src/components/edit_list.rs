@@ -1,6 +1,6 @@
-//! The changes a perturbation made, one row an edit: stage, line, text before and after.
+//! The changes a perturbation made, one row an edit: stage, line (or `call`), text before and after.
 
-use execbench_perturb::{Edit, Placed};
+use execbench_perturb::{Edit, Placed, Target};
 use leptos::prelude::*;
 
 /// 1-based line of a byte offset.
@@ -29,7 +29,11 @@ pub fn EditList(edits: Vec<Edit>, placed: Vec<Placed>, perturbed_code: String) -
         .into_iter()
         .zip(placed)
         .map(|(edit, place)| {
-            let line = line_of(&perturbed_code, place.after.start);
+            // REN's edits of the call have no line in the code: they are marked as the call's.
+            let line = match edit.target {
+                Target::Code => line_of(&perturbed_code, place.after.start).to_string(),
+                Target::Call => "call".to_string(),
+            };
             view! {
                 <tr>
                     <td>{edit.kind.name()}</td>

@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use std::ops::Range;
 
 use execbench_core::{Limits, Outcome, RunResult, Sample};
-use execbench_perturb::{ExportRow, Failure, Kind, Options, Perturbed, Placed, Prediction, Step, Verification, VerifyFailure};
+use execbench_perturb::{ExportRow, Failure, Kind, Options, Perturbed, Placed, Prediction, Step, Target, Verification, VerifyFailure};
 use leptos::prelude::*;
 
 use crate::app::{AppState, DatasetState};
@@ -139,21 +139,35 @@ fn now_ms() -> f64 {
     web_sys::window().and_then(|w| w.performance()).map(|p| p.now()).unwrap_or_else(js_sys::Date::now)
 }
 
-/// `verify`, with each run awaited in the worker. Also returns the perturbed program's own run.
-async fn verify_in_worker(python: &PythonWorker, original: &Sample, perturbed: &Perturbed) -> (Option<RunResult>, Result<(), VerifyFailure>) {
+/// `verify`, with each run awaited in the worker. Also returns the perturbed program's own run
+/// (MHC checks its claims first). The verified program is MHC's with the hint that proved wrong,
+/// which is not always the first one.
+async fn verify_in_worker(python: &PythonWorker, original: &Sample, perturbed: &Perturbed) -> (Option<RunResult>, Result<Perturbed, VerifyFailure>) {
     let (mut verification, mut step) = Verification::start(original, perturbed, Limits::default());
     let mut perturbed_run = None;
     loop {
         match step {
             Step::Run(request) => {
+                let is_perturbed_run = verification.running_perturbed();
                 let result = python.run(request).await;
                 let outcome = result.outcome.clone();
-                perturbed_run.get_or_insert(result);
+                if is_perturbed_run {
+                    perturbed_run = Some(result);
+                }
                 step = verification.answer(outcome);
             }
-            Step::Done(verdict) => return (perturbed_run, verdict),
+            Step::Done(verdict) => return (perturbed_run, verdict.map(|()| verification.into_perturbed())),
         }
     }
+}
+
+/// What the single-program view shows of a perturbation: the edits that change something, each
+/// placed in the original and the final text. REN's edits of the call are listed too.
+fn shown_edits(perturbed: &Perturbed) -> (Perturbed, Vec<Placed>) {
+    let placed = execbench_perturb::place(&perturbed.edits);
+    // An edit that writes back the same text (REN keeps the name `f`) changes nothing.
+    let (edits, placed): (Vec<_>, Vec<_>) = perturbed.edits.iter().cloned().zip(placed).filter(|(e, _)| e.before != e.after).unzip();
+    (Perturbed { edits, ..perturbed.clone() }, placed)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -283,15 +297,19 @@ fn SingleProgram() -> impl IntoView {
                     return;
                 }
             };
-            let placed = execbench_perturb::place(&perturbed.edits);
-            // An edit that writes back the same text (REN keeps the name `f`) changes nothing.
-            let (edits, placed): (Vec<_>, Vec<_>) = perturbed.edits.iter().cloned().zip(placed).filter(|(e, _)| e.before != e.after).unzip();
-            let shown_perturbed = Perturbed { edits, ..perturbed.clone() };
+            let (shown_perturbed, placed) = shown_edits(&perturbed);
             shown.set(Some(Shown { original: sample.clone(), perturbed: shown_perturbed, placed, kind, output_from_run }));
             original_run.set(Some(python.run(execbench_core::verify::request_for(&sample, Limits::default())).await));
             let (run, result) = verify_in_worker(&python, &sample, &perturbed).await;
+            // MHC: the first claim was not wrong after all; show the program that was run.
+            if let Ok(verified) = result.as_ref()
+                && *verified != perturbed
+            {
+                let (shown_perturbed, placed) = shown_edits(verified);
+                shown.set(Some(Shown { original: sample.clone(), perturbed: shown_perturbed, placed, kind, output_from_run }));
+            }
             perturbed_run.set(run);
-            verdict.set(Some(result));
+            verdict.set(Some(result.map(|_| ())));
             busy.set(false);
         });
     };
@@ -378,12 +396,7 @@ fn SingleProgram() -> impl IntoView {
                 </label>
                 <OptionFields p=p once=once />
                 <Show when=move || kind.get() == Kind::Mhc>
-                    <label class="field"><span class="label">"Hint misleads"</span>
-                        <select data-testid="prediction" on:change=move |ev| prediction.set(if event_target_value(&ev) == "input" { Prediction::Input } else { Prediction::Output })>
-                            <option value="output" selected=move || prediction.get() == Prediction::Output>"output prediction"</option>
-                            <option value="input" selected=move || prediction.get() == Prediction::Input>"input prediction"</option>
-                        </select>
-                    </label>
+                    <PredictionField prediction=prediction testid="prediction" />
                 </Show>
                 <button class="primary perturb-button" data-testid="perturb-one" disabled=busy on:click={
                     let perturb_now = perturb_now.clone();
@@ -416,12 +429,28 @@ fn OptionFields(p: RwSignal<String>, once: RwSignal<bool>) -> impl IntoView {
     }
 }
 
+/// Which task MHC's hint misleads, shared by both forms. The dataset run records it in every row's
+/// options, as the command line's `--prediction` does.
+#[component]
+fn PredictionField(prediction: RwSignal<Prediction>, testid: &'static str) -> impl IntoView {
+    view! {
+        <label class="field" title="MHC: a wrong return value (output prediction) or a wrong call (input prediction)"><span class="label">"Hint misleads"</span>
+            <select data-testid=testid on:change=move |ev| prediction.set(if event_target_value(&ev) == "input" { Prediction::Input } else { Prediction::Output })>
+                <option value="output" selected=move || prediction.get() == Prediction::Output>"output prediction"</option>
+                <option value="input" selected=move || prediction.get() == Prediction::Input>"input prediction"</option>
+            </select>
+        </label>
+    }
+}
+
 /// Original and perturbed side by side, the edits, and both runs.
 #[component]
 fn Comparison(shown: Shown, original_run: RwSignal<Option<RunResult>>, perturbed_run: RwSignal<Option<RunResult>>, verdict: RwSignal<Option<Result<(), VerifyFailure>>>) -> impl IntoView {
     let Shown { original, perturbed, placed, kind, output_from_run } = shown;
-    let before_marks: Vec<Range<usize>> = placed.iter().map(|p| p.before.clone()).collect();
-    let after_marks: Vec<Range<usize>> = placed.iter().map(|p| p.after.clone()).collect();
+    // The code views mark code edits; edits of the call are in the list below.
+    let code_places = || perturbed.edits.iter().zip(&placed).filter(|(e, _)| e.target == Target::Code).map(|(_, p)| p);
+    let before_marks: Vec<Range<usize>> = code_places().map(|p| p.before.clone()).collect();
+    let after_marks: Vec<Range<usize>> = code_places().map(|p| p.after.clone()).collect();
     let call_changed = perturbed.call != original.call;
     let expected_note = if output_from_run { " (from running the original)" } else { "" };
     let hint = perturbed.hint.clone().map(|h| {
@@ -470,6 +499,8 @@ pub struct KindCounts {
     pub failed_verification: usize,
     /// The perturbation declined the program (unsupported construct, invalid input).
     pub refused: usize,
+    /// Verified and exported as it was: the kind found nothing to change (RTF without conditions).
+    pub unchanged: usize,
     /// Time spent perturbing on the page's thread (summed over timed slices, no waiting).
     pub perturb_ms: f64,
     /// Wall-clock time spent verifying in the worker (runs and their round trips).
@@ -591,8 +622,11 @@ impl PerturbRun {
                                     break 'all; // the run in flight was cut short by Stop: no verdict
                                 }
                                 match verdict {
-                                    Ok(()) => {
-                                        self.rows.update_value(|rows| rows.push(execbench_perturb::row_of(sample, &dataset, kind, &options, perturbed)));
+                                    Ok(verified) => {
+                                        if execbench_perturb::unchanged(sample, &verified) {
+                                            tally.kind(kind).unchanged += 1;
+                                        }
+                                        self.rows.update_value(|rows| rows.push(execbench_perturb::row_of(sample, &dataset, kind, &options, verified)));
                                         tally.kind(kind).verified += 1;
                                     }
                                     Err(e) => {
@@ -630,6 +664,7 @@ fn WholeDataset() -> impl IntoView {
     let seeds = RwSignal::new("0".to_string());
     let p = RwSignal::new("1".to_string());
     let once = RwSignal::new(false);
+    let prediction = RwSignal::new(Prediction::Output);
     let error = RwSignal::new(None::<String>);
 
     let start = {
@@ -650,7 +685,7 @@ fn WholeDataset() -> impl IntoView {
                 return error.set(Some("the dataset is not loaded yet".to_string()));
             };
             error.set(None);
-            let options = Options { seed: 0, p, once: once.get_untracked(), prediction: Prediction::Output };
+            let options = Options { seed: 0, p, once: once.get_untracked(), prediction: prediction.get_untracked() };
             run.start(python.clone(), report.samples.clone(), dataset_column(&state.dataset_name.get_untracked()), kinds, seed_list, options);
         }
     };
@@ -691,6 +726,9 @@ fn WholeDataset() -> impl IntoView {
                     <input class="seeds" data-testid="seeds" placeholder="0-4 or 0,1,2" prop:value=seeds on:input=move |ev| seeds.set(event_target_value(&ev)) />
                 </label>
                 <OptionFields p=p once=once />
+                <Show when=move || chosen.get().get(&Kind::Mhc).copied().unwrap_or(false)>
+                    <PredictionField prediction=prediction testid="all-prediction" />
+                </Show>
             </div>
             <div class="toolbar">
                 <button class="primary" data-testid="perturb-all-start" on:click=start
@@ -726,7 +764,9 @@ fn KindSummary(run: PerturbRun) -> impl IntoView {
         (!counts.is_empty()).then(|| view! {
             <table class="kind-summary" data-testid="perturb-summary">
                 <thead><tr>
-                    <th>"kind"</th><th>"done"</th><th>"verified"</th><th>"failed verification"</th><th>"refused"</th>
+                    <th>"kind"</th><th>"done"</th><th>"verified"</th>
+                    <th title="verified and exported as they were: this kind found nothing to change in them">"of which unchanged"</th>
+                    <th>"failed verification"</th><th>"refused"</th>
                     <th title="time spent perturbing, on the page's thread">"perturb"</th>
                     <th title="time spent running the perturbed programs in the worker">"verify"</th>
                 </tr></thead>
@@ -736,6 +776,7 @@ fn KindSummary(run: PerturbRun) -> impl IntoView {
                             <td>{kind.name()}</td>
                             <td class="num">{c.programs}</td>
                             <td class="num pass" data-testid=format!("verified-{}", kind.name())>{c.verified}</td>
+                            <td class="num" data-testid=format!("unchanged-{}", kind.name())>{c.unchanged}</td>
                             <td class={if c.failed_verification > 0 { "num fail" } else { "num" }} data-testid=format!("failed-{}", kind.name())>{c.failed_verification}</td>
                             <td class={if c.refused > 0 { "num warn" } else { "num" }} data-testid=format!("refused-{}", kind.name())>{c.refused}</td>
                             <td class="num" data-testid=format!("perturb-ms-{}", kind.name()) data-ms=format!("{:.3}", c.perturb_ms)>{duration(c.perturb_ms)}</td>
@@ -744,7 +785,7 @@ fn KindSummary(run: PerturbRun) -> impl IntoView {
                     }).collect_view()}
                 </tbody>
                 <tfoot><tr>
-                    <td colspan="5">"all kinds"</td>
+                    <td colspan="6">"all kinds"</td>
                     <td class="num" data-testid="perturb-ms-total">{duration(total_perturb)}</td>
                     <td class="num" data-testid="verify-ms-total">{duration(total_verify)}</td>
                 </tr></tfoot>
