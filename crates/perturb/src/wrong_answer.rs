@@ -94,7 +94,7 @@ pub fn mutations_of_literal(literal: &str) -> Result<Vec<String>, String> {
         .first()
         .and_then(|statement| named_children(*statement).into_iter().next())
         .ok_or_else(|| "the value is not an expression".to_string())?;
-    let out: Vec<String> = mutations(expression, literal).into_iter().filter(|m| m != literal).collect();
+    let out: Vec<String> = mutations(expression, literal, 0).into_iter().filter(|m| m != literal).collect();
     Ok(out)
 }
 
@@ -112,7 +112,8 @@ fn instead_of_none(call: &str) -> Vec<String> {
         let value = if argument.kind_name() == "keyword_argument" { argument.child_by_field_name("value") } else { Some(argument) };
         let Some(value) = value else { continue };
         let t = text(value, call);
-        if is_plain_literal(value) && value.kind_name() != "none" && !t.contains('\n') && t.len() <= 200 {
+        // Short first: it also bounds how deep `is_plain_literal` recurses.
+        if t.len() <= 200 && !t.contains('\n') && value.kind_name() != "none" && is_plain_literal(value) {
             out.push(t.to_string());
         }
     }
@@ -187,7 +188,7 @@ fn argument_mutations(call: &str, wide: bool) -> Result<Vec<String>, String> {
         .filter(|n| n.kind_name() != "comment")
         .filter_map(|a| if a.kind_name() == "keyword_argument" { a.child_by_field_name("value") } else { Some(a) })
         .collect();
-    let mutate = |value: Node| if wide { wider(value, call) } else { mutations(value, call) };
+    let mutate = |value: Node| if wide { wider(value, call, 0) } else { mutations(value, call, 0) };
     let per_value: Vec<Vec<String>> = values.iter().map(|v| mutate(*v)).collect();
     let mut out = Vec::new();
     for (value, mutated) in values.iter().zip(&per_value) {
@@ -219,7 +220,26 @@ fn argument_mutations(call: &str, wide: bool) -> Result<Vec<String>, String> {
     Ok(out)
 }
 
-fn mutations(node: Node, source: &str) -> Vec<String> {
+/// How deep into nested values mutations reach: each level multiplies the work (three elements
+/// are mutated per container), and a hostile input may nest thousands of levels.
+const MAX_DEPTH: usize = 4;
+/// Containers longer than this have only a few of their positions dropped or swapped: every
+/// candidate is a copy of the whole value.
+const MAX_POSITIONS: usize = 16;
+
+/// The positions of a sequence of `len` elements that get their own candidates.
+fn positions(len: usize) -> Vec<usize> {
+    if len <= MAX_POSITIONS {
+        return (0..len).collect();
+    }
+    let picked: std::collections::BTreeSet<usize> = [0, 1, len / 2, len - 2, len - 1].into_iter().collect();
+    picked.into_iter().collect()
+}
+
+fn mutations(node: Node, source: &str, depth: usize) -> Vec<String> {
+    if depth > MAX_DEPTH {
+        return Vec::new();
+    }
     let t = text(node, source);
     match node.kind_name() {
         "integer" => off_by_one(t),
@@ -235,9 +255,9 @@ fn mutations(node: Node, source: &str) -> Vec<String> {
         "string" => change_one_character(t),
         "parenthesized_expression" => named_children(node)
             .first()
-            .map(|inner| mutations(*inner, source).into_iter().map(|m| format!("({m})")).collect())
+            .map(|inner| mutations(*inner, source, depth + 1).into_iter().map(|m| format!("({m})")).collect())
             .unwrap_or_default(),
-        "list" | "tuple" | "set" | "dictionary" => container_mutations(node, source),
+        "list" | "tuple" | "set" | "dictionary" => container_mutations(node, source, depth),
         "call" if t == "set()" => vec!["{0}".to_string()],
         _ => Vec::new(),
     }
@@ -253,9 +273,12 @@ const OTHER_ELEMENTS: &[&str] = &["0", "1, 2, 3", "'a'", "'a', 'b'", "-1, 0", "[
 const OTHER_ENTRIES: &[&str] = &["0: 0", "'a': 1", "'a': 'b'", "1: 'a'", "'a': [0]"];
 
 /// Mutations further from the value than [`mutations`] (which they include), keeping its type.
-fn wider(node: Node, source: &str) -> Vec<String> {
+fn wider(node: Node, source: &str, depth: usize) -> Vec<String> {
+    if depth > MAX_DEPTH {
+        return Vec::new();
+    }
     let t = text(node, source);
-    let mut out = mutations(node, source);
+    let mut out = mutations(node, source, depth);
     let int_value = |t: &str| t.replace('_', "").parse::<i128>().ok();
     match node.kind_name() {
         "integer" | "unary_operator" if int_value(t).is_some() => {
@@ -268,10 +291,10 @@ fn wider(node: Node, source: &str) -> Vec<String> {
         "string" => out.extend(other_strings(t)),
         "parenthesized_expression" => {
             if let Some(inner) = named_children(node).first() {
-                out.extend(wider(*inner, source).into_iter().map(|m| format!("({m})")));
+                out.extend(wider(*inner, source, depth + 1).into_iter().map(|m| format!("({m})")));
             }
         }
-        "list" | "tuple" | "set" | "dictionary" => out.extend(other_containers(node, source)),
+        "list" | "tuple" | "set" | "dictionary" => out.extend(other_containers(node, source, depth)),
         "call" if t == "set()" => out.extend(OTHER_ELEMENTS.iter().map(|e| format!("{{{e}}}"))),
         // `dict(a=1)`, `range(1, 5)`, `''.join(['A'] * 3)`: the values inside change.
         "call" => {
@@ -285,7 +308,7 @@ fn wider(node: Node, source: &str) -> Vec<String> {
             for argument in arguments {
                 let value = if argument.kind_name() == "keyword_argument" { argument.child_by_field_name("value") } else { Some(argument) };
                 let Some(value) = value else { continue };
-                for m in wider(value, source).into_iter().take(8) {
+                for m in wider(value, source, depth + 1).into_iter().take(8) {
                     out.push(format!("{}{m}{}", &source[node.start_byte()..value.start_byte()], &source[value.end_byte()..node.end_byte()]));
                 }
             }
@@ -293,7 +316,7 @@ fn wider(node: Node, source: &str) -> Vec<String> {
         "binary_operator" => {
             for side in ["left", "right"] {
                 let Some(operand) = node.child_by_field_name(side) else { continue };
-                for m in wider(operand, source).into_iter().take(8) {
+                for m in wider(operand, source, depth + 1).into_iter().take(8) {
                     out.push(format!("{}{m}{}", &source[node.start_byte()..operand.start_byte()], &source[operand.end_byte()..node.end_byte()]));
                 }
             }
@@ -339,7 +362,7 @@ fn other_strings(t: &str) -> Vec<String> {
 
 /// Emptied, reversed, grown, or (when empty) filled containers of the same kind, and wider
 /// mutations of a few elements.
-fn other_containers(node: Node, source: &str) -> Vec<String> {
+fn other_containers(node: Node, source: &str, depth: usize) -> Vec<String> {
     let kind = node.kind_name();
     let nodes: Vec<Node> = named_children(node).into_iter().filter(|n| n.kind_name() != "comment").collect();
     let elements: Vec<String> = nodes.iter().map(|n| text(*n, source).to_string()).collect();
@@ -370,7 +393,7 @@ fn other_containers(node: Node, source: &str) -> Vec<String> {
         // An element, or a dict entry's value and its key.
         let targets = if nodes[i].kind_name() == "pair" { vec![nodes[i].child_by_field_name("value"), nodes[i].child_by_field_name("key")] } else { vec![Some(nodes[i])] };
         for target in targets.into_iter().flatten() {
-            for m in wider(target, source).into_iter().take(6) {
+            for m in wider(target, source, depth + 1).into_iter().take(6) {
                 let mut changed = elements.clone();
                 changed[i] = format!("{}{m}{}", &source[nodes[i].start_byte()..target.start_byte()], &source[target.end_byte()..nodes[i].end_byte()]);
                 out.push(rebuild(&changed));
@@ -446,7 +469,7 @@ fn change_one_character(t: &str) -> Vec<String> {
     out
 }
 
-fn container_mutations(node: Node, source: &str) -> Vec<String> {
+fn container_mutations(node: Node, source: &str, depth: usize) -> Vec<String> {
     let elements: Vec<String> = named_children(node).into_iter().filter(|n| n.kind_name() != "comment").map(|n| text(n, source).to_string()).collect();
     let nodes: Vec<Node> = named_children(node).into_iter().filter(|n| n.kind_name() != "comment").collect();
     let rebuild = |items: &[String]| rebuild_container(node.kind_name(), items);
@@ -455,7 +478,7 @@ fn container_mutations(node: Node, source: &str) -> Vec<String> {
         return vec![rebuild(&[filler.to_string()])];
     }
     let mut out = Vec::new();
-    for i in 0..elements.len() {
+    for i in positions(elements.len()) {
         let mut dropped = elements.clone();
         dropped.remove(i);
         out.push(rebuild(&dropped));
@@ -470,7 +493,7 @@ fn container_mutations(node: Node, source: &str) -> Vec<String> {
     for &i in picks.iter().collect::<std::collections::BTreeSet<_>>() {
         let target = if nodes[i].kind_name() == "pair" { nodes[i].child_by_field_name("value") } else { Some(nodes[i]) };
         let Some(target) = target else { continue };
-        for mutated in mutations(target, source).into_iter().take(2) {
+        for mutated in mutations(target, source, depth + 1).into_iter().take(2) {
             let element = format!("{}{}{}", &source[nodes[i].start_byte()..target.start_byte()], mutated, &source[target.end_byte()..nodes[i].end_byte()]);
             let mut changed = elements.clone();
             changed[i] = element;
@@ -551,6 +574,19 @@ mod tests {
         assert!(all[..near.len()].iter().all(|c| near.contains(c)), "one-step mutations first: {all:?}");
         assert_eq!(all[all.len() - 3..], ["'abc', {}", "'abc', [0]", "'abc', {0: 0}"]);
         assert_eq!(all, OfflineWrongAnswers::default().candidates(&request, &mut Rng::new(3)).unwrap(), "seeded");
+    }
+
+    /// Deep or long values cost a bounded number of candidates, never a hang.
+    #[test]
+    fn nested_and_long_values_stay_cheap() {
+        let deep = format!("{}1{}", "[1, 2, ".repeat(2000), "]".repeat(2000));
+        let started = std::time::Instant::now();
+        let _ = mutations_of_literal(&deep);
+        let _ = wider_mutations_of_arguments(&format!("f({deep})"));
+        let long = format!("[{}]", (0..5000).map(|i| i.to_string()).collect::<Vec<_>>().join(", "));
+        assert!(mutations_of_literal(&long).unwrap().len() <= 20);
+        assert!(wider_mutations_of_arguments(&format!("f({long})")).unwrap().len() <= 60);
+        assert!(started.elapsed().as_secs() < 5, "{:?}", started.elapsed());
     }
 
     #[test]
