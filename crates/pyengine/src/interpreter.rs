@@ -1,6 +1,6 @@
 //! Building the interpreter: native modules, the frozen curated stdlib, the sandboxed `posix`.
 
-use execbench_core::{PythonEngine, RunRequest, RunResult};
+use execbench_core::{Outcome, PythonEngine, RunRequest, RunResult};
 use rustpython_vm::{Interpreter, PyResult, Settings, VirtualMachine, compiler::Mode};
 
 use crate::budget::Watchdog;
@@ -64,9 +64,27 @@ impl Default for RustPythonEngine {
 }
 
 impl PythonEngine for RustPythonEngine {
+    /// A panic inside RustPython (a bug of the engine, e.g. 0.5's `str.rfind` on some slices of
+    /// non-ASCII text) is the run's `Crashed` outcome, not the caller's crash: the interpreter is
+    /// replaced, since it may have stopped halfway through changing its own state. (On wasm32 a
+    /// panic aborts the worker instead, and the page replaces the worker.)
     fn run(&mut self, request: &RunRequest) -> RunResult {
+        let started = crate::clock::now_ms();
         let watchdog = &self.watchdog;
-        self.interpreter.enter(|vm| run::run(vm, request, watchdog))
+        let interpreter = &self.interpreter;
+        match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| interpreter.enter(|vm| run::run(vm, request, watchdog)))) {
+            Ok(result) => result,
+            Err(payload) => {
+                let message = payload
+                    .downcast_ref::<&str>()
+                    .map(|s| s.to_string())
+                    .or_else(|| payload.downcast_ref::<String>().cloned())
+                    .unwrap_or_else(|| "no message".to_string());
+                *self = RustPythonEngine::new();
+                let reason = format!("RustPython failed inside the run ({message}); the interpreter was restarted");
+                RunResult { outcome: Outcome::Crashed { reason }, stdout: String::new(), elapsed_ms: crate::clock::now_ms() - started }
+            }
+        }
     }
 }
 

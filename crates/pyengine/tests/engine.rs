@@ -246,3 +246,17 @@ fn patched_engine_gaps_behave_as_in_cpython() {
         other => panic!("{other:?}"),
     }
 }
+
+/// A panic inside RustPython ends the run as `Crashed` with the reason; the engine is replaced and
+/// the next run works. (RustPython 0.5 panics in `str.rfind` on this slice of non-ASCII text;
+/// CPython returns ''. When a RustPython upgrade fixes it, this test must find another panic.)
+#[test]
+fn a_panic_inside_the_engine_is_a_crash_outcome_and_the_next_run_works() {
+    let mut engine = RustPythonEngine::new();
+    let program = "def f(s):\n    count = len(s) - 1\n    reverse_s = s[::-1]\n    while count > 0 and reverse_s[::2].rfind('sea') == -1:\n        count -= 1\n        reverse_s = reverse_s[:count]\n    return reverse_s[count:]";
+    match run(&mut engine, program, "f('Hëllo, wörld 42')").outcome {
+        Outcome::Crashed { reason } => assert!(reason.contains("the interpreter was restarted"), "{reason}"),
+        other => panic!("expected the engine's panic to be reported as a crash, got {other:?}"),
+    }
+    assert_eq!(run(&mut engine, "import collections", "collections.Counter('aab')['a']").outcome, value("2"));
+}
