@@ -181,7 +181,7 @@ async fn engine_section(opts: &Options, server: &StaticServer, built: &Path, dis
                 Ok(run) => run,
                 Err(e) => {
                     eprintln!("{engine}, repetition {rep}: {e}");
-                    let _ = std::fs::remove_dir_all(&dist);
+                    let _ = std::fs::remove_dir_all(dist);
                     std::process::exit(1);
                 }
             };
@@ -208,7 +208,7 @@ async fn engine_section(opts: &Options, server: &StaticServer, built: &Path, dis
     // Sizes. The execbench page may fetch any file of the built site: count them all (hidden
     // folders such as Trunk's `.stage` are not part of the site). For Pyodide, count what its
     // worker's Performance timeline says loadPyodide fetched, plus the module the worker imports.
-    let site_files = files_under(&dist);
+    let site_files = files_under(dist);
     let mut pyodide_names: Vec<String> = theirs
         .iter()
         .flat_map(|r| r.resources.iter())
@@ -376,8 +376,7 @@ fn sizes(files: &[PathBuf], cache: &mut SizeCache) -> Sizes {
     std::thread::scope(|scope| {
         for _ in 0..2 {
             scope.spawn(|| {
-                loop {
-                    let Some(&(i, brotli)) = tasks.get(next.fetch_add(1, Ordering::Relaxed)) else { break };
+                while let Some(&(i, brotli)) = tasks.get(next.fetch_add(1, Ordering::Relaxed)) {
                     let n = if brotli { brotli_size(&contents[i]) } else { gzip_size(&contents[i]) };
                     let mut done = done.lock().unwrap();
                     if brotli { done[i].1 = n } else { done[i].0 = n }

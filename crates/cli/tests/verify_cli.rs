@@ -12,7 +12,7 @@ fn scratch(name: &str) -> PathBuf {
     dir
 }
 
-fn write(dir: &PathBuf, name: &str, lines: &[&str]) -> String {
+fn write(dir: &std::path::Path, name: &str, lines: &[&str]) -> String {
     let path = dir.join(name);
     std::fs::write(&path, lines.join("\n")).expect("dataset written");
     path.to_str().unwrap().to_string()

@@ -81,7 +81,7 @@ impl Outcome {
 
 /// `2 s`, `0.5 s`: how the UI and the CLI say a time limit.
 pub fn seconds(ms: u32) -> String {
-    if ms % 1000 == 0 { format!("{} s", ms / 1000) } else { format!("{} s", ms as f64 / 1000.0) }
+    if ms.is_multiple_of(1000) { format!("{} s", ms / 1000) } else { format!("{} s", ms as f64 / 1000.0) }
 }
 
 /// The result of one run.

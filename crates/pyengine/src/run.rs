@@ -136,7 +136,7 @@ fn install_tracer(vm: &VirtualMachine, request: &RunRequest, stop: Rc<Cell<Stop>
             stop.set(Stop::Steps);
             return Err(vm.new_exception_msg(vm.ctx.exceptions.runtime_error.to_owned(), format!("execbench: step limit of {max_steps} reached").into()));
         }
-        if n % 1024 == 0 && now_ms() > deadline {
+        if n.is_multiple_of(1024) && now_ms() > deadline {
             stop.set(Stop::Time);
             return Err(vm.new_os_subtype_error(vm.ctx.exceptions.timeout_error.to_owned(), None, "execbench: time limit reached").upcast());
         }

@@ -64,13 +64,13 @@ impl Browser {
         let deadline = Instant::now() + timeout;
         let mut last = String::from("(element not found)");
         loop {
-            if let Ok(el) = self.client.find(Locator::Css(css)).await {
-                if let Ok(text) = el.text().await {
-                    if pred(&text) {
-                        return text;
-                    }
-                    last = text;
+            if let Ok(el) = self.client.find(Locator::Css(css)).await
+                && let Ok(text) = el.text().await
+            {
+                if pred(&text) {
+                    return text;
                 }
+                last = text;
             }
             assert!(Instant::now() < deadline, "waited {timeout:?} for `{css}`; last text: {last:?}");
             tokio::time::sleep(Duration::from_millis(100)).await;

@@ -2,6 +2,8 @@
 //! runs here and never on the page's thread; the page stops a runaway run by terminating this
 //! worker and starting a new one.
 
+// Natively only the tests use the messages; the worker itself is wasm32 only.
+#[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
 mod protocol;
 
 #[cfg(target_arch = "wasm32")]
