@@ -149,18 +149,7 @@ const OTHER_TYPES: &[&str] = &["None", "0", "''", "[]", "{}", "[0]", "{0: 0}"];
 /// without arguments, one argument too many.
 pub fn retyped_arguments(call: &str) -> Result<Vec<String>, String> {
     let tree = syntax::parse_valid(call, "the call").map_err(|e| e.to_string())?;
-    let arguments = named_children(tree.root_node())
-        .first()
-        .and_then(|statement| named_children(*statement).into_iter().next())
-        .filter(|n| n.kind_name() == "call")
-        .and_then(|c| c.child_by_field_name("arguments"))
-        .ok_or_else(|| "the call is not a call".to_string())?;
-    let inner = (arguments.start_byte() + 1, arguments.end_byte().saturating_sub(1));
-    let values: Vec<Node> = named_children(arguments)
-        .into_iter()
-        .filter(|n| n.kind_name() != "comment")
-        .filter_map(|a| if a.kind_name() == "keyword_argument" { a.child_by_field_name("value") } else { Some(a) })
-        .collect();
+    let (inner, values) = argument_values(&tree)?;
     if values.is_empty() {
         return Ok(vec!["0".to_string()]);
     }
@@ -174,20 +163,27 @@ pub fn retyped_arguments(call: &str) -> Result<Vec<String>, String> {
     Ok(out)
 }
 
-fn argument_mutations(call: &str, wide: bool) -> Result<Vec<String>, String> {
-    let tree = syntax::parse_valid(call, "the call").map_err(|e| e.to_string())?;
-    let call_node = named_children(tree.root_node())
+/// The byte range inside a call's parentheses and its argument values (keyword arguments' values,
+/// comments left out), from the call's parsed tree.
+fn argument_values(tree: &tree_sitter::Tree) -> Result<((usize, usize), Vec<Node<'_>>), String> {
+    let arguments = named_children(tree.root_node())
         .first()
         .and_then(|statement| named_children(*statement).into_iter().next())
         .filter(|n| n.kind_name() == "call")
+        .and_then(|c| c.child_by_field_name("arguments"))
         .ok_or_else(|| "the call is not a call".to_string())?;
-    let arguments = call_node.child_by_field_name("arguments").ok_or_else(|| "the call has no arguments".to_string())?;
     let inner = (arguments.start_byte() + 1, arguments.end_byte().saturating_sub(1));
-    let values: Vec<Node> = named_children(arguments)
+    let values = named_children(arguments)
         .into_iter()
         .filter(|n| n.kind_name() != "comment")
         .filter_map(|a| if a.kind_name() == "keyword_argument" { a.child_by_field_name("value") } else { Some(a) })
         .collect();
+    Ok((inner, values))
+}
+
+fn argument_mutations(call: &str, wide: bool) -> Result<Vec<String>, String> {
+    let tree = syntax::parse_valid(call, "the call").map_err(|e| e.to_string())?;
+    let (inner, values) = argument_values(&tree)?;
     let mutate = |value: Node| if wide { wider(value, call, 0) } else { mutations(value, call, 0) };
     let per_value: Vec<Vec<String>> = values.iter().map(|v| mutate(*v)).collect();
     let mut out = Vec::new();
