@@ -407,7 +407,7 @@ async fn rescore_raw_responses_like_the_library() {
     b.click("[data-testid=rescore-run]").await;
     assert_eq!(b.wait_text("[data-testid=eval-state]", Duration::from_secs(60), |t| !t.is_empty()).await, "finished");
     let timing = text(&b, "[data-testid=run-timing]").await;
-    assert!(timing.starts_with("3 of 3 samples scored, 18 answers judged") && timing.contains("1 ids in the file not in the dataset"), "{timing}");
+    assert!(timing.starts_with("3 of 3 samples scored, 18 answers judged") && timing.contains("1 id in the file not in the dataset"), "{timing}");
 
     // The summary: the library's Markdown table, and the counts the filters rely on.
     let table = markdown_table(&[strict.summary.clone(), compatible.summary.clone()]);

@@ -736,8 +736,8 @@ fn ResultsView(state: EvaluateState) -> impl IntoView {
                     let timing = format!(
                         "{} of {} samples scored, {} answers judged in {:.1} s ({} Python runs){}{}",
                         run.scored(), run.planned, run.answers(), run.elapsed_ms / 1000.0, run.python_runs,
-                        if run.missing > 0 { format!("; {} dataset samples not in the file", run.missing) } else { String::new() },
-                        if run.unknown > 0 { format!("; {} ids in the file not in the dataset", run.unknown) } else { String::new() },
+                        if run.missing > 0 { format!("; {} dataset sample{} not in the file", run.missing, if run.missing == 1 { "" } else { "s" }) } else { String::new() },
+                        if run.unknown > 0 { format!("; {} id{} in the file not in the dataset", run.unknown, if run.unknown == 1 { "" } else { "s" }) } else { String::new() },
                     );
                     view! {
                         <p class="stats" data-testid="run-timing">{timing}</p>
