@@ -9,7 +9,7 @@ use crate::pages::{
     datasets::DatasetsPage, evaluate::EvaluatePage, perturb::PerturbPage, perturb::PerturbRun, playground::PlaygroundPage, sample::SamplePage, verify::VerifyPage,
     verify::VerifyRun,
 };
-use crate::python::{PythonWorker, WorkerStatus};
+use crate::browser::python::{PythonWorker, WorkerStatus};
 use crate::route::{self, Route};
 
 /// The dataset the pages work on: the bundled CRUXEval, or a file the user imported.
@@ -34,9 +34,9 @@ impl AppState {
     /// (Re)loads the bundled CRUXEval.
     pub fn load_bundled(self) {
         self.dataset.set(DatasetState::Loading);
-        self.dataset_name.set(crate::data::CRUXEVAL_NAME.to_string());
+        self.dataset_name.set(crate::browser::data::CRUXEVAL_NAME.to_string());
         leptos::task::spawn_local(async move {
-            let loaded = match crate::data::fetch_dataset(crate::data::CRUXEVAL_URL).await {
+            let loaded = match crate::browser::data::fetch_dataset(crate::browser::data::CRUXEVAL_URL).await {
                 Ok(report) => DatasetState::Loaded(Arc::new(report)),
                 Err(e) => DatasetState::Failed(e),
             };

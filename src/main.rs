@@ -2,11 +2,10 @@
 //! signals; everything with rules in it lives in `crates/`.
 
 mod app;
+mod browser;
 mod components;
-mod data;
-mod download;
+mod jobs;
 mod pages;
-mod python;
 mod route;
 
 fn main() {

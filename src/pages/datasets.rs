@@ -62,7 +62,7 @@ fn ImportButton() -> impl IntoView {
         state.dataset.set(DatasetState::Loading);
         state.dataset_name.set(name);
         leptos::task::spawn_local(async move {
-            state.dataset.set(match crate::data::read_dataset_file(file).await {
+            state.dataset.set(match crate::browser::data::read_dataset_file(file).await {
                 Ok(report) => DatasetState::Loaded(Arc::new(report)),
                 Err(e) => DatasetState::Failed(e),
             });
@@ -73,7 +73,7 @@ fn ImportButton() -> impl IntoView {
             "Import JSONL…"
             <input type="file" accept=".jsonl,.json,.txt,application/jsonl" data-testid="import" class="visually-hidden" on:change=on_change />
         </label>
-        <Show when=move || state.dataset_name.get() != crate::data::CRUXEVAL_NAME>
+        <Show when=move || state.dataset_name.get() != crate::browser::data::CRUXEVAL_NAME>
             <button on:click=move |_| state.load_bundled()>"Back to CRUXEval"</button>
         </Show>
     }
@@ -128,11 +128,11 @@ fn DatasetBrowser(report: Arc<LoadReport>) -> impl IntoView {
                 <h1 data-testid="dataset-name">{move || state.dataset_name.get()}</h1>
                 <ImportButton />
             </div>
-            {move || if state.dataset_name.get() == crate::data::CRUXEVAL_NAME {
+            {move || if state.dataset_name.get() == crate::browser::data::CRUXEVAL_NAME {
                 view! {
                     <p class="attribution">
                         {format!("{total} samples. ")} "CRUXEval: Gu et al., “CRUXEval: A Benchmark for Code Reasoning, Understanding and Execution” (2024). "
-                        "Data under the " <a href=crate::data::CRUXEVAL_LICENSE_URL>"MIT License"</a> "."
+                        "Data under the " <a href=crate::browser::data::CRUXEVAL_LICENSE_URL>"MIT License"</a> "."
                     </p>
                 }.into_any()
             } else {

@@ -1,45 +1,51 @@
-//! The Evaluate page (issue 4): run an offline model over the current dataset, or re-score a
-//! published generations file, and look at the results (summary, bar chart, per-sample table,
-//! exports).
+//! The Evaluate page: run a model (a provider's API, or an offline one) over the current dataset,
+//! or re-score a published generations file, and look at the results (summary, bar chart,
+//! per-sample table, exports).
 //!
-//! All the logic is `execbench-eval`'s; this page only drives its steps. Python never runs here:
-//! every model step and every scoring run goes to the worker (`Model::start/resume`, then
-//! `score::plan` → `python.run` → `score::conclude`). The state lives under the app's root owner,
-//! so a run carries on, and its results stay, while the user looks at other pages.
+//! The evaluation itself is `execbench-run`'s engine (the same one the command line runs): this
+//! page builds a job from the form, hands the engine the browser's I/O (the worker, `fetch`,
+//! timers) and shows what it reports. Python never runs here. The state lives under the app's
+//! root owner, so a run carries on, and its results stay, while the user looks at other pages.
 
-use std::cell::OnceCell;
-use std::collections::HashMap;
+use std::cell::{Cell, OnceCell, RefCell};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
 
-use execbench_core::{LoadReport, RunRequest, RunResult, Sample};
+use execbench_core::{LoadReport, Sample};
 use execbench_eval::Task;
-use execbench_eval::extract::{ExtractFailure, Extraction, extract};
 use execbench_eval::generations::{Generations, import_generations};
-use execbench_eval::models::{EchoFirstArgument, Model, ModelRequest, ModelStep, Oracle, Replay, Reply, TypeDefault, no_http};
-use execbench_eval::prompt::Template;
+use execbench_eval::models::{EchoFirstArgument, Oracle, Replay, TypeDefault};
 use execbench_eval::report::{SampleResult, from_jsonl, summarize};
-use execbench_eval::score::{self, Expected, Mode, SampleScore, ScoreOptions, Step, Verdict};
+use execbench_eval::score::{Mode, ScoreOptions};
+use execbench_run::api::ApiModel;
+use execbench_run::io::NoStore;
+use execbench_run::scoring::{Answers, score_sample};
+use execbench_run::{CancelToken, EvalJob, Event, Io, Responder, RunEnd, RunStatus, SampleRecord, run_evaluation};
 use leptos::prelude::*;
 
 use crate::app::{AppState, DatasetState};
+use crate::browser::clock::BrowserClock;
+use crate::browser::fetch::FetchHttp;
+use crate::browser::python::{PythonWorker, use_python};
 use crate::components::evaluation::exports::ResultsExports;
+use crate::components::evaluation::model_settings::{ApiForm, ApiSettingsPanel};
 use crate::components::evaluation::sample_table::SampleTable;
 use crate::components::evaluation::summary::ResultsSummary;
 use crate::components::evaluation::template_editor::{TemplatePanel, TemplateState};
 use crate::components::evaluation::{ModeResults, RunResults};
-use crate::python::{PythonWorker, use_python};
 
 /// How often a running job redraws its progress: more often would cost more than the work.
 const REFRESH_MS: f64 = 100.0;
 /// Runs kept in the results view (each holds every row of every mode).
 const MAX_RUNS_KEPT: usize = 6;
-/// Model steps allowed per sample before the model is declared stuck.
-const MAX_MODEL_STEPS: usize = 64;
 const MAX_N: usize = 100;
+/// Live transcripts shown while a run streams.
+const MAX_TRANSCRIPTS: usize = 8;
 
-/// The offline models the page offers.
+/// The models the page offers: a provider's API, or an offline one.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum ModelChoice {
+    Api,
     Oracle,
     EchoFirstArgument,
     TypeDefault,
@@ -47,10 +53,11 @@ enum ModelChoice {
 }
 
 impl ModelChoice {
-    const ALL: [ModelChoice; 4] = [ModelChoice::Oracle, ModelChoice::EchoFirstArgument, ModelChoice::TypeDefault, ModelChoice::Replay];
+    const ALL: [ModelChoice; 5] = [ModelChoice::Oracle, ModelChoice::EchoFirstArgument, ModelChoice::TypeDefault, ModelChoice::Replay, ModelChoice::Api];
 
     fn value(self) -> &'static str {
         match self {
+            ModelChoice::Api => "api",
             ModelChoice::Oracle => "oracle",
             ModelChoice::EchoFirstArgument => "echo-first-argument",
             ModelChoice::TypeDefault => "type-default",
@@ -60,6 +67,7 @@ impl ModelChoice {
 
     fn label(self) -> &'static str {
         match self {
+            ModelChoice::Api => "A model API (your key)",
             ModelChoice::Oracle => "Oracle (runs the code: always right)",
             ModelChoice::EchoFirstArgument => "Baseline: echo the first argument",
             ModelChoice::TypeDefault => "Baseline: default value of the output's type",
@@ -150,6 +158,24 @@ struct EvaluateState {
     /// The run shown in the per-sample table.
     selected_run: RwSignal<Option<u64>>,
     next_run_id: StoredValue<u64>,
+    /// The model API form.
+    api: ApiForm,
+    /// What the engine says about the running job.
+    status: RwSignal<Option<RunStatus>>,
+    /// Streamed text of the samples in flight: (sample id, text of each response).
+    transcripts: RwSignal<Vec<(String, Vec<String>)>>,
+    /// Stop for the running job: its cancel token and its Python job.
+    running: StoredValue<Option<(CancelToken, PythonWorker)>, LocalStorage>,
+    /// The last API run, for "Retry errors" (its key stays in memory only).
+    last_api_run: StoredValue<Option<LastApiRun>, LocalStorage>,
+}
+
+#[derive(Clone)]
+struct LastApiRun {
+    model: ApiModel,
+    job: EvalJob,
+    records: Vec<SampleRecord>,
+    dataset: String,
 }
 
 impl EvaluateState {
@@ -176,6 +202,35 @@ impl EvaluateState {
             runs: RwSignal::new(Vec::new()),
             selected_run: RwSignal::new(None),
             next_run_id: StoredValue::new(1),
+            api: ApiForm::new(),
+            status: RwSignal::new(None),
+            transcripts: RwSignal::new(Vec::new()),
+            running: StoredValue::new_local(None),
+            last_api_run: StoredValue::new_local(None),
+        }
+    }
+
+    /// A job starts: the progress shows it at once, never the previous job's figures.
+    fn begin(self, what: String, total: usize) {
+        self.job.set(Some(what));
+        self.stop_requested.set(false);
+        self.error.set(None);
+        self.last_outcome.set(None);
+        self.done.set(0);
+        self.total.set(total);
+        self.answers_judged.set(0);
+        self.elapsed_ms.set(0.0);
+        self.status.set(None);
+        self.transcripts.set(Vec::new());
+    }
+
+    /// Stop: the running job's requests are cancelled and its Python runs end; other pages'
+    /// Python runs carry on.
+    fn stop(self) {
+        self.stop_requested.set(true);
+        if let Some((cancel, python)) = self.running.get_value() {
+            cancel.cancel();
+            python.stop();
         }
     }
 
@@ -214,7 +269,7 @@ fn evaluate_state() -> EvaluateState {
     })
 }
 
-/// One job (an evaluation or a re-scoring) in flight: the worker, progress, and Stop.
+/// A re-scoring in flight: the worker, progress, and Stop.
 struct Job {
     python: PythonWorker,
     state: EvaluateState,
@@ -227,27 +282,12 @@ struct Job {
 impl Job {
     fn begin(python: PythonWorker, state: EvaluateState, what: String, total: usize) -> Job {
         let started = js_sys::Date::now();
-        state.job.set(Some(what));
-        state.stop_requested.set(false);
-        state.error.set(None);
-        state.last_outcome.set(None);
-        state.done.set(0);
-        state.total.set(total);
-        state.answers_judged.set(0);
-        state.elapsed_ms.set(0.0);
+        state.begin(what, total);
         Job { python, state, started, published: started, python_runs: 0, answers: 0 }
     }
 
     fn stopped(&self) -> bool {
         self.state.stop_requested.get_untracked()
-    }
-
-    /// One Python run in the worker; `None` when Stop was pressed meanwhile (the run was cut
-    /// short, so its result says nothing about the answer).
-    async fn run(&mut self, request: RunRequest) -> Option<RunResult> {
-        self.python_runs += 1;
-        let result = self.python.run(request).await;
-        (!self.stopped()).then_some(result)
     }
 
     fn progress(&mut self, done: usize) {
@@ -277,86 +317,14 @@ impl Job {
     }
 }
 
-/// Drives a model to its responses, performing its Python steps in the worker. `None` on Stop.
-async fn respond(job: &mut Job, model: &mut dyn Model, request: &ModelRequest<'_>) -> Option<Result<Vec<String>, String>> {
-    let mut step = model.start(request);
-    for _ in 0..MAX_MODEL_STEPS {
-        step = match step {
-            ModelStep::Done(responses) => return Some(responses),
-            ModelStep::Run(run) => {
-                let result = job.run(run).await?;
-                model.resume(request, Reply::Run(result))
-            }
-            // Offline models make no HTTP requests; API-backed ones are a later issue.
-            ModelStep::Http(call) => model.resume(request, Reply::Http(no_http(&call))),
-        };
-    }
-    Some(Err(format!("{} did not finish within {MAX_MODEL_STEPS} steps", model.name())))
-}
-
-/// What one sample's answers are, before scoring.
-struct Answers<'a> {
-    prompt: Option<String>,
-    responses: &'a Result<Vec<String>, String>,
-    /// The responses are answers already (a CRUXEval generations file).
-    extracted: bool,
-    n: usize,
-}
-
-/// Scores one sample's answers in every mode, as `execbench_eval::evaluate::score_responses`
-/// does, but with the runs in the worker. Identical answers to one sample share a run: the
-/// programs are deterministic, and a model asked for n samples often repeats itself.
-async fn score_sample(job: &mut Job, sample: &Sample, task: Task, modes: &[Mode], answers: Answers<'_>, options: &ScoreOptions) -> Option<Vec<SampleResult>> {
-    let (texts, extractions): (Vec<String>, Vec<Extraction>) = match answers.responses {
-        Ok(texts) => (texts.clone(), texts.iter().map(|t| if answers.extracted { Extraction::verbatim(t.clone()) } else { extract(t, task) }).collect()),
-        Err(error) => {
-            let failed = Extraction::Failed { failure: ExtractFailure::EmptyResponse, detail: format!("the model gave no response: {error}") };
-            (vec![String::new(); answers.n.max(1)], vec![failed; answers.n.max(1)])
-        }
-    };
-    let kept_responses = if answers.extracted { Vec::new() } else { texts };
-    let expected = Expected::of(sample);
-    let mut rows = Vec::with_capacity(modes.len());
-    for &mode in modes {
-        let mut judged: HashMap<String, Verdict> = HashMap::new();
-        let mut verdicts = Vec::with_capacity(extractions.len());
-        for extraction in &extractions {
-            let verdict = match score::plan(sample, task, mode, extraction, &expected, options) {
-                Step::Done(verdict) => verdict,
-                Step::Run(request) => {
-                    let answer = extraction.answer().unwrap_or("");
-                    match judged.get(answer) {
-                        Some(verdict) => verdict.clone(),
-                        None => {
-                            let result = job.run(request).await?;
-                            let verdict = score::conclude(mode, answer, &expected, &result);
-                            judged.insert(answer.to_string(), verdict.clone());
-                            verdict
-                        }
-                    }
-                }
-            };
-            verdicts.push(verdict);
-        }
-        job.answers += verdicts.len();
-        let mut row = SampleResult::new(&sample.id, task, mode, answers.prompt.clone(), kept_responses.clone(), extractions.clone(), SampleScore::from_verdicts(mode, verdicts));
-        row.model_error = answers.responses.as_ref().err().cloned();
-        rows.push(row);
-    }
-    Some(rows)
-}
-
 fn per_mode_results(task: Task, modes: &[Mode], rows: Vec<Vec<SampleResult>>) -> Vec<ModeResults> {
     modes.iter().zip(rows).map(|(&mode, rows)| ModeResults { mode, summary: summarize(task, mode, &rows), rows }).collect()
 }
 
 /// The settings of an evaluation, checked before anything runs.
 struct EvaluationPlan {
-    model: Box<dyn Model>,
-    template: Template,
-    n: usize,
-    modes: Vec<Mode>,
-    samples: Vec<Sample>,
+    responder: Responder,
+    job: EvalJob,
 }
 
 fn plan_evaluation(state: EvaluateState, report: &LoadReport) -> Result<EvaluationPlan, String> {
@@ -376,66 +344,142 @@ fn plan_evaluation(state: EvaluateState, report: &LoadReport) -> Result<Evaluati
         "" => report.samples.len(),
         text => text.parse::<usize>().ok().filter(|l| *l > 0).ok_or(format!("first samples: `{text}` is not a positive whole number"))?,
     };
-    let model: Box<dyn Model> = match state.model.get_untracked() {
-        ModelChoice::Oracle => Box::new(Oracle::default()),
-        ModelChoice::EchoFirstArgument => Box::new(EchoFirstArgument),
-        ModelChoice::TypeDefault => Box::new(TypeDefault),
+    let responder = match state.model.get_untracked() {
+        ModelChoice::Api => Responder::Api(state.api.model()?),
+        ModelChoice::Oracle => Responder::Offline(Box::new(Oracle::default())),
+        ModelChoice::EchoFirstArgument => Responder::Offline(Box::new(EchoFirstArgument)),
+        ModelChoice::TypeDefault => Responder::Offline(Box::new(TypeDefault)),
         ModelChoice::Replay => match state.replay_file.get_untracked() {
             None => return Err("choose a file of answers to replay".to_string()),
             Some(file) => match &file.content {
-                AnswerFile::Generations(g) if !g.entries.is_empty() => Box::new(Replay::from_generations(&file.name, g)),
-                AnswerFile::Results(rows) if !rows.is_empty() => Box::new(Replay::from_results(&file.name, rows)),
+                AnswerFile::Generations(g) if !g.entries.is_empty() => Responder::Offline(Box::new(Replay::from_generations(&file.name, g))),
+                AnswerFile::Results(rows) if !rows.is_empty() => Responder::Offline(Box::new(Replay::from_results(&file.name, rows))),
                 _ => return Err(format!("{} has no usable answers", file.name)),
             },
         },
     };
     let samples = report.samples.iter().take(limit).cloned().collect();
-    Ok(EvaluationPlan { model, template, n, modes, samples })
+    Ok(EvaluationPlan { responder, job: EvalJob { samples, template, n, modes, options: ScoreOptions::default(), done: BTreeSet::new() } })
 }
 
 fn start_evaluation(state: EvaluateState, python: PythonWorker, report: Arc<LoadReport>, dataset: String) {
-    let plan = match plan_evaluation(state, &report) {
-        Ok(plan) => plan,
-        Err(e) => return state.error.set(Some(e)),
+    match plan_evaluation(state, &report) {
+        Ok(plan) => launch(state, python, plan, dataset, Vec::new()),
+        Err(e) => state.error.set(Some(e)),
+    }
+}
+
+/// "Retry errors": the last API run again, asking only for the samples that ended in an error.
+fn retry_errors(state: EvaluateState, python: PythonWorker) {
+    let Some(last) = state.last_api_run.get_value() else { return };
+    let LastApiRun { model, mut job, records, dataset } = last;
+    let kept: Vec<SampleRecord> = records.into_iter().filter(|r| !r.is_error()).collect();
+    job.done = kept.iter().map(|r| r.sample_id.clone()).collect();
+    launch(state, python, EvaluationPlan { responder: Responder::Api(model), job }, dataset, kept);
+}
+
+/// Runs a plan with the library's engine; the page only shows what it reports. `earlier`:
+/// records kept from a previous run of the same job (Retry errors), merged into the results.
+fn launch(state: EvaluateState, python: PythonWorker, plan: EvaluationPlan, dataset: String, earlier: Vec<SampleRecord>) {
+    let EvaluationPlan { mut responder, job } = plan;
+    let name = responder.name();
+    let to_ask = job.samples.len() - job.done.len();
+    state.begin(format!("Evaluating {name} on {to_ask} sample{}", if to_ask == 1 { "" } else { "s" }), job.samples.len());
+    let python = python.new_job();
+    let cancel = CancelToken::new();
+    state.running.set_value(Some((cancel.clone(), python.clone())));
+    let api_model = match &responder {
+        Responder::Api(model) => Some(model.clone()),
+        Responder::Offline(_) => None,
     };
-    // The job starts now, not when the task first runs: Stop and the progress line must never
-    // see the previous job's figures.
-    let mut job = Job::begin(python, state, format!("Evaluating {} on {} samples", plan.model.name(), plan.samples.len()), plan.samples.len());
     leptos::task::spawn_local(async move {
-        let EvaluationPlan { mut model, template, n, modes, samples } = plan;
-        let task = template.task;
-        let options = ScoreOptions::default();
-        let mut rows: Vec<Vec<SampleResult>> = modes.iter().map(|_| Vec::with_capacity(samples.len())).collect();
-        for (index, sample) in samples.iter().enumerate() {
-            if job.stopped() {
-                break;
+        let started = js_sys::Date::now();
+        let live_text: RefCell<BTreeMap<String, Vec<String>>> = RefCell::new(BTreeMap::new());
+        let answers = Cell::new(0usize);
+        let published = Cell::new(0.0f64);
+        let on_event = |event: Event| match event {
+            Event::Status(status) => {
+                let now = js_sys::Date::now();
+                if now - published.get() >= REFRESH_MS || status.done == status.total {
+                    published.set(now);
+                    state.done.set(status.done);
+                    state.elapsed_ms.set(now - started);
+                    state.answers_judged.set(answers.get());
+                    state.status.set(Some(status.clone()));
+                    state.transcripts.set(live_text.borrow().iter().map(|(id, texts)| (id.clone(), texts.clone())).collect());
+                }
             }
-            let prompt = template.render(sample);
-            let request = ModelRequest { sample, task, prompt: &prompt, n };
-            let Some(responses) = respond(&mut job, model.as_mut(), &request).await else { break };
-            let answers = Answers { prompt: Some(prompt.text()), responses: &responses, extracted: model.gives_extracted_answers(&sample.id), n };
-            let Some(scored) = score_sample(&mut job, sample, task, &modes, answers, &options).await else { break };
-            for (bucket, row) in rows.iter_mut().zip(scored) {
-                bucket.push(row);
+            Event::Delta { sample_id, choice, text } => {
+                let mut live = live_text.borrow_mut();
+                let texts = live.entry(sample_id.to_string()).or_default();
+                let choice = choice as usize;
+                if texts.len() <= choice {
+                    texts.resize(choice + 1, String::new());
+                }
+                match text {
+                    Some(t) => texts[choice].push_str(t),
+                    None => texts[choice].clear(),
+                }
             }
-            job.progress(index + 1);
-        }
+            Event::Record(record) => {
+                live_text.borrow_mut().remove(&record.sample_id);
+                answers.set(answers.get() + record.results.iter().map(|r| r.answers.len()).sum::<usize>());
+            }
+        };
+        let io = Io { python: &python, http: &FetchHttp, clock: &BrowserClock, store: &NoStore };
+        let outcome = run_evaluation(&job, &mut responder, io, &cancel, &on_event).await;
+        state.running.set_value(None);
+        state.transcripts.set(Vec::new());
+        let mut records = earlier;
+        records.extend(outcome.records);
+        records.sort_by_key(|r| r.index);
+        let task = job.template.task;
+        let rows: Vec<Vec<SampleResult>> = (0..job.modes.len()).map(|i| records.iter().filter_map(|r| r.results.get(i).cloned()).collect()).collect();
+        let errors: Vec<(String, String)> = records.iter().filter_map(|r| r.error.as_ref().map(|e| (r.sample_id.clone(), e.message.clone()))).collect();
+        let usage = api_model.as_ref().map(|_| {
+            records.iter().filter_map(|r| r.usage).fold(execbench_providers::Usage::default(), |mut total, u| {
+                total.add(&u);
+                total
+            })
+        });
+        let now = js_sys::Date::now();
+        state.done.set(outcome.status.done);
+        state.answers_judged.set(answers.get());
+        state.elapsed_ms.set(now - started);
+        state.status.set(Some(outcome.status.clone()));
         let run = RunResults {
             id: 0,
-            source: model.name(),
-            dataset,
+            source: name,
+            dataset: dataset.clone(),
             task,
-            template: Some(template.name.clone()),
-            n: Some(n),
-            per_mode: per_mode_results(task, &modes, rows),
-            planned: samples.len(),
-            stopped: false,
-            elapsed_ms: 0.0,
-            python_runs: 0,
+            template: Some(job.template.name.clone()),
+            n: Some(job.n),
+            per_mode: per_mode_results(task, &job.modes, rows),
+            planned: job.samples.len(),
+            stopped: outcome.end != RunEnd::Finished,
+            elapsed_ms: now - started,
+            python_runs: outcome.python_runs,
             missing: 0,
             unknown: 0,
+            errors,
+            usage,
+            requests: outcome.status.requests_sent,
+            most_concurrent: outcome.most_concurrent,
+            end: outcome.end.describe(),
         };
-        job.finish(run);
+        let scored = run.scored();
+        state.last_outcome.set(Some(match &outcome.end {
+            RunEnd::Finished if run.errors.is_empty() => "finished".to_string(),
+            RunEnd::Finished => format!("finished: {} scored, {} errors", scored, run.errors.len()),
+            RunEnd::Stopped => format!("stopped after {} of {} samples", records.len(), job.samples.len()),
+            other => other.describe(),
+        }));
+        if let RunEnd::ProviderStopped(e) = &outcome.end {
+            state.error.set(Some(format!("The provider stopped the run: {e}")));
+        }
+        state.last_api_run.set_value(api_model.map(|model| LastApiRun { model, job, records, dataset }));
+        state.add_run(run);
+        state.job.set(None);
     });
 }
 
@@ -456,6 +500,8 @@ fn start_rescore(state: EvaluateState, python: PythonWorker, report: Arc<LoadRep
     let unknown = by_id.keys().filter(|id| !report.samples.iter().any(|s| &s.id == *id)).count();
     let extracted = generations.kind == execbench_eval::generations::GenerationsKind::Extracted;
     let modes = Mode::ALL.to_vec();
+    let python = python.new_job();
+    state.running.set_value(Some((CancelToken::new(), python.clone())));
     let mut job = Job::begin(python, state, format!("Re-scoring {} ({} samples)", file.name, work.len()), work.len());
     leptos::task::spawn_local(async move {
         let options = ScoreOptions::default();
@@ -464,9 +510,15 @@ fn start_rescore(state: EvaluateState, python: PythonWorker, report: Arc<LoadRep
             if job.stopped() {
                 break;
             }
-            let responses = Ok(answers.clone());
-            let answers = Answers { prompt: None, responses: &responses, extracted, n: answers.len() };
-            let Some(scored) = score_sample(&mut job, sample, task, &modes, answers, &options).await else { break };
+            let answers = Answers { prompt: None, responses: answers, extracted };
+            let mut runs = 0;
+            let scored = score_sample(&job.python, sample, task, &modes, answers, &options, &mut || runs += 1).await;
+            job.python_runs += runs;
+            // Stop fails the job's runs: a sample scored meanwhile says nothing about its answers.
+            if job.stopped() {
+                break;
+            }
+            job.answers += scored.iter().map(|r| r.answers.len()).sum::<usize>();
             for (bucket, row) in rows.iter_mut().zip(scored) {
                 bucket.push(row);
             }
@@ -486,7 +538,13 @@ fn start_rescore(state: EvaluateState, python: PythonWorker, report: Arc<LoadRep
             python_runs: 0,
             missing,
             unknown,
+            errors: Vec::new(),
+            usage: None,
+            requests: 0,
+            most_concurrent: 0,
+            end: String::new(),
         };
+        job.state.running.set_value(None);
         job.finish(run);
     });
 }
@@ -498,7 +556,7 @@ fn on_answer_file(target: RwSignal<Option<Arc<LoadedFile>>>, error: RwSignal<Opt
         let Some(file) = input.files().and_then(|files| files.get(0)) else { return };
         input.set_value("");
         leptos::task::spawn_local(async move {
-            match crate::download::read_file_text(&file).await {
+            match crate::browser::download::read_file_text(&file).await {
                 Ok(text) => target.set(Some(Arc::new(LoadedFile::read(&file.name(), &text)))),
                 Err(e) => error.set(Some(e)),
             }
@@ -533,10 +591,12 @@ pub fn EvaluatePage() -> impl IntoView {
             }
         }
     };
-    let stop = move |_| {
-        state.stop_requested.set(true);
-        python.stop();
+    let stop = move |_| state.stop();
+    let run_retry = {
+        let python = python.clone();
+        move |_| retry_errors(state, python.clone())
     };
+    let can_retry = move || idle() && state.runs.with(|runs| runs.first().is_some_and(|r| !r.errors.is_empty())) && state.last_api_run.with_value(|l| l.is_some());
 
     // (id, name, built-in) of the templates for the task, built-ins first.
     let templates_for_task = Memo::new(move |_| {
@@ -582,17 +642,20 @@ pub fn EvaluatePage() -> impl IntoView {
                     Some(report) => format!("Dataset: {} ({} samples). ", app.dataset_name.get(), report.samples.len()),
                     None => "The dataset is not loaded yet. ".to_string(),
                 }}
-                "Offline models need no key. Strict mode takes only a literal (or a plain call of the function) and compares by type-aware equality. Compatible mode follows the CRUXEval scorer: Python's ==, 3 s; an output answer containing the call, or an input answer not calling the function, is dropped from the sample's list, and if none left passes, all count as wrong. In both, an answer that cannot be extracted counts as wrong, and pass@k over fewer than k answers is n/a (the official code says 1.0), so pass@5 can be lower than published figures."
+                "Offline models need no key; a model API uses yours, from this page straight to the provider. Strict mode takes only a literal (or a plain call of the function) and compares by type-aware equality. Compatible mode follows the CRUXEval scorer: Python's ==, 3 s; an output answer containing the call, or an input answer not calling the function, is dropped from the sample's list, and if none left passes, all count as wrong. In both, an answer that cannot be extracted counts as wrong, and pass@k over fewer than k answers is n/a (the official code says 1.0), so pass@5 can be lower than published figures."
             </p>
             <div class="eval-panels">
                 <fieldset class="eval-panel" data-testid="evaluation-form">
-                    <legend>"Offline evaluation"</legend>
+                    <legend>"Evaluation"</legend>
                     <label class="field">
                         <span class="label">"Model"</span>
                         <select data-testid="eval-model" on:change=move |ev| state.model.set(ModelChoice::from_value(&event_target_value(&ev)))>
                             {ModelChoice::ALL.into_iter().map(|m| view! { <option value=m.value() selected=move || state.model.get() == m>{m.label()}</option> }).collect_view()}
                         </select>
                     </label>
+                    <Show when=move || state.model.get() == ModelChoice::Api>
+                        <ApiSettingsPanel form=state.api />
+                    </Show>
                     <Show when=move || state.model.get() == ModelChoice::Replay>
                         <div class="field">
                             <label class="button">
@@ -666,6 +729,8 @@ pub fn EvaluatePage() -> impl IntoView {
                 <div class="toolbar">
                     <span class="job" data-testid="eval-job">{move || state.job.get().unwrap_or_else(|| "Idle".to_string())}</span>
                     <button data-testid="eval-stop" on:click=stop disabled=idle>"Stop"</button>
+                    <button data-testid="eval-retry-errors" on:click=run_retry disabled=move || !can_retry()
+                        title="Ask again only for the samples whose requests failed (not the wrong answers)">"Retry errors"</button>
                     {move || state.last_outcome.get().map(|o| view! { <span class="muted" data-testid="eval-state">{o}</span> })}
                 </div>
                 <div class="progress" role="progressbar" aria-valuemin="0" aria-valuemax="100" aria-valuenow=move || format!("{:.0}", percent())>
@@ -679,10 +744,38 @@ pub fn EvaluatePage() -> impl IntoView {
                         format!("{} / {} samples · {answers} answers judged · {seconds:.1} s · {rate:.0} answers/s", state.done.get(), state.total.get())
                     }}
                 </p>
+                {move || state.status.get().filter(|s| s.requests_sent > 0 || s.running > 0).map(|s| {
+                    let tokens = format!("{} requests · tokens: {} prompt, {} completion", s.requests_sent, s.usage.prompt_tokens, s.usage.completion_tokens);
+                    view! {
+                        <p class="stats" data-testid="eval-live">{s.describe()}</p>
+                        <p class="stats muted" data-testid="eval-tokens">{tokens}</p>
+                    }
+                })}
+                <LiveTranscripts transcripts=state.transcripts />
             </div>
 
             <ResultsView state=state />
         </section>
+    }
+}
+
+/// The streamed text of the samples in flight, filling in as it arrives.
+#[component]
+fn LiveTranscripts(transcripts: RwSignal<Vec<(String, Vec<String>)>>) -> impl IntoView {
+    move || {
+        let shown = transcripts.with(|t| t.iter().take(MAX_TRANSCRIPTS).cloned().collect::<Vec<_>>());
+        (!shown.is_empty()).then(|| {
+            view! {
+                <div class="transcripts" data-testid="live-transcripts">
+                    {shown.into_iter().map(|(id, texts)| view! {
+                        <div class="transcript" data-testid="live-transcript" data-sample=id.clone()>
+                            <span class="transcript-id">{id}</span>
+                            {texts.into_iter().enumerate().map(|(i, t)| view! { <pre class="transcript-text" data-choice=i.to_string()>{t}</pre> }).collect_view()}
+                        </div>
+                    }).collect_view()}
+                </div>
+            }
+        })
     }
 }
 
@@ -739,8 +832,17 @@ fn ResultsView(state: EvaluateState) -> impl IntoView {
                         if run.missing > 0 { format!("; {} dataset sample{} not in the file", run.missing, if run.missing == 1 { "" } else { "s" }) } else { String::new() },
                         if run.unknown > 0 { format!("; {} id{} in the file not in the dataset", run.unknown, if run.unknown == 1 { "" } else { "s" }) } else { String::new() },
                     );
+                    let usage = run.usage.map(|u| format!("{} requests (at most {} at once) · tokens: {} prompt, {} completion ({} reasoning)", run.requests, run.most_concurrent, u.prompt_tokens, u.completion_tokens, u.reasoning_tokens));
+                    let errors = run.errors.clone();
                     view! {
                         <p class="stats" data-testid="run-timing">{timing}</p>
+                        {usage.map(|u| view! { <p class="stats" data-testid="run-usage">{u}</p> })}
+                        {(!errors.is_empty()).then(|| view! {
+                            <details class="error-box" open=true data-testid="run-errors">
+                                <summary>{format!("{} sample{} failed for infrastructure reasons (left out of pass@k; Retry errors asks again)", errors.len(), if errors.len() == 1 { "" } else { "s" })}</summary>
+                                <ul>{errors.iter().take(100).map(|(id, message)| view! { <li data-testid="run-error"><code>{id.clone()}</code>": "{message.clone()}</li> }).collect_view()}</ul>
+                            </details>
+                        })}
                         <SampleTable run=run />
                     }
                 })}

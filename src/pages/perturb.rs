@@ -18,7 +18,7 @@ use crate::components::edit_list::EditList;
 use crate::components::marked_code::MarkedCodeView;
 use crate::components::progress_bar::ProgressBar;
 use crate::components::run_result::RunResultView;
-use crate::python::{PythonWorker, use_python};
+use crate::browser::python::{PERTURB_JOB, PythonWorker, use_python};
 use crate::route::Route;
 
 /// The page hands the browser its thread back at least this often during a dataset run.
@@ -84,7 +84,7 @@ pub fn parse_p(text: &str) -> Result<f64, String> {
 /// The export's `dataset` column: the file name without its extension, as the command line writes
 /// it (`cruxeval` for the bundled `cruxeval.jsonl`), so the page and the CLI give the same bytes.
 pub fn dataset_column(display_name: &str) -> String {
-    let file = if display_name == crate::data::CRUXEVAL_NAME { crate::data::CRUXEVAL_URL } else { display_name };
+    let file = if display_name == crate::browser::data::CRUXEVAL_NAME { crate::browser::data::CRUXEVAL_URL } else { display_name };
     let file = file.rsplit('/').next().unwrap_or(file);
     match file.rsplit_once('.') {
         Some((stem, _)) if !stem.is_empty() => stem.to_string(),
@@ -659,7 +659,7 @@ impl Default for PerturbRun {
 fn WholeDataset() -> impl IntoView {
     let state = expect_context::<AppState>();
     let run = state.perturb;
-    let python = use_python();
+    let python = use_python().for_job(PERTURB_JOB);
     let chosen = RwSignal::new(BTreeMap::from_iter(Kind::ALL.into_iter().map(|k| (k, k == Kind::Rtf))));
     let seeds = RwSignal::new("0".to_string());
     let p = RwSignal::new("1".to_string());
@@ -702,7 +702,7 @@ fn WholeDataset() -> impl IntoView {
             if codecrash { (execbench_perturb::to_codecrash_jsonl(rows), "codecrash") } else { (execbench_perturb::to_jsonl(rows), "perturbed") }
         });
         let name = format!("{}-{}-{suffix}.jsonl", dataset_column(&state.dataset_name.get_untracked()), run.kinds_label.get_value());
-        if let Err(e) = crate::download::download_text(&name, "application/jsonl", &text) {
+        if let Err(e) = crate::browser::download::download_text(&name, "application/jsonl", &text) {
             error.set(Some(format!("could not save {name}: {e}")));
         }
     };

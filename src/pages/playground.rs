@@ -4,7 +4,7 @@ use execbench_core::{Limits, RunRequest, RunResult};
 use leptos::prelude::*;
 
 use crate::components::run_result::RunResultView;
-use crate::python::use_python;
+use crate::browser::python::use_python;
 
 const EXAMPLE_PROGRAM: &str = "def f(text):\n    counts = {}\n    for ch in text:\n        counts[ch] = counts.get(ch, 0) + 1\n    print('distinct:', len(counts))\n    return sorted(counts.items(), key=lambda kv: -kv[1])[:2]\n";
 const EXAMPLE_EXPRESSION: &str = "f('mississippi')";

@@ -6,7 +6,7 @@ use leptos::prelude::*;
 use crate::app::{AppState, DatasetState};
 use crate::components::code_view::CodeView;
 use crate::components::run_result::RunResultView;
-use crate::python::use_python;
+use crate::browser::python::use_python;
 use crate::route::Route;
 
 #[component]

@@ -7,7 +7,7 @@ use execbench_core::verify::{SampleCheck, Verdict, VerifySummary, judge, request
 use leptos::prelude::*;
 
 use crate::app::{AppState, DatasetState};
-use crate::python::{PythonWorker, use_python};
+use crate::browser::python::{VERIFY_JOB, PythonWorker, use_python};
 use crate::route::Route;
 
 /// How often a running verification redraws its progress.
@@ -97,7 +97,7 @@ impl Default for VerifyRun {
 pub fn VerifyPage() -> impl IntoView {
     let state = expect_context::<AppState>();
     let run = state.verify;
-    let python = use_python();
+    let python = use_python().for_job(VERIFY_JOB);
     let start = {
         let python = python.clone();
         move |_| {
@@ -120,7 +120,7 @@ pub fn VerifyPage() -> impl IntoView {
     };
     let download = move |_| {
         let lines: Vec<String> = run.checks.with_value(|c| c.iter().filter_map(|c| serde_json::to_string(c).ok()).collect());
-        let _ = crate::download::download_text("cruxeval-verification.jsonl", "application/jsonl", &(lines.join("\n") + "\n"));
+        let _ = crate::browser::download::download_text("cruxeval-verification.jsonl", "application/jsonl", &(lines.join("\n") + "\n"));
     };
     view! {
         <section class="page verify">

@@ -51,13 +51,13 @@ pub fn ResultsExports(#[prop(into)] runs: Signal<Vec<Arc<RunResults>>>) -> impl 
         });
     };
     let download_markdown = move |_| {
-        if let Err(e) = crate::download::download_text("execbench-summary.md", "text/markdown", &markdown.get_untracked()) {
+        if let Err(e) = crate::browser::download::download_text("execbench-summary.md", "text/markdown", &markdown.get_untracked()) {
             set_notice.set(format!("download failed: {e}"));
         }
     };
     let download_jsonl = move |_| {
         let text = runs.with_untracked(|r| results_jsonl(r));
-        if let Err(e) = crate::download::download_text("execbench-results.jsonl", "application/jsonl", &text) {
+        if let Err(e) = crate::browser::download::download_text("execbench-results.jsonl", "application/jsonl", &text) {
             set_notice.set(format!("download failed: {e}"));
         }
     };

@@ -3,6 +3,7 @@
 //! [`RunResults`], which the page produces.
 
 pub mod exports;
+pub mod model_settings;
 pub mod sample_table;
 pub mod summary;
 pub mod template_editor;
@@ -34,6 +35,14 @@ pub struct RunResults {
     /// Re-scoring: dataset samples the file had no answers for, ids the dataset does not know.
     pub missing: usize,
     pub unknown: usize,
+    /// Samples that failed for infrastructure reasons: (id, message). Not in `per_mode`.
+    pub errors: Vec<(String, String)>,
+    /// API runs: tokens from the providers' usage fields, requests sent, most at once.
+    pub usage: Option<execbench_providers::Usage>,
+    pub requests: usize,
+    pub most_concurrent: usize,
+    /// How the run ended, in words (`finished`, `stopped`, `stopped by the provider: …`).
+    pub end: String,
 }
 
 #[derive(Clone, Debug, PartialEq)]

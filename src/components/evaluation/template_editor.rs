@@ -196,7 +196,7 @@ pub fn TemplatePanel(state: TemplateState, #[prop(into)] task: Signal<Task>, #[p
     };
     let download = move |file_name: String, json: Option<String>| {
         let Some(json) = json else { return };
-        if let Err(e) = crate::download::download_text(&file_name, "application/json", &json) {
+        if let Err(e) = crate::browser::download::download_text(&file_name, "application/json", &json) {
             state.complain(format!("download failed: {e}"));
         }
     };
@@ -212,7 +212,7 @@ pub fn TemplatePanel(state: TemplateState, #[prop(into)] task: Signal<Task>, #[p
         input.set_value("");
         leptos::task::spawn_local(async move {
             let name = file.name();
-            let imported = match crate::download::read_file_text(&file).await {
+            let imported = match crate::browser::download::read_file_text(&file).await {
                 Ok(text) => state.change(|l| l.import(&name, &text)),
                 Err(e) => Err(e),
             };

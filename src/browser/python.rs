@@ -34,14 +34,28 @@ pub enum WorkerStatus {
     Failed(String),
 }
 
-/// A handle to the worker; cheap to clone.
+/// A handle to the worker; cheap to clone. Each handle belongs to a job (`for_job`): Stop ends
+/// that job's runs only, so stopping one page's work never fails another page's queued runs.
 #[derive(Clone)]
 pub struct PythonWorker {
     inner: Rc<RefCell<Inner>>,
     pub status: RwSignal<WorkerStatus>,
+    job: u64,
+}
+
+/// Jobs with a fixed id: one per page that runs long jobs. Evaluate runs get fresh ids.
+pub const VERIFY_JOB: u64 = 1;
+pub const PERTURB_JOB: u64 = 2;
+const FIRST_FREE_JOB: u64 = 16;
+
+struct Queued {
+    job: u64,
+    request: RunRequest,
+    reply: oneshot::Sender<RunResult>,
 }
 
 struct Pending {
+    job: u64,
     id: u64,
     reply: oneshot::Sender<RunResult>,
     timer: i32,
@@ -55,7 +69,8 @@ struct Inner {
     generation: u64,
     ready: bool,
     spawned_at: f64,
-    queue: VecDeque<(RunRequest, oneshot::Sender<RunResult>)>,
+    queue: VecDeque<Queued>,
+    next_job: u64,
     pending: Option<Pending>,
     next_id: u64,
     last_panic: Option<String>,
@@ -70,7 +85,8 @@ impl PythonWorker {
     /// Creates the handle and starts the first worker straight away, so Python is warm by the
     /// time someone clicks Run.
     pub fn start() -> Self {
-        let worker = PythonWorker { inner: Rc::new(RefCell::new(Inner::default())), status: RwSignal::new(WorkerStatus::Starting) };
+        let inner = Inner { next_job: FIRST_FREE_JOB, ..Inner::default() };
+        let worker = PythonWorker { inner: Rc::new(RefCell::new(inner)), status: RwSignal::new(WorkerStatus::Starting), job: 0 };
         worker.spawn();
         worker
     }
@@ -78,7 +94,7 @@ impl PythonWorker {
     /// Runs one request; never fails: a dead or runaway worker comes back as an `Outcome`.
     pub async fn run(&self, request: RunRequest) -> RunResult {
         let (reply, answer) = oneshot::channel();
-        self.inner.borrow_mut().queue.push_back((request, reply));
+        self.inner.borrow_mut().queue.push_back(Queued { job: self.job, request, reply });
         if self.inner.borrow().worker.is_none() {
             self.spawn();
         }
@@ -86,9 +102,39 @@ impl PythonWorker {
         answer.await.unwrap_or_else(|_| crashed("the request was dropped".to_string(), 0.0))
     }
 
-    /// The Stop button: ends the current run and everything queued, and starts a fresh worker.
+    /// The same worker, for job `job`.
+    pub fn for_job(&self, job: u64) -> PythonWorker {
+        PythonWorker { job, ..self.clone() }
+    }
+
+    /// The same worker, for a job with a new id.
+    pub fn new_job(&self) -> PythonWorker {
+        let job = {
+            let mut inner = self.inner.borrow_mut();
+            inner.next_job += 1;
+            inner.next_job
+        };
+        self.for_job(job)
+    }
+
+    /// The Stop button of this handle's job: its queued runs end as stopped, and when the run in
+    /// the worker is its own, the worker is replaced (the only way to interrupt Python). Other
+    /// jobs' queued runs carry on in the fresh worker.
     pub fn stop(&self) {
-        self.restart("stopped by the user".to_string(), true);
+        let reason = "stopped by the user".to_string();
+        let queued: Vec<Queued> = {
+            let mut inner = self.inner.borrow_mut();
+            let (mine, others): (VecDeque<Queued>, VecDeque<Queued>) = inner.queue.drain(..).partition(|q| q.job == self.job);
+            inner.queue = others;
+            mine.into_iter().collect()
+        };
+        for q in queued {
+            let _ = q.reply.send(crashed(reason.clone(), 0.0));
+        }
+        let running_mine = self.inner.borrow().pending.as_ref().is_some_and(|p| p.job == self.job);
+        if running_mine {
+            self.restart(reason, false);
+        }
     }
 
     fn spawn(&self) {
@@ -138,7 +184,7 @@ impl PythonWorker {
         if inner.borrow().generation != generation {
             return None;
         }
-        Some(PythonWorker { inner, status })
+        Some(PythonWorker { inner, status, job: 0 })
     }
 
     fn on_message(&self, text: String) {
@@ -237,8 +283,8 @@ impl PythonWorker {
     fn fail_all(&self, reason: &str) {
         self.finish_pending(|p| crashed(reason.to_string(), now() - p.started));
         let queued: Vec<_> = self.inner.borrow_mut().queue.drain(..).collect();
-        for (_, reply) in queued {
-            let _ = reply.send(crashed(reason.to_string(), 0.0));
+        for q in queued {
+            let _ = q.reply.send(crashed(reason.to_string(), 0.0));
         }
     }
 
@@ -248,7 +294,7 @@ impl PythonWorker {
         if !inner.ready || inner.pending.is_some() {
             return;
         }
-        let Some((request, reply)) = inner.queue.pop_front() else { return };
+        let Some(Queued { job, request, reply }) = inner.queue.pop_front() else { return };
         let Some(worker) = inner.worker.clone() else { return };
         inner.next_id += 1;
         let id = inner.next_id;
@@ -262,7 +308,7 @@ impl PythonWorker {
                 handle.on_deadline(id);
             }
         });
-        inner.pending = Some(Pending { id, reply, timer, started: now(), limit_ms });
+        inner.pending = Some(Pending { job, id, reply, timer, started: now(), limit_ms });
         drop(inner);
         if let Err(e) = worker.post_message(&JsValue::from_str(&message)) {
             self.finish_pending(|p| crashed(format!("could not send to the worker: {e:?}"), now() - p.started));
@@ -290,4 +336,11 @@ fn clear_timer(handle: i32) {
 /// The worker shared by every page, from context.
 pub fn use_python() -> PythonWorker {
     expect_context::<StoredValue<PythonWorker, LocalStorage>>().get_value()
+}
+
+/// The run engine's Python in a page: this handle's job in the shared worker.
+impl execbench_run::io::Python for PythonWorker {
+    fn run(&self, request: RunRequest) -> impl std::future::Future<Output = RunResult> {
+        PythonWorker::run(self, request)
+    }
 }

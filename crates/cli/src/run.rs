@@ -1,0 +1,299 @@
+//! `execbench run`: evaluate a model behind a provider's API (or an offline model) on a dataset,
+//! with the same engine and the same records as the page. Records go to the run file as each
+//! sample finishes (appended and flushed), so a killed run loses at most the requests in flight and
+//! `--resume` asks only for the rest.
+
+use std::cell::RefCell;
+use std::collections::BTreeSet;
+use std::io::Write;
+
+use execbench_core::{Sample, load_jsonl_bytes};
+use execbench_eval::models::{EchoFirstArgument, Oracle, TypeDefault};
+use execbench_eval::prompt::{Style, Template, builtin_templates, default_template};
+use execbench_eval::report::{markdown_table, summarize};
+use execbench_eval::{Mode, ScoreOptions, Task};
+use execbench_providers::{Endpoint, MaxTokensField, Usage, preset, presets};
+use execbench_pyengine::RustPythonEngine;
+use execbench_run::api::{ApiModel, ApiSettings};
+use execbench_run::io::{BlockingPython, ResultStore};
+use execbench_run::record::SampleRecord;
+use execbench_run::runfile::{FORMAT, RunManifest, dataset_hash, manifest_line, read_run_file, record_line};
+use execbench_run::{CancelToken, EvalJob, Event, Io, Responder, RunEnd, run_evaluation};
+
+use crate::args::Args;
+use crate::http::{NativeHttp, TokioClock};
+
+pub const USAGE: &str = "execbench run --dataset FILE.jsonl --task output|input [--template ID] --provider P --model M [--base-url URL] [--n N] [--concurrency C] [--temperature T] [--top-p P] [--max-tokens N] [--stream] [--delay-ms MS] [--timeout S] [--limit N] [--mode strict|compatible] [--key-env NAME] --out RUN.jsonl [--resume]\n  providers: openai, anthropic, gemini, openrouter, deepseek, deepinfra, together, qwen, azure, vllm, sglang, ollama, llamacpp, openai-compatible; offline: oracle, echo-first-argument, type-default";
+pub const SWITCHES: &[&str] = &["resume", "stream"];
+const KNOWN_FLAGS: &[&str] = &[
+    "dataset", "task", "template", "provider", "model", "base-url", "n", "concurrency", "temperature", "top-p", "max-tokens", "stream", "delay-ms", "timeout", "limit", "mode", "key-env", "out", "resume",
+];
+const OFFLINE: &[&str] = &["oracle", "echo-first-argument", "type-default"];
+
+/// The settings, checked before any file is read or request sent.
+#[derive(Debug)]
+struct Settings {
+    dataset: String,
+    task: Task,
+    template: Template,
+    /// `None` for an offline model.
+    api: Option<ApiSettings>,
+    offline: Option<String>,
+    /// Where the key comes from (an environment variable), when the provider takes one.
+    key_env: Option<String>,
+    key_required: bool,
+    n: usize,
+    limit: Option<usize>,
+    modes: Vec<Mode>,
+    out: String,
+    resume: bool,
+}
+
+fn settings(args: &Args) -> Result<Settings, String> {
+    args.reject_unknown(KNOWN_FLAGS)?;
+    let dataset = args.required("dataset")?.to_string();
+    let task_label = args.required("task")?;
+    let task = Task::from_label(task_label).ok_or(format!("unknown --task `{task_label}` (known: output, input)"))?;
+    let template = match args.optional("template") {
+        None => default_template(task, Style::Direct),
+        Some(id) => {
+            let all = builtin_templates();
+            let found = all.iter().find(|t| t.id == id).cloned().ok_or(format!("unknown --template `{id}` (known: {})", all.iter().map(|t| t.id.as_str()).collect::<Vec<_>>().join(", ")))?;
+            if found.task != task {
+                return Err(format!("--template `{id}` is for {} prediction, not {}", found.task.label(), task.label()));
+            }
+            found
+        }
+    };
+    let provider = args.required("provider")?;
+    let n: usize = args.number("n", 1)?;
+    if !(1..=100).contains(&n) {
+        return Err(format!("--n must be between 1 and 100, got {n}"));
+    }
+    let limit = match args.optional("limit") {
+        None => None,
+        Some(_) => Some(args.number::<usize>("limit", 0)?).filter(|l| *l > 0).map(Some).ok_or("--limit must be a positive number".to_string())?,
+    };
+    let modes = match args.optional("mode") {
+        None => Mode::ALL.to_vec(),
+        Some(label) => vec![Mode::from_label(label).ok_or(format!("unknown --mode `{label}` (known: strict, compatible)"))?],
+    };
+    let out = args.required("out")?.to_string();
+    let resume = args.switch("resume");
+    if OFFLINE.contains(&provider) {
+        return Ok(Settings { dataset, task, template, api: None, offline: Some(provider.to_string()), key_env: None, key_required: false, n, limit, modes, out, resume });
+    }
+    let preset = preset(provider).ok_or(format!("unknown --provider `{provider}` (known: {}, and offline: {})", presets().iter().map(|p| p.id).collect::<Vec<_>>().join(", "), OFFLINE.join(", ")))?;
+    let model = args.required("model")?.to_string();
+    let base_url = args.optional("base-url").unwrap_or(preset.base_url).trim_end_matches('/').to_string();
+    let mut api = ApiSettings::new(Endpoint { provider: preset.id.to_string(), base_url, model });
+    api.concurrency = args.number("concurrency", 4usize)?;
+    if !(1..=64).contains(&api.concurrency) {
+        return Err(format!("--concurrency must be between 1 and 64, got {}", api.concurrency));
+    }
+    api.params.temperature = Some(args.number("temperature", 0.2f64)?);
+    api.params.top_p = Some(args.number("top-p", 0.95f64)?);
+    api.params.max_tokens = args.number("max-tokens", 2000u32)?;
+    api.params.max_tokens_field = MaxTokensField::Auto;
+    api.params.stream = args.switch("stream");
+    api.delay_ms = args.number("delay-ms", 0u64)?;
+    let timeout_s: f64 = args.number("timeout", 300.0)?;
+    if !(timeout_s > 0.0 && timeout_s <= 3600.0) {
+        return Err(format!("--timeout must be between 0 and 3600 seconds, got {timeout_s}"));
+    }
+    api.timeout_ms = (timeout_s * 1000.0) as u64;
+    let key_env = args.optional("key-env").map(str::to_string).or(preset.key_env.map(str::to_string));
+    Ok(Settings { dataset, task, template, api: Some(api), offline: None, key_env, key_required: preset.key_required, n, limit, modes, out, resume })
+}
+
+/// The key from the environment; never from a flag (flags end up in shell histories and process lists).
+fn key(settings: &Settings) -> Result<Option<String>, String> {
+    let Some(var) = &settings.key_env else { return Ok(None) };
+    match std::env::var(var) {
+        Ok(k) if !k.trim().is_empty() => Ok(Some(k.trim().to_string())),
+        _ if settings.key_required => Err(format!("no API key: set the environment variable {var} (or name another with --key-env)")),
+        _ => Ok(None),
+    }
+}
+
+/// Appends each record to the run file and flushes it, so a kill loses nothing that finished.
+struct FileStore {
+    file: RefCell<std::fs::File>,
+}
+
+impl ResultStore for FileStore {
+    async fn put(&self, record: &SampleRecord) -> Result<(), String> {
+        let mut file = self.file.borrow_mut();
+        writeln!(file, "{}", record_line(record)).and_then(|_| file.flush()).map_err(|e| format!("cannot write the run file: {e}"))
+    }
+}
+
+fn now_secs() -> u64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0)
+}
+
+/// Returns the exit code: 0 finished, 1 finished with errors or bad rows, 3 stopped by the provider
+/// or the store.
+pub fn run(args: &Args) -> Result<i32, String> {
+    let settings = settings(args)?;
+    let key = key(&settings)?;
+    let bytes = std::fs::read(&settings.dataset).map_err(|e| format!("cannot read {}: {e}", settings.dataset))?;
+    let report = load_jsonl_bytes(&settings.dataset, &bytes);
+    for error in &report.errors {
+        eprintln!("invalid row: {error}");
+    }
+    let samples: Vec<Sample> = report.samples.iter().take(settings.limit.unwrap_or(usize::MAX)).cloned().collect();
+    if samples.is_empty() {
+        return Err(format!("{} has no usable samples", settings.dataset));
+    }
+    let model_name = match (&settings.api, &settings.offline) {
+        (Some(api), _) => ApiModel { settings: api.clone(), key: None }.name(),
+        (None, Some(name)) => name.clone(),
+        (None, None) => unreachable!("settings() sets one of the two"),
+    };
+    let manifest = RunManifest {
+        format: FORMAT.to_string(),
+        run_id: format!("run-{}", now_secs()),
+        model: model_name,
+        api: settings.api.clone(),
+        dataset: settings.dataset.clone(),
+        dataset_hash: dataset_hash(&samples),
+        samples: samples.len(),
+        task: settings.task,
+        template: settings.template.clone(),
+        n: settings.n,
+        modes: settings.modes.clone(),
+        created: now_secs(),
+        app_version: env!("CARGO_PKG_VERSION").to_string(),
+    };
+
+    // Resume: the file's manifest must describe the same run; its finished samples are skipped.
+    let mut earlier: Vec<SampleRecord> = Vec::new();
+    let mut done = BTreeSet::new();
+    let file_exists = std::path::Path::new(&settings.out).exists();
+    let file = if settings.resume && file_exists {
+        let text = std::fs::read_to_string(&settings.out).map_err(|e| format!("cannot read {}: {e}", settings.out))?;
+        let run_file = read_run_file(&settings.out, &text)?;
+        let conflicts = run_file.manifest.resume_conflicts(&manifest);
+        if !conflicts.is_empty() {
+            eprintln!("cannot resume {}:", settings.out);
+            for c in &conflicts {
+                eprintln!("  {c}");
+            }
+            return Ok(2);
+        }
+        if run_file.truncated_tail {
+            eprintln!("{}: the last line was cut short (the run was killed while writing it); that sample is asked again", settings.out);
+        }
+        done = run_file.finished_ids();
+        earlier = run_file.records.into_values().filter(|r| done.contains(&r.sample_id)).collect();
+        eprintln!("resuming {}: {} of {} samples already done", settings.out, done.len(), samples.len());
+        let mut f = std::fs::OpenOptions::new().append(true).open(&settings.out).map_err(|e| format!("cannot open {}: {e}", settings.out))?;
+        // A cut last line gets its own line end, so the next record starts on a fresh line.
+        if !text.ends_with('\n') {
+            writeln!(f).map_err(|e| format!("cannot write {}: {e}", settings.out))?;
+        }
+        f
+    } else {
+        if file_exists && !settings.resume {
+            return Err(format!("{} exists: pass --resume to continue it, or choose another --out", settings.out));
+        }
+        let mut f = std::fs::File::create(&settings.out).map_err(|e| format!("cannot create {}: {e}", settings.out))?;
+        writeln!(f, "{}", manifest_line(&manifest)).and_then(|_| f.flush()).map_err(|e| format!("cannot write {}: {e}", settings.out))?;
+        f
+    };
+
+    let job = EvalJob { samples: samples.clone(), template: settings.template.clone(), n: settings.n, modes: settings.modes.clone(), options: ScoreOptions::default(), done };
+    let mut responder = match (&settings.api, settings.offline.as_deref()) {
+        (Some(api), _) => Responder::Api(ApiModel { settings: api.clone(), key }),
+        (None, Some("echo-first-argument")) => Responder::Offline(Box::new(EchoFirstArgument)),
+        (None, Some("type-default")) => Responder::Offline(Box::new(TypeDefault)),
+        _ => Responder::Offline(Box::new(Oracle::default())),
+    };
+    eprintln!("{}: {} samples x {} ({} to ask), {} prediction, template {}", responder.name(), samples.len(), settings.n, samples.len() - job.done.len(), settings.task.label(), settings.template.id);
+
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(|e| format!("cannot start the async runtime: {e}"))?;
+    let python = BlockingPython::new(RustPythonEngine::new());
+    let (http, clock) = (NativeHttp::new(), TokioClock::new());
+    let store = FileStore { file: RefCell::new(file) };
+    let cancel = CancelToken::new();
+    let last_line = RefCell::new((0.0f64, String::new()));
+    let on_event = |event: Event| {
+        if let Event::Status(status) = event {
+            let line = format!("{}/{} samples, {}; {} requests, tokens {} in / {} out", status.done, status.total, status.describe(), status.requests_sent, status.usage.prompt_tokens, status.usage.completion_tokens);
+            let mut last = last_line.borrow_mut();
+            // At most one line a second, and only when something changed.
+            if line != last.1 && (status.elapsed_ms - last.0 >= 1000.0 || status.done == status.total) {
+                eprintln!("{line}");
+                *last = (status.elapsed_ms, line);
+            }
+        }
+    };
+    let outcome = runtime.block_on(run_evaluation(&job, &mut responder, Io { python: &python, http: &http, clock: &clock, store: &store }, &cancel, &on_event));
+
+    let mut all = earlier;
+    all.extend(outcome.records.iter().cloned());
+    all.sort_by_key(|r| r.index);
+    let errors: Vec<&SampleRecord> = all.iter().filter(|r| r.is_error()).collect();
+    let usage = all.iter().filter_map(|r| r.usage).fold(Usage::default(), |mut total, u| {
+        total.add(&u);
+        total
+    });
+    eprintln!("{}; {} samples recorded, {} errors (left out of pass@k); {} requests this session", outcome.end.describe(), all.len(), errors.len(), outcome.status.requests_sent);
+    for e in errors.iter().take(10) {
+        eprintln!("  error: {}: {}", e.sample_id, e.error.as_ref().map(|x| x.message.as_str()).unwrap_or(""));
+    }
+    println!("tokens: {} prompt, {} completion ({} reasoning)", usage.prompt_tokens, usage.completion_tokens, usage.reasoning_tokens);
+    let summaries: Vec<_> = settings
+        .modes
+        .iter()
+        .enumerate()
+        .map(|(i, mode)| {
+            let rows: Vec<_> = all.iter().filter_map(|r| r.results.get(i).cloned()).collect();
+            summarize(settings.task, *mode, &rows)
+        })
+        .collect();
+    for s in &summaries {
+        println!("{} {}: pass@1 {}  pass@5 {}  ({} samples, {} answers, {} correct)", s.task.label(), s.mode.label(), s.pass_at_1.display(), s.pass_at_5.display(), s.samples, s.answers, s.correct);
+    }
+    println!("\n{}", markdown_table(&summaries));
+    Ok(match outcome.end {
+        RunEnd::Finished if errors.is_empty() && report.errors.is_empty() => 0,
+        RunEnd::Finished | RunEnd::Stopped => 1,
+        RunEnd::ProviderStopped(_) | RunEnd::StoreFailed(_) => 3,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parsed(raw: &[&str]) -> Args {
+        let raw: Vec<String> = raw.iter().map(|s| s.to_string()).collect();
+        Args::parse(&raw, SWITCHES).expect("flags parse")
+    }
+
+    #[test]
+    fn settings_are_checked_before_any_work() {
+        let base = ["--dataset", "d.jsonl", "--task", "output", "--out", "r.jsonl"];
+        let cases: &[(&[&str], &str)] = &[
+            (&[], "--provider is required"),
+            (&["--provider", "nope"], "unknown --provider `nope`"),
+            (&["--provider", "openai"], "--model is required"),
+            (&["--provider", "openai", "--model", "m", "--n", "0"], "--n must be between 1 and 100, got 0"),
+            (&["--provider", "openai", "--model", "m", "--concurrency", "0"], "--concurrency must be between 1 and 64, got 0"),
+            (&["--provider", "openai", "--model", "m", "--template", "input-direct"], "--template `input-direct` is for input prediction, not output"),
+            (&["--provider", "openai", "--model", "m", "--api-key", "sk"], "unknown flag --api-key"),
+        ];
+        for (extra, message) in cases {
+            let args = parsed(&[&base[..], extra].concat());
+            let err = settings(&args).err().unwrap_or_default();
+            assert!(err.starts_with(message), "{extra:?}: {err}");
+        }
+        let s = settings(&parsed(&[&base[..], &["--provider", "anthropic", "--model", "claude", "--n", "5", "--stream"]].concat())).unwrap();
+        let api = s.api.unwrap();
+        assert_eq!((api.endpoint.base_url.as_str(), api.params.stream, s.n, s.key_env.as_deref()), ("https://api.anthropic.com/v1", true, 5, Some("ANTHROPIC_API_KEY")));
+        let s = settings(&parsed(&[&base[..], &["--provider", "vllm", "--model", "q", "--base-url", "http://127.0.0.1:9/v1/"]].concat())).unwrap();
+        assert_eq!((s.api.unwrap().endpoint.base_url, s.key_required), ("http://127.0.0.1:9/v1".to_string(), false));
+    }
+}

@@ -1,0 +1,234 @@
+//! Asking a provider for one sample's n responses: requests built and parsed by
+//! `execbench-providers`, sent through the caller's HTTP client, with time-outs, bounded retries,
+//! rate-limit waits and streaming.
+
+use std::cell::RefCell;
+
+use execbench_providers::{
+    Completion, Endpoint, ErrorKind, GenerationParams, HttpRequest, Message, ProviderError, StreamParser, Usage, WireFormat, build_request, classify_error, parse_response,
+};
+use futures::FutureExt;
+use serde::{Deserialize, Serialize};
+
+use crate::backoff::{Decision, Jitter, RetryPolicy, decide};
+use crate::gate::Gate;
+use crate::io::{Clock, HttpClient, ResponseBody, read_all};
+use crate::record::AttemptRecord;
+use crate::status::Live;
+
+/// A model behind a provider's API. The key lives only here, in memory: it is never serialized
+/// (the settings that are, `ApiSettings`, have none) and goes only into requests to the
+/// endpoint's own host.
+#[derive(Clone)]
+pub struct ApiModel {
+    pub settings: ApiSettings,
+    pub key: Option<String>,
+}
+
+impl std::fmt::Debug for ApiModel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ApiModel").field("settings", &self.settings).field("key", &self.key.as_ref().map(|_| "***")).finish()
+    }
+}
+
+/// Everything about calling a model except the key: safe to store and export.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ApiSettings {
+    pub endpoint: Endpoint,
+    pub params: GenerationParams,
+    /// Requests in flight at most.
+    pub concurrency: usize,
+    /// Least time between two request starts, ms.
+    pub delay_ms: u64,
+    /// Time-out of one request, ms (CodeCrash uses 300 s).
+    pub timeout_ms: u64,
+    pub retry: RetryPolicy,
+}
+
+impl ApiSettings {
+    pub fn new(endpoint: Endpoint) -> Self {
+        ApiSettings { endpoint, params: GenerationParams::default(), concurrency: 4, delay_ms: 0, timeout_ms: 300_000, retry: RetryPolicy::default() }
+    }
+}
+
+impl ApiModel {
+    pub fn name(&self) -> String {
+        format!("{} ({})", self.settings.endpoint.model, self.settings.endpoint.provider)
+    }
+}
+
+/// A sample's n responses.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Answered {
+    pub texts: Vec<String>,
+    pub finish_reasons: Vec<Option<String>>,
+    pub usage: Usage,
+    /// The parameters of the (first) request, as sent.
+    pub sent: serde_json::Value,
+    pub attempts: Vec<AttemptRecord>,
+}
+
+/// Why a sample got no responses.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AskFailure {
+    pub error: ProviderError,
+    /// The run cannot go on (bad key, no credits, quota, blocked, unknown model).
+    pub stop_run: bool,
+    pub attempts: Vec<AttemptRecord>,
+    pub sent: Option<serde_json::Value>,
+}
+
+/// What one request needs from the run.
+pub struct RequestContext<'a, H, C> {
+    pub http: &'a H,
+    pub clock: &'a C,
+    pub gate: &'a Gate,
+    pub live: &'a Live,
+    pub jitter: &'a RefCell<Jitter>,
+}
+
+/// Asks for `n` responses: one request with `n` choices where the provider supports it, else `n`
+/// requests of one (sent concurrently, each within the gate). All or nothing: a sample whose
+/// requests do not all succeed is an error, retried as a whole by "Retry errors".
+/// `on_delta(choice, text)` receives streamed text as it arrives; `text` is `None` when a
+/// choice starts over (a retry after a stream broke off).
+pub async fn ask<H: HttpClient, C: Clock>(ctx: &RequestContext<'_, H, C>, model: &ApiModel, messages: &[Message], n: u32, on_delta: &dyn Fn(u32, Option<&str>)) -> Result<Answered, AskFailure> {
+    let settings = &model.settings;
+    let per_request = if settings.endpoint.supports_n() { n } else { 1 };
+    let requests = n.div_ceil(per_request.max(1));
+    let mut built = Vec::new();
+    for _ in 0..requests {
+        match build_request(&settings.endpoint, model.key.as_deref(), &settings.params, messages, per_request) {
+            Ok(b) => built.push(b),
+            Err(message) => {
+                let error = ProviderError { kind: ErrorKind::BadRequest, status: None, message, retry_after_ms: None };
+                return Err(AskFailure { error, stop_run: true, attempts: Vec::new(), sent: None });
+            }
+        }
+    }
+    let sent = built[0].sent.clone();
+    let wire = settings.endpoint.wire();
+    let outcomes = futures::future::join_all(built.iter().enumerate().map(|(i, b)| {
+        let offset = i as u32 * per_request;
+        let on_delta = move |choice: u32, text: Option<&str>| on_delta(offset + choice, text);
+        with_retries(ctx, settings, wire, &b.http, b.choices, on_delta)
+    }))
+    .await;
+    let mut answered = Answered { texts: Vec::new(), finish_reasons: Vec::new(), usage: Usage::default(), sent: sent.clone(), attempts: Vec::new() };
+    let mut failure: Option<(ProviderError, bool)> = None;
+    for outcome in outcomes {
+        match outcome {
+            Ok((completion, attempts)) => {
+                answered.texts.extend(completion.texts);
+                answered.finish_reasons.extend(completion.finish_reasons);
+                answered.usage.add(&completion.usage);
+                answered.attempts.extend(attempts);
+            }
+            Err((error, stop_run, attempts)) => {
+                answered.attempts.extend(attempts);
+                // A run-stopping error outranks a failed sample.
+                if failure.as_ref().is_none_or(|(_, stop)| !stop && stop_run) {
+                    failure = Some((error, stop_run));
+                }
+            }
+        }
+    }
+    match failure {
+        None => {
+            answered.texts.truncate(n as usize);
+            answered.finish_reasons.truncate(n as usize);
+            Ok(answered)
+        }
+        Some((error, stop_run)) => Err(AskFailure { error, stop_run, attempts: answered.attempts, sent: Some(sent) }),
+    }
+}
+
+type Failed = (ProviderError, bool, Vec<AttemptRecord>);
+
+/// One request, sent again after faults as the retry policy decides.
+async fn with_retries<H: HttpClient, C: Clock>(
+    ctx: &RequestContext<'_, H, C>,
+    settings: &ApiSettings,
+    wire: WireFormat,
+    request: &HttpRequest,
+    choices: u32,
+    on_delta: impl Fn(u32, Option<&str>),
+) -> Result<(Completion, Vec<AttemptRecord>), Failed> {
+    let id = ctx.live.request_id();
+    let mut attempts = Vec::new();
+    let (mut failures, mut rate_limit_waits) = (0u32, 0u32);
+    loop {
+        let permit = ctx.gate.acquire(ctx.clock).await;
+        ctx.live.started();
+        let started = ctx.clock.now_ms();
+        if failures > 0 {
+            for choice in 0..choices {
+                on_delta(choice, None);
+            }
+        }
+        let result = {
+            let attempt = attempt(ctx.http, wire, request, settings.params.stream, choices, &on_delta).fuse();
+            let timeout = ctx.clock.sleep(settings.timeout_ms).fuse();
+            futures::pin_mut!(attempt, timeout);
+            futures::select! {
+                r = attempt => r,
+                _ = timeout => Err(ProviderError { kind: ErrorKind::Timeout, status: None, message: format!("no complete response within {} s", settings.timeout_ms / 1000), retry_after_ms: None }),
+            }
+        };
+        ctx.live.ended();
+        drop(permit);
+        let ms = ctx.clock.now_ms() - started;
+        match result {
+            Ok(completion) => {
+                ctx.gate.on_success();
+                ctx.live.add_usage(&completion.usage);
+                attempts.push(AttemptRecord { ms, error: None });
+                return Ok((completion, attempts));
+            }
+            Err(error) => {
+                attempts.push(AttemptRecord { ms, error: Some(error.clone()) });
+                failures += 1;
+                if error.kind.disposition() == execbench_providers::Disposition::RateLimit {
+                    rate_limit_waits += 1;
+                }
+                let jitter = ctx.jitter.borrow_mut().next();
+                match decide(&settings.retry, &error, failures, rate_limit_waits, jitter) {
+                    Decision::Retry { after_ms, rate_limited } => {
+                        let now = ctx.clock.now_ms();
+                        if rate_limited {
+                            ctx.gate.on_rate_limited(now, after_ms);
+                        }
+                        let k = if rate_limited { rate_limit_waits } else { failures - rate_limit_waits };
+                        let max = if rate_limited { settings.retry.max_rate_limit_waits } else { settings.retry.max_retries };
+                        ctx.live.waiting(id, now + after_ms as f64, rate_limited, (k, max));
+                        ctx.clock.sleep(after_ms).await;
+                        ctx.live.done_waiting(id);
+                    }
+                    Decision::GiveUp => return Err((error, false, attempts)),
+                    Decision::StopRun => return Err((error, true, attempts)),
+                }
+            }
+        }
+    }
+}
+
+/// One try: send, then read the whole body (or the stream, event by event).
+async fn attempt<H: HttpClient>(http: &H, wire: WireFormat, request: &HttpRequest, stream: bool, choices: u32, on_delta: &impl Fn(u32, Option<&str>)) -> Result<Completion, ProviderError> {
+    let mut head = http.send(request).await?;
+    if !(200..300).contains(&head.status) {
+        let body = read_all(&mut head.body).await.unwrap_or_default();
+        return Err(classify_error(wire, head.status, &head.headers, &String::from_utf8_lossy(&body)));
+    }
+    if stream {
+        let mut parser = StreamParser::new(wire, choices);
+        while let Some(bytes) = head.body.chunk().await? {
+            for delta in parser.push(&bytes)? {
+                on_delta(delta.index, Some(&delta.text));
+            }
+        }
+        parser.finish()
+    } else {
+        let body = read_all(&mut head.body).await?;
+        parse_response(wire, head.status, &head.headers, &String::from_utf8_lossy(&body))
+    }
+}

@@ -1,0 +1,31 @@
+//! "Test connection": one tiny request, then a plain verdict (OK with the model and latency, bad
+//! key, unknown model, no credits, rate limited, blocked by the browser with the fix, unreachable).
+
+use execbench_providers::{ConnectionVerdict, Endpoint, ErrorKind, ProviderError, connection_test_request, connection_verdict};
+use futures::{FutureExt, select};
+
+use crate::io::{Clock, HttpClient, read_all};
+
+/// Sends the test request and judges the answer. `page_origin` goes into the advice for a
+/// blocked request (the origin a local server must allow).
+pub async fn test_connection<H: HttpClient, C: Clock>(http: &H, clock: &C, endpoint: &Endpoint, key: Option<&str>, timeout_ms: u64, page_origin: &str) -> ConnectionVerdict {
+    let built = match connection_test_request(endpoint, key) {
+        Ok(b) => b,
+        Err(e) => return ConnectionVerdict::Failed(e),
+    };
+    let started = clock.now_ms();
+    let exchange = async {
+        let mut head = http.send(&built.http).await?;
+        let body = read_all(&mut head.body).await?;
+        Ok::<_, ProviderError>((head.status, head.headers, String::from_utf8_lossy(&body).into_owned()))
+    }
+    .fuse();
+    let timeout = clock.sleep(timeout_ms).fuse();
+    futures::pin_mut!(exchange, timeout);
+    let outcome = select! {
+        r = exchange => r,
+        _ = timeout => Err(ProviderError { kind: ErrorKind::Timeout, status: None, message: format!("no answer within {} s", timeout_ms / 1000), retry_after_ms: None }),
+    };
+    let latency_ms = (clock.now_ms() - started).max(0.0) as u64;
+    connection_verdict(endpoint, outcome, latency_ms, page_origin)
+}

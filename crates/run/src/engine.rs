@@ -1,0 +1,312 @@
+//! A whole evaluation run: every sample of the job asked, scored and handed to the store as it
+//! finishes, with progress, Stop, and a run that stops at once when the provider says nothing will
+//! work (bad key, no credits, exhausted quota, blocked by the browser, unknown model).
+//!
+//! API models run many samples at once (the [`Gate`] bounds the requests in flight); offline
+//! models run one sample at a time, since their only work is Python, which runs one program at a
+//! time anyway.
+
+use std::cell::{Cell, RefCell};
+use std::collections::BTreeSet;
+
+use execbench_core::Sample;
+use execbench_eval::models::{Model, ModelRequest, ModelStep, Reply};
+use execbench_eval::prompt::Template;
+use execbench_eval::score::{Mode, ScoreOptions};
+use execbench_providers::{Message, ProviderError};
+use futures::stream::{FuturesUnordered, StreamExt};
+use futures::{FutureExt, select};
+
+use crate::api::{ApiModel, RequestContext, ask};
+use crate::backoff::Jitter;
+use crate::cancel::CancelToken;
+use crate::gate::Gate;
+use crate::io::{Clock, HttpClient, Python, ResultStore};
+use crate::record::{SampleError, SampleRecord};
+use crate::scoring::{Answers, score_sample};
+use crate::status::{Live, RunStatus};
+
+/// How often the status is sent while nothing else happens (a rate-limit countdown moves).
+const TICK_MS: u64 = 250;
+/// Steps an offline model may take for one sample before it is declared stuck.
+const MAX_MODEL_STEPS: usize = 64;
+
+/// What answers: an offline model (oracle, baselines, replay) or a provider's API.
+pub enum Responder {
+    Offline(Box<dyn Model>),
+    Api(ApiModel),
+}
+
+impl Responder {
+    pub fn name(&self) -> String {
+        match self {
+            Responder::Offline(model) => model.name(),
+            Responder::Api(model) => model.name(),
+        }
+    }
+}
+
+/// What to run.
+#[derive(Clone, Debug)]
+pub struct EvalJob {
+    /// The samples in dataset order; a record's `index` is its position here.
+    pub samples: Vec<Sample>,
+    pub template: Template,
+    /// Responses per sample.
+    pub n: usize,
+    pub modes: Vec<Mode>,
+    pub options: ScoreOptions,
+    /// Samples that already have a record (a resumed run): not asked again.
+    pub done: BTreeSet<String>,
+}
+
+/// The caller's I/O.
+pub struct Io<'a, P, H, C, S> {
+    pub python: &'a P,
+    pub http: &'a H,
+    pub clock: &'a C,
+    pub store: &'a S,
+}
+
+/// What the engine reports while it runs.
+pub enum Event<'a> {
+    Status(&'a RunStatus),
+    /// Streamed text of one response; `None` when the response starts over (a retry).
+    Delta { sample_id: &'a str, choice: u32, text: Option<&'a str> },
+    /// A sample finished and was stored.
+    Record(&'a SampleRecord),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum RunEnd {
+    Finished,
+    /// Stop was pressed: samples in flight were cancelled and have no record.
+    Stopped,
+    /// The provider refused in a way no retry fixes; the message says what to do.
+    ProviderStopped(ProviderError),
+    /// A record could not be stored: the run stopped rather than lose results.
+    StoreFailed(String),
+}
+
+impl RunEnd {
+    pub fn describe(&self) -> String {
+        match self {
+            RunEnd::Finished => "finished".into(),
+            RunEnd::Stopped => "stopped".into(),
+            RunEnd::ProviderStopped(e) => format!("stopped by the provider: {e}"),
+            RunEnd::StoreFailed(e) => format!("stopped: a result could not be stored ({e})"),
+        }
+    }
+}
+
+#[derive(Debug)]
+pub struct RunOutcome {
+    pub end: RunEnd,
+    /// Records of this run's samples, in the order they finished.
+    pub records: Vec<SampleRecord>,
+    pub status: RunStatus,
+    /// The most requests that were in flight at once.
+    pub most_concurrent: usize,
+    pub python_runs: usize,
+}
+
+/// Runs `job` with `responder`. Cancel `cancel` to stop: requests in flight are dropped (and so
+/// aborted), and their samples get no record.
+pub async fn run_evaluation<P: Python, H: HttpClient, C: Clock, S: ResultStore>(
+    job: &EvalJob,
+    responder: &mut Responder,
+    io: Io<'_, P, H, C, S>,
+    cancel: &CancelToken,
+    on_event: &dyn Fn(Event),
+) -> RunOutcome {
+    let already = job.samples.iter().filter(|s| job.done.contains(&s.id)).count();
+    let live = Live::new(job.samples.len(), already);
+    let started = io.clock.now_ms();
+    let python_runs = Cell::new(0usize);
+    let records = RefCell::new(Vec::new());
+    let todo: Vec<(usize, &Sample)> = job.samples.iter().enumerate().filter(|(_, s)| !job.done.contains(&s.id)).collect();
+    let concurrency = match responder {
+        Responder::Api(model) => model.settings.concurrency.max(1),
+        Responder::Offline(_) => 1,
+    };
+    let gate = Gate::new(concurrency, if let Responder::Api(m) = responder { m.settings.delay_ms } else { 0 });
+    let status = |stopping: bool| {
+        if stopping {
+            live.set_stopping();
+        }
+        live.snapshot(io.clock.now_ms(), io.clock.now_ms() - started, gate.limit())
+    };
+    on_event(Event::Status(&status(false)));
+
+    // Stores a finished record; an error from the store ends the run.
+    let finish = async |record: SampleRecord| -> Result<(), String> {
+        io.store.put(&record).await?;
+        live.sample_done(record.is_error());
+        on_event(Event::Record(&record));
+        records.borrow_mut().push(record);
+        on_event(Event::Status(&status(false)));
+        Ok(())
+    };
+
+    let end = match responder {
+        Responder::Offline(model) => {
+            let mut end = RunEnd::Finished;
+            for (index, sample) in todo {
+                let work = offline_sample(job, model.as_mut(), io.python, index, sample, &python_runs).fuse();
+                let stop = cancel.cancelled().fuse();
+                futures::pin_mut!(work, stop);
+                let record = select! {
+                    r = work => r,
+                    _ = stop => { end = RunEnd::Stopped; break }
+                };
+                if let Err(e) = finish(record).await {
+                    end = RunEnd::StoreFailed(e);
+                    break;
+                }
+            }
+            end
+        }
+        Responder::Api(model) => {
+            let jitter = RefCell::new(Jitter::new(started.to_bits() ^ job.samples.len() as u64));
+            let ctx = RequestContext { http: io.http, clock: io.clock, gate: &gate, live: &live, jitter: &jitter };
+            let model: &ApiModel = model;
+            let mut queue = todo.into_iter();
+            let mut in_flight = FuturesUnordered::new();
+            // Enough samples in flight to keep every request slot busy while others are scored.
+            let samples_at_once = concurrency + 2;
+            let mut end = RunEnd::Finished;
+            loop {
+                while in_flight.len() < samples_at_once {
+                    let Some((index, sample)) = queue.next() else { break };
+                    in_flight.push(api_sample(job, model, &ctx, io.python, index, sample, &python_runs, on_event));
+                }
+                if in_flight.is_empty() {
+                    break;
+                }
+                let tick = io.clock.sleep(TICK_MS).fuse();
+                let stop = cancel.cancelled().fuse();
+                futures::pin_mut!(tick, stop);
+                select! {
+                    done = in_flight.next() => {
+                        let Some((record, stop_run)) = done else { continue };
+                        if let Some(error) = stop_run {
+                            end = RunEnd::ProviderStopped(error);
+                            break;
+                        }
+                        if let Err(e) = finish(record).await {
+                            end = RunEnd::StoreFailed(e);
+                            break;
+                        }
+                    }
+                    _ = tick => on_event(Event::Status(&status(false))),
+                    _ = stop => {
+                        on_event(Event::Status(&status(true)));
+                        end = RunEnd::Stopped;
+                        break;
+                    }
+                }
+            }
+            // Dropping what is still in flight aborts its requests.
+            drop(in_flight);
+            end
+        }
+    };
+    let final_status = status(false);
+    on_event(Event::Status(&final_status));
+    RunOutcome { end, records: records.into_inner(), status: final_status, most_concurrent: gate.most_in_use(), python_runs: python_runs.get() }
+}
+
+fn messages(prompt: &execbench_eval::prompt::Prompt) -> Vec<Message> {
+    prompt.messages.iter().map(|m| Message { role: m.role.clone(), content: m.content.clone() }).collect()
+}
+
+/// One sample with an API model. `Some(error)` alongside the record: the run must stop (the
+/// record is then not kept: the sample was never really tried).
+#[allow(clippy::too_many_arguments)]
+async fn api_sample<P: Python, H: HttpClient, C: Clock>(
+    job: &EvalJob,
+    model: &ApiModel,
+    ctx: &RequestContext<'_, H, C>,
+    python: &P,
+    index: usize,
+    sample: &Sample,
+    python_runs: &Cell<usize>,
+    on_event: &dyn Fn(Event),
+) -> (SampleRecord, Option<ProviderError>) {
+    let task = job.template.task;
+    let prompt = job.template.render(sample);
+    let mut model = model.clone();
+    if model.settings.params.stop.is_empty() {
+        model.settings.params.stop = prompt.stop.clone();
+    }
+    let started = ctx.clock.now_ms();
+    let on_delta = |choice: u32, text: Option<&str>| on_event(Event::Delta { sample_id: &sample.id, choice, text });
+    let mut record = SampleRecord {
+        sample_id: sample.id.clone(),
+        index,
+        results: Vec::new(),
+        error: None,
+        usage: None,
+        sent: None,
+        finish_reasons: Vec::new(),
+        attempts: Vec::new(),
+        latency_ms: 0.0,
+    };
+    match ask(ctx, &model, &messages(&prompt), job.n as u32, &on_delta).await {
+        Ok(answered) => {
+            record.latency_ms = ctx.clock.now_ms() - started;
+            let answers = Answers { prompt: Some(prompt.text()), responses: &answered.texts, extracted: false };
+            record.results = score_sample(python, sample, task, &job.modes, answers, &job.options, &mut || python_runs.set(python_runs.get() + 1)).await;
+            record.usage = Some(answered.usage);
+            record.sent = Some(answered.sent);
+            record.finish_reasons = answered.finish_reasons;
+            record.attempts = answered.attempts;
+            (record, None)
+        }
+        Err(failure) => {
+            record.latency_ms = ctx.clock.now_ms() - started;
+            record.error = Some(SampleError { kind: Some(failure.error.kind), message: failure.error.to_string() });
+            record.sent = failure.sent;
+            record.attempts = failure.attempts;
+            let stop = failure.stop_run.then_some(failure.error);
+            (record, stop)
+        }
+    }
+}
+
+/// One sample with an offline model: its Python steps go to the engine, then its answers are scored.
+async fn offline_sample<P: Python>(job: &EvalJob, model: &mut dyn Model, python: &P, index: usize, sample: &Sample, python_runs: &Cell<usize>) -> SampleRecord {
+    let task = job.template.task;
+    let prompt = job.template.render(sample);
+    let request = ModelRequest { sample, task, prompt: &prompt, n: job.n };
+    let mut step = model.start(&request);
+    let mut responses = Err(format!("{} did not finish within {MAX_MODEL_STEPS} steps", model.name()));
+    for _ in 0..MAX_MODEL_STEPS {
+        step = match step {
+            ModelStep::Done(r) => {
+                responses = r;
+                break;
+            }
+            ModelStep::Run(run) => {
+                let result = python.run(run).await;
+                python_runs.set(python_runs.get() + 1);
+                model.resume(&request, Reply::Run(result))
+            }
+            ModelStep::Http(_) => model.resume(&request, Reply::Http(execbench_eval::models::no_http(&execbench_eval::models::HttpRequest {
+                method: String::new(),
+                url: String::new(),
+                headers: Vec::new(),
+                body: String::new(),
+            }))),
+        };
+    }
+    let mut record = SampleRecord { sample_id: sample.id.clone(), index, results: Vec::new(), error: None, usage: None, sent: None, finish_reasons: Vec::new(), attempts: Vec::new(), latency_ms: 0.0 };
+    match responses {
+        Ok(texts) => {
+            let answers = Answers { prompt: Some(prompt.text()), responses: &texts, extracted: model.gives_extracted_answers(&sample.id) };
+            record.results = score_sample(python, sample, task, &job.modes, answers, &job.options, &mut || python_runs.set(python_runs.get() + 1)).await;
+        }
+        Err(message) => record.error = Some(SampleError { kind: None, message }),
+    }
+    record
+}

@@ -1,0 +1,32 @@
+//! The run engine: one implementation of "ask a model about every sample, score the answers",
+//! used by the page and the command line alike. It does no I/O itself: the caller hands in a
+//! Python engine, an HTTP client, a clock and a result store ([`io`]), so the same code runs in a
+//! browser tab (Web Worker, `fetch`, timers), natively (RustPython, a native HTTP client, tokio)
+//! and in tests (fakes and a real local server).
+//!
+//! - [`engine`] runs a whole evaluation: samples in flight up to the concurrency limit, each
+//!   finished sample handed to the store, progress reported, Stop honoured.
+//! - [`api`] asks a provider for one sample's n responses: request building and parsing are
+//!   `execbench-providers`'; retries, backoff, rate-limit waits and streaming are here.
+//! - [`gate`] is the shared concurrency limit that shrinks on rate limits and grows back slowly.
+//! - [`backoff`] decides how long to wait before a retry (pure, tested with a table).
+//! - [`scoring`] scores one sample's responses in every mode with an asynchronous Python engine.
+//! - [`record`] is what a finished sample leaves behind; [`status`] is what the page shows.
+
+pub mod api;
+pub mod backoff;
+pub mod cancel;
+pub mod connection;
+pub mod engine;
+pub mod gate;
+pub mod io;
+pub mod record;
+pub mod runfile;
+pub mod scoring;
+pub mod status;
+
+pub use cancel::CancelToken;
+pub use engine::{EvalJob, Event, Io, Responder, RunEnd, RunOutcome, run_evaluation};
+pub use io::{Clock, HttpClient, HttpHead, Python, ResponseBody, ResultStore};
+pub use record::{AttemptRecord, SampleRecord};
+pub use status::RunStatus;

@@ -1,0 +1,229 @@
+//! A run as a file: a manifest line, then one record per finished sample, appended as each
+//! finishes (JSON Lines). The command line writes it and resumes from it; the page can import it.
+//! A later record of a sample replaces an earlier one (an error retried on resume).
+//!
+//! The manifest says what the run is, so a resume can refuse one whose dataset content, task,
+//! template or model differ. It holds no key: only `ApiSettings` (endpoint without key, params).
+
+use std::collections::BTreeMap;
+
+use execbench_core::Sample;
+use execbench_eval::prompt::Template;
+use execbench_eval::score::Mode;
+use serde::{Deserialize, Serialize};
+
+use crate::api::ApiSettings;
+use crate::record::SampleRecord;
+
+pub const FORMAT: &str = "execbench-run";
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RunManifest {
+    /// Always [`FORMAT`]: tells a run file from other JSON Lines.
+    pub format: String,
+    pub run_id: String,
+    /// The model's name as shown (`gpt-4o-mini (openai)`, `oracle`).
+    pub model: String,
+    /// For API models: provider, base URL, model and the generation settings (no key).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub api: Option<ApiSettings>,
+    pub dataset: String,
+    /// [`dataset_hash`] of the samples the run covers.
+    pub dataset_hash: String,
+    pub samples: usize,
+    pub task: execbench_eval::Task,
+    pub template: Template,
+    pub n: usize,
+    pub modes: Vec<Mode>,
+    /// Seconds since 1970.
+    pub created: u64,
+    pub app_version: String,
+}
+
+impl RunManifest {
+    /// Why `self` (a file's manifest) cannot be resumed as `wanted`, naming every difference.
+    pub fn resume_conflicts(&self, wanted: &RunManifest) -> Vec<String> {
+        let mut out = Vec::new();
+        if self.dataset_hash != wanted.dataset_hash {
+            out.push(format!("the dataset's content differs (the run has {} samples of {} with hash {}, now {} samples of {} with hash {})", self.samples, self.dataset, self.dataset_hash, wanted.samples, wanted.dataset, wanted.dataset_hash));
+        }
+        if self.task != wanted.task {
+            out.push(format!("the task differs (the run: {}, now: {})", self.task.label(), wanted.task.label()));
+        }
+        if template_hash(&self.template) != template_hash(&wanted.template) {
+            out.push(format!("the template differs (the run: {}, now: {})", self.template.id, wanted.template.id));
+        }
+        if self.model != wanted.model || self.api.as_ref().map(|a| (&a.endpoint.provider, &a.endpoint.model)) != wanted.api.as_ref().map(|a| (&a.endpoint.provider, &a.endpoint.model)) {
+            out.push(format!("the model differs (the run: {}, now: {})", self.model, wanted.model));
+        }
+        if self.n != wanted.n {
+            out.push(format!("n differs (the run: {}, now: {})", self.n, wanted.n));
+        }
+        if self.modes != wanted.modes {
+            out.push("the scoring modes differ".to_string());
+        }
+        out
+    }
+}
+
+/// 64-bit FNV-1a, as hex: stable on every platform, no dependency.
+fn fnv1a_hex(parts: &[&str]) -> String {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for part in parts {
+        for byte in part.bytes().chain(std::iter::once(0u8)) {
+            hash ^= byte as u64;
+            hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    }
+    format!("{hash:016x}")
+}
+
+/// A hash of what the samples say (id, code, call, output), whatever the file's formatting.
+pub fn dataset_hash(samples: &[Sample]) -> String {
+    let parts: Vec<&str> = samples.iter().flat_map(|s| [s.id.as_str(), s.code.as_str(), s.call.as_str(), s.output.as_str()]).collect();
+    fnv1a_hex(&parts)
+}
+
+pub fn template_hash(template: &Template) -> String {
+    let stop = template.stop.join("\u{1}");
+    fnv1a_hex(&[template.system.as_deref().unwrap_or(""), &template.user, &stop, template.task.label()])
+}
+
+#[derive(Serialize, Deserialize)]
+struct ManifestLine {
+    manifest: RunManifest,
+}
+
+pub fn manifest_line(manifest: &RunManifest) -> String {
+    serde_json::to_string(&ManifestLine { manifest: manifest.clone() }).unwrap_or_default()
+}
+
+pub fn record_line(record: &SampleRecord) -> String {
+    serde_json::to_string(record).unwrap_or_default()
+}
+
+/// A run file read back: the manifest and the latest record of each sample.
+#[derive(Debug)]
+pub struct RunFile {
+    pub manifest: RunManifest,
+    pub records: BTreeMap<String, SampleRecord>,
+    /// A last line cut short (the process was killed while writing it): ignored, and said.
+    pub truncated_tail: bool,
+}
+
+impl RunFile {
+    /// The samples that need no new request: those with a record that is not an error.
+    pub fn finished_ids(&self) -> std::collections::BTreeSet<String> {
+        self.records.values().filter(|r| !r.is_error()).map(|r| r.sample_id.clone()).collect()
+    }
+}
+
+/// Reads a run file; errors name the file, line and problem.
+pub fn read_run_file(name: &str, text: &str) -> Result<RunFile, String> {
+    let mut lines = text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()).peekable();
+    let Some((_, first)) = lines.next() else { return Err(format!("{name}: empty file, no manifest line")) };
+    let manifest = serde_json::from_str::<ManifestLine>(first).map_err(|e| format!("{name}:1: not an execbench run manifest ({e})"))?.manifest;
+    if manifest.format != FORMAT {
+        return Err(format!("{name}:1: format is `{}`, expected `{FORMAT}`", manifest.format));
+    }
+    let mut records = BTreeMap::new();
+    let mut truncated_tail = false;
+    while let Some((index, line)) = lines.next() {
+        match serde_json::from_str::<SampleRecord>(line) {
+            Ok(record) => {
+                records.insert(record.sample_id.clone(), record);
+            }
+            // Only the very last line may be cut short by a kill mid-write.
+            Err(e) if e.is_eof() && lines.peek().is_none() => truncated_tail = true,
+            Err(e) => return Err(format!("{name}:{}: not a sample record ({e})", index + 1)),
+        }
+    }
+    Ok(RunFile { manifest, records, truncated_tail })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use execbench_eval::Task;
+    use execbench_eval::prompt::{Style, default_template};
+
+    fn sample(id: &str, output: &str) -> Sample {
+        Sample { id: id.into(), code: "def f(x):\n    return x".into(), function_name: "f".into(), input: "1".into(), call: "f(1)".into(), output: output.into(), meta: Default::default() }
+    }
+
+    fn manifest() -> RunManifest {
+        RunManifest {
+            format: FORMAT.into(),
+            run_id: "r1".into(),
+            model: "oracle".into(),
+            api: None,
+            dataset: "d.jsonl".into(),
+            dataset_hash: dataset_hash(&[sample("a", "1")]),
+            samples: 1,
+            task: Task::Output,
+            template: default_template(Task::Output, Style::Direct),
+            n: 1,
+            modes: vec![Mode::Strict],
+            created: 0,
+            app_version: "0.1.0".into(),
+        }
+    }
+
+    fn record(id: &str, error: bool) -> SampleRecord {
+        SampleRecord {
+            sample_id: id.into(),
+            index: 0,
+            results: Vec::new(),
+            error: error.then(|| crate::record::SampleError { kind: None, message: "x".into() }),
+            usage: None,
+            sent: None,
+            finish_reasons: Vec::new(),
+            attempts: Vec::new(),
+            latency_ms: 1.0,
+        }
+    }
+
+    #[test]
+    fn hashes_see_content_not_formatting() {
+        assert_eq!(dataset_hash(&[sample("a", "1")]), dataset_hash(&[sample("a", "1")]));
+        assert_ne!(dataset_hash(&[sample("a", "1")]), dataset_hash(&[sample("a", "2")]));
+        // Field boundaries count: ("ab","c") is not ("a","bc").
+        assert_ne!(fnv1a_hex(&["ab", "c"]), fnv1a_hex(&["a", "bc"]));
+    }
+
+    #[test]
+    fn a_file_reads_back_with_the_latest_record_per_sample() {
+        let text = [manifest_line(&manifest()), record_line(&record("a", true)), record_line(&record("b", false)), record_line(&record("a", false))].join("\n");
+        let file = read_run_file("run.jsonl", &text).unwrap();
+        assert_eq!(file.records.len(), 2);
+        assert!(!file.records["a"].is_error());
+        assert_eq!(file.finished_ids().into_iter().collect::<Vec<_>>(), vec!["a".to_string(), "b".to_string()]);
+        assert!(!file.truncated_tail);
+    }
+
+    #[test]
+    fn a_cut_last_line_is_ignored_but_a_bad_middle_line_is_an_error() {
+        let good = record_line(&record("b", false));
+        let text = format!("{}\n{good}\n{}", manifest_line(&manifest()), &good[..good.len() / 2]);
+        let file = read_run_file("run.jsonl", &text).unwrap();
+        assert!(file.truncated_tail && file.records.len() == 1);
+        let text = format!("{}\n{{\"nope\": 1}}\n{good}", manifest_line(&manifest()));
+        let err = read_run_file("run.jsonl", &text).unwrap_err();
+        assert!(err.starts_with("run.jsonl:2: not a sample record"), "{err}");
+        assert!(read_run_file("run.jsonl", "").unwrap_err().contains("no manifest"));
+        assert!(read_run_file("run.jsonl", "{\"a\":1}").unwrap_err().starts_with("run.jsonl:1: not an execbench run manifest"));
+    }
+
+    #[test]
+    fn resume_conflicts_name_every_difference() {
+        let a = manifest();
+        assert!(a.resume_conflicts(&a).is_empty());
+        let mut b = manifest();
+        b.dataset_hash = "0".into();
+        b.task = Task::Input;
+        b.n = 5;
+        let conflicts = a.resume_conflicts(&b);
+        assert_eq!(conflicts.len(), 3, "{conflicts:?}");
+        assert!(conflicts[0].starts_with("the dataset's content differs"));
+    }
+}

@@ -1,0 +1,174 @@
+//! What a running job looks like from outside: counts for the progress bar and one line that says
+//! what is happening, e.g. "4 running, 2 waiting 12 s after a rate limit, 1 retry 2/5".
+
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+use std::rc::Rc;
+
+use execbench_providers::Usage;
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct RunStatus {
+    /// Samples in the job (those already done before a resume included).
+    pub total: usize,
+    /// Samples with a record: scored or failed.
+    pub done: usize,
+    /// Samples whose attempts all failed for infrastructure reasons (not wrong answers).
+    pub errors: usize,
+    /// Requests in flight now.
+    pub running: usize,
+    /// Requests waiting after a rate limit, and the longest wait left.
+    pub rate_limited: usize,
+    pub longest_wait_ms: u64,
+    /// Requests waiting to retry after a fault, and the furthest along (retry k of max).
+    pub retrying: usize,
+    pub worst_retry: Option<(u32, u32)>,
+    /// The concurrency limit now (lower than the setting after rate limits).
+    pub concurrency_limit: usize,
+    pub requests_sent: usize,
+    pub usage: Usage,
+    pub elapsed_ms: f64,
+    pub stopping: bool,
+}
+
+impl RunStatus {
+    pub fn describe(&self) -> String {
+        let mut parts = Vec::new();
+        if self.stopping {
+            parts.push("stopping".to_string());
+        }
+        parts.push(format!("{} running", self.running));
+        if self.rate_limited > 0 {
+            parts.push(format!("{} waiting {} s after a rate limit", self.rate_limited, self.longest_wait_ms.div_ceil(1000)));
+        }
+        if let Some((k, max)) = self.worst_retry.filter(|_| self.retrying > 0) {
+            parts.push(format!("{} {} {k}/{max}", self.retrying, if self.retrying == 1 { "retry" } else { "retries" }));
+        }
+        if self.errors > 0 {
+            parts.push(format!("{} {}", self.errors, if self.errors == 1 { "error" } else { "errors" }));
+        }
+        parts.join(", ")
+    }
+
+    pub fn fraction(&self) -> f64 {
+        if self.total == 0 { 0.0 } else { self.done as f64 / self.total as f64 }
+    }
+}
+
+/// The engine's live book-keeping behind [`RunStatus`].
+#[derive(Clone, Default)]
+pub struct Live {
+    inner: Rc<RefCell<LiveState>>,
+}
+
+#[derive(Default)]
+struct LiveState {
+    status: RunStatus,
+    next_id: u64,
+    /// Request id → time its rate-limit wait ends.
+    waits: BTreeMap<u64, f64>,
+    /// Request id → (retry k, max).
+    retries: BTreeMap<u64, (u32, u32)>,
+}
+
+impl Live {
+    pub fn new(total: usize, done: usize) -> Self {
+        let live = Live::default();
+        live.inner.borrow_mut().status = RunStatus { total, done, ..RunStatus::default() };
+        live
+    }
+
+    pub fn request_id(&self) -> u64 {
+        let mut s = self.inner.borrow_mut();
+        s.next_id += 1;
+        s.next_id
+    }
+
+    pub fn started(&self) {
+        let mut s = self.inner.borrow_mut();
+        s.status.running += 1;
+        s.status.requests_sent += 1;
+    }
+
+    pub fn ended(&self) {
+        self.inner.borrow_mut().status.running -= 1;
+    }
+
+    pub fn waiting(&self, id: u64, until_ms: f64, rate_limited: bool, retry: (u32, u32)) {
+        let mut s = self.inner.borrow_mut();
+        if rate_limited {
+            s.waits.insert(id, until_ms);
+        } else {
+            s.retries.insert(id, retry);
+        }
+    }
+
+    pub fn done_waiting(&self, id: u64) {
+        let mut s = self.inner.borrow_mut();
+        s.waits.remove(&id);
+        s.retries.remove(&id);
+    }
+
+    pub fn add_usage(&self, usage: &Usage) {
+        self.inner.borrow_mut().status.usage.add(usage);
+    }
+
+    pub fn sample_done(&self, error: bool) {
+        let mut s = self.inner.borrow_mut();
+        s.status.done += 1;
+        if error {
+            s.status.errors += 1;
+        }
+    }
+
+    pub fn set_stopping(&self) {
+        self.inner.borrow_mut().status.stopping = true;
+    }
+
+    pub fn snapshot(&self, now_ms: f64, elapsed_ms: f64, concurrency_limit: usize) -> RunStatus {
+        let s = self.inner.borrow();
+        let mut status = s.status.clone();
+        status.rate_limited = s.waits.len();
+        status.longest_wait_ms = s.waits.values().map(|until| (until - now_ms).max(0.0) as u64).max().unwrap_or(0);
+        status.retrying = s.retries.len();
+        status.worst_retry = s.retries.values().max().copied();
+        status.concurrency_limit = concurrency_limit;
+        status.elapsed_ms = elapsed_ms;
+        status
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_status_line_says_what_is_happening() {
+        let cases: Vec<(RunStatus, &str)> = vec![
+            (RunStatus::default(), "0 running"),
+            (RunStatus { running: 4, rate_limited: 2, longest_wait_ms: 11_200, retrying: 1, worst_retry: Some((2, 5)), ..Default::default() }, "4 running, 2 waiting 12 s after a rate limit, 1 retry 2/5"),
+            (RunStatus { running: 1, retrying: 3, worst_retry: Some((4, 5)), errors: 2, ..Default::default() }, "1 running, 3 retries 4/5, 2 errors"),
+            (RunStatus { stopping: true, errors: 1, ..Default::default() }, "stopping, 0 running, 1 error"),
+        ];
+        for (status, want) in cases {
+            assert_eq!(status.describe(), want);
+        }
+    }
+
+    #[test]
+    fn live_counts_waits_and_retries() {
+        let live = Live::new(10, 2);
+        let (a, b, c) = (live.request_id(), live.request_id(), live.request_id());
+        live.started();
+        live.waiting(a, 5_000.0, true, (1, 10));
+        live.waiting(b, 12_000.0, true, (1, 10));
+        live.waiting(c, 0.0, false, (2, 5));
+        let s = live.snapshot(1_000.0, 1_000.0, 4);
+        assert_eq!((s.running, s.rate_limited, s.longest_wait_ms, s.retrying, s.worst_retry), (1, 2, 11_000, 1, Some((2, 5))));
+        live.done_waiting(b);
+        live.sample_done(true);
+        let s = live.snapshot(1_000.0, 1_000.0, 4);
+        assert_eq!((s.rate_limited, s.longest_wait_ms, s.done, s.errors, s.total), (1, 4_000, 3, 1, 10));
+    }
+}

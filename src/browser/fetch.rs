@@ -1,0 +1,114 @@
+//! The run engine's HTTP client in a page: `fetch` with an `AbortController` (dropping the request
+//! or its body aborts it, which is how Stop and time-outs cancel), bodies read chunk by chunk from
+//! the response stream (Server-Sent Events arrive as they are sent).
+//!
+//! A request the browser refuses (CORS) rejects with the same bare `TypeError` as an unreachable
+//! server. To tell the user which, a failed request is followed by a `no-cors` probe of the same
+//! URL: if that gets any (opaque) response, the server is up and the browser blocked the real
+//! request, so the error is `Blocked` (with the provider's fix shown by the caller).
+
+use execbench_providers::{ErrorKind, HttpRequest, ProviderError};
+use execbench_run::io::{HttpClient, HttpHead, ResponseBody};
+use wasm_bindgen::JsCast;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::JsFuture;
+
+/// Response headers a page may read when the server exposes them (CORS), and the engine uses.
+const READ_HEADERS: [&str; 4] = ["retry-after", "retry-after-ms", "content-type", "x-request-id"];
+
+pub struct FetchHttp;
+
+/// Aborts the request when dropped.
+struct AbortOnDrop(web_sys::AbortController);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
+pub struct FetchBody {
+    reader: Option<web_sys::ReadableStreamDefaultReader>,
+    _abort: AbortOnDrop,
+}
+
+fn error(kind: ErrorKind, message: String) -> ProviderError {
+    ProviderError { kind, status: None, message, retry_after_ms: None }
+}
+
+fn js_text(value: &JsValue) -> String {
+    value.as_string().or_else(|| js_sys::Reflect::get(value, &"message".into()).ok().and_then(|m| m.as_string())).unwrap_or_else(|| format!("{value:?}"))
+}
+
+/// The URL's origin (scheme and host), for messages: never the path or query.
+pub fn origin_of(url: &str) -> String {
+    web_sys::Url::new(url).map(|u| u.origin()).unwrap_or_else(|_| "the server".to_string())
+}
+
+impl ResponseBody for FetchBody {
+    async fn chunk(&mut self) -> Result<Option<Vec<u8>>, ProviderError> {
+        let Some(reader) = &self.reader else { return Ok(None) };
+        let result = JsFuture::from(reader.read()).await.map_err(|e| error(ErrorKind::Network, format!("the connection dropped while reading the response ({})", js_text(&e))))?;
+        let done = js_sys::Reflect::get(&result, &"done".into()).ok().and_then(|d| d.as_bool()).unwrap_or(true);
+        if done {
+            self.reader = None;
+            return Ok(None);
+        }
+        let value = js_sys::Reflect::get(&result, &"value".into()).unwrap_or(JsValue::UNDEFINED);
+        Ok(Some(js_sys::Uint8Array::new(&value).to_vec()))
+    }
+}
+
+impl HttpClient for FetchHttp {
+    type Body = FetchBody;
+
+    async fn send(&self, request: &HttpRequest) -> Result<HttpHead<FetchBody>, ProviderError> {
+        let window = web_sys::window().ok_or_else(|| error(ErrorKind::Network, "no window".into()))?;
+        let controller = web_sys::AbortController::new().map_err(|e| error(ErrorKind::Network, js_text(&e)))?;
+        let abort = AbortOnDrop(controller);
+        let headers = web_sys::Headers::new().map_err(|e| error(ErrorKind::Network, js_text(&e)))?;
+        for (name, value) in &request.headers {
+            headers.set(name, value).map_err(|e| error(ErrorKind::BadRequest, format!("header {name}: {}", js_text(&e))))?;
+        }
+        let init = web_sys::RequestInit::new();
+        init.set_method(&request.method);
+        init.set_headers(&headers);
+        if !request.body.is_empty() {
+            init.set_body(&JsValue::from_str(&request.body));
+        }
+        init.set_signal(Some(&abort.0.signal()));
+        // Never send the page's cookies or referrer to a provider.
+        init.set_credentials(web_sys::RequestCredentials::Omit);
+        init.set_referrer_policy(web_sys::ReferrerPolicy::NoReferrer);
+        let response = match JsFuture::from(window.fetch_with_str_and_init(&request.url, &init)).await {
+            Ok(r) => r.unchecked_into::<web_sys::Response>(),
+            Err(e) => return Err(classify_failure(&request.url, &e).await),
+        };
+        let response_headers = response.headers();
+        let headers = READ_HEADERS.iter().filter_map(|name| response_headers.get(name).ok().flatten().map(|v| (name.to_string(), v))).collect();
+        let reader = response.body().map(|body| body.get_reader().unchecked_into::<web_sys::ReadableStreamDefaultReader>());
+        Ok(HttpHead { status: response.status(), headers, body: FetchBody { reader, _abort: abort } })
+    }
+}
+
+/// A rejected fetch: blocked by the browser (the server answers a `no-cors` probe) or unreachable.
+async fn classify_failure(url: &str, rejection: &JsValue) -> ProviderError {
+    let origin = origin_of(url);
+    let Some(window) = web_sys::window() else { return error(ErrorKind::Network, js_text(rejection)) };
+    let init = web_sys::RequestInit::new();
+    init.set_method("GET");
+    init.set_mode(web_sys::RequestMode::NoCors);
+    init.set_credentials(web_sys::RequestCredentials::Omit);
+    let probe = crate::browser::clock::Sleep::new(5_000);
+    let fetched = JsFuture::from(window.fetch_with_str_and_init(url, &init));
+    futures::pin_mut!(probe);
+    let reachable = match futures::future::select(fetched, probe).await {
+        futures::future::Either::Left((Ok(_), _)) => true,
+        _ => false,
+    };
+    if reachable {
+        error(ErrorKind::Blocked, format!("the browser blocked the request to {origin}: the server answered, but did not allow this page's origin (CORS)"))
+    } else {
+        error(ErrorKind::Network, format!("could not reach {origin} ({})", js_text(rejection)))
+    }
+}

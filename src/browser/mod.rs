@@ -1,0 +1,11 @@
+//! Everything the page does with the outside world, in one place: the Python worker, `fetch` for
+//! model APIs, timers, files in and out, the bundled dataset, and the browser's storage for the
+//! few settings that are kept. Each piece is a small type that implements an interface of the
+//! library crates (`execbench_run::io`), so the logic never touches a browser API.
+
+pub mod clock;
+pub mod data;
+pub mod download;
+pub mod fetch;
+pub mod python;
+pub mod storage;

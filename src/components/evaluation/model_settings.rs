@@ -1,0 +1,213 @@
+//! The "Model API" settings of the Evaluate page: provider, URL, model, key, generation settings,
+//! and Test connection. The key stays in memory unless "remember on this device" is ticked; it is
+//! never put in a URL, an export or a stored record.
+
+use execbench_providers::{ConnectionVerdict, Endpoint, GenerationParams, MaxTokensField, preset, presets};
+use execbench_run::api::{ApiModel, ApiSettings};
+use leptos::prelude::*;
+
+use crate::browser::{clock::BrowserClock, fetch::FetchHttp, storage};
+
+const SETTINGS_KEY: &str = "execbench.api-settings";
+const KEY_PREFIX: &str = "execbench.api-key.";
+
+/// The form's fields, as typed.
+#[derive(Clone, Copy)]
+pub struct ApiForm {
+    pub provider: RwSignal<String>,
+    pub base_url: RwSignal<String>,
+    pub model: RwSignal<String>,
+    pub key: RwSignal<String>,
+    pub remember_key: RwSignal<bool>,
+    pub max_tokens: RwSignal<String>,
+    pub temperature: RwSignal<String>,
+    pub top_p: RwSignal<String>,
+    pub stream: RwSignal<bool>,
+    pub concurrency: RwSignal<String>,
+    pub delay_ms: RwSignal<String>,
+    pub timeout_s: RwSignal<String>,
+    pub testing: RwSignal<bool>,
+    pub verdict: RwSignal<Option<ConnectionVerdict>>,
+}
+
+/// What is kept between visits (never the key: that has its own opt-in entry).
+#[derive(serde::Serialize, serde::Deserialize, Default)]
+struct Kept {
+    provider: String,
+    base_url: String,
+    model: String,
+}
+
+impl ApiForm {
+    pub fn new() -> Self {
+        let kept: Kept = storage::get(SETTINGS_KEY).and_then(|t| serde_json::from_str(&t).ok()).unwrap_or_default();
+        let provider = if preset(&kept.provider).is_some() { kept.provider } else { "openai-compatible".to_string() };
+        let base_url = if kept.base_url.is_empty() { preset(&provider).map(|p| p.base_url.to_string()).unwrap_or_default() } else { kept.base_url };
+        let remembered = storage::get(&format!("{KEY_PREFIX}{provider}"));
+        let defaults = GenerationParams::default();
+        ApiForm {
+            provider: RwSignal::new(provider),
+            base_url: RwSignal::new(base_url),
+            model: RwSignal::new(kept.model),
+            remember_key: RwSignal::new(remembered.is_some()),
+            key: RwSignal::new(remembered.unwrap_or_default()),
+            max_tokens: RwSignal::new(defaults.max_tokens.to_string()),
+            temperature: RwSignal::new(defaults.temperature.map(|t| t.to_string()).unwrap_or_default()),
+            top_p: RwSignal::new(defaults.top_p.map(|t| t.to_string()).unwrap_or_default()),
+            stream: RwSignal::new(true),
+            concurrency: RwSignal::new("4".to_string()),
+            delay_ms: RwSignal::new("0".to_string()),
+            timeout_s: RwSignal::new("300".to_string()),
+            testing: RwSignal::new(false),
+            verdict: RwSignal::new(None),
+        }
+    }
+
+    fn endpoint(self) -> Result<Endpoint, String> {
+        let model = self.model.get_untracked().trim().to_string();
+        if model.is_empty() {
+            return Err("model: enter the model's name (e.g. gpt-4o-mini, or the name your local server serves)".to_string());
+        }
+        let base_url = self.base_url.get_untracked().trim().trim_end_matches('/').to_string();
+        if !(base_url.starts_with("http://") || base_url.starts_with("https://")) {
+            return Err(format!("base URL: `{base_url}` must start with http:// or https://"));
+        }
+        Ok(Endpoint { provider: self.provider.get_untracked(), base_url, model })
+    }
+
+    fn key(self) -> Option<String> {
+        Some(self.key.get_untracked().trim().to_string()).filter(|k| !k.is_empty())
+    }
+
+    /// The model to run, checked; the key goes only into this value, in memory.
+    pub fn model(self) -> Result<ApiModel, String> {
+        let endpoint = self.endpoint()?;
+        let key = self.key();
+        if key.is_none() && endpoint.preset().is_some_and(|p| p.key_required) {
+            return Err(format!("API key: {} needs a key", endpoint.preset().map(|p| p.label).unwrap_or("this provider")));
+        }
+        let number = |signal: RwSignal<String>, name: &str| -> Result<Option<f64>, String> {
+            let text = signal.get_untracked();
+            match text.trim() {
+                "" => Ok(None),
+                t => t.parse::<f64>().map(Some).map_err(|_| format!("{name}: `{t}` is not a number")),
+            }
+        };
+        let mut settings = ApiSettings::new(endpoint);
+        settings.params.max_tokens = number(self.max_tokens, "max tokens")?.filter(|m| *m >= 1.0 && *m <= 1e6).ok_or("max tokens: a whole number from 1 is needed")? as u32;
+        settings.params.temperature = number(self.temperature, "temperature")?;
+        settings.params.top_p = number(self.top_p, "top-p")?;
+        settings.params.stream = self.stream.get_untracked();
+        settings.params.max_tokens_field = MaxTokensField::Auto;
+        settings.concurrency = number(self.concurrency, "concurrency")?.filter(|c| (1.0..=64.0).contains(c)).ok_or("concurrency: between 1 and 64")? as usize;
+        settings.delay_ms = number(self.delay_ms, "delay")?.unwrap_or(0.0).max(0.0) as u64;
+        settings.timeout_ms = (number(self.timeout_s, "time-out")?.filter(|t| *t > 0.0).ok_or("time-out: more than 0 seconds")? * 1000.0) as u64;
+        self.keep();
+        Ok(ApiModel { settings, key })
+    }
+
+    /// Keeps provider, URL and model for the next visit, and the key only when asked to.
+    fn keep(self) {
+        let kept = Kept { provider: self.provider.get_untracked(), base_url: self.base_url.get_untracked(), model: self.model.get_untracked() };
+        let _ = storage::set(SETTINGS_KEY, &serde_json::to_string(&kept).unwrap_or_default());
+        let entry = format!("{KEY_PREFIX}{}", kept.provider);
+        match (self.remember_key.get_untracked(), self.key()) {
+            (true, Some(key)) => {
+                let _ = storage::set(&entry, &key);
+            }
+            _ => storage::remove(&entry),
+        }
+    }
+
+    fn pick_provider(self, id: String) {
+        if let Some(p) = preset(&id) {
+            self.base_url.set(p.base_url.to_string());
+        }
+        let remembered = storage::get(&format!("{KEY_PREFIX}{id}"));
+        self.remember_key.set(remembered.is_some());
+        self.key.set(remembered.unwrap_or_default());
+        self.provider.set(id);
+        self.verdict.set(None);
+    }
+
+    fn test_connection(self) {
+        let endpoint = match self.endpoint() {
+            Ok(e) => e,
+            Err(e) => return self.verdict.set(Some(ConnectionVerdict::Failed(e))),
+        };
+        self.keep();
+        let key = self.key();
+        self.testing.set(true);
+        self.verdict.set(None);
+        leptos::task::spawn_local(async move {
+            let origin = web_sys::window().and_then(|w| w.location().origin().ok()).unwrap_or_default();
+            let verdict = execbench_run::connection::test_connection(&FetchHttp, &BrowserClock, &endpoint, key.as_deref(), 30_000, &origin).await;
+            self.verdict.set(Some(verdict));
+            self.testing.set(false);
+        });
+    }
+}
+
+#[component]
+pub fn ApiSettingsPanel(form: ApiForm) -> impl IntoView {
+    let text_field = move |label: &'static str, signal: RwSignal<String>, testid: &'static str, kind: &'static str, class: &'static str| {
+        view! {
+            <label class=format!("field {class}")>
+                <span class="label">{label}</span>
+                <input type=kind data-testid=testid prop:value=move || signal.get() on:input=move |ev| signal.set(event_target_value(&ev)) />
+            </label>
+        }
+    };
+    let verdict_view = move || {
+        form.verdict.get().map(|v| {
+            let class = if v.is_ok() { "verdict ok" } else { "verdict bad" };
+            view! { <p class=class role="status" data-testid="connection-verdict" data-ok=v.is_ok().to_string()>{v.describe()}</p> }
+        })
+    };
+    view! {
+        <div class="api-settings" data-testid="api-settings">
+            <div class="row-fields">
+                <label class="field">
+                    <span class="label">"Provider"</span>
+                    <select data-testid="api-provider" on:change=move |ev| form.pick_provider(event_target_value(&ev))>
+                        {presets().iter().map(|p| {
+                            let id = p.id;
+                            view! { <option value=id selected=move || form.provider.get() == id>{p.label}</option> }
+                        }).collect_view()}
+                    </select>
+                </label>
+                {text_field("Model", form.model, "api-model", "text", "")}
+            </div>
+            {text_field("Base URL", form.base_url, "api-base-url", "url", "grow")}
+            <div class="row-fields">
+                {text_field("API key", form.key, "api-key", "password", "grow")}
+                <label class="field check">
+                    <input type="checkbox" data-testid="api-remember" prop:checked=move || form.remember_key.get() on:change=move |ev| form.remember_key.set(event_target_checked(&ev)) />
+                    " remember on this device"
+                </label>
+            </div>
+            <Show when=move || form.remember_key.get()>
+                <p class="muted small">"The key will be kept in this browser's storage: anyone using this browser profile can read it."</p>
+            </Show>
+            <p class="muted small">"The key is sent only to the base URL's host, and never stored in results, exports or links."</p>
+            <div class="row-fields">
+                {text_field("Max tokens", form.max_tokens, "api-max-tokens", "number", "narrow-field")}
+                {text_field("Temperature", form.temperature, "api-temperature", "text", "narrow-field")}
+                {text_field("Top-p", form.top_p, "api-top-p", "text", "narrow-field")}
+                {text_field("Concurrency", form.concurrency, "api-concurrency", "number", "narrow-field")}
+                {text_field("Delay (ms)", form.delay_ms, "api-delay", "number", "narrow-field")}
+                {text_field("Time-out (s)", form.timeout_s, "api-timeout", "number", "narrow-field")}
+                <label class="field check">
+                    <input type="checkbox" data-testid="api-stream" prop:checked=move || form.stream.get() on:change=move |ev| form.stream.set(event_target_checked(&ev)) />
+                    " stream"
+                </label>
+            </div>
+            <div class="toolbar">
+                <button data-testid="api-test" on:click=move |_| form.test_connection() disabled=move || form.testing.get()>
+                    {move || if form.testing.get() { "Testing…" } else { "Test connection" }}
+                </button>
+                {verdict_view}
+            </div>
+        </div>
+    }
+}
