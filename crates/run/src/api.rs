@@ -160,6 +160,8 @@ async fn with_retries<H: HttpClient, C: Clock>(
     loop {
         let permit = ctx.gate.acquire(ctx.clock).await;
         ctx.live.started();
+        // Also when this future is dropped mid-request (Stop, or the run stopping).
+        let running = OnDrop(|| ctx.live.ended());
         let started = ctx.clock.now_ms();
         if failures > 0 {
             for choice in 0..choices {
@@ -175,7 +177,7 @@ async fn with_retries<H: HttpClient, C: Clock>(
                 _ = timeout => Err(ProviderError { kind: ErrorKind::Timeout, status: None, message: format!("no complete response within {} s", settings.timeout_ms / 1000), retry_after_ms: None }),
             }
         };
-        ctx.live.ended();
+        drop(running);
         drop(permit);
         let ms = ctx.clock.now_ms() - started;
         match result {
@@ -201,14 +203,25 @@ async fn with_retries<H: HttpClient, C: Clock>(
                         let k = if rate_limited { rate_limit_waits } else { failures - rate_limit_waits };
                         let max = if rate_limited { settings.retry.max_rate_limit_waits } else { settings.retry.max_retries };
                         ctx.live.waiting(id, now + after_ms as f64, rate_limited, (k, max));
+                        let waiting = OnDrop(|| ctx.live.done_waiting(id));
                         ctx.clock.sleep(after_ms).await;
-                        ctx.live.done_waiting(id);
+                        drop(waiting);
                     }
                     Decision::GiveUp => return Err((error, false, attempts)),
                     Decision::StopRun => return Err((error, true, attempts)),
                 }
             }
         }
+    }
+}
+
+/// Runs its closure when dropped: the live counts of a request stay true when its future is
+/// dropped before it ends by itself.
+struct OnDrop<F: FnMut()>(F);
+
+impl<F: FnMut()> Drop for OnDrop<F> {
+    fn drop(&mut self) {
+        (self.0)()
     }
 }
 
