@@ -466,6 +466,7 @@ fn launch(state: EvaluateState, python: PythonWorker, plan: EvaluationPlan, data
             requests: outcome.status.requests_sent,
             most_concurrent: outcome.most_concurrent,
             end: outcome.end.describe(),
+            sent: records.iter().find_map(|r| r.sent.clone()),
         };
         let scored = run.scored();
         state.last_outcome.set(Some(match &outcome.end {
@@ -543,6 +544,7 @@ fn start_rescore(state: EvaluateState, python: PythonWorker, report: Arc<LoadRep
             requests: 0,
             most_concurrent: 0,
             end: String::new(),
+            sent: None,
         };
         job.state.running.set_value(None);
         job.finish(run);
@@ -767,11 +769,14 @@ fn LiveTranscripts(transcripts: RwSignal<Vec<(String, Vec<String>)>>) -> impl In
         (!shown.is_empty()).then(|| {
             view! {
                 <div class="transcripts" data-testid="live-transcripts">
-                    {shown.into_iter().map(|(id, texts)| view! {
-                        <div class="transcript" data-testid="live-transcript" data-sample=id.clone()>
-                            <span class="transcript-id">{id}</span>
+                    {shown.into_iter().map(|(id, texts)| {
+                        let label = id.clone();
+                        view! {
+                        <div class="transcript" data-testid="live-transcript" data-sample=id>
+                            <span class="transcript-id">{label}</span>
                             {texts.into_iter().enumerate().map(|(i, t)| view! { <pre class="transcript-text" data-choice=i.to_string()>{t}</pre> }).collect_view()}
                         </div>
+                        }
                     }).collect_view()}
                 </div>
             }
@@ -834,9 +839,18 @@ fn ResultsView(state: EvaluateState) -> impl IntoView {
                     );
                     let usage = run.usage.map(|u| format!("{} requests (at most {} at once) · tokens: {} prompt, {} completion ({} reasoning)", run.requests, run.most_concurrent, u.prompt_tokens, u.completion_tokens, u.reasoning_tokens));
                     let errors = run.errors.clone();
+                    let sent = run.sent.as_ref().map(|sent| {
+                        let deviations = execbench_run::protocol::deviations(sent);
+                        let protocol = if deviations.is_empty() { "CodeCrash's protocol followed".to_string() } else { format!("differs from CodeCrash's protocol: {}", deviations.join("; ")) };
+                        (sent.to_string(), protocol)
+                    });
                     view! {
                         <p class="stats" data-testid="run-timing">{timing}</p>
                         {usage.map(|u| view! { <p class="stats" data-testid="run-usage">{u}</p> })}
+                        {sent.map(|(sent, protocol)| view! {
+                            <p class="stats" data-testid="run-protocol">{protocol}</p>
+                            <details class="sent"><summary>"Parameters sent"</summary><pre data-testid="run-sent">{sent}</pre></details>
+                        })}
                         {(!errors.is_empty()).then(|| view! {
                             <details class="error-box" open=true data-testid="run-errors">
                                 <summary>{format!("{} sample{} failed for infrastructure reasons (left out of pass@k; Retry errors asks again)", errors.len(), if errors.len() == 1 { "" } else { "s" })}</summary>

@@ -23,10 +23,11 @@ use execbench_run::{CancelToken, EvalJob, Event, Io, Responder, RunEnd, run_eval
 use crate::args::Args;
 use crate::http::{NativeHttp, TokioClock};
 
-pub const USAGE: &str = "execbench run --dataset FILE.jsonl --task output|input [--template ID] --provider P --model M [--base-url URL] [--n N] [--concurrency C] [--temperature T] [--top-p P] [--max-tokens N] [--stream] [--delay-ms MS] [--timeout S] [--limit N] [--mode strict|compatible] [--key-env NAME] --out RUN.jsonl [--resume]\n  providers: openai, anthropic, gemini, openrouter, deepseek, deepinfra, together, qwen, azure, vllm, sglang, ollama, llamacpp, openai-compatible; offline: oracle, echo-first-argument, type-default";
+pub const USAGE: &str = "execbench run --dataset FILE.jsonl --task output|input [--template ID] --provider P --model M [--base-url URL] [--n N] [--concurrency C] [--temperature T|none] [--top-p P|none] [--max-tokens N] [--max-tokens-field auto|max_tokens|max_completion_tokens] [--reasoning-effort low|medium|high] [--thinking-budget N] [--stream] [--delay-ms MS] [--timeout S] [--limit N] [--mode strict|compatible] [--key-env NAME] --out RUN.jsonl [--resume]\n  providers: openai, anthropic, gemini, openrouter, deepseek, deepinfra, together, qwen, azure, vllm, sglang, ollama, llamacpp, openai-compatible; offline: oracle, echo-first-argument, type-default";
 pub const SWITCHES: &[&str] = &["resume", "stream"];
 const KNOWN_FLAGS: &[&str] = &[
     "dataset", "task", "template", "provider", "model", "base-url", "n", "concurrency", "temperature", "top-p", "max-tokens", "stream", "delay-ms", "timeout", "limit", "mode", "key-env", "out", "resume",
+    "reasoning-effort", "thinking-budget", "max-tokens-field",
 ];
 const OFFLINE: &[&str] = &["oracle", "echo-first-argument", "type-default"];
 
@@ -91,10 +92,23 @@ fn settings(args: &Args) -> Result<Settings, String> {
     if !(1..=64).contains(&api.concurrency) {
         return Err(format!("--concurrency must be between 1 and 64, got {}", api.concurrency));
     }
-    api.params.temperature = Some(args.number("temperature", 0.2f64)?);
-    api.params.top_p = Some(args.number("top-p", 0.95f64)?);
+    // `none`: not sent (reasoning models refuse a temperature other than 1).
+    api.params.temperature = if args.optional("temperature") == Some("none") { None } else { Some(args.number("temperature", 0.2f64)?) };
+    api.params.top_p = if args.optional("top-p") == Some("none") { None } else { Some(args.number("top-p", 0.95f64)?) };
     api.params.max_tokens = args.number("max-tokens", 2000u32)?;
-    api.params.max_tokens_field = MaxTokensField::Auto;
+    api.params.max_tokens_field = match args.optional("max-tokens-field") {
+        None | Some("auto") => MaxTokensField::Auto,
+        Some("max_tokens") => MaxTokensField::MaxTokens,
+        Some("max_completion_tokens") => MaxTokensField::MaxCompletionTokens,
+        Some(other) => return Err(format!("unknown --max-tokens-field `{other}` (known: auto, max_tokens, max_completion_tokens)")),
+    };
+    // Reasoning models: OpenAI's effort, or a thinking budget (Anthropic, Gemini). Temperature and
+    // top-p are still sent as given; a model that refuses them stops the run with its message.
+    api.params.reasoning_effort = args.optional("reasoning-effort").map(str::to_string);
+    if args.optional("thinking-budget").is_some() {
+        api.params.thinking_budget = Some(args.number("thinking-budget", 0u32)?);
+    }
+
     api.params.stream = args.switch("stream");
     api.delay_ms = args.number("delay-ms", 0u64)?;
     let timeout_s: f64 = args.number("timeout", 300.0)?;

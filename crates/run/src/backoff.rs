@@ -6,7 +6,7 @@
 //! bound. A delay longer than `longest_wait_ms` (a daily quota says "retry in 86400 s") is not
 //! waited out: the run stops with the provider's message. Nothing is retried forever.
 
-use execbench_providers::{Disposition, ProviderError};
+use execbench_providers::{Disposition, ErrorKind, ProviderError};
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -42,6 +42,11 @@ pub enum Decision {
 /// `failures`: failed attempts of this request so far, this one included (1 on the first
 /// failure). `rate_limit_waits`: how many of them were rate limits. `jitter` in [0, 1).
 pub fn decide(policy: &RetryPolicy, error: &ProviderError, failures: u32, rate_limit_waits: u32, jitter: f64) -> Decision {
+    // A refused parameter (temperature on a reasoning model, an unknown field) would be refused
+    // for every sample alike: stop and show the provider's message rather than fail them all.
+    if error.kind == ErrorKind::BadRequest {
+        return Decision::StopRun;
+    }
     match error.kind.disposition() {
         Disposition::StopRun => Decision::StopRun,
         Disposition::FailAttempt => Decision::GiveUp,
@@ -101,7 +106,6 @@ impl Jitter {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use execbench_providers::ErrorKind;
 
     fn error(kind: ErrorKind, retry_after_ms: Option<u64>) -> ProviderError {
         ProviderError { kind, status: None, message: String::new(), retry_after_ms }
@@ -133,7 +137,7 @@ mod tests {
             // Rate-limit waits do not use up the transient retries.
             (Network, None, 6, 3, 0.0, Retry { after_ms: 2_000, rate_limited: false }),
             (StreamError, None, 1, 0, 0.0, Retry { after_ms: 500, rate_limited: false }),
-            (BadRequest, None, 1, 0, 0.0, GiveUp),
+            (BadRequest, None, 1, 0, 0.0, StopRun),
             (EmptyOutput, None, 1, 0, 0.0, GiveUp),
         ];
         for (kind, retry_after, failures, waits, jitter, want) in cases {

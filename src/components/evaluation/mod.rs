@@ -43,6 +43,8 @@ pub struct RunResults {
     pub most_concurrent: usize,
     /// How the run ended, in words (`finished`, `stopped`, `stopped by the provider: …`).
     pub end: String,
+    /// API runs: the generation parameters as sent (from the first record that has them).
+    pub sent: Option<serde_json::Value>,
 }
 
 #[derive(Clone, Debug, PartialEq)]

@@ -26,6 +26,10 @@ pub struct ApiForm {
     pub concurrency: RwSignal<String>,
     pub delay_ms: RwSignal<String>,
     pub timeout_s: RwSignal<String>,
+    /// Reasoning models: OpenAI's effort (`low`, `medium`, `high`; empty: not sent) and a
+    /// thinking budget in tokens (Anthropic, Gemini; empty: not sent).
+    pub reasoning_effort: RwSignal<String>,
+    pub thinking_budget: RwSignal<String>,
     pub testing: RwSignal<bool>,
     pub verdict: RwSignal<Option<ConnectionVerdict>>,
 }
@@ -58,6 +62,8 @@ impl ApiForm {
             concurrency: RwSignal::new("4".to_string()),
             delay_ms: RwSignal::new("0".to_string()),
             timeout_s: RwSignal::new("300".to_string()),
+            reasoning_effort: RwSignal::new(String::new()),
+            thinking_budget: RwSignal::new(String::new()),
             testing: RwSignal::new(false),
             verdict: RwSignal::new(None),
         }
@@ -101,6 +107,8 @@ impl ApiForm {
         settings.params.max_tokens_field = MaxTokensField::Auto;
         settings.concurrency = number(self.concurrency, "concurrency")?.filter(|c| (1.0..=64.0).contains(c)).ok_or("concurrency: between 1 and 64")? as usize;
         settings.delay_ms = number(self.delay_ms, "delay")?.unwrap_or(0.0).max(0.0) as u64;
+        settings.params.reasoning_effort = Some(self.reasoning_effort.get_untracked()).filter(|e| !e.is_empty());
+        settings.params.thinking_budget = number(self.thinking_budget, "thinking budget")?.map(|b| b.max(0.0) as u32);
         settings.timeout_ms = (number(self.timeout_s, "time-out")?.filter(|t| *t > 0.0).ok_or("time-out: more than 0 seconds")? * 1000.0) as u64;
         self.keep();
         Ok(ApiModel { settings, key })
@@ -189,7 +197,7 @@ pub fn ApiSettingsPanel(form: ApiForm) -> impl IntoView {
             <Show when=move || form.remember_key.get()>
                 <p class="muted small">"The key will be kept in this browser's storage: anyone using this browser profile can read it."</p>
             </Show>
-            <p class="muted small">"The key is sent only to the base URL's host, and never stored in results, exports or links."</p>
+            <p class="muted small">"The key is sent only to the base URL's host, and never stored in results, exports or links. Empty temperature or top-p: not sent (reasoning models refuse them); the results say when the parameters differ from CodeCrash's protocol (2000 tokens, 0.2, 0.95)."</p>
             <div class="row-fields">
                 {text_field("Max tokens", form.max_tokens, "api-max-tokens", "number", "narrow-field")}
                 {text_field("Temperature", form.temperature, "api-temperature", "text", "narrow-field")}
@@ -197,6 +205,15 @@ pub fn ApiSettingsPanel(form: ApiForm) -> impl IntoView {
                 {text_field("Concurrency", form.concurrency, "api-concurrency", "number", "narrow-field")}
                 {text_field("Delay (ms)", form.delay_ms, "api-delay", "number", "narrow-field")}
                 {text_field("Time-out (s)", form.timeout_s, "api-timeout", "number", "narrow-field")}
+                <label class="field narrow-field">
+                    <span class="label">"Reasoning effort"</span>
+                    <select data-testid="api-reasoning-effort" on:change=move |ev| form.reasoning_effort.set(event_target_value(&ev))>
+                        {["", "low", "medium", "high"].into_iter().map(|e| view! {
+                            <option value=e selected=move || form.reasoning_effort.get() == e>{if e.is_empty() { "not sent" } else { e }}</option>
+                        }).collect_view()}
+                    </select>
+                </label>
+                {text_field("Thinking budget", form.thinking_budget, "api-thinking-budget", "number", "narrow-field")}
                 <label class="field check">
                     <input type="checkbox" data-testid="api-stream" prop:checked=move || form.stream.get() on:change=move |ev| form.stream.set(event_target_checked(&ev)) />
                     " stream"

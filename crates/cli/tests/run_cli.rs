@@ -1,0 +1,169 @@
+//! `execbench run` end to end: the built binary against the project's mock model server, a real
+//! HTTP server on 127.0.0.1, over the bundled CRUXEval samples. Faults injected by the server are
+//! retried or reported; killing the process and `--resume` asks only for the rest.
+//! Runs RustPython: use `cargo test --release -p execbench-cli --test run_cli`.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use execbench_mockserver::{AnswerPolicy, Fault, FaultRule, MockConfig, MockServer, SampleMatch, bundled_dataset};
+
+const KEY: &str = "sk-run-cli-SECRET-4242";
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("execbench-run-cli-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("temporary directory");
+    dir
+}
+
+fn dataset_path() -> String {
+    execbench_mockserver::bundled_dataset_path().to_string_lossy().into_owned()
+}
+
+fn command(server: &MockServer, out: &Path, extra: &[&str]) -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_execbench"));
+    let base = format!("{}/v1", server.base_url());
+    cmd.args(["run", "--dataset", &dataset_path(), "--task", "output", "--provider", "openai-compatible", "--base-url", &base, "--model", "mock"]);
+    cmd.args(["--out", out.to_str().unwrap()]).args(extra).env("OPENAI_API_KEY", KEY);
+    cmd
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn run(cmd: &mut Command) -> Output {
+    cmd.output().expect("the execbench binary runs")
+}
+
+/// Records (not the manifest) in a run file, by sample id (the latest line of a sample wins).
+fn records(path: &Path) -> Vec<serde_json::Value> {
+    let text = std::fs::read_to_string(path).unwrap();
+    let mut by_id = std::collections::BTreeMap::new();
+    for line in text.lines().skip(1).filter(|l| !l.trim().is_empty()) {
+        if let Ok(v) = serde_json::from_str::<serde_json::Value>(line) {
+            by_id.insert(v["sample_id"].as_str().unwrap().to_string(), v);
+        }
+    }
+    by_id.into_values().collect()
+}
+
+/// 50 samples, every 4th answered wrong, faults on some samples: every sample is scored, pass@1 is
+/// exactly what the server's policy implies, the server never saw more requests at once than
+/// --concurrency, and the key is nowhere in the run file.
+#[test]
+fn a_run_with_faults_scores_every_sample_as_the_server_scripted() {
+    let dir = scratch("faults");
+    let config = MockConfig {
+        latency_ms: 30,
+        api_key: Some(KEY.to_string()),
+        answers: AnswerPolicy { wrong_every: Some(4), ..Default::default() },
+        faults: vec![
+            FaultRule::on_attempts(SampleMatch::Id("sample_3".into()), &[1], Fault::RateLimit { retry_after_s: Some(0.2), retry_after_ms: None }),
+            FaultRule::on_attempts(SampleMatch::Id("sample_7".into()), &[1], Fault::RateLimitBodyDelay { seconds: 0.3 }),
+            FaultRule::on_attempts(SampleMatch::Id("sample_11".into()), &[1, 2], Fault::ServerError),
+            FaultRule::on_attempts(SampleMatch::Id("sample_12".into()), &[1], Fault::Overloaded),
+            FaultRule::on_attempts(SampleMatch::Id("sample_13".into()), &[1], Fault::StreamCut { after_chunks: 2 }),
+            FaultRule::on_attempts(SampleMatch::Id("sample_14".into()), &[1], Fault::ErrorEventAfter200),
+        ],
+        ..Default::default()
+    };
+    let server = MockServer::start_blocking(bundled_dataset().unwrap(), config, 0).unwrap();
+    let out = dir.join("run.jsonl");
+    let output = run(&mut command(&server, &out, &["--limit", "50", "--concurrency", "4", "--stream", "--mode", "strict"]));
+    let (stdout, stderr) = (text(&output.stdout), text(&output.stderr));
+    assert_eq!(output.status.code(), Some(0), "stdout:\n{stdout}\nstderr:\n{stderr}");
+    let policy = server.policy();
+    let right = (0..50).filter(|i| policy.is_right(*i, &format!("sample_{i}"))).count();
+    let expected = format!("output strict: pass@1 {:.1}", right as f64 * 100.0 / 50.0);
+    assert!(stdout.contains(&expected), "{expected}\n{stdout}");
+    let stats = server.stats();
+    assert!(stats.max_concurrency <= 4, "the server saw {} requests at once", stats.max_concurrency);
+    assert_eq!(stats.per_sample.get("sample_11"), Some(&3), "two 500s, then the answer");
+    assert_eq!(stats.per_sample.get("sample_0"), Some(&1));
+    let rows = records(&out);
+    assert_eq!(rows.len(), 50);
+    assert!(rows.iter().all(|r| r.get("error").is_none()), "no sample ends in an error");
+    let sample_13 = rows.iter().find(|r| r["sample_id"] == "sample_13").unwrap();
+    assert_eq!(sample_13["attempts"][0]["error"]["kind"], "stream_cut");
+    assert_eq!(sample_13["sent"]["temperature"], 0.2);
+    // Token totals come from the server's usage fields.
+    assert!(stdout.contains("tokens: "), "{stdout}");
+    let file = std::fs::read_to_string(&out).unwrap();
+    assert!(!file.contains(KEY), "the key must never be written to a run file");
+    assert!(!stderr.contains(KEY) && !stdout.contains(KEY));
+}
+
+/// A bad key stops the run at once with the provider's message; nothing is retried.
+#[test]
+fn a_bad_key_stops_the_run_at_once() {
+    let dir = scratch("badkey");
+    let config = MockConfig { api_key: Some("sk-other".into()), ..Default::default() };
+    let server = MockServer::start_blocking(bundled_dataset().unwrap(), config, 0).unwrap();
+    let out = dir.join("run.jsonl");
+    let output = run(&mut command(&server, &out, &["--limit", "20", "--concurrency", "2"]));
+    let stderr = text(&output.stderr);
+    assert_eq!(output.status.code(), Some(3), "{stderr}");
+    assert!(stderr.contains("stopped by the provider: bad key"), "{stderr}");
+    assert!(server.stats().requests_total <= 4, "at most the requests already in flight: {}", server.stats().requests_total);
+    // No key in the environment: refused before any request.
+    let mut cmd = command(&server, &dir.join("other.jsonl"), &["--limit", "2"]);
+    cmd.env_remove("OPENAI_API_KEY").args(["--key-env", "EXECBENCH_NO_SUCH_KEY"]);
+    let output = run(&mut cmd);
+    // openai-compatible servers may take no key: the run goes on without one (and this one refuses it).
+    assert_eq!(output.status.code(), Some(3), "{}", text(&output.stderr));
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_execbench"));
+    cmd.args(["run", "--dataset", &dataset_path(), "--task", "output", "--provider", "openai", "--model", "gpt", "--out", dir.join("x.jsonl").to_str().unwrap()]).env_remove("OPENAI_API_KEY");
+    let output = run(&mut cmd);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(text(&output.stderr).contains("no API key: set the environment variable OPENAI_API_KEY"), "{}", text(&output.stderr));
+}
+
+/// Kill the process mid-run, then --resume: every sample ends with one record, and the server saw
+/// a second request only for samples that were in flight at the kill.
+#[test]
+fn a_killed_run_resumes_asking_only_for_the_rest() {
+    let dir = scratch("resume");
+    let config = MockConfig { latency_ms: 150, ..Default::default() };
+    let server = MockServer::start_blocking(bundled_dataset().unwrap(), config, 0).unwrap();
+    let out = dir.join("run.jsonl");
+    let concurrency = 2;
+    let mut child = command(&server, &out, &["--limit", "40", "--concurrency", "2", "--n", "1"]).stdout(Stdio::null()).stderr(Stdio::null()).spawn().unwrap();
+    // Wait until some samples are recorded, then kill it.
+    let started = Instant::now();
+    while records_count(&out) < 8 {
+        assert!(started.elapsed() < Duration::from_secs(60), "no progress");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let before = records(&out).len();
+    assert!((8..40).contains(&before), "{before}");
+    // A different task refuses to resume, naming the difference.
+    let mut cmd = command(&server, &out, &["--limit", "40", "--resume"]);
+    let args: Vec<String> = cmd.get_args().map(|a| a.to_string_lossy().replace("output", "input")).collect();
+    let mut other = Command::new(env!("CARGO_BIN_EXE_execbench"));
+    other.args(&args).env("OPENAI_API_KEY", KEY);
+    let refused = run(&mut other);
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(text(&refused.stderr).contains("the task differs"), "{}", text(&refused.stderr));
+    // Without --resume an existing file is not overwritten.
+    let output = run(&mut command(&server, &out, &["--limit", "40"]));
+    assert_eq!(output.status.code(), Some(2));
+    let output = run(&mut cmd);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    assert!(text(&output.stderr).contains(&format!("{before} of 40 samples already done")), "{}", text(&output.stderr));
+    let rows = records(&out);
+    assert_eq!(rows.len(), 40);
+    let stats = server.stats();
+    let asked_twice = stats.per_sample.values().filter(|c| **c > 1).count();
+    assert!(asked_twice <= concurrency + 2, "only samples in flight at the kill are asked again: {asked_twice}");
+    assert_eq!(stats.per_sample.len(), 40);
+    assert!(text(&output.stdout).contains("output strict: pass@1 100.0"), "{}", text(&output.stdout));
+}
+
+fn records_count(path: &Path) -> usize {
+    std::fs::read_to_string(path).map(|t| t.lines().skip(1).filter(|l| l.ends_with('}')).count()).unwrap_or(0)
+}

@@ -1,0 +1,177 @@
+//! End-to-end tests of running a model API from the page: the built app in headless Chromium
+//! against the project's mock model server, a real HTTP server on 127.0.0.1 (another origin than
+//! the page, so CORS is real). Needs a built site (`trunk build --release`) and Debian's chromium.
+//! Screenshots land in tests/artifacts/models-*.png.
+
+use std::time::Duration;
+
+use execbench_mockserver::{AnswerPolicy, Cors, Fault, FaultRule, MockConfig, MockServer, SampleMatch, bundled_dataset};
+use execbench_testkit::browser::Browser;
+use execbench_testkit::static_server::StaticServer;
+use fantoccini::Locator;
+
+const KEY: &str = "sk-e2e-SECRET-7171";
+
+async fn open_evaluate() -> (Browser, StaticServer) {
+    let server = StaticServer::start(&execbench_testkit::dist_dir());
+    let browser = Browser::launch().await;
+    browser.client.goto(&format!("{}#/evaluate", server.base_url)).await.unwrap();
+    browser.wait_text(".engine", Duration::from_secs(60), |t| t.starts_with("Python ready")).await;
+    browser.wait_text(".evaluate .muted", Duration::from_secs(30), |t| t.contains("(800 samples)")).await;
+    (browser, server)
+}
+
+async fn select(b: &Browser, css: &str, value: &str) {
+    let element = b.client.wait().at_most(Duration::from_secs(10)).for_element(Locator::Css(css)).await.unwrap_or_else(|e| panic!("no `{css}`: {e}"));
+    element.select_by_value(value).await.unwrap();
+}
+
+async fn js(b: &Browser, script: &str) -> serde_json::Value {
+    b.client.execute(script, vec![]).await.unwrap()
+}
+
+/// Picks "a model API" and fills the form for the mock server.
+async fn use_mock(b: &Browser, server: &MockServer, key: &str) {
+    select(b, "[data-testid=eval-model]", "api").await;
+    select(b, "[data-testid=api-provider]", "openai-compatible").await;
+    b.fill("[data-testid=api-base-url]", &format!("{}/v1", server.base_url())).await;
+    b.fill("[data-testid=api-model]", "mock-model").await;
+    b.fill("[data-testid=api-key]", key).await;
+}
+
+async fn start_mock(config: MockConfig) -> MockServer {
+    MockServer::start(bundled_dataset().unwrap(), config, 0).await.unwrap()
+}
+
+/// 50 samples x n = 5 with faults injected: every sample is scored, pass@1 is exactly what the
+/// server's policy implies, the server never saw more than the concurrency setting at once, and
+/// the key is nowhere but in the form (not in the URL, storage, the page's text or the exports).
+#[tokio::test(flavor = "multi_thread")]
+async fn a_run_with_faults_scores_every_sample_within_the_concurrency() {
+    let config = MockConfig {
+        latency_ms: 60,
+        api_key: Some(KEY.to_string()),
+        answers: AnswerPolicy { wrong_every: Some(5), ..Default::default() },
+        faults: vec![
+            FaultRule::on_attempts(SampleMatch::Id("sample_2".into()), &[1], Fault::RateLimit { retry_after_s: Some(0.5), retry_after_ms: None }),
+            FaultRule::on_attempts(SampleMatch::Id("sample_5".into()), &[1, 2], Fault::ServerError),
+            FaultRule::on_attempts(SampleMatch::Id("sample_9".into()), &[1], Fault::StreamCut { after_chunks: 2 }),
+            FaultRule::on_attempts(SampleMatch::Id("sample_17".into()), &[1], Fault::Overloaded),
+            FaultRule::on_attempts(SampleMatch::Id("sample_20".into()), &[1], Fault::RateLimitBodyDelay { seconds: 0.4 }),
+            FaultRule::on_attempts(SampleMatch::Id("sample_30".into()), &[1], Fault::ErrorEventAfter200),
+            FaultRule::on_attempts(SampleMatch::Id("sample_33".into()), &[1], Fault::Unavailable),
+        ],
+        ..Default::default()
+    };
+    let mock = start_mock(config).await;
+    let (b, _site) = open_evaluate().await;
+    use_mock(&b, &mock, KEY).await;
+    b.fill("[data-testid=api-concurrency]", "4").await;
+    b.fill("[data-testid=eval-n]", "5").await;
+    b.fill("[data-testid=eval-limit]", "50").await;
+    b.screenshot("models-settings").await;
+    b.click("[data-testid=eval-run]").await;
+    b.wait_text("[data-testid=eval-live]", Duration::from_secs(30), |t| t.contains("running")).await;
+    b.screenshot("models-running").await;
+    let state = b.wait_text("[data-testid=eval-state]", Duration::from_secs(180), |t| !t.is_empty()).await;
+    assert_eq!(state, "finished");
+
+    let policy = mock.policy();
+    let right = (0..50).filter(|i| policy.is_right(*i, &format!("sample_{i}"))).count();
+    let expected = format!("{:.1}", right as f64 * 100.0 / 50.0);
+    for mode in ["strict", "compatible"] {
+        assert_eq!(b.wait_text(&format!("[data-testid=pass1-output-{mode}]"), Duration::from_secs(5), |_| true).await, expected, "{mode}");
+    }
+    let stats = mock.stats();
+    assert!(stats.max_concurrency <= 4, "the server saw {} requests at once", stats.max_concurrency);
+    assert!(stats.max_concurrency >= 2, "requests did run concurrently: {}", stats.max_concurrency);
+    assert_eq!(stats.per_sample.len(), 50);
+    assert_eq!(stats.per_sample["sample_5"], 3, "two 500s then the answer");
+    assert_eq!(stats.per_sample["sample_0"], 1, "one request carries n = 5");
+    assert!(stats.recent.iter().all(|r| r.n == 5), "n sent in the request");
+    let timing = b.wait_text("[data-testid=run-timing]", Duration::from_secs(5), |_| true).await;
+    assert!(timing.starts_with("50 of 50 samples scored, 500 answers judged"), "{timing}");
+    let usage = b.wait_text("[data-testid=run-usage]", Duration::from_secs(5), |_| true).await;
+    assert!(usage.contains("tokens:"), "{usage}");
+
+    // The key: only in the form's field.
+    let url = b.client.current_url().await.unwrap().to_string();
+    assert!(!url.contains(KEY));
+    let storage = js(&b, "return JSON.stringify(Object.assign({}, localStorage)) + JSON.stringify(Object.assign({}, sessionStorage))").await;
+    assert!(!storage.as_str().unwrap().contains(KEY), "not remembered unless asked");
+    let page_text = js(&b, "return document.body.innerText + document.querySelector('[data-testid=markdown]').value").await;
+    assert!(!page_text.as_str().unwrap().contains(KEY));
+    b.client.execute("document.querySelector('[data-testid=results]').scrollIntoView({block: 'start'})", vec![]).await.unwrap();
+    b.screenshot("models-results").await;
+    b.close().await;
+}
+
+/// Test connection says what is wrong: a good server, a bad key, a server that does not allow the
+/// page's origin (CORS), and nothing listening.
+#[tokio::test(flavor = "multi_thread")]
+async fn test_connection_gives_a_plain_verdict() {
+    let good = start_mock(MockConfig { api_key: Some(KEY.to_string()), ..Default::default() }).await;
+    let closed = start_mock(MockConfig { cors: Cors::None, ..Default::default() }).await;
+    let ollama_like = start_mock(MockConfig { cors: Cors::Origins(vec!["http://localhost:1".into()]), ..Default::default() }).await;
+    let (b, _site) = open_evaluate().await;
+    // (server, key, expected ok, expected words in the verdict)
+    let cases: Vec<(&MockServer, &str, bool, &[&str])> = vec![
+        (&good, KEY, true, &["OK", "mock-model"]),
+        (&good, "sk-wrong", false, &["key"]),
+        (&closed, KEY, false, &["blocked", "CORS"]),
+        (&ollama_like, KEY, false, &["blocked"]),
+    ];
+    for (i, (server, key, ok, words)) in cases.into_iter().enumerate() {
+        use_mock(&b, server, key).await;
+        b.click("[data-testid=api-test]").await;
+        let verdict = b.wait_text("[data-testid=connection-verdict]", Duration::from_secs(40), |t| !t.is_empty()).await;
+        let is_ok = js(&b, "return document.querySelector('[data-testid=connection-verdict]').dataset.ok").await;
+        assert_eq!(is_ok.as_str(), Some(if ok { "true" } else { "false" }), "case {i}: {verdict}");
+        for w in words {
+            assert!(verdict.contains(w), "case {i}: `{w}` not in {verdict:?}");
+        }
+        if i == 2 {
+            b.screenshot("models-connection-blocked").await;
+        }
+    }
+    // Nothing listening: unreachable, not "blocked".
+    let port = { std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port() };
+    b.fill("[data-testid=api-base-url]", &format!("http://127.0.0.1:{port}/v1")).await;
+    b.click("[data-testid=api-test]").await;
+    let verdict = b.wait_text("[data-testid=connection-verdict]", Duration::from_secs(40), |t| !t.is_empty()).await;
+    assert!(verdict.to_lowercase().contains("reach"), "{verdict}");
+    assert!(!verdict.contains("blocked"), "{verdict}");
+    b.close().await;
+}
+
+/// Stop cancels the requests in flight (the server sees them dropped), the streamed transcript was
+/// visible while they ran, and another run starts and finishes afterwards.
+#[tokio::test(flavor = "multi_thread")]
+async fn stop_cancels_requests_in_flight() {
+    let mock = start_mock(MockConfig { latency_ms: 4_000, ..Default::default() }).await;
+    let (b, _site) = open_evaluate().await;
+    use_mock(&b, &mock, KEY).await;
+    b.fill("[data-testid=api-concurrency]", "3").await;
+    b.fill("[data-testid=eval-n]", "1").await;
+    b.fill("[data-testid=eval-limit]", "20").await;
+    b.click("[data-testid=eval-run]").await;
+    // A streamed response fills in live (the server spreads its latency over the stream).
+    b.wait_text("[data-testid=live-transcript]", Duration::from_secs(20), |t| t.contains("[ANSWER]")).await;
+    b.screenshot("models-streaming").await;
+    assert_eq!(mock.stats().in_flight, 3);
+    b.click("[data-testid=eval-stop]").await;
+    let state = b.wait_text("[data-testid=eval-state]", Duration::from_secs(20), |t| !t.is_empty()).await;
+    assert!(state.starts_with("stopped"), "{state}");
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while mock.stats().in_flight > 0 {
+        assert!(std::time::Instant::now() < deadline, "requests still in flight after Stop: {:?}", mock.stats().in_flight);
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(mock.stats().cancelled >= 3, "the server saw the requests dropped: {}", mock.stats().cancelled);
+    // The next run works: the oracle on 5 samples.
+    select(&b, "[data-testid=eval-model]", "oracle").await;
+    b.fill("[data-testid=eval-limit]", "5").await;
+    b.click("[data-testid=eval-run]").await;
+    b.wait_text("[data-testid=eval-state]", Duration::from_secs(60), |t| t == "finished").await;
+    b.close().await;
+}
