@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The benchmark: execbench's Python worker against Pyodide (npm package, benchmark only) in
-# headless Chromium, on the 800 CRUXEval samples, plus compressed download sizes; prints a
-# Markdown table. Installs what is missing. Extra arguments go to the benchmark
-# (--reps N, --warm N, --restarts N).
+# headless Chromium, on the 800 CRUXEval samples, plus compressed download sizes, scoring and
+# perturbation times, and model API throughput against the mock server (command line and page);
+# prints Markdown tables. Installs what is missing. Extra arguments go to the benchmark
+# (--reps N, --warm N, --restarts N, --sections engine,perturb,score,models).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 setup_all with-browser
@@ -10,6 +11,8 @@ install_bench_tools
 cd "$ROOT"
 say "building the site (trunk build --release)"
 trunk build --release
-say "running the benchmark (about 6-8 min for all sections; brotli sizes are cached in target/)"
+say "building the command line (the models section runs target/release/execbench)"
+cargo build --release --locked -p execbench-cli
+say "running the benchmark (about 7-9 min for all sections; brotli sizes are cached in target/)"
 # Release: brotli at quality 11 is slow unoptimised.
 EXECBENCH_TOOLS="$TOOLS" cargo run --release --locked -p execbench-bench -- "$@"

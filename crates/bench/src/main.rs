@@ -10,11 +10,15 @@
 //!
 //! Two more sections time the library's work, natively and in the built app as a user would
 //! start it: perturbing the dataset with each kind (`perturbation.rs`) and scoring 800 x 10
-//! answers (`scoring.rs`).
+//! answers (`scoring.rs`). The last (`models.rs`) measures the run engine's request throughput
+//! against the mock model server (400 requests, 200 ms latency, 8 at a time), from the command
+//! line (the release `execbench` binary: `EXECBENCH_CLI`, else target/release) and from the
+//! Evaluate page, with the page's longest frame meanwhile.
 //!
 //! Options: `--reps N` cold pages per engine (3), `--warm N` warm passes per page (3),
 //! `--restarts N` worker restarts timed on each execbench page (3), `--sections LIST` which parts
-//! to run (`engine,perturb,score`, all by default). Nothing here asserts a time: it prints figures.
+//! to run (`engine,perturb,score,models`, all by default; only `engine` needs Pyodide). Nothing
+//! here asserts a time: it prints figures.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -24,6 +28,7 @@ use execbench_testkit::browser::Browser;
 use execbench_testkit::static_server::StaticServer;
 use serde_json::Value;
 
+mod models;
 mod perturbation;
 mod scoring;
 
@@ -53,7 +58,7 @@ struct Options {
     sections: Vec<String>,
 }
 
-const SECTIONS: [&str; 3] = ["engine", "perturb", "score"];
+const SECTIONS: [&str; 4] = ["engine", "perturb", "score", "models"];
 
 fn options() -> Options {
     let mut o = Options { reps: 3, warm: 3, restarts: 3, sections: SECTIONS.map(String::from).to_vec() };
@@ -80,7 +85,7 @@ fn options() -> Options {
 }
 
 fn usage() -> ! {
-    eprintln!("usage: execbench-bench [--reps N] [--warm N] [--restarts N] [--sections engine,perturb,score]");
+    eprintln!("usage: execbench-bench [--reps N] [--warm N] [--restarts N] [--sections engine,perturb,score,models]");
     std::process::exit(2)
 }
 
@@ -106,17 +111,18 @@ async fn main() {
     let built = execbench_testkit::dist_dir();
     let dist = std::env::temp_dir().join(format!("execbench-bench-dist-{}", std::process::id()));
     copy_site(&built, &dist);
-    let pyodide = pyodide_dir();
-    let web = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("web");
-    let server = StaticServer::mount(vec![
-        ("/bench/".to_string(), web),
-        ("/execbench/".to_string(), dist.clone()),
-        ("/pyodide/".to_string(), pyodide.clone()),
-    ]);
-    let app_url = format!("{}/execbench/", server.origin);
     let section = |name: &str| opts.sections.iter().any(|s| s == name);
-    if section("engine") {
-        engine_section(&opts, &server, &built, &dist, &pyodide).await;
+    // Only the engine section serves (and so needs) Pyodide.
+    let pyodide = section("engine").then(pyodide_dir);
+    let web = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("web");
+    let mut mounts = vec![("/bench/".to_string(), web), ("/execbench/".to_string(), dist.clone())];
+    if let Some(pyodide) = &pyodide {
+        mounts.push(("/pyodide/".to_string(), pyodide.clone()));
+    }
+    let server = StaticServer::mount(mounts);
+    let app_url = format!("{}/execbench/", server.origin);
+    if let Some(pyodide) = &pyodide {
+        engine_section(&opts, &server, &built, &dist, pyodide).await;
     }
     let dataset_path = dist.join("data/cruxeval/cruxeval.jsonl");
     let samples = match std::fs::read_to_string(&dataset_path) {
@@ -161,6 +167,9 @@ async fn main() {
         };
         scoring::print(&figures, samples.len());
         let _ = std::fs::remove_dir_all(&scratch);
+    }
+    if section("models") {
+        models::section(&app_url).await;
     }
     let _ = std::fs::remove_dir_all(&dist);
 }
