@@ -56,7 +56,7 @@ impl ConnectionVerdict {
             ConnectionVerdict::RateLimited(s) => {
                 format!("Rate limited: the settings work, but the provider asks to slow down ({s}).")
             }
-            ConnectionVerdict::Blocked(s) => sentence(&format!("Blocked by the browser. {s}")),
+            ConnectionVerdict::Blocked(s) => sentence(&format!("Blocked by the browser (CORS): the server did not allow this page's origin. {s}")),
             ConnectionVerdict::Unreachable(s) => sentence(&format!("Unreachable: {s}")),
             ConnectionVerdict::Failed(s) => sentence(&format!("Failed: {s}")),
         }
@@ -101,13 +101,9 @@ pub fn connection_verdict(
                     "no answer from {host} in time ({}); check the base URL and that the server is running",
                     status_message(&e)
                 )),
-                // fetch reports a CORS refusal as a plain network error, so the advice belongs here too.
-                ErrorKind::Network => ConnectionVerdict::Unreachable(format!(
-                    "could not reach {host} ({}). Check the base URL and that the server is running. If it is, \
-                     the browser may have blocked the call: {}",
-                    status_message(&e),
-                    cors_advice(&endpoint.provider, page_origin)
-                )),
+                // The page's fetch client tells a CORS refusal (kind Blocked) from a server that
+                // does not answer (it probes the URL), so Network means nothing answered.
+                ErrorKind::Network => ConnectionVerdict::Unreachable(format!("{}. Check the base URL and that the server is running", status_message(&e))),
                 _ => ConnectionVerdict::Failed(e.to_string()),
             };
         }

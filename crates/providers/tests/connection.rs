@@ -109,11 +109,11 @@ fn verdicts_table() {
             &["Bad key", "permission"],
         ),
         (
-            "network error: unreachable, with the CORS hint",
+            "network error: unreachable, the transport's words kept",
             ep("vllm", "qwen"),
-            transport(ErrorKind::Network, "TypeError: Failed to fetch"),
+            transport(ErrorKind::Network, "could not reach http://localhost:8000 (Failed to fetch)"),
             |v| matches!(v, ConnectionVerdict::Unreachable(_)),
-            &["Unreachable", "localhost:8000", "Failed to fetch", "--allowed-origins"],
+            &["Unreachable", "localhost:8000", "Failed to fetch", "Check the base URL"],
         ),
         (
             "timeout",

@@ -20,6 +20,8 @@ fn free_port() -> u16 {
 
 impl Browser {
     pub async fn launch() -> Browser {
+        // Fails harmlessly when a provider is already installed.
+        let _ = rustls::crypto::aws_lc_rs::default_provider().install_default();
         let port = free_port();
         let driver = Command::new(std::env::var("CHROMEDRIVER").unwrap_or_else(|_| "/usr/bin/chromedriver".into()))
             .arg(format!("--port={port}"))
