@@ -26,6 +26,10 @@ async fn select(b: &Browser, css: &str, value: &str) {
     element.select_by_value(value).await.unwrap();
 }
 
+async fn scroll_to(b: &Browser, css: &str) {
+    js(b, &format!("document.querySelector('{css}').scrollIntoView({{block: 'start'}})")).await;
+}
+
 async fn js(b: &Browser, script: &str) -> serde_json::Value {
     b.client.execute(script, vec![]).await.unwrap()
 }
@@ -69,9 +73,11 @@ async fn a_run_with_faults_scores_every_sample_within_the_concurrency() {
     b.fill("[data-testid=api-concurrency]", "4").await;
     b.fill("[data-testid=eval-n]", "5").await;
     b.fill("[data-testid=eval-limit]", "50").await;
+    scroll_to(&b, "[data-testid=api-settings]").await;
     b.screenshot("models-settings").await;
     b.click("[data-testid=eval-run]").await;
     b.wait_text("[data-testid=eval-live]", Duration::from_secs(30), |t| t.contains("running")).await;
+    scroll_to(&b, ".eval-progress").await;
     b.screenshot("models-running").await;
     let state = b.wait_text("[data-testid=eval-state]", Duration::from_secs(180), |t| !t.is_empty()).await;
     assert_eq!(state, "finished");
@@ -141,6 +147,7 @@ async fn test_connection_gives_a_plain_verdict() {
             assert!(verdict.to_lowercase().contains(&w.to_lowercase()), "case {i}: `{w}` not in {verdict:?}");
         }
         if i == 2 {
+            scroll_to(&b, "[data-testid=api-settings]").await;
             b.screenshot("models-connection-blocked").await;
         }
     }
@@ -167,6 +174,7 @@ async fn stop_cancels_requests_in_flight() {
     b.click("[data-testid=eval-run]").await;
     // A streamed response fills in live (the server spreads its latency over the stream).
     b.wait_text("[data-testid=live-transcript]", Duration::from_secs(20), |t| t.contains("[ANSWER]")).await;
+    scroll_to(&b, ".eval-progress").await;
     b.screenshot("models-streaming").await;
     assert_eq!(mock.stats().in_flight, 3);
     b.click("[data-testid=eval-stop]").await;

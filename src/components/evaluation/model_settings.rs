@@ -10,6 +10,8 @@ use crate::browser::{clock::BrowserClock, fetch::FetchHttp, storage};
 
 const SETTINGS_KEY: &str = "execbench.api-settings";
 const KEY_PREFIX: &str = "execbench.api-key.";
+/// Chromium's (and Firefox's) limit of HTTP/1.1 connections to one host.
+const BROWSER_CONNECTIONS_PER_HOST: u32 = 6;
 
 /// The form's fields, as typed.
 #[derive(Clone, Copy)]
@@ -219,6 +221,14 @@ pub fn ApiSettingsPanel(form: ApiForm) -> impl IntoView {
                     " stream"
                 </label>
             </div>
+            <Show when=move || {
+                let over = form.concurrency.get().trim().parse::<u32>().is_ok_and(|c| c > BROWSER_CONNECTIONS_PER_HOST);
+                over && form.base_url.get().trim().starts_with("http://")
+            }>
+                <p class="muted small" data-testid="api-connection-cap">
+                    "Browsers open at most 6 connections to one server over plain http:// (HTTP/1.1): above 6, the extra requests wait in the browser. HTTPS servers speaking HTTP/2 have no such limit; the command line has none."
+                </p>
+            </Show>
             <div class="toolbar">
                 <button data-testid="api-test" on:click=move |_| form.test_connection() disabled=move || form.testing.get()>
                     {move || if form.testing.get() { "Testing…" } else { "Test connection" }}
