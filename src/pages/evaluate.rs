@@ -15,11 +15,11 @@ use execbench_core::{LoadReport, Sample};
 use execbench_eval::Task;
 use execbench_eval::generations::{Generations, import_generations};
 use execbench_eval::models::{EchoFirstArgument, Oracle, Replay, TypeDefault};
+use execbench_eval::prompt::{Style, default_template};
 use execbench_eval::report::{SampleResult, from_jsonl, summarize};
 use execbench_eval::score::{Mode, ScoreOptions};
 use execbench_run::api::ApiModel;
 use execbench_run::io::NoStore;
-use execbench_run::scoring::{Answers, score_sample};
 use execbench_run::{CancelToken, EvalJob, Event, Io, Responder, RunEnd, RunStatus, SampleRecord, run_evaluation};
 use leptos::prelude::*;
 
@@ -269,54 +269,6 @@ fn evaluate_state() -> EvaluateState {
     })
 }
 
-/// A re-scoring in flight: the worker, progress, and Stop.
-struct Job {
-    python: PythonWorker,
-    state: EvaluateState,
-    started: f64,
-    published: f64,
-    python_runs: usize,
-    answers: usize,
-}
-
-impl Job {
-    fn begin(python: PythonWorker, state: EvaluateState, what: String, total: usize) -> Job {
-        let started = js_sys::Date::now();
-        state.begin(what, total);
-        Job { python, state, started, published: started, python_runs: 0, answers: 0 }
-    }
-
-    fn stopped(&self) -> bool {
-        self.state.stop_requested.get_untracked()
-    }
-
-    fn progress(&mut self, done: usize) {
-        let now = js_sys::Date::now();
-        if now - self.published >= REFRESH_MS {
-            self.published = now;
-            self.publish(done, now);
-        }
-    }
-
-    fn publish(&self, done: usize, now: f64) {
-        self.state.done.set(done);
-        self.state.answers_judged.set(self.answers);
-        self.state.elapsed_ms.set(now - self.started);
-    }
-
-    fn finish(self, mut run: RunResults) {
-        let now = js_sys::Date::now();
-        let done = run.scored();
-        self.publish(done, now);
-        run.elapsed_ms = now - self.started;
-        run.python_runs = self.python_runs;
-        run.stopped = done < run.planned;
-        self.state.last_outcome.set(Some(if run.stopped { format!("stopped after {done} of {} samples", run.planned) } else { "finished".to_string() }));
-        self.state.add_run(run);
-        self.state.job.set(None);
-    }
-}
-
 fn per_mode_results(task: Task, modes: &[Mode], rows: Vec<Vec<SampleResult>>) -> Vec<ModeResults> {
     modes.iter().zip(rows).map(|(&mode, rows)| ModeResults { mode, summary: summarize(task, mode, &rows), rows }).collect()
 }
@@ -325,6 +277,15 @@ fn per_mode_results(task: Task, modes: &[Mode], rows: Vec<Vec<SampleResult>>) ->
 struct EvaluationPlan {
     responder: Responder,
     job: EvalJob,
+    shown: Shown,
+}
+
+/// How a job's results are labelled, beyond what the engine reports.
+#[derive(Clone, Default)]
+struct Shown {
+    /// Re-scoring: the file's name instead of the model's, no template or n, and the counts of
+    /// dataset samples the file lacks and of ids it has that the dataset lacks.
+    rescore: Option<(String, usize, usize)>,
 }
 
 fn plan_evaluation(state: EvaluateState, report: &LoadReport) -> Result<EvaluationPlan, String> {
@@ -359,7 +320,7 @@ fn plan_evaluation(state: EvaluateState, report: &LoadReport) -> Result<Evaluati
         },
     };
     let samples = report.samples.iter().take(limit).cloned().collect();
-    Ok(EvaluationPlan { responder, job: EvalJob { samples, template, n, modes, options: ScoreOptions::default(), done: BTreeSet::new() } })
+    Ok(EvaluationPlan { responder, job: EvalJob { samples, template, n, modes, options: ScoreOptions::default(), done: BTreeSet::new() }, shown: Shown::default() })
 }
 
 fn start_evaluation(state: EvaluateState, python: PythonWorker, report: Arc<LoadReport>, dataset: String) {
@@ -375,16 +336,19 @@ fn retry_errors(state: EvaluateState, python: PythonWorker) {
     let LastApiRun { model, mut job, records, dataset } = last;
     let kept: Vec<SampleRecord> = records.into_iter().filter(|r| !r.is_error()).collect();
     job.done = kept.iter().map(|r| r.sample_id.clone()).collect();
-    launch(state, python, EvaluationPlan { responder: Responder::Api(model), job }, dataset, kept);
+    launch(state, python, EvaluationPlan { responder: Responder::Api(model), job, shown: Shown::default() }, dataset, kept);
 }
 
 /// Runs a plan with the library's engine; the page only shows what it reports. `earlier`:
 /// records kept from a previous run of the same job (Retry errors), merged into the results.
 fn launch(state: EvaluateState, python: PythonWorker, plan: EvaluationPlan, dataset: String, earlier: Vec<SampleRecord>) {
-    let EvaluationPlan { mut responder, job } = plan;
-    let name = responder.name();
+    let EvaluationPlan { mut responder, job, shown } = plan;
     let to_ask = job.samples.len() - job.done.len();
-    state.begin(format!("Evaluating {name} on {to_ask} sample{}", if to_ask == 1 { "" } else { "s" }), job.samples.len());
+    let (name, label) = match &shown.rescore {
+        Some((file, _, _)) => (file.clone(), format!("Re-scoring {file} ({to_ask} samples)")),
+        None => (responder.name(), format!("Evaluating {} on {to_ask} sample{}", responder.name(), if to_ask == 1 { "" } else { "s" })),
+    };
+    state.begin(label, job.samples.len());
     let python = python.new_job();
     let cancel = CancelToken::new();
     state.running.set_value(Some((cancel.clone(), python.clone())));
@@ -434,7 +398,11 @@ fn launch(state: EvaluateState, python: PythonWorker, plan: EvaluationPlan, data
         records.extend(outcome.records);
         records.sort_by_key(|r| r.index);
         let task = job.template.task;
-        let rows: Vec<Vec<SampleResult>> = (0..job.modes.len()).map(|i| records.iter().filter_map(|r| r.results.get(i).cloned()).collect()).collect();
+        let mut rows: Vec<Vec<SampleResult>> = (0..job.modes.len()).map(|i| records.iter().filter_map(|r| r.results.get(i).cloned()).collect()).collect();
+        if shown.rescore.is_some() {
+            // Published answers were not prompted here: no prompt to show or export.
+            rows.iter_mut().flatten().for_each(|row| row.prompt = None);
+        }
         let errors: Vec<(String, String)> = records.iter().filter_map(|r| r.error.as_ref().map(|e| (r.sample_id.clone(), e.message.clone()))).collect();
         let usage = api_model.as_ref().map(|_| {
             records.iter().filter_map(|r| r.usage).fold(execbench_providers::Usage::default(), |mut total, u| {
@@ -452,15 +420,15 @@ fn launch(state: EvaluateState, python: PythonWorker, plan: EvaluationPlan, data
             source: name,
             dataset: dataset.clone(),
             task,
-            template: Some(job.template.name.clone()),
-            n: Some(job.n),
+            template: shown.rescore.is_none().then(|| job.template.name.clone()),
+            n: shown.rescore.is_none().then_some(job.n),
             per_mode: per_mode_results(task, &job.modes, rows),
             planned: job.samples.len(),
             stopped: outcome.end != RunEnd::Finished,
             elapsed_ms: now - started,
             python_runs: outcome.python_runs,
-            missing: 0,
-            unknown: 0,
+            missing: shown.rescore.as_ref().map_or(0, |r| r.1),
+            unknown: shown.rescore.as_ref().map_or(0, |r| r.2),
             errors,
             usage,
             requests: outcome.status.requests_sent,
@@ -494,61 +462,17 @@ fn start_rescore(state: EvaluateState, python: PythonWorker, report: Arc<LoadRep
     if generations.entries.is_empty() {
         return state.error.set(Some(format!("{} has no usable entries", file.name)));
     }
+    // The file's answers replayed through the engine, over the dataset samples the file has: a
+    // sample it lacks is counted, never scored as wrong.
     let task = state.rescore_task.get_untracked();
-    let by_id: HashMap<String, Vec<String>> = generations.entries.iter().map(|e| (e.id.clone(), e.answers.clone())).collect();
-    let work: Vec<(Sample, Vec<String>)> = report.samples.iter().filter_map(|s| by_id.get(&s.id).map(|a| (s.clone(), a.clone()))).collect();
-    let missing = report.samples.len() - work.len();
-    let unknown = by_id.keys().filter(|id| !report.samples.iter().any(|s| &s.id == *id)).count();
-    let extracted = generations.kind == execbench_eval::generations::GenerationsKind::Extracted;
-    let modes = Mode::ALL.to_vec();
-    let python = python.new_job();
-    state.running.set_value(Some((CancelToken::new(), python.clone())));
-    let mut job = Job::begin(python, state, format!("Re-scoring {} ({} samples)", file.name, work.len()), work.len());
-    leptos::task::spawn_local(async move {
-        let options = ScoreOptions::default();
-        let mut rows: Vec<Vec<SampleResult>> = modes.iter().map(|_| Vec::with_capacity(work.len())).collect();
-        for (index, (sample, answers)) in work.iter().enumerate() {
-            if job.stopped() {
-                break;
-            }
-            let answers = Answers { prompt: None, responses: answers, extracted };
-            let mut runs = 0;
-            let scored = score_sample(&job.python, sample, task, &modes, answers, &options, &mut || runs += 1).await;
-            job.python_runs += runs;
-            // Stop fails the job's runs: a sample scored meanwhile says nothing about its answers.
-            if job.stopped() {
-                break;
-            }
-            job.answers += scored.iter().map(|r| r.answers.len()).sum::<usize>();
-            for (bucket, row) in rows.iter_mut().zip(scored) {
-                bucket.push(row);
-            }
-            job.progress(index + 1);
-        }
-        let run = RunResults {
-            id: 0,
-            source: file.name.clone(),
-            dataset,
-            task,
-            template: None,
-            n: None,
-            per_mode: per_mode_results(task, &modes, rows),
-            planned: work.len(),
-            stopped: false,
-            elapsed_ms: 0.0,
-            python_runs: 0,
-            missing,
-            unknown,
-            errors: Vec::new(),
-            usage: None,
-            requests: 0,
-            most_concurrent: 0,
-            end: String::new(),
-            sent: None,
-        };
-        job.state.running.set_value(None);
-        job.finish(run);
-    });
+    let in_file: HashMap<&str, usize> = generations.entries.iter().map(|e| (e.id.as_str(), e.answers.len())).collect();
+    let samples: Vec<Sample> = report.samples.iter().filter(|s| in_file.contains_key(s.id.as_str())).cloned().collect();
+    let missing = report.samples.len() - samples.len();
+    let unknown = in_file.keys().filter(|id| !report.samples.iter().any(|s| s.id == **id)).count();
+    let n = in_file.values().copied().max().unwrap_or(1).max(1);
+    let job = EvalJob { samples, template: default_template(task, Style::Direct), n, modes: Mode::ALL.to_vec(), options: ScoreOptions::default(), done: BTreeSet::new() };
+    let responder = Responder::Offline(Box::new(Replay::from_generations(&file.name, generations)));
+    launch(state, python, EvaluationPlan { responder, job, shown: Shown { rescore: Some((file.name.clone(), missing, unknown)) } }, dataset, Vec::new());
 }
 
 /// A file input that loads an answers file into `target`.
