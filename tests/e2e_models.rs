@@ -193,3 +193,50 @@ async fn stop_cancels_requests_in_flight() {
     b.wait_text("[data-testid=eval-state]", Duration::from_secs(60), |t| t == "finished").await;
     b.close().await;
 }
+
+/// Samples whose requests failed are errors, not wrong answers: left out of pass@1 and listed;
+/// Retry errors asks again for those only. The key is remembered only when asked to.
+#[tokio::test(flavor = "multi_thread")]
+async fn retry_errors_asks_only_for_the_failed_samples() {
+    let config = MockConfig {
+        answers: AnswerPolicy { wrong_ids: ["sample_5".to_string()].into(), ..Default::default() },
+        faults: vec![
+            FaultRule::on_attempts(SampleMatch::Id("sample_3".into()), &[1], Fault::EmptyLength),
+            FaultRule::on_attempts(SampleMatch::Id("sample_8".into()), &[1], Fault::EmptyLength),
+        ],
+        ..Default::default()
+    };
+    let mock = start_mock(config).await;
+    let (b, _site) = open_evaluate().await;
+    use_mock(&b, &mock, KEY).await;
+    b.click("[data-testid=api-remember]").await;
+    b.fill("[data-testid=eval-n]", "1").await;
+    b.fill("[data-testid=eval-limit]", "12").await;
+    b.click("[data-testid=eval-run]").await;
+    let state = b.wait_text("[data-testid=eval-state]", Duration::from_secs(60), |t| !t.is_empty()).await;
+    assert_eq!(state, "finished: 10 scored, 2 errors");
+    // 9 of the 10 scored samples are right: the two errors are not counted as wrong.
+    assert_eq!(b.wait_text("[data-testid=pass1-output-strict]", Duration::from_secs(5), |_| true).await, "90.0");
+    let errors: Vec<String> = serde_json::from_value(js(&b, "return [...document.querySelectorAll('[data-testid=run-error]')].map(e => e.textContent)").await).unwrap();
+    assert_eq!(errors.len(), 2, "{errors:?}");
+    assert!(errors[0].starts_with("sample_3: ") && errors[0].contains("length"), "{errors:?}");
+    scroll_to(&b, "[data-testid=run-errors]").await;
+    b.screenshot("models-errors").await;
+
+    b.click("[data-testid=eval-retry-errors]").await;
+    b.wait_text("[data-testid=eval-state]", Duration::from_secs(60), |t| t == "finished").await;
+    assert_eq!(b.wait_text("[data-testid=pass1-output-strict]", Duration::from_secs(5), |_| true).await, "91.7");
+    let stats = mock.stats();
+    assert_eq!((stats.per_sample["sample_3"], stats.per_sample["sample_8"], stats.per_sample["sample_0"]), (2, 2, 1), "only the failed samples are asked again");
+    assert_eq!(stats.requests_total, 14);
+
+    // Remembered on request: in local storage under the provider's entry; unticking forgets it.
+    let stored = js(&b, "return localStorage.getItem('execbench.api-key.openai-compatible')").await;
+    assert_eq!(stored.as_str(), Some(KEY));
+    b.click("[data-testid=api-remember]").await;
+    b.click("[data-testid=api-test]").await;
+    b.wait_text("[data-testid=connection-verdict]", Duration::from_secs(20), |t| !t.is_empty()).await;
+    let stored = js(&b, "return localStorage.getItem('execbench.api-key.openai-compatible')").await;
+    assert!(stored.is_null(), "{stored}");
+    b.close().await;
+}
