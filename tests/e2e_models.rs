@@ -240,3 +240,27 @@ async fn retry_errors_asks_only_for_the_failed_samples() {
     assert!(stored.is_null(), "{stored}");
     b.close().await;
 }
+
+/// Stop is per job: stopping Verify while an evaluation runs leaves the evaluation's Python runs
+/// alone (before, Stop restarted the shared worker and failed every queued run of every page).
+#[tokio::test(flavor = "multi_thread")]
+async fn stopping_one_page_leaves_another_pages_python_runs_alone() {
+    let (b, _site) = open_evaluate().await;
+    select(&b, "[data-testid=eval-model]", "oracle").await;
+    b.fill("[data-testid=eval-n]", "1").await;
+    b.click("[data-testid=eval-run]").await;
+    b.wait_text("[data-testid=eval-stats]", Duration::from_secs(30), |t| !t.starts_with("0 /")).await;
+    b.click("a[href='#/verify']").await;
+    b.click("[data-testid=verify-start]").await;
+    b.wait_text("[data-testid=verify-stats]", Duration::from_secs(30), |t| !t.starts_with("0 /")).await;
+    b.click("[data-testid=verify-stop]").await;
+    let state = b.wait_text("[data-testid=verify-state]", Duration::from_secs(30), |t| !t.is_empty()).await;
+    assert!(state.contains("stopped"), "{state}");
+    b.click("a[href='#/evaluate']").await;
+    let state = b.wait_text("[data-testid=eval-state]", Duration::from_secs(300), |t| !t.is_empty()).await;
+    assert_eq!(state, "finished", "no run of the evaluation was failed by Verify's Stop");
+    for mode in ["strict", "compatible"] {
+        assert_eq!(b.wait_text(&format!("[data-testid=pass1-output-{mode}]"), Duration::from_secs(5), |_| true).await, "100.0", "{mode}");
+    }
+    b.close().await;
+}

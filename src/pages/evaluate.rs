@@ -439,7 +439,7 @@ fn launch(state: EvaluateState, python: PythonWorker, plan: EvaluationPlan, data
         let scored = run.scored();
         state.last_outcome.set(Some(match &outcome.end {
             RunEnd::Finished if run.errors.is_empty() => "finished".to_string(),
-            RunEnd::Finished => format!("finished: {} scored, {} errors", scored, run.errors.len()),
+            RunEnd::Finished => format!("finished: {} scored, {} error{}", scored, run.errors.len(), if run.errors.len() == 1 { "" } else { "s" }),
             RunEnd::Stopped => format!("stopped after {} of {} samples", records.len(), job.samples.len()),
             other => other.describe(),
         }));
