@@ -102,10 +102,7 @@ async fn classify_failure(url: &str, rejection: &JsValue) -> ProviderError {
     let probe = crate::browser::clock::Sleep::new(5_000);
     let fetched = JsFuture::from(window.fetch_with_str_and_init(url, &init));
     futures::pin_mut!(probe);
-    let reachable = match futures::future::select(fetched, probe).await {
-        futures::future::Either::Left((Ok(_), _)) => true,
-        _ => false,
-    };
+    let reachable = matches!(futures::future::select(fetched, probe).await, futures::future::Either::Left((Ok(_), _)));
     if reachable {
         error(ErrorKind::Blocked, format!("the browser blocked the request to {origin}: the server answered, but did not allow this page's origin (CORS)"))
     } else {

@@ -193,7 +193,7 @@ async fn with_retries<H: HttpClient, C: Clock>(
                 if error.kind.disposition() == execbench_providers::Disposition::RateLimit {
                     rate_limit_waits += 1;
                 }
-                let jitter = ctx.jitter.borrow_mut().next();
+                let jitter = ctx.jitter.borrow_mut().next_fraction();
                 match decide(&settings.retry, &error, failures, rate_limit_waits, jitter) {
                     Decision::Retry { after_ms, rate_limited } => {
                         let now = ctx.clock.now_ms();

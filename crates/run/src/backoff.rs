@@ -94,7 +94,7 @@ impl Jitter {
     }
 
     /// The next number in [0, 1).
-    pub fn next(&mut self) -> f64 {
+    pub fn next_fraction(&mut self) -> f64 {
         // xorshift64*
         self.0 ^= self.0 >> 12;
         self.0 ^= self.0 << 25;
@@ -154,7 +154,7 @@ mod tests {
     #[test]
     fn jitter_stays_in_range_and_varies() {
         let mut j = Jitter::new(42);
-        let values: Vec<f64> = (0..1000).map(|_| j.next()).collect();
+        let values: Vec<f64> = (0..1000).map(|_| j.next_fraction()).collect();
         assert!(values.iter().all(|v| (0.0..1.0).contains(v)));
         let mean = values.iter().sum::<f64>() / 1000.0;
         assert!((0.4..0.6).contains(&mean), "{mean}");

@@ -32,6 +32,8 @@ const TICK_MS: u64 = 250;
 const MAX_MODEL_STEPS: usize = 64;
 
 /// What answers: an offline model (oracle, baselines, replay) or a provider's API.
+// One value per run: the size difference costs nothing worth a box.
+#[allow(clippy::large_enum_variant)]
 pub enum Responder {
     Offline(Box<dyn Model>),
     Api(ApiModel),
