@@ -264,3 +264,33 @@ async fn stopping_one_page_leaves_another_pages_python_runs_alone() {
     }
     b.close().await;
 }
+
+/// The other two wire formats from the page, streamed: Anthropic Messages (n requests of one,
+/// with the browser-access header the mock server checks like the real API) and Gemini.
+#[tokio::test(flavor = "multi_thread")]
+async fn anthropic_and_gemini_formats_run_from_the_page() {
+    let mock = start_mock(MockConfig { answers: AnswerPolicy { wrong_ids: ["sample_1".to_string()].into(), ..Default::default() }, ..Default::default() }).await;
+    let (b, _site) = open_evaluate().await;
+    select(&b, "[data-testid=eval-model]", "api").await;
+    b.fill("[data-testid=eval-n]", "2").await;
+    b.fill("[data-testid=eval-limit]", "6").await;
+    // (provider, path of the base URL, requests the server should see for 6 samples x n = 2)
+    let cases = [("anthropic", "/v1", 12), ("gemini", "/v1beta", 6)];
+    for (provider, path, requests) in cases {
+        mock.reset();
+        select(&b, "[data-testid=api-provider]", provider).await;
+        b.fill("[data-testid=api-base-url]", &format!("{}{path}", mock.base_url())).await;
+        b.fill("[data-testid=api-model]", "mock-model").await;
+        b.fill("[data-testid=api-key]", KEY).await;
+        b.click("[data-testid=eval-run]").await;
+        let state = b.wait_text("[data-testid=eval-state]", Duration::from_secs(60), |t| !t.is_empty() && !t.starts_with("Evaluating")).await;
+        assert_eq!(state, "finished", "{provider}");
+        assert_eq!(b.wait_text("[data-testid=pass1-output-strict]", Duration::from_secs(5), |_| true).await, "83.3", "{provider}: 5 of 6 right");
+        let stats = mock.stats();
+        assert_eq!(stats.requests_total, requests, "{provider}");
+        assert!(stats.recent.iter().all(|r| r.format == provider), "{provider}: {:?}", stats.recent.iter().map(|r| &r.format).collect::<Vec<_>>());
+        let usage = b.wait_text("[data-testid=run-usage]", Duration::from_secs(5), |_| true).await;
+        assert!(!usage.contains("tokens: 0 prompt"), "{provider}: usage read from the stream: {usage}");
+    }
+    b.close().await;
+}
