@@ -5,11 +5,9 @@ use std::sync::Arc;
 use execbench_core::LoadReport;
 use leptos::prelude::*;
 
-use crate::pages::{
-    datasets::DatasetsPage, evaluate::EvaluatePage, perturb::PerturbPage, perturb::PerturbRun, playground::PlaygroundPage, sample::SamplePage, verify::VerifyPage,
-    verify::VerifyRun,
-};
 use crate::browser::python::{PythonWorker, WorkerStatus};
+use crate::jobs::{PerturbRun, VerifyRun};
+use crate::pages::{datasets::DatasetsPage, evaluate::EvaluatePage, perturb::PerturbPage, playground::PlaygroundPage, sample::SamplePage, verify::VerifyPage};
 use crate::route::{self, Route};
 
 /// The dataset the pages work on: the bundled CRUXEval, or a file the user imported.
@@ -26,6 +24,7 @@ pub struct AppState {
     pub dataset: RwSignal<DatasetState>,
     /// The dataset's name: `CRUXEval`, or the imported file's name.
     pub dataset_name: RwSignal<String>,
+    /// The dataset jobs (`crate::jobs`): they outlive their pages.
     pub verify: VerifyRun,
     pub perturb: PerturbRun,
 }
@@ -49,8 +48,13 @@ impl AppState {
 pub fn App() -> impl IntoView {
     let worker = PythonWorker::start();
     let status = worker.status;
+    let state = AppState {
+        dataset: RwSignal::new(DatasetState::Loading),
+        dataset_name: RwSignal::new(String::new()),
+        verify: VerifyRun::new(&worker),
+        perturb: PerturbRun::new(&worker),
+    };
     provide_context(StoredValue::new_local(worker));
-    let state = AppState { dataset: RwSignal::new(DatasetState::Loading), dataset_name: RwSignal::new(String::new()), verify: VerifyRun::new(), perturb: PerturbRun::new() };
     provide_context(state);
     state.load_bundled();
 

@@ -1,30 +1,25 @@
 //! The Perturb view (issue 3): perturb one program and see both versions side by side, run in the
 //! worker; or perturb a whole dataset (kinds x seeds), verify every result in the worker, and
-//! download the verified rows.
-//!
-//! Perturbing is CPU work on the page's thread (crates/perturb, a few ms a program), so the
-//! dataset run hands control back to the browser every few milliseconds; Python runs only in
-//! the worker, one verification step at a time (`Verification`).
+//! download the verified rows. The dataset run is `crate::jobs::PerturbRun`; verification is
+//! `execbench_run::perturbation`'s, one run at a time in the worker.
 
 use std::collections::BTreeMap;
 use std::ops::Range;
 
 use execbench_core::{Limits, Outcome, RunResult, Sample};
-use execbench_perturb::{ExportRow, Failure, Kind, Options, Perturbed, Placed, Prediction, Step, Target, Verification, VerifyFailure};
+use execbench_perturb::{Kind, Options, Perturbed, Placed, Prediction, Target, VerifyFailure};
+use execbench_run::perturbation::verify_perturbed;
 use leptos::prelude::*;
 
 use crate::app::{AppState, DatasetState};
+use crate::browser::python::use_python;
 use crate::components::edit_list::EditList;
 use crate::components::marked_code::MarkedCodeView;
 use crate::components::progress_bar::ProgressBar;
 use crate::components::run_result::RunResultView;
-use crate::browser::python::{PERTURB_JOB, PythonWorker, use_python};
+use crate::jobs::PerturbRun;
 use crate::route::Route;
 
-/// The page hands the browser its thread back at least this often during a dataset run.
-const SLICE_MS: f64 = 12.0;
-/// A dataset run redraws its progress at most this often.
-const REFRESH_MS: f64 = 100.0;
 /// More seeds than this is almost certainly a typo (`0-10000`).
 const MAX_SEEDS: usize = 1000;
 /// Failures listed in the page; the rest are counted.
@@ -122,44 +117,7 @@ pub fn pasted_sample(code: &str, call: &str, output: &str) -> Result<Sample, Str
 }
 
 // ---------------------------------------------------------------------------------------------
-// Talking to the worker and the event loop
-
-/// Lets the browser paint and handle input: resolves on the next turn of the event loop.
-async fn yield_to_browser() {
-    let promise = js_sys::Promise::new(&mut |resolve, _| {
-        let scheduled = web_sys::window().and_then(|w| w.set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, 0).ok());
-        if scheduled.is_none() {
-            let _ = resolve.call0(&wasm_bindgen::JsValue::NULL);
-        }
-    });
-    let _ = wasm_bindgen_futures::JsFuture::from(promise).await;
-}
-
-fn now_ms() -> f64 {
-    web_sys::window().and_then(|w| w.performance()).map(|p| p.now()).unwrap_or_else(js_sys::Date::now)
-}
-
-/// `verify`, with each run awaited in the worker. Also returns the perturbed program's own run
-/// (MHC checks its claims first). The verified program is MHC's with the hint that proved wrong,
-/// which is not always the first one.
-async fn verify_in_worker(python: &PythonWorker, original: &Sample, perturbed: &Perturbed) -> (Option<RunResult>, Result<Perturbed, VerifyFailure>) {
-    let (mut verification, mut step) = Verification::start(original, perturbed, Limits::default());
-    let mut perturbed_run = None;
-    loop {
-        match step {
-            Step::Run(request) => {
-                let is_perturbed_run = verification.running_perturbed();
-                let result = python.run(request).await;
-                let outcome = result.outcome.clone();
-                if is_perturbed_run {
-                    perturbed_run = Some(result);
-                }
-                step = verification.answer(outcome);
-            }
-            Step::Done(verdict) => return (perturbed_run, verdict.map(|()| verification.into_perturbed())),
-        }
-    }
-}
+// Showing a perturbation
 
 /// What the single-program view shows of a perturbation: the edits that change something, each
 /// placed in the original and the final text. REN's edits of the call are listed too.
@@ -300,7 +258,7 @@ fn SingleProgram() -> impl IntoView {
             let (shown_perturbed, placed) = shown_edits(&perturbed);
             shown.set(Some(Shown { original: sample.clone(), perturbed: shown_perturbed, placed, kind, output_from_run }));
             original_run.set(Some(python.run(execbench_core::verify::request_for(&sample, Limits::default())).await));
-            let (run, result) = verify_in_worker(&python, &sample, &perturbed).await;
+            let (run, result) = verify_perturbed(&python, &sample, &perturbed, Limits::default()).await;
             // MHC: the first claim was not wrong after all; show the program that was run.
             if let Ok(verified) = result.as_ref()
                 && *verified != perturbed
@@ -491,175 +449,11 @@ fn Comparison(shown: Shown, original_run: RwSignal<Option<RunResult>>, perturbed
 // ---------------------------------------------------------------------------------------------
 // The whole dataset
 
-/// Counts and timings for one kind.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct KindCounts {
-    pub programs: usize,
-    pub verified: usize,
-    pub failed_verification: usize,
-    /// The perturbation declined the program (unsupported construct, invalid input).
-    pub refused: usize,
-    /// Verified and exported as it was: the kind found nothing to change (RTF without conditions).
-    pub unchanged: usize,
-    /// Time spent perturbing on the page's thread (summed over timed slices, no waiting).
-    pub perturb_ms: f64,
-    /// Wall-clock time spent verifying in the worker (runs and their round trips).
-    pub verify_ms: f64,
-}
-
-/// A dataset run; it lives in app state, so it carries on while the user looks at other pages.
-#[derive(Clone, Copy)]
-pub struct PerturbRun {
-    pub running: RwSignal<bool>,
-    pub stop_requested: RwSignal<bool>,
-    pub done: RwSignal<usize>,
-    pub total: RwSignal<usize>,
-    pub elapsed_ms: RwSignal<f64>,
-    /// `Some(true)` when the last run was stopped before the end.
-    pub stopped: RwSignal<Option<bool>>,
-    pub counts: RwSignal<BTreeMap<Kind, KindCounts>>,
-    pub failures: RwSignal<Vec<Failure>>,
-    /// Verified rows, in (kind, seed, sample) order like the command line's.
-    pub rows: StoredValue<Vec<ExportRow>>,
-    pub row_count: RwSignal<usize>,
-    pub kinds_label: StoredValue<String>,
-}
-
-/// What a dataset run has found so far, kept off the signals: publishing it redraws the summary,
-/// and doing that after every program would cost more than the programs (`REFRESH_MS`).
-struct Tally {
-    counts: BTreeMap<Kind, KindCounts>,
-    failures: Vec<Failure>,
-    done: usize,
-    started: f64,
-    published: f64,
-}
-
-impl Tally {
-    fn kind(&mut self, kind: Kind) -> &mut KindCounts {
-        self.counts.entry(kind).or_default()
-    }
-
-    fn publish_now(&mut self, run: PerturbRun) {
-        let now = now_ms();
-        self.published = now;
-        run.counts.set(self.counts.clone());
-        if run.failures.with_untracked(Vec::len) != self.failures.len() {
-            run.failures.set(self.failures.clone());
-        }
-        run.done.set(self.done);
-        run.row_count.set(run.rows.with_value(Vec::len));
-        run.elapsed_ms.set(now - self.started);
-    }
-
-    fn publish(&mut self, run: PerturbRun) {
-        if now_ms() - self.published >= REFRESH_MS {
-            self.publish_now(run);
-        }
-    }
-}
-
-impl PerturbRun {
-    pub fn new() -> Self {
-        PerturbRun {
-            running: RwSignal::new(false),
-            stop_requested: RwSignal::new(false),
-            done: RwSignal::new(0),
-            total: RwSignal::new(0),
-            elapsed_ms: RwSignal::new(0.0),
-            stopped: RwSignal::new(None),
-            counts: RwSignal::new(BTreeMap::new()),
-            failures: RwSignal::new(Vec::new()),
-            rows: StoredValue::new(Vec::new()),
-            row_count: RwSignal::new(0),
-            kinds_label: StoredValue::new(String::new()),
-        }
-    }
-
-    fn start(self, python: PythonWorker, samples: Vec<Sample>, dataset: String, kinds: Vec<Kind>, seeds: Vec<u64>, options: Options) {
-        self.running.set(true);
-        self.stop_requested.set(false);
-        self.total.set(samples.len() * kinds.len() * seeds.len());
-        self.stopped.set(None);
-        self.rows.set_value(Vec::new());
-        self.kinds_label.set_value(kinds.iter().map(|k| k.name()).collect::<Vec<_>>().join("+"));
-        let started = now_ms();
-        let mut tally = Tally { counts: kinds.iter().map(|&k| (k, KindCounts::default())).collect(), failures: Vec::new(), done: 0, started, published: started };
-        tally.publish_now(self);
-        leptos::task::spawn_local(async move {
-            'all: for &kind in &kinds {
-                for &seed in &seeds {
-                    let options = Options { seed, ..options };
-                    // First perturb every sample, in slices timed on their own, so the figure
-                    // is the perturbation's cost alone; then verify each result in the worker.
-                    let mut perturbed = Vec::with_capacity(samples.len());
-                    while perturbed.len() < samples.len() {
-                        if self.stop_requested.get_untracked() {
-                            break 'all;
-                        }
-                        let slice_started = now_ms();
-                        while perturbed.len() < samples.len() && now_ms() - slice_started < SLICE_MS {
-                            perturbed.push(execbench_perturb::perturb_sample(&samples[perturbed.len()], kind, &options));
-                        }
-                        tally.kind(kind).perturb_ms += now_ms() - slice_started;
-                        yield_to_browser().await;
-                    }
-                    for (sample, result) in samples.iter().zip(perturbed) {
-                        if self.stop_requested.get_untracked() {
-                            break 'all;
-                        }
-                        let failure = |stage: &str, reason: String| Failure { id: sample.id.clone(), kind, seed, stage: stage.to_string(), reason };
-                        match result {
-                            Err(e) => {
-                                tally.kind(kind).refused += 1;
-                                tally.failures.push(failure("perturb", e.to_string()));
-                            }
-                            Ok(perturbed) => {
-                                let verify_started = now_ms();
-                                let (_, verdict) = verify_in_worker(&python, sample, &perturbed).await;
-                                tally.kind(kind).verify_ms += now_ms() - verify_started;
-                                if self.stop_requested.get_untracked() {
-                                    break 'all; // the run in flight was cut short by Stop: no verdict
-                                }
-                                match verdict {
-                                    Ok(verified) => {
-                                        if execbench_perturb::unchanged(sample, &verified) {
-                                            tally.kind(kind).unchanged += 1;
-                                        }
-                                        self.rows.update_value(|rows| rows.push(execbench_perturb::row_of(sample, &dataset, kind, &options, verified)));
-                                        tally.kind(kind).verified += 1;
-                                    }
-                                    Err(e) => {
-                                        tally.kind(kind).failed_verification += 1;
-                                        tally.failures.push(failure("verify", e.to_string()));
-                                    }
-                                }
-                            }
-                        }
-                        tally.kind(kind).programs += 1;
-                        tally.done += 1;
-                        tally.publish(self);
-                    }
-                }
-            }
-            tally.publish_now(self);
-            self.stopped.set(Some(tally.done < self.total.get_untracked()));
-            self.running.set(false);
-        });
-    }
-}
-
-impl Default for PerturbRun {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
 #[component]
 fn WholeDataset() -> impl IntoView {
     let state = expect_context::<AppState>();
     let run = state.perturb;
-    let python = use_python().for_job(PERTURB_JOB);
+    let job = run.job;
     let chosen = RwSignal::new(BTreeMap::from_iter(Kind::ALL.into_iter().map(|k| (k, k == Kind::Rtf))));
     let seeds = RwSignal::new("0".to_string());
     let p = RwSignal::new("1".to_string());
@@ -667,36 +461,26 @@ fn WholeDataset() -> impl IntoView {
     let prediction = RwSignal::new(Prediction::Output);
     let error = RwSignal::new(None::<String>);
 
-    let start = {
-        let python = python.clone();
-        move |_| {
-            let kinds: Vec<Kind> = chosen.get_untracked().into_iter().filter(|(_, on)| *on).map(|(k, _)| k).collect();
-            let checked = (|| {
-                if kinds.is_empty() {
-                    return Err("choose at least one kind".to_string());
-                }
-                Ok((parse_seeds(&seeds.get_untracked())?, parse_p(&p.get_untracked())?))
-            })();
-            let (seed_list, p) = match checked {
-                Ok(v) => v,
-                Err(e) => return error.set(Some(e)),
-            };
-            let DatasetState::Loaded(report) = state.dataset.get_untracked() else {
-                return error.set(Some("the dataset is not loaded yet".to_string()));
-            };
-            error.set(None);
-            let options = Options { seed: 0, p, once: once.get_untracked(), prediction: prediction.get_untracked() };
-            run.start(python.clone(), report.samples.clone(), dataset_column(&state.dataset_name.get_untracked()), kinds, seed_list, options);
-        }
+    let start = move |_| {
+        let kinds: Vec<Kind> = chosen.get_untracked().into_iter().filter(|(_, on)| *on).map(|(k, _)| k).collect();
+        let checked = (|| {
+            if kinds.is_empty() {
+                return Err("choose at least one kind".to_string());
+            }
+            Ok((parse_seeds(&seeds.get_untracked())?, parse_p(&p.get_untracked())?))
+        })();
+        let (seed_list, p) = match checked {
+            Ok(v) => v,
+            Err(e) => return error.set(Some(e)),
+        };
+        let DatasetState::Loaded(report) = state.dataset.get_untracked() else {
+            return error.set(Some("the dataset is not loaded yet".to_string()));
+        };
+        error.set(None);
+        let options = Options { seed: 0, p, once: once.get_untracked(), prediction: prediction.get_untracked() };
+        run.start(report.samples.clone(), dataset_column(&state.dataset_name.get_untracked()), kinds, seed_list, options);
     };
-    let stop = move |_| {
-        run.stop_requested.set(true);
-        python.stop();
-    };
-    let rate = move || {
-        let ms = run.elapsed_ms.get();
-        if ms > 0.0 { run.done.get() as f64 * 1000.0 / ms } else { 0.0 }
-    };
+    let stop = move |_| run.stop();
     let download = move |codecrash: bool| {
         let (text, suffix) = run.rows.with_value(|rows| {
             if codecrash { (execbench_perturb::to_codecrash_jsonl(rows), "codecrash") } else { (execbench_perturb::to_jsonl(rows), "perturbed") }
@@ -706,7 +490,7 @@ fn WholeDataset() -> impl IntoView {
             error.set(Some(format!("could not save {name}: {e}")));
         }
     };
-    let can_download = move || !run.running.get() && run.row_count.get() > 0;
+    let can_download = move || !job.running.get() && run.row_count.get() > 0;
 
     view! {
         <section class="panel perturb-all">
@@ -732,22 +516,18 @@ fn WholeDataset() -> impl IntoView {
             </div>
             <div class="toolbar">
                 <button class="primary" data-testid="perturb-all-start" on:click=start
-                    disabled=move || run.running.get() || !matches!(state.dataset.get(), DatasetState::Loaded(_))>"Perturb and verify all"</button>
-                <button data-testid="perturb-all-stop" on:click=stop disabled=move || !run.running.get()>"Stop"</button>
+                    disabled=move || job.running.get() || !matches!(state.dataset.get(), DatasetState::Loaded(_))>"Perturb and verify all"</button>
+                <button data-testid="perturb-all-stop" on:click=stop disabled=move || !job.running.get()>"Stop"</button>
                 <button data-testid="download-jsonl" on:click=move |_| download(false) disabled=move || !can_download()>
                     {move || format!("Download {} verified rows (JSONL)", run.row_count.get())}
                 </button>
                 <button data-testid="download-codecrash" on:click=move |_| download(true) disabled=move || !can_download()>"CodeCrash layout (JSONL)"</button>
             </div>
             {move || error.get().map(|e| view! { <p class="error-box" role="alert" data-testid="perturb-all-error">{e}</p> })}
-            <ProgressBar done=run.done total=run.total />
+            <ProgressBar done=job.done total=job.total />
             <p class="stats" data-testid="perturb-all-stats">
-                {move || format!("{} / {} programs · {:.1} s · {:.0} programs/s ", run.done.get(), run.total.get(), run.elapsed_ms.get() / 1000.0, rate())}
-                {move || match run.stopped.get() {
-                    Some(true) => Some(view! { <span class="run-state" data-testid="perturb-all-state">"stopped before the end"</span> }),
-                    Some(false) => Some(view! { <span class="run-state" data-testid="perturb-all-state">"finished"</span> }),
-                    None => None,
-                }}
+                {move || format!("{} / {} programs · {:.1} s · {:.0} programs/s ", job.done.get(), job.total.get(), job.elapsed_ms.get() / 1000.0, job.rate())}
+                {move || job.outcome.get().map(|outcome| view! { <span class="run-state" data-testid="perturb-all-state">{outcome}</span> })}
             </p>
             <KindSummary run=run />
             <FailureTable run=run />

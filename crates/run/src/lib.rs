@@ -12,6 +12,8 @@
 //! - [`backoff`] decides how long to wait before a retry (pure, tested with a table).
 //! - [`scoring`] scores one sample's responses in every mode with an asynchronous Python engine.
 //! - [`record`] is what a finished sample leaves behind; [`status`] is what the page shows.
+//! - [`verify`] checks a dataset's expected outputs; [`perturbation`] perturbs a dataset and
+//!   verifies every result: the Verify and Perturb jobs, with progress and Stop.
 
 pub mod api;
 pub mod backoff;
@@ -20,10 +22,13 @@ pub mod connection;
 pub mod engine;
 pub mod gate;
 pub mod io;
+pub mod perturbation;
+pub mod protocol;
 pub mod record;
 pub mod runfile;
 pub mod scoring;
 pub mod status;
+pub mod verify;
 
 pub use cancel::CancelToken;
 pub use engine::{EvalJob, Event, Io, Responder, RunEnd, RunOutcome, run_evaluation};

@@ -1,0 +1,353 @@
+//! Perturbing a whole dataset (kinds × seeds) and verifying every result by execution, with an
+//! asynchronous Python: the page's Perturb job. Rows, failures and unchanged programs are those of
+//! `execbench_perturb::perturb_dataset` with an engine; on top come per-kind counts and timings,
+//! progress and Stop. Perturbing is CPU work on the caller's thread, so it runs in slices of
+//! [`SLICE_MS`] with the thread handed back in between (`Clock::sleep(0)`).
+
+use std::collections::BTreeMap;
+
+use execbench_core::{Limits, RunResult, Sample};
+use execbench_perturb::{ExportRow, Failure, Kind, Options, Perturbed, Step, Verification, VerifyFailure, perturb_sample, row_of, unchanged};
+use futures::{FutureExt, select_biased};
+
+use crate::cancel::CancelToken;
+use crate::io::{Clock, Python};
+
+/// Perturbing hands the thread back at least this often, in milliseconds.
+pub const SLICE_MS: f64 = 12.0;
+
+/// What to perturb and verify.
+#[derive(Clone, Copy, Debug)]
+pub struct PerturbJob<'a> {
+    pub samples: &'a [Sample],
+    /// The export's `dataset` column.
+    pub dataset: &'a str,
+    pub kinds: &'a [Kind],
+    pub seeds: &'a [u64],
+    /// Shared by every seed; its own `seed` is not used.
+    pub options: Options,
+    /// Limits of each verification run.
+    pub limits: Limits,
+}
+
+impl PerturbJob<'_> {
+    /// Programs in the whole job: samples × kinds × seeds.
+    pub fn total(&self) -> usize {
+        self.samples.len() * self.kinds.len() * self.seeds.len()
+    }
+}
+
+/// Counts and timings for one kind.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct KindCounts {
+    pub programs: usize,
+    pub verified: usize,
+    pub failed_verification: usize,
+    /// The perturbation declined the program (unsupported construct, invalid input).
+    pub refused: usize,
+    /// Verified and exported as it was: the kind found nothing to change (RTF without conditions).
+    pub unchanged: usize,
+    /// Time spent perturbing (summed over timed slices, no waiting).
+    pub perturb_ms: f64,
+    /// Wall-clock time spent verifying (runs and their round trips).
+    pub verify_ms: f64,
+}
+
+/// What a run has found so far.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PerturbTally {
+    /// Every kind of the job, from the start.
+    pub counts: BTreeMap<Kind, KindCounts>,
+    /// Verified rows, in (kind, seed, sample) order like `perturb_dataset`'s.
+    pub rows: Vec<ExportRow>,
+    /// Refused and failed programs, in the same order.
+    pub failures: Vec<Failure>,
+    /// Programs finished: verified, failed or refused.
+    pub done: usize,
+}
+
+impl PerturbTally {
+    fn kind(&mut self, kind: Kind) -> &mut KindCounts {
+        self.counts.entry(kind).or_default()
+    }
+}
+
+/// A run, whole or stopped.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PerturbOutcome {
+    pub tally: PerturbTally,
+    /// Stop came before the last program's verdict.
+    pub stopped: bool,
+}
+
+/// `execbench_perturb::verify` with each run awaited. Also returns the perturbed program's own run
+/// (for MHC the claims run first). The verified program is MHC's with the hint that proved wrong,
+/// which is not always the first one.
+pub async fn verify_perturbed<P: Python>(python: &P, original: &Sample, perturbed: &Perturbed, limits: Limits) -> (Option<RunResult>, Result<Perturbed, VerifyFailure>) {
+    let (mut verification, mut step) = Verification::start(original, perturbed, limits);
+    let mut perturbed_run = None;
+    loop {
+        match step {
+            Step::Run(request) => {
+                let is_perturbed_run = verification.running_perturbed();
+                let result = python.run(request).await;
+                let outcome = result.outcome.clone();
+                if is_perturbed_run {
+                    perturbed_run = Some(result);
+                }
+                step = verification.answer(outcome);
+            }
+            Step::Done(verdict) => return (perturbed_run, verdict.map(|()| verification.into_perturbed())),
+        }
+    }
+}
+
+/// Perturbs every sample with every kind and seed, then verifies each result in `python`. For each
+/// (kind, seed) all samples are perturbed first, in timed slices, so `perturb_ms` is the
+/// perturbation's cost alone. `on_progress` gets the tally after every program. A verification that
+/// Stop cuts short is not a verdict: that program is not counted.
+pub async fn perturb_and_verify<P: Python, C: Clock>(
+    python: &P,
+    clock: &C,
+    job: &PerturbJob<'_>,
+    cancel: &CancelToken,
+    on_progress: &mut dyn FnMut(&PerturbTally),
+) -> PerturbOutcome {
+    let samples = job.samples;
+    let mut tally = PerturbTally { counts: job.kinds.iter().map(|&k| (k, KindCounts::default())).collect(), ..PerturbTally::default() };
+    'all: for &kind in job.kinds {
+        for &seed in job.seeds {
+            let options = Options { seed, ..job.options };
+            let mut perturbed = Vec::with_capacity(samples.len());
+            while perturbed.len() < samples.len() {
+                if cancel.is_cancelled() {
+                    break 'all;
+                }
+                let slice_started = clock.now_ms();
+                while perturbed.len() < samples.len() && clock.now_ms() - slice_started < SLICE_MS {
+                    perturbed.push(perturb_sample(&samples[perturbed.len()], kind, &options));
+                }
+                tally.kind(kind).perturb_ms += clock.now_ms() - slice_started;
+                clock.sleep(0).await;
+            }
+            for (sample, result) in samples.iter().zip(perturbed) {
+                if cancel.is_cancelled() {
+                    break 'all;
+                }
+                let failure = |stage: &str, reason: String| Failure { id: sample.id.clone(), kind, seed, stage: stage.to_string(), reason };
+                match result {
+                    Err(e) => {
+                        tally.kind(kind).refused += 1;
+                        tally.failures.push(failure("perturb", e.to_string()));
+                    }
+                    Ok(perturbed) => {
+                        let verify_started = clock.now_ms();
+                        let verdict = select_biased! {
+                            _ = cancel.cancelled().fuse() => break 'all,
+                            (_, verdict) = verify_perturbed(python, sample, &perturbed, job.limits).fuse() => verdict,
+                        };
+                        tally.kind(kind).verify_ms += clock.now_ms() - verify_started;
+                        if cancel.is_cancelled() {
+                            break 'all; // finished after Stop (cut short by it): no verdict
+                        }
+                        match verdict {
+                            Ok(verified) => {
+                                if unchanged(sample, &verified) {
+                                    tally.kind(kind).unchanged += 1;
+                                }
+                                tally.rows.push(row_of(sample, job.dataset, kind, &options, verified));
+                                tally.kind(kind).verified += 1;
+                            }
+                            Err(e) => {
+                                tally.kind(kind).failed_verification += 1;
+                                tally.failures.push(failure("verify", e.to_string()));
+                            }
+                        }
+                    }
+                }
+                tally.kind(kind).programs += 1;
+                tally.done += 1;
+                on_progress(&tally);
+            }
+        }
+    }
+    let stopped = tally.done < job.total();
+    PerturbOutcome { tally, stopped }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::cell::{Cell, RefCell};
+    use std::future::Future;
+
+    use execbench_core::{Outcome, PythonEngine, RunRequest};
+    use execbench_perturb::perturb_dataset;
+    use futures::executor::block_on;
+
+    use super::*;
+    use crate::io::BlockingPython;
+
+    /// Answers by rule, no interpreter, so both verdicts occur: a claimed output (MHC, no program)
+    /// matches only when equal to the expected text; otherwise the result is a hash of the request.
+    struct HashEngine;
+
+    impl PythonEngine for HashEngine {
+        fn run(&mut self, request: &RunRequest) -> RunResult {
+            let outcome = if request.program.is_empty() {
+                Outcome::Value { repr: request.expression.clone(), matches: request.expected.as_ref().map(|e| *e == request.expression) }
+            } else {
+                let hash = request.program.bytes().chain(request.expression.bytes()).fold(7u64, |h, b| h.wrapping_mul(31).wrapping_add(b as u64));
+                Outcome::Value { repr: (hash % 3).to_string(), matches: request.expected.as_ref().map(|_| hash % 4 != 0) }
+            };
+            RunResult { outcome, stdout: String::new(), elapsed_ms: 1.0 }
+        }
+    }
+
+    /// A clock that moves 1 ms each time it is read and counts the turns handed back.
+    #[derive(Default)]
+    struct TickingClock {
+        now: Cell<f64>,
+        sleeps: Cell<usize>,
+    }
+
+    impl Clock for TickingClock {
+        fn now_ms(&self) -> f64 {
+            self.now.set(self.now.get() + 1.0);
+            self.now.get()
+        }
+
+        fn sleep(&self, _: u64) -> impl Future<Output = ()> {
+            self.sleeps.set(self.sleeps.get() + 1);
+            std::future::ready(())
+        }
+    }
+
+    fn samples() -> Vec<Sample> {
+        let rows = [
+            r#"{"id": "a", "code": "def f(a, b):\n    if a > b:\n        return a - b\n    return b", "input": "3, 1", "output": "2"}"#,
+            r#"{"id": "b", "code": "def f(xs):\n    total = 0\n    for x in xs:\n        total += x\n    return total", "input": "[1, 2]", "output": "3"}"#,
+            r#"{"id": "c", "code": "def f(s):\n    return sorted(locals())", "input": "'x'", "output": "['s']"}"#,
+            r#"{"id": "d", "code": "def f(n):\n    i = 0\n    while i < n:\n        i += 2\n    return i", "input": "5", "output": "6"}"#,
+            r#"{"id": "e", "code": "def f(text):\n    return text.upper()", "input": "'ab'", "output": "'AB'"}"#,
+        ];
+        let loaded = execbench_core::load_jsonl("t.jsonl", &rows.join("\n"));
+        assert!(loaded.errors.is_empty(), "{:?}", loaded.errors);
+        (0..6).flat_map(|_| loaded.samples.clone()).collect()
+    }
+
+    const KINDS: [Kind; 4] = [Kind::Ren, Kind::Rtf, Kind::Mcc, Kind::Mhc];
+
+    fn job<'a>(samples: &'a [Sample], seeds: &'a [u64]) -> PerturbJob<'a> {
+        PerturbJob { samples, dataset: "t", kinds: &KINDS, seeds, options: Options::default(), limits: Limits::default() }
+    }
+
+    #[test]
+    fn the_same_rows_and_failures_as_the_library_s_dataset_run() {
+        let samples = samples();
+        let seeds = [0, 3];
+        let clock = TickingClock::default();
+        let mut reported = Vec::new();
+        let outcome = block_on(perturb_and_verify(&BlockingPython::new(HashEngine), &clock, &job(&samples, &seeds), &CancelToken::new(), &mut |t| reported.push(t.done)));
+        let native = perturb_dataset(&samples, "t", &KINDS, &seeds, &Options::default(), Some((&mut HashEngine, Limits::default())));
+        let tally = &outcome.tally;
+        assert!(!outcome.stopped);
+        assert_eq!(tally.rows, native.rows);
+        assert_eq!(execbench_perturb::to_jsonl(&tally.rows), execbench_perturb::to_jsonl(&native.rows));
+        assert_eq!(tally.failures, native.failures);
+        assert_eq!(reported, (1..=tally.done).collect::<Vec<_>>());
+        assert_eq!(tally.done, samples.len() * KINDS.len() * seeds.len());
+        for kind in KINDS {
+            let c = &tally.counts[&kind];
+            assert_eq!(c.unchanged, native.unchanged_of(kind), "{kind}");
+            assert_eq!(c.programs, samples.len() * seeds.len(), "{kind}");
+            assert_eq!(c.verified + c.failed_verification + c.refused, c.programs, "{kind}");
+            assert_eq!(c.verified, tally.rows.iter().filter(|r| r.kind == kind).count(), "{kind}");
+            assert!(c.perturb_ms > 0.0 && c.verify_ms > 0.0, "{kind}: {c:?}");
+        }
+        // Every path is taken: refusals (REN and `locals()`), failed verifications, unchanged rows.
+        assert_eq!(tally.counts[&Kind::Ren].refused, 6 * seeds.len());
+        assert!(tally.counts.values().any(|c| c.failed_verification > 0));
+        assert!(tally.counts[&Kind::Rtf].unchanged > 0);
+        // Perturbing 30 samples in 12 ms slices of a clock that moves 1 ms a read hands the thread
+        // back several times per (kind, seed).
+        assert!(clock.sleeps.get() >= KINDS.len() * seeds.len() * 3, "{} turns", clock.sleeps.get());
+    }
+
+    /// Cancels its token at run number `at` and answers that run as the page's worker answers a
+    /// run that Stop ended.
+    struct StoppedAt {
+        engine: RefCell<HashEngine>,
+        cancel: CancelToken,
+        runs: Cell<usize>,
+        at: usize,
+    }
+
+    impl Python for StoppedAt {
+        async fn run(&self, request: RunRequest) -> RunResult {
+            self.runs.set(self.runs.get() + 1);
+            if self.runs.get() == self.at {
+                self.cancel.cancel();
+                return RunResult { outcome: Outcome::Crashed { reason: "stopped by the user".into() }, stdout: String::new(), elapsed_ms: 0.0 };
+            }
+            self.engine.borrow_mut().run(&request)
+        }
+    }
+
+    #[test]
+    fn stop_leaves_the_interrupted_program_uncounted() {
+        let samples = samples();
+        let cancel = CancelToken::new();
+        let python = StoppedAt { engine: RefCell::new(HashEngine), cancel: cancel.clone(), runs: Cell::new(0), at: 40 };
+        let mut last = PerturbTally::default();
+        let outcome = block_on(perturb_and_verify(&python, &TickingClock::default(), &job(&samples, &[0]), &cancel, &mut |t| last = t.clone()));
+        assert!(outcome.stopped);
+        assert_eq!(python.runs.get(), 40, "nothing runs after Stop");
+        let tally = outcome.tally;
+        assert_eq!(tally, PerturbTally { counts: tally.counts.clone(), ..last }, "the last progress is the outcome");
+        assert!(tally.done > 0 && tally.done < samples.len() * KINDS.len());
+        let counted: usize = tally.counts.values().map(|c| c.programs).sum();
+        assert_eq!(counted, tally.done);
+        assert_eq!(tally.rows.len() + tally.failures.len(), tally.done);
+        assert!(!tally.failures.iter().any(|f| f.reason.contains("stopped by the user")));
+        // Every kind is listed from the start, even those never reached.
+        assert_eq!(tally.counts.keys().copied().collect::<Vec<_>>(), KINDS.to_vec());
+    }
+
+    #[test]
+    fn a_cancelled_token_perturbs_nothing() {
+        let samples = samples();
+        let cancel = CancelToken::new();
+        cancel.cancel();
+        let outcome = block_on(perturb_and_verify(&BlockingPython::new(HashEngine), &TickingClock::default(), &job(&samples, &[0]), &cancel, &mut |_| {}));
+        assert!(outcome.stopped);
+        assert_eq!((outcome.tally.done, outcome.tally.rows.len()), (0, 0));
+        assert!(outcome.tally.counts.values().all(|c| *c == KindCounts::default()));
+    }
+
+    /// Records what it is asked. A claimed output (no program) is `-1`, every program returns `2`
+    /// and prints its own code.
+    struct Recording<'a>(&'a RefCell<Vec<RunRequest>>);
+
+    impl Python for Recording<'_> {
+        fn run(&self, request: RunRequest) -> impl Future<Output = RunResult> {
+            self.0.borrow_mut().push(request.clone());
+            let repr = if request.program.is_empty() { "-1".to_string() } else { "2".to_string() };
+            let matches = request.expected.as_ref().map(|e| *e == repr);
+            std::future::ready(RunResult { outcome: Outcome::Value { repr, matches }, stdout: request.program, elapsed_ms: 0.0 })
+        }
+    }
+
+    #[test]
+    fn the_perturbed_run_is_the_perturbed_program_s_own() {
+        let samples = samples();
+        let sample = &samples[0];
+        for kind in [Kind::Rtf, Kind::Mhc] {
+            let perturbed = perturb_sample(sample, kind, &Options::default()).unwrap();
+            let asked = RefCell::new(Vec::new());
+            let (run, verdict) = block_on(verify_perturbed(&Recording(&asked), sample, &perturbed, Limits::default()));
+            let verified = verdict.unwrap();
+            assert_eq!(run.map(|r| r.stdout), Some(verified.code.clone()), "{kind}");
+            assert_eq!(asked.borrow().len(), if kind == Kind::Mhc { 2 } else { 1 }, "{kind}: the claim first, then the program");
+        }
+    }
+}
