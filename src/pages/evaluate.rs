@@ -27,6 +27,7 @@ use crate::app::{AppState, DatasetState};
 use crate::browser::clock::BrowserClock;
 use crate::browser::fetch::FetchHttp;
 use crate::browser::python::{PythonWorker, use_python};
+use crate::jobs::JobProgress;
 use crate::components::evaluation::exports::ResultsExports;
 use crate::components::evaluation::model_settings::{ApiForm, ApiSettingsPanel};
 use crate::components::evaluation::sample_table::SampleTable;
@@ -34,8 +35,6 @@ use crate::components::evaluation::summary::ResultsSummary;
 use crate::components::evaluation::template_editor::{TemplatePanel, TemplateState};
 use crate::components::evaluation::{ModeResults, RunResults};
 
-/// How often a running job redraws its progress: more often would cost more than the work.
-const REFRESH_MS: f64 = 100.0;
 /// Runs kept in the results view (each holds every row of every mode).
 const MAX_RUNS_KEPT: usize = 6;
 const MAX_N: usize = 100;
@@ -144,15 +143,10 @@ struct EvaluateState {
     replay_file: RwSignal<Option<Arc<LoadedFile>>>,
     rescore_file: RwSignal<Option<Arc<LoadedFile>>>,
     rescore_task: RwSignal<Task>,
-    /// What is running, `None` when idle.
-    job: RwSignal<Option<String>>,
-    stop_requested: RwSignal<bool>,
-    done: RwSignal<usize>,
-    total: RwSignal<usize>,
+    /// The running job (label, progress, elapsed, how it ended, Stop): the type Verify and
+    /// Perturb use too.
+    progress: JobProgress,
     answers_judged: RwSignal<usize>,
-    elapsed_ms: RwSignal<f64>,
-    /// How the last job ended: `finished`, or `stopped after …`.
-    last_outcome: RwSignal<Option<String>>,
     error: RwSignal<Option<String>>,
     runs: RwSignal<Vec<Arc<RunResults>>>,
     /// The run shown in the per-sample table.
@@ -164,8 +158,6 @@ struct EvaluateState {
     status: RwSignal<Option<RunStatus>>,
     /// Streamed text of the samples in flight: (sample id, text of each response).
     transcripts: RwSignal<Vec<(String, Vec<String>)>>,
-    /// Stop for the running job: its cancel token and its Python job.
-    running: StoredValue<Option<(CancelToken, PythonWorker)>, LocalStorage>,
     /// The last API run, for "Retry errors" (its key stays in memory only).
     last_api_run: StoredValue<Option<LastApiRun>, LocalStorage>,
 }
@@ -191,13 +183,8 @@ impl EvaluateState {
             replay_file: RwSignal::new(None),
             rescore_file: RwSignal::new(None),
             rescore_task: RwSignal::new(Task::Output),
-            job: RwSignal::new(None),
-            stop_requested: RwSignal::new(false),
-            done: RwSignal::new(0),
-            total: RwSignal::new(0),
+            progress: JobProgress::new(),
             answers_judged: RwSignal::new(0),
-            elapsed_ms: RwSignal::new(0.0),
-            last_outcome: RwSignal::new(None),
             error: RwSignal::new(None),
             runs: RwSignal::new(Vec::new()),
             selected_run: RwSignal::new(None),
@@ -205,33 +192,18 @@ impl EvaluateState {
             api: ApiForm::new(),
             status: RwSignal::new(None),
             transcripts: RwSignal::new(Vec::new()),
-            running: StoredValue::new_local(None),
             last_api_run: StoredValue::new_local(None),
         }
     }
 
-    /// A job starts: the progress shows it at once, never the previous job's figures.
-    fn begin(self, what: String, total: usize) {
-        self.job.set(Some(what));
-        self.stop_requested.set(false);
+    /// A job starts: the progress shows it at once, never the previous job's figures. Returns
+    /// the token Stop cancels (Stop also ends `python`'s runs, this job's only).
+    fn begin(self, what: String, total: usize, python: &PythonWorker) -> CancelToken {
         self.error.set(None);
-        self.last_outcome.set(None);
-        self.done.set(0);
-        self.total.set(total);
         self.answers_judged.set(0);
-        self.elapsed_ms.set(0.0);
         self.status.set(None);
         self.transcripts.set(Vec::new());
-    }
-
-    /// Stop: the running job's requests are cancelled and its Python runs end; other pages'
-    /// Python runs carry on.
-    fn stop(self) {
-        self.stop_requested.set(true);
-        if let Some((cancel, python)) = self.running.get_value() {
-            cancel.cancel();
-            python.stop();
-        }
+        self.progress.begin(what, total, python)
     }
 
     fn modes(self) -> Vec<Mode> {
@@ -348,10 +320,8 @@ fn launch(state: EvaluateState, python: PythonWorker, plan: EvaluationPlan, data
         Some((file, _, _)) => (file.clone(), format!("Re-scoring {file} ({to_ask} samples)")),
         None => (responder.name(), format!("Evaluating {} on {to_ask} sample{}", responder.name(), if to_ask == 1 { "" } else { "s" })),
     };
-    state.begin(label, job.samples.len());
     let python = python.new_job();
-    let cancel = CancelToken::new();
-    state.running.set_value(Some((cancel.clone(), python.clone())));
+    let cancel = state.begin(label, job.samples.len(), &python);
     let api_model = match &responder {
         Responder::Api(model) => Some(model.clone()),
         Responder::Offline(_) => None,
@@ -360,14 +330,10 @@ fn launch(state: EvaluateState, python: PythonWorker, plan: EvaluationPlan, data
         let started = js_sys::Date::now();
         let live_text: RefCell<BTreeMap<String, Vec<String>>> = RefCell::new(BTreeMap::new());
         let answers = Cell::new(0usize);
-        let published = Cell::new(0.0f64);
         let on_event = |event: Event| match event {
             Event::Status(status) => {
-                let now = js_sys::Date::now();
-                if now - published.get() >= REFRESH_MS || status.done == status.total {
-                    published.set(now);
-                    state.done.set(status.done);
-                    state.elapsed_ms.set(now - started);
+                // At most every 100 ms: redrawing more often would cost more than the work.
+                if state.progress.publish(status.done) {
                     state.answers_judged.set(answers.get());
                     state.status.set(Some(status.clone()));
                     state.transcripts.set(live_text.borrow().iter().map(|(id, texts)| (id.clone(), texts.clone())).collect());
@@ -392,7 +358,6 @@ fn launch(state: EvaluateState, python: PythonWorker, plan: EvaluationPlan, data
         };
         let io = Io { python: &python, http: &FetchHttp, clock: &BrowserClock, store: &NoStore };
         let outcome = run_evaluation(&job, &mut responder, io, &cancel, &on_event).await;
-        state.running.set_value(None);
         state.transcripts.set(Vec::new());
         let mut records = earlier;
         records.extend(outcome.records);
@@ -411,9 +376,7 @@ fn launch(state: EvaluateState, python: PythonWorker, plan: EvaluationPlan, data
             })
         });
         let now = js_sys::Date::now();
-        state.done.set(outcome.status.done);
         state.answers_judged.set(answers.get());
-        state.elapsed_ms.set(now - started);
         state.status.set(Some(outcome.status.clone()));
         let run = RunResults {
             id: 0,
@@ -437,18 +400,18 @@ fn launch(state: EvaluateState, python: PythonWorker, plan: EvaluationPlan, data
             sent: records.iter().find_map(|r| r.sent.clone()),
         };
         let scored = run.scored();
-        state.last_outcome.set(Some(match &outcome.end {
+        let ended = match &outcome.end {
             RunEnd::Finished if run.errors.is_empty() => "finished".to_string(),
             RunEnd::Finished => format!("finished: {} scored, {} error{}", scored, run.errors.len(), if run.errors.len() == 1 { "" } else { "s" }),
             RunEnd::Stopped => format!("stopped after {} of {} samples", records.len(), job.samples.len()),
             other => other.describe(),
-        }));
+        };
         if let RunEnd::ProviderStopped(e) = &outcome.end {
             state.error.set(Some(format!("The provider stopped the run: {e}")));
         }
         state.last_api_run.set_value(api_model.map(|model| LastApiRun { model, job, records, dataset }));
         state.add_run(run);
-        state.job.set(None);
+        state.progress.finish(outcome.status.done, &ended);
     });
 }
 
@@ -499,7 +462,7 @@ pub fn EvaluatePage() -> impl IntoView {
         DatasetState::Loaded(report) => Some(report),
         _ => None,
     };
-    let idle = move || state.job.get().is_none();
+    let idle = move || !state.progress.running.get();
 
     let run_evaluation = {
         let python = python.clone();
@@ -517,7 +480,7 @@ pub fn EvaluatePage() -> impl IntoView {
             }
         }
     };
-    let stop = move |_| state.stop();
+    let stop = move |_| state.progress.stop();
     let run_retry = {
         let python = python.clone();
         move |_| retry_errors(state, python.clone())
@@ -543,8 +506,8 @@ pub fn EvaluatePage() -> impl IntoView {
     let has_custom = move || templates_for_task.with(|ts| ts.iter().any(|(_, _, builtin)| !builtin));
     let first_sample = Signal::derive(move || loaded().and_then(|report| report.samples.first().cloned()));
     let percent = move || {
-        let total = state.total.get();
-        if total == 0 { 0.0 } else { state.done.get() as f64 * 100.0 / total as f64 }
+        let total = state.progress.total.get();
+        if total == 0 { 0.0 } else { state.progress.done.get() as f64 * 100.0 / total as f64 }
     };
     let task_select = move |signal: RwSignal<Task>, testid: &'static str, on_pick: fn(EvaluateState, Task)| {
         view! {
@@ -653,21 +616,21 @@ pub fn EvaluatePage() -> impl IntoView {
 
             <div class="eval-progress">
                 <div class="toolbar">
-                    <span class="job" data-testid="eval-job">{move || state.job.get().unwrap_or_else(|| "Idle".to_string())}</span>
+                    <span class="job" data-testid="eval-job">{move || state.progress.label.get().unwrap_or_else(|| "Idle".to_string())}</span>
                     <button data-testid="eval-stop" on:click=stop disabled=idle>"Stop"</button>
                     <button data-testid="eval-retry-errors" on:click=run_retry disabled=move || !can_retry()
                         title="Ask again only for the samples whose requests failed (not the wrong answers)">"Retry errors"</button>
-                    {move || state.last_outcome.get().map(|o| view! { <span class="muted" data-testid="eval-state">{o}</span> })}
+                    {move || state.progress.outcome.get().map(|o| view! { <span class="muted" data-testid="eval-state">{o}</span> })}
                 </div>
                 <div class="progress" role="progressbar" aria-valuemin="0" aria-valuemax="100" aria-valuenow=move || format!("{:.0}", percent())>
                     <div class="progress-fill" style=move || format!("width: {:.1}%", percent())></div>
                 </div>
                 <p class="stats" data-testid="eval-stats">
                     {move || {
-                        let seconds = state.elapsed_ms.get() / 1000.0;
+                        let seconds = state.progress.elapsed_ms.get() / 1000.0;
                         let answers = state.answers_judged.get();
                         let rate = if seconds > 0.0 { answers as f64 / seconds } else { 0.0 };
-                        format!("{} / {} samples · {answers} answers judged · {seconds:.1} s · {rate:.0} answers/s", state.done.get(), state.total.get())
+                        format!("{} / {} samples · {answers} answers judged · {seconds:.1} s · {rate:.0} answers/s", state.progress.done.get(), state.progress.total.get())
                     }}
                 </p>
                 {move || state.status.get().filter(|s| s.requests_sent > 0 || s.running > 0).map(|s| {
