@@ -294,3 +294,65 @@ async fn anthropic_and_gemini_formats_run_from_the_page() {
     }
     b.close().await;
 }
+
+/// A run file (what `execbench run` writes: a manifest line, then one record per sample) imports
+/// into the page as answers to replay, and gives the figures the library computes from it.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_run_file_imports_and_replays_with_the_same_figures() {
+    use execbench_eval::models::EchoFirstArgument;
+    use execbench_eval::prompt::{Style, default_template};
+    use execbench_eval::{Mode, ScoreOptions, Task};
+    use execbench_run::io::{BlockingPython, Clock, NoHttp, NoStore};
+    use execbench_run::runfile::{FORMAT, RunManifest, dataset_hash, manifest_line, read_run_file, record_line};
+    use execbench_run::{CancelToken, EvalJob, Io, Responder, run_evaluation};
+
+    struct NoWait;
+    impl Clock for NoWait {
+        fn now_ms(&self) -> f64 {
+            0.0
+        }
+        async fn sleep(&self, _: u64) {}
+    }
+    let samples: Vec<_> = bundled_dataset().unwrap().into_iter().take(20).collect();
+    let template = default_template(Task::Output, Style::Direct);
+    let job = EvalJob { samples: samples.clone(), template: template.clone(), n: 1, modes: vec![Mode::Strict], options: ScoreOptions::default(), done: Default::default() };
+    let python = BlockingPython::new(execbench_pyengine::RustPythonEngine::new());
+    let mut responder = Responder::Offline(Box::new(EchoFirstArgument));
+    let outcome = run_evaluation(&job, &mut responder, Io { python: &python, http: &NoHttp, clock: &NoWait, store: &NoStore }, &CancelToken::new(), &|_| {}).await;
+    let manifest = RunManifest {
+        format: FORMAT.into(),
+        run_id: "e2e".into(),
+        model: "echo-first-argument".into(),
+        api: None,
+        dataset: "cruxeval.jsonl".into(),
+        dataset_hash: dataset_hash(&samples),
+        samples: 20,
+        task: Task::Output,
+        template,
+        n: 1,
+        modes: vec![Mode::Strict],
+        created: 0,
+        app_version: "test".into(),
+    };
+    let text = std::iter::once(manifest_line(&manifest)).chain(outcome.records.iter().map(record_line)).collect::<Vec<_>>().join("\n") + "\n";
+    let rows = read_run_file("run.jsonl", &text).unwrap().result_rows();
+    let expected = execbench_eval::report::summarize(Task::Output, Mode::Strict, &rows).pass_at_1.display();
+    let dir = std::env::temp_dir().join(format!("execbench-e2e-runfile-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("run.jsonl");
+    std::fs::write(&path, &text).unwrap();
+
+    let (b, _site) = open_evaluate().await;
+    select(&b, "[data-testid=eval-model]", "replay").await;
+    let input = b.client.wait().at_most(Duration::from_secs(10)).for_element(Locator::Css("[data-testid=replay-file]")).await.unwrap();
+    input.send_keys(path.to_str().unwrap()).await.unwrap();
+    let status = b.wait_text("[data-testid=replay-file-status]", Duration::from_secs(10), |t| !t.is_empty()).await;
+    assert_eq!(status, "run.jsonl: 20 entries, an execbench results or run file");
+    b.fill("[data-testid=eval-n]", "1").await;
+    b.fill("[data-testid=eval-limit]", "20").await;
+    b.click("[data-testid=eval-run]").await;
+    assert_eq!(b.wait_text("[data-testid=eval-state]", Duration::from_secs(60), |t| !t.is_empty()).await, "finished");
+    assert_eq!(b.wait_text("[data-testid=pass1-output-strict]", Duration::from_secs(5), |_| true).await, expected);
+    b.close().await;
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -20,6 +20,7 @@ use execbench_eval::report::{SampleResult, from_jsonl, summarize};
 use execbench_eval::score::{Mode, ScoreOptions};
 use execbench_run::api::ApiModel;
 use execbench_run::io::NoStore;
+use execbench_run::runfile::{RunFile, read_run_file};
 use execbench_run::{CancelToken, EvalJob, Event, Io, Responder, RunEnd, RunStatus, SampleRecord, run_evaluation};
 use leptos::prelude::*;
 
@@ -97,6 +98,17 @@ struct LoadedFile {
 
 impl LoadedFile {
     fn read(name: &str, text: &str) -> LoadedFile {
+        // A run file (`execbench run`'s output, or a run exported later): its scored rows replay
+        // like a results export's.
+        if RunFile::sniff(text) {
+            return match read_run_file(name, text) {
+                Ok(file) => {
+                    let problems = if file.truncated_tail { vec![format!("{name}: the last line was cut short and is ignored")] } else { Vec::new() };
+                    LoadedFile { name: name.into(), content: AnswerFile::Results(file.result_rows()), problems }
+                }
+                Err(e) => LoadedFile { name: name.into(), content: AnswerFile::Results(Vec::new()), problems: vec![e] },
+            };
+        }
         // A results export is JSON Lines whose rows carry `answers` and `mode`.
         let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
         let is_results = serde_json::from_str::<serde_json::Value>(first).is_ok_and(|v| v.get("answers").is_some() && v.get("mode").is_some());
@@ -122,7 +134,7 @@ impl LoadedFile {
         let kind = match &self.content {
             AnswerFile::Generations(g) if g.kind == execbench_eval::generations::GenerationsKind::Extracted => "extracted answers (CRUXEval generations)",
             AnswerFile::Generations(_) => "raw responses (JSON Lines)",
-            AnswerFile::Results(_) => "an execbench results file",
+            AnswerFile::Results(_) => "an execbench results or run file",
         };
         format!("{}: {} entries, {kind}", self.name, self.entries())
     }

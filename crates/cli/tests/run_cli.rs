@@ -93,6 +93,11 @@ fn a_run_with_faults_scores_every_sample_as_the_server_scripted() {
     assert!(stdout.contains("tokens: "), "{stdout}");
     let file = std::fs::read_to_string(&out).unwrap();
     assert!(!file.contains(KEY), "the key must never be written to a run file");
+    // What the page imports (a run file's scored rows) gives the same figure.
+    let run = execbench_run::runfile::read_run_file("run.jsonl", &file).unwrap();
+    let rows = run.result_rows();
+    let summary = execbench_eval::report::summarize(execbench_eval::Task::Output, execbench_eval::Mode::Strict, &rows);
+    assert_eq!(summary.pass_at_1.display(), format!("{:.1}", right as f64 * 100.0 / 50.0));
     assert!(!stderr.contains(KEY) && !stdout.contains(KEY));
 }
 

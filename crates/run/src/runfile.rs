@@ -112,6 +112,20 @@ pub struct RunFile {
 }
 
 impl RunFile {
+    /// The scored rows of every mode, samples in dataset order (errors have none), as a results
+    /// export holds them: what the page replays when it imports a run file.
+    pub fn result_rows(&self) -> Vec<execbench_eval::report::SampleResult> {
+        let mut records: Vec<&SampleRecord> = self.records.values().collect();
+        records.sort_by_key(|r| r.index);
+        records.iter().flat_map(|r| r.results.iter().cloned()).collect()
+    }
+
+    /// Whether `text` looks like a run file (its first line is a manifest), without parsing it all.
+    pub fn sniff(text: &str) -> bool {
+        let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+        serde_json::from_str::<serde_json::Value>(first).is_ok_and(|v| v.get("manifest").and_then(|m| m.get("format")).and_then(|f| f.as_str()) == Some(FORMAT))
+    }
+
     /// The samples that need no new request: those with a record that is not an error.
     pub fn finished_ids(&self) -> std::collections::BTreeSet<String> {
         self.records.values().filter(|r| !r.is_error()).map(|r| r.sample_id.clone()).collect()
@@ -199,6 +213,8 @@ mod tests {
         assert!(!file.records["a"].is_error());
         assert_eq!(file.finished_ids().into_iter().collect::<Vec<_>>(), vec!["a".to_string(), "b".to_string()]);
         assert!(!file.truncated_tail);
+        assert!(RunFile::sniff(&text));
+        assert!(!RunFile::sniff("{\"id\": \"sample_0\", \"responses\": []}"));
     }
 
     #[test]

@@ -233,8 +233,8 @@ pub fn ApiSettingsPanel(form: ApiForm) -> impl IntoView {
                 <button data-testid="api-test" on:click=move |_| form.test_connection() disabled=move || form.testing.get()>
                     {move || if form.testing.get() { "Testing…" } else { "Test connection" }}
                 </button>
-                {verdict_view}
             </div>
+            {verdict_view}
         </div>
     }
 }
