@@ -146,9 +146,9 @@ async fn test_connection_gives_a_plain_verdict() {
         for w in words {
             assert!(verdict.to_lowercase().contains(&w.to_lowercase()), "case {i}: `{w}` not in {verdict:?}");
         }
-        if i == 2 {
+        if i == 0 || i == 2 {
             scroll_to(&b, "[data-testid=api-settings]").await;
-            b.screenshot("models-connection-blocked").await;
+            b.screenshot(if i == 0 { "models-connection-ok" } else { "models-connection-blocked" }).await;
         }
     }
     // Nothing listening: unreachable, not "blocked".
