@@ -48,6 +48,13 @@ impl Args {
         self.switches.iter().any(|s| s == name)
     }
 
+    /// Parses string literals (the subcommands' tests); panics on bad flags.
+    #[cfg(test)]
+    pub fn of(raw: &[&str], switches: &[&str]) -> Args {
+        let raw: Vec<String> = raw.iter().map(|s| s.to_string()).collect();
+        Args::parse(&raw, switches).expect("flags parse")
+    }
+
     /// Flags given that the command does not know.
     pub fn reject_unknown(&self, known: &[&str]) -> Result<(), String> {
         match self.values.keys().chain(self.switches.iter()).find(|k| !known.contains(&k.as_str())) {

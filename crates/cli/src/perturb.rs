@@ -138,8 +138,7 @@ mod tests {
     use super::*;
 
     fn parsed(raw: &[&str]) -> Args {
-        let raw: Vec<String> = raw.iter().map(|s| s.to_string()).collect();
-        Args::parse(&raw, SWITCHES).expect("flags parse")
+        Args::of(raw, SWITCHES)
     }
 
     #[test]
