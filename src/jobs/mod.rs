@@ -2,9 +2,11 @@
 //! `CancelToken`, and publishes what it reports to signals the pages render. Jobs live in app
 //! state, so they carry on (and their progress stays) while the user looks at other pages.
 
+pub mod evaluate;
 pub mod perturb;
 pub mod verify;
 
+pub use evaluate::EvaluationJob;
 pub use perturb::PerturbRun;
 pub use verify::VerifyRun;
 

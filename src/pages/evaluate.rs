@@ -2,13 +2,13 @@
 //! or re-score a published generations file, and look at the results (summary, bar chart,
 //! per-sample table, exports).
 //!
-//! The evaluation itself is `execbench-run`'s engine (the same one the command line runs): this
-//! page builds a job from the form, hands the engine the browser's I/O (the worker, `fetch`,
-//! timers) and shows what it reports. Python never runs here. The state lives under the app's
+//! The evaluation itself is `execbench-run`'s engine (the same one the command line runs), driven
+//! by `crate::jobs::EvaluationJob` with the browser's I/O: this page builds a plan from its form
+//! and renders what the job publishes. Python never runs here. The state lives under the app's
 //! root owner, so a run carries on, and its results stay, while the user looks at other pages.
 
-use std::cell::{Cell, OnceCell, RefCell};
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::cell::OnceCell;
+use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 
 use execbench_core::{LoadReport, Sample};
@@ -16,28 +16,23 @@ use execbench_eval::Task;
 use execbench_eval::generations::{Generations, import_generations};
 use execbench_eval::models::{EchoFirstArgument, Oracle, Replay, TypeDefault};
 use execbench_eval::prompt::{Style, default_template};
-use execbench_eval::report::{SampleResult, from_jsonl, summarize};
+use execbench_eval::report::{SampleResult, from_jsonl};
 use execbench_eval::score::{Mode, ScoreOptions};
-use execbench_run::api::ApiModel;
-use execbench_run::io::NoStore;
 use execbench_run::runfile::{RunFile, read_run_file};
-use execbench_run::{CancelToken, EvalJob, Event, Io, Responder, RunEnd, RunStatus, SampleRecord, run_evaluation};
+use execbench_run::{EvalJob, Responder};
 use leptos::prelude::*;
 
 use crate::app::{AppState, DatasetState};
-use crate::browser::clock::BrowserClock;
-use crate::browser::fetch::FetchHttp;
 use crate::browser::python::{PythonWorker, use_python};
-use crate::jobs::JobProgress;
+use crate::jobs::EvaluationJob;
+use crate::jobs::evaluate::{EvaluationPlan, Shown};
 use crate::components::evaluation::exports::ResultsExports;
 use crate::components::evaluation::model_settings::{ApiForm, ApiSettingsPanel};
 use crate::components::evaluation::sample_table::SampleTable;
 use crate::components::evaluation::summary::ResultsSummary;
 use crate::components::evaluation::template_editor::{TemplatePanel, TemplateState};
-use crate::components::evaluation::{ModeResults, RunResults};
 
 /// Runs kept in the results view (each holds every row of every mode).
-const MAX_RUNS_KEPT: usize = 6;
 const MAX_N: usize = 100;
 /// Live transcripts shown while a run streams.
 const MAX_TRANSCRIPTS: usize = 8;
@@ -155,31 +150,10 @@ struct EvaluateState {
     replay_file: RwSignal<Option<Arc<LoadedFile>>>,
     rescore_file: RwSignal<Option<Arc<LoadedFile>>>,
     rescore_task: RwSignal<Task>,
-    /// The running job (label, progress, elapsed, how it ended, Stop): the type Verify and
-    /// Perturb use too.
-    progress: JobProgress,
-    answers_judged: RwSignal<usize>,
-    error: RwSignal<Option<String>>,
-    runs: RwSignal<Vec<Arc<RunResults>>>,
-    /// The run shown in the per-sample table.
-    selected_run: RwSignal<Option<u64>>,
-    next_run_id: StoredValue<u64>,
     /// The model API form.
     api: ApiForm,
-    /// What the engine says about the running job.
-    status: RwSignal<Option<RunStatus>>,
-    /// Streamed text of the samples in flight: (sample id, text of each response).
-    transcripts: RwSignal<Vec<(String, Vec<String>)>>,
-    /// The last API run, for "Retry errors" (its key stays in memory only).
-    last_api_run: StoredValue<Option<LastApiRun>, LocalStorage>,
-}
-
-#[derive(Clone)]
-struct LastApiRun {
-    model: ApiModel,
-    job: EvalJob,
-    records: Vec<SampleRecord>,
-    dataset: String,
+    /// The running evaluation and the results (`crate::jobs::EvaluationJob`).
+    job: EvaluationJob,
 }
 
 impl EvaluateState {
@@ -195,42 +169,15 @@ impl EvaluateState {
             replay_file: RwSignal::new(None),
             rescore_file: RwSignal::new(None),
             rescore_task: RwSignal::new(Task::Output),
-            progress: JobProgress::new(),
-            answers_judged: RwSignal::new(0),
-            error: RwSignal::new(None),
-            runs: RwSignal::new(Vec::new()),
-            selected_run: RwSignal::new(None),
-            next_run_id: StoredValue::new(1),
             api: ApiForm::new(),
-            status: RwSignal::new(None),
-            transcripts: RwSignal::new(Vec::new()),
-            last_api_run: StoredValue::new_local(None),
+            job: EvaluationJob::new(),
         }
-    }
-
-    /// A job starts: the progress shows it at once, never the previous job's figures. Returns
-    /// the token Stop cancels (Stop also ends `python`'s runs, this job's only).
-    fn begin(self, what: String, total: usize, python: &PythonWorker) -> CancelToken {
-        self.error.set(None);
-        self.answers_judged.set(0);
-        self.status.set(None);
-        self.transcripts.set(Vec::new());
-        self.progress.begin(what, total, python)
     }
 
     fn modes(self) -> Vec<Mode> {
         Mode::ALL.into_iter().filter(|m| if *m == Mode::Strict { self.strict.get_untracked() } else { self.compatible.get_untracked() }).collect()
     }
 
-    fn add_run(self, mut run: RunResults) {
-        run.id = self.next_run_id.get_value();
-        self.next_run_id.set_value(run.id + 1);
-        self.selected_run.set(Some(run.id));
-        self.runs.update(|runs| {
-            runs.insert(0, Arc::new(run));
-            runs.truncate(MAX_RUNS_KEPT);
-        });
-    }
 }
 
 thread_local! {
@@ -251,25 +198,6 @@ fn evaluate_state() -> EvaluateState {
             }
         })
     })
-}
-
-fn per_mode_results(task: Task, modes: &[Mode], rows: Vec<Vec<SampleResult>>) -> Vec<ModeResults> {
-    modes.iter().zip(rows).map(|(&mode, rows)| ModeResults { mode, summary: summarize(task, mode, &rows), rows }).collect()
-}
-
-/// The settings of an evaluation, checked before anything runs.
-struct EvaluationPlan {
-    responder: Responder,
-    job: EvalJob,
-    shown: Shown,
-}
-
-/// How a job's results are labelled, beyond what the engine reports.
-#[derive(Clone, Default)]
-struct Shown {
-    /// Re-scoring: the file's name instead of the model's, no template or n, and the counts of
-    /// dataset samples the file lacks and of ids it has that the dataset lacks.
-    rescore: Option<(String, usize, usize)>,
 }
 
 fn plan_evaluation(state: EvaluateState, report: &LoadReport) -> Result<EvaluationPlan, String> {
@@ -309,133 +237,20 @@ fn plan_evaluation(state: EvaluateState, report: &LoadReport) -> Result<Evaluati
 
 fn start_evaluation(state: EvaluateState, python: PythonWorker, report: Arc<LoadReport>, dataset: String) {
     match plan_evaluation(state, &report) {
-        Ok(plan) => launch(state, python, plan, dataset, Vec::new()),
-        Err(e) => state.error.set(Some(e)),
+        Ok(plan) => state.job.launch(python, plan, dataset, Vec::new()),
+        Err(e) => state.job.error.set(Some(e)),
     }
-}
-
-/// "Retry errors": the last API run again, asking only for the samples that ended in an error.
-fn retry_errors(state: EvaluateState, python: PythonWorker) {
-    let Some(last) = state.last_api_run.get_value() else { return };
-    let LastApiRun { model, mut job, records, dataset } = last;
-    let kept: Vec<SampleRecord> = records.into_iter().filter(|r| !r.is_error()).collect();
-    job.done = kept.iter().map(|r| r.sample_id.clone()).collect();
-    launch(state, python, EvaluationPlan { responder: Responder::Api(model), job, shown: Shown::default() }, dataset, kept);
-}
-
-/// Runs a plan with the library's engine; the page only shows what it reports. `earlier`:
-/// records kept from a previous run of the same job (Retry errors), merged into the results.
-fn launch(state: EvaluateState, python: PythonWorker, plan: EvaluationPlan, dataset: String, earlier: Vec<SampleRecord>) {
-    let EvaluationPlan { mut responder, job, shown } = plan;
-    let to_ask = job.samples.len() - job.done.len();
-    let (name, label) = match &shown.rescore {
-        Some((file, _, _)) => (file.clone(), format!("Re-scoring {file} ({to_ask} samples)")),
-        None => (responder.name(), format!("Evaluating {} on {to_ask} sample{}", responder.name(), if to_ask == 1 { "" } else { "s" })),
-    };
-    let python = python.new_job();
-    let cancel = state.begin(label, job.samples.len(), &python);
-    let api_model = match &responder {
-        Responder::Api(model) => Some(model.clone()),
-        Responder::Offline(_) => None,
-    };
-    leptos::task::spawn_local(async move {
-        let started = js_sys::Date::now();
-        let live_text: RefCell<BTreeMap<String, Vec<String>>> = RefCell::new(BTreeMap::new());
-        let answers = Cell::new(0usize);
-        let on_event = |event: Event| match event {
-            Event::Status(status) => {
-                // At most every 100 ms: redrawing more often would cost more than the work.
-                if state.progress.publish(status.done) {
-                    state.answers_judged.set(answers.get());
-                    state.status.set(Some(status.clone()));
-                    state.transcripts.set(live_text.borrow().iter().map(|(id, texts)| (id.clone(), texts.clone())).collect());
-                }
-            }
-            Event::Delta { sample_id, choice, text } => {
-                let mut live = live_text.borrow_mut();
-                let texts = live.entry(sample_id.to_string()).or_default();
-                let choice = choice as usize;
-                if texts.len() <= choice {
-                    texts.resize(choice + 1, String::new());
-                }
-                match text {
-                    Some(t) => texts[choice].push_str(t),
-                    None => texts[choice].clear(),
-                }
-            }
-            Event::Record(record) => {
-                live_text.borrow_mut().remove(&record.sample_id);
-                answers.set(answers.get() + record.results.iter().map(|r| r.answers.len()).sum::<usize>());
-            }
-        };
-        let io = Io { python: &python, http: &FetchHttp, clock: &BrowserClock, store: &NoStore };
-        let outcome = run_evaluation(&job, &mut responder, io, &cancel, &on_event).await;
-        state.transcripts.set(Vec::new());
-        let mut records = earlier;
-        records.extend(outcome.records);
-        records.sort_by_key(|r| r.index);
-        let task = job.template.task;
-        let mut rows: Vec<Vec<SampleResult>> = (0..job.modes.len()).map(|i| records.iter().filter_map(|r| r.results.get(i).cloned()).collect()).collect();
-        if shown.rescore.is_some() {
-            // Published answers were not prompted here: no prompt to show or export.
-            rows.iter_mut().flatten().for_each(|row| row.prompt = None);
-        }
-        let errors: Vec<(String, String)> = records.iter().filter_map(|r| r.error.as_ref().map(|e| (r.sample_id.clone(), e.message.clone()))).collect();
-        let usage = api_model.as_ref().map(|_| {
-            records.iter().filter_map(|r| r.usage).fold(execbench_providers::Usage::default(), |mut total, u| {
-                total.add(&u);
-                total
-            })
-        });
-        let now = js_sys::Date::now();
-        state.answers_judged.set(answers.get());
-        state.status.set(Some(outcome.status.clone()));
-        let run = RunResults {
-            id: 0,
-            source: name,
-            dataset: dataset.clone(),
-            task,
-            template: shown.rescore.is_none().then(|| job.template.name.clone()),
-            n: shown.rescore.is_none().then_some(job.n),
-            per_mode: per_mode_results(task, &job.modes, rows),
-            planned: job.samples.len(),
-            stopped: outcome.end != RunEnd::Finished,
-            elapsed_ms: now - started,
-            python_runs: outcome.python_runs,
-            missing: shown.rescore.as_ref().map_or(0, |r| r.1),
-            unknown: shown.rescore.as_ref().map_or(0, |r| r.2),
-            errors,
-            usage,
-            requests: outcome.status.requests_sent,
-            most_concurrent: outcome.most_concurrent,
-            end: outcome.end.describe(),
-            sent: records.iter().find_map(|r| r.sent.clone()),
-        };
-        let scored = run.scored();
-        let ended = match &outcome.end {
-            RunEnd::Finished if run.errors.is_empty() => "finished".to_string(),
-            RunEnd::Finished => format!("finished: {} scored, {} error{}", scored, run.errors.len(), if run.errors.len() == 1 { "" } else { "s" }),
-            RunEnd::Stopped => format!("stopped after {} of {} samples", records.len(), job.samples.len()),
-            other => other.describe(),
-        };
-        if let RunEnd::ProviderStopped(e) = &outcome.end {
-            state.error.set(Some(format!("The provider stopped the run: {e}")));
-        }
-        state.last_api_run.set_value(api_model.map(|model| LastApiRun { model, job, records, dataset }));
-        state.add_run(run);
-        state.progress.finish(outcome.status.done, &ended);
-    });
 }
 
 fn start_rescore(state: EvaluateState, python: PythonWorker, report: Arc<LoadReport>, dataset: String) {
     let Some(file) = state.rescore_file.get_untracked() else {
-        return state.error.set(Some("choose a generations file to re-score".to_string()));
+        return state.job.error.set(Some("choose a generations file to re-score".to_string()));
     };
     let AnswerFile::Generations(generations) = &file.content else {
-        return state.error.set(Some(format!("{} is a results file: replay it as a model instead, or choose a generations file", file.name)));
+        return state.job.error.set(Some(format!("{} is a results file: replay it as a model instead, or choose a generations file", file.name)));
     };
     if generations.entries.is_empty() {
-        return state.error.set(Some(format!("{} has no usable entries", file.name)));
+        return state.job.error.set(Some(format!("{} has no usable entries", file.name)));
     }
     // The file's answers replayed through the engine, over the dataset samples the file has: a
     // sample it lacks is counted, never scored as wrong.
@@ -447,7 +262,7 @@ fn start_rescore(state: EvaluateState, python: PythonWorker, report: Arc<LoadRep
     let n = in_file.values().copied().max().unwrap_or(1).max(1);
     let job = EvalJob { samples, template: default_template(task, Style::Direct), n, modes: Mode::ALL.to_vec(), options: ScoreOptions::default(), done: BTreeSet::new() };
     let responder = Responder::Offline(Box::new(Replay::from_generations(&file.name, generations)));
-    launch(state, python, EvaluationPlan { responder, job, shown: Shown { rescore: Some((file.name.clone(), missing, unknown)) } }, dataset, Vec::new());
+    state.job.launch(python, EvaluationPlan { responder, job, shown: Shown { rescore: Some((file.name.clone(), missing, unknown)) } }, dataset, Vec::new());
 }
 
 /// A file input that loads an answers file into `target`.
@@ -474,7 +289,7 @@ pub fn EvaluatePage() -> impl IntoView {
         DatasetState::Loaded(report) => Some(report),
         _ => None,
     };
-    let idle = move || !state.progress.running.get();
+    let idle = move || !state.job.progress.running.get();
 
     let run_evaluation = {
         let python = python.clone();
@@ -492,12 +307,12 @@ pub fn EvaluatePage() -> impl IntoView {
             }
         }
     };
-    let stop = move |_| state.progress.stop();
+    let stop = move |_| state.job.progress.stop();
     let run_retry = {
         let python = python.clone();
-        move |_| retry_errors(state, python.clone())
+        move |_| state.job.retry_errors(python.clone())
     };
-    let can_retry = move || idle() && state.runs.with(|runs| runs.first().is_some_and(|r| !r.errors.is_empty())) && state.last_api_run.with_value(|l| l.is_some());
+    let can_retry = move || idle() && state.job.runs.with(|runs| runs.first().is_some_and(|r| !r.errors.is_empty())) && state.job.last_api_run.with_value(|l| l.is_some());
 
     // (id, name, built-in) of the templates for the task, built-ins first.
     let templates_for_task = Memo::new(move |_| {
@@ -518,8 +333,8 @@ pub fn EvaluatePage() -> impl IntoView {
     let has_custom = move || templates_for_task.with(|ts| ts.iter().any(|(_, _, builtin)| !builtin));
     let first_sample = Signal::derive(move || loaded().and_then(|report| report.samples.first().cloned()));
     let percent = move || {
-        let total = state.progress.total.get();
-        if total == 0 { 0.0 } else { state.progress.done.get() as f64 * 100.0 / total as f64 }
+        let total = state.job.progress.total.get();
+        if total == 0 { 0.0 } else { state.job.progress.done.get() as f64 * 100.0 / total as f64 }
     };
     let task_select = move |signal: RwSignal<Task>, testid: &'static str, on_pick: fn(EvaluateState, Task)| {
         view! {
@@ -562,7 +377,7 @@ pub fn EvaluatePage() -> impl IntoView {
                             <label class="button">
                                 "Answers file…"
                                 <input type="file" class="visually-hidden" data-testid="replay-file" accept=".json,.jsonl,.txt"
-                                    on:change=on_answer_file(state.replay_file, state.error) />
+                                    on:change=on_answer_file(state.replay_file, state.job.error) />
                             </label>
                             <FileStatus file=state.replay_file testid="replay-file-status" />
                         </div>
@@ -609,7 +424,7 @@ pub fn EvaluatePage() -> impl IntoView {
                         <label class="button">
                             "Generations file…"
                             <input type="file" class="visually-hidden" data-testid="rescore-file" accept=".json,.jsonl,.txt"
-                                on:change=on_answer_file(state.rescore_file, state.error) />
+                                on:change=on_answer_file(state.rescore_file, state.job.error) />
                         </label>
                         <FileStatus file=state.rescore_file testid="rescore-file-status" />
                     </div>
@@ -624,35 +439,35 @@ pub fn EvaluatePage() -> impl IntoView {
                 </fieldset>
             </div>
 
-            {move || state.error.get().map(|e| view! { <p class="error-box" role="alert" data-testid="eval-error">{e}</p> })}
+            {move || state.job.error.get().map(|e| view! { <p class="error-box" role="alert" data-testid="eval-error">{e}</p> })}
 
             <div class="eval-progress">
                 <div class="toolbar">
-                    <span class="job" data-testid="eval-job">{move || state.progress.label.get().unwrap_or_else(|| "Idle".to_string())}</span>
+                    <span class="job" data-testid="eval-job">{move || state.job.progress.label.get().unwrap_or_else(|| "Idle".to_string())}</span>
                     <button data-testid="eval-stop" on:click=stop disabled=idle>"Stop"</button>
                     <button data-testid="eval-retry-errors" on:click=run_retry disabled=move || !can_retry()
                         title="Ask again only for the samples whose requests failed (not the wrong answers)">"Retry errors"</button>
-                    {move || state.progress.outcome.get().map(|o| view! { <span class="muted" data-testid="eval-state">{o}</span> })}
+                    {move || state.job.progress.outcome.get().map(|o| view! { <span class="muted" data-testid="eval-state">{o}</span> })}
                 </div>
                 <div class="progress" role="progressbar" aria-valuemin="0" aria-valuemax="100" aria-valuenow=move || format!("{:.0}", percent())>
                     <div class="progress-fill" style=move || format!("width: {:.1}%", percent())></div>
                 </div>
                 <p class="stats" data-testid="eval-stats">
                     {move || {
-                        let seconds = state.progress.elapsed_ms.get() / 1000.0;
-                        let answers = state.answers_judged.get();
+                        let seconds = state.job.progress.elapsed_ms.get() / 1000.0;
+                        let answers = state.job.answers_judged.get();
                         let rate = if seconds > 0.0 { answers as f64 / seconds } else { 0.0 };
-                        format!("{} / {} samples · {answers} answers judged · {seconds:.1} s · {rate:.0} answers/s", state.progress.done.get(), state.progress.total.get())
+                        format!("{} / {} samples · {answers} answers judged · {seconds:.1} s · {rate:.0} answers/s", state.job.progress.done.get(), state.job.progress.total.get())
                     }}
                 </p>
-                {move || state.status.get().filter(|s| s.requests_sent > 0 || s.running > 0).map(|s| {
+                {move || state.job.status.get().filter(|s| s.requests_sent > 0 || s.running > 0).map(|s| {
                     let tokens = format!("{} requests · tokens: {} prompt, {} completion", s.requests_sent, s.usage.prompt_tokens, s.usage.completion_tokens);
                     view! {
                         <p class="stats" data-testid="eval-live">{s.describe()}</p>
                         <p class="stats muted" data-testid="eval-tokens">{tokens}</p>
                     }
                 })}
-                <LiveTranscripts transcripts=state.transcripts />
+                <LiveTranscripts transcripts=state.job.transcripts />
             </div>
 
             <ResultsView state=state />
@@ -705,27 +520,27 @@ fn FileStatus(file: RwSignal<Option<Arc<LoadedFile>>>, testid: &'static str) -> 
 
 #[component]
 fn ResultsView(state: EvaluateState) -> impl IntoView {
-    let runs = Signal::derive(move || state.runs.get());
+    let runs = Signal::derive(move || state.job.runs.get());
     let shown_run = move || {
-        let id = state.selected_run.get();
-        state.runs.with(|runs| runs.iter().find(|r| Some(r.id) == id).or(runs.first()).cloned())
+        let id = state.job.selected_run.get();
+        state.job.runs.with(|runs| runs.iter().find(|r| Some(r.id) == id).or(runs.first()).cloned())
     };
     view! {
-        <Show when=move || !state.runs.with(Vec::is_empty) fallback=|| view! { <p class="muted empty">"No results yet: run an evaluation or re-score a file."</p> }>
+        <Show when=move || !state.job.runs.with(Vec::is_empty) fallback=|| view! { <p class="muted empty">"No results yet: run an evaluation or re-score a file."</p> }>
             <div class="results" data-testid="results">
                 <div class="title-row">
                     <h2>"Results"</h2>
-                    <button data-testid="clear-results" on:click=move |_| state.runs.set(Vec::new())>"Clear"</button>
+                    <button data-testid="clear-results" on:click=move |_| state.job.runs.set(Vec::new())>"Clear"</button>
                 </div>
                 <ResultsSummary runs=runs />
                 <h3>"Export"</h3>
                 <ResultsExports runs=runs />
                 <h3>"Per sample"</h3>
                 <div class="toolbar">
-                    <select data-testid="table-run" aria-label="Run" on:change=move |ev| state.selected_run.set(event_target_value(&ev).parse().ok())>
-                        {move || state.runs.get().into_iter().map(|r| {
+                    <select data-testid="table-run" aria-label="Run" on:change=move |ev| state.job.selected_run.set(event_target_value(&ev).parse().ok())>
+                        {move || state.job.runs.get().into_iter().map(|r| {
                             let id = r.id;
-                            view! { <option value=id.to_string() selected=move || state.selected_run.get() == Some(id)>{r.title()}</option> }
+                            view! { <option value=id.to_string() selected=move || state.job.selected_run.get() == Some(id)>{r.title()}</option> }
                         }).collect_view()}
                     </select>
                 </div>
