@@ -2,21 +2,15 @@
 //! (`trunk build --release`, or EXECBENCH_DIST) and Debian's chromium + chromedriver.
 //! Screenshots land in tests/artifacts/evaluate-*.png.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use execbench_testkit::browser::Browser;
-use execbench_testkit::static_server::StaticServer;
 use fantoccini::Locator;
 
-async fn open_evaluate() -> (Browser, StaticServer) {
-    let server = StaticServer::start(&execbench_testkit::dist_dir());
-    let browser = Browser::launch().await;
-    browser.client.goto(&format!("{}#/evaluate", server.base_url)).await.unwrap();
-    browser.wait_text(".engine", Duration::from_secs(60), |t| t.starts_with("Python ready")).await;
-    browser.wait_text(".evaluate .muted", Duration::from_secs(30), |t| t.contains("(800 samples)")).await;
-    (browser, server)
-}
+use common::open_evaluate;
 
 async fn select(b: &Browser, css: &str, value: &str) {
     let element = b.client.find(Locator::Css(css)).await.unwrap_or_else(|e| panic!("no `{css}`: {e}"));

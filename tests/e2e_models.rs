@@ -3,23 +3,17 @@
 //! the page, so CORS is real). Needs a built site (`trunk build --release`) and Debian's chromium.
 //! Screenshots land in tests/artifacts/models-*.png.
 
+mod common;
+
 use std::time::Duration;
 
 use execbench_mockserver::{AnswerPolicy, Cors, Fault, FaultRule, MockConfig, MockServer, SampleMatch, bundled_dataset};
 use execbench_testkit::browser::Browser;
-use execbench_testkit::static_server::StaticServer;
 use fantoccini::Locator;
 
-const KEY: &str = "sk-e2e-SECRET-7171";
+use common::open_evaluate;
 
-async fn open_evaluate() -> (Browser, StaticServer) {
-    let server = StaticServer::start(&execbench_testkit::dist_dir());
-    let browser = Browser::launch().await;
-    browser.client.goto(&format!("{}#/evaluate", server.base_url)).await.unwrap();
-    browser.wait_text(".engine", Duration::from_secs(60), |t| t.starts_with("Python ready")).await;
-    browser.wait_text(".evaluate .muted", Duration::from_secs(30), |t| t.contains("(800 samples)")).await;
-    (browser, server)
-}
+const KEY: &str = "sk-e2e-SECRET-7171";
 
 async fn select(b: &Browser, css: &str, value: &str) {
     let element = b.client.wait().at_most(Duration::from_secs(10)).for_element(Locator::Css(css)).await.unwrap_or_else(|e| panic!("no `{css}`: {e}"));

@@ -171,7 +171,15 @@ pub async fn run_evaluation<P: Python, H: HttpClient, C: Clock, S: ResultStore>(
         Responder::Api(model) => {
             let jitter = RefCell::new(Jitter::new(started.to_bits() ^ job.samples.len() as u64));
             let ctx = RequestContext { http: io.http, clock: io.clock, gate: &gate, live: &live, jitter: &jitter };
-            let model: &ApiModel = model;
+            // The template's stop sequences are every prompt's: set them once for the run.
+            let mut with_stop;
+            let model: &ApiModel = if model.settings.params.stop.is_empty() && !job.template.stop.is_empty() {
+                with_stop = model.clone();
+                with_stop.settings.params.stop = job.template.stop.clone();
+                &with_stop
+            } else {
+                model
+            };
             let mut queue = todo.into_iter();
             let mut in_flight = FuturesUnordered::new();
             // Enough samples in flight to keep every request slot busy while others are scored.
@@ -237,10 +245,6 @@ async fn api_sample<P: Python, H: HttpClient, C: Clock>(
 ) -> (SampleRecord, Option<ProviderError>) {
     let task = job.template.task;
     let prompt = job.template.render(sample);
-    let mut model = model.clone();
-    if model.settings.params.stop.is_empty() {
-        model.settings.params.stop = prompt.stop.clone();
-    }
     let started = ctx.clock.now_ms();
     let on_delta = |choice: u32, text: Option<&str>| on_event(Event::Delta { sample_id: &sample.id, choice, text });
     let mut record = SampleRecord {
@@ -254,7 +258,7 @@ async fn api_sample<P: Python, H: HttpClient, C: Clock>(
         attempts: Vec::new(),
         latency_ms: 0.0,
     };
-    match ask(ctx, &model, &messages(&prompt), job.n as u32, &on_delta).await {
+    match ask(ctx, model, &messages(&prompt), job.n as u32, &on_delta).await {
         Ok(answered) => {
             record.latency_ms = ctx.clock.now_ms() - started;
             let answers = Answers { prompt: Some(prompt.text()), responses: &answered.texts, extracted: false };

@@ -1,0 +1,17 @@
+//! Shared by the Evaluate end-to-end tests (`e2e_evaluate`, `e2e_models`).
+
+use std::time::Duration;
+
+use execbench_testkit::browser::Browser;
+use execbench_testkit::static_server::StaticServer;
+
+/// Serves the built site, opens the Evaluate page in a fresh Chromium and waits until Python is
+/// ready and the bundled dataset is loaded.
+pub async fn open_evaluate() -> (Browser, StaticServer) {
+    let server = StaticServer::start(&execbench_testkit::dist_dir());
+    let browser = Browser::launch().await;
+    browser.client.goto(&format!("{}#/evaluate", server.base_url)).await.unwrap();
+    browser.wait_text(".engine", Duration::from_secs(60), |t| t.starts_with("Python ready")).await;
+    browser.wait_text(".evaluate .muted", Duration::from_secs(30), |t| t.contains("(800 samples)")).await;
+    (browser, server)
+}
