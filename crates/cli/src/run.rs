@@ -179,6 +179,7 @@ pub fn run(args: &Args) -> Result<i32, String> {
         modes: settings.modes.clone(),
         created: now_secs(),
         app_version: env!("CARGO_PKG_VERSION").to_string(),
+        provenance: None,
     };
 
     // Resume: the file's manifest must describe the same run; its finished samples are skipped.

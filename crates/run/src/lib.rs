@@ -12,6 +12,8 @@
 //! - [`backoff`] decides how long to wait before a retry (pure, tested with a table).
 //! - [`scoring`] scores one sample's responses in every mode with an asynchronous Python engine.
 //! - [`record`] is what a finished sample leaves behind; [`status`] is what the page shows.
+//! - [`store`] keeps runs (entry + one record per sample) behind [`store::RunStore`]; its
+//!   [`store::Recorder`] is the engine's result store for a run that must survive.
 //! - [`verify`] checks a dataset's expected outputs; [`perturbation`] perturbs a dataset and
 //!   verifies every result: the Verify and Perturb jobs, with progress and Stop.
 
@@ -19,6 +21,7 @@ pub mod api;
 pub mod backoff;
 pub mod cancel;
 pub mod connection;
+pub mod cost;
 pub mod engine;
 pub mod gate;
 pub mod io;
@@ -28,6 +31,7 @@ pub mod record;
 pub mod runfile;
 pub mod scoring;
 pub mod status;
+pub mod store;
 pub mod verify;
 
 pub use cancel::CancelToken;

@@ -38,6 +38,9 @@ pub struct RunManifest {
     /// Seconds since 1970.
     pub created: u64,
     pub app_version: String,
+    /// Where a perturbed dataset came from (kind, seed, options), when it is one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provenance: Option<serde_json::Value>,
 }
 
 impl RunManifest {
@@ -180,6 +183,7 @@ mod tests {
             modes: vec![Mode::Strict],
             created: 0,
             app_version: "0.1.0".into(),
+            provenance: None,
         }
     }
 

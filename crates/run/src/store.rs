@@ -1,0 +1,522 @@
+//! Runs that outlive the process or the tab. A [`RunStore`] keeps, per run, one [`RunEntry`] (the
+//! manifest, the state, and a [`Tally`] that lets a list show progress, pass@1 and tokens without
+//! reading a single record) and the latest [`SampleRecord`] of each sample. The page implements it
+//! over IndexedDB, the command line over JSONL files, tests in memory ([`MemoryRunStore`]); every
+//! implementation passes the same table of cases ([`conformance`]).
+//!
+//! Stores are dumb: the bookkeeping (which record replaces which, the tally, the state) is the
+//! [`Recorder`]'s, which is also the engine's [`ResultStore`]. A record and its entry are written
+//! together, so a list never disagrees with the records under it.
+
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+use std::future::Future;
+
+use execbench_providers::Usage;
+use serde::{Deserialize, Serialize};
+
+use crate::io::ResultStore;
+use crate::record::SampleRecord;
+use crate::runfile::RunManifest;
+
+/// Where a run stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RunState {
+    /// A job is running it now.
+    Running,
+    /// It was running when the tab closed or the process died: Resume asks for what is missing.
+    Interrupted,
+    /// It stopped on purpose and can go on: Stop, the spend cap, a storage error.
+    Paused,
+    /// Every sample has a record (some may be errors: Retry errors asks for those again).
+    Finished,
+    /// The provider refused in a way no retry fixes (bad key, no credits, unknown model).
+    Failed,
+}
+
+impl RunState {
+    pub fn label(self) -> &'static str {
+        match self {
+            RunState::Running => "running",
+            RunState::Interrupted => "interrupted",
+            RunState::Paused => "paused",
+            RunState::Finished => "finished",
+            RunState::Failed => "failed",
+        }
+    }
+
+    /// Whether Resume makes sense: some samples have no record yet.
+    pub fn resumable(self) -> bool {
+        matches!(self, RunState::Interrupted | RunState::Paused | RunState::Failed)
+    }
+}
+
+/// What one sample adds to its run's tally.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Contribution {
+    pub error: bool,
+    /// pass@1 per mode (the job's order); `None` where it is not available.
+    pub pass_at_1: Vec<Option<f64>>,
+    pub usage: Usage,
+}
+
+impl Contribution {
+    pub fn of(record: &SampleRecord) -> Contribution {
+        Contribution { error: record.is_error(), pass_at_1: record.results.iter().map(|r| r.pass_at_1).collect(), usage: record.usage.unwrap_or_default() }
+    }
+}
+
+/// Running totals of a run: enough for a list of runs, kept in the entry.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Tally {
+    /// Samples with a scored record.
+    pub scored: usize,
+    /// Samples whose record is an error (left out of pass@k).
+    pub errors: usize,
+    /// Per mode: the sum of pass@1 over the samples where it is available, and their count.
+    pub pass1_sum: Vec<f64>,
+    pub pass1_count: Vec<usize>,
+    /// Every token the run's requests used, errors and replaced records included (they were paid).
+    pub usage: Usage,
+}
+
+impl Tally {
+    /// Samples with any record.
+    pub fn recorded(&self) -> usize {
+        self.scored + self.errors
+    }
+
+    /// Mean pass@1 of mode `i`, in percent, over the samples where it is available.
+    pub fn pass_at_1(&self, mode: usize) -> Option<f64> {
+        let count = *self.pass1_count.get(mode)?;
+        (count > 0).then(|| self.pass1_sum[mode] * 100.0 / count as f64)
+    }
+
+    /// `new` replaces `old` (the same sample's earlier record, if any). Tokens only add up: an
+    /// earlier attempt's tokens were spent whatever replaced it.
+    pub fn replace(&mut self, old: Option<&Contribution>, new: &Contribution) {
+        if let Some(old) = old {
+            if old.error {
+                self.errors -= 1;
+            } else {
+                self.scored -= 1;
+            }
+            for (i, p) in old.pass_at_1.iter().enumerate() {
+                if let Some(p) = p {
+                    self.pass1_sum[i] -= p;
+                    self.pass1_count[i] -= 1;
+                }
+            }
+        }
+        if new.error {
+            self.errors += 1;
+        } else {
+            self.scored += 1;
+        }
+        if self.pass1_sum.len() < new.pass_at_1.len() {
+            self.pass1_sum.resize(new.pass_at_1.len(), 0.0);
+            self.pass1_count.resize(new.pass_at_1.len(), 0);
+        }
+        for (i, p) in new.pass_at_1.iter().enumerate() {
+            if let Some(p) = p {
+                self.pass1_sum[i] += p;
+                self.pass1_count[i] += 1;
+            }
+        }
+        self.usage.add(&new.usage);
+    }
+
+    /// The tally of a set of records (latest per sample), as a run file or an import has them.
+    pub fn of<'a>(records: impl IntoIterator<Item = &'a SampleRecord>) -> Tally {
+        let mut tally = Tally::default();
+        for r in records {
+            tally.replace(None, &Contribution::of(r));
+        }
+        tally
+    }
+}
+
+/// A run as a list shows it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RunEntry {
+    pub manifest: RunManifest,
+    pub state: RunState,
+    /// Why it is paused, failed or interrupted, in words.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+    /// Last change, ms since 1970.
+    pub updated_ms: f64,
+    /// Time spent running, summed over sessions, ms.
+    pub active_ms: f64,
+    pub tally: Tally,
+}
+
+impl RunEntry {
+    pub fn new(manifest: RunManifest, now_ms: f64) -> RunEntry {
+        RunEntry { manifest, state: RunState::Running, note: None, updated_ms: now_ms, active_ms: 0.0, tally: Tally::default() }
+    }
+
+    pub fn id(&self) -> &str {
+        &self.manifest.run_id
+    }
+
+    /// Samples with no record yet.
+    pub fn missing(&self) -> usize {
+        self.manifest.samples.saturating_sub(self.tally.recorded())
+    }
+}
+
+/// Why a store could not do what it was asked. `Quota`: the storage is full (the run pauses and
+/// nothing already stored is lost); `Unavailable`: there is no storage here (a private window).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum StoreErrorKind {
+    Quota,
+    Unavailable,
+    NotFound,
+    Other,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StoreError {
+    pub kind: StoreErrorKind,
+    pub message: String,
+}
+
+impl StoreError {
+    pub fn new(kind: StoreErrorKind, message: impl Into<String>) -> StoreError {
+        StoreError { kind, message: message.into() }
+    }
+
+    pub fn not_found(run_id: &str) -> StoreError {
+        StoreError::new(StoreErrorKind::NotFound, format!("no run `{run_id}` is stored here"))
+    }
+}
+
+impl std::fmt::Display for StoreError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.kind {
+            StoreErrorKind::Quota => write!(f, "the browser's storage is full ({}): free space (delete old runs) and press Resume; nothing stored so far is lost", self.message),
+            StoreErrorKind::Unavailable => write!(f, "no storage is available here ({}): results are kept only while this page is open", self.message),
+            _ => f.write_str(&self.message),
+        }
+    }
+}
+
+pub type StoreResult<T> = Result<T, StoreError>;
+
+/// Keeps runs. Every method is one atomic change: `put_record` writes the record and its entry
+/// together or neither.
+pub trait RunStore {
+    /// Writes (creates or replaces) a run's entry.
+    fn save_entry(&self, entry: &RunEntry) -> impl Future<Output = StoreResult<()>>;
+    /// Writes a sample's record (replacing the sample's earlier one) and the run's entry.
+    fn put_record(&self, entry: &RunEntry, record: &SampleRecord) -> impl Future<Output = StoreResult<()>>;
+    /// Every run's entry, newest first.
+    fn entries(&self) -> impl Future<Output = StoreResult<Vec<RunEntry>>>;
+    fn entry(&self, run_id: &str) -> impl Future<Output = StoreResult<Option<RunEntry>>>;
+    /// A run's records, one per sample, in dataset order.
+    fn records(&self, run_id: &str) -> impl Future<Output = StoreResult<Vec<SampleRecord>>>;
+    /// Removes a run and its records. Removing a run that is not there is not an error.
+    fn delete(&self, run_id: &str) -> impl Future<Output = StoreResult<()>>;
+}
+
+/// Sorts entries newest first (by creation, then id), as every store returns them.
+pub fn newest_first(entries: &mut [RunEntry]) {
+    entries.sort_by(|a, b| b.manifest.created.cmp(&a.manifest.created).then_with(|| b.manifest.run_id.cmp(&a.manifest.run_id)));
+}
+
+/// Keeps runs in memory (tests, and a page without IndexedDB).
+#[derive(Default)]
+pub struct MemoryRunStore {
+    runs: RefCell<BTreeMap<String, (RunEntry, BTreeMap<String, SampleRecord>)>>,
+    /// Test hook: every write after this many fails with `Quota`.
+    pub fail_after_writes: std::cell::Cell<Option<usize>>,
+}
+
+impl MemoryRunStore {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    fn write(&self) -> StoreResult<()> {
+        match self.fail_after_writes.get() {
+            Some(0) => Err(StoreError::new(StoreErrorKind::Quota, "QuotaExceededError (simulated)")),
+            Some(n) => {
+                self.fail_after_writes.set(Some(n - 1));
+                Ok(())
+            }
+            None => Ok(()),
+        }
+    }
+}
+
+impl RunStore for MemoryRunStore {
+    async fn save_entry(&self, entry: &RunEntry) -> StoreResult<()> {
+        self.write()?;
+        let mut runs = self.runs.borrow_mut();
+        runs.entry(entry.id().to_string()).or_insert_with(|| (entry.clone(), BTreeMap::new())).0 = entry.clone();
+        Ok(())
+    }
+
+    async fn put_record(&self, entry: &RunEntry, record: &SampleRecord) -> StoreResult<()> {
+        self.write()?;
+        let mut runs = self.runs.borrow_mut();
+        let run = runs.entry(entry.id().to_string()).or_insert_with(|| (entry.clone(), BTreeMap::new()));
+        run.0 = entry.clone();
+        run.1.insert(record.sample_id.clone(), record.clone());
+        Ok(())
+    }
+
+    async fn entries(&self) -> StoreResult<Vec<RunEntry>> {
+        let mut all: Vec<RunEntry> = self.runs.borrow().values().map(|(e, _)| e.clone()).collect();
+        newest_first(&mut all);
+        Ok(all)
+    }
+
+    async fn entry(&self, run_id: &str) -> StoreResult<Option<RunEntry>> {
+        Ok(self.runs.borrow().get(run_id).map(|(e, _)| e.clone()))
+    }
+
+    async fn records(&self, run_id: &str) -> StoreResult<Vec<SampleRecord>> {
+        let runs = self.runs.borrow();
+        let (_, records) = runs.get(run_id).ok_or_else(|| StoreError::not_found(run_id))?;
+        let mut all: Vec<SampleRecord> = records.values().cloned().collect();
+        all.sort_by_key(|r| r.index);
+        Ok(all)
+    }
+
+    async fn delete(&self, run_id: &str) -> StoreResult<()> {
+        self.runs.borrow_mut().remove(run_id);
+        Ok(())
+    }
+}
+
+/// The engine's [`ResultStore`] for one run: each finished record goes to the store together with
+/// the run's updated entry. Created from the stored records when a run is resumed.
+pub struct Recorder<'a, S: RunStore> {
+    store: &'a S,
+    entry: RefCell<RunEntry>,
+    contributions: RefCell<BTreeMap<String, Contribution>>,
+    /// `now_ms` at the last write, to add the running time to the entry.
+    clock_ms: RefCell<(f64, Box<dyn Fn() -> f64 + 'a>)>,
+}
+
+impl<'a, S: RunStore> Recorder<'a, S> {
+    /// A recorder over `entry` whose samples already have `records` (a resumed run; empty for a
+    /// new one). `now_ms`: wall-clock time, ms since 1970.
+    pub fn new(store: &'a S, entry: RunEntry, records: &[SampleRecord], now_ms: Box<dyn Fn() -> f64 + 'a>) -> Self {
+        let contributions = records.iter().map(|r| (r.sample_id.clone(), Contribution::of(r))).collect();
+        let started = now_ms();
+        Recorder { store, entry: RefCell::new(entry), contributions: RefCell::new(contributions), clock_ms: RefCell::new((started, now_ms)) }
+    }
+
+    pub fn entry(&self) -> RunEntry {
+        self.entry.borrow().clone()
+    }
+
+    fn touch(&self) {
+        let mut clock = self.clock_ms.borrow_mut();
+        let now = (clock.1)();
+        let mut entry = self.entry.borrow_mut();
+        entry.active_ms += (now - clock.0).max(0.0);
+        entry.updated_ms = now;
+        clock.0 = now;
+    }
+
+    /// Writes the entry with a new state (and why).
+    pub async fn set_state(&self, state: RunState, note: Option<String>) -> StoreResult<()> {
+        self.touch();
+        let entry = {
+            let mut entry = self.entry.borrow_mut();
+            entry.state = state;
+            entry.note = note;
+            entry.clone()
+        };
+        self.store.save_entry(&entry).await
+    }
+
+    /// Stores one record; on failure nothing changes (the caller keeps the record).
+    pub async fn record(&self, record: &SampleRecord) -> StoreResult<()> {
+        self.touch();
+        let new = Contribution::of(record);
+        let mut entry = self.entry.borrow().clone();
+        entry.tally.replace(self.contributions.borrow().get(&record.sample_id), &new);
+        if entry.state != RunState::Running {
+            entry.state = RunState::Running;
+            entry.note = None;
+        }
+        self.store.put_record(&entry, record).await?;
+        self.contributions.borrow_mut().insert(record.sample_id.clone(), new);
+        *self.entry.borrow_mut() = entry;
+        Ok(())
+    }
+}
+
+impl<S: RunStore> ResultStore for Recorder<'_, S> {
+    async fn put(&self, record: &SampleRecord) -> Result<(), String> {
+        self.record(record).await.map_err(|e| e.to_string())
+    }
+}
+
+/// The table of cases every [`RunStore`] must pass (the in-memory one here, the JSONL files in the
+/// command line, IndexedDB in the browser tests). Panics with the case that failed.
+pub mod conformance {
+    use super::*;
+    use crate::record::SampleError;
+    use crate::runfile::{FORMAT, RunManifest};
+    use execbench_eval::Task;
+    use execbench_eval::prompt::{Style, default_template};
+    use execbench_eval::report::SampleResult;
+    use execbench_eval::score::Mode;
+
+    pub fn manifest(run_id: &str, created: u64) -> RunManifest {
+        RunManifest {
+            format: FORMAT.into(),
+            run_id: run_id.into(),
+            model: "oracle".into(),
+            api: None,
+            dataset: "d.jsonl".into(),
+            dataset_hash: "0123456789abcdef".into(),
+            samples: 3,
+            task: Task::Output,
+            template: default_template(Task::Output, Style::Direct),
+            n: 1,
+            modes: vec![Mode::Strict],
+            created,
+            app_version: "test".into(),
+            provenance: None,
+        }
+    }
+
+    pub fn record(id: &str, index: usize, pass: Option<f64>, error: bool) -> SampleRecord {
+        let result = SampleResult {
+            id: id.into(),
+            task: Task::Output,
+            mode: Mode::Strict,
+            prompt: None,
+            answers: Vec::new(),
+            n: 1,
+            correct: pass.map_or(0, |p| (p > 0.0) as usize),
+            dropped: 0,
+            pass_at_1: pass,
+            pass_at_5: None,
+            model_error: None,
+        };
+        SampleRecord {
+            sample_id: id.into(),
+            index,
+            results: if error { Vec::new() } else { vec![result] },
+            error: error.then(|| SampleError { kind: None, message: "HTTP 503".into() }),
+            usage: Some(Usage { prompt_tokens: 100, completion_tokens: 10, reasoning_tokens: 0, cached_tokens: 0 }),
+            sent: None,
+            finish_reasons: Vec::new(),
+            attempts: Vec::new(),
+            latency_ms: 5.0,
+        }
+    }
+
+    /// Runs every case against a store that starts empty. `block_on` drives one future to its end.
+    pub fn check<S: RunStore>(store: &S, block_on: &dyn Fn(std::pin::Pin<Box<dyn Future<Output = ()> + '_>>)) {
+        block_on(Box::pin(async move {
+            // An empty store lists nothing; a run it does not have has no entry and no records.
+            assert_eq!(store.entries().await.unwrap(), Vec::new(), "empty store");
+            assert_eq!(store.entry("nope").await.unwrap(), None, "unknown run's entry");
+            assert!(store.records("nope").await.is_err_and(|e| e.kind == StoreErrorKind::NotFound), "unknown run's records");
+
+            // Two runs; the list is newest first.
+            let clock = std::cell::Cell::new(1_000.0);
+            let now: Box<dyn Fn() -> f64> = Box::new(|| {
+                clock.set(clock.get() + 10.0);
+                clock.get()
+            });
+            let older = RunEntry::new(manifest("run-a", 100), 0.0);
+            store.save_entry(&older).await.unwrap();
+            let recorder = Recorder::new(store, RunEntry::new(manifest("run-b", 200), 0.0), &[], now);
+            recorder.set_state(RunState::Running, None).await.unwrap();
+            let ids: Vec<String> = store.entries().await.unwrap().iter().map(|e| e.id().to_string()).collect();
+            assert_eq!(ids, ["run-b", "run-a"], "newest first");
+
+            // Records come back in dataset order; a later record of a sample replaces the earlier
+            // one, in the records and in the tally (tokens add up: both were paid for).
+            recorder.record(&record("s2", 2, Some(0.0), false)).await.unwrap();
+            recorder.record(&record("s0", 0, None, true)).await.unwrap();
+            recorder.record(&record("s1", 1, Some(1.0), false)).await.unwrap();
+            recorder.record(&record("s0", 0, Some(1.0), false)).await.unwrap();
+            let records = store.records("run-b").await.unwrap();
+            assert_eq!(records.iter().map(|r| r.sample_id.as_str()).collect::<Vec<_>>(), ["s0", "s1", "s2"], "one record per sample, in order");
+            assert!(!records[0].is_error(), "the retried record replaced the error");
+            let entry = store.entry("run-b").await.unwrap().expect("entry stored with the records");
+            assert_eq!((entry.tally.scored, entry.tally.errors), (3, 0), "tally after a replaced error");
+            assert_eq!(entry.tally.pass_at_1(0).map(|p| (p * 10.0).round()), Some(667.0), "2 of 3 right");
+            assert_eq!(entry.tally.usage.prompt_tokens, 400, "four records' tokens");
+            assert_eq!(entry.missing(), 0);
+            assert!(entry.active_ms > 0.0 && entry.updated_ms > 1_000.0, "times move: {entry:?}");
+            let recomputed = Tally::of(&records);
+            assert_eq!((recomputed.scored, recomputed.errors, recomputed.pass_at_1(0)), (entry.tally.scored, entry.tally.errors, entry.tally.pass_at_1(0)), "the stored tally is the records' (tokens aside)");
+
+            // State changes are stored with their note.
+            recorder.set_state(RunState::Paused, Some("spend cap".into())).await.unwrap();
+            let entry = store.entry("run-b").await.unwrap().unwrap();
+            assert_eq!((entry.state, entry.note.as_deref()), (RunState::Paused, Some("spend cap")));
+
+            // Delete removes the entry and the records, and only that run's.
+            store.delete("run-b").await.unwrap();
+            assert_eq!(store.entry("run-b").await.unwrap(), None);
+            assert!(store.records("run-b").await.is_err());
+            assert_eq!(store.entries().await.unwrap().len(), 1);
+            store.delete("run-b").await.unwrap();
+            assert_eq!(store.records("run-a").await.unwrap(), Vec::new(), "the other run is intact");
+        }));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_memory_store_passes_the_table() {
+        conformance::check(&MemoryRunStore::new(), &|f| futures::executor::block_on(f));
+    }
+
+    #[test]
+    fn a_failed_write_leaves_entry_and_tally_unchanged() {
+        let store = MemoryRunStore::new();
+        let recorder = Recorder::new(&store, RunEntry::new(conformance::manifest("r", 1), 0.0), &[], Box::new(|| 0.0));
+        futures::executor::block_on(async {
+            recorder.record(&conformance::record("s0", 0, Some(1.0), false)).await.unwrap();
+            store.fail_after_writes.set(Some(0));
+            let err = recorder.record(&conformance::record("s1", 1, Some(1.0), false)).await.unwrap_err();
+            assert_eq!(err.kind, StoreErrorKind::Quota);
+            assert!(err.to_string().contains("nothing stored so far is lost"), "{err}");
+            assert_eq!(recorder.entry().tally.scored, 1);
+            assert_eq!(store.records("r").await.unwrap().len(), 1);
+        });
+    }
+
+    #[test]
+    fn a_tally_replaces_and_averages() {
+        use conformance::record;
+        // (records in order, expected scored, errors, pass@1 %)
+        let cases: &[(&[(&str, Option<f64>, bool)], usize, usize, Option<f64>)] = &[
+            (&[], 0, 0, None),
+            (&[("a", Some(1.0), false)], 1, 0, Some(100.0)),
+            (&[("a", None, true)], 0, 1, None),
+            (&[("a", None, true), ("a", Some(0.5), false)], 1, 0, Some(50.0)),
+            (&[("a", Some(1.0), false), ("b", Some(0.0), false), ("c", None, false)], 3, 0, Some(50.0)),
+            (&[("a", Some(1.0), false), ("a", None, true)], 0, 1, None),
+        ];
+        for (records, scored, errors, pass) in cases {
+            let mut tally = Tally::default();
+            let mut seen: BTreeMap<&str, Contribution> = BTreeMap::new();
+            for (id, p, e) in records.iter() {
+                let c = Contribution::of(&record(id, 0, *p, *e));
+                tally.replace(seen.get(id), &c);
+                seen.insert(id, c);
+            }
+            assert_eq!((tally.scored, tally.errors, tally.pass_at_1(0)), (*scored, *errors, *pass), "{records:?}");
+            assert_eq!(tally.usage.prompt_tokens, 100 * records.len() as u64);
+        }
+    }
+}
