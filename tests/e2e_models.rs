@@ -309,7 +309,7 @@ async fn a_run_file_imports_and_replays_with_the_same_figures() {
     }
     let samples: Vec<_> = bundled_dataset().unwrap().into_iter().take(20).collect();
     let template = default_template(Task::Output, Style::Direct);
-    let job = EvalJob { samples: samples.clone(), template: template.clone(), n: 1, modes: vec![Mode::Strict], options: ScoreOptions::default(), done: Default::default() };
+    let job = EvalJob::new(samples.clone(), template.clone(), 1, vec![Mode::Strict]);
     let python = BlockingPython::new(execbench_pyengine::RustPythonEngine::new());
     let mut responder = Responder::Offline(Box::new(EchoFirstArgument));
     let outcome = run_evaluation(&job, &mut responder, Io { python: &python, http: &NoHttp, clock: &NoWait, store: &NoStore }, &CancelToken::new(), &|_| {}).await;

@@ -232,7 +232,7 @@ fn plan_evaluation(state: EvaluateState, report: &LoadReport) -> Result<Evaluati
         },
     };
     let samples = report.samples.iter().take(limit).cloned().collect();
-    Ok(EvaluationPlan { responder, job: EvalJob { samples, template, n, modes, options: ScoreOptions::default(), done: BTreeSet::new() }, shown: Shown::default() })
+    Ok(EvaluationPlan { responder, job: EvalJob::new(samples, template, n, modes), shown: Shown::default() })
 }
 
 fn start_evaluation(state: EvaluateState, python: PythonWorker, report: Arc<LoadReport>, dataset: String) {
@@ -260,7 +260,7 @@ fn start_rescore(state: EvaluateState, python: PythonWorker, report: Arc<LoadRep
     let missing = report.samples.len() - samples.len();
     let unknown = in_file.keys().filter(|id| !report.samples.iter().any(|s| s.id == **id)).count();
     let n = in_file.values().copied().max().unwrap_or(1).max(1);
-    let job = EvalJob { samples, template: default_template(task, Style::Direct), n, modes: Mode::ALL.to_vec(), options: ScoreOptions::default(), done: BTreeSet::new() };
+    let job = EvalJob::new(samples, default_template(task, Style::Direct), n, Mode::ALL.to_vec());
     let responder = Responder::Offline(Box::new(Replay::from_generations(&file.name, generations)));
     state.job.launch(python, EvaluationPlan { responder, job, shown: Shown { rescore: Some((file.name.clone(), missing, unknown)) } }, dataset, Vec::new());
 }

@@ -218,7 +218,7 @@ pub fn run(args: &Args) -> Result<i32, String> {
         f
     };
 
-    let job = EvalJob { samples: samples.clone(), template: settings.template.clone(), n: settings.n, modes: settings.modes.clone(), options: ScoreOptions::default(), done };
+    let job = EvalJob { done, ..EvalJob::new(samples.clone(), settings.template.clone(), settings.n, settings.modes.clone()) };
     let mut responder = match (&settings.api, settings.offline.as_deref()) {
         (Some(api), _) => Responder::Api(ApiModel { settings: api.clone(), key }),
         (None, Some("echo-first-argument")) => Responder::Offline(Box::new(EchoFirstArgument)),

@@ -7,19 +7,20 @@
 //! time anyway.
 
 use std::cell::{Cell, RefCell};
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use execbench_core::Sample;
 use execbench_eval::models::{Model, ModelRequest, ModelStep, Reply};
 use execbench_eval::prompt::Template;
 use execbench_eval::score::{Mode, ScoreOptions};
-use execbench_providers::{Message, ProviderError};
+use execbench_providers::{Message, ProviderError, Usage};
 use futures::stream::{FuturesUnordered, StreamExt};
 use futures::{FutureExt, select};
 
 use crate::api::{ApiModel, RequestContext, ask};
 use crate::backoff::Jitter;
 use crate::cancel::CancelToken;
+use crate::cost::SpendCap;
 use crate::gate::Gate;
 use crate::io::{Clock, HttpClient, Python, ResultStore};
 use crate::record::{SampleError, SampleRecord};
@@ -60,6 +61,38 @@ pub struct EvalJob {
     pub options: ScoreOptions,
     /// Samples that already have a record (a resumed run): not asked again.
     pub done: BTreeSet<String>,
+    /// Answers a sample already has (a run extended to a larger n): only `n` minus their number
+    /// are asked for, and the record holds all of them, with the sample's total usage.
+    pub prior: BTreeMap<String, PriorAnswers>,
+    /// Pause before a request that could take the run's spending past the cap.
+    pub spend_cap: Option<SpendCap>,
+}
+
+/// A sample's answers from an earlier session of the run.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PriorAnswers {
+    pub responses: Vec<String>,
+    pub usage: Usage,
+}
+
+impl PriorAnswers {
+    /// The raw responses and usage of a scored record (none for an error or extracted answers).
+    pub fn of(record: &SampleRecord) -> Option<PriorAnswers> {
+        let responses: Option<Vec<String>> = record.results.first()?.answers.iter().map(|a| a.response.clone()).collect();
+        Some(PriorAnswers { responses: responses?, usage: record.usage.unwrap_or_default() })
+    }
+}
+
+impl EvalJob {
+    /// Every sample to ask, none done, no cap.
+    pub fn new(samples: Vec<Sample>, template: Template, n: usize, modes: Vec<Mode>) -> EvalJob {
+        EvalJob { samples, template, n, modes, options: ScoreOptions::default(), done: BTreeSet::new(), prior: BTreeMap::new(), spend_cap: None }
+    }
+
+    /// Samples that will be asked (no record yet), and answers asked of each.
+    fn to_ask(&self, sample: &Sample) -> usize {
+        self.n.saturating_sub(self.prior.get(&sample.id).map_or(0, |p| p.responses.len()))
+    }
 }
 
 /// The caller's I/O.
@@ -88,6 +121,8 @@ pub enum RunEnd {
     ProviderStopped(ProviderError),
     /// A record could not be stored: the run stopped rather than lose results.
     StoreFailed(String),
+    /// The next request could have taken spending past the cap: (spent, cap) in dollars.
+    SpendCap { spent: f64, limit: f64 },
 }
 
 impl RunEnd {
@@ -97,6 +132,11 @@ impl RunEnd {
             RunEnd::Stopped => "stopped".into(),
             RunEnd::ProviderStopped(e) => format!("stopped by the provider: {e}"),
             RunEnd::StoreFailed(e) => format!("stopped: a result could not be stored ({e})"),
+            RunEnd::SpendCap { spent, limit } => format!(
+                "paused at the spend cap: {} spent of {}; the next request could pass it (raise the cap and Resume)",
+                crate::cost::format_usd(*spent),
+                crate::cost::format_usd(*limit)
+            ),
         }
     }
 }
@@ -180,17 +220,41 @@ pub async fn run_evaluation<P: Python, H: HttpClient, C: Clock, S: ResultStore>(
             } else {
                 model
             };
-            let mut queue = todo.into_iter();
+            let mut queue = todo.into_iter().peekable();
             let mut in_flight = FuturesUnordered::new();
             // Enough samples in flight to keep every request slot busy while others are scored.
             let samples_at_once = concurrency + 2;
             let mut end = RunEnd::Finished;
+            // Dollars the samples in flight could still cost at most (the spend cap's reserve).
+            let reserved = Cell::new(0.0f64);
             loop {
+                // Spent so far, when the cap holds back the next sample: it starts once the
+                // samples in flight have finished and freed their reserve, or the run pauses.
+                let mut capped: Option<f64> = None;
                 while in_flight.len() < samples_at_once {
-                    let Some((index, sample)) = queue.next() else { break };
-                    in_flight.push(api_sample(job, model, &ctx, io.python, index, sample, &python_runs, on_event));
+                    let Some(&(index, sample)) = queue.peek() else { break };
+                    let worst = match &job.spend_cap {
+                        None => 0.0,
+                        Some(cap) => {
+                            let worst = worst_case_cost(job, model, sample, cap);
+                            let spent = cap.spent_before + cap.price.cost(&live.usage());
+                            if spent + reserved.get() + worst > cap.limit {
+                                capped = Some(spent);
+                                break;
+                            }
+                            worst
+                        }
+                    };
+                    queue.next();
+                    reserved.set(reserved.get() + worst);
+                    in_flight.push(api_sample(job, model, &ctx, io.python, index, sample, &python_runs, on_event).map(move |done| (done, worst)));
                 }
                 if in_flight.is_empty() {
+                    if let (Some(spent), Some(cap)) = (capped, &job.spend_cap) {
+                        // Spent by the samples that were in flight when the cap was reached too.
+                        let spent = spent.max(cap.spent_before + cap.price.cost(&live.usage()));
+                        end = RunEnd::SpendCap { spent, limit: cap.limit };
+                    }
                     break;
                 }
                 let tick = io.clock.sleep(TICK_MS).fuse();
@@ -198,7 +262,8 @@ pub async fn run_evaluation<P: Python, H: HttpClient, C: Clock, S: ResultStore>(
                 futures::pin_mut!(tick, stop);
                 select! {
                     done = in_flight.next() => {
-                        let Some((record, stop_run)) = done else { continue };
+                        let Some(((record, stop_run), worst)) = done else { continue };
+                        reserved.set(reserved.get() - worst);
                         if let Some(error) = stop_run {
                             end = RunEnd::ProviderStopped(error);
                             break;
@@ -258,13 +323,25 @@ async fn api_sample<P: Python, H: HttpClient, C: Clock>(
         attempts: Vec::new(),
         latency_ms: 0.0,
     };
-    match ask(ctx, model, &messages(&prompt), job.n as u32, &on_delta).await {
+    let prior = job.prior.get(&sample.id).cloned().unwrap_or_default();
+    let to_ask = job.to_ask(sample) as u32;
+    let asked = if to_ask == 0 {
+        // Nothing new to ask (an extended run's sample that already has n answers): re-scored.
+        Ok(crate::api::Answered { texts: Vec::new(), finish_reasons: Vec::new(), usage: Usage::default(), sent: serde_json::Value::Null, attempts: Vec::new() })
+    } else {
+        ask(ctx, model, &messages(&prompt), to_ask, &on_delta).await
+    };
+    match asked {
         Ok(answered) => {
             record.latency_ms = ctx.clock.now_ms() - started;
-            let answers = Answers { prompt: Some(prompt.text()), responses: &answered.texts, extracted: false };
+            let mut responses = prior.responses;
+            responses.extend(answered.texts);
+            let answers = Answers { prompt: Some(prompt.text()), responses: &responses, extracted: false };
             record.results = score_sample(python, sample, task, &job.modes, answers, &job.options, &mut || python_runs.set(python_runs.get() + 1)).await;
-            record.usage = Some(answered.usage);
-            record.sent = Some(answered.sent);
+            let mut usage = prior.usage;
+            usage.add(&answered.usage);
+            record.usage = Some(usage);
+            record.sent = (!answered.sent.is_null()).then_some(answered.sent);
             record.finish_reasons = answered.finish_reasons;
             record.attempts = answered.attempts;
             (record, None)
@@ -280,11 +357,21 @@ async fn api_sample<P: Python, H: HttpClient, C: Clock>(
     }
 }
 
+/// The most one sample can cost: its prompt (bytes, an upper bound of its tokens) sent once per
+/// request, and every answer at the token limit.
+fn worst_case_cost(job: &EvalJob, model: &ApiModel, sample: &Sample, cap: &SpendCap) -> f64 {
+    let answers = job.to_ask(sample) as u64;
+    let requests = if model.settings.endpoint.supports_n() { 1 } else { answers };
+    let prompt_bytes: usize = job.template.render(sample).messages.iter().map(|m| m.content.len()).sum();
+    cap.price.worst_case(prompt_bytes as u64, requests, answers, model.settings.params.max_tokens as u64)
+}
+
 /// One sample with an offline model: its Python steps go to the engine, then its answers are scored.
 async fn offline_sample<P: Python>(job: &EvalJob, model: &mut dyn Model, python: &P, index: usize, sample: &Sample, python_runs: &Cell<usize>) -> SampleRecord {
     let task = job.template.task;
     let prompt = job.template.render(sample);
-    let request = ModelRequest { sample, task, prompt: &prompt, n: job.n };
+    let prior = job.prior.get(&sample.id).map_or(&[][..], |p| &p.responses[..]);
+    let request = ModelRequest { sample, task, prompt: &prompt, n: job.to_ask(sample) };
     let mut step = model.start(&request);
     let mut responses = Err(format!("{} did not finish within {MAX_MODEL_STEPS} steps", model.name()));
     for _ in 0..MAX_MODEL_STEPS {
@@ -309,6 +396,7 @@ async fn offline_sample<P: Python>(job: &EvalJob, model: &mut dyn Model, python:
     let mut record = SampleRecord { sample_id: sample.id.clone(), index, results: Vec::new(), error: None, usage: None, sent: None, finish_reasons: Vec::new(), attempts: Vec::new(), latency_ms: 0.0 };
     match responses {
         Ok(texts) => {
+            let texts: Vec<String> = prior.iter().cloned().chain(texts).collect();
             let answers = Answers { prompt: Some(prompt.text()), responses: &texts, extracted: model.gives_extracted_answers(&sample.id) };
             record.results = score_sample(python, sample, task, &job.modes, answers, &job.options, &mut || python_runs.set(python_runs.get() + 1)).await;
         }

@@ -114,6 +114,11 @@ impl Live {
         self.inner.borrow_mut().status.usage.add(usage);
     }
 
+    /// Tokens of the requests answered so far in this session.
+    pub fn usage(&self) -> Usage {
+        self.inner.borrow().status.usage
+    }
+
     pub fn sample_done(&self, error: bool) {
         let mut s = self.inner.borrow_mut();
         s.status.done += 1;

@@ -130,7 +130,7 @@ fn id(i: usize) -> String {
 }
 
 fn job(samples: Vec<Sample>, n: usize, modes: Vec<Mode>) -> EvalJob {
-    EvalJob { samples, template: default_template(Task::Output, Style::Direct), n, modes, options: ScoreOptions::default(), done: BTreeSet::new() }
+    EvalJob::new(samples, default_template(Task::Output, Style::Direct), n, modes)
 }
 
 fn api_model(provider: &str, base_url: &str, concurrency: usize, stream: bool) -> ApiModel {
@@ -975,4 +975,69 @@ fn an_offline_model_scores_as_evaluate_does() {
     }
     // Identical answers share a Python run: one compatible run per sample.
     assert_eq!(ran.outcome.python_runs, all.len());
+}
+
+/// The spend cap: a sample starts only when what is spent, plus the most the samples in flight
+/// and this one could cost, stays within the cap; the run pauses when none can.
+#[test]
+fn the_spend_cap_pauses_before_a_request_that_could_pass_it() {
+    use execbench_run::cost::{Price, SpendCap};
+    let clock = VirtualClock::default();
+    let all = samples(20);
+    let provider = Rc::new(FakeProvider::new(&clock, &all));
+    let mut model = openai(2, false);
+    model.settings.params.max_tokens = 100;
+    // Output only: 1 mdollar a token. The worst case of a sample is 100 tokens = $0.1; the fake
+    // provider bills 12 completion tokens = $0.012 per sample.
+    let price = Price { input: 0.0, output: 0.001, cached_input: None, reasoning: None };
+    let mut capped = job(all.clone(), 1, vec![Mode::Strict]);
+    capped.spend_cap = Some(SpendCap { limit: 0.2, price, spent_before: 0.0 });
+    let ran = drive(capped, Responder::Api(model.clone()), &clock, provider.clone(), Rc::default(), None);
+    // Sample k + 1 starts while 0.012 k + 0.1 <= 0.2, so k <= 8: nine samples, $0.108.
+    match ran.outcome.end {
+        RunEnd::SpendCap { spent, limit } => {
+            assert!((spent - 0.108).abs() < 1e-9, "spent {spent}");
+            assert_eq!(limit, 0.2);
+        }
+        ref other => panic!("expected the spend cap, got {other:?}"),
+    }
+    assert_eq!(ran.outcome.records.len(), 9);
+    assert_eq!(provider.traffic.borrow().seen.len(), 9, "no request past the cap");
+    assert!(ran.outcome.end.describe().contains("$0.11 spent of $0.20"), "{}", ran.outcome.end.describe());
+
+    // Resumed with what was spent before: the same rule over the whole run.
+    let mut resumed = job(all.clone(), 1, vec![Mode::Strict]);
+    resumed.done = ran.outcome.records.iter().map(|r| r.sample_id.clone()).collect();
+    resumed.spend_cap = Some(SpendCap { limit: 0.25, price, spent_before: 0.108 });
+    let again = drive(resumed, Responder::Api(model), &clock, provider.clone(), Rc::default(), None);
+    // 0.108 + 0.012 k + 0.1 <= 0.25 while k <= 3.5: four more samples.
+    assert_eq!(again.outcome.records.len(), 4);
+    assert!(matches!(again.outcome.end, RunEnd::SpendCap { .. }));
+}
+
+/// Extending a run to a larger n asks only for the answers a sample lacks; the record holds all
+/// of them, scored together, with the sample's total usage.
+#[test]
+fn extending_n_asks_only_for_the_missing_answers() {
+    use execbench_run::engine::PriorAnswers;
+    let clock = VirtualClock::default();
+    let all = samples(3);
+    let provider = Rc::new(FakeProvider::new(&clock, &all).wrong([1]));
+    let first = drive(job(all.clone(), 2, vec![Mode::Strict]), Responder::Api(openai(4, false)), &clock, provider.clone(), Rc::default(), None);
+    assert_eq!(first.outcome.end, RunEnd::Finished);
+    let mut extended = job(all.clone(), 5, vec![Mode::Strict]);
+    extended.prior = first.outcome.records.iter().filter_map(|r| PriorAnswers::of(r).map(|p| (r.sample_id.clone(), p))).collect();
+    assert_eq!(extended.prior.len(), 3);
+    let second = drive(extended, Responder::Api(openai(4, false)), &clock, provider.clone(), Rc::default(), None);
+    assert_eq!(second.outcome.end, RunEnd::Finished);
+    let traffic = provider.traffic.borrow();
+    assert_eq!(traffic.seen.iter().map(|s| s.body["n"].as_u64().unwrap_or(1)).collect::<Vec<_>>(), [2, 2, 2, 3, 3, 3], "the second session asks 3 more per sample");
+    for record in &second.outcome.records {
+        let earlier = first.outcome.records.iter().find(|r| r.sample_id == record.sample_id).unwrap();
+        let result = &record.results[0];
+        assert_eq!(result.answers.len(), 5);
+        assert_eq!(result.answers[..2].iter().map(|a| a.response.clone()).collect::<Vec<_>>(), earlier.results[0].answers.iter().map(|a| a.response.clone()).collect::<Vec<_>>(), "the first answers kept");
+        assert_eq!(result.correct, if record.sample_id == "s01" { 0 } else { 5 });
+        assert_eq!(record.usage.unwrap().prompt_tokens, 100, "both sessions' tokens");
+    }
 }
