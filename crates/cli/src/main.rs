@@ -7,6 +7,7 @@ mod perturb;
 mod progress;
 mod run;
 mod score;
+mod store;
 mod verify;
 
 use args::Args;

@@ -15,13 +15,15 @@ use execbench_eval::{Mode, ScoreOptions, Task};
 use execbench_providers::{Endpoint, MaxTokensField, Usage, preset, presets};
 use execbench_pyengine::RustPythonEngine;
 use execbench_run::api::{ApiModel, ApiSettings};
-use execbench_run::io::{BlockingPython, ResultStore};
+use execbench_run::io::BlockingPython;
 use execbench_run::record::SampleRecord;
-use execbench_run::runfile::{FORMAT, RunManifest, dataset_hash, manifest_line, read_run_file, record_line};
+use execbench_run::runfile::{FORMAT, RunManifest, dataset_hash, read_run_file};
+use execbench_run::store::{Recorder, RunEntry, RunState, Tally};
 use execbench_run::{CancelToken, EvalJob, Event, Io, Responder, RunEnd, run_evaluation};
 
 use crate::args::Args;
 use crate::http::{NativeHttp, TokioClock};
+use crate::store::JsonlRunStore;
 
 pub const USAGE: &str = "execbench run --dataset FILE.jsonl --task output|input [--template ID] --provider P --model M [--base-url URL] [--n N] [--concurrency C] [--temperature T|none] [--top-p P|none] [--max-tokens N] [--max-tokens-field auto|max_tokens|max_completion_tokens] [--reasoning-effort low|medium|high] [--thinking-budget N] [--stream] [--delay-ms MS] [--timeout S] [--limit N] [--mode strict|compatible] [--key-env NAME] --out RUN.jsonl [--resume]\n  providers: openai, anthropic, gemini, openrouter, deepseek, deepinfra, together, qwen, azure, vllm, sglang, ollama, llamacpp, openai-compatible; offline: oracle, echo-first-argument, type-default";
 pub const SWITCHES: &[&str] = &["resume", "stream"];
@@ -131,15 +133,8 @@ fn key(settings: &Settings) -> Result<Option<String>, String> {
 }
 
 /// Appends each record to the run file and flushes it, so a kill loses nothing that finished.
-struct FileStore {
-    file: RefCell<std::fs::File>,
-}
-
-impl ResultStore for FileStore {
-    async fn put(&self, record: &SampleRecord) -> Result<(), String> {
-        let mut file = self.file.borrow_mut();
-        writeln!(file, "{}", record_line(record)).and_then(|_| file.flush()).map_err(|e| format!("cannot write the run file: {e}"))
-    }
+fn now_ms() -> f64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs_f64() * 1000.0).unwrap_or(0.0)
 }
 
 fn now_secs() -> u64 {
@@ -180,13 +175,17 @@ pub fn run(args: &Args) -> Result<i32, String> {
         created: now_secs(),
         app_version: env!("CARGO_PKG_VERSION").to_string(),
         provenance: None,
+        simulation: None,
+        price: None,
+        spend_cap: None,
     };
 
     // Resume: the file's manifest must describe the same run; its finished samples are skipped.
+    let store = JsonlRunStore::in_dir(".");
     let mut earlier: Vec<SampleRecord> = Vec::new();
     let mut done = BTreeSet::new();
     let file_exists = std::path::Path::new(&settings.out).exists();
-    let file = if settings.resume && file_exists {
+    let entry = if settings.resume && file_exists {
         let text = std::fs::read_to_string(&settings.out).map_err(|e| format!("cannot read {}: {e}", settings.out))?;
         let run_file = read_run_file(&settings.out, &text)?;
         let conflicts = run_file.manifest.resume_conflicts(&manifest);
@@ -199,24 +198,30 @@ pub fn run(args: &Args) -> Result<i32, String> {
         }
         if run_file.truncated_tail {
             eprintln!("{}: the last line was cut short (the run was killed while writing it); that sample is asked again", settings.out);
-        }
-        done = run_file.finished_ids();
-        earlier = run_file.records.into_values().filter(|r| done.contains(&r.sample_id)).collect();
-        eprintln!("resuming {}: {} of {} samples already done", settings.out, done.len(), samples.len());
-        let mut f = std::fs::OpenOptions::new().append(true).open(&settings.out).map_err(|e| format!("cannot open {}: {e}", settings.out))?;
-        // A cut last line gets its own line end, so the next record starts on a fresh line.
-        if !text.ends_with('\n') {
+            // The cut line gets its own line end, so the next line starts fresh.
+            let mut f = std::fs::OpenOptions::new().append(true).open(&settings.out).map_err(|e| format!("cannot open {}: {e}", settings.out))?;
             writeln!(f).map_err(|e| format!("cannot write {}: {e}", settings.out))?;
         }
-        f
+        done = run_file.finished_ids();
+        earlier = run_file.records.values().filter(|r| done.contains(&r.sample_id)).cloned().collect();
+        eprintln!("resuming {}: {} of {} samples already done", settings.out, done.len(), samples.len());
+        store.bind(&run_file.manifest.run_id, &settings.out);
+        let mut entry = RunEntry::new(run_file.manifest, now_ms());
+        if let Some(state) = run_file.state {
+            entry.active_ms = state.active_ms;
+        }
+        entry.tally = Tally::of(&earlier);
+        entry
     } else {
         if file_exists && !settings.resume {
             return Err(format!("{} exists: pass --resume to continue it, or choose another --out", settings.out));
         }
-        let mut f = std::fs::File::create(&settings.out).map_err(|e| format!("cannot create {}: {e}", settings.out))?;
-        writeln!(f, "{}", manifest_line(&manifest)).and_then(|_| f.flush()).map_err(|e| format!("cannot write {}: {e}", settings.out))?;
-        f
+        store.bind(&manifest.run_id, &settings.out);
+        RunEntry::new(manifest, now_ms())
     };
+    let recorder = Recorder::new(&store, entry, &earlier, Box::new(now_ms));
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(|e| format!("cannot start the async runtime: {e}"))?;
+    runtime.block_on(recorder.set_state(RunState::Running, None)).map_err(|e| format!("cannot write {}: {e}", settings.out))?;
 
     let job = EvalJob { done, ..EvalJob::new(samples.clone(), settings.template.clone(), settings.n, settings.modes.clone()) };
     let mut responder = match (&settings.api, settings.offline.as_deref()) {
@@ -227,10 +232,8 @@ pub fn run(args: &Args) -> Result<i32, String> {
     };
     eprintln!("{}: {} samples x {} ({} to ask), {} prediction, template {}", responder.name(), samples.len(), settings.n, samples.len() - job.done.len(), settings.task.label(), settings.template.id);
 
-    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(|e| format!("cannot start the async runtime: {e}"))?;
     let python = BlockingPython::new(RustPythonEngine::new());
     let (http, clock) = (NativeHttp::new(), TokioClock::new());
-    let store = FileStore { file: RefCell::new(file) };
     let cancel = CancelToken::new();
     let last_line = RefCell::new((0.0f64, String::new()));
     let on_event = |event: Event| {
@@ -244,8 +247,21 @@ pub fn run(args: &Args) -> Result<i32, String> {
             }
         }
     };
-    let outcome = runtime.block_on(run_evaluation(&job, &mut responder, Io { python: &python, http: &http, clock: &clock, store: &store }, &cancel, &on_event));
+    let outcome = runtime.block_on(run_evaluation(&job, &mut responder, Io { python: &python, http: &http, clock: &clock, store: &recorder }, &cancel, &on_event));
 
+    // The file says how the run ended (a store failure cannot be written, and leaves it interrupted).
+    let state = match &outcome.end {
+        RunEnd::Finished => Some((RunState::Finished, None)),
+        RunEnd::Stopped => Some((RunState::Paused, Some("stopped".to_string()))),
+        RunEnd::SpendCap { .. } => Some((RunState::Paused, Some(outcome.end.describe()))),
+        RunEnd::ProviderStopped(_) => Some((RunState::Failed, Some(outcome.end.describe()))),
+        RunEnd::StoreFailed(_) => None,
+    };
+    if let Some((state, note)) = state
+        && let Err(e) = runtime.block_on(recorder.set_state(state, note))
+    {
+        eprintln!("cannot record the run's state in {}: {e}", settings.out);
+    }
     let mut all = earlier;
     all.extend(outcome.records.iter().cloned());
     all.sort_by_key(|r| r.index);
@@ -274,7 +290,7 @@ pub fn run(args: &Args) -> Result<i32, String> {
     println!("\n{}", markdown_table(&summaries));
     Ok(match outcome.end {
         RunEnd::Finished if errors.is_empty() && report.errors.is_empty() => 0,
-        RunEnd::Finished | RunEnd::Stopped => 1,
+        RunEnd::Finished | RunEnd::Stopped | RunEnd::SpendCap { .. } => 1,
         RunEnd::ProviderStopped(_) | RunEnd::StoreFailed(_) => 3,
     })
 }

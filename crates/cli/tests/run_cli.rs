@@ -42,7 +42,7 @@ fn run(cmd: &mut Command) -> Output {
 fn records(path: &Path) -> Vec<serde_json::Value> {
     let text = std::fs::read_to_string(path).unwrap();
     let mut by_id = std::collections::BTreeMap::new();
-    for line in text.lines().skip(1).filter(|l| !l.trim().is_empty()) {
+    for line in text.lines().skip(1).filter(|l| l.starts_with("{\"sample_id\"")) {
         if let Ok(v) = serde_json::from_str::<serde_json::Value>(line) {
             by_id.insert(v["sample_id"].as_str().unwrap().to_string(), v);
         }
@@ -170,5 +170,5 @@ fn a_killed_run_resumes_asking_only_for_the_rest() {
 }
 
 fn records_count(path: &Path) -> usize {
-    std::fs::read_to_string(path).map(|t| t.lines().skip(1).filter(|l| l.ends_with('}')).count()).unwrap_or(0)
+    std::fs::read_to_string(path).map(|t| t.lines().filter(|l| l.starts_with("{\"sample_id\"") && l.ends_with('}')).count()).unwrap_or(0)
 }

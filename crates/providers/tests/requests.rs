@@ -232,6 +232,18 @@ fn cases() -> Vec<Case> {
             body: openai_body("my-model", "max_tokens", json!({"n": 2})),
             choices: 2,
         },
+        // Answered in the page by execbench_run::simulate; the request is an ordinary one.
+        Case {
+            provider: "simulated",
+            model: "simulated",
+            key: None,
+            stream: false,
+            n: 2,
+            url: "http://simulated.invalid/v1/chat/completions",
+            headers: &[JSON],
+            body: openai_body("simulated", "max_tokens", json!({"n": 2})),
+            choices: 2,
+        },
     ]
 }
 

@@ -146,6 +146,8 @@ pub struct RunOutcome {
     pub end: RunEnd,
     /// Records of this run's samples, in the order they finished.
     pub records: Vec<SampleRecord>,
+    /// A finished sample's record the store refused (the run then stopped): not in `records`.
+    pub unsaved: Vec<SampleRecord>,
     pub status: RunStatus,
     /// The most requests that were in flight at once.
     pub most_concurrent: usize,
@@ -180,9 +182,14 @@ pub async fn run_evaluation<P: Python, H: HttpClient, C: Clock, S: ResultStore>(
     };
     on_event(Event::Status(&status(false)));
 
-    // Stores a finished record; an error from the store ends the run.
+    // Stores a finished record; an error from the store ends the run, and the record is handed
+    // back unsaved (its answers were paid for: the caller keeps it and writes it later).
+    let unsaved = RefCell::new(Vec::new());
     let finish = async |record: SampleRecord| -> Result<(), String> {
-        io.store.put(&record).await?;
+        if let Err(e) = io.store.put(&record).await {
+            unsaved.borrow_mut().push(record);
+            return Err(e);
+        }
         live.sample_done(record.is_error());
         on_event(Event::Record(&record));
         records.borrow_mut().push(record);
@@ -288,7 +295,7 @@ pub async fn run_evaluation<P: Python, H: HttpClient, C: Clock, S: ResultStore>(
     };
     let final_status = status(false);
     on_event(Event::Status(&final_status));
-    RunOutcome { end, records: records.into_inner(), status: final_status, most_concurrent: gate.most_in_use(), python_runs: python_runs.get() }
+    RunOutcome { end, records: records.into_inner(), unsaved: unsaved.into_inner(), status: final_status, most_concurrent: gate.most_in_use(), python_runs: python_runs.get() }
 }
 
 fn messages(prompt: &execbench_eval::prompt::Prompt) -> Vec<Message> {

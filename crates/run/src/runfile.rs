@@ -41,6 +41,29 @@ pub struct RunManifest {
     /// Where a perturbed dataset came from (kind, seed, options), when it is one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub provenance: Option<serde_json::Value>,
+    /// The simulated model's behaviour, for a simulated run (so Resume behaves the same).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub simulation: Option<crate::simulate::Simulation>,
+    /// The price the run's costs are computed with, and where it came from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub price: Option<PriceUsed>,
+    /// The spend cap, dollars for the whole run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spend_cap: Option<f64>,
+}
+
+/// A price and its source (`LiteLLM 2026-11-20: gpt-4o-mini`, `override`, `local server`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PriceUsed {
+    pub price: crate::cost::Price,
+    pub source: String,
+}
+
+impl RunManifest {
+    /// What the run's tokens cost, when its price is known.
+    pub fn cost(&self, usage: &execbench_providers::Usage) -> Option<f64> {
+        self.price.as_ref().map(|p| p.price.cost(usage))
+    }
 }
 
 impl RunManifest {
@@ -105,11 +128,32 @@ pub fn record_line(record: &SampleRecord) -> String {
     serde_json::to_string(record).unwrap_or_default()
 }
 
+/// A line that says where the run stands (appended when its state changes; the latest counts).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct StateLine {
+    pub state: crate::store::RunState,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+    pub updated_ms: f64,
+    pub active_ms: f64,
+}
+
+#[derive(Serialize, Deserialize)]
+struct StateLineWrapper {
+    state: StateLine,
+}
+
+pub fn state_line(state: &StateLine) -> String {
+    serde_json::to_string(&StateLineWrapper { state: state.clone() }).unwrap_or_default()
+}
+
 /// A run file read back: the manifest and the latest record of each sample.
 #[derive(Debug)]
 pub struct RunFile {
     pub manifest: RunManifest,
     pub records: BTreeMap<String, SampleRecord>,
+    /// The latest state line, if any was written.
+    pub state: Option<StateLine>,
     /// A last line cut short (the process was killed while writing it): ignored, and said.
     pub truncated_tail: bool,
 }
@@ -144,8 +188,15 @@ pub fn read_run_file(name: &str, text: &str) -> Result<RunFile, String> {
         return Err(format!("{name}:1: format is `{}`, expected `{FORMAT}`", manifest.format));
     }
     let mut records = BTreeMap::new();
+    let mut state = None;
     let mut truncated_tail = false;
     while let Some((index, line)) = lines.next() {
+        if line.starts_with("{\"state\":") {
+            if let Ok(wrapper) = serde_json::from_str::<StateLineWrapper>(line) {
+                state = Some(wrapper.state);
+                continue;
+            }
+        }
         match serde_json::from_str::<SampleRecord>(line) {
             Ok(record) => {
                 records.insert(record.sample_id.clone(), record);
@@ -155,7 +206,7 @@ pub fn read_run_file(name: &str, text: &str) -> Result<RunFile, String> {
             Err(e) => return Err(format!("{name}:{}: not a sample record ({e})", index + 1)),
         }
     }
-    Ok(RunFile { manifest, records, truncated_tail })
+    Ok(RunFile { manifest, records, state, truncated_tail })
 }
 
 #[cfg(test)]
@@ -184,6 +235,9 @@ mod tests {
             created: 0,
             app_version: "0.1.0".into(),
             provenance: None,
+            simulation: None,
+            price: None,
+            spend_cap: None,
         }
     }
 
@@ -211,9 +265,12 @@ mod tests {
 
     #[test]
     fn a_file_reads_back_with_the_latest_record_per_sample() {
-        let text = [manifest_line(&manifest()), record_line(&record("a", true)), record_line(&record("b", false)), record_line(&record("a", false))].join("\n");
+        let paused = StateLine { state: crate::store::RunState::Paused, note: Some("spend cap".into()), updated_ms: 1.0, active_ms: 2.0 };
+        let finished = StateLine { state: crate::store::RunState::Finished, note: None, updated_ms: 3.0, active_ms: 4.0 };
+        let text = [manifest_line(&manifest()), record_line(&record("a", true)), state_line(&paused), record_line(&record("b", false)), record_line(&record("a", false)), state_line(&finished)].join("\n");
         let file = read_run_file("run.jsonl", &text).unwrap();
         assert_eq!(file.records.len(), 2);
+        assert_eq!(file.state, Some(finished), "the latest state line");
         assert!(!file.records["a"].is_error());
         assert_eq!(file.finished_ids().into_iter().collect::<Vec<_>>(), vec!["a".to_string(), "b".to_string()]);
         assert!(!file.truncated_tail);

@@ -396,6 +396,9 @@ pub mod conformance {
             created,
             app_version: "test".into(),
             provenance: None,
+            simulation: None,
+            price: None,
+            spend_cap: None,
         }
     }
 

@@ -905,6 +905,9 @@ fn keys_stay_out_of_records_manifests_and_debug_output() {
         created: 0,
         app_version: "test".into(),
         provenance: None,
+        simulation: None,
+        price: None,
+        spend_cap: None,
     };
     let mut texts = vec![manifest_line(&manifest), serde_json::to_string(&manifest).unwrap(), format!("{model:?}"), format!("{:?}", ran.outcome)];
     texts.extend(ran.outcome.records.iter().map(|r| serde_json::to_string(r).unwrap()));
@@ -1039,5 +1042,33 @@ fn extending_n_asks_only_for_the_missing_answers() {
         assert_eq!(result.answers[..2].iter().map(|a| a.response.clone()).collect::<Vec<_>>(), earlier.results[0].answers.iter().map(|a| a.response.clone()).collect::<Vec<_>>(), "the first answers kept");
         assert_eq!(result.correct, if record.sample_id == "s01" { 0 } else { 5 });
         assert_eq!(record.usage.unwrap().prompt_tokens, 100, "both sessions' tokens");
+    }
+}
+
+/// The simulated model goes through the whole engine like a provider: answers right except every
+/// k-th sample, usage by its documented rule, streamed or not, concurrency respected.
+#[test]
+fn the_simulated_model_answers_like_a_provider() {
+    use execbench_run::simulate::{PROVIDER, SimulatedHttp, Simulation, simulated_tokens};
+    for stream in [false, true] {
+        let clock = VirtualClock::default();
+        let all = samples(12);
+        let template = default_template(Task::Output, Style::Direct);
+        let simulation = Simulation { latency_ms: 300, wrong_every: Some(4), reasoning_tokens: 7 };
+        let http = Rc::new(SimulatedHttp::new(clock.clone(), simulation, &all, &template));
+        let model = api_model(PROVIDER, "http://simulated.invalid/v1", 3, stream);
+        let ran = drive(job(all.clone(), 2, vec![Mode::Strict]), Responder::Api(model), &clock, http, Rc::default(), None);
+        assert_eq!(ran.outcome.end, RunEnd::Finished, "stream {stream}");
+        let rows: Vec<_> = ran.outcome.records.iter().map(|r| r.results[0].clone()).collect();
+        // Samples 4, 8 and 12 (positions 3, 7, 11) are wrong: 9 of 12.
+        assert_eq!(summarize(Task::Output, Mode::Strict, &rows).pass_at_1.display(), "75.0", "stream {stream}");
+        // 12 samples, 3 at a time, 300 ms each: 4 waves.
+        assert!((1_200.0..=1_500.0).contains(&ran.elapsed_ms), "{} ms", ran.elapsed_ms);
+        let record = ran.outcome.records.iter().find(|r| r.sample_id == "s00").unwrap();
+        let prompt = template.render(&all[0]);
+        let answer = "[ANSWER]\nassert f(100) == 100\n[/ANSWER]";
+        let usage = record.usage.unwrap();
+        assert_eq!(usage.prompt_tokens, prompt.messages.iter().map(|m| simulated_tokens(&m.content)).sum::<u64>());
+        assert_eq!((usage.completion_tokens, usage.reasoning_tokens), (2 * (simulated_tokens(answer) + 7), 14));
     }
 }
