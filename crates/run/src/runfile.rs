@@ -292,6 +292,52 @@ mod tests {
     }
 
     #[test]
+    fn an_export_reads_back_as_the_same_run() {
+        let mut entry = crate::store::RunEntry::new(manifest(), 5.0);
+        entry.state = crate::store::RunState::Paused;
+        entry.note = Some("spend cap".into());
+        let records = vec![record("a", false), record("b", true)];
+        let text = export_run(&entry, &records);
+        let back = read_run_file("run.jsonl", &text).unwrap();
+        assert_eq!(back.manifest, entry.manifest);
+        assert_eq!(back.records.values().cloned().collect::<Vec<_>>(), records);
+        let state = back.state.unwrap();
+        assert_eq!((state.state, state.note.as_deref(), state.updated_ms), (crate::store::RunState::Paused, Some("spend cap"), 5.0));
+    }
+
+    #[test]
+    fn the_codecrash_layout_has_its_seven_fields_and_the_answers() {
+        use execbench_eval::report::{AnswerRecord, SampleResult};
+        use execbench_eval::{Extraction, ExtractFailure, Verdict};
+        let mut found = record("a", false);
+        found.results = vec![SampleResult {
+            id: "a".into(),
+            task: Task::Output,
+            mode: Mode::Strict,
+            prompt: Some("PROMPT".into()),
+            answers: vec![
+                AnswerRecord { response: Some("[ANSWER]1[/ANSWER]".into()), extraction: Extraction::verbatim("1"), verdict: Verdict::Correct },
+                AnswerRecord { response: Some("no idea".into()), extraction: Extraction::Failed { failure: ExtractFailure::EmptyResponse, detail: String::new() }, verdict: Verdict::ExtractionFailed { detail: String::new() } },
+            ],
+            n: 2,
+            correct: 1,
+            dropped: 0,
+            pass_at_1: Some(0.5),
+            pass_at_5: None,
+            model_error: None,
+        }];
+        let (text, left_out) = export_codecrash(&[sample("a", "1")], &[found, record("zzz", false)]);
+        assert_eq!(left_out, 1, "a record of a sample the dataset lacks");
+        let row: serde_json::Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+        for field in ["task_id", "dataset", "code", "function_name", "function_call", "output", "test", "input_prompt", "responses", "solutions"] {
+            assert!(row.get(field).is_some(), "{field}");
+        }
+        assert_eq!(row["test"], "assert f(1) == 1");
+        assert_eq!(row["solutions"], serde_json::json!(["1", null]));
+        assert_eq!(row["responses"][1], "no idea");
+    }
+
+    #[test]
     fn resume_conflicts_name_every_difference() {
         let a = manifest();
         assert!(a.resume_conflicts(&a).is_empty());
@@ -303,4 +349,58 @@ mod tests {
         assert_eq!(conflicts.len(), 3, "{conflicts:?}");
         assert!(conflicts[0].starts_with("the dataset's content differs"));
     }
+}
+
+/// A stored run as a file: its manifest, its state, then its records (the command line's run file
+/// and the page's export are the same; both import anywhere).
+pub fn export_run(entry: &crate::store::RunEntry, records: &[SampleRecord]) -> String {
+    let state = StateLine { state: entry.state, note: entry.note.clone(), updated_ms: entry.updated_ms, active_ms: entry.active_ms };
+    let mut out = manifest_line(&entry.manifest);
+    out.push('\n');
+    for record in records {
+        out.push_str(&record_line(record));
+        out.push('\n');
+    }
+    out.push_str(&state_line(&state));
+    out.push('\n');
+    out
+}
+
+/// The run in CodeCrash's result layout: one row per sample with the dataset fields, the prompt,
+/// the raw responses and the extracted solutions (`null` where none was found). Samples are
+/// matched to records by id; a record whose sample is not in `samples` is left out and counted.
+pub fn export_codecrash(samples: &[Sample], records: &[SampleRecord]) -> (String, usize) {
+    let by_id: BTreeMap<&str, &Sample> = samples.iter().map(|s| (s.id.as_str(), s)).collect();
+    let mut out = String::new();
+    let mut left_out = 0;
+    for record in records {
+        let (Some(sample), Some(result)) = (by_id.get(record.sample_id.as_str()), record.results.first()) else {
+            left_out += 1;
+            continue;
+        };
+        let responses: Vec<Option<&str>> = result.answers.iter().map(|a| a.response.as_deref()).collect();
+        let solutions: Vec<Option<&str>> = result
+            .answers
+            .iter()
+            .map(|a| match &a.extraction {
+                execbench_eval::Extraction::Found { answer, .. } => Some(answer.as_str()),
+                execbench_eval::Extraction::Failed { .. } => None,
+            })
+            .collect();
+        let row = serde_json::json!({
+            "task_id": sample.id,
+            "dataset": "crux",
+            "code": sample.code,
+            "function_name": sample.function_name,
+            "function_call": sample.call,
+            "output": sample.output,
+            "test": format!("assert {} == {}", sample.call, sample.output),
+            "input_prompt": result.prompt,
+            "responses": responses,
+            "solutions": solutions,
+        });
+        out.push_str(&row.to_string());
+        out.push('\n');
+    }
+    (out, left_out)
 }
