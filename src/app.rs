@@ -6,8 +6,8 @@ use execbench_core::LoadReport;
 use leptos::prelude::*;
 
 use crate::browser::python::{PythonWorker, WorkerStatus};
-use crate::jobs::{PerturbRun, VerifyRun};
-use crate::pages::{datasets::DatasetsPage, evaluate::EvaluatePage, perturb::PerturbPage, playground::PlaygroundPage, sample::SamplePage, verify::VerifyPage};
+use crate::jobs::{PerturbRun, Runs, VerifyRun};
+use crate::pages::{datasets::DatasetsPage, evaluate::EvaluatePage, perturb::PerturbPage, playground::PlaygroundPage, runs::{RunPage, RunsPage}, sample::SamplePage, verify::VerifyPage};
 use crate::route::{self, Route};
 
 /// The dataset the pages work on: the bundled CRUXEval, or a file the user imported.
@@ -27,6 +27,8 @@ pub struct AppState {
     /// The dataset jobs (`crate::jobs`): they outlive their pages.
     pub verify: VerifyRun,
     pub perturb: PerturbRun,
+    /// Stored runs (IndexedDB): the Runs page's list, and where evaluations write.
+    pub runs: Runs,
 }
 
 impl AppState {
@@ -53,6 +55,7 @@ pub fn App() -> impl IntoView {
         dataset_name: RwSignal::new(String::new()),
         verify: VerifyRun::new(&worker),
         perturb: PerturbRun::new(&worker),
+        runs: Runs::start(),
     };
     provide_context(StoredValue::new_local(worker));
     provide_context(state);
@@ -67,7 +70,7 @@ pub fn App() -> impl IntoView {
         let active = {
             let target = target.clone();
             move || match (&route.get(), &target) {
-                (Route::Sample(_), Route::Datasets) => true,
+                (Route::Sample(_), Route::Datasets) | (Route::Run(_), Route::Runs) => true,
                 (current, target) => current == target,
             }
         };
@@ -83,6 +86,7 @@ pub fn App() -> impl IntoView {
                 {nav_link(Route::Verify, "Verify dataset")}
                 {nav_link(Route::Perturb, "Perturb")}
                 {nav_link(Route::Evaluate, "Evaluate")}
+                {nav_link(Route::Runs, "Runs")}
             </nav>
             <EngineStatus status=status />
         </header>
@@ -94,6 +98,8 @@ pub fn App() -> impl IntoView {
                 Route::Verify => view! { <VerifyPage /> }.into_any(),
                 Route::Perturb => view! { <PerturbPage /> }.into_any(),
                 Route::Evaluate => view! { <EvaluatePage /> }.into_any(),
+                Route::Runs => view! { <RunsPage /> }.into_any(),
+                Route::Run(id) => view! { <RunPage id=id /> }.into_any(),
             }}
         </main>
     }

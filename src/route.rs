@@ -9,6 +9,8 @@ pub enum Route {
     Verify,
     Perturb,
     Evaluate,
+    Runs,
+    Run(String),
 }
 
 impl Route {
@@ -21,6 +23,8 @@ impl Route {
             ("verify", _) => Route::Verify,
             ("perturb", _) => Route::Perturb,
             ("evaluate", _) => Route::Evaluate,
+            ("runs", Some(id)) if !id.is_empty() => Route::Run(decode(id)),
+            ("runs", _) => Route::Runs,
             _ => Route::Datasets,
         }
     }
@@ -33,6 +37,8 @@ impl Route {
             Route::Verify => "#/verify".to_string(),
             Route::Perturb => "#/perturb".to_string(),
             Route::Evaluate => "#/evaluate".to_string(),
+            Route::Runs => "#/runs".to_string(),
+            Route::Run(id) => format!("#/runs/{}", encode(id)),
         }
     }
 }

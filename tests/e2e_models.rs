@@ -11,7 +11,7 @@ use execbench_mockserver::{AnswerPolicy, Cors, Fault, FaultRule, MockConfig, Moc
 use execbench_testkit::browser::Browser;
 use fantoccini::Locator;
 
-use common::open_evaluate;
+use common::{open_evaluate, start_api_run};
 
 const KEY: &str = "sk-e2e-SECRET-7171";
 
@@ -69,7 +69,7 @@ async fn a_run_with_faults_scores_every_sample_within_the_concurrency() {
     b.fill("[data-testid=eval-limit]", "50").await;
     scroll_to(&b, "[data-testid=api-settings]").await;
     b.screenshot("models-settings").await;
-    b.click("[data-testid=eval-run]").await;
+    start_api_run(&b).await;
     b.wait_text("[data-testid=eval-live]", Duration::from_secs(30), |t| t.contains("running")).await;
     scroll_to(&b, ".eval-progress").await;
     b.screenshot("models-running").await;
@@ -165,7 +165,7 @@ async fn stop_cancels_requests_in_flight() {
     b.fill("[data-testid=api-concurrency]", "3").await;
     b.fill("[data-testid=eval-n]", "1").await;
     b.fill("[data-testid=eval-limit]", "20").await;
-    b.click("[data-testid=eval-run]").await;
+    start_api_run(&b).await;
     // A streamed response fills in live (the server spreads its latency over the stream).
     b.wait_text("[data-testid=live-transcript]", Duration::from_secs(20), |t| t.contains("[ANSWER]")).await;
     scroll_to(&b, ".eval-progress").await;
@@ -206,7 +206,7 @@ async fn retry_errors_asks_only_for_the_failed_samples() {
     b.click("[data-testid=api-remember]").await;
     b.fill("[data-testid=eval-n]", "1").await;
     b.fill("[data-testid=eval-limit]", "12").await;
-    b.click("[data-testid=eval-run]").await;
+    start_api_run(&b).await;
     let state = b.wait_text("[data-testid=eval-state]", Duration::from_secs(60), |t| !t.is_empty()).await;
     assert_eq!(state, "finished: 10 scored, 2 errors");
     // 9 of the 10 scored samples are right: the two errors are not counted as wrong.
@@ -276,7 +276,7 @@ async fn anthropic_and_gemini_formats_run_from_the_page() {
         b.fill("[data-testid=api-base-url]", &format!("{}{path}", mock.base_url())).await;
         b.fill("[data-testid=api-model]", "mock-model").await;
         b.fill("[data-testid=api-key]", KEY).await;
-        b.click("[data-testid=eval-run]").await;
+        start_api_run(&b).await;
         let state = b.wait_text("[data-testid=eval-state]", Duration::from_secs(60), |t| !t.is_empty() && !t.starts_with("Evaluating")).await;
         assert_eq!(state, "finished", "{provider}");
         assert_eq!(b.wait_text("[data-testid=pass1-output-strict]", Duration::from_secs(5), |_| true).await, "83.3", "{provider}: 5 of 6 right");

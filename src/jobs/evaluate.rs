@@ -10,14 +10,22 @@ use std::sync::Arc;
 use execbench_eval::Task;
 use execbench_eval::report::{SampleResult, summarize};
 use execbench_eval::score::Mode;
+use execbench_core::Sample;
+use execbench_providers::{HttpRequest, ProviderError};
 use execbench_run::api::ApiModel;
-use execbench_run::io::NoStore;
+use execbench_run::cost::SpendCap;
+use execbench_run::engine::PriorAnswers;
+use execbench_run::io::{HttpClient, HttpHead, ResponseBody};
+use execbench_run::runfile::{FORMAT, PriceUsed, RunManifest, dataset_hash};
+use execbench_run::simulate::{SimulatedBody, SimulatedHttp, Simulation};
+use execbench_run::store::{Recorder, RunEntry, RunState};
 use execbench_run::{CancelToken, EvalJob, Event, Io, Responder, RunEnd, RunStatus, SampleRecord, run_evaluation};
 use leptos::prelude::*;
 
 use super::JobProgress;
+use super::runs::Runs;
 use crate::browser::clock::BrowserClock;
-use crate::browser::fetch::FetchHttp;
+use crate::browser::fetch::{FetchBody, FetchHttp};
 use crate::browser::python::PythonWorker;
 use crate::components::evaluation::{ModeResults, RunResults};
 
@@ -40,16 +48,17 @@ pub struct EvaluationJob {
     pub status: RwSignal<Option<RunStatus>>,
     /// Streamed text of the samples in flight: (sample id, text of each response).
     pub transcripts: RwSignal<Vec<(String, Vec<String>)>>,
-    /// The last API run, for "Retry errors" (its key stays in memory only).
+    /// The last run of this page that can be retried (its key stays in memory only).
     pub last_api_run: StoredValue<Option<LastApiRun>, LocalStorage>,
+    /// The stored run the job writes to.
+    pub run_id: RwSignal<Option<String>>,
 }
 
 #[derive(Clone)]
 pub struct LastApiRun {
-    model: ApiModel,
-    job: EvalJob,
-    records: Vec<SampleRecord>,
-    dataset: String,
+    pub model: ApiModel,
+    pub run_id: String,
+    pub samples: Vec<Sample>,
 }
 
 /// The settings of an evaluation, checked before anything runs.
@@ -57,6 +66,106 @@ pub struct EvaluationPlan {
     pub responder: Responder,
     pub job: EvalJob,
     pub shown: Shown,
+    /// The price its costs are computed with (and the spend cap's), where known.
+    pub price: Option<PriceUsed>,
+    /// The simulated model's behaviour, when the provider is the simulated one.
+    pub simulation: Option<Simulation>,
+}
+
+/// Where the job's records go: a new stored run, or one already stored (Resume, Retry errors,
+/// Extend), with its records so far.
+pub enum Target {
+    /// A new run; `pilot`: ask only its first samples now (the run then pauses, and Resume asks
+    /// for the rest).
+    New { pilot: Option<usize> },
+    Stored { entry: RunEntry, records: Vec<SampleRecord> },
+}
+
+/// The page's HTTP: `fetch`, or the simulated model answering in the page.
+enum PageHttp {
+    Fetch(FetchHttp),
+    Simulated(SimulatedHttp<BrowserClock>),
+}
+
+enum PageBody {
+    Fetch(FetchBody),
+    Simulated(SimulatedBody),
+}
+
+impl ResponseBody for PageBody {
+    async fn chunk(&mut self) -> Result<Option<Vec<u8>>, ProviderError> {
+        match self {
+            PageBody::Fetch(b) => b.chunk().await,
+            PageBody::Simulated(b) => b.chunk().await,
+        }
+    }
+}
+
+impl HttpClient for PageHttp {
+    type Body = PageBody;
+    async fn send(&self, request: &HttpRequest) -> Result<HttpHead<PageBody>, ProviderError> {
+        match self {
+            PageHttp::Fetch(h) => h.send(request).await.map(|head| HttpHead { status: head.status, headers: head.headers, body: PageBody::Fetch(head.body) }),
+            PageHttp::Simulated(h) => h.send(request).await.map(|head| HttpHead { status: head.status, headers: head.headers, body: PageBody::Simulated(head.body) }),
+        }
+    }
+}
+
+/// The run's store, timed: how long each record takes to be written (median and p99 are shown
+/// with the results, and read by the benchmark).
+struct TimedStore<'r, 'a, S: execbench_run::store::RunStore> {
+    recorder: &'r Recorder<'a, S>,
+    times_ms: RefCell<Vec<f64>>,
+}
+
+impl<S: execbench_run::store::RunStore> execbench_run::ResultStore for TimedStore<'_, '_, S> {
+    async fn put(&self, record: &SampleRecord) -> Result<(), String> {
+        let started = crate::browser::clock::now_ms();
+        let result = self.recorder.record(record).await.map_err(|e| e.to_string());
+        self.times_ms.borrow_mut().push(crate::browser::clock::now_ms() - started);
+        result
+    }
+}
+
+/// (median, p99) of write times, ms.
+pub fn write_times(times: &[f64]) -> Option<(f64, f64)> {
+    if times.is_empty() {
+        return None;
+    }
+    let mut sorted = times.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    let at = |q: f64| sorted[((sorted.len() - 1) as f64 * q).round() as usize];
+    Some((at(0.5), at(0.99)))
+}
+
+/// A new run's manifest: what it is, without any key.
+pub fn new_manifest(plan: &EvaluationPlan, dataset: &str) -> RunManifest {
+    let now = js_sys::Date::now();
+    let salt = (js_sys::Math::random() * 65536.0) as u32;
+    let (model, api) = match (&plan.responder, &plan.shown.rescore) {
+        (_, Some((file, _, _))) => (format!("re-scored {file}"), None),
+        (Responder::Api(m), None) => (m.name(), Some(m.settings.clone())),
+        (Responder::Offline(m), None) => (m.name(), None),
+    };
+    RunManifest {
+        format: FORMAT.to_string(),
+        run_id: format!("run-{}-{salt:04x}", now as u64),
+        model,
+        api,
+        dataset: dataset.to_string(),
+        dataset_hash: dataset_hash(&plan.job.samples),
+        samples: plan.job.samples.len(),
+        task: plan.job.template.task,
+        template: plan.job.template.clone(),
+        n: plan.job.n,
+        modes: plan.job.modes.clone(),
+        created: (now / 1000.0) as u64,
+        app_version: env!("CARGO_PKG_VERSION").to_string(),
+        provenance: None,
+        simulation: plan.simulation,
+        price: plan.price.clone(),
+        spend_cap: plan.job.spend_cap.map(|c| c.limit),
+    }
 }
 
 /// How a job's results are labelled, beyond what the engine reports.
@@ -79,6 +188,7 @@ impl EvaluationJob {
             status: RwSignal::new(None),
             transcripts: RwSignal::new(Vec::new()),
             last_api_run: StoredValue::new_local(None),
+            run_id: RwSignal::new(None),
         }
     }
 
@@ -102,19 +212,31 @@ impl EvaluationJob {
         });
     }
 
-    /// "Retry errors": the last API run again, asking only for the samples that ended in an error.
-    pub fn retry_errors(self, python: PythonWorker) {
+    /// "Retry errors" on the Evaluate page: the last run again, asking only for the samples that
+    /// ended in an error (with the key still in memory).
+    pub fn retry_errors(self, python: PythonWorker, runs: Runs) {
         let Some(last) = self.last_api_run.get_value() else { return };
-        let LastApiRun { model, mut job, records, dataset } = last;
-        let kept: Vec<SampleRecord> = records.into_iter().filter(|r| !r.is_error()).collect();
-        job.done = kept.iter().map(|r| r.sample_id.clone()).collect();
-        self.launch(python, EvaluationPlan { responder: Responder::Api(model), job, shown: Shown::default() }, dataset, kept);
+        let Some(entry) = runs.entry(&last.run_id) else { return self.error.set(Some(format!("run {} is no longer stored", last.run_id))) };
+        let dataset = entry.manifest.dataset.clone();
+        leptos::task::spawn_local(async move {
+            match continue_plan(runs, &entry, &last.samples, Some(last.model.key.clone().unwrap_or_default()).filter(|k| !k.is_empty()), Continue::RetryErrors).await {
+                Ok((plan, target)) => self.launch(python, runs, plan, dataset, target),
+                Err(e) => self.error.set(Some(e)),
+            }
+        });
     }
 
-    /// Runs a plan with the library's engine; the page only shows what it reports. `earlier`:
-    /// records kept from a previous run of the same job (Retry errors), merged into the results.
-    pub fn launch(self, python: PythonWorker, plan: EvaluationPlan, dataset: String, earlier: Vec<SampleRecord>) {
-        let EvaluationPlan { mut responder, job, shown } = plan;
+    /// Runs a plan with the library's engine, every finished sample written to the run's store
+    /// before it is shown; the page only shows what the job reports.
+    pub fn launch(self, python: PythonWorker, runs: Runs, plan: EvaluationPlan, dataset: String, target: Target) {
+        let manifest = match &target {
+            Target::New { .. } => new_manifest(&plan, &dataset),
+            Target::Stored { entry, .. } => entry.manifest.clone(),
+        };
+        let EvaluationPlan { mut responder, mut job, shown, simulation, .. } = plan;
+        if let Target::New { pilot: Some(first) } = target {
+            job.samples.truncate(first);
+        }
         let to_ask = job.samples.len() - job.done.len();
         let (name, label) = match &shown.rescore {
             Some((file, _, _)) => (file.clone(), format!("Re-scoring {file} ({to_ask} samples)")),
@@ -126,8 +248,40 @@ impl EvaluationJob {
             Responder::Api(model) => Some(model.clone()),
             Responder::Offline(_) => None,
         };
+        let run_id = manifest.run_id.clone();
+        self.run_id.set(Some(run_id.clone()));
         leptos::task::spawn_local(async move {
             let started = js_sys::Date::now();
+            let store = runs.store().await;
+            let (entry, earlier) = match target {
+                Target::New { .. } => (RunEntry::new(manifest, started), Vec::new()),
+                Target::Stored { entry, records } => (entry, records),
+            };
+            let recorder = Recorder::new(&*store, entry, &earlier, Box::new(js_sys::Date::now));
+            // Records a full disk refused earlier in this page go first.
+            let mut stored_first = Vec::new();
+            let mut failed: Option<String> = recorder.set_state(RunState::Running, None).await.err().map(|e| e.to_string());
+            if failed.is_none() {
+                let pending = runs.take_unsaved(&run_id);
+                for (i, record) in pending.iter().enumerate() {
+                    if let Err(e) = recorder.record(record).await {
+                        runs.keep_unsaved(&run_id, pending[i..].to_vec());
+                        failed = Some(e.to_string());
+                        break;
+                    }
+                    stored_first.push(record.clone());
+                }
+            }
+            if let Some(e) = failed {
+                self.error.set(Some(format!("The run cannot start: {e}")));
+                self.progress.finish(0, "not started");
+                return;
+            }
+            runs.active.update(|a| {
+                a.insert(run_id.clone());
+            });
+            runs.show(recorder.entry());
+            job.done.extend(stored_first.iter().map(|r| r.sample_id.clone()));
             let live_text: RefCell<BTreeMap<String, Vec<String>>> = RefCell::new(BTreeMap::new());
             let answers = Cell::new(0usize);
             let on_event = |event: Event| match event {
@@ -137,6 +291,7 @@ impl EvaluationJob {
                         self.answers_judged.set(answers.get());
                         self.status.set(Some(status.clone()));
                         self.transcripts.set(live_text.borrow().iter().map(|(id, texts)| (id.clone(), texts.clone())).collect());
+                        runs.show(recorder.entry());
                     }
                 }
                 Event::Delta { sample_id, choice, text } => {
@@ -156,49 +311,53 @@ impl EvaluationJob {
                     answers.set(answers.get() + record.results.iter().map(|r| r.answers.len()).sum::<usize>());
                 }
             };
-            let io = Io { python: &python, http: &FetchHttp, clock: &BrowserClock, store: &NoStore };
+            let http = match simulation {
+                Some(simulation) => PageHttp::Simulated(SimulatedHttp::new(BrowserClock, simulation, &job.samples, &job.template)),
+                None => PageHttp::Fetch(FetchHttp),
+            };
+            let timed = TimedStore { recorder: &recorder, times_ms: RefCell::new(Vec::new()) };
+            let io = Io { python: &python, http: &http, clock: &BrowserClock, store: &timed };
             let outcome = run_evaluation(&job, &mut responder, io, &cancel, &on_event).await;
+            let store_times = timed.times_ms.take();
             self.transcripts.set(Vec::new());
-            let mut records = earlier;
-            records.extend(outcome.records);
-            records.sort_by_key(|r| r.index);
-            let task = job.template.task;
-            let mut rows: Vec<Vec<SampleResult>> = (0..job.modes.len()).map(|i| records.iter().filter_map(|r| r.results.get(i).cloned()).collect()).collect();
-            if shown.rescore.is_some() {
-                // Published answers were not prompted here: no prompt to show or export.
-                rows.iter_mut().flatten().for_each(|row| row.prompt = None);
+
+            // How the stored run ends: finished, paused (Stop, the spend cap, a full disk), failed.
+            let missing = recorder.entry().missing();
+            let state = match &outcome.end {
+                RunEnd::Finished if missing > 0 => (RunState::Paused, Some(format!("{missing} samples not asked yet: Resume asks for them"))),
+                RunEnd::Finished => (RunState::Finished, None),
+                RunEnd::Stopped => (RunState::Paused, Some("stopped: Resume asks for the rest".to_string())),
+                RunEnd::SpendCap { .. } | RunEnd::StoreFailed(_) => (RunState::Paused, Some(outcome.end.describe())),
+                RunEnd::ProviderStopped(_) => (RunState::Failed, Some(outcome.end.describe())),
+            };
+            runs.keep_unsaved(&run_id, outcome.unsaved.clone());
+            if let Err(e) = recorder.set_state(state.0, state.1).await {
+                runs.problem.set(Some(format!("the run's state could not be stored: {e}")));
             }
-            let errors: Vec<(String, String)> = records.iter().filter_map(|r| r.error.as_ref().map(|e| (r.sample_id.clone(), e.message.clone()))).collect();
-            let usage = api_model.as_ref().map(|_| {
-                records.iter().filter_map(|r| r.usage).fold(execbench_providers::Usage::default(), |mut total, u| {
-                    total.add(&u);
-                    total
-                })
+            runs.active.update(|a| {
+                a.remove(&run_id);
             });
-            let now = js_sys::Date::now();
+            let entry = recorder.entry();
+            runs.show(entry.clone());
+            runs.refresh_storage();
+
+            // Every record of the run: the stored ones, replaced by this session's.
+            let mut by_id: BTreeMap<String, SampleRecord> = earlier.into_iter().chain(stored_first).chain(outcome.records.iter().cloned()).chain(outcome.unsaved.iter().cloned()).map(|r| (r.sample_id.clone(), r)).collect();
+            let mut records: Vec<SampleRecord> = std::mem::take(&mut by_id).into_values().collect();
+            records.sort_by_key(|r| r.index);
+            let mut run = results_of(&entry, &records, shown.rescore.is_some());
+            run.source = name;
+            run.elapsed_ms = js_sys::Date::now() - started;
+            run.python_runs = outcome.python_runs;
+            run.missing = shown.rescore.as_ref().map_or(0, |r| r.1);
+            run.unknown = shown.rescore.as_ref().map_or(0, |r| r.2);
+            run.requests = outcome.status.requests_sent;
+            run.most_concurrent = outcome.most_concurrent;
+            run.stopped = outcome.end != RunEnd::Finished;
+            run.end = outcome.end.describe();
+            run.store_times = write_times(&store_times).map(|(median, p99)| (store_times.len(), median, p99));
             self.answers_judged.set(answers.get());
             self.status.set(Some(outcome.status.clone()));
-            let run = RunResults {
-                id: 0,
-                source: name,
-                dataset: dataset.clone(),
-                task,
-                template: shown.rescore.is_none().then(|| job.template.name.clone()),
-                n: shown.rescore.is_none().then_some(job.n),
-                per_mode: per_mode_results(task, &job.modes, rows),
-                planned: job.samples.len(),
-                stopped: outcome.end != RunEnd::Finished,
-                elapsed_ms: now - started,
-                python_runs: outcome.python_runs,
-                missing: shown.rescore.as_ref().map_or(0, |r| r.1),
-                unknown: shown.rescore.as_ref().map_or(0, |r| r.2),
-                errors,
-                usage,
-                requests: outcome.status.requests_sent,
-                most_concurrent: outcome.most_concurrent,
-                end: outcome.end.describe(),
-                sent: records.iter().find_map(|r| r.sent.clone()),
-            };
             let scored = run.scored();
             let ended = match &outcome.end {
                 RunEnd::Finished if run.errors.is_empty() => "finished".to_string(),
@@ -206,16 +365,119 @@ impl EvaluationJob {
                 RunEnd::Stopped => format!("stopped after {} of {} samples", records.len(), job.samples.len()),
                 other => other.describe(),
             };
-            if let RunEnd::ProviderStopped(e) = &outcome.end {
-                self.error.set(Some(format!("The provider stopped the run: {e}")));
+            match &outcome.end {
+                RunEnd::ProviderStopped(e) => self.error.set(Some(format!("The provider stopped the run: {e}"))),
+                RunEnd::StoreFailed(_) => self.error.set(Some(format!("The run paused: {}", outcome.end.describe()))),
+                _ => {}
             }
-            self.last_api_run.set_value(api_model.map(|model| LastApiRun { model, job, records, dataset }));
+            self.last_api_run.set_value(api_model.map(|model| LastApiRun { model, run_id: run_id.clone(), samples: job.samples.clone() }));
             self.add_run(run);
             self.progress.finish(outcome.status.done, &ended);
         });
     }
 }
 
+/// The results view of a stored run's records (the Evaluate page after a run, the Runs page when
+/// a run is opened). `rescored`: published answers, not prompted here (no prompts shown).
+pub fn results_of(entry: &RunEntry, records: &[SampleRecord], rescored: bool) -> RunResults {
+    let manifest = &entry.manifest;
+    let task = manifest.task;
+    let mut rows: Vec<Vec<SampleResult>> = (0..manifest.modes.len()).map(|i| records.iter().filter_map(|r| r.results.get(i).cloned()).collect()).collect();
+    if rescored {
+        rows.iter_mut().flatten().for_each(|row| row.prompt = None);
+    }
+    let errors: Vec<(String, String)> = records.iter().filter_map(|r| r.error.as_ref().map(|e| (r.sample_id.clone(), e.message.clone()))).collect();
+    let usage = (manifest.api.is_some()).then(|| entry.tally.usage);
+    RunResults {
+        id: 0,
+        source: manifest.model.clone(),
+        dataset: manifest.dataset.clone(),
+        task,
+        template: (!rescored).then(|| manifest.template.name.clone()),
+        n: (!rescored).then_some(manifest.n),
+        per_mode: per_mode_results(task, &manifest.modes, rows),
+        planned: manifest.samples,
+        stopped: entry.state != RunState::Finished,
+        elapsed_ms: entry.active_ms,
+        python_runs: 0,
+        missing: 0,
+        unknown: 0,
+        errors,
+        usage,
+        requests: 0,
+        most_concurrent: 0,
+        end: match &entry.note {
+            Some(note) => format!("{}: {note}", entry.state.label()),
+            None => entry.state.label().to_string(),
+        },
+        sent: records.iter().find_map(|r| r.sent.clone()),
+        cost: manifest.cost(&entry.tally.usage),
+        store_times: None,
+    }
+}
+
+/// What to do with a stored run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Continue {
+    /// Ask for the samples with no record.
+    Resume,
+    /// Ask again for the samples whose record is an error.
+    RetryErrors,
+    /// Ask `extra` more answers of every sample (n grows).
+    Extend { extra: usize },
+}
+
+/// A plan that carries a stored run on, checked against the dataset the page has now: its first
+/// `samples` samples must be the run's (same content hash), else the plan is refused with what
+/// differs. `key`: for an API run whose provider needs one.
+pub async fn continue_plan(runs: Runs, entry: &RunEntry, dataset: &[Sample], key: Option<String>, what: Continue) -> Result<(EvaluationPlan, Target), String> {
+    let manifest = &entry.manifest;
+    if manifest.model.starts_with("re-scored ") || manifest.model.starts_with("replay") {
+        return Err(format!("{} replayed a file: import the file again on the Evaluate page to run it", manifest.run_id));
+    }
+    let samples: Vec<Sample> = dataset.iter().take(manifest.samples).cloned().collect();
+    let mut now = manifest.clone();
+    now.samples = samples.len();
+    now.dataset_hash = dataset_hash(&samples);
+    let conflicts = manifest.resume_conflicts(&now);
+    if !conflicts.is_empty() {
+        return Err(format!("{} cannot go on with the dataset loaded now: {}. Load the run's dataset ({}) first.", manifest.run_id, conflicts.join("; "), manifest.dataset));
+    }
+    let responder = match &manifest.api {
+        Some(settings) => {
+            let needs_key = settings.endpoint.preset().is_some_and(|p| p.key_required);
+            if needs_key && key.as_deref().is_none_or(str::is_empty) {
+                return Err(format!("{} needs the API key of {}: enter it above (it is not stored unless you ask)", manifest.run_id, settings.endpoint.provider));
+            }
+            Responder::Api(ApiModel { settings: settings.clone(), key })
+        }
+        None => match manifest.model.as_str() {
+            "oracle" => Responder::Offline(Box::new(execbench_eval::models::Oracle::default())),
+            "echo-first-argument" => Responder::Offline(Box::new(execbench_eval::models::EchoFirstArgument)),
+            "type-default" => Responder::Offline(Box::new(execbench_eval::models::TypeDefault)),
+            other => return Err(format!("{}: the model `{other}` cannot be run again from here", manifest.run_id)),
+        },
+    };
+    let store = runs.store().await;
+    let records = execbench_run::store::RunStore::records(&*store, manifest.run_id.as_str()).await.map_err(|e| e.to_string())?;
+    let mut entry = entry.clone();
+    let mut job = EvalJob::new(samples, manifest.template.clone(), manifest.n, manifest.modes.clone());
+    match what {
+        Continue::Resume => job.done = records.iter().map(|r| r.sample_id.clone()).collect(),
+        Continue::RetryErrors => job.done = records.iter().filter(|r| !r.is_error()).map(|r| r.sample_id.clone()).collect(),
+        Continue::Extend { extra } => {
+            job.n = manifest.n + extra;
+            entry.manifest.n = job.n;
+            job.prior = records.iter().filter_map(|r| PriorAnswers::of(r).map(|p| (r.sample_id.clone(), p))).collect();
+            // Errors and samples without a record are asked for all n.
+        }
+    }
+    if let (Some(limit), Some(price)) = (manifest.spend_cap, &manifest.price) {
+        job.spend_cap = Some(SpendCap { limit, price: price.price, spent_before: price.price.cost(&entry.tally.usage) });
+    }
+    let plan = EvaluationPlan { responder, job, shown: Shown::default(), price: manifest.price.clone(), simulation: manifest.simulation };
+    Ok((plan, Target::Stored { entry, records }))
+}
 impl Default for EvaluationJob {
     fn default() -> Self {
         Self::new()

@@ -4,10 +4,12 @@
 
 pub mod evaluate;
 pub mod perturb;
+pub mod runs;
 pub mod verify;
 
 pub use evaluate::EvaluationJob;
 pub use perturb::PerturbRun;
+pub use runs::Runs;
 pub use verify::VerifyRun;
 
 use execbench_run::CancelToken;

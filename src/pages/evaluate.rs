@@ -8,7 +8,7 @@
 //! root owner, so a run carries on, and its results stay, while the user looks at other pages.
 
 use std::cell::OnceCell;
-use std::collections::{BTreeSet, HashMap};
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use execbench_core::{LoadReport, Sample};
@@ -17,15 +17,20 @@ use execbench_eval::generations::{Generations, import_generations};
 use execbench_eval::models::{EchoFirstArgument, Oracle, Replay, TypeDefault};
 use execbench_eval::prompt::{Style, default_template};
 use execbench_eval::report::{SampleResult, from_jsonl};
-use execbench_eval::score::{Mode, ScoreOptions};
-use execbench_run::runfile::{RunFile, read_run_file};
+use execbench_eval::score::Mode;
+use execbench_run::api::ApiModel;
+use execbench_run::cost::SpendCap;
+use execbench_run::cost::estimate::{Estimate, PilotFigures, describe, estimate_run, estimate_tokens};
+use execbench_run::runfile::{PriceUsed, RunFile, read_run_file};
+use execbench_run::simulate::Simulation;
+use execbench_run::store::{RunEntry, RunStore};
 use execbench_run::{EvalJob, Responder};
 use leptos::prelude::*;
 
 use crate::app::{AppState, DatasetState};
 use crate::browser::python::{PythonWorker, use_python};
-use crate::jobs::EvaluationJob;
-use crate::jobs::evaluate::{EvaluationPlan, Shown};
+use crate::jobs::evaluate::{Continue, EvaluationPlan, Shown, Target, continue_plan};
+use crate::jobs::{EvaluationJob, Runs};
 use crate::components::evaluation::exports::ResultsExports;
 use crate::components::evaluation::model_settings::{ApiForm, ApiSettingsPanel};
 use crate::components::evaluation::sample_table::SampleTable;
@@ -154,6 +159,10 @@ struct EvaluateState {
     api: ApiForm,
     /// The running evaluation and the results (`crate::jobs::EvaluationJob`).
     job: EvaluationJob,
+    /// A model API run waiting for the user's go after its estimate.
+    pending: RwSignal<Option<Arc<PendingRun>>>,
+    /// The run whose pilot is running: its estimate is made again when the pilot ends.
+    pilot_of: StoredValue<Option<Arc<PendingRun>>, LocalStorage>,
 }
 
 impl EvaluateState {
@@ -171,6 +180,8 @@ impl EvaluateState {
             rescore_task: RwSignal::new(Task::Output),
             api: ApiForm::new(),
             job: EvaluationJob::new(),
+            pending: RwSignal::new(None),
+            pilot_of: StoredValue::new_local(None),
         }
     }
 
@@ -200,6 +211,12 @@ fn evaluate_state() -> EvaluateState {
     })
 }
 
+/// The evaluation job (it lives with this page's state, under the app's root owner): the Runs
+/// page runs Resume, Retry errors and Extend with it too, so one evaluation runs at a time.
+pub fn evaluation_job() -> EvaluationJob {
+    evaluate_state().job
+}
+
 fn plan_evaluation(state: EvaluateState, report: &LoadReport) -> Result<EvaluationPlan, String> {
     let task = state.task.get_untracked();
     let template = state.templates.for_evaluation(task)?;
@@ -217,8 +234,18 @@ fn plan_evaluation(state: EvaluateState, report: &LoadReport) -> Result<Evaluati
         "" => report.samples.len(),
         text => text.parse::<usize>().ok().filter(|l| *l > 0).ok_or(format!("first samples: `{text}` is not a positive whole number"))?,
     };
+    let (mut price, mut simulation, mut spend_cap) = (None, None, None);
     let responder = match state.model.get_untracked() {
-        ModelChoice::Api => Responder::Api(state.api.model()?),
+        ModelChoice::Api => {
+            let model = state.api.model()?;
+            simulation = state.api.simulation()?;
+            price = state.api.price()?;
+            if let Some(limit) = state.api.spend_cap()? {
+                let used = price.as_ref().ok_or("spend cap: it needs a price for this model (enter one)")?;
+                spend_cap = Some(SpendCap { limit, price: used.price, spent_before: 0.0 });
+            }
+            Responder::Api(model)
+        }
         ModelChoice::Oracle => Responder::Offline(Box::new(Oracle::default())),
         ModelChoice::EchoFirstArgument => Responder::Offline(Box::new(EchoFirstArgument)),
         ModelChoice::TypeDefault => Responder::Offline(Box::new(TypeDefault)),
@@ -232,17 +259,103 @@ fn plan_evaluation(state: EvaluateState, report: &LoadReport) -> Result<Evaluati
         },
     };
     let samples = report.samples.iter().take(limit).cloned().collect();
-    Ok(EvaluationPlan { responder, job: EvalJob::new(samples, template, n, modes), shown: Shown::default() })
+    let mut job = EvalJob::new(samples, template, n, modes);
+    job.spend_cap = spend_cap;
+    Ok(EvaluationPlan { responder, job, shown: Shown::default(), price, simulation })
 }
 
-fn start_evaluation(state: EvaluateState, python: PythonWorker, report: Arc<LoadReport>, dataset: String) {
+/// A run waiting for the user's go after its cost estimate (API models only).
+pub struct PendingRun {
+    model: ApiModel,
+    job: EvalJob,
+    price: Option<PriceUsed>,
+    simulation: Option<Simulation>,
+    dataset: String,
+    estimate: Estimate,
+    /// The stored run whose pilot gave the estimate: going on resumes it.
+    pilot_run: Option<RunEntry>,
+}
+
+impl PendingRun {
+    fn plan(&self) -> EvaluationPlan {
+        EvaluationPlan { responder: Responder::Api(self.model.clone()), job: self.job.clone(), shown: Shown::default(), price: self.price.clone(), simulation: self.simulation }
+    }
+}
+
+/// The estimate of a run before it starts (prompt tokens counted from the rendered prompts,
+/// output from max tokens or a pilot's measured lengths).
+fn estimate_for(model: &ApiModel, job: &EvalJob, price: Option<&PriceUsed>, pilot: Option<&PilotFigures>) -> Estimate {
+    let prompts: Vec<String> = job.samples.iter().map(|s| job.template.render(s).text()).collect();
+    let requests = if model.settings.endpoint.supports_n() { 1 } else { job.n };
+    estimate_run(&prompts, job.n, requests, model.settings.params.max_tokens as u64, price.map(|p| p.price), pilot)
+}
+
+/// Samples a pilot asks for before the estimate is made again.
+const PILOT_SAMPLES: usize = 10;
+
+fn start_evaluation(state: EvaluateState, python: PythonWorker, runs: Runs, report: Arc<LoadReport>, dataset: String) {
     match plan_evaluation(state, &report) {
-        Ok(plan) => state.job.launch(python, plan, dataset, Vec::new()),
+        // A model API costs money: the estimate comes first, and the user says go.
+        Ok(EvaluationPlan { responder: Responder::Api(model), job, price, simulation, .. }) => {
+            state.job.error.set(None);
+            let estimate = estimate_for(&model, &job, price.as_ref(), None);
+            state.pending.set(Some(Arc::new(PendingRun { model, job, price, simulation, dataset, estimate, pilot_run: None })));
+        }
+        Ok(plan) => state.job.launch(python, runs, plan, dataset, Target::New { pilot: None }),
         Err(e) => state.job.error.set(Some(e)),
     }
 }
 
-fn start_rescore(state: EvaluateState, python: PythonWorker, report: Arc<LoadReport>, dataset: String) {
+/// The user's answer to the estimate: run it all, run a pilot first, or go on after the pilot.
+fn go_ahead(state: EvaluateState, python: PythonWorker, runs: Runs, pilot: bool) {
+    let Some(pending) = state.pending.get_untracked() else { return };
+    state.pending.set(None);
+    match &pending.pilot_run {
+        None => {
+            let target = Target::New { pilot: pilot.then_some(PILOT_SAMPLES) };
+            if pilot {
+                state.pilot_of.set_value(Some(pending.clone()));
+            }
+            state.job.launch(python, runs, pending.plan(), pending.dataset.clone(), target);
+        }
+        Some(entry) => {
+            let (entry, samples, key) = (entry.clone(), pending.job.samples.clone(), pending.model.key.clone());
+            leptos::task::spawn_local(async move {
+                match continue_plan(runs, &entry, &samples, key, Continue::Resume).await {
+                    Ok((plan, target)) => state.job.launch(python, runs, plan, entry.manifest.dataset.clone(), target),
+                    Err(e) => state.job.error.set(Some(e)),
+                }
+            });
+        }
+    }
+}
+
+/// After a pilot: the estimate again, from the pilot's measured usage.
+fn estimate_after_pilot(state: EvaluateState, runs: Runs) {
+    let Some(pending) = state.pilot_of.get_value() else { return };
+    state.pilot_of.set_value(None);
+    let Some(run_id) = state.job.run_id.get_untracked() else { return };
+    leptos::task::spawn_local(async move {
+        let store = runs.store().await;
+        let (Ok(records), Some(entry)) = (store.records(&run_id).await, runs.entry(&run_id)) else { return };
+        let first = &pending.job.samples[..PILOT_SAMPLES.min(pending.job.samples.len())];
+        let requests = if pending.model.settings.endpoint.supports_n() { 1 } else { pending.job.n };
+        let estimated: u64 = first.iter().map(|s| estimate_tokens(&pending.job.template.render(s).text())).sum::<u64>() * requests as u64;
+        let pilot = PilotFigures::from_records(&records, estimated);
+        let estimate = estimate_for(&pending.model, &pending.job, pending.price.as_ref(), Some(&pilot));
+        state.pending.set(Some(Arc::new(PendingRun {
+            model: pending.model.clone(),
+            job: pending.job.clone(),
+            price: pending.price.clone(),
+            simulation: pending.simulation,
+            dataset: pending.dataset.clone(),
+            estimate,
+            pilot_run: Some(entry),
+        })));
+    });
+}
+
+fn start_rescore(state: EvaluateState, python: PythonWorker, runs: Runs, report: Arc<LoadReport>, dataset: String) {
     let Some(file) = state.rescore_file.get_untracked() else {
         return state.job.error.set(Some("choose a generations file to re-score".to_string()));
     };
@@ -262,7 +375,8 @@ fn start_rescore(state: EvaluateState, python: PythonWorker, report: Arc<LoadRep
     let n = in_file.values().copied().max().unwrap_or(1).max(1);
     let job = EvalJob::new(samples, default_template(task, Style::Direct), n, Mode::ALL.to_vec());
     let responder = Responder::Offline(Box::new(Replay::from_generations(&file.name, generations)));
-    state.job.launch(python, EvaluationPlan { responder, job, shown: Shown { rescore: Some((file.name.clone(), missing, unknown)) } }, dataset, Vec::new());
+    let plan = EvaluationPlan { responder, job, shown: Shown { rescore: Some((file.name.clone(), missing, unknown)) }, price: None, simulation: None };
+    state.job.launch(python, runs, plan, dataset, Target::New { pilot: None });
 }
 
 /// A file input that loads an answers file into `target`.
@@ -290,12 +404,14 @@ pub fn EvaluatePage() -> impl IntoView {
         _ => None,
     };
     let idle = move || !state.job.progress.running.get();
+    // For handlers inside reactive views (which must be Send: the worker handle is not).
+    let python_kept = StoredValue::new_local(python.clone());
 
     let run_evaluation = {
         let python = python.clone();
         move |_| {
             if let DatasetState::Loaded(report) = app.dataset.get_untracked() {
-                start_evaluation(state, python.clone(), report, app.dataset_name.get_untracked());
+                start_evaluation(state, python.clone(), app.runs, report, app.dataset_name.get_untracked());
             }
         }
     };
@@ -303,14 +419,20 @@ pub fn EvaluatePage() -> impl IntoView {
         let python = python.clone();
         move |_| {
             if let DatasetState::Loaded(report) = app.dataset.get_untracked() {
-                start_rescore(state, python.clone(), report, app.dataset_name.get_untracked());
+                start_rescore(state, python.clone(), app.runs, report, app.dataset_name.get_untracked());
             }
         }
     };
+    // A pilot that ended: the estimate again, from what it measured.
+    Effect::new(move |_| {
+        if !state.job.progress.running.get() && state.pilot_of.with_value(|p| p.is_some()) {
+            estimate_after_pilot(state, app.runs);
+        }
+    });
     let stop = move |_| state.job.progress.stop();
     let run_retry = {
         let python = python.clone();
-        move |_| state.job.retry_errors(python.clone())
+        move |_| state.job.retry_errors(python.clone(), app.runs)
     };
     let can_retry = move || idle() && state.job.runs.with(|runs| runs.first().is_some_and(|r| !r.errors.is_empty())) && state.job.last_api_run.with_value(|l| l.is_some());
 
@@ -416,6 +538,27 @@ pub fn EvaluatePage() -> impl IntoView {
                     <div class="toolbar">
                         <button class="primary" data-testid="eval-run" on:click=run_evaluation disabled=move || !idle() || loaded().is_none()>"Run evaluation"</button>
                     </div>
+                    {move || state.pending.get().map(|pending| {
+                        let continuing = pending.pilot_run.is_some();
+                        let mut basis = pending.estimate.basis.clone();
+                        basis.push_str(". Prompt tokens are execbench's own count (within about 4% of OpenAI's tokenizers on CRUXEval prompts; other tokenizers not measured).");
+                        if let Some(price) = &pending.price {
+                            basis.push_str(&format!(" Price: {}.", price.source));
+                        }
+                        let go = move |_| go_ahead(state, python_kept.get_value(), app.runs, false);
+                        let pilot = move |_| go_ahead(state, python_kept.get_value(), app.runs, true);
+                        view! {
+                            <div class="estimate" role="dialog" aria-label="Cost estimate" data-testid="estimate">
+                                <p class="estimate-figure" data-testid="estimate-text">{describe(&pending.estimate)}</p>
+                                <p class="muted small" data-testid="estimate-basis">{basis}</p>
+                                <div class="toolbar">
+                                    <button class="primary" data-testid="estimate-go" on:click=go>{if continuing { "Continue the run" } else { "Start the run" }}</button>
+                                    {(!continuing).then(|| view! { <button data-testid="estimate-pilot" on:click=pilot>{format!("Pilot: the first {PILOT_SAMPLES} samples")}</button> })}
+                                    <button data-testid="estimate-cancel" on:click=move |_| state.pending.set(None)>"Cancel"</button>
+                                </div>
+                            </div>
+                        }
+                    })}
                 </fieldset>
                 <fieldset class="eval-panel" data-testid="rescore-form">
                     <legend>"Re-score published answers"</legend>
@@ -461,7 +604,14 @@ pub fn EvaluatePage() -> impl IntoView {
                     }}
                 </p>
                 {move || state.job.status.get().filter(|s| s.requests_sent > 0 || s.running > 0).map(|s| {
-                    let tokens = format!("{} requests · tokens: {} prompt, {} completion", s.requests_sent, s.usage.prompt_tokens, s.usage.completion_tokens);
+                    let mut tokens = format!("{} requests · tokens: {} prompt, {} completion", s.requests_sent, s.usage.prompt_tokens, s.usage.completion_tokens);
+                    let entry = state.job.run_id.get().and_then(|id| app.runs.entries.with(|e| e.iter().find(|e| e.id() == id).cloned()));
+                    if let Some(cost) = entry.as_ref().and_then(|e| e.manifest.cost(&e.tally.usage)) {
+                        tokens.push_str(&format!(" · cost so far {}", execbench_run::cost::format_usd(cost)));
+                        if let Some(cap) = entry.as_ref().and_then(|e| e.manifest.spend_cap) {
+                            tokens.push_str(&format!(" of a {} cap", execbench_run::cost::format_usd(cap)));
+                        }
+                    }
                     view! {
                         <p class="stats" data-testid="eval-live">{s.describe()}</p>
                         <p class="stats muted" data-testid="eval-tokens">{tokens}</p>
@@ -558,8 +708,16 @@ fn ResultsView(state: EvaluateState) -> impl IntoView {
                         let protocol = if deviations.is_empty() { "CodeCrash's protocol followed".to_string() } else { format!("differs from CodeCrash's protocol: {}", deviations.join("; ")) };
                         (sent.to_string(), protocol)
                     });
+                    let store_times = run.store_times.map(|(count, median, p99)| view! {
+                        <p class="stats muted" data-testid="store-timing" data-median=format!("{median:.3}") data-p99=format!("{p99:.3}") data-count=count.to_string()>
+                            {format!("{count} records stored in this browser: {median:.1} ms median, {p99:.1} ms p99 per record")}
+                        </p>
+                    });
+                    let cost = run.cost.map(|c| view! { <p class="stats" data-testid="run-cost-total">{format!("Cost: {}", execbench_run::cost::format_usd(c))}</p> });
                     view! {
                         <p class="stats" data-testid="run-timing">{timing}</p>
+                        {cost}
+                        {store_times}
                         {usage.map(|u| view! { <p class="stats" data-testid="run-usage">{u}</p> })}
                         {sent.map(|(sent, protocol)| view! {
                             <p class="stats" data-testid="run-protocol">{protocol}</p>

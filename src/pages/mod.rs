@@ -4,3 +4,4 @@ pub mod perturb;
 pub mod playground;
 pub mod sample;
 pub mod verify;
+pub mod runs;

@@ -15,3 +15,12 @@ pub async fn open_evaluate() -> (Browser, StaticServer) {
     browser.wait_text(".evaluate .muted", Duration::from_secs(30), |t| t.contains("(800 samples)")).await;
     (browser, server)
 }
+
+#[allow(dead_code)]
+/// Starts a model API run: Run evaluation, then "Start the run" in the cost estimate that comes
+/// first for every API model.
+pub async fn start_api_run(b: &Browser) {
+    b.click("[data-testid=eval-run]").await;
+    b.wait_text("[data-testid=estimate-text]", Duration::from_secs(20), |t| !t.is_empty()).await;
+    b.click("[data-testid=estimate-go]").await;
+}

@@ -223,6 +223,9 @@ async fn drive(b: &Browser, app_url: &str, mock: &MockServer) -> Result<Throughp
     js(b, FRAME_MONITOR).await?;
     let started = Instant::now();
     b.click("[data-testid=eval-run]").await;
+    // Every API run shows its cost estimate first.
+    wait_text(b, "[data-testid=estimate-go]", Duration::from_secs(20), |_| true).await?;
+    b.click("[data-testid=estimate-go]").await;
     let state = wait_text(b, "[data-testid=eval-state]", Duration::from_secs(600), |t| !t.is_empty()).await?;
     let wall_ms = started.elapsed().as_secs_f64() * 1000.0;
     let frames = js(b, "window.__frameMonitor = false; return [window.__longestFrame, window.__frames, window.__longestAt]").await?;

@@ -20,7 +20,7 @@ use crate::record::SampleRecord;
 use crate::runfile::RunManifest;
 
 /// Where a run stands.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum RunState {
     /// A job is running it now.

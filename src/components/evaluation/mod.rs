@@ -45,6 +45,10 @@ pub struct RunResults {
     pub end: String,
     /// API runs: the generation parameters as sent (from the first record that has them).
     pub sent: Option<serde_json::Value>,
+    /// Dollars the run's tokens cost, when its price is known.
+    pub cost: Option<f64>,
+    /// This session's record writes: (count, median ms, p99 ms).
+    pub store_times: Option<(usize, f64, f64)>,
 }
 
 #[derive(Clone, Debug, PartialEq)]

@@ -4,12 +4,20 @@
 
 use execbench_providers::{ConnectionVerdict, Endpoint, GenerationParams, MaxTokensField, preset, presets};
 use execbench_run::api::{ApiModel, ApiSettings};
+use execbench_run::cost::Price;
+use execbench_run::cost::prices::{PriceOverrides, PriceTable};
+use execbench_run::runfile::PriceUsed;
+use execbench_run::simulate::{self, Simulation};
 use leptos::prelude::*;
 
 use crate::browser::{clock::BrowserClock, fetch::FetchHttp, storage};
 
 const SETTINGS_KEY: &str = "execbench.api-settings";
 const KEY_PREFIX: &str = "execbench.api-key.";
+/// The user's own prices, by `provider/model` (`PriceOverrides`).
+const PRICES_KEY: &str = "execbench.prices";
+/// What a simulated run is priced as, to show the arithmetic (nothing is paid).
+const SIMULATED_PRICED_AS: (&str, &str) = ("openai", "gpt-4o-mini");
 /// Chromium's (and Firefox's) limit of HTTP/1.1 connections to one host.
 const BROWSER_CONNECTIONS_PER_HOST: u32 = 6;
 
@@ -34,6 +42,14 @@ pub struct ApiForm {
     pub thinking_budget: RwSignal<String>,
     pub testing: RwSignal<bool>,
     pub verdict: RwSignal<Option<ConnectionVerdict>>,
+    /// Dollars per million tokens; empty: the bundled table's (or the user's saved) price.
+    pub price_in: RwSignal<String>,
+    pub price_out: RwSignal<String>,
+    /// Dollars for the whole run; empty: no cap.
+    pub spend_cap: RwSignal<String>,
+    /// The simulated model: latency (ms) and every k-th sample wrong (empty: never).
+    pub sim_latency_ms: RwSignal<String>,
+    pub sim_wrong_every: RwSignal<String>,
 }
 
 /// What is kept between visits (never the key: that has its own opt-in entry).
@@ -68,6 +84,73 @@ impl ApiForm {
             thinking_budget: RwSignal::new(String::new()),
             testing: RwSignal::new(false),
             verdict: RwSignal::new(None),
+            price_in: RwSignal::new(String::new()),
+            price_out: RwSignal::new(String::new()),
+            spend_cap: RwSignal::new(String::new()),
+            sim_latency_ms: RwSignal::new("400".to_string()),
+            sim_wrong_every: RwSignal::new("4".to_string()),
+        }
+    }
+
+    pub fn is_simulated(self) -> bool {
+        self.provider.get() == simulate::PROVIDER
+    }
+
+    /// The simulated model's behaviour, when the provider is the simulated one.
+    pub fn simulation(self) -> Result<Option<Simulation>, String> {
+        if self.provider.get_untracked() != simulate::PROVIDER {
+            return Ok(None);
+        }
+        let latency = self.sim_latency_ms.get_untracked();
+        let latency_ms = latency.trim().parse::<u64>().map_err(|_| format!("simulated latency: `{latency}` is not a whole number of ms"))?;
+        let wrong = self.sim_wrong_every.get_untracked();
+        let wrong_every = match wrong.trim() {
+            "" | "0" => None,
+            t => Some(t.parse::<usize>().map_err(|_| format!("wrong every: `{t}` is not a whole number"))?),
+        };
+        Ok(Some(Simulation { latency_ms, wrong_every, reasoning_tokens: 0 }))
+    }
+
+    /// The price a run's costs use, and where it comes from: the fields (then saved as the user's
+    /// price for this model), the user's saved price, the bundled table, a local server's zero.
+    pub fn price(self) -> Result<Option<PriceUsed>, String> {
+        let (provider, model) = (self.provider.get_untracked(), self.model.get_untracked().trim().to_string());
+        let field = |signal: RwSignal<String>, name: &str| -> Result<Option<f64>, String> {
+            match signal.get_untracked().trim() {
+                "" => Ok(None),
+                t => t.parse::<f64>().ok().filter(|v| *v >= 0.0 && v.is_finite()).map(Some).ok_or(format!("{name}: `{t}` is not a price in dollars")),
+            }
+        };
+        let mut overrides = saved_prices();
+        match (field(self.price_in, "input price")?, field(self.price_out, "output price")?) {
+            (Some(input), Some(output)) => {
+                let price = Price::per_million(input, output);
+                overrides.set(&provider, &model, price);
+                let _ = storage::set(PRICES_KEY, &serde_json::to_string(&overrides).unwrap_or_default());
+                return Ok(Some(PriceUsed { price, source: format!("entered: ${input} / ${output} per 1M tokens") }));
+            }
+            (None, None) => {}
+            _ => return Err("price: enter both the input and the output price (dollars per 1M tokens), or neither".to_string()),
+        }
+        Ok(self.known_price(&overrides).map(|(price, source)| PriceUsed { price, source }))
+    }
+
+    /// The saved or bundled price of the chosen model (the fields' placeholders).
+    fn known_price(self, overrides: &PriceOverrides) -> Option<(Price, String)> {
+        let (provider, model) = (self.provider.get(), self.model.get());
+        let table = PriceTable::bundled();
+        if provider == simulate::PROVIDER {
+            let (p, m) = SIMULATED_PRICED_AS;
+            return table.price_for(p, m).map(|l| (l.price, format!("priced as {m} (LiteLLM, {}) to show the arithmetic: nothing is paid", table.date)));
+        }
+        overrides.resolve(table, &provider, model.trim())
+    }
+
+    /// The spend cap in dollars, if one is set.
+    pub fn spend_cap(self) -> Result<Option<f64>, String> {
+        match self.spend_cap.get_untracked().trim() {
+            "" => Ok(None),
+            t => t.parse::<f64>().ok().filter(|v| *v > 0.0 && v.is_finite()).map(Some).ok_or(format!("spend cap: `{t}` is not an amount in dollars")),
         }
     }
 
@@ -129,7 +212,7 @@ impl ApiForm {
         }
     }
 
-    fn pick_provider(self, id: String) {
+    pub fn pick_provider(self, id: String) {
         if let Some(p) = preset(&id) {
             self.base_url.set(p.base_url.to_string());
         }
@@ -145,6 +228,10 @@ impl ApiForm {
             Ok(e) => e,
             Err(e) => return self.verdict.set(Some(ConnectionVerdict::Failed(e))),
         };
+        if endpoint.provider == simulate::PROVIDER {
+            // Nothing to reach: the simulated model answers in this page.
+            return self.verdict.set(Some(ConnectionVerdict::Ok { model: format!("{} (simulated in this page)", endpoint.model), latency_ms: 0 }));
+        }
         self.keep();
         let key = self.key();
         self.testing.set(true);
@@ -221,6 +308,25 @@ pub fn ApiSettingsPanel(form: ApiForm) -> impl IntoView {
                     " stream"
                 </label>
             </div>
+            <Show when=move || form.is_simulated()>
+                <div class="row-fields" data-testid="sim-settings">
+                    {text_field("Simulated latency (ms)", form.sim_latency_ms, "sim-latency", "number", "narrow-field")}
+                    {text_field("Every k-th sample wrong", form.sim_wrong_every, "sim-wrong-every", "number", "narrow-field")}
+                </div>
+                <p class="muted small">"The simulated model answers in this page with the dataset's own answers (every k-th sample wrong), after the latency, with token counts of one per four characters: try a whole run, Resume and costs without a key or a provider."</p>
+            </Show>
+            <div class="row-fields">
+                <label class="field narrow-field">
+                    <span class="label">"Input $ / 1M tokens"</span>
+                    <input type="text" data-testid="price-in" placeholder=move || price_placeholder(form, true) prop:value=move || form.price_in.get() on:input=move |ev| form.price_in.set(event_target_value(&ev)) />
+                </label>
+                <label class="field narrow-field">
+                    <span class="label">"Output $ / 1M tokens"</span>
+                    <input type="text" data-testid="price-out" placeholder=move || price_placeholder(form, false) prop:value=move || form.price_out.get() on:input=move |ev| form.price_out.set(event_target_value(&ev)) />
+                </label>
+                {text_field("Spend cap ($)", form.spend_cap, "spend-cap", "text", "narrow-field")}
+            </div>
+            <p class="muted small" data-testid="price-source">{move || price_source(form)}</p>
             <Show when=move || {
                 let over = form.concurrency.get().trim().parse::<u32>().is_ok_and(|c| c > BROWSER_CONNECTIONS_PER_HOST);
                 over && form.base_url.get().trim().starts_with("http://")
@@ -236,5 +342,28 @@ pub fn ApiSettingsPanel(form: ApiForm) -> impl IntoView {
             </div>
             {verdict_view}
         </div>
+    }
+}
+
+fn saved_prices() -> PriceOverrides {
+    storage::get(PRICES_KEY).and_then(|t| serde_json::from_str(&t).ok()).unwrap_or_default()
+}
+
+fn price_placeholder(form: ApiForm, input: bool) -> String {
+    match form.known_price(&saved_prices()) {
+        Some((price, _)) => format!("{:.4}", if input { price.input } else { price.output } * 1e6).trim_end_matches('0').trim_end_matches('.').to_string(),
+        None => "unknown".to_string(),
+    }
+}
+
+/// Where the price comes from, in words, or what to do when none is known.
+fn price_source(form: ApiForm) -> String {
+    if !form.price_in.get().trim().is_empty() || !form.price_out.get().trim().is_empty() {
+        return "Your price, kept in this browser for this model. Costs are shown before, during and after a run; the spend cap pauses the run before a request that could pass it.".to_string();
+    }
+    let table = PriceTable::bundled();
+    match form.known_price(&saved_prices()) {
+        Some((_, source)) => format!("Price: {source}. Enter your own to override (bundled prices: {}, {}).", table.source, table.date),
+        None => "No price known for this model: enter one (dollars per 1M tokens) to see costs and use a spend cap.".to_string(),
     }
 }

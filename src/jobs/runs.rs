@@ -1,0 +1,240 @@
+//! Runs that survive the tab: the page's `RunStore` (IndexedDB, or memory where the browser keeps
+//! nothing), the list of stored runs the Runs page shows, and storage figures. Every evaluation
+//! writes its records here as they finish (through `execbench_run::store::Recorder`), so a reload
+//! or a closed tab loses at most the requests in flight.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::rc::Rc;
+
+use execbench_idbstore::IdbRunStore;
+use execbench_run::record::SampleRecord;
+use execbench_run::runfile::read_run_file;
+use execbench_run::store::{MemoryRunStore, RunEntry, RunState, RunStore, StoreResult, Tally};
+use leptos::prelude::*;
+
+use crate::browser::clock::BrowserClock;
+
+/// The IndexedDB database the page keeps its runs in.
+pub const DATABASE: &str = "execbench";
+
+/// IndexedDB, or memory when the browser refuses it (the page says so).
+pub enum PageStore {
+    Idb(IdbRunStore),
+    Memory(MemoryRunStore),
+}
+
+impl RunStore for PageStore {
+    async fn save_entry(&self, entry: &RunEntry) -> StoreResult<()> {
+        match self {
+            PageStore::Idb(s) => s.save_entry(entry).await,
+            PageStore::Memory(s) => s.save_entry(entry).await,
+        }
+    }
+
+    async fn put_record(&self, entry: &RunEntry, record: &SampleRecord) -> StoreResult<()> {
+        match self {
+            PageStore::Idb(s) => s.put_record(entry, record).await,
+            PageStore::Memory(s) => s.put_record(entry, record).await,
+        }
+    }
+
+    async fn entries(&self) -> StoreResult<Vec<RunEntry>> {
+        match self {
+            PageStore::Idb(s) => s.entries().await,
+            PageStore::Memory(s) => s.entries().await,
+        }
+    }
+
+    async fn entry(&self, run_id: &str) -> StoreResult<Option<RunEntry>> {
+        match self {
+            PageStore::Idb(s) => s.entry(run_id).await,
+            PageStore::Memory(s) => s.entry(run_id).await,
+        }
+    }
+
+    async fn records(&self, run_id: &str) -> StoreResult<Vec<SampleRecord>> {
+        match self {
+            PageStore::Idb(s) => s.records(run_id).await,
+            PageStore::Memory(s) => s.records(run_id).await,
+        }
+    }
+
+    async fn delete(&self, run_id: &str) -> StoreResult<()> {
+        match self {
+            PageStore::Idb(s) => s.delete(run_id).await,
+            PageStore::Memory(s) => s.delete(run_id).await,
+        }
+    }
+}
+
+/// The stored runs, in signals.
+#[derive(Clone, Copy)]
+pub struct Runs {
+    /// Every stored run, newest first (entries only: records are read when a run is opened).
+    pub entries: RwSignal<Vec<RunEntry>>,
+    /// The list has been read once.
+    pub loaded: RwSignal<bool>,
+    /// When it was (`performance.now()`, ms since the page began loading): the benchmark's
+    /// "time to a usable list".
+    pub loaded_at_ms: RwSignal<f64>,
+    /// (bytes used, quota) by this origin, where the browser says.
+    pub storage: RwSignal<Option<(f64, f64)>>,
+    /// A storage problem to show (no IndexedDB here, a failed read or write).
+    pub problem: RwSignal<Option<String>>,
+    /// Runs a job in this page is running now.
+    pub active: RwSignal<BTreeSet<String>>,
+    store: StoredValue<Option<Rc<PageStore>>, LocalStorage>,
+    /// Records the store refused (a full disk), by run: written first when the run resumes.
+    unsaved: StoredValue<BTreeMap<String, Vec<SampleRecord>>, LocalStorage>,
+}
+
+impl Runs {
+    /// Opens the store and reads the list. A run still marked running was cut off by a reload or
+    /// a closed tab (no job of this fresh page runs it): it becomes interrupted.
+    pub fn start() -> Runs {
+        let runs = Runs {
+            entries: RwSignal::new(Vec::new()),
+            loaded: RwSignal::new(false),
+            loaded_at_ms: RwSignal::new(0.0),
+            storage: RwSignal::new(None),
+            problem: RwSignal::new(None),
+            active: RwSignal::new(BTreeSet::new()),
+            store: StoredValue::new_local(None),
+            unsaved: StoredValue::new_local(BTreeMap::new()),
+        };
+        leptos::task::spawn_local(async move {
+            let store = match IdbRunStore::open(DATABASE).await {
+                Ok(s) => PageStore::Idb(s),
+                Err(e) => {
+                    runs.problem.set(Some(e.to_string()));
+                    PageStore::Memory(MemoryRunStore::new())
+                }
+            };
+            let store = Rc::new(store);
+            runs.store.set_value(Some(store.clone()));
+            match store.entries().await {
+                Ok(mut entries) => {
+                    for entry in entries.iter_mut().filter(|e| e.state == RunState::Running) {
+                        entry.state = RunState::Interrupted;
+                        entry.note = Some("the page was closed or reloaded while it ran: Resume asks only for the samples without a record".into());
+                        if let Err(e) = store.save_entry(entry).await {
+                            runs.problem.set(Some(e.to_string()));
+                        }
+                    }
+                    runs.entries.set(entries);
+                }
+                Err(e) => runs.problem.set(Some(format!("the stored runs could not be read: {e}"))),
+            }
+            runs.loaded_at_ms.set(crate::browser::clock::now_ms());
+            runs.loaded.set(true);
+            runs.refresh_storage();
+        });
+        runs
+    }
+
+    /// The store, once it is open.
+    pub async fn store(self) -> Rc<PageStore> {
+        loop {
+            if let Some(store) = self.store.get_value() {
+                return store;
+            }
+            execbench_run::io::Clock::sleep(&BrowserClock, 20).await;
+        }
+    }
+
+    pub fn refresh_storage(self) {
+        leptos::task::spawn_local(async move {
+            self.storage.set(execbench_idbstore::storage_estimate().await);
+        });
+    }
+
+    /// Puts `entry` in the list (replacing the run's earlier entry), keeping newest first.
+    pub fn show(self, entry: RunEntry) {
+        self.entries.update(|entries| match entries.iter_mut().find(|e| e.id() == entry.id()) {
+            Some(e) => *e = entry,
+            None => {
+                entries.push(entry);
+                execbench_run::store::newest_first(entries);
+            }
+        });
+    }
+
+    pub fn entry(self, run_id: &str) -> Option<RunEntry> {
+        self.entries.with_untracked(|entries| entries.iter().find(|e| e.id() == run_id).cloned())
+    }
+
+    pub fn keep_unsaved(self, run_id: &str, records: Vec<SampleRecord>) {
+        if !records.is_empty() {
+            self.unsaved.update_value(|u| u.entry(run_id.to_string()).or_default().extend(records));
+        }
+    }
+
+    pub fn take_unsaved(self, run_id: &str) -> Vec<SampleRecord> {
+        let mut taken = Vec::new();
+        self.unsaved.update_value(|u| taken = u.remove(run_id).unwrap_or_default());
+        taken
+    }
+
+    pub fn has_unsaved(self, run_id: &str) -> usize {
+        self.unsaved.with_value(|u| u.get(run_id).map_or(0, Vec::len))
+    }
+
+    pub fn delete(self, run_id: String) {
+        leptos::task::spawn_local(async move {
+            let store = self.store().await;
+            match store.delete(&run_id).await {
+                Ok(()) => {
+                    self.entries.update(|entries| entries.retain(|e| e.id() != run_id));
+                    self.unsaved.update_value(|u| {
+                        u.remove(&run_id);
+                    });
+                }
+                Err(e) => self.problem.set(Some(format!("{run_id} could not be deleted: {e}"))),
+            }
+            self.refresh_storage();
+        });
+    }
+
+    /// Imports a run file (the command line's, or a run exported from a page). A run with the id
+    /// of one already here gets a new id. Returns what happened, in words.
+    pub async fn import(self, name: &str, text: &str) -> Result<String, String> {
+        let file = read_run_file(name, text)?;
+        let store = self.store().await;
+        let mut manifest = file.manifest;
+        let taken = |id: &str| self.entries.with_untracked(|e| e.iter().any(|e| e.id() == id));
+        if taken(&manifest.run_id) {
+            let base = manifest.run_id.clone();
+            let mut k = 2;
+            while taken(&format!("{base}-imported-{k}")) {
+                k += 1;
+            }
+            manifest.run_id = format!("{base}-imported-{k}");
+        }
+        let mut records: Vec<SampleRecord> = file.records.into_values().collect();
+        records.sort_by_key(|r| r.index);
+        let mut entry = RunEntry::new(manifest, js_sys::Date::now());
+        if let Some(state) = &file.state {
+            entry.active_ms = state.active_ms;
+            entry.note = state.note.clone();
+        }
+        // A run that was running where it came from is interrupted here.
+        entry.state = match file.state.map(|s| s.state) {
+            Some(RunState::Running) | None => RunState::Interrupted,
+            Some(state) => state,
+        };
+        store.save_entry(&entry).await.map_err(|e| e.to_string())?;
+        let final_tally = Tally::of(&records);
+        let mut tally = Tally::default();
+        for record in &records {
+            tally.replace(None, &execbench_run::store::Contribution::of(record));
+            entry.tally = tally.clone();
+            store.put_record(&entry, record).await.map_err(|e| e.to_string())?;
+        }
+        entry.tally = final_tally;
+        let id = entry.id().to_string();
+        self.show(entry);
+        self.refresh_storage();
+        let cut = if file.truncated_tail { "; its last line was cut short and is ignored" } else { "" };
+        Ok(format!("imported {name} as {id}: {} records{cut}", records.len()))
+    }
+}

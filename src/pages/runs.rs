@@ -1,0 +1,330 @@
+//! The Runs page: every stored run (IndexedDB), with its progress, pass@1 so far, tokens, cost and
+//! state; Resume, Retry errors, Extend, Export, Import and Delete; and one run opened with the
+//! Evaluate page's summary, chart and per-sample table. The work is the evaluation job's
+//! (`crate::jobs::evaluate`): this page picks a stored run and what to do with it.
+
+use std::sync::Arc;
+
+use execbench_run::cost::format_usd;
+use execbench_run::runfile::{export_codecrash, export_run};
+use execbench_run::store::{RunEntry, RunState, RunStore};
+use leptos::prelude::*;
+
+use crate::app::{AppState, DatasetState};
+use crate::browser::download::{download_text, read_file_text};
+use crate::browser::python::use_python;
+use crate::browser::storage;
+use crate::components::evaluation::exports::ResultsExports;
+use crate::components::evaluation::sample_table::SampleTable;
+use crate::components::evaluation::summary::ResultsSummary;
+use crate::jobs::Runs;
+use crate::jobs::evaluate::{Continue, continue_plan, results_of};
+use crate::pages::evaluate::evaluation_job;
+use crate::route::Route;
+
+/// Answers added to every sample by Extend.
+const EXTEND_BY: usize = 5;
+
+/// The page's own state: the key typed for resuming, what the last action said.
+#[derive(Clone, Copy)]
+struct RunsPageState {
+    key: RwSignal<String>,
+    message: RwSignal<Option<(bool, String)>>,
+    /// The run whose Delete asks for confirmation.
+    confirm_delete: RwSignal<Option<String>>,
+}
+
+fn bytes(n: f64) -> String {
+    if n >= 1e9 {
+        format!("{:.1} GB", n / 1e9)
+    } else if n >= 1e6 {
+        format!("{:.1} MB", n / 1e6)
+    } else {
+        format!("{:.0} kB", n / 1e3)
+    }
+}
+
+fn tokens(n: u64) -> String {
+    if n >= 1_000_000 {
+        format!("{:.2}M", n as f64 / 1e6)
+    } else if n >= 10_000 {
+        format!("{:.1}k", n as f64 / 1e3)
+    } else {
+        n.to_string()
+    }
+}
+
+fn duration(ms: f64) -> String {
+    let s = (ms / 1000.0).round() as u64;
+    if s >= 3600 {
+        format!("{}h {:02}m", s / 3600, s % 3600 / 60)
+    } else if s >= 60 {
+        format!("{}m {:02}s", s / 60, s % 60)
+    } else {
+        format!("{s}s")
+    }
+}
+
+fn started(created_s: u64) -> String {
+    let date = js_sys::Date::new(&wasm_bindgen::JsValue::from_f64(created_s as f64 * 1000.0));
+    format!("{:04}-{:02}-{:02} {:02}:{:02}", date.get_full_year(), date.get_month() + 1, date.get_date(), date.get_hours(), date.get_minutes())
+}
+
+/// The key for a run's provider: the one typed here, else the one the user asked this browser
+/// to remember (the Evaluate form's "remember on this device").
+fn key_for(state: RunsPageState, entry: &RunEntry) -> Option<String> {
+    let typed = state.key.get_untracked().trim().to_string();
+    if !typed.is_empty() {
+        return Some(typed);
+    }
+    let provider = entry.manifest.api.as_ref()?.endpoint.provider.clone();
+    storage::get(&format!("execbench.api-key.{provider}")).filter(|k| !k.is_empty())
+}
+
+/// Resume, Retry errors or Extend: checked against the loaded dataset, then run by the
+/// evaluation job (its progress shows here and on Evaluate).
+fn carry_on(app: AppState, state: RunsPageState, entry: RunEntry, what: Continue) {
+    let python = use_python();
+    let DatasetState::Loaded(report) = app.dataset.get_untracked() else {
+        return state.message.set(Some((false, "the dataset is still loading".into())));
+    };
+    let job = evaluation_job();
+    if job.progress.running.get_untracked() {
+        return state.message.set(Some((false, "an evaluation is running: stop it or wait for it first".into())));
+    }
+    let key = key_for(state, &entry);
+    state.message.set(None);
+    leptos::task::spawn_local(async move {
+        match continue_plan(app.runs, &entry, &report.samples, key, what).await {
+            Ok((plan, target)) => job.launch(python, app.runs, plan, entry.manifest.dataset.clone(), target),
+            Err(e) => state.message.set(Some((false, e))),
+        }
+    });
+}
+
+fn export(app: AppState, state: RunsPageState, entry: RunEntry, codecrash: bool) {
+    leptos::task::spawn_local(async move {
+        let store = app.runs.store().await;
+        let records = match store.records(entry.id()).await {
+            Ok(r) => r,
+            Err(e) => return state.message.set(Some((false, e.to_string()))),
+        };
+        let result = if codecrash {
+            let DatasetState::Loaded(report) = app.dataset.get_untracked() else { return };
+            let (text, left_out) = export_codecrash(&report.samples, &records);
+            if left_out > 0 {
+                state.message.set(Some((false, format!("{left_out} records name samples the loaded dataset does not have: left out of the CodeCrash file"))));
+            }
+            let task = entry.manifest.task.label();
+            download_text(&format!("{}_crux_{task}.jsonl", entry.id()), "application/jsonl", &text)
+        } else {
+            download_text(&format!("{}.jsonl", entry.id()), "application/jsonl", &export_run(&entry, &records))
+        };
+        if let Err(e) = result {
+            state.message.set(Some((false, e)));
+        }
+    });
+}
+
+fn on_import(runs: Runs, state: RunsPageState) -> impl Fn(leptos::ev::Event) {
+    move |ev: leptos::ev::Event| {
+        let input: web_sys::HtmlInputElement = event_target(&ev);
+        let Some(file) = input.files().and_then(|files| files.get(0)) else { return };
+        input.set_value("");
+        leptos::task::spawn_local(async move {
+            let result = match read_file_text(&file).await {
+                Ok(text) => runs.import(&file.name(), &text).await,
+                Err(e) => Err(e),
+            };
+            state.message.set(Some(match result {
+                Ok(said) => (true, said),
+                Err(e) => (false, e),
+            }));
+        });
+    }
+}
+
+#[component]
+pub fn RunsPage() -> impl IntoView {
+    let app = expect_context::<AppState>();
+    let runs = app.runs;
+    let state = RunsPageState { key: RwSignal::new(String::new()), message: RwSignal::new(None), confirm_delete: RwSignal::new(None) };
+    let job = evaluation_job();
+    let needs_key = move || runs.entries.with(|e| e.iter().any(|e| e.state.resumable() && e.manifest.api.as_ref().is_some_and(|a| a.endpoint.preset().is_some_and(|p| p.key_required))));
+    view! {
+        <section class="runs" data-testid="runs-page">
+            <div class="title-row">
+                <h1>"Runs"</h1>
+                <label class="button">
+                    "Import a run file…"
+                    <input type="file" class="visually-hidden" data-testid="runs-import" accept=".jsonl,.json,.txt" on:change=on_import(runs, state) />
+                </label>
+            </div>
+            <p class="muted">
+                "Every evaluation is stored in this browser as it runs, one record per sample, so a reload or a closed tab loses at most the requests in flight. Resume asks only for the samples without a record; Retry errors asks again for the samples whose requests failed; Extend adds "
+                {EXTEND_BY} " answers to every sample of a finished run without asking again for the first ones. API keys are never stored with a run."
+            </p>
+            <p class="muted small" data-testid="runs-storage">
+                {move || match runs.storage.get() {
+                    Some((used, quota)) => format!("This site uses {} of the {} the browser allows it.", bytes(used), bytes(quota)),
+                    None => "The browser does not say how much storage this site uses.".to_string(),
+                }}
+            </p>
+            {move || runs.problem.get().map(|p| view! { <p class="error-box" role="alert" data-testid="runs-problem">{p}</p> })}
+            {move || state.message.get().map(|(ok, text)| view! { <p class=if ok { "ok-box" } else { "error-box" } role="status" data-testid="runs-message">{text}</p> })}
+            <Show when=needs_key>
+                <label class="field">
+                    <span class="label">"API key for resuming (kept in memory only)"</span>
+                    <input type="password" data-testid="runs-key" prop:value=move || state.key.get() on:input=move |ev| state.key.set(event_target_value(&ev)) />
+                </label>
+            </Show>
+            <Show when=move || job.progress.running.get()>
+                <div class="toolbar" data-testid="runs-job">
+                    <span class="job">{move || job.progress.label.get().unwrap_or_default()}</span>
+                    <span class="stats">{move || format!("{} / {} samples", job.progress.done.get(), job.progress.total.get())}</span>
+                    <button data-testid="runs-stop" on:click=move |_| job.progress.stop()>"Stop"</button>
+                </div>
+            </Show>
+            {move || job.error.get().map(|e| view! { <p class="error-box" role="alert" data-testid="runs-job-error">{e}</p> })}
+            <Show when=move || runs.loaded.get() fallback=|| view! { <p class="muted">"Reading the stored runs…"</p> }>
+                <Show when=move || !runs.entries.with(Vec::is_empty) fallback=|| view! { <p class="muted empty" data-testid="runs-empty">"No runs stored yet: evaluate a model (Evaluate), or import a run file."</p> }>
+                    <div class="table-scroll">
+                        <table class="runs-table" data-testid="runs-table" data-ready-ms=move || format!("{:.1}", runs.loaded_at_ms.get())>
+                            <thead>
+                                <tr>
+                                    <th>"Model"</th><th>"Dataset"</th><th>"Task"</th><th>"Template"</th><th>"Progress"</th><th>"pass@1"</th>
+                                    <th>"Tokens"</th><th>"Cost"</th><th>"State"</th><th>"Started"</th><th>"Time"</th><th></th>
+                                </tr>
+                            </thead>
+                            <tbody>
+                                <For each=move || runs.entries.get() key=|e| (e.id().to_string(), e.updated_ms.to_bits(), e.state) let:entry>
+                                    <RunRow entry=entry state=state />
+                                </For>
+                            </tbody>
+                        </table>
+                    </div>
+                </Show>
+            </Show>
+        </section>
+    }
+}
+
+#[component]
+fn RunRow(entry: RunEntry, state: RunsPageState) -> impl IntoView {
+    let app = expect_context::<AppState>();
+    let m = &entry.manifest;
+    let id = entry.id().to_string();
+    let id_kept = StoredValue::new(id.clone());
+    let active = move || app.runs.active.with(|a| id_kept.with_value(|id| a.contains(id)));
+    let pass = m.modes.iter().enumerate().map(|(i, mode)| format!("{} {}", mode.label(), entry.tally.pass_at_1(i).map_or("n/a".to_string(), |p| format!("{p:.1}")))).collect::<Vec<_>>().join(" · ");
+    let progress = format!("{} / {}{}", entry.tally.recorded(), m.samples, if entry.tally.errors > 0 { format!(" ({} errors)", entry.tally.errors) } else { String::new() });
+    let usage = entry.tally.usage;
+    let cost = m.cost(&usage).map_or("–".to_string(), format_usd);
+    let state_text = match &entry.note {
+        Some(note) => format!("{}: {note}", entry.state.label()),
+        None => entry.state.label().to_string(),
+    };
+    let can_resume = entry.state.resumable() && entry.missing() > 0;
+    let can_retry = entry.tally.errors > 0 && entry.state != RunState::Running;
+    let can_extend = entry.state == RunState::Finished && entry.tally.errors == 0;
+    let unsaved = app.runs.has_unsaved(&id);
+    let (e1, e2, e3, e4, e5) = (entry.clone(), entry.clone(), entry.clone(), entry.clone(), entry.clone());
+    let delete_id = id.clone();
+    let confirm_id = id.clone();
+    let asking = {
+        let id = id.clone();
+        move || state.confirm_delete.get().as_deref() == Some(id.as_str())
+    };
+    view! {
+        <tr data-testid="run-row" data-run=id.clone() data-state=entry.state.label()>
+            <td class="run-source"><a href=Route::Run(id.clone()).href() data-testid="run-open">{m.model.clone()}</a></td>
+            <td>{m.dataset.clone()}</td>
+            <td>{m.task.label()}</td>
+            <td>{format!("{} · n={}", m.template.name, m.n)}</td>
+            <td class="num" data-testid="run-progress">{progress}</td>
+            <td class="num" data-testid="run-pass1">{pass}</td>
+            <td class="num" data-testid="run-tokens" title=format!("{} prompt, {} completion ({} reasoning)", usage.prompt_tokens, usage.completion_tokens, usage.reasoning_tokens)>{tokens(usage.total())}</td>
+            <td class="num" data-testid="run-cost" title=m.price.as_ref().map(|p| p.source.clone()).unwrap_or_else(|| "no price known".into())>{cost}</td>
+            <td data-testid="run-state">{move || if active() { "running".to_string() } else { state_text.clone() }}{(unsaved > 0).then(|| format!(" ({unsaved} result{} not yet stored: Resume writes {} first)", if unsaved == 1 { "" } else { "s" }, if unsaved == 1 { "it" } else { "them" }))}</td>
+            <td>{started(m.created)}</td>
+            <td class="num">{duration(entry.active_ms)}</td>
+            <td class="actions">
+                {can_resume.then(|| view! { <button data-testid="run-resume" disabled=active on:click=move |_| carry_on(app, state, e1.clone(), Continue::Resume)>"Resume"</button> })}
+                {can_retry.then(|| view! { <button data-testid="run-retry" disabled=active on:click=move |_| carry_on(app, state, e2.clone(), Continue::RetryErrors)>"Retry errors"</button> })}
+                {can_extend.then(|| view! { <button data-testid="run-extend" disabled=active on:click=move |_| carry_on(app, state, e3.clone(), Continue::Extend { extra: EXTEND_BY })>{format!("Extend n to {}", e3.manifest.n + EXTEND_BY)}</button> })}
+                <button data-testid="run-export" on:click=move |_| export(app, state, e4.clone(), false)>"Export"</button>
+                <button data-testid="run-export-codecrash" title="CodeCrash's result layout" on:click=move |_| export(app, state, e5.clone(), true)>"CodeCrash"</button>
+                <Show when=asking.clone() fallback=move || {
+                    let id = delete_id.clone();
+                    view! { <button class="danger" data-testid="run-delete" disabled=active on:click=move |_| state.confirm_delete.set(Some(id.clone()))>"Delete"</button> }
+                }>
+                    {
+                        let id = confirm_id.clone();
+                        view! {
+                            <button class="danger" data-testid="run-delete-confirm" on:click=move |_| { state.confirm_delete.set(None); app.runs.delete(id.clone()); }>"Delete it and its records"</button>
+                            <button data-testid="run-delete-cancel" on:click=move |_| state.confirm_delete.set(None)>"Keep"</button>
+                        }
+                    }
+                </Show>
+            </td>
+        </tr>
+    }
+}
+
+/// One stored run: its summary, chart, exports and per-sample table, read from the store.
+#[component]
+pub fn RunPage(id: String) -> impl IntoView {
+    let app = expect_context::<AppState>();
+    let loaded: RwSignal<Option<Result<Arc<crate::components::evaluation::RunResults>, String>>> = RwSignal::new(None);
+    {
+        let id = id.clone();
+        leptos::task::spawn_local(async move {
+            let store = app.runs.store().await;
+            let result = match store.entry(&id).await {
+                Ok(Some(entry)) => match store.records(&id).await {
+                    Ok(records) => {
+                        let mut run = results_of(&entry, &records, entry.manifest.model.starts_with("re-scored "));
+                        run.id = 1;
+                        Ok(Arc::new(run))
+                    }
+                    Err(e) => Err(e.to_string()),
+                },
+                Ok(None) => Err(format!("no run `{id}` is stored in this browser")),
+                Err(e) => Err(e.to_string()),
+            };
+            loaded.set(Some(result));
+        });
+    }
+    let runs = Signal::derive(move || loaded.with(|l| l.as_ref().and_then(|r| r.as_ref().ok()).cloned().into_iter().collect::<Vec<_>>()));
+    view! {
+        <section class="run-view" data-testid="run-page">
+            <p><a href=Route::Runs.href()>"← All runs"</a></p>
+            {move || match loaded.get() {
+                None => view! { <p class="muted">"Reading the run…"</p> }.into_any(),
+                Some(Err(e)) => view! { <p class="error-box" role="alert" data-testid="run-page-error">{e}</p> }.into_any(),
+                Some(Ok(run)) => {
+                    let cost = run.cost.map(|c| format!(" · cost {}", format_usd(c))).unwrap_or_default();
+                    let usage = run.usage.map(|u| format!("tokens: {} prompt, {} completion ({} reasoning){cost}", u.prompt_tokens, u.completion_tokens, u.reasoning_tokens));
+                    let errors = run.errors.clone();
+                    view! {
+                        <h1 data-testid="run-title">{run.title()}</h1>
+                        <p class="stats" data-testid="run-summary-line">{format!("{} of {} samples scored · {} · {}", run.scored(), run.planned, run.end, duration(run.elapsed_ms))}</p>
+                        {usage.map(|u| view! { <p class="stats" data-testid="run-usage">{u}</p> })}
+                        {(!errors.is_empty()).then(|| view! {
+                            <details class="error-box" open=true data-testid="run-errors">
+                                <summary>{format!("{} sample{} failed for infrastructure reasons (left out of pass@k)", errors.len(), if errors.len() == 1 { "" } else { "s" })}</summary>
+                                <ul>{errors.iter().take(100).map(|(id, message)| view! { <li data-testid="run-error"><code>{id.clone()}</code>": "{message.clone()}</li> }).collect_view()}</ul>
+                            </details>
+                        })}
+                        <ResultsSummary runs=runs />
+                        <h3>"Export"</h3>
+                        <ResultsExports runs=runs />
+                        <h3>"Per sample"</h3>
+                        <SampleTable run=run />
+                    }
+                    .into_any()
+                }
+            }}
+        </section>
+    }
+}

@@ -1,0 +1,383 @@
+//! End-to-end tests of runs that survive the tab: the built app in headless Chromium, the real
+//! IndexedDB, and the project's mock model server on 127.0.0.1 (or the simulated model, which
+//! answers in the page). A run interrupted by a reload or a closed tab resumes with one record per
+//! sample; a full disk pauses a run and loses nothing; costs are computed as the price table says;
+//! no key is ever stored or exported. Screenshots land in tests/artifacts/runs-*.png.
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use execbench_mockserver::{AnswerPolicy, MockConfig, MockServer, bundled_dataset};
+use execbench_run::cost::Price;
+use execbench_run::cost::estimate::{PilotFigures, describe, estimate_run, estimate_tokens};
+use execbench_run::record::SampleRecord;
+use execbench_testkit::browser::Browser;
+use execbench_testkit::static_server::StaticServer;
+use fantoccini::Locator;
+use serde_json::Value;
+
+use common::{open_evaluate, start_api_run};
+
+const KEY: &str = "sk-e2e-RUNS-4242";
+
+async fn js(b: &Browser, script: &str) -> Value {
+    b.client.execute(script, vec![]).await.unwrap_or_else(|e| panic!("script failed: {e}\n{script}"))
+}
+
+async fn select(b: &Browser, css: &str, value: &str) {
+    let element = b.client.wait().at_most(Duration::from_secs(10)).for_element(Locator::Css(css)).await.unwrap_or_else(|e| panic!("no `{css}`: {e}"));
+    element.select_by_value(value).await.unwrap();
+}
+
+/// Everything the page stored in IndexedDB: (run entries, sample records), values parsed.
+async fn stored(b: &Browser) -> (Vec<Value>, Vec<Value>) {
+    let script = r#"
+        const done = arguments[arguments.length - 1];
+        const open = indexedDB.open('execbench');
+        open.onerror = () => done(JSON.stringify({error: String(open.error)}));
+        open.onsuccess = () => {
+            const db = open.result;
+            const tx = db.transaction(['runs', 'records'], 'readonly');
+            const out = {};
+            tx.objectStore('runs').getAll().onsuccess = e => out.runs = e.target.result;
+            tx.objectStore('records').getAll().onsuccess = e => out.records = e.target.result;
+            tx.oncomplete = () => { db.close(); done(JSON.stringify(out)); };
+        };"#;
+    let text = b.client.execute_async(script, vec![]).await.unwrap();
+    let all: Value = serde_json::from_str(text.as_str().unwrap()).unwrap();
+    assert!(all.get("error").is_none(), "IndexedDB: {all}");
+    let parse = |v: &Value| -> Value {
+        match v {
+            Value::String(s) => serde_json::from_str(s).unwrap_or(Value::String(s.clone())),
+            other => other.clone(),
+        }
+    };
+    (all["runs"].as_array().unwrap().iter().map(parse).collect(), all["records"].as_array().unwrap().iter().map(parse).collect())
+}
+
+/// The raw text of IndexedDB's contents, to search for a key.
+async fn stored_text(b: &Browser) -> String {
+    let (runs, records) = stored(b).await;
+    format!("{runs:?}{records:?}")
+}
+
+async fn use_mock(b: &Browser, server: &MockServer) {
+    select(b, "[data-testid=eval-model]", "api").await;
+    select(b, "[data-testid=api-provider]", "openai-compatible").await;
+    b.fill("[data-testid=api-base-url]", &format!("{}/v1", server.base_url())).await;
+    b.fill("[data-testid=api-model]", "mock-model").await;
+    b.fill("[data-testid=api-key]", KEY).await;
+}
+
+async fn use_simulated(b: &Browser, latency_ms: u64, wrong_every: usize) {
+    select(b, "[data-testid=eval-model]", "api").await;
+    select(b, "[data-testid=api-provider]", "simulated").await;
+    b.fill("[data-testid=api-model]", "sim").await;
+    b.fill("[data-testid=sim-latency]", &latency_ms.to_string()).await;
+    b.fill("[data-testid=sim-wrong-every]", &wrong_every.to_string()).await;
+}
+
+/// Waits until the page has stored at least `count` records.
+async fn wait_records(b: &Browser, count: usize, timeout: Duration) -> usize {
+    let deadline = Instant::now() + timeout;
+    loop {
+        let have = stored(b).await.1.len();
+        if have >= count {
+            return have;
+        }
+        assert!(Instant::now() < deadline, "only {have} of {count} records stored in time");
+        tokio::time::sleep(Duration::from_millis(150)).await;
+    }
+}
+
+/// Opens the Runs page and waits for the stored list.
+async fn open_runs(b: &Browser, site: &StaticServer) {
+    b.client.goto(&format!("{}#/runs", site.base_url)).await.unwrap();
+    b.wait_text(".engine", Duration::from_secs(60), |t| t.starts_with("Python ready")).await;
+    b.client.wait().at_most(Duration::from_secs(30)).for_element(Locator::Css("[data-testid=runs-table], [data-testid=runs-empty]")).await.unwrap();
+}
+
+async fn row_state(b: &Browser) -> String {
+    js(b, "const r = document.querySelector('[data-testid=run-row]'); return r ? r.dataset.state : ''").await.as_str().unwrap_or("").to_string()
+}
+
+async fn wait_row_state(b: &Browser, want: &str, timeout: Duration) {
+    let deadline = Instant::now() + timeout;
+    loop {
+        let state = row_state(b).await;
+        if state == want {
+            return;
+        }
+        assert!(Instant::now() < deadline, "the run is `{state}`, not `{want}`; page says: {}", js(b, "return document.querySelector('[data-testid=runs-page]').innerText").await);
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
+
+/// pass@1 (percent, one decimal) the mock server's policy gives the first `count` samples.
+fn expected_pass1(mock: &MockServer, count: usize) -> String {
+    let policy = mock.policy();
+    let right = (0..count).filter(|i| policy.is_right(*i, &format!("sample_{i}"))).count();
+    format!("{:.1}", right as f64 * 100.0 / count as f64)
+}
+
+/// The records of the one stored run, by sample id: exactly one each.
+fn one_record_each(records: &[Value], count: usize) -> Vec<SampleRecord> {
+    let parsed: Vec<SampleRecord> = records.iter().map(|r| serde_json::from_value(r.clone()).unwrap()).collect();
+    let mut ids: Vec<&str> = parsed.iter().map(|r| r.sample_id.as_str()).collect();
+    ids.sort();
+    ids.dedup();
+    assert_eq!(ids.len(), parsed.len(), "one record per sample");
+    assert_eq!(parsed.len(), count, "every sample has a record");
+    assert!(parsed.iter().all(|r| !r.is_error()), "no errors");
+    parsed
+}
+
+/// Interrupts a 100-sample run about half-way (`how`), resumes it from the Runs page, and checks:
+/// one record per sample, no second request for a sample that was finished (only those in flight
+/// at the interruption are asked twice), and the figures an uninterrupted run gives.
+async fn interrupt_and_resume(how: &str) {
+    let mock = MockServer::start(bundled_dataset().unwrap(), MockConfig { latency_ms: 400, api_key: Some(KEY.into()), answers: AnswerPolicy { wrong_every: Some(4), ..Default::default() }, ..Default::default() }, 0).await.unwrap();
+    let (b, site) = open_evaluate().await;
+    use_mock(&b, &mock).await;
+    b.fill("[data-testid=api-concurrency]", "4").await;
+    b.fill("[data-testid=eval-n]", "1").await;
+    b.fill("[data-testid=eval-limit]", "100").await;
+    start_api_run(&b).await;
+    wait_records(&b, 45, Duration::from_secs(60)).await;
+    let b = match how {
+        "reload" => {
+            b.client.refresh().await.unwrap();
+            b
+        }
+        _ => {
+            // A new tab on the same origin, then the old one closed.
+            let old = b.client.window().await.unwrap();
+            let new = b.client.new_window(true).await.unwrap();
+            b.client.close_window().await.unwrap();
+            let _ = old;
+            b.client.switch_to_window(new.handle).await.unwrap();
+            b
+        }
+    };
+    let stopped_with = mock.stats().per_sample.len();
+    open_runs(&b, &site).await;
+    wait_row_state(&b, "interrupted", Duration::from_secs(20)).await;
+    let (_, records) = stored(&b).await;
+    let recorded_before = records.len();
+    assert!((45..100).contains(&recorded_before), "{recorded_before} records at the interruption");
+    b.screenshot(&format!("runs-interrupted-{how}")).await;
+    // The key was not remembered: the page asks for it, and Resume without it says so.
+    b.click("[data-testid=run-resume]").await;
+    let said = b.wait_text("[data-testid=runs-message]", Duration::from_secs(10), |t| !t.is_empty()).await;
+    assert!(said.contains("needs the API key"), "{said}");
+    b.fill("[data-testid=runs-key]", KEY).await;
+    b.click("[data-testid=run-resume]").await;
+    wait_row_state(&b, "finished", Duration::from_secs(120)).await;
+    b.screenshot(&format!("runs-resumed-{how}")).await;
+
+    let (entries, records) = stored(&b).await;
+    assert_eq!(entries.len(), 1);
+    let records = one_record_each(&records, 100);
+    // Samples asked twice: only those in flight when the page went away (concurrency 4, and the
+    // engine keeps concurrency + 2 samples started).
+    let stats = mock.stats();
+    let twice: Vec<(&String, &u32)> = stats.per_sample.iter().filter(|(_, c)| **c > 1).collect();
+    assert!(twice.len() <= 6, "asked again: {twice:?} (the server had seen {stopped_with} samples at the interruption)");
+    assert_eq!(stats.per_sample.len(), 100);
+    // The figures an uninterrupted run gives: every record scored as the policy says.
+    let right = records.iter().filter(|r| r.results[0].correct == 1).count();
+    assert_eq!(format!("{:.1}", right as f64), expected_pass1(&mock, 100));
+    let pass = b.wait_text("[data-testid=run-pass1]", Duration::from_secs(5), |_| true).await;
+    assert!(pass.contains(&format!("strict {}", expected_pass1(&mock, 100))), "{pass}");
+    // Opened, the run shows the library's summary.
+    b.click("[data-testid=run-open]").await;
+    assert_eq!(b.wait_text("[data-testid=pass1-output-strict]", Duration::from_secs(20), |_| true).await, expected_pass1(&mock, 100));
+    assert!(!stored_text(&b).await.contains(KEY), "no key in IndexedDB");
+    b.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_run_interrupted_by_a_reload_resumes_with_one_record_per_sample() {
+    interrupt_and_resume("reload").await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_run_whose_tab_was_closed_resumes_in_a_new_tab() {
+    interrupt_and_resume("new tab").await;
+}
+
+/// A full disk (IndexedDB refusing writes) pauses the run with a plain message; once there is
+/// room again, Resume writes the refused record first and finishes: nothing is lost, no sample is
+/// asked twice.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_full_disk_pauses_the_run_and_loses_nothing() {
+    let (b, site) = open_evaluate().await;
+    use_simulated(&b, 20, 5).await;
+    b.fill("[data-testid=eval-n]", "2").await;
+    b.fill("[data-testid=eval-limit]", "40").await;
+    // IndexedDB's put throws QuotaExceededError from the 30th write on (the run's entry is the
+    // first write, then one record and its entry per sample).
+    js(&b, r#"
+        const put = IDBObjectStore.prototype.put;
+        window.__puts = 0;
+        window.__restorePut = () => { IDBObjectStore.prototype.put = put; };
+        IDBObjectStore.prototype.put = function (...args) {
+            window.__puts += 1;
+            if (window.__puts >= 30) throw new DOMException('simulated: the disk is full', 'QuotaExceededError');
+            return put.apply(this, args);
+        };"#).await;
+    start_api_run(&b).await;
+    let state = b.wait_text("[data-testid=eval-state]", Duration::from_secs(60), |t| !t.is_empty()).await;
+    assert!(state.contains("storage is full"), "{state}");
+    let error = b.wait_text("[data-testid=eval-error]", Duration::from_secs(5), |_| true).await;
+    assert!(error.contains("nothing stored so far is lost"), "{error}");
+    b.screenshot("runs-quota").await;
+    let kept = stored(&b).await.1.len();
+    assert!(kept > 5 && kept < 40, "{kept} records stored before the disk filled");
+
+    // Room again; on the Runs page (same tab: the refused record is still in memory), Resume.
+    js(&b, "window.__restorePut()").await;
+    b.client.goto(&format!("{}#/runs", site.base_url)).await.unwrap();
+    wait_row_state(&b, "paused", Duration::from_secs(10)).await;
+    let row = b.wait_text("[data-testid=run-state]", Duration::from_secs(5), |_| true).await;
+    assert!(row.contains("1 result not yet stored"), "{row}");
+    b.click("[data-testid=run-resume]").await;
+    wait_row_state(&b, "finished", Duration::from_secs(60)).await;
+    let (_, records) = stored(&b).await;
+    let records = one_record_each(&records, 40);
+    // Every 5th sample is wrong (positions 4, 9, ...): 32 of 40, whatever was interrupted.
+    let right = records.iter().filter(|r| r.results[0].correct == 2).count();
+    assert_eq!(right, 32);
+    b.close().await;
+}
+
+/// Costs: the estimate before the run is the library's from the rendered prompts and max tokens;
+/// a pilot's estimate uses its measured usage; the final cost is the usage the mock server
+/// reported (by its documented rule: one token per started four characters) at the price entered.
+/// Exports and stored records hold no key.
+#[tokio::test(flavor = "multi_thread")]
+async fn costs_follow_the_price_and_the_servers_usage() {
+    let mock = MockServer::start(bundled_dataset().unwrap(), MockConfig { latency_ms: 30, api_key: Some(KEY.into()), ..Default::default() }, 0).await.unwrap();
+    let (b, site) = open_evaluate().await;
+    use_mock(&b, &mock).await;
+    b.fill("[data-testid=eval-n]", "2").await;
+    b.fill("[data-testid=eval-limit]", "30").await;
+    b.fill("[data-testid=api-max-tokens]", "500").await;
+    b.fill("[data-testid=price-in]", "2").await;
+    b.fill("[data-testid=price-out]", "10").await;
+    let price = Price::per_million(2.0, 10.0);
+
+    // Before: from the rendered prompts (the library renders the same template) and max tokens.
+    b.click("[data-testid=eval-run]").await;
+    let shown = b.wait_text("[data-testid=estimate-text]", Duration::from_secs(20), |t| !t.is_empty()).await;
+    let samples: Vec<_> = bundled_dataset().unwrap().into_iter().take(30).collect();
+    let template = execbench_eval::prompt::default_template(execbench_eval::Task::Output, execbench_eval::prompt::Style::Direct);
+    let prompts: Vec<String> = samples.iter().map(|s| template.render(s).text()).collect();
+    let expected = estimate_run(&prompts, 2, 1, 500, Some(price), None);
+    assert_eq!(shown, describe(&expected));
+    b.screenshot("runs-estimate").await;
+
+    // A pilot of 10 samples, then the estimate from what it measured.
+    b.click("[data-testid=estimate-pilot]").await;
+    let shown = b.wait_text("[data-testid=estimate-text]", Duration::from_secs(60), |t| t.starts_with("about")).await;
+    let (_, records) = stored(&b).await;
+    let pilot_records: Vec<SampleRecord> = records.iter().map(|r| serde_json::from_value(r.clone()).unwrap()).collect();
+    assert_eq!(pilot_records.len(), 10);
+    let estimated: u64 = prompts[..10].iter().map(|p| estimate_tokens(p)).sum();
+    let pilot = PilotFigures::from_records(&pilot_records, estimated);
+    assert_eq!(shown, describe(&estimate_run(&prompts, 2, 1, 500, Some(price), Some(&pilot))));
+    b.screenshot("runs-estimate-pilot").await;
+    b.click("[data-testid=estimate-go]").await;
+    b.wait_text("[data-testid=eval-state]", Duration::from_secs(60), |t| t == "finished").await;
+
+    // After: the server's usage by its rule, at the price: computed here from the prompts and
+    // the answers the server gave (stored as responses).
+    let (_, records) = stored(&b).await;
+    let records = one_record_each(&records, 30);
+    let tokens = |text: &str| (text.chars().count() as u64).div_ceil(4);
+    let mut dollars = 0.0;
+    for record in &records {
+        let result = &record.results[0];
+        dollars += tokens(result.prompt.as_deref().unwrap()) as f64 * 2.0 / 1e6;
+        for answer in &result.answers {
+            dollars += tokens(answer.response.as_deref().unwrap()) as f64 * 10.0 / 1e6;
+        }
+    }
+    let cost = b.wait_text("[data-testid=run-cost-total]", Duration::from_secs(5), |_| true).await;
+    assert_eq!(cost, format!("Cost: {}", execbench_run::cost::format_usd(dollars)));
+    // The Runs list says the same.
+    open_runs(&b, &site).await;
+    assert_eq!(b.wait_text("[data-testid=run-cost]", Duration::from_secs(5), |_| true).await, execbench_run::cost::format_usd(dollars));
+    b.screenshot("runs-list").await;
+
+    // No key in IndexedDB or in either export.
+    assert!(!stored_text(&b).await.contains(KEY));
+    js(&b, "window.savedBlobs = []; const make = URL.createObjectURL; URL.createObjectURL = blob => { window.savedBlobs.push(blob); return make(blob); };").await;
+    b.click("[data-testid=run-export]").await;
+    b.click("[data-testid=run-export-codecrash]").await;
+    let saved = b.client.execute_async("const done = arguments[arguments.length - 1]; setTimeout(() => Promise.all(window.savedBlobs.map(b => b.text())).then(done), 500);", vec![]).await.unwrap();
+    let saved: Vec<String> = serde_json::from_value(saved).unwrap();
+    assert_eq!(saved.len(), 2);
+    assert!(saved.iter().all(|t| !t.contains(KEY)));
+    let run_file = execbench_run::runfile::read_run_file("export.jsonl", &saved[0]).unwrap();
+    assert_eq!(run_file.records.len(), 30);
+    assert_eq!(saved[1].lines().count(), 30, "CodeCrash layout: one row per sample");
+    b.close().await;
+}
+
+/// Export, then import into a fresh browser profile: the same figures; Extend raises n without
+/// asking again for the first answers; Delete asks first, then removes the run and its records.
+#[tokio::test(flavor = "multi_thread")]
+async fn export_import_extend_and_delete() {
+    let (b, site) = open_evaluate().await;
+    use_simulated(&b, 10, 3).await;
+    b.fill("[data-testid=eval-n]", "1").await;
+    b.fill("[data-testid=eval-limit]", "12").await;
+    start_api_run(&b).await;
+    b.wait_text("[data-testid=eval-state]", Duration::from_secs(60), |t| t == "finished").await;
+    open_runs(&b, &site).await;
+    let pass = b.wait_text("[data-testid=run-pass1]", Duration::from_secs(5), |_| true).await;
+    js(&b, "window.savedBlobs = []; const make = URL.createObjectURL; URL.createObjectURL = blob => { window.savedBlobs.push(blob); return make(blob); };").await;
+    b.click("[data-testid=run-export]").await;
+    let saved = b.client.execute_async("const done = arguments[arguments.length - 1]; setTimeout(() => Promise.all(window.savedBlobs.map(b => b.text())).then(done), 500);", vec![]).await.unwrap();
+    let exported: Vec<String> = serde_json::from_value(saved).unwrap();
+
+    // Extend: n 1 -> 6, the first answer of each sample kept.
+    let (_, before) = stored(&b).await;
+    b.click("[data-testid=run-extend]").await;
+    wait_row_state(&b, "finished", Duration::from_secs(60)).await;
+    b.wait_text("[data-testid=run-row]", Duration::from_secs(10), |t| t.contains("n=6")).await;
+    let (_, after) = stored(&b).await;
+    let before: Vec<SampleRecord> = before.iter().map(|r| serde_json::from_value(r.clone()).unwrap()).collect();
+    let after = one_record_each(&after, 12);
+    for record in &after {
+        let first = before.iter().find(|r| r.sample_id == record.sample_id).unwrap();
+        assert_eq!(record.results[0].answers.len(), 6);
+        assert_eq!(record.results[0].answers[0].response, first.results[0].answers[0].response);
+    }
+
+    // Delete asks first.
+    b.click("[data-testid=run-delete]").await;
+    b.click("[data-testid=run-delete-cancel]").await;
+    assert_eq!(stored(&b).await.0.len(), 1);
+    b.click("[data-testid=run-delete]").await;
+    b.click("[data-testid=run-delete-confirm]").await;
+    b.client.wait().at_most(Duration::from_secs(10)).for_element(Locator::Css("[data-testid=runs-empty]")).await.unwrap();
+    assert_eq!(stored(&b).await, (Vec::new(), Vec::new()), "entry and records gone");
+    b.close().await;
+
+    // A fresh profile: import the exported file, same figures.
+    let path = std::env::temp_dir().join(format!("execbench-e2e-run-{}.jsonl", std::process::id()));
+    std::fs::write(&path, &exported[0]).unwrap();
+    let fresh = Browser::launch().await;
+    open_runs(&fresh, &site).await;
+    fresh.client.find(Locator::Css("[data-testid=runs-import]")).await.unwrap().send_keys(path.to_str().unwrap()).await.unwrap();
+    let said = fresh.wait_text("[data-testid=runs-message]", Duration::from_secs(20), |t| !t.is_empty()).await;
+    assert!(said.starts_with("imported"), "{said}");
+    assert_eq!(fresh.wait_text("[data-testid=run-pass1]", Duration::from_secs(5), |_| true).await, pass);
+    assert_eq!(stored(&fresh).await.1.len(), 12);
+    fresh.screenshot("runs-imported").await;
+    fresh.close().await;
+    let _ = std::fs::remove_file(path);
+}
