@@ -11,4 +11,9 @@ trunk build --release
 say "running all tests (native, browser, end-to-end); screenshots go to tests/artifacts/"
 # Release: RustPython unoptimised is slow enough to trip time limits.
 cargo test --release --workspace --locked
+say "running the IndexedDB run store's tests in headless Chromium (wasm-bindgen-test)"
+# wasm32 tests run through wasm-bindgen-test-runner (.cargo/config.toml), which drives Chromium
+# through chromedriver; setup_all set the C flags tree-sitter needs for wasm32.
+CHROMEDRIVER="${CHROMEDRIVER:-$(command -v chromedriver)}" \
+  cargo test -p execbench-idbstore --target wasm32-unknown-unknown --locked
 say "all tests passed in $(( $(date +%s) - started )) s"
