@@ -8,12 +8,7 @@ use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{DomException, IdbDatabase, IdbTransaction};
 
-/// The schema version this code creates and reads.
-pub const DB_VERSION: u32 = 1;
-/// Object store of run entries (key: run id).
-pub const RUNS: &str = "runs";
-/// Object store of sample records (key: `[run_id, sample_id]`).
-pub const RECORDS: &str = "records";
+use crate::{DB_VERSION, RECORDS, RUNS};
 
 /// A [`RunStore`] over one IndexedDB database.
 pub struct IdbRunStore {

@@ -23,10 +23,20 @@
 //! `DOMException`: that synchronous throw aborts the transaction and comes back as
 //! [`StoreErrorKind::Quota`](execbench_run::store::StoreErrorKind::Quota).
 //!
-//! Natively the crate is empty (the browser is the only place with IndexedDB).
+//! Natively (the app is compiled natively by `cargo test --workspace`) the same API exists over
+//! nothing: [`IdbRunStore::open`] fails with `Unavailable` and [`storage_estimate`] is `None`.
 
 #[cfg(target_arch = "wasm32")]
 mod idb_store;
+#[cfg(not(target_arch = "wasm32"))]
+#[path = "native.rs"]
+mod idb_store;
 
-#[cfg(target_arch = "wasm32")]
-pub use idb_store::{DB_VERSION, IdbRunStore, RECORDS, RUNS, storage_estimate};
+pub use idb_store::{IdbRunStore, storage_estimate};
+
+/// The schema version this code creates and reads.
+pub const DB_VERSION: u32 = 1;
+/// Object store of run entries (key: run id).
+pub const RUNS: &str = "runs";
+/// Object store of sample records (key: `[run_id, sample_id]`).
+pub const RECORDS: &str = "records";

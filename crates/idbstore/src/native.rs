@@ -1,0 +1,58 @@
+//! Outside the browser there is no IndexedDB: the same API, where `open` always fails with
+//! `Unavailable`, so no `IdbRunStore` can exist and its methods are never reached.
+
+use execbench_run::record::SampleRecord;
+use execbench_run::store::{RunEntry, RunStore, StoreError, StoreErrorKind, StoreResult};
+
+/// A [`RunStore`] over IndexedDB; natively it cannot be opened.
+#[derive(Debug)]
+pub struct IdbRunStore {
+    never: std::convert::Infallible,
+}
+
+impl IdbRunStore {
+    /// Natively always `Unavailable`.
+    pub async fn open(db_name: &str) -> Result<IdbRunStore, StoreError> {
+        Err(StoreError::new(StoreErrorKind::Unavailable, format!("IndexedDB (database `{db_name}`) exists only in a browser")))
+    }
+
+    pub fn name(&self) -> &str {
+        match self.never {}
+    }
+}
+
+impl RunStore for IdbRunStore {
+    async fn save_entry(&self, _: &RunEntry) -> StoreResult<()> {
+        match self.never {}
+    }
+    async fn put_record(&self, _: &RunEntry, _: &SampleRecord) -> StoreResult<()> {
+        match self.never {}
+    }
+    async fn entries(&self) -> StoreResult<Vec<RunEntry>> {
+        match self.never {}
+    }
+    async fn entry(&self, _: &str) -> StoreResult<Option<RunEntry>> {
+        match self.never {}
+    }
+    async fn records(&self, _: &str) -> StoreResult<Vec<SampleRecord>> {
+        match self.never {}
+    }
+    async fn delete(&self, _: &str) -> StoreResult<()> {
+        match self.never {}
+    }
+}
+
+/// Natively there is no storage estimate.
+pub async fn storage_estimate() -> Option<(f64, f64)> {
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn natively_there_is_no_indexeddb() {
+        let err = futures::executor::block_on(super::IdbRunStore::open("execbench")).expect_err("no IndexedDB natively");
+        assert_eq!(err.kind, execbench_run::store::StoreErrorKind::Unavailable);
+        assert_eq!(futures::executor::block_on(super::storage_estimate()), None);
+    }
+}
