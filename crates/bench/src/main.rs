@@ -17,7 +17,8 @@
 //!
 //! Options: `--reps N` cold pages per engine (3), `--warm N` warm passes per page (3),
 //! `--restarts N` worker restarts timed on each execbench page (3), `--sections LIST` which parts
-//! to run (`engine,perturb,score,models`, all by default; only `engine` needs Pyodide). Nothing
+//! to run (`engine,perturb,score,models,store`, all by default; only `engine` needs Pyodide; `store`
+//! times the page's IndexedDB run store, `store.rs`). Nothing
 //! here asserts a time: it prints figures.
 
 use std::io::Write;
@@ -31,6 +32,7 @@ use serde_json::Value;
 mod models;
 mod perturbation;
 mod scoring;
+mod store;
 
 const PYODIDE_VERSION: &str = "314.0.7";
 const SAMPLES: usize = 800;
@@ -58,7 +60,7 @@ struct Options {
     sections: Vec<String>,
 }
 
-const SECTIONS: [&str; 4] = ["engine", "perturb", "score", "models"];
+const SECTIONS: [&str; 5] = ["engine", "perturb", "score", "models", "store"];
 
 fn options() -> Options {
     let mut o = Options { reps: 3, warm: 3, restarts: 3, sections: SECTIONS.map(String::from).to_vec() };
@@ -85,7 +87,7 @@ fn options() -> Options {
 }
 
 fn usage() -> ! {
-    eprintln!("usage: execbench-bench [--reps N] [--warm N] [--restarts N] [--sections engine,perturb,score,models]");
+    eprintln!("usage: execbench-bench [--reps N] [--warm N] [--restarts N] [--sections engine,perturb,score,models,store]");
     std::process::exit(2)
 }
 
@@ -170,6 +172,9 @@ async fn main() {
     }
     if section("models") {
         models::section(&app_url).await;
+    }
+    if section("store") {
+        store::section(&app_url, opts.reps).await;
     }
     let _ = std::fs::remove_dir_all(&dist);
 }
