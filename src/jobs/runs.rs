@@ -201,11 +201,12 @@ impl Runs {
         let file = read_run_file(name, text)?;
         let store = self.store().await;
         let mut manifest = file.manifest;
-        let taken = |id: &str| self.entries.with_untracked(|e| e.iter().any(|e| e.id() == id));
-        if taken(&manifest.run_id) {
+        // Asked of the store, not the list (which may not have been read yet).
+        let taken = async |id: &str| !matches!(store.entry(id).await, Ok(None));
+        if taken(&manifest.run_id).await {
             let base = manifest.run_id.clone();
             let mut k = 2;
-            while taken(&format!("{base}-imported-{k}")) {
+            while taken(&format!("{base}-imported-{k}")).await {
                 k += 1;
             }
             manifest.run_id = format!("{base}-imported-{k}");
@@ -218,10 +219,13 @@ impl Runs {
             entry.note = state.note.clone();
         }
         // A run that was running where it came from is interrupted here.
-        entry.state = match file.state.map(|s| s.state) {
+        let final_state = match file.state.map(|s| s.state) {
             Some(RunState::Running) | None => RunState::Interrupted,
             Some(state) => state,
         };
+        // Interrupted while its records go in: a tab closed mid-import leaves a run to resume,
+        // never one that says finished without its records.
+        entry.state = RunState::Interrupted;
         store.save_entry(&entry).await.map_err(|e| e.to_string())?;
         let final_tally = Tally::of(&records);
         let mut tally = Tally::default();
@@ -231,6 +235,8 @@ impl Runs {
             store.put_record(&entry, record).await.map_err(|e| e.to_string())?;
         }
         entry.tally = final_tally;
+        entry.state = final_state;
+        store.save_entry(&entry).await.map_err(|e| e.to_string())?;
         let id = entry.id().to_string();
         self.show(entry);
         self.refresh_storage();

@@ -11,7 +11,7 @@ use execbench_core::{Sample, load_jsonl_bytes};
 use execbench_eval::models::{EchoFirstArgument, Oracle, TypeDefault};
 use execbench_eval::prompt::{Style, Template, builtin_templates, default_template};
 use execbench_eval::report::{markdown_table, summarize};
-use execbench_eval::{Mode, ScoreOptions, Task};
+use execbench_eval::{Mode, Task};
 use execbench_providers::{Endpoint, MaxTokensField, Usage, preset, presets};
 use execbench_pyengine::RustPythonEngine;
 use execbench_run::api::{ApiModel, ApiSettings};

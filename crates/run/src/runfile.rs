@@ -191,11 +191,11 @@ pub fn read_run_file(name: &str, text: &str) -> Result<RunFile, String> {
     let mut state = None;
     let mut truncated_tail = false;
     while let Some((index, line)) = lines.next() {
-        if line.starts_with("{\"state\":") {
-            if let Ok(wrapper) = serde_json::from_str::<StateLineWrapper>(line) {
-                state = Some(wrapper.state);
-                continue;
-            }
+        if line.starts_with("{\"state\":")
+            && let Ok(wrapper) = serde_json::from_str::<StateLineWrapper>(line)
+        {
+            state = Some(wrapper.state);
+            continue;
         }
         match serde_json::from_str::<SampleRecord>(line) {
             Ok(record) => {
@@ -207,6 +207,60 @@ pub fn read_run_file(name: &str, text: &str) -> Result<RunFile, String> {
         }
     }
     Ok(RunFile { manifest, records, state, truncated_tail })
+}
+
+/// A stored run as a file: its manifest, its state, then its records (the command line's run file
+/// and the page's export are the same; both import anywhere).
+pub fn export_run(entry: &crate::store::RunEntry, records: &[SampleRecord]) -> String {
+    let state = StateLine { state: entry.state, note: entry.note.clone(), updated_ms: entry.updated_ms, active_ms: entry.active_ms };
+    let mut out = manifest_line(&entry.manifest);
+    out.push('\n');
+    for record in records {
+        out.push_str(&record_line(record));
+        out.push('\n');
+    }
+    out.push_str(&state_line(&state));
+    out.push('\n');
+    out
+}
+
+/// The run in CodeCrash's result layout: one row per sample with the dataset fields, the prompt,
+/// the raw responses and the extracted solutions (`null` where none was found). Samples are
+/// matched to records by id; a record whose sample is not in `samples` is left out and counted.
+pub fn export_codecrash(samples: &[Sample], records: &[SampleRecord]) -> (String, usize) {
+    let by_id: BTreeMap<&str, &Sample> = samples.iter().map(|s| (s.id.as_str(), s)).collect();
+    let mut out = String::new();
+    let mut left_out = 0;
+    for record in records {
+        let (Some(sample), Some(result)) = (by_id.get(record.sample_id.as_str()), record.results.first()) else {
+            left_out += 1;
+            continue;
+        };
+        let responses: Vec<Option<&str>> = result.answers.iter().map(|a| a.response.as_deref()).collect();
+        let solutions: Vec<Option<&str>> = result
+            .answers
+            .iter()
+            .map(|a| match &a.extraction {
+                execbench_eval::Extraction::Found { answer, .. } => Some(answer.as_str()),
+                execbench_eval::Extraction::Failed { .. } => None,
+            })
+            .collect();
+        let row = serde_json::json!({
+            "task_id": sample.id,
+            "dataset": "crux",
+            "code": sample.code,
+            "function_name": sample.function_name,
+            "function_call": sample.call,
+            "output": sample.output,
+            "test": format!("assert {} == {}", sample.call, sample.output),
+            "input_prompt": result.prompt,
+            "responses": responses,
+            "solutions": solutions,
+        });
+        out.push_str(&row.to_string());
+        out.push('\n');
+    }
+    (out, left_out)
 }
 
 #[cfg(test)]
@@ -349,58 +403,4 @@ mod tests {
         assert_eq!(conflicts.len(), 3, "{conflicts:?}");
         assert!(conflicts[0].starts_with("the dataset's content differs"));
     }
-}
-
-/// A stored run as a file: its manifest, its state, then its records (the command line's run file
-/// and the page's export are the same; both import anywhere).
-pub fn export_run(entry: &crate::store::RunEntry, records: &[SampleRecord]) -> String {
-    let state = StateLine { state: entry.state, note: entry.note.clone(), updated_ms: entry.updated_ms, active_ms: entry.active_ms };
-    let mut out = manifest_line(&entry.manifest);
-    out.push('\n');
-    for record in records {
-        out.push_str(&record_line(record));
-        out.push('\n');
-    }
-    out.push_str(&state_line(&state));
-    out.push('\n');
-    out
-}
-
-/// The run in CodeCrash's result layout: one row per sample with the dataset fields, the prompt,
-/// the raw responses and the extracted solutions (`null` where none was found). Samples are
-/// matched to records by id; a record whose sample is not in `samples` is left out and counted.
-pub fn export_codecrash(samples: &[Sample], records: &[SampleRecord]) -> (String, usize) {
-    let by_id: BTreeMap<&str, &Sample> = samples.iter().map(|s| (s.id.as_str(), s)).collect();
-    let mut out = String::new();
-    let mut left_out = 0;
-    for record in records {
-        let (Some(sample), Some(result)) = (by_id.get(record.sample_id.as_str()), record.results.first()) else {
-            left_out += 1;
-            continue;
-        };
-        let responses: Vec<Option<&str>> = result.answers.iter().map(|a| a.response.as_deref()).collect();
-        let solutions: Vec<Option<&str>> = result
-            .answers
-            .iter()
-            .map(|a| match &a.extraction {
-                execbench_eval::Extraction::Found { answer, .. } => Some(answer.as_str()),
-                execbench_eval::Extraction::Failed { .. } => None,
-            })
-            .collect();
-        let row = serde_json::json!({
-            "task_id": sample.id,
-            "dataset": "crux",
-            "code": sample.code,
-            "function_name": sample.function_name,
-            "function_call": sample.call,
-            "output": sample.output,
-            "test": format!("assert {} == {}", sample.call, sample.output),
-            "input_prompt": result.prompt,
-            "responses": responses,
-            "solutions": solutions,
-        });
-        out.push_str(&row.to_string());
-        out.push('\n');
-    }
-    (out, left_out)
 }

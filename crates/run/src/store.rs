@@ -236,10 +236,13 @@ pub fn newest_first(entries: &mut [RunEntry]) {
     entries.sort_by(|a, b| b.manifest.created.cmp(&a.manifest.created).then_with(|| b.manifest.run_id.cmp(&a.manifest.run_id)));
 }
 
+/// A run in memory: its entry and its records by sample id.
+type StoredRun = (RunEntry, BTreeMap<String, SampleRecord>);
+
 /// Keeps runs in memory (tests, and a page without IndexedDB).
 #[derive(Default)]
 pub struct MemoryRunStore {
-    runs: RefCell<BTreeMap<String, (RunEntry, BTreeMap<String, SampleRecord>)>>,
+    runs: RefCell<BTreeMap<String, StoredRun>>,
     /// Test hook: every write after this many fails with `Quota`.
     pub fail_after_writes: std::cell::Cell<Option<usize>>,
 }
@@ -302,6 +305,9 @@ impl RunStore for MemoryRunStore {
     }
 }
 
+/// Wall-clock time, ms since 1970.
+pub type WallClock<'a> = Box<dyn Fn() -> f64 + 'a>;
+
 /// The engine's [`ResultStore`] for one run: each finished record goes to the store together with
 /// the run's updated entry. Created from the stored records when a run is resumed.
 pub struct Recorder<'a, S: RunStore> {
@@ -309,13 +315,13 @@ pub struct Recorder<'a, S: RunStore> {
     entry: RefCell<RunEntry>,
     contributions: RefCell<BTreeMap<String, Contribution>>,
     /// `now_ms` at the last write, to add the running time to the entry.
-    clock_ms: RefCell<(f64, Box<dyn Fn() -> f64 + 'a>)>,
+    clock_ms: RefCell<(f64, WallClock<'a>)>,
 }
 
 impl<'a, S: RunStore> Recorder<'a, S> {
     /// A recorder over `entry` whose samples already have `records` (a resumed run; empty for a
     /// new one). `now_ms`: wall-clock time, ms since 1970.
-    pub fn new(store: &'a S, entry: RunEntry, records: &[SampleRecord], now_ms: Box<dyn Fn() -> f64 + 'a>) -> Self {
+    pub fn new(store: &'a S, entry: RunEntry, records: &[SampleRecord], now_ms: WallClock<'a>) -> Self {
         let contributions = records.iter().map(|r| (r.sample_id.clone(), Contribution::of(r))).collect();
         let started = now_ms();
         Recorder { store, entry: RefCell::new(entry), contributions: RefCell::new(contributions), clock_ms: RefCell::new((started, now_ms)) }
@@ -512,7 +518,8 @@ mod tests {
     fn a_tally_replaces_and_averages() {
         use conformance::record;
         // (records in order, expected scored, errors, pass@1 %)
-        let cases: &[(&[(&str, Option<f64>, bool)], usize, usize, Option<f64>)] = &[
+        type Records<'a> = &'a [(&'a str, Option<f64>, bool)];
+        let cases: &[(Records, usize, usize, Option<f64>)] = &[
             (&[], 0, 0, None),
             (&[("a", Some(1.0), false)], 1, 0, Some(100.0)),
             (&[("a", None, true)], 0, 1, None),
