@@ -167,10 +167,12 @@ async fn interrupt_and_resume(how: &str) {
     let recorded_before = records.len();
     assert!((45..100).contains(&recorded_before), "{recorded_before} records at the interruption");
     b.screenshot(&format!("runs-interrupted-{how}")).await;
-    // The key was not remembered: the page asks for it, and Resume without it says so.
+    // The key was not remembered (nor stored with the run): Resume without it, and the server
+    // refuses; the run stops at once and says why.
     b.click("[data-testid=run-resume]").await;
-    let said = b.wait_text("[data-testid=runs-message]", Duration::from_secs(10), |t| !t.is_empty()).await;
-    assert!(said.contains("needs the API key"), "{said}");
+    let said = b.wait_text("[data-testid=runs-job-error]", Duration::from_secs(20), |t| !t.is_empty()).await;
+    assert!(said.to_lowercase().contains("key"), "{said}");
+    wait_row_state(&b, "failed", Duration::from_secs(10)).await;
     b.fill("[data-testid=runs-key]", KEY).await;
     b.click("[data-testid=run-resume]").await;
     wait_row_state(&b, "finished", Duration::from_secs(120)).await;
@@ -380,4 +382,39 @@ async fn export_import_extend_and_delete() {
     fresh.screenshot("runs-imported").await;
     fresh.close().await;
     let _ = std::fs::remove_file(path);
+}
+
+/// The spend cap pauses a run before a request that could pass it; the Runs page resumes it with
+/// a higher cap, and the run finishes with one record per sample.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_spend_cap_pauses_the_run_and_a_higher_one_lets_it_finish() {
+    let (b, site) = open_evaluate().await;
+    use_simulated(&b, 30, 4).await;
+    b.fill("[data-testid=eval-n]", "1").await;
+    b.fill("[data-testid=eval-limit]", "40").await;
+    b.fill("[data-testid=api-max-tokens]", "100").await;
+    // $1 / $100 per 1M tokens: a sample costs at most about a cent (100 output tokens), in fact
+    // about a tenth of that.
+    b.fill("[data-testid=price-in]", "1").await;
+    b.fill("[data-testid=price-out]", "100").await;
+    b.fill("[data-testid=spend-cap]", "0.02").await;
+    start_api_run(&b).await;
+    let state = b.wait_text("[data-testid=eval-state]", Duration::from_secs(60), |t| !t.is_empty()).await;
+    assert!(state.starts_with("paused at the spend cap"), "{state}");
+    let (entries, records) = stored(&b).await;
+    assert!(records.len() > 3 && records.len() < 40, "{} samples before the cap", records.len());
+    let spent = entries[0]["tally"]["usage"].clone();
+    let usage: execbench_providers::Usage = serde_json::from_value(spent).unwrap();
+    let dollars = Price::per_million(1.0, 100.0).cost(&usage);
+    assert!(dollars <= 0.02, "spent {dollars}");
+
+    open_runs(&b, &site).await;
+    wait_row_state(&b, "paused", Duration::from_secs(10)).await;
+    b.fill("[data-testid=runs-cap]", "1").await;
+    b.click("[data-testid=run-resume]").await;
+    wait_row_state(&b, "finished", Duration::from_secs(60)).await;
+    let (entries, records) = stored(&b).await;
+    one_record_each(&records, 40);
+    assert_eq!(entries[0]["manifest"]["spend_cap"], serde_json::json!(1.0), "the new cap is the run's");
+    b.close().await;
 }

@@ -431,6 +431,11 @@ pub enum Continue {
 /// `samples` samples must be the run's (same content hash), else the plan is refused with what
 /// differs. `key`: for an API run whose provider needs one.
 pub async fn continue_plan(runs: Runs, entry: &RunEntry, dataset: &[Sample], key: Option<String>, what: Continue) -> Result<(EvaluationPlan, Target), String> {
+    continue_plan_with_cap(runs, entry, dataset, key, what, None).await
+}
+
+/// [`continue_plan`] with a new spend cap (dollars for the whole run), kept in the run's manifest.
+pub async fn continue_plan_with_cap(runs: Runs, entry: &RunEntry, dataset: &[Sample], key: Option<String>, what: Continue, cap: Option<f64>) -> Result<(EvaluationPlan, Target), String> {
     let manifest = &entry.manifest;
     if manifest.model.starts_with("re-scored ") || manifest.model.starts_with("replay") {
         return Err(format!("{} replayed a file: import the file again on the Evaluate page to run it", manifest.run_id));
@@ -472,7 +477,11 @@ pub async fn continue_plan(runs: Runs, entry: &RunEntry, dataset: &[Sample], key
             // Errors and samples without a record are asked for all n.
         }
     }
-    if let (Some(limit), Some(price)) = (manifest.spend_cap, &manifest.price) {
+    if cap.is_some() && manifest.price.is_none() {
+        return Err(format!("{}: a spend cap needs a price, and this run has none", manifest.run_id));
+    }
+    entry.manifest.spend_cap = cap.or(manifest.spend_cap);
+    if let (Some(limit), Some(price)) = (entry.manifest.spend_cap, &manifest.price) {
         job.spend_cap = Some(SpendCap { limit, price: price.price, spent_before: price.price.cost(&entry.tally.usage) });
     }
     let plan = EvaluationPlan { responder, job, shown: Shown::default(), price: manifest.price.clone(), simulation: manifest.simulation };

@@ -18,7 +18,7 @@ use crate::components::evaluation::exports::ResultsExports;
 use crate::components::evaluation::sample_table::SampleTable;
 use crate::components::evaluation::summary::ResultsSummary;
 use crate::jobs::Runs;
-use crate::jobs::evaluate::{Continue, continue_plan, results_of};
+use crate::jobs::evaluate::{Continue, continue_plan_with_cap, results_of};
 use crate::pages::evaluate::evaluation_job;
 use crate::route::Route;
 
@@ -29,6 +29,8 @@ const EXTEND_BY: usize = 5;
 #[derive(Clone, Copy)]
 struct RunsPageState {
     key: RwSignal<String>,
+    /// A new spend cap for the run resumed (empty: the run's own).
+    cap: RwSignal<String>,
     message: RwSignal<Option<(bool, String)>>,
     /// The run whose Delete asks for confirmation.
     confirm_delete: RwSignal<Option<String>>,
@@ -93,9 +95,16 @@ fn carry_on(app: AppState, state: RunsPageState, entry: RunEntry, what: Continue
         return state.message.set(Some((false, "an evaluation is running: stop it or wait for it first".into())));
     }
     let key = key_for(state, &entry);
+    let cap = match state.cap.get_untracked().trim() {
+        "" => None,
+        t => match t.parse::<f64>().ok().filter(|c| *c > 0.0 && c.is_finite()) {
+            Some(c) => Some(c),
+            None => return state.message.set(Some((false, format!("spend cap: `{t}` is not an amount in dollars")))),
+        },
+    };
     state.message.set(None);
     leptos::task::spawn_local(async move {
-        match continue_plan(app.runs, &entry, &report.samples, key, what).await {
+        match continue_plan_with_cap(app.runs, &entry, &report.samples, key, what, cap).await {
             Ok((plan, target)) => job.launch(python, app.runs, plan, entry.manifest.dataset.clone(), target),
             Err(e) => state.message.set(Some((false, e))),
         }
@@ -148,9 +157,10 @@ fn on_import(runs: Runs, state: RunsPageState) -> impl Fn(leptos::ev::Event) {
 pub fn RunsPage() -> impl IntoView {
     let app = expect_context::<AppState>();
     let runs = app.runs;
-    let state = RunsPageState { key: RwSignal::new(String::new()), message: RwSignal::new(None), confirm_delete: RwSignal::new(None) };
+    let state = RunsPageState { key: RwSignal::new(String::new()), cap: RwSignal::new(String::new()), message: RwSignal::new(None), confirm_delete: RwSignal::new(None) };
     let job = evaluation_job();
-    let needs_key = move || runs.entries.with(|e| e.iter().any(|e| e.state.resumable() && e.manifest.api.as_ref().is_some_and(|a| a.endpoint.preset().is_some_and(|p| p.key_required))));
+    // A run against a remote server may need its key again (it is never stored with the run).
+    let needs_key = move || runs.entries.with(|e| e.iter().any(|e| (e.state.resumable() || e.tally.errors > 0) && e.manifest.api.as_ref().is_some_and(|a| a.endpoint.preset().is_some_and(|p| !p.local))));
     view! {
         <section class="runs" data-testid="runs-page">
             <div class="title-row">
@@ -176,6 +186,12 @@ pub fn RunsPage() -> impl IntoView {
                 <label class="field">
                     <span class="label">"API key for resuming (kept in memory only)"</span>
                     <input type="password" data-testid="runs-key" prop:value=move || state.key.get() on:input=move |ev| state.key.set(event_target_value(&ev)) />
+                </label>
+            </Show>
+            <Show when=move || runs.entries.with(|e| e.iter().any(|e| e.manifest.spend_cap.is_some() && e.state.resumable()))>
+                <label class="field">
+                    <span class="label">"New spend cap for resuming ($, the whole run; empty: the run's own)"</span>
+                    <input type="text" class="narrow" data-testid="runs-cap" prop:value=move || state.cap.get() on:input=move |ev| state.cap.set(event_target_value(&ev)) />
                 </label>
             </Show>
             <Show when=move || job.progress.running.get()>
@@ -220,10 +236,8 @@ fn RunRow(entry: RunEntry, state: RunsPageState) -> impl IntoView {
     let progress = format!("{} / {}{}", entry.tally.recorded(), m.samples, if entry.tally.errors > 0 { format!(" ({} errors)", entry.tally.errors) } else { String::new() });
     let usage = entry.tally.usage;
     let cost = m.cost(&usage).map_or("–".to_string(), format_usd);
-    let state_text = match &entry.note {
-        Some(note) => format!("{}: {note}", entry.state.label()),
-        None => entry.state.label().to_string(),
-    };
+    let state_label = entry.state.label();
+    let note = entry.note.clone();
     let can_resume = entry.state.resumable() && entry.missing() > 0;
     let can_retry = entry.tally.errors > 0 && entry.state != RunState::Running;
     let can_extend = entry.state == RunState::Finished && entry.tally.errors == 0;
@@ -245,7 +259,11 @@ fn RunRow(entry: RunEntry, state: RunsPageState) -> impl IntoView {
             <td class="num" data-testid="run-pass1">{pass}</td>
             <td class="num" data-testid="run-tokens" title=format!("{} prompt, {} completion ({} reasoning)", usage.prompt_tokens, usage.completion_tokens, usage.reasoning_tokens)>{tokens(usage.total())}</td>
             <td class="num" data-testid="run-cost" title=m.price.as_ref().map(|p| p.source.clone()).unwrap_or_else(|| "no price known".into())>{cost}</td>
-            <td data-testid="run-state">{move || if active() { "running".to_string() } else { state_text.clone() }}{(unsaved > 0).then(|| format!(" ({unsaved} result{} not yet stored: Resume writes {} first)", if unsaved == 1 { "" } else { "s" }, if unsaved == 1 { "it" } else { "them" }))}</td>
+            <td data-testid="run-state" class="runs-state-cell">
+                <strong>{move || if active() { "running" } else { state_label }}</strong>
+                {note.map(|n| view! { <span class="muted small note">{n}</span> })}
+                {(unsaved > 0).then(|| view! { <span class="small note">{format!("{unsaved} result{} not yet stored: Resume writes {} first", if unsaved == 1 { "" } else { "s" }, if unsaved == 1 { "it" } else { "them" })}</span> })}
+            </td>
             <td>{started(m.created)}</td>
             <td class="num">{duration(entry.active_ms)}</td>
             <td class="actions">
