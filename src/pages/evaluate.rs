@@ -540,7 +540,7 @@ pub fn EvaluatePage() -> impl IntoView {
                     </div>
                     {move || state.pending.get().map(|pending| {
                         let continuing = pending.pilot_run.is_some();
-                        let mut basis = pending.estimate.basis.clone();
+                        let mut basis = capitalized(&pending.estimate.basis);
                         basis.push_str(". Prompt tokens are execbench's own count (within about 4% of OpenAI's tokenizers on CRUXEval prompts; other tokenizers not measured).");
                         if let Some(price) = &pending.price {
                             basis.push_str(&format!(" Price: {}.", price.source));
@@ -735,4 +735,9 @@ fn ResultsView(state: EvaluateState) -> impl IntoView {
             </div>
         </Show>
     }
+}
+
+fn capitalized(text: &str) -> String {
+    let mut chars = text.chars();
+    chars.next().map(|c| c.to_uppercase().chain(chars).collect()).unwrap_or_default()
 }

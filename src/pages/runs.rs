@@ -185,7 +185,7 @@ pub fn RunsPage() -> impl IntoView {
             <Show when=needs_key>
                 <label class="field">
                     <span class="label">"API key for resuming (kept in memory only)"</span>
-                    <input type="password" data-testid="runs-key" prop:value=move || state.key.get() on:input=move |ev| state.key.set(event_target_value(&ev)) />
+                    <input type="password" class="key-field" data-testid="runs-key" prop:value=move || state.key.get() on:input=move |ev| state.key.set(event_target_value(&ev)) />
                 </label>
             </Show>
             <Show when=move || runs.entries.with(|e| e.iter().any(|e| e.manifest.spend_cap.is_some() && e.state.resumable()))>
@@ -208,8 +208,8 @@ pub fn RunsPage() -> impl IntoView {
                         <table class="runs-table" data-testid="runs-table" data-ready-ms=move || format!("{:.1}", runs.loaded_at_ms.get())>
                             <thead>
                                 <tr>
-                                    <th>"Model"</th><th>"Dataset"</th><th>"Task"</th><th>"Template"</th><th>"Progress"</th><th>"pass@1"</th>
-                                    <th>"Tokens"</th><th>"Cost"</th><th>"State"</th><th>"Started"</th><th>"Time"</th><th></th>
+                                    <th>"Model"</th><th>"Dataset, task"</th><th>"Template"</th><th>"Progress"</th><th>"pass@1"</th>
+                                    <th>"Tokens"</th><th>"Cost"</th><th>"State"</th><th>"Started"</th><th></th>
                                 </tr>
                             </thead>
                             <tbody>
@@ -232,7 +232,7 @@ fn RunRow(entry: RunEntry, state: RunsPageState) -> impl IntoView {
     let id = entry.id().to_string();
     let id_kept = StoredValue::new(id.clone());
     let active = move || app.runs.active.with(|a| id_kept.with_value(|id| a.contains(id)));
-    let pass = m.modes.iter().enumerate().map(|(i, mode)| format!("{} {}", mode.label(), entry.tally.pass_at_1(i).map_or("n/a".to_string(), |p| format!("{p:.1}")))).collect::<Vec<_>>().join(" · ");
+    let pass: Vec<String> = m.modes.iter().enumerate().map(|(i, mode)| format!("{} {}", mode.label(), entry.tally.pass_at_1(i).map_or("n/a".to_string(), |p| format!("{p:.1}")))).collect();
     let progress = format!("{} / {}{}", entry.tally.recorded(), m.samples, if entry.tally.errors > 0 { format!(" ({} errors)", entry.tally.errors) } else { String::new() });
     let usage = entry.tally.usage;
     let cost = m.cost(&usage).map_or("–".to_string(), format_usd);
@@ -252,11 +252,10 @@ fn RunRow(entry: RunEntry, state: RunsPageState) -> impl IntoView {
     view! {
         <tr data-testid="run-row" data-run=id.clone() data-state=entry.state.label()>
             <td class="run-source"><a href=Route::Run(id.clone()).href() data-testid="run-open">{m.model.clone()}</a></td>
-            <td>{m.dataset.clone()}</td>
-            <td>{m.task.label()}</td>
-            <td>{format!("{} · n={}", m.template.name, m.n)}</td>
+            <td>{m.dataset.clone()}<span class="muted small note">{format!("{} prediction", m.task.label())}</span></td>
+            <td class="small-cell">{format!("{} · n={}", m.template.name, m.n)}</td>
             <td class="num" data-testid="run-progress">{progress}</td>
-            <td class="num" data-testid="run-pass1">{pass}</td>
+            <td class="num" data-testid="run-pass1">{pass.into_iter().map(|p| view! { <span class="line">{p}</span> }).collect_view()}</td>
             <td class="num" data-testid="run-tokens" title=format!("{} prompt, {} completion ({} reasoning)", usage.prompt_tokens, usage.completion_tokens, usage.reasoning_tokens)>{tokens(usage.total())}</td>
             <td class="num" data-testid="run-cost" title=m.price.as_ref().map(|p| p.source.clone()).unwrap_or_else(|| "no price known".into())>{cost}</td>
             <td data-testid="run-state" class="runs-state-cell">
@@ -264,8 +263,7 @@ fn RunRow(entry: RunEntry, state: RunsPageState) -> impl IntoView {
                 {note.map(|n| view! { <span class="muted small note">{n}</span> })}
                 {(unsaved > 0).then(|| view! { <span class="small note">{format!("{unsaved} result{} not yet stored: Resume writes {} first", if unsaved == 1 { "" } else { "s" }, if unsaved == 1 { "it" } else { "them" })}</span> })}
             </td>
-            <td>{started(m.created)}</td>
-            <td class="num">{duration(entry.active_ms)}</td>
+            <td class="small-cell">{started(m.created)}<span class="muted small note">{format!("ran {}", duration(entry.active_ms))}</span></td>
             <td class="actions">
                 {can_resume.then(|| view! { <button data-testid="run-resume" disabled=active on:click=move |_| carry_on(app, state, e1.clone(), Continue::Resume)>"Resume"</button> })}
                 {can_retry.then(|| view! { <button data-testid="run-retry" disabled=active on:click=move |_| carry_on(app, state, e2.clone(), Continue::RetryErrors)>"Retry errors"</button> })}

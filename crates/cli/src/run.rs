@@ -17,7 +17,9 @@ use execbench_pyengine::RustPythonEngine;
 use execbench_run::api::{ApiModel, ApiSettings};
 use execbench_run::io::BlockingPython;
 use execbench_run::record::SampleRecord;
-use execbench_run::runfile::{FORMAT, RunManifest, dataset_hash, read_run_file};
+use execbench_run::cost::prices::{PriceOverrides, PriceTable};
+use execbench_run::cost::{Price, SpendCap, format_usd};
+use execbench_run::runfile::{FORMAT, PriceUsed, RunManifest, dataset_hash, read_run_file};
 use execbench_run::store::{Recorder, RunEntry, RunState, Tally};
 use execbench_run::{CancelToken, EvalJob, Event, Io, Responder, RunEnd, run_evaluation};
 
@@ -25,11 +27,11 @@ use crate::args::Args;
 use crate::http::{NativeHttp, TokioClock};
 use crate::store::JsonlRunStore;
 
-pub const USAGE: &str = "execbench run --dataset FILE.jsonl --task output|input [--template ID] --provider P --model M [--base-url URL] [--n N] [--concurrency C] [--temperature T|none] [--top-p P|none] [--max-tokens N] [--max-tokens-field auto|max_tokens|max_completion_tokens] [--reasoning-effort low|medium|high] [--thinking-budget N] [--stream] [--delay-ms MS] [--timeout S] [--limit N] [--mode strict|compatible] [--key-env NAME] --out RUN.jsonl [--resume]\n  providers: openai, anthropic, gemini, openrouter, deepseek, deepinfra, together, qwen, azure, vllm, sglang, ollama, llamacpp, openai-compatible; offline: oracle, echo-first-argument, type-default";
+pub const USAGE: &str = "execbench run --dataset FILE.jsonl --task output|input [--template ID] --provider P --model M [--base-url URL] [--n N] [--concurrency C] [--temperature T|none] [--top-p P|none] [--max-tokens N] [--max-tokens-field auto|max_tokens|max_completion_tokens] [--reasoning-effort low|medium|high] [--thinking-budget N] [--stream] [--delay-ms MS] [--timeout S] [--limit N] [--mode strict|compatible] [--key-env NAME] [--price IN,OUT] [--spend-cap USD] --out RUN.jsonl [--resume]\n  providers: openai, anthropic, gemini, openrouter, deepseek, deepinfra, together, qwen, azure, vllm, sglang, ollama, llamacpp, openai-compatible; offline: oracle, echo-first-argument, type-default";
 pub const SWITCHES: &[&str] = &["resume", "stream"];
 const KNOWN_FLAGS: &[&str] = &[
     "dataset", "task", "template", "provider", "model", "base-url", "n", "concurrency", "temperature", "top-p", "max-tokens", "stream", "delay-ms", "timeout", "limit", "mode", "key-env", "out", "resume",
-    "reasoning-effort", "thinking-budget", "max-tokens-field",
+    "reasoning-effort", "thinking-budget", "max-tokens-field", "price", "spend-cap",
 ];
 const OFFLINE: &[&str] = &["oracle", "echo-first-argument", "type-default"];
 
@@ -50,6 +52,10 @@ struct Settings {
     modes: Vec<Mode>,
     out: String,
     resume: bool,
+    /// The price costs are computed with: `--price`, else the bundled table's.
+    price: Option<PriceUsed>,
+    /// `--spend-cap`: dollars for the whole run.
+    spend_cap: Option<f64>,
 }
 
 fn settings(args: &Args) -> Result<Settings, String> {
@@ -84,7 +90,13 @@ fn settings(args: &Args) -> Result<Settings, String> {
     let out = args.required("out")?.to_string();
     let resume = args.switch("resume");
     if OFFLINE.contains(&provider) {
-        return Ok(Settings { dataset, task, template, api: None, offline: Some(provider.to_string()), key_env: None, key_required: false, n, limit, modes, out, resume });
+        if args.optional("spend-cap").is_some() || args.optional("price").is_some() {
+            return Err(format!("--spend-cap and --price are for model APIs; `{provider}` costs nothing"));
+        }
+        return Ok(Settings { dataset, task, template, api: None, offline: Some(provider.to_string()), key_env: None, key_required: false, n, limit, modes, out, resume, price: None, spend_cap: None });
+    }
+    if provider == execbench_run::simulate::PROVIDER {
+        return Err("the simulated model answers inside the web page; here, run the mock model server (cargo run -p execbench-mockserver) and use --provider openai-compatible --base-url".to_string());
     }
     let preset = preset(provider).ok_or(format!("unknown --provider `{provider}` (known: {}, and offline: {})", presets().iter().map(|p| p.id).collect::<Vec<_>>().join(", "), OFFLINE.join(", ")))?;
     let model = args.required("model")?.to_string();
@@ -119,7 +131,22 @@ fn settings(args: &Args) -> Result<Settings, String> {
     }
     api.timeout_ms = (timeout_s * 1000.0) as u64;
     let key_env = args.optional("key-env").map(str::to_string).or(preset.key_env.map(str::to_string));
-    Ok(Settings { dataset, task, template, api: Some(api), offline: None, key_env, key_required: preset.key_required, n, limit, modes, out, resume })
+    let price = match args.optional("price") {
+        Some(text) => {
+            let parsed = text.split_once(',').and_then(|(i, o)| Some((i.trim().parse::<f64>().ok()?, o.trim().parse::<f64>().ok()?))).filter(|(i, o)| *i >= 0.0 && *o >= 0.0);
+            let (input, output) = parsed.ok_or(format!("--price `{text}`: expected INPUT,OUTPUT in dollars per million tokens, e.g. 0.15,0.6"))?;
+            Some(PriceUsed { price: Price::per_million(input, output), source: format!("--price {input},{output} ($ per 1M tokens)") })
+        }
+        None => PriceOverrides::default().resolve(PriceTable::bundled(), &api.endpoint.provider, &api.endpoint.model).map(|(price, source)| PriceUsed { price, source }),
+    };
+    let spend_cap = match args.optional("spend-cap") {
+        None => None,
+        Some(text) => Some(text.parse::<f64>().ok().filter(|c| *c > 0.0 && c.is_finite()).ok_or(format!("--spend-cap `{text}`: expected an amount in dollars"))?),
+    };
+    if spend_cap.is_some() && price.is_none() {
+        return Err(format!("--spend-cap needs a price: none is known for `{}` ({}); pass --price INPUT,OUTPUT", api.endpoint.model, api.endpoint.provider));
+    }
+    Ok(Settings { dataset, task, template, api: Some(api), offline: None, key_env, key_required: preset.key_required, n, limit, modes, out, resume, price, spend_cap })
 }
 
 /// The key from the environment; never from a flag (flags end up in shell histories and process lists).
@@ -132,7 +159,7 @@ fn key(settings: &Settings) -> Result<Option<String>, String> {
     }
 }
 
-/// Appends each record to the run file and flushes it, so a kill loses nothing that finished.
+/// Wall-clock time, ms since 1970 (the run entry's times).
 fn now_ms() -> f64 {
     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs_f64() * 1000.0).unwrap_or(0.0)
 }
@@ -176,8 +203,8 @@ pub fn run(args: &Args) -> Result<i32, String> {
         app_version: env!("CARGO_PKG_VERSION").to_string(),
         provenance: None,
         simulation: None,
-        price: None,
-        spend_cap: None,
+        price: settings.price.clone(),
+        spend_cap: settings.spend_cap,
     };
 
     // Resume: the file's manifest must describe the same run; its finished samples are skipped.
@@ -211,6 +238,9 @@ pub fn run(args: &Args) -> Result<i32, String> {
             entry.active_ms = state.active_ms;
         }
         entry.tally = Tally::of(&earlier);
+        if settings.spend_cap.is_some() {
+            entry.manifest.spend_cap = settings.spend_cap;
+        }
         entry
     } else {
         if file_exists && !settings.resume {
@@ -219,11 +249,16 @@ pub fn run(args: &Args) -> Result<i32, String> {
         store.bind(&manifest.run_id, &settings.out);
         RunEntry::new(manifest, now_ms())
     };
+    let spend_cap = match (entry.manifest.spend_cap, &entry.manifest.price) {
+        (Some(limit), Some(price)) => Some(SpendCap { limit, price: price.price, spent_before: price.price.cost(&entry.tally.usage) }),
+        _ => None,
+    };
+    let price = entry.manifest.price.clone();
     let recorder = Recorder::new(&store, entry, &earlier, Box::new(now_ms));
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(|e| format!("cannot start the async runtime: {e}"))?;
     runtime.block_on(recorder.set_state(RunState::Running, None)).map_err(|e| format!("cannot write {}: {e}", settings.out))?;
 
-    let job = EvalJob { done, ..EvalJob::new(samples.clone(), settings.template.clone(), settings.n, settings.modes.clone()) };
+    let job = EvalJob { done, spend_cap, ..EvalJob::new(samples.clone(), settings.template.clone(), settings.n, settings.modes.clone()) };
     let mut responder = match (&settings.api, settings.offline.as_deref()) {
         (Some(api), _) => Responder::Api(ApiModel { settings: api.clone(), key }),
         (None, Some("echo-first-argument")) => Responder::Offline(Box::new(EchoFirstArgument)),
@@ -275,6 +310,9 @@ pub fn run(args: &Args) -> Result<i32, String> {
         eprintln!("  error: {}: {}", e.sample_id, e.error.as_ref().map(|x| x.message.as_str()).unwrap_or(""));
     }
     println!("tokens: {} prompt, {} completion ({} reasoning)", usage.prompt_tokens, usage.completion_tokens, usage.reasoning_tokens);
+    if let Some(price) = &price {
+        println!("cost: {} (price: {})", format_usd(price.price.cost(&usage)), price.source);
+    }
     let summaries: Vec<_> = settings
         .modes
         .iter()

@@ -172,3 +172,29 @@ fn a_killed_run_resumes_asking_only_for_the_rest() {
 fn records_count(path: &Path) -> usize {
     std::fs::read_to_string(path).map(|t| t.lines().filter(|l| l.starts_with("{\"sample_id\"") && l.ends_with('}')).count()).unwrap_or(0)
 }
+
+/// `--spend-cap` pauses the run (exit 1, the reason said) before a request that could pass it;
+/// `--resume` with a higher cap finishes it; the cost printed is the server's usage at the price.
+#[test]
+fn a_spend_cap_pauses_and_a_higher_one_on_resume_finishes() {
+    let dir = scratch("cap");
+    let server = MockServer::start_blocking(bundled_dataset().unwrap(), MockConfig { latency_ms: 20, ..Default::default() }, 0).unwrap();
+    let out = dir.join("run.jsonl");
+    // $1 / $100 per 1M tokens, 100 tokens at most: a sample could cost about a cent.
+    let flags = ["--limit", "20", "--n", "1", "--concurrency", "2", "--max-tokens", "100", "--price", "1,100"];
+    let output = run(&mut command(&server, &out, &[&flags[..], &["--spend-cap", "0.02"]].concat()));
+    assert_eq!(output.status.code(), Some(1), "{}", text(&output.stderr));
+    assert!(text(&output.stderr).contains("paused at the spend cap"), "{}", text(&output.stderr));
+    let paused = records(&out).len();
+    assert!((2..20).contains(&paused), "{paused} samples before the cap");
+    let file = execbench_run::runfile::read_run_file("run.jsonl", &std::fs::read_to_string(&out).unwrap()).unwrap();
+    assert_eq!(file.state.unwrap().state, execbench_run::store::RunState::Paused);
+
+    let output = run(&mut command(&server, &out, &[&flags[..], &["--spend-cap", "1", "--resume"]].concat()));
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    assert_eq!(records(&out).len(), 20);
+    // The cost: every record's usage (the server's) at $1 / $100 per 1M, computed here.
+    let dollars: f64 = records(&out).iter().map(|r| r["usage"]["prompt_tokens"].as_f64().unwrap() * 1e-6 + r["usage"]["completion_tokens"].as_f64().unwrap() * 1e-4).sum();
+    let stdout = text(&output.stdout);
+    assert!(stdout.contains(&format!("cost: {}", execbench_run::cost::format_usd(dollars))), "{stdout}");
+}
