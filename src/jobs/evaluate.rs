@@ -342,8 +342,8 @@ impl EvaluationJob {
             runs.refresh_storage();
 
             // Every record of the run: the stored ones, replaced by this session's.
-            let mut by_id: BTreeMap<String, SampleRecord> = earlier.into_iter().chain(stored_first).chain(outcome.records.iter().cloned()).chain(outcome.unsaved.iter().cloned()).map(|r| (r.sample_id.clone(), r)).collect();
-            let mut records: Vec<SampleRecord> = std::mem::take(&mut by_id).into_values().collect();
+            let by_id: BTreeMap<String, SampleRecord> = earlier.into_iter().chain(stored_first).chain(outcome.records.iter().cloned()).chain(outcome.unsaved.iter().cloned()).map(|r| (r.sample_id.clone(), r)).collect();
+            let mut records: Vec<SampleRecord> = by_id.into_values().collect();
             records.sort_by_key(|r| r.index);
             let mut run = results_of(&entry, &records, shown.rescore.is_some());
             run.source = name;
@@ -367,7 +367,7 @@ impl EvaluationJob {
             };
             match &outcome.end {
                 RunEnd::ProviderStopped(e) => self.error.set(Some(format!("The provider stopped the run: {e}"))),
-                RunEnd::StoreFailed(_) => self.error.set(Some(format!("The run paused: {}", outcome.end.describe()))),
+                RunEnd::StoreFailed(e) => self.error.set(Some(format!("The run paused: a result could not be stored: {e}"))),
                 _ => {}
             }
             self.last_api_run.set_value(api_model.map(|model| LastApiRun { model, run_id: run_id.clone(), samples: job.samples.clone() }));

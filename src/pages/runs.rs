@@ -5,6 +5,7 @@
 
 use std::sync::Arc;
 
+use execbench_run::cost::estimate::format_tokens;
 use execbench_run::cost::format_usd;
 use execbench_run::runfile::{export_codecrash, export_run};
 use execbench_run::store::{RunEntry, RunState, RunStore};
@@ -43,16 +44,6 @@ fn bytes(n: f64) -> String {
         format!("{:.1} MB", n / 1e6)
     } else {
         format!("{:.0} kB", n / 1e3)
-    }
-}
-
-fn tokens(n: u64) -> String {
-    if n >= 1_000_000 {
-        format!("{:.2}M", n as f64 / 1e6)
-    } else if n >= 10_000 {
-        format!("{:.1}k", n as f64 / 1e3)
-    } else {
-        n.to_string()
     }
 }
 
@@ -256,7 +247,7 @@ fn RunRow(entry: RunEntry, state: RunsPageState) -> impl IntoView {
             <td class="small-cell">{format!("{} · n={}", m.template.name, m.n)}</td>
             <td class="num" data-testid="run-progress">{progress}</td>
             <td class="num" data-testid="run-pass1">{pass.into_iter().map(|p| view! { <span class="line">{p}</span> }).collect_view()}</td>
-            <td class="num" data-testid="run-tokens" title=format!("{} prompt, {} completion ({} reasoning)", usage.prompt_tokens, usage.completion_tokens, usage.reasoning_tokens)>{tokens(usage.total())}</td>
+            <td class="num" data-testid="run-tokens" title=format!("{} prompt, {} completion ({} reasoning)", usage.prompt_tokens, usage.completion_tokens, usage.reasoning_tokens)>{format_tokens(usage.total())}</td>
             <td class="num" data-testid="run-cost" title=m.price.as_ref().map(|p| p.source.clone()).unwrap_or_else(|| "no price known".into())>{cost}</td>
             <td data-testid="run-state" class="runs-state-cell">
                 <strong>{move || if active() { "running" } else { state_label }}</strong>

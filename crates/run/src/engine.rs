@@ -131,7 +131,7 @@ impl RunEnd {
             RunEnd::Finished => "finished".into(),
             RunEnd::Stopped => "stopped".into(),
             RunEnd::ProviderStopped(e) => format!("stopped by the provider: {e}"),
-            RunEnd::StoreFailed(e) => format!("stopped: a result could not be stored ({e})"),
+            RunEnd::StoreFailed(e) => format!("paused: a result could not be stored: {e}"),
             RunEnd::SpendCap { spent, limit } => format!(
                 "paused at the spend cap: {} spent of {}; the next request could pass it (raise the cap and Resume)",
                 crate::cost::format_usd(*spent),

@@ -206,8 +206,8 @@ impl StoreError {
 impl std::fmt::Display for StoreError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self.kind {
-            StoreErrorKind::Quota => write!(f, "the browser's storage is full ({}): free space (delete old runs) and press Resume; nothing stored so far is lost", self.message),
-            StoreErrorKind::Unavailable => write!(f, "no storage is available here ({}): results are kept only while this page is open", self.message),
+            StoreErrorKind::Quota => write!(f, "the storage is full [{}]. Free some space (delete old runs) and press Resume: nothing stored so far is lost", self.message),
+            StoreErrorKind::Unavailable => write!(f, "no storage is available here [{}]: results are kept only while this page is open", self.message),
             _ => f.write_str(&self.message),
         }
     }

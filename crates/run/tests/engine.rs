@@ -942,7 +942,7 @@ fn a_failing_store_stops_the_run_without_losing_records() {
         RunEnd::StoreFailed(message) => assert!(message.contains("disk full at record 3"), "{message}"),
         other => panic!("ended {other:?}"),
     }
-    assert!(ran.outcome.end.describe().starts_with("stopped: a result could not be stored"));
+    assert!(ran.outcome.end.describe().starts_with("paused: a result could not be stored"));
     assert_eq!(store.puts.get(), 3);
     assert_eq!(store.records.borrow().len(), 2);
     assert_eq!(*store.records.borrow(), ran.outcome.records);

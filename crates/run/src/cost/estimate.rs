@@ -226,7 +226,7 @@ pub fn estimate_run(prompts: &[String], n: usize, requests_per_sample: usize, ma
 }
 
 /// Tokens for a person: `850`, `12.3k`, `1.2M` (millions from what would read 100.0k up).
-fn format_tokens(tokens: u64) -> String {
+pub fn format_tokens(tokens: u64) -> String {
     if tokens >= 99_950 {
         format!("{:.1}M", tokens as f64 / 1e6)
     } else if tokens >= 1_000 {
