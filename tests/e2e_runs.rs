@@ -348,9 +348,18 @@ async fn export_import_extend_and_delete() {
     // Extend: n 1 -> 6, the first answer of each sample kept.
     let (_, before) = stored(&b).await;
     b.click("[data-testid=run-extend]").await;
-    wait_row_state(&b, "finished", Duration::from_secs(60)).await;
+    // The row says finished before and after: wait for the stored records to have 6 answers.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let after = loop {
+        let (_, after) = stored(&b).await;
+        if after.iter().all(|r| r["results"][0]["answers"].as_array().is_some_and(|a| a.len() == 6)) {
+            break after;
+        }
+        assert!(Instant::now() < deadline, "the extension did not finish");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    };
+    wait_row_state(&b, "finished", Duration::from_secs(20)).await;
     b.wait_text("[data-testid=run-row]", Duration::from_secs(10), |t| t.contains("n=6")).await;
-    let (_, after) = stored(&b).await;
     let before: Vec<SampleRecord> = before.iter().map(|r| serde_json::from_value(r.clone()).unwrap()).collect();
     let after = one_record_each(&after, 12);
     for record in &after {
