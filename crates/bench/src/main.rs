@@ -30,6 +30,7 @@ use execbench_testkit::static_server::StaticServer;
 use serde_json::Value;
 
 mod models;
+mod page;
 mod perturbation;
 mod scoring;
 mod store;

@@ -11,7 +11,8 @@ use std::time::{Duration, Instant};
 
 use execbench_mockserver::{MockConfig, MockServer, bundled_dataset};
 use execbench_testkit::browser::Browser;
-use fantoccini::Locator;
+
+use crate::page::{js, select, wait_text};
 
 /// Requests (samples, n = 1).
 pub const REQUESTS: usize = 400;
@@ -146,35 +147,6 @@ async fn in_the_page(app_url: &str, mock: &MockServer) -> Result<Throughput, Str
     let result = drive(&b, app_url, mock).await;
     b.close().await;
     result
-}
-
-/// Like `Browser::wait_text`, but an error instead of a panic, and polling every 20 ms.
-async fn wait_text(b: &Browser, css: &str, timeout: Duration, pred: impl Fn(&str) -> bool) -> Result<String, String> {
-    let deadline = Instant::now() + timeout;
-    let mut last = String::from("(element not found)");
-    loop {
-        if let Ok(el) = b.client.find(Locator::Css(css)).await
-            && let Ok(text) = el.text().await
-        {
-            if pred(&text) {
-                return Ok(text);
-            }
-            last = text;
-        }
-        if Instant::now() > deadline {
-            return Err(format!("waited {timeout:?} for `{css}`; last text: {last:?}"));
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-}
-
-async fn select(b: &Browser, css: &str, value: &str) -> Result<(), String> {
-    let element = b.client.wait().at_most(Duration::from_secs(10)).for_element(Locator::Css(css)).await.map_err(|e| format!("no `{css}`: {e}"))?;
-    element.select_by_value(value).await.map_err(|e| format!("`{css}`: cannot select `{value}`: {e}"))
-}
-
-async fn js(b: &Browser, script: &str) -> Result<serde_json::Value, String> {
-    b.client.execute(script, vec![]).await.map_err(|e| format!("script failed: {e}"))
 }
 
 /// Records the longest gap between two animation frames (`window.__longestFrame`, ms), when it
