@@ -127,17 +127,6 @@ impl<S: execbench_run::store::RunStore> execbench_run::ResultStore for TimedStor
     }
 }
 
-/// (median, p99) of write times, ms.
-pub fn write_times(times: &[f64]) -> Option<(f64, f64)> {
-    if times.is_empty() {
-        return None;
-    }
-    let mut sorted = times.to_vec();
-    sorted.sort_by(f64::total_cmp);
-    let at = |q: f64| sorted[((sorted.len() - 1) as f64 * q).round() as usize];
-    Some((at(0.5), at(0.99)))
-}
-
 /// A new run's manifest: what it is, without any key.
 pub fn new_manifest(plan: &EvaluationPlan, dataset: &str) -> RunManifest {
     let now = js_sys::Date::now();
@@ -355,7 +344,7 @@ impl EvaluationJob {
             run.most_concurrent = outcome.most_concurrent;
             run.stopped = outcome.end != RunEnd::Finished;
             run.end = outcome.end.describe();
-            run.store_times = write_times(&store_times).map(|(median, p99)| (store_times.len(), median, p99));
+            run.store_times = execbench_run::status::median_and_p99(&store_times).map(|(median, p99)| (store_times.len(), median, p99));
             self.answers_judged.set(answers.get());
             self.status.set(Some(outcome.status.clone()));
             let scored = run.scored();

@@ -44,16 +44,6 @@ struct Writes {
     p99: f64,
 }
 
-/// (median, p99) the way the app computes them (`src/jobs/evaluate.rs` `write_times`).
-fn quantiles(times: &[f64]) -> Option<(f64, f64)> {
-    if times.is_empty() {
-        return None;
-    }
-    let mut sorted = times.to_vec();
-    sorted.sort_by(f64::total_cmp);
-    let at = |q: f64| sorted[((sorted.len() - 1) as f64 * q).round() as usize];
-    Some((at(0.5), at(0.99)))
-}
 
 /// One fresh navigation to the Runs page.
 struct Opening {
@@ -129,7 +119,7 @@ async fn drive(b: &Browser, app_url: &str, reps: usize, scratch: &std::path::Pat
     // The reference, in the same page, now idle.
     match plain_js_writes(b, &typical, &entry_text).await {
         Ok(times) => {
-            if let Some((median, p99)) = quantiles(&times) {
+            if let Some((median, p99)) = execbench_run::status::median_and_p99(&times) {
                 println!("  plain JS: {} records, {median:.2} ms median, {p99:.2} ms p99 per record", times.len());
                 figures.plain = Some(Writes { count: times.len(), median, p99 });
             }

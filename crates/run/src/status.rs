@@ -177,3 +177,31 @@ mod tests {
         assert_eq!((s.rate_limited, s.longest_wait_ms, s.done, s.errors, s.total), (1, 4_000, 3, 1, 10));
     }
 }
+
+/// (median, p99) of durations, the nearest rank of each: how the page reports its record writes
+/// and how the benchmark reports its reference the same way. `None` for no values.
+pub fn median_and_p99(values: &[f64]) -> Option<(f64, f64)> {
+    if values.is_empty() {
+        return None;
+    }
+    let mut sorted = values.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    let at = |q: f64| sorted[((sorted.len() - 1) as f64 * q).round() as usize];
+    Some((at(0.5), at(0.99)))
+}
+
+#[cfg(test)]
+mod quantile_tests {
+    use super::median_and_p99;
+
+    #[test]
+    fn median_and_p99_by_nearest_rank() {
+        // (values, expected) worked out by hand: ranks round((len - 1) x q).
+        let hundred: Vec<f64> = (1..=100).map(f64::from).collect();
+        type Case<'a> = (&'a [f64], Option<(f64, f64)>);
+        let cases: [Case; 4] = [(&[], None), (&[5.0], Some((5.0, 5.0))), (&[3.0, 1.0, 2.0], Some((2.0, 3.0))), (&hundred, Some((51.0, 99.0)))];
+        for (values, expected) in cases {
+            assert_eq!(median_and_p99(values), expected, "{values:?}");
+        }
+    }
+}
