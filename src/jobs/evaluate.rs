@@ -78,7 +78,7 @@ pub enum Target {
     /// A new run; `pilot`: ask only its first samples now (the run then pauses, and Resume asks
     /// for the rest).
     New { pilot: Option<usize> },
-    Stored { entry: RunEntry, records: Vec<SampleRecord> },
+    Stored { entry: Box<RunEntry>, records: Vec<SampleRecord> },
 }
 
 /// The page's HTTP: `fetch`, or the simulated model answering in the page.
@@ -244,7 +244,7 @@ impl EvaluationJob {
             let store = runs.store().await;
             let (entry, earlier) = match target {
                 Target::New { .. } => (RunEntry::new(manifest, started), Vec::new()),
-                Target::Stored { entry, records } => (entry, records),
+                Target::Stored { entry, records } => (*entry, records),
             };
             let recorder = Recorder::new(&*store, entry, &earlier, Box::new(js_sys::Date::now));
             // Records a full disk refused earlier in this page go first.
@@ -376,7 +376,7 @@ pub fn results_of(entry: &RunEntry, records: &[SampleRecord], rescored: bool) ->
         rows.iter_mut().flatten().for_each(|row| row.prompt = None);
     }
     let errors: Vec<(String, String)> = records.iter().filter_map(|r| r.error.as_ref().map(|e| (r.sample_id.clone(), e.message.clone()))).collect();
-    let usage = (manifest.api.is_some()).then(|| entry.tally.usage);
+    let usage = manifest.api.is_some().then_some(entry.tally.usage);
     RunResults {
         id: 0,
         source: manifest.model.clone(),
@@ -474,7 +474,7 @@ pub async fn continue_plan_with_cap(runs: Runs, entry: &RunEntry, dataset: &[Sam
         job.spend_cap = Some(SpendCap { limit, price: price.price, spent_before: price.price.cost(&entry.tally.usage) });
     }
     let plan = EvaluationPlan { responder, job, shown: Shown::default(), price: manifest.price.clone(), simulation: manifest.simulation };
-    Ok((plan, Target::Stored { entry, records }))
+    Ok((plan, Target::Stored { entry: Box::new(entry), records }))
 }
 impl Default for EvaluationJob {
     fn default() -> Self {

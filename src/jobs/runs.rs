@@ -9,7 +9,7 @@ use std::rc::Rc;
 use execbench_idbstore::IdbRunStore;
 use execbench_run::record::SampleRecord;
 use execbench_run::runfile::read_run_file;
-use execbench_run::store::{MemoryRunStore, RunEntry, RunState, RunStore, StoreResult, Tally};
+use execbench_run::store::{MemoryRunStore, RunEntry, RunState, RunStore, StoreResult};
 use leptos::prelude::*;
 
 use crate::browser::clock::BrowserClock;
@@ -227,14 +227,10 @@ impl Runs {
         // never one that says finished without its records.
         entry.state = RunState::Interrupted;
         store.save_entry(&entry).await.map_err(|e| e.to_string())?;
-        let final_tally = Tally::of(&records);
-        let mut tally = Tally::default();
         for record in &records {
-            tally.replace(None, &execbench_run::store::Contribution::of(record));
-            entry.tally = tally.clone();
+            entry.tally.replace(None, &execbench_run::store::Contribution::of(record));
             store.put_record(&entry, record).await.map_err(|e| e.to_string())?;
         }
-        entry.tally = final_tally;
         entry.state = final_state;
         store.save_entry(&entry).await.map_err(|e| e.to_string())?;
         let id = entry.id().to_string();

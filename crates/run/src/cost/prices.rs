@@ -27,19 +27,16 @@ pub struct PricedModel {
     pub model: String,
     /// LiteLLM's `litellm_provider`.
     pub provider: String,
-    pub input: f64,
-    pub output: f64,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cached_input: Option<f64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub reasoning: Option<f64>,
+    /// `input`, `output`, `cached_input`, `reasoning` in the file.
+    #[serde(flatten)]
+    pub price: Price,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_output: Option<u64>,
 }
 
 impl PricedModel {
     pub fn price(&self) -> Price {
-        Price { input: self.input, output: self.output, cached_input: self.cached_input, reasoning: self.reasoning }
+        self.price
     }
 }
 
@@ -263,7 +260,7 @@ mod tests {
             assert!((&pair[0].provider, &pair[0].model) < (&pair[1].provider, &pair[1].model), "{:?} then {:?}", pair[0].model, pair[1].model);
         }
         for m in table.models() {
-            assert!(m.input >= 0.0 && m.output >= 0.0 && m.input.is_finite() && m.output.is_finite(), "{m:?}");
+            assert!(m.price.input >= 0.0 && m.price.output >= 0.0 && m.price.input.is_finite() && m.price.output.is_finite(), "{m:?}");
         }
     }
 
