@@ -125,16 +125,25 @@ async fn rescore_a_generations_file_replay_it_and_stop_a_run() {
     scroll_to(&b, "[data-testid=results]").await;
     b.screenshot("evaluate-rescore").await;
 
-    // The same file as a replayed model on the first 2 samples gives the same figures.
+    // One file, one answer: the same file replayed as a model over the whole dataset, with the
+    // page's n at 5, scores the 2 samples it has with the answers it has, exactly as re-scoring did.
     select(&b, "[data-testid=eval-model]", "replay").await;
     upload(&b, "[data-testid=replay-file]", &good).await;
     b.wait_text("[data-testid=replay-file-status]", Duration::from_secs(10), |t| t.starts_with("generations.json: 2 entries")).await;
-    b.fill("[data-testid=eval-limit]", "2").await;
+    b.fill("[data-testid=eval-n]", "5").await;
+    b.fill("[data-testid=eval-limit]", "").await;
     b.click("[data-testid=eval-run]").await;
     b.wait_text("[data-testid=eval-job]", Duration::from_secs(60), |t| t == "Idle").await;
     assert_eq!(text(&b, "[data-testid=summary-row] .run-source").await, "replay: generations.json");
-    assert_eq!(text(&b, "[data-testid=pass1-output-strict]").await, "40.0");
-    assert_eq!(text(&b, "[data-testid=pass1-output-compatible]").await, "45.0");
+    for (figure, expected) in [("pass1-output-strict", "40.0"), ("pass5-output-strict", "100.0"), ("pass1-output-compatible", "45.0"), ("pass5-output-compatible", "100.0 (1/2)")] {
+        assert_eq!(text(&b, &format!("[data-testid={figure}]")).await, expected, "{figure}");
+    }
+    let timing = text(&b, "[data-testid=run-timing]").await;
+    assert!(timing.contains("2 of 2 samples scored") && timing.contains("798 dataset samples not in the file (not scored)"), "{timing}");
+    assert!(!timing.contains("error"), "{timing}");
+    b.click("[data-testid=file-uncovered] summary").await;
+    let missing = text(&b, "[data-testid=file-missing]").await;
+    assert!(missing.starts_with("Not in the file: sample_2, sample_3,") && !missing.contains("sample_0,"), "{missing}");
 
     // Stop: an oracle run over every input-prediction sample, stopped midway, keeps what it scored.
     select(&b, "[data-testid=eval-model]", "oracle").await;

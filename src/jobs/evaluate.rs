@@ -131,8 +131,8 @@ impl<S: execbench_run::store::RunStore> execbench_run::ResultStore for TimedStor
 pub fn new_manifest(plan: &EvaluationPlan, dataset: &str) -> RunManifest {
     let now = js_sys::Date::now();
     let salt = (js_sys::Math::random() * 65536.0) as u32;
-    let (model, api) = match (&plan.responder, &plan.shown.rescore) {
-        (_, Some((file, _, _))) => (format!("re-scored {file}"), None),
+    let (model, api) = match (&plan.responder, plan.shown.rescored_file()) {
+        (_, Some(file)) => (format!("re-scored {file}"), None),
         (Responder::Api(m), None) => (m.name(), Some(m.settings.clone())),
         (Responder::Offline(m), None) => (m.name(), None),
     };
@@ -160,9 +160,26 @@ pub fn new_manifest(plan: &EvaluationPlan, dataset: &str) -> RunManifest {
 /// How a job's results are labelled, beyond what the engine reports.
 #[derive(Clone, Default)]
 pub struct Shown {
-    /// Re-scoring: the file's name instead of the model's, no template or n, and the counts of
-    /// dataset samples the file lacks and of ids it has that the dataset lacks.
-    pub rescore: Option<(String, usize, usize)>,
+    /// A file of answers (replayed or re-scored): what of the dataset it did not cover.
+    pub file: Option<FileShown>,
+}
+
+/// A file of answers scored over the samples it covers (`execbench_eval::models::FileScope`).
+#[derive(Clone, Debug, Default)]
+pub struct FileShown {
+    pub name: String,
+    /// Re-scored: published answers, not prompted here (the file's name stands for the model, no
+    /// template or n is shown). Replayed: a model run, named `replay: <file>`.
+    pub rescored: bool,
+    /// Dataset samples the file lacks, and ids it has that the dataset lacks.
+    pub missing: Vec<String>,
+    pub unknown: Vec<String>,
+}
+
+impl Shown {
+    fn rescored_file(&self) -> Option<&str> {
+        self.file.as_ref().filter(|f| f.rescored).map(|f| f.name.as_str())
+    }
 }
 
 impl EvaluationJob {
@@ -227,8 +244,8 @@ impl EvaluationJob {
             job.samples.truncate(first);
         }
         let to_ask = job.samples.len() - job.done.len();
-        let (name, label) = match &shown.rescore {
-            Some((file, _, _)) => (file.clone(), format!("Re-scoring {file} ({to_ask} samples)")),
+        let (name, label) = match shown.rescored_file() {
+            Some(file) => (file.to_string(), format!("Re-scoring {file} ({to_ask} samples)")),
             None => (responder.name(), format!("Evaluating {} on {to_ask} sample{}", responder.name(), if to_ask == 1 { "" } else { "s" })),
         };
         let python = python.new_job();
@@ -334,12 +351,13 @@ impl EvaluationJob {
             let by_id: BTreeMap<String, SampleRecord> = earlier.into_iter().chain(stored_first).chain(outcome.records.iter().cloned()).chain(outcome.unsaved.iter().cloned()).map(|r| (r.sample_id.clone(), r)).collect();
             let mut records: Vec<SampleRecord> = by_id.into_values().collect();
             records.sort_by_key(|r| r.index);
-            let mut run = results_of(&entry, &records, shown.rescore.is_some());
+            let mut run = results_of(&entry, &records, shown.rescored_file().is_some());
             run.source = name;
             run.elapsed_ms = js_sys::Date::now() - started;
             run.python_runs = outcome.python_runs;
-            run.missing = shown.rescore.as_ref().map_or(0, |r| r.1);
-            run.unknown = shown.rescore.as_ref().map_or(0, |r| r.2);
+            if let Some(file) = &shown.file {
+                (run.missing, run.unknown) = (file.missing.clone(), file.unknown.clone());
+            }
             run.requests = outcome.status.requests_sent;
             run.most_concurrent = outcome.most_concurrent;
             run.stopped = outcome.end != RunEnd::Finished;
@@ -389,8 +407,8 @@ pub fn results_of(entry: &RunEntry, records: &[SampleRecord], rescored: bool) ->
         stopped: entry.state != RunState::Finished,
         elapsed_ms: entry.active_ms,
         python_runs: 0,
-        missing: 0,
-        unknown: 0,
+        missing: Vec::new(),
+        unknown: Vec::new(),
         errors,
         usage,
         requests: 0,

@@ -8,14 +8,13 @@
 //! root owner, so a run carries on, and its results stay, while the user looks at other pages.
 
 use std::cell::OnceCell;
-use std::collections::HashMap;
 use std::sync::Arc;
 
 use execbench_core::{LoadReport, Sample};
 use execbench_eval::Task;
 use execbench_eval::generations::{Generations, import_generations};
-use execbench_eval::models::{EchoFirstArgument, Oracle, Replay, TypeDefault};
-use execbench_eval::prompt::{Style, default_template};
+use execbench_eval::models::{EchoFirstArgument, FileScope, Oracle, Replay, TypeDefault};
+use execbench_eval::prompt::{Style, Template, default_template};
 use execbench_eval::report::{SampleResult, from_jsonl};
 use execbench_eval::score::Mode;
 use execbench_run::api::ApiModel;
@@ -29,7 +28,7 @@ use leptos::prelude::*;
 
 use crate::app::{AppState, DatasetState};
 use crate::browser::python::{PythonWorker, use_python};
-use crate::jobs::evaluate::{Continue, EvaluationPlan, Shown, Target, continue_plan};
+use crate::jobs::evaluate::{Continue, EvaluationPlan, FileShown, Shown, Target, continue_plan};
 use crate::jobs::{EvaluationJob, Runs};
 use crate::components::evaluation::exports::ResultsExports;
 use crate::components::evaluation::model_settings::{ApiForm, ApiSettingsPanel};
@@ -121,6 +120,15 @@ impl LoadedFile {
         let generations = import_generations(name, text);
         let problems = generations.errors.iter().map(|e| e.to_string()).collect();
         LoadedFile { name: name.into(), content: AnswerFile::Generations(generations), problems }
+    }
+
+    /// The file's answers as a model, or None when it has none.
+    fn replay(&self) -> Option<Replay> {
+        let replay = match &self.content {
+            AnswerFile::Generations(g) => Replay::from_generations(&self.name, g),
+            AnswerFile::Results(rows) => Replay::from_results(&self.name, rows),
+        };
+        (!replay.is_empty()).then_some(replay)
     }
 
     fn entries(&self) -> usize {
@@ -249,19 +257,26 @@ fn plan_evaluation(state: EvaluateState, report: &LoadReport) -> Result<Evaluati
         ModelChoice::Oracle => Responder::Offline(Box::new(Oracle::default())),
         ModelChoice::EchoFirstArgument => Responder::Offline(Box::new(EchoFirstArgument)),
         ModelChoice::TypeDefault => Responder::Offline(Box::new(TypeDefault)),
-        ModelChoice::Replay => match state.replay_file.get_untracked() {
-            None => return Err("choose a file of answers to replay".to_string()),
-            Some(file) => match &file.content {
-                AnswerFile::Generations(g) if !g.entries.is_empty() => Responder::Offline(Box::new(Replay::from_generations(&file.name, g))),
-                AnswerFile::Results(rows) if !rows.is_empty() => Responder::Offline(Box::new(Replay::from_results(&file.name, rows))),
-                _ => return Err(format!("{} has no usable answers", file.name)),
-            },
-        },
+        ModelChoice::Replay => {
+            let file = state.replay_file.get_untracked().ok_or("choose a file of answers to replay")?;
+            let replay = file.replay().ok_or(format!("{} has no usable answers", file.name))?;
+            let dataset = &report.samples[..limit.min(report.samples.len())];
+            return Ok(file_plan(&file.name, replay, dataset, template, modes, false));
+        }
     };
     let samples = report.samples.iter().take(limit).cloned().collect();
     let mut job = EvalJob::new(samples, template, n, modes);
     job.spend_cap = spend_cap;
     Ok(EvaluationPlan { responder, job, shown: Shown::default(), price, simulation })
+}
+
+/// A file of answers, replayed or re-scored: one plan for both, so both give the same figures.
+/// It scores the samples the file covers with the answers it has (`Replay::scope`).
+fn file_plan(name: &str, replay: Replay, dataset: &[Sample], template: Template, modes: Vec<Mode>, rescored: bool) -> EvaluationPlan {
+    let FileScope { samples, n, missing, unknown } = replay.scope(dataset);
+    let job = EvalJob::new(samples, template, n, modes);
+    let shown = Shown { file: Some(FileShown { name: name.to_string(), rescored, missing, unknown }) };
+    EvaluationPlan { responder: Responder::Offline(Box::new(replay)), job, shown, price: None, simulation: None }
 }
 
 /// A run waiting for the user's go after its cost estimate (API models only).
@@ -365,17 +380,9 @@ fn start_rescore(state: EvaluateState, python: PythonWorker, runs: Runs, report:
     if generations.entries.is_empty() {
         return state.job.error.set(Some(format!("{} has no usable entries", file.name)));
     }
-    // The file's answers replayed through the engine, over the dataset samples the file has: a
-    // sample it lacks is counted, never scored as wrong.
     let task = state.rescore_task.get_untracked();
-    let in_file: HashMap<&str, usize> = generations.entries.iter().map(|e| (e.id.as_str(), e.answers.len())).collect();
-    let samples: Vec<Sample> = report.samples.iter().filter(|s| in_file.contains_key(s.id.as_str())).cloned().collect();
-    let missing = report.samples.len() - samples.len();
-    let unknown = in_file.keys().filter(|id| !report.samples.iter().any(|s| s.id == **id)).count();
-    let n = in_file.values().copied().max().unwrap_or(1).max(1);
-    let job = EvalJob::new(samples, default_template(task, Style::Direct), n, Mode::ALL.to_vec());
-    let responder = Responder::Offline(Box::new(Replay::from_generations(&file.name, generations)));
-    let plan = EvaluationPlan { responder, job, shown: Shown { rescore: Some((file.name.clone(), missing, unknown)) }, price: None, simulation: None };
+    let replay = Replay::from_generations(&file.name, generations);
+    let plan = file_plan(&file.name, replay, &report.samples, default_template(task, Style::Direct), Mode::ALL.to_vec(), true);
     state.job.launch(python, runs, plan, dataset, Target::New { pilot: None });
 }
 
@@ -502,6 +509,7 @@ pub fn EvaluatePage() -> impl IntoView {
                                     on:change=on_answer_file(state.replay_file, state.job.error) />
                             </label>
                             <FileStatus file=state.replay_file testid="replay-file-status" />
+                            <p class="hint">"A file scores the samples it has, with the answers it has: samples per problem comes from the file, and samples it lacks are listed, not counted as wrong."</p>
                         </div>
                     </Show>
                     <div class="row-fields">
@@ -698,9 +706,19 @@ fn ResultsView(state: EvaluateState) -> impl IntoView {
                     let timing = format!(
                         "{} of {} samples scored, {} answers judged in {:.1} s ({} Python runs){}{}",
                         run.scored(), run.planned, run.answers(), run.elapsed_ms / 1000.0, run.python_runs,
-                        if run.missing > 0 { format!("; {} dataset sample{} not in the file", run.missing, if run.missing == 1 { "" } else { "s" }) } else { String::new() },
-                        if run.unknown > 0 { format!("; {} id{} in the file not in the dataset", run.unknown, if run.unknown == 1 { "" } else { "s" }) } else { String::new() },
+                        if run.missing.is_empty() { String::new() } else { format!("; {} dataset sample{} not in the file (not scored)", run.missing.len(), if run.missing.len() == 1 { "" } else { "s" }) },
+                        if run.unknown.is_empty() { String::new() } else { format!("; {} id{} in the file not in the dataset", run.unknown.len(), if run.unknown.len() == 1 { "" } else { "s" }) },
                     );
+                    let uncovered = (!run.missing.is_empty() || !run.unknown.is_empty()).then(|| {
+                        let list = |ids: &[String]| if ids.is_empty() { "none".to_string() } else { ids.join(", ") };
+                        view! {
+                            <details class="uncovered" data-testid="file-uncovered">
+                                <summary>"Which samples the file did not cover"</summary>
+                                <p data-testid="file-missing">{format!("Not in the file: {}", list(&run.missing))}</p>
+                                <p data-testid="file-unknown">{format!("Not in the dataset: {}", list(&run.unknown))}</p>
+                            </details>
+                        }
+                    });
                     let usage = run.usage.map(|u| format!("{} requests (at most {} at once) · tokens: {} prompt, {} completion ({} reasoning)", run.requests, run.most_concurrent, u.prompt_tokens, u.completion_tokens, u.reasoning_tokens));
                     let errors = run.errors.clone();
                     let sent = run.sent.as_ref().map(|sent| {
@@ -716,6 +734,7 @@ fn ResultsView(state: EvaluateState) -> impl IntoView {
                     let cost = run.cost.map(|c| view! { <p class="stats" data-testid="run-cost-total">{format!("Cost: {}", execbench_run::cost::format_usd(c))}</p> });
                     view! {
                         <p class="stats" data-testid="run-timing">{timing}</p>
+                        {uncovered}
                         {cost}
                         {store_times}
                         {usage.map(|u| view! { <p class="stats" data-testid="run-usage">{u}</p> })}

@@ -14,6 +14,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::extract::{Extraction, extract};
+use crate::models::{FileScope, Replay};
 use crate::report::{SampleResult, Summary, summarize};
 use crate::score::{Mode, ScoreOptions, score_answers};
 use crate::task::Task;
@@ -237,14 +238,11 @@ pub struct Rescore {
 /// Scores every sample of `dataset` that has answers in `generations`.
 pub fn rescore(engine: &mut dyn PythonEngine, dataset: &[Sample], generations: &Generations, task: Task, mode: Mode, options: &ScoreOptions) -> Rescore {
     let by_id: HashMap<&str, &GenerationEntry> = generations.entries.iter().map(|e| (e.id.as_str(), e)).collect();
-    let known: HashSet<&str> = dataset.iter().map(|s| s.id.as_str()).collect();
+    // The same scope as a replayed file's, so both give the same figures.
+    let FileScope { samples, missing, unknown, .. } = Replay::from_generations("", generations).scope(dataset);
     let mut results = Vec::new();
-    let mut missing = Vec::new();
-    for sample in dataset {
-        let Some(entry) = by_id.get(sample.id.as_str()) else {
-            missing.push(sample.id.clone());
-            continue;
-        };
+    for sample in &samples {
+        let Some(entry) = by_id.get(sample.id.as_str()) else { continue };
         let extractions = generations.extractions(entry, task);
         let score = score_answers(engine, sample, task, mode, &extractions, options);
         let responses = match generations.kind {
@@ -253,7 +251,6 @@ pub fn rescore(engine: &mut dyn PythonEngine, dataset: &[Sample], generations: &
         };
         results.push(SampleResult::new(&sample.id, task, mode, None, responses, extractions, score));
     }
-    let unknown = generations.entries.iter().filter(|e| !known.contains(e.id.as_str())).map(|e| e.id.clone()).collect();
     let summary = summarize(task, mode, &results);
     Rescore { results, summary, missing, unknown }
 }

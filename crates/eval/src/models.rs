@@ -255,6 +255,42 @@ impl Replay {
     }
 }
 
+/// The part of a dataset that a file of answers covers. A file scores the samples it contains,
+/// with the answers it has: a sample it lacks is listed in `missing`, never scored as wrong, and
+/// `n` is the most answers the file gives one sample (never padded). Re-scoring a file and
+/// replaying it as a model both start here, so they give the same figures.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FileScope {
+    /// The dataset's samples the file has answers for, in dataset order.
+    pub samples: Vec<Sample>,
+    pub n: usize,
+    /// Dataset samples the file has no answers for.
+    pub missing: Vec<String>,
+    /// Ids in the file that the dataset does not have.
+    pub unknown: Vec<String>,
+}
+
+impl Replay {
+    /// The samples of `dataset` this file covers.
+    pub fn scope(&self, dataset: &[Sample]) -> FileScope {
+        let (samples, missing): (Vec<&Sample>, Vec<&Sample>) = dataset.iter().partition(|s| self.answers.contains_key(&s.id));
+        let n = samples.iter().filter_map(|s| self.answers.get(&s.id)).map(|r| r.answers.len()).max().unwrap_or(1).max(1);
+        let known: std::collections::HashSet<&str> = dataset.iter().map(|s| s.id.as_str()).collect();
+        let mut unknown: Vec<String> = self.answers.keys().filter(|id| !known.contains(id.as_str())).cloned().collect();
+        unknown.sort();
+        FileScope { samples: samples.into_iter().cloned().collect(), n, missing: missing.into_iter().map(|s| s.id.clone()).collect(), unknown }
+    }
+
+    /// Samples the file has answers for.
+    pub fn len(&self) -> usize {
+        self.answers.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.answers.is_empty()
+    }
+}
+
 impl Model for Replay {
     fn name(&self) -> String {
         format!("replay: {}", self.label)

@@ -980,6 +980,39 @@ fn an_offline_model_scores_as_evaluate_does() {
     assert_eq!(ran.outcome.python_runs, all.len());
 }
 
+/// One file, one answer: a generations file covering some samples, with fewer answers than the
+/// page's n, replayed through the engine over its scope scores exactly as `rescore` does; the
+/// samples it lacks are listed, never scored.
+#[test]
+fn a_replayed_file_scores_like_a_rescored_one() {
+    use execbench_eval::generations::{import_generations, rescore};
+    use execbench_eval::models::Replay;
+    let clock = VirtualClock::default();
+    let all = samples(9);
+    // s00..s03 have answers (s02's true output is 103), 3 answers each at most; s99 is unknown.
+    let file = r#"{"s00": ["100", "1", "100"], "s01": ["7"], "s02": ["102", "103", "103"], "s03": ["103", "103"], "s99": ["1"]}"#;
+    let generations = import_generations("g.json", file);
+    let replay = Replay::from_generations("g.json", &generations);
+    let scope = replay.scope(&all);
+    assert_eq!(scope.n, 3, "the most answers the file gives one sample, not the page's n");
+    assert_eq!(scope.samples.iter().map(|s| s.id.as_str()).collect::<Vec<_>>(), ["s00", "s01", "s02", "s03"]);
+    assert_eq!(scope.missing, ["s04", "s05", "s06", "s07", "s08"]);
+    assert_eq!(scope.unknown, ["s99"]);
+    let modes = vec![Mode::Strict, Mode::Compatible];
+    let ran = drive(job(scope.samples.clone(), scope.n, modes.clone()), Responder::Offline(Box::new(replay)), &clock, Rc::new(NoHttp), Rc::default(), None);
+    assert_eq!(ran.outcome.end, RunEnd::Finished);
+    assert!(ran.outcome.records.iter().all(|r| r.error.is_none()), "no sample of the scope is an error");
+    for (m, mode) in modes.iter().enumerate() {
+        let rows: Vec<_> = ran.outcome.records.iter().map(|r| r.results[m].clone()).collect();
+        let replayed = summarize(Task::Output, *mode, &rows);
+        let rescored = rescore(&mut AssertEngine, &all, &generations, Task::Output, *mode, &ScoreOptions::default());
+        assert_eq!(rescored.missing, scope.missing);
+        assert_eq!(replayed, rescored.summary, "{mode:?}");
+        // (2/3 + 0 + 2/3 + 1) / 4
+        assert_eq!(replayed.pass_at_1.display(), "58.3", "{mode:?}");
+    }
+}
+
 /// The spend cap: a sample starts only when what is spent, plus the most the samples in flight
 /// and this one could cost, stays within the cap; the run pauses when none can.
 #[test]

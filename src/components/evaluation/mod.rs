@@ -32,9 +32,10 @@ pub struct RunResults {
     pub elapsed_ms: f64,
     /// Python runs made in the worker (model steps and scoring).
     pub python_runs: usize,
-    /// Re-scoring: dataset samples the file had no answers for, ids the dataset does not know.
-    pub missing: usize,
-    pub unknown: usize,
+    /// A file of answers: dataset samples it had no answers for (never scored), ids the dataset
+    /// does not know.
+    pub missing: Vec<String>,
+    pub unknown: Vec<String>,
     /// Samples that failed for infrastructure reasons: (id, message). Not in `per_mode`.
     pub errors: Vec<(String, String)>,
     /// API runs: tokens from the providers' usage fields, requests sent, most at once.
