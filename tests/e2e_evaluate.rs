@@ -466,8 +466,19 @@ async fn rescore_raw_responses_like_the_library() {
     b.click("[data-testid=download-jsonl]").await;
     let saved = downloads(&b).await;
     assert_eq!(saved.len(), 1);
+    // Each row ends with its run's provenance: run, model, template and its hash, task, dataset.
+    let mut rows = Vec::new();
+    for line in saved[0].lines() {
+        let (row, provenance) = line.rsplit_once(",\"provenance\":").expect("a provenance field");
+        let provenance: serde_json::Value = serde_json::from_str(provenance.strip_suffix('}').unwrap()).unwrap();
+        assert!(provenance["run_id"].as_str().is_some_and(|id| id.starts_with("run-")), "{provenance}");
+        assert_eq!((provenance["model"].as_str(), provenance["template_id"].as_str(), provenance["task"].as_str()), (Some("re-scored responses.jsonl"), Some("output-direct"), Some("output")), "{provenance}");
+        assert!(provenance["template_hash"].as_str().is_some_and(|h| h.len() == 16) && provenance["dataset_hash"].as_str().is_some(), "{provenance}");
+        assert_eq!(provenance["app_version"].as_str(), Some(env!("CARGO_PKG_VERSION")));
+        rows.push(format!("{row}}}\n"));
+    }
     let library = to_jsonl(&strict.results) + &to_jsonl(&compatible.results);
-    assert!(saved[0] == library, "the page's JSONL differs from the library's:\npage:\n{}\nlibrary:\n{library}", saved[0]);
+    assert!(rows.concat() == library, "the page's JSONL differs from the library's:\npage:\n{}\nlibrary:\n{library}", saved[0]);
     b.close().await;
     let _ = std::fs::remove_dir_all(&dir);
 }

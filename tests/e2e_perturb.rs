@@ -174,8 +174,13 @@ async fn perturb_all_of_cruxeval_with_rtf_and_verify_every_row() {
     let saved = b.client.execute_async("const done = arguments[arguments.length - 1]; Promise.all(window.savedBlobs.map(b => b.text())).then(done);", vec![]).await.unwrap();
     let saved: Vec<String> = serde_json::from_value(saved).unwrap();
     assert_eq!(saved.len(), 2);
-    assert!(saved[0] == execbench_perturb::to_jsonl(&native.rows), "the page's JSONL differs from the library's");
-    assert!(saved[1] == execbench_perturb::to_codecrash_jsonl(&native.rows), "the page's CodeCrash JSONL differs from the library's");
+    // Each row carries its provenance: the dataset, its hash, the app's version, the perturbation.
+    let provenance = execbench_core::Provenance::of_dataset(env!("CARGO_PKG_VERSION"), "cruxeval", &samples);
+    assert!(saved[0] == execbench_perturb::to_jsonl(&native.rows, &provenance), "the page's JSONL differs from the library's");
+    assert!(saved[1] == execbench_perturb::to_codecrash_jsonl(&native.rows, &provenance), "the page's CodeCrash JSONL differs from the library's");
+    let first: serde_json::Value = serde_json::from_str(saved[1].lines().next().unwrap()).unwrap();
+    assert_eq!((first["perturbation"].as_str(), first["seed"].as_u64()), (Some("RTF"), Some(0)), "{first}");
+    assert_eq!(first["provenance"]["dataset_hash"].as_str(), Some(provenance.dataset_hash.as_str()), "{first}");
     b.close().await;
 }
 

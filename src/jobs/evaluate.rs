@@ -150,7 +150,7 @@ pub fn new_manifest(plan: &EvaluationPlan, dataset: &str) -> RunManifest {
         modes: plan.job.modes.clone(),
         created: (now / 1000.0) as u64,
         app_version: env!("CARGO_PKG_VERSION").to_string(),
-        provenance: None,
+        provenance: execbench_core::provenance::perturbation_of(&plan.job.samples),
         simulation: plan.simulation,
         price: plan.price.clone(),
         spend_cap: plan.job.spend_cap.map(|c| c.limit),
@@ -420,6 +420,7 @@ pub fn results_of(entry: &RunEntry, records: &[SampleRecord], rescored: bool) ->
         sent: records.iter().find_map(|r| r.sent.clone()),
         cost: manifest.cost(&entry.tally.usage),
         store_times: None,
+        provenance: manifest.row_provenance(),
     }
 }
 

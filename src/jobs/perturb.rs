@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use execbench_core::{Limits, Sample};
+use execbench_core::{Limits, Provenance, Sample};
 use execbench_perturb::{ExportRow, Failure, Kind, Options};
 use execbench_run::perturbation::{KindCounts, PerturbJob, PerturbTally, perturb_and_verify};
 use leptos::prelude::*;
@@ -23,6 +23,8 @@ pub struct PerturbRun {
     pub row_count: RwSignal<usize>,
     /// `RTF` or `REN+RTF`: the chosen kinds, for the download's name.
     pub kinds_label: StoredValue<String>,
+    /// The original dataset's provenance, for every exported row.
+    pub provenance: StoredValue<Provenance>,
     python: StoredValue<PythonWorker, LocalStorage>,
 }
 
@@ -36,6 +38,7 @@ impl PerturbRun {
             rows: StoredValue::new(Vec::new()),
             row_count: RwSignal::new(0),
             kinds_label: StoredValue::new(String::new()),
+            provenance: StoredValue::new(Provenance::default()),
             python: StoredValue::new_local(worker.for_job(PERTURB_JOB)),
         }
     }
@@ -47,6 +50,7 @@ impl PerturbRun {
         let total = samples.len() * kinds.len() * seeds.len();
         let cancel = self.job.begin(format!("Perturbing with {label}"), total, &python);
         self.kinds_label.set_value(label);
+        self.provenance.set_value(Provenance::of_dataset(env!("CARGO_PKG_VERSION"), &dataset, &samples));
         self.rows.set_value(Vec::new());
         self.row_count.set(0);
         self.failures.set(Vec::new());

@@ -1,7 +1,7 @@
 //! The Verify job: `execbench_run::verify::verify_dataset` in the worker, its totals published.
 
 use execbench_core::verify::{SampleCheck, VerifySummary};
-use execbench_core::{Limits, Sample};
+use execbench_core::{Limits, Provenance, Sample};
 use execbench_run::verify::verify_dataset;
 use leptos::prelude::*;
 
@@ -14,6 +14,8 @@ pub struct VerifyRun {
     pub summary: RwSignal<VerifySummary>,
     /// Every check of the last run, for the download; set when it ends.
     pub checks: StoredValue<Vec<SampleCheck>>,
+    /// The verified dataset's provenance, for every exported row.
+    pub provenance: StoredValue<Provenance>,
     python: StoredValue<PythonWorker, LocalStorage>,
 }
 
@@ -24,12 +26,15 @@ impl VerifyRun {
             job: JobProgress::new(),
             summary: RwSignal::new(VerifySummary::default()),
             checks: StoredValue::new(Vec::new()),
+            provenance: StoredValue::new(Provenance::default()),
             python: StoredValue::new_local(worker.for_job(VERIFY_JOB)),
         }
     }
 
-    pub fn start(self, samples: Vec<Sample>) {
+    /// `dataset`: its name, for the export's provenance.
+    pub fn start(self, samples: Vec<Sample>, dataset: &str) {
         let python = self.python.get_value();
+        self.provenance.set_value(Provenance::of_dataset(env!("CARGO_PKG_VERSION"), dataset, &samples));
         let cancel = self.job.begin(format!("Verifying {} samples", samples.len()), samples.len(), &python);
         self.summary.set(VerifySummary::default());
         self.checks.set_value(Vec::new());

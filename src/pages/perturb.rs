@@ -482,8 +482,9 @@ fn WholeDataset() -> impl IntoView {
     };
     let stop = move |_| run.stop();
     let download = move |codecrash: bool| {
+        let provenance = run.provenance.get_value();
         let (text, suffix) = run.rows.with_value(|rows| {
-            if codecrash { (execbench_perturb::to_codecrash_jsonl(rows), "codecrash") } else { (execbench_perturb::to_jsonl(rows), "perturbed") }
+            if codecrash { (execbench_perturb::to_codecrash_jsonl(rows, &provenance), "codecrash") } else { (execbench_perturb::to_jsonl(rows, &provenance), "perturbed") }
         });
         let name = format!("{}-{}-{suffix}.jsonl", dataset_column(&state.dataset_name.get_untracked()), run.kinds_label.get_value());
         if let Err(e) = crate::browser::download::download_text(&name, "application/jsonl", &text) {

@@ -111,7 +111,7 @@ fn export(app: AppState, state: RunsPageState, entry: RunEntry, codecrash: bool)
         };
         let result = if codecrash {
             let DatasetState::Loaded(report) = app.dataset.get_untracked() else { return };
-            let (text, left_out) = export_codecrash(&report.samples, &records);
+            let (text, left_out) = export_codecrash(&entry.manifest, &report.samples, &records);
             if left_out > 0 {
                 state.message.set(Some((false, format!("{left_out} records name samples the loaded dataset does not have: left out of the CodeCrash file"))));
             }

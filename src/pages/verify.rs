@@ -16,13 +16,15 @@ pub fn VerifyPage() -> impl IntoView {
     let job = run.job;
     let start = move |_| {
         if let DatasetState::Loaded(report) = state.dataset.get_untracked() {
-            run.start(report.samples.clone());
+            run.start(report.samples.clone(), &crate::pages::perturb::dataset_column(&state.dataset_name.get_untracked()));
         }
     };
     let stop = move |_| run.stop();
     let download = move |_| {
-        let lines: Vec<String> = run.checks.with_value(|c| c.iter().filter_map(|c| serde_json::to_string(c).ok()).collect());
-        let _ = crate::browser::download::download_text("cruxeval-verification.jsonl", "application/jsonl", &(lines.join("\n") + "\n"));
+        let provenance = run.provenance.get_value();
+        let text = run.checks.with_value(|checks| provenance.jsonl(checks));
+        let name = format!("{}-verification.jsonl", provenance.dataset);
+        let _ = crate::browser::download::download_text(&name, "application/jsonl", &text);
     };
     view! {
         <section class="page verify">

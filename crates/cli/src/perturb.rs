@@ -5,7 +5,7 @@
 use std::path::Path;
 use std::time::Instant;
 
-use execbench_core::{Limits, PythonEngine, load_jsonl_bytes};
+use execbench_core::{Limits, Provenance, PythonEngine, load_jsonl_bytes};
 use execbench_perturb::{DatasetRun, Kind, Options, Prediction, perturb_dataset, to_codecrash_jsonl, to_jsonl};
 use execbench_pyengine::RustPythonEngine;
 
@@ -73,7 +73,7 @@ fn settings(args: &Args) -> Result<Settings<'_>, String> {
 }
 
 /// The `dataset` column: the file name without its extension (`cruxeval` for `data/cruxeval.jsonl`).
-fn dataset_name(path: &str) -> String {
+pub fn dataset_name(path: &str) -> String {
     Path::new(path).file_stem().map_or_else(|| path.to_string(), |stem| stem.to_string_lossy().into_owned())
 }
 
@@ -111,9 +111,10 @@ pub fn run(args: &Args) -> Result<i32, String> {
         let what = if failure.stage == "verify" { "failed verification" } else { "not perturbed" };
         eprintln!("{what}: {} {} seed {}: {}", failure.id, failure.kind, failure.seed, failure.reason);
     }
+    let provenance = Provenance::of_dataset(env!("CARGO_PKG_VERSION"), &name, &report.samples);
     let text = match settings.format {
-        Format::Execbench => to_jsonl(&run.rows),
-        Format::CodeCrash => to_codecrash_jsonl(&run.rows),
+        Format::Execbench => to_jsonl(&run.rows, &provenance),
+        Format::CodeCrash => to_codecrash_jsonl(&run.rows, &provenance),
     };
     std::fs::write(settings.out, text).map_err(|e| format!("cannot write {}: {e}", settings.out))?;
     let not_perturbed = run.failures.iter().filter(|f| f.stage != "verify").count();

@@ -201,7 +201,7 @@ pub fn run(args: &Args) -> Result<i32, String> {
         modes: settings.modes.clone(),
         created: now_secs(),
         app_version: env!("CARGO_PKG_VERSION").to_string(),
-        provenance: None,
+        provenance: execbench_core::provenance::perturbation_of(&samples),
         simulation: None,
         price: settings.price.clone(),
         spend_cap: settings.spend_cap,

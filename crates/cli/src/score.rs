@@ -4,9 +4,9 @@
 
 use std::time::Instant;
 
-use execbench_core::{Limits, load_jsonl_bytes};
+use execbench_core::{Limits, Provenance, load_jsonl_bytes};
 use execbench_eval::generations::{Rescore, import_generations, rescore};
-use execbench_eval::report::{markdown_table, to_jsonl};
+use execbench_eval::report::markdown_table;
 use execbench_eval::{Mode, ScoreOptions, Task};
 use execbench_pyengine::RustPythonEngine;
 
@@ -103,7 +103,13 @@ pub fn run(args: &Args) -> Result<i32, String> {
 
     if let Some(out) = settings.out {
         let rows: Vec<_> = rescores.iter().flat_map(|r| r.results.iter().cloned()).collect();
-        std::fs::write(out, to_jsonl(&rows)).map_err(|e| format!("cannot write {out}: {e}"))?;
+        // Every row says what made it: the file re-scored, the task and the dataset.
+        let provenance = Provenance {
+            model: Some(format!("re-scored {}", settings.generations)),
+            task: Some(settings.task.label().to_string()),
+            ..Provenance::of_dataset(env!("CARGO_PKG_VERSION"), &crate::perturb::dataset_name(settings.dataset), &dataset.samples)
+        };
+        std::fs::write(out, provenance.jsonl(&rows)).map_err(|e| format!("cannot write {out}: {e}"))?;
         eprintln!("{} result rows written to {out}", rows.len());
     }
     Ok(if bad_input { 1 } else { 0 })

@@ -92,7 +92,12 @@ fn verified_rows_in_the_codecrash_layout() {
     let positions: Vec<usize> =
         ["task_id", "code", "function_name", "function_call", "output", "test"].iter().map(|k| first_line.find(&format!("\"{k}\":")).unwrap()).collect();
     assert!(positions.windows(2).all(|w| w[0] < w[1]), "fields out of order: {first_line}");
-    assert_eq!(rows[0].as_object().unwrap().len(), 6);
+    // CodeCrash's six fields, then what tells rows of several kinds and seeds apart.
+    let fields: Vec<&str> = rows[0].as_object().unwrap().keys().map(String::as_str).collect();
+    assert_eq!(fields.len(), 9, "{fields:?}");
+    assert_eq!((rows[0]["perturbation"].as_str(), rows[0]["seed"].as_u64()), (Some("MPS"), Some(0)));
+    assert_eq!(rows[0]["provenance"]["dataset"].as_str(), Some("tiny"));
+    assert_eq!(rows[0]["provenance"]["perturbation"]["options"]["once"].as_bool(), Some(true));
     assert_eq!(rows[0]["test"].as_str(), Some("assert f([1, 5, 7], 4) == 12"));
 }
 

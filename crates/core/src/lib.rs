@@ -6,9 +6,11 @@
 pub mod brackets;
 pub mod dataset;
 pub mod engine;
+pub mod provenance;
 pub mod sample;
 pub mod verify;
 
 pub use dataset::{LoadReport, RowError, load_jsonl, load_jsonl_bytes};
 pub use engine::{Limits, Outcome, PythonEngine, RunRequest, RunResult};
+pub use provenance::Provenance;
 pub use sample::Sample;

@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use execbench_core::{Limits, PythonEngine, Sample};
+use execbench_core::{Limits, Provenance, PythonEngine, Sample};
 use serde::{Deserialize, Serialize};
 
 use crate::{Kind, Options, Perturbed, Prediction, perturb_sample, verify};
@@ -32,7 +32,9 @@ pub struct ExportRow {
     pub original_code: String,
 }
 
-/// The CodeCrash data's field layout.
+/// The CodeCrash data's field layout, plus the perturbation and seed: CodeCrash keeps one kind
+/// per file, so its rows need neither, but one file of several kinds and seeds would otherwise
+/// repeat `task_id` with nothing to tell the rows apart.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct CodeCrashRow {
     pub task_id: String,
@@ -41,6 +43,8 @@ pub struct CodeCrashRow {
     pub function_call: String,
     pub output: String,
     pub test: String,
+    pub perturbation: Kind,
+    pub seed: u64,
 }
 
 impl From<&ExportRow> for CodeCrashRow {
@@ -52,7 +56,17 @@ impl From<&ExportRow> for CodeCrashRow {
             function_call: row.call.clone(),
             output: row.output.clone(),
             test: format!("assert {} == {}", row.call, row.output),
+            perturbation: row.kind,
+            seed: row.seed,
         }
+    }
+}
+
+impl ExportRow {
+    /// `dataset`'s provenance with this row's perturbation (kind, seed, options).
+    pub fn provenance(&self, dataset: &Provenance) -> Provenance {
+        let perturbation = serde_json::json!({ "kind": self.kind, "seed": self.seed, "options": self.options });
+        Provenance { perturbation: Some(perturbation), ..dataset.clone() }
     }
 }
 
@@ -156,24 +170,25 @@ pub fn perturb_dataset(
     run
 }
 
-fn jsonl<T: Serialize>(rows: impl Iterator<Item = T>) -> String {
+/// Rows as JSON Lines, each with its provenance: `dataset` (the original dataset's name, hash and
+/// the app's version) plus the row's perturbation.
+fn jsonl<T: Serialize>(rows: &[ExportRow], dataset: &Provenance, layout: impl Fn(&ExportRow) -> T) -> String {
     let mut out = String::new();
     for row in rows {
-        // Serializing these plain structs cannot fail; an empty line would be the visible symptom.
-        out.push_str(&serde_json::to_string(&row).unwrap_or_default());
+        out.push_str(&row.provenance(dataset).line(&layout(row)));
         out.push('\n');
     }
     out
 }
 
 /// Our layout, one row a line.
-pub fn to_jsonl(rows: &[ExportRow]) -> String {
-    jsonl(rows.iter())
+pub fn to_jsonl(rows: &[ExportRow], dataset: &Provenance) -> String {
+    jsonl(rows, dataset, Clone::clone)
 }
 
 /// The CodeCrash layout, one row a line.
-pub fn to_codecrash_jsonl(rows: &[ExportRow]) -> String {
-    jsonl(rows.iter().map(CodeCrashRow::from))
+pub fn to_codecrash_jsonl(rows: &[ExportRow], dataset: &Provenance) -> String {
+    jsonl(rows, dataset, |row| CodeCrashRow::from(row))
 }
 
 #[cfg(test)]
@@ -188,17 +203,18 @@ mod tests {
     #[test]
     fn rows_serialize_byte_for_byte() {
         let row = perturb_row(&sample(), "cruxeval", Kind::Ren, &Options::default()).unwrap();
+        let dataset = Provenance { app_version: "0.1.0".into(), dataset: "cruxeval".into(), dataset_hash: "00ff".into(), ..Provenance::default() };
+        let provenance = r#""provenance":{"app_version":"0.1.0","dataset":"cruxeval","dataset_hash":"00ff","perturbation":{"kind":"REN","options":{"once":false,"p":1.0,"prediction":"output"},"seed":0}}"#;
         let expected = concat!(
             r#"{"id":"s1","dataset":"cruxeval","kind":"REN","seed":0,"options":{"p":1.0,"once":false,"prediction":"output"},"#,
-            r#""code":"def f(Var_1):\n    return Var_1 + 1","function_name":"f","call":"f(1)","output":"2","original_code":"def f(a):\n    return a + 1"}"#,
-            "\n"
+            r#""code":"def f(Var_1):\n    return Var_1 + 1","function_name":"f","call":"f(1)","output":"2","original_code":"def f(a):\n    return a + 1","#,
         );
-        assert_eq!(to_jsonl(std::slice::from_ref(&row)), expected);
+        assert_eq!(to_jsonl(std::slice::from_ref(&row), &dataset), format!("{expected}{provenance}}}\n"));
         let codecrash = concat!(
-            r#"{"task_id":"s1","code":"def f(Var_1):\n    return Var_1 + 1","function_name":"f","function_call":"f(1)","output":"2","test":"assert f(1) == 2"}"#,
-            "\n"
+            r#"{"task_id":"s1","code":"def f(Var_1):\n    return Var_1 + 1","function_name":"f","function_call":"f(1)","output":"2","test":"assert f(1) == 2","#,
+            r#""perturbation":"REN","seed":0,"#,
         );
-        assert_eq!(to_codecrash_jsonl(&[row]), codecrash);
+        assert_eq!(to_codecrash_jsonl(&[row], &dataset), format!("{codecrash}{provenance}}}\n"));
     }
 
     #[test]

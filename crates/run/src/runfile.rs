@@ -15,6 +15,8 @@ use serde::{Deserialize, Serialize};
 use crate::api::ApiSettings;
 use crate::record::SampleRecord;
 
+pub use execbench_core::provenance::{Provenance, dataset_hash, fnv1a_hex};
+
 pub const FORMAT: &str = "execbench-run";
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -60,6 +62,25 @@ pub struct PriceUsed {
 }
 
 impl RunManifest {
+    /// What every exported row of this run carries: run, model, provider, template and its hash,
+    /// task, n, dataset and its hash, the perturbation and the app version. Never a key (the
+    /// manifest has none).
+    pub fn row_provenance(&self) -> Provenance {
+        Provenance {
+            app_version: self.app_version.clone(),
+            dataset: self.dataset.clone(),
+            dataset_hash: self.dataset_hash.clone(),
+            run_id: Some(self.run_id.clone()),
+            model: Some(self.model.clone()),
+            provider: self.api.as_ref().map(|a| format!("{} ({})", a.endpoint.provider, a.endpoint.model)),
+            template_id: Some(self.template.id.clone()),
+            template_hash: Some(template_hash(&self.template)),
+            task: Some(self.task.label().to_string()),
+            n: Some(self.n),
+            perturbation: self.provenance.clone(),
+        }
+    }
+
     /// What the run's tokens cost, when its price is known.
     pub fn cost(&self, usage: &execbench_providers::Usage) -> Option<f64> {
         self.price.as_ref().map(|p| p.price.cost(usage))
@@ -90,24 +111,6 @@ impl RunManifest {
         }
         out
     }
-}
-
-/// 64-bit FNV-1a, as hex: stable on every platform, no dependency.
-fn fnv1a_hex(parts: &[&str]) -> String {
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    for part in parts {
-        for byte in part.bytes().chain(std::iter::once(0u8)) {
-            hash ^= byte as u64;
-            hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
-        }
-    }
-    format!("{hash:016x}")
-}
-
-/// A hash of what the samples say (id, code, call, output), whatever the file's formatting.
-pub fn dataset_hash(samples: &[Sample]) -> String {
-    let parts: Vec<&str> = samples.iter().flat_map(|s| [s.id.as_str(), s.code.as_str(), s.call.as_str(), s.output.as_str()]).collect();
-    fnv1a_hex(&parts)
 }
 
 pub fn template_hash(template: &Template) -> String {
@@ -227,7 +230,8 @@ pub fn export_run(entry: &crate::store::RunEntry, records: &[SampleRecord]) -> S
 /// The run in CodeCrash's result layout: one row per sample with the dataset fields, the prompt,
 /// the raw responses and the extracted solutions (`null` where none was found). Samples are
 /// matched to records by id; a record whose sample is not in `samples` is left out and counted.
-pub fn export_codecrash(samples: &[Sample], records: &[SampleRecord]) -> (String, usize) {
+pub fn export_codecrash(manifest: &RunManifest, samples: &[Sample], records: &[SampleRecord]) -> (String, usize) {
+    let provenance = manifest.row_provenance();
     let by_id: BTreeMap<&str, &Sample> = samples.iter().map(|s| (s.id.as_str(), s)).collect();
     let mut out = String::new();
     let mut left_out = 0;
@@ -257,7 +261,7 @@ pub fn export_codecrash(samples: &[Sample], records: &[SampleRecord]) -> (String
             "responses": responses,
             "solutions": solutions,
         });
-        out.push_str(&row.to_string());
+        out.push_str(&provenance.line(&row));
         out.push('\n');
     }
     (out, left_out)
@@ -380,7 +384,7 @@ mod tests {
             pass_at_5: None,
             model_error: None,
         }];
-        let (text, left_out) = export_codecrash(&[sample("a", "1")], &[found, record("zzz", false)]);
+        let (text, left_out) = export_codecrash(&manifest(), &[sample("a", "1")], &[found, record("zzz", false)]);
         assert_eq!(left_out, 1, "a record of a sample the dataset lacks");
         let row: serde_json::Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
         for field in ["task_id", "dataset", "code", "function_name", "function_call", "output", "test", "input_prompt", "responses", "solutions"] {
@@ -389,6 +393,7 @@ mod tests {
         assert_eq!(row["test"], "assert f(1) == 1");
         assert_eq!(row["solutions"], serde_json::json!(["1", null]));
         assert_eq!(row["responses"][1], "no idea");
+        assert_eq!((row["provenance"]["run_id"].as_str(), row["provenance"]["template_id"].as_str()), (Some("r1"), Some("output-direct")));
     }
 
     #[test]

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use execbench_eval::report::{markdown_table, to_jsonl};
+use execbench_eval::report::markdown_table;
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
@@ -34,9 +34,10 @@ pub fn markdown_summary(runs: &[Arc<RunResults>]) -> String {
     out
 }
 
-/// Every run's rows, every mode: one JSON object per sample and mode.
+/// Every run's rows, every mode: one JSON object per sample and mode, each with its run's
+/// provenance (so rows of several runs stay apart).
 pub fn results_jsonl(runs: &[Arc<RunResults>]) -> String {
-    runs.iter().flat_map(|run| run.per_mode.iter()).map(|m| to_jsonl(&m.rows)).collect()
+    runs.iter().flat_map(|run| run.per_mode.iter().map(|m| run.provenance.jsonl(&m.rows))).collect()
 }
 
 /// `navigator.clipboard.writeText`, reached by name: the web-sys clipboard bindings are not

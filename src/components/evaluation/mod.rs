@@ -50,6 +50,8 @@ pub struct RunResults {
     pub cost: Option<f64>,
     /// This session's record writes: (count, median ms, p99 ms).
     pub store_times: Option<(usize, f64, f64)>,
+    /// What every exported row of this run carries (run, model, template, dataset, version).
+    pub provenance: execbench_core::Provenance,
 }
 
 #[derive(Clone, Debug, PartialEq)]
