@@ -7,6 +7,7 @@ use leptos::prelude::*;
 
 use crate::browser::python::{PythonWorker, WorkerStatus};
 use crate::jobs::{PerturbRun, Runs, VerifyRun};
+use crate::components::theme_switch::ThemeSwitch;
 use crate::pages::{datasets::DatasetsPage, evaluate::EvaluatePage, perturb::PerturbPage, playground::PlaygroundPage, runs::{RunPage, RunsPage}, sample::SamplePage, verify::VerifyPage};
 use crate::route::{self, Route};
 
@@ -89,6 +90,7 @@ pub fn App() -> impl IntoView {
                 {nav_link(Route::Runs, "Runs")}
             </nav>
             <EngineStatus status=status />
+            <ThemeSwitch />
         </header>
         <main>
             {move || match route.get() {
