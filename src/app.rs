@@ -8,7 +8,7 @@ use leptos::prelude::*;
 use crate::browser::python::{PythonWorker, WorkerStatus};
 use crate::jobs::{PerturbRun, Runs, VerifyRun};
 use crate::components::theme_switch::ThemeSwitch;
-use crate::pages::{datasets::DatasetsPage, evaluate::EvaluatePage, perturb::PerturbPage, playground::PlaygroundPage, runs::{RunPage, RunsPage}, sample::SamplePage, verify::VerifyPage};
+use crate::pages::{datasets::DatasetsPage, evaluate::EvaluatePage, home::HomePage, perturb::PerturbPage, playground::PlaygroundPage, runs::{RunPage, RunsPage}, sample::SamplePage, verify::VerifyPage};
 use crate::route::{self, Route};
 
 /// The dataset the pages work on: the bundled CRUXEval, or a file the user imported.
@@ -80,7 +80,7 @@ pub fn App() -> impl IntoView {
 
     view! {
         <header class="topbar">
-            <a class="brand" href="#/datasets">"execbench"</a>
+            <a class="brand" href=Route::Home.href()>"execbench"</a>
             <nav>
                 {nav_link(Route::Datasets, "Datasets")}
                 {nav_link(Route::Playground, "Playground")}
@@ -94,6 +94,7 @@ pub fn App() -> impl IntoView {
         </header>
         <main>
             {move || match route.get() {
+                Route::Home => view! { <HomePage /> }.into_any(),
                 Route::Datasets => view! { <DatasetsPage /> }.into_any(),
                 Route::Sample(id) => view! { <SamplePage id=id /> }.into_any(),
                 Route::Playground => view! { <PlaygroundPage /> }.into_any(),
