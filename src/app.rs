@@ -63,7 +63,12 @@ pub fn App() -> impl IntoView {
     state.load_bundled();
 
     let (route, set_route) = signal(route::current());
-    let handle = window_event_listener(leptos::ev::hashchange, move |_| set_route.set(route::current()));
+    // On narrow screens the navigation is a menu; following any link closes it.
+    let menu_open = RwSignal::new(false);
+    let handle = window_event_listener(leptos::ev::hashchange, move |_| {
+        set_route.set(route::current());
+        menu_open.set(false);
+    });
     on_cleanup(move || handle.remove());
 
     let nav_link = move |target: Route, label: &'static str| {
@@ -79,9 +84,10 @@ pub fn App() -> impl IntoView {
     };
 
     view! {
-        <header class="topbar">
+        <header class="topbar" class:menu-open=move || menu_open.get()
+            on:keydown=move |ev| if ev.key() == "Escape" { menu_open.set(false) }>
             <a class="brand" href=Route::Home.href()>"execbench"</a>
-            <nav>
+            <nav id="site-nav" data-testid="site-nav">
                 {nav_link(Route::Datasets, "Datasets")}
                 {nav_link(Route::Playground, "Playground")}
                 {nav_link(Route::Verify, "Verify dataset")}
@@ -91,6 +97,10 @@ pub fn App() -> impl IntoView {
             </nav>
             <EngineStatus status=status />
             <ThemeSwitch />
+            <button class="menu-button" data-testid="menu-button" aria-controls="site-nav" title="Menu"
+                aria-expanded=move || menu_open.get().to_string() on:click=move |_| menu_open.update(|open| *open = !*open)>
+                <span class="bars" aria-hidden="true"></span><span class="visually-hidden">"Menu"</span>
+            </button>
         </header>
         <main>
             {move || match route.get() {
