@@ -7,7 +7,8 @@ use leptos::prelude::*;
 
 use crate::browser::python::{PythonWorker, WorkerStatus};
 use crate::jobs::{PerturbRun, Runs, VerifyRun};
-use crate::pages::{datasets::DatasetsPage, evaluate::EvaluatePage, perturb::PerturbPage, playground::PlaygroundPage, runs::{RunPage, RunsPage}, sample::SamplePage, verify::VerifyPage};
+use crate::components::theme_switch::ThemeSwitch;
+use crate::pages::{datasets::DatasetsPage, evaluate::EvaluatePage, home::HomePage, perturb::PerturbPage, playground::PlaygroundPage, runs::{RunPage, RunsPage}, sample::SamplePage, verify::VerifyPage};
 use crate::route::{self, Route};
 
 /// The dataset the pages work on: the bundled CRUXEval, or a file the user imported.
@@ -62,7 +63,12 @@ pub fn App() -> impl IntoView {
     state.load_bundled();
 
     let (route, set_route) = signal(route::current());
-    let handle = window_event_listener(leptos::ev::hashchange, move |_| set_route.set(route::current()));
+    // On narrow screens the navigation is a menu; following any link closes it.
+    let menu_open = RwSignal::new(false);
+    let handle = window_event_listener(leptos::ev::hashchange, move |_| {
+        set_route.set(route::current());
+        menu_open.set(false);
+    });
     on_cleanup(move || handle.remove());
 
     let nav_link = move |target: Route, label: &'static str| {
@@ -78,9 +84,10 @@ pub fn App() -> impl IntoView {
     };
 
     view! {
-        <header class="topbar">
-            <a class="brand" href="#/datasets">"execbench"</a>
-            <nav>
+        <header class="topbar" class:menu-open=move || menu_open.get()
+            on:keydown=move |ev| if ev.key() == "Escape" { menu_open.set(false) }>
+            <a class="brand" href=Route::Home.href()>"execbench"</a>
+            <nav id="site-nav" data-testid="site-nav">
                 {nav_link(Route::Datasets, "Datasets")}
                 {nav_link(Route::Playground, "Playground")}
                 {nav_link(Route::Verify, "Verify dataset")}
@@ -89,9 +96,15 @@ pub fn App() -> impl IntoView {
                 {nav_link(Route::Runs, "Runs")}
             </nav>
             <EngineStatus status=status />
+            <ThemeSwitch />
+            <button class="menu-button" data-testid="menu-button" aria-controls="site-nav" title="Menu"
+                aria-expanded=move || menu_open.get().to_string() on:click=move |_| menu_open.update(|open| *open = !*open)>
+                <span class="bars" aria-hidden="true"></span><span class="visually-hidden">"Menu"</span>
+            </button>
         </header>
         <main>
             {move || match route.get() {
+                Route::Home => view! { <HomePage /> }.into_any(),
                 Route::Datasets => view! { <DatasetsPage /> }.into_any(),
                 Route::Sample(id) => view! { <SamplePage id=id /> }.into_any(),
                 Route::Playground => view! { <PlaygroundPage /> }.into_any(),

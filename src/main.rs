@@ -7,6 +7,7 @@ mod components;
 mod jobs;
 mod pages;
 mod route;
+mod theme;
 
 fn main() {
     // A panic is a bug: log it where a developer looks, then let the page carry on if it can.

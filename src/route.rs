@@ -3,6 +3,9 @@
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Route {
+    /// The first screen: what execbench is and where to start. Only an empty hash (or `#/home`)
+    /// leads here; anything unknown still falls back to the dataset list, as before.
+    Home,
     Datasets,
     Sample(String),
     Playground,
@@ -18,6 +21,7 @@ impl Route {
         let path = hash.trim_start_matches('#').trim_start_matches('/');
         let mut parts = path.splitn(2, '/');
         match (parts.next().unwrap_or(""), parts.next()) {
+            ("", _) | ("home", _) => Route::Home,
             ("sample", Some(id)) if !id.is_empty() => Route::Sample(decode(id)),
             ("playground", _) => Route::Playground,
             ("verify", _) => Route::Verify,
@@ -31,6 +35,7 @@ impl Route {
 
     pub fn href(&self) -> String {
         match self {
+            Route::Home => "#/".to_string(),
             Route::Datasets => "#/datasets".to_string(),
             Route::Sample(id) => format!("#/sample/{}", encode(id)),
             Route::Playground => "#/playground".to_string(),
@@ -54,4 +59,23 @@ fn decode(id: &str) -> String {
 pub fn current() -> Route {
     let hash = web_sys::window().and_then(|w| w.location().hash().ok()).unwrap_or_default();
     Route::parse(&hash)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_bare_address_is_the_home_screen() {
+        for hash in ["", "#", "#/", "#/home"] {
+            assert_eq!(Route::parse(hash), Route::Home, "{hash:?}");
+        }
+        assert_eq!(Route::parse(&Route::Home.href()), Route::Home);
+    }
+
+    #[test]
+    fn the_dataset_list_keeps_its_address_and_stays_the_fallback() {
+        assert_eq!(Route::parse("#/datasets"), Route::Datasets);
+        assert_eq!(Route::parse("#/no-such-page"), Route::Datasets);
+    }
 }

@@ -9,3 +9,4 @@ pub mod download;
 pub mod fetch;
 pub mod python;
 pub mod storage;
+pub mod theme;

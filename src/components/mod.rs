@@ -4,3 +4,4 @@ pub mod evaluation;
 pub mod marked_code;
 pub mod progress_bar;
 pub mod run_result;
+pub mod theme_switch;

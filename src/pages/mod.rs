@@ -1,5 +1,6 @@
 pub mod datasets;
 pub mod evaluate;
+pub mod home;
 pub mod perturb;
 pub mod playground;
 pub mod sample;

@@ -96,6 +96,20 @@ impl Browser {
         }
     }
 
+    /// Makes the page's viewport `width` CSS pixels wide (and `height` tall), as a phone or a wide
+    /// screen would be, and returns the width the page then reports (`window.innerWidth`).
+    /// Headless Chromium has no window frame, but the outer size is corrected for one if it had.
+    pub async fn set_viewport(&self, width: u32, height: u32) -> u32 {
+        let inner = || async { self.client.execute("return window.innerWidth", vec![]).await.ok().and_then(|v| v.as_u64()).unwrap_or(0) as u32 };
+        self.client.set_window_size(width, height).await.expect("set the window size");
+        let got = inner().await;
+        if got != width && got > 0 {
+            let frame = width.saturating_sub(got);
+            self.client.set_window_size(width + frame, height).await.expect("set the window size");
+        }
+        inner().await
+    }
+
     /// Saves a screenshot as a test artifact (tests/artifacts/NAME.png) to look at.
     pub async fn screenshot(&self, name: &str) {
         let dir = crate::repo_root().join("tests/artifacts");
