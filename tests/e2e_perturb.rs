@@ -68,6 +68,9 @@ async fn perturb_one_sample_and_both_runs_agree() {
     b.click("[data-testid=perturb-one]").await;
     assert_eq!(text_of(&b, "[data-testid=perturb-error]").await, "seed: `x` is not a whole number ≥ 0");
     b.fill("[data-testid=seed]", "0").await;
+    // p and once belong to the message kinds: shown for MCC, not for PSC_ALL.
+    assert!(b.client.find(fantoccini::Locator::Css("[data-testid=p]")).await.is_err(), "p is hidden for PSC_ALL");
+    b.client.find(fantoccini::Locator::Css("[data-testid=kind]")).await.unwrap().select_by_value("MCC").await.unwrap();
     b.fill("[data-testid=p]", "1.5").await;
     b.click("[data-testid=perturb-one]").await;
     b.wait_text("[data-testid=perturb-error]", Duration::from_secs(10), |t| t == "p must be between 0 and 1, not 1.5").await;
@@ -191,8 +194,11 @@ async fn a_dataset_run_can_be_stopped() {
     wait_engine_ready(&b).await;
     b.click("[data-testid=kind-REN]").await;
     b.fill("[data-testid=seeds]", "0-1").await;
+    // REN takes no seed: the page says so, and perturbs it once (800 + RTF's 2 x 800 programs).
+    let note = text_of(&b, "[data-testid=seeds-note]").await;
+    assert!(note.starts_with("REN draws nothing at random"), "{note}");
     b.click("[data-testid=perturb-all-start]").await;
-    b.wait_text("[data-testid=perturb-all-stats]", Duration::from_secs(60), |t| t.contains("/ 3200 programs") && !t.starts_with("0 /")).await;
+    b.wait_text("[data-testid=perturb-all-stats]", Duration::from_secs(60), |t| t.contains("/ 2400 programs") && !t.starts_with("0 /")).await;
     b.click("[data-testid=perturb-all-stop]").await;
     assert_eq!(b.wait_text("[data-testid=perturb-all-state]", Duration::from_secs(30), |t| !t.is_empty()).await, "stopped before the end");
     let summary = text_of(&b, "[data-testid=perturb-summary]").await;

@@ -47,7 +47,7 @@ impl PerturbRun {
     pub fn start(self, samples: Vec<Sample>, dataset: String, kinds: Vec<Kind>, seeds: Vec<u64>, options: Options) {
         let python = self.python.get_value();
         let label = kinds.iter().map(|k| k.name()).collect::<Vec<_>>().join("+");
-        let total = samples.len() * kinds.len() * seeds.len();
+        let total = samples.len() * kinds.iter().map(|k| k.seeds_that_matter(&seeds).len()).sum::<usize>();
         let cancel = self.job.begin(format!("Perturbing with {label}"), total, &python);
         self.kinds_label.set_value(label);
         self.provenance.set_value(Provenance::of_dataset(env!("CARGO_PKG_VERSION"), &dataset, &samples));

@@ -352,7 +352,12 @@ fn SingleProgram() -> impl IntoView {
                 <label class="field"><span class="label">"Seed"</span>
                     <input class="narrow" data-testid="seed" prop:value=seed on:input=move |ev| seed.set(event_target_value(&ev)) />
                 </label>
-                <OptionFields p=p once=once />
+                <Show when=move || kind.get().uses_p_and_once()>
+                    <OptionFields p=p once=once />
+                </Show>
+                <Show when=move || !kind.get().uses_seed()>
+                    <p class="hint choice-note" data-testid="seed-note">"REN draws nothing at random: every seed gives the same program."</p>
+                </Show>
                 <Show when=move || kind.get() == Kind::Mhc>
                     <PredictionField prediction=prediction testid="prediction" />
                 </Show>
@@ -376,13 +381,16 @@ fn SingleProgram() -> impl IntoView {
 
 /// `p` and `once`, shared by both forms.
 #[component]
+/// Shown only when a message kind (MCC, MPS) is chosen: the other kinds ignore both.
 fn OptionFields(p: RwSignal<String>, once: RwSignal<bool>) -> impl IntoView {
     view! {
-        <label class="field" title="MCC, MPS: the probability that a site gets a message"><span class="label">"p (0–1)"</span>
+        <label class="field"><span class="label">"p (0–1)"</span>
             <input class="narrow" data-testid="p" prop:value=p on:input=move |ev| p.set(event_target_value(&ev)) />
+            <span class="hint">"MCC, MPS: the chance that each place gets a message"</span>
         </label>
-        <label class="field checkbox" title="MCC, MPS: at most one message of each category"><span class="label">"once"</span>
+        <label class="field checkbox"><span class="label">"once"</span>
             <input type="checkbox" data-testid="once" prop:checked=once on:change=move |ev| once.set(event_target_checked(&ev)) />
+            <span class="hint">"MCC, MPS: at most one message of each category"</span>
         </label>
     }
 }
@@ -510,7 +518,17 @@ fn WholeDataset() -> impl IntoView {
                 <label class="field"><span class="label">"Seeds"</span>
                     <input class="seeds" data-testid="seeds" placeholder="0-4 or 0,1,2" prop:value=seeds on:input=move |ev| seeds.set(event_target_value(&ev)) />
                 </label>
-                <OptionFields p=p once=once />
+                <Show when=move || chosen.get().iter().any(|(k, on)| *on && k.uses_p_and_once())>
+                    <OptionFields p=p once=once />
+                </Show>
+                {move || {
+                    // Say when a choice does nothing: REN under several seeds is perturbed once.
+                    let ren = chosen.get().get(&Kind::Ren).copied().unwrap_or(false);
+                    let several = parse_seeds(&seeds.get()).map(|s| s.len() > 1).unwrap_or(false);
+                    (ren && several).then(|| view! {
+                        <p class="hint choice-note" data-testid="seeds-note">"REN draws nothing at random: it is perturbed with the first seed only, since the other seeds would repeat its rows exactly."</p>
+                    })
+                }}
                 <Show when=move || chosen.get().get(&Kind::Mhc).copied().unwrap_or(false)>
                     <PredictionField prediction=prediction testid="all-prediction" />
                 </Show>

@@ -57,6 +57,23 @@ impl Kind {
         }
     }
 
+    /// Whether the seed changes what the kind does. REN names variables in order of appearance
+    /// and draws nothing: every seed gives the same program.
+    pub fn uses_seed(self) -> bool {
+        self != Kind::Ren
+    }
+
+    /// Whether `p` and `once` (the options of the message kinds) change what the kind does.
+    pub fn uses_p_and_once(self) -> bool {
+        matches!(self, Kind::Mcc | Kind::Mps)
+    }
+
+    /// The seeds worth perturbing with: all of them, or the first alone for a kind that takes no
+    /// seed (the others would repeat its rows exactly).
+    pub fn seeds_that_matter(self, seeds: &[u64]) -> &[u64] {
+        if self.uses_seed() { seeds } else { &seeds[..seeds.len().min(1)] }
+    }
+
     /// Case-insensitive; `-` is accepted for `_` (`psc-all`).
     pub fn parse(name: &str) -> Option<Kind> {
         let wanted = name.trim().to_ascii_uppercase().replace('-', "_");
