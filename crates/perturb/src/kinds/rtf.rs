@@ -34,7 +34,10 @@ const WALRUS: Form = Form { binds_underscore: true, ..form("(_ := ({t},)[0])") }
 const LAMBDA: Form = Form { in_lambda: true, ..form("(lambda: {c})()") };
 const EQUALS_TRUE: Form = form("{w} == ({p} == {p})");
 const DIFFERS_FROM_FALSE: Form = form("{w} != ({p} != {p})");
-const INCREMENT: Form = Form { evaluates_twice: true, ..form("bool(-~{w}) == {w}") };
+/// `~` on a bool is deprecated since Python 3.12 (a warning on every run; slated to become an
+/// error), so the condition becomes an int first: the form stays valid Python in every version.
+/// CodeCrash applies `-~` to the bool itself.
+const INCREMENT: Form = Form { evaluates_twice: true, ..form("bool(-~int{w}) == {w}") };
 
 const GENERAL: &[Form] = &[form("not not {w}"), form("{w} or False"), form("{w} and True"), WALRUS];
 const COMPARISON: &[Form] = &[WALRUS, LAMBDA, EQUALS_TRUE, DIFFERS_FROM_FALSE, INCREMENT, form("bool(int({t}))")];
@@ -203,14 +206,14 @@ mod tests {
             vec!["(_ := (a < b,)[0])".to_string(), "(lambda: a < b)()".to_string()],
             with_p("(a < b) == (P == P)"),
             with_p("(a < b) != (P != P)"),
-            vec!["bool(-~(a < b)) == (a < b)".to_string(), "bool(int(a < b))".to_string()],
+            vec!["bool(-~int(a < b)) == (a < b)".to_string(), "bool(int(a < b))".to_string()],
         ]
         .concat();
         let constant: Vec<String> = [
             vec!["(_ := (True,)[0])".to_string(), "(lambda: True)()".to_string()],
             with_p("(True) == (P == P)"),
             with_p("(True) != (P != P)"),
-            vec!["bool(-~(True)) == (True)".to_string(), "eval(str(True))".to_string()],
+            vec!["bool(-~int(True)) == (True)".to_string(), "eval(str(True))".to_string()],
         ]
         .concat();
         let general: Vec<String> = ["not not (a)", "(a) or False", "(a) and True", "(_ := (a,)[0])"].map(String::from).to_vec();
