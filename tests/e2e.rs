@@ -211,6 +211,14 @@ async fn import_a_user_dataset_with_bad_rows() {
     let (b, base) = open_app().await;
     b.client.goto(&format!("{base}#/datasets")).await.unwrap();
     b.wait_text("[data-testid=match-count]", Duration::from_secs(30), |t| t == "800 of 800").await;
+    // A file with no usable row is refused, and CRUXEval stays.
+    let all_bad = dir.join("all-bad.jsonl");
+    std::fs::write(&all_bad, "{\"id\": \"x\"}\n[1]\n").unwrap();
+    let input = b.client.find(fantoccini::Locator::Css("[data-testid=import]")).await.unwrap();
+    input.send_keys(all_bad.to_str().unwrap()).await.unwrap();
+    let refused = b.wait_text("[data-testid=import-refused]", Duration::from_secs(10), |_| true).await;
+    assert!(refused.starts_with("all-bad.jsonl: none of its 2 rows could be read, so CRUXEval stays loaded."), "{refused}");
+    assert_eq!(b.wait_text("[data-testid=match-count]", Duration::from_secs(5), |_| true).await, "800 of 800");
     let input = b.client.find(fantoccini::Locator::Css("[data-testid=import]")).await.unwrap();
     input.send_keys(file.to_str().unwrap()).await.unwrap();
     b.wait_text("[data-testid=dataset-name]", Duration::from_secs(10), |t| t == "contest.jsonl").await;

@@ -50,22 +50,41 @@ pub fn DatasetsPage() -> impl IntoView {
     }
 }
 
+/// Why an import does not replace the working dataset, or None when it does: a file in which no
+/// row could be read would only throw away what the user had.
+pub fn import_refusal(file: &str, report: &LoadReport, current: &str) -> Option<String> {
+    if !report.samples.is_empty() {
+        return None;
+    }
+    let first: Vec<String> = report.errors.iter().take(3).map(|e| e.to_string()).collect();
+    let problems = if first.is_empty() { String::new() } else { format!(" First problems: {}", first.join("; ")) };
+    let kept = if current.is_empty() { "nothing was replaced".to_string() } else { format!("{current} stays loaded") };
+    Some(format!("{file}: none of its {} rows could be read, so {kept}.{problems}", report.rows))
+}
+
 /// "Import JSONL…": replaces the working dataset with the user's file, after checking every row.
+/// A file with no usable row is refused and the working dataset stays.
 #[component]
 fn ImportButton() -> impl IntoView {
     let state = expect_context::<AppState>();
+    let refused = RwSignal::new(None::<String>);
     let on_change = move |ev: leptos::ev::Event| {
         let input: web_sys::HtmlInputElement = event_target(&ev);
         let Some(file) = input.files().and_then(|files| files.get(0)) else { return };
         input.set_value("");
         let name = file.name();
-        state.dataset.set(DatasetState::Loading);
-        state.dataset_name.set(name);
+        refused.set(None);
         leptos::task::spawn_local(async move {
-            state.dataset.set(match crate::browser::data::read_dataset_file(file).await {
-                Ok(report) => DatasetState::Loaded(Arc::new(report)),
-                Err(e) => DatasetState::Failed(e),
-            });
+            match crate::browser::data::read_dataset_file(file).await {
+                Ok(report) => match import_refusal(&name, &report, &state.dataset_name.get_untracked()) {
+                    Some(reason) => refused.set(Some(reason)),
+                    None => {
+                        state.dataset_name.set(name);
+                        state.dataset.set(DatasetState::Loaded(Arc::new(report)));
+                    }
+                },
+                Err(e) => refused.set(Some(e)),
+            }
         });
     };
     view! {
@@ -76,6 +95,7 @@ fn ImportButton() -> impl IntoView {
         <Show when=move || state.dataset_name.get() != crate::browser::data::CRUXEVAL_NAME>
             <button on:click=move |_| state.load_bundled()>"Back to CRUXEval"</button>
         </Show>
+        {move || refused.get().map(|reason| view! { <p class="error-box" role="alert" data-testid="import-refused">{reason}</p> })}
     }
 }
 
@@ -168,6 +188,17 @@ fn DatasetBrowser(report: Arc<LoadReport>) -> impl IntoView {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_import_with_no_usable_row_is_refused_and_says_why() {
+        let all_bad = execbench_core::load_jsonl("bad.jsonl", "{\"id\": \"a\"}\nnot json\n");
+        let reason = import_refusal("bad.jsonl", &all_bad, "CRUXEval").expect("refused");
+        assert!(reason.starts_with("bad.jsonl: none of its 2 rows could be read, so CRUXEval stays loaded. First problems: bad.jsonl:1: field `code`"), "{reason}");
+        let some_good = execbench_core::load_jsonl("ok.jsonl", "{\"id\": \"a\", \"code\": \"def f(x):\\n    return x\", \"input\": \"1\", \"output\": \"1\"}\nnot json\n");
+        assert_eq!(import_refusal("ok.jsonl", &some_good, "CRUXEval"), None, "a file with one good row loads (its bad rows are listed)");
+        let empty = execbench_core::load_jsonl("empty.jsonl", "");
+        assert!(import_refusal("empty.jsonl", &empty, "").unwrap().contains("nothing was replaced"));
+    }
 
     fn sample(id: &str, code: &str, output: &str) -> Sample {
         let line = serde_json::json!({"id": id, "code": code, "input": "1", "output": output}).to_string();
