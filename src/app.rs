@@ -76,7 +76,7 @@ pub fn App() -> impl IntoView {
         let active = {
             let target = target.clone();
             move || match (&route.get(), &target) {
-                (Route::Sample(_), Route::Datasets) | (Route::Run(_), Route::Runs) => true,
+                (Route::Sample(..) | Route::Datasets(_), Route::Datasets(_)) | (Route::Run(_), Route::Runs) => true,
                 (current, target) => current == target,
             }
         };
@@ -88,7 +88,7 @@ pub fn App() -> impl IntoView {
             on:keydown=move |ev| if ev.key() == "Escape" { menu_open.set(false) }>
             <a class="brand" href=Route::Home.href()>"execbench"</a>
             <nav id="site-nav" data-testid="site-nav">
-                {nav_link(Route::Datasets, "Datasets")}
+                {nav_link(Route::datasets(), "Datasets")}
                 {nav_link(Route::Playground, "Playground")}
                 {nav_link(Route::Verify, "Verify dataset")}
                 {nav_link(Route::Perturb, "Perturb")}
@@ -105,8 +105,8 @@ pub fn App() -> impl IntoView {
         <main>
             {move || match route.get() {
                 Route::Home => view! { <HomePage /> }.into_any(),
-                Route::Datasets => view! { <DatasetsPage /> }.into_any(),
-                Route::Sample(id) => view! { <SamplePage id=id /> }.into_any(),
+                Route::Datasets(query) => view! { <DatasetsPage query=query /> }.into_any(),
+                Route::Sample(id, query) => view! { <SamplePage id=id query=query /> }.into_any(),
                 Route::Playground => view! { <PlaygroundPage /> }.into_any(),
                 Route::Verify => view! { <VerifyPage /> }.into_any(),
                 Route::Perturb => view! { <PerturbPage /> }.into_any(),

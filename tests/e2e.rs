@@ -242,3 +242,56 @@ async fn import_a_user_dataset_with_bad_rows() {
     b.close().await;
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The search and the output-type filter live in the address: a reload shows the same view, a
+/// sample opened from it steps through its matches, and Back returns to it.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_filtered_list_survives_a_reload_and_a_sample_steps_through_its_matches() {
+    use execbench_core::sample::OutputKind;
+    let crux = execbench_core::load_jsonl("cruxeval.jsonl", &std::fs::read_to_string(execbench_testkit::repo_root().join("public/data/cruxeval/cruxeval.jsonl")).unwrap());
+    let matches: Vec<&str> = crux.samples.iter()
+        .filter(|s| s.output_kind() == OutputKind::List && (s.id.contains("sorted") || s.code.to_lowercase().contains("sorted") || s.output.to_lowercase().contains("sorted")))
+        .map(|s| s.id.as_str()).collect();
+    assert!(matches.len() >= 2, "{matches:?}");
+    let count = format!("{} of 800", matches.len());
+    let (b, base) = open_app().await;
+    let js = |script: &'static str| { let client = b.client.clone(); async move { client.execute(script, vec![]).await.unwrap() } };
+    let value_of = |css: &'static str| { let client = b.client.clone(); async move { client.execute(&format!("return document.querySelector('{css}').value"), vec![]).await.unwrap() } };
+
+    b.client.goto(&format!("{base}#/datasets")).await.unwrap();
+    b.wait_text("[data-testid=match-count]", Duration::from_secs(30), |t| t == "800 of 800").await;
+    // Matches are marked in the visible columns.
+    b.fill("[data-testid=search]", "Sample_79").await;
+    b.wait_text("[data-testid=match-count]", Duration::from_secs(10), |t| t.starts_with("11 of")).await;
+    let marks = js("return [...document.querySelectorAll('[data-testid=sample-row] .col-id mark')].map(m => m.textContent)").await;
+    assert_eq!(marks.as_array().unwrap().len(), 11, "{marks}");
+    assert!(marks.as_array().unwrap().iter().all(|m| m == "sample_79"), "{marks}");
+    let history_before = js("return history.length").await;
+
+    b.fill("[data-testid=search]", "sorted").await;
+    b.client.find(fantoccini::Locator::Css("[data-testid=kind-filter]")).await.unwrap().select_by_value("list").await.unwrap();
+    b.wait_text("[data-testid=match-count]", Duration::from_secs(10), |t| t == count).await;
+    assert_eq!(js("return location.hash").await, "#/datasets?q=sorted&kind=list");
+    // Typing replaced the entry (not one per keystroke); the filter pushed one.
+    assert_eq!(js("return history.length").await.as_u64(), history_before.as_u64().map(|n| n + 1));
+
+    b.client.refresh().await.unwrap();
+    b.wait_text("[data-testid=match-count]", Duration::from_secs(30), |t| t == count).await;
+    assert_eq!(value_of("[data-testid=search]").await, "sorted");
+    assert_eq!(value_of("[data-testid=kind-filter]").await, "list");
+
+    b.click("[data-testid=sample-row]").await;
+    b.wait_text("[data-testid=sample-id]", Duration::from_secs(10), |t| t == matches[0]).await;
+    b.click("[data-testid=next]").await;
+    b.wait_text("[data-testid=sample-id]", Duration::from_secs(10), |t| t == matches[1]).await;
+    let back = b.client.find(fantoccini::Locator::Css("[data-testid=back-to-list]")).await.unwrap().attr("href").await.unwrap();
+    assert_eq!(back.as_deref(), Some("#/datasets?q=sorted&kind=list"));
+
+    b.client.back().await.unwrap();
+    b.wait_text("[data-testid=sample-id]", Duration::from_secs(10), |t| t == matches[0]).await;
+    b.client.back().await.unwrap();
+    b.wait_text("[data-testid=match-count]", Duration::from_secs(10), |t| t == count).await;
+    assert_eq!(value_of("[data-testid=search]").await, "sorted");
+    assert_eq!(value_of("[data-testid=kind-filter]").await, "list");
+    b.close().await;
+}

@@ -3,6 +3,7 @@
 //! few settings that are kept. Each piece is a small type that implements an interface of the
 //! library crates (`execbench_run::io`), so the logic never touches a browser API.
 
+pub mod address;
 pub mod clock;
 pub mod data;
 pub mod download;

@@ -8,7 +8,7 @@ use execbench_core::{LoadReport, Sample};
 use leptos::prelude::*;
 
 use crate::app::{AppState, DatasetState};
-use crate::route::Route;
+use crate::route::{ListQuery, Route};
 
 const ROW_HEIGHT: f64 = 34.0;
 const VIEWPORT_HEIGHT: f64 = 560.0;
@@ -40,13 +40,54 @@ pub fn matching(samples: &[Sample], query: &str, kind: Option<OutputKind>) -> Ve
         .collect()
 }
 
+/// Where the search text occurs in `text`, ignoring case as [`matching`] does: byte ranges of
+/// `text`, in order, not overlapping, on char boundaries (none for an empty search).
+pub fn highlight_ranges(text: &str, query: &str) -> Vec<std::ops::Range<usize>> {
+    let query = query.trim().to_lowercase();
+    if query.is_empty() {
+        return Vec::new();
+    }
+    // `text` lowered, with the byte of `text` each of its bytes came from (lowering can change a
+    // char's length, so offsets are mapped back rather than reused).
+    let mut lowered = String::with_capacity(text.len());
+    let mut origin = Vec::with_capacity(text.len());
+    for (at, c) in text.char_indices() {
+        for l in c.to_lowercase() {
+            lowered.push(l);
+            origin.extend(std::iter::repeat_n(at, l.len_utf8()));
+        }
+    }
+    lowered
+        .match_indices(&query)
+        .map(|(start, m)| origin[start]..origin.get(start + m.len()).copied().unwrap_or(text.len()))
+        .filter(|r| !r.is_empty())
+        .collect()
+}
+
+/// `text` with every match of the search wrapped in `<mark>`.
+fn marked(text: &str, query: &str) -> Vec<AnyView> {
+    let mut out = Vec::new();
+    let mut at = 0;
+    for r in highlight_ranges(text, query) {
+        if r.start > at {
+            out.push(text[at..r.start].to_string().into_any());
+        }
+        out.push(view! { <mark>{text[r.clone()].to_string()}</mark> }.into_any());
+        at = r.end;
+    }
+    if at < text.len() {
+        out.push(text[at..].to_string().into_any());
+    }
+    out
+}
+
 #[component]
-pub fn DatasetsPage() -> impl IntoView {
+pub fn DatasetsPage(query: ListQuery) -> impl IntoView {
     let state = expect_context::<AppState>();
     move || match state.dataset.get() {
         DatasetState::Loading => view! { <p class="muted">"Loading CRUXEval…"</p> }.into_any(),
         DatasetState::Failed(e) => view! { <p class="error-box" role="alert">{e}</p> <div class="toolbar"><ImportButton /></div> }.into_any(),
-        DatasetState::Loaded(report) => view! { <DatasetBrowser report=report /> }.into_any(),
+        DatasetState::Loaded(report) => view! { <DatasetBrowser report=report initial=query.clone() /> }.into_any(),
     }
 }
 
@@ -100,10 +141,19 @@ fn ImportButton() -> impl IntoView {
 }
 
 #[component]
-fn DatasetBrowser(report: Arc<LoadReport>) -> impl IntoView {
+fn DatasetBrowser(report: Arc<LoadReport>, initial: ListQuery) -> impl IntoView {
     let state = expect_context::<AppState>();
-    let (query, set_query) = signal(String::new());
-    let (kind, set_kind) = signal::<Option<OutputKind>>(None);
+    let (query, set_query) = signal(initial.q);
+    let (kind, set_kind) = signal::<Option<OutputKind>>(initial.kind);
+    let list_query = move || ListQuery { q: query.get(), kind: kind.get() };
+    // The search and the filter live in the address (`#/datasets?q=…&kind=…`), so Back, a reload
+    // and a shared link show this view. Typing replaces the current history entry (one entry per
+    // keystroke would make Back useless); choosing an output type pushes one, so Back undoes it.
+    // Neither fires `hashchange`, so the list is not rendered again.
+    let write_address = move |push: bool| {
+        let href = Route::Datasets(ListQuery { q: query.get_untracked(), kind: kind.get_untracked() }).href();
+        if push { crate::browser::address::push(&href) } else { crate::browser::address::replace(&href) }
+    };
     let (scroll_top, set_scroll_top) = signal(0.0f64);
     let list_ref = NodeRef::<leptos::html::Div>::new();
     // A new query or filter shows its first matches: both the element's scroll position and the
@@ -124,16 +174,17 @@ fn DatasetBrowser(report: Arc<LoadReport>) -> impl IntoView {
         let report = report.clone();
         move || {
             let indices = matches.get();
+            let list_query = list_query();
             visible_window(scroll_top.get(), indices.len())
                 .map(|position| {
                     let index = indices[position];
                     let s = &report.samples[index];
                     let top = format!("top: {}px", position as f64 * ROW_HEIGHT);
-                    let href = Route::Sample(s.id.clone()).href();
+                    let href = Route::Sample(s.id.clone(), list_query.clone()).href();
                     view! {
                         <a class="row" style=top href=href data-testid="sample-row">
-                            <span class="col-id">{s.id.clone()}</span>
-                            <code class="col-code">{s.headline().to_string()}</code>
+                            <span class="col-id">{marked(&s.id, &list_query.q)}</span>
+                            <code class="col-code">{marked(s.headline(), &list_query.q)}</code>
                             <span class="col-kind">{s.output_kind().label()}</span>
                         </a>
                     }
@@ -166,10 +217,10 @@ fn DatasetBrowser(report: Arc<LoadReport>) -> impl IntoView {
             })}
             <div class="toolbar">
                 <input type="search" placeholder="Search id, code or output…" aria-label="Search samples" data-testid="search"
-                    prop:value=query on:input=move |ev| { set_query.set(event_target_value(&ev)); back_to_top(); } />
-                <select aria-label="Output type" data-testid="kind-filter" on:change=move |ev| { set_kind.set(OutputKind::from_label(&event_target_value(&ev))); back_to_top(); }>
-                    <option value="">"All output types"</option>
-                    {OutputKind::ALL.into_iter().map(|k| view! { <option value=k.label()>{k.label()}</option> }).collect_view()}
+                    prop:value=query on:input=move |ev| { set_query.set(event_target_value(&ev)); write_address(false); back_to_top(); } />
+                <select aria-label="Output type" data-testid="kind-filter" on:change=move |ev| { set_kind.set(OutputKind::from_label(&event_target_value(&ev))); write_address(true); back_to_top(); }>
+                    <option value="" selected=kind.get_untracked().is_none()>"All output types"</option>
+                    {OutputKind::ALL.into_iter().map(|k| view! { <option value=k.label() selected=kind.get_untracked() == Some(k)>{k.label()}</option> }).collect_view()}
                 </select>
                 <span class="count" data-testid="match-count">{move || format!("{} of {total}", matches.get().len())}</span>
             </div>
@@ -243,6 +294,25 @@ mod tests {
         ];
         for (query, kind, expected) in cases {
             assert_eq!(matching(&samples, query, kind), expected, "query {query:?}, kind {kind:?}");
+        }
+    }
+
+    #[test]
+    fn highlights_are_the_case_insensitive_matches_on_char_boundaries() {
+        // (text, search, highlighted parts)
+        let cases: [(&str, &str, Vec<&str>); 7] = [
+            ("sample_12", "", vec![]),
+            ("sample_12", "   ", vec![]),
+            ("sample_12", "sample", vec!["sample"]),
+            ("def f(text): return Text.upper()", " TEXT ", vec!["text", "Text"]),
+            ("aaaa", "aa", vec!["aa", "aa"]),
+            ("Été ÉTÉ", "été", vec!["Été", "ÉTÉ"]),
+            // `İ` lowers to two chars (three bytes more): offsets still land on `text`'s chars.
+            ("İx İX", "x", vec!["x", "X"]),
+        ];
+        for (text, query, expected) in cases {
+            let parts: Vec<&str> = highlight_ranges(text, query).into_iter().map(|r| &text[r]).collect();
+            assert_eq!(parts, expected, "{text:?} / {query:?}");
         }
     }
 }

@@ -14,7 +14,7 @@ struct Start {
 
 const STARTS: [Start; 3] = [
     Start {
-        route: Route::Datasets,
+        route: Route::datasets(),
         title: "Browse and run samples",
         text: "Search CRUXEval's 800 programs or import your own JSONL, open one, read it highlighted and run it.",
         testid: "home-start-datasets",
@@ -35,7 +35,7 @@ const STARTS: [Start; 3] = [
 
 /// Every page with a line on what it is for: the in-app guide.
 const PAGES: [(Route, &str, &str); 6] = [
-    (Route::Datasets, "Datasets", "the sample list: search, filters, import"),
+    (Route::datasets(), "Datasets", "the sample list: search, filters, import"),
     (Route::Playground, "Playground", "any Python program and expression, run in the sandbox"),
     (Route::Verify, "Verify dataset", "runs every sample and lists the ones whose expected output is wrong"),
     (Route::Perturb, "Perturb", "one program side by side with its perturbed form, or a whole dataset by kinds and seeds"),

@@ -7,10 +7,25 @@ use crate::app::{AppState, DatasetState};
 use crate::components::code_view::CodeView;
 use crate::components::run_result::RunResultView;
 use crate::browser::python::use_python;
-use crate::route::Route;
+use crate::route::{ListQuery, Route};
+
+/// The samples before and after sample `index` in the list it was opened from: the matches of
+/// `query` (as the dataset list computes them), or the whole dataset when the query is empty or the
+/// sample is not among its matches (a link from elsewhere). Returns (previous, next, the query
+/// the links keep).
+pub fn neighbours(samples: &[execbench_core::Sample], index: usize, query: &ListQuery) -> (Option<usize>, Option<usize>, ListQuery) {
+    let in_list = if query.is_empty() { None } else {
+        let matches = crate::pages::datasets::matching(samples, &query.q, query.kind);
+        matches.iter().position(|&m| m == index).map(|p| (p.checked_sub(1).map(|q| matches[q]), matches.get(p + 1).copied()))
+    };
+    match in_list {
+        Some((prev, next)) => (prev, next, query.clone()),
+        None => (index.checked_sub(1), (index + 1 < samples.len()).then_some(index + 1), ListQuery::default()),
+    }
+}
 
 #[component]
-pub fn SamplePage(id: String) -> impl IntoView {
+pub fn SamplePage(id: String, query: ListQuery) -> impl IntoView {
     let state = expect_context::<AppState>();
     move || {
         let id = id.clone();
@@ -22,9 +37,11 @@ pub fn SamplePage(id: String) -> impl IntoView {
                 match position {
                     None => view! { <p class="error-box" role="alert">{format!("There is no sample `{id}` in {}.", state.dataset_name.get_untracked())} " " <a href="#/datasets">"Back to the list"</a></p> }.into_any(),
                     Some(i) => {
-                        let prev = i.checked_sub(1).map(|p| Route::Sample(report.samples[p].id.clone()).href());
-                        let next = report.samples.get(i + 1).map(|s| Route::Sample(s.id.clone()).href());
-                        view! { <SampleView sample=report.samples[i].clone() prev=prev next=next /> }.into_any()
+                        let (prev, next, query) = neighbours(&report.samples, i, &query);
+                        let link = |n: usize| Route::Sample(report.samples[n].id.clone(), query.clone()).href();
+                        let (prev, next) = (prev.map(link), next.map(link));
+                        let list = Route::Datasets(query.clone()).href();
+                        view! { <SampleView sample=report.samples[i].clone() prev=prev next=next list=list /> }.into_any()
                     }
                 }
             }
@@ -33,7 +50,7 @@ pub fn SamplePage(id: String) -> impl IntoView {
 }
 
 #[component]
-fn SampleView(sample: execbench_core::Sample, prev: Option<String>, next: Option<String>) -> impl IntoView {
+fn SampleView(sample: execbench_core::Sample, prev: Option<String>, next: Option<String>, list: String) -> impl IntoView {
     let python = use_python();
     let (result, set_result) = signal::<Option<RunResult>>(None);
     let (running, set_running) = signal(false);
@@ -52,11 +69,11 @@ fn SampleView(sample: execbench_core::Sample, prev: Option<String>, next: Option
     view! {
         <section class="page sample">
             <nav class="crumbs">
-                <a href="#/datasets">{expect_context::<AppState>().dataset_name.get_untracked()}</a> " / " <strong data-testid="sample-id">{sample.id.clone()}</strong>
+                <a href=list data-testid="back-to-list">{expect_context::<AppState>().dataset_name.get_untracked()}</a> " / " <strong data-testid="sample-id">{sample.id.clone()}</strong>
                 <span class="pager">
                     <a href=crate::pages::perturb::link_for(&sample.id) data-testid="perturb-link">"Perturb…"</a>
-                    {prev.map(|h| view! { <a href=h>"← previous"</a> })}
-                    {next.map(|h| view! { <a href=h>"next →"</a> })}
+                    {prev.map(|h| view! { <a href=h data-testid="prev">"← previous"</a> })}
+                    {next.map(|h| view! { <a href=h data-testid="next">"next →"</a> })}
                 </span>
             </nav>
             <CodeView code=Signal::derive(move || code.clone()) />
@@ -67,5 +84,35 @@ fn SampleView(sample: execbench_core::Sample, prev: Option<String>, next: Option
             </button>
             {move || result.get().map(|r| view! { <RunResultView result=r /> })}
         </section>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use execbench_core::sample::OutputKind;
+
+    #[test]
+    fn prev_and_next_step_through_the_list_the_sample_was_opened_from() {
+        let rows = [("s0", "[1]"), ("s1", "2"), ("s2", "[3]"), ("s3", "4"), ("s4", "[5]")];
+        let text: Vec<String> = rows.iter().map(|(id, out)| serde_json::json!({"id": id, "code": "def f(x):\n    return x", "input": "1", "output": out}).to_string()).collect();
+        let samples = execbench_core::load_jsonl("t.jsonl", &text.join("\n")).samples;
+        let lists = ListQuery { q: String::new(), kind: Some(OutputKind::List) };
+        let s4 = ListQuery { q: "s4".into(), kind: None };
+        // (index, query, previous, next, query kept)
+        let cases = [
+            (2, ListQuery::default(), Some(1), Some(3), ListQuery::default()),
+            (0, ListQuery::default(), None, Some(1), ListQuery::default()),
+            (4, ListQuery::default(), Some(3), None, ListQuery::default()),
+            (0, lists.clone(), None, Some(2), lists.clone()),
+            (2, lists.clone(), Some(0), Some(4), lists.clone()),
+            (4, lists.clone(), Some(2), None, lists.clone()),
+            (4, s4.clone(), None, None, s4.clone()),
+            // Not among the matches: the whole dataset, and the links drop the query.
+            (1, lists.clone(), Some(0), Some(2), ListQuery::default()),
+        ];
+        for (index, query, prev, next, kept) in cases {
+            assert_eq!(neighbours(&samples, index, &query), (prev, next, kept), "sample {index}, {query:?}");
+        }
     }
 }

@@ -59,7 +59,7 @@ pub fn VerifyPage() -> impl IntoView {
                                         Verdict::EngineDifference { reason } => ("engine difference", reason.clone()),
                                         Verdict::Pass => ("passed", String::new()),
                                     };
-                                    view! { <tr><td><a href=Route::Sample(p.id.clone()).href()>{p.id.clone()}</a></td><td>{verdict}</td><td>{reason}</td></tr> }
+                                    view! { <tr><td><a href=Route::sample(p.id.clone()).href()>{p.id.clone()}</a></td><td>{verdict}</td><td>{reason}</td></tr> }
                                 }).collect_view()}
                             </tbody>
                         </table>

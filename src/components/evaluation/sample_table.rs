@@ -152,7 +152,7 @@ fn sample_row(row: &SampleResult, filter: RowFilter) -> impl IntoView + use<> {
     });
     view! {
         <tr data-testid="result-row" data-verdict=verdict>
-            <td class="mono"><a href=Route::Sample(row.id.clone()).href()>{row.id.clone()}</a></td>
+            <td class="mono"><a href=Route::sample(row.id.clone()).href()>{row.id.clone()}</a></td>
             <td class="num mono">{format!("{}/{}", row.correct, row.n)}</td>
             <td>{prompt.unwrap_or_else(|| view! { <span class="muted">"—"</span> }.into_any())}</td>
             <td><pre class="response-cell">{response}</pre>{others}</td>
