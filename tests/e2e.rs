@@ -175,6 +175,8 @@ async fn verify_all_800_in_the_page() {
     assert_eq!(state, "finished");
     assert_eq!(b.wait_text("[data-testid=verify-passed]", Duration::from_secs(5), |_| true).await, "800 passed");
     assert_eq!(b.wait_text("[data-testid=verify-failed]", Duration::from_secs(5), |_| true).await, "0 failed");
+    let class = b.client.execute("return document.querySelector('[data-testid=verify-failed]').className", vec![]).await.unwrap();
+    assert_eq!(class.as_str(), Some("badge none"), "nothing failed: no red badge");
     let stats = b.wait_text("[data-testid=verify-stats]", Duration::from_secs(5), |_| true).await;
     assert!(stats.starts_with("800 / 800 samples"), "{stats}");
     b.screenshot("verify-done").await;
