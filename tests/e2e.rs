@@ -78,6 +78,23 @@ async fn an_infinite_loop_times_out_and_the_next_run_works() {
     assert_eq!(b.wait_text("[data-testid=result-stdout]", Duration::from_secs(5), |_| true).await, "x is 21");
     b.screenshot("playground-after-timeout").await;
 
+    // Stop ends a run long before its limit; the header says "running" until then.
+    b.fill("[data-testid=program]", "def spin():\n    while True:\n        pass\n").await;
+    b.fill("[data-testid=expression]", "spin()").await;
+    b.fill("[data-testid=time-limit]", "30").await;
+    b.click("[data-testid=run]").await;
+    b.wait_text("[data-testid=playground-running]", Duration::from_secs(5), |t| t == "running").await;
+    b.click("[data-testid=playground-stop]").await;
+    assert_eq!(b.wait_text("[data-testid=result-badge]", Duration::from_secs(5), |t| t != "returned").await, "stopped");
+    assert!(b.client.find(fantoccini::Locator::Css("[data-testid=playground-running]")).await.is_err());
+
+    // A program with no expression runs for what it prints.
+    wait_engine_ready(&b).await;
+    b.fill("[data-testid=program]", "print('hello from the top level')\n").await;
+    b.fill("[data-testid=expression]", "").await;
+    b.click("[data-testid=run]").await;
+    assert_eq!(b.wait_text("[data-testid=result-stdout]", Duration::from_secs(20), |t| t.starts_with("hello")).await, "hello from the top level");
+
     b.fill("[data-testid=time-limit]", "fast").await;
     b.click("[data-testid=run]").await;
     let message = b.wait_text("[data-testid=form-error]", Duration::from_secs(5), |_| true).await;

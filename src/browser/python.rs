@@ -44,6 +44,8 @@ pub struct PythonWorker {
 }
 
 /// Jobs with a fixed id: one per page that runs long jobs. Evaluate runs get fresh ids.
+/// The reason a run ended by Stop gives (shown as "stopped", not as an engine failure).
+pub const STOPPED_BY_USER: &str = "stopped by the user";
 pub const VERIFY_JOB: u64 = 1;
 pub const PERTURB_JOB: u64 = 2;
 const FIRST_FREE_JOB: u64 = 16;
@@ -121,7 +123,7 @@ impl PythonWorker {
     /// the worker is its own, the worker is replaced (the only way to interrupt Python). Other
     /// jobs' queued runs carry on in the fresh worker.
     pub fn stop(&self) {
-        let reason = "stopped by the user".to_string();
+        let reason = STOPPED_BY_USER.to_string();
         let queued: Vec<Queued> = {
             let mut inner = self.inner.borrow_mut();
             let (mine, others): (VecDeque<Queued>, VecDeque<Queued>) = inner.queue.drain(..).partition(|q| q.job == self.job);

@@ -13,6 +13,7 @@ pub fn RunResultView(result: RunResult) -> impl IntoView {
         Outcome::Raised { .. } => ("raised an exception", "badge fail"),
         Outcome::TimedOut { .. } => ("timed out", "badge fail"),
         Outcome::StepLimit { .. } => ("step limit", "badge fail"),
+        Outcome::Crashed { reason } if reason == crate::browser::python::STOPPED_BY_USER => ("stopped", "badge info"),
         Outcome::Crashed { .. } => ("engine failure", "badge fail"),
     };
     let body = match result.outcome.clone() {

@@ -42,6 +42,12 @@ pub fn PlaygroundPage() -> impl IntoView {
     let (running, set_running) = signal(false);
     // Numbers the results, so a person (and a test) can tell a new result from the previous one.
     let (runs, set_runs) = signal(0u32);
+    let current = StoredValue::new_local(None::<crate::browser::python::PythonWorker>);
+    let stop = move |_| {
+        if let Some(job) = current.get_value() {
+            job.stop();
+        }
+    };
     let run = move |_| {
         let time_ms = match parse_time_limit(&limit.get_untracked()) {
             Ok(ms) => ms,
@@ -51,16 +57,17 @@ pub fn PlaygroundPage() -> impl IntoView {
             Ok(n) => n,
             Err(e) => return set_error.set(Some(e)),
         };
-        if expression.get_untracked().trim().is_empty() {
-            return set_error.set(Some("the expression to evaluate is empty: write a call such as f(1)".to_string()));
-        }
+        // A program with no expression runs for what it prints; its value is None.
+        let evaluated = Some(expression.get_untracked()).filter(|e| !e.trim().is_empty()).unwrap_or_else(|| "None".to_string());
         set_error.set(None);
-        let mut request = RunRequest::new(program.get_untracked(), expression.get_untracked()).with_limits(Limits { time_ms, max_steps });
+        let mut request = RunRequest::new(program.get_untracked(), evaluated).with_limits(Limits { time_ms, max_steps });
         let wanted = expected.get_untracked();
         if !wanted.trim().is_empty() {
             request = request.expecting(wanted);
         }
-        let python = python.clone();
+        // Each run is a job of its own, so Stop ends this run only.
+        let python = python.new_job();
+        current.set_value(Some(python.clone()));
         set_running.set(true);
         leptos::task::spawn_local(async move {
             let r = python.run(request).await;
@@ -71,14 +78,14 @@ pub fn PlaygroundPage() -> impl IntoView {
     };
     view! {
         <section class="page playground">
-            <h1>"Playground"</h1>
+            <h1>"Playground" {move || running.get().then(|| view! { <span class="running-tag" data-testid="playground-running">"running"</span> })}</h1>
             <p class="muted">"Runs in RustPython inside a Web Worker: no network, no files. A run that exceeds its time limit is stopped and the worker replaced."</p>
             <label class="field"><span class="label">"Program"</span>
                 <textarea class="code-input" rows="12" spellcheck="false" data-testid="program" prop:value=program on:input=move |ev| program.set(event_target_value(&ev))></textarea>
             </label>
             <div class="row-fields">
                 <label class="field grow"><span class="label">"Expression"</span>
-                    <input class="code-input" data-testid="expression" prop:value=expression on:input=move |ev| expression.set(event_target_value(&ev)) />
+                    <input class="code-input" data-testid="expression" placeholder="empty: just run the program" prop:value=expression on:input=move |ev| expression.set(event_target_value(&ev)) />
                 </label>
                 <label class="field grow"><span class="label">"Expected (optional)"</span>
                     <input class="code-input" data-testid="expected" placeholder="a Python literal" prop:value=expected on:input=move |ev| expected.set(event_target_value(&ev)) />
@@ -91,7 +98,10 @@ pub fn PlaygroundPage() -> impl IntoView {
                     <input class="narrow" data-testid="step-limit" placeholder="none" prop:value=steps on:input=move |ev| steps.set(event_target_value(&ev)) />
                 </label>
             </div>
-            <button class="primary" data-testid="run" on:click=run disabled=running>{move || if running.get() { "Running…" } else { "Run" }}</button>
+            <div class="toolbar">
+                <button class="primary" data-testid="run" on:click=run disabled=running>{move || if running.get() { "Running…" } else { "Run" }}</button>
+                <button data-testid="playground-stop" on:click=stop disabled=move || !running.get()>"Stop"</button>
+            </div>
             {move || error.get().map(|e| view! { <p class="error-box" role="alert" data-testid="form-error">{e}</p> })}
             {move || result.get().map(|r| view! {
                 <p class="hint" data-testid="run-number" data-run=runs.get()>{format!("Result of run {}", runs.get())}</p>

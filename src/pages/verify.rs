@@ -42,12 +42,14 @@ pub fn VerifyPage() -> impl IntoView {
             </p>
             {move || {
                 let s = run.summary.get();
+                // A count of nothing is no alarm: red only when something failed.
+                let failed_class = if s.failed > 0 { "badge fail" } else { "badge none" };
+                let differences_class = if s.engine_differences > 0 { "badge info" } else { "badge none" };
                 (job.done.get() > 0).then(|| view! {
                     <div class="summary" data-testid="verify-summary">
                         <span class="badge pass" data-testid="verify-passed">{format!("{} passed", s.passed)}</span>
-                        // A count of nothing is no alarm: red only when something failed.
-                        <span class=if s.failed > 0 { "badge fail" } else { "badge none" } data-testid="verify-failed">{format!("{} failed", s.failed)}</span>
-                        <span class=if s.engine_differences > 0 { "badge info" } else { "badge none" }>{format!("{} engine differences", s.engine_differences)}</span>
+                        <span class=failed_class data-testid="verify-failed">{format!("{} failed", s.failed)}</span>
+                        <span class=differences_class>{format!("{} engine differences", s.engine_differences)}</span>
                         {move || job.outcome.get().map(|outcome| view! { <span class="muted" data-testid="verify-state">{outcome}</span> })}
                     </div>
                     {(!s.problems.is_empty()).then(|| view! {
