@@ -117,6 +117,16 @@ async fn the_sample_page_links_to_its_perturbation() {
     let verdict = b.wait_text("[data-testid=perturb-verdict]", Duration::from_secs(90), |t| t == "agree" || t == "disagree").await;
     assert_eq!(verdict, "agree");
     assert!(text_of(&b, "[data-testid=perturbed-code]").await.contains("Var_1"));
+    let hash = b.client.execute("return location.hash", vec![]).await.unwrap();
+    assert_eq!(hash.as_str(), Some("#/perturb/sample_3?kind=REN&seed=0"));
+
+    // A perturbation demo is a link: opened fresh, it shows that sample perturbed that way.
+    b.client.goto(&format!("{base}#/perturb/sample_5?kind=RTF&seed=3")).await.unwrap();
+    b.client.refresh().await.unwrap();
+    let verdict = b.wait_text("[data-testid=perturb-verdict]", Duration::from_secs(90), |t| t == "agree" || t == "disagree").await;
+    assert_eq!(verdict, "agree");
+    let form = b.client.execute("return [document.querySelector('[data-testid=kind]').value, document.querySelector('[data-testid=seed]').value, document.querySelector('[data-testid=sample-id-input]').value]", vec![]).await.unwrap();
+    assert_eq!(form, serde_json::json!(["RTF", "3", "sample_5"]));
     b.close().await;
 }
 

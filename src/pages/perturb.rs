@@ -146,11 +146,72 @@ pub fn PerturbPage() -> impl IntoView {
 }
 
 /// The sample id in `#/perturb/<id>`, so the sample page can link here.
-fn linked_sample_id() -> Option<String> {
-    let hash = web_sys::window().and_then(|w| w.location().hash().ok()).unwrap_or_default();
-    let id = hash.trim_start_matches('#').trim_start_matches('/').strip_prefix("perturb/")?;
-    let id = js_sys::decode_uri_component(id).ok().and_then(|s| s.as_string()).unwrap_or_else(|| id.to_string());
-    (!id.is_empty()).then_some(id)
+/// A perturbation demo as an address: `#/perturb/<sample>?kind=RTF&seed=2` (and `p`, `once`,
+/// `prediction` when they differ from the defaults). Opening it perturbs that sample that way;
+/// perturbing rewrites it, so Back, reload and a shared link show the same view.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PerturbLink {
+    pub sample: Option<String>,
+    pub kind: Kind,
+    pub options: Options,
+}
+
+impl Default for PerturbLink {
+    fn default() -> Self {
+        PerturbLink { sample: None, kind: Kind::Ren, options: Options::default() }
+    }
+}
+
+impl PerturbLink {
+    /// Reads a hash; what it does not say keeps its default, and a malformed value is ignored.
+    pub fn parse(hash: &str) -> PerturbLink {
+        let mut link = PerturbLink::default();
+        let path = hash.trim_start_matches('#').trim_start_matches('/');
+        let Some(rest) = path.strip_prefix("perturb") else { return link };
+        let (id, query) = rest.split_once('?').unwrap_or((rest, ""));
+        let id = crate::route::decode(id.trim_start_matches('/'));
+        link.sample = (!id.is_empty()).then_some(id);
+        for pair in query.split('&').filter(|p| !p.is_empty()) {
+            let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
+            let value = crate::route::decode(value);
+            match key {
+                "kind" => link.kind = Kind::parse(&value).unwrap_or(link.kind),
+                "seed" => link.options.seed = parse_seed(&value).unwrap_or(link.options.seed),
+                "p" => link.options.p = parse_p(&value).unwrap_or(link.options.p),
+                "once" => link.options.once = value == "1" || value == "true",
+                "prediction" => link.options.prediction = if value == "input" { Prediction::Input } else { Prediction::Output },
+                _ => {}
+            }
+        }
+        link
+    }
+
+    /// The address; options that the kind ignores or that keep their default are left out.
+    pub fn href(&self) -> String {
+        let mut out = Route::Perturb.href();
+        if let Some(id) = &self.sample {
+            out.push('/');
+            out.push_str(&crate::route::encode(id));
+        }
+        out.push_str(&format!("?kind={}&seed={}", self.kind.name(), self.options.seed));
+        let defaults = Options::default();
+        if self.kind.uses_p_and_once() {
+            if self.options.p != defaults.p {
+                out.push_str(&format!("&p={}", self.options.p));
+            }
+            if self.options.once {
+                out.push_str("&once=1");
+            }
+        }
+        if self.kind == Kind::Mhc && self.options.prediction == Prediction::Input {
+            out.push_str("&prediction=input");
+        }
+        out
+    }
+}
+
+fn current_link() -> PerturbLink {
+    PerturbLink::parse(&web_sys::window().and_then(|w| w.location().hash().ok()).unwrap_or_default())
 }
 
 #[derive(Clone, Copy, PartialEq)]
@@ -174,17 +235,18 @@ struct Shown {
 fn SingleProgram() -> impl IntoView {
     let state = expect_context::<AppState>();
     let python = use_python();
-    let linked = linked_sample_id();
+    let link = current_link();
+    let linked = link.sample.clone();
     let source = RwSignal::new(Source::Dataset);
     let sample_id = RwSignal::new(linked.clone().unwrap_or_else(|| "sample_0".to_string()));
     let pasted_code = RwSignal::new("def f(numbers, limit):\n    total = 0\n    for n in numbers:\n        if n > limit:\n            total += n\n    return total\n".to_string());
     let pasted_call = RwSignal::new("f([3, 8, 1, 9], 4)".to_string());
     let pasted_output = RwSignal::new(String::new());
-    let kind = RwSignal::new(Kind::Ren);
-    let seed = RwSignal::new("0".to_string());
-    let p = RwSignal::new("1".to_string());
-    let once = RwSignal::new(false);
-    let prediction = RwSignal::new(Prediction::Output);
+    let kind = RwSignal::new(link.kind);
+    let seed = RwSignal::new(link.options.seed.to_string());
+    let p = RwSignal::new(link.options.p.to_string());
+    let once = RwSignal::new(link.options.once);
+    let prediction = RwSignal::new(link.options.prediction);
 
     let error = RwSignal::new(None::<String>);
     let shown = RwSignal::new(None::<Shown>);
@@ -224,6 +286,10 @@ fn SingleProgram() -> impl IntoView {
             },
         };
         let kind = kind.get_untracked();
+        // The demo is a link: the address says which sample and how (pasted code has no address).
+        if source.get_untracked() == Source::Dataset {
+            crate::browser::address::replace(&PerturbLink { sample: Some(sample.id.clone()), kind, options }.href());
+        }
         error.set(None);
         shown.set(None);
         original_run.set(None);
@@ -635,13 +701,35 @@ fn FailureTable(run: PerturbRun) -> impl IntoView {
 
 /// `#/perturb/<id>`: this view with one sample picked and perturbed (linked from the sample page).
 pub fn link_for(sample_id: &str) -> String {
-    let id: String = js_sys::encode_uri_component(sample_id).into();
-    format!("{}/{id}", Route::Perturb.href())
+    PerturbLink { sample: Some(sample_id.to_string()), ..PerturbLink::default() }.href()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_perturbation_demo_is_a_link_that_reads_back() {
+        let rtf = PerturbLink { sample: Some("sample_3".into()), kind: Kind::Rtf, options: Options::with_seed(2) };
+        let mcc = PerturbLink { sample: Some("a b/c".into()), kind: Kind::Mcc, options: Options { seed: 0, p: 0.5, once: true, prediction: Prediction::Output } };
+        let mhc = PerturbLink { sample: None, kind: Kind::Mhc, options: Options { prediction: Prediction::Input, ..Options::with_seed(7) } };
+        let cases = [
+            (&rtf, "#/perturb/sample_3?kind=RTF&seed=2"),
+            (&mcc, "#/perturb/a%20b%2Fc?kind=MCC&seed=0&p=0.5&once=1"),
+            (&mhc, "#/perturb?kind=MHC&seed=7&prediction=input"),
+        ];
+        for (link, href) in cases {
+            assert_eq!(link.href(), href);
+            assert_eq!(&PerturbLink::parse(href), link, "{href}");
+        }
+        // Options a kind ignores are not written.
+        let ren = PerturbLink { kind: Kind::Ren, options: Options { p: 0.5, once: true, ..Options::default() }, sample: None };
+        assert_eq!(ren.href(), "#/perturb?kind=REN&seed=0");
+        // The old link form and bad values keep the defaults.
+        assert_eq!(PerturbLink::parse("#/perturb/sample_9"), PerturbLink { sample: Some("sample_9".into()), ..PerturbLink::default() });
+        assert_eq!(PerturbLink::parse("#/perturb?kind=NOPE&seed=-1&p=7"), PerturbLink::default());
+        assert_eq!(PerturbLink::parse("#/datasets"), PerturbLink::default());
+    }
 
     #[test]
     fn durations_switch_to_seconds_at_one_second() {
