@@ -24,6 +24,12 @@ async fn browse_search_open_and_run_a_sample() {
     b.client.goto(&format!("{base}#/datasets")).await.unwrap();
     b.wait_text("[data-testid=match-count]", Duration::from_secs(30), |t| t == "800 of 800").await;
     b.screenshot("datasets").await;
+    // Each row shows the call and the output value beside the code.
+    let first = b.client.execute("const r = document.querySelector('[data-testid=sample-row]'); return [r.querySelector('[data-testid=row-call]').textContent, r.querySelector('[data-testid=row-output]').textContent]", vec![]).await.unwrap();
+    assert_eq!(first, serde_json::json!(["f([1, 1, 3, 1, 3, 1])", "[(4, 1), (4, 1), (4, 1), (4, 1), (2, 3), (2, 3)]"]));
+    // The search covers the call too: sample_0's argument list is found.
+    b.fill("[data-testid=search]", "[1, 1, 3, 1, 3, 1]").await;
+    b.wait_text("[data-testid=match-count]", Duration::from_secs(10), |t| !t.starts_with("0 of") && !t.starts_with("800 of")).await;
 
     b.fill("[data-testid=search]", "sample_79").await;
     b.wait_text("[data-testid=match-count]", Duration::from_secs(10), |t| t.starts_with("11 of")).await; // sample_79, sample_790..799

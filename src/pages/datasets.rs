@@ -35,7 +35,7 @@ pub fn matching(samples: &[Sample], query: &str, kind: Option<OutputKind>) -> Ve
         .iter()
         .enumerate()
         .filter(|(_, s)| kind.is_none_or(|k| s.output_kind() == k))
-        .filter(|(_, s)| query.is_empty() || s.id.to_lowercase().contains(&query) || s.code.to_lowercase().contains(&query) || s.output.to_lowercase().contains(&query))
+        .filter(|(_, s)| query.is_empty() || [&s.id, &s.code, &s.call, &s.output].iter().any(|field| field.to_lowercase().contains(&query)))
         .map(|(i, _)| i)
         .collect()
 }
@@ -185,7 +185,11 @@ fn DatasetBrowser(report: Arc<LoadReport>, initial: ListQuery) -> impl IntoView 
                         <a class="row" style=top href=href data-testid="sample-row">
                             <span class="col-id">{marked(&s.id, &list_query.q)}</span>
                             <code class="col-code">{marked(s.headline(), &list_query.q)}</code>
-                            <span class="col-kind">{s.output_kind().label()}</span>
+                            <code class="col-call" data-testid="row-call">{marked(&s.call, &list_query.q)}</code>
+                            <span class="col-output">
+                                <code class="output-value" data-testid="row-output">{marked(&s.output, &list_query.q)}</code>
+                                <span class="kind-badge">{s.output_kind().label()}</span>
+                            </span>
                         </a>
                     }
                 })
@@ -216,7 +220,7 @@ fn DatasetBrowser(report: Arc<LoadReport>, initial: ListQuery) -> impl IntoView 
                 </details>
             })}
             <div class="toolbar">
-                <input type="search" placeholder="Search id, code or output…" aria-label="Search samples" data-testid="search"
+                <input type="search" placeholder="Search id, code, call or output…" aria-label="Search samples" data-testid="search"
                     prop:value=query on:input=move |ev| { set_query.set(event_target_value(&ev)); write_address(false); back_to_top(); } />
                 <select aria-label="Output type" data-testid="kind-filter" on:change=move |ev| { set_kind.set(OutputKind::from_label(&event_target_value(&ev))); write_address(true); back_to_top(); }>
                     <option value="" selected=kind.get_untracked().is_none()>"All output types"</option>
@@ -224,7 +228,7 @@ fn DatasetBrowser(report: Arc<LoadReport>, initial: ListQuery) -> impl IntoView 
                 </select>
                 <span class="count" data-testid="match-count">{move || format!("{} of {total}", matches.get().len())}</span>
             </div>
-            <div class="list-head"><span class="col-id">"id"</span><span class="col-code">"code"</span><span class="col-kind">"output"</span></div>
+            <div class="list-head"><span class="col-id">"id"</span><span class="col-code">"code"</span><span class="col-call">"call"</span><span class="col-output">"output"</span></div>
             <div class="virtual-list" node_ref=list_ref style=move || format!("height: {}px", list_height(matches.get().len())) data-testid="sample-list"
                 on:scroll=move |ev| set_scroll_top.set(event_target::<web_sys::HtmlElement>(&ev).scroll_top() as f64)>
                 <div class="spacer" style=move || format!("height: {}px", matches.get().len() as f64 * ROW_HEIGHT)>
@@ -277,14 +281,16 @@ mod tests {
     }
 
     #[test]
-    fn matching_searches_id_code_and_output_and_filters_by_kind() {
+    fn matching_searches_id_code_call_and_output_and_filters_by_kind() {
         let samples = vec![
             sample("sample_1", "def f(x):\n    return [x]", "[1]"),
             sample("sample_2", "def f(x):\n    return str(x)", "'Hello'"),
             sample("other_3", "def f(x):\n    return x + 1", "2"),
         ];
-        let cases: [(&str, Option<OutputKind>, Vec<usize>); 7] = [
+        let cases: [(&str, Option<OutputKind>, Vec<usize>); 8] = [
             ("", None, vec![0, 1, 2]),
+            // The call (`f(1)` for every sample here) is searched too.
+            ("F(1)", None, vec![0, 1, 2]),
             ("sample", None, vec![0, 1]),
             ("  STR(  ", None, vec![1]),
             ("hello", None, vec![1]),
