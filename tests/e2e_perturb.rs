@@ -60,6 +60,11 @@ async fn perturb_one_sample_and_both_runs_agree() {
     b.click("[data-testid=perturb-one]").await;
     let verdict = b.wait_text("[data-testid=perturb-verdict]", Duration::from_secs(60), |t| t == "agree" || t == "disagree").await;
     assert_eq!(verdict, "agree");
+    // Each stage's edits have their colour, named in a legend in the order the stages ran.
+    let stages = b.client.execute("return [...document.querySelectorAll('[data-testid=stage-legend] mark')].map(m => m.textContent)", vec![]).await.unwrap();
+    assert_eq!(stages, serde_json::json!(["conditions", "garbage code", "renaming"]));
+    let coloured = b.client.execute("return ['stage-ren', 'stage-rtf', 'stage-gbc'].map(c => document.querySelectorAll('[data-testid=perturbed-code] mark.' + c).length)", vec![]).await.unwrap();
+    assert!(coloured.as_array().unwrap().iter().all(|n| n.as_u64().unwrap() > 0), "{coloured}");
     scroll_to(&b, ".comparison").await;
     b.screenshot("perturb-one-psc-all").await;
 

@@ -5,9 +5,17 @@ use std::ops::Range;
 
 use leptos::prelude::*;
 
+/// A changed byte range and the CSS class that colours it (the stage that made the change).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Mark {
+    pub range: Range<usize>,
+    pub class: &'static str,
+}
+
 /// `code` as HTML: each piece keeps its highlight class, and pieces inside a mark are wrapped in
-/// `<mark class="changed">`. Empty marks (a pure insertion seen from the other side) are skipped.
-pub fn marked_html(code: &str, marks: &[Range<usize>]) -> String {
+/// `<mark class="changed {class}">` (the first mark that covers them). Empty marks (a pure
+/// insertion seen from the other side) are skipped.
+pub fn marked_html(code: &str, marks: &[Mark]) -> String {
     let spans: Vec<execbench_highlight::Span> = {
         // Overlapping spans would break the nesting; keep the first of any overlap.
         let mut at = 0;
@@ -22,10 +30,10 @@ pub fn marked_html(code: &str, marks: &[Range<usize>]) -> String {
             })
             .collect()
     };
-    let marks: Vec<Range<usize>> = marks.iter().filter(|m| m.start < m.end && m.end <= code.len()).cloned().collect();
+    let marks: Vec<&Mark> = marks.iter().filter(|m| m.range.start < m.range.end && m.range.end <= code.len()).collect();
     let mut cuts: Vec<usize> = vec![0, code.len()];
     cuts.extend(spans.iter().flat_map(|s| [s.start, s.end]));
-    cuts.extend(marks.iter().flat_map(|m| [m.start, m.end]));
+    cuts.extend(marks.iter().flat_map(|m| [m.range.start, m.range.end]));
     cuts.retain(|&c| code.is_char_boundary(c));
     cuts.sort_unstable();
     cuts.dedup();
@@ -38,9 +46,11 @@ pub fn marked_html(code: &str, marks: &[Range<usize>]) -> String {
             span_index += 1;
         }
         let class = spans.get(span_index).filter(|s| s.start <= start).map(|s| s.token.class());
-        let marked = marks.iter().any(|m| m.start <= start && end <= m.end);
-        if marked {
-            html.push_str("<mark class=\"changed\">");
+        let marked = marks.iter().find(|m| m.range.start <= start && end <= m.range.end);
+        if let Some(mark) = marked {
+            html.push_str("<mark class=\"changed ");
+            html.push_str(mark.class);
+            html.push_str("\">");
         }
         if let Some(class) = class {
             html.push_str("<span class=\"");
@@ -51,7 +61,7 @@ pub fn marked_html(code: &str, marks: &[Range<usize>]) -> String {
         if class.is_some() {
             html.push_str("</span>");
         }
-        if marked {
+        if marked.is_some() {
             html.push_str("</mark>");
         }
     }
@@ -71,7 +81,23 @@ fn escape_into(text: &str, out: &mut String) {
 }
 
 #[component]
-pub fn MarkedCodeView(code: String, marks: Vec<Range<usize>>, #[prop(optional)] testid: &'static str) -> impl IntoView {
+pub fn MarkedCodeView(code: String, marks: Vec<Mark>, #[prop(optional)] testid: &'static str) -> impl IntoView {
     let html = marked_html(&code, &marks);
     view! { <pre class="code marked-code" data-testid=testid><code inner_html=html></code></pre> }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn marks_carry_their_stage_and_the_code_stays_escaped() {
+        let code = "x = a < b";
+        let marks = [Mark { range: 0..1, class: "stage-ren" }, Mark { range: 4..9, class: "stage-rtf" }, Mark { range: 3..3, class: "stage-gbc" }];
+        let html = marked_html(code, &marks);
+        assert!(html.starts_with("<mark class=\"changed stage-ren\">"), "{html}");
+        assert!(html.contains("<mark class=\"changed stage-rtf\">"), "{html}");
+        assert!(!html.contains("stage-gbc"), "an empty mark is skipped: {html}");
+        assert!(html.contains("&lt;") && !html.contains(" < "), "{html}");
+    }
 }

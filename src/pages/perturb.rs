@@ -4,7 +4,6 @@
 //! `execbench_run::perturbation`'s, one run at a time in the worker.
 
 use std::collections::BTreeMap;
-use std::ops::Range;
 
 use execbench_core::{Limits, Outcome, RunResult, Sample};
 use execbench_perturb::{Kind, Options, Perturbed, Placed, Prediction, Target, VerifyFailure};
@@ -14,7 +13,7 @@ use leptos::prelude::*;
 use crate::app::{AppState, DatasetState};
 use crate::browser::python::use_python;
 use crate::components::edit_list::EditList;
-use crate::components::marked_code::MarkedCodeView;
+use crate::components::marked_code::{Mark, MarkedCodeView};
 use crate::components::progress_bar::ProgressBar;
 use crate::components::run_result::RunResultView;
 use crate::jobs::PerturbRun;
@@ -475,14 +474,47 @@ fn PredictionField(prediction: RwSignal<Prediction>, testid: &'static str) -> im
     }
 }
 
+/// The colour class of the stage that made an edit: renaming, conditions, garbage code, or the
+/// misleading messages (comments, prints, hints share one colour: they all add text to mislead).
+fn stage_class(kind: Kind) -> &'static str {
+    match kind {
+        Kind::Ren => "stage-ren",
+        Kind::Rtf => "stage-rtf",
+        Kind::Gbc | Kind::PscAll => "stage-gbc",
+        Kind::Mcc | Kind::Mps | Kind::Mhc => "stage-message",
+    }
+}
+
+fn stage_label(kind: Kind) -> &'static str {
+    match stage_class(kind) {
+        "stage-ren" => "renaming",
+        "stage-rtf" => "conditions",
+        "stage-gbc" => "garbage code",
+        _ => "misleading messages",
+    }
+}
+
 /// Original and perturbed side by side, the edits, and both runs.
 #[component]
 fn Comparison(shown: Shown, original_run: RwSignal<Option<RunResult>>, perturbed_run: RwSignal<Option<RunResult>>, verdict: RwSignal<Option<Result<(), VerifyFailure>>>) -> impl IntoView {
     let Shown { original, perturbed, placed, kind, output_from_run } = shown;
     // The code views mark code edits; edits of the call are in the list below.
-    let code_places = || perturbed.edits.iter().zip(&placed).filter(|(e, _)| e.target == Target::Code).map(|(_, p)| p);
-    let before_marks: Vec<Range<usize>> = code_places().map(|p| p.before.clone()).collect();
-    let after_marks: Vec<Range<usize>> = code_places().map(|p| p.after.clone()).collect();
+    let code_edits = || perturbed.edits.iter().zip(&placed).filter(|(e, _)| e.target == Target::Code);
+    let before_marks: Vec<Mark> = code_edits().map(|(e, p)| Mark { range: p.before.clone(), class: stage_class(e.kind) }).collect();
+    let after_marks: Vec<Mark> = code_edits().map(|(e, p)| Mark { range: p.after.clone(), class: stage_class(e.kind) }).collect();
+    // The legend names the stages this perturbation used, in the order they ran.
+    let mut stages: Vec<Kind> = Vec::new();
+    for (edit, _) in code_edits() {
+        if !stages.iter().any(|k| stage_class(*k) == stage_class(edit.kind)) {
+            stages.push(edit.kind);
+        }
+    }
+    let legend = (!stages.is_empty()).then(|| view! {
+        <p class="stage-legend" data-testid="stage-legend">
+            "Changes: "
+            {stages.into_iter().map(|k| view! { <mark class=format!("changed {}", stage_class(k)) data-stage=stage_class(k)>{stage_label(k)}</mark> }).collect_view()}
+        </p>
+    });
     let call_changed = perturbed.call != original.call;
     let expected_note = if output_from_run { " (from running the original)" } else { "" };
     let hint = perturbed.hint.clone().map(|h| {
@@ -503,6 +535,7 @@ fn Comparison(shown: Shown, original_run: RwSignal<Option<RunResult>>, perturbed
                 </div>
             </div>
         </div>
+        {legend}
         {hint}
         <p class="muted">{format!("Expected output{expected_note}: ")}<code>{original.output.clone()}</code></p>
         <EditList edits=perturbed.edits.clone() placed=placed perturbed_code=perturbed.code.clone() />
