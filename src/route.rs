@@ -23,9 +23,7 @@ impl ListQuery {
     /// are ignored; `+` is a space, as in a form's query.
     pub fn parse(query: &str) -> ListQuery {
         let mut out = ListQuery::default();
-        for pair in query.split('&').filter(|p| !p.is_empty()) {
-            let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
-            let value = decode(&value.replace('+', " "));
+        for (key, value) in query_pairs(query) {
             match key {
                 "q" => out.q = value,
                 "kind" => out.kind = OutputKind::from_label(&value),
@@ -113,6 +111,15 @@ impl Route {
 
 /// As JavaScript's `encodeURIComponent`: UTF-8, every byte but `A-Z a-z 0-9 - _ . ! ~ * ' ( )`
 /// as `%XX`.
+/// The `key=value` pairs of a query (without the `?`), values decoded (`+` is a space, as in a
+/// form's query); a pair without `=` has an empty value, empty pairs are skipped.
+pub fn query_pairs(query: &str) -> impl Iterator<Item = (&str, String)> {
+    query.split('&').filter(|p| !p.is_empty()).map(|pair| {
+        let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
+        (key, decode(&value.replace('+', " ")))
+    })
+}
+
 pub fn encode(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for byte in text.bytes() {

@@ -170,9 +170,7 @@ impl PerturbLink {
         let (id, query) = rest.split_once('?').unwrap_or((rest, ""));
         let id = crate::route::decode(id.trim_start_matches('/'));
         link.sample = (!id.is_empty()).then_some(id);
-        for pair in query.split('&').filter(|p| !p.is_empty()) {
-            let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
-            let value = crate::route::decode(value);
+        for (key, value) in crate::route::query_pairs(query) {
             match key {
                 "kind" => link.kind = Kind::parse(&value).unwrap_or(link.kind),
                 "seed" => link.options.seed = parse_seed(&value).unwrap_or(link.options.seed),

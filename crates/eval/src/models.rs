@@ -281,11 +281,7 @@ impl Replay {
         FileScope { samples: samples.into_iter().cloned().collect(), n, missing: missing.into_iter().map(|s| s.id.clone()).collect(), unknown }
     }
 
-    /// Samples the file has answers for.
-    pub fn len(&self) -> usize {
-        self.answers.len()
-    }
-
+    /// True when the file has no answers for any sample.
     pub fn is_empty(&self) -> bool {
         self.answers.is_empty()
     }
