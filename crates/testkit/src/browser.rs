@@ -18,22 +18,39 @@ fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
 }
 
-impl Browser {
-    pub async fn launch() -> Browser {
-        // Fails harmlessly when a provider is already installed.
-        let _ = rustls::crypto::aws_lc_rs::default_provider().install_default();
+/// Starts chromedriver on a free port and waits until it listens. Tests launch browsers in
+/// parallel, so two drivers can be handed the same port: the second one exits at once, and the
+/// port then answers with the first test's driver (which goes away when that test ends). So the
+/// driver must still be running after it answered; if not, it starts again on another port.
+fn start_driver() -> (u16, Child) {
+    for _ in 0..5 {
         let port = free_port();
-        let driver = Command::new(std::env::var("CHROMEDRIVER").unwrap_or_else(|_| "/usr/bin/chromedriver".into()))
+        let mut driver = Command::new(std::env::var("CHROMEDRIVER").unwrap_or_else(|_| "/usr/bin/chromedriver".into()))
             .arg(format!("--port={port}"))
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
             .expect("chromedriver must be installed (scripts/setup.sh installs it)");
         let deadline = Instant::now() + Duration::from_secs(20);
-        while TcpStream::connect(("127.0.0.1", port)).is_err() {
-            assert!(Instant::now() < deadline, "chromedriver did not start");
+        while TcpStream::connect(("127.0.0.1", port)).is_err() && Instant::now() < deadline && matches!(driver.try_wait(), Ok(None)) {
             std::thread::sleep(Duration::from_millis(50));
         }
+        // A driver that lost the port exits within moments of starting.
+        std::thread::sleep(Duration::from_millis(150));
+        if matches!(driver.try_wait(), Ok(None)) && TcpStream::connect(("127.0.0.1", port)).is_ok() {
+            return (port, driver);
+        }
+        let _ = driver.kill();
+        let _ = driver.wait();
+    }
+    panic!("chromedriver did not start on any of 5 ports");
+}
+
+impl Browser {
+    pub async fn launch() -> Browser {
+        // Fails harmlessly when a provider is already installed.
+        let _ = rustls::crypto::aws_lc_rs::default_provider().install_default();
+        let (port, driver) = start_driver();
         let profile = std::env::temp_dir().join(format!("execbench-chromium-{port}"));
         let mut caps = serde_json::Map::new();
         caps.insert(
