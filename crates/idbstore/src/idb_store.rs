@@ -8,7 +8,7 @@ use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{DomException, IdbDatabase, IdbTransaction};
 
-use crate::{DB_VERSION, RECORDS, RUNS};
+use crate::{DATASET_BYTES, DATASETS, DB_VERSION, RECORDS, RUNS};
 
 /// A [`RunStore`] over one IndexedDB database.
 pub struct IdbRunStore {
@@ -34,7 +34,7 @@ impl IdbRunStore {
             // A store that cannot be created is reported after the open (below).
             let Ok(db) = idb::DatabaseEvent::database(&event) else { return };
             let names = db.store_names();
-            for store in [RUNS, RECORDS] {
+            for store in [RUNS, RECORDS, DATASETS, DATASET_BYTES] {
                 if !names.iter().any(|n| n == store) {
                     let _ = db.create_object_store(store, ObjectStoreParams::new());
                 }
@@ -42,7 +42,7 @@ impl IdbRunStore {
         });
         let mut db = request.await.map_err(|e| unavailable(&format!("could not open IndexedDB database `{db_name}`"), &e))?;
         let names = db.store_names();
-        if let Some(missing) = [RUNS, RECORDS].into_iter().find(|s| !names.iter().any(|n| n == s)) {
+        if let Some(missing) = [RUNS, RECORDS, DATASETS, DATASET_BYTES].into_iter().find(|s| !names.iter().any(|n| n == s)) {
             db.close();
             return Err(StoreError::new(StoreErrorKind::Unavailable, format!("IndexedDB database `{db_name}` has no object store `{missing}`")));
         }
@@ -60,7 +60,7 @@ impl IdbRunStore {
         &self.name
     }
 
-    fn transaction(&self, stores: &[&str], mode: TransactionMode) -> StoreResult<idb::Transaction> {
+    pub(crate) fn transaction(&self, stores: &[&str], mode: TransactionMode) -> StoreResult<idb::Transaction> {
         self.db.transaction(stores, mode).map_err(|e| {
             let (name, _) = error_name(&e);
             // InvalidStateError: the connection was closed (another tab deleted or upgraded it).
@@ -72,10 +72,16 @@ impl IdbRunStore {
     /// Runs `requests` in one readwrite transaction over both stores and waits until it
     /// commits. A request that throws aborts the transaction (nothing of it is written).
     async fn write(&self, what: &str, requests: impl FnOnce(&ObjectStore, &ObjectStore) -> Result<(), idb::Error>) -> StoreResult<()> {
-        let tx = self.transaction(&[RUNS, RECORDS], TransactionMode::ReadWrite)?;
+        self.write_pair([RUNS, RECORDS], what, requests).await
+    }
+
+    /// Runs `requests` in one readwrite transaction over the two `stores` and waits until it
+    /// commits (the runs' pair, or the dataset shelf's).
+    pub(crate) async fn write_pair(&self, stores: [&str; 2], what: &str, requests: impl FnOnce(&ObjectStore, &ObjectStore) -> Result<(), idb::Error>) -> StoreResult<()> {
+        let tx = self.transaction(&stores, TransactionMode::ReadWrite)?;
         let fail = |e: &idb::Error| StoreError::new(kind_of(e), format!("{what}: {}", describe(e)));
-        let runs = tx.object_store(RUNS).map_err(|e| fail(&e))?;
-        let records = tx.object_store(RECORDS).map_err(|e| fail(&e))?;
+        let runs = tx.object_store(stores[0]).map_err(|e| fail(&e))?;
+        let records = tx.object_store(stores[1]).map_err(|e| fail(&e))?;
         let tx: IdbTransaction = tx.into();
         let done = completion(&tx);
         let issued = requests(&runs, &records);
@@ -123,11 +129,11 @@ fn records_of(run_id: &str) -> Result<Query, idb::Error> {
     Ok(Query::KeyRange(KeyRange::bound(&lower, &upper, Some(false), Some(false))?))
 }
 
-fn to_json<T: serde::Serialize>(value: &T, what: &str) -> StoreResult<JsValue> {
+pub(crate) fn to_json<T: serde::Serialize>(value: &T, what: &str) -> StoreResult<JsValue> {
     serde_json::to_string(value).map(|s| JsValue::from_str(&s)).map_err(|e| StoreError::new(StoreErrorKind::Other, format!("could not serialize {what}: {e}")))
 }
 
-fn from_json<T: serde::de::DeserializeOwned>(value: &JsValue, what: &dyn Fn() -> String) -> StoreResult<T> {
+pub(crate) fn from_json<T: serde::de::DeserializeOwned>(value: &JsValue, what: &dyn Fn() -> String) -> StoreResult<T> {
     let text = value.as_string().ok_or_else(|| StoreError::new(StoreErrorKind::Other, format!("{} in IndexedDB is not a JSON string", what())))?;
     serde_json::from_str(&text).map_err(|e| StoreError::new(StoreErrorKind::Other, format!("{} in IndexedDB is not readable: {e}", what())))
 }
@@ -165,7 +171,7 @@ fn error_name(e: &idb::Error) -> (Option<String>, Option<String>) {
     if value.is_object() { (field("name"), field("message")) } else { (None, value.as_string()) }
 }
 
-fn kind_of(e: &idb::Error) -> StoreErrorKind {
+pub(crate) fn kind_of(e: &idb::Error) -> StoreErrorKind {
     match error_name(e).0.as_deref() {
         Some("QuotaExceededError") => StoreErrorKind::Quota,
         _ => StoreErrorKind::Other,
@@ -173,7 +179,7 @@ fn kind_of(e: &idb::Error) -> StoreErrorKind {
 }
 
 /// Words for an idb error: the JS error's name and message when there is one.
-fn describe(e: &idb::Error) -> String {
+pub(crate) fn describe(e: &idb::Error) -> String {
     match error_name(e) {
         (Some(name), Some(message)) if !message.is_empty() => format!("{name}: {message}"),
         (Some(name), _) => name,

@@ -1,11 +1,16 @@
-//! Runs kept in the browser's IndexedDB: [`IdbRunStore`], the page's
-//! [`RunStore`](execbench_run::store::RunStore), and [`storage_estimate`] for the Runs page.
+//! Runs and imported datasets kept in the browser's IndexedDB: [`IdbRunStore`], the page's
+//! [`RunStore`](execbench_run::store::RunStore) and [`DatasetShelf`](execbench_run::shelf::DatasetShelf), and [`storage_estimate`] for the Runs page.
 //!
-//! Layout (database version 1):
+//! Layout (database version 2; version 1 had only the first two stores, and opening it upgrades
+//! it in place, keeping its runs):
 //! - object store `runs`: key `run_id`, value the [`RunEntry`](execbench_run::store::RunEntry)
 //!   as a JSON string;
 //! - object store `records`: key `[run_id, sample_id]`, value the
-//!   [`SampleRecord`](execbench_run::record::SampleRecord) as a JSON string.
+//!   [`SampleRecord`](execbench_run::record::SampleRecord) as a JSON string;
+//! - object store `datasets`: key the shelf id, value the
+//!   [`ShelfEntry`](execbench_run::shelf::ShelfEntry) of an imported dataset as a JSON string;
+//! - object store `dataset_bytes`: key the shelf id, value the file's bytes (a `Uint8Array`), so
+//!   listing the shelf never reads a file.
 //!
 //! No index is needed: a run's records are the key range `[run_id] ..= [run_id, []]` (an array
 //! sorts after every string, so `[run_id, []]` is above every `[run_id, sample_id]`). Listing runs
@@ -28,6 +33,8 @@
 
 #[cfg(target_arch = "wasm32")]
 mod idb_store;
+#[cfg(target_arch = "wasm32")]
+mod idb_shelf;
 #[cfg(not(target_arch = "wasm32"))]
 #[path = "native.rs"]
 mod idb_store;
@@ -35,8 +42,12 @@ mod idb_store;
 pub use idb_store::{IdbRunStore, storage_estimate};
 
 /// The schema version this code creates and reads.
-pub const DB_VERSION: u32 = 1;
+pub const DB_VERSION: u32 = 2;
 /// Object store of run entries (key: run id).
 pub const RUNS: &str = "runs";
 /// Object store of sample records (key: `[run_id, sample_id]`).
 pub const RECORDS: &str = "records";
+/// Object store of imported datasets' entries (key: shelf id).
+pub const DATASETS: &str = "datasets";
+/// Object store of imported datasets' bytes (key: shelf id).
+pub const DATASET_BYTES: &str = "dataset_bytes";

@@ -2,6 +2,7 @@
 //! `Unavailable`, so no `IdbRunStore` can exist and its methods are never reached.
 
 use execbench_run::record::SampleRecord;
+use execbench_run::shelf::{DatasetShelf, ShelfEntry};
 use execbench_run::store::{RunEntry, RunStore, StoreError, StoreErrorKind, StoreResult};
 
 /// A [`RunStore`] over IndexedDB; natively it cannot be opened.
@@ -38,6 +39,24 @@ impl RunStore for IdbRunStore {
         match self.never {}
     }
     async fn delete(&self, _: &str) -> StoreResult<()> {
+        match self.never {}
+    }
+}
+
+impl DatasetShelf for IdbRunStore {
+    async fn put(&self, _: &ShelfEntry, _: &[u8]) -> StoreResult<()> {
+        match self.never {}
+    }
+    async fn touch(&self, _: &ShelfEntry) -> StoreResult<()> {
+        match self.never {}
+    }
+    async fn list(&self) -> StoreResult<Vec<ShelfEntry>> {
+        match self.never {}
+    }
+    async fn bytes(&self, _: &str) -> StoreResult<Vec<u8>> {
+        match self.never {}
+    }
+    async fn remove(&self, _: &str) -> StoreResult<()> {
         match self.never {}
     }
 }

@@ -116,3 +116,39 @@ async fn the_storage_estimate_is_there() {
     let (usage, quota) = storage_estimate().await.expect("Chromium has navigator.storage.estimate");
     assert!(usage >= 0.0 && quota > 0.0, "{usage} of {quota}");
 }
+
+#[wasm_bindgen_test]
+async fn passes_the_shelf_table() {
+    let store = open(&fresh_name("shelf")).await;
+    execbench_run::shelf::conformance::check(&store).await;
+}
+
+/// A database left by the previous version of the page (version 1: runs and records only) is
+/// upgraded in place: its runs stay, and the shelf works.
+#[wasm_bindgen_test]
+async fn a_version_1_database_keeps_its_runs_and_gains_a_shelf() {
+    use wasm_bindgen::JsCast;
+    let name = fresh_name("upgrade");
+    let entry = RunEntry::new(manifest("before-upgrade", 3), 0.0);
+    let value = serde_json::to_string(&serde_json::to_string(&entry).unwrap()).unwrap();
+    let script = format!(
+        "new Promise((resolve, reject) => {{
+           const open = indexedDB.open({name:?}, 1);
+           open.onupgradeneeded = () => {{ open.result.createObjectStore('runs'); open.result.createObjectStore('records'); }};
+           open.onerror = () => reject(open.error);
+           open.onsuccess = () => {{
+             const db = open.result;
+             const tx = db.transaction(['runs'], 'readwrite');
+             tx.objectStore('runs').put({value}, 'before-upgrade');
+             tx.oncomplete = () => {{ db.close(); resolve(); }};
+             tx.onabort = () => reject(tx.error);
+           }};
+         }})"
+    );
+    let promise = js_sys::eval(&script).unwrap().dyn_into::<js_sys::Promise>().unwrap();
+    wasm_bindgen_futures::JsFuture::from(promise).await.expect("a version 1 database is written");
+
+    let store = open(&name).await;
+    assert_eq!(store.entry("before-upgrade").await.unwrap(), Some(entry), "the run written by version 1 is still there");
+    execbench_run::shelf::conformance::check(&store).await;
+}

@@ -30,6 +30,7 @@ pub mod protocol;
 pub mod record;
 pub mod runfile;
 pub mod scoring;
+pub mod shelf;
 pub mod simulate;
 pub mod status;
 pub mod store;
