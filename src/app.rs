@@ -6,7 +6,7 @@ use execbench_core::LoadReport;
 use leptos::prelude::*;
 
 use crate::browser::python::{PythonWorker, WorkerStatus};
-use crate::jobs::{PerturbRun, Runs, VerifyRun};
+use crate::jobs::{PerturbRun, Runs, Shelf, VerifyRun};
 use crate::components::theme_switch::ThemeSwitch;
 use crate::pages::{datasets::DatasetsPage, evaluate::EvaluatePage, home::HomePage, perturb::PerturbPage, playground::PlaygroundPage, runs::{RunPage, RunsPage}, sample::SamplePage, verify::VerifyPage};
 use crate::route::{self, Route};
@@ -30,11 +30,50 @@ pub struct AppState {
     pub perturb: PerturbRun,
     /// Stored runs (IndexedDB): the Runs page's list, and where evaluations write.
     pub runs: Runs,
+    /// Imported datasets kept for the next visit (IndexedDB), and which one is open.
+    pub shelf: Shelf,
 }
 
 impl AppState {
+    /// Opens the dataset the user had open last (a kept import), else the bundled CRUXEval.
+    pub fn restore(self) {
+        match Shelf::remembered() {
+            Some(id) => self.open_kept(id),
+            None => self.load_bundled(),
+        }
+    }
+
+    /// Makes a file the user just imported (and that loaded) the working dataset, and keeps it.
+    pub fn import(self, name: String, bytes: Vec<u8>, report: LoadReport) {
+        let entry = execbench_run::shelf::ShelfEntry::of_import(&name, &bytes, &report, js_sys::Date::now());
+        self.dataset_name.set(name);
+        self.dataset.set(DatasetState::Loaded(Arc::new(report)));
+        leptos::task::spawn_local(async move { self.shelf.keep(entry, &bytes).await });
+    }
+
+    /// Opens a kept import. One that is gone (removed in another tab, storage cleared) is said so
+    /// and CRUXEval opens instead.
+    pub fn open_kept(self, id: String) {
+        self.dataset.set(DatasetState::Loading);
+        leptos::task::spawn_local(async move {
+            match self.shelf.open(&id).await {
+                Ok((entry, bytes)) => {
+                    let report = execbench_core::load_jsonl_bytes(&entry.name, &bytes);
+                    self.dataset_name.set(entry.name);
+                    self.shelf.set_current(Some(id));
+                    self.dataset.set(DatasetState::Loaded(Arc::new(report)));
+                }
+                Err(e) => {
+                    self.shelf.problem.set(Some(format!("The dataset open last could not be opened again ({e}); CRUXEval is open instead.")));
+                    self.load_bundled();
+                }
+            }
+        });
+    }
+
     /// (Re)loads the bundled CRUXEval.
     pub fn load_bundled(self) {
+        self.shelf.set_current(None);
         self.dataset.set(DatasetState::Loading);
         self.dataset_name.set(crate::browser::data::CRUXEVAL_NAME.to_string());
         leptos::task::spawn_local(async move {
@@ -57,10 +96,11 @@ pub fn App() -> impl IntoView {
         verify: VerifyRun::new(&worker),
         perturb: PerturbRun::new(&worker),
         runs: Runs::start(),
+        shelf: Shelf::start(),
     };
     provide_context(StoredValue::new_local(worker));
     provide_context(state);
-    state.load_bundled();
+    state.restore();
 
     let (route, set_route) = signal(route::current());
     // On narrow screens the navigation is a menu; following any link closes it.

@@ -135,3 +135,91 @@ async fn at_420_pixels_the_navigation_is_a_menu_and_nothing_scrolls_sideways() {
     b.screenshot("evaluate-420").await;
     b.close().await;
 }
+
+/// An imported file is kept in the browser: a reload opens it again (on the page the user was
+/// on), the dataset menu switches between it, other kept files and CRUXEval, and a file removed
+/// from the browser (or gone from its storage) gives way to CRUXEval with a word about it.
+#[tokio::test(flavor = "multi_thread")]
+async fn imported_datasets_are_kept_and_a_reload_returns_to_the_one_open() {
+    let dir = std::env::temp_dir().join(format!("execbench-shelf-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let kept = dir.join("kept.jsonl");
+    std::fs::write(&kept, [
+        r#"{"id": "k1", "code": "def f(x):\n    return x + 1", "input": "1", "output": "2"}"#,
+        r#"{"id": "k2", "code": "def f(s):\n    return s[::-1]", "input": "'ab'", "output": "'ba'"}"#,
+        r#"{"id": "k3", "code": "def f(x):"}"#,
+    ].join("\n")).unwrap();
+    let second = dir.join("second.jsonl");
+    std::fs::write(&second, r#"{"id": "s1", "code": "def f():\n    return 0", "input": "", "output": "0"}"#).unwrap();
+    let (b, server) = open_app().await;
+    let base = &server.base_url;
+    let import = |path: std::path::PathBuf| {
+        let client = b.client.clone();
+        async move { client.find(Locator::Css("[data-testid=import]")).await.unwrap().send_keys(path.to_str().unwrap()).await.unwrap() }
+    };
+    let menu = |b: &Browser| {
+        let client = b.client.clone();
+        async move {
+            let v = client.execute("const s = document.querySelector('[data-testid=dataset-switcher]'); return [s.options[s.selectedIndex].text, [...s.options].map(o => o.text)]", vec![]).await.unwrap();
+            let chosen = v[0].as_str().unwrap().to_string();
+            let all: Vec<String> = v[1].as_array().unwrap().iter().map(|o| o.as_str().unwrap().to_string()).collect();
+            (chosen, all)
+        }
+    };
+
+    b.client.goto(&format!("{base}#/datasets")).await.unwrap();
+    wait_datasets(&b).await;
+    import(kept.clone()).await;
+    b.wait_text("[data-testid=match-count]", Duration::from_secs(10), |t| t == "2 of 2").await;
+    // A reload on a sample page of the imported file opens that file and that sample.
+    b.client.goto(&format!("{base}#/sample/k2")).await.unwrap();
+    b.wait_text("[data-testid=sample-id]", Duration::from_secs(10), |t| t == "k2").await;
+    b.client.refresh().await.unwrap();
+    b.wait_text("[data-testid=sample-id]", Duration::from_secs(20), |t| t == "k2").await;
+    assert_eq!(b.wait_text("[data-testid=back-to-list]", Duration::from_secs(5), |_| true).await, "kept.jsonl");
+
+    b.client.goto(&format!("{base}#/datasets")).await.unwrap();
+    b.wait_text("[data-testid=match-count]", Duration::from_secs(10), |t| t == "2 of 2").await;
+    let (chosen, all) = menu(&b).await;
+    assert!(chosen.starts_with("kept.jsonl (2 samples, 1 row refused, "), "{chosen}");
+    assert_eq!(all.len(), 2, "{all:?}");
+    b.screenshot("datasets-kept-menu").await;
+
+    // Back to CRUXEval, and a reload stays there.
+    b.client.find(Locator::Css("[data-testid=dataset-switcher]")).await.unwrap().select_by_value("bundled").await.unwrap();
+    wait_datasets(&b).await;
+    b.client.refresh().await.unwrap();
+    wait_datasets(&b).await;
+    assert_eq!(menu(&b).await.0, "CRUXEval (bundled)");
+
+    // A second file goes to the top of the menu; the first is still one choice away.
+    import(second.clone()).await;
+    b.wait_text("[data-testid=match-count]", Duration::from_secs(10), |t| t == "1 of 1").await;
+    let (chosen, all) = menu(&b).await;
+    assert!(chosen.starts_with("second.jsonl"), "{chosen}");
+    assert!(all[1].starts_with("second.jsonl") && all[2].starts_with("kept.jsonl"), "{all:?}");
+    b.client.execute("const s = document.querySelector('[data-testid=dataset-switcher]'); s.selectedIndex = 2; s.dispatchEvent(new Event('change'))", vec![]).await.unwrap();
+    b.wait_text("[data-testid=match-count]", Duration::from_secs(10), |t| t == "2 of 2").await;
+    b.wait_text("[data-testid=dataset-name]", Duration::from_secs(5), |t| t == "kept.jsonl").await;
+
+    // Removing it opens CRUXEval; the other file stays in the menu.
+    b.click("[data-testid=dataset-forget]").await;
+    wait_datasets(&b).await;
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while menu(&b).await.1.len() != 2 {
+        assert!(std::time::Instant::now() < deadline, "the removed file is still in the menu: {:?}", menu(&b).await.1);
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(menu(&b).await.1[1].starts_with("second.jsonl"));
+    b.client.refresh().await.unwrap();
+    wait_datasets(&b).await;
+
+    // A remembered file that storage no longer has: CRUXEval opens, and the page says why.
+    js(&b, "localStorage.setItem('execbench.dataset', 'ds-0000000000000000')").await;
+    b.client.refresh().await.unwrap();
+    wait_datasets(&b).await;
+    let problem = b.wait_text("[data-testid=shelf-problem]", Duration::from_secs(10), |_| true).await;
+    assert!(problem.contains("no longer kept in this browser") && problem.contains("CRUXEval is open instead"), "{problem}");
+    b.close().await;
+    let _ = std::fs::remove_dir_all(&dir);
+}

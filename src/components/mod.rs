@@ -1,4 +1,5 @@
 pub mod code_view;
+pub mod dataset_switcher;
 pub mod edit_list;
 pub mod evaluation;
 pub mod marked_code;

@@ -5,11 +5,13 @@
 pub mod evaluate;
 pub mod perturb;
 pub mod runs;
+pub mod shelf;
 pub mod verify;
 
 pub use evaluate::EvaluationJob;
 pub use perturb::PerturbRun;
 pub use runs::Runs;
+pub use shelf::Shelf;
 pub use verify::VerifyRun;
 
 use execbench_run::CancelToken;

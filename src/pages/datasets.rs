@@ -8,6 +8,7 @@ use execbench_core::{LoadReport, Sample};
 use leptos::prelude::*;
 
 use crate::app::{AppState, DatasetState};
+use crate::components::dataset_switcher::DatasetSwitcher;
 use crate::route::{ListQuery, Route};
 
 const ROW_HEIGHT: f64 = 34.0;
@@ -85,7 +86,7 @@ fn marked(text: &str, query: &str) -> Vec<AnyView> {
 pub fn DatasetsPage(query: ListQuery) -> impl IntoView {
     let state = expect_context::<AppState>();
     move || match state.dataset.get() {
-        DatasetState::Loading => view! { <p class="muted">"Loading CRUXEval…"</p> }.into_any(),
+        DatasetState::Loading => view! { <p class="muted">"Loading the dataset…"</p> }.into_any(),
         DatasetState::Failed(e) => view! { <p class="error-box" role="alert">{e}</p> <div class="toolbar"><ImportButton /></div> }.into_any(),
         DatasetState::Loaded(report) => view! { <DatasetBrowser report=report initial=query.clone() /> }.into_any(),
     }
@@ -117,12 +118,9 @@ fn ImportButton() -> impl IntoView {
         refused.set(None);
         leptos::task::spawn_local(async move {
             match crate::browser::data::read_dataset_file(file).await {
-                Ok(report) => match import_refusal(&name, &report, &state.dataset_name.get_untracked()) {
+                Ok((bytes, report)) => match import_refusal(&name, &report, &state.dataset_name.get_untracked()) {
                     Some(reason) => refused.set(Some(reason)),
-                    None => {
-                        state.dataset_name.set(name);
-                        state.dataset.set(DatasetState::Loaded(Arc::new(report)));
-                    }
+                    None => state.import(name, bytes, report),
                 },
                 Err(e) => refused.set(Some(e)),
             }
@@ -133,9 +131,7 @@ fn ImportButton() -> impl IntoView {
             "Import JSONL…"
             <input type="file" accept=".jsonl,.json,.txt,application/jsonl" data-testid="import" class="visually-hidden" on:change=on_change />
         </label>
-        <Show when=move || state.dataset_name.get() != crate::browser::data::CRUXEVAL_NAME>
-            <button on:click=move |_| state.load_bundled()>"Back to CRUXEval"</button>
-        </Show>
+        <DatasetSwitcher />
         {move || refused.get().map(|reason| view! { <p class="error-box" role="alert" data-testid="import-refused">{reason}</p> })}
     }
 }
@@ -211,7 +207,7 @@ fn DatasetBrowser(report: Arc<LoadReport>, initial: ListQuery) -> impl IntoView 
                     </p>
                 }.into_any()
             } else {
-                view! { <p class="attribution">{format!("{total} samples imported from your file (kept in this tab only).")}</p> }.into_any()
+                view! { <p class="attribution">{format!("{total} samples imported from your file, kept in this browser: the dataset menu opens it again, also after a reload.")}</p> }.into_any()
             }}
             {(!errors.is_empty()).then(|| view! {
                 <details class="error-box" open=true data-testid="import-errors"><summary>{format!("{} of {} rows could not be read; the other {} are loaded", errors.len(), report.rows, total)}</summary>

@@ -48,7 +48,11 @@ impl ShelfEntry {
 
     /// One line for a switcher: the name, its samples and its size.
     pub fn label(&self) -> String {
-        let refused = if self.errors == 0 { String::new() } else { format!(", {} rows refused", self.errors) };
+        let refused = match self.errors {
+            0 => String::new(),
+            1 => ", 1 row refused".to_string(),
+            n => format!(", {n} rows refused"),
+        };
         format!("{} ({} samples{refused}, {})", self.name, self.samples, human_bytes(self.bytes))
     }
 }
@@ -214,6 +218,7 @@ mod tests {
         }
         let e = ShelfEntry { id: "ds-x".into(), name: "lc.jsonl".into(), bytes: 2_500, rows: 12, samples: 10, errors: 2, added_ms: 0.0, used_ms: 0.0 };
         assert_eq!(e.label(), "lc.jsonl (10 samples, 2 rows refused, 2 kB)");
-        assert_eq!(ShelfEntry { errors: 0, ..e }.label(), "lc.jsonl (10 samples, 2 kB)");
+        assert_eq!(ShelfEntry { errors: 0, ..e.clone() }.label(), "lc.jsonl (10 samples, 2 kB)");
+        assert_eq!(ShelfEntry { errors: 1, ..e }.label(), "lc.jsonl (10 samples, 1 row refused, 2 kB)");
     }
 }
