@@ -317,6 +317,28 @@ async fn refusals_of_an_imported_dataset_are_listed_with_reasons() {
     assert_eq!(picked.as_str(), Some("plain"), "the id picker starts at the imported dataset's first sample");
     scroll_to(&b, ".perturb-all").await;
     b.screenshot("perturb-all-refusals").await;
+
+    // The verified rows are browsable: by kind, by sample, changed ones only; any opens in the
+    // single view at the address that reproduces it.
+    assert_eq!(text_of(&b, "[data-testid=rows-count]").await, "3 of 3 rows");
+    b.client.find(fantoccini::Locator::Css("[data-testid=rows-kind]")).await.unwrap().select_by_value("RTF").await.unwrap();
+    b.wait_text("[data-testid=rows-count]", Duration::from_secs(5), |t| t == "2 of 3 rows").await;
+    b.fill("[data-testid=rows-sample]", "PLAIN").await;
+    b.wait_text("[data-testid=rows-count]", Duration::from_secs(5), |t| t == "1 of 3 rows").await;
+    b.client.find(fantoccini::Locator::Css("[data-testid=rows-kind]")).await.unwrap().select_by_value("").await.unwrap();
+    b.wait_text("[data-testid=rows-count]", Duration::from_secs(5), |t| t == "2 of 3 rows").await;
+    let kinds = b.client.execute("return [...document.querySelectorAll('[data-testid=perturbed-row]')].map(r => r.dataset.kind)", vec![]).await.unwrap();
+    assert_eq!(kinds, serde_json::json!(["REN", "RTF"]));
+    scroll_to(&b, "[data-testid=perturbed-rows]").await;
+    b.screenshot("perturb-all-rows").await;
+    b.click("[data-testid=perturbed-row][data-kind=REN] [data-testid=open-row]").await;
+    b.wait_text("[data-testid=perturbed-code]", Duration::from_secs(30), |t| t.contains("Var_1")).await;
+    assert_eq!(b.client.execute("return location.hash", vec![]).await.unwrap(), "#/perturb/plain?kind=REN&seed=0");
+    let exported = execbench_perturb::perturb_row(
+        &execbench_core::load_jsonl("mine.jsonl", rows[0]).samples[0], "mine.jsonl", execbench_perturb::Kind::Ren, &execbench_perturb::Options::default(),
+    );
+    let shown = text_of(&b, "[data-testid=perturbed-code]").await;
+    assert_eq!(shown.trim_end(), exported.expect("REN perturbs `plain`").code.trim_end(), "the single view shows the row's program");
     b.close().await;
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -3,6 +3,7 @@ pub mod dataset_switcher;
 pub mod edit_list;
 pub mod evaluation;
 pub mod marked_code;
+pub mod perturbed_rows;
 pub mod progress_bar;
 pub mod run_result;
 pub mod theme_switch;

@@ -14,6 +14,7 @@ use crate::app::{AppState, DatasetState};
 use crate::browser::python::use_python;
 use crate::components::edit_list::EditList;
 use crate::components::marked_code::{Mark, MarkedCodeView};
+use crate::components::perturbed_rows::PerturbedRows;
 use crate::components::progress_bar::ProgressBar;
 use crate::components::run_result::RunResultView;
 use crate::jobs::PerturbRun;
@@ -647,6 +648,7 @@ fn WholeDataset() -> impl IntoView {
             </p>
             <KindSummary run=run />
             <FailureTable run=run />
+            <PerturbedRows run=run />
         </section>
     }
 }
