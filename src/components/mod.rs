@@ -3,5 +3,6 @@ pub mod edit_list;
 pub mod evaluation;
 pub mod marked_code;
 pub mod progress_bar;
+pub mod reproduction;
 pub mod run_result;
 pub mod theme_switch;

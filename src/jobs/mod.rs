@@ -4,11 +4,13 @@
 
 pub mod evaluate;
 pub mod perturb;
+pub mod reproduction;
 pub mod runs;
 pub mod verify;
 
 pub use evaluate::EvaluationJob;
 pub use perturb::PerturbRun;
+pub use reproduction::ReproductionRun;
 pub use runs::Runs;
 pub use verify::VerifyRun;
 
