@@ -46,7 +46,11 @@ pub fn ReproductionResults() -> impl IntoView {
                 {move || run.report.with(|r| (!r.unknown.is_empty()).then(|| {
                     let named: Vec<String> = r.unknown.iter().take(20).map(|(id, n)| if *n == 1 { id.clone() } else { format!("{id} ({n} rows)") }).collect();
                     let more = if r.unknown.len() > 20 { format!(" and {} more", r.unknown.len() - 20) } else { String::new() };
-                    view! { <p class="muted" data-testid="repro-unknown">{format!("{} rows name problems that are not in the dataset, left out: {}{more}", r.unknown_rows(), named.join(", "))}</p> }
+                    let rows = match r.unknown_rows() {
+                        1 => "1 row names a problem".to_string(),
+                        n => format!("{n} rows name problems"),
+                    };
+                    view! { <p class="muted" data-testid="repro-unknown">{format!("{rows} that the dataset lacks, left out: {}{more}", named.join(", "))}</p> }
                 }))}
                 <h3>"Disagreements"</h3>
                 {move || run.report.with(|r| {
