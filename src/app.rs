@@ -6,7 +6,7 @@ use execbench_core::LoadReport;
 use leptos::prelude::*;
 
 use crate::browser::python::{PythonWorker, WorkerStatus};
-use crate::jobs::{PerturbRun, Runs, Shelf, VerifyRun};
+use crate::jobs::{PerturbRun, ReproductionRun, Runs, Shelf, VerifyRun};
 use crate::components::theme_switch::ThemeSwitch;
 use crate::pages::{datasets::DatasetsPage, evaluate::EvaluatePage, home::HomePage, perturb::PerturbPage, playground::PlaygroundPage, runs::{RunPage, RunsPage}, sample::SamplePage, verify::VerifyPage};
 use crate::route::{self, Route};
@@ -28,6 +28,10 @@ pub struct AppState {
     /// The dataset jobs (`crate::jobs`): they outlive their pages.
     pub verify: VerifyRun,
     pub perturb: PerturbRun,
+    /// The Datasets import's "Check that every row runs".
+    pub check_imports: RwSignal<bool>,
+    /// Re-scoring a reproduction's results file (the Evaluate page's Re-score).
+    pub reproduction: ReproductionRun,
     /// Stored runs (IndexedDB): the Runs page's list, and where evaluations write.
     pub runs: Runs,
     /// Imported datasets kept for the next visit (IndexedDB), and which one is open.
@@ -95,6 +99,8 @@ pub fn App() -> impl IntoView {
         dataset_name: RwSignal::new(String::new()),
         verify: VerifyRun::new(&worker),
         perturb: PerturbRun::new(&worker),
+        check_imports: RwSignal::new(true),
+        reproduction: ReproductionRun::new(&worker),
         runs: Runs::start(),
         shelf: Shelf::start(),
     };

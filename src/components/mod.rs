@@ -5,5 +5,6 @@ pub mod evaluation;
 pub mod marked_code;
 pub mod perturbed_rows;
 pub mod progress_bar;
+pub mod reproduction;
 pub mod run_result;
 pub mod theme_switch;

@@ -79,6 +79,7 @@ pub fn PerturbedRows(run: PerturbRun) -> impl IntoView {
         run.rows.with_value(|rows| rows_matching(rows, &query))
     });
     let pages = move || matches.with(|m| m.len().div_ceil(ROWS_PER_PAGE).max(1));
+    let on_last_page = move || page.get() + 1 >= pages();
     let set_query = move |change: &dyn Fn(&mut RowsQuery)| {
         query.update(|q| change(q));
         page.set(0);
@@ -112,7 +113,7 @@ pub fn PerturbedRows(run: PerturbRun) -> impl IntoView {
                     <span class="pager">
                         <button on:click=move |_| page.update(|p| *p = p.saturating_sub(1)) disabled=move || page.get() == 0>"‹ Previous"</button>
                         <span class="count">{move || format!("page {} of {}", page.get() + 1, pages())}</span>
-                        <button data-testid="rows-next" on:click=move |_| page.update(|p| *p += 1) disabled=move || (page.get() + 1 >= pages())>"Next ›"</button>
+                        <button data-testid="rows-next" on:click=move |_| page.update(|p| *p += 1) disabled=on_last_page>"Next ›"</button>
                     </span>
                 </div>
                 <div class="table-scroll">

@@ -4,12 +4,14 @@
 
 pub mod evaluate;
 pub mod perturb;
+pub mod reproduction;
 pub mod runs;
 pub mod shelf;
 pub mod verify;
 
 pub use evaluate::EvaluationJob;
 pub use perturb::PerturbRun;
+pub use reproduction::ReproductionRun;
 pub use runs::Runs;
 pub use shelf::Shelf;
 pub use verify::VerifyRun;

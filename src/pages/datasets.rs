@@ -1,9 +1,11 @@
 //! The Datasets page: the bundled CRUXEval samples, searchable and filterable, in a list that
 //! renders only the rows in view (smooth at 800 rows and at 100,000).
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use execbench_core::sample::OutputKind;
+use execbench_core::verify::Verdict;
 use execbench_core::{LoadReport, Sample};
 use leptos::prelude::*;
 
@@ -105,11 +107,16 @@ pub fn import_refusal(file: &str, report: &LoadReport, current: &str) -> Option<
 }
 
 /// "Import JSONL…": replaces the working dataset with the user's file, after checking every row.
-/// A file with no usable row is refused and the working dataset stays.
+/// A file with no usable row is refused and the working dataset stays. With "Check that every row
+/// runs" (on by default: the check runs in the background through the Verify job while the list is
+/// already usable, a LeetCode-contest file of a few hundred rows takes seconds, and a row that
+/// cannot run is best found now rather than in the middle of an evaluation; Stop ends it), every
+/// row is run once and the ones that fail are flagged in the list.
 #[component]
 fn ImportButton() -> impl IntoView {
     let state = expect_context::<AppState>();
     let refused = RwSignal::new(None::<String>);
+    let check_rows = state.check_imports;
     let on_change = move |ev: leptos::ev::Event| {
         let input: web_sys::HtmlInputElement = event_target(&ev);
         let Some(file) = input.files().and_then(|files| files.get(0)) else { return };
@@ -120,7 +127,13 @@ fn ImportButton() -> impl IntoView {
             match crate::browser::data::read_dataset_file(file).await {
                 Ok((bytes, report)) => match import_refusal(&name, &report, &state.dataset_name.get_untracked()) {
                     Some(reason) => refused.set(Some(reason)),
-                    None => state.import(name, bytes, report),
+                    None => {
+                        // A verification already running (the Verify page's) is left alone.
+                        if check_rows.get_untracked() && !state.verify.job.running.get_untracked() {
+                            state.verify.start(report.samples.clone(), &name);
+                        }
+                        state.import(name, bytes, report);
+                    }
                 },
                 Err(e) => refused.set(Some(e)),
             }
@@ -130,6 +143,10 @@ fn ImportButton() -> impl IntoView {
         <label class="button">
             "Import JSONL…"
             <input type="file" accept=".jsonl,.json,.txt,application/jsonl" data-testid="import" class="visually-hidden" on:change=on_change />
+        </label>
+        <label class="check" title="After loading, run every row once and flag those that raise, time out or return something else">
+            <input type="checkbox" data-testid="check-rows" prop:checked=check_rows on:change=move |ev| check_rows.set(event_target_checked(&ev)) />
+            "Check that every row runs"
         </label>
         <DatasetSwitcher />
         {move || refused.get().map(|reason| view! { <p class="error-box" role="alert" data-testid="import-refused">{reason}</p> })}
@@ -165,6 +182,7 @@ fn DatasetBrowser(report: Arc<LoadReport>, initial: ListQuery) -> impl IntoView 
     let matches = Memo::new(move |_| matching(&samples.samples, &query.get(), kind.get()));
     let total = report.samples.len();
     let errors = report.errors.clone();
+    let flags = run_flags(state, report.clone());
 
     let visible_rows = {
         let report = report.clone();
@@ -185,6 +203,7 @@ fn DatasetBrowser(report: Arc<LoadReport>, initial: ListQuery) -> impl IntoView 
                             <span class="col-output">
                                 <code class="output-value" data-testid="row-output">{marked(&s.output, &list_query.q)}</code>
                                 <span class="kind-badge">{s.output_kind().label()}</span>
+                                {flags.with(|f| f.get(&s.id).cloned()).map(|(label, reason)| view! { <span class="run-flag" data-testid="row-flag" title=reason>{label}</span> })}
                             </span>
                         </a>
                     }
@@ -215,6 +234,7 @@ fn DatasetBrowser(report: Arc<LoadReport>, initial: ListQuery) -> impl IntoView 
                     {(errors.len() > 200).then(|| view! { <p>{format!("… and {} more", errors.len() - 200)}</p> })}
                 </details>
             })}
+            <ImportCheck state=state dataset=report.clone() />
             <div class="toolbar">
                 <input type="search" placeholder="Search id, code, call or output…" aria-label="Search samples" data-testid="search"
                     prop:value=query on:input=move |ev| { set_query.set(event_target_value(&ev)); write_address(false); back_to_top(); } />
@@ -234,6 +254,74 @@ fn DatasetBrowser(report: Arc<LoadReport>, initial: ListQuery) -> impl IntoView 
             </div>
         </section>
     }
+}
+
+/// Whether the Verify job's last (or current) verification is of `report`'s samples.
+fn verifies(state: AppState, report: &LoadReport) -> bool {
+    let provenance = state.verify.provenance.get_value();
+    provenance.dataset == state.dataset_name.get_untracked() && provenance.dataset_hash == execbench_core::provenance::dataset_hash(&report.samples)
+}
+
+/// The rows the verification of this dataset found wanting: id → (badge, reason).
+fn run_flags(state: AppState, report: Arc<LoadReport>) -> Memo<HashMap<String, (&'static str, String)>> {
+    let ours = StoredValue::new(None::<bool>);
+    Memo::new(move |_| {
+        let summary = state.verify.summary.get();
+        if summary.problems.is_empty() {
+            return HashMap::new();
+        }
+        // Hashing the dataset once per list, and only when there is something to flag.
+        let is_ours = ours.get_value().unwrap_or_else(|| verifies(state, &report));
+        ours.set_value(Some(is_ours));
+        if !is_ours {
+            return HashMap::new();
+        }
+        summary.problems.iter().map(|p| (p.id.clone(), flag_of(&p.verdict))).collect()
+    })
+}
+
+fn flag_of(verdict: &Verdict) -> (&'static str, String) {
+    match verdict {
+        Verdict::EngineDifference { reason } => ("engine difference", reason.clone()),
+        Verdict::Fail { reason } => ("does not run", reason.clone()),
+        Verdict::Pass => ("", String::new()),
+    }
+}
+
+/// The import's quick check (the Verify job on this dataset): progress and Stop while it runs,
+/// then the rows that do not run as the file says, each with its reason.
+#[component]
+fn ImportCheck(state: AppState, dataset: Arc<LoadReport>) -> impl IntoView {
+    let run = state.verify;
+    let ours = StoredValue::new(None::<bool>);
+    let shown = move || {
+        // Reactive on the job, so a check started after this list was drawn still shows.
+        let started = run.job.running.get() || run.job.outcome.get().is_some();
+        started && ours.get_value().unwrap_or_else(|| {
+            let is_ours = verifies(state, &dataset);
+            ours.set_value(Some(is_ours));
+            is_ours
+        })
+    };
+    move || shown().then(|| {
+        let summary = run.summary.get();
+        let total = run.job.total.get();
+        let status = match run.job.outcome.get() {
+            None => format!("Checking that every row runs: {} of {total}…", run.job.done.get()),
+            Some(outcome) if summary.problems.is_empty() => format!("Every row runs and returns its output ({} of {total} checked, {outcome}).", summary.total()),
+            Some(outcome) => format!("{} of {} rows checked do not run as the file says ({outcome}):", summary.problems.len(), summary.total()),
+        };
+        view! {
+            <div class=if summary.problems.is_empty() { "import-check" } else { "import-check error-box" } data-testid="import-check">
+                <span data-testid="import-check-status">{status}</span>
+                {run.job.running.get().then(|| view! { <button data-testid="import-check-stop" on:click=move |_| run.stop()>"Stop"</button> })}
+                <ul>{summary.problems.iter().take(200).map(|p| {
+                    let (label, reason) = flag_of(&p.verdict);
+                    view! { <li data-testid="import-check-problem"><a href=Route::Sample(p.id.clone(), ListQuery::default()).href()>{p.id.clone()}</a>{format!(" ({label}): {reason}")}</li> }
+                }).collect_view()}</ul>
+            </div>
+        }
+    })
 }
 
 #[cfg(test)]

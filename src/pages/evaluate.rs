@@ -13,6 +13,7 @@ use std::sync::Arc;
 use execbench_core::{LoadReport, Sample};
 use execbench_eval::Task;
 use execbench_eval::generations::{Generations, import_generations};
+use execbench_eval::reproduction::{Reproductions, is_reproduction_file, read_reproductions};
 use execbench_eval::models::{EchoFirstArgument, FileScope, Oracle, Replay, TypeDefault};
 use execbench_eval::prompt::{Style, Template, default_template};
 use execbench_eval::report::{SampleResult, from_jsonl};
@@ -79,12 +80,14 @@ impl ModelChoice {
     }
 }
 
-/// A file of answers: a generations file (CRUXEval JSON or raw-responses JSONL) or an earlier
-/// results export (replayed by its responses).
+/// A file of answers: a generations file (CRUXEval JSON or raw-responses JSONL), an earlier
+/// results export (replayed by its responses), or a reproduction's results (generated code with the
+/// success its authors recorded, re-scored by running it).
 #[derive(Clone, Debug, PartialEq)]
 enum AnswerFile {
     Generations(Generations),
     Results(Vec<SampleResult>),
+    Reproduction(Reproductions),
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -108,6 +111,11 @@ impl LoadedFile {
                 Err(e) => LoadedFile { name: name.into(), content: AnswerFile::Results(Vec::new()), problems: vec![e] },
             };
         }
+        if is_reproduction_file(text) {
+            let read = read_reproductions(name, text);
+            let problems = read.errors.iter().map(|e| e.to_string()).collect();
+            return LoadedFile { name: name.into(), content: AnswerFile::Reproduction(read), problems };
+        }
         // A results export is JSON Lines whose rows carry `answers` and `mode`.
         let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
         let is_results = serde_json::from_str::<serde_json::Value>(first).is_ok_and(|v| v.get("answers").is_some() && v.get("mode").is_some());
@@ -127,6 +135,7 @@ impl LoadedFile {
         let replay = match &self.content {
             AnswerFile::Generations(g) => Replay::from_generations(&self.name, g),
             AnswerFile::Results(rows) => Replay::from_results(&self.name, rows),
+            AnswerFile::Reproduction(_) => return None,
         };
         (!replay.is_empty()).then_some(replay)
     }
@@ -135,6 +144,7 @@ impl LoadedFile {
         match &self.content {
             AnswerFile::Generations(g) => g.entries.len(),
             AnswerFile::Results(rows) => rows.len(),
+            AnswerFile::Reproduction(read) => read.rows.len(),
         }
     }
 
@@ -143,6 +153,7 @@ impl LoadedFile {
             AnswerFile::Generations(g) if g.kind == execbench_eval::generations::GenerationsKind::Extracted => "extracted answers (CRUXEval generations)",
             AnswerFile::Generations(_) => "raw responses (JSON Lines)",
             AnswerFile::Results(_) => "an execbench results or run file",
+            AnswerFile::Reproduction(_) => "a reproduction's results (generated code, re-scored by running it)",
         };
         format!("{}: {} entries, {kind}", self.name, self.entries())
     }
@@ -374,6 +385,14 @@ fn start_rescore(state: EvaluateState, python: PythonWorker, runs: Runs, report:
     let Some(file) = state.rescore_file.get_untracked() else {
         return state.job.error.set(Some("choose a generations file to re-score".to_string()));
     };
+    if let AnswerFile::Reproduction(read) = &file.content {
+        let reproduction = expect_context::<AppState>().reproduction;
+        if reproduction.job.running.get_untracked() {
+            return state.job.error.set(Some("a reproduction is being re-scored: stop it first".to_string()));
+        }
+        state.job.error.set(None);
+        return reproduction.start(read.rows.clone(), report.samples.clone(), &file.name, &dataset);
+    }
     let AnswerFile::Generations(generations) = &file.content else {
         return state.job.error.set(Some(format!("{} is a results file: replay it as a model instead, or choose a generations file", file.name)));
     };
@@ -570,7 +589,7 @@ pub fn EvaluatePage() -> impl IntoView {
                 </fieldset>
                 <fieldset class="eval-panel" data-testid="rescore-form">
                     <legend>"Re-score published answers"</legend>
-                    <p class="muted">"A CRUXEval generations file (" <code>"{\"sample_0\": [\"answer\", …]}"</code> ") or JSON Lines of raw responses (" <code>"{\"id\": …, \"responses\": […]}"</code> "), scored against the current dataset in both modes."</p>
+                    <p class="muted">"A CRUXEval generations file (" <code>"{\"sample_0\": [\"answer\", …]}"</code> ") or JSON Lines of raw responses (" <code>"{\"id\": …, \"responses\": […]}"</code> "), scored against the current dataset in both modes; or a reproduction's results (" <code>"{\"problem_id\": …, \"model_name\": …, \"generated_code\": …, \"success\": …}"</code> "), each program run on its problem's call and compared with the recorded success."</p>
                     <div class="field">
                         <label class="button">
                             "Generations file…"
@@ -628,6 +647,7 @@ pub fn EvaluatePage() -> impl IntoView {
                 <LiveTranscripts transcripts=state.job.transcripts />
             </div>
 
+            <crate::components::reproduction::ReproductionResults />
             <ResultsView state=state />
         </section>
     }

@@ -300,7 +300,7 @@ fn SingleProgram() -> impl IntoView {
             let output_from_run = sample.output.is_empty();
             if output_from_run {
                 // Pasted code without an expected output: the original's own result is the answer.
-                let result = python.run(execbench_core::RunRequest::new(sample.code.clone(), sample.call.clone())).await;
+                let result = python.run(sample.request(sample.call.clone())).await;
                 match &result.outcome {
                     Outcome::Value { repr, .. } => sample.output = repr.clone(),
                     other => {

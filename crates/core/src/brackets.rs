@@ -5,6 +5,7 @@ use std::str::Chars;
 
 /// Walks the characters outside string literals, each with the bracket depth before it.
 pub struct Scan<'a> {
+    len: usize,
     chars: Chars<'a>,
     depth: i32,
     quote: Option<char>,
@@ -12,13 +13,18 @@ pub struct Scan<'a> {
 }
 
 pub fn scan(s: &str) -> Scan<'_> {
-    Scan { chars: s.chars(), depth: 0, quote: None, escaped: false }
+    Scan { len: s.len(), chars: s.chars(), depth: 0, quote: None, escaped: false }
 }
 
 impl Scan<'_> {
     /// The nesting depth after the characters read so far.
     pub fn depth(&self) -> i32 {
         self.depth
+    }
+
+    /// Bytes read so far: the offset just past the last character returned.
+    pub fn offset(&self) -> usize {
+        self.len - self.chars.as_str().len()
     }
 
     /// The text read so far ends inside a string literal.

@@ -5,7 +5,9 @@
 //! - CRUXEval: `{"id", "code", "input", "output"}`, `input` being the argument text of `f(...)`;
 //! - LiveCodeBench execution / LeetCode contests: `{"id" | "question_id", "function_name", "code",
 //!   "input", "output"}`, `input` being either the argument text or the full call;
-//! - any of these with an explicit `call`.
+//! - any of these with an explicit `call`;
+//! - LeetCode-contest reproductions' `correct_condition` (`<call> == <output>`): it must agree with
+//!   the row's call and output, and gives the output (or the call) when the row lacks it.
 //!
 //! Other fields are kept in `Sample::meta`.
 
@@ -149,7 +151,10 @@ fn required(row: &mut Map<String, Value>, field: &'static str) -> Result<String,
 
 fn take_id(row: &mut Map<String, Value>) -> Result<String, FieldError> {
     for field in ["id", "question_id", "task_id"] {
-        match row.remove(field) {
+        // `question_id` stays in `meta` too: it names the problem results files refer to, and
+        // marks the row as LeetCode's (`crate::program::Convention`).
+        let value = if field == "question_id" { row.get(field).cloned() } else { row.remove(field) };
+        match value {
             None | Some(Value::Null) => continue,
             Some(Value::String(s)) if s.trim().is_empty() => return Err((field, "is empty".to_string())),
             Some(Value::String(s)) => return Ok(s),
@@ -166,12 +171,25 @@ fn sample_from_row(mut row: Map<String, Value>) -> Result<Sample, FieldError> {
     if code.trim().is_empty() {
         return Err(("code", "is empty".to_string()));
     }
-    let output = required(&mut row, "output")?;
+    let condition = match row.get("correct_condition") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(text)) => Some(split_condition(text)?),
+        Some(other) => return Err(("correct_condition", format!("expected a string, found {}", json_type(other)))),
+    };
+    let output = match (take_string(&mut row, "output")?, &condition) {
+        (Some(output), _) => output,
+        (None, Some((_, output))) => output.clone(),
+        (None, None) => return Err(("output", "missing (required)".to_string())),
+    };
     if output.trim().is_empty() {
         return Err(("output", "is empty: expected a Python literal".to_string()));
     }
     let explicit_call = take_string(&mut row, "call")?;
     let input = take_string(&mut row, "input")?;
+    let explicit_call = match (&input, explicit_call, &condition) {
+        (None, None, Some((call, _))) => Some(call.clone()),
+        (_, call, _) => call,
+    };
     let function_name = match take_string(&mut row, "function_name")? {
         Some(name) if is_identifier(&name) => name,
         Some(name) => return Err(("function_name", format!("`{name}` is not a Python identifier"))),
@@ -193,7 +211,66 @@ fn sample_from_row(mut row: Map<String, Value>) -> Result<Sample, FieldError> {
         },
         (None, None) => return Err(("input", "missing (required unless the row has `call`)".to_string())),
     };
+    if let Some((condition_call, condition_output)) = &condition {
+        if squeezed(condition_call) != squeezed(&call) {
+            return Err(("correct_condition", format!("calls `{condition_call}`, but the row's call is `{call}`")));
+        }
+        if squeezed(condition_output) != squeezed(&output) {
+            return Err(("correct_condition", format!("expects `{condition_output}`, but the row's output is `{output}`")));
+        }
+    }
     Ok(Sample { id, code, function_name, input, call, output, meta: row })
+}
+
+/// `<call> == <output>` split at its first `==` outside brackets and strings.
+fn split_condition(text: &str) -> Result<(String, String), FieldError> {
+    let mut scan = crate::brackets::scan(text);
+    let mut previous = None;
+    while let Some((c, depth)) = scan.next() {
+        if c == '=' && depth == 0 && previous == Some('=') {
+            let at = scan.offset() - 2;
+            let (call, output) = (text[..at].trim(), text[at + 2..].trim());
+            let comparison_continues = output.starts_with('=') || call.ends_with(['<', '>', '!', '=']);
+            if !call.is_empty() && !output.is_empty() && !comparison_continues {
+                return Ok((call.to_string(), output.to_string()));
+            }
+            break;
+        }
+        previous = Some(c);
+    }
+    Err(("correct_condition", format!("`{}` is not `<call> == <output>`", short(text))))
+}
+
+fn short(text: &str) -> String {
+    match text.char_indices().nth(80) {
+        Some((at, _)) => format!("{}…", &text[..at]),
+        None => text.to_string(),
+    }
+}
+
+/// The text without whitespace outside string literals, so that `f(x = 1)` and `f(x=1)` agree.
+fn squeezed(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut quote = None;
+    let mut escaped = false;
+    for c in text.chars() {
+        match quote {
+            Some(q) => {
+                if escaped {
+                    escaped = false;
+                } else if c == '\\' {
+                    escaped = true;
+                } else if c == q {
+                    quote = None;
+                }
+            }
+            None if c == '\'' || c == '"' => quote = Some(c),
+            None if c.is_whitespace() => continue,
+            None => {}
+        }
+        out.push(c);
+    }
+    out
 }
 
 /// When `text` is `name(args)` as a whole, the `args`.
@@ -248,6 +325,55 @@ mod tests {
         assert_eq!(s.call, "minimumCost(s='0011')");
         assert_eq!(s.input, "s='0011'");
         assert_eq!(s.meta.get("difficulty"), Some(&Value::String("easy".into())));
+    }
+
+    /// LeetCode-contest rows: (row, expected (id, call, output) or the one error a user sees).
+    #[test]
+    fn leetcode_contest_rows_and_their_correct_condition() {
+        let solution = "class Solution:\\n    def countSeniors(self, details: List[str]) -> int:\\n        return 2";
+        let row = |extra: &str| format!(r#"{{"id": "sample_0", "question_id": 2727, "function_name": "countSeniors", "code": "{solution}", {extra}, "contest_id": "biweekly-contest-104"}}"#);
+        let call = "countSeniors(details = ['7868190130M7522', '5303914400F9211'])";
+        let cases: Vec<(String, Result<(&str, &str, &str), &str>)> = vec![
+            (row(&format!(r#""input": "{call}", "output": "2", "correct_condition": "{call} == 2""#)), Ok(("sample_0", call, "2"))),
+            // Spaces around `=` and `==` do not matter; spaces inside strings do.
+            (row(&format!(r#""input": "{call}", "output": "2", "correct_condition": "countSeniors(details=['7868190130M7522', '5303914400F9211'])==2""#)), Ok(("sample_0", call, "2"))),
+            // No output: the condition gives it. No input either: the condition gives the call.
+            (row(&format!(r#""input": "{call}", "correct_condition": "{call} == 2""#)), Ok(("sample_0", call, "2"))),
+            (row(&format!(r#""correct_condition": "{call} == 2""#)), Ok(("sample_0", call, "2"))),
+            (row(r#""input": "countSeniors(details = ['a == b'])", "output": "0", "correct_condition": "countSeniors(details = ['a == b']) == 0""#), Ok(("sample_0", "countSeniors(details = ['a == b'])", "0"))),
+            (
+                row(&format!(r#""input": "{call}", "output": "2", "correct_condition": "{call} == 3""#)),
+                Err("lc.jsonl:1: field `correct_condition`: expects `3`, but the row's output is `2`"),
+            ),
+            (
+                row(&format!(r#""input": "{call}", "output": "2", "correct_condition": "countSeniors(details = ['7868190130M7522 ']) == 2""#)),
+                Err("lc.jsonl:1: field `correct_condition`: calls `countSeniors(details = ['7868190130M7522 '])`, but the row's call is `countSeniors(details = ['7868190130M7522', '5303914400F9211'])`"),
+            ),
+            (row(&format!(r#""input": "{call}", "output": "2", "correct_condition": "{call} != 2""#)), Err("lc.jsonl:1: field `correct_condition`: `countSeniors(details = ['7868190130M7522', '5303914400F9211']) != 2` is not `<call> == <output>`")),
+            (row(r#""input": "x", "output": "2", "correct_condition": "f(1) <== 2""#), Err("lc.jsonl:1: field `correct_condition`: `f(1) <== 2` is not `<call> == <output>`")),
+            (row(r#""input": "x", "output": "2", "correct_condition": 5"#), Err("lc.jsonl:1: field `correct_condition`: expected a string, found a number")),
+            (row(r#""input": "x""#), Err("lc.jsonl:1: field `output`: missing (required)")),
+        ];
+        for (text, expected) in cases {
+            let report = load_jsonl("lc.jsonl", &text);
+            let got = match (report.samples.first(), report.errors.first()) {
+                (Some(s), None) => Ok((s.id.as_str(), s.call.as_str(), s.output.as_str())),
+                (None, Some(e)) => Err(e.to_string()),
+                other => panic!("{text}: {other:?}"),
+            };
+            assert_eq!(got, expected.map_err(str::to_string), "{text}");
+            if let Some(sample) = report.samples.first() {
+                assert_eq!(sample.meta.get("question_id"), Some(&Value::from(2727)), "question_id stays in meta");
+                assert_eq!(crate::Convention::of(sample), crate::Convention::LeetCode);
+            }
+        }
+    }
+
+    #[test]
+    fn a_question_id_alone_is_the_id_and_stays_in_meta() {
+        let r = load_jsonl("lc.jsonl", r#"{"question_id": 2727, "function_name": "f", "code": "def f(x):\n    return x", "input": "f(1)", "output": "1"}"#);
+        assert!(r.is_clean(), "{:?}", r.errors);
+        assert_eq!((r.samples[0].id.as_str(), r.samples[0].meta.get("question_id")), ("2727", Some(&Value::from(2727))));
     }
 
     #[test]

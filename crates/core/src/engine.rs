@@ -19,9 +19,13 @@ impl Default for Limits {
     }
 }
 
-/// What to run: `exec(program)` in fresh globals, then `eval(expression)` there.
+/// What to run: `exec(prelude)` and `exec(program)` in fresh globals, then `eval(expression)` there.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RunRequest {
+    /// Run before the program in the same globals, as its own source, so the program's line
+    /// numbers stay its own (LeetCode's pre-imports: `crate::program::LEETCODE_PRELUDE`).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub prelude: String,
     pub program: String,
     pub expression: String,
     /// When set, also `eval(expected)` and report whether `value == expected` in Python.
@@ -33,7 +37,7 @@ pub struct RunRequest {
 
 impl RunRequest {
     pub fn new(program: impl Into<String>, expression: impl Into<String>) -> Self {
-        RunRequest { program: program.into(), expression: expression.into(), expected: None, limits: Limits::default() }
+        RunRequest { prelude: String::new(), program: program.into(), expression: expression.into(), expected: None, limits: Limits::default() }
     }
 
     pub fn expecting(mut self, expected: impl Into<String>) -> Self {

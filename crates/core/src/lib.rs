@@ -6,11 +6,13 @@
 pub mod brackets;
 pub mod dataset;
 pub mod engine;
+pub mod program;
 pub mod provenance;
 pub mod sample;
 pub mod verify;
 
 pub use dataset::{LoadReport, RowError, load_jsonl, load_jsonl_bytes};
 pub use engine::{Limits, Outcome, PythonEngine, RunRequest, RunResult};
+pub use program::{Convention, LEETCODE_PRELUDE};
 pub use provenance::Provenance;
 pub use sample::Sample;

@@ -32,10 +32,11 @@ pub struct SampleCheck {
     pub elapsed_ms: f64,
 }
 
-/// The request that checks `sample`: run its code, evaluate its call, compare with `==` in Python
-/// (the comparison CRUXEval's own harness makes).
+/// The request that checks `sample`: run its code (as its dataset's harness would:
+/// `crate::program`), evaluate its call, compare with `==` in Python (the comparison CRUXEval's own
+/// harness makes).
 pub fn request_for(sample: &Sample, limits: Limits) -> RunRequest {
-    RunRequest::new(sample.code.clone(), sample.call.clone()).expecting(sample.output.clone()).with_limits(limits)
+    sample.request(sample.call.clone()).expecting(sample.output.clone()).with_limits(limits)
 }
 
 /// Judges an engine's result for `sample`.

@@ -18,6 +18,7 @@ pub mod models;
 pub mod passk;
 pub mod prompt;
 pub mod report;
+pub mod reproduction;
 pub mod score;
 mod task;
 pub mod template_library;

@@ -132,7 +132,7 @@ impl Model for Oracle {
     fn start(&mut self, request: &ModelRequest) -> ModelStep {
         let sample = request.sample;
         match request.task {
-            Task::Output => ModelStep::Run(RunRequest::new(sample.code.clone(), sample.call.clone()).with_limits(self.limits)),
+            Task::Output => ModelStep::Run(sample.request(sample.call.clone()).with_limits(self.limits)),
             Task::Input => ModelStep::Done(Ok(vec![answer_block(&sample.call, &sample.output); request.n])),
         }
     }

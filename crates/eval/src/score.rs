@@ -217,7 +217,7 @@ fn plan_strict(sample: &Sample, task: Task, answer: &str, expected: &Expected, o
         }),
         Task::Input => match checked_call(answer, &sample.function_name) {
             Err(detail) => Step::Done(Verdict::NotACall { detail }),
-            Ok(()) => Step::Run(RunRequest::new(sample.code.clone(), answer.to_string()).with_limits(options.limits)),
+            Ok(()) => Step::Run(sample.request(answer.to_string()).with_limits(options.limits)),
         },
     }
 }
@@ -233,8 +233,10 @@ fn plan_compatible(sample: &Sample, task: Task, answer: &str, expected: &Expecte
     if let Some(why) = dropped {
         return Step::Done(Verdict::Dropped { why });
     }
-    let program = format!("{}\nassert {} == {}", sample.code, expected.text, answer);
-    Step::Run(RunRequest::new(program, "None").with_limits(options.limits))
+    // The assertion follows the code as the harness runs it (a `class Solution` method gets its caller first).
+    let mut request = sample.request("None");
+    request.program = format!("{}\nassert {} == {}", request.program, expected.text, answer);
+    Step::Run(request.with_limits(options.limits))
 }
 
 fn bad_expected(expected: &Expected, why: &NotLiteral) -> Verdict {

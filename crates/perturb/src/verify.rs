@@ -3,7 +3,7 @@
 
 use std::fmt;
 
-use execbench_core::{Limits, Outcome, PythonEngine, RunRequest, Sample};
+use execbench_core::{Convention, Limits, Outcome, PythonEngine, RunRequest, Sample};
 use serde::{Deserialize, Serialize};
 
 use crate::kinds::hint::{hint_request, hint_verdict, replace_hint};
@@ -86,6 +86,8 @@ pub enum Step {
 #[derive(Clone, Debug)]
 pub struct Verification {
     original: Program,
+    /// How the sample's code runs (LeetCode's prelude, `class Solution`): perturbed copies run the same way.
+    convention: Convention,
     expected_output: String,
     perturbed: Perturbed,
     limits: Limits,
@@ -109,6 +111,7 @@ impl Verification {
     pub fn start(original: &Sample, perturbed: &Perturbed, limits: Limits) -> (Verification, Step) {
         let mut verification = Verification {
             original: Program { code: original.code.clone(), call: original.call.clone(), function_name: original.function_name.clone() },
+            convention: Convention::of(original),
             expected_output: original.output.clone(),
             perturbed: perturbed.clone(),
             limits,
@@ -155,7 +158,7 @@ impl Verification {
                 Outcome::Value { matches: Some(true), .. } => Step::Done(Ok(())),
                 Outcome::Value { repr, .. } => {
                     self.waiting_for = Waiting::Baseline { perturbed_repr: repr };
-                    Step::Run(RunRequest::new(self.original.code.clone(), self.original.call.clone()).with_limits(self.limits))
+                    Step::Run(self.convention.request(&self.original.code, &self.original.function_name, self.original.call.clone()).with_limits(self.limits))
                 }
                 other => Step::Done(Err(failure_of(other, &self.expected_output))),
             },
@@ -181,7 +184,7 @@ impl Verification {
                 // A claim needs no long run to be disproved: one that takes longer (a loop that
                 // never ends on the claimed input) is skipped rather than waited for.
                 let limits = Limits { time_ms: self.limits.time_ms.min(CLAIM_TIME_MS), ..self.limits };
-                let request = hint_request(&self.original, &self.expected_output, hint.prediction, claim, limits);
+                let request = hint_request(&self.original, self.convention, &self.expected_output, hint.prediction, claim, limits);
                 self.waiting_for = Waiting::Hint { index, first_reason, first_raising };
                 Step::Run(request)
             }
@@ -225,7 +228,7 @@ impl Verification {
 
     fn run_perturbed(&mut self) -> Step {
         self.waiting_for = Waiting::Perturbed;
-        let request = RunRequest::new(self.perturbed.code.clone(), self.perturbed.call.clone()).expecting(self.expected_output.clone()).with_limits(self.limits);
+        let request = self.convention.request(&self.perturbed.code, &self.perturbed.function_name, self.perturbed.call.clone()).expecting(self.expected_output.clone()).with_limits(self.limits);
         Step::Run(request)
     }
 }

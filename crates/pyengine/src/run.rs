@@ -54,6 +54,9 @@ fn evaluate(vm: &VirtualMachine, request: &RunRequest) -> Result<Outcome, Failur
     let scope = vm.new_scope_with_builtins();
     let in_phase = |phase: &'static str| move |exc: PyBaseExceptionRef| (phase, exc);
     scope.globals.set_item("__name__", vm.ctx.new_str("__main__").into(), vm).map_err(in_phase("program"))?;
+    if !request.prelude.is_empty() {
+        exec(vm, &request.prelude, Mode::Exec, "<prelude>", &scope).map_err(in_phase("program"))?;
+    }
     exec(vm, &request.program, Mode::Exec, "<program>", &scope).map_err(in_phase("program"))?;
     let value = exec(vm, &request.expression, Mode::Eval, "<expression>", &scope).map_err(in_phase("expression"))?;
     let repr = value.repr(vm).map_err(in_phase("expression"))?.to_string_lossy().into_owned();

@@ -28,6 +28,7 @@ pub mod io;
 pub mod perturbation;
 pub mod protocol;
 pub mod record;
+pub mod reproduction;
 pub mod runfile;
 pub mod scoring;
 pub mod shelf;

@@ -8,7 +8,7 @@
 
 use std::collections::BTreeSet;
 
-use execbench_core::{Limits, Outcome, RunRequest};
+use execbench_core::{Convention, Limits, Outcome, RunRequest};
 use execbench_eval::parse_literal;
 use tree_sitter::{Node, Tree};
 
@@ -75,10 +75,10 @@ pub fn replace_hint(original: &Program, prediction: Prediction, claimed: &str) -
 
 /// The run that decides whether a claim is wrong: the claimed value compared with the expected
 /// output (output prediction), or the function called with the claimed arguments (input prediction).
-pub fn hint_request(program: &Program, expected_output: &str, prediction: Prediction, claimed: &str, limits: Limits) -> RunRequest {
+pub fn hint_request(program: &Program, convention: Convention, expected_output: &str, prediction: Prediction, claimed: &str, limits: Limits) -> RunRequest {
     let request = match prediction {
         Prediction::Output => RunRequest::new("", claimed),
-        Prediction::Input => RunRequest::new(program.code.clone(), format!("{}({claimed})", program.function_name)),
+        Prediction::Input => convention.request(&program.code, &program.function_name, format!("{}({claimed})", program.function_name)),
     };
     request.expecting(expected_output).with_limits(limits)
 }
