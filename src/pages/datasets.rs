@@ -296,7 +296,7 @@ fn DatasetBrowser(report: Arc<LoadReport>, initial: ListQuery) -> impl IntoView 
                     let code = if is_open {
                         let marks: Vec<Mark> = highlight_ranges(&s.code, &list_query.q).into_iter().map(|range| Mark { range, class: "search-hit" }).collect();
                         let height = format!("height: {}px", code_box_height(lines));
-                        view! { <pre class="code col-code full-code" style=height data-testid="row-full-code" inner_html=marked_html(&s.code, &marks)></pre> }.into_any()
+                        view! { <div class="col-code"><pre class="code full-code" style=height data-testid="row-full-code" inner_html=marked_html(&s.code, &marks)></pre></div> }.into_any()
                     } else {
                         view! { <code class="col-code preview" data-testid="row-preview">{marked(preview(&s.code), &list_query.q)}</code> }.into_any()
                     };
