@@ -103,6 +103,9 @@ async fn the_list_is_one_tab_stop_whose_row_the_keys_move_and_enter_opens() {
     expect_current(&b, "sample_5").await;
     b.press(&[key(Key::Up)]).await;
     expect_current(&b, "sample_4").await;
+    // The highlight is a ring drawn inside the row, so the list's edges cannot cut it.
+    let ring = js(&b, "const s = getComputedStyle(document.querySelector('[data-testid=sample-row].current')); return [s.outlineStyle, s.outlineWidth, s.outlineOffset]").await;
+    assert_eq!(ring, serde_json::json!(["solid", "2px", "-2px"]));
     b.screenshot("keyboard-list-row-1400").await;
 
     // A page down moves by the rows a view shows and scrolls the list so the row is in it.
