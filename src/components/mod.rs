@@ -1,3 +1,4 @@
+pub mod code_box;
 pub mod code_view;
 pub mod dataset_switcher;
 pub mod edit_list;

@@ -1,7 +1,7 @@
 //! The Datasets page: the bundled CRUXEval samples, searchable and filterable, in a list that
 //! renders only the rows in view (smooth at 800 rows and at 100,000).
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 
 use execbench_core::sample::OutputKind;
@@ -11,24 +11,31 @@ use leptos::prelude::*;
 
 use crate::app::{AppState, DatasetState};
 use crate::components::dataset_switcher::DatasetSwitcher;
+use crate::components::marked_code::{marked_html, Mark};
+use crate::pages::list_layout::{code_box_height, expanded_height, next_position, rows_per_page, MoveKey, RowLayout, PREVIEW_LINES, ROW_HEIGHT};
 use crate::route::{ListQuery, Route};
 
-const ROW_HEIGHT: f64 = 34.0;
 const VIEWPORT_HEIGHT: f64 = 560.0;
-/// Rows rendered above and below the visible ones, so fast scrolling shows no gaps.
-const OVERSCAN: usize = 8;
 
 /// The list is as tall as its rows, up to the viewport (a short import does not leave a void).
-fn list_height(rows: usize) -> f64 {
-    (rows as f64 * ROW_HEIGHT).clamp(3.0 * ROW_HEIGHT, VIEWPORT_HEIGHT) + 2.0
+fn list_height(rows_height: f64) -> f64 {
+    rows_height.clamp(3.0 * ROW_HEIGHT, VIEWPORT_HEIGHT) + 2.0
 }
 
-/// The positions (in the list of matches) of the rows to render when the list is scrolled to
-/// `scroll_top`: the visible ones plus [`OVERSCAN`] above and below, clipped to `len`.
-pub fn visible_window(scroll_top: f64, len: usize) -> std::ops::Range<usize> {
-    let first = ((scroll_top.max(0.0) / ROW_HEIGHT) as usize).saturating_sub(OVERSCAN).min(len);
-    let count = (VIEWPORT_HEIGHT / ROW_HEIGHT).ceil() as usize + 2 * OVERSCAN;
-    first..(first + count).min(len)
+/// Lines a program shows in a `<pre>` (a last line break adds none).
+fn code_lines(code: &str) -> usize {
+    code.lines().count().max(1)
+}
+
+/// The first [`PREVIEW_LINES`] lines of a program, as written (indentation kept).
+pub fn preview(code: &str) -> &str {
+    let end: usize = code.split_inclusive('\n').take(PREVIEW_LINES).map(str::len).sum();
+    code[..end].trim_end_matches(['\n', '\r'])
+}
+
+/// The element id of the row showing sample `index` (the list's `aria-activedescendant`).
+fn row_dom_id(index: usize) -> String {
+    format!("sample-row-{index}")
 }
 
 /// Indices of the samples that match the search text and the output-type filter.
@@ -169,6 +176,9 @@ fn DatasetBrowser(report: Arc<LoadReport>, initial: ListQuery) -> impl IntoView 
     };
     let (scroll_top, set_scroll_top) = signal(0.0f64);
     let list_ref = NodeRef::<leptos::html::Div>::new();
+    // The keyboard's row (a position in the matches) and the samples whose full code is shown.
+    let current = RwSignal::new(None::<usize>);
+    let expanded = RwSignal::new(BTreeSet::<usize>::new());
     // A new query or filter shows its first matches: both the element's scroll position and the
     // signal that the window is computed from go back to the top (resetting only the signal left
     // a scrolled-down list blank until the next scroll).
@@ -177,35 +187,155 @@ fn DatasetBrowser(report: Arc<LoadReport>, initial: ListQuery) -> impl IntoView 
             list.set_scroll_top(0);
         }
         set_scroll_top.set(0.0);
+        current.set(None);
     };
     let samples = report.clone();
     let matches = Memo::new(move |_| matching(&samples.samples, &query.get(), kind.get()));
     let total = report.samples.len();
     let errors = report.errors.clone();
     let flags = run_flags(state, report.clone());
+    let layout = {
+        let report = report.clone();
+        Memo::new(move |_| {
+            let open = expanded.get();
+            matches.with(|m| RowLayout::new(open.iter().filter_map(|&i| m.binary_search(&i).ok().map(|at| (at, expanded_height(code_lines(&report.samples[i].code)))))))
+        })
+    };
+    let view_height = move || list_ref.get_untracked().map_or(VIEWPORT_HEIGHT, |list| list.client_height() as f64);
+    // Scrolls so the row at `position` is whole in view. Again on the next frame: a row that has
+    // just grown needs the taller spacer, which the page has drawn by then.
+    let show = move |position: usize| {
+        let Some(list) = list_ref.get_untracked() else { return };
+        let to = layout.get_untracked().keep_visible(position, list.scroll_top() as f64, view_height());
+        set_scroll_top.set(to);
+        list.set_scroll_top(to as i32);
+        request_animation_frame(move || {
+            if let Some(list) = list_ref.get_untracked() {
+                list.set_scroll_top(to as i32);
+                set_scroll_top.set(list.scroll_top() as f64);
+            }
+        });
+    };
+    // Shows or hides a row's full code (`open` None: the other way round); it becomes the current row.
+    let toggle = move |position: usize, open: Option<bool>| {
+        let Some(index) = matches.with_untracked(|m| m.get(position).copied()) else { return };
+        expanded.update(|set| {
+            if open.unwrap_or(!set.contains(&index)) {
+                set.insert(index);
+            } else {
+                set.remove(&index);
+            }
+        });
+        current.set(Some(position));
+        show(position);
+    };
+    let open_sample = {
+        let report = report.clone();
+        move |position: usize| {
+            let Some(index) = matches.with_untracked(|m| m.get(position).copied()) else { return };
+            let href = Route::Sample(report.samples[index].id.clone(), ListQuery { q: query.get_untracked(), kind: kind.get_untracked() }).href();
+            if let Some(window) = web_sys::window() {
+                let _ = window.location().set_hash(&href);
+            }
+        }
+    };
+    // One Tab stop for the whole list: arrows, page keys, Home and End move the current row;
+    // Enter opens it; Space, → and ← show or hide its code.
+    let on_keydown = move |ev: leptos::ev::KeyboardEvent| {
+        if ev.alt_key() || ev.ctrl_key() || ev.meta_key() {
+            return;
+        }
+        let len = matches.with_untracked(Vec::len);
+        let key = ev.key();
+        if let Some(movement) = MoveKey::from_key(&key) {
+            ev.prevent_default();
+            if let Some(position) = next_position(movement, current.get_untracked(), len, rows_per_page(view_height())) {
+                current.set(Some(position));
+                show(position);
+            }
+            return;
+        }
+        let Some(position) = current.get_untracked().filter(|&at| at < len) else { return };
+        match key.as_str() {
+            "Enter" => {
+                ev.prevent_default();
+                open_sample(position);
+            }
+            " " => {
+                ev.prevent_default();
+                toggle(position, None);
+            }
+            "ArrowRight" => toggle(position, Some(true)),
+            "ArrowLeft" => toggle(position, Some(false)),
+            _ => {}
+        }
+    };
+    // Coming into the list: the current row is the first one wholly in view (unless it already is
+    // in view), so the highlight is where the eyes are.
+    let on_focus = move |_| {
+        let len = matches.with_untracked(Vec::len);
+        if len == 0 {
+            return;
+        }
+        let layout = layout.get_untracked();
+        let (top, bottom) = (scroll_top.get_untracked(), scroll_top.get_untracked() + view_height());
+        let in_view = |at: usize| layout.top(at) >= top - 0.5 && layout.top(at) + layout.height(at) <= bottom + 0.5;
+        if current.get_untracked().is_some_and(|at| at < len && in_view(at)) {
+            return;
+        }
+        let first = layout.position_at(top, len);
+        current.set(Some(if in_view(first) { first } else { (first + 1).min(len - 1) }));
+    };
+    let active_row = move || current.get().and_then(|at| matches.with(|m| m.get(at).map(|&i| row_dom_id(i))));
 
     let visible_rows = {
         let report = report.clone();
         move || {
             let indices = matches.get();
             let list_query = list_query();
-            visible_window(scroll_top.get(), indices.len())
+            let layout = layout.get();
+            let current = current.get();
+            let open = expanded.get();
+            layout
+                .window(scroll_top.get(), VIEWPORT_HEIGHT, indices.len())
                 .map(|position| {
                     let index = indices[position];
                     let s = &report.samples[index];
-                    let top = format!("top: {}px", position as f64 * ROW_HEIGHT);
+                    let is_current = current == Some(position);
+                    let is_open = open.contains(&index);
+                    let style = format!("top: {}px; height: {}px", layout.top(position), layout.height(position));
                     let href = Route::Sample(s.id.clone(), list_query.clone()).href();
+                    let lines = code_lines(&s.code);
+                    let code = if is_open {
+                        let marks: Vec<Mark> = highlight_ranges(&s.code, &list_query.q).into_iter().map(|range| Mark { range, class: "search-hit" }).collect();
+                        let height = format!("height: {}px", code_box_height(lines));
+                        view! { <div class="col-code"><pre class="code full-code" style=height data-testid="row-full-code" inner_html=marked_html(&s.code, &marks)></pre></div> }.into_any()
+                    } else {
+                        view! { <code class="col-code preview" data-testid="row-preview">{marked(preview(&s.code), &list_query.q)}</code> }.into_any()
+                    };
+                    let toggle_label = if is_open { format!("Hide the code of {}", s.id) } else { format!("Show all {lines} lines of {}", s.id) };
                     view! {
-                        <a class="row" style=top href=href data-testid="sample-row">
-                            <span class="col-id">{marked(&s.id, &list_query.q)}</span>
-                            <code class="col-code">{marked(s.headline(), &list_query.q)}</code>
-                            <code class="col-call" data-testid="row-call">{marked(&s.call, &list_query.q)}</code>
-                            <span class="col-output">
-                                <code class="output-value" data-testid="row-output">{marked(&s.output, &list_query.q)}</code>
-                                <span class="kind-badge">{s.output_kind().label()}</span>
-                                {flags.with(|f| f.get(&s.id).cloned()).map(|(label, reason)| view! { <span class="run-flag" data-testid="row-flag" title=reason>{label}</span> })}
-                            </span>
-                        </a>
+                        <div class="row" class:current=is_current class:expanded=is_open role="option" id=row_dom_id(index) aria-selected=is_current.to_string()
+                            style=style data-testid="sample-row" data-id=s.id.clone()>
+                            <button class="row-toggle" tabindex="-1" aria-expanded=is_open.to_string() aria-label=toggle_label.clone() title=toggle_label data-testid="row-toggle"
+                                on:click=move |ev| {
+                                    ev.prevent_default();
+                                    toggle(position, None);
+                                    if let Some(list) = list_ref.get_untracked() {
+                                        let _ = list.focus();
+                                    }
+                                }>{if is_open { "▾" } else { "▸" }}</button>
+                            <a class="row-link" tabindex="-1" href=href>
+                                <span class="col-id">{marked(&s.id, &list_query.q)}</span>
+                                {code}
+                                <code class="col-call" data-testid="row-call">{marked(&s.call, &list_query.q)}</code>
+                                <span class="col-output">
+                                    <code class="output-value" data-testid="row-output">{marked(&s.output, &list_query.q)}</code>
+                                    <span class="kind-badge">{s.output_kind().label()}</span>
+                                    {flags.with(|f| f.get(&s.id).cloned()).map(|(label, reason)| view! { <span class="run-flag" data-testid="row-flag" title=reason>{label}</span> })}
+                                </span>
+                            </a>
+                        </div>
                     }
                 })
                 .collect_view()
@@ -244,14 +374,17 @@ fn DatasetBrowser(report: Arc<LoadReport>, initial: ListQuery) -> impl IntoView 
                 </select>
                 <span class="count" data-testid="match-count">{move || format!("{} of {total}", matches.get().len())}</span>
             </div>
-            <div class="list-head"><span class="col-id">"id"</span><span class="col-code">"code"</span><span class="col-call">"call"</span><span class="col-output">"output"</span></div>
-            <div class="virtual-list" node_ref=list_ref style=move || format!("height: {}px", list_height(matches.get().len())) data-testid="sample-list"
+            <div class="list-head"><span class="row-toggle-space"></span><span class="col-id">"id"</span><span class="col-code">"code"</span><span class="col-call">"call"</span><span class="col-output">"output"</span></div>
+            <div class="virtual-list" node_ref=list_ref style=move || format!("height: {}px", list_height(layout.with(|l| l.total(matches.with(Vec::len))))) data-testid="sample-list"
+                tabindex="0" role="listbox" aria-label="Samples" aria-describedby="sample-list-keys" aria-activedescendant=active_row
+                on:keydown=on_keydown on:focus=on_focus
                 on:scroll=move |ev| set_scroll_top.set(event_target::<web_sys::HtmlElement>(&ev).scroll_top() as f64)>
-                <div class="spacer" style=move || format!("height: {}px", matches.get().len() as f64 * ROW_HEIGHT)>
+                <div class="spacer" role="presentation" style=move || format!("height: {}px", layout.with(|l| l.total(matches.with(Vec::len))))>
                     {visible_rows}
                 </div>
                 <Show when=move || matches.get().is_empty()><p class="muted empty">"No sample matches."</p></Show>
             </div>
+            <p class="hint list-keys" id="sample-list-keys">"Keys: ↑ ↓ Page Up/Down Home End move · Enter opens · Space or → ← show or hide the code"</p>
         </section>
     }
 }
@@ -345,23 +478,18 @@ mod tests {
     }
 
     #[test]
-    fn the_window_covers_the_view_plus_overscan_and_stays_in_bounds() {
-        let per_view = (VIEWPORT_HEIGHT / ROW_HEIGHT).ceil() as usize;
-        // (scroll_top, matches, expected window)
+    fn the_preview_is_the_first_lines_as_written() {
+        // (code, preview)
         let cases = [
-            (0.0, 800, 0..per_view + 2 * OVERSCAN),
-            (0.0, 3, 0..3),
-            (0.0, 0, 0..0),
-            (100.0 * ROW_HEIGHT, 800, 100 - OVERSCAN..100 + per_view + OVERSCAN),
-            (100.0 * ROW_HEIGHT, 10_000, 100 - OVERSCAN..100 + per_view + OVERSCAN),
-            (795.0 * ROW_HEIGHT, 800, 795 - OVERSCAN..800),
-            // A scroll position left over from a longer list never indexes past the end.
-            (5_000.0 * ROW_HEIGHT, 40, 40..40),
-            (-50.0, 800, 0..per_view + 2 * OVERSCAN),
+            ("def f(x):\n    y = x\n    z = y\n    return z\n", "def f(x):\n    y = x\n    z = y"),
+            ("def f(x):\r\n    return x\r\n", "def f(x):\r\n    return x"),
+            ("def f(x): return x", "def f(x): return x"),
+            ("", ""),
         ];
-        for (scroll, len, expected) in cases {
-            assert_eq!(visible_window(scroll, len), expected, "scroll {scroll}, {len} rows");
+        for (code, expected) in cases {
+            assert_eq!(preview(code), expected, "{code:?}");
         }
+        assert_eq!((code_lines("a\nb\n"), code_lines("")), (2, 1));
     }
 
     #[test]

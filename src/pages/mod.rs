@@ -1,4 +1,5 @@
 pub mod datasets;
+pub mod list_layout;
 pub mod evaluate;
 pub mod home;
 pub mod perturb;

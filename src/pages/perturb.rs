@@ -12,6 +12,7 @@ use leptos::prelude::*;
 
 use crate::app::{AppState, DatasetState};
 use crate::browser::python::use_python;
+use crate::components::code_box::CodeBox;
 use crate::components::edit_list::EditList;
 use crate::components::marked_code::{Mark, MarkedCodeView};
 use crate::components::perturbed_rows::PerturbedRows;
@@ -371,8 +372,32 @@ fn SingleProgram() -> impl IntoView {
         }
     };
 
+    // Ctrl+Enter (Cmd+Enter) anywhere in the form, and Enter in the sample field, perturb as the
+    // button does (unless a perturbation is under way, when the button is disabled too).
+    let perturb_key = {
+        let perturb_now = perturb_now.clone();
+        move |ev: leptos::ev::KeyboardEvent| {
+            if crate::pages::playground::is_run_shortcut(&ev) {
+                ev.prevent_default();
+                if !busy.get_untracked() {
+                    perturb_now();
+                }
+            }
+        }
+    };
+    // Kept in the arena: the field is rendered by a reactive closure, which must be `Send`.
+    let perturb_stored = StoredValue::new_local(perturb_now.clone());
+    let enter_in_field = move |ev: leptos::ev::KeyboardEvent| {
+        if ev.key() == "Enter" && !(ev.ctrl_key() || ev.meta_key() || ev.shift_key() || ev.alt_key()) && !ev.is_composing() {
+            ev.prevent_default();
+            if !busy.get_untracked() {
+                perturb_stored.with_value(|perturb| perturb());
+            }
+        }
+    };
+
     view! {
-        <section class="panel perturb-one">
+        <section class="panel perturb-one" on:keydown=perturb_key>
             <h2>"One program"</h2>
             <div class="source-switch" role="tablist">
                 <button role="tab" data-testid="source-dataset" class:selected=move || source.get() == Source::Dataset on:click=move |_| source.set(Source::Dataset)>
@@ -386,16 +411,18 @@ fn SingleProgram() -> impl IntoView {
                         <label class="field"><span class="label">"Sample id"</span>
                             <span class="id-picker">
                                 <button title="previous sample" on:click=move |_| step_sample(-1)>"←"</button>
-                                <input class="code-input" list="perturb-sample-ids" data-testid="sample-id-input" prop:value=sample_id on:input=move |ev| sample_id.set(event_target_value(&ev)) />
+                                <input class="code-input" list="perturb-sample-ids" data-testid="sample-id-input" prop:value=sample_id on:input=move |ev| sample_id.set(event_target_value(&ev))
+                                    on:keydown=enter_in_field aria-describedby="sample-id-keys" />
                                 <button title="next sample" on:click=move |_| step_sample(1)>"→"</button>
                             </span>
                             <datalist id="perturb-sample-ids">{sample_ids}</datalist>
+                            <span class="hint" id="sample-id-keys">"Enter perturbs"</span>
                         </label>
                     </div>
                 }.into_any(),
                 Source::Pasted => view! {
                     <label class="field"><span class="label">"Code"</span>
-                        <textarea class="code-input" rows="8" spellcheck="false" data-testid="paste-code" prop:value=pasted_code on:input=move |ev| pasted_code.set(event_target_value(&ev))></textarea>
+                        <CodeBox value=pasted_code rows=8 testid="paste-code" />
                     </label>
                     <div class="row-fields">
                         <label class="field grow"><span class="label">"Call"</span>
@@ -425,7 +452,7 @@ fn SingleProgram() -> impl IntoView {
                 <Show when=move || kind.get() == Kind::Mhc>
                     <PredictionField prediction=prediction testid="prediction" />
                 </Show>
-                <button class="primary perturb-button" data-testid="perturb-one" disabled=busy on:click={
+                <button class="primary perturb-button" data-testid="perturb-one" disabled=busy title="Ctrl+Enter" on:click={
                     let perturb_now = perturb_now.clone();
                     move |_| perturb_now()
                 }>

@@ -3,6 +3,7 @@
 use execbench_core::{Limits, RunRequest, RunResult};
 use leptos::prelude::*;
 
+use crate::components::code_box::CodeBox;
 use crate::components::run_result::RunResultView;
 use crate::browser::python::use_python;
 
@@ -48,7 +49,10 @@ pub fn PlaygroundPage() -> impl IntoView {
             job.stop();
         }
     };
-    let run = move |_| {
+    let run = move || {
+        if running.get_untracked() {
+            return;
+        }
         let time_ms = match parse_time_limit(&limit.get_untracked()) {
             Ok(ms) => ms,
             Err(e) => return set_error.set(Some(e)),
@@ -76,12 +80,22 @@ pub fn PlaygroundPage() -> impl IntoView {
             set_running.set(false);
         });
     };
+    // Ctrl+Enter (Cmd+Enter on a Mac) runs from anywhere in the form, as the button does.
+    let on_keydown = {
+        let run = run.clone();
+        move |ev: leptos::ev::KeyboardEvent| {
+            if is_run_shortcut(&ev) {
+                ev.prevent_default();
+                run();
+            }
+        }
+    };
     view! {
-        <section class="page playground">
+        <section class="page playground" on:keydown=on_keydown>
             <h1>"Playground" {move || running.get().then(|| view! { <span class="running-tag" data-testid="playground-running">"running"</span> })}</h1>
             <p class="muted">"Runs in RustPython inside a Web Worker: no network, no files. A run that exceeds its time limit is stopped and the worker replaced."</p>
             <label class="field"><span class="label">"Program"</span>
-                <textarea class="code-input" rows="12" spellcheck="false" data-testid="program" prop:value=program on:input=move |ev| program.set(event_target_value(&ev))></textarea>
+                <CodeBox value=program rows=12 testid="program" />
             </label>
             <div class="row-fields">
                 <label class="field grow"><span class="label">"Expression"</span>
@@ -99,7 +113,7 @@ pub fn PlaygroundPage() -> impl IntoView {
                 </label>
             </div>
             <div class="toolbar">
-                <button class="primary" data-testid="run" on:click=run disabled=running>{move || if running.get() { "Running…" } else { "Run" }}</button>
+                <button class="primary" data-testid="run" on:click=move |_| run() disabled=running title="Ctrl+Enter">{move || if running.get() { "Running…" } else { "Run" }}</button>
                 <button data-testid="playground-stop" on:click=stop disabled=move || !running.get()>"Stop"</button>
             </div>
             {move || error.get().map(|e| view! { <p class="error-box" role="alert" data-testid="form-error">{e}</p> })}
@@ -109,6 +123,11 @@ pub fn PlaygroundPage() -> impl IntoView {
             })}
         </section>
     }
+}
+
+/// Ctrl+Enter, or Cmd+Enter on macOS: the pages' "run" key.
+pub fn is_run_shortcut(ev: &leptos::ev::KeyboardEvent) -> bool {
+    ev.key() == "Enter" && (ev.ctrl_key() || ev.meta_key()) && !ev.repeat()
 }
 
 #[cfg(test)]

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use fantoccini::actions::{InputSource, KeyAction, KeyActions};
 use fantoccini::{Client, ClientBuilder, Locator};
 
 pub struct Browser {
@@ -110,6 +111,29 @@ impl Browser {
             el.send_keys(&format!(" {backspace}")).await.unwrap();
         } else {
             el.send_keys(text).await.unwrap();
+        }
+    }
+
+    /// Presses a chord on whatever has the focus, as a person would: its keys go down in order
+    /// and come up in reverse, so `&[Key::Control.into(), Key::Enter.into()]` is Ctrl+Enter and
+    /// `&[Key::Tab.into()]` moves the focus on. The browser's own handling (focus moves,
+    /// scrolling, typing) follows as it would for a real key.
+    pub async fn press(&self, chord: &[char]) {
+        let mut keys = KeyActions::new("keyboard".to_string());
+        for &key in chord {
+            keys = keys.then(KeyAction::Down { value: key });
+        }
+        for &key in chord.iter().rev() {
+            keys = keys.then(KeyAction::Up { value: key });
+        }
+        self.client.perform_actions(keys).await.expect("press keys");
+        self.client.release_actions().await.expect("release keys");
+    }
+
+    /// Presses one key `times` times.
+    pub async fn press_times(&self, key: char, times: usize) {
+        for _ in 0..times {
+            self.press(&[key]).await;
         }
     }
 
