@@ -223,3 +223,95 @@ async fn imported_datasets_are_kept_and_a_reload_returns_to_the_one_open() {
     b.close().await;
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// WebDriver key codes.
+const TAB: &str = "\u{e004}";
+const ENTER: &str = "\u{e007}";
+const ARROW_DOWN: &str = "\u{e015}";
+
+/// Types `keys` one after another on whatever has the focus, as a person at the keyboard would
+/// (WebDriver key actions: sending keys to an element would read them as a file's path when the
+/// focus is on a file input).
+async fn press(b: &Browser, keys: &str) {
+    for key in keys.chars() {
+        b.press(&[key]).await;
+    }
+}
+
+async fn focused_matches(b: &Browser, css: &str) -> bool {
+    let script = format!("return !!document.activeElement && document.activeElement.matches({css:?})");
+    js(b, &script).await.as_bool().unwrap_or(false)
+}
+
+/// Presses Tab until the focus is on `css` (at most `max` times): how a keyboard user gets there.
+async fn tab_to(b: &Browser, css: &str, max: usize) {
+    for _ in 0..max {
+        if focused_matches(b, css).await {
+            return;
+        }
+        press(b, TAB).await;
+    }
+    assert!(focused_matches(b, css).await, "{max} presses of Tab did not reach `{css}`; the focus is on {}", js(b, "return document.activeElement && document.activeElement.outerHTML.slice(0, 200)").await);
+}
+
+/// The whole flow, keyboard only, at 1400 px and at 420 px: open a sample from the list,
+/// perturb it, evaluate the oracle on 20 samples, export the per-sample JSONL.
+#[tokio::test(flavor = "multi_thread")]
+async fn one_whole_flow_by_keyboard_only_wide_and_narrow() {
+    let (b, server) = open_app().await;
+    for (width, label) in [(1400, "wide"), (420, "narrow")] {
+        b.set_viewport(width, 900).await;
+        b.client.goto(&server.base_url).await.unwrap();
+        b.client.refresh().await.unwrap();
+        b.wait_text("[data-testid=home] .lead", Duration::from_secs(20), |t| !t.is_empty()).await;
+
+        // First screen → the list.
+        tab_to(&b, "[data-testid=home-start-datasets]", 30).await;
+        press(&b, ENTER).await;
+        wait_datasets(&b).await;
+        // One Tab stop into the list; arrows move the current row; Enter opens it.
+        tab_to(&b, "[data-testid=sample-list]", 30).await;
+        for _ in 0..3 {
+            press(&b, ARROW_DOWN).await;
+        }
+        let current = js(&b, "const l = document.querySelector('[data-testid=sample-list]'); const id = l.getAttribute('aria-activedescendant'); return id && document.getElementById(id) ? document.getElementById(id).querySelector('.col-id').textContent : null").await;
+        let current = current.as_str().unwrap_or_else(|| panic!("the list names its current row: {current}")).to_string();
+        b.screenshot(&format!("keyboard-{label}-1-list")).await;
+        press(&b, ENTER).await;
+        b.wait_text("[data-testid=sample-id]", Duration::from_secs(10), |t| t == current).await;
+
+        // The sample → Perturb (the link perturbs it at once).
+        tab_to(&b, "[data-testid=perturb-link]", 40).await;
+        press(&b, ENTER).await;
+        b.wait_text("[data-testid=perturb-verdict]", Duration::from_secs(60), |t| t == "agree").await;
+        b.screenshot(&format!("keyboard-{label}-2-perturbed")).await;
+
+        // The top bar → Evaluate (on a narrow screen, through the menu).
+        if width < 860 {
+            tab_to(&b, "[data-testid=menu-button]", 60).await;
+            press(&b, ENTER).await;
+        }
+        tab_to(&b, "#site-nav a[href='#/evaluate']", 60).await;
+        press(&b, ENTER).await;
+        wait_evaluate(&b).await;
+        tab_to(&b, "[data-testid=eval-limit]", 40).await;
+        press(&b, "20").await;
+        tab_to(&b, "[data-testid=eval-run]", 20).await;
+        press(&b, ENTER).await;
+        b.wait_text("[data-testid=eval-state]", Duration::from_secs(120), |t| t == "finished").await;
+        b.screenshot(&format!("keyboard-{label}-3-evaluated")).await;
+
+        // Export the per-sample JSONL: 20 rows, each with its provenance.
+        js(&b, "window.savedBlobs = []; if (!window.__make) { window.__make = URL.createObjectURL; URL.createObjectURL = blob => { window.savedBlobs.push(blob); return window.__make(blob); }; }").await;
+        tab_to(&b, "[data-testid=results] [data-testid=download-jsonl]", 80).await;
+        press(&b, ENTER).await;
+        let saved = b.client.execute_async("const done = arguments[arguments.length - 1]; const wait = () => window.savedBlobs.length ? window.savedBlobs[0].text().then(done) : setTimeout(wait, 50); wait();", vec![]).await.unwrap();
+        let rows: Vec<serde_json::Value> = saved.as_str().unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+        let samples: std::collections::BTreeSet<&str> = rows.iter().filter_map(|r| r["id"].as_str()).collect();
+        assert_eq!(samples.len(), 20, "every evaluated sample is in the file");
+        assert_eq!(rows.len(), 40, "one row per sample and scoring mode (strict and compatible)");
+        assert!(rows.iter().all(|r| r["provenance"]["model"].is_string()), "{}", rows[0]);
+        b.screenshot(&format!("keyboard-{label}-4-exported")).await;
+    }
+    b.close().await;
+}
