@@ -656,6 +656,7 @@ async fn partly_right_samples_read_well_and_the_view_lives_in_the_address() {
     assert!(missing.contains("run `run-from-elsewhere`, which is not stored in this browser"), "{missing}");
     assert_eq!(value_of(&b, "[data-testid=table-mode]").await, "strict");
     assert!(text(&b, ".engine").await.starts_with("Python ready"));
+    scroll_to(&b, "[data-testid=eval-run-missing]").await;
     b.screenshot("evaluate-unknown-run").await;
     b.close().await;
     let _ = std::fs::remove_dir_all(&dir);
