@@ -656,8 +656,22 @@ async fn partly_right_samples_read_well_and_the_view_lives_in_the_address() {
     assert!(missing.contains("run `run-from-elsewhere`, which is not stored in this browser"), "{missing}");
     assert_eq!(value_of(&b, "[data-testid=table-mode]").await, "strict");
     assert!(text(&b, ".engine").await.starts_with("Python ready"));
+    // The address stays the link as followed, with the view's mode and filter.
+    assert_eq!(hash(&b).await, "#/evaluate?run=run-from-elsewhere&mode=strict&filter=wrong");
     scroll_to(&b, "[data-testid=eval-run-missing]").await;
     b.screenshot("evaluate-unknown-run").await;
+    // Choosing a run shown here clears the message, and the address names that run.
+    // (Its one option is selected already: the change is dispatched as a choice would.)
+    js(&b, "document.querySelector('[data-testid=table-run]').dispatchEvent(new Event('change'))").await;
+    let gone = "return !document.querySelector('[data-testid=eval-run-missing]')";
+    for _ in 0..50 {
+        if js(&b, gone).await == serde_json::json!(true) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(js(&b, gone).await, serde_json::json!(true), "the message stays after a run was chosen");
+    assert_eq!(hash(&b).await, format!("#/evaluate?run={run_id}&mode=strict&filter=wrong"));
     b.close().await;
     let _ = std::fs::remove_dir_all(&dir);
 }

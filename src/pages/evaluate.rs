@@ -159,7 +159,8 @@ impl LoadedFile {
 #[derive(Clone, Debug, PartialEq)]
 enum WantedRun {
     Reading(String),
-    Missing(String),
+    /// The run id, and what to tell the reader.
+    Missing(String, String),
 }
 
 /// Everything the page keeps: settings, the job in progress, and the results.
@@ -221,12 +222,13 @@ impl EvaluateState {
         self.job.runs.with(|runs| runs.iter().find(|r| Some(r.id) == id).or(runs.first()).cloned())
     }
 
-    /// What the address says about the results view: the run shown (or still being read), its
-    /// table's mode and filter; nothing while there is no run.
+    /// What the address says about the results view: the run shown, its table's mode and
+    /// filter; nothing while there is no run. A run the address asked for that is still being
+    /// read, or is not stored, stays in it (the link as followed, with the page's message).
     fn address_query(self) -> EvaluateQuery {
         let reading = self.wanted_run.with(|w| match w {
-            Some(WantedRun::Reading(id)) => Some(id.clone()),
-            _ => None,
+            Some(WantedRun::Reading(id) | WantedRun::Missing(id, _)) => Some(id.clone()),
+            None => None,
         });
         let run = reading.or_else(|| self.shown_run().and_then(|r| r.run_id().map(String::from)));
         let shown = run.is_some();
@@ -270,7 +272,7 @@ impl EvaluateState {
                 }
                 Err(e) => {
                     let why = if e.is_empty() { String::new() } else { format!(" (reading it failed: {e})") };
-                    self.wanted_run.set(Some(WantedRun::Missing(format!(
+                    self.wanted_run.set(Some(WantedRun::Missing(run_id.clone(), format!(
                         "The address asks for run `{run_id}`, which is not stored in this browser{why}. It may have been deleted, or the link comes from another browser: export it there from the Runs page and import it here."
                     ))));
                 }
@@ -496,7 +498,7 @@ pub fn EvaluatePage(query: EvaluateQuery) -> impl IntoView {
     Effect::new(move |_| crate::browser::address::replace(&Route::Evaluate(state.address_query()).href()));
     // A missing run's message stays until another run is shown.
     Effect::watch(move || state.job.runs.with(Vec::len), move |_, _, _| {
-        if matches!(state.wanted_run.get_untracked(), Some(WantedRun::Missing(_))) {
+        if matches!(state.wanted_run.get_untracked(), Some(WantedRun::Missing(..))) {
             state.wanted_run.set(None);
         }
     }, false);
@@ -725,7 +727,7 @@ pub fn EvaluatePage(query: EvaluateQuery) -> impl IntoView {
 
             {move || state.wanted_run.get().map(|wanted| match wanted {
                 WantedRun::Reading(id) => view! { <p class="muted" data-testid="eval-run-reading">{format!("Reading run {id} from this browser's store…")}</p> }.into_any(),
-                WantedRun::Missing(message) => view! { <p class="error-box" role="alert" data-testid="eval-run-missing">{message}</p> }.into_any(),
+                WantedRun::Missing(_, message) => view! { <p class="error-box" role="alert" data-testid="eval-run-missing">{message}</p> }.into_any(),
             })}
             <ResultsView state=state />
         </section>
