@@ -122,7 +122,7 @@ pub fn App() -> impl IntoView {
         let active = {
             let target = target.clone();
             move || match (&route.get(), &target) {
-                (Route::Sample(..) | Route::Datasets(_), Route::Datasets(_)) | (Route::Run(_), Route::Runs) => true,
+                (Route::Sample(..) | Route::Datasets(_), Route::Datasets(_)) | (Route::Evaluate(_), Route::Evaluate(_)) | (Route::Run(_), Route::Runs) => true,
                 (current, target) => current == target,
             }
         };
@@ -138,7 +138,7 @@ pub fn App() -> impl IntoView {
                 {nav_link(Route::Playground, "Playground")}
                 {nav_link(Route::Verify, "Verify dataset")}
                 {nav_link(Route::Perturb, "Perturb")}
-                {nav_link(Route::Evaluate, "Evaluate")}
+                {nav_link(Route::evaluate(), "Evaluate")}
                 {nav_link(Route::Runs, "Runs")}
             </nav>
             <EngineStatus status=status />
@@ -156,7 +156,7 @@ pub fn App() -> impl IntoView {
                 Route::Playground => view! { <PlaygroundPage /> }.into_any(),
                 Route::Verify => view! { <VerifyPage /> }.into_any(),
                 Route::Perturb => view! { <PerturbPage /> }.into_any(),
-                Route::Evaluate => view! { <EvaluatePage /> }.into_any(),
+                Route::Evaluate(query) => view! { <EvaluatePage query=query /> }.into_any(),
                 Route::Runs => view! { <RunsPage /> }.into_any(),
                 Route::Run(id) => view! { <RunPage id=id /> }.into_any(),
             }}

@@ -1,10 +1,15 @@
 //! Hash routes (`#/sample/sample_3`), so the built site works from any static server and any
 //! sub-path without server rewrites. The dataset list's search and output-type filter ride along as
 //! a query part (`#/datasets?q=sorted&kind=list`, `#/sample/sample_3?q=sorted&kind=list`), so
-//! Back, a reload and a shared link show the same filtered view. Parsing and encoding are plain
+//! Back, a reload and a shared link show the same filtered view. The Evaluate page keeps the run
+//! its table shows and the table's scoring mode and filter there the same way
+//! (`#/evaluate?run=run-1&mode=compatible&filter=wrong`). Parsing and encoding are plain
 //! functions (no browser API), tested natively.
 
 use execbench_core::sample::OutputKind;
+use execbench_eval::Mode;
+
+use crate::components::evaluation::sample_table::RowFilter;
 
 /// The dataset list's search text and output-type filter, as kept in the address.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -46,6 +51,48 @@ impl ListQuery {
     }
 }
 
+/// What the Evaluate page's results show, as kept in the address: the stored run (by its run id)
+/// and the per-sample table's scoring mode and filter. Each is optional: what the address does
+/// not say, the page keeps as it was.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct EvaluateQuery {
+    pub run: Option<String>,
+    pub mode: Option<Mode>,
+    pub filter: Option<RowFilter>,
+}
+
+impl EvaluateQuery {
+    /// Reads `run=…&mode=…&filter=…` (without the `?`). Unknown keys, an unknown mode or filter
+    /// and an empty run are ignored.
+    pub fn parse(query: &str) -> EvaluateQuery {
+        let mut out = EvaluateQuery::default();
+        for (key, value) in query_pairs(query) {
+            match key {
+                "run" if !value.is_empty() => out.run = Some(value),
+                "mode" => out.mode = Mode::from_label(&value),
+                "filter" => out.filter = RowFilter::parse(&value),
+                _ => {}
+            }
+        }
+        out
+    }
+
+    /// `?run=…&mode=…&filter=…` with the parts that are set, or nothing.
+    pub fn to_query(&self) -> String {
+        let mut parts = Vec::new();
+        if let Some(run) = &self.run {
+            parts.push(format!("run={}", encode(run)));
+        }
+        if let Some(mode) = self.mode {
+            parts.push(format!("mode={}", mode.label()));
+        }
+        if let Some(filter) = self.filter {
+            parts.push(format!("filter={}", filter.value()));
+        }
+        if parts.is_empty() { String::new() } else { format!("?{}", parts.join("&")) }
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Route {
     /// The first screen: what execbench is and where to start. Only an empty hash (or `#/home`)
@@ -59,7 +106,8 @@ pub enum Route {
     Playground,
     Verify,
     Perturb,
-    Evaluate,
+    /// The Evaluate page, with the results view the address asks for.
+    Evaluate(EvaluateQuery),
     Runs,
     Run(String),
 }
@@ -68,6 +116,11 @@ impl Route {
     /// The unfiltered dataset list.
     pub const fn datasets() -> Route {
         Route::Datasets(ListQuery { q: String::new(), kind: None })
+    }
+
+    /// The Evaluate page as it was left.
+    pub const fn evaluate() -> Route {
+        Route::Evaluate(EvaluateQuery { run: None, mode: None, filter: None })
     }
 
     /// A sample, outside any filtered list.
@@ -86,7 +139,7 @@ impl Route {
             ("playground", _) => Route::Playground,
             ("verify", _) => Route::Verify,
             ("perturb", _) => Route::Perturb,
-            ("evaluate", _) => Route::Evaluate,
+            ("evaluate", _) => Route::Evaluate(EvaluateQuery::parse(query)),
             ("runs", Some(id)) if !id.is_empty() => Route::Run(decode(id)),
             ("runs", _) => Route::Runs,
             ("datasets", _) => Route::Datasets(ListQuery::parse(query)),
@@ -102,7 +155,7 @@ impl Route {
             Route::Playground => "#/playground".to_string(),
             Route::Verify => "#/verify".to_string(),
             Route::Perturb => "#/perturb".to_string(),
-            Route::Evaluate => "#/evaluate".to_string(),
+            Route::Evaluate(q) => format!("#/evaluate{}", q.to_query()),
             Route::Runs => "#/runs".to_string(),
             Route::Run(id) => format!("#/runs/{}", encode(id)),
         }
@@ -196,7 +249,7 @@ mod tests {
             ("#/playground", Route::Playground),
             ("#/verify", Route::Verify),
             ("#/perturb", Route::Perturb),
-            ("#/evaluate", Route::Evaluate),
+            ("#/evaluate", Route::evaluate()),
             ("#/runs", Route::Runs),
             ("#/runs/run%201", Route::Run("run 1".into())),
             // With one, the list and the sample keep the search and the filter.
@@ -216,6 +269,47 @@ mod tests {
         ];
         for (hash, route) in cases {
             assert_eq!(Route::parse(hash), route, "{hash:?}");
+        }
+    }
+
+    fn evaluate(run: Option<&str>, mode: Option<Mode>, filter: Option<RowFilter>) -> Route {
+        Route::Evaluate(EvaluateQuery { run: run.map(String::from), mode, filter })
+    }
+
+    /// (hash, route): the Evaluate page's run, mode and filter; what is unknown is left out.
+    #[test]
+    fn evaluate_addresses_parse() {
+        let cases = [
+            ("#/evaluate", evaluate(None, None, None)),
+            ("#/evaluate?", evaluate(None, None, None)),
+            ("#/evaluate?run=run-17-00ab&mode=compatible&filter=wrong", evaluate(Some("run-17-00ab"), Some(Mode::Compatible), Some(RowFilter::WrongOnly))),
+            ("#/evaluate?filter=extraction_failed&run=r", evaluate(Some("r"), None, Some(RowFilter::ExtractionFailed))),
+            ("#/evaluate?mode=strict", evaluate(None, Some(Mode::Strict), None)),
+            ("#/evaluate?run=a%20b%26c", evaluate(Some("a b&c"), None, None)),
+            ("#/evaluate?run=&mode=loose&filter=some&x=1", evaluate(None, None, None)),
+            ("#/evaluate?filter=dropped&filter=all", evaluate(None, None, Some(RowFilter::All))),
+        ];
+        for (hash, route) in cases {
+            assert_eq!(Route::parse(hash), route, "{hash:?}");
+        }
+    }
+
+    /// (route, href): written with the parts that are set, in one order, and read back the same.
+    #[test]
+    fn evaluate_addresses_round_trip() {
+        let cases = [
+            (evaluate(None, None, None), "#/evaluate"),
+            (evaluate(Some("run-1"), Some(Mode::Compatible), Some(RowFilter::WrongOnly)), "#/evaluate?run=run-1&mode=compatible&filter=wrong"),
+            (evaluate(Some("run 1/é"), Some(Mode::Strict), Some(RowFilter::All)), "#/evaluate?run=run%201%2F%C3%A9&mode=strict&filter=all"),
+            (evaluate(None, Some(Mode::Strict), Some(RowFilter::Dropped)), "#/evaluate?mode=strict&filter=dropped"),
+            (evaluate(Some("r"), None, Some(RowFilter::ExtractionFailed)), "#/evaluate?run=r&filter=extraction_failed"),
+        ];
+        for (route, href) in cases {
+            assert_eq!(route.href(), href, "{route:?}");
+            assert_eq!(Route::parse(href), route, "{href:?}");
+        }
+        for filter in RowFilter::ALL {
+            assert_eq!(RowFilter::parse(filter.value()), Some(filter));
         }
     }
 

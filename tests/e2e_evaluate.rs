@@ -234,13 +234,16 @@ async fn custom_template_edit_run_export_import_and_reload() {
     b.click("[data-testid=eval-run]").await;
     assert_eq!(b.wait_text("[data-testid=eval-state]", Duration::from_secs(60), |t| !t.is_empty()).await, "finished");
     assert_eq!(text(&b, "[data-testid=pass1-output-strict]").await, "100.0");
-    let prompts: Vec<String> = serde_json::from_value(js(&b, "return [...document.querySelectorAll('[data-testid=result-row] .prompt-cell pre')].map(e => e.textContent)").await).unwrap();
-    assert_eq!(prompts.len(), 3);
-    for prompt in &prompts {
-        assert!(prompt.starts_with(&format!("{MARKER}\n")), "{prompt}");
+    // Each prompt opens at the sample's own part; the instructions (with the marker) and the
+    // worked examples before it are folded apart.
+    let leads = texts(&b, "[data-testid=result-row] [data-testid=prompt-lead] pre").await;
+    let owns = texts(&b, "[data-testid=result-row] [data-testid=prompt-own]").await;
+    assert_eq!((leads.len(), owns.len()), (3, 3));
+    for lead in &leads {
+        assert!(lead.starts_with(&format!("{MARKER}\n")), "{lead}");
     }
-    for (prompt, call) in prompts.iter().zip(["f([1, 1, 3, 1, 3, 1])", "f((1, ), (1, ), (1, 2))"]) {
-        assert!(prompt.contains(&format!("assert {call} == ??")), "{prompt}");
+    for (own, call) in owns.iter().zip(["f([1, 1, 3, 1, 3, 1])", "f((1, ), (1, ), (1, 2))"]) {
+        assert!(own.starts_with("[PYTHON]\ndef f(") && own.contains(&format!("assert {call} == ??")) && !own.contains(MARKER), "{own}");
     }
     assert!(js(&b, "return document.querySelector('[data-testid=markdown]').value").await.as_str().unwrap_or_default().contains("Marked output template"));
 
@@ -429,7 +432,7 @@ async fn rescore_raw_responses_like_the_library() {
 
     // Filters of the compatible table keep exactly the samples the library marks.
     let ids_with = |rows: &[execbench_eval::report::SampleResult], label: &str| rows.iter().filter(|r| r.has(label)).map(|r| r.id.clone()).collect::<Vec<_>>();
-    select(&b, "[data-testid=table-mode]", "1").await;
+    select(&b, "[data-testid=table-mode]", "compatible").await;
     for (filter, label) in [("dropped", "dropped"), ("extraction_failed", "extraction_failed")] {
         let want = ids_with(&compatible.results, label);
         select(&b, "[data-testid=table-filter]", filter).await;
@@ -437,14 +440,16 @@ async fn rescore_raw_responses_like_the_library() {
         b.wait_text("[data-testid=table-count]", Duration::from_secs(5), |t| t == count).await;
         let rows = texts(&b, "[data-testid=result-row] td:first-child").await;
         assert_eq!(rows, want, "{filter}");
-        // Each row shows the answer the filter is about.
-        let verdicts: Vec<String> = serde_json::from_value(js(&b, "return [...document.querySelectorAll('[data-testid=result-row]')].map(r => r.dataset.verdict)").await).unwrap();
-        assert!(verdicts.iter().all(|v| v == label), "{filter}: {verdicts:?}");
+        // Each row shows the answer the filter is about, among all of its answers.
+        let verdicts: Vec<Vec<String>> = serde_json::from_value(js(&b, "return [...document.querySelectorAll('[data-testid=result-row]')].map(r => [...r.querySelectorAll('[data-testid=answer-item]')].map(a => a.dataset.verdict))").await).unwrap();
+        let answers: Vec<usize> = want.iter().map(|id| compatible.results.iter().find(|r| &r.id == id).map_or(0, |r| r.answers.len())).collect();
+        assert_eq!(verdicts.iter().map(Vec::len).collect::<Vec<_>>(), answers, "{filter}: every answer of each row");
+        assert!(verdicts.iter().all(|row| row.iter().any(|v| v == label)), "{filter}: {verdicts:?}");
         scroll_to(&b, "[data-testid=sample-table]").await;
         b.screenshot(&format!("evaluate-filter-{filter}")).await;
     }
     // Strict mode drops nothing.
-    select(&b, "[data-testid=table-mode]", "0").await;
+    select(&b, "[data-testid=table-mode]", "strict").await;
     select(&b, "[data-testid=table-filter]", "dropped").await;
     b.wait_text("[data-testid=table-count]", Duration::from_secs(5), |t| t == "0 of 3 samples").await;
 
@@ -455,8 +460,10 @@ async fn rescore_raw_responses_like_the_library() {
     assert_eq!(texts(&b, "[data-testid=answer-response]").await, responses);
     let rules: Vec<String> = strict.results.iter().flat_map(|r| r.answers.iter().map(|a| a.extraction.rule_label().to_string())).collect();
     assert_eq!(texts(&b, "[data-testid=answer-item] .extract-rule").await, rules);
-    assert_eq!(texts(&b, "[data-testid=rule]").await.len(), 3, "each row names the rule of the answer it shows");
-    b.click("[data-testid=result-row] .all-answers summary").await;
+    let words: Vec<String> = strict.results.iter().flat_map(|r| r.answers.iter().map(|a| a.verdict.words().to_string())).collect();
+    assert_eq!(texts(&b, "[data-testid=answer-item] .verdict").await, words, "every answer's verdict, in words");
+    let counts: Vec<String> = strict.results.iter().map(|r| r.right_of_n()).collect();
+    assert_eq!(texts(&b, "[data-testid=row-correct]").await, counts);
     b.click("[data-testid=answer-item] .answer-response summary").await;
     scroll_to(&b, "[data-testid=sample-table]").await;
     b.screenshot("evaluate-all-answers").await;
@@ -535,4 +542,136 @@ async fn baselines_score_like_the_library() {
     scroll_to(&b, "[data-testid=results]").await;
     b.screenshot("evaluate-baselines").await;
     b.close().await;
+}
+
+/// Three answers a sample, for sample_0..2 (expected `[(4, 1), (4, 1), (4, 1), (4, 1), (2, 3),
+/// (2, 3)]`, `{1: None, 2: None}`, `'hbtofdeiequ'`): sample_0 right once and wrong twice;
+/// sample_1 right once, wrong once and once the call itself (strict: not a literal; compatible:
+/// dropped); sample_2 right three times.
+const MIXED: &str = r#"{
+  "sample_0": ["[(4, 1), (4, 1), (4, 1), (4, 1), (2, 3), (2, 3)]", "[]", "[(4, 1)]"],
+  "sample_1": ["{1: None}", "{2: None, 1: None}", "f((1, ), (1, ), (1, 2))"],
+  "sample_2": ["'hbtofdeiequ'", "'hbtofdeiequ'", "'hbtofdeiequ'"]
+}"#;
+
+async fn value_of(b: &Browser, css: &str) -> String {
+    js(b, &format!("return document.querySelector('{css}').value")).await.as_str().unwrap_or_default().to_string()
+}
+
+async fn hash(b: &Browser) -> String {
+    js(b, "return location.hash").await.as_str().unwrap_or_default().to_string()
+}
+
+/// A sample partly right reads "1 of 3 right" with every answer shown in words; the prompt
+/// opens at the sample's code with the worked examples folded; the columns are the export's
+/// fields; the run, scoring mode and filter live in the address and survive a reload and a
+/// visit elsewhere; a link to a run this browser does not have says so.
+#[tokio::test(flavor = "multi_thread")]
+async fn partly_right_samples_read_well_and_the_view_lives_in_the_address() {
+    let dir = scratch("mixed");
+    let file = dir.join("mixed.json");
+    std::fs::write(&file, MIXED).unwrap();
+    let (b, server) = open_evaluate().await;
+    select(&b, "[data-testid=eval-model]", "replay").await;
+    upload(&b, "[data-testid=replay-file]", &file).await;
+    b.wait_text("[data-testid=replay-file-status]", Duration::from_secs(10), |t| t.starts_with("mixed.json: 3 entries")).await;
+    select(&b, "[data-testid=eval-task]", "output").await;
+    select(&b, "[data-testid=eval-template]", "output-direct").await;
+    b.fill("[data-testid=eval-limit]", "").await;
+    b.click("[data-testid=eval-run]").await;
+    assert_eq!(b.wait_text("[data-testid=eval-state]", Duration::from_secs(60), |t| !t.is_empty()).await, "finished");
+
+    // Strict: two samples 1 of 3 right (not "wrong"), one all right; all three answers shown.
+    b.wait_text("[data-testid=table-count]", Duration::from_secs(5), |t| t == "3 of 3 samples").await;
+    assert_eq!(texts(&b, "[data-testid=row-correct]").await, ["1 of 3 right", "1 of 3 right", "3 of 3 right"]);
+    let outcomes: Vec<String> = serde_json::from_value(js(&b, "return [...document.querySelectorAll('[data-testid=result-row]')].map(r => r.dataset.outcome)").await).unwrap();
+    assert_eq!(outcomes, ["some_right", "some_right", "all_right"]);
+    let first_row = "[data-testid=result-row]:first-child";
+    assert_eq!(texts(&b, &format!("{first_row} [data-testid=answer-item] .verdict")).await, ["right", "wrong value", "wrong value"]);
+    assert_eq!(texts(&b, &format!("{first_row} [data-testid=answer-item] .answer-cell")).await, ["[(4, 1), (4, 1), (4, 1), (4, 1), (2, 3), (2, 3)]", "[]", "[(4, 1)]"]);
+    let labels: Vec<String> = serde_json::from_value(js(&b, &format!("return [...document.querySelectorAll('{first_row} [data-testid=answer-item]')].map(a => a.dataset.verdict)")).await).unwrap();
+    assert_eq!(labels, ["correct", "wrong_value", "wrong_value"]);
+    let second = texts(&b, "[data-testid=result-row]:nth-child(2) [data-testid=answer-item] .verdict").await;
+    assert_eq!(second, ["wrong value", "right", "not a literal"]);
+
+    // The prompt: the sample's own code open, the instructions and 2 worked examples folded.
+    let code = cruxeval().into_iter().next().unwrap().code;
+    let own = texts(&b, &format!("{first_row} [data-testid=prompt-own]")).await;
+    assert_eq!(own, [format!("[PYTHON]\n{code}\nassert f([1, 1, 3, 1, 3, 1]) == ??\n[/PYTHON]\n[ANSWER]\n")]);
+    let lead = js(&b, &format!("const d = document.querySelector('{first_row} [data-testid=prompt-lead]'); return [d.open, d.dataset.examples, d.querySelector('summary').textContent, d.querySelector('pre').textContent]")).await;
+    assert_eq!((&lead[0], &lead[1], &lead[2]), (&serde_json::json!(false), &serde_json::json!("2"), &serde_json::json!("instructions and 2 worked examples")));
+    let lead_text = lead[3].as_str().unwrap_or_default();
+    assert!(lead_text.starts_with("Work out what the Python function returns") && lead_text.contains("assert f(25, 10) == (5, 5, 5)") && !lead_text.contains(&code), "{lead_text}");
+
+    // The columns are named by the per-sample export's fields.
+    let columns: Vec<String> = serde_json::from_value(js(&b, "return [...document.querySelectorAll('[data-testid=sample-table] th')].map(t => t.dataset.field)").await).unwrap();
+    assert_eq!(columns, ["id", "correct", "prompt", "answers"]);
+    capture_downloads(&b).await;
+    b.click("[data-testid=download-jsonl]").await;
+    let saved = downloads(&b).await;
+    let exported: serde_json::Value = serde_json::from_str(saved[0].lines().next().unwrap()).unwrap();
+    for column in &columns {
+        assert!(exported.get(column).is_some(), "column `{column}` is not a field of the export: {exported}");
+    }
+    // (Replayed answers came extracted: no `response`, which the app's unit test covers.)
+    for part in ["verdict", "extraction"] {
+        assert!(exported["answers"][0].get(part).is_some(), "answer part `{part}`: {exported}");
+    }
+    let run_id = exported["provenance"]["run_id"].as_str().unwrap().to_string();
+    assert_eq!(hash(&b).await, format!("#/evaluate?run={run_id}&mode=strict&filter=all"));
+    scroll_to(&b, "[data-testid=sample-table]").await;
+    b.screenshot("evaluate-partly-right").await;
+
+    // Compatible mode, wrong only: the address follows, and a reload shows the same view, the
+    // run read back from the browser's store.
+    select(&b, "[data-testid=table-mode]", "compatible").await;
+    select(&b, "[data-testid=table-filter]", "wrong").await;
+    b.wait_text("[data-testid=table-count]", Duration::from_secs(5), |t| t == "2 of 3 samples").await;
+    let chosen = ["1 of 3 right", "1 of 2 right, 1 dropped"];
+    assert_eq!(texts(&b, "[data-testid=row-correct]").await, chosen);
+    let address = format!("#/evaluate?run={run_id}&mode=compatible&filter=wrong");
+    assert_eq!(hash(&b).await, address);
+    b.client.refresh().await.unwrap();
+    b.wait_text(".evaluate .muted", Duration::from_secs(30), |t| t.contains("(800 samples)")).await;
+    b.wait_text("[data-testid=table-count]", Duration::from_secs(20), |t| t == "2 of 3 samples").await;
+    assert_eq!(texts(&b, "[data-testid=row-correct]").await, chosen);
+    assert_eq!((value_of(&b, "[data-testid=table-mode]").await, value_of(&b, "[data-testid=table-filter]").await), ("compatible".to_string(), "wrong".to_string()));
+    assert!(text(&b, "[data-testid=table-run]").await.starts_with("replay: mixed.json"));
+    assert_eq!(hash(&b).await, address);
+    scroll_to(&b, "[data-testid=sample-table]").await;
+    b.screenshot("evaluate-reloaded-view").await;
+
+    // Another page and back by the menu (the bare `#/evaluate`): the same view, and the address
+    // says so again.
+    b.click("[data-testid=site-nav] a[href='#/datasets']").await;
+    b.wait_text("[data-testid=sample-row]", Duration::from_secs(10), |_| true).await;
+    b.click("[data-testid=site-nav] a[href='#/evaluate']").await;
+    b.wait_text("[data-testid=table-count]", Duration::from_secs(10), |t| t == "2 of 3 samples").await;
+    assert_eq!(value_of(&b, "[data-testid=table-mode]").await, "compatible");
+    assert_eq!(hash(&b).await, address);
+
+    // A link to a run this browser does not have: said plainly, the page still works.
+    b.client.goto(&format!("{}#/evaluate?run=run-from-elsewhere&mode=strict", server.base_url)).await.unwrap();
+    let missing = b.wait_text("[data-testid=eval-run-missing]", Duration::from_secs(20), |_| true).await;
+    assert!(missing.contains("run `run-from-elsewhere`, which is not stored in this browser"), "{missing}");
+    assert_eq!(value_of(&b, "[data-testid=table-mode]").await, "strict");
+    assert!(text(&b, ".engine").await.starts_with("Python ready"));
+    // The address stays the link as followed, with the view's mode and filter.
+    assert_eq!(hash(&b).await, "#/evaluate?run=run-from-elsewhere&mode=strict&filter=wrong");
+    scroll_to(&b, "[data-testid=eval-run-missing]").await;
+    b.screenshot("evaluate-unknown-run").await;
+    // Choosing a run shown here clears the message, and the address names that run.
+    // (Its one option is selected already: the change is dispatched as a choice would.)
+    js(&b, "document.querySelector('[data-testid=table-run]').dispatchEvent(new Event('change'))").await;
+    let gone = "return !document.querySelector('[data-testid=eval-run-missing]')";
+    for _ in 0..50 {
+        if js(&b, gone).await == serde_json::json!(true) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(js(&b, gone).await, serde_json::json!(true), "the message stays after a run was chosen");
+    assert_eq!(hash(&b).await, format!("#/evaluate?run={run_id}&mode=strict&filter=wrong"));
+    b.close().await;
+    let _ = std::fs::remove_dir_all(&dir);
 }

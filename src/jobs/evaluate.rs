@@ -401,6 +401,7 @@ pub fn results_of(entry: &RunEntry, records: &[SampleRecord], rescored: bool) ->
         dataset: manifest.dataset.clone(),
         task,
         template: (!rescored).then(|| manifest.template.name.clone()),
+        prompt_template: (!rescored).then(|| manifest.template.clone()),
         n: (!rescored).then_some(manifest.n),
         per_mode: per_mode_results(task, &manifest.modes, rows),
         planned: manifest.samples,

@@ -6,6 +6,10 @@
 //! by `crate::jobs::EvaluationJob` with the browser's I/O: this page builds a plan from its form
 //! and renders what the job publishes. Python never runs here. The state lives under the app's
 //! root owner, so a run carries on, and its results stay, while the user looks at other pages.
+//!
+//! The results view's run (by its stored run id) and the table's scoring mode and filter ride in
+//! the address (`crate::route::EvaluateQuery`): a reload or a shared link reads the run back from
+//! the browser's store.
 
 use std::cell::OnceCell;
 use std::sync::Arc;
@@ -29,11 +33,13 @@ use leptos::prelude::*;
 
 use crate::app::{AppState, DatasetState};
 use crate::browser::python::{PythonWorker, use_python};
-use crate::jobs::evaluate::{Continue, EvaluationPlan, FileShown, Shown, Target, continue_plan};
+use crate::jobs::evaluate::{Continue, EvaluationPlan, FileShown, Shown, Target, continue_plan, results_of};
 use crate::jobs::{EvaluationJob, Runs};
+use crate::components::evaluation::RunResults;
 use crate::components::evaluation::exports::ResultsExports;
 use crate::components::evaluation::model_settings::{ApiForm, ApiSettingsPanel};
-use crate::components::evaluation::sample_table::SampleTable;
+use crate::components::evaluation::sample_table::{RowFilter, SampleTable};
+use crate::route::{EvaluateQuery, Route};
 use crate::components::evaluation::summary::ResultsSummary;
 use crate::components::evaluation::template_editor::{TemplatePanel, TemplateState};
 
@@ -159,6 +165,15 @@ impl LoadedFile {
     }
 }
 
+/// A run the address asked for that is not among the runs kept: being read from the store, or
+/// not there.
+#[derive(Clone, Debug, PartialEq)]
+enum WantedRun {
+    Reading(String),
+    /// The run id, and what to tell the reader.
+    Missing(String, String),
+}
+
 /// Everything the page keeps: settings, the job in progress, and the results.
 #[derive(Clone, Copy)]
 struct EvaluateState {
@@ -182,6 +197,11 @@ struct EvaluateState {
     pending: RwSignal<Option<Arc<PendingRun>>>,
     /// The run whose pilot is running: its estimate is made again when the pilot ends.
     pilot_of: StoredValue<Option<Arc<PendingRun>>, LocalStorage>,
+    /// The per-sample table's scoring mode and filter: they outlive the table (another run shown,
+    /// the page visited again) and ride in the address.
+    table_mode: RwSignal<Mode>,
+    table_filter: RwSignal<RowFilter>,
+    wanted_run: RwSignal<Option<WantedRun>>,
 }
 
 impl EvaluateState {
@@ -201,7 +221,74 @@ impl EvaluateState {
             job: EvaluationJob::new(),
             pending: RwSignal::new(None),
             pilot_of: StoredValue::new_local(None),
+            table_mode: RwSignal::new(Mode::Strict),
+            table_filter: RwSignal::new(RowFilter::All),
+            wanted_run: RwSignal::new(None),
         }
+    }
+
+    /// The run the results view shows: the one selected, else the newest.
+    fn shown_run(self) -> Option<Arc<RunResults>> {
+        let id = self.job.selected_run.get();
+        self.job.runs.with(|runs| runs.iter().find(|r| Some(r.id) == id).or(runs.first()).cloned())
+    }
+
+    /// What the address says about the results view: the run shown, its table's mode and
+    /// filter; nothing while there is no run. A run the address asked for that is still being
+    /// read, or is not stored, stays in it (the link as followed, with the page's message).
+    fn address_query(self) -> EvaluateQuery {
+        let reading = self.wanted_run.with(|w| match w {
+            Some(WantedRun::Reading(id) | WantedRun::Missing(id, _)) => Some(id.clone()),
+            None => None,
+        });
+        let run = reading.or_else(|| self.shown_run().and_then(|r| r.run_id().map(String::from)));
+        let shown = run.is_some();
+        EvaluateQuery { run, mode: shown.then(|| self.table_mode.get()), filter: shown.then(|| self.table_filter.get()) }
+    }
+
+    /// Shows what an address asks for: the mode and filter at once; the run from the runs kept,
+    /// else read from the browser's store (a reload, a shared link, Back).
+    fn apply(self, query: EvaluateQuery, runs: Runs) {
+        if let Some(mode) = query.mode {
+            self.table_mode.set(mode);
+        }
+        if let Some(filter) = query.filter {
+            self.table_filter.set(filter);
+        }
+        let Some(run_id) = query.run else { return };
+        let kept = self.job.runs.with_untracked(|kept| kept.iter().find(|r| r.run_id() == Some(run_id.as_str())).map(|r| r.id));
+        if let Some(id) = kept {
+            self.wanted_run.set(None);
+            return self.job.selected_run.set(Some(id));
+        }
+        self.wanted_run.set(Some(WantedRun::Reading(run_id.clone())));
+        leptos::task::spawn_local(async move {
+            let store = runs.store().await;
+            let read = match store.entry(&run_id).await {
+                Ok(Some(entry)) => match store.records(&run_id).await {
+                    Ok(records) => Ok(results_of(&entry, &records, entry.manifest.model.starts_with("re-scored "))),
+                    Err(e) => Err(e.to_string()),
+                },
+                Ok(None) => Err(String::new()),
+                Err(e) => Err(e.to_string()),
+            };
+            // Another address may have asked for another run meanwhile.
+            if self.wanted_run.get_untracked() != Some(WantedRun::Reading(run_id.clone())) {
+                return;
+            }
+            match read {
+                Ok(run) => {
+                    self.wanted_run.set(None);
+                    self.job.add_run(run);
+                }
+                Err(e) => {
+                    let why = if e.is_empty() { String::new() } else { format!(" (reading it failed: {e})") };
+                    self.wanted_run.set(Some(WantedRun::Missing(run_id.clone(), format!(
+                        "The address asks for run `{run_id}`, which is not stored in this browser{why}. It may have been deleted, or the link comes from another browser: export it there from the Runs page and import it here."
+                    ))));
+                }
+            }
+        });
     }
 
     fn modes(self) -> Vec<Mode> {
@@ -421,9 +508,19 @@ fn on_answer_file(target: RwSignal<Option<Arc<LoadedFile>>>, error: RwSignal<Opt
 }
 
 #[component]
-pub fn EvaluatePage() -> impl IntoView {
+pub fn EvaluatePage(query: EvaluateQuery) -> impl IntoView {
     let app = expect_context::<AppState>();
     let state = evaluate_state();
+    state.apply(query, app.runs);
+    // The address follows the results view (replaced, not pushed: choosing a mode is not a
+    // place to go Back to; a reload or a shared link shows the same view).
+    Effect::new(move |_| crate::browser::address::replace(&Route::Evaluate(state.address_query()).href()));
+    // A missing run's message stays until another run is shown.
+    Effect::watch(move || state.job.runs.with(Vec::len), move |_, _, _| {
+        if matches!(state.wanted_run.get_untracked(), Some(WantedRun::Missing(..))) {
+            state.wanted_run.set(None);
+        }
+    }, false);
     let python = use_python();
     let loaded = move || match app.dataset.get() {
         DatasetState::Loaded(report) => Some(report),
@@ -648,6 +745,10 @@ pub fn EvaluatePage() -> impl IntoView {
             </div>
 
             <crate::components::reproduction::ReproductionResults />
+            {move || state.wanted_run.get().map(|wanted| match wanted {
+                WantedRun::Reading(id) => view! { <p class="muted" data-testid="eval-run-reading">{format!("Reading run {id} from this browser's store…")}</p> }.into_any(),
+                WantedRun::Missing(_, message) => view! { <p class="error-box" role="alert" data-testid="eval-run-missing">{message}</p> }.into_any(),
+            })}
             <ResultsView state=state />
         </section>
     }
@@ -699,10 +800,7 @@ fn FileStatus(file: RwSignal<Option<Arc<LoadedFile>>>, testid: &'static str) -> 
 #[component]
 fn ResultsView(state: EvaluateState) -> impl IntoView {
     let runs = Signal::derive(move || state.job.runs.get());
-    let shown_run = move || {
-        let id = state.job.selected_run.get();
-        state.job.runs.with(|runs| runs.iter().find(|r| Some(r.id) == id).or(runs.first()).cloned())
-    };
+    let shown_run = move || state.shown_run();
     view! {
         <Show when=move || !state.job.runs.with(Vec::is_empty) fallback=|| view! { <p class="muted empty">"No results yet: run an evaluation or re-score a file."</p> }>
             <div class="results" data-testid="results">
@@ -715,10 +813,13 @@ fn ResultsView(state: EvaluateState) -> impl IntoView {
                 <ResultsExports runs=runs />
                 <h3>"Per sample"</h3>
                 <div class="toolbar">
-                    <select data-testid="table-run" aria-label="Run" on:change=move |ev| state.job.selected_run.set(event_target_value(&ev).parse().ok())>
+                    <select data-testid="table-run" aria-label="Run" on:change=move |ev| {
+                        state.wanted_run.set(None);
+                        state.job.selected_run.set(event_target_value(&ev).parse().ok());
+                    }>
                         {move || state.job.runs.get().into_iter().map(|r| {
                             let id = r.id;
-                            view! { <option value=id.to_string() selected=move || state.job.selected_run.get() == Some(id)>{r.title()}</option> }
+                            view! { <option value=id.to_string() prop:selected=move || state.shown_run().is_some_and(|r| r.id == id)>{r.title()}</option> }
                         }).collect_view()}
                     </select>
                 </div>
@@ -768,7 +869,7 @@ fn ResultsView(state: EvaluateState) -> impl IntoView {
                                 <ul>{errors.iter().take(100).map(|(id, message)| view! { <li data-testid="run-error"><code>{id.clone()}</code>": "{message.clone()}</li> }).collect_view()}</ul>
                             </details>
                         })}
-                        <SampleTable run=run />
+                        <SampleTable run=run mode=state.table_mode filter=state.table_filter />
                     }
                 })}
             </div>

@@ -26,7 +26,7 @@ const STARTS: [Start; 3] = [
         testid: "home-start-perturb",
     },
     Start {
-        route: Route::Evaluate,
+        route: Route::evaluate(),
         title: "Evaluate a model",
         text: "Ask a model API with your own key, or an offline baseline, to predict outputs; score the answers strictly or as CRUXEval does, with pass@k.",
         testid: "home-start-evaluate",
@@ -39,7 +39,7 @@ const PAGES: [(Route, &str, &str); 6] = [
     (Route::Playground, "Playground", "any Python program and expression, run in the sandbox"),
     (Route::Verify, "Verify dataset", "runs every sample and lists the ones whose expected output is wrong"),
     (Route::Perturb, "Perturb", "one program side by side with its perturbed form, or a whole dataset by kinds and seeds"),
-    (Route::Evaluate, "Evaluate", "prompts, models, scoring, exports"),
+    (Route::evaluate(), "Evaluate", "prompts, models, scoring, exports"),
     (Route::Runs, "Runs", "every evaluation kept in this browser: resume, extend, export, delete"),
 ];
 

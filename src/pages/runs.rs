@@ -16,7 +16,7 @@ use crate::browser::download::{download_text, read_file_text};
 use crate::browser::python::use_python;
 use crate::browser::storage;
 use crate::components::evaluation::exports::ResultsExports;
-use crate::components::evaluation::sample_table::SampleTable;
+use crate::components::evaluation::sample_table::{RowFilter, SampleTable};
 use crate::components::evaluation::summary::ResultsSummary;
 use crate::jobs::Runs;
 use crate::jobs::evaluate::{Continue, continue_plan_with_cap, results_of};
@@ -303,6 +303,7 @@ pub fn RunPage(id: String) -> impl IntoView {
         });
     }
     let runs = Signal::derive(move || loaded.with(|l| l.as_ref().and_then(|r| r.as_ref().ok()).cloned().into_iter().collect::<Vec<_>>()));
+    let (table_mode, table_filter) = (RwSignal::new(execbench_eval::score::Mode::Strict), RwSignal::new(RowFilter::All));
     view! {
         <section class="run-view" data-testid="run-page">
             <p><a href=Route::Runs.href()>"← All runs"</a></p>
@@ -327,7 +328,7 @@ pub fn RunPage(id: String) -> impl IntoView {
                         <h3>"Export"</h3>
                         <ResultsExports runs=runs />
                         <h3>"Per sample"</h3>
-                        <SampleTable run=run />
+                        <SampleTable run=run mode=table_mode filter=table_filter />
                     }
                     .into_any()
                 }

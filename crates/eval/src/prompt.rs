@@ -62,6 +62,25 @@ impl Prompt {
     }
 }
 
+/// A rendered prompt cut where the sample's own part begins, so a reader can open the sample's
+/// code and leave the worked examples folded. Put back together (instructions, examples, own)
+/// the parts are the prompt, byte for byte.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PromptParts {
+    /// The system message (if any) and the instructions before the first example.
+    pub instructions: String,
+    /// The worked examples, each with the blank line after it.
+    pub examples: Vec<String>,
+    /// The sample's own part: its code, the call or output, and the answer's opening.
+    pub own: String,
+}
+
+impl PromptParts {
+    fn whole(rendered: &str) -> PromptParts {
+        PromptParts { own: rendered.to_string(), ..PromptParts::default() }
+    }
+}
+
 /// Every placeholder a template may use.
 pub const PLACEHOLDERS: [&str; 6] = ["code", "program", "call", "input", "output", "function_name"];
 
@@ -107,6 +126,50 @@ impl Template {
         }
         messages.push(Message { role: "user".into(), content: fill(&self.user, sample) });
         Prompt { messages, stop: self.stop.clone() }
+    }
+
+    /// Cuts `rendered` (this template's [`Prompt::text`] for some sample) into its parts. The
+    /// sample's part starts at the paragraph (text after a blank line) of the user message that
+    /// holds the first `{code}` or `{program}`; each earlier paragraph that opens with the same
+    /// line (`[PYTHON]` in the built-ins) starts a worked example. When the user message before
+    /// that paragraph has placeholders (its length depends on the sample), or `rendered` does
+    /// not start the way this template does, nothing is cut: the whole prompt is the own part.
+    pub fn parts(&self, rendered: &str) -> PromptParts {
+        let user = self.user.as_str();
+        let Some(code_at) = ["{code}", "{program}"].iter().filter_map(|p| user.find(p)).min() else { return PromptParts::whole(rendered) };
+        let own_start = user[..code_at].rfind("\n\n").map_or(0, |i| i + 2);
+        let before = &user[..own_start];
+        if before.is_empty() || PLACEHOLDERS.iter().any(|p| before.contains(&format!("{{{p}}}"))) {
+            return PromptParts::whole(rendered);
+        }
+        // Where the user message begins: at the start, or after the system message and the
+        // blank line `Prompt::text` puts between them.
+        let has_system = self.system.as_deref().is_some_and(|s| !s.trim().is_empty());
+        let begins = if has_system {
+            rendered.match_indices(before).map(|(i, _)| i).find(|&i| rendered[..i].ends_with("\n\n"))
+        } else {
+            rendered.starts_with(before).then_some(0)
+        };
+        let Some(begins) = begins else { return PromptParts::whole(rendered) };
+        let (lead, own) = rendered.split_at(begins + before.len());
+        // Examples open with the own paragraph's first line, unless that line is the code itself.
+        let opening = user[own_start..].lines().next().unwrap_or("");
+        let mut starts: Vec<usize> = Vec::new();
+        if !opening.is_empty() && !opening.contains('{') {
+            let mut at = begins;
+            for line in lead[begins..].split_inclusive('\n') {
+                if line.trim_end_matches('\n') == opening && (at == begins || lead[..at].ends_with("\n\n")) {
+                    starts.push(at);
+                }
+                at += line.len();
+            }
+        }
+        let Some(&first) = starts.first() else {
+            return PromptParts { instructions: lead.to_string(), examples: Vec::new(), own: own.to_string() };
+        };
+        let ends = starts.iter().skip(1).copied().chain([lead.len()]);
+        let examples = starts.iter().zip(ends).map(|(&a, b)| lead[a..b].to_string()).collect();
+        PromptParts { instructions: lead[..first].to_string(), examples, own: own.to_string() }
     }
 
     /// Problems that make a template unusable, or likely wrong, for its task.

@@ -61,9 +61,55 @@ impl SampleResult {
         }
     }
 
+    /// How the sample did over all its answers, for a table row: one word for the row's
+    /// colour and filters, and "1 of 3 right" for people.
+    pub fn outcome(&self) -> RowOutcome {
+        match (self.answers.is_empty(), self.correct) {
+            (true, _) => RowOutcome::NoAnswers,
+            (false, 0) => RowOutcome::NoneRight,
+            (false, c) if c >= self.n => RowOutcome::AllRight,
+            _ => RowOutcome::SomeRight,
+        }
+    }
+
+    /// "1 of 3 right", with the dropped answers named (compatible mode): `n` is the answers
+    /// counted, so a reader sees why 3 answers given can read "1 of 2 right, 1 dropped".
+    pub fn right_of_n(&self) -> String {
+        if self.answers.is_empty() {
+            return "no answers".to_string();
+        }
+        let mut words = format!("{} of {} right", self.correct, self.n);
+        if self.dropped > 0 {
+            words.push_str(&format!(", {} dropped", self.dropped));
+        }
+        words
+    }
+
     /// Whether any answer has this verdict label (`wrong_value`, `dropped`, ...): for filters.
     pub fn has(&self, label: &str) -> bool {
         self.answers.iter().any(|a| a.verdict.label() == label)
+    }
+}
+
+/// A sample's answers taken together: every one right, some, none, or no answer at all (the
+/// model failed to answer).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RowOutcome {
+    AllRight,
+    SomeRight,
+    NoneRight,
+    NoAnswers,
+}
+
+impl RowOutcome {
+    /// Machine name, for styles and tests.
+    pub fn label(self) -> &'static str {
+        match self {
+            RowOutcome::AllRight => "all_right",
+            RowOutcome::SomeRight => "some_right",
+            RowOutcome::NoneRight => "none_right",
+            RowOutcome::NoAnswers => "no_answers",
+        }
     }
 }
 
@@ -193,6 +239,27 @@ mod tests {
              | output | strict | 2 | 10 | 10.0 | 50.0 | 0 | 0 | 1 | 0 | 0 |\n\
              | output | compatible | 2 | 7 | 50.0 | 0.0 (1/2) | 1 | 0 | 0 | 1 | 0 |\n"
         );
+    }
+
+    /// (mode, verdicts, outcome, words): a sample partly right never reads as wrong.
+    #[test]
+    fn a_row_says_how_many_of_its_answers_are_right() {
+        let dropped = || Verdict::Dropped { why: "w".into() };
+        let cases = [
+            (Mode::Strict, vec![Verdict::Correct, wrong(), wrong()], RowOutcome::SomeRight, "1 of 3 right"),
+            (Mode::Strict, vec![Verdict::Correct, Verdict::Correct, Verdict::Correct], RowOutcome::AllRight, "3 of 3 right"),
+            (Mode::Strict, vec![wrong(), Verdict::ExtractionFailed { detail: "x".into() }], RowOutcome::NoneRight, "0 of 2 right"),
+            (Mode::Strict, vec![Verdict::Correct], RowOutcome::AllRight, "1 of 1 right"),
+            // Compatible: a dropped answer leaves n when another is right, and counts when none is.
+            (Mode::Compatible, vec![Verdict::Correct, dropped(), wrong()], RowOutcome::SomeRight, "1 of 2 right, 1 dropped"),
+            (Mode::Compatible, vec![Verdict::Correct, dropped()], RowOutcome::AllRight, "1 of 1 right, 1 dropped"),
+            (Mode::Compatible, vec![dropped(), wrong()], RowOutcome::NoneRight, "0 of 2 right, 1 dropped"),
+            (Mode::Strict, vec![], RowOutcome::NoAnswers, "no answers"),
+        ];
+        for (mode, verdicts, outcome, words) in cases {
+            let row = result("a", mode, verdicts.clone());
+            assert_eq!((row.outcome(), row.right_of_n().as_str()), (outcome, words), "{mode:?} {verdicts:?}");
+        }
     }
 
     #[test]

@@ -128,6 +128,21 @@ impl Verdict {
             Verdict::Dropped { .. } => "dropped",
         }
     }
+
+    /// The verdict in plain words, for people reading a results table (the label stays the
+    /// name for filters, tests and files).
+    pub fn words(&self) -> &'static str {
+        match self {
+            Verdict::Correct => "right",
+            Verdict::WrongValue { .. } => "wrong value",
+            Verdict::NotALiteral { .. } => "not a literal",
+            Verdict::NotACall { .. } => "not a plain call",
+            Verdict::ExtractionFailed { .. } => "no answer found",
+            Verdict::Timeout { .. } => "timed out",
+            Verdict::Error { .. } => "raised an error",
+            Verdict::Dropped { .. } => "dropped",
+        }
+    }
 }
 
 impl fmt::Display for Verdict {

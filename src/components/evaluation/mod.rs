@@ -23,6 +23,9 @@ pub struct RunResults {
     pub task: Task,
     /// The prompt template's name, when a model was prompted.
     pub template: Option<String>,
+    /// The template itself, when a model was prompted: it tells the table where each prompt's
+    /// own part begins (`Template::parts`).
+    pub prompt_template: Option<execbench_eval::prompt::Template>,
     /// Responses asked per sample, when a model was prompted.
     pub n: Option<usize>,
     pub per_mode: Vec<ModeResults>,
@@ -72,6 +75,11 @@ impl RunResults {
             title.push_str(&format!(" · n={n}"));
         }
         title
+    }
+
+    /// The stored run these results are (every run of the page is stored: its run id).
+    pub fn run_id(&self) -> Option<&str> {
+        self.provenance.run_id.as_deref()
     }
 
     pub fn scored(&self) -> usize {

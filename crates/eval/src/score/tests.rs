@@ -208,3 +208,27 @@ fn verdicts_serialize_with_their_reason() {
     assert_eq!(serde_json::to_string(&v).unwrap(), r#"{"verdict":"wrong_value","got":"1","expected":"2"}"#);
     assert_eq!(v.to_string(), "wrong value: got 1, expected 2");
 }
+
+/// Every verdict has its own plain words, none of them its machine label's spelling with
+/// underscores: (verdict, label, words).
+#[test]
+fn verdicts_in_words() {
+    let d = || "d".to_string();
+    let cases = [
+        (Verdict::Correct, "correct", "right"),
+        (Verdict::WrongValue { got: "1".into(), expected: "2".into() }, "wrong_value", "wrong value"),
+        (Verdict::NotALiteral { detail: d() }, "not_a_literal", "not a literal"),
+        (Verdict::NotACall { detail: d() }, "not_a_call", "not a plain call"),
+        (Verdict::ExtractionFailed { detail: d() }, "extraction_failed", "no answer found"),
+        (Verdict::Timeout { detail: d() }, "timeout", "timed out"),
+        (Verdict::Error { message: d() }, "error", "raised an error"),
+        (Verdict::Dropped { why: d() }, "dropped", "dropped"),
+    ];
+    for (verdict, label, words) in &cases {
+        assert_eq!((verdict.label(), verdict.words()), (*label, *words), "{verdict:?}");
+    }
+    let mut all: Vec<&str> = cases.iter().map(|c| c.0.words()).collect();
+    all.sort();
+    all.dedup();
+    assert_eq!(all.len(), cases.len(), "two verdicts read the same");
+}
