@@ -1,7 +1,7 @@
 //! Re-scoring a reproduction's results file with the real engine: each row's generated code run on
 //! the dataset's call, execbench's verdict set against the recorded one.
 
-use execbench_core::{Limits, load_jsonl};
+use execbench_core::{Limits, PythonEngine, load_jsonl};
 use execbench_eval::reproduction::{ProblemIndex, read_reproductions, request_for, rescore_with};
 use execbench_pyengine::RustPythonEngine;
 
