@@ -315,3 +315,34 @@ async fn one_whole_flow_by_keyboard_only_wide_and_narrow() {
     }
     b.close().await;
 }
+
+/// The Evaluate form is as the user left it after a reload: model, task, n, how many samples and
+/// the scoring modes.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_evaluate_form_survives_a_reload() {
+    let (b, server) = open_app().await;
+    b.client.goto(&format!("{}#/evaluate", server.base_url)).await.unwrap();
+    wait_evaluate(&b).await;
+    let value_of = |css: &'static str| {
+        let client = b.client.clone();
+        async move { client.execute(&format!("const e = document.querySelector('{css}'); return e.type === 'checkbox' ? e.checked : e.value"), vec![]).await.unwrap() }
+    };
+    b.client.find(Locator::Css("[data-testid=eval-model]")).await.unwrap().select_by_value("type-default").await.unwrap();
+    b.client.find(Locator::Css("[data-testid=eval-task]")).await.unwrap().select_by_value("input").await.unwrap();
+    b.fill("[data-testid=eval-n]", "3").await;
+    b.fill("[data-testid=eval-limit]", "20").await;
+    b.click("[data-testid=eval-strict]").await;
+    let template = value_of("[data-testid=eval-template]").await;
+    assert!(template.as_str().is_some_and(|t| t.starts_with("input")), "choosing the task chose one of its templates: {template}");
+
+    b.client.refresh().await.unwrap();
+    wait_evaluate(&b).await;
+    assert_eq!(value_of("[data-testid=eval-model]").await, "type-default");
+    assert_eq!(value_of("[data-testid=eval-task]").await, "input");
+    assert_eq!(value_of("[data-testid=eval-template]").await, template);
+    assert_eq!(value_of("[data-testid=eval-n]").await, "3");
+    assert_eq!(value_of("[data-testid=eval-limit]").await, "20");
+    assert_eq!(value_of("[data-testid=eval-strict]").await, false);
+    assert_eq!(value_of("[data-testid=eval-compatible]").await, true);
+    b.close().await;
+}

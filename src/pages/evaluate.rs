@@ -37,6 +37,7 @@ use crate::jobs::evaluate::{Continue, EvaluationPlan, FileShown, Shown, Target, 
 use crate::jobs::{EvaluationJob, Runs};
 use crate::components::evaluation::RunResults;
 use crate::components::evaluation::exports::ResultsExports;
+use crate::components::evaluation::form_settings::{FormSettings, STORAGE_KEY as FORM_KEY};
 use crate::components::evaluation::model_settings::{ApiForm, ApiSettingsPanel};
 use crate::components::evaluation::sample_table::{RowFilter, SampleTable};
 use crate::route::{EvaluateQuery, Route};
@@ -205,15 +206,22 @@ struct EvaluateState {
 }
 
 impl EvaluateState {
+    /// The form as the user left it (the choices kept in `localStorage`), and kept from here on.
     fn new() -> Self {
-        EvaluateState {
-            model: RwSignal::new(ModelChoice::Oracle),
-            task: RwSignal::new(Task::Output),
-            templates: TemplateState::load("output-direct"),
-            n: RwSignal::new("5".to_string()),
-            strict: RwSignal::new(true),
-            compatible: RwSignal::new(true),
-            limit: RwSignal::new(String::new()),
+        let kept = FormSettings::parse(crate::browser::storage::get(FORM_KEY).as_deref());
+        let templates = TemplateState::load("output-direct");
+        // A template deleted since (or from another browser) leaves the default selected.
+        if templates.library.with_untracked(|l| l.get(&kept.template).is_some()) {
+            templates.selected.set(kept.template.clone());
+        }
+        let state = EvaluateState {
+            model: RwSignal::new(ModelChoice::from_value(&kept.model)),
+            task: RwSignal::new(kept.task),
+            templates,
+            n: RwSignal::new(kept.n),
+            strict: RwSignal::new(kept.strict),
+            compatible: RwSignal::new(kept.compatible),
+            limit: RwSignal::new(kept.limit),
             replay_file: RwSignal::new(None),
             rescore_file: RwSignal::new(None),
             rescore_task: RwSignal::new(Task::Output),
@@ -224,7 +232,21 @@ impl EvaluateState {
             table_mode: RwSignal::new(Mode::Strict),
             table_filter: RwSignal::new(RowFilter::All),
             wanted_run: RwSignal::new(None),
-        }
+        };
+        Effect::new(move || {
+            let settings = FormSettings {
+                model: state.model.get().value().to_string(),
+                task: state.task.get(),
+                template: state.templates.selected.get(),
+                n: state.n.get(),
+                limit: state.limit.get(),
+                strict: state.strict.get(),
+                compatible: state.compatible.get(),
+            };
+            // A browser that keeps nothing (a private window) just forgets the form.
+            let _ = crate::browser::storage::set(FORM_KEY, &settings.to_json());
+        });
+        state
     }
 
     /// The run the results view shows: the one selected, else the newest.

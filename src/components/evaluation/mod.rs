@@ -3,6 +3,7 @@
 //! [`RunResults`], which the page produces.
 
 pub mod exports;
+pub mod form_settings;
 pub mod model_settings;
 pub mod sample_table;
 pub mod summary;
