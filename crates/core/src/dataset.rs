@@ -126,7 +126,8 @@ fn json_error(e: &serde_json::Error) -> String {
 
 type FieldError = (&'static str, String);
 
-fn json_type(v: &Value) -> &'static str {
+/// A JSON value's type in words, for messages (`expected a string, found a number`).
+pub fn json_type(v: &Value) -> &'static str {
     match v {
         Value::Null => "null",
         Value::Bool(_) => "a boolean",

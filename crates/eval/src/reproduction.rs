@@ -12,6 +12,7 @@
 
 use std::collections::HashMap;
 
+use execbench_core::dataset::json_type;
 use execbench_core::verify::request_for as sample_request;
 use execbench_core::{Convention, Limits, Outcome, PythonEngine, RunRequest, RunResult, Sample};
 use serde::Serialize;
@@ -104,16 +105,6 @@ fn string_field(row: &mut Map<String, Value>, field: &'static str) -> Result<Str
     }
 }
 
-fn json_type(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
-}
 
 /// Finds samples by the ids results files use: `question_id` (in the sample's `meta`) first, then
 /// the sample's own id.
