@@ -5,11 +5,25 @@
 //! No I/O: callers hand in text and a Python engine; the page and the CLI are thin over this.
 
 pub mod candidate;
+pub mod dedupe;
+pub mod export;
 pub mod filter;
+pub mod funnel;
+pub mod pipeline;
+pub mod provenance;
+pub mod rows;
 pub mod rules;
+pub mod sample;
 pub mod verdict;
 
 pub use candidate::{Candidate, read_candidates};
 pub use filter::{FILTER_VERSION, check_static, filter_one, judge_run, runtime_request};
 pub use rules::{Rejection, Rule, Stage};
+pub use dedupe::{Deduped, dedupe, normalise_code, normalise_input};
+pub use export::{check_export, export_jsonl};
+pub use funnel::{Funnel, MethodCounts, RuleCount};
+pub use pipeline::{Benchmark, build_benchmark};
+pub use provenance::{BuildProvenance, Generation, Generator, GeneratorSource, read_generation};
+pub use rows::{Kept, judged_line, kept_jsonl, kept_of, read_kept, read_rejected, rejected_jsonl};
+pub use sample::{DEFAULT_N, SampleSpec, SplitMix64, sample};
 pub use verdict::{Judged, Verdict};

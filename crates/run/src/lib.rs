@@ -16,9 +16,12 @@
 //!   [`store::Recorder`] is the engine's result store for a run that must survive.
 //! - [`verify`] checks a dataset's expected outputs; [`perturbation`] perturbs a dataset and
 //!   verifies every result: the Verify and Perturb jobs, with progress and Stop.
+//! - [`build_filter`] judges generated candidates (static rules, then one instrumented run each)
+//!   for the Build job and `execbench build filter`, with progress and Stop.
 
 pub mod api;
 pub mod backoff;
+pub mod build_filter;
 pub mod cancel;
 pub mod connection;
 pub mod cost;
