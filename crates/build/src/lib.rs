@@ -6,6 +6,11 @@
 
 pub mod candidate;
 pub mod filter;
+pub mod methods;
+pub mod offline;
+pub mod parse;
+pub mod prompt;
+pub mod replay;
 pub mod rules;
 pub mod verdict;
 
