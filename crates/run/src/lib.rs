@@ -16,6 +16,7 @@
 //!   [`store::Recorder`] is the engine's result store for a run that must survive.
 //! - [`verify`] checks a dataset's expected outputs; [`perturbation`] perturbs a dataset and
 //!   verifies every result: the Verify and Perturb jobs, with progress and Stop.
+//! - [`generation`] asks a model for benchmark candidates (issue 13's Generate step).
 
 pub mod api;
 pub mod backoff;
@@ -24,6 +25,7 @@ pub mod connection;
 pub mod cost;
 pub mod engine;
 pub mod gate;
+pub mod generation;
 pub mod io;
 pub mod perturbation;
 pub mod protocol;
