@@ -18,6 +18,7 @@
 //!   verifies every result: the Verify and Perturb jobs, with progress and Stop.
 //! - [`build_filter`] judges generated candidates (static rules, then one instrumented run each)
 //!   for the Build job and `execbench build filter`, with progress and Stop.
+//! - [`generation`] asks a model for benchmark candidates (issue 13's Generate step).
 
 pub mod api;
 pub mod backoff;
@@ -27,6 +28,7 @@ pub mod connection;
 pub mod cost;
 pub mod engine;
 pub mod gate;
+pub mod generation;
 pub mod io;
 pub mod perturbation;
 pub mod protocol;

@@ -1,0 +1,209 @@
+//! Generation for building a benchmark: every request of a job (a prompt per method, see
+//! `execbench_build::prompt`) answered by a model, parsed into candidates, reported as it
+//! finishes. The same pieces as an evaluation run: requests through [`crate::api::ask`] (wire
+//! formats, time-outs, bounded retries, rate-limit waits), the shared [`Gate`], [`CancelToken`]
+//! and the live [`RunStatus`] with its token counts; costs are `Price::cost` of the usage.
+//!
+//! A provider failure is an error of that request (never a candidate, and a row the caller
+//! writes with `error`, so a resumed run asks again); bad key, no credits, quota and unknown
+//! model stop the run at once. Resume: the caller hands in the ids already answered, and they
+//! are not asked again. The caller persists each finished response from [`GenerationEvent`].
+
+use std::cell::RefCell;
+use std::collections::BTreeSet;
+
+use execbench_build::parse::{ParsedResponse, parse_response};
+use execbench_build::prompt::GenerationRequest;
+use execbench_build::replay::GenerationRow;
+use execbench_providers::{Message, ProviderError, Usage};
+use futures::stream::{FuturesUnordered, StreamExt};
+use futures::{FutureExt, select};
+
+use crate::api::{ApiModel, RequestContext, ask};
+use crate::backoff::Jitter;
+use crate::cancel::CancelToken;
+use crate::engine::RunEnd;
+use crate::gate::Gate;
+use crate::io::{Clock, HttpClient};
+use crate::record::{AttemptRecord, SampleError};
+use crate::status::{Live, RunStatus};
+
+/// How often the status is sent while nothing else happens.
+const TICK_MS: u64 = 250;
+
+/// What writes the responses.
+pub enum GenerationSource<'a> {
+    /// Answers without a model: the offline candidate source or a replayed file. The function
+    /// gives a request's response text, or why there is none (an error of that request).
+    Offline(Box<dyn FnMut(&GenerationRequest) -> Result<String, String> + 'a>),
+    /// A provider's API.
+    Api(ApiModel),
+}
+
+/// What to generate.
+#[derive(Clone, Debug, Default)]
+pub struct GenerationJob {
+    pub requests: Vec<GenerationRequest>,
+    /// Request ids already answered (a resumed job): not asked again.
+    pub done: BTreeSet<String>,
+}
+
+/// One finished request: its response parsed, or the error that left it without one.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Generated {
+    pub request_id: String,
+    pub method: String,
+    pub result: Result<ParsedResponse, SampleError>,
+    /// The request's tokens (`None` without a provider).
+    pub usage: Option<Usage>,
+    pub attempts: Vec<AttemptRecord>,
+    pub latency_ms: f64,
+}
+
+impl Generated {
+    /// The JSONL row for the generations file (response or error, and the tokens).
+    pub fn row(&self) -> GenerationRow {
+        let mut row = match &self.result {
+            Ok(parsed) => GenerationRow::answered(&self.request_id, &self.method, &parsed.raw),
+            Err(e) => GenerationRow::failed(&self.request_id, &self.method, &e.message),
+        };
+        row.prompt_tokens = self.usage.map(|u| u.prompt_tokens);
+        row.completion_tokens = self.usage.map(|u| u.completion_tokens);
+        row
+    }
+}
+
+/// What the loop reports while it runs.
+pub enum GenerationEvent<'a> {
+    Status(&'a RunStatus),
+    /// A request finished (answered or failed).
+    Generated(&'a Generated),
+}
+
+#[derive(Debug)]
+pub struct GenerationOutcome {
+    pub end: RunEnd,
+    /// This session's finished requests, in the order they finished.
+    pub generated: Vec<Generated>,
+    pub status: RunStatus,
+    /// The most requests that were in flight at once.
+    pub most_concurrent: usize,
+}
+
+/// Runs `job` with `source`. Cancel `cancel` to stop: requests in flight are dropped (and so
+/// aborted) and get no row.
+pub async fn run_generation<H: HttpClient, C: Clock>(
+    job: &GenerationJob,
+    source: &mut GenerationSource<'_>,
+    http: &H,
+    clock: &C,
+    cancel: &CancelToken,
+    on_event: &dyn Fn(GenerationEvent),
+) -> GenerationOutcome {
+    let already = job.requests.iter().filter(|r| job.done.contains(&r.id)).count();
+    let live = Live::new(job.requests.len(), already);
+    let started = clock.now_ms();
+    let todo: Vec<&GenerationRequest> = job.requests.iter().filter(|r| !job.done.contains(&r.id)).collect();
+    let concurrency = match source {
+        GenerationSource::Api(model) => model.settings.concurrency.max(1),
+        GenerationSource::Offline(_) => 1,
+    };
+    let gate = Gate::new(concurrency, if let GenerationSource::Api(m) = source { m.settings.delay_ms } else { 0 });
+    let status = |stopping: bool| {
+        if stopping {
+            live.set_stopping();
+        }
+        live.snapshot(clock.now_ms(), clock.now_ms() - started, gate.limit())
+    };
+    on_event(GenerationEvent::Status(&status(false)));
+    let generated = RefCell::new(Vec::new());
+    let finish = |done: Generated| {
+        live.sample_done(done.result.is_err());
+        on_event(GenerationEvent::Generated(&done));
+        generated.borrow_mut().push(done);
+        on_event(GenerationEvent::Status(&status(false)));
+    };
+
+    let end = match source {
+        GenerationSource::Offline(answer) => {
+            let mut end = RunEnd::Finished;
+            for request in todo {
+                if cancel.is_cancelled() {
+                    end = RunEnd::Stopped;
+                    break;
+                }
+                let result = answer(request).map(|text| parse_response(&request.id, &request.method, &text)).map_err(|message| SampleError { kind: None, message });
+                finish(Generated { request_id: request.id.clone(), method: request.method.clone(), result, usage: None, attempts: Vec::new(), latency_ms: 0.0 });
+                // Lets a Stop pressed meanwhile (and the page's other work) get a turn.
+                futures::future::ready(()).await;
+            }
+            end
+        }
+        GenerationSource::Api(model) => {
+            let jitter = RefCell::new(Jitter::new(started.to_bits() ^ job.requests.len() as u64));
+            let ctx = RequestContext { http, clock, gate: &gate, live: &live, jitter: &jitter };
+            let model: &ApiModel = model;
+            let mut queue = todo.into_iter();
+            let mut in_flight = FuturesUnordered::new();
+            let mut stop_error: Option<ProviderError> = None;
+            let mut end = RunEnd::Finished;
+            loop {
+                while in_flight.len() < concurrency + 2 {
+                    let Some(request) = queue.next() else { break };
+                    in_flight.push(ask_one(&ctx, model, request));
+                }
+                if in_flight.is_empty() {
+                    break;
+                }
+                let tick = clock.sleep(TICK_MS).fuse();
+                let stop = cancel.cancelled().fuse();
+                futures::pin_mut!(tick, stop);
+                select! {
+                    done = in_flight.next() => {
+                        let Some((done, stop_run)) = done else { continue };
+                        if let Some(error) = stop_run {
+                            stop_error = Some(error);
+                            break;
+                        }
+                        finish(done);
+                    }
+                    _ = tick => on_event(GenerationEvent::Status(&status(false))),
+                    _ = stop => {
+                        on_event(GenerationEvent::Status(&status(true)));
+                        end = RunEnd::Stopped;
+                        break;
+                    }
+                }
+            }
+            drop(in_flight);
+            match stop_error {
+                Some(error) => RunEnd::ProviderStopped(error),
+                None => end,
+            }
+        }
+    };
+    let final_status = status(false);
+    on_event(GenerationEvent::Status(&final_status));
+    GenerationOutcome { end, generated: generated.into_inner(), status: final_status, most_concurrent: gate.most_in_use() }
+}
+
+/// One request through the provider. `Some(error)`: the run must stop (the request is then not
+/// reported: it was never really tried).
+async fn ask_one<H: HttpClient, C: Clock>(ctx: &RequestContext<'_, H, C>, model: &ApiModel, request: &GenerationRequest) -> (Generated, Option<ProviderError>) {
+    let started = ctx.clock.now_ms();
+    let messages = [Message { role: "user".into(), content: request.prompt.clone() }];
+    let asked = ask(ctx, model, &messages, 1, &|_, _| {}).await;
+    let latency_ms = ctx.clock.now_ms() - started;
+    let base = |result, usage, attempts| Generated { request_id: request.id.clone(), method: request.method.clone(), result, usage, attempts, latency_ms };
+    match asked {
+        Ok(answered) => {
+            let text = answered.texts.into_iter().next().unwrap_or_default();
+            (base(Ok(parse_response(&request.id, &request.method, &text)), Some(answered.usage), answered.attempts), None)
+        }
+        Err(failure) => {
+            let error = SampleError { kind: Some(failure.error.kind), message: failure.error.to_string() };
+            let stop = failure.stop_run.then_some(failure.error);
+            (base(Err(error), None, failure.attempts), stop)
+        }
+    }
+}
