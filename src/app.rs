@@ -6,9 +6,9 @@ use execbench_core::LoadReport;
 use leptos::prelude::*;
 
 use crate::browser::python::{PythonWorker, WorkerStatus};
-use crate::jobs::{PerturbRun, ReproductionRun, Runs, Shelf, VerifyRun};
+use crate::jobs::{BuildJob, PerturbRun, ReproductionRun, Runs, Shelf, VerifyRun};
 use crate::components::theme_switch::ThemeSwitch;
-use crate::pages::{datasets::DatasetsPage, evaluate::EvaluatePage, home::HomePage, perturb::PerturbPage, playground::PlaygroundPage, runs::{RunPage, RunsPage}, sample::SamplePage, verify::VerifyPage};
+use crate::pages::{build::BuildPage, datasets::DatasetsPage, evaluate::EvaluatePage, home::HomePage, perturb::PerturbPage, playground::PlaygroundPage, runs::{RunPage, RunsPage}, sample::SamplePage, verify::VerifyPage};
 use crate::route::{self, Route};
 
 /// The dataset the pages work on: the bundled CRUXEval, or a file the user imported.
@@ -36,6 +36,8 @@ pub struct AppState {
     pub runs: Runs,
     /// Imported datasets kept for the next visit (IndexedDB), and which one is open.
     pub shelf: Shelf,
+    /// Building a benchmark: generation, the filter's verdicts, the sampled export.
+    pub build: BuildJob,
 }
 
 impl AppState {
@@ -90,6 +92,19 @@ impl AppState {
     }
 }
 
+/// Runs `make` under the app's root owner, so what it creates (a page's form kept between visits)
+/// lives as long as the app rather than the page that asked first.
+pub fn under_root_owner<T>(make: impl FnOnce() -> T) -> T {
+    let mut root = Owner::current();
+    while let Some(parent) = root.as_ref().and_then(Owner::parent) {
+        root = Some(parent);
+    }
+    match root {
+        Some(owner) => owner.with(make),
+        None => make(),
+    }
+}
+
 #[component]
 pub fn App() -> impl IntoView {
     let worker = PythonWorker::start();
@@ -103,6 +118,7 @@ pub fn App() -> impl IntoView {
         reproduction: ReproductionRun::new(&worker),
         runs: Runs::start(),
         shelf: Shelf::start(),
+        build: BuildJob::new(&worker),
     };
     provide_context(StoredValue::new_local(worker));
     provide_context(state);
@@ -140,6 +156,7 @@ pub fn App() -> impl IntoView {
                 {nav_link(Route::Perturb, "Perturb")}
                 {nav_link(Route::evaluate(), "Evaluate")}
                 {nav_link(Route::Runs, "Runs")}
+                {nav_link(Route::Build, "Build")}
             </nav>
             <EngineStatus status=status />
             <ThemeSwitch />
@@ -158,6 +175,7 @@ pub fn App() -> impl IntoView {
                 Route::Perturb => view! { <PerturbPage /> }.into_any(),
                 Route::Evaluate(query) => view! { <EvaluatePage query=query /> }.into_any(),
                 Route::Runs => view! { <RunsPage /> }.into_any(),
+                Route::Build => view! { <BuildPage /> }.into_any(),
                 Route::Run(id) => view! { <RunPage id=id /> }.into_any(),
             }}
         </main>

@@ -110,6 +110,8 @@ pub enum Route {
     Evaluate(EvaluateQuery),
     Runs,
     Run(String),
+    /// Building a benchmark (generate, filter, sample, export).
+    Build,
 }
 
 impl Route {
@@ -142,6 +144,7 @@ impl Route {
             ("evaluate", _) => Route::Evaluate(EvaluateQuery::parse(query)),
             ("runs", Some(id)) if !id.is_empty() => Route::Run(decode(id)),
             ("runs", _) => Route::Runs,
+            ("build", _) => Route::Build,
             ("datasets", _) => Route::Datasets(ListQuery::parse(query)),
             _ => Route::datasets(),
         }
@@ -157,6 +160,7 @@ impl Route {
             Route::Perturb => "#/perturb".to_string(),
             Route::Evaluate(q) => format!("#/evaluate{}", q.to_query()),
             Route::Runs => "#/runs".to_string(),
+            Route::Build => "#/build".to_string(),
             Route::Run(id) => format!("#/runs/{}", encode(id)),
         }
     }
@@ -251,6 +255,7 @@ mod tests {
             ("#/perturb", Route::Perturb),
             ("#/evaluate", Route::evaluate()),
             ("#/runs", Route::Runs),
+            ("#/build", Route::Build),
             ("#/runs/run%201", Route::Run("run 1".into())),
             // With one, the list and the sample keep the search and the filter.
             ("#/datasets?q=sorted&kind=list", Route::Datasets(list("sorted", Some("list")))),

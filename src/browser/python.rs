@@ -48,6 +48,7 @@ pub struct PythonWorker {
 pub const STOPPED_BY_USER: &str = "stopped by the user";
 pub const VERIFY_JOB: u64 = 1;
 pub const PERTURB_JOB: u64 = 2;
+pub const BUILD_JOB: u64 = 3;
 const FIRST_FREE_JOB: u64 = 16;
 
 struct Queued {

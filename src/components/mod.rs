@@ -1,3 +1,4 @@
+pub mod build;
 pub mod code_box;
 pub mod code_view;
 pub mod dataset_switcher;

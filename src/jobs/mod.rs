@@ -2,6 +2,7 @@
 //! `CancelToken`, and publishes what it reports to signals the pages render. Jobs live in app
 //! state, so they carry on (and their progress stays) while the user looks at other pages.
 
+pub mod build;
 pub mod evaluate;
 pub mod perturb;
 pub mod reproduction;
@@ -9,6 +10,7 @@ pub mod runs;
 pub mod shelf;
 pub mod verify;
 
+pub use build::BuildJob;
 pub use evaluate::EvaluationJob;
 pub use perturb::PerturbRun;
 pub use reproduction::ReproductionRun;

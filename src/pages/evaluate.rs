@@ -326,16 +326,7 @@ thread_local! {
 /// The page's state, created once under the root owner so it is not disposed with the page.
 fn evaluate_state() -> EvaluateState {
     STATE.with(|cell| {
-        *cell.get_or_init(|| {
-            let mut root = Owner::current();
-            while let Some(parent) = root.as_ref().and_then(Owner::parent) {
-                root = Some(parent);
-            }
-            match root {
-                Some(owner) => owner.with(EvaluateState::new),
-                None => EvaluateState::new(),
-            }
-        })
+        *cell.get_or_init(|| crate::app::under_root_owner(EvaluateState::new))
     })
 }
 

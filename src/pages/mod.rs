@@ -1,3 +1,4 @@
+pub mod build;
 pub mod datasets;
 pub mod list_layout;
 pub mod evaluate;

@@ -270,6 +270,16 @@ pub fn request_id(method: &str, k: usize) -> String {
     format!("{method}-{k}")
 }
 
+/// The k of a request id `<method>-<k>` (1 when the id has none): the offline source's index.
+pub fn request_index(id: &str) -> usize {
+    id.rsplit('-').next().and_then(|k| k.parse().ok()).unwrap_or(1)
+}
+
+/// A stable hash of an example pool (its JSONL form), for the provenance: `fnv1a-` + 16 hex digits.
+pub fn pool_hash(pool: &[FewShot]) -> String {
+    format!("fnv1a-{:016x}", fnv1a(pool_to_jsonl(pool).as_bytes()))
+}
+
 /// `per_method` requests for every method, in the methods' order. Each prompt gets two examples
 /// from the pool chosen by the seed, the method and k; an example for the method itself is never
 /// chosen while the pool has two others.

@@ -1,0 +1,232 @@
+//! The Build job: candidates generated (`execbench_run::generation::run_generation`, with the
+//! offline source, a replayed file or a model API) or read from a file, then judged by the filter
+//! in the worker (`execbench_run::build_filter::filter_candidates`); the verdicts published as they
+//! come, so the page's funnel grows live. Sampling and export are `execbench_build::build_benchmark`.
+
+use std::sync::Arc;
+
+use execbench_build::offline::offline_response;
+use execbench_build::prompt::{FewShot, GenerationRequest, PromptTemplate, generation_requests, request_index};
+use execbench_build::replay::{GenerationRow, latest_by_id};
+use execbench_build::{Benchmark, Candidate, Generation, Generator, GeneratorSource, Judged, SampleSpec, build_benchmark};
+use execbench_run::api::ApiModel;
+use execbench_run::build_filter::filter_candidates;
+use execbench_run::generation::{GenerationEvent, GenerationJob, GenerationSource, run_generation};
+use execbench_run::{CancelToken, RunEnd};
+use leptos::prelude::*;
+
+use super::{FINISHED, JobProgress, STOPPED};
+use crate::browser::clock::BrowserClock;
+use crate::browser::fetch::FetchHttp;
+use crate::browser::python::{BUILD_JOB, PythonWorker};
+
+/// Where the candidates come from.
+#[derive(Clone)]
+pub enum BuildSource {
+    /// The offline candidate source (no model), under a seed.
+    Offline,
+    /// A file of generations recorded earlier (`{id, method, response}` rows).
+    Replay { file: String, rows: Vec<GenerationRow> },
+    /// A model API; the key stays in memory.
+    Model(ApiModel),
+}
+
+/// What to generate: methods, requests per method, the seed, the prompt and its example pool.
+#[derive(Clone)]
+pub struct GenerationPlan {
+    pub methods: Vec<String>,
+    pub per_method: usize,
+    pub seed: u64,
+    pub template: PromptTemplate,
+    pub pool: Vec<FewShot>,
+}
+
+#[derive(Clone, Copy)]
+pub struct BuildJob {
+    pub progress: JobProgress,
+    /// Responses received and those that gave no candidate (generation only).
+    pub responses: RwSignal<Option<usize>>,
+    pub unparseable: RwSignal<usize>,
+    /// Candidates read so far (generated or from a file).
+    pub candidates: RwSignal<usize>,
+    /// Every verdict so far, in judging order.
+    pub judged: RwSignal<Arc<Vec<Judged>>>,
+    /// The problem that stopped the job or a step, in words.
+    pub error: RwSignal<Option<String>>,
+    /// The last benchmark sampled from the verdicts.
+    pub benchmark: RwSignal<Option<Arc<Benchmark>>>,
+    /// How the candidates were generated, for the provenance (`None`: a candidates file).
+    pub generation: StoredValue<Option<Generation>>,
+    /// The generation's rows (responses and errors), for its download.
+    pub generation_rows: StoredValue<Vec<GenerationRow>>,
+    python: StoredValue<PythonWorker, LocalStorage>,
+}
+
+impl BuildJob {
+    pub fn new(worker: &PythonWorker) -> Self {
+        BuildJob {
+            progress: JobProgress::new(),
+            responses: RwSignal::new(None),
+            unparseable: RwSignal::new(0),
+            candidates: RwSignal::new(0),
+            judged: RwSignal::new(Arc::new(Vec::new())),
+            error: RwSignal::new(None),
+            benchmark: RwSignal::new(None),
+            generation: StoredValue::new(None),
+            generation_rows: StoredValue::new(Vec::new()),
+            python: StoredValue::new_local(worker.for_job(BUILD_JOB)),
+        }
+    }
+
+    fn reset(self) {
+        self.responses.set(None);
+        self.unparseable.set(0);
+        self.candidates.set(0);
+        self.judged.set(Arc::new(Vec::new()));
+        self.error.set(None);
+        self.benchmark.set(None);
+        self.generation.set_value(None);
+        self.generation_rows.set_value(Vec::new());
+    }
+
+    /// Generates candidates with `source`, then filters them.
+    pub fn generate(self, source: BuildSource, plan: GenerationPlan) {
+        let requests = match generation_requests(&plan.methods, plan.per_method, plan.seed, &plan.template, &plan.pool) {
+            Ok(r) => r,
+            Err(e) => {
+                self.error.set(Some(e));
+                return;
+            }
+        };
+        self.reset();
+        let python = self.python.get_value();
+        let cancel = self.progress.begin(format!("Generating {} responses", requests.len()), requests.len(), &python);
+        self.responses.set(Some(0));
+        let generator = generator_of(&source, &plan);
+        let generation = Generation {
+            generator,
+            methods: plan.methods.clone(),
+            prompt_template: plan.template.text.clone(),
+            few_shot_pool_hash: execbench_build::prompt::pool_hash(&plan.pool),
+            responses: 0,
+            unparseable: 0,
+        };
+        leptos::task::spawn_local(async move {
+            let job = GenerationJob { requests, done: Default::default() };
+            let seed = plan.seed;
+            let mut generation_source = match source {
+                BuildSource::Offline => GenerationSource::Offline(Box::new(move |r: &GenerationRequest| offline_response(&r.method, seed, request_index(&r.id)))),
+                BuildSource::Replay { file, rows } => {
+                    let latest = latest_by_id(&rows);
+                    GenerationSource::Offline(Box::new(move |r: &GenerationRequest| match latest.get(&r.id) {
+                        Some(GenerationRow { response: Some(text), .. }) => Ok(text.clone()),
+                        Some(GenerationRow { error: Some(e), .. }) => Err(format!("{file} holds an error for {}: {e}", r.id)),
+                        _ => Err(format!("{file} has no response for {}", r.id)),
+                    }))
+                }
+                BuildSource::Model(model) => GenerationSource::Api(model),
+            };
+            let found = std::cell::RefCell::new(Vec::<Candidate>::new());
+            let counts = std::cell::Cell::new((0usize, 0usize));
+            let on_event = |event: GenerationEvent| {
+                if let GenerationEvent::Generated(done) = event {
+                    self.generation_rows.update_value(|rows| rows.push(done.row()));
+                    let (mut responses, mut unparseable) = counts.get();
+                    if let Ok(parsed) = &done.result {
+                        responses += 1;
+                        if parsed.candidates.is_empty() {
+                            unparseable += 1;
+                        }
+                        found.borrow_mut().extend(parsed.candidates.iter().cloned());
+                    }
+                    counts.set((responses, unparseable));
+                    if self.progress.publish(self.generation_rows.with_value(Vec::len)) {
+                        self.responses.set(Some(responses));
+                        self.unparseable.set(unparseable);
+                        self.candidates.set(found.borrow().len());
+                    }
+                }
+            };
+            let outcome = run_generation(&job, &mut generation_source, &FetchHttp, &BrowserClock, &cancel, &on_event).await;
+            let (responses, unparseable) = counts.get();
+            self.responses.set(Some(responses));
+            self.unparseable.set(unparseable);
+            let candidates = found.into_inner();
+            self.candidates.set(candidates.len());
+            self.generation.set_value(Some(Generation { responses, unparseable, ..generation }));
+            let failed = outcome.generated.iter().filter(|g| g.result.is_err()).count();
+            if failed > 0 {
+                let first = outcome.generated.iter().find_map(|g| g.result.as_ref().err()).map(|e| e.message.clone()).unwrap_or_default();
+                self.error.set(Some(format!("{failed} of {} requests failed (first: {first}); their rows are in the generations download", outcome.generated.len())));
+            }
+            if let RunEnd::ProviderStopped(e) = &outcome.end {
+                self.error.set(Some(format!("The provider stopped the generation: {e}")));
+            }
+            if cancel.is_cancelled() {
+                self.progress.finish(outcome.generated.len(), STOPPED);
+                return;
+            }
+            self.filter(candidates, cancel).await;
+        });
+    }
+
+    /// Filters candidates read from a file (no generation).
+    pub fn filter_file(self, candidates: Vec<Candidate>) {
+        self.reset();
+        let python = self.python.get_value();
+        let cancel = self.progress.begin(String::new(), candidates.len(), &python);
+        self.candidates.set(candidates.len());
+        leptos::task::spawn_local(async move { self.filter(candidates, cancel).await });
+    }
+
+    async fn filter(self, candidates: Vec<Candidate>, cancel: CancelToken) {
+        let python = self.python.get_value();
+        self.progress.label.set(Some(format!("Filtering {} candidates", candidates.len())));
+        self.progress.total.set(candidates.len());
+        self.progress.done.set(0);
+        let mut seen = Vec::with_capacity(candidates.len());
+        let mut on_judged = |_: &execbench_run::build_filter::FilterTally, judged: &Judged| {
+            seen.push(judged.clone());
+            if self.progress.publish(seen.len()) {
+                self.judged.set(Arc::new(seen.clone()));
+            }
+        };
+        let outcome = filter_candidates(&python, &candidates, &cancel, &mut on_judged).await;
+        let done = outcome.judged.len();
+        self.judged.set(Arc::new(outcome.judged));
+        self.progress.finish(done, if outcome.stopped { STOPPED } else { FINISHED });
+    }
+
+    /// Samples the kept candidates and exports them; the result (or why not) is published.
+    pub fn sample(self, spec: SampleSpec) {
+        let judged = self.judged.get_untracked();
+        match build_benchmark(env!("CARGO_PKG_VERSION"), &judged, self.generation.get_value(), spec) {
+            Ok(benchmark) => {
+                self.error.set(None);
+                self.benchmark.set(Some(Arc::new(benchmark)));
+            }
+            Err(problems) => self.error.set(Some(problems.join("; "))),
+        }
+    }
+
+    pub fn stop(self) {
+        self.progress.stop();
+    }
+}
+
+fn generator_of(source: &BuildSource, plan: &GenerationPlan) -> Generator {
+    let mut generator = Generator { source: GeneratorSource::Offline, provider: None, model: None, temperature: None, top_p: None, n: None, max_tokens: None, seed: Some(plan.seed) };
+    match source {
+        BuildSource::Offline => {}
+        BuildSource::Replay { .. } => generator.source = GeneratorSource::Replay,
+        BuildSource::Model(model) => {
+            generator.source = GeneratorSource::Model;
+            generator.provider = Some(model.settings.endpoint.provider.clone());
+            generator.model = Some(model.settings.endpoint.model.clone());
+            generator.temperature = model.settings.params.temperature;
+            generator.top_p = model.settings.params.top_p;
+            generator.max_tokens = Some(model.settings.params.max_tokens);
+        }
+    }
+    generator
+}
