@@ -43,7 +43,7 @@ pub fn RejectionTable(#[prop(into)] judged: Signal<Arc<Vec<Judged>>>, rule: RwSi
                             let line = r.line(code).map(|l| format!(" (line {l})")).unwrap_or_default();
                             let method = j.candidate.method.clone().unwrap_or_default();
                             view! {
-                                <tr data-testid="rejected-row" data-rule=r.rule.id()>
+                                <tr data-testid="rejected-row" data-rule=r.rule.id() data-id=j.candidate.id.clone()>
                                     <td><span class="line">{j.candidate.id.clone()}</span><span class="muted note">{method}</span></td>
                                     <td><code>{r.rule.id()}</code></td>
                                     <td>{format!("{}{line}", r.detail)}<span class="muted note">{format!("input: {}", j.candidate.input)}</span></td>

@@ -1,0 +1,129 @@
+//! End-to-end: the Build page in headless Chromium, as a new user would use it. The offline
+//! source → the filter in the worker → the funnel and a few rejections → sample 20 → export →
+//! open the export as a dataset → Verify (100%) → Evaluate with the oracle (100%). And the
+//! filter's table of hand-written candidates, filtered in the page's worker, must get the same
+//! verdicts as natively (`crates/build/tests/filter_table.rs`).
+
+use std::time::Duration;
+
+use execbench_build::filter::cases::CASES;
+use execbench_testkit::browser::Browser;
+use execbench_testkit::static_server::StaticServer;
+use fantoccini::Locator;
+
+async fn open_build() -> (Browser, StaticServer) {
+    let server = StaticServer::start(&execbench_testkit::dist_dir());
+    let b = Browser::launch().await;
+    b.set_viewport(1400, 1000).await;
+    b.client.goto(&format!("{}#/build", server.base_url)).await.unwrap();
+    b.wait_text(".engine", Duration::from_secs(60), |t| t.starts_with("Python ready")).await;
+    (b, server)
+}
+
+async fn js(b: &Browser, script: &str) -> serde_json::Value {
+    b.client.execute(script, vec![]).await.unwrap_or_else(|e| panic!("{script}: {e}"))
+}
+
+async fn count(b: &Browser, stage: &str) -> usize {
+    let v = js(b, &format!("const e = document.querySelector('[data-testid=funnel-{stage}]'); return e ? Number(e.dataset.count) : -1")).await;
+    v.as_i64().unwrap_or(-1).try_into().unwrap_or_else(|_| panic!("no funnel bar `{stage}`"))
+}
+
+async fn select(b: &Browser, css: &str, value: &str) {
+    b.client.find(Locator::Css(css)).await.unwrap().select_by_value(value).await.unwrap();
+}
+
+async fn wait_finished(b: &Browser, within: Duration) -> String {
+    b.wait_text("[data-testid=build-progress]", within, |t| t.starts_with("Last job ")).await
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_offline_benchmark_is_built_exported_loaded_and_scores_100_with_the_oracle() {
+    let (b, server) = open_build().await;
+    b.screenshot("build-empty").await;
+    assert_eq!(b.wait_text("[data-testid=build-method-count]", Duration::from_secs(5), |_| true).await, "69 of 69 methods chosen");
+    b.click("[data-testid=build-start]").await;
+    let ended = wait_finished(&b, Duration::from_secs(300)).await;
+    assert!(ended.starts_with("Last job finished"), "{ended}");
+    b.screenshot("build-funnel").await;
+
+    // The funnel: 69 responses, each stage no larger than the one before, some lost at each step.
+    let generated = count(&b, "generated").await;
+    let parsed = count(&b, "parsed").await;
+    let passed_static = count(&b, "static").await;
+    let passed_runtime = count(&b, "runtime").await;
+    let unique = count(&b, "unique").await;
+    assert_eq!(generated, 69);
+    assert!(parsed > passed_static && passed_static > passed_runtime && passed_runtime >= unique && unique >= 50, "{parsed} {passed_static} {passed_runtime} {unique}");
+
+    // A runtime rejection shows its rule and the offending operation marked in its code.
+    let chips = js(&b, "return [...document.querySelectorAll('[data-testid^=build-rule-]')].map(e => e.dataset.testid.slice(11))").await;
+    let chips: Vec<String> = chips.as_array().unwrap().iter().map(|v| v.as_str().unwrap().to_string()).collect();
+    let runtime_rule = ["float", "true_division", "power", "large_integers", "long_sequences"].into_iter().find(|r| chips.iter().any(|c| c == r));
+    let rule = runtime_rule.unwrap_or_else(|| panic!("no runtime rejection among {chips:?}"));
+    b.click(&format!("[data-testid=build-rule-{rule}]")).await;
+    let rules = js(&b, "return [...document.querySelectorAll('[data-testid=rejected-row]')].map(r => r.dataset.rule)").await;
+    let rules = rules.as_array().unwrap();
+    assert!(!rules.is_empty() && rules.iter().all(|r| r.as_str() == Some(rule)), "{rules:?}");
+    let marked = js(&b, "const m = document.querySelector('[data-testid=rejected-row] mark.offending'); return m ? m.textContent : ''").await;
+    assert!(!marked.as_str().unwrap_or_default().is_empty(), "no operation marked for {rule}");
+    b.screenshot("build-rejections").await;
+
+    // Sample 20, export, open as a dataset.
+    b.fill("[data-testid=sample-n]", "20").await;
+    b.click("[data-testid=sample-build]").await;
+    let summary = b.wait_text("[data-testid=sample-summary]", Duration::from_secs(10), |_| true).await;
+    assert!(summary.starts_with(&format!("20 samples drawn from {unique} unique candidates")), "{summary}");
+    assert_eq!(count(&b, "sampled").await, 20);
+    b.screenshot("build-sampled").await;
+    b.click("[data-testid=open-benchmark]").await;
+    b.wait_text("[data-testid=match-count]", Duration::from_secs(30), |t| t == "20 of 20").await;
+
+    b.client.goto(&format!("{}#/verify", server.base_url)).await.unwrap();
+    b.click("[data-testid=verify-start]").await;
+    b.wait_text("[data-testid=verify-state]", Duration::from_secs(120), |t| t == "finished").await;
+    assert_eq!(b.wait_text("[data-testid=verify-passed]", Duration::from_secs(5), |_| true).await, "20 passed");
+    assert_eq!(b.wait_text("[data-testid=verify-failed]", Duration::from_secs(5), |_| true).await, "0 failed");
+
+    b.client.goto(&format!("{}#/evaluate", server.base_url)).await.unwrap();
+    b.wait_text(".evaluate .muted", Duration::from_secs(30), |t| t.contains("(20 samples)")).await;
+    select(&b, "[data-testid=eval-model]", "oracle").await;
+    select(&b, "[data-testid=eval-task]", "output").await;
+    b.fill("[data-testid=eval-n]", "1").await;
+    b.click("[data-testid=eval-run]").await;
+    assert_eq!(b.wait_text("[data-testid=eval-state]", Duration::from_secs(120), |t| !t.is_empty()).await, "finished");
+    for mode in ["strict", "compatible"] {
+        assert_eq!(b.wait_text(&format!("[data-testid=pass1-output-{mode}]"), Duration::from_secs(5), |_| true).await, "100.0", "{mode}");
+    }
+    b.screenshot("build-evaluated").await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_filter_table_gets_the_same_verdicts_in_the_page() {
+    let (b, _server) = open_build().await;
+    let rows: String = CASES
+        .iter()
+        .map(|(name, code, input, _)| serde_json::json!({ "id": name, "code": code, "input": input }).to_string() + "\n")
+        .collect();
+    let path = std::env::temp_dir().join(format!("execbench-filter-cases-{}.jsonl", std::process::id()));
+    std::fs::write(&path, rows).unwrap();
+    select(&b, "[data-testid=build-source]", "candidates").await;
+    let input = b.client.find(Locator::Css("[data-testid=build-candidates-file]")).await.unwrap();
+    input.send_keys(path.to_str().unwrap()).await.unwrap();
+    let status = b.wait_text("[data-testid=build-candidates-status]", Duration::from_secs(10), |t| t.contains("candidates")).await;
+    assert!(status.contains(&format!("{} candidates", CASES.len())), "{status}");
+    b.click("[data-testid=build-start]").await;
+    let ended = wait_finished(&b, Duration::from_secs(300)).await;
+    assert!(ended.starts_with("Last job finished"), "{ended}");
+    let got = js(&b, "return Object.fromEntries([...document.querySelectorAll('[data-testid=rejected-row]')].map(r => [r.dataset.id, r.dataset.rule]))").await;
+    let mut wrong = Vec::new();
+    for (name, _, _, rule) in CASES {
+        let in_page = got.get(*name).and_then(|v| v.as_str());
+        if in_page != rule.map(|r| r.id()) {
+            wrong.push(format!("{name}: expected {:?}, the page says {in_page:?}", rule.map(|r| r.id())));
+        }
+    }
+    let _ = std::fs::remove_file(&path);
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    assert_eq!(count(&b, "runtime").await, CASES.iter().filter(|c| c.3.is_none()).count());
+}
