@@ -210,3 +210,26 @@ fn filter_keeps_and_rejects_then_sample_builds_the_funnel() {
     let funnel = &prov["funnel"];
     assert_eq!([&funnel["parsed"], &funnel["passed_static"], &funnel["passed_runtime"], &funnel["unique"], &funnel["sampled"]], [&json!(6), &json!(4), &json!(2), &json!(2), &json!(2)]);
 }
+
+#[test]
+fn sample_records_the_generation_it_is_given() {
+    let dir = scratch("generation");
+    let kept = write(&dir, "kept.jsonl", &kept_rows());
+    let record = json!({
+        "generator": {"source": "model", "provider": "openai", "model": "gpt-4o-mini", "temperature": 0.8, "n": 5, "max_tokens": 400, "seed": 3},
+        "methods": ["str.split", "list.pop", "dict.get", "set.add"],
+        "prompt_template": "Write f using {method}.",
+        "few_shot_pool_hash": "00ff",
+        "responses": 40,
+        "unparseable": 4
+    });
+    let generation = write(&dir, "gen.json", &[serde_json::to_string_pretty(&record).unwrap()]);
+    let (out, prov) = (path(&dir, "bench.jsonl"), path(&dir, "prov.json"));
+    let run = execbench(&["build", "sample", "--in", &kept, "--generation", &generation, "--n", "4", "--out", &out, "--provenance", &prov]);
+    assert_eq!(run.status.code(), Some(0), "{}", text(&run.stderr));
+    let prov: Value = serde_json::from_str(&read(&prov)).unwrap();
+    assert_eq!(prov["generation"], record, "kept as given");
+    assert_eq!(prov["methods"], record["methods"], "the methods prompted for, even one that kept nothing");
+    assert_eq!((prov["funnel"]["responses"].as_u64(), prov["funnel"]["rejections"][0]["count"].as_u64()), (Some(40), Some(4)));
+    assert_eq!(prov["funnel"]["rejections"][0]["rule"], "unparseable");
+}
