@@ -154,7 +154,8 @@ mod tests {
         funnel.set_sampled(&kept(&all, &["a4", "b2"]));
         assert_eq!((funnel.responses, funnel.parsed, funnel.passed_static, funnel.passed_runtime, funnel.unique, funnel.sampled), (Some(5), 8, 6, 3, 3, 2));
         // (method, parsed, static, runtime, unique, sampled), sorted by method with None first.
-        let want: &[(Option<&str>, usize, usize, usize, usize, usize)] = &[(None, 2, 2, 0, 0, 0), (Some("list.pop"), 2, 1, 1, 1, 1), (Some("str.split"), 4, 3, 2, 2, 1)];
+        type Row<'a> = (Option<&'a str>, usize, usize, usize, usize, usize);
+        let want: &[Row] = &[(None, 2, 2, 0, 0, 0), (Some("list.pop"), 2, 1, 1, 1, 1), (Some("str.split"), 4, 3, 2, 2, 1)];
         let got: Vec<_> = funnel.by_method.iter().map(|c| (c.method.as_deref(), c.parsed, c.passed_static, c.passed_runtime, c.unique, c.sampled)).collect();
         assert_eq!(got, want);
         // Every rule in order, zeros included; unparseable is the number passed in.

@@ -3,6 +3,12 @@
 //! (static rules, then an instrumented run), deduplicate, sample and export with provenance.
 //!
 //! No I/O: callers hand in text and a Python engine; the page and the CLI are thin over this.
+//!
+//! After the filter: [`rows`] (the kept and rejected files, written and read back), [`dedupe`]
+//! (normalised code + input), [`sample`] (seeded, optionally balanced across methods), [`funnel`]
+//! (counts per stage, per method, per rule), [`export`] (CRUXEval's row shape, checked by loading
+//! it back), [`provenance`] (how the benchmark was made) and [`pipeline::build_benchmark`], which
+//! chains them.
 
 pub mod candidate;
 pub mod dedupe;

@@ -38,6 +38,11 @@ impl Kept {
     pub fn candidate(&self) -> Candidate {
         Candidate { id: self.id.clone(), method: self.method.clone(), code: self.code.clone(), input: self.input.clone() }
     }
+
+    /// Back to the filter's verdict (a kept file read back counts in the funnel like the filter's).
+    pub fn judged(&self) -> Judged {
+        Judged { candidate: self.candidate(), verdict: Verdict::Kept { output: self.output.clone() } }
+    }
 }
 
 /// The kept candidates of `judged`, in order.
@@ -190,6 +195,7 @@ mod tests {
         let (rows, errors) = read_kept("k.jsonl", &kept);
         assert!(errors.is_empty(), "{errors:?}");
         assert_eq!(rows, kept_of(&judged));
+        assert_eq!(rows[0].judged(), judged[0]);
         assert_eq!(rows.iter().map(|k| k.id.as_str()).collect::<Vec<_>>(), ["a", "c"]);
         let (back, errors) = read_rejected("r.jsonl", &rejected);
         assert!(errors.is_empty(), "{errors:?}");

@@ -147,7 +147,8 @@ mod tests {
     fn sizes_and_balance() {
         let pool = rows(&[("a", 50), ("b", 5), ("c", 20), ("d", 1)]);
         // (n, balanced, per-method counts; empty when any split is fine)
-        let cases: &[(usize, bool, &[(&str, usize)])] = &[
+        type Case<'a> = (usize, bool, &'a [(&'a str, usize)]);
+        let cases: &[Case] = &[
             (0, false, &[]),
             (0, true, &[]),
             (76, false, &[("a", 50), ("b", 5), ("c", 20), ("d", 1)]),

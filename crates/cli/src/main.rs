@@ -2,6 +2,7 @@
 //! layer over the library crates the web app uses too.
 
 mod args;
+mod build;
 mod http;
 mod perturb;
 mod progress;
@@ -12,7 +13,7 @@ mod verify;
 
 use args::Args;
 
-const USAGE: &str = "usage:\n  execbench verify --dataset FILE.jsonl [--time-limit SECONDS]\n  execbench perturb --dataset FILE.jsonl --kind KIND [--seed N] [--p X] [--once] [--prediction output|input] [--no-verify] [--time-limit SECONDS] [--format execbench|codecrash] --out FILE.jsonl\n  execbench score --dataset FILE.jsonl --generations FILE --task output|input [--mode strict|compatible] [--time-limit SECONDS] [--out FILE.jsonl]\n  execbench run --dataset FILE.jsonl --task output|input --provider P --model M [--base-url URL] [--n N] [--concurrency C] [--stream] [--key-env NAME] --out RUN.jsonl [--resume]\n";
+const USAGE: &str = "usage:\n  execbench verify --dataset FILE.jsonl [--time-limit SECONDS]\n  execbench perturb --dataset FILE.jsonl --kind KIND [--seed N] [--p X] [--once] [--prediction output|input] [--no-verify] [--time-limit SECONDS] [--format execbench|codecrash] --out FILE.jsonl\n  execbench score --dataset FILE.jsonl --generations FILE --task output|input [--mode strict|compatible] [--time-limit SECONDS] [--out FILE.jsonl]\n  execbench run --dataset FILE.jsonl --task output|input --provider P --model M [--base-url URL] [--n N] [--concurrency C] [--stream] [--key-env NAME] --out RUN.jsonl [--resume]\n  execbench build filter --candidates FILE.jsonl --out KEPT.jsonl --rejected REJECTED.jsonl [--time-limit SECONDS]\n  execbench build sample --in KEPT.jsonl [--n N] [--seed S] [--balanced] [--rejected REJECTED.jsonl] [--generation GEN.json] --out BENCH.jsonl [--provenance PROV.json]\n";
 
 fn main() {
     let argv: Vec<String> = std::env::args().skip(1).collect();
@@ -37,6 +38,7 @@ fn dispatch(command: &str, rest: &[String]) -> Result<i32, String> {
         "verify" => verify::run(&Args::parse(rest, &[])?).map_err(|e| format!("{e}\nusage: {}", verify::USAGE)),
         "perturb" => perturb::run(&Args::parse(rest, perturb::SWITCHES)?).map_err(|e| format!("{e}\nusage: {}", perturb::USAGE)),
         "run" => run::run(&Args::parse(rest, run::SWITCHES)?).map_err(|e| format!("{e}\nusage: {}", run::USAGE)),
+        "build" => build::run(rest),
         "score" => score::run(&Args::parse(rest, &[])?).map_err(|e| format!("{e}\nusage: {}", score::USAGE)),
         "help" | "--help" | "-h" => {
             print!("{USAGE}");
