@@ -1,7 +1,9 @@
 //! `execbench`: the command-line front end. Each subcommand lives in its own module and is a thin
 //! layer over the library crates the web app uses too.
 
+mod api_args;
 mod args;
+mod build_generate;
 mod http;
 mod perturb;
 mod progress;
@@ -12,7 +14,7 @@ mod verify;
 
 use args::Args;
 
-const USAGE: &str = "usage:\n  execbench verify --dataset FILE.jsonl [--time-limit SECONDS]\n  execbench perturb --dataset FILE.jsonl --kind KIND [--seed N] [--p X] [--once] [--prediction output|input] [--no-verify] [--time-limit SECONDS] [--format execbench|codecrash] --out FILE.jsonl\n  execbench score --dataset FILE.jsonl --generations FILE --task output|input [--mode strict|compatible] [--time-limit SECONDS] [--out FILE.jsonl]\n  execbench run --dataset FILE.jsonl --task output|input --provider P --model M [--base-url URL] [--n N] [--concurrency C] [--stream] [--key-env NAME] --out RUN.jsonl [--resume]\n";
+const USAGE: &str = "usage:\n  execbench verify --dataset FILE.jsonl [--time-limit SECONDS]\n  execbench perturb --dataset FILE.jsonl --kind KIND [--seed N] [--p X] [--once] [--prediction output|input] [--no-verify] [--time-limit SECONDS] [--format execbench|codecrash] --out FILE.jsonl\n  execbench score --dataset FILE.jsonl --generations FILE --task output|input [--mode strict|compatible] [--time-limit SECONDS] [--out FILE.jsonl]\n  execbench run --dataset FILE.jsonl --task output|input --provider P --model M [--base-url URL] [--n N] [--concurrency C] [--stream] [--key-env NAME] --out RUN.jsonl [--resume]\n  execbench build generate --methods LIST|all --per-method N --seed S [--source offline|replay FILE|api] --out GENERATIONS.jsonl --candidates CANDIDATES.jsonl\n";
 
 fn main() {
     let argv: Vec<String> = std::env::args().skip(1).collect();
@@ -37,6 +39,10 @@ fn dispatch(command: &str, rest: &[String]) -> Result<i32, String> {
         "verify" => verify::run(&Args::parse(rest, &[])?).map_err(|e| format!("{e}\nusage: {}", verify::USAGE)),
         "perturb" => perturb::run(&Args::parse(rest, perturb::SWITCHES)?).map_err(|e| format!("{e}\nusage: {}", perturb::USAGE)),
         "run" => run::run(&Args::parse(rest, run::SWITCHES)?).map_err(|e| format!("{e}\nusage: {}", run::USAGE)),
+        "build" => match rest.split_first() {
+            Some((sub, rest)) if sub == "generate" => build_generate::run(&Args::parse(&build_generate::normalize(rest), build_generate::SWITCHES)?).map_err(|e| format!("{e}\nusage: {}", build_generate::USAGE)),
+            _ => Err(format!("usage: {}", build_generate::USAGE)),
+        },
         "score" => score::run(&Args::parse(rest, &[])?).map_err(|e| format!("{e}\nusage: {}", score::USAGE)),
         "help" | "--help" | "-h" => {
             print!("{USAGE}");
