@@ -118,3 +118,49 @@ fn errors_are_named_and_exit_2() {
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let _ = std::fs::remove_dir_all(d);
 }
+
+/// Through a real HTTP server (the project's mock model server, which answers generation prompts
+/// with text that holds no function): every request is sent once (after one scripted 500, twice),
+/// its tokens counted and priced, each response kept as unparseable; the key is written nowhere.
+/// A wrong key stops the run at once with exit 3.
+#[test]
+fn api_generation_through_the_mock_server() {
+    use execbench_mockserver::{Fault, FaultRule, MockConfig, MockServer, SampleMatch, bundled_dataset};
+    const KEY: &str = "sk-generate-SECRET-77";
+    let config = MockConfig { api_key: Some(KEY.into()), faults: vec![FaultRule::on_attempts(SampleMatch::All, &[1], Fault::ServerError)], ..Default::default() };
+    let server = MockServer::start_blocking(bundled_dataset().unwrap(), config, 0).unwrap();
+    let base = format!("{}/v1", server.base_url());
+    let api = |dir: &Path, key: &str| {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_execbench"));
+        cmd.current_dir(dir).args(["build", "generate", "--out", "g.jsonl", "--candidates", "c.jsonl", "--methods", "str.split,list.sort", "--per-method", "3", "--seed", "1"]);
+        cmd.args(["--source", "api", "--provider", "openai-compatible", "--base-url", &base, "--model", "mock", "--concurrency", "2", "--price", "1,2"]).env("OPENAI_API_KEY", key);
+        cmd.output().unwrap()
+    };
+    let d = scratch("api");
+    let out = api(&d, KEY);
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
+    let (rows, errors) = read_generations("g.jsonl", &read(&d, "g.jsonl"));
+    assert!(errors.is_empty(), "{errors:?}");
+    assert_eq!(rows.len(), 6);
+    assert!(rows.iter().all(|r| r.response.is_some() && r.prompt_tokens.unwrap_or(0) > 0 && r.completion_tokens.unwrap_or(0) > 0), "{rows:?}");
+    let stats = server.stats();
+    assert_eq!(stats.unidentified, 7, "six requests, one sent twice after a 500");
+    assert!(stdout.contains("responses: 6 answered, 6 unparseable, 0 failed"), "{stdout}");
+    let prompt: u64 = rows.iter().filter_map(|r| r.prompt_tokens).sum();
+    let completion: u64 = rows.iter().filter_map(|r| r.completion_tokens).sum();
+    assert!(stdout.contains(&format!("tokens: {prompt} prompt, {completion} completion")), "{stdout}");
+    assert!(stdout.contains("cost: $"), "{stdout}");
+    for file in ["g.jsonl", "c.jsonl"] {
+        assert!(!read(&d, file).contains(KEY), "{file} holds the key");
+    }
+    assert!(!stdout.contains(KEY) && !stderr.contains(KEY));
+
+    let w = scratch("api-badkey");
+    let out = api(&w, "sk-wrong");
+    assert_eq!(out.status.code(), Some(3), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("stopped by the provider"), "{}", text(&out.stderr));
+    assert!(read(&w, "g.jsonl").is_empty(), "no row for a run that never got an answer");
+    let _ = std::fs::remove_dir_all(d);
+    let _ = std::fs::remove_dir_all(w);
+}
