@@ -31,11 +31,15 @@ use crate::status::{Live, RunStatus};
 /// How often the status is sent while nothing else happens.
 const TICK_MS: u64 = 250;
 
+/// A request's response text without a model, or why there is none (an error of that request).
+pub type Answerer<'a> = Box<dyn FnMut(&GenerationRequest) -> Result<String, String> + 'a>;
+
 /// What writes the responses.
+// One value per run: the size difference costs nothing worth a box.
+#[allow(clippy::large_enum_variant)]
 pub enum GenerationSource<'a> {
-    /// Answers without a model: the offline candidate source or a replayed file. The function
-    /// gives a request's response text, or why there is none (an error of that request).
-    Offline(Box<dyn FnMut(&GenerationRequest) -> Result<String, String> + 'a>),
+    /// Answers without a model: the offline candidate source or a replayed file.
+    Offline(Answerer<'a>),
     /// A provider's API.
     Api(ApiModel),
 }
