@@ -60,7 +60,7 @@ pub fn offline_generation(method: &str, seed: u64, index: usize) -> Result<Offli
     let (mut code, mut inputs) = template(method, &mut r);
     let roll = r.below(100);
     if roll >= 97 {
-        let text = r.pick(&NON_ANSWERS).replace("{method}", method);
+        let text = r.pick(&NON_ANSWERS).replace("{method}", method).replace("{name}", method.split_once('.').map_or(method, |(_, n)| n));
         return Ok(OfflineResponse { text, code: None, inputs: Vec::new(), defect: None });
     }
     let defect = (roll >= 69).then(|| Defect::ALL[(roll - 69) % Defect::ALL.len()]);
@@ -74,7 +74,7 @@ pub fn offline_generation(method: &str, seed: u64, index: usize) -> Result<Offli
 const NON_ANSWERS: [&str; 3] = [
     "I am not sure `{method}` can be used in a way that matters here; could you say more about what the function should do?",
     "Here is an idea: split the text, then use `{method}` on each part and join the results. Let me know if you want the code.",
-    "```python\n# {method} example\nresult = None\n```\nThe test inputs depend on your data.",
+    "```python\ndef f(value):\n    return value.{name}()\n```\nThe test inputs depend on your data.",
 ];
 
 /// The parameters of `def f(...)`.
