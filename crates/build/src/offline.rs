@@ -621,6 +621,7 @@ mod tests {
     fn every_method_has_a_template_whose_responses_parse_back() {
         let mut defects = std::collections::BTreeMap::new();
         let mut non_answers = 0;
+        let mut problems = std::collections::BTreeSet::new();
         let mut total = 0;
         for method in all_methods() {
             for index in 1..=12 {
@@ -631,6 +632,7 @@ mod tests {
                     None => {
                         non_answers += 1;
                         assert!(parsed.problem.is_some(), "{method} {index}: a non-answer gives no candidates: {}", made.text);
+                        problems.extend(parsed.problem);
                     }
                     Some(code) => {
                         assert_eq!(parsed.problem, None, "{method} {index}:\n{}", made.text);
@@ -661,6 +663,7 @@ mod tests {
         assert!(defects.len() == Defect::ALL.len(), "every defect appears: {defects:?}");
         assert!(flawed * 100 / total >= 15 && flawed * 100 / total <= 40, "{flawed} of {total} flawed");
         assert!(non_answers >= 1 && non_answers * 100 / total <= 6, "{non_answers} non-answers of {total}");
+        assert_eq!(problems.len(), 2, "no function, and a function without inputs: {problems:?}");
     }
 
     #[test]
