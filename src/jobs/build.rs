@@ -11,7 +11,7 @@ use execbench_build::replay::{GenerationRow, latest_by_id};
 use execbench_build::{Benchmark, Candidate, Generation, Generator, GeneratorSource, Judged, SampleSpec, build_benchmark};
 use execbench_run::api::ApiModel;
 use execbench_run::build_filter::filter_candidates;
-use execbench_run::generation::{GenerationEvent, GenerationJob, GenerationSource, run_generation};
+use execbench_run::generation::{GenerationEvent, GenerationJob, GenerationSource, generator_for, run_generation};
 use execbench_run::{CancelToken, RunEnd};
 use leptos::prelude::*;
 
@@ -215,18 +215,9 @@ impl BuildJob {
 }
 
 fn generator_of(source: &BuildSource, plan: &GenerationPlan) -> Generator {
-    let mut generator = Generator { source: GeneratorSource::Offline, provider: None, model: None, temperature: None, top_p: None, n: None, max_tokens: None, seed: Some(plan.seed) };
     match source {
-        BuildSource::Offline => {}
-        BuildSource::Replay { .. } => generator.source = GeneratorSource::Replay,
-        BuildSource::Model(model) => {
-            generator.source = GeneratorSource::Model;
-            generator.provider = Some(model.settings.endpoint.provider.clone());
-            generator.model = Some(model.settings.endpoint.model.clone());
-            generator.temperature = model.settings.params.temperature;
-            generator.top_p = model.settings.params.top_p;
-            generator.max_tokens = Some(model.settings.params.max_tokens);
-        }
+        BuildSource::Offline => generator_for(GeneratorSource::Offline, None, plan.seed),
+        BuildSource::Replay { .. } => generator_for(GeneratorSource::Replay, None, plan.seed),
+        BuildSource::Model(model) => generator_for(GeneratorSource::Model, Some(&model.settings), plan.seed),
     }
-    generator
 }

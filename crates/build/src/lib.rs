@@ -36,5 +36,5 @@ pub use funnel::{Funnel, MethodCounts, RuleCount};
 pub use pipeline::{Benchmark, build_benchmark};
 pub use provenance::{BuildProvenance, Generation, Generator, GeneratorSource, read_generation};
 pub use rows::{Kept, judged_line, kept_jsonl, kept_of, read_kept, read_rejected, rejected_jsonl};
-pub use sample::{DEFAULT_N, SampleSpec, SplitMix64, sample};
+pub use sample::{DEFAULT_N, SampleSpec, sample};
 pub use verdict::{Judged, Verdict};

@@ -87,7 +87,8 @@ mod tests {
     #[test]
     fn method_lists_read_as_the_command_line_gives_them() {
         // (spec, Ok(first methods and count) or Err(start of message))
-        let cases: Vec<(&str, Result<(Vec<&str>, usize), &str>)> = vec![
+        type Case<'a> = (&'a str, Result<(Vec<&'a str>, usize), &'a str>);
+        let cases: Vec<Case> = vec![
             ("str.split,list.sort", Ok((vec!["str.split", "list.sort"], 2))),
             ("all", Ok((vec!["str.capitalize", "str.casefold"], 69))),
             ("dict", Ok((vec!["dict.clear", "dict.copy"], 11))),

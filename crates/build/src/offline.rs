@@ -11,7 +11,9 @@
 //! numbered lists, calls printed inside the code block, no fence).
 
 use crate::methods::is_known;
-use crate::prompt::{SplitMix64, seed_for};
+use execbench_core::rng::Rng;
+
+use crate::prompt::seed_for;
 
 /// A deliberate flaw written into an offline response; each breaks one of the filter's rules.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -56,11 +58,11 @@ pub fn offline_generation(method: &str, seed: u64, index: usize) -> Result<Offli
     if !is_known(method) {
         return Err(format!("unknown method `{method}` (the offline source knows the recipe's 69)"));
     }
-    let mut r = SplitMix64::new(seed_for(seed, method, index) ^ 0x6F66_666C_696E_6521);
+    let mut r = Rng::new(seed_for(seed, method, index) ^ 0x6F66_666C_696E_6521);
     let (mut code, mut inputs) = template(method, &mut r);
     let roll = r.below(100);
     if roll >= 97 {
-        let text = r.pick(&NON_ANSWERS).replace("{method}", method);
+        let text = pick(&mut r, &NON_ANSWERS).replace("{method}", method).replace("{name}", method.split_once('.').map_or(method, |(_, n)| n));
         return Ok(OfflineResponse { text, code: None, inputs: Vec::new(), defect: None });
     }
     let defect = (roll >= 69).then(|| Defect::ALL[(roll - 69) % Defect::ALL.len()]);
@@ -74,7 +76,7 @@ pub fn offline_generation(method: &str, seed: u64, index: usize) -> Result<Offli
 const NON_ANSWERS: [&str; 3] = [
     "I am not sure `{method}` can be used in a way that matters here; could you say more about what the function should do?",
     "Here is an idea: split the text, then use `{method}` on each part and join the results. Let me know if you want the code.",
-    "```python\n# {method} example\nresult = None\n```\nThe test inputs depend on your data.",
+    "```python\ndef f(value):\n    return value.{name}()\n```\nThe test inputs depend on your data.",
 ];
 
 /// The parameters of `def f(...)`.
@@ -85,7 +87,7 @@ fn params(code: &str) -> Vec<String> {
 }
 
 /// Writes one defect into the code (and its inputs when the arity changes).
-fn apply(defect: Defect, code: &mut String, inputs: &mut [String], r: &mut SplitMix64) {
+fn apply(defect: Defect, code: &mut String, inputs: &mut [String], r: &mut Rng) {
     let ps = params(code);
     let first = ps.first().cloned().unwrap_or_else(|| "x".into());
     let extra = match defect {
@@ -96,21 +98,21 @@ fn apply(defect: Defect, code: &mut String, inputs: &mut [String], r: &mut Split
         _ => None,
     };
     if let Some(extra) = extra {
-        // The last `return X` becomes `return (X, extra)`.
+        // The first line of the body, so that every call runs it (a `return` it could be
+        // appended to may sit behind an early exit, or be a recursive call's value).
         let mut lines: Vec<String> = code.lines().map(str::to_string).collect();
-        if let Some(last) = lines.iter_mut().rev().find(|l| l.trim_start().starts_with("return ")) {
-            let indent = last.len() - last.trim_start().len();
-            let value = last.trim_start().trim_start_matches("return ").to_string();
-            *last = format!("{}return ({value}, {extra})", " ".repeat(indent));
+        if let Some(def) = lines.iter().position(|l| l.starts_with("def f(")) {
+            lines.insert(def + 1, format!("    probe = {extra}"));
         }
         *code = lines.join("\n");
         return;
     }
+
     match defect {
         Defect::Import => *code = format!("{}\n{code}", one(r, &["import string", "import math", "from collections import Counter"])),
         Defect::TooShort => *code = format!("def f({}):\n    return [{}]", ps.join(", "), ps.join(", ")),
         Defect::UnusedArgument => {
-            let (name, value) = *r.pick(&[("flag", "True"), ("extra", "0"), ("mode", "'fast'")]);
+            let (name, value) = *pick(r, &[("flag", "True"), ("extra", "0"), ("mode", "'fast'")]);
             *code = code.replacen("):", &format!(", {name}):"), 1);
             for input in inputs.iter_mut() {
                 *input = format!("{input}, {value}");
@@ -121,7 +123,7 @@ fn apply(defect: Defect, code: &mut String, inputs: &mut [String], r: &mut Split
 }
 
 /// The code and inputs in one of several ways a model writes them.
-fn present(code: &str, inputs: &[String], r: &mut SplitMix64) -> String {
+fn present(code: &str, inputs: &[String], r: &mut Rng) -> String {
     let calls: Vec<String> = inputs.iter().map(|i| format!("f({i})")).collect();
     match r.below(10) {
         0..=4 => format!("```python\n{code}\n```\nInputs:\n{}\n", calls.join("\n")),
@@ -156,24 +158,29 @@ pub fn lit(s: &str) -> String {
 }
 
 /// One of a list of texts.
-fn one(r: &mut SplitMix64, items: &[&'static str]) -> &'static str {
+/// One element of a slice the templates write out (never empty).
+fn pick<'a, T>(r: &mut Rng, items: &'a [T]) -> &'a T {
+    &items[r.below(items.len())]
+}
+
+fn one(r: &mut Rng, items: &[&'static str]) -> &'static str {
     items[r.below(items.len())]
 }
 
-fn word(r: &mut SplitMix64) -> String {
-    r.pick(&WORDS).to_string()
+fn word(r: &mut Rng) -> String {
+    pick(r, &WORDS).to_string()
 }
 
-fn words(r: &mut SplitMix64, lo: usize, hi: usize) -> Vec<String> {
+fn words(r: &mut Rng, lo: usize, hi: usize) -> Vec<String> {
     let n = lo + r.below(hi - lo + 1);
     (0..n).map(|_| word(r)).collect()
 }
 
-fn phrase(r: &mut SplitMix64, lo: usize, hi: usize) -> String {
+fn phrase(r: &mut Rng, lo: usize, hi: usize) -> String {
     words(r, lo, hi).join(" ")
 }
 
-fn int(r: &mut SplitMix64, lo: i64, hi: i64) -> i64 {
+fn int(r: &mut Rng, lo: i64, hi: i64) -> i64 {
     lo + r.below((hi - lo + 1) as usize) as i64
 }
 
@@ -185,13 +192,13 @@ fn str_list(items: &[String]) -> String {
     list(&items.iter().map(|s| lit(s)).collect::<Vec<_>>())
 }
 
-fn int_list(r: &mut SplitMix64, lo: usize, hi: usize, max: i64) -> String {
+fn int_list(r: &mut Rng, lo: usize, hi: usize, max: i64) -> String {
     let n = lo + r.below(hi - lo + 1);
     list(&(0..n).map(|_| int(r, 0, max).to_string()).collect::<Vec<_>>())
 }
 
 /// `{'k': v, ...}` with word keys and small integer values.
-fn str_int_dict(r: &mut SplitMix64, lo: usize, hi: usize) -> String {
+fn str_int_dict(r: &mut Rng, lo: usize, hi: usize) -> String {
     let keys = words(r, lo, hi);
     let mut seen: Vec<String> = Vec::new();
     for k in keys {
@@ -203,12 +210,12 @@ fn str_int_dict(r: &mut SplitMix64, lo: usize, hi: usize) -> String {
 }
 
 /// Randomly upper-cases some letters.
-fn mixed_case(r: &mut SplitMix64, s: &str) -> String {
+fn mixed_case(r: &mut Rng, s: &str) -> String {
     s.chars().map(|c| if r.below(3) == 0 { c.to_ascii_uppercase() } else { c }).collect()
 }
 
 /// Five inputs from a generator.
-fn five(r: &mut SplitMix64, mut make: impl FnMut(&mut SplitMix64) -> String) -> Vec<String> {
+fn five(r: &mut Rng, mut make: impl FnMut(&mut Rng) -> String) -> Vec<String> {
     (0..5).map(|_| make(r)).collect()
 }
 
@@ -216,7 +223,7 @@ fn five(r: &mut SplitMix64, mut make: impl FnMut(&mut SplitMix64) -> String) -> 
 // One template per method
 
 /// The clean function for `method` (parameter names and constants drawn from `r`) and five inputs.
-fn template(method: &str, r: &mut SplitMix64) -> (String, Vec<String>) {
+fn template(method: &str, r: &mut Rng) -> (String, Vec<String>) {
     let t = one(r, &["text", "s", "line", "phrase"]).to_string();
     let sub = |code: &str, t: &str| code.replace("$t", t);
     let (code, inputs): (String, Vec<String>) = match method {
@@ -385,7 +392,7 @@ fn template(method: &str, r: &mut SplitMix64) -> (String, Vec<String>) {
             sub("def f($t, src, dst):\n    table = str.maketrans(src, dst)\n    return $t.translate(table), src in $t", &t),
             five(r, |r| {
                 let pairs = [("ab", "ba"), ("a", "o"), ("xyz", "123"), ("e", "3"), ("no", "on")];
-                let (a, b) = *r.pick(&pairs);
+                let (a, b) = *pick(r, &pairs);
                 format!("{}, {}, {}", lit(&phrase(r, 1, 2)), lit(a), lit(b))
             }),
         ),
@@ -621,6 +628,7 @@ mod tests {
     fn every_method_has_a_template_whose_responses_parse_back() {
         let mut defects = std::collections::BTreeMap::new();
         let mut non_answers = 0;
+        let mut problems = std::collections::BTreeSet::new();
         let mut total = 0;
         for method in all_methods() {
             for index in 1..=12 {
@@ -631,6 +639,7 @@ mod tests {
                     None => {
                         non_answers += 1;
                         assert!(parsed.problem.is_some(), "{method} {index}: a non-answer gives no candidates: {}", made.text);
+                        problems.extend(parsed.problem);
                     }
                     Some(code) => {
                         assert_eq!(parsed.problem, None, "{method} {index}:\n{}", made.text);
@@ -661,6 +670,7 @@ mod tests {
         assert!(defects.len() == Defect::ALL.len(), "every defect appears: {defects:?}");
         assert!(flawed * 100 / total >= 15 && flawed * 100 / total <= 40, "{flawed} of {total} flawed");
         assert!(non_answers >= 1 && non_answers * 100 / total <= 6, "{non_answers} non-answers of {total}");
+        assert_eq!(problems.len(), 2, "no function, and a function without inputs: {problems:?}");
     }
 
     #[test]

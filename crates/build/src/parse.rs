@@ -31,6 +31,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::candidate::Candidate;
+use crate::rules::{Rejection, Rule};
 
 /// Inputs kept per response, at most (the prompt asks for this many).
 pub const MAX_INPUTS: usize = crate::prompt::INPUTS_PER_FUNCTION;
@@ -45,6 +46,14 @@ pub struct ParsedResponse {
     /// Why the response gave no candidates (`None` when it gave some).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub problem: Option<String>,
+}
+
+impl ParsedResponse {
+    /// The parse stage's verdict on a response without candidates: [`Rule::Unparseable`] with
+    /// the reason, for the funnel.
+    pub fn rejection(&self) -> Option<Rejection> {
+        self.problem.as_ref().map(|p| Rejection::new(Rule::Unparseable, p.clone()))
+    }
 }
 
 /// Reads one response. Candidate ids are `<request id>-<k>`, k from 1.
@@ -331,6 +340,7 @@ mod tests {
         for case in cases {
             let parsed = parse_response("str.split-2", "str.split", &case.raw);
             assert_eq!(parsed.raw, case.raw, "{}: the raw text is kept", case.name);
+            assert_eq!(parsed.rejection().map(|r| r.rule), case.problem.map(|_| Rule::Unparseable), "{}", case.name);
             match case.problem {
                 Some(start) => {
                     assert!(parsed.problem.as_deref().is_some_and(|p| p.starts_with(start)), "{}: {:?}", case.name, parsed.problem);

@@ -8,6 +8,7 @@
 //! dict literal) are left alone.
 
 use execbench_core::dataset::{RowError, json_type};
+use execbench_core::rng::{Rng, fnv1a};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -22,42 +23,9 @@ pub const EXAMPLES_PER_PROMPT: usize = 2;
 /// The placeholders a template may use.
 pub const PLACEHOLDERS: [&str; 5] = ["method", "type", "name", "count", "examples"];
 
-/// A small, fast, well-mixed PRNG (splitmix64): the same seed gives the same numbers everywhere.
-#[derive(Clone, Debug)]
-pub struct SplitMix64(u64);
-
-impl SplitMix64 {
-    pub fn new(seed: u64) -> Self {
-        SplitMix64(seed)
-    }
-
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// A number in `0..n` (0 when `n` is 0).
-    pub fn below(&mut self, n: usize) -> usize {
-        if n == 0 { 0 } else { (self.next_u64() % n as u64) as usize }
-    }
-
-    /// One element of a non-empty slice.
-    pub fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
-        &items[self.below(items.len())]
-    }
-}
-
-/// FNV-1a over bytes: a stable hash to mix names into seeds.
-pub fn fnv1a(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ *b as u64).wrapping_mul(0x0000_0100_0000_01B3))
-}
-
 /// A seed for one (method, index) under the run's seed.
 pub fn seed_for(seed: u64, method: &str, index: usize) -> u64 {
-    let mut rng = SplitMix64::new(seed ^ fnv1a(method.as_bytes()).rotate_left(17) ^ (index as u64).wrapping_mul(0xA24B_AED4_963E_E407));
+    let mut rng = Rng::new(seed ^ fnv1a(method.as_bytes()).rotate_left(17) ^ (index as u64).wrapping_mul(0xA24B_AED4_963E_E407));
     rng.next_u64()
 }
 
@@ -296,7 +264,7 @@ pub fn generation_requests(methods: &[String], per_method: usize, seed: u64, tem
         let others: Vec<&FewShot> = pool.iter().filter(|e| &e.method != method).collect();
         let candidates: Vec<&FewShot> = if others.len() >= EXAMPLES_PER_PROMPT { others } else { pool.iter().collect() };
         for k in 1..=per_method {
-            let mut rng = SplitMix64::new(seed_for(seed, method, k));
+            let mut rng = Rng::new(seed_for(seed, method, k));
             let first = rng.below(candidates.len());
             let mut second = rng.below(candidates.len() - 1);
             if second >= first {
@@ -484,7 +452,7 @@ mod tests {
     fn splitmix_and_fnv_are_fixed() {
         // Reference values of splitmix64 from seed 0 and of FNV-1a ("" and "a"), published with
         // the algorithms: a change here would change every prompt.
-        let mut rng = SplitMix64::new(0);
+        let mut rng = Rng::new(0);
         assert_eq!(rng.next_u64(), 0xE220_A839_7B1D_CDAF);
         assert_eq!(fnv1a(b""), 0xcbf2_9ce4_8422_2325);
         assert_eq!(fnv1a(b"a"), 0xaf63_dc4c_8601_ec8c);

@@ -12,6 +12,7 @@
 
 use std::collections::BTreeMap;
 
+use execbench_core::rng::Rng;
 use serde::{Deserialize, Serialize};
 
 use crate::rows::Kept;
@@ -33,40 +34,9 @@ impl Default for SampleSpec {
     }
 }
 
-/// SplitMix64 (Steele, Lea, Flood 2014): one u64 of state, portable, good enough for shuffles.
-#[derive(Clone, Debug)]
-pub struct SplitMix64(u64);
-
-impl SplitMix64 {
-    pub fn new(seed: u64) -> Self {
-        SplitMix64(seed)
-    }
-
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in `0..n` by multiply-shift; 0 when `n` is 0.
-    pub fn below(&mut self, n: usize) -> usize {
-        ((u128::from(self.next_u64()) * n as u128) >> 64) as usize
-    }
-
-    /// Fisher–Yates.
-    pub fn shuffle<T>(&mut self, items: &mut [T]) {
-        for i in (1..items.len()).rev() {
-            let j = self.below(i + 1);
-            items.swap(i, j);
-        }
-    }
-}
-
 /// Draws `spec.n` rows (all when there are fewer) and returns them in the stable order.
 pub fn sample(rows: &[Kept], spec: &SampleSpec) -> Vec<Kept> {
-    let mut rng = SplitMix64::new(spec.seed);
+    let mut rng = Rng::new(spec.seed);
     let mut chosen: Vec<usize> = if spec.n >= rows.len() {
         (0..rows.len()).collect()
     } else if spec.balanced {
@@ -135,10 +105,10 @@ mod tests {
     #[test]
     fn splitmix_is_the_published_sequence() {
         // The first outputs for seed 1234567 of the reference algorithm (Vigna's splitmix64.c).
-        let mut rng = SplitMix64::new(1234567);
+        let mut rng = Rng::new(1234567);
         let got: Vec<u64> = (0..3).map(|_| rng.next_u64()).collect();
         assert_eq!(got, [6457827717110365317, 3203168211198807973, 9817491932198370423]);
-        let mut rng = SplitMix64::new(9);
+        let mut rng = Rng::new(9);
         assert!((0..1000).all(|_| rng.below(7) < 7));
         assert_eq!(rng.below(0), 0);
     }

@@ -12,17 +12,17 @@ use execbench_eval::models::{EchoFirstArgument, Oracle, TypeDefault};
 use execbench_eval::prompt::{Style, Template, builtin_templates, default_template};
 use execbench_eval::report::{markdown_table, summarize};
 use execbench_eval::{Mode, Task};
-use execbench_providers::{Endpoint, MaxTokensField, Usage, preset, presets};
+use execbench_providers::Usage;
 use execbench_pyengine::RustPythonEngine;
 use execbench_run::api::{ApiModel, ApiSettings};
 use execbench_run::io::BlockingPython;
 use execbench_run::record::SampleRecord;
-use execbench_run::cost::prices::{PriceOverrides, PriceTable};
-use execbench_run::cost::{Price, SpendCap, format_usd};
+use execbench_run::cost::{SpendCap, format_usd};
 use execbench_run::runfile::{FORMAT, PriceUsed, RunManifest, dataset_hash, read_run_file};
 use execbench_run::store::{Recorder, RunEntry, RunState, Tally};
 use execbench_run::{CancelToken, EvalJob, Event, Io, Responder, RunEnd, run_evaluation};
 
+use crate::api_args::{api_key, api_options};
 use crate::args::Args;
 use crate::http::{NativeHttp, TokioClock};
 use crate::store::JsonlRunStore;
@@ -98,65 +98,27 @@ fn settings(args: &Args) -> Result<Settings, String> {
     if provider == execbench_run::simulate::PROVIDER {
         return Err("the simulated model answers inside the web page; here, run the mock model server (cargo run -p execbench-mockserver) and use --provider openai-compatible --base-url".to_string());
     }
-    let preset = preset(provider).ok_or(format!("unknown --provider `{provider}` (known: {}, and offline: {})", presets().iter().map(|p| p.id).collect::<Vec<_>>().join(", "), OFFLINE.join(", ")))?;
-    let model = args.required("model")?.to_string();
-    let base_url = args.optional("base-url").unwrap_or(preset.base_url).trim_end_matches('/').to_string();
-    let mut api = ApiSettings::new(Endpoint { provider: preset.id.to_string(), base_url, model });
-    api.concurrency = args.number("concurrency", 4usize)?;
-    if !(1..=64).contains(&api.concurrency) {
-        return Err(format!("--concurrency must be between 1 and 64, got {}", api.concurrency));
-    }
-    // `none`: not sent (reasoning models refuse a temperature other than 1).
-    api.params.temperature = if args.optional("temperature") == Some("none") { None } else { Some(args.number("temperature", 0.2f64)?) };
-    api.params.top_p = if args.optional("top-p") == Some("none") { None } else { Some(args.number("top-p", 0.95f64)?) };
-    api.params.max_tokens = args.number("max-tokens", 2000u32)?;
-    api.params.max_tokens_field = match args.optional("max-tokens-field") {
-        None | Some("auto") => MaxTokensField::Auto,
-        Some("max_tokens") => MaxTokensField::MaxTokens,
-        Some("max_completion_tokens") => MaxTokensField::MaxCompletionTokens,
-        Some(other) => return Err(format!("unknown --max-tokens-field `{other}` (known: auto, max_tokens, max_completion_tokens)")),
-    };
-    // Reasoning models: OpenAI's effort, or a thinking budget (Anthropic, Gemini). Temperature and
-    // top-p are still sent as given; a model that refuses them stops the run with its message.
-    api.params.reasoning_effort = args.optional("reasoning-effort").map(str::to_string);
-    if args.optional("thinking-budget").is_some() {
-        api.params.thinking_budget = Some(args.number("thinking-budget", 0u32)?);
-    }
-
-    api.params.stream = args.switch("stream");
-    api.delay_ms = args.number("delay-ms", 0u64)?;
-    let timeout_s: f64 = args.number("timeout", 300.0)?;
-    if !(timeout_s > 0.0 && timeout_s <= 3600.0) {
-        return Err(format!("--timeout must be between 0 and 3600 seconds, got {timeout_s}"));
-    }
-    api.timeout_ms = (timeout_s * 1000.0) as u64;
-    let key_env = args.optional("key-env").map(str::to_string).or(preset.key_env.map(str::to_string));
-    let price = match args.optional("price") {
-        Some(text) => {
-            let parsed = text.split_once(',').and_then(|(i, o)| Some((i.trim().parse::<f64>().ok()?, o.trim().parse::<f64>().ok()?))).filter(|(i, o)| *i >= 0.0 && *o >= 0.0);
-            let (input, output) = parsed.ok_or(format!("--price `{text}`: expected INPUT,OUTPUT in dollars per million tokens, e.g. 0.15,0.6"))?;
-            Some(PriceUsed { price: Price::per_million(input, output), source: format!("--price {input},{output} ($ per 1M tokens)") })
-        }
-        None => PriceOverrides::default().resolve(PriceTable::bundled(), &api.endpoint.provider, &api.endpoint.model).map(|(price, source)| PriceUsed { price, source }),
-    };
-    let spend_cap = match args.optional("spend-cap") {
-        None => None,
-        Some(text) => Some(text.parse::<f64>().ok().filter(|c| *c > 0.0 && c.is_finite()).ok_or(format!("--spend-cap `{text}`: expected an amount in dollars"))?),
-    };
-    if spend_cap.is_some() && price.is_none() {
-        return Err(format!("--spend-cap needs a price: none is known for `{}` ({}); pass --price INPUT,OUTPUT", api.endpoint.model, api.endpoint.provider));
-    }
-    Ok(Settings { dataset, task, template, api: Some(api), offline: None, key_env, key_required: preset.key_required, n, limit, modes, out, resume, price, spend_cap })
+    let options = api_options(args, provider, OFFLINE)?;
+    Ok(Settings {
+        dataset,
+        task,
+        template,
+        api: Some(options.api),
+        offline: None,
+        key_env: options.key_env,
+        key_required: options.key_required,
+        n,
+        limit,
+        modes,
+        out,
+        resume,
+        price: options.price,
+        spend_cap: options.spend_cap,
+    })
 }
 
-/// The key from the environment; never from a flag (flags end up in shell histories and process lists).
 fn key(settings: &Settings) -> Result<Option<String>, String> {
-    let Some(var) = &settings.key_env else { return Ok(None) };
-    match std::env::var(var) {
-        Ok(k) if !k.trim().is_empty() => Ok(Some(k.trim().to_string())),
-        _ if settings.key_required => Err(format!("no API key: set the environment variable {var} (or name another with --key-env)")),
-        _ => Ok(None),
-    }
+    api_key(settings.key_env.as_deref(), settings.key_required)
 }
 
 /// Wall-clock time, ms since 1970 (the run entry's times).

@@ -8,6 +8,7 @@ pub mod dataset;
 pub mod engine;
 pub mod program;
 pub mod provenance;
+pub mod rng;
 pub mod sample;
 pub mod verify;
 

@@ -231,7 +231,7 @@ pub fn perturb_with_source(sample: &Sample, kind: Kind, options: &Options, sourc
     let mut edits = Vec::new();
     let mut hint = None;
     let mut stage = |kind: Kind, program: Program, tree: Tree, call_tree: Tree, edits: &mut Vec<Edit>| -> Result<(Program, Tree, Tree), PerturbError> {
-        let mut rng = Rng::for_sample(sample_id, kind.name(), options.seed);
+        let mut rng = Rng::new(rng::derive_seed(sample_id, kind.name(), options.seed));
         let mut call_edits = Vec::new();
         let (next, new_edits) = match kind {
             Kind::Ren => {

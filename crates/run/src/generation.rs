@@ -31,11 +31,15 @@ use crate::status::{Live, RunStatus};
 /// How often the status is sent while nothing else happens.
 const TICK_MS: u64 = 250;
 
+/// A request's response text without a model, or why there is none (an error of that request).
+pub type Answerer<'a> = Box<dyn FnMut(&GenerationRequest) -> Result<String, String> + 'a>;
+
 /// What writes the responses.
+// One value per run: the size difference costs nothing worth a box.
+#[allow(clippy::large_enum_variant)]
 pub enum GenerationSource<'a> {
-    /// Answers without a model: the offline candidate source or a replayed file. The function
-    /// gives a request's response text, or why there is none (an error of that request).
-    Offline(Box<dyn FnMut(&GenerationRequest) -> Result<String, String> + 'a>),
+    /// Answers without a model: the offline candidate source or a replayed file.
+    Offline(Answerer<'a>),
     /// A provider's API.
     Api(ApiModel),
 }
@@ -205,5 +209,20 @@ async fn ask_one<H: HttpClient, C: Clock>(ctx: &RequestContext<'_, H, C>, model:
             let stop = failure.stop_run.then_some(failure.error);
             (base(Err(error), None, failure.attempts), stop)
         }
+    }
+}
+
+/// The provenance's description of a generation's model: the source, and for an API its
+/// provider, model and sampling parameters as sent (never the key: `ApiSettings` has none).
+pub fn generator_for(source: execbench_build::GeneratorSource, api: Option<&crate::api::ApiSettings>, seed: u64) -> execbench_build::Generator {
+    execbench_build::Generator {
+        source,
+        provider: api.map(|s| s.endpoint.provider.clone()),
+        model: api.map(|s| s.endpoint.model.clone()),
+        temperature: api.and_then(|s| s.params.temperature),
+        top_p: api.and_then(|s| s.params.top_p),
+        n: None,
+        max_tokens: api.map(|s| s.params.max_tokens),
+        seed: Some(seed),
     }
 }
