@@ -124,7 +124,7 @@ fn usage_errors_exit_two_with_a_reason() {
     let cases: &[(&[&str], &str)] = &[
         (&["build"], "a build command is required"),
         (&["build", "nope"], "unknown build command `nope`"),
-        (&["build", "generate"], "`build generate` is not part of this build yet"),
+        (&["build", "generate"], "--methods is required"),
         (&["build", "sample", "--out", &out], "--in is required"),
         (&["build", "sample", "--in", &kept], "--out is required"),
         (&["build", "sample", "--in", &kept, "--out", &out, "--n", "many"], "--n expects a number, got `many`"),
