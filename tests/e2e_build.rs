@@ -45,6 +45,7 @@ async fn an_offline_benchmark_is_built_exported_loaded_and_scores_100_with_the_o
     b.click("[data-testid=build-start]").await;
     let ended = wait_finished(&b, Duration::from_secs(300)).await;
     assert!(ended.starts_with("Last job finished"), "{ended}");
+    js(&b, "document.querySelector('[data-testid=build-funnel]').scrollIntoView({block: 'start'})").await;
     b.screenshot("build-funnel").await;
 
     // The funnel: 69 responses, each stage no larger than the one before, some lost at each step.
@@ -67,6 +68,7 @@ async fn an_offline_benchmark_is_built_exported_loaded_and_scores_100_with_the_o
     assert!(!rules.is_empty() && rules.iter().all(|r| r.as_str() == Some(rule)), "{rules:?}");
     let marked = js(&b, "const m = document.querySelector('[data-testid=rejected-row] mark.offending'); return m ? m.textContent : ''").await;
     assert!(!marked.as_str().unwrap_or_default().is_empty(), "no operation marked for {rule}");
+    js(&b, "document.querySelector('[data-testid=rejected-filter]').scrollIntoView({block: 'start'})").await;
     b.screenshot("build-rejections").await;
 
     // Sample 20, export, open as a dataset.
@@ -75,6 +77,7 @@ async fn an_offline_benchmark_is_built_exported_loaded_and_scores_100_with_the_o
     let summary = b.wait_text("[data-testid=sample-summary]", Duration::from_secs(10), |_| true).await;
     assert!(summary.starts_with(&format!("20 samples drawn from {unique} unique candidates")), "{summary}");
     assert_eq!(count(&b, "sampled").await, 20);
+    js(&b, "document.querySelector('[data-testid=sample-summary]').scrollIntoView({block: 'center'})").await;
     b.screenshot("build-sampled").await;
     b.click("[data-testid=open-benchmark]").await;
     b.wait_text("[data-testid=match-count]", Duration::from_secs(30), |t| t == "20 of 20").await;
