@@ -130,3 +130,42 @@ async fn the_filter_table_gets_the_same_verdicts_in_the_page() {
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
     assert_eq!(count(&b, "runtime").await, CASES.iter().filter(|c| c.3.is_none()).count());
 }
+
+/// The model path: the Build page asks a real HTTP server on 127.0.0.1 (the mock model server,
+/// which cannot write functions: every response is a non-answer), counts every response, keeps
+/// the non-answers with their reason, and a wrong key stops the generation with the provider's
+/// message instead of producing candidates.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_model_api_is_asked_once_per_prompt_and_a_bad_key_stops_the_generation() {
+    use execbench_mockserver::{MockConfig, MockServer, bundled_dataset};
+    const KEY: &str = "sk-build-test-key";
+    let mock = MockServer::start(bundled_dataset().unwrap(), MockConfig { api_key: Some(KEY.to_string()), ..Default::default() }, 0).await.unwrap();
+    let (b, _server) = open_build().await;
+    select(&b, "[data-testid=build-source]", "model").await;
+    select(&b, "[data-testid=api-provider]", "openai-compatible").await;
+    b.fill("[data-testid=api-base-url]", &format!("{}/v1", mock.base_url())).await;
+    b.fill("[data-testid=api-model]", "mock-model").await;
+    b.fill("[data-testid=api-key]", KEY).await;
+    for group in ["str", "dict"] {
+        b.click(&format!("[data-testid=build-none-{group}]")).await;
+    }
+    b.fill("[data-testid=build-per-method]", "2").await;
+    assert_eq!(b.wait_text("[data-testid=build-method-count]", Duration::from_secs(5), |_| true).await, "11 of 69 methods chosen");
+    b.click("[data-testid=build-start]").await;
+    let ended = wait_finished(&b, Duration::from_secs(120)).await;
+    assert!(ended.starts_with("Last job finished"), "{ended}");
+    assert_eq!(count(&b, "generated").await, 22);
+    assert_eq!(count(&b, "parsed").await, 0);
+    assert_eq!(b.wait_text("[data-testid=build-rule-unparseable]", Duration::from_secs(5), |_| true).await, "unparseable 22");
+    assert_eq!(mock.stats().requests_total, 22);
+
+    b.fill("[data-testid=api-key]", "sk-wrong").await;
+    b.click("[data-testid=build-start]").await;
+    let error = b.wait_text("[data-testid=build-error]", Duration::from_secs(60), |t| !t.is_empty()).await;
+    assert!(error.contains("stopped the generation"), "{error}");
+    wait_finished(&b, Duration::from_secs(60)).await;
+    assert_eq!(count(&b, "parsed").await, 0);
+    // Nothing the page keeps holds the key.
+    let stored = js(&b, "return JSON.stringify(localStorage) + location.href").await;
+    assert!(!stored.as_str().unwrap_or_default().contains(KEY), "the key is in the page's storage or address");
+}
