@@ -36,7 +36,7 @@ def __ebsetup__():
         ta, tb = type(a), type(b)
         if ta in numbers and tb in numbers:
             if ta in inexact or tb in inexact:
-                breaks(site, 'float', '%s %s %s works on a %s' % (short(a), op, short(b), (ta if ta in inexact else tb).__name__))
+                breaks(site, 'float', '%s %s %s: a %s operand' % (short(a), op, short(b), (ta if ta in inexact else tb).__name__))
             if op == '/':
                 breaks(site, 'true_division', '%s / %s' % (short(a), short(b)))
             if op == '**' and abs(a) > 1 and abs(b) > 1:
