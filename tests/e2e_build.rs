@@ -158,6 +158,9 @@ async fn a_model_api_is_asked_once_per_prompt_and_a_bad_key_stops_the_generation
     assert_eq!(count(&b, "parsed").await, 0);
     assert_eq!(b.wait_text("[data-testid=build-rule-unparseable]", Duration::from_secs(5), |_| true).await, "unparseable 22");
     assert_eq!(mock.stats().requests_total, 22);
+    // The provider's token counts, summed (the mock server reports ceil(chars / 4) per text).
+    let usage = b.wait_text("[data-testid=build-usage]", Duration::from_secs(5), |_| true).await;
+    assert!(usage.starts_with("tokens: ") && !usage.starts_with("tokens: 0 in") && usage.ends_with("no price known for this model"), "{usage}");
 
     b.fill("[data-testid=api-key]", "sk-wrong").await;
     b.click("[data-testid=build-start]").await;

@@ -9,7 +9,9 @@ use execbench_build::offline::offline_response;
 use execbench_build::prompt::{FewShot, GenerationRequest, PromptTemplate, generation_requests, request_index};
 use execbench_build::replay::{GenerationRow, latest_by_id};
 use execbench_build::{Benchmark, Candidate, Generation, Generator, GeneratorSource, Judged, SampleSpec, build_benchmark};
+use execbench_providers::Usage;
 use execbench_run::api::ApiModel;
+use execbench_run::runfile::PriceUsed;
 use execbench_run::build_filter::filter_candidates;
 use execbench_run::generation::{GenerationEvent, GenerationJob, GenerationSource, generator_for, run_generation};
 use execbench_run::{CancelToken, RunEnd};
@@ -27,8 +29,8 @@ pub enum BuildSource {
     Offline,
     /// A file of generations recorded earlier (`{id, method, response}` rows).
     Replay { file: String, rows: Vec<GenerationRow> },
-    /// A model API; the key stays in memory.
-    Model(ApiModel),
+    /// A model API; the key stays in memory. The price, when known, makes the cost.
+    Model(Box<ApiModel>, Option<PriceUsed>),
 }
 
 /// What to generate: methods, requests per method, the seed, the prompt and its example pool.
@@ -55,6 +57,8 @@ pub struct BuildJob {
     pub error: RwSignal<Option<String>>,
     /// The last benchmark sampled from the verdicts.
     pub benchmark: RwSignal<Option<Arc<Benchmark>>>,
+    /// Tokens so far (a model API only) and what they cost at the known price.
+    pub usage: RwSignal<Option<(Usage, Option<f64>)>>,
     /// How the candidates were generated, for the provenance (`None`: a candidates file).
     pub generation: StoredValue<Option<Generation>>,
     /// The generation's rows (responses and errors), for its download.
@@ -72,6 +76,7 @@ impl BuildJob {
             judged: RwSignal::new(Arc::new(Vec::new())),
             error: RwSignal::new(None),
             benchmark: RwSignal::new(None),
+            usage: RwSignal::new(None),
             generation: StoredValue::new(None),
             generation_rows: StoredValue::new(Vec::new()),
             python: StoredValue::new_local(worker.for_job(BUILD_JOB)),
@@ -85,6 +90,7 @@ impl BuildJob {
         self.judged.set(Arc::new(Vec::new()));
         self.error.set(None);
         self.benchmark.set(None);
+        self.usage.set(None);
         self.generation.set_value(None);
         self.generation_rows.set_value(Vec::new());
     }
@@ -111,6 +117,11 @@ impl BuildJob {
             responses: 0,
             unparseable: 0,
         };
+        // `Some` for a model API: its tokens are shown, priced when the price is known.
+        let price: Option<Option<PriceUsed>> = match &source {
+            BuildSource::Model(_, price) => Some(price.clone()),
+            _ => None,
+        };
         leptos::task::spawn_local(async move {
             let job = GenerationJob { requests, done: Default::default() };
             let seed = plan.seed;
@@ -124,11 +135,17 @@ impl BuildJob {
                         _ => Err(format!("{file} has no response for {}", r.id)),
                     }))
                 }
-                BuildSource::Model(model) => GenerationSource::Api(model),
+                BuildSource::Model(model, _) => GenerationSource::Api(*model),
             };
             let found = std::cell::RefCell::new(Vec::<Candidate>::new());
             let counts = std::cell::Cell::new((0usize, 0usize));
             let on_event = |event: GenerationEvent| {
+                if let GenerationEvent::Status(status) = &event
+                    && let Some(price) = &price
+                {
+                    let cost = price.as_ref().map(|p| p.price.cost(&status.usage));
+                    self.usage.set(Some((status.usage, cost)));
+                }
                 if let GenerationEvent::Generated(done) = event {
                     self.generation_rows.update_value(|rows| rows.push(done.row()));
                     let (mut responses, mut unparseable) = counts.get();
@@ -218,6 +235,6 @@ fn generator_of(source: &BuildSource, plan: &GenerationPlan) -> Generator {
     match source {
         BuildSource::Offline => generator_for(GeneratorSource::Offline, None, plan.seed),
         BuildSource::Replay { .. } => generator_for(GeneratorSource::Replay, None, plan.seed),
-        BuildSource::Model(model) => generator_for(GeneratorSource::Model, Some(&model.settings), plan.seed),
+        BuildSource::Model(model, _) => generator_for(GeneratorSource::Model, Some(&model.settings), plan.seed),
     }
 }

@@ -197,8 +197,8 @@ pub fn BuildPage() -> impl IntoView {
                     return;
                 }
             },
-            "model" => match form.api.model() {
-                Ok(model) => BuildSource::Model(model),
+            "model" => match form.api.model().and_then(|m| Ok((m, form.api.price()?))) {
+                Ok((model, price)) => BuildSource::Model(Box::new(model), price),
                 Err(e) => {
                     form.form_error.set(Some(e));
                     return;
@@ -302,6 +302,12 @@ pub fn BuildPage() -> impl IntoView {
                     format!("{label} · {} / {} · {:.1} s", progress.done.get(), progress.total.get(), progress.elapsed_ms.get() / 1000.0)
                 }}
             </p>
+            {move || job.usage.get().map(|(usage, cost)| view! {
+                <p class="stats" data-testid="build-usage">
+                    {format!("tokens: {} in, {} out", usage.prompt_tokens, usage.completion_tokens)}
+                    {cost.map(|c| format!(" · cost {}", execbench_run::cost::format_usd(c))).unwrap_or_else(|| " · no price known for this model".to_string())}
+                </p>
+            })}
             {move || job.error.get().map(|e| view! { <p class="error" role="alert" data-testid="build-error">{e}</p> })}
 
             <h2>"2. Funnel"</h2>
