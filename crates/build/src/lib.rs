@@ -28,7 +28,7 @@ pub mod sample;
 pub mod verdict;
 
 pub use candidate::{Candidate, read_candidates};
-pub use filter::{FILTER_VERSION, check_static, filter_one, judge_run, runtime_request};
+pub use filter::{FILTER_VERSION, check_static, filter_one, harness_missing, judge_run, loading_harness, runtime_request};
 pub use rules::{Rejection, Rule, Stage};
 pub use dedupe::{Deduped, dedupe, normalise_code, normalise_input};
 pub use export::{check_export, export_jsonl};

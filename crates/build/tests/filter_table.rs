@@ -36,3 +36,17 @@ fn a_rejection_points_at_the_operation() {
     assert_eq!(r.line(code), Some(2));
     assert!(r.detail.contains("12 * 34"), "{}", r.detail);
 }
+
+#[test]
+fn a_new_engine_loads_the_harness_once() {
+    use execbench_core::PythonEngine;
+    let candidate = Candidate { id: "x".into(), method: None, code: "def f(text):\n    return text.upper()\n".into(), input: "'ab'".into() };
+    let mut engine = RustPythonEngine::new();
+    let request = execbench_build::runtime_request(&candidate);
+    assert!(execbench_build::harness_missing(&engine.run(&request)), "a fresh engine has no harness");
+    let loaded = engine.run(&execbench_build::loading_harness(request.clone()));
+    assert!(!execbench_build::harness_missing(&loaded));
+    let again = engine.run(&request);
+    assert!(!execbench_build::harness_missing(&again), "{:?}", again.outcome);
+    assert_eq!(execbench_build::judge_run(&candidate, &again), execbench_build::judge_run(&candidate, &loaded));
+}

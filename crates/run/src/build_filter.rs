@@ -80,6 +80,10 @@ trait Stages {
     fn check_static(&self, candidate: &Candidate) -> Option<Rejection>;
     fn request(&self, candidate: &Candidate) -> RunRequest;
     fn judge(&self, candidate: &Candidate, result: &RunResult) -> Verdict;
+    /// The request again, when `result` says the engine must load something first.
+    fn again(&self, _request: &RunRequest, _result: &RunResult) -> Option<RunRequest> {
+        None
+    }
 }
 
 struct TheFilter;
@@ -95,6 +99,10 @@ impl Stages for TheFilter {
 
     fn judge(&self, candidate: &Candidate, result: &RunResult) -> Verdict {
         execbench_build::judge_run(candidate, result)
+    }
+
+    fn again(&self, request: &RunRequest, result: &RunResult) -> Option<RunRequest> {
+        execbench_build::harness_missing(result).then(|| execbench_build::loading_harness(request.clone()))
     }
 }
 
@@ -114,10 +122,20 @@ async fn filter_with<S: Stages, P: Python>(stages: &S, python: &P, candidates: &
         let verdict = match stages.check_static(candidate) {
             Some(rejection) => Verdict::Rejected(rejection),
             None => {
-                let result = select_biased! {
+                let request = stages.request(candidate);
+                let mut result = select_biased! {
                     _ = cancel.cancelled().fuse() => break,
-                    result = python.run(stages.request(candidate)).fuse() => result,
+                    result = python.run(request.clone()).fuse() => result,
                 };
+                // A new (or restarted) engine loads the harness once, then runs the same request.
+                if let Some(again) = stages.again(&request, &result)
+                    && !cancel.is_cancelled()
+                {
+                    result = select_biased! {
+                        _ = cancel.cancelled().fuse() => break,
+                        result = python.run(again).fuse() => result,
+                    };
+                }
                 if cancel.is_cancelled() {
                     break;
                 }

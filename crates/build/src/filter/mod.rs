@@ -30,9 +30,23 @@ pub const STEP_LIMIT: u64 = 100_000;
 const HARNESS: &str = include_str!("harness.py");
 const PRELUDE: &str = include_str!("prelude.py");
 
-/// The prelude of every instrumented run: the harness's source as a string literal, compiled only
-/// when this engine has not loaded it yet (`prelude.py`).
-fn prelude() -> &'static str {
+/// The module the harness is loaded as, once per engine (versioned: a new filter never meets an
+/// old harness left in a long-lived worker).
+fn harness_module() -> String {
+    format!("_execbench_filter_{FILTER_VERSION}")
+}
+
+/// The prelude of a run whose engine has the harness loaded: one import from `sys.modules`.
+fn short_prelude() -> &'static str {
+    static TEXT: OnceLock<String> = OnceLock::new();
+    TEXT.get_or_init(|| {
+        format!("from {} import operation as __ebop__, inplace_operation as __ebiop__, builtin_call as __ebcall__, run as __ebrun__\n", harness_module())
+    })
+}
+
+/// The prelude that loads the harness first (`prelude.py`: its source as a string literal,
+/// compiled only when this engine has not loaded it yet).
+fn loading_prelude() -> &'static str {
     static TEXT: OnceLock<String> = OnceLock::new();
     TEXT.get_or_init(|| {
         let mut literal = String::with_capacity(HARNESS.len() + HARNESS.len() / 8);
@@ -46,8 +60,21 @@ fn prelude() -> &'static str {
             }
         }
         literal.push('\'');
-        PRELUDE.replace("VERSION", FILTER_VERSION).replace("HARNESS_SOURCE", &literal)
+        PRELUDE.replace("_execbench_filter_VERSION", &harness_module()).replace("HARNESS_SOURCE", &literal)
     })
+}
+
+/// The same run, with the prelude that loads the harness: for an engine that answered
+/// [`harness_missing`] (a new worker, or one restarted after a time-out).
+pub fn loading_harness(mut request: RunRequest) -> RunRequest {
+    request.prelude = loading_prelude().to_string();
+    request
+}
+
+/// Whether a run failed only because its engine has not loaded the harness yet.
+pub fn harness_missing(result: &RunResult) -> bool {
+    matches!(&result.outcome, Outcome::Raised { kind, message, phase, .. }
+        if phase == "program" && matches!(kind.as_str(), "ModuleNotFoundError" | "ImportError") && message.contains(&harness_module()))
 }
 
 /// The static rules, in order; the first broken one rejects.
@@ -55,15 +82,16 @@ pub fn check_static(candidate: &Candidate) -> Option<Rejection> {
     static_rules::check(candidate)
 }
 
-/// The instrumented run of a candidate that passed the static rules: the harness as prelude, the
-/// rewritten code as program, and two calls of `f` on fresh copies of the input. The engine's
+/// The instrumented run of a candidate that passed the static rules: the harness imported as
+/// prelude (see [`harness_missing`] for an engine that has not loaded it), the rewritten code as
+/// program, and two calls of `f` on fresh copies of the input. The engine's
 /// budget covers both calls (the browser's engine has no clock to time one call by itself);
 /// `judge_run` holds the two to `TIME_LIMIT_MS` each on average.
 pub fn runtime_request(candidate: &Candidate) -> RunRequest {
     let program = instrument(&candidate.code).map(|i| i.program).unwrap_or_else(|| candidate.code.clone());
     let call = format!("lambda: f({})", candidate.input);
     let expression = format!("__ebrun__({call}, {call})");
-    RunRequest { prelude: prelude().to_string(), program, expression, expected: None, limits: Limits { time_ms: 2 * TIME_LIMIT_MS + 500, max_steps: 0 } }
+    RunRequest { prelude: short_prelude().to_string(), program, expression, expected: None, limits: Limits { time_ms: 2 * TIME_LIMIT_MS + 500, max_steps: 0 } }
 }
 
 /// Reads the instrumented run's result: kept with its output, or the rule it broke.
@@ -145,5 +173,10 @@ pub fn filter_one<E: PythonEngine>(engine: &mut E, candidate: &Candidate) -> Ver
     if let Some(rejection) = check_static(candidate) {
         return Verdict::Rejected(rejection);
     }
-    judge_run(candidate, &engine.run(&runtime_request(candidate)))
+    let request = runtime_request(candidate);
+    let mut result = engine.run(&request);
+    if harness_missing(&result) {
+        result = engine.run(&loading_harness(request));
+    }
+    judge_run(candidate, &result)
 }
