@@ -90,13 +90,54 @@ def __ebsetup__():
         finally:
             __ebsys__.settrace(None)
 
-    def report(**fields):
-        import json
+    # RustPython has no cycle collector: whatever makes reference cycles on every run (a class
+    # made per run, `json.dumps` of a dict and `ast.literal_eval`, whose helpers are closures)
+    # is never freed, and a worker filtering thousands of candidates ran out of memory. So the
+    # report is written by hand (json.dumps of strings only) and the literal check walks the tree.
+    import ast
+    import json
 
-        class Report:
-            def __repr__(self):
-                return json.dumps(fields)
-        return Report()
+    class Report:
+        # The run's value: its repr is the report, as JSON.
+        def __init__(self, text):
+            self.text = text
+
+        def __repr__(self):
+            return self.text
+
+    def report(output=None, steps=0, broken=None, raised=None):
+        if broken is not None:
+            site, rule, detail = broken
+            return Report('{"broken": [%d, %s, %s]}' % (site, json.dumps(rule), json.dumps(detail)))
+        if raised is not None:
+            kind, message, line = raised
+            return Report('{"raised": [%s, %s, %s]}' % (json.dumps(kind), json.dumps(message), 'null' if line is None else '%d' % line))
+        return Report('{"output": %s, "steps": %d}' % (json.dumps(output), steps))
+
+    literal_nodes = (ast.Expression, ast.Constant, ast.Tuple, ast.List, ast.Set, ast.Dict, ast.Load,
+                     ast.UnaryOp, ast.UAdd, ast.USub, ast.BinOp, ast.Add, ast.Sub)
+
+    def reads_back(text, value):
+        # What ast.literal_eval accepts (and `set()`, the empty set's repr), evaluated without
+        # builtins; the value must come back equal and of the same type.
+        try:
+            tree = compile(text, '<output>', 'eval', ast.PyCF_ONLY_AST)
+        except Exception:
+            return False
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call):
+                if not (isinstance(node.func, ast.Name) and node.func.id == 'set' and not node.args and not node.keywords):
+                    return False
+            elif isinstance(node, ast.Name):
+                if node.id != 'set':
+                    return False
+            elif not isinstance(node, literal_nodes):
+                return False
+        try:
+            back = eval(compile(tree, '<output>', 'eval'), {'__builtins__': {'set': set}}, {})
+        except Exception:
+            return False
+        return type(back) is type(value) and back == value
 
     def run(first, second):
         # Two calls on fresh copies of the input: the output must not depend on anything else. A
@@ -115,13 +156,7 @@ def __ebsetup__():
             return report(broken=state['broken'])
         steps = state['steps']
         text = repr(value)
-        import ast
-        try:
-            back = ast.literal_eval(text)
-            same = type(back) is type(value) and back == value
-        except Exception:
-            same = False
-        if not same:
+        if not reads_back(text, value):
             return report(broken=[-1, 'output_not_literal', '%s does not read back as a literal' % short(text)])
         try:
             again = once(second)
