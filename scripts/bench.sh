@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The benchmark: execbench's Python worker against Pyodide (npm package, benchmark only) in
 # headless Chromium, on the 800 CRUXEval samples, plus compressed download sizes, scoring and
-# perturbation times, and model API throughput against the mock server (command line and page);
-# prints Markdown tables. Installs what is missing. Extra arguments go to the benchmark
-# (--reps N, --warm N, --restarts N, --sections engine,perturb,score,models).
+# perturbation times, model API throughput against the mock server (command line and page), and
+# the Build page's filter on the 800 samples (natively, CPython, page); prints Markdown tables.
+# Installs what is missing. Extra arguments go to the benchmark
+# (--reps N, --warm N, --restarts N, --sections engine,perturb,score,models,store,build).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 setup_all with-browser
@@ -13,6 +14,6 @@ say "building the site (trunk build --release)"
 trunk build --release
 say "building the command line (the models section runs target/release/execbench)"
 cargo build --release --locked -p execbench-cli
-say "running the benchmark (about 7-9 min for all sections; brotli sizes are cached in target/)"
+say "running the benchmark (about 9-11 min for all sections; brotli sizes are cached in target/)"
 # Release: brotli at quality 11 is slow unoptimised.
 EXECBENCH_TOOLS="$TOOLS" cargo run --release --locked -p execbench-bench -- "$@"

@@ -17,8 +17,9 @@
 //!
 //! Options: `--reps N` cold pages per engine (3), `--warm N` warm passes per page (3),
 //! `--restarts N` worker restarts timed on each execbench page (3), `--sections LIST` which parts
-//! to run (`engine,perturb,score,models,store`, all by default; only `engine` needs Pyodide; `store`
-//! times the page's IndexedDB run store, `store.rs`). Nothing
+//! to run (`engine,perturb,score,models,store,build`, all by default; only `engine` needs Pyodide; `store`
+//! times the page's IndexedDB run store, `store.rs`; `build` the Build page's filter on the 800
+//! samples as candidates, natively, in CPython and in the page, `build_filter.rs`). Nothing
 //! here asserts a time: it prints figures.
 
 use std::io::Write;
@@ -29,6 +30,7 @@ use execbench_testkit::browser::Browser;
 use execbench_testkit::static_server::StaticServer;
 use serde_json::Value;
 
+mod build_filter;
 mod models;
 mod page;
 mod perturbation;
@@ -61,7 +63,7 @@ struct Options {
     sections: Vec<String>,
 }
 
-const SECTIONS: [&str; 5] = ["engine", "perturb", "score", "models", "store"];
+const SECTIONS: [&str; 6] = ["engine", "perturb", "score", "models", "store", "build"];
 
 fn options() -> Options {
     let mut o = Options { reps: 3, warm: 3, restarts: 3, sections: SECTIONS.map(String::from).to_vec() };
@@ -88,7 +90,7 @@ fn options() -> Options {
 }
 
 fn usage() -> ! {
-    eprintln!("usage: execbench-bench [--reps N] [--warm N] [--restarts N] [--sections engine,perturb,score,models,store]");
+    eprintln!("usage: execbench-bench [--reps N] [--warm N] [--restarts N] [--sections engine,perturb,score,models,store,build]");
     std::process::exit(2)
 }
 
@@ -177,7 +179,37 @@ async fn main() {
     if section("store") {
         store::section(&app_url, opts.reps).await;
     }
+    if section("build") {
+        build_section(&opts, &samples, &app_url).await;
+    }
     let _ = std::fs::remove_dir_all(&dist);
+}
+
+/// The filter on the 800 samples as candidates: natively (first pass, then rounds of a warm pass
+/// and the runs alone, interleaved with CPython on the same runs; the static rules and the rewrite
+/// alone, median of `--reps`), then the Build page (first pass and `--warm` warm passes), and, to
+/// see where the time goes, the same 800 rejected by the static rules and 800 trivial candidates.
+async fn build_section(opts: &Options, samples: &[execbench_core::Sample], app_url: &str) {
+    println!("\nfilter: the {} samples as candidates, natively, in CPython, then in the app's Build page...", samples.len());
+    let scratch = std::env::temp_dir().join(format!("execbench-bench-build-{}", std::process::id()));
+    let _ = std::fs::create_dir_all(&scratch);
+    let candidates = build_filter::candidates(samples);
+    let file = scratch.join("cruxeval-candidates.jsonl");
+    let static_file = scratch.join("cruxeval-static-rejections.jsonl");
+    build_filter::write_jsonl(&candidates, &file);
+    build_filter::write_jsonl(&build_filter::static_rejects(&candidates), &static_file);
+    let trivial = build_filter::trivial(candidates.len());
+    let trivial_file = scratch.join("trivial-candidates.jsonl");
+    build_filter::write_jsonl(&trivial, &trivial_file);
+    let requests = scratch.join("filter-requests.json");
+    build_filter::write_requests(&candidates, &requests);
+    let (native, cpython) = build_filter::measure(&candidates, &trivial, &requests, opts.warm.max(opts.reps), opts.reps);
+    let page = build_filter::browser(app_url, &file, &static_file, &trivial_file, opts.warm).await;
+    if let Err(e) = &page {
+        eprintln!("filtering in the browser failed: {e}");
+    }
+    build_filter::print(samples.len(), &native, cpython.as_ref(), page.as_ref().ok());
+    let _ = std::fs::remove_dir_all(&scratch);
 }
 
 /// execbench's worker against Pyodide: start-up, verify-all passes, restarts, download sizes.
