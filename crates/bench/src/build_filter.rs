@@ -21,7 +21,7 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use execbench_build::{Candidate, check_static, filter_one, runtime_request};
+use execbench_build::{Candidate, check_static, filter_one, loading_harness, runtime_request};
 use execbench_core::{Limits, Outcome, PythonEngine, RunRequest, Sample};
 use execbench_testkit::browser::Browser;
 use fantoccini::Locator;
@@ -226,8 +226,10 @@ pub fn write_requests(candidates: &[Candidate], path: &Path) -> usize {
     let requests: Vec<Value> = candidates
         .iter()
         .filter(|c| check_static(c).is_none())
-        .map(|c| {
-            let r = runtime_request(c);
+        .enumerate()
+        .map(|(i, c)| {
+            // The first run loads the harness into the interpreter, as the engine's first does.
+            let r = if i == 0 { loading_harness(runtime_request(c)) } else { runtime_request(c) };
             json!({ "id": c.id, "prelude": r.prelude, "program": r.program, "expression": r.expression })
         })
         .collect();
