@@ -34,13 +34,14 @@ const STARTS: [Start; 3] = [
 ];
 
 /// Every page with a line on what it is for: the in-app guide.
-const PAGES: [(Route, &str, &str); 6] = [
+const PAGES: [(Route, &str, &str); 7] = [
     (Route::datasets(), "Datasets", "the sample list: search, filters, import"),
     (Route::Playground, "Playground", "any Python program and expression, run in the sandbox"),
     (Route::Verify, "Verify dataset", "runs every sample and lists the ones whose expected output is wrong"),
     (Route::Perturb, "Perturb", "one program side by side with its perturbed form, or a whole dataset by kinds and seeds"),
     (Route::evaluate(), "Evaluate", "prompts, models, scoring, exports"),
     (Route::Runs, "Runs", "every evaluation kept in this browser: resume, extend, export, delete"),
+    (Route::Build, "Build", "a new benchmark as CRUXEval was made: generate, filter, sample, export"),
 ];
 
 #[component]
