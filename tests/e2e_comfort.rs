@@ -133,6 +133,13 @@ async fn at_420_pixels_the_navigation_is_a_menu_and_nothing_scrolls_sideways() {
     assert!(!is_displayed(&b, "[data-testid=site-nav]").await, "the menu stayed open after navigating");
     assert_no_sideways_scroll(&b, "evaluate").await;
     b.screenshot("evaluate-420").await;
+
+    // The Build page: its method picker and funnel fold into the width.
+    b.click("[data-testid=menu-button]").await;
+    b.click("[data-testid=site-nav] a[href='#/build']").await;
+    b.wait_text("[data-testid=build-method-count]", Duration::from_secs(10), |t| t.contains("of 69")).await;
+    assert_no_sideways_scroll(&b, "build").await;
+    b.screenshot("build-420").await;
     b.close().await;
 }
 
