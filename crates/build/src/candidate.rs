@@ -3,7 +3,8 @@
 
 use execbench_core::dataset::RowError;
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
+
+use crate::jsonl::read_rows;
 
 /// One function and one call's arguments, not yet judged. The output is never given: the filter
 /// computes it by running the code.
@@ -21,50 +22,10 @@ pub struct Candidate {
 /// Reads candidate rows (`{id, code, input}`, `method` optional) from JSONL. Every bad row is
 /// named (file:line: field: problem) and skipped; the others are kept.
 pub fn read_candidates(file: &str, text: &str) -> (Vec<Candidate>, Vec<RowError>) {
-    let mut candidates = Vec::new();
-    let mut errors = Vec::new();
-    for (index, raw) in text.lines().enumerate() {
-        let line = index + 1;
-        if raw.trim().is_empty() {
-            continue;
-        }
-        let problem = |field: &str, message: String| RowError { file: file.to_string(), line, field: (!field.is_empty()).then(|| field.to_string()), message };
-        let value: Value = match serde_json::from_str(raw) {
-            Ok(v) => v,
-            Err(e) => {
-                errors.push(problem("", format!("not JSON: {e}")));
-                continue;
-            }
-        };
-        let Some(object) = value.as_object() else {
-            errors.push(problem("", format!("a row must be a JSON object, found {}", execbench_core::dataset::json_type(&value))));
-            continue;
-        };
-        let text_field = |name: &str| -> Result<String, RowError> {
-            match object.get(name) {
-                Some(Value::String(s)) => Ok(s.clone()),
-                Some(Value::Number(n)) if name == "id" => Ok(n.to_string()),
-                Some(other) => Err(problem(name, format!("must be a string, found {}", execbench_core::dataset::json_type(other)))),
-                None => Err(problem(name, "missing".to_string())),
-            }
-        };
-        let row = (|| {
-            let id = text_field("id")?;
-            let code = text_field("code")?;
-            let input = text_field("input")?;
-            let method = match object.get("method") {
-                None | Some(Value::Null) => None,
-                Some(Value::String(s)) => Some(s.clone()),
-                Some(other) => return Err(problem("method", format!("must be a string, found {}", execbench_core::dataset::json_type(other)))),
-            };
-            Ok(Candidate { id, method, code, input })
-        })();
-        match row {
-            Ok(c) => candidates.push(c),
-            Err(e) => errors.push(e),
-        }
-    }
-    (candidates, errors)
+    read_rows(file, text, |row| {
+        let (id, method, code, input) = row.candidate_fields()?;
+        Ok(Candidate { id, method, code, input })
+    })
 }
 
 #[cfg(test)]

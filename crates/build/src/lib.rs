@@ -15,6 +15,7 @@ pub mod dedupe;
 pub mod export;
 pub mod filter;
 pub mod funnel;
+mod jsonl;
 pub mod methods;
 pub mod offline;
 pub mod parse;

@@ -12,6 +12,7 @@ use execbench_core::rng::{Rng, fnv1a};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::jsonl::read_rows;
 use crate::methods::{is_known, split_method};
 
 /// Test inputs asked for per function.
@@ -285,63 +286,34 @@ pub fn pool_to_jsonl(pool: &[FewShot]) -> String {
 /// Reads a pool from JSONL (`{method, code, inputs}` a line). Every bad line is named
 /// (file:line: field: problem) and skipped.
 pub fn read_pool(file: &str, text: &str) -> (Vec<FewShot>, Vec<RowError>) {
-    let mut pool = Vec::new();
-    let mut errors = Vec::new();
-    for (index, raw) in text.lines().enumerate() {
-        if raw.trim().is_empty() {
-            continue;
+    read_rows(file, text, |row| {
+        let problem = |field: &str, message: String| row.problem(field, message);
+        let method = row.string("method")?;
+        if !is_known(&method) {
+            return Err(problem("method", format!("`{method}` is not one of the recipe's methods (type.name, e.g. str.split)")));
         }
-        let line = index + 1;
-        let problem = |field: &str, message: String| RowError { file: file.to_string(), line, field: (!field.is_empty()).then(|| field.to_string()), message };
-        let value: Value = match serde_json::from_str(raw) {
-            Ok(v) => v,
-            Err(e) => {
-                errors.push(problem("", format!("not JSON: {e}")));
-                continue;
-            }
-        };
-        let Some(object) = value.as_object() else {
-            errors.push(problem("", format!("an example must be a JSON object, found {}", json_type(&value))));
-            continue;
-        };
-        let row = (|| {
-            let text_field = |name: &str| match object.get(name) {
-                Some(Value::String(s)) => Ok(s.clone()),
-                Some(other) => Err(problem(name, format!("must be a string, found {}", json_type(other)))),
-                None => Err(problem(name, "missing".to_string())),
-            };
-            let method = text_field("method")?;
-            if !is_known(&method) {
-                return Err(problem("method", format!("`{method}` is not one of the recipe's methods (type.name, e.g. str.split)")));
-            }
-            let code = text_field("code")?;
-            if !code.lines().any(|l| l.starts_with("def f(")) {
-                return Err(problem("code", "must define a top-level function `def f(...)`".to_string()));
-            }
-            let inputs = match object.get("inputs") {
-                Some(Value::Array(items)) => items
-                    .iter()
-                    .enumerate()
-                    .map(|(i, v)| match v {
-                        Value::String(s) if !s.trim().is_empty() => Ok(s.clone()),
-                        Value::String(_) => Err(problem("inputs", format!("input {} is empty", i + 1))),
-                        other => Err(problem("inputs", format!("input {} must be a string of arguments, found {}", i + 1, json_type(other)))),
-                    })
-                    .collect::<Result<Vec<_>, _>>()?,
-                Some(other) => return Err(problem("inputs", format!("must be a list of strings, found {}", json_type(other)))),
-                None => return Err(problem("inputs", "missing".to_string())),
-            };
-            if inputs.is_empty() {
-                return Err(problem("inputs", "needs at least one input".to_string()));
-            }
-            Ok(FewShot { method, code, inputs })
-        })();
-        match row {
-            Ok(e) => pool.push(e),
-            Err(e) => errors.push(e),
+        let code = row.string("code")?;
+        if !code.lines().any(|l| l.starts_with("def f(")) {
+            return Err(problem("code", "must define a top-level function `def f(...)`".to_string()));
         }
-    }
-    (pool, errors)
+        let inputs = match row.object.get("inputs") {
+            Some(Value::Array(items)) => items
+                .iter()
+                .enumerate()
+                .map(|(i, v)| match v {
+                    Value::String(s) if !s.trim().is_empty() => Ok(s.clone()),
+                    Value::String(_) => Err(problem("inputs", format!("input {} is empty", i + 1))),
+                    other => Err(problem("inputs", format!("input {} must be a string of arguments, found {}", i + 1, json_type(other)))),
+                })
+                .collect::<Result<Vec<_>, _>>()?,
+            Some(other) => return Err(problem("inputs", format!("must be a list of strings, found {}", json_type(other)))),
+            None => return Err(problem("inputs", "missing".to_string())),
+        };
+        if inputs.is_empty() {
+            return Err(problem("inputs", "needs at least one input".to_string()));
+        }
+        Ok(FewShot { method, code, inputs })
+    })
 }
 
 #[cfg(test)]
@@ -424,7 +396,7 @@ mod tests {
             (good.clone(), None),
             ("".into(), None),
             ("nope".into(), Some("p.jsonl:1: not JSON")),
-            ("[1]".into(), Some("p.jsonl:1: an example must be a JSON object, found an array")),
+            ("[1]".into(), Some("p.jsonl:1: a row must be a JSON object, found an array")),
             (r#"{"code":"def f(x):\n    return x","inputs":["1"]}"#.into(), Some("p.jsonl:1: field `method`: missing")),
             (r#"{"method":"str.splat","code":"def f(x):\n    return x","inputs":["1"]}"#.into(), Some("p.jsonl:1: field `method`: `str.splat` is not one of the recipe's methods")),
             (r#"{"method":"str.split","code":"def g(x):\n    return x","inputs":["1"]}"#.into(), Some("p.jsonl:1: field `code`: must define a top-level function")),

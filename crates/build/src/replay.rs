@@ -9,6 +9,7 @@ use execbench_core::dataset::{RowError, json_type};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::jsonl::read_rows;
 use crate::methods::is_known;
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -43,54 +44,23 @@ impl GenerationRow {
 
 /// Reads generation rows. Every bad row is named (file:line: field: problem) and skipped.
 pub fn read_generations(file: &str, text: &str) -> (Vec<GenerationRow>, Vec<RowError>) {
-    let mut rows = Vec::new();
-    let mut errors = Vec::new();
-    for (index, raw) in text.lines().enumerate() {
-        if raw.trim().is_empty() {
-            continue;
-        }
-        let line = index + 1;
-        let problem = |field: &str, message: String| RowError { file: file.to_string(), line, field: (!field.is_empty()).then(|| field.to_string()), message };
-        let value: Value = match serde_json::from_str(raw) {
-            Ok(v) => v,
-            Err(e) => {
-                errors.push(problem("", format!("not JSON: {e}")));
-                continue;
-            }
+    read_rows(file, text, |row| {
+        let count = |name: &str| match row.object.get(name) {
+            None | Some(Value::Null) => Ok(None),
+            Some(v) => v.as_u64().map(Some).ok_or_else(|| row.problem(name, format!("must be a whole number, found {}", json_type(v)))),
         };
-        let Some(object) = value.as_object() else {
-            errors.push(problem("", format!("a row must be a JSON object, found {}", json_type(&value))));
-            continue;
-        };
-        let row = (|| {
-            let text = |name: &str, required: bool| match object.get(name) {
-                Some(Value::String(s)) => Ok(Some(s.clone())),
-                None | Some(Value::Null) if !required => Ok(None),
-                None => Err(problem(name, "missing".to_string())),
-                Some(other) => Err(problem(name, format!("must be a string, found {}", json_type(other)))),
-            };
-            let count = |name: &str| match object.get(name) {
-                None | Some(Value::Null) => Ok(None),
-                Some(v) => v.as_u64().map(Some).ok_or_else(|| problem(name, format!("must be a whole number, found {}", json_type(v)))),
-            };
-            let id = text("id", true)?.unwrap_or_default();
-            let method = text("method", true)?.unwrap_or_default();
-            if !is_known(&method) {
-                return Err(problem("method", format!("`{method}` is not one of the recipe's methods (type.name, e.g. str.split)")));
-            }
-            let response = text("response", false)?;
-            let error = text("error", false)?;
-            if response.is_none() && error.is_none() {
-                return Err(problem("response", "missing (a row needs a response or an error)".to_string()));
-            }
-            Ok(GenerationRow { id, method, response, error, prompt_tokens: count("prompt_tokens")?, completion_tokens: count("completion_tokens")? })
-        })();
-        match row {
-            Ok(r) => rows.push(r),
-            Err(e) => errors.push(e),
+        let id = row.string("id")?;
+        let method = row.string("method")?;
+        if !is_known(&method) {
+            return Err(row.problem("method", format!("`{method}` is not one of the recipe's methods (type.name, e.g. str.split)")));
         }
-    }
-    (rows, errors)
+        let response = row.optional_string("response")?;
+        let error = row.optional_string("error")?;
+        if response.is_none() && error.is_none() {
+            return Err(row.problem("response", "missing (a row needs a response or an error)".to_string()));
+        }
+        Ok(GenerationRow { id, method, response, error, prompt_tokens: count("prompt_tokens")?, completion_tokens: count("completion_tokens")? })
+    })
 }
 
 /// The last row of every id.

@@ -2,11 +2,12 @@
 //! (`{id, method?, code, input, rule, detail, line?}`), written and read back with per-row errors,
 //! so that `build sample` can take what `build filter` (or the page) wrote.
 
-use execbench_core::dataset::{RowError, json_type};
+use execbench_core::dataset::RowError;
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use crate::candidate::Candidate;
+use crate::jsonl::read_rows;
 use crate::rules::{Rejection, Rule};
 use crate::verdict::{Judged, Verdict};
 
@@ -113,63 +114,6 @@ pub fn read_rejected(file: &str, text: &str) -> (Vec<Judged>, Vec<RowError>) {
         };
         Ok(Judged { candidate: Candidate { id, method, code, input }, verdict: Verdict::Rejected(Rejection::new(rule, detail)) })
     })
-}
-
-struct Row<'a> {
-    file: &'a str,
-    line: usize,
-    object: &'a Map<String, Value>,
-}
-
-impl Row<'_> {
-    fn problem(&self, field: &str, message: String) -> RowError {
-        RowError { file: self.file.to_string(), line: self.line, field: (!field.is_empty()).then(|| field.to_string()), message }
-    }
-
-    fn string(&self, name: &str) -> Result<String, RowError> {
-        match self.object.get(name) {
-            Some(Value::String(s)) => Ok(s.clone()),
-            Some(Value::Number(n)) if name == "id" => Ok(n.to_string()),
-            Some(other) => Err(self.problem(name, format!("must be a string, found {}", json_type(other)))),
-            None => Err(self.problem(name, "missing".to_string())),
-        }
-    }
-
-    fn candidate_fields(&self) -> Result<(String, Option<String>, String, String), RowError> {
-        let id = self.string("id")?;
-        let method = match self.object.get("method") {
-            None | Some(Value::Null) => None,
-            Some(_) => Some(self.string("method")?),
-        };
-        Ok((id, method, self.string("code")?, self.string("input")?))
-    }
-}
-
-fn read_rows<T>(file: &str, text: &str, mut read: impl FnMut(&Row) -> Result<T, RowError>) -> (Vec<T>, Vec<RowError>) {
-    let mut rows = Vec::new();
-    let mut errors = Vec::new();
-    for (index, raw) in text.lines().enumerate() {
-        let line = index + 1;
-        if raw.trim().is_empty() {
-            continue;
-        }
-        let value: Value = match serde_json::from_str(raw) {
-            Ok(v) => v,
-            Err(e) => {
-                errors.push(RowError { file: file.to_string(), line, field: None, message: format!("not JSON: {e}") });
-                continue;
-            }
-        };
-        let Some(object) = value.as_object() else {
-            errors.push(RowError { file: file.to_string(), line, field: None, message: format!("a row must be a JSON object, found {}", json_type(&value)) });
-            continue;
-        };
-        match read(&Row { file, line, object }) {
-            Ok(row) => rows.push(row),
-            Err(e) => errors.push(e),
-        }
-    }
-    (rows, errors)
 }
 
 #[cfg(test)]
