@@ -45,6 +45,10 @@ async fn an_offline_benchmark_is_built_exported_loaded_and_scores_100_with_the_o
     b.click("[data-testid=build-start]").await;
     let ended = wait_finished(&b, Duration::from_secs(300)).await;
     assert!(ended.starts_with("Last job finished"), "{ended}");
+    for download in ["build-download-generations", "build-download-kept", "build-download-rejected"] {
+        let disabled = js(&b, &format!("return document.querySelector('[data-testid={download}]').disabled")).await;
+        assert_eq!(disabled, serde_json::Value::Bool(false), "{download} is not offered after the job");
+    }
     js(&b, "document.querySelector('[data-testid=build-funnel]').scrollIntoView({block: 'start'})").await;
     b.screenshot("build-funnel").await;
 

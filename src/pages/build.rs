@@ -340,7 +340,7 @@ pub fn BuildPage() -> impl IntoView {
                     on:click=move |_| download("kept.jsonl", "application/jsonl", &kept_jsonl(&job.judged.get_untracked()))>"Download kept (JSONL)"</button>
                 <button data-testid="build-download-rejected" disabled=move || job.judged.with(|j| j.is_empty())
                     on:click=move |_| download("rejected.jsonl", "application/jsonl", &rejected_jsonl(&job.judged.get_untracked()))>"Download rejected (JSONL)"</button>
-                <button data-testid="build-download-generations" disabled=move || job.generation_rows.with_value(Vec::is_empty) || progress.running.get()
+                <button data-testid="build-download-generations" disabled=move || progress.running.get() || job.generation_rows.with_value(Vec::is_empty)
                     on:click=move |_| download("generations.jsonl", "application/jsonl", &job.generation_rows.with_value(|rows| rows.iter().map(|r| r.line()).collect::<String>()))>"Download generations (JSONL)"</button>
             </div>
 
