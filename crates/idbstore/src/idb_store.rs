@@ -8,7 +8,7 @@ use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{DomException, IdbDatabase, IdbTransaction};
 
-use crate::{DATASET_BYTES, DATASETS, DB_VERSION, RECORDS, RUNS};
+use crate::{DATASET_BYTES, DATASETS, DB_VERSION, GENERATION_ROWS, GENERATIONS, RECORDS, RUNS};
 
 /// A [`RunStore`] over one IndexedDB database.
 pub struct IdbRunStore {
@@ -34,7 +34,7 @@ impl IdbRunStore {
             // A store that cannot be created is reported after the open (below).
             let Ok(db) = idb::DatabaseEvent::database(&event) else { return };
             let names = db.store_names();
-            for store in [RUNS, RECORDS, DATASETS, DATASET_BYTES] {
+            for store in [RUNS, RECORDS, DATASETS, DATASET_BYTES, GENERATIONS, GENERATION_ROWS] {
                 if !names.iter().any(|n| n == store) {
                     let _ = db.create_object_store(store, ObjectStoreParams::new());
                 }
@@ -42,7 +42,7 @@ impl IdbRunStore {
         });
         let mut db = request.await.map_err(|e| unavailable(&format!("could not open IndexedDB database `{db_name}`"), &e))?;
         let names = db.store_names();
-        if let Some(missing) = [RUNS, RECORDS, DATASETS, DATASET_BYTES].into_iter().find(|s| !names.iter().any(|n| n == s)) {
+        if let Some(missing) = [RUNS, RECORDS, DATASETS, DATASET_BYTES, GENERATIONS, GENERATION_ROWS].into_iter().find(|s| !names.iter().any(|n| n == s)) {
             db.close();
             return Err(StoreError::new(StoreErrorKind::Unavailable, format!("IndexedDB database `{db_name}` has no object store `{missing}`")));
         }
@@ -118,14 +118,15 @@ fn run_key(run_id: &str) -> JsValue {
     JsValue::from_str(run_id)
 }
 
-fn record_key(run_id: &str, sample_id: &str) -> JsValue {
-    Array::of2(&JsValue::from_str(run_id), &JsValue::from_str(sample_id)).into()
+/// The key `[owner, item]` of a record (`[run_id, sample_id]`) or a generation row.
+pub(crate) fn pair_key(owner: &str, item: &str) -> JsValue {
+    Array::of2(&JsValue::from_str(owner), &JsValue::from_str(item)).into()
 }
 
-/// Every key `[run_id, sample_id]` of one run: from `[run_id]` to `[run_id, []]`.
-fn records_of(run_id: &str) -> Result<Query, idb::Error> {
-    let lower = Array::of1(&JsValue::from_str(run_id));
-    let upper = Array::of2(&JsValue::from_str(run_id), &Array::new());
+/// Every key `[owner, item]` of one owner: from `[owner]` to `[owner, []]`.
+pub(crate) fn pairs_of(owner: &str) -> Result<Query, idb::Error> {
+    let lower = Array::of1(&JsValue::from_str(owner));
+    let upper = Array::of2(&JsValue::from_str(owner), &Array::new());
     Ok(Query::KeyRange(KeyRange::bound(&lower, &upper, Some(false), Some(false))?))
 }
 
@@ -206,7 +207,7 @@ impl RunStore for IdbRunStore {
     async fn put_record(&self, entry: &RunEntry, record: &SampleRecord) -> StoreResult<()> {
         let record_value = to_json(record, "the sample record")?;
         let entry_value = to_json(entry, "the run entry")?;
-        let (record_key, entry_key) = (record_key(entry.id(), &record.sample_id), run_key(entry.id()));
+        let (record_key, entry_key) = (pair_key(entry.id(), &record.sample_id), run_key(entry.id()));
         self.write(&format!("could not store the record of sample `{}` of run `{}`", record.sample_id, entry.id()), |runs, records| {
             records.put(&record_value, Some(&record_key))?;
             runs.put(&entry_value, Some(&entry_key))?;
@@ -246,7 +247,7 @@ impl RunStore for IdbRunStore {
         // Both requests are issued before either is awaited, and both are awaited (a dropped
         // request future would leave a dead callback behind).
         let exists = runs.count(Some(Query::Key(run_key(run_id)))).map_err(err)?;
-        let values = records.get_all(Some(records_of(run_id).map_err(err)?), None).map_err(err)?;
+        let values = records.get_all(Some(pairs_of(run_id).map_err(err)?), None).map_err(err)?;
         let (exists, values) = futures::join!(exists.into_future(), values.into_future());
         if exists.map_err(err)? == 0 {
             return Err(StoreError::not_found(run_id));
@@ -263,7 +264,7 @@ impl RunStore for IdbRunStore {
     async fn delete(&self, run_id: &str) -> StoreResult<()> {
         let key = run_key(run_id);
         self.write(&format!("could not delete run `{run_id}`"), |runs, records| {
-            records.delete(records_of(run_id)?)?;
+            records.delete(pairs_of(run_id)?)?;
             runs.delete(Query::Key(key))?;
             Ok(())
         })

@@ -1,8 +1,8 @@
 //! Runs and imported datasets kept in the browser's IndexedDB: [`IdbRunStore`], the page's
 //! [`RunStore`](execbench_run::store::RunStore) and [`DatasetShelf`](execbench_run::shelf::DatasetShelf), and [`storage_estimate`] for the Runs page.
 //!
-//! Layout (database version 2; version 1 had only the first two stores, and opening it upgrades
-//! it in place, keeping its runs):
+//! Layout (database version 3; version 1 had only the first two stores, version 2 the first
+//! four, and opening an older one upgrades it in place, keeping what it holds):
 //! - object store `runs`: key `run_id`, value the [`RunEntry`](execbench_run::store::RunEntry)
 //!   as a JSON string;
 //! - object store `records`: key `[run_id, sample_id]`, value the
@@ -10,7 +10,12 @@
 //! - object store `datasets`: key the shelf id, value the
 //!   [`ShelfEntry`](execbench_run::shelf::ShelfEntry) of an imported dataset as a JSON string;
 //! - object store `dataset_bytes`: key the shelf id, value the file's bytes (a `Uint8Array`), so
-//!   listing the shelf never reads a file.
+//!   listing the shelf never reads a file;
+//! - object store `generations`: key the generation id, value the
+//!   [`GenerationEntry`](execbench_run::generation_store::GenerationEntry) of a benchmark
+//!   generation (Build page) as a JSON string;
+//! - object store `generation_rows`: key `[generation_id, request_id]`, value the
+//!   [`GenerationRow`](execbench_build::replay::GenerationRow) (a response or its error).
 //!
 //! No index is needed: a run's records are the key range `[run_id] ..= [run_id, []]` (an array
 //! sorts after every string, so `[run_id, []]` is above every `[run_id, sample_id]`). Listing runs
@@ -35,6 +40,8 @@
 mod idb_store;
 #[cfg(target_arch = "wasm32")]
 mod idb_shelf;
+#[cfg(target_arch = "wasm32")]
+mod idb_generations;
 #[cfg(not(target_arch = "wasm32"))]
 #[path = "native.rs"]
 mod idb_store;
@@ -42,7 +49,7 @@ mod idb_store;
 pub use idb_store::{IdbRunStore, storage_estimate};
 
 /// The schema version this code creates and reads.
-pub const DB_VERSION: u32 = 2;
+pub const DB_VERSION: u32 = 3;
 /// Object store of run entries (key: run id).
 pub const RUNS: &str = "runs";
 /// Object store of sample records (key: `[run_id, sample_id]`).
@@ -51,3 +58,7 @@ pub const RECORDS: &str = "records";
 pub const DATASETS: &str = "datasets";
 /// Object store of imported datasets' bytes (key: shelf id).
 pub const DATASET_BYTES: &str = "dataset_bytes";
+/// Object store of benchmark generations' entries (key: generation id).
+pub const GENERATIONS: &str = "generations";
+/// Object store of generation rows (key: `[generation_id, request_id]`).
+pub const GENERATION_ROWS: &str = "generation_rows";

@@ -1,6 +1,7 @@
 //! Outside the browser there is no IndexedDB: the same API, where `open` always fails with
 //! `Unavailable`, so no `IdbRunStore` can exist and its methods are never reached.
 
+use execbench_run::generation_store::{GenerationEntry, GenerationRow, GenerationStore};
 use execbench_run::record::SampleRecord;
 use execbench_run::shelf::{DatasetShelf, ShelfEntry};
 use execbench_run::store::{RunEntry, RunStore, StoreError, StoreErrorKind, StoreResult};
@@ -57,6 +58,24 @@ impl DatasetShelf for IdbRunStore {
         match self.never {}
     }
     async fn remove(&self, _: &str) -> StoreResult<()> {
+        match self.never {}
+    }
+}
+
+impl GenerationStore for IdbRunStore {
+    async fn save_generation(&self, _: &GenerationEntry) -> StoreResult<()> {
+        match self.never {}
+    }
+    async fn put_generation_row(&self, _: &GenerationEntry, _: &GenerationRow) -> StoreResult<()> {
+        match self.never {}
+    }
+    async fn generations(&self) -> StoreResult<Vec<GenerationEntry>> {
+        match self.never {}
+    }
+    async fn generation_rows(&self, _: &str) -> StoreResult<Vec<GenerationRow>> {
+        match self.never {}
+    }
+    async fn delete_generation(&self, _: &str) -> StoreResult<()> {
         match self.never {}
     }
 }

@@ -123,8 +123,14 @@ async fn passes_the_shelf_table() {
     execbench_run::shelf::conformance::check(&store).await;
 }
 
+#[wasm_bindgen_test]
+async fn passes_the_generation_table() {
+    let store = open(&fresh_name("generations")).await;
+    execbench_run::generation_store::conformance::check(&store).await;
+}
+
 /// A database left by the previous version of the page (version 1: runs and records only) is
-/// upgraded in place: its runs stay, and the shelf works.
+/// upgraded in place: its runs stay, and the shelf and the generations work.
 #[wasm_bindgen_test]
 async fn a_version_1_database_keeps_its_runs_and_gains_a_shelf() {
     use wasm_bindgen::JsCast;
@@ -151,4 +157,5 @@ async fn a_version_1_database_keeps_its_runs_and_gains_a_shelf() {
     let store = open(&name).await;
     assert_eq!(store.entry("before-upgrade").await.unwrap(), Some(entry), "the run written by version 1 is still there");
     execbench_run::shelf::conformance::check(&store).await;
+    execbench_run::generation_store::conformance::check(&store).await;
 }

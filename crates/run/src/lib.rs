@@ -29,6 +29,7 @@ pub mod cost;
 pub mod engine;
 pub mod gate;
 pub mod generation;
+pub mod generation_store;
 pub mod io;
 pub mod perturbation;
 pub mod protocol;
