@@ -176,3 +176,84 @@ async fn a_model_api_is_asked_once_per_prompt_and_a_bad_key_stops_the_generation
     let stored = js(&b, "return JSON.stringify(localStorage) + location.href").await;
     assert!(!stored.as_str().unwrap_or_default().contains(KEY), "the key is in the page's storage or address");
 }
+
+/// The raw text of the generations the page kept in IndexedDB (entries and rows).
+async fn kept_generations_text(b: &Browser) -> String {
+    let script = r#"
+        const done = arguments[arguments.length - 1];
+        const open = indexedDB.open('execbench');
+        open.onerror = () => done('error: ' + String(open.error));
+        open.onsuccess = () => {
+            const db = open.result;
+            const tx = db.transaction(['generations', 'generation_rows'], 'readonly');
+            const out = {};
+            tx.objectStore('generations').getAll().onsuccess = e => out.entries = e.target.result;
+            tx.objectStore('generation_rows').getAll().onsuccess = e => out.rows = e.target.result;
+            tx.oncomplete = () => { db.close(); done(JSON.stringify(out)); };
+        };"#;
+    let text = b.client.execute_async(script, vec![]).await.unwrap();
+    text.as_str().unwrap_or_default().to_string()
+}
+
+/// "4 of 11 responses" → 4.
+fn answered_in(label: &str) -> usize {
+    label.split(": ").nth(1).and_then(|rest| rest.split(' ').next()).and_then(|n| n.parse().ok()).unwrap_or_else(|| panic!("no count in `{label}`"))
+}
+
+/// A model generation survives a reload: the responses that arrived are kept in IndexedDB as they
+/// come, the reloaded page lists the generation as interrupted, and Resume (with the key entered
+/// again) asks only the prompts without a kept response, then filters everything.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_model_generation_cut_by_a_reload_resumes_asking_only_what_is_missing() {
+    use execbench_mockserver::{MockConfig, MockServer, bundled_dataset};
+    const KEY: &str = "sk-build-resume-key";
+    let mock = MockServer::start(bundled_dataset().unwrap(), MockConfig { latency_ms: 400, api_key: Some(KEY.to_string()), ..Default::default() }, 0).await.unwrap();
+    let (b, _server) = open_build().await;
+    let fill_model = async |b: &Browser| {
+        select(b, "[data-testid=build-source]", "model").await;
+        select(b, "[data-testid=api-provider]", "openai-compatible").await;
+        b.fill("[data-testid=api-base-url]", &format!("{}/v1", mock.base_url())).await;
+        b.fill("[data-testid=api-model]", "mock-model").await;
+        b.fill("[data-testid=api-key]", KEY).await;
+        b.fill("[data-testid=api-concurrency]", "1").await;
+    };
+    fill_model(&b).await;
+    for group in ["str", "dict"] {
+        b.click(&format!("[data-testid=build-none-{group}]")).await;
+    }
+    b.click("[data-testid=build-start]").await;
+    b.wait_text("[data-testid=build-kept-label]", Duration::from_secs(60), |t| t.contains(" of 11 responses") && answered_in(t) >= 4).await;
+
+    b.client.refresh().await.unwrap();
+    b.wait_text(".engine", Duration::from_secs(60), |t| t.starts_with("Python ready")).await;
+    let label = b.wait_text("[data-testid=build-kept-label]", Duration::from_secs(20), |t| t.ends_with("interrupted")).await;
+    let kept = answered_in(&label);
+    assert!((4..11).contains(&kept), "{label}");
+    b.screenshot("build-kept-interrupted").await;
+    let stored = kept_generations_text(&b).await;
+    assert!(stored.contains("mock-model") && !stored.contains(KEY), "the kept generation names its model and holds no key");
+
+    // The key was not remembered: Resume without it, the server refuses, the generation stops at
+    // once, says why, and keeps what it had.
+    b.click("[data-testid=build-kept-resume]").await;
+    let said = b.wait_text("[data-testid=build-error]", Duration::from_secs(20), |t| !t.is_empty()).await;
+    assert!(said.contains("stopped the generation") && said.contains("key"), "{said}");
+    b.wait_text("[data-testid=build-kept-label]", Duration::from_secs(10), |t| t == format!("mock-model (openai-compatible): {kept} of 11 responses, stopped by the provider")).await;
+    wait_finished(&b, Duration::from_secs(10)).await;
+    let asked_before_resume = mock.stats().requests_total;
+
+    fill_model(&b).await;
+    b.click("[data-testid=build-kept-resume]").await;
+    let ended = wait_finished(&b, Duration::from_secs(120)).await;
+    assert!(ended.starts_with("Last job finished"), "{ended}");
+    assert_eq!(count(&b, "generated").await, 11, "every prompt has its response: {kept} kept, the rest asked now");
+    assert_eq!(mock.stats().requests_total - asked_before_resume, 11 - kept as u64, "only the prompts without a kept response are asked again");
+    b.wait_text("[data-testid=build-kept-label]", Duration::from_secs(10), |t| t == "mock-model (openai-compatible): 11 of 11 responses, finished").await;
+    assert!(!kept_generations_text(&b).await.contains(KEY));
+
+    b.click("[data-testid=build-kept-discard]").await;
+    b.wait_text("[data-testid=build-per-method]", Duration::from_secs(5), |_| true).await;
+    let gone = js(&b, "return document.querySelectorAll('[data-testid=build-kept-row]').length").await;
+    assert_eq!(gone.as_i64(), Some(0), "Discard forgets it");
+    assert_eq!(kept_generations_text(&b).await, r#"{"entries":[],"rows":[]}"#);
+}

@@ -14,9 +14,11 @@ use execbench_run::api::ApiModel;
 use execbench_run::runfile::PriceUsed;
 use execbench_run::build_filter::filter_candidates;
 use execbench_run::generation::{GenerationEvent, GenerationJob, GenerationSource, generator_for, run_generation};
+use execbench_run::generation_store::{GenerationEntry, GenerationState, GenerationStore, resume_plan};
 use execbench_run::{CancelToken, RunEnd};
 use leptos::prelude::*;
 
+use super::generations::KeptGenerations;
 use super::{FINISHED, JobProgress, STOPPED};
 use crate::browser::clock::BrowserClock;
 use crate::browser::fetch::FetchHttp;
@@ -43,6 +45,17 @@ pub struct GenerationPlan {
     pub pool: Vec<FewShot>,
 }
 
+/// Where a generation starts: the requests (those already answered marked done), the kept
+/// responses parsed again and their rows, the provenance so far, and the entry that keeps it
+/// (`None`: not kept, as for the offline source and a replayed file).
+struct Start {
+    job: GenerationJob,
+    answered: Vec<execbench_build::parse::ParsedResponse>,
+    rows: Vec<GenerationRow>,
+    generation: Generation,
+    keep: Option<GenerationEntry>,
+}
+
 #[derive(Clone, Copy)]
 pub struct BuildJob {
     pub progress: JobProgress,
@@ -63,6 +76,8 @@ pub struct BuildJob {
     pub generation: StoredValue<Option<Generation>>,
     /// The generation's rows (responses and errors), for its download.
     pub generation_rows: StoredValue<Vec<GenerationRow>>,
+    /// Model generations kept for a reload.
+    pub kept: KeptGenerations,
     python: StoredValue<PythonWorker, LocalStorage>,
 }
 
@@ -79,6 +94,7 @@ impl BuildJob {
             usage: RwSignal::new(None),
             generation: StoredValue::new(None),
             generation_rows: StoredValue::new(Vec::new()),
+            kept: KeptGenerations::start(),
             python: StoredValue::new_local(worker.for_job(BUILD_JOB)),
         }
     }
@@ -95,7 +111,8 @@ impl BuildJob {
         self.generation_rows.set_value(Vec::new());
     }
 
-    /// Generates candidates with `source`, then filters them.
+    /// Generates candidates with `source`, then filters them. A model's generation is kept
+    /// (entry and a row per request) so that a reload can resume it.
     pub fn generate(self, source: BuildSource, plan: GenerationPlan) {
         let requests = match generation_requests(&plan.methods, plan.per_method, plan.seed, &plan.template, &plan.pool) {
             Ok(r) => r,
@@ -105,26 +122,101 @@ impl BuildJob {
             }
         };
         self.reset();
-        let python = self.python.get_value();
-        let cancel = self.progress.begin(format!("Generating {} responses", requests.len()), requests.len(), &python);
-        self.responses.set(Some(0));
-        let generator = generator_of(&source, &plan);
+        let keep = match &source {
+            BuildSource::Model(model, price) => GenerationEntry::new(crate::browser::clock::now_ms(), model.settings.clone(), price.clone(), plan.methods.clone(), plan.per_method, plan.seed, plan.template.clone(), plan.pool.clone()).ok(),
+            _ => None,
+        };
         let generation = Generation {
-            generator,
+            generator: generator_of(&source, &plan),
             methods: plan.methods.clone(),
             prompt_template: plan.template.text.clone(),
             few_shot_pool_hash: execbench_build::prompt::pool_hash(&plan.pool),
             responses: 0,
             unparseable: 0,
         };
+        let job = GenerationJob { requests, done: Default::default() };
+        self.launch(source, plan.seed, Start { job, answered: Vec::new(), rows: Vec::new(), generation, keep });
+    }
+
+    /// Goes on with a kept generation: its prompts are made again from its plan, the requests
+    /// without a response are asked (with `key`, the key of its provider), the kept responses
+    /// give their candidates back, and then everything is filtered.
+    pub fn resume(self, id: String, key: Option<String>) {
+        if self.progress.running.get_untracked() {
+            return;
+        }
+        leptos::task::spawn_local(async move {
+            let store = self.kept.store().await;
+            let found = async {
+                let entry = store.generations().await.map_err(|e| e.to_string())?.into_iter().find(|e| e.id == id).ok_or_else(|| format!("generation `{id}` is no longer kept in this browser"))?;
+                let rows = store.generation_rows(&id).await.map_err(|e| e.to_string())?;
+                let plan = resume_plan(&entry, &rows)?;
+                Ok::<_, String>((entry, plan))
+            };
+            let (entry, plan) = match found.await {
+                Ok(found) => found,
+                Err(e) => {
+                    self.error.set(Some(e));
+                    return;
+                }
+            };
+            let needs_key = entry.api.endpoint.preset().is_some_and(|p| p.key_required);
+            if needs_key && key.as_deref().is_none_or(str::is_empty) && plan.job.done.len() < plan.job.requests.len() {
+                self.error.set(Some(format!("{} needs the API key of {} at {}: choose that provider above and enter its key (it is not kept unless you ask)", entry.id, entry.api.endpoint.provider, entry.api.endpoint.base_url)));
+                return;
+            }
+            self.reset();
+            let generation = Generation {
+                generator: generator_for(GeneratorSource::Model, Some(&entry.api), entry.seed),
+                methods: entry.methods.clone(),
+                prompt_template: entry.template.text.clone(),
+                few_shot_pool_hash: execbench_build::prompt::pool_hash(&entry.pool),
+                responses: 0,
+                unparseable: 0,
+            };
+            let model = ApiModel { settings: entry.api.clone(), key };
+            let source = BuildSource::Model(Box::new(model), entry.price.clone());
+            let seed = entry.seed;
+            let keep = Some(GenerationEntry { state: GenerationState::Running, note: None, ..entry });
+            self.launch(source, seed, Start { job: plan.job, answered: plan.answered, rows: plan.rows, generation, keep });
+        });
+    }
+
+    /// Forgets a kept generation.
+    pub fn discard(self, id: String) {
+        leptos::task::spawn_local(async move { self.kept.discard(&id).await });
+    }
+
+    fn launch(self, source: BuildSource, seed: u64, start: Start) {
+        let Start { job, answered, rows, generation, keep } = start;
+        let python = self.python.get_value();
+        let cancel = self.progress.begin(format!("Generating {} responses", job.requests.len()), job.requests.len(), &python);
+        // Responses kept from before a reload count as they did then.
+        let mut candidates = Vec::<Candidate>::new();
+        let (mut responses, mut unparseable) = (0, 0);
+        for parsed in &answered {
+            responses += 1;
+            if parsed.candidates.is_empty() {
+                unparseable += 1;
+            }
+            candidates.extend(parsed.candidates.iter().cloned());
+        }
+        let finished_ids: std::collections::BTreeSet<String> = rows.iter().map(|r| r.id.clone()).collect();
+        let prior_usage = keep.as_ref().map(|k| k.usage).unwrap_or_default();
+        self.responses.set(Some(responses));
+        self.unparseable.set(unparseable);
+        self.candidates.set(candidates.len());
+        self.progress.done.set(job.done.len());
+        self.generation_rows.set_value(rows);
         // `Some` for a model API: its tokens are shown, priced when the price is known.
         let price: Option<Option<PriceUsed>> = match &source {
             BuildSource::Model(_, price) => Some(price.clone()),
             _ => None,
         };
+        if let Some(entry) = &keep {
+            self.kept.save(entry.clone());
+        }
         leptos::task::spawn_local(async move {
-            let job = GenerationJob { requests, done: Default::default() };
-            let seed = plan.seed;
             let mut generation_source = match source {
                 BuildSource::Offline => GenerationSource::Offline(Box::new(move |r: &GenerationRequest| offline_response(&r.method, seed, request_index(&r.id)))),
                 BuildSource::Replay { file, rows } => {
@@ -137,17 +229,27 @@ impl BuildJob {
                 }
                 BuildSource::Model(model, _) => GenerationSource::Api(*model),
             };
-            let found = std::cell::RefCell::new(Vec::<Candidate>::new());
-            let counts = std::cell::Cell::new((0usize, 0usize));
+            let found = std::cell::RefCell::new(candidates);
+            let counts = std::cell::Cell::new((responses, unparseable));
+            let finished = std::cell::RefCell::new(finished_ids);
+            let keep = std::cell::RefCell::new(keep);
             let on_event = |event: GenerationEvent| {
                 if let GenerationEvent::Status(status) = &event
                     && let Some(price) = &price
                 {
-                    let cost = price.as_ref().map(|p| p.price.cost(&status.usage));
-                    self.usage.set(Some((status.usage, cost)));
+                    let mut usage = prior_usage;
+                    usage.add(&status.usage);
+                    let cost = price.as_ref().map(|p| p.price.cost(&usage));
+                    self.usage.set(Some((usage, cost)));
                 }
                 if let GenerationEvent::Generated(done) = event {
-                    self.generation_rows.update_value(|rows| rows.push(done.row()));
+                    let row = done.row();
+                    self.generation_rows.update_value(|rows| rows.push(row.clone()));
+                    if let Some(entry) = keep.borrow_mut().as_mut() {
+                        self.generation_rows.with_value(|rows| entry.count(rows));
+                        self.kept.put_row(entry.clone(), row);
+                    }
+                    finished.borrow_mut().insert(done.request_id.clone());
                     let (mut responses, mut unparseable) = counts.get();
                     if let Ok(parsed) = &done.result {
                         responses += 1;
@@ -157,7 +259,7 @@ impl BuildJob {
                         found.borrow_mut().extend(parsed.candidates.iter().cloned());
                     }
                     counts.set((responses, unparseable));
-                    if self.progress.publish(self.generation_rows.with_value(Vec::len)) {
+                    if self.progress.publish(finished.borrow().len()) {
                         self.responses.set(Some(responses));
                         self.unparseable.set(unparseable);
                         self.candidates.set(found.borrow().len());
@@ -174,13 +276,21 @@ impl BuildJob {
             let failed = outcome.generated.iter().filter(|g| g.result.is_err()).count();
             if failed > 0 {
                 let first = outcome.generated.iter().find_map(|g| g.result.as_ref().err()).map(|e| e.message.clone()).unwrap_or_default();
-                self.error.set(Some(format!("{failed} of {} requests failed (first: {first}); their rows are in the generations download", outcome.generated.len())));
+                self.error.set(Some(format!("{failed} of {} requests failed (first: {first}); their rows are in the generations download, and Resume asks them again", outcome.generated.len())));
             }
             if let RunEnd::ProviderStopped(e) = &outcome.end {
                 self.error.set(Some(format!("The provider stopped the generation: {e}")));
             }
+            if let Some(mut entry) = keep.into_inner() {
+                (entry.state, entry.note) = match &outcome.end {
+                    RunEnd::ProviderStopped(e) => (GenerationState::ProviderStopped, Some(e.to_string())),
+                    _ if cancel.is_cancelled() => (GenerationState::Stopped, None),
+                    _ => (GenerationState::Finished, None),
+                };
+                self.kept.save(entry);
+            }
             if cancel.is_cancelled() {
-                self.progress.finish(outcome.generated.len(), STOPPED);
+                self.progress.finish(finished.borrow().len(), STOPPED);
                 return;
             }
             self.filter(candidates, cancel).await;

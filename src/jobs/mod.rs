@@ -4,6 +4,7 @@
 
 pub mod build;
 pub mod evaluate;
+pub mod generations;
 pub mod perturb;
 pub mod reproduction;
 pub mod runs;

@@ -10,6 +10,7 @@ use execbench_build::methods::all_methods;
 use execbench_build::prompt::{DEFAULT_TEMPLATE, PromptTemplate, default_pool, pool_to_jsonl, read_pool};
 use execbench_build::replay::read_generations;
 use execbench_build::{Funnel, Rule, SampleSpec, dedupe, kept_jsonl, kept_of, read_candidates, rejected_jsonl};
+use execbench_run::generation_store::GenerationEntry;
 use leptos::prelude::*;
 
 use crate::app::AppState;
@@ -224,6 +225,14 @@ pub fn BuildPage() -> impl IntoView {
         let _ = window().location().set_hash(&Route::datasets().href());
     };
     let generating = move || matches!(form.source.get().as_str(), "offline" | "model" | "replay");
+    // The key goes only to the provider it was entered for: the form's, when it is the kept
+    // generation's provider at the same address.
+    let key_for = move |entry: &GenerationEntry| -> Option<String> {
+        let model = form.api.model().ok()?;
+        let same = |a: &str, b: &str| a.trim_end_matches('/') == b.trim_end_matches('/');
+        let endpoint = &model.settings.endpoint;
+        (endpoint.provider == entry.api.endpoint.provider && same(&endpoint.base_url, &entry.api.endpoint.base_url)).then_some(model.key).flatten()
+    };
 
     view! {
         <section class="page build">
@@ -254,6 +263,33 @@ pub fn BuildPage() -> impl IntoView {
             </div>
             <Show when=move || form.source.get() == "model">
                 <ApiSettingsPanel form=form.api />
+            </Show>
+            <Show when=move || job.kept.entries.with(|e| !e.is_empty())>
+                <div class="kept-generations" data-testid="build-kept">
+                    <h3>"Kept generations"</h3>
+                    <p class="hint">"A model's responses are kept in this browser as they arrive. After a reload, choose “A model API” as the source with the same provider and its key, then Resume: it asks only the prompts without a response and filters everything."</p>
+                    <ul>
+                        {move || job.kept.entries.get().into_iter().take(5).map(|entry| {
+                            let (resume_id, discard_id) = (entry.id.clone(), entry.id.clone());
+                            let resume_entry = entry.clone();
+                            let unfinished = entry.unfinished();
+                            view! {
+                                <li data-testid="build-kept-row">
+                                    <span data-testid="build-kept-label">{entry.label()}</span>
+                                    {entry.note.clone().map(|n| view! { <span class="muted">{format!(" ({n})")}</span> })}
+                                    " "
+                                    <button type="button" data-testid="build-kept-resume" disabled=move || progress.running.get()
+                                        on:click=move |_| job.resume(resume_id.clone(), key_for(&resume_entry))>
+                                        {if unfinished { "Resume" } else { "Filter again" }}
+                                    </button>
+                                    <button type="button" data-testid="build-kept-discard" disabled=move || progress.running.get()
+                                        on:click=move |_| job.discard(discard_id.clone())>"Discard"</button>
+                                </li>
+                            }
+                        }).collect_view()}
+                    </ul>
+                    {move || job.kept.problem.get().map(|p| view! { <p class="error" role="alert" data-testid="build-kept-problem">{p}</p> })}
+                </div>
             </Show>
             <Show when=move || form.source.get() == "replay">
                 <div class="field">

@@ -1,0 +1,186 @@
+//! Benchmark generations kept for a reload: the Build page's store (IndexedDB, or memory where the
+//! browser keeps nothing), the list it shows with Resume and Discard, and the writes of a running
+//! generation, done one after another in the order they were asked for (a row, then the next,
+//! then the entry that says how it ended).
+
+use std::cell::{Cell, RefCell};
+use std::collections::VecDeque;
+use std::rc::Rc;
+
+use execbench_idbstore::IdbRunStore;
+use execbench_run::generation_store::{GenerationEntry, GenerationRow, GenerationState, GenerationStore, MemoryGenerationStore, newest_first};
+use execbench_run::store::StoreResult;
+use leptos::prelude::*;
+
+use crate::browser::clock::BrowserClock;
+
+/// IndexedDB, or memory when the browser refuses it.
+pub enum GenerationStoreOfPage {
+    Idb(IdbRunStore),
+    Memory(MemoryGenerationStore),
+}
+
+impl GenerationStore for GenerationStoreOfPage {
+    async fn save_generation(&self, entry: &GenerationEntry) -> StoreResult<()> {
+        match self {
+            GenerationStoreOfPage::Idb(s) => s.save_generation(entry).await,
+            GenerationStoreOfPage::Memory(s) => s.save_generation(entry).await,
+        }
+    }
+
+    async fn put_generation_row(&self, entry: &GenerationEntry, row: &GenerationRow) -> StoreResult<()> {
+        match self {
+            GenerationStoreOfPage::Idb(s) => s.put_generation_row(entry, row).await,
+            GenerationStoreOfPage::Memory(s) => s.put_generation_row(entry, row).await,
+        }
+    }
+
+    async fn generations(&self) -> StoreResult<Vec<GenerationEntry>> {
+        match self {
+            GenerationStoreOfPage::Idb(s) => s.generations().await,
+            GenerationStoreOfPage::Memory(s) => s.generations().await,
+        }
+    }
+
+    async fn generation_rows(&self, id: &str) -> StoreResult<Vec<GenerationRow>> {
+        match self {
+            GenerationStoreOfPage::Idb(s) => s.generation_rows(id).await,
+            GenerationStoreOfPage::Memory(s) => s.generation_rows(id).await,
+        }
+    }
+
+    async fn delete_generation(&self, id: &str) -> StoreResult<()> {
+        match self {
+            GenerationStoreOfPage::Idb(s) => s.delete_generation(id).await,
+            GenerationStoreOfPage::Memory(s) => s.delete_generation(id).await,
+        }
+    }
+}
+
+/// A write waiting its turn.
+enum Write {
+    Entry(GenerationEntry),
+    Row(GenerationEntry, GenerationRow),
+}
+
+#[derive(Default)]
+struct Queue {
+    writes: RefCell<VecDeque<Write>>,
+    draining: Cell<bool>,
+}
+
+/// The kept generations, in signals.
+#[derive(Clone, Copy)]
+pub struct KeptGenerations {
+    /// Every kept generation, newest first.
+    pub entries: RwSignal<Vec<GenerationEntry>>,
+    /// A storage problem to show (no IndexedDB here, a write refused).
+    pub problem: RwSignal<Option<String>>,
+    store: StoredValue<Option<Rc<GenerationStoreOfPage>>, LocalStorage>,
+    queue: StoredValue<Rc<Queue>, LocalStorage>,
+}
+
+impl KeptGenerations {
+    /// Opens the store and reads the list. A generation still marked running was cut off by a
+    /// reload or a closed tab (no job of this fresh page runs it): it becomes interrupted.
+    pub fn start() -> KeptGenerations {
+        let kept = KeptGenerations {
+            entries: RwSignal::new(Vec::new()),
+            problem: RwSignal::new(None),
+            store: StoredValue::new_local(None),
+            queue: StoredValue::new_local(Rc::new(Queue::default())),
+        };
+        leptos::task::spawn_local(async move {
+            let store = match IdbRunStore::open(super::runs::DATABASE).await {
+                Ok(s) => GenerationStoreOfPage::Idb(s),
+                Err(e) => {
+                    kept.problem.set(Some(format!("generations are kept in this tab only: {e}")));
+                    GenerationStoreOfPage::Memory(MemoryGenerationStore::new())
+                }
+            };
+            let store = Rc::new(store);
+            kept.store.set_value(Some(store.clone()));
+            match store.generations().await {
+                Ok(mut entries) => {
+                    for entry in entries.iter_mut().filter(|e| e.state == GenerationState::Running) {
+                        entry.state = GenerationState::Interrupted;
+                        entry.note = Some("the page was closed or reloaded while it ran: Resume asks only the prompts without a response".into());
+                        if let Err(e) = store.save_generation(entry).await {
+                            kept.problem.set(Some(e.to_string()));
+                        }
+                    }
+                    kept.entries.set(entries);
+                }
+                Err(e) => kept.problem.set(Some(format!("the kept generations could not be read: {e}"))),
+            }
+        });
+        kept
+    }
+
+    /// The store, once it is open.
+    pub async fn store(self) -> Rc<GenerationStoreOfPage> {
+        loop {
+            if let Some(store) = self.store.get_value() {
+                return store;
+            }
+            execbench_run::io::Clock::sleep(&BrowserClock, 20).await;
+        }
+    }
+
+    /// Keeps `entry` (after every write asked for before).
+    pub fn save(self, entry: GenerationEntry) {
+        self.show(&entry);
+        self.enqueue(Write::Entry(entry));
+    }
+
+    /// Keeps a request's row with its entry (after every write asked for before).
+    pub fn put_row(self, entry: GenerationEntry, row: GenerationRow) {
+        self.show(&entry);
+        self.enqueue(Write::Row(entry, row));
+    }
+
+    /// Forgets a generation and its rows.
+    pub async fn discard(self, id: &str) {
+        if let Err(e) = self.store().await.delete_generation(id).await {
+            self.problem.set(Some(format!("generation `{id}` could not be removed: {e}")));
+        }
+        self.entries.update(|entries| entries.retain(|e| e.id != id));
+    }
+
+    fn show(self, entry: &GenerationEntry) {
+        self.entries.update(|entries| {
+            match entries.iter_mut().find(|e| e.id == entry.id) {
+                Some(kept) => *kept = entry.clone(),
+                None => entries.push(entry.clone()),
+            }
+            newest_first(entries);
+        });
+    }
+
+    fn enqueue(self, write: Write) {
+        let queue = self.queue.get_value();
+        queue.writes.borrow_mut().push_back(write);
+        if queue.draining.replace(true) {
+            return;
+        }
+        leptos::task::spawn_local(async move {
+            let store = self.store().await;
+            loop {
+                let next = queue.writes.borrow_mut().pop_front();
+                let Some(write) = next else { break };
+                let written = match &write {
+                    Write::Entry(entry) => store.save_generation(entry).await,
+                    Write::Row(entry, row) => store.put_generation_row(entry, row).await,
+                };
+                if let Err(e) = written {
+                    let what = match &write {
+                        Write::Entry(entry) => format!("generation `{}`", entry.id),
+                        Write::Row(entry, row) => format!("the response to `{}` of generation `{}`", row.id, entry.id),
+                    };
+                    self.problem.set(Some(format!("{what} could not be kept for a reload (the generation goes on; a reload would ask it again): {e}")));
+                }
+            }
+            queue.draining.set(false);
+        });
+    }
+}
