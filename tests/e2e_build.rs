@@ -218,6 +218,9 @@ async fn a_model_generation_cut_by_a_reload_resumes_asking_only_what_is_missing(
         b.fill("[data-testid=api-concurrency]", "1").await;
     };
     fill_model(&b).await;
+    // A price (input $1 per million tokens, output free), so the generation has costs and a cap.
+    b.fill("[data-testid=price-in]", "1").await;
+    b.fill("[data-testid=price-out]", "0").await;
     for group in ["str", "dict"] {
         b.click(&format!("[data-testid=build-none-{group}]")).await;
     }
@@ -242,7 +245,16 @@ async fn a_model_generation_cut_by_a_reload_resumes_asking_only_what_is_missing(
     wait_finished(&b, Duration::from_secs(10)).await;
     let asked_before_resume = mock.stats().requests_total;
 
+    // With the key and a cap below one request's worst case (a prompt's bytes as tokens: about
+    // $0.0015 here), Resume asks nothing, says why and keeps the cap; a higher cap goes on.
     fill_model(&b).await;
+    b.fill("[data-testid=spend-cap]", "0.0001").await;
+    b.click("[data-testid=build-kept-resume]").await;
+    let said = b.wait_text("[data-testid=build-error]", Duration::from_secs(20), |t| t.contains("spend cap")).await;
+    assert!(said.contains("paused at the spend cap"), "{said}");
+    wait_finished(&b, Duration::from_secs(10)).await;
+    assert_eq!(mock.stats().requests_total, asked_before_resume, "no request past the cap");
+    b.fill("[data-testid=spend-cap]", "1").await;
     b.click("[data-testid=build-kept-resume]").await;
     let ended = wait_finished(&b, Duration::from_secs(120)).await;
     assert!(ended.starts_with("Last job finished"), "{ended}");

@@ -31,8 +31,9 @@ pub enum BuildSource {
     Offline,
     /// A file of generations recorded earlier (`{id, method, response}` rows).
     Replay { file: String, rows: Vec<GenerationRow> },
-    /// A model API; the key stays in memory. The price, when known, makes the cost.
-    Model(Box<ApiModel>, Option<PriceUsed>),
+    /// A model API; the key stays in memory. The price, when known, makes the cost; the cap
+    /// (dollars, needs the price) stops it before a request that could pass it.
+    Model(Box<ApiModel>, Option<PriceUsed>, Option<f64>),
 }
 
 /// What to generate: methods, requests per method, the seed, the prompt and its example pool.
@@ -123,7 +124,7 @@ impl BuildJob {
         };
         self.reset();
         let keep = match &source {
-            BuildSource::Model(model, price) => GenerationEntry::new(crate::browser::clock::now_ms(), model.settings.clone(), price.clone(), plan.methods.clone(), plan.per_method, plan.seed, plan.template.clone(), plan.pool.clone()).ok(),
+            BuildSource::Model(model, price, cap) => GenerationEntry::new(crate::browser::clock::now_ms(), model.settings.clone(), price.clone(), plan.methods.clone(), plan.per_method, plan.seed, plan.template.clone(), plan.pool.clone()).ok().map(|e| GenerationEntry { spend_cap: *cap, ..e }),
             _ => None,
         };
         let generation = Generation {
@@ -134,14 +135,16 @@ impl BuildJob {
             responses: 0,
             unparseable: 0,
         };
-        let job = GenerationJob { requests, done: Default::default() };
+        let spend_cap = keep.as_ref().and_then(GenerationEntry::cap);
+        let job = GenerationJob { requests, spend_cap, ..Default::default() };
         self.launch(source, plan.seed, Start { job, answered: Vec::new(), rows: Vec::new(), generation, keep });
     }
 
     /// Goes on with a kept generation: its prompts are made again from its plan, the requests
     /// without a response are asked (with `key`, the key of its provider), the kept responses
-    /// give their candidates back, and then everything is filtered.
-    pub fn resume(self, id: String, key: Option<String>) {
+    /// give their candidates back, and then everything is filtered. `cap`: a new spend cap for
+    /// the whole generation (dollars), replacing the kept one.
+    pub fn resume(self, id: String, key: Option<String>, cap: Option<f64>) {
         if self.progress.running.get_untracked() {
             return;
         }
@@ -150,6 +153,10 @@ impl BuildJob {
             let found = async {
                 let entry = store.generations().await.map_err(|e| e.to_string())?.into_iter().find(|e| e.id == id).ok_or_else(|| format!("generation `{id}` is no longer kept in this browser"))?;
                 let rows = store.generation_rows(&id).await.map_err(|e| e.to_string())?;
+                let entry = GenerationEntry { spend_cap: cap.or(entry.spend_cap), ..entry };
+                if entry.spend_cap.is_some() && entry.price.is_none() {
+                    return Err(format!("{}: a spend cap needs a price, and this generation has none", entry.id));
+                }
                 let plan = resume_plan(&entry, &rows)?;
                 Ok::<_, String>((entry, plan))
             };
@@ -175,7 +182,7 @@ impl BuildJob {
                 unparseable: 0,
             };
             let model = ApiModel { settings: entry.api.clone(), key };
-            let source = BuildSource::Model(Box::new(model), entry.price.clone());
+            let source = BuildSource::Model(Box::new(model), entry.price.clone(), entry.spend_cap);
             let seed = entry.seed;
             let keep = Some(GenerationEntry { state: GenerationState::Running, note: None, ..entry });
             self.launch(source, seed, Start { job: plan.job, answered: plan.answered, rows: plan.rows, generation, keep });
@@ -210,7 +217,7 @@ impl BuildJob {
         self.generation_rows.set_value(rows);
         // `Some` for a model API: its tokens are shown, priced when the price is known.
         let price: Option<Option<PriceUsed>> = match &source {
-            BuildSource::Model(_, price) => Some(price.clone()),
+            BuildSource::Model(_, price, _) => Some(price.clone()),
             _ => None,
         };
         if let Some(entry) = &keep {
@@ -227,7 +234,7 @@ impl BuildJob {
                         _ => Err(format!("{file} has no response for {}", r.id)),
                     }))
                 }
-                BuildSource::Model(model, _) => GenerationSource::Api(*model),
+                BuildSource::Model(model, _, _) => GenerationSource::Api(*model),
             };
             let found = std::cell::RefCell::new(candidates);
             let counts = std::cell::Cell::new((responses, unparseable));
@@ -278,18 +285,21 @@ impl BuildJob {
                 let first = outcome.generated.iter().find_map(|g| g.result.as_ref().err()).map(|e| e.message.clone()).unwrap_or_default();
                 self.error.set(Some(format!("{failed} of {} requests failed (first: {first}); their rows are in the generations download, and Resume asks them again", outcome.generated.len())));
             }
-            if let RunEnd::ProviderStopped(e) = &outcome.end {
-                self.error.set(Some(format!("The provider stopped the generation: {e}")));
+            match &outcome.end {
+                RunEnd::ProviderStopped(e) => self.error.set(Some(format!("The provider stopped the generation: {e}"))),
+                RunEnd::SpendCap { .. } => self.error.set(Some(format!("The generation {}; its responses so far are kept", outcome.end.describe()))),
+                _ => {}
             }
             if let Some(mut entry) = keep.into_inner() {
                 (entry.state, entry.note) = match &outcome.end {
                     RunEnd::ProviderStopped(e) => (GenerationState::ProviderStopped, Some(e.to_string())),
+                    RunEnd::SpendCap { .. } => (GenerationState::Stopped, Some(outcome.end.describe())),
                     _ if cancel.is_cancelled() => (GenerationState::Stopped, None),
                     _ => (GenerationState::Finished, None),
                 };
                 self.kept.save(entry);
             }
-            if cancel.is_cancelled() {
+            if cancel.is_cancelled() || matches!(outcome.end, RunEnd::SpendCap { .. }) {
                 self.progress.finish(finished.borrow().len(), STOPPED);
                 return;
             }
@@ -345,6 +355,6 @@ fn generator_of(source: &BuildSource, plan: &GenerationPlan) -> Generator {
     match source {
         BuildSource::Offline => generator_for(GeneratorSource::Offline, None, plan.seed),
         BuildSource::Replay { .. } => generator_for(GeneratorSource::Replay, None, plan.seed),
-        BuildSource::Model(model, _) => generator_for(GeneratorSource::Model, Some(&model.settings), plan.seed),
+        BuildSource::Model(model, _, _) => generator_for(GeneratorSource::Model, Some(&model.settings), plan.seed),
     }
 }

@@ -198,8 +198,12 @@ pub fn BuildPage() -> impl IntoView {
                     return;
                 }
             },
-            "model" => match form.api.model().and_then(|m| Ok((m, form.api.price()?))) {
-                Ok((model, price)) => BuildSource::Model(Box::new(model), price),
+            "model" => match form.api.model().and_then(|m| Ok((m, form.api.price()?, form.api.spend_cap()?))) {
+                Ok((_, None, Some(_))) => {
+                    form.form_error.set(Some("a spend cap needs a price: none is known for this model; enter one".to_string()));
+                    return;
+                }
+                Ok((model, price, cap)) => BuildSource::Model(Box::new(model), price, cap),
                 Err(e) => {
                     form.form_error.set(Some(e));
                     return;
@@ -279,7 +283,7 @@ pub fn BuildPage() -> impl IntoView {
                                     {entry.note.clone().map(|n| view! { <span class="muted">{format!(" ({n})")}</span> })}
                                     " "
                                     <button type="button" data-testid="build-kept-resume" disabled=move || progress.running.get()
-                                        on:click=move |_| job.resume(resume_id.clone(), key_for(&resume_entry))>
+                                        on:click=move |_| job.resume(resume_id.clone(), key_for(&resume_entry), form.api.spend_cap().ok().flatten())>
                                         {if unfinished { "Resume" } else { "Filter again" }}
                                     </button>
                                     <button type="button" data-testid="build-kept-discard" disabled=move || progress.running.get()

@@ -161,6 +161,20 @@ fn api_generation_through_the_mock_server() {
     assert_eq!(out.status.code(), Some(3), "{}", text(&out.stderr));
     assert!(text(&out.stderr).contains("stopped by the provider"), "{}", text(&out.stderr));
     assert!(read(&w, "g.jsonl").is_empty(), "no row for a run that never got an answer");
+
+    // A cap below one request's worst case (its prompt's bytes as tokens, 2000 tokens out at $2
+    // per million is $0.004 alone): nothing is asked, and the run says why.
+    let c = scratch("api-cap");
+    let asked_before = server.stats().unidentified;
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_execbench"));
+    cmd.current_dir(&c).args(["build", "generate", "--out", "g.jsonl", "--candidates", "c.jsonl", "--methods", "str.split", "--per-method", "2"]);
+    cmd.args(["--source", "api", "--provider", "openai-compatible", "--base-url", &base, "--model", "mock", "--price", "1,2", "--spend-cap", "0.004"]).env("OPENAI_API_KEY", KEY);
+    let out = cmd.output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("spend cap"), "{}", text(&out.stderr));
+    assert_eq!(server.stats().unidentified, asked_before, "no request past the cap");
+    assert!(read(&c, "g.jsonl").is_empty());
     let _ = std::fs::remove_dir_all(d);
     let _ = std::fs::remove_dir_all(w);
+    let _ = std::fs::remove_dir_all(c);
 }

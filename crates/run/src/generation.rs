@@ -22,6 +22,7 @@ use futures::{FutureExt, select};
 use crate::api::{ApiModel, RequestContext, ask};
 use crate::backoff::Jitter;
 use crate::cancel::CancelToken;
+use crate::cost::SpendCap;
 use crate::engine::RunEnd;
 use crate::gate::Gate;
 use crate::io::{Clock, HttpClient};
@@ -50,6 +51,9 @@ pub struct GenerationJob {
     pub requests: Vec<GenerationRequest>,
     /// Request ids already answered (a resumed job): not asked again.
     pub done: BTreeSet<String>,
+    /// Stop before a request that could take the spending past the cap (as an evaluation does:
+    /// each request in flight reserves its worst case, its prompt's bytes in and `max_tokens` out).
+    pub spend_cap: Option<SpendCap>,
 }
 
 /// One finished request: its response parsed, or the error that left it without one.
@@ -147,16 +151,37 @@ pub async fn run_generation<H: HttpClient, C: Clock>(
             let jitter = RefCell::new(Jitter::new(started.to_bits() ^ job.requests.len() as u64));
             let ctx = RequestContext { http, clock, gate: &gate, live: &live, jitter: &jitter };
             let model: &ApiModel = model;
-            let mut queue = todo.into_iter();
+            let mut queue = todo.into_iter().peekable();
             let mut in_flight = FuturesUnordered::new();
             let mut stop_error: Option<ProviderError> = None;
             let mut end = RunEnd::Finished;
+            // Dollars the requests in flight could still cost at most (the spend cap's reserve).
+            let reserved = std::cell::Cell::new(0.0f64);
             loop {
+                let mut capped: Option<f64> = None;
                 while in_flight.len() < concurrency + 2 {
-                    let Some(request) = queue.next() else { break };
-                    in_flight.push(ask_one(&ctx, model, request));
+                    let Some(&request) = queue.peek() else { break };
+                    let worst = match &job.spend_cap {
+                        None => 0.0,
+                        Some(cap) => {
+                            let worst = cap.price.worst_case(request.prompt.len() as u64, 1, 1, model.settings.params.max_tokens as u64);
+                            let spent = cap.spent_before + cap.price.cost(&live.usage());
+                            if spent + reserved.get() + worst > cap.limit {
+                                capped = Some(spent);
+                                break;
+                            }
+                            worst
+                        }
+                    };
+                    queue.next();
+                    reserved.set(reserved.get() + worst);
+                    in_flight.push(ask_one(&ctx, model, request).map(move |done| (done, worst)));
                 }
                 if in_flight.is_empty() {
+                    if let (Some(spent), Some(cap)) = (capped, &job.spend_cap) {
+                        let spent = spent.max(cap.spent_before + cap.price.cost(&live.usage()));
+                        end = RunEnd::SpendCap { spent, limit: cap.limit };
+                    }
                     break;
                 }
                 let tick = clock.sleep(TICK_MS).fuse();
@@ -164,7 +189,8 @@ pub async fn run_generation<H: HttpClient, C: Clock>(
                 futures::pin_mut!(tick, stop);
                 select! {
                     done = in_flight.next() => {
-                        let Some((done, stop_run)) = done else { continue };
+                        let Some(((done, stop_run), worst)) = done else { continue };
+                        reserved.set(reserved.get() - worst);
                         if let Some(error) = stop_run {
                             stop_error = Some(error);
                             break;

@@ -59,6 +59,9 @@ pub struct GenerationEntry {
     pub api: ApiSettings,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub price: Option<PriceUsed>,
+    /// Dollars the whole generation may spend (every session of it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spend_cap: Option<f64>,
     /// The plan: the prompts are made again from these, byte for byte.
     pub methods: Vec<String>,
     pub per_method: usize,
@@ -86,6 +89,7 @@ impl GenerationEntry {
             created_ms,
             api,
             price,
+            spend_cap: None,
             methods,
             per_method,
             seed,
@@ -116,6 +120,12 @@ impl GenerationEntry {
         for row in latest.values() {
             self.usage.add(&Usage { prompt_tokens: row.prompt_tokens.unwrap_or(0), completion_tokens: row.completion_tokens.unwrap_or(0), ..Usage::default() });
         }
+    }
+
+    /// The cap for a session that starts now (what earlier sessions spent counts).
+    pub fn cap(&self) -> Option<crate::cost::SpendCap> {
+        let (limit, price) = (self.spend_cap?, self.price.as_ref()?.price);
+        Some(crate::cost::SpendCap { limit, price, spent_before: price.cost(&self.usage) })
     }
 
     /// Whether Resume has anything to ask.
@@ -158,7 +168,7 @@ pub fn resume_plan(entry: &GenerationEntry, rows: &[GenerationRow]) -> Result<Re
     let rows: Vec<GenerationRow> = latest.into_values().collect();
     let answered: Vec<ParsedResponse> = rows.iter().filter_map(|r| r.response.as_ref().map(|text| parse_response(&r.id, &r.method, text))).collect();
     let done: BTreeSet<String> = answered.iter().map(|p| p.request_id.clone()).collect();
-    Ok(ResumePlan { job: GenerationJob { requests, done }, answered, rows })
+    Ok(ResumePlan { job: GenerationJob { requests, done, spend_cap: entry.cap() }, answered, rows })
 }
 
 /// Newest first (then by id, so the order is total), as every store returns them.

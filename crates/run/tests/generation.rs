@@ -252,7 +252,7 @@ fn api_generation_table() {
     ];
     let all = requests(&["str.split", "dict.get", "list.sort"], 2);
     for case in cases {
-        let job = GenerationJob { requests: all.clone(), done: case.done.iter().map(|s| s.to_string()).collect() };
+        let job = GenerationJob { requests: all.clone(), done: case.done.iter().map(|s| s.to_string()).collect(), spend_cap: None };
         let ran = drive(job, GenerationSource::Api(model(2)), case.faults, case.cancel_at_ms);
         let out = &ran.outcome;
         assert!((case.end)(&out.end), "{}: {:?}", case.name, out.end);
@@ -312,7 +312,7 @@ fn offline_and_replayed_sources_go_through_the_same_loop() {
             }
             offline_response(&r.method, SEED, r.id.rsplit('-').next().unwrap().parse().unwrap())
         }));
-        let job = GenerationJob { requests: all.clone(), done: done.iter().map(|s| s.to_string()).collect::<BTreeSet<_>>() };
+        let job = GenerationJob { requests: all.clone(), done: done.iter().map(|s| s.to_string()).collect::<BTreeSet<_>>(), spend_cap: None };
         let cancel = CancelToken::new();
         if cancelled {
             cancel.cancel();
@@ -334,11 +334,49 @@ fn offline_and_replayed_sources_go_through_the_same_loop() {
 
 #[test]
 fn the_key_stays_out_of_rows() {
-    let job = GenerationJob { requests: requests(&["str.split"], 2), done: BTreeSet::new() };
+    let job = GenerationJob { requests: requests(&["str.split"], 2), done: BTreeSet::new(), spend_cap: None };
     let ran = drive(job, GenerationSource::Api(model(1)), &[("str.split-2", 503)], None);
     for g in &ran.outcome.generated {
         let line = g.row().line();
         assert!(!line.contains("SECRET"), "{line}");
         assert!(!format!("{g:?}").contains("SECRET"));
+    }
+}
+
+/// The spend cap, as in an evaluation: a request starts only if what is spent, plus the worst
+/// case of every request in flight and of this one, stays under the cap; the run then ends at the
+/// cap, having spent no more than it. Output is free here, so the fake provider's token counts
+/// (a quarter of the prompt's bytes) are the whole cost and the worst case (every byte a token)
+/// is a true bound.
+#[test]
+fn the_spend_cap_stops_before_a_request_that_could_pass_it() {
+    use execbench_run::cost::{Price, SpendCap};
+    let price = Price { input: 1e-6, output: 0.0, cached_input: None, reasoning: None };
+    let all = requests(&["str.split", "list.sort"], 3);
+    let worst_one = |r: &GenerationRequest| r.prompt.len() as f64 * price.input;
+    let actual_one = |r: &GenerationRequest| (r.prompt.len() / 4) as f64 * price.input;
+    let all_worst: f64 = all.iter().map(worst_one).sum();
+    let all_actual: f64 = all.iter().map(actual_one).sum();
+    assert!(worst_one(&all[0]) < all_actual * 0.999, "the middle case can start");
+    // (cap in dollars, the run reaches the end, asked at least, asked at most)
+    let cases = [(worst_one(&all[0]) * 0.5, false, 0, 0), (all_actual * 0.999, false, 1, 5), (all_worst * 1.01, true, 6, 6)];
+    for (limit, finishes, least, most) in cases {
+        let job = GenerationJob { requests: all.clone(), done: BTreeSet::new(), spend_cap: Some(SpendCap { limit, price, spent_before: 0.0 }) };
+        let ran = drive(job, GenerationSource::Api(model(1)), &[], None);
+        let asked = ran.seen.values().sum::<u32>() as usize;
+        assert!((least..=most).contains(&asked), "cap {limit}: {asked} asked");
+        let spent: f64 = ran.outcome.generated.iter().filter_map(|g| g.usage).map(|u| price.cost(&u)).sum();
+        assert!(spent <= limit, "cap {limit}: spent {spent}");
+        match (finishes, &ran.outcome.end) {
+            (true, RunEnd::Finished) => {}
+            (false, RunEnd::SpendCap { spent: said, limit: l }) => {
+                assert_eq!(*l, limit);
+                assert!((said - spent).abs() < 1e-12, "the end says what was spent: {said} vs {spent}");
+                // It stopped for a reason: the first request not asked could have passed the cap.
+                let next = all.iter().find(|r| !ran.seen.contains_key(&r.id)).expect("a request was left");
+                assert!(spent + worst_one(next) > limit, "cap {limit}: {} could still be asked", next.id);
+            }
+            (_, other) => panic!("cap {limit}: ended {other:?}"),
+        }
     }
 }

@@ -18,7 +18,7 @@ use execbench_build::{Generation, GeneratorSource};
 use execbench_build::replay::{GenerationRow, answered_ids, latest_by_id, read_generations};
 use execbench_providers::Usage;
 use execbench_run::api::ApiModel;
-use execbench_run::cost::format_usd;
+use execbench_run::cost::{SpendCap, format_usd};
 use execbench_run::generation::{GenerationEvent, GenerationJob, GenerationSource, generator_for, run_generation};
 use execbench_run::{CancelToken, RunEnd};
 
@@ -58,7 +58,8 @@ fn read_text(path: &str) -> Result<String, String> {
     std::fs::read_to_string(path).map_err(|e| format!("cannot read {path}: {e}"))
 }
 
-/// Returns the exit code: 0 finished, 1 finished with failed requests, 3 stopped by the provider.
+/// Returns the exit code: 0 finished, 1 finished with failed requests or stopped at the spend
+/// cap, 3 stopped by the provider.
 pub fn run(args: &Args) -> Result<i32, String> {
     if args.switch("show-template") {
         print!("{}", PromptTemplate::default().text);
@@ -108,17 +109,14 @@ pub fn run(args: &Args) -> Result<i32, String> {
             pool
         }
     };
-    let (api, price) = match source {
+    let (api, price, cap) = match source {
         Source::Api => {
-            if args.optional("spend-cap").is_some() {
-                return Err("--spend-cap is not supported by build generate yet (the run's token counts and cost are printed at the end)".into());
-            }
             let provider = args.required("provider")?;
             let options = api_options(args, provider, &[])?;
             let key = api_key(options.key_env.as_deref(), options.key_required)?;
-            (Some(ApiModel { settings: options.api, key }), options.price)
+            (Some(ApiModel { settings: options.api, key }), options.price, options.spend_cap)
         }
-        _ => (None, None),
+        _ => (None, None, None),
     };
 
     // The requests: prompts per method, or a replayed file's answered rows.
@@ -157,7 +155,18 @@ pub fn run(args: &Args) -> Result<i32, String> {
         Vec::new()
     };
     let done = answered_ids(&earlier);
-    let job = GenerationJob { requests: requests.clone(), done };
+    // The cap covers the whole generation: what the rows already in --out cost counts.
+    let spend_cap = match (cap, &price) {
+        (Some(limit), Some(price)) => {
+            let mut before = Usage::default();
+            for row in latest_by_id(&earlier).values() {
+                before.add(&Usage { prompt_tokens: row.prompt_tokens.unwrap_or(0), completion_tokens: row.completion_tokens.unwrap_or(0), ..Usage::default() });
+            }
+            Some(SpendCap { limit, price: price.price, spent_before: price.price.cost(&before) })
+        }
+        _ => None,
+    };
+    let job = GenerationJob { requests: requests.clone(), done, spend_cap };
     let to_ask = job.requests.iter().filter(|r| !job.done.contains(&r.id)).count();
     let source_name = match &source {
         Source::Offline => format!("offline source (seed {seed})"),
@@ -289,7 +298,7 @@ mod tests {
             (&["--methods", "all", "--source", "replay"], "--source replay needs the file"),
             (&["--methods", "all", "--model", "m"], "--model is a provider flag: it goes with --source api"),
             (&["--methods", "all", "--source", "api"], "--provider is required"),
-            (&["--methods", "all", "--source", "api", "--provider", "openai", "--model", "m", "--spend-cap", "1"], "--spend-cap is not supported"),
+            (&["--methods", "all", "--source", "api", "--provider", "openai", "--model", "m", "--spend-cap", "1"], "--spend-cap needs a price"),
             (&["--methods", "all", "--api-key", "sk"], "unknown flag --api-key"),
             (&["--methods", "all", "--source", "replay", "/nonexistent/r.jsonl"], "cannot read /nonexistent/r.jsonl"),
         ];
