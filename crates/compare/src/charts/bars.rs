@@ -5,7 +5,7 @@ use std::collections::BTreeSet;
 
 use execbench_eval::score::Mode;
 
-use crate::charts::svg::{SERIES_PALETTE, coord, escape, open, shortened, text_width};
+use crate::charts::svg::{SERIES_PALETTE, coord, escape, open, shortened, text_width, title_width};
 use crate::report::one_decimal;
 use crate::stats::Interval;
 use crate::table::Comparison;
@@ -41,7 +41,7 @@ pub fn grouped_bars(chart: &GroupedBars) -> String {
     let series_count = chart.series.len().max(1) as f64;
     let group_width = (series_count * (BAR_WIDTH + BAR_GAP) - BAR_GAP + 2.0 * GROUP_PADDING).max(72.0);
     let plot_width = group_width * chart.groups.len().max(1) as f64;
-    let width = (LEFT + plot_width + RIGHT).max(320.0);
+    let width = (LEFT + plot_width + RIGHT).max(320.0).max(title_width(&chart.title));
     // The legend wraps at the chart's width.
     let mut legend = Vec::new();
     let (mut x, mut row) = (LEFT, 0usize);

@@ -4,7 +4,7 @@
 
 use execbench_eval::score::Mode;
 
-use crate::charts::svg::{coord, escape, open, text_width};
+use crate::charts::svg::{coord, escape, open, text_width, title_width};
 use crate::report::one_decimal;
 use crate::table::Comparison;
 
@@ -49,12 +49,13 @@ pub fn drop_heatmap(comparison: &Comparison, mode: Mode) -> Option<String> {
     let grid_top = TOP + 20.0;
     let grid_bottom = grid_top + CELL_HEIGHT * comparison.models.len() as f64;
     let legend_entry = 18.0 + DROP_BINS.iter().map(|b| text_width(b.label)).fold(0.0, f64::max) + 12.0;
-    let width = (left + cell_width * columns.len() as f64 + 16.0).max(8.0 + legend_entry * 2.0);
+    let title = format!("Relative drop of pass@1 against the vanilla run ({})", mode.label());
+    let width = (left + cell_width * columns.len() as f64 + 16.0).max(8.0 + legend_entry * 2.0).max(title_width(&title));
     let per_row = (((width - 16.0) / legend_entry).floor() as usize).max(1);
     let legend_rows = DROP_BINS.len().div_ceil(per_row);
     let height = grid_bottom + 16.0 + legend_rows as f64 * 18.0 + 8.0;
 
-    let mut out = open(width, height, &format!("Relative drop of pass@1 against the vanilla run ({})", mode.label()));
+    let mut out = open(width, height, &title);
     out.push_str("<g class=\"columns\">\n");
     for (i, label) in labels.iter().enumerate() {
         out.push_str(&format!("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" fill=\"currentColor\">{}</text>\n", coord(left + cell_width * (i as f64 + 0.5)), coord(grid_top - 6.0), escape(label)));

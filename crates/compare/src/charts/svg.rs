@@ -34,6 +34,11 @@ pub fn text_width(text: &str) -> f64 {
     text.chars().count() as f64 * 7.0
 }
 
+/// The width the chart's title needs (14 px bold) with its margins: no chart is narrower.
+pub fn title_width(title: &str) -> f64 {
+    title.chars().count() as f64 * 8.5 + 16.0
+}
+
 /// `text` cut to `max_chars` with an ellipsis.
 pub fn shortened(text: &str, max_chars: usize) -> String {
     if text.chars().count() <= max_chars {
