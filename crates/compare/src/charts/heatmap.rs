@@ -66,7 +66,8 @@ pub fn drop_heatmap(comparison: &Comparison, mode: Mode) -> Option<String> {
         out.push_str(&format!("<text x=\"{}\" y=\"{}\" text-anchor=\"end\" fill=\"currentColor\">{}</text>\n", coord(left - 8.0), coord(row_top + CELL_HEIGHT / 2.0 + 4.0), escape(model)));
         for (i, (&c, label)) in columns.iter().zip(&labels).enumerate() {
             let (x, cx, ty) = (left + cell_width * i as f64, left + cell_width * (i as f64 + 0.5), row_top + CELL_HEIGHT / 2.0 + 4.0);
-            let drop = table.cells[m][c].as_ref().and_then(|cell| cell.drop.as_ref());
+            let cell = table.cells[m][c].as_ref();
+            let drop = cell.and_then(|cell| cell.drop.as_ref());
             match drop.and_then(|d| d.relative.map(|r| (d, r))) {
                 Some((drop, relative)) => {
                     let bin = drop_bin(relative);
@@ -89,8 +90,13 @@ pub fn drop_heatmap(comparison: &Comparison, mode: Mode) -> Option<String> {
                     out.push_str(&format!("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" fill=\"{}\">{}%</text>\n", coord(cx), coord(ty), bin.ink, one_decimal(relative)));
                 }
                 None => {
+                    let why = match (cell, drop) {
+                        (None, _) => "no run",
+                        (Some(_), None) => "no paired vanilla run",
+                        (Some(_), Some(_)) => "the vanilla figure is 0",
+                    };
                     out.push_str(&format!(
-                        "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"none\" stroke=\"currentColor\" stroke-width=\"0.5\" stroke-dasharray=\"3 3\"><title>{} · {}: no drop (no paired vanilla run)</title></rect>\n",
+                        "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"none\" stroke=\"currentColor\" stroke-width=\"0.5\" stroke-dasharray=\"3 3\"><title>{} · {}: no drop ({why})</title></rect>\n",
                         coord(x),
                         coord(row_top),
                         coord(cell_width),
