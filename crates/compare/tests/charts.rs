@@ -86,7 +86,7 @@ fn pass_at_1_bars_are_as_tall_as_the_figures_with_their_intervals() {
     let table = comparison.table(Mode::Strict).unwrap();
     let mut bars = 0;
     for (m, model) in comparison.models.iter().enumerate() {
-        for c in 0..comparison.columns.len() {
+        for (c, colour) in SERIES_PALETTE.iter().enumerate().take(comparison.columns.len()) {
             let Some(cell) = &table.cells[m][c] else { continue };
             bars += 1;
             let value = cell.score.pass_at_1.unwrap();
@@ -95,7 +95,7 @@ fn pass_at_1_bars_are_as_tall_as_the_figures_with_their_intervals() {
             assert!((height - 2.0 * value).abs() <= 0.05 + 1e-9, "{marker}: height {height} for {value}%");
             let fill_at = svg.find(&marker).unwrap();
             let tag = &svg[svg[..fill_at].rfind("<rect").unwrap()..fill_at];
-            assert!(tag.contains(&format!("fill=\"{}\"", SERIES_PALETTE[c])), "column {c} has its palette colour: {tag}");
+            assert!(tag.contains(&format!("fill=\"{colour}\"")), "column {c} has its palette colour: {tag}");
         }
     }
     assert_eq!(bars, 5);

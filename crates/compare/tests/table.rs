@@ -169,7 +169,8 @@ fn categories_give_pass_at_1_per_category_of_the_original_samples() {
     let runs = vec![run_of("v", "m", "d.jsonl", None, 6, |i| i != 3), run_of("p", "m", "d.jsonl", Some("MCC"), 6, |i| i < 2)];
     let comparison = compare(&runs, &CompareOptions { categories, ..Default::default() });
     // Percentages rounded to 1e-9 so the test does not depend on the order of a sum.
-    let got: Vec<(usize, Vec<(String, usize, i64)>)> = comparison.categories.iter().map(|c| (c.run, c.scores.iter().map(|s| (s.category.clone(), s.samples, (s.pass_at_1.unwrap() * 1e9).round() as i64)).collect())).collect();
+    type PerRun = Vec<(usize, Vec<(String, usize, i64)>)>;
+    let got: PerRun = comparison.categories.iter().map(|c| (c.run, c.scores.iter().map(|s| (s.category.clone(), s.samples, (s.pass_at_1.unwrap() * 1e9).round() as i64)).collect())).collect();
     let percent = |p: f64| (p * 1e9).round() as i64;
     let expected = vec![
         (0, vec![("(none)".to_string(), 1, percent(100.0)), ("easy".to_string(), 2, percent(100.0)), ("hard".to_string(), 3, percent(200.0 / 3.0))]),
