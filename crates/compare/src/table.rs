@@ -10,6 +10,7 @@ use serde::Serialize;
 
 use crate::CompareOptions;
 use crate::category::{CategoryScore, category_scores};
+use crate::flips::{Flip, flipped_samples};
 use crate::identity::{Candidate, Perturbation, RunIdentity, identify, pair_with_vanilla};
 use crate::pair::{Drop, PairedSample, drop_of, paired_samples};
 use crate::run::RunInput;
@@ -92,6 +93,17 @@ pub struct RunCategories {
     pub model: usize,
     pub column: usize,
     pub scores: Vec<CategoryScore>,
+}
+
+impl Pair {
+    /// The pair's flipped samples with both stored results; `runs` are the runs the comparison
+    /// was made of.
+    pub fn flips(&self, runs: &[RunInput]) -> Vec<Flip> {
+        match (runs.get(self.vanilla), runs.get(self.perturbed)) {
+            (Some(vanilla), Some(perturbed)) => flipped_samples(vanilla, perturbed, self.mode),
+            _ => Vec::new(),
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]

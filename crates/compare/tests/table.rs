@@ -105,6 +105,8 @@ fn cells_and_drops_match_figures_recomputed_from_the_answers() {
     assert_eq!(drop.mcnemar.p_value, 1.0, "2 · (1 + 3)/8 capped at 1");
 
     let flips = flipped_samples(&runs[0], &runs[1], Mode::Strict);
+    assert_eq!(comparison.pairs[0].flips(&runs), flips, "a pair's flips are its two runs'");
+    assert_eq!(flips.len(), drop.mcnemar.b + drop.mcnemar.c);
     let got: Vec<(&str, FlipDirection)> = flips.iter().map(|f| (f.original_id.as_str(), f.direction)).collect();
     assert_eq!(got, vec![("s0", FlipDirection::RightToWrong), ("s1", FlipDirection::RightToWrong), ("s2", FlipDirection::WrongToRight)]);
     // Both stored results ride along for the side-by-side view.
