@@ -8,7 +8,7 @@ use leptos::prelude::*;
 use crate::browser::python::{PythonWorker, WorkerStatus};
 use crate::jobs::{BuildJob, PerturbRun, ReproductionRun, Runs, Shelf, VerifyRun};
 use crate::components::theme_switch::ThemeSwitch;
-use crate::pages::{build::BuildPage, datasets::DatasetsPage, evaluate::EvaluatePage, home::HomePage, perturb::PerturbPage, playground::PlaygroundPage, runs::{RunPage, RunsPage}, sample::SamplePage, verify::VerifyPage};
+use crate::pages::{build::BuildPage, compare::ComparePage, datasets::DatasetsPage, evaluate::EvaluatePage, home::HomePage, perturb::PerturbPage, playground::PlaygroundPage, runs::{RunPage, RunsPage}, sample::SamplePage, verify::VerifyPage};
 use crate::route::{self, Route};
 
 /// The dataset the pages work on: the bundled CRUXEval, or a file the user imported.
@@ -157,6 +157,7 @@ pub fn App() -> impl IntoView {
                 {nav_link(Route::evaluate(), "Evaluate")}
                 {nav_link(Route::Runs, "Runs")}
                 {nav_link(Route::Build, "Build")}
+                {nav_link(Route::Compare, "Compare")}
             </nav>
             <EngineStatus status=status />
             <ThemeSwitch />
@@ -176,6 +177,7 @@ pub fn App() -> impl IntoView {
                 Route::Evaluate(query) => view! { <EvaluatePage query=query /> }.into_any(),
                 Route::Runs => view! { <RunsPage /> }.into_any(),
                 Route::Build => view! { <BuildPage /> }.into_any(),
+                Route::Compare => view! { <ComparePage /> }.into_any(),
                 Route::Run(id) => view! { <RunPage id=id /> }.into_any(),
             }}
         </main>

@@ -112,6 +112,8 @@ pub enum Route {
     Run(String),
     /// Building a benchmark (generate, filter, sample, export).
     Build,
+    /// Comparing stored runs.
+    Compare,
 }
 
 impl Route {
@@ -145,6 +147,7 @@ impl Route {
             ("runs", Some(id)) if !id.is_empty() => Route::Run(decode(id)),
             ("runs", _) => Route::Runs,
             ("build", _) => Route::Build,
+            ("compare", _) => Route::Compare,
             ("datasets", _) => Route::Datasets(ListQuery::parse(query)),
             _ => Route::datasets(),
         }
@@ -161,6 +164,7 @@ impl Route {
             Route::Evaluate(q) => format!("#/evaluate{}", q.to_query()),
             Route::Runs => "#/runs".to_string(),
             Route::Build => "#/build".to_string(),
+            Route::Compare => "#/compare".to_string(),
             Route::Run(id) => format!("#/runs/{}", encode(id)),
         }
     }
@@ -256,6 +260,7 @@ mod tests {
             ("#/evaluate", Route::evaluate()),
             ("#/runs", Route::Runs),
             ("#/build", Route::Build),
+            ("#/compare", Route::Compare),
             ("#/runs/run%201", Route::Run("run 1".into())),
             // With one, the list and the sample keep the search and the filter.
             ("#/datasets?q=sorted&kind=list", Route::Datasets(list("sorted", Some("list")))),

@@ -34,7 +34,7 @@ const STARTS: [Start; 3] = [
 ];
 
 /// Every page with a line on what it is for: the in-app guide.
-const PAGES: [(Route, &str, &str); 7] = [
+const PAGES: [(Route, &str, &str); 8] = [
     (Route::datasets(), "Datasets", "the sample list: search, filters, import"),
     (Route::Playground, "Playground", "any Python program and expression, run in the sandbox"),
     (Route::Verify, "Verify dataset", "runs every sample and lists the ones whose expected output is wrong"),
@@ -42,6 +42,7 @@ const PAGES: [(Route, &str, &str); 7] = [
     (Route::evaluate(), "Evaluate", "prompts, models, scoring, exports"),
     (Route::Runs, "Runs", "every evaluation kept in this browser: resume, extend, export, delete"),
     (Route::Build, "Build", "a new benchmark as CRUXEval was made: generate, filter, sample, export"),
+    (Route::Compare, "Compare", "runs side by side: pass@1 with intervals, the drop under each perturbation, flipped samples"),
 ];
 
 #[component]

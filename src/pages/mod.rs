@@ -1,4 +1,5 @@
 pub mod build;
+pub mod compare;
 pub mod datasets;
 pub mod list_layout;
 pub mod evaluate;

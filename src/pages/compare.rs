@@ -1,0 +1,314 @@
+//! Compare stored runs: pick runs (any models, datasets, perturbations), and see pass@1 with its
+//! 95% bootstrap interval, pass@5, the drop of each perturbed run against the vanilla run of the
+//! same model (points, relative, McNemar's p), the charts, and the flipped samples side by side.
+//! The figures, the reports and the charts are `execbench_compare`'s; this page reads the runs
+//! from the store, hands them over and shows what comes back.
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+use execbench_compare::charts::{category_chart, drop_heatmap, pass_at_1_chart};
+use execbench_compare::report::{csv_table, markdown_section, one_decimal, p_value_words, pairs_jsonl};
+use execbench_compare::{Cell, CompareOptions, Comparison, Flip, FlipDirection, RunInput, compare};
+use execbench_eval::report::SampleResult;
+use execbench_eval::score::Mode;
+use execbench_run::store::RunStore;
+use leptos::prelude::*;
+
+use crate::app::AppState;
+use crate::browser::download::{download_svg_as_png, download_text};
+
+/// A comparison and the runs it was made of (the flips read their records).
+struct Compared {
+    runs: Vec<RunInput>,
+    comparison: Comparison,
+    /// The day it was made (UTC), the Markdown section's heading.
+    date: String,
+}
+
+/// The page's state, kept while the app runs.
+#[derive(Clone, Copy)]
+struct ComparePage {
+    chosen: RwSignal<BTreeSet<String>>,
+    compared: RwSignal<Option<Arc<Compared>>>,
+    mode: RwSignal<Mode>,
+    /// The pair (index in the comparison's pairs) whose flips are listed, and the flip opened.
+    pair: RwSignal<Option<usize>>,
+    flip: RwSignal<Option<String>>,
+    busy: RwSignal<bool>,
+    error: RwSignal<Option<String>>,
+}
+
+thread_local! {
+    static PAGE: std::cell::OnceCell<ComparePage> = const { std::cell::OnceCell::new() };
+}
+
+fn page_state() -> ComparePage {
+    PAGE.with(|cell| {
+        *cell.get_or_init(|| {
+            crate::app::under_root_owner(|| ComparePage {
+                chosen: RwSignal::new(BTreeSet::new()),
+                compared: RwSignal::new(None),
+                mode: RwSignal::new(Mode::Strict),
+                pair: RwSignal::new(None),
+                flip: RwSignal::new(None),
+                busy: RwSignal::new(false),
+                error: RwSignal::new(None),
+            })
+        })
+    })
+}
+
+/// Today as `YYYY-MM-DD`, in UTC.
+fn today_utc() -> String {
+    let now = js_sys::Date::new_0();
+    format!("{:04}-{:02}-{:02}", now.get_utc_full_year(), now.get_utc_month() + 1, now.get_utc_date())
+}
+
+fn cell_view(cell: &Cell) -> impl IntoView + use<> {
+    let score = &cell.score;
+    let main = score.pass_at_1.map(one_decimal).unwrap_or_else(|| "n/a".to_string());
+    let interval = score.interval.map(|i| format!("[{}, {}]", one_decimal(i.low), one_decimal(i.high)));
+    let pass5 = score.pass_at_5.map(|p| format!("pass@5 {}", one_decimal(p)));
+    // The change against the vanilla run, signed as a change (the library's drop is its negative).
+    let signed = |v: f64| if v > 0.0 { format!("+{}", one_decimal(v)) } else { one_decimal(v).replacen('-', "−", 1) };
+    let drop = cell.drop.as_ref().map(|d| {
+        let relative = d.relative.map(|r| format!(" ({}%)", signed(-r))).unwrap_or_default();
+        (format!("vs vanilla {} pt{relative}", signed(-d.absolute)), format!("McNemar p {} (b {}, c {})", p_value_words(d.mcnemar.p_value), d.mcnemar.b, d.mcnemar.c), d.absolute > 0.0)
+    });
+    view! {
+        <div class="compare-cell">
+            <span class="compare-main">{main}</span>
+            {interval.map(|i| view! { <span class="muted small">" "{i}</span> })}
+            {pass5.map(|p| view! { <div class="small">{p}</div> })}
+            {drop.map(|(d, p, worse)| view! { <div class="small" class:drop-worse=worse class:drop-better=!worse>{d}</div><div class="muted small">{p}</div> })}
+        </div>
+    }
+}
+
+fn result_column(title: String, result: SampleResult) -> impl IntoView {
+    view! {
+        <div class="flip-side">
+            <h4>{title}</h4>
+            {result.prompt.clone().map(|p| view! { <details><summary>"Prompt"</summary><pre class="code">{p}</pre></details> })}
+            {result.answers.iter().enumerate().map(|(i, a)| view! {
+                <div class="flip-answer">
+                    <p class="small"><strong>{format!("answer {}: ", i + 1)}</strong><code>{a.extraction.answer().unwrap_or("(none)").to_string()}</code>" · "{a.verdict.words()}</p>
+                    {a.response.clone().map(|r| view! { <pre class="code small">{r}</pre> })}
+                </div>
+            }).collect_view()}
+        </div>
+    }
+}
+
+#[component]
+fn Chart(svg: String, name: String) -> impl IntoView {
+    let (svg_file, png_file) = (format!("{name}.svg"), format!("{name}.png"));
+    let (svg_a, svg_b) = (svg.clone(), svg.clone());
+    view! {
+        <figure class="compare-chart" data-testid=format!("compare-chart-{name}")>
+            <div inner_html=svg></div>
+            <div class="toolbar">
+                <button type="button" on:click=move |_| { let _ = download_text(&svg_file, "image/svg+xml", &svg_a); }>"SVG"</button>
+                <button type="button" on:click=move |_| download_svg_as_png(png_file.clone(), svg_b.clone())>"PNG"</button>
+            </div>
+        </figure>
+    }
+}
+
+#[component]
+pub fn ComparePage() -> impl IntoView {
+    let app = expect_context::<AppState>();
+    let runs = app.runs;
+    let page = page_state();
+
+    let run_compare = move |_| {
+        let chosen: Vec<String> = page.chosen.get_untracked().into_iter().collect();
+        if chosen.is_empty() {
+            page.error.set(Some("choose at least one run".to_string()));
+            return;
+        }
+        page.busy.set(true);
+        page.error.set(None);
+        leptos::task::spawn_local(async move {
+            let store = runs.store().await;
+            let entries = runs.entries.get_untracked();
+            let mut inputs = Vec::new();
+            // In the list's order (newest first), so the table does not depend on click order.
+            for entry in entries.iter().filter(|e| chosen.contains(&e.manifest.run_id)) {
+                match store.records(&entry.manifest.run_id).await {
+                    Ok(records) => inputs.push(RunInput::new(entry.manifest.run_id.clone(), entry.manifest.clone(), records)),
+                    Err(e) => {
+                        page.error.set(Some(format!("run `{}` could not be read: {e}", entry.manifest.run_id)));
+                        page.busy.set(false);
+                        return;
+                    }
+                }
+            }
+            let comparison = compare(&inputs, &CompareOptions::default());
+            if let Some(first) = comparison.tables.first()
+                && comparison.table(page.mode.get_untracked()).is_none()
+            {
+                page.mode.set(first.mode);
+            }
+            page.pair.set(None);
+            page.flip.set(None);
+            page.compared.set(Some(Arc::new(Compared { runs: inputs, comparison, date: today_utc() })));
+            page.busy.set(false);
+        });
+    };
+
+    let table = move || {
+        let compared = page.compared.get()?;
+        let mode = page.mode.get();
+        let c = &compared.comparison;
+        let table = c.table(mode)?;
+        let heads: Vec<String> = (0..c.columns.len()).map(|i| c.column_label(i)).collect();
+        Some(view! {
+            <div class="table-scroll">
+                <table class="runs-table compare-table" data-testid="compare-table">
+                    <thead><tr><th>"model"</th>{heads.into_iter().map(|h| view! { <th>{h}</th> }).collect_view()}</tr></thead>
+                    <tbody>
+                        {c.models.iter().zip(&table.cells).map(|(model, row)| view! {
+                            <tr>
+                                <th scope="row">{model.clone()}</th>
+                                {row.iter().map(|cell| view! { <td data-testid="compare-cell">{cell.as_ref().map(cell_view)}</td> }).collect_view()}
+                            </tr>
+                        }).collect_view()}
+                    </tbody>
+                </table>
+            </div>
+            {(!c.notes.is_empty()).then(|| view! { <ul class="muted small" data-testid="compare-notes">{c.notes.iter().map(|n| view! { <li>{n.clone()}</li> }).collect_view()}</ul> })}
+        })
+    };
+
+    let charts = move || {
+        let compared = page.compared.get()?;
+        let mode = page.mode.get();
+        let c = &compared.comparison;
+        let label = mode.label();
+        let all = [
+            (pass_at_1_chart(c, mode), format!("pass-at-1-{label}")),
+            (drop_heatmap(c, mode), format!("relative-drop-{label}")),
+            (category_chart(c, mode), format!("categories-{label}")),
+        ];
+        Some(all.into_iter().filter_map(|(svg, name)| svg.map(|svg| view! { <Chart svg=svg name=name /> })).collect_view())
+    };
+
+    let pair_label = move |c: &Comparison, index: usize| -> String {
+        let p = &c.pairs[index];
+        let (v, q) = (&c.runs[p.vanilla], &c.runs[p.perturbed]);
+        let flips = p.drop.as_ref().map(|d| format!(": {} right→wrong, {} wrong→right", d.mcnemar.b, d.mcnemar.c)).unwrap_or_default();
+        format!("{} · {} vs {}{flips}", q.identity.model, q.identity.perturbation.label(), v.run_id)
+    };
+
+    // The pair chosen, else the mode's first.
+    let current_pair = move || -> Option<usize> {
+        let mode = page.mode.get();
+        page.pair.get().or_else(|| page.compared.with(|c| c.as_ref().and_then(|c| c.comparison.pairs.iter().position(|p| p.mode == mode))))
+    };
+    let flips = Memo::new(move |_| -> Arc<Vec<Flip>> {
+        let (Some(compared), Some(index)) = (page.compared.get(), current_pair()) else { return Arc::new(Vec::new()) };
+        Arc::new(compared.comparison.pairs.get(index).map(|p| p.flips(&compared.runs)).unwrap_or_default())
+    });
+
+    let flipped = move || {
+        let compared = page.compared.get()?;
+        let mode = page.mode.get();
+        let c = &compared.comparison;
+        let choices: Vec<(usize, String)> = c.pairs.iter().enumerate().filter(|(_, p)| p.mode == mode).map(|(i, _)| (i, pair_label(c, i))).collect();
+        if choices.is_empty() {
+            return Some(view! { <p class="muted" data-testid="compare-no-pairs">"No perturbed run has a vanilla run of the same model and task among those chosen."</p> }.into_any());
+        }
+        Some(view! {
+            <label class="field">
+                <span class="label">"Pair"</span>
+                <select data-testid="compare-pair" on:change=move |ev| { page.pair.set(event_target_value(&ev).parse().ok()); page.flip.set(None); }>
+                    {choices.into_iter().map(|(i, label)| view! { <option value=i.to_string() selected=move || current_pair() == Some(i)>{label}</option> }).collect_view()}
+                </select>
+            </label>
+            <ul class="flip-list" data-testid="compare-flips">
+                {move || flips.get().iter().map(|f| {
+                    let id = f.original_id.clone();
+                    let open = id.clone();
+                    let arrow = match f.direction { FlipDirection::RightToWrong => "right → wrong", FlipDirection::WrongToRight => "wrong → right" };
+                    view! {
+                        <li><button type="button" data-testid="compare-flip" class:active=move || page.flip.get().as_deref() == Some(id.as_str())
+                            on:click=move |_| page.flip.set(Some(open.clone()))>{format!("{} ({arrow})", f.original_id)}</button></li>
+                    }
+                }).collect_view()}
+            </ul>
+            {move || {
+                let id = page.flip.get()?;
+                let flip = flips.get().iter().find(|f| f.original_id == id).cloned()?;
+                Some(view! {
+                    <div class="flip-view" data-testid="compare-flip-view">
+                        {result_column(format!("vanilla: {}", flip.original_id), flip.first)}
+                        {result_column("perturbed".to_string(), flip.second)}
+                    </div>
+                })
+            }}
+        }.into_any())
+    };
+
+    let download = move |what: &'static str| {
+        let Some(compared) = page.compared.get_untracked() else { return };
+        let c = &compared.comparison;
+        let _ = match what {
+            "md" => download_text("comparison.md", "text/markdown", &markdown_section(c, &compared.date)),
+            "csv" => download_text("comparison.csv", "text/csv", &csv_table(c)),
+            _ => download_text("comparison-pairs.jsonl", "application/jsonl", &pairs_jsonl(c)),
+        };
+    };
+
+    view! {
+        <section class="page compare">
+            <h1>"Compare runs"</h1>
+            <p class="muted">"Choose stored runs: any models, datasets, perturbations. Each perturbed run is paired with the vanilla run of the same model and task by original sample id; the drop and McNemar's test are over the samples both scored."</p>
+            <Show when=move || !runs.entries.with(Vec::is_empty) fallback=|| view! { <p class="muted empty" data-testid="compare-empty">"No runs stored yet: evaluate a model, or import run files on the Runs page."</p> }>
+                <ul class="compare-runs" data-testid="compare-runs">
+                    {move || runs.entries.get().into_iter().map(|entry| {
+                        let id = entry.manifest.run_id.clone();
+                        let (checked_id, toggle_id) = (id.clone(), id.clone());
+                        view! {
+                            <li>
+                                <label class="check">
+                                    <input type="checkbox" data-testid="compare-run" data-run=id.clone()
+                                        prop:checked=move || page.chosen.with(|c| c.contains(&checked_id))
+                                        on:change=move |ev| { let on = event_target_checked(&ev); page.chosen.update(|c| { if on { c.insert(toggle_id.clone()); } else { c.remove(&toggle_id); } }); } />
+                                    {format!("{} · {} · {} · {} samples", entry.manifest.model, entry.manifest.dataset, entry.manifest.task.label(), entry.manifest.samples)}
+                                    <span class="muted small">{format!(" ({id})")}</span>
+                                </label>
+                            </li>
+                        }
+                    }).collect_view()}
+                </ul>
+            </Show>
+            <div class="toolbar">
+                <button class="primary" data-testid="compare-start" on:click=run_compare disabled=move || page.busy.get() || page.chosen.with(BTreeSet::is_empty)>"Compare"</button>
+                {move || page.compared.get().map(|c| {
+                    let modes: Vec<Mode> = c.comparison.tables.iter().map(|t| t.mode).collect();
+                    view! {
+                        <select data-testid="compare-mode" on:change=move |ev| { page.mode.set(if event_target_value(&ev) == "compatible" { Mode::Compatible } else { Mode::Strict }); page.pair.set(None); page.flip.set(None); }>
+                            {modes.into_iter().map(|m| view! { <option value=m.label() selected=move || page.mode.get() == m>{m.label()}</option> }).collect_view()}
+                        </select>
+                    }
+                })}
+            </div>
+            {move || page.error.get().map(|e| view! { <p class="error" role="alert" data-testid="compare-error">{e}</p> })}
+            <Show when=move || page.compared.with(Option::is_some)>
+                <h2>"Table"</h2>
+                {table}
+                <div class="toolbar">
+                    <button data-testid="compare-download-md" on:click=move |_| download("md")>"Report (Markdown)"</button>
+                    <button data-testid="compare-download-csv" on:click=move |_| download("csv")>"Table (CSV)"</button>
+                    <button data-testid="compare-download-pairs" on:click=move |_| download("pairs")>"Pairs (JSONL)"</button>
+                </div>
+                <h2>"Charts"</h2>
+                <div class="compare-charts">{charts}</div>
+                <h2>"Flipped samples"</h2>
+                {flipped}
+            </Show>
+        </section>
+    }
+}
