@@ -119,6 +119,13 @@ impl<'a> RowLoader<'a> {
         self.error(line, field, message);
     }
 
+    /// `count` rows from `line` on that could not be read at all (a damaged part of a binary
+    /// file): counted, and named once.
+    pub fn unreadable_rows(&mut self, line: usize, count: usize, field: Option<&str>, message: String) {
+        self.report.rows += count;
+        self.error(line, field, message);
+    }
+
     pub fn rows(&self) -> usize {
         self.report.rows
     }
@@ -207,9 +214,11 @@ pub fn sample_from_row(mut row: Map<String, Value>) -> Result<Sample, FieldError
         Some(Value::String(text)) => Some(split_condition(text)?),
         Some(other) => return Err(("correct_condition", format!("expected a string, found {}", json_type(other)))),
     };
+    let output_is_null = row.get("output").is_some_and(Value::is_null);
     let output = match (take_string(&mut row, "output")?, &condition) {
         (Some(output), _) => output,
         (None, Some((_, output))) => output.clone(),
+        (None, None) if output_is_null => return Err(("output", "null (required)".to_string())),
         (None, None) => return Err(("output", "missing (required)".to_string())),
     };
     if output.trim().is_empty() {
@@ -284,7 +293,7 @@ fn short(text: &str) -> String {
 }
 
 /// The text without whitespace outside string literals, so that `f(x = 1)` and `f(x=1)` agree.
-fn squeezed(text: &str) -> String {
+pub fn squeezed(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut quote = None;
     let mut escaped = false;
