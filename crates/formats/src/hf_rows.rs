@@ -110,7 +110,7 @@ impl<'a> RowsPages<'a> {
         };
         let number = row_idx + 1;
         if !self.seen.insert(row_idx) {
-            return self.loader.error(number, Some("row_idx"), format!("row {row_idx} is on two pages (kept once)"));
+            return self.loader.error(number, Some("row_idx"), format!("row_idx {row_idx} is on two pages (kept once)"));
         }
         let Some(Value::Object(row)) = entry.remove("row") else {
             return self.loader.unreadable(number, Some("row"), "missing or not an object".to_string());
