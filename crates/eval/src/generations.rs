@@ -2,7 +2,11 @@
 //! - a CRUXEval generations file: one JSON object `{"sample_0": ["answer", ...], ...}` whose
 //!   answers are already extracted (the value for output prediction, the call for input);
 //! - JSON Lines of raw responses: `{"id": "sample_0", "responses": ["...", ...]}` per line, which
-//!   go through [`crate::extract`] first.
+//!   go through [`crate::extract`] first;
+//! - an evaluation file as CRUXEval's leaderboard and CodeCrash publish it: `{"raw_generations":
+//!   {"sample_0": [...]}, "raw_scored_generations": {"sample_0": [true, ...]}, "pass_at_1": ...}`,
+//!   whose answers are read like the first shape and whose verdicts are kept apart
+//!   ([`crate::stored`]).
 //!
 //! Every problem is named with the file, the line and the field; good entries are kept.
 
@@ -16,6 +20,7 @@ use serde_json::Value;
 use crate::extract::{Extraction, extract};
 use crate::models::{FileScope, Replay};
 use crate::report::{SampleResult, Summary, summarize};
+use crate::stored::{StoredScores, read_stored};
 use crate::score::{Mode, ScoreOptions, score_answers};
 use crate::task::Task;
 
@@ -65,6 +70,8 @@ pub struct Generations {
     pub kind: GenerationsKind,
     pub entries: Vec<GenerationEntry>,
     pub errors: Vec<ImportError>,
+    /// The verdicts and figures an evaluation file carries; `None` for plain answer files.
+    pub stored: Option<StoredScores>,
 }
 
 impl Generations {
@@ -82,13 +89,14 @@ impl Generations {
 pub fn import_generations(file: &str, text: &str) -> Generations {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     match serde_json::from_str::<Value>(text) {
-        Ok(Value::Object(map)) if !map.contains_key("responses") => return import_extracted(file, text, map),
+        Ok(Value::Object(map)) if map.contains_key("raw_generations") => return import_evaluation(file, text, map),
+        Ok(Value::Object(map)) if !map.contains_key("responses") => return import_extracted(file, text, map, ""),
         Ok(_) => {}
         Err(e) => {
             // Not one JSON value: JSON Lines, unless it is a broken multi-line object.
             let first = text.trim_start().lines().next().unwrap_or("");
             if first.trim_start().starts_with('{') && serde_json::from_str::<Value>(first).is_err() && text.trim().contains('\n') {
-                return Generations { kind: GenerationsKind::Extracted, entries: Vec::new(), errors: vec![json_error(file, &e)] };
+                return Generations { kind: GenerationsKind::Extracted, entries: Vec::new(), errors: vec![json_error(file, &e)], stored: None };
             }
         }
     }
@@ -126,11 +134,33 @@ fn line_of_key(text: &str, key: &str) -> Option<usize> {
     None
 }
 
-fn import_extracted(file: &str, text: &str, map: serde_json::Map<String, Value>) -> Generations {
-    let mut generations = Generations { kind: GenerationsKind::Extracted, entries: Vec::new(), errors: Vec::new() };
+/// An evaluation file: its `raw_generations` read as answers, its verdicts and figures kept.
+fn import_evaluation(file: &str, text: &str, mut map: serde_json::Map<String, Value>) -> Generations {
+    let mut generations = match map.remove("raw_generations") {
+        Some(Value::Object(answers)) => import_extracted(file, text, answers, "raw_generations."),
+        other => {
+            let found = other.as_ref().map_or("null", json_type);
+            let error = ImportError { file: file.into(), line: line_of_key(text, "raw_generations"), field: Some("raw_generations".into()), message: format!("expected an object of answer lists, found {found}") };
+            Generations { kind: GenerationsKind::Extracted, entries: Vec::new(), errors: vec![error], stored: None }
+        }
+    };
+    let mut errors = Vec::new();
+    let stored = read_stored(file, &map, &mut errors);
+    for error in &mut errors {
+        error.line = error.field.as_deref().and_then(|f| line_of_key(text, f.split('.').next().unwrap_or(f)));
+    }
+    generations.errors.extend(errors);
+    generations.stored = Some(stored);
+    generations
+}
+
+/// `{"sample_0": ["answer", ...]}`; `prefix` goes before ids in field names (an evaluation
+/// file's answers are under `raw_generations`).
+fn import_extracted(file: &str, text: &str, map: serde_json::Map<String, Value>, prefix: &str) -> Generations {
+    let mut generations = Generations { kind: GenerationsKind::Extracted, entries: Vec::new(), errors: Vec::new(), stored: None };
     for (id, value) in map {
         let line = line_of_key(text, &id);
-        let error = |field: String, message: String| ImportError { file: file.into(), line, field: Some(field), message };
+        let error = |field: String, message: String| ImportError { file: file.into(), line, field: Some(format!("{prefix}{field}")), message };
         let Value::Array(items) = value else {
             generations.errors.push(error(id.clone(), format!("expected a list of answers, found {}", json_type(&value))));
             continue;
@@ -158,7 +188,7 @@ fn strings(items: Vec<Value>) -> Result<Vec<String>, (usize, &'static str)> {
 }
 
 fn import_responses(file: &str, text: &str) -> Generations {
-    let mut generations = Generations { kind: GenerationsKind::Responses, entries: Vec::new(), errors: Vec::new() };
+    let mut generations = Generations { kind: GenerationsKind::Responses, entries: Vec::new(), errors: Vec::new(), stored: None };
     let mut seen = HashSet::new();
     let mut rows = 0;
     for (index, line) in text.lines().enumerate() {
@@ -304,6 +334,61 @@ mod tests {
         for (text, message) in cases {
             assert_eq!(errors("g", text), vec![message.to_string()], "{text}");
         }
+    }
+
+    /// CRUXEval's leaderboard file (percent) and CodeCrash's (fraction, no pass@5): the answers
+    /// are read as the plain shape's, the verdicts and figures kept apart.
+    #[test]
+    fn evaluation_files_are_read_with_their_verdicts() {
+        let cruxeval = r#"{"raw_generations": {"sample_0": ["1", "2"], "sample_1": ["'a'", "'b'"]}, "raw_scored_generations": {"sample_0": [true, false], "sample_1": [false, false]}, "pass_at_1": 25.0, "pass_at_5": 50.0}"#;
+        let codecrash = r#"{"pass_at_1": 0.25, "raw_generations": {"sample_0": ["1", "2"], "sample_1": ["'a'", "'b'"]}, "raw_scored_generations": {"sample_0": [true, false], "sample_1": [false, false]}}"#;
+        for (text, pass_at_5) in [(cruxeval, Some(50.0)), (codecrash, None)] {
+            let g = import_generations("e.json", text);
+            assert!(g.errors.is_empty(), "{:?}", g.errors);
+            assert_eq!((g.kind, g.entries.len()), (GenerationsKind::Extracted, 2));
+            assert_eq!(g.entries[1], GenerationEntry { id: "sample_1".into(), answers: vec!["'a'".into(), "'b'".into()] });
+            let stored = g.stored.expect("stored scores");
+            assert_eq!((stored.pass_at_1, stored.pass_at_5), (Some(25.0), pass_at_5));
+            assert_eq!(stored.verdicts.get("sample_0"), Some(&vec![true, false]));
+        }
+        assert_eq!(import_generations("g.json", r#"{"sample_0": ["1"]}"#).stored, None);
+    }
+
+    #[test]
+    fn evaluation_file_problems_are_named() {
+        let cases: &[(&str, &str)] = &[
+            ("{\n\"raw_generations\": [1]\n}", "e:2: field `raw_generations`: expected an object of answer lists, found a list"),
+            ("{\"raw_generations\": {\n\"sample_0\": \"1\"}}", "e:2: field `raw_generations.sample_0`: expected a list of answers, found a string"),
+            ("{\"raw_generations\": {\"sample_0\": [\"1\"]},\n\"raw_scored_generations\": {\"sample_0\": [1]}}", "e:2: field `raw_scored_generations.sample_0`: expected a list of true/false"),
+            ("{\"raw_generations\": {\"sample_0\": [\"1\"]},\n\"pass_at_1\": \"high\"}", "e:2: field `pass_at_1`: expected a number"),
+        ];
+        for (text, message) in cases {
+            assert_eq!(errors("e", text), vec![message.to_string()], "{text}");
+        }
+    }
+
+    #[test]
+    fn stored_verdicts_are_compared_answer_by_answer() {
+        let sample = |id: &str, output: &str| Sample {
+            id: id.into(),
+            code: "def f(x):\n    return x".into(),
+            function_name: "f".into(),
+            input: "1".into(),
+            call: "f(1)".into(),
+            output: output.into(),
+            meta: Default::default(),
+        };
+        let dataset = vec![sample("a", "1"), sample("b", "2"), sample("c", "3")];
+        // a: stored agrees; b: the file called a wrong answer right; c: no verdicts in the file.
+        let text = r#"{"raw_generations": {"a": ["1", "0"], "b": ["5"], "c": ["3"]}, "raw_scored_generations": {"a": [true, false], "b": [true]}, "pass_at_1": 0.75}"#;
+        let g = import_generations("e.json", text);
+        let r = rescore(&mut FakeEngine::new(), &dataset, &g, Task::Output, Mode::Strict, &ScoreOptions::default());
+        let comparison = crate::stored::compare_stored(g.stored.as_ref().expect("stored"), &r);
+        assert_eq!(comparison.disagreements, vec![crate::stored::Disagreement { id: "b".into(), answer: 0, stored: true, execbench: "wrong_value".into() }]);
+        assert_eq!(comparison.without_verdicts, vec!["c".to_string()]);
+        // Stored over a and b: (1/2 + 1) / 2; execbench over a, b, c: (1/2 + 0 + 1) / 3.
+        assert_eq!(comparison.pass_at_1.display(), "75.0");
+        assert_eq!(r.summary.pass_at_1.display(), "50.0");
     }
 
     #[test]
