@@ -20,7 +20,7 @@ use crate::livecodebench;
 /// are held to its rules too.
 pub fn load_parquet(file: &str, bytes: &[u8]) -> LoadReport {
     let mut loader = RowLoader::new(file);
-    let reader = match SerializedFileReader::new(Bytes::copy_from_slice(bytes)) {
+    let reader = match guarded(|| SerializedFileReader::new(Bytes::copy_from_slice(bytes))) {
         Ok(reader) => reader,
         Err(e) => {
             loader.error(1, None, format!("not a readable Parquet file: {e}"));
@@ -56,7 +56,7 @@ pub fn load_parquet(file: &str, bytes: &[u8]) -> LoadReport {
             first_row += count;
             continue;
         }
-        let rows = match reader.get_row_group(group).and_then(|g| g.get_row_iter(None).map(|rows| rows.collect::<Vec<_>>())) {
+        let rows = match guarded(|| reader.get_row_group(group).and_then(|g| g.get_row_iter(None).map(|rows| rows.collect::<Vec<_>>()))) {
             Ok(rows) => rows,
             Err(e) => {
                 loader.unreadable_rows(first_row, count, None, format!("{where_} cannot be read: {e}"));
@@ -85,6 +85,19 @@ pub fn load_parquet(file: &str, bytes: &[u8]) -> LoadReport {
         loader.error(1, None, "the file has no rows".to_string());
     }
     loader.finish()
+}
+
+/// Runs a `parquet` call, turning a panic into an error: the crate asserts on some damaged pages
+/// instead of returning an error. Natively the panic is caught (its message still goes to the
+/// panic hook); on wasm32 panics abort, so there a damaged file can still trap.
+fn guarded<T>(read: impl FnOnce() -> parquet::errors::Result<T>) -> Result<T, String> {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(read)) {
+        Ok(result) => result.map_err(|e| e.to_string()),
+        Err(panic) => {
+            let what = panic.downcast_ref::<&str>().map(|s| s.to_string()).or_else(|| panic.downcast_ref::<String>().cloned());
+            Err(format!("damaged data ({})", what.unwrap_or_else(|| "the Parquet reader gave up".to_string())))
+        }
+    }
 }
 
 /// The codecs this build cannot decompress (only `snap` is compiled in: pure Rust, so it builds

@@ -131,3 +131,30 @@ fn the_loader_sniffs_parquet_by_its_magic_bytes() {
         assert_eq!(loaded.report.samples.len(), 1, "{name}");
     }
 }
+
+/// Damaged files (cut at every length, one byte changed anywhere) give a report, never a panic:
+/// the `parquet` crate asserts on some damaged pages, and the importer turns that into the row
+/// group's error.
+#[test]
+fn damaged_files_never_panic() {
+    let rows: Vec<LcbRow> = (0..6).map(|n| lcb_row(n, "easy")).collect();
+    let good = lcb_file(&rows, 2);
+    // Every 7th length and byte: each part of the file (header, pages, footer) is hit many times
+    // in a few seconds (a caught panic is slow: the hook prints it).
+    let mut damaged: Vec<Vec<u8>> = (0..good.len()).step_by(7).map(|n| good[..n].to_vec()).collect();
+    let cuts = damaged.len();
+    for at in (0..good.len()).step_by(7) {
+        let mut bytes = good.clone();
+        bytes[at] ^= 0x5a;
+        damaged.push(bytes);
+    }
+    let mut with_errors = 0;
+    for bytes in &damaged {
+        let report = load_parquet("lcb.parquet", bytes);
+        assert!(!report.samples.is_empty() || !report.errors.is_empty(), "a report says something");
+        assert!(report.samples.len() <= report.rows, "{} samples of {} rows", report.samples.len(), report.rows);
+        with_errors += usize::from(!report.errors.is_empty());
+    }
+    // Every cut file is refused; a changed byte inside a value may still decode.
+    assert!(with_errors >= cuts, "{with_errors} of {} damaged files reported errors", damaged.len());
+}
