@@ -67,10 +67,10 @@ pub fn load_codecrash(file: &str, bytes: &[u8]) -> LoadReport {
 }
 
 fn sample_from_record(mut row: Map<String, Value>, name: Option<&CodeCrashName>) -> Result<Sample, FieldError> {
-    if let (Some(name), Some(Value::String(dataset))) = (name, row.get("dataset")) {
-        if *dataset != name.dataset {
-            return Err(("dataset", format!("is `{dataset}`, but the file name says `{}`", name.dataset)));
-        }
+    if let (Some(name), Some(Value::String(dataset))) = (name, row.get("dataset"))
+        && *dataset != name.dataset
+    {
+        return Err(("dataset", format!("is `{dataset}`, but the file name says `{}`", name.dataset)));
     }
     let test = match row.get("test") {
         None | Some(Value::Null) => None,

@@ -115,10 +115,10 @@ impl<'a> RowsPages<'a> {
         let Some(Value::Object(row)) = entry.remove("row") else {
             return self.loader.unreadable(number, Some("row"), "missing or not an object".to_string());
         };
-        if let Some(Value::Array(truncated)) = entry.get("truncated_cells") {
-            if let Some(Value::String(cell)) = truncated.first() {
-                return self.loader.unreadable(number, Some(cell), "cut short by the rows API (the cell is too long): read the Parquet file instead".to_string());
-            }
+        if let Some(Value::Array(truncated)) = entry.get("truncated_cells")
+            && let Some(Value::String(cell)) = truncated.first()
+        {
+            return self.loader.unreadable(number, Some(cell), "cut short by the rows API (the cell is too long): read the Parquet file instead".to_string());
         }
         let row = features.normalized(row);
         let converted = if features.lcb { livecodebench::sample_from_row(row) } else { execbench_core::sample_from_row(row) };

@@ -29,10 +29,10 @@ pub fn sample_from_row(row: Map<String, Value>) -> Result<Sample, FieldError> {
         Some(_) => {}
     }
     let (input, name) = (row.get("input").and_then(Value::as_str), row.get("function_name").and_then(Value::as_str));
-    if let (Some(input), Some(name)) = (input, name) {
-        if !is_call_of(input.trim(), name) {
-            return Err(("input", format!("`{}` is not a call of `{name}`: LiveCodeBench rows hold the whole call, `{name}(...)`", short(input))));
-        }
+    if let (Some(input), Some(name)) = (input, name)
+        && !is_call_of(input.trim(), name)
+    {
+        return Err(("input", format!("`{}` is not a call of `{name}`: LiveCodeBench rows hold the whole call, `{name}(...)`", short(input))));
     }
     execbench_core::sample_from_row(row)
 }

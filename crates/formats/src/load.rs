@@ -50,12 +50,12 @@ pub fn sniff_format(file: &str, bytes: &[u8]) -> Format {
     let text = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
     let start = text.iter().position(|b| !b.is_ascii_whitespace()).unwrap_or(text.len());
     // A rows-API page is one JSON object over one or many lines, with `rows` and a total.
-    if text[start..].starts_with(b"{") {
-        if let Ok(Value::Object(page)) = serde_json::from_slice::<Value>(text) {
-            if page.contains_key("rows") && page.contains_key("num_rows_total") {
-                return Format::HfRowsPage;
-            }
-        }
+    if text[start..].starts_with(b"{")
+        && let Ok(Value::Object(page)) = serde_json::from_slice::<Value>(text)
+        && page.contains_key("rows")
+        && page.contains_key("num_rows_total")
+    {
+        return Format::HfRowsPage;
     }
     if parse_file_name(file).is_some() {
         return Format::CodeCrash;

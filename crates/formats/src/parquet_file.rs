@@ -64,8 +64,7 @@ pub fn load_parquet(file: &str, bytes: &[u8]) -> LoadReport {
                 continue;
             }
         };
-        let mut number = first_row;
-        for row in rows {
+        for (number, row) in (first_row..).zip(rows) {
             match row {
                 Ok(row) => match json_row(&row, &nanos) {
                     Ok(object) => loader.row(number, convert(object)),
@@ -77,7 +76,6 @@ pub fn load_parquet(file: &str, bytes: &[u8]) -> LoadReport {
                     break;
                 }
             }
-            number += 1;
         }
         first_row += count;
     }

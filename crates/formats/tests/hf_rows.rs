@@ -68,7 +68,9 @@ fn bad_pages_and_rows_are_named() {
         edit(&mut r);
         r
     };
-    let cases: Vec<(Vec<(usize, String)>, Vec<&str>, usize)> = vec![
+    // (pages as (offset, text), the errors, samples kept)
+    type Case = (Vec<(usize, String)>, Vec<&'static str>, usize);
+    let cases: Vec<Case> = vec![
         (vec![(0, page(vec![row(0), with(1, |r| r["row"]["code"] = Value::Null), row(2)], 3))], vec!["lcb:2: field `code`: null (required)"], 2),
         (vec![(0, page(vec![row(0), with(1, |r| r["row"]["input"] = json!("x = 1")), row(2)], 3))], vec!["lcb:2: field `input`: `x = 1` is not a call of `double`: LiveCodeBench rows hold the whole call, `double(...)`"], 2),
         (vec![(0, page(vec![row(0), with(1, |r| r["truncated_cells"] = json!(["code"])), row(2)], 3))], vec!["lcb:2: field `code`: cut short by the rows API (the cell is too long): read the Parquet file instead"], 2),
