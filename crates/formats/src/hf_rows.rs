@@ -125,6 +125,15 @@ impl<'a> RowsPages<'a> {
         self.loader.row(number, converted);
     }
 
+    /// The rows of the pages added, and nothing about the rest of the split: for a page saved as
+    /// a file, which is its rows and not the whole split.
+    pub fn finish_pages_only(mut self) -> LoadReport {
+        if self.loader.rows() == 0 && self.num_rows_total.is_none() {
+            self.loader.error(1, None, "no page of rows was read".to_string());
+        }
+        self.loader.finish()
+    }
+
     /// The report; rows the split has but no page held are errors, one per missing range.
     pub fn finish(mut self) -> LoadReport {
         let total = self.num_rows_total.unwrap_or(0);

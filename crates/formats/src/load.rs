@@ -7,7 +7,7 @@ use execbench_core::{LoadReport, load_jsonl_bytes};
 use serde_json::Value;
 
 use crate::codecrash::{is_codecrash_row, load_codecrash, parse_file_name};
-use crate::hf_rows::load_rows_pages;
+use crate::hf_rows::RowsPages;
 use crate::parquet_file::load_parquet;
 
 /// The formats [`load_dataset`] reads.
@@ -80,12 +80,9 @@ pub fn load_dataset(file: &str, bytes: &[u8]) -> LoadedDataset {
                 .and_then(|page| page.get("rows")?.get(0)?.get("row_idx")?.as_u64())
                 .and_then(|n| usize::try_from(n).ok())
                 .unwrap_or(0);
-            let mut report = load_rows_pages(file, &[(offset, &text)]);
-            // A saved page is the rows it holds, not the whole split: rows other pages would hold
-            // are not this file's problem.
-            report.errors.retain(|e| !e.message.contains("were not on any page"));
-            report.rows = report.samples.len() + report.errors.len();
-            report
+            let mut pages = RowsPages::new(file);
+            pages.add_page(offset, &text);
+            pages.finish_pages_only()
         }
         Format::Jsonl => load_jsonl_bytes(file, bytes),
     };

@@ -107,3 +107,12 @@ fn a_saved_page_is_sniffed_and_read_alone() {
     assert!(loaded.report.is_clean(), "{:?}", loaded.report.errors);
     assert_eq!(loaded.report.samples.iter().map(|s| s.id.as_str()).collect::<Vec<_>>(), ["sample_200", "sample_201", "sample_202"]);
 }
+
+#[test]
+fn a_saved_page_counts_its_own_rows_only() {
+    let text = page(vec![row(5), json!({"row_idx": 6, "row": {"id": "x"}})], 479);
+    let report = load_dataset("page.json", text.as_bytes()).report;
+    let errors: Vec<String> = report.errors.iter().map(ToString::to_string).collect();
+    assert_eq!(errors, ["page.json:7: field `function_name`: missing (required)"]);
+    assert_eq!((report.rows, report.samples.len()), (2, 1));
+}
