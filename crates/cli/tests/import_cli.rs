@@ -119,3 +119,28 @@ fn score_reads_an_evaluation_file_and_shows_its_verdicts() {
         assert!(stdout.lines().any(|l| l == line), "missing `{line}` in:\n{stdout}");
     }
 }
+
+/// LiveCodeBench's own results file scored against its Parquet dataset: its graded verdicts next
+/// to execbench's.
+#[test]
+fn score_reads_livecodebench_results_against_its_parquet_dataset() {
+    let dir = scratch("lcb-results");
+    let rows: Vec<LcbRow> = (0..2).map(|n| lcb_row(n, "easy")).collect();
+    let dataset = write(&dir, "lcb.parquet", &lcb_file(&rows, 10));
+    // sample_0's output is 0 and sample_1's is 1; LiveCodeBench graded "5" right by mistake.
+    let results = r#"[
+  {"id": "sample_0", "question_id": "2700", "pred_list": ["0", "5"], "graded_list": [true, true], "pass@1": 1.0},
+  {"id": "sample_1", "question_id": "2700", "pred_list": ["1", "1"], "graded_list": [true, true], "pass@1": 1.0}
+]"#;
+    let generations = write(&dir, "Scenario.codeexecution_10_0.2_eval_all.json", results.as_bytes());
+    let out = execbench(&["score", "--dataset", &dataset, "--generations", &generations, "--task", "output", "--mode", "strict", "--time-limit", "300"]);
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}{}", text(&out.stderr));
+    for line in [
+        "stored in the file: pass@1 100.0  pass@5 -",
+        "output strict: stored pass@1 100.0 vs execbench 75.0  pass@5 n/a vs n/a  (1 answers judged differently)",
+        "  sample_0 answer 2: stored correct, execbench wrong_value",
+    ] {
+        assert!(stdout.lines().any(|l| l == line), "missing `{line}` in:\n{stdout}");
+    }
+}
