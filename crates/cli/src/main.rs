@@ -5,6 +5,7 @@ mod api_args;
 mod args;
 mod build;
 mod compare;
+mod dataset;
 mod http;
 mod perturb;
 mod progress;
@@ -15,7 +16,7 @@ mod verify;
 
 use args::Args;
 
-const USAGE: &str = "usage:\n  execbench verify --dataset FILE.jsonl [--time-limit SECONDS]\n  execbench perturb --dataset FILE.jsonl --kind KIND [--seed N] [--p X] [--once] [--prediction output|input] [--no-verify] [--time-limit SECONDS] [--format execbench|codecrash] --out FILE.jsonl\n  execbench score --dataset FILE.jsonl --generations FILE --task output|input [--mode strict|compatible] [--time-limit SECONDS] [--out FILE.jsonl]\n  execbench run --dataset FILE.jsonl --task output|input --provider P --model M [--base-url URL] [--n N] [--concurrency C] [--stream] [--key-env NAME] --out RUN.jsonl [--resume]\n  execbench build generate --methods LIST|all --per-method N --seed S [--source offline|replay FILE|api] --out GENERATIONS.jsonl --candidates CANDIDATES.jsonl\n  execbench build filter --candidates FILE.jsonl --out KEPT.jsonl --rejected REJECTED.jsonl [--time-limit SECONDS]\n  execbench build sample --in KEPT.jsonl [--n N] [--seed S] [--balanced] [--rejected REJECTED.jsonl] [--generation GEN.json] --out BENCH.jsonl [--provenance PROV.json]\n  execbench compare RUN.jsonl... --out REPORT.md [--csv TABLE.csv] [--pairs PAIRS.jsonl] [--svg-dir DIR] [--seed N] [--bootstrap B] [--categories DATASET.jsonl [--category-field FIELD]] [--date TEXT]\n";
+const USAGE: &str = "usage:\n  execbench verify --dataset FILE(.jsonl|.parquet) [--category FIELD] [--time-limit SECONDS]\n  execbench perturb --dataset FILE.jsonl --kind KIND [--seed N] [--p X] [--once] [--prediction output|input] [--no-verify] [--time-limit SECONDS] [--format execbench|codecrash] --out FILE.jsonl\n  execbench score --dataset FILE.jsonl --generations FILE --task output|input [--mode strict|compatible] [--time-limit SECONDS] [--out FILE.jsonl]\n  execbench run --dataset FILE.jsonl --task output|input --provider P --model M [--base-url URL] [--n N] [--concurrency C] [--stream] [--key-env NAME] --out RUN.jsonl [--resume]\n  execbench build generate --methods LIST|all --per-method N --seed S [--source offline|replay FILE|api] --out GENERATIONS.jsonl --candidates CANDIDATES.jsonl\n  execbench build filter --candidates FILE.jsonl --out KEPT.jsonl --rejected REJECTED.jsonl [--time-limit SECONDS]\n  execbench build sample --in KEPT.jsonl [--n N] [--seed S] [--balanced] [--rejected REJECTED.jsonl] [--generation GEN.json] --out BENCH.jsonl [--provenance PROV.json]\n  execbench compare RUN.jsonl... --out REPORT.md [--csv TABLE.csv] [--pairs PAIRS.jsonl] [--svg-dir DIR] [--seed N] [--bootstrap B] [--categories DATASET.jsonl [--category-field FIELD]] [--date TEXT]\n";
 
 fn main() {
     let argv: Vec<String> = std::env::args().skip(1).collect();

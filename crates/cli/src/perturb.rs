@@ -5,7 +5,7 @@
 use std::path::Path;
 use std::time::Instant;
 
-use execbench_core::{Limits, Provenance, PythonEngine, load_jsonl_bytes};
+use execbench_core::{Limits, Provenance, PythonEngine};
 use execbench_perturb::{DatasetRun, Kind, Options, Prediction, perturb_dataset, to_codecrash_jsonl, to_jsonl};
 use execbench_pyengine::RustPythonEngine;
 
@@ -82,11 +82,7 @@ pub fn dataset_name(path: &str) -> String {
 /// rows (the kind found nothing to change) are written, counted, and no failure.
 pub fn run(args: &Args) -> Result<i32, String> {
     let settings = settings(args)?;
-    let bytes = std::fs::read(settings.dataset).map_err(|e| format!("cannot read {}: {e}", settings.dataset))?;
-    let report = load_jsonl_bytes(settings.dataset, &bytes);
-    for error in &report.errors {
-        eprintln!("invalid row: {error}");
-    }
+    let report = crate::dataset::read_dataset(settings.dataset)?;
     let name = dataset_name(settings.dataset);
     let mut engine = settings.verify_limits.map(|_| RustPythonEngine::new());
     let mut run = DatasetRun::default();

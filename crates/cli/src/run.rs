@@ -7,7 +7,7 @@ use std::cell::RefCell;
 use std::collections::BTreeSet;
 use std::io::Write;
 
-use execbench_core::{Sample, load_jsonl_bytes};
+use execbench_core::Sample;
 use execbench_eval::models::{EchoFirstArgument, Oracle, TypeDefault};
 use execbench_eval::prompt::{Style, Template, builtin_templates, default_template};
 use execbench_eval::report::{markdown_table, summarize};
@@ -135,11 +135,7 @@ fn now_secs() -> u64 {
 pub fn run(args: &Args) -> Result<i32, String> {
     let settings = settings(args)?;
     let key = key(&settings)?;
-    let bytes = std::fs::read(&settings.dataset).map_err(|e| format!("cannot read {}: {e}", settings.dataset))?;
-    let report = load_jsonl_bytes(&settings.dataset, &bytes);
-    for error in &report.errors {
-        eprintln!("invalid row: {error}");
-    }
+    let report = crate::dataset::read_dataset(&settings.dataset)?;
     let samples: Vec<Sample> = report.samples.iter().take(settings.limit.unwrap_or(usize::MAX)).cloned().collect();
     if samples.is_empty() {
         return Err(format!("{} has no usable samples", settings.dataset));

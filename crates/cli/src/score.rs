@@ -1,18 +1,20 @@
-//! `execbench score`: re-score a generations file (CRUXEval's `{"sample_0": [...]}` or JSON Lines
-//! of raw responses) against a dataset, printing pass@1 and pass@5 per mode and optionally writing
-//! one result row per sample and mode.
+//! `execbench score`: re-score a generations file (CRUXEval's `{"sample_0": [...]}`, JSON Lines
+//! of raw responses, or an evaluation file as CRUXEval's leaderboard and CodeCrash publish it)
+//! against a dataset, printing pass@1 and pass@5 per mode (and an evaluation file's own verdicts
+//! beside them) and optionally writing one result row per sample and mode.
 
 use std::time::Instant;
 
-use execbench_core::{Limits, Provenance, load_jsonl_bytes};
+use execbench_core::{Limits, Provenance};
 use execbench_eval::generations::{Rescore, import_generations, rescore};
 use execbench_eval::report::markdown_table;
+use execbench_eval::stored::{StoredScores, compare_stored};
 use execbench_eval::{Mode, ScoreOptions, Task};
 use execbench_pyengine::RustPythonEngine;
 
 use crate::args::Args;
 
-pub const USAGE: &str = "execbench score --dataset FILE.jsonl --generations FILE --task output|input [--mode strict|compatible] [--time-limit SECONDS] [--out FILE.jsonl]";
+pub const USAGE: &str = "execbench score --dataset FILE(.jsonl|.parquet) --generations FILE --task output|input [--mode strict|compatible] [--time-limit SECONDS] [--out FILE.jsonl]";
 
 const KNOWN_FLAGS: &[&str] = &["dataset", "generations", "task", "mode", "time-limit", "out"];
 
@@ -50,11 +52,7 @@ fn settings(args: &Args) -> Result<Settings<'_>, String> {
 /// entry was bad (the good ones are still scored and reported).
 pub fn run(args: &Args) -> Result<i32, String> {
     let settings = settings(args)?;
-    let dataset_bytes = std::fs::read(settings.dataset).map_err(|e| format!("cannot read {}: {e}", settings.dataset))?;
-    let dataset = load_jsonl_bytes(settings.dataset, &dataset_bytes);
-    for error in &dataset.errors {
-        eprintln!("invalid row: {error}");
-    }
+    let dataset = crate::dataset::read_dataset(settings.dataset)?;
     let generations_bytes = std::fs::read(settings.generations).map_err(|e| format!("cannot read {}: {e}", settings.generations))?;
     let generations_text = String::from_utf8(generations_bytes).map_err(|e| format!("{}: not UTF-8 text: {e}", settings.generations))?;
     let generations = import_generations(settings.generations, &generations_text);
@@ -98,6 +96,9 @@ pub fn run(args: &Args) -> Result<i32, String> {
             s.extraction_failed
         );
     }
+    if let Some(stored) = &generations.stored {
+        print_stored(stored, &rescores);
+    }
     let summaries: Vec<_> = rescores.iter().map(|r| r.summary.clone()).collect();
     println!("\n{}", markdown_table(&summaries));
 
@@ -113,6 +114,41 @@ pub fn run(args: &Args) -> Result<i32, String> {
         eprintln!("{} result rows written to {out}", rows.len());
     }
     Ok(if bad_input { 1 } else { 0 })
+}
+
+/// How many disagreements are listed one by one (all are counted).
+const DISAGREEMENTS_LISTED: usize = 20;
+
+/// An evaluation file's own verdicts next to execbench's: its figures as published, the same
+/// figures from its verdicts over the samples scored here, and every answer judged differently.
+fn print_stored(stored: &StoredScores, rescores: &[Rescore]) {
+    let published = |figure: Option<f64>| figure.map_or("-".to_string(), |p| format!("{p:.1}"));
+    println!("stored in the file: pass@1 {}  pass@5 {}", published(stored.pass_at_1), published(stored.pass_at_5));
+    for rescore in rescores {
+        let comparison = compare_stored(stored, rescore);
+        let s = &rescore.summary;
+        println!(
+            "{} {}: stored pass@1 {} vs execbench {}  pass@5 {} vs {}  ({} answers judged differently{})",
+            s.task.label(),
+            s.mode.label(),
+            comparison.pass_at_1.display(),
+            s.pass_at_1.display(),
+            comparison.pass_at_5.display(),
+            s.pass_at_5.display(),
+            comparison.disagreements.len(),
+            match comparison.without_verdicts.len() {
+                0 => String::new(),
+                n => format!("; {n} samples without stored verdicts"),
+            }
+        );
+        for d in comparison.disagreements.iter().take(DISAGREEMENTS_LISTED) {
+            let stored_word = if d.stored { "correct" } else { "wrong" };
+            println!("  {} answer {}: stored {stored_word}, execbench {}", d.id, d.answer + 1, d.execbench);
+        }
+        if comparison.disagreements.len() > DISAGREEMENTS_LISTED {
+            println!("  … and {} more", comparison.disagreements.len() - DISAGREEMENTS_LISTED);
+        }
+    }
 }
 
 /// pass@5 is only defined for samples with at least 5 answers: say how many had them.

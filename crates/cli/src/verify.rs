@@ -1,42 +1,59 @@
-//! `execbench verify --dataset FILE [--time-limit SECONDS]`: run every sample, report failures.
+//! `execbench verify --dataset FILE [--category FIELD] [--time-limit SECONDS]`: run every sample,
+//! report failures, and the results per category when the dataset has one.
 
-use execbench_core::verify::{VerifySummary, check_sample};
-use execbench_core::{Limits, load_jsonl_bytes};
+use std::collections::BTreeMap;
+
+use execbench_core::Limits;
+use execbench_core::verify::{Verdict, VerifySummary, check_sample};
+use execbench_formats::categories::{category_value, dataset_shape};
 use execbench_pyengine::RustPythonEngine;
 
 use crate::args::Args;
 use crate::progress::Progress;
 
-pub const USAGE: &str = "execbench verify --dataset FILE.jsonl [--time-limit SECONDS]";
+pub const USAGE: &str = "execbench verify --dataset FILE(.jsonl|.parquet) [--category FIELD] [--time-limit SECONDS]";
 
 /// Returns the process exit code.
 pub fn run(args: &Args) -> Result<i32, String> {
-    args.reject_unknown(&["dataset", "time-limit"])?;
+    args.reject_unknown(&["dataset", "category", "time-limit"])?;
     let path = args.required("dataset")?;
     let seconds: f64 = args.number("time-limit", 2.0)?;
     if !(seconds > 0.0 && seconds <= 3600.0) {
         return Err(format!("--time-limit must be between 0 and 3600 seconds, got {seconds}"));
     }
-    let bytes = std::fs::read(path).map_err(|e| format!("cannot read {path}: {e}"))?;
-    let report = load_jsonl_bytes(path, &bytes);
-    for error in &report.errors {
-        eprintln!("invalid row: {error}");
+    let report = crate::dataset::read_dataset(path)?;
+    let shape = dataset_shape(&report, args.optional("category"));
+    for inconsistency in shape.inconsistencies() {
+        eprintln!("schema: {inconsistency}");
     }
     let limits = Limits { time_ms: (seconds * 1000.0).round() as u32, max_steps: 0 };
     let mut engine = RustPythonEngine::new();
     let mut summary = VerifySummary::default();
+    // Per category: (samples, passed).
+    let mut by_category: BTreeMap<String, (usize, usize)> = BTreeMap::new();
     let mut progress = Progress::new(report.samples.len());
     for sample in &report.samples {
-        summary.add(check_sample(&mut engine, sample, limits));
+        let check = check_sample(&mut engine, sample, limits);
+        if let Some(field) = &shape.category_field {
+            let category = category_value(sample, field).unwrap_or_else(|| "(none)".to_string());
+            let counts = by_category.entry(category).or_insert((0, 0));
+            counts.0 += 1;
+            counts.1 += usize::from(check.verdict.is_pass());
+        }
+        summary.add(check);
         progress.tick(summary.failed + summary.engine_differences);
     }
     for problem in &summary.problems {
         let (label, reason) = match &problem.verdict {
-            execbench_core::verify::Verdict::EngineDifference { reason } => ("engine difference", reason),
-            execbench_core::verify::Verdict::Fail { reason } => ("FAIL", reason),
-            execbench_core::verify::Verdict::Pass => continue,
+            Verdict::EngineDifference { reason } => ("engine difference", reason),
+            Verdict::Fail { reason } => ("FAIL", reason),
+            Verdict::Pass => continue,
         };
         println!("{label} {}: {reason}", problem.id);
+    }
+    if let Some(field) = &shape.category_field {
+        let parts: Vec<String> = by_category.iter().map(|(category, (samples, passed))| format!("{category} {passed} of {samples}")).collect();
+        println!("passed by {field}: {}", parts.join(", "));
     }
     println!(
         "{} rows, {} invalid, {} engine differences ({:.0} ms in Python)",

@@ -5,6 +5,8 @@
 //! - CRUXEval: `{"id", "code", "input", "output"}`, `input` being the argument text of `f(...)`;
 //! - LiveCodeBench execution / LeetCode contests: `{"id" | "question_id", "function_name", "code",
 //!   "input", "output"}`, `input` being either the argument text or the full call;
+//! - CodeCrash records: `{"task_id", "dataset", "code", "function_name", "function_call",
+//!   "output", "test"}`, `function_call` being the full call;
 //! - any of these with an explicit `call`;
 //! - LeetCode-contest reproductions' `correct_condition` (`<call> == <output>`): it must agree with
 //!   the row's call and output, and gives the output (or the call) when the row lacks it.
@@ -54,13 +56,22 @@ impl LoadReport {
 
 /// Loads JSON Lines from raw bytes, so that one line that is not UTF-8 costs only that line.
 pub fn load_jsonl_bytes(file: &str, bytes: &[u8]) -> LoadReport {
+    load_jsonl_with(file, bytes, sample_from_row)
+}
+
+/// Loads JSON Lines whose rows `convert` turns into samples: the line splitting, JSON parsing and
+/// duplicate ids of [`load_jsonl_bytes`] for formats that read their rows differently.
+pub fn load_jsonl_with(file: &str, bytes: &[u8], mut convert: impl FnMut(Map<String, Value>) -> Result<Sample, FieldError>) -> LoadReport {
     let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
-    let mut loader = Loader::new(file);
+    let mut loader = RowLoader::new(file);
     for (index, raw) in bytes.split(|&b| b == b'\n').enumerate() {
         match std::str::from_utf8(raw) {
-            Ok(line) => loader.line(index + 1, line),
+            Ok(line) => loader.line(index + 1, line, &mut convert),
             Err(e) => loader.error(index + 1, None, format!("not valid UTF-8 (byte {} of the line)", e.valid_up_to() + 1)),
         }
+    }
+    if loader.report.rows == 0 {
+        loader.error(1, None, "the file is empty: expected one JSON object per line".to_string());
     }
     loader.finish()
 }
@@ -70,50 +81,72 @@ pub fn load_jsonl(file: &str, text: &str) -> LoadReport {
     load_jsonl_bytes(file, text.as_bytes())
 }
 
-struct Loader<'a> {
+/// Collects a file's rows into a [`LoadReport`]: counts them, keeps good samples, refuses a
+/// repeated id and names every problem. Every format's loader goes through it.
+pub struct RowLoader<'a> {
     file: &'a str,
     report: LoadReport,
     seen_ids: HashSet<String>,
 }
 
-impl<'a> Loader<'a> {
-    fn new(file: &'a str) -> Self {
-        Loader { file, report: LoadReport::default(), seen_ids: HashSet::new() }
+impl<'a> RowLoader<'a> {
+    pub fn new(file: &'a str) -> Self {
+        RowLoader { file, report: LoadReport::default(), seen_ids: HashSet::new() }
     }
 
-    fn error(&mut self, line: usize, field: Option<&str>, message: String) {
+    /// A problem with row `line` (1-based), or with the file when nothing better can be named.
+    pub fn error(&mut self, line: usize, field: Option<&str>, message: String) {
         self.report.errors.push(RowError { file: self.file.to_string(), line, field: field.map(str::to_string), message });
     }
 
-    fn line(&mut self, number: usize, line: &str) {
+    /// Row `line` (1-based) was read: its sample, or the field that made it unusable.
+    pub fn row(&mut self, line: usize, converted: Result<Sample, FieldError>) {
+        self.report.rows += 1;
+        match converted {
+            Ok(sample) => {
+                if !self.seen_ids.insert(sample.id.clone()) {
+                    return self.error(line, Some("id"), format!("duplicate id `{}`", sample.id));
+                }
+                self.report.samples.push(sample);
+            }
+            Err((field, message)) => self.error(line, Some(field), message),
+        }
+    }
+
+    /// A row that could not be read at all (not JSON, not an object, not decodable).
+    pub fn unreadable(&mut self, line: usize, field: Option<&str>, message: String) {
+        self.report.rows += 1;
+        self.error(line, field, message);
+    }
+
+    /// `count` rows from `line` on that could not be read at all (a damaged part of a binary
+    /// file): counted, and named once.
+    pub fn unreadable_rows(&mut self, line: usize, count: usize, field: Option<&str>, message: String) {
+        self.report.rows += count;
+        self.error(line, field, message);
+    }
+
+    pub fn rows(&self) -> usize {
+        self.report.rows
+    }
+
+    pub fn finish(self) -> LoadReport {
+        self.report
+    }
+
+    fn line(&mut self, number: usize, line: &str, convert: &mut impl FnMut(Map<String, Value>) -> Result<Sample, FieldError>) {
         let line = line.strip_suffix('\r').unwrap_or(line);
         if line.trim().is_empty() {
             return;
         }
-        self.report.rows += 1;
         let value: Value = match serde_json::from_str(line) {
             Ok(v) => v,
-            Err(e) => return self.error(number, None, json_error(&e)),
+            Err(e) => return self.unreadable(number, None, json_error(&e)),
         };
         let Value::Object(row) = value else {
-            return self.error(number, None, format!("expected a JSON object, found {}", json_type(&value)));
+            return self.unreadable(number, None, format!("expected a JSON object, found {}", json_type(&value)));
         };
-        match sample_from_row(row) {
-            Ok(sample) => {
-                if !self.seen_ids.insert(sample.id.clone()) {
-                    return self.error(number, Some("id"), format!("duplicate id `{}`", sample.id));
-                }
-                self.report.samples.push(sample);
-            }
-            Err((field, message)) => self.error(number, Some(field), message),
-        }
-    }
-
-    fn finish(mut self) -> LoadReport {
-        if self.report.rows == 0 {
-            self.error(1, None, "the file is empty: expected one JSON object per line".to_string());
-        }
-        self.report
+        self.row(number, convert(row));
     }
 }
 
@@ -124,7 +157,8 @@ fn json_error(e: &serde_json::Error) -> String {
     format!("not valid JSON at column {}: {what}", e.column())
 }
 
-type FieldError = (&'static str, String);
+/// The field that made a row unusable, and why.
+pub type FieldError = (&'static str, String);
 
 /// A JSON value's type in words, for messages (`expected a string, found a number`).
 pub fn json_type(v: &Value) -> &'static str {
@@ -147,7 +181,8 @@ fn take_string(row: &mut Map<String, Value>, field: &'static str) -> Result<Opti
 }
 
 fn required(row: &mut Map<String, Value>, field: &'static str) -> Result<String, FieldError> {
-    take_string(row, field)?.ok_or((field, "missing (required)".to_string()))
+    let what = if row.get(field).is_some_and(Value::is_null) { "null (required)" } else { "missing (required)" };
+    take_string(row, field)?.ok_or((field, what.to_string()))
 }
 
 fn take_id(row: &mut Map<String, Value>) -> Result<String, FieldError> {
@@ -166,7 +201,9 @@ fn take_id(row: &mut Map<String, Value>) -> Result<String, FieldError> {
     Err(("id", "missing (required)".to_string()))
 }
 
-fn sample_from_row(mut row: Map<String, Value>) -> Result<Sample, FieldError> {
+/// One row (a JSON object, whatever file it came from) as a sample: the rules listed at the top
+/// of this file. The fields it does not use are kept in `meta`.
+pub fn sample_from_row(mut row: Map<String, Value>) -> Result<Sample, FieldError> {
     let id = take_id(&mut row)?;
     let code = required(&mut row, "code")?;
     if code.trim().is_empty() {
@@ -177,15 +214,21 @@ fn sample_from_row(mut row: Map<String, Value>) -> Result<Sample, FieldError> {
         Some(Value::String(text)) => Some(split_condition(text)?),
         Some(other) => return Err(("correct_condition", format!("expected a string, found {}", json_type(other)))),
     };
+    let output_is_null = row.get("output").is_some_and(Value::is_null);
     let output = match (take_string(&mut row, "output")?, &condition) {
         (Some(output), _) => output,
         (None, Some((_, output))) => output.clone(),
+        (None, None) if output_is_null => return Err(("output", "null (required)".to_string())),
         (None, None) => return Err(("output", "missing (required)".to_string())),
     };
     if output.trim().is_empty() {
         return Err(("output", "is empty: expected a Python literal".to_string()));
     }
-    let explicit_call = take_string(&mut row, "call")?;
+    // CodeCrash's records name the call `function_call`.
+    let explicit_call = match take_string(&mut row, "call")? {
+        Some(call) => Some(call),
+        None => take_string(&mut row, "function_call")?,
+    };
     let input = take_string(&mut row, "input")?;
     let explicit_call = match (&input, explicit_call, &condition) {
         (None, None, Some((call, _))) => Some(call.clone()),
@@ -250,7 +293,7 @@ fn short(text: &str) -> String {
 }
 
 /// The text without whitespace outside string literals, so that `f(x = 1)` and `f(x=1)` agree.
-fn squeezed(text: &str) -> String {
+pub fn squeezed(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut quote = None;
     let mut escaped = false;
@@ -370,6 +413,29 @@ mod tests {
         }
     }
 
+    /// CodeCrash's record: `task_id` is the id, `function_call` the call, the rest stays in meta.
+    #[test]
+    fn codecrash_records_are_read() {
+        let cases = [
+            (
+                r#"{"task_id": "sample_3", "dataset": "crux", "code": "def f(a, b):\n    return a + b", "function_name": "f", "function_call": "f(1, 2)", "output": "3", "test": "assert f(1, 2) == 3"}"#,
+                ("sample_3", "f", "f(1, 2)", "1, 2", "crux"),
+            ),
+            (
+                r#"{"task_id": "sample_9", "dataset": "lcb", "code": "def minimumCost(s: str) -> int:\n    return 2", "function_name": "minimumCost", "function_call": "minimumCost(s = '0011')", "output": "2", "test": "assert minimumCost(s = '0011') == 2"}"#,
+                ("sample_9", "minimumCost", "minimumCost(s = '0011')", "s = '0011'", "lcb"),
+            ),
+        ];
+        for (row, (id, name, call, input, dataset)) in cases {
+            let r = load_jsonl("cc.jsonl", row);
+            assert!(r.is_clean(), "{:?}", r.errors);
+            let s = &r.samples[0];
+            assert_eq!((s.id.as_str(), s.function_name.as_str(), s.call.as_str(), s.input.as_str()), (id, name, call, input));
+            assert_eq!(s.meta.get("dataset").and_then(Value::as_str), Some(dataset));
+            assert!(s.meta.contains_key("test") && !s.meta.contains_key("function_call"), "{:?}", s.meta);
+        }
+    }
+
     #[test]
     fn a_question_id_alone_is_the_id_and_stays_in_meta() {
         let r = load_jsonl("lc.jsonl", r#"{"question_id": 2727, "function_name": "f", "code": "def f(x):\n    return x", "input": "f(1)", "output": "1"}"#);
@@ -398,6 +464,7 @@ mod tests {
             ("[1, 2]", "d.jsonl:2: expected a JSON object, found an array"),
             (r#"{"id": "a", "input": "1", "output": "1"}"#, "d.jsonl:2: field `code`: missing (required)"),
             (r#"{"id": "a", "code": 5, "input": "1", "output": "1"}"#, "d.jsonl:2: field `code`: expected a string, found a number"),
+            (r#"{"id": "a", "code": null, "input": "1", "output": "1"}"#, "d.jsonl:2: field `code`: null (required)"),
             (r#"{"id": "a", "code": "def f(x): return x", "input": "1"}"#, "d.jsonl:2: field `output`: missing (required)"),
             (r#"{"id": "a", "code": "def f(x): return x", "output": "1"}"#, "d.jsonl:2: field `input`: missing (required unless the row has `call`)"),
             (r#"{"code": "def f(x): return x", "input": "1", "output": "1"}"#, "d.jsonl:2: field `id`: missing (required)"),

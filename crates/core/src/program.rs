@@ -53,7 +53,10 @@ impl Convention {
     }
 
     pub fn of_parts(code: &str, meta: &Map<String, Value>) -> Convention {
-        if defines_solution_class(code) || LEETCODE_FIELDS.iter().any(|f| meta.contains_key(*f)) {
+        // CodeCrash's LiveCodeBench records carry none of those fields, only `"dataset": "lcb"`;
+        // their code still uses `List[int]` and friends without importing them.
+        let codecrash_lcb = meta.get("dataset").and_then(Value::as_str) == Some("lcb");
+        if defines_solution_class(code) || codecrash_lcb || LEETCODE_FIELDS.iter().any(|f| meta.contains_key(*f)) {
             Convention::LeetCode
         } else {
             Convention::Plain
@@ -157,12 +160,19 @@ mod tests {
             m.insert(field.to_string(), Value::from(1));
             m
         };
+        let dataset = |name: &str| {
+            let mut m = Map::new();
+            m.insert("dataset".to_string(), Value::from(name));
+            m
+        };
         let cases = [
             (SOLUTION, Map::new(), Convention::LeetCode),
             ("def f(x):\n    return x", Map::new(), Convention::Plain),
             ("def f(x):\n    return x", meta("question_id"), Convention::LeetCode),
             ("def f(x):\n    return x", meta("correct_condition"), Convention::LeetCode),
             ("def f(x):\n    return x", meta("difficulty"), Convention::Plain),
+            ("def f(x):\n    return x", dataset("lcb"), Convention::LeetCode),
+            ("def f(x):\n    return x", dataset("crux"), Convention::Plain),
             ("class SolutionX:\n    pass", Map::new(), Convention::Plain),
         ];
         for (code, meta, convention) in cases {

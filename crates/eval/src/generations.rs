@@ -2,7 +2,16 @@
 //! - a CRUXEval generations file: one JSON object `{"sample_0": ["answer", ...], ...}` whose
 //!   answers are already extracted (the value for output prediction, the call for input);
 //! - JSON Lines of raw responses: `{"id": "sample_0", "responses": ["...", ...]}` per line, which
-//!   go through [`crate::extract`] first.
+//!   go through [`crate::extract`] first;
+//! - an evaluation file as CRUXEval's leaderboard and CodeCrash publish it: `{"raw_generations":
+//!   {"sample_0": [...]}, "raw_scored_generations": {"sample_0": [true, ...]}, "pass_at_1": ...}`,
+//!   whose answers are read like the first shape and whose verdicts are kept apart
+//!   ([`crate::stored`]);
+//! - CodeCrash's results (`results/{model}/{dataset}_{task}_{kind}_{mode}.jsonl`): the second
+//!   shape with the id in `task_id`;
+//! - LiveCodeBench's results, one JSON list: `Scenario.codeexecution_*.json` rows (`id`,
+//!   `pred_list` of extracted answers) and `_eval_all.json` rows, which add the stored verdicts
+//!   `graded_list` and a per-row `pass@1` fraction.
 //!
 //! Every problem is named with the file, the line and the field; good entries are kept.
 
@@ -16,6 +25,7 @@ use serde_json::Value;
 use crate::extract::{Extraction, extract};
 use crate::models::{FileScope, Replay};
 use crate::report::{SampleResult, Summary, summarize};
+use crate::stored::{StoredScores, read_stored};
 use crate::score::{Mode, ScoreOptions, score_answers};
 use crate::task::Task;
 
@@ -65,6 +75,8 @@ pub struct Generations {
     pub kind: GenerationsKind,
     pub entries: Vec<GenerationEntry>,
     pub errors: Vec<ImportError>,
+    /// The verdicts and figures an evaluation file carries; `None` for plain answer files.
+    pub stored: Option<StoredScores>,
 }
 
 impl Generations {
@@ -82,13 +94,15 @@ impl Generations {
 pub fn import_generations(file: &str, text: &str) -> Generations {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     match serde_json::from_str::<Value>(text) {
-        Ok(Value::Object(map)) if !map.contains_key("responses") => return import_extracted(file, text, map),
+        Ok(Value::Object(map)) if map.contains_key("raw_generations") => return import_evaluation(file, text, map),
+        Ok(Value::Object(map)) if !map.contains_key("responses") => return import_extracted(file, text, map, ""),
+        Ok(Value::Array(rows)) => return import_lcb_results(file, rows),
         Ok(_) => {}
         Err(e) => {
             // Not one JSON value: JSON Lines, unless it is a broken multi-line object.
             let first = text.trim_start().lines().next().unwrap_or("");
             if first.trim_start().starts_with('{') && serde_json::from_str::<Value>(first).is_err() && text.trim().contains('\n') {
-                return Generations { kind: GenerationsKind::Extracted, entries: Vec::new(), errors: vec![json_error(file, &e)] };
+                return Generations { kind: GenerationsKind::Extracted, entries: Vec::new(), errors: vec![json_error(file, &e)], stored: None };
             }
         }
     }
@@ -126,11 +140,97 @@ fn line_of_key(text: &str, key: &str) -> Option<usize> {
     None
 }
 
-fn import_extracted(file: &str, text: &str, map: serde_json::Map<String, Value>) -> Generations {
-    let mut generations = Generations { kind: GenerationsKind::Extracted, entries: Vec::new(), errors: Vec::new() };
+/// An evaluation file: its `raw_generations` read as answers, its verdicts and figures kept.
+fn import_evaluation(file: &str, text: &str, mut map: serde_json::Map<String, Value>) -> Generations {
+    let mut generations = match map.remove("raw_generations") {
+        Some(Value::Object(answers)) => import_extracted(file, text, answers, "raw_generations."),
+        other => {
+            let found = other.as_ref().map_or("null", json_type);
+            let error = ImportError { file: file.into(), line: line_of_key(text, "raw_generations"), field: Some("raw_generations".into()), message: format!("expected an object of answer lists, found {found}") };
+            Generations { kind: GenerationsKind::Extracted, entries: Vec::new(), errors: vec![error], stored: None }
+        }
+    };
+    let mut errors = Vec::new();
+    let stored = read_stored(file, &map, &mut errors);
+    for error in &mut errors {
+        error.line = error.field.as_deref().and_then(|f| line_of_key(text, f.split('.').next().unwrap_or(f)));
+    }
+    generations.errors.extend(errors);
+    generations.stored = Some(stored);
+    generations
+}
+
+/// LiveCodeBench's results list: each row's `pred_list` (answers already extracted), and when
+/// present its `graded_list` and `pass@1` as the file's stored verdicts and figure.
+fn import_lcb_results(file: &str, rows: Vec<Value>) -> Generations {
+    let mut generations = Generations { kind: GenerationsKind::Extracted, entries: Vec::new(), errors: Vec::new(), stored: None };
+    let mut stored = StoredScores::default();
+    let mut row_figures = Vec::new();
+    let mut seen = HashSet::new();
+    for (index, row) in rows.into_iter().enumerate() {
+        let error = |field: &str, message: String| ImportError { file: file.into(), line: None, field: Some(format!("[{index}].{field}")), message };
+        let Value::Object(mut row) = row else {
+            generations.errors.push(ImportError { file: file.into(), line: None, field: Some(format!("[{index}]")), message: format!("expected an object, found {}", json_type(&row)) });
+            continue;
+        };
+        let id = match row.remove("id") {
+            Some(Value::String(s)) if !s.trim().is_empty() => s,
+            Some(Value::Number(n)) => n.to_string(),
+            _ => {
+                generations.errors.push(error("id", "missing (required)".into()));
+                continue;
+            }
+        };
+        let answers = match row.remove("pred_list") {
+            Some(Value::Array(items)) => match strings(items) {
+                Ok(answers) => answers,
+                Err((i, found)) => {
+                    generations.errors.push(error(&format!("pred_list[{i}]"), format!("expected an answer string, found {found}")));
+                    continue;
+                }
+            },
+            _ => {
+                generations.errors.push(error("pred_list", "missing (required): a list of extracted answers".into()));
+                continue;
+            }
+        };
+        if !seen.insert(id.clone()) {
+            generations.errors.push(error("id", format!("duplicate id `{id}`")));
+            continue;
+        }
+        match row.get("graded_list") {
+            None | Some(Value::Null) => {}
+            Some(Value::Array(items)) => match items.iter().map(Value::as_bool).collect::<Option<Vec<bool>>>() {
+                Some(verdicts) => {
+                    stored.verdicts.insert(id.clone(), verdicts);
+                }
+                None => generations.errors.push(error("graded_list", "expected a list of true/false".into())),
+            },
+            Some(_) => generations.errors.push(error("graded_list", "expected a list of true/false".into())),
+        }
+        if let Some(figure) = row.get("pass@1").and_then(Value::as_f64) {
+            row_figures.push(figure);
+        }
+        generations.entries.push(GenerationEntry { id, answers });
+    }
+    if !stored.verdicts.is_empty() || !row_figures.is_empty() {
+        // LiveCodeBench reports the mean of the rows' fractions, as a percentage.
+        stored.pass_at_1 = (!row_figures.is_empty()).then(|| row_figures.iter().sum::<f64>() / row_figures.len() as f64 * 100.0);
+        generations.stored = Some(stored);
+    }
+    if generations.entries.is_empty() && generations.errors.is_empty() {
+        generations.errors.push(ImportError { file: file.into(), line: None, field: None, message: "no samples in the file".into() });
+    }
+    generations
+}
+
+/// `{"sample_0": ["answer", ...]}`; `prefix` goes before ids in field names (an evaluation
+/// file's answers are under `raw_generations`).
+fn import_extracted(file: &str, text: &str, map: serde_json::Map<String, Value>, prefix: &str) -> Generations {
+    let mut generations = Generations { kind: GenerationsKind::Extracted, entries: Vec::new(), errors: Vec::new(), stored: None };
     for (id, value) in map {
         let line = line_of_key(text, &id);
-        let error = |field: String, message: String| ImportError { file: file.into(), line, field: Some(field), message };
+        let error = |field: String, message: String| ImportError { file: file.into(), line, field: Some(format!("{prefix}{field}")), message };
         let Value::Array(items) = value else {
             generations.errors.push(error(id.clone(), format!("expected a list of answers, found {}", json_type(&value))));
             continue;
@@ -158,7 +258,7 @@ fn strings(items: Vec<Value>) -> Result<Vec<String>, (usize, &'static str)> {
 }
 
 fn import_responses(file: &str, text: &str) -> Generations {
-    let mut generations = Generations { kind: GenerationsKind::Responses, entries: Vec::new(), errors: Vec::new() };
+    let mut generations = Generations { kind: GenerationsKind::Responses, entries: Vec::new(), errors: Vec::new(), stored: None };
     let mut seen = HashSet::new();
     let mut rows = 0;
     for (index, line) in text.lines().enumerate() {
@@ -182,7 +282,8 @@ fn import_responses(file: &str, text: &str) -> Generations {
             generations.errors.push(error(None, format!("expected a JSON object, found {}", json_type(&row))));
             continue;
         };
-        let id = match row.remove("id").or_else(|| row.remove("sample_id")) {
+        // CodeCrash's results rows name the sample `task_id`.
+        let id = match row.remove("id").or_else(|| row.remove("sample_id")).or_else(|| row.remove("task_id")) {
             Some(Value::String(s)) if !s.trim().is_empty() => s,
             Some(Value::Number(n)) => n.to_string(),
             None | Some(Value::Null) => {
@@ -303,6 +404,101 @@ mod tests {
         ];
         for (text, message) in cases {
             assert_eq!(errors("g", text), vec![message.to_string()], "{text}");
+        }
+    }
+
+    /// CRUXEval's leaderboard file (percent) and CodeCrash's (fraction, no pass@5): the answers
+    /// are read as the plain shape's, the verdicts and figures kept apart.
+    #[test]
+    fn evaluation_files_are_read_with_their_verdicts() {
+        let cruxeval = r#"{"raw_generations": {"sample_0": ["1", "2"], "sample_1": ["'a'", "'b'"]}, "raw_scored_generations": {"sample_0": [true, false], "sample_1": [false, false]}, "pass_at_1": 25.0, "pass_at_5": 50.0}"#;
+        let codecrash = r#"{"pass_at_1": 0.25, "raw_generations": {"sample_0": ["1", "2"], "sample_1": ["'a'", "'b'"]}, "raw_scored_generations": {"sample_0": [true, false], "sample_1": [false, false]}}"#;
+        for (text, pass_at_5) in [(cruxeval, Some(50.0)), (codecrash, None)] {
+            let g = import_generations("e.json", text);
+            assert!(g.errors.is_empty(), "{:?}", g.errors);
+            assert_eq!((g.kind, g.entries.len()), (GenerationsKind::Extracted, 2));
+            assert_eq!(g.entries[1], GenerationEntry { id: "sample_1".into(), answers: vec!["'a'".into(), "'b'".into()] });
+            let stored = g.stored.expect("stored scores");
+            assert_eq!((stored.pass_at_1, stored.pass_at_5), (Some(25.0), pass_at_5));
+            assert_eq!(stored.verdicts.get("sample_0"), Some(&vec![true, false]));
+        }
+        assert_eq!(import_generations("g.json", r#"{"sample_0": ["1"]}"#).stored, None);
+    }
+
+    #[test]
+    fn evaluation_file_problems_are_named() {
+        let cases: &[(&str, &str)] = &[
+            ("{\n\"raw_generations\": [1]\n}", "e:2: field `raw_generations`: expected an object of answer lists, found a list"),
+            ("{\"raw_generations\": {\n\"sample_0\": \"1\"}}", "e:2: field `raw_generations.sample_0`: expected a list of answers, found a string"),
+            ("{\"raw_generations\": {\"sample_0\": [\"1\"]},\n\"raw_scored_generations\": {\"sample_0\": [1]}}", "e:2: field `raw_scored_generations.sample_0`: expected a list of true/false"),
+            ("{\"raw_generations\": {\"sample_0\": [\"1\"]},\n\"pass_at_1\": \"high\"}", "e:2: field `pass_at_1`: expected a number"),
+        ];
+        for (text, message) in cases {
+            assert_eq!(errors("e", text), vec![message.to_string()], "{text}");
+        }
+    }
+
+    #[test]
+    fn stored_verdicts_are_compared_answer_by_answer() {
+        let sample = |id: &str, output: &str| Sample {
+            id: id.into(),
+            code: "def f(x):\n    return x".into(),
+            function_name: "f".into(),
+            input: "1".into(),
+            call: "f(1)".into(),
+            output: output.into(),
+            meta: Default::default(),
+        };
+        let dataset = vec![sample("a", "1"), sample("b", "2"), sample("c", "3")];
+        // a: stored agrees; b: the file called a wrong answer right; c: no verdicts in the file.
+        let text = r#"{"raw_generations": {"a": ["1", "0"], "b": ["5"], "c": ["3"]}, "raw_scored_generations": {"a": [true, false], "b": [true]}, "pass_at_1": 0.75}"#;
+        let g = import_generations("e.json", text);
+        let r = rescore(&mut FakeEngine::new(), &dataset, &g, Task::Output, Mode::Strict, &ScoreOptions::default());
+        let comparison = crate::stored::compare_stored(g.stored.as_ref().expect("stored"), &r);
+        assert_eq!(comparison.disagreements, vec![crate::stored::Disagreement { id: "b".into(), answer: 0, stored: true, execbench: "wrong_value".into() }]);
+        assert_eq!(comparison.without_verdicts, vec!["c".to_string()]);
+        // Stored over a and b: (1/2 + 1) / 2; execbench over a, b, c: (1/2 + 0 + 1) / 3.
+        assert_eq!(comparison.pass_at_1.display(), "75.0");
+        assert_eq!(r.summary.pass_at_1.display(), "50.0");
+    }
+
+    /// LiveCodeBench's results list and CodeCrash's results lines, as each project writes them.
+    #[test]
+    fn results_files_of_other_projects_are_read() {
+        let lcb_eval_all = r#"[
+  {"question_id": "2727", "id": "sample_0", "function_name": "f", "code": "...", "input": "f(1)", "output": "1", "output_list": ["raw"], "pred_list": ["1", "2"], "graded_list": [true, false], "pass@1": 0.5},
+  {"question_id": "2727", "id": "sample_1", "function_name": "f", "code": "...", "input": "f(2)", "output": "2", "output_list": ["raw"], "pred_list": ["2"], "graded_list": [true], "pass@1": 1.0}
+]"#;
+        let g = import_generations("Scenario.codeexecution_10_0.2_eval_all.json", lcb_eval_all);
+        assert!(g.errors.is_empty(), "{:?}", g.errors);
+        assert_eq!((g.kind, g.entries.len()), (GenerationsKind::Extracted, 2));
+        assert_eq!(g.entries[0].answers, vec!["1".to_string(), "2".to_string()]);
+        let stored = g.stored.expect("stored verdicts");
+        assert_eq!((stored.pass_at_1, stored.verdicts.get("sample_1")), (Some(75.0), Some(&vec![true])));
+
+        let lcb_plain = r#"[{"id": "sample_0", "pred_list": ["1"]}]"#;
+        let g = import_generations("Scenario.codeexecution_10_0.2.json", lcb_plain);
+        assert_eq!((g.entries.len(), g.stored.is_some(), g.errors.len()), (1, false, 0));
+
+        let codecrash = "{\"task_id\": \"sample_4\", \"dataset\": \"crux\", \"responses\": [\"[ANSWER]assert f(1) == 2[/ANSWER]\"], \"solutions\": [\"2\"]}\n";
+        let g = import_generations("crux_output_MCC_cot.jsonl", codecrash);
+        assert!(g.errors.is_empty(), "{:?}", g.errors);
+        assert_eq!((g.kind, g.entries[0].id.as_str()), (GenerationsKind::Responses, "sample_4"));
+    }
+
+    #[test]
+    fn lcb_results_problems_are_named() {
+        let cases: &[(&str, &str)] = &[
+            (r#"[{"pred_list": ["1"]}]"#, "r: field `[0].id`: missing (required)"),
+            (r#"[{"id": "a", "pred_list": ["1"]}, {"id": "b"}]"#, "r: field `[1].pred_list`: missing (required): a list of extracted answers"),
+            (r#"[{"id": "a", "pred_list": [1]}]"#, "r: field `[0].pred_list[0]`: expected an answer string, found a number"),
+            (r#"[{"id": "a", "pred_list": ["1"], "graded_list": ["yes"]}]"#, "r: field `[0].graded_list`: expected a list of true/false"),
+            (r#"[{"id": "a", "pred_list": ["1"]}, {"id": "a", "pred_list": ["1"]}]"#, "r: field `[1].id`: duplicate id `a`"),
+            (r#"[3]"#, "r: field `[0]`: expected an object, found a number"),
+            ("[]", "r: no samples in the file"),
+        ];
+        for (text, message) in cases {
+            assert_eq!(errors("r", text), vec![message.to_string()], "{text}");
         }
     }
 

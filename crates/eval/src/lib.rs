@@ -20,6 +20,7 @@ pub mod prompt;
 pub mod report;
 pub mod reproduction;
 pub mod score;
+pub mod stored;
 mod task;
 pub mod template_library;
 
