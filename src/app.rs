@@ -64,7 +64,7 @@ impl AppState {
         leptos::task::spawn_local(async move {
             match self.shelf.open(&id).await {
                 Ok((entry, bytes)) => {
-                    let report = execbench_core::load_jsonl_bytes(&entry.name, &bytes);
+                    let report = execbench_formats::load_dataset(&entry.name, &bytes).report;
                     self.dataset_name.set(entry.name);
                     self.shelf.set_current(Some(id));
                     self.dataset.set(DatasetState::Loaded(Arc::new(report)));

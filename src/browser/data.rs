@@ -17,12 +17,13 @@ pub async fn fetch_dataset(url: &str) -> Result<LoadReport, String> {
     Ok(load_jsonl_bytes(name, &bytes))
 }
 
-/// Reads a file the user picked and loads it as JSON Lines (bad rows are reported, good rows
+/// Reads a file the user picked and loads it in the format it is in (JSON Lines, LiveCodeBench's
+/// Parquet, a CodeCrash file: `execbench_formats::load_dataset`; bad rows are reported, good rows
 /// kept). The bytes come back too, for the dataset shelf.
 pub async fn read_dataset_file(file: web_sys::File) -> Result<(Vec<u8>, LoadReport), String> {
     let name = file.name();
     let buffer = wasm_bindgen_futures::JsFuture::from(file.array_buffer()).await.map_err(|e| format!("could not read {name}: {e:?}"))?;
     let bytes = js_sys::Uint8Array::new(&buffer).to_vec();
-    let report = load_jsonl_bytes(&name, &bytes);
+    let report = execbench_formats::load_dataset(&name, &bytes).report;
     Ok((bytes, report))
 }

@@ -113,7 +113,8 @@ pub fn import_refusal(file: &str, report: &LoadReport, current: &str) -> Option<
     Some(format!("{file}: none of its {} rows could be read, so {kept}.{problems}", report.rows))
 }
 
-/// "Import JSONL…": replaces the working dataset with the user's file, after checking every row.
+/// "Import dataset…": replaces the working dataset with the user's file (JSON Lines, LiveCodeBench Parquet, a
+/// CodeCrash file), after checking every row.
 /// A file with no usable row is refused and the working dataset stays. With "Check that every row
 /// runs" (on by default: the check runs in the background through the Verify job while the list is
 /// already usable, a LeetCode-contest file of a few hundred rows takes seconds, and a row that
@@ -148,8 +149,8 @@ fn ImportButton() -> impl IntoView {
     };
     view! {
         <label class="button">
-            "Import JSONL…"
-            <input type="file" accept=".jsonl,.json,.txt,application/jsonl" data-testid="import" class="visually-hidden" on:change=on_change />
+            "Import dataset…"
+            <input type="file" accept=".jsonl,.json,.txt,.parquet,application/jsonl" data-testid="import" class="visually-hidden" on:change=on_change />
         </label>
         <label class="check" title="After loading, run every row once and flag those that raise, time out or return something else">
             <input type="checkbox" data-testid="check-rows" prop:checked=check_rows on:change=move |ev| check_rows.set(event_target_checked(&ev)) />

@@ -79,6 +79,17 @@ fn SampleView(sample: execbench_core::Sample, prev: Option<String>, next: Option
             <CodeView code=Signal::derive(move || code.clone()) />
             <div class="field"><span class="label">"Call"</span><pre class="value" data-testid="sample-call">{sample.call.clone()}</pre></div>
             <div class="field"><span class="label">"Expected output"</span><pre class="value" data-testid="sample-expected">{sample.output.clone()}</pre></div>
+            {(!sample.meta.is_empty()).then(|| view! {
+                <details class="sample-meta" data-testid="sample-meta">
+                    <summary>{format!("Other fields of the row ({})", sample.meta.len())}</summary>
+                    <dl>
+                        {sample.meta.iter().map(|(k, v)| view! {
+                            <dt>{k.clone()}</dt>
+                            <dd><code>{match v { serde_json::Value::String(s) => s.clone(), other => other.to_string() }}</code></dd>
+                        }).collect_view()}
+                    </dl>
+                </details>
+            })}
             <button class="primary" data-testid="run" on:click=run disabled=running>
                 {move || if running.get() { "Running…" } else { "Run" }}
             </button>

@@ -1,0 +1,88 @@
+//! End-to-end: datasets people already have, imported in the page. A LiveCodeBench execution file
+//! in Parquet (written here with LiveCodeBench's schema: a nanosecond timestamp, snappy pages) is
+//! imported, every row checked by running it, verified on the Verify page and scored 100% by the
+//! oracle; a CodeCrash-shaped perturbed file is imported with its perturbation kept per sample.
+
+use std::time::Duration;
+
+use execbench_testkit::browser::Browser;
+use execbench_testkit::static_server::StaticServer;
+use fantoccini::Locator;
+
+#[path = "../crates/formats/tests/common/mod.rs"]
+mod parquet_writer;
+
+async fn select(b: &Browser, css: &str, value: &str) {
+    b.client.find(Locator::Css(css)).await.unwrap().select_by_value(value).await.unwrap();
+}
+
+async fn send_file(b: &Browser, path: &std::path::Path) {
+    b.client.find(Locator::Css("[data-testid=import]")).await.unwrap().send_keys(path.to_str().unwrap()).await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_livecodebench_parquet_file_is_imported_verified_and_scored_and_a_codecrash_file_keeps_its_kind() {
+    let dir = std::env::temp_dir().join(format!("execbench-e2e-import-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let difficulties = ["easy", "medium", "hard"];
+    let rows: Vec<parquet_writer::LcbRow> = (0..12).map(|n| parquet_writer::lcb_row(n, difficulties[n % 3])).collect();
+    let lcb = dir.join("execution-v2-test.parquet");
+    std::fs::write(&lcb, parquet_writer::lcb_file(&rows, 5)).unwrap();
+    // The library reads the same file natively: the page must show what it shows.
+    let native = execbench_formats::load_dataset("execution-v2-test.parquet", &std::fs::read(&lcb).unwrap()).report;
+    assert_eq!((native.samples.len(), native.errors.len()), (12, 0), "{:?}", native.errors);
+
+    let server = StaticServer::start(&execbench_testkit::dist_dir());
+    let b = Browser::launch().await;
+    let base = server.base_url.clone();
+    b.client.goto(&format!("{base}#/datasets")).await.unwrap();
+    b.wait_text("[data-testid=match-count]", Duration::from_secs(30), |t| t == "800 of 800").await;
+    b.wait_text(".engine", Duration::from_secs(60), |t| t.starts_with("Python ready")).await;
+
+    send_file(&b, &lcb).await;
+    b.wait_text("[data-testid=dataset-name]", Duration::from_secs(10), |t| t == "execution-v2-test.parquet").await;
+    b.wait_text("[data-testid=match-count]", Duration::from_secs(10), |t| t == "12 of 12").await;
+    let status = b.wait_text("[data-testid=import-check-status]", Duration::from_secs(60), |t| t.contains("finished")).await;
+    assert_eq!(status, "Every row runs and returns its output (12 of 12 checked, finished).");
+    b.client.goto(&format!("{base}#/sample/sample_5")).await.unwrap();
+    let call = b.wait_text("[data-testid=sample-call]", Duration::from_secs(10), |_| true).await;
+    assert_eq!(call, native.samples[5].call, "the call is LiveCodeBench's input as written");
+    b.screenshot("import-lcb-sample").await;
+
+    b.client.goto(&format!("{base}#/verify")).await.unwrap();
+    b.click("[data-testid=verify-start]").await;
+    b.wait_text("[data-testid=verify-state]", Duration::from_secs(120), |t| t == "finished").await;
+    assert_eq!(b.wait_text("[data-testid=verify-passed]", Duration::from_secs(5), |_| true).await, "12 passed");
+
+    b.client.goto(&format!("{base}#/evaluate")).await.unwrap();
+    b.wait_text(".evaluate .muted", Duration::from_secs(30), |t| t.contains("(12 samples)")).await;
+    select(&b, "[data-testid=eval-model]", "oracle").await;
+    select(&b, "[data-testid=eval-task]", "output").await;
+    b.fill("[data-testid=eval-n]", "1").await;
+    b.click("[data-testid=eval-run]").await;
+    assert_eq!(b.wait_text("[data-testid=eval-state]", Duration::from_secs(120), |t| !t.is_empty()).await, "finished");
+    for mode in ["strict", "compatible"] {
+        assert_eq!(b.wait_text(&format!("[data-testid=pass1-output-{mode}]"), Duration::from_secs(5), |_| true).await, "100.0", "{mode}");
+    }
+
+    // A CodeCrash file (its name says perturbation and task): one row per task, the perturbation
+    // and the original id kept with each sample.
+    let crux = dir.join("crux_MCC_output.jsonl");
+    let row = |id: &str, x: i64| serde_json::json!({"task_id": id, "dataset": "crux", "code": "def f(x):\n    # returns twice x\n    return x + 1", "function_name": "f", "function_call": format!("f({x})"), "output": (x + 1).to_string(), "test": format!("assert f({x}) == {}", x + 1)}).to_string();
+    std::fs::write(&crux, format!("{}\n{}\n", row("sample_0", 1), row("sample_1", 5))).unwrap();
+    b.client.goto(&format!("{base}#/datasets")).await.unwrap();
+    send_file(&b, &crux).await;
+    b.wait_text("[data-testid=dataset-name]", Duration::from_secs(10), |t| t == "crux_MCC_output.jsonl").await;
+    b.wait_text("[data-testid=match-count]", Duration::from_secs(10), |t| t == "2 of 2").await;
+    let status = b.wait_text("[data-testid=import-check-status]", Duration::from_secs(60), |t| t.contains("finished")).await;
+    assert_eq!(status, "Every row runs and returns its output (2 of 2 checked, finished).");
+    b.client.goto(&format!("{base}#/sample/sample_1")).await.unwrap();
+    b.wait_text("[data-testid=sample-call]", Duration::from_secs(10), |t| t == "f(5)").await;
+    b.click("[data-testid=sample-meta] summary").await;
+    let meta = b.wait_text("[data-testid=sample-meta] dl", Duration::from_secs(5), |t| !t.is_empty()).await;
+    assert!(meta.contains("perturbation") && meta.contains("MCC") && meta.contains("original_id"), "the sample's fields show its perturbation and original id: {meta}");
+    b.screenshot("import-codecrash-sample").await;
+
+    b.close().await;
+    let _ = std::fs::remove_dir_all(dir);
+}
