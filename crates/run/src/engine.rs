@@ -244,8 +244,7 @@ pub async fn run_evaluation<P: Python, H: HttpClient, C: Clock, S: ResultStore>(
                         None => 0.0,
                         Some(cap) => {
                             let worst = worst_case_cost(job, model, sample, cap);
-                            let spent = cap.spent_before + cap.price.cost(&live.usage());
-                            if spent + reserved.get() + worst > cap.limit {
+                            if let Err(spent) = cap.admit(&live.usage(), reserved.get(), worst) {
                                 capped = Some(spent);
                                 break;
                             }
@@ -259,8 +258,7 @@ pub async fn run_evaluation<P: Python, H: HttpClient, C: Clock, S: ResultStore>(
                 if in_flight.is_empty() {
                     if let (Some(spent), Some(cap)) = (capped, &job.spend_cap) {
                         // Spent by the samples that were in flight when the cap was reached too.
-                        let spent = spent.max(cap.spent_before + cap.price.cost(&live.usage()));
-                        end = RunEnd::SpendCap { spent, limit: cap.limit };
+                        end = RunEnd::SpendCap { spent: spent.max(cap.spent(&live.usage())), limit: cap.limit };
                     }
                     break;
                 }

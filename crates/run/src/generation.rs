@@ -165,8 +165,7 @@ pub async fn run_generation<H: HttpClient, C: Clock>(
                         None => 0.0,
                         Some(cap) => {
                             let worst = cap.price.worst_case(request.prompt.len() as u64, 1, 1, model.settings.params.max_tokens as u64);
-                            let spent = cap.spent_before + cap.price.cost(&live.usage());
-                            if spent + reserved.get() + worst > cap.limit {
+                            if let Err(spent) = cap.admit(&live.usage(), reserved.get(), worst) {
                                 capped = Some(spent);
                                 break;
                             }
@@ -179,8 +178,7 @@ pub async fn run_generation<H: HttpClient, C: Clock>(
                 }
                 if in_flight.is_empty() {
                     if let (Some(spent), Some(cap)) = (capped, &job.spend_cap) {
-                        let spent = spent.max(cap.spent_before + cap.price.cost(&live.usage()));
-                        end = RunEnd::SpendCap { spent, limit: cap.limit };
+                        end = RunEnd::SpendCap { spent: spent.max(cap.spent(&live.usage())), limit: cap.limit };
                     }
                     break;
                 }

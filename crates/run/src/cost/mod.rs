@@ -60,6 +60,20 @@ pub struct SpendCap {
     pub spent_before: f64,
 }
 
+impl SpendCap {
+    /// Dollars spent so far: before this session, and `live` (this session's tokens).
+    pub fn spent(&self, live: &Usage) -> f64 {
+        self.spent_before + self.price.cost(live)
+    }
+
+    /// Whether a request that could cost `worst` may start while the requests in flight hold
+    /// `reserved` of the cap: `Err(spent so far)` when it could take the spending past the cap.
+    pub fn admit(&self, live: &Usage, reserved: f64, worst: f64) -> Result<(), f64> {
+        let spent = self.spent(live);
+        if spent + reserved + worst > self.limit { Err(spent) } else { Ok(()) }
+    }
+}
+
 /// Dollars shown to a person: cents for amounts from a cent up, more digits below.
 pub fn format_usd(amount: f64) -> String {
     if amount == 0.0 {
