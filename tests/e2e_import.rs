@@ -86,3 +86,35 @@ async fn a_livecodebench_parquet_file_is_imported_verified_and_scored_and_a_code
     b.close().await;
     let _ = std::fs::remove_dir_all(dir);
 }
+
+/// "From Hugging Face…": a split fetched by name, page by page, from a rows API (the mock server
+/// stands in for Hugging Face's dataset viewer, serving CRUXEval in the viewer's shape); the
+/// dataset is kept like an imported file, so a reload opens it again.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_split_is_loaded_by_name_through_the_rows_api_and_kept_for_a_reload() {
+    use execbench_mockserver::{MockConfig, MockServer, bundled_dataset};
+    let mock = MockServer::start(bundled_dataset().unwrap(), MockConfig::default(), 0).await.unwrap();
+    let server = StaticServer::start(&execbench_testkit::dist_dir());
+    let b = Browser::launch().await;
+    let base = server.base_url.clone();
+    b.client.goto(&format!("{base}#/datasets")).await.unwrap();
+    b.wait_text("[data-testid=match-count]", Duration::from_secs(30), |t| t == "800 of 800").await;
+    // Checking 800 rows is the Verify page's business here: this test is about the fetch.
+    b.click("[data-testid=check-rows]").await;
+    b.click("[data-testid=hf] > summary").await;
+    b.fill("[data-testid=hf-dataset]", "cruxeval-org/cruxeval").await;
+    b.click("[data-testid=hf] details > summary").await;
+    b.fill("[data-testid=hf-api]", &format!("{}/rows", mock.base_url())).await;
+    b.click("[data-testid=hf-load]").await;
+    b.wait_text("[data-testid=dataset-name]", Duration::from_secs(30), |t| t == "cruxeval-org/cruxeval (test)").await;
+    b.wait_text("[data-testid=match-count]", Duration::from_secs(10), |t| t == "800 of 800").await;
+    b.client.goto(&format!("{base}#/sample/sample_799")).await.unwrap();
+    let bundled = bundled_dataset().unwrap();
+    assert_eq!(b.wait_text("[data-testid=sample-expected]", Duration::from_secs(10), |_| true).await, bundled[799].output);
+
+    b.client.refresh().await.unwrap();
+    b.client.goto(&format!("{base}#/datasets")).await.unwrap();
+    b.wait_text("[data-testid=dataset-name]", Duration::from_secs(30), |t| t == "cruxeval-org/cruxeval (test)").await;
+    b.wait_text("[data-testid=match-count]", Duration::from_secs(30), |t| t == "800 of 800").await;
+    b.close().await;
+}

@@ -8,6 +8,7 @@ pub mod clock;
 pub mod data;
 pub mod download;
 pub mod fetch;
+pub mod hf_rows;
 pub mod python;
 pub mod storage;
 pub mod theme;

@@ -113,6 +113,78 @@ pub fn import_refusal(file: &str, report: &LoadReport, current: &str) -> Option<
     Some(format!("{file}: none of its {} rows could be read, so {kept}.{problems}", report.rows))
 }
 
+/// Makes a loaded file the working dataset (checking every row when asked), or says why not.
+fn accept_import(state: AppState, refused: RwSignal<Option<String>>, name: String, bytes: Vec<u8>, report: LoadReport) {
+    match import_refusal(&name, &report, &state.dataset_name.get_untracked()) {
+        Some(reason) => refused.set(Some(reason)),
+        None => {
+            // A verification already running (the Verify page's) is left alone.
+            if state.check_imports.get_untracked() && !state.verify.job.running.get_untracked() {
+                state.verify.start(report.samples.clone(), &name);
+            }
+            state.import(name, bytes, report);
+        }
+    }
+}
+
+/// "From Hugging Face…": a split fetched by name through the dataset viewer's rows API (a plain
+/// GET that any page may make), LiveCodeBench's execution set by default.
+#[component]
+fn FromHuggingFace() -> impl IntoView {
+    use crate::browser::hf_rows::{SplitAddress, fetch_split};
+    let state = expect_context::<AppState>();
+    let dataset = RwSignal::new("livecodebench/execution-v2".to_string());
+    let config = RwSignal::new("default".to_string());
+    let split = RwSignal::new("test".to_string());
+    let api = RwSignal::new(execbench_formats::ROWS_API.to_string());
+    let busy = RwSignal::new(false);
+    let said = RwSignal::new(None::<String>);
+    let refused = RwSignal::new(None::<String>);
+    let load = move |_| {
+        let address = SplitAddress { api: api.get_untracked().trim().to_string(), dataset: dataset.get_untracked().trim().to_string(), config: config.get_untracked().trim().to_string(), split: split.get_untracked().trim().to_string() };
+        if address.dataset.is_empty() {
+            refused.set(Some("dataset: enter its name, as owner/name".to_string()));
+            return;
+        }
+        busy.set(true);
+        refused.set(None);
+        leptos::task::spawn_local(async move {
+            let progress = move |read: usize, total: usize| said.set(Some(format!("{read} of {total} rows fetched")));
+            match fetch_split(&address, progress).await {
+                Ok((bytes, report)) => accept_import(state, refused, address.label(), bytes, report),
+                Err(e) => refused.set(Some(e)),
+            }
+            busy.set(false);
+        });
+    };
+    let field = |label: &'static str, value: RwSignal<String>, testid: &'static str| view! {
+        <label class="field">
+            <span class="label">{label}</span>
+            <input type="text" data-testid=testid prop:value=move || value.get() on:input=move |ev| value.set(event_target_value(&ev)) />
+        </label>
+    };
+    view! {
+        <details class="from-hf" data-testid="hf">
+            <summary>"From Hugging Face…"</summary>
+            <div class="row-fields">
+                {field("Dataset", dataset, "hf-dataset")}
+                {field("Config", config, "hf-config")}
+                {field("Split", split, "hf-split")}
+            </div>
+            <details>
+                <summary class="small">"API address"</summary>
+                {field("Rows API", api, "hf-api")}
+            </details>
+            <div class="toolbar">
+                <button class="primary" data-testid="hf-load" on:click=load disabled=move || busy.get()>"Load"</button>
+                <span class="muted small" data-testid="hf-progress">{move || said.get()}</span>
+            </div>
+            <p class="hint">"Fetched 100 rows at a time from the dataset viewer (no key, nothing else is sent). A cell the viewer cuts short is reported: import the Parquet file instead."</p>
+            {move || refused.get().map(|r| view! { <p class="error" role="alert" data-testid="hf-error">{r}</p> })}
+        </details>
+    }
+}
+
 /// "Import dataset…": replaces the working dataset with the user's file (JSON Lines, LiveCodeBench Parquet, a
 /// CodeCrash file), after checking every row.
 /// A file with no usable row is refused and the working dataset stays. With "Check that every row
@@ -133,16 +205,7 @@ fn ImportButton() -> impl IntoView {
         refused.set(None);
         leptos::task::spawn_local(async move {
             match crate::browser::data::read_dataset_file(file).await {
-                Ok((bytes, report)) => match import_refusal(&name, &report, &state.dataset_name.get_untracked()) {
-                    Some(reason) => refused.set(Some(reason)),
-                    None => {
-                        // A verification already running (the Verify page's) is left alone.
-                        if check_rows.get_untracked() && !state.verify.job.running.get_untracked() {
-                            state.verify.start(report.samples.clone(), &name);
-                        }
-                        state.import(name, bytes, report);
-                    }
-                },
+                Ok((bytes, report)) => accept_import(state, refused, name, bytes, report),
                 Err(e) => refused.set(Some(e)),
             }
         });
@@ -349,6 +412,7 @@ fn DatasetBrowser(report: Arc<LoadReport>, initial: ListQuery) -> impl IntoView 
                 <h1 data-testid="dataset-name">{move || state.dataset_name.get()}</h1>
                 <ImportButton />
             </div>
+            <FromHuggingFace />
             {move || if state.dataset_name.get() == crate::browser::data::CRUXEVAL_NAME {
                 view! {
                     <p class="attribution">

@@ -16,10 +16,18 @@ use crate::livecodebench;
 /// The most rows the API returns at once.
 pub const PAGE_LENGTH: usize = 100;
 
+/// Hugging Face's dataset viewer `rows` endpoint.
+pub const ROWS_API: &str = "https://datasets-server.huggingface.co/rows";
+
 /// The address of one page of rows.
 pub fn rows_url(dataset: &str, config: &str, split: &str, offset: usize, length: usize) -> String {
+    rows_url_at(ROWS_API, dataset, config, split, offset, length)
+}
+
+/// The address of one page of rows at another `rows` endpoint (a mirror, a test's server).
+pub fn rows_url_at(api: &str, dataset: &str, config: &str, split: &str, offset: usize, length: usize) -> String {
     format!(
-        "https://datasets-server.huggingface.co/rows?dataset={}&config={}&split={}&offset={offset}&length={}",
+        "{api}?dataset={}&config={}&split={}&offset={offset}&length={}",
         query_text(dataset),
         query_text(config),
         query_text(split),

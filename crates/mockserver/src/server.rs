@@ -242,6 +242,7 @@ async fn route(shared: Arc<Shared>, request: Request) -> Response {
                 Err(e) => json_response(StatusCode::BAD_REQUEST, &json!({"error": {"message": format!("not a mock configuration: {e}")}})),
             }
         }
+        "/rows" if get => json_response(StatusCode::OK, &rows_page(shared.dataset.samples(), request.uri().query().unwrap_or(""))),
         "/v1/models" | "/models" if get => {
             let format = if request.headers().contains_key("anthropic-version") { Format::Anthropic } else { Format::OpenAi };
             json_response(StatusCode::OK, &wire::models_body(format, &model_list(&shared)))
@@ -263,6 +264,26 @@ async fn route(shared: Arc<Shared>, request: Request) -> Response {
         }
         _ => not_found(&method, &path),
     }
+}
+
+/// Hugging Face's dataset viewer `rows` API over the server's dataset (CRUXEval's columns):
+/// `?offset=O&length=L` (at most 100 rows), the page shaped as the API shapes it, so the page's
+/// "load by name" can be tested without the network. The dataset, config and split asked for
+/// are not checked.
+fn rows_page(samples: &[Sample], query: &str) -> Value {
+    let number = |key: &str, default: usize| {
+        query.split('&').filter_map(|pair| pair.split_once('=')).find(|(k, _)| *k == key).and_then(|(_, v)| v.parse::<usize>().ok()).unwrap_or(default)
+    };
+    let (offset, length) = (number("offset", 0), number("length", 100).min(100));
+    let features: Vec<Value> = ["id", "code", "input", "output"].iter().enumerate().map(|(i, name)| json!({"feature_idx": i, "name": name, "type": {"dtype": "string", "_type": "Value"}})).collect();
+    let rows: Vec<Value> = samples
+        .iter()
+        .enumerate()
+        .skip(offset)
+        .take(length)
+        .map(|(i, s)| json!({"row_idx": i, "row": {"id": s.id, "code": s.code, "input": s.input, "output": s.output}, "truncated_cells": []}))
+        .collect();
+    json!({"features": features, "rows": rows, "num_rows_total": samples.len(), "partial": false})
 }
 
 fn model_list(shared: &Shared) -> Vec<String> {
