@@ -24,6 +24,9 @@ struct Compared {
     comparison: Comparison,
     /// The day it was made (UTC), the Markdown section's heading.
     date: String,
+    /// Counts the comparisons made, shown on the table (`data-made`): a test or the benchmark
+    /// tells a new comparison from the last one, whose table is updated in place.
+    made: u32,
 }
 
 /// The page's state, kept while the app runs.
@@ -41,6 +44,9 @@ struct ComparePage {
 
 thread_local! {
     static PAGE: std::cell::OnceCell<ComparePage> = const { std::cell::OnceCell::new() };
+    /// Runs read from the store, by run id, with the entry's last change: a run compared again
+    /// is not read again unless it changed since (reading is most of a comparison's time).
+    static READ: std::cell::RefCell<std::collections::BTreeMap<String, (f64, RunInput)>> = const { std::cell::RefCell::new(std::collections::BTreeMap::new()) };
 }
 
 fn page_state() -> ComparePage {
@@ -136,8 +142,17 @@ pub fn ComparePage() -> impl IntoView {
             let mut inputs = Vec::new();
             // In the list's order (newest first), so the table does not depend on click order.
             for entry in entries.iter().filter(|e| chosen.contains(&e.manifest.run_id)) {
-                match store.records(&entry.manifest.run_id).await {
-                    Ok(records) => inputs.push(RunInput::new(entry.manifest.run_id.clone(), entry.manifest.clone(), records)),
+                let id = &entry.manifest.run_id;
+                if let Some(run) = READ.with(|read| read.borrow().get(id).filter(|(at, _)| *at == entry.updated_ms).map(|(_, run)| run.clone())) {
+                    inputs.push(run);
+                    continue;
+                }
+                match store.records(id).await {
+                    Ok(records) => {
+                        let run = RunInput::new(id.clone(), entry.manifest.clone(), records);
+                        READ.with(|read| read.borrow_mut().insert(id.clone(), (entry.updated_ms, run.clone())));
+                        inputs.push(run);
+                    }
                     Err(e) => {
                         page.error.set(Some(format!("run `{}` could not be read: {e}", entry.manifest.run_id)));
                         page.busy.set(false);
@@ -153,7 +168,8 @@ pub fn ComparePage() -> impl IntoView {
             }
             page.pair.set(None);
             page.flip.set(None);
-            page.compared.set(Some(Arc::new(Compared { runs: inputs, comparison, date: today_utc() })));
+            let made = page.compared.with_untracked(|c| c.as_ref().map_or(0, |c| c.made)) + 1;
+            page.compared.set(Some(Arc::new(Compared { runs: inputs, comparison, date: today_utc(), made })));
             page.busy.set(false);
         });
     };
@@ -166,7 +182,7 @@ pub fn ComparePage() -> impl IntoView {
         let heads: Vec<String> = (0..c.columns.len()).map(|i| c.column_label(i)).collect();
         Some(view! {
             <div class="table-scroll">
-                <table class="runs-table compare-table" data-testid="compare-table">
+                <table class="runs-table compare-table" data-testid="compare-table" data-made=compared.made.to_string()>
                     <thead><tr><th>"model"</th>{heads.into_iter().map(|h| view! { <th>{h}</th> }).collect_view()}</tr></thead>
                     <tbody>
                         {c.models.iter().zip(&table.cells).map(|(model, row)| view! {

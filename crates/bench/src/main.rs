@@ -31,6 +31,7 @@ use execbench_testkit::static_server::StaticServer;
 use serde_json::Value;
 
 mod build_filter;
+mod compare;
 mod models;
 mod page;
 mod perturbation;
@@ -63,7 +64,7 @@ struct Options {
     sections: Vec<String>,
 }
 
-const SECTIONS: [&str; 6] = ["engine", "perturb", "score", "models", "store", "build"];
+const SECTIONS: [&str; 7] = ["engine", "perturb", "score", "models", "store", "build", "compare"];
 
 fn options() -> Options {
     let mut o = Options { reps: 3, warm: 3, restarts: 3, sections: SECTIONS.map(String::from).to_vec() };
@@ -90,7 +91,7 @@ fn options() -> Options {
 }
 
 fn usage() -> ! {
-    eprintln!("usage: execbench-bench [--reps N] [--warm N] [--restarts N] [--sections engine,perturb,score,models,store,build]");
+    eprintln!("usage: execbench-bench [--reps N] [--warm N] [--restarts N] [--sections engine,perturb,score,models,store,build,compare]");
     std::process::exit(2)
 }
 
@@ -181,6 +182,9 @@ async fn main() {
     }
     if section("build") {
         build_section(&opts, &samples, &app_url).await;
+    }
+    if section("compare") {
+        compare::section(&app_url, opts.reps).await;
     }
     let _ = std::fs::remove_dir_all(&dist);
 }
