@@ -54,7 +54,7 @@ pub fn new_lines<'r>(original: &str, perturbed: &'r str) -> (usize, Option<&'r s
 
 /// The single-program view's address for a row.
 pub fn open_href(row: &ExportRow) -> String {
-    let options = Options { seed: row.seed, p: row.options.p, once: row.options.once, prediction: row.options.prediction };
+    let options = Options { seed: row.seed, p: row.options.p, once: row.options.once, prediction: row.options.prediction, profile: row.options.profile };
     PerturbLink { sample: Some(row.id.clone()), kind: row.kind, options }.href()
 }
 
@@ -158,12 +158,13 @@ mod tests {
             dataset: "d".into(),
             kind,
             seed,
-            options: RowOptions { p: 1.0, once: false, prediction: execbench_perturb::Prediction::Output },
+            options: RowOptions { p: 1.0, once: false, prediction: execbench_perturb::Prediction::Output, profile: execbench_perturb::Profile::Execbench },
             code: code.into(),
             function_name: "f".into(),
             call: "f(1)".into(),
             output: "1".into(),
             original_code: original.into(),
+            message_true: false,
         }
     }
 

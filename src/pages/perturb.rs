@@ -148,7 +148,7 @@ pub fn PerturbPage() -> impl IntoView {
 
 /// The sample id in `#/perturb/<id>`, so the sample page can link here.
 /// A perturbation demo as an address: `#/perturb/<sample>?kind=RTF&seed=2` (and `p`, `once`,
-/// `prediction` when they differ from the defaults). Opening it perturbs that sample that way;
+/// `prediction`, `profile` when they differ from the defaults). Opening it perturbs that sample that way;
 /// perturbing rewrites it, so Back, reload and a shared link show the same view.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PerturbLink {
@@ -179,6 +179,7 @@ impl PerturbLink {
                 "p" => link.options.p = parse_p(&value).unwrap_or(link.options.p),
                 "once" => link.options.once = value == "1" || value == "true",
                 "prediction" => link.options.prediction = if value == "input" { Prediction::Input } else { Prediction::Output },
+                "profile" => link.options.profile = execbench_perturb::Profile::parse(&value).unwrap_or(link.options.profile),
                 _ => {}
             }
         }
@@ -204,6 +205,9 @@ impl PerturbLink {
         }
         if self.kind == Kind::Mhc && self.options.prediction == Prediction::Input {
             out.push_str("&prediction=input");
+        }
+        if self.options.profile != defaults.profile {
+            out.push_str(&format!("&profile={}", self.options.profile));
         }
         out
     }

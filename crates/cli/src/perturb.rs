@@ -6,19 +6,19 @@ use std::path::Path;
 use std::time::Instant;
 
 use execbench_core::{Limits, Provenance, PythonEngine};
-use execbench_perturb::{DatasetRun, Kind, Options, Prediction, perturb_dataset, to_codecrash_jsonl, to_jsonl};
+use execbench_perturb::{DatasetRun, Kind, Options, Prediction, Profile, perturb_dataset, to_codecrash_jsonl, to_jsonl};
 use execbench_pyengine::RustPythonEngine;
 
 use crate::args::Args;
 use crate::progress::Progress;
 
-pub const USAGE: &str = "execbench perturb --dataset FILE.jsonl --kind KIND [--seed N] [--p X] [--once] [--prediction output|input] [--no-verify] [--time-limit SECONDS] [--format execbench|codecrash] --out FILE.jsonl";
+pub const USAGE: &str = "execbench perturb --dataset FILE.jsonl --kind KIND [--seed N] [--p X] [--once] [--prediction output|input] [--no-verify] [--time-limit SECONDS] [--profile execbench|codecrash] [--format execbench|codecrash] --out FILE.jsonl";
 
 /// Flags that take no value. `--verify` is what the command does anyway; it is still accepted so
 /// that scripts written when verifying was optional keep working.
 pub const SWITCHES: &[&str] = &["once", "verify", "no-verify"];
 
-const KNOWN_FLAGS: &[&str] = &["dataset", "kind", "seed", "p", "once", "prediction", "verify", "no-verify", "time-limit", "format", "out"];
+const KNOWN_FLAGS: &[&str] = &["dataset", "kind", "seed", "p", "once", "prediction", "verify", "no-verify", "time-limit", "format", "profile", "out"];
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Format {
@@ -68,7 +68,10 @@ fn settings(args: &Args) -> Result<Settings<'_>, String> {
         return Err("--verify and --no-verify contradict each other (verifying is the default)".to_string());
     }
     let verify_limits = (!args.switch("no-verify")).then(|| Limits { time_ms: (seconds * 1000.0).round() as u32, max_steps: 0 });
-    let options = Options { seed, p, once: args.switch("once"), prediction };
+    // The profile chooses conventions; `--format` only the field layout: they combine freely.
+    let profile_name = args.optional("profile").unwrap_or("execbench");
+    let profile = Profile::parse(profile_name).ok_or_else(|| format!("unknown --profile `{profile_name}` (known: execbench, codecrash)"))?;
+    let options = Options { seed, p, once: args.switch("once"), prediction, profile };
     Ok(Settings { dataset, out, kind, options, verify_limits, format })
 }
 
@@ -116,10 +119,12 @@ pub fn run(args: &Args) -> Result<i32, String> {
     let not_perturbed = run.failures.iter().filter(|f| f.stage != "verify").count();
     let failed_verification = run.failures.len() - not_perturbed;
     let verified = if settings.verify_limits.is_some() { "verified and " } else { "" };
+    // Named only when it is not the default, so the usual line reads as it always has.
+    let profile_note = if settings.options.profile == Profile::default() { String::new() } else { format!(" ({} profile)", settings.options.profile) };
     // Rows the kind left as they were are written too (the perturbed dataset keeps every sample),
     // but they are counted, so that a kind with nothing to do is not mistaken for a perturbation.
     eprintln!(
-        "{} seed {}: {} rows, {} invalid; {} {verified}written to {} ({unchanged} unchanged: nothing to perturb), {not_perturbed} not perturbed, {failed_verification} failed verification ({elapsed_ms:.0} ms)",
+        "{} seed {}{profile_note}: {} rows, {} invalid; {} {verified}written to {} ({unchanged} unchanged: nothing to perturb), {not_perturbed} not perturbed, {failed_verification} failed verification ({elapsed_ms:.0} ms)",
         settings.kind,
         settings.options.seed,
         report.rows,
@@ -150,6 +155,7 @@ mod tests {
             (&["--kind", "REN", "--colour", "x"], "unknown flag --colour"),
             (&["--kind", "MHC", "--prediction", "both"], "unknown --prediction `both` (known: output, input)"),
             (&["--kind", "REN", "--verify", "--no-verify"], "--verify and --no-verify contradict each other (verifying is the default)"),
+            (&["--kind", "GBC", "--profile", "crashy"], "unknown --profile `crashy` (known: execbench, codecrash)"),
         ];
         for (extra, message) in cases {
             let args = parsed(&[&base[..], extra].concat());
@@ -167,6 +173,10 @@ mod tests {
         let args = parsed(&[&base[..], &["--kind", "REN", "--no-verify"]].concat());
         let unverified = settings(&args).expect("valid flags");
         assert_eq!(unverified.verify_limits, None);
+        assert_eq!(unverified.options.profile, Profile::Execbench, "execbench is the default profile");
+        let args = parsed(&[&base[..], &["--kind", "MCC", "--profile", "codecrash", "--format", "execbench"]].concat());
+        let codecrash = settings(&args).expect("valid flags");
+        assert_eq!((codecrash.options.profile, codecrash.format), (Profile::Codecrash, Format::Execbench));
     }
 
     #[test]

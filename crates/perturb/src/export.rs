@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use execbench_core::{Limits, Provenance, PythonEngine, Sample};
 use serde::{Deserialize, Serialize};
 
-use crate::{Kind, Options, Perturbed, Prediction, perturb_sample, verify};
+use crate::{Kind, Options, Perturbed, Prediction, Profile, perturb_sample, verify};
 
 /// The options that shaped a row (the seed has its own column).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -15,6 +15,10 @@ pub struct RowOptions {
     pub p: f64,
     pub once: bool,
     pub prediction: Prediction,
+    /// Every row records whose conventions made it (rows written before profiles existed were
+    /// execbench's).
+    #[serde(default)]
+    pub profile: Profile,
 }
 
 /// One perturbed sample.
@@ -30,6 +34,14 @@ pub struct ExportRow {
     pub call: String,
     pub output: String,
     pub original_code: String,
+    /// codecrash-profile MCC/MPS: a message names the output's "useless" value and the output is
+    /// that value, so the "misleading" message happens to be true. Written only when true.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub message_true: bool,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 /// The CodeCrash data's field layout, plus the perturbation and seed: CodeCrash keeps one kind
@@ -117,12 +129,13 @@ pub fn row_of(sample: &Sample, dataset: &str, kind: Kind, options: &Options, per
         dataset: dataset.to_string(),
         kind,
         seed: options.seed,
-        options: RowOptions { p: options.p, once: options.once, prediction: options.prediction },
+        options: RowOptions { p: options.p, once: options.once, prediction: options.prediction, profile: options.profile },
         code: perturbed.code,
         function_name: perturbed.function_name,
         call: perturbed.call,
         output: sample.output.clone(),
         original_code: sample.code.clone(),
+        message_true: crate::kinds::comments::message_true(sample, kind, options),
     }
 }
 
@@ -204,9 +217,9 @@ mod tests {
     fn rows_serialize_byte_for_byte() {
         let row = perturb_row(&sample(), "cruxeval", Kind::Ren, &Options::default()).unwrap();
         let dataset = Provenance { app_version: "0.1.0".into(), dataset: "cruxeval".into(), dataset_hash: "00ff".into(), ..Provenance::default() };
-        let provenance = r#""provenance":{"app_version":"0.1.0","dataset":"cruxeval","dataset_hash":"00ff","perturbation":{"kind":"REN","options":{"once":false,"p":1.0,"prediction":"output"},"seed":0}}"#;
+        let provenance = r#""provenance":{"app_version":"0.1.0","dataset":"cruxeval","dataset_hash":"00ff","perturbation":{"kind":"REN","options":{"once":false,"p":1.0,"prediction":"output","profile":"execbench"},"seed":0}}"#;
         let expected = concat!(
-            r#"{"id":"s1","dataset":"cruxeval","kind":"REN","seed":0,"options":{"p":1.0,"once":false,"prediction":"output"},"#,
+            r#"{"id":"s1","dataset":"cruxeval","kind":"REN","seed":0,"options":{"p":1.0,"once":false,"prediction":"output","profile":"execbench"},"#,
             r#""code":"def f(Var_1):\n    return Var_1 + 1","function_name":"f","call":"f(1)","output":"2","original_code":"def f(a):\n    return a + 1","#,
         );
         assert_eq!(to_jsonl(std::slice::from_ref(&row), &dataset), format!("{expected}{provenance}}}\n"));

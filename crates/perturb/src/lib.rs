@@ -111,6 +111,43 @@ pub enum Prediction {
     Input,
 }
 
+/// Whose conventions a perturbation follows where execbench deliberately differs from CodeCrash
+/// (see `docs/perturbations.md`, "Profiles").
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Profile {
+    /// execbench's own, cleaner choices: messages never state the right answer, GBC never adds
+    /// `else` clauses, REN numbers the tested function's parameters first.
+    #[default]
+    Execbench,
+    /// CodeCrash's published behaviour, in our own code and texts: MCC/MPS name a value only in
+    /// return messages (the type's "useless" value, even when true); GBC also inserts into new
+    /// `else` clauses and earlier garbage; REN numbers names alphabetically.
+    Codecrash,
+}
+
+impl Profile {
+    pub const ALL: [Profile; 2] = [Profile::Execbench, Profile::Codecrash];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Profile::Execbench => "execbench",
+            Profile::Codecrash => "codecrash",
+        }
+    }
+
+    pub fn parse(name: &str) -> Option<Profile> {
+        let wanted = name.trim().to_ascii_lowercase();
+        Profile::ALL.into_iter().find(|p| p.name() == wanted)
+    }
+}
+
+impl std::fmt::Display for Profile {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
 /// Options of one perturbation. Fields serialize in this order (the export depends on it).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Options {
@@ -122,11 +159,14 @@ pub struct Options {
     /// MHC: which prediction task the hint misleads.
     #[serde(default)]
     pub prediction: Prediction,
+    /// Whose conventions to follow (REN, GBC, PSC_ALL, MCC, MPS; RTF and MHC are the same in both).
+    #[serde(default)]
+    pub profile: Profile,
 }
 
 impl Default for Options {
     fn default() -> Self {
-        Options { seed: 0, p: 1.0, once: false, prediction: Prediction::Output }
+        Options { seed: 0, p: 1.0, once: false, prediction: Prediction::Output, profile: Profile::Execbench }
     }
 }
 
@@ -235,12 +275,12 @@ pub fn perturb_with_source(sample: &Sample, kind: Kind, options: &Options, sourc
         let mut call_edits = Vec::new();
         let (next, new_edits) = match kind {
             Kind::Ren => {
-                let (next, code_edits, renamed_call) = kinds::ren::rename(&program, &tree, &call_tree)?;
+                let (next, code_edits, renamed_call) = kinds::ren::rename(&program, &tree, &call_tree, options.profile)?;
                 call_edits = renamed_call;
                 (next, code_edits)
             }
             Kind::Rtf => code_only(&program, kind, kinds::rtf::reformat_conditions(&program.code, &tree, &mut rng)?)?,
-            Kind::Gbc => code_only(&program, kind, kinds::gbc::garbage_code(&program, &tree, &call_tree, &mut rng)?)?,
+            Kind::Gbc => code_only(&program, kind, kinds::gbc::garbage_code(&program, &tree, &call_tree, options.profile, &mut rng)?)?,
             Kind::Mcc | Kind::Mps => {
                 let text_edits = kinds::comments::misleading(&program, &tree, expected_output, kind, options, &mut rng)?;
                 code_only(&program, kind, text_edits)?

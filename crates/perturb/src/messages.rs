@@ -123,6 +123,36 @@ pub fn useless_value(expected_output: &str) -> &'static str {
     }
 }
 
+/// The codecrash profile's phrase: always the type's do-nothing value, as CodeCrash names it,
+/// and whether that phrase describes `expected_output` itself (the message is then true).
+pub fn codecrash_useless_value(expected_output: &str) -> (&'static str, bool) {
+    use execbench_eval::PyValue;
+    let value = execbench_eval::parse_literal(expected_output).ok();
+    let is_empty = match &value {
+        Some(PyValue::Int(digits)) => digits == "0",
+        Some(PyValue::Float(f)) => *f == 0.0,
+        Some(PyValue::Str(s)) => s.is_empty(),
+        Some(PyValue::Bytes(b)) => b.is_empty(),
+        Some(PyValue::List(items) | PyValue::Tuple(items) | PyValue::Set(items)) => items.is_empty(),
+        Some(PyValue::Dict(items)) => items.is_empty(),
+        _ => false,
+    };
+    let trimmed = expected_output.trim();
+    match OutputKind::of_literal(expected_output) {
+        OutputKind::Str => ("an empty string", is_empty),
+        OutputKind::Int => ("zero", is_empty),
+        OutputKind::Float => ("0.0", is_empty),
+        OutputKind::Bool => ("False", trimmed == "False"),
+        OutputKind::None => ("None", true),
+        OutputKind::List => ("an empty list", is_empty),
+        OutputKind::Tuple => ("an empty tuple", is_empty),
+        OutputKind::Dict => ("an empty dictionary", is_empty),
+        OutputKind::Set => ("an empty set", is_empty),
+        OutputKind::Bytes => ("empty bytes", is_empty),
+        OutputKind::Other => ("None", trimmed == "None"),
+    }
+}
+
 /// The values for a message's placeholders.
 #[derive(Clone, Debug, Default)]
 pub struct Fill {
@@ -201,6 +231,33 @@ mod tests {
         ];
         for (output, phrase) in cases {
             assert_eq!(useless_value(output), *phrase, "{output}");
+        }
+    }
+
+    /// (output, phrase, whether the phrase is the output): the codecrash phrase depends on the
+    /// type alone, so it is sometimes the truth.
+    #[test]
+    fn codecrash_values_depend_on_the_type_alone() {
+        let cases: &[(&str, &str, bool)] = &[
+            ("'abc'", "an empty string", false),
+            ("''", "an empty string", true),
+            ("3", "zero", false),
+            ("0", "zero", true),
+            ("0.0", "0.0", true),
+            ("2.5", "0.0", false),
+            ("True", "False", false),
+            ("False", "False", true),
+            ("None", "None", true),
+            ("[1]", "an empty list", false),
+            ("[]", "an empty list", true),
+            ("()", "an empty tuple", true),
+            ("{}", "an empty dictionary", true),
+            ("{'a': 1}", "an empty dictionary", false),
+            ("set()", "an empty set", true),
+            ("b''", "empty bytes", true),
+        ];
+        for (output, phrase, true_of_output) in cases {
+            assert_eq!(codecrash_useless_value(output), (*phrase, *true_of_output), "{output}");
         }
     }
 }

@@ -8,16 +8,22 @@
 //! header line), never inside a multi-line string or after a backslash; one comment per line.
 //! MPS puts the print before the statement at its indentation; for `def` and `elif` it becomes the
 //! first statement of the body (after a docstring), since nothing may go between `elif` and `if`.
+//!
+//! Under the `codecrash` profile, as CodeCrash does it: only the return messages name a value, and
+//! that value is the type's "useless" one (`False`, zero, an empty list, ...) even when it is the
+//! true output (such rows are flagged, see [`message_true`]); the other categories use messages
+//! that name no value. `once` takes, per category, the first site in source order that passes the
+//! coin flip. MPS prints for an `if` as the first line of its body.
 
 use tree_sitter::{Node, Tree};
 
 use crate::syntax::NodeKind;
 use crate::edit::TextEdit;
-use crate::messages::{Category, Fill, METHODS, pool, render, useless_value};
+use crate::messages::{Category, Fill, METHODS, codecrash_useless_value, pool, render, useless_value};
 use crate::rng::Rng;
 use crate::scope::Analysis;
 use crate::syntax::{self, comment_fits_at, indent_of_line_start, line_end, line_start, named_children, newline_of, preorder, text};
-use crate::{Kind, Options, PerturbError, Program};
+use crate::{Kind, Options, PerturbError, Profile, Program};
 
 #[derive(Clone, Debug)]
 struct Site {
@@ -38,6 +44,40 @@ pub fn misleading(
     options: &Options,
     rng: &mut Rng,
 ) -> Result<Vec<TextEdit>, PerturbError> {
+    misleading_counted(program, tree, expected_output, kind, options, rng).map(|(edits, _)| edits)
+}
+
+/// How many of the messages `kind` places in `sample` name a value (the same draws as
+/// [`crate::perturb_sample`], so the same messages).
+pub fn value_claims(sample: &execbench_core::Sample, kind: Kind, options: &Options) -> Result<usize, PerturbError> {
+    if !matches!(kind, Kind::Mcc | Kind::Mps) {
+        return Ok(0);
+    }
+    let tree = syntax::parse_valid(&sample.code, "the code")?;
+    let program = Program { code: sample.code.clone(), call: sample.call.clone(), function_name: sample.function_name.clone() };
+    let mut rng = Rng::new(crate::rng::derive_seed(&sample.id, kind.name(), options.seed));
+    misleading_counted(&program, &tree, &sample.output, kind, options, &mut rng).map(|(_, claims)| claims)
+}
+
+/// Whether a codecrash-profile MCC/MPS row states the right answer: some message names the
+/// output's "useless" value and the output is that value (`False` for a function that returns
+/// `False`). Never true under the execbench profile, whose phrase avoids the output.
+pub fn message_true(sample: &execbench_core::Sample, kind: Kind, options: &Options) -> bool {
+    options.profile == Profile::Codecrash
+        && matches!(kind, Kind::Mcc | Kind::Mps)
+        && codecrash_useless_value(&sample.output).1
+        && value_claims(sample, kind, options).is_ok_and(|claims| claims > 0)
+}
+
+/// [`misleading`] and how many of its messages name a value.
+fn misleading_counted(
+    program: &Program,
+    tree: &Tree,
+    expected_output: &str,
+    kind: Kind,
+    options: &Options,
+    rng: &mut Rng,
+) -> Result<(Vec<TextEdit>, usize), PerturbError> {
     if !(0.0..=1.0).contains(&options.p) {
         return Err(PerturbError::InvalidInput(format!("p must be between 0 and 1, got {}", options.p)));
     }
@@ -47,15 +87,20 @@ pub fn misleading(
     if kind == Kind::Mps && code.contains("print") && Analysis::of(root, code).bound_anywhere("print") {
         return Err(PerturbError::Unsupported("MPS: the code defines its own `print`".to_string()));
     }
-    let useless = useless_value(expected_output).to_string();
-    let mut sites = find_sites(root, code, &useless);
+    let codecrash = options.profile == Profile::Codecrash;
+    let useless = if codecrash { codecrash_useless_value(expected_output).0 } else { useless_value(expected_output) }.to_string();
+    let mut sites = find_sites(root, code, &useless, options.profile);
     // Keep only sites this kind can use, one comment per line.
     sites.retain(|s| if kind == Kind::Mcc { s.comment_at.is_some() } else { s.print_at.is_some() });
     if kind == Kind::Mcc {
         let mut seen = std::collections::BTreeSet::new();
         sites.retain(|s| seen.insert(s.comment_at));
     }
-    let chosen: Vec<&Site> = if options.once {
+    let chosen: Vec<&Site> = if options.once && codecrash {
+        // In source order, each category's first site that passes the coin flip.
+        let mut done = std::collections::BTreeSet::new();
+        sites.iter().filter(|s| !done.contains(&s.category) && rng.chance(options.p) && done.insert(s.category)).collect()
+    } else if options.once {
         Category::ALL
             .iter()
             .filter_map(|category| {
@@ -69,23 +114,24 @@ pub fn misleading(
     };
     let newline = newline_of(code);
     let mut edits = Vec::new();
+    let mut claims = 0;
     for site in chosen {
-        let template = rng.pick(pool(site.category)).cloned().unwrap_or_default();
+        let full = pool(site.category);
+        // codecrash: return messages always name the value, the others never do.
+        let names_value = |t: &&String| t.contains("{useless}") == (site.category == Category::Return);
+        let templates: Vec<&String> = if codecrash { full.iter().filter(names_value).collect() } else { full.iter().collect() };
+        let template = rng.pick(&templates).map(|t| t.to_string()).unwrap_or_default();
         let message = render(&template, &site.fill);
-        match kind {
-            Kind::Mcc => {
-                if let Some(at) = site.comment_at {
-                    edits.push(TextEdit::insert(at, format!("  # {message}")));
-                }
-            }
-            _ => {
-                if let Some((at, indent)) = &site.print_at {
-                    edits.push(TextEdit::insert(*at, format!("{indent}print({}){newline}", python_string(&message))));
-                }
-            }
+        let placed = match kind {
+            Kind::Mcc => site.comment_at.map(|at| TextEdit::insert(at, format!("  # {message}"))),
+            _ => site.print_at.as_ref().map(|(at, indent)| TextEdit::insert(*at, format!("{indent}print({}){newline}", python_string(&message)))),
+        };
+        if let Some(edit) = placed {
+            claims += usize::from(template.contains("{useless}"));
+            edits.push(edit);
         }
     }
-    Ok(edits)
+    Ok((edits, claims))
 }
 
 /// A double-quoted Python string literal with exactly `text` as its value.
@@ -149,7 +195,7 @@ fn method_call(node: Node, code: &str) -> Option<(String, String)> {
     })
 }
 
-fn find_sites(root: Node, code: &str, useless: &str) -> Vec<Site> {
+fn find_sites(root: Node, code: &str, useless: &str, profile: Profile) -> Vec<Site> {
     let mut sites = Vec::new();
     let base = Fill { useless: useless.to_string(), ..Fill::default() };
     let mut current_function = String::from("the function");
@@ -171,7 +217,9 @@ fn find_sites(root: Node, code: &str, useless: &str) -> Vec<Site> {
                     "for_statement" | "while_statement" => (Category::Loop, "body"),
                     _ => (Category::Condition, "consequence"),
                 };
-                let print_at = if node.kind_name() == "elif_clause" {
+                // codecrash: an `if` prints as the first line of its body, as `elif` always does.
+                let inside = node.kind_name() == "elif_clause" || (node.kind_name() == "if_statement" && profile == Profile::Codecrash);
+                let print_at = if inside {
                     node.child_by_field_name(body).and_then(|b| print_inside(code, b, false))
                 } else {
                     print_before(code, node)
@@ -233,7 +281,7 @@ mod tests {
     #[test]
     fn sites_and_their_categories() {
         let tree = syntax::parse(CODE).unwrap();
-        let sites = find_sites(tree.root_node(), CODE, "zero");
+        let sites = find_sites(tree.root_node(), CODE, "zero", Profile::Execbench);
         let got: Vec<(usize, Category)> = sites.iter().map(|s| (CODE[..s.comment_at.unwrap()].matches('\n').count(), s.category)).collect();
         use Category::*;
         let expected = vec![
@@ -297,6 +345,68 @@ mod tests {
         assert!(lines[3].starts_with("    print("), "{out}");
         assert!(lines[6].starts_with("        print("), "{out}");
         assert!(run("print = len\ndef f(x):\n    return x", Kind::Mps, Options::default()).is_err());
+    }
+
+    fn codecrash(options: Options) -> Options {
+        Options { profile: Profile::Codecrash, ..options }
+    }
+
+    /// codecrash: one value claim per return site and none elsewhere, naming the type's useless
+    /// value; counted from the output's text (the phrase after "zero"-free messages) and from the
+    /// draws (`value_claims`), and flagged true exactly when the output is that value.
+    #[test]
+    fn codecrash_names_a_value_only_at_returns() {
+        let code = "def f(n):\n    total = 0\n    for i in range(n):\n        total += i\n    if total:\n        return total\n    return total";
+        let returns = code.matches("return ").count();
+        for kind in [Kind::Mcc, Kind::Mps] {
+            for (output, true_claim) in [("6", false), ("0", true)] {
+                for seed in 0..20 {
+                    let options = codecrash(Options::with_seed(seed));
+                    let sample = execbench_core::Sample {
+                        id: "t".into(),
+                        code: code.into(),
+                        function_name: "f".into(),
+                        input: "4".into(),
+                        call: "f(4)".into(),
+                        output: output.into(),
+                        meta: Default::default(),
+                    };
+                    let out = crate::perturb_sample(&sample, kind, &options).unwrap().code;
+                    // Each claim is the return pool's "{useless}" rendered as "zero".
+                    let return_messages: Vec<&str> = pool(Category::Return).iter().filter(|t| t.contains("{useless}")).map(|t| t.as_str()).collect();
+                    let claims = out.lines().filter(|l| return_messages.iter().any(|t| l.contains(&t.replace("{useless}", "zero").replace("{func}", "f")))).count();
+                    assert_eq!(claims, returns, "{kind} seed {seed}:\n{out}");
+                    assert_eq!(value_claims(&sample, kind, &options).unwrap(), returns);
+                    assert_eq!(message_true(&sample, kind, &options), true_claim, "{kind} {output}");
+                    assert!(!message_true(&sample, kind, &Options::with_seed(seed)), "never under execbench");
+                }
+            }
+        }
+    }
+
+    /// codecrash `once`: each category's first site (p = 1); execbench's may be any of them.
+    #[test]
+    fn codecrash_once_takes_the_first_site_of_each_category() {
+        let once = codecrash(Options { once: true, ..Options::default() });
+        for seed in 0..10 {
+            let out = run(CODE, Kind::Mcc, Options { seed, ..once }).unwrap();
+            let commented: Vec<usize> = out.lines().enumerate().filter(|(_, l)| l.contains("  # ")).map(|(i, _)| i).collect();
+            // Function 0, assignment 1, arithmetic 2, method 3, loop 4, condition 5, return 11.
+            assert_eq!(commented, vec![0, 1, 2, 3, 4, 5, 11], "seed {seed}:\n{out}");
+        }
+    }
+
+    /// codecrash MPS: an `if` prints inside its body; loops still print before themselves.
+    #[test]
+    fn codecrash_if_prints_first_in_its_body() {
+        let code = "def f(x):\n    while x > 3:\n        x -= 1\n    if x:\n        return 1\n    return 2";
+        let out = run(code, Kind::Mps, codecrash(Options::default())).unwrap();
+        let lines: Vec<&str> = out.lines().collect();
+        let at = lines.iter().position(|l| l.trim_start().starts_with("if x:")).unwrap();
+        assert!(lines[at + 1].starts_with("        print("), "{out}");
+        assert!(!lines[at - 1].contains("print("), "nothing prints before the `if`: {out}");
+        let loop_at = lines.iter().position(|l| l.trim_start().starts_with("while")).unwrap();
+        assert!(lines[loop_at - 1].starts_with("    print("), "{out}");
     }
 
     #[test]

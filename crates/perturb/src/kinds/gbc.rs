@@ -19,7 +19,7 @@ use crate::kinds::rtf::Deletion;
 use crate::rng::Rng;
 use crate::scope::{Analysis, ScopeKind};
 use crate::syntax::{BUILTINS, deeper, indent_of_line_start, line_start, named_children, newline_of, preorder, text};
-use crate::{PerturbError, Program};
+use crate::{PerturbError, Profile, Program};
 
 pub const DEAD_VARIABLES: [&str; 3] = ["TempVar0", "TempVar1", "TempVar2"];
 pub const DEAD_FUNCTIONS: [&str; 2] = ["TempFunc0", "TempFunc1"];
@@ -36,7 +36,10 @@ struct Position {
 }
 
 /// `tree` and `call_tree` are the syntax trees of the program's code and call.
-pub fn garbage_code(program: &Program, tree: &Tree, call_tree: &Tree, rng: &mut Rng) -> Result<Vec<TextEdit>, PerturbError> {
+pub fn garbage_code(program: &Program, tree: &Tree, call_tree: &Tree, profile: Profile, rng: &mut Rng) -> Result<Vec<TextEdit>, PerturbError> {
+    if profile == Profile::Codecrash {
+        return crate::kinds::gbc_codecrash::garbage_code(program, tree, call_tree, rng);
+    }
     let code = &program.code;
     let root = tree.root_node();
     let analysis = Analysis::of(root, code);

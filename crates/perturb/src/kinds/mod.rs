@@ -5,3 +5,4 @@ pub mod gbc;
 pub mod hint;
 pub mod ren;
 pub mod rtf;
+pub mod gbc_codecrash;

@@ -6,6 +6,13 @@
 //! name gets the same new name in every scope. Numbers whose name the program already uses for
 //! something we keep are skipped.
 //!
+//! Under the `codecrash` profile the same names are renamed, numbered as CodeCrash's October 2025
+//! rewrite numbers them: other top-level functions `f1`, `f2`, ... and variables `Var_1`, ... in
+//! alphabetical order of their original names (by Unicode code point, as Python's `sorted` orders
+//! strings), the tested function's parameters included (`def f(b, a)` becomes
+//! `def f(Var_2, Var_1)`). The paper's April 2025 data numbered names in set-iteration order, which
+//! depends on Python's string hashing and cannot be reproduced.
+//!
 //! Kept as they are: attribute names, keyword names in calls to anything but our own functions,
 //! builtins and other free names, imported names, class names and class-body names, parameters of
 //! methods (they can be passed by keyword through `self.`), dunder names.
@@ -18,7 +25,7 @@ use crate::syntax::NodeKind;
 use crate::edit::{Edit, TextEdit};
 use crate::scope::{Analysis, ScopeKind};
 use crate::syntax::{self, named_children, preorder, text};
-use crate::{Kind, PerturbError, Program};
+use crate::{Kind, PerturbError, Profile, Program};
 
 /// Calls and attributes that read variable or function names as data: renaming would change
 /// what they see.
@@ -28,7 +35,7 @@ const INTROSPECTING_ATTRIBUTES: &[&str] =
 
 /// The renamed program, the edits made to its code and those made to its call. `code_tree` and
 /// `call_tree` are the syntax trees of the program's code and call.
-pub fn rename(program: &Program, code_tree: &Tree, call_tree: &Tree) -> Result<(Program, Vec<Edit>, Vec<Edit>), PerturbError> {
+pub fn rename(program: &Program, code_tree: &Tree, call_tree: &Tree, profile: Profile) -> Result<(Program, Vec<Edit>, Vec<Edit>), PerturbError> {
     if let Some(at) = syntax::first_error(code_tree.root_node()) {
         return Err(PerturbError::InvalidInput(format!("the code does not parse (syntax error at byte {at})")));
     }
@@ -56,7 +63,7 @@ pub fn rename(program: &Program, code_tree: &Tree, call_tree: &Tree) -> Result<(
     }
     check_no_introspection(root, &combined, &analysis)?;
 
-    let plan = Plan::new(&analysis, &program.function_name)?;
+    let plan = Plan::new(&analysis, &program.function_name, profile)?;
     let mut code_edits = Vec::new();
     let mut call_edits = Vec::new();
     let mut push = |start: usize, end: usize, new_name: &str| {
@@ -178,7 +185,7 @@ fn is_method(analysis: &Analysis, scope: usize) -> bool {
 }
 
 impl Plan {
-    fn new(analysis: &Analysis, function_under_test: &str) -> Result<Plan, PerturbError> {
+    fn new(analysis: &Analysis, function_under_test: &str, profile: Profile) -> Result<Plan, PerturbError> {
         let module = &analysis.scopes[0];
         if !module.defined_functions.contains(function_under_test) {
             return Err(PerturbError::InvalidInput(format!("the code defines no top-level function `{function_under_test}`")));
@@ -220,11 +227,21 @@ impl Plan {
             return Err(PerturbError::Unsupported("REN: the name `f` is already used for something that is not renamed".to_string()));
         }
         functions.sort();
+        if profile == Profile::Codecrash {
+            // By name: a `String`'s order is its code points' order, as in Python's `sorted`.
+            functions.sort_by(|a, b| a.1.cmp(&b.1));
+        }
         let mut function_names = BTreeMap::new();
         function_names.insert(function_under_test.to_string(), "f".to_string());
         let mut counter = 0;
         for (_, name) in functions.iter().filter(|(_, n)| n != function_under_test) {
             function_names.insert(name.clone(), next_free(&mut counter, "f", &taken));
+        }
+        if profile == Profile::Codecrash {
+            // `variables` is a BTreeMap keyed by name: already in alphabetical order.
+            let mut counter = 0;
+            let variable_names = variables.into_keys().map(|name| (name, next_free(&mut counter, "Var_", &taken))).collect();
+            return Ok(Plan { function_names, variable_names });
         }
         // The tested function's parameters first, so that its signature reads `f(Var_1, Var_2)`.
         let tested_parameters: Vec<String> = analysis
@@ -298,6 +315,41 @@ mod tests {
 
     fn ren(code: &str, function_name: &str, call: &str) -> Result<(String, String), PerturbError> {
         perturb(code, function_name, call, "None", Kind::Ren, &Options::default(), "t").map(|p| (p.code, p.call))
+    }
+
+    fn ren_codecrash(code: &str, function_name: &str, call: &str) -> Result<(String, String), PerturbError> {
+        let options = Options { profile: crate::Profile::Codecrash, ..Options::default() };
+        perturb(code, function_name, call, "None", Kind::Ren, &options, "t").map(|p| (p.code, p.call))
+    }
+
+    /// The codecrash profile numbers by original name; expected texts written by hand.
+    #[test]
+    fn codecrash_profile_numbers_alphabetically() {
+        let cases: &[(&str, &str, &str, &str, &str)] = &[
+            (
+                "parameters are not first: `b` < `n` < `total` < `x`",
+                "def f(x, n):\n    total = 0\n    for b in x:\n        total += b * n\n    return total",
+                "f([1], n=2)",
+                "def f(Var_4, Var_2):\n    Var_3 = 0\n    for Var_1 in Var_4:\n        Var_3 += Var_1 * Var_2\n    return Var_3",
+                "f([1], Var_2=2)",
+            ),
+            (
+                "helpers by name too (`alpha` before `zeta`), upper case before lower case",
+                "def zeta(v):\n    return v\ndef alpha(w):\n    return w\ndef main(Z, a):\n    return zeta(Z) + alpha(a)",
+                "main(1, 2)",
+                "def f2(Var_3):\n    return Var_3\ndef f1(Var_4):\n    return Var_4\ndef f(Var_1, Var_2):\n    return f2(Var_1) + f1(Var_2)",
+                "f(1, 2)",
+            ),
+        ];
+        for (what, code, call, expected_code, expected_call) in cases {
+            let function = call.split('(').next().unwrap();
+            let (got_code, got_call) = ren_codecrash(code, function, call).unwrap_or_else(|e| panic!("{what}: {e}"));
+            assert_eq!((got_code.as_str(), got_call.as_str()), (*expected_code, *expected_call), "{what}");
+        }
+        // The same names are renamed under both profiles: only the numbers move.
+        let code = "def f(s, k):\n    out = [c for c in s if c != k]\n    return ''.join(out)";
+        let strip = |t: String| t.chars().filter(|c| !c.is_ascii_digit()).collect::<String>();
+        assert_eq!(strip(ren(code, "f", "f('ab', 'a')").unwrap().0), strip(ren_codecrash(code, "f", "f('ab', 'a')").unwrap().0));
     }
 
     /// (what, code, function, call, expected code, expected call), expected text written by hand.
