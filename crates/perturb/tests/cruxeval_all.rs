@@ -1,10 +1,11 @@
-//! Every kind, seeds 0..4, on all 800 CRUXEval samples: the output parses (the engine re-parses and
+//! Every kind, seeds 0..4, under both profiles (execbench, codecrash; RTF and MHC have one
+//! behaviour), on all 800 CRUXEval samples: the output parses (the engine re-parses and
 //! errors on ERROR/MISSING nodes; this test parses again independently), the same inputs give the
 //! same bytes twice, and each kind changes every program it has something to change in (decided
 //! here from the syntax tree, not by the kinds' own analysis), so a kind that silently does nothing
 //! fails. Elapsed times are printed, not asserted.
 
-use execbench_perturb::{Kind, Options, perturb_sample, syntax};
+use execbench_perturb::{Kind, Options, Profile, perturb_sample, syntax};
 use tree_sitter::Node;
 
 const DATASET: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../public/data/cruxeval/cruxeval.jsonl");
@@ -79,46 +80,50 @@ fn all_kinds_all_seeds_parse_and_are_deterministic() {
     let with_conditions = offered.iter().filter(|o| o.condition).count();
     // CRUXEval has many programs without any `if`/`elif`/`while`: RTF leaves those as they are.
     assert!((300..600).contains(&with_conditions), "{with_conditions} programs with a condition");
-    for kind in Kind::ALL {
+    let runs = Kind::ALL.into_iter().flat_map(|kind| {
+        let profiles: &[Profile] = if matches!(kind, Kind::Rtf | Kind::Mhc) { &[Profile::Execbench] } else { &Profile::ALL };
+        profiles.iter().map(move |profile| (kind, *profile))
+    });
+    for (kind, profile) in runs {
         let started = std::time::Instant::now();
         let mut changed = 0;
         let mut expected = 0;
         for seed in 0..5 {
-            let options = Options::with_seed(seed);
+            let options = Options { profile, ..Options::with_seed(seed) };
             for (sample, offers) in samples.iter().zip(&offered) {
                 let first = perturb_sample(sample, kind, &options);
                 let second = perturb_sample(sample, kind, &options);
                 match (&first, &second) {
                     (Ok(a), Ok(b)) => {
                         if a != b {
-                            problems.push(format!("{kind} seed {seed} {}: not deterministic", sample.id));
+                            problems.push(format!("{kind} {profile} seed {seed} {}: not deterministic", sample.id));
                         }
                         if !parses(&a.code) || !parses(&a.call) {
-                            problems.push(format!("{kind} seed {seed} {}: output does not parse", sample.id));
+                            problems.push(format!("{kind} {profile} seed {seed} {}: output does not parse", sample.id));
                         }
                         // The engine checks outputs by re-parsing after the edits: that must give
                         // the tree a fresh parse gives (single-stage kinds report edits to the input).
                         if kind != Kind::PscAll && !reparse_matches_fresh_parse(&sample.code, &a.code, &a.edits) {
-                            problems.push(format!("{kind} seed {seed} {}: re-parse after edits differs from a fresh parse", sample.id));
+                            problems.push(format!("{kind} {profile} seed {seed} {}: re-parse after edits differs from a fresh parse", sample.id));
                         }
                         let did_change = a.code != sample.code;
                         changed += usize::from(did_change);
                         expected += usize::from(must_change(kind, offers));
                         if must_change(kind, offers) && !did_change {
-                            problems.push(format!("{kind} seed {seed} {}: left unchanged, though the program offers something to change", sample.id));
+                            problems.push(format!("{kind} {profile} seed {seed} {}: left unchanged, though the program offers something to change", sample.id));
                         }
                         if kind == Kind::Rtf && did_change && !offers.condition {
                             problems.push(format!("RTF seed {seed} {}: changed a program without conditions", sample.id));
                         }
                     }
-                    (Err(e), _) => problems.push(format!("{kind} seed {seed} {}: {e}", sample.id)),
-                    (Ok(_), Err(e)) => problems.push(format!("{kind} seed {seed} {}: second run failed: {e}", sample.id)),
+                    (Err(e), _) => problems.push(format!("{kind} {profile} seed {seed} {}: {e}", sample.id)),
+                    (Ok(_), Err(e)) => problems.push(format!("{kind} {profile} seed {seed} {}: second run failed: {e}", sample.id)),
                 }
             }
         }
         let build = if cfg!(debug_assertions) { "debug" } else { "release" };
         eprintln!(
-            "{kind}: 2 x 4000 perturbations in {:?} ({build} build), {changed} of 4000 changed the code ({expected} had to), {} left as they were",
+            "{kind} ({profile}): 2 x 4000 perturbations in {:?} ({build} build), {changed} of 4000 changed the code ({expected} had to), {} left as they were",
             started.elapsed(),
             4000 - changed
         );

@@ -8,7 +8,7 @@
 use std::collections::BTreeSet;
 
 use execbench_core::{Limits, PythonEngine};
-use execbench_perturb::{Kind, Options, Prediction, perturb_sample, verify};
+use execbench_perturb::{Kind, Options, Prediction, Profile, perturb_sample, verify};
 use execbench_pyengine::RustPythonEngine;
 
 const DATASET: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../public/data/cruxeval/cruxeval.jsonl");
@@ -52,7 +52,7 @@ fn perturb_and_verify_all(kinds: &[Kind], options: Options) {
             }
         }
         let replaced = if kind == Kind::Mhc { format!(", the hint's first claim replaced by a later one {hint_replaced} times") } else { String::new() };
-        eprintln!("{kind} ({:?} prediction): {verified} of 4000 verified in {:?}{replaced}", options.prediction, started.elapsed());
+        eprintln!("{kind} ({:?} prediction, {} profile): {verified} of 4000 verified in {:?}{replaced}", options.prediction, options.profile, started.elapsed());
     }
     let unexpected: Vec<&String> = reasons.iter().filter(|r| !KNOWN_EXCEPTIONS.iter().any(|(id, _)| r.starts_with(&format!("{id} ")))).collect();
     assert!(unexpected.is_empty(), "{} unexpected failures:\n{}", unexpected.len(), unexpected.iter().map(|s| s.as_str()).collect::<Vec<_>>().join("\n"));
@@ -76,4 +76,12 @@ fn every_perturbation_of_every_sample_keeps_its_result() {
 #[test]
 fn mhc_for_input_prediction_verifies_on_every_sample() {
     perturb_and_verify_all(&[Kind::Mhc], Options { prediction: Prediction::Input, ..Options::default() });
+}
+
+/// The codecrash profile's programs (new `else` clauses, nested garbage, seven dead-function
+/// shapes, prints inside `if` bodies) keep every result too. RTF and MHC do not depend on the
+/// profile.
+#[test]
+fn codecrash_profile_keeps_every_result() {
+    perturb_and_verify_all(&[Kind::Ren, Kind::Gbc, Kind::PscAll, Kind::Mcc, Kind::Mps], Options { profile: Profile::Codecrash, ..Options::default() });
 }

@@ -26,13 +26,13 @@ pub const DEAD_FUNCTIONS: [&str; 2] = ["TempFunc0", "TempFunc1"];
 
 /// A place where a statement can go.
 #[derive(Clone, Debug)]
-struct Position {
-    at: usize,
-    indent: String,
+pub(crate) struct Position {
+    pub(crate) at: usize,
+    pub(crate) indent: String,
     /// No newline ends the file there: the insertion must start one.
-    at_end_of_file: bool,
+    pub(crate) at_end_of_file: bool,
     /// The function scope the position is in.
-    scope: usize,
+    pub(crate) scope: usize,
 }
 
 /// `tree` and `call_tree` are the syntax trees of the program's code and call.
@@ -50,7 +50,7 @@ pub fn garbage_code(program: &Program, tree: &Tree, call_tree: &Tree, profile: P
         return Err(PerturbError::Unsupported(format!("GBC: the code already uses the name `{clash}`")));
     }
     let newline = newline_of(code);
-    let mut edits = module_assignments(program, root, call_tree, &analysis, rng, newline)?;
+    let mut edits = module_assignments(program, root, call_tree, &analysis, rng, newline, (0, 10))?;
 
     let positions = statement_positions(&all_nodes, code, &analysis);
     let deletions = crate::kinds::rtf::deletions(&all_nodes, code);
@@ -79,7 +79,7 @@ pub fn garbage_code(program: &Program, tree: &Tree, call_tree: &Tree, profile: P
 
 /// Indents a statement written with 4-space levels and `\n` for `position`, in the file's line
 /// breaks. At the end of a file without a final newline, the statement starts with one instead.
-fn place(statement: &str, position: &Position, newline: &str) -> String {
+pub(crate) fn place(statement: &str, position: &Position, newline: &str) -> String {
     let lines: Vec<String> = statement
         .lines()
         .map(|line| {
@@ -97,7 +97,16 @@ fn indent_width(inserted: &str) -> usize {
 }
 
 /// Part 1: `x = 3` at module level for about half of the parameters that can take it.
-fn module_assignments(program: &Program, root: Node, call_tree: &Tree, analysis: &Analysis, rng: &mut Rng, newline: &str) -> Result<Vec<TextEdit>, PerturbError> {
+/// `values`: the assigned ints are `values.0 + rng.below(values.1)`.
+pub(crate) fn module_assignments(
+    program: &Program,
+    root: Node,
+    call_tree: &Tree,
+    analysis: &Analysis,
+    rng: &mut Rng,
+    newline: &str,
+    values: (usize, usize),
+) -> Result<Vec<TextEdit>, PerturbError> {
     let Some(function) = analysis
         .scopes
         .iter()
@@ -123,7 +132,7 @@ fn module_assignments(program: &Program, root: Node, call_tree: &Tree, analysis:
     let positions = top_level_positions(root, program.code.as_str());
     let mut edits = Vec::new();
     for name in candidates {
-        let value = rng.below(10);
+        let value = values.0 + rng.below(values.1);
         let Some(&at) = rng.pick(&positions) else { break };
         edits.push(TextEdit::insert(at, format!("{name} = {value}{newline}")));
     }
@@ -142,7 +151,7 @@ fn top_level_positions(root: Node, code: &str) -> Vec<usize> {
     statements[skip..].iter().filter(|s| indent_of_line_start(code, **s).is_some_and(|i| i.is_empty())).map(|s| s.start_byte()).collect()
 }
 
-fn is_docstring(statement: Node) -> bool {
+pub(crate) fn is_docstring(statement: Node) -> bool {
     statement.kind_name() == "expression_statement" && named_children(statement).first().is_some_and(|e| e.kind_name() == "string")
 }
 
@@ -152,7 +161,7 @@ fn ends_flow(statement: Node) -> bool {
 
 /// Every valid statement position inside function bodies, in source order.
 /// `nodes`: the whole tree in preorder.
-fn statement_positions(nodes: &[Node], code: &str, analysis: &Analysis) -> Vec<Position> {
+pub(crate) fn statement_positions(nodes: &[Node], code: &str, analysis: &Analysis) -> Vec<Position> {
     let mut positions = Vec::new();
     for &block in nodes.iter().filter(|n| n.kind_name() == "block") {
         let scope = analysis.scope_at(block.start_byte());
@@ -187,18 +196,21 @@ fn statement_positions(nodes: &[Node], code: &str, analysis: &Analysis) -> Vec<P
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Shape {
+pub(crate) enum Shape {
     If,
     While,
     For,
     Conditional,
+    /// codecrash only: a false guard around a `print` of a parameter (an `If` where no
+    /// parameter can be read or the program binds `print`).
+    Print,
 }
 
 /// Always-false guards; `{p}` is a parameter of the enclosing function.
 const FALSE_CONSTANTS: &[&str] = &["False", "None", "0", "''"];
 const FALSE_WITH_PARAMETER: &[&str] = &["{p} != {p}", "not {p} == {p}"];
 
-fn dead_statement(shape: Shape, variable: &str, position: &Position, analysis: &Analysis, deletions: &[Deletion], rng: &mut Rng) -> String {
+pub(crate) fn dead_statement(shape: Shape, variable: &str, position: &Position, analysis: &Analysis, deletions: &[Deletion], rng: &mut Rng) -> String {
     let witnesses: Vec<String> = crate::kinds::rtf::bool_witnesses(analysis, position.scope, deletions)
         .into_iter()
         .filter(|w| w != "True" && w != "False")
@@ -211,6 +223,7 @@ fn dead_statement(shape: Shape, variable: &str, position: &Position, analysis: &
     let p = parameter.clone().unwrap_or_else(|| "None".to_string());
     let guard = rng.pick(&guards).copied().unwrap_or("False").replace("{p}", &p);
     let small = rng.below(10);
+    let printed = parameter.clone().filter(|_| !analysis.bound_anywhere("print"));
     let value = parameter.unwrap_or_else(|| small.to_string());
     let scope = &analysis.scopes[position.scope];
     let underscore_is_safe = !analysis.mentions_within(position.scope, "_") || scope.bound.contains_key("_");
@@ -221,6 +234,10 @@ fn dead_statement(shape: Shape, variable: &str, position: &Position, analysis: &
         Shape::While => format!("while {guard}:\n    {variable} = {value}"),
         Shape::For => format!("for {loop_variable} in {iterable}:\n    {variable} = {value}"),
         Shape::Conditional => format!("{variable} = {small} if {guard} else {value}"),
+        Shape::Print => match printed {
+            Some(p) => format!("if {guard}:\n    print({p})"),
+            None => format!("if {guard}:\n    {variable} = {value}"),
+        },
     }
 }
 
