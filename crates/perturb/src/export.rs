@@ -57,6 +57,9 @@ pub struct CodeCrashRow {
     pub test: String,
     pub perturbation: Kind,
     pub seed: u64,
+    /// As [`ExportRow::message_true`] (the profile itself is in each line's provenance).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub message_true: bool,
 }
 
 impl From<&ExportRow> for CodeCrashRow {
@@ -70,6 +73,7 @@ impl From<&ExportRow> for CodeCrashRow {
             test: format!("assert {} == {}", row.call, row.output),
             perturbation: row.kind,
             seed: row.seed,
+            message_true: row.message_true,
         }
     }
 }
@@ -228,6 +232,24 @@ mod tests {
             r#""perturbation":"REN","seed":0,"#,
         );
         assert_eq!(to_codecrash_jsonl(&[row], &dataset), format!("{codecrash}{provenance}}}\n"));
+    }
+
+    /// The profile is in every row and its provenance; `message_true` only in rows where a
+    /// codecrash message states the output (`False` here), in both layouts.
+    #[test]
+    fn rows_record_their_profile_and_true_messages() {
+        let text = r#"{"id": "s1", "code": "def f(a):\n    return a > 1", "input": "1", "output": "False"}"#;
+        let sample = execbench_core::load_jsonl("d", text).samples.remove(0);
+        let dataset = Provenance::default();
+        let cases = [(Kind::Mcc, Profile::Codecrash, true), (Kind::Mps, Profile::Codecrash, true), (Kind::Mcc, Profile::Execbench, false), (Kind::Gbc, Profile::Codecrash, false)];
+        for (kind, profile, flagged) in cases {
+            let row = perturb_row(&sample, "d", kind, &Options { profile, ..Options::default() }).unwrap();
+            assert_eq!((row.options.profile, row.message_true), (profile, flagged), "{kind} {profile}");
+            for line in [to_jsonl(std::slice::from_ref(&row), &dataset), to_codecrash_jsonl(std::slice::from_ref(&row), &dataset)] {
+                assert_eq!(line.contains(r#""message_true":true"#), flagged, "{line}");
+                assert!(line.contains(&format!(r#""profile":"{profile}""#)), "{line}");
+            }
+        }
     }
 
     #[test]

@@ -164,7 +164,9 @@ fn ends_flow(statement: Node) -> bool {
 pub(crate) fn statement_positions(nodes: &[Node], code: &str, analysis: &Analysis) -> Vec<Position> {
     let mut positions = Vec::new();
     for &block in nodes.iter().filter(|n| n.kind_name() == "block") {
-        let scope = analysis.scope_at(block.start_byte());
+        // The scope of the block's header: a block that begins with a nested `def` begins where
+        // that def's own scope does, so its first byte would name the wrong scope.
+        let scope = analysis.scope_at(block.parent().map_or(block.start_byte(), |p| p.start_byte()));
         if analysis.scopes[scope].kind != ScopeKind::Function {
             continue;
         }
