@@ -250,6 +250,8 @@ fn SingleProgram() -> impl IntoView {
     let p = RwSignal::new(link.options.p.to_string());
     let once = RwSignal::new(link.options.once);
     let prediction = RwSignal::new(link.options.prediction);
+    // No selector yet: a link's profile is kept (the CLI offers both).
+    let profile = link.options.profile;
 
     let error = RwSignal::new(None::<String>);
     let shown = RwSignal::new(None::<Shown>);
@@ -268,7 +270,7 @@ fn SingleProgram() -> impl IntoView {
     };
     let perturb_now = move || {
         let options = match (parse_seed(&seed.get_untracked()), parse_p(&p.get_untracked())) {
-            (Ok(seed), Ok(p)) => Options { seed, p, once: once.get_untracked(), prediction: prediction.get_untracked() },
+            (Ok(seed), Ok(p)) => Options { seed, p, once: once.get_untracked(), prediction: prediction.get_untracked(), profile },
             (Err(e), _) | (_, Err(e)) => return fail(e),
         };
         let sample = match source.get_untracked() {
@@ -614,7 +616,7 @@ fn WholeDataset() -> impl IntoView {
             return error.set(Some("the dataset is not loaded yet".to_string()));
         };
         error.set(None);
-        let options = Options { seed: 0, p, once: once.get_untracked(), prediction: prediction.get_untracked() };
+        let options = Options { seed: 0, p, once: once.get_untracked(), prediction: prediction.get_untracked(), ..Options::default() };
         run.start(report.samples.clone(), dataset_column(&state.dataset_name.get_untracked()), kinds, seed_list, options);
     };
     let stop = move |_| run.stop();
@@ -775,12 +777,14 @@ mod tests {
     #[test]
     fn a_perturbation_demo_is_a_link_that_reads_back() {
         let rtf = PerturbLink { sample: Some("sample_3".into()), kind: Kind::Rtf, options: Options::with_seed(2) };
-        let mcc = PerturbLink { sample: Some("a b/c".into()), kind: Kind::Mcc, options: Options { seed: 0, p: 0.5, once: true, prediction: Prediction::Output } };
+        let mcc = PerturbLink { sample: Some("a b/c".into()), kind: Kind::Mcc, options: Options { seed: 0, p: 0.5, once: true, prediction: Prediction::Output, ..Options::default() } };
         let mhc = PerturbLink { sample: None, kind: Kind::Mhc, options: Options { prediction: Prediction::Input, ..Options::with_seed(7) } };
+        let gbc = PerturbLink { sample: Some("sample_1".into()), kind: Kind::Gbc, options: Options { profile: execbench_perturb::Profile::Codecrash, ..Options::with_seed(4) } };
         let cases = [
             (&rtf, "#/perturb/sample_3?kind=RTF&seed=2"),
             (&mcc, "#/perturb/a%20b%2Fc?kind=MCC&seed=0&p=0.5&once=1"),
             (&mhc, "#/perturb?kind=MHC&seed=7&prediction=input"),
+            (&gbc, "#/perturb/sample_1?kind=GBC&seed=4&profile=codecrash"),
         ];
         for (link, href) in cases {
             assert_eq!(link.href(), href);
