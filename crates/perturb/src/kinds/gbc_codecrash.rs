@@ -221,6 +221,35 @@ mod tests {
         assert_eq!(edited, current);
     }
 
+    /// Awkward layouts: an `if` on one line at the end of a file without a final newline, CRLF
+    /// line breaks, tab indentation, a body that begins with a nested `def`. Every seed gives code
+    /// that parses and indents as Python wants (checked by `perturb`), keeps the line breaks and
+    /// indentation style, and never reads the nested def's parameter outside it.
+    #[test]
+    fn awkward_layouts_stay_valid() {
+        let cases: &[(&str, &str)] = &[
+            ("def f(a):\n    while a > 0: a -= 1\n    if a: return 1", "f(2)"),
+            ("def f(a):\r\n    for x in a:\r\n        a = a + [x]\r\n    return a\r\n", "f([1])"),
+            ("def f(a):\n\tif a:\n\t\ta = 2\n\treturn a", "f(1)"),
+            ("def f(a):\n    def g(inner):\n        return inner\n    return g(a)", "f(1)"),
+        ];
+        for (code, call) in cases {
+            for seed in 0..40 {
+                let out = gbc(code, call, seed);
+                if code.contains('\r') {
+                    assert_eq!(out.matches('\n').count(), out.matches("\r\n").count(), "{out:?}");
+                }
+                if code.contains('\t') {
+                    assert!(out.lines().filter(|l| l.starts_with(' ')).all(|l| !l.starts_with("    ")), "spaces in a tab file: {out:?}");
+                }
+                if code.contains("def g(inner)") {
+                    let outside: Vec<&str> = out.lines().filter(|l| l.starts_with("    ") && !l.starts_with("        ") && l.contains("inner")).collect();
+                    assert!(outside.iter().all(|l| l.contains("def g(")), "reads `inner` outside g: {out}");
+                }
+            }
+        }
+    }
+
     /// Every seed: three `TempVar`/print statements and two dead functions of different shapes
     /// appear, module-level values are 1..=100, and over the seeds some garbage goes into a new
     /// `else:` and some into earlier garbage.
