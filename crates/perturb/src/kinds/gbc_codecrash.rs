@@ -69,7 +69,7 @@ pub fn garbage_code(program: &Program, tree: &Tree, call_tree: &Tree, rng: &mut 
     let analysis = Analysis::of(root, code);
     let mut insertions = Insertions::default();
     for edit in module_assignments(program, root, call_tree, &analysis, rng, newline, (1, 100))? {
-        insertions.insert_into(code, edit.start, &edit.text);
+        insertions.insert_into(edit.start, &edit.text);
     }
 
     let mut shapes = [Shape::If, Shape::While, Shape::For, Shape::Conditional, Shape::Print];
@@ -97,7 +97,7 @@ pub fn garbage_code(program: &Program, tree: &Tree, call_tree: &Tree, rng: &mut 
         let statement = if slot.new_else { format!("else:\n{}", statement.lines().map(|l| format!("    {l}")).collect::<Vec<_>>().join("\n")) } else { statement };
         let inserted = place(&statement, &slot.position, newline);
         let offset = insertions.original_offset_or_inside(slot.position.at);
-        insertions.insert_into(code, offset, &inserted);
+        insertions.insert_into(offset, &inserted);
         current = insertions.apply(code);
     }
     Ok(insertions.into_edits())
@@ -167,14 +167,15 @@ impl Insertions {
         at - shift
     }
 
-    fn insert_into(&mut self, _original: &str, at: usize, text: &str) {
+    /// Inserts `text` at original offset `at` (or where [`Insertions::original_offset_or_inside`]
+    /// found the position inside an earlier insertion).
+    fn insert_into(&mut self, at: usize, text: &str) {
         if let Some((index, byte)) = self.pending_inside.take() {
             self.list[index].1.insert_str(byte, text);
             return;
         }
-        // After every insertion at an offset before `at` or at `at` itself... except that a new
-        // insertion at the start of an earlier one at the same offset goes before it, as the
-        // current text has it.
+        // A position at an earlier insertion's offset that is not inside it is before it in the
+        // current text: the new text goes before every insertion at `at`.
         let index = self.list.iter().position(|(o, _)| *o >= at).unwrap_or(self.list.len());
         self.list.insert(index, (at, text.to_string()));
     }
@@ -212,7 +213,7 @@ mod tests {
         let mut current = original.to_string();
         for (at, text, expected) in steps {
             let offset = insertions.original_offset_or_inside(*at);
-            insertions.insert_into(original, offset, text);
+            insertions.insert_into(offset, text);
             current.insert_str(*at, text);
             assert_eq!(current, *expected);
             assert_eq!(insertions.apply(original), current, "after inserting {text:?} at {at}");
