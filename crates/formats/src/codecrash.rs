@@ -66,7 +66,7 @@ pub fn load_codecrash(file: &str, bytes: &[u8]) -> LoadReport {
 }
 
 /// A CodeCrash row into a sample, checked against what the file's name says.
-pub(crate) fn row_converter<'a>(file: &str) -> Box<dyn FnMut(Map<String, Value>) -> Result<Sample, FieldError> + 'a> {
+pub(crate) fn row_converter<'a>(file: &str) -> crate::load::Convert<'a> {
     let name = parse_file_name(file);
     Box::new(move |row| sample_from_record(row, name.as_ref()))
 }

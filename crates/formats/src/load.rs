@@ -90,7 +90,7 @@ pub fn load_dataset(file: &str, bytes: &[u8]) -> LoadedDataset {
 }
 
 /// The conversion of one JSON Lines row into a sample, for the format a stream was found to be.
-type Convert<'a> = Box<dyn FnMut(serde_json::Map<String, Value>) -> Result<execbench_core::Sample, execbench_core::FieldError> + 'a>;
+pub(crate) type Convert<'a> = Box<dyn FnMut(serde_json::Map<String, Value>) -> Result<execbench_core::Sample, execbench_core::FieldError> + 'a>;
 
 /// A dataset file read in chunks (a big file, sliced so the page can show progress between
 /// slices): JSON Lines and CodeCrash files are loaded row by row as the chunks arrive; Parquet and
