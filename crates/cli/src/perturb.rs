@@ -6,7 +6,7 @@ use std::path::Path;
 use std::time::Instant;
 
 use execbench_core::{Limits, Provenance, PythonEngine};
-use execbench_perturb::{DatasetRun, Kind, Options, Prediction, perturb_dataset, to_codecrash_jsonl, to_jsonl};
+use execbench_perturb::{DatasetRun, DistanceSummary, Kind, Options, Prediction, perturb_dataset, to_codecrash_jsonl, to_jsonl};
 use execbench_pyengine::RustPythonEngine;
 
 use crate::args::Args;
@@ -100,6 +100,7 @@ pub fn run(args: &Args) -> Result<i32, String> {
         unchanged += one.unchanged_of(settings.kind);
         run.rows.extend(one.rows);
         run.failures.extend(one.failures);
+        run.hint_distances.extend(one.hint_distances);
         progress.tick(run.failures.len());
     }
     let elapsed_ms = started.elapsed().as_secs_f64() * 1000.0;
@@ -127,6 +128,14 @@ pub fn run(args: &Args) -> Result<i32, String> {
         run.rows.len(),
         settings.out,
     );
+    if settings.kind == Kind::Mhc {
+        // How much the hints give away: a claim one edit from the truth reads like a typo.
+        let task = match settings.options.prediction {
+            Prediction::Output => "output",
+            Prediction::Input => "input",
+        };
+        eprintln!("MHC hint-to-truth edit distance ({task} prediction): {}", DistanceSummary::of(&run.hint_distances));
+    }
     Ok(if report.errors.is_empty() && run.failures.is_empty() { 0 } else { 1 })
 }
 

@@ -9,6 +9,7 @@
 
 use serde::{Deserialize, Serialize};
 
+pub mod distance;
 pub mod edit;
 pub mod export;
 pub mod kinds;
@@ -20,7 +21,8 @@ pub mod verify;
 pub mod wrong_answer;
 
 pub use edit::{Edit, Placed, Target, place};
-pub use export::{CodeCrashRow, DatasetRun, ExportRow, Failure, RowOptions, perturb_dataset, perturb_row, row_of, to_codecrash_jsonl, to_jsonl, unchanged};
+pub use distance::{DistanceSummary, hint_distance, levenshtein};
+pub use export::{CodeCrashRow, DatasetRun, ExportRow, Failure, RowOptions, perturb_dataset, perturb_dataset_with_source, perturb_row, row_of, to_codecrash_jsonl, to_jsonl, unchanged};
 pub use verify::{Step, Verification, VerifyFailure, verify};
 pub use wrong_answer::{OfflineWrongAnswers, WrongAnswerRequest, WrongAnswerSource};
 
