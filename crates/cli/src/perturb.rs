@@ -82,6 +82,23 @@ pub fn dataset_name(path: &str) -> String {
 /// rows (the kind found nothing to change) are written, counted, and no failure.
 pub fn run(args: &Args) -> Result<i32, String> {
     let settings = settings(args)?;
+    // A claimed input can send a recursive function to Python's recursion limit, and RustPython's
+    // frames are large (very large in a debug build): the main thread's 8 MB overflow on it. The
+    // stack is only reserved, not used, until deep recursion needs it.
+    std::thread::scope(|scope| {
+        std::thread::Builder::new()
+            .stack_size(PERTURB_STACK_BYTES)
+            .spawn_scoped(scope, || perturb_all(&settings))
+            .map_err(|e| format!("cannot start the perturbing thread: {e}"))?
+            .join()
+            .map_err(|_| "the perturbing thread panicked".to_string())?
+    })
+}
+
+/// The stack of the thread that perturbs and verifies.
+const PERTURB_STACK_BYTES: usize = 512 << 20;
+
+fn perturb_all(settings: &Settings) -> Result<i32, String> {
     let report = crate::dataset::read_dataset(settings.dataset)?;
     let name = dataset_name(settings.dataset);
     let mut engine = settings.verify_limits.map(|_| RustPythonEngine::new());

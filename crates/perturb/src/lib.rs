@@ -148,6 +148,10 @@ pub struct Hint {
     /// that `claimed` is not wrong after all.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub alternatives: Vec<String>,
+    /// Output prediction: argument texts on which verification runs the function before it checks
+    /// the claims; a value returned there that differs from the true one is claimed first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub probes: Vec<String>,
 }
 
 /// A program and the call that exercises it.
