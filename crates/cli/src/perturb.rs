@@ -6,19 +6,19 @@ use std::path::Path;
 use std::time::Instant;
 
 use execbench_core::{Limits, Provenance, PythonEngine};
-use execbench_perturb::{DatasetRun, DistanceSummary, Kind, Options, Prediction, perturb_dataset, to_codecrash_jsonl, to_jsonl};
+use execbench_perturb::{DatasetRun, DistanceSummary, FileWrongAnswers, Kind, OfflineWrongAnswers, Options, Prediction, WrongAnswerSource, perturb_dataset_with_source, to_codecrash_jsonl, to_jsonl};
 use execbench_pyengine::RustPythonEngine;
 
 use crate::args::Args;
 use crate::progress::Progress;
 
-pub const USAGE: &str = "execbench perturb --dataset FILE.jsonl --kind KIND [--seed N] [--p X] [--once] [--prediction output|input] [--no-verify] [--time-limit SECONDS] [--format execbench|codecrash] --out FILE.jsonl";
+pub const USAGE: &str = "execbench perturb --dataset FILE.jsonl --kind KIND [--seed N] [--p X] [--once] [--prediction output|input] [--no-verify] [--time-limit SECONDS] [--format execbench|codecrash] [--wrong-answers offline|file:PATH] --out FILE.jsonl";
 
 /// Flags that take no value. `--verify` is what the command does anyway; it is still accepted so
 /// that scripts written when verifying was optional keep working.
 pub const SWITCHES: &[&str] = &["once", "verify", "no-verify"];
 
-const KNOWN_FLAGS: &[&str] = &["dataset", "kind", "seed", "p", "once", "prediction", "verify", "no-verify", "time-limit", "format", "out"];
+const KNOWN_FLAGS: &[&str] = &["dataset", "kind", "seed", "p", "once", "prediction", "verify", "no-verify", "time-limit", "format", "wrong-answers", "out"];
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Format {
@@ -34,6 +34,15 @@ struct Settings<'a> {
     options: Options,
     verify_limits: Option<Limits>,
     format: Format,
+    wrong_answers: WrongAnswers<'a>,
+}
+
+/// Where MHC's wrong answers come from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum WrongAnswers<'a> {
+    Offline,
+    /// A JSONL file of claims (CodeCrash's MHC rows or `{"id", "claim"}` rows).
+    File(&'a str),
 }
 
 fn settings(args: &Args) -> Result<Settings<'_>, String> {
@@ -69,7 +78,15 @@ fn settings(args: &Args) -> Result<Settings<'_>, String> {
     }
     let verify_limits = (!args.switch("no-verify")).then(|| Limits { time_ms: (seconds * 1000.0).round() as u32, max_steps: 0 });
     let options = Options { seed, p, once: args.switch("once"), prediction };
-    Ok(Settings { dataset, out, kind, options, verify_limits, format })
+    let wrong_answers = match args.optional("wrong-answers") {
+        None | Some("offline") => WrongAnswers::Offline,
+        Some(file) if file.starts_with("file:") && file.len() > "file:".len() => WrongAnswers::File(&file["file:".len()..]),
+        Some(other) => return Err(format!("unknown --wrong-answers `{other}` (known: offline, file:PATH)")),
+    };
+    if args.optional("wrong-answers").is_some() && kind != Kind::Mhc {
+        return Err(format!("--wrong-answers is for MHC only, not {kind}"));
+    }
+    Ok(Settings { dataset, out, kind, options, verify_limits, format, wrong_answers })
 }
 
 /// The `dataset` column: the file name without its extension (`cruxeval` for `data/cruxeval.jsonl`).
@@ -101,6 +118,19 @@ const PERTURB_STACK_BYTES: usize = 512 << 20;
 fn perturb_all(settings: &Settings) -> Result<i32, String> {
     let report = crate::dataset::read_dataset(settings.dataset)?;
     let name = dataset_name(settings.dataset);
+    let mut file_source = match settings.wrong_answers {
+        WrongAnswers::Offline => None,
+        WrongAnswers::File(path) => {
+            let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {path}: {e}"))?;
+            let file = FileWrongAnswers::parse(&text).map_err(|e| format!("{path}: {e}"))?;
+            eprintln!("{path}: {} rows, claims for {} samples, {} rows without a readable claim", file.rows, file.samples_with_claims(), file.skipped.len());
+            for skipped in file.skipped.iter().take(5) {
+                eprintln!("  {skipped}");
+            }
+            Some(file)
+        }
+    };
+    let mut offline = OfflineWrongAnswers::default();
     let mut engine = settings.verify_limits.map(|_| RustPythonEngine::new());
     let mut run = DatasetRun::default();
     let mut unchanged = 0;
@@ -113,11 +143,15 @@ fn perturb_all(settings: &Settings) -> Result<i32, String> {
             (Some(engine), Some(limits)) => Some((engine as &mut dyn PythonEngine, limits)),
             _ => None,
         };
-        let one = perturb_dataset(std::slice::from_ref(sample), &name, &[settings.kind], &[settings.options.seed], &settings.options, verifier);
+        let source: &mut dyn WrongAnswerSource = match file_source.as_mut() {
+            Some(file) => file,
+            None => &mut offline,
+        };
+        let one = perturb_dataset_with_source(std::slice::from_ref(sample), &name, &[settings.kind], &[settings.options.seed], &settings.options, verifier, source);
         unchanged += one.unchanged_of(settings.kind);
         run.rows.extend(one.rows);
         run.failures.extend(one.failures);
-        run.hint_distances.extend(one.hint_distances);
+        run.hints.extend(one.hints);
         progress.tick(run.failures.len());
     }
     let elapsed_ms = started.elapsed().as_secs_f64() * 1000.0;
@@ -151,7 +185,23 @@ fn perturb_all(settings: &Settings) -> Result<i32, String> {
             Prediction::Output => "output",
             Prediction::Input => "input",
         };
-        eprintln!("MHC hint-to-truth edit distance ({task} prediction): {}", DistanceSummary::of(&run.hint_distances));
+        eprintln!("MHC hint-to-truth edit distance ({task} prediction): {}", DistanceSummary::of(&run.hint_distances()));
+    }
+    if let (Some(file), WrongAnswers::File(path)) = (&file_source, settings.wrong_answers) {
+        // A sample without a usable claim in the file still gets a hint, from the offline source:
+        // say which, so a "reproduced" dataset is not taken for an exact one.
+        let report = file.report(&run.hints);
+        let listed = |ids: &[String]| {
+            let shown: Vec<&str> = ids.iter().take(10).map(String::as_str).collect();
+            if ids.len() > shown.len() { format!("{}, ...", shown.join(", ")) } else { shown.join(", ") }
+        };
+        eprintln!("MHC claims: {} of {} hints from {path}; {} fell back on offline proposals", report.from_file, run.hints.len(), report.fell_back());
+        if !report.missing.is_empty() {
+            eprintln!("  no claim in the file for {}: {}", report.missing.len(), listed(&report.missing));
+        }
+        if !report.not_wrong.is_empty() {
+            eprintln!("  the file's claim is not wrong here (execution says so) for {}: {}", report.not_wrong.len(), listed(&report.not_wrong));
+        }
     }
     Ok(if report.errors.is_empty() && run.failures.is_empty() { 0 } else { 1 })
 }
@@ -176,6 +226,9 @@ mod tests {
             (&["--kind", "REN", "--colour", "x"], "unknown flag --colour"),
             (&["--kind", "MHC", "--prediction", "both"], "unknown --prediction `both` (known: output, input)"),
             (&["--kind", "REN", "--verify", "--no-verify"], "--verify and --no-verify contradict each other (verifying is the default)"),
+            (&["--kind", "MHC", "--wrong-answers", "web"], "unknown --wrong-answers `web` (known: offline, file:PATH)"),
+            (&["--kind", "MHC", "--wrong-answers", "file:"], "unknown --wrong-answers `file:` (known: offline, file:PATH)"),
+            (&["--kind", "REN", "--wrong-answers", "offline"], "--wrong-answers is for MHC only, not REN"),
         ];
         for (extra, message) in cases {
             let args = parsed(&[&base[..], extra].concat());
@@ -193,6 +246,9 @@ mod tests {
         let args = parsed(&[&base[..], &["--kind", "REN", "--no-verify"]].concat());
         let unverified = settings(&args).expect("valid flags");
         assert_eq!(unverified.verify_limits, None);
+        let args = parsed(&[&base[..], &["--kind", "MHC", "--wrong-answers", "file:claims.jsonl"]].concat());
+        assert_eq!(settings(&args).expect("valid flags").wrong_answers, WrongAnswers::File("claims.jsonl"));
+        assert_eq!(unverified.wrong_answers, WrongAnswers::Offline);
     }
 
     #[test]

@@ -152,6 +152,64 @@ fn misleading_hints_for_input_prediction() {
     }
 }
 
+/// `GOOD_ROWS` with CRUXEval's ids (`sample_N`), as a file of CodeCrash's MHC rows refers to them.
+fn crux_rows() -> String {
+    GOOD_ROWS.replace(r#""id": "s1""#, r#""id": "sample_0""#).replace(r#""id": "s2""#, r#""id": "sample_1""#).replace(r#""id": "s3""#, r#""id": "sample_2""#)
+}
+
+/// One row of CodeCrash's layout, with `code` holding a hint comment.
+fn codecrash_row(task_id: &str, code: &str, call: &str, output: &str) -> String {
+    serde_json::json!({"task_id": task_id, "dataset": "crux", "code": code, "function_name": "f", "function_call": call, "output": output, "test": format!("assert {call} == {output}")}).to_string()
+}
+
+/// `--wrong-answers file:PATH` with CodeCrash-shaped rows (ids `sample_N` or bare `N`) and our own
+/// `{"id", "claim"}` rows: the file's claim is used where execution shows it wrong; a claim that
+/// is right for this program, and a sample the file lacks, fall back on offline proposals and the
+/// summary says which.
+#[test]
+fn misleading_hints_from_a_file_of_claims() {
+    let dir = scratch("mhc-file");
+    let dataset = dir.join("crux.jsonl");
+    std::fs::write(&dataset, crux_rows()).unwrap();
+    let s1_code = "def f(nums, k):\n    total = 0\n    for n in nums:\n        if n > k:\n            total += n\n    return total";
+    let s2_code = "def f(text):\n    words = text.split()\n    return '-'.join((w.upper() for w in words))";
+    // (task, file rows, claims expected in the hints by sample, report lines expected)
+    let output_rows = [
+        codecrash_row("sample_0", &format!("{s1_code}  # The return value is 99"), "f([1, 5, 7], 4)", "12"),
+        // Right for this program: execution rejects it, the offline source takes over.
+        codecrash_row("1", &format!("{s2_code}  # The return value is 'A-BC'"), "f('a bc')", "'A-BC'"),
+    ];
+    let input_rows = [
+        codecrash_row("sample_0", &s1_code.replacen("def f(nums, k):", "def f(nums, k):  # The function call is f([1, 2, 3], 0)", 1), "f([1, 5, 7], 4)", "12"),
+        r#"{"id": "sample_1", "claim": "f('x y')", "prediction": "input"}"#.to_string(),
+    ];
+    let cases: [(&str, &[String], &[(&str, &str)], &[&str]); 2] = [
+        ("output", &output_rows, &[("sample_0", "  # The return value is 99")], &["MHC claims: 1 of 3 hints from", "no claim in the file for 1: sample_2", "the file's claim is not wrong here (execution says so) for 1: sample_1"]),
+        ("input", &input_rows, &[("sample_0", "def f(nums, k):  # The function call is f([1, 2, 3], 0)"), ("sample_1", "def f(text):  # The function call is f('x y')")], &["MHC claims: 2 of 3 hints from", "no claim in the file for 1: sample_2"]),
+    ];
+    for (task, file_rows, in_code, report) in cases {
+        let claims = dir.join(format!("crux_MHC_{task}.jsonl"));
+        std::fs::write(&claims, file_rows.join("\n")).unwrap();
+        let out = dir.join(format!("out-{task}.jsonl"));
+        let source = format!("file:{}", claims.to_str().unwrap());
+        let output = execbench(&["perturb", "--dataset", dataset.to_str().unwrap(), "--kind", "MHC", "--prediction", task, "--wrong-answers", &source, "--out", out.to_str().unwrap()]);
+        let log = stderr(&output);
+        assert_eq!(output.status.code(), Some(0), "{task}: {log}");
+        assert!(log.contains("3 verified and written to"), "{task}: {log}");
+        for line in report {
+            assert!(log.contains(line), "{task}: `{line}` missing in {log}");
+        }
+        let rows = rows(&out);
+        for (id, text) in in_code {
+            let row = rows.iter().find(|r| r["id"] == *id).expect("row exported");
+            assert!(row["code"].as_str().unwrap().contains(text), "{task} {id}: {}", row["code"]);
+        }
+        // The fallback rows carry a hint all the same, never the file's rejected claim.
+        let fallback = rows.iter().find(|r| r["id"] == "sample_1").unwrap()["code"].as_str().unwrap().to_string();
+        assert!(fallback.contains("# The ") && !fallback.contains("is 'A-BC'"), "{task}: {fallback}");
+    }
+}
+
 /// A kind that finds nothing to change writes the row as it was and says how many.
 #[test]
 fn unchanged_rows_are_written_and_counted() {

@@ -8,7 +8,7 @@ use execbench_core::{Limits, Provenance, PythonEngine, Sample};
 use serde::{Deserialize, Serialize};
 
 use crate::wrong_answer::{OfflineWrongAnswers, WrongAnswerSource};
-use crate::{Kind, Options, Perturbed, Prediction, perturb_with_source, verify};
+use crate::{Hint, Kind, Options, Perturbed, Prediction, perturb_with_source, verify};
 
 /// The options that shaped a row (the seed has its own column).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -91,14 +91,27 @@ pub struct DatasetRun {
     /// to change (RTF without conditions, MCC/MPS with `p < 1` picking no site). They are exported
     /// all the same, so a perturbed benchmark keeps every sample and accuracies compare.
     pub unchanged: BTreeMap<Kind, usize>,
-    /// MHC rows: how far each exported hint is from the truth, in characters, in row order
-    /// ([`crate::distance`]).
-    pub hint_distances: Vec<usize>,
+    /// MHC rows: each exported row's hint, in row order.
+    pub hints: Vec<HintRow>,
+}
+
+/// The hint of an exported MHC row, and how far it is from the truth in characters
+/// ([`crate::distance`]; `None` when the call's arguments could not be read).
+#[derive(Clone, Debug, PartialEq)]
+pub struct HintRow {
+    pub id: String,
+    pub hint: Hint,
+    pub distance: Option<usize>,
 }
 
 impl DatasetRun {
     pub fn unchanged_of(&self, kind: Kind) -> usize {
         self.unchanged.get(&kind).copied().unwrap_or(0)
+    }
+
+    /// The hint-to-truth distances of the MHC rows, in row order.
+    pub fn hint_distances(&self) -> Vec<usize> {
+        self.hints.iter().filter_map(|h| h.distance).collect()
     }
 }
 
@@ -180,8 +193,8 @@ pub fn perturb_dataset_with_source(
                 if unchanged(sample, &perturbed) {
                     *run.unchanged.entry(kind).or_default() += 1;
                 }
-                if let Some(distance) = perturbed.hint.as_ref().and_then(|h| crate::distance::hint_distance(sample, h)) {
-                    run.hint_distances.push(distance);
+                if let Some(hint) = &perturbed.hint {
+                    run.hints.push(HintRow { id: sample.id.clone(), hint: hint.clone(), distance: crate::distance::hint_distance(sample, hint) });
                 }
                 run.rows.push(row_of(sample, dataset, kind, &options, perturbed));
             }

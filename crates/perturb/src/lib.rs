@@ -9,6 +9,7 @@
 
 use serde::{Deserialize, Serialize};
 
+pub mod claims_file;
 pub mod distance;
 pub mod edit;
 pub mod export;
@@ -21,8 +22,9 @@ pub mod verify;
 pub mod wrong_answer;
 
 pub use edit::{Edit, Placed, Target, place};
+pub use claims_file::{FileReport, FileWrongAnswers};
 pub use distance::{DistanceSummary, hint_distance, levenshtein};
-pub use export::{CodeCrashRow, DatasetRun, ExportRow, Failure, RowOptions, perturb_dataset, perturb_dataset_with_source, perturb_row, row_of, to_codecrash_jsonl, to_jsonl, unchanged};
+pub use export::{CodeCrashRow, DatasetRun, ExportRow, Failure, HintRow, RowOptions, perturb_dataset, perturb_dataset_with_source, perturb_row, row_of, to_codecrash_jsonl, to_jsonl, unchanged};
 pub use verify::{Step, Verification, VerifyFailure, verify};
 pub use wrong_answer::{OfflineWrongAnswers, WrongAnswerRequest, WrongAnswerSource};
 
@@ -252,7 +254,7 @@ pub fn perturb_with_source(sample: &Sample, kind: Kind, options: &Options, sourc
                 code_only(&program, kind, text_edits)?
             }
             Kind::Mhc => {
-                let (next, report, claimed) = kinds::hint::hint(&program, &tree, expected_output, options, &mut rng, &mut *source)?;
+                let (next, report, claimed) = kinds::hint::hint(sample_id, &program, &tree, expected_output, options, &mut rng, &mut *source)?;
                 hint = Some(claimed);
                 (next, report)
             }

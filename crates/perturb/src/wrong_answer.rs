@@ -15,6 +15,8 @@ use crate::Prediction;
 /// What a source is asked for.
 #[derive(Clone, Debug)]
 pub struct WrongAnswerRequest<'a> {
+    /// The sample's id (a file of claims is matched by it).
+    pub sample_id: &'a str,
     pub code: &'a str,
     pub function_name: &'a str,
     pub call: &'a str,
@@ -632,7 +634,7 @@ mod tests {
 
     #[test]
     fn none_gets_plausible_values_of_other_types() {
-        let request = WrongAnswerRequest { code: "", function_name: "f", call: "f([1, 2], None, k=-3, g=len)", expected_output: "None", prediction: Prediction::Output };
+        let request = WrongAnswerRequest { sample_id: "s", code: "", function_name: "f", call: "f([1, 2], None, k=-3, g=len)", expected_output: "None", prediction: Prediction::Output };
         let mut got = OfflineWrongAnswers::default().candidates(&request, &mut Rng::new(0)).unwrap();
         got.sort();
         assert_eq!(got, ["''", "-3", "0", "False", "[1, 2]", "[]"]);
@@ -653,7 +655,7 @@ mod tests {
         assert!(wider.iter().all(|w| w.is_ascii() && !w.contains('\n')), "{wider:?}");
         assert_eq!(retyped_arguments("f()").unwrap(), ["0"]);
         assert_eq!(retyped_arguments("f(x=1)").unwrap(), ["x=None", "x=0", "x=''", "x=[]", "x={}", "x=[0]", "x={0: 0}"]);
-        let request = WrongAnswerRequest { code: "", function_name: "f", call: "f('abc', 2)", expected_output: "0", prediction: Prediction::Input };
+        let request = WrongAnswerRequest { sample_id: "s", code: "", function_name: "f", call: "f('abc', 2)", expected_output: "0", prediction: Prediction::Input };
         let all = OfflineWrongAnswers::default().candidates(&request, &mut Rng::new(3)).unwrap();
         // Other types after every same-type proposal at distance >= 2, in their fixed order; `''`
         // for the string is no other type (it is a same-type proposal), and `'abc', 0` is one edit
@@ -681,7 +683,7 @@ mod tests {
             (Prediction::Input, "f([1, 2], x='a')", "0"),
         ];
         for (prediction, call, output) in cases {
-            let request = WrongAnswerRequest { code: "", function_name: "f", call, expected_output: output, prediction: *prediction };
+            let request = WrongAnswerRequest { sample_id: "s", code: "", function_name: "f", call, expected_output: output, prediction: *prediction };
             let truth = match prediction {
                 Prediction::Output => output.to_string(),
                 Prediction::Input => call_arguments(call).unwrap(),
@@ -718,7 +720,7 @@ mod tests {
     #[test]
     fn output_prediction_probes_nearby_inputs() {
         let mut source = OfflineWrongAnswers::default();
-        let request = WrongAnswerRequest { code: "", function_name: "f", call: "f('abc', 2)", expected_output: "'c'", prediction: Prediction::Output };
+        let request = WrongAnswerRequest { sample_id: "s", code: "", function_name: "f", call: "f('abc', 2)", expected_output: "'c'", prediction: Prediction::Output };
         let probes = source.probes(&request, &mut Rng::new(5));
         let near = mutations_of_arguments("f('abc', 2)").unwrap();
         assert_eq!(probes.len(), 4);
@@ -743,7 +745,7 @@ mod tests {
 
     #[test]
     fn offline_source_is_seeded() {
-        let request = WrongAnswerRequest { code: "", function_name: "f", call: "f(1)", expected_output: "[1, 2, 3]", prediction: Prediction::Output };
+        let request = WrongAnswerRequest { sample_id: "s", code: "", function_name: "f", call: "f(1)", expected_output: "[1, 2, 3]", prediction: Prediction::Output };
         let a = OfflineWrongAnswers::default().candidates(&request, &mut Rng::new(1)).unwrap();
         let b = OfflineWrongAnswers::default().candidates(&request, &mut Rng::new(1)).unwrap();
         assert_eq!(a, b);
