@@ -186,6 +186,10 @@ fn perturb_all(settings: &Settings) -> Result<i32, String> {
             Prediction::Input => "input",
         };
         eprintln!("MHC hint-to-truth edit distance ({task} prediction): {}", DistanceSummary::of(&run.hint_distances()));
+        let probed = run.hints.iter().filter(|h| h.hint.probed.is_some()).count();
+        if settings.options.prediction == Prediction::Output {
+            eprintln!("MHC: {probed} of {} hints claim what the function returns on a nearby input", run.hints.len());
+        }
     }
     if let (Some(file), WrongAnswers::File(path)) = (&file_source, settings.wrong_answers) {
         // A sample without a usable claim in the file still gets a hint, from the offline source:

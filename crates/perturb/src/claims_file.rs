@@ -310,7 +310,7 @@ mod tests {
         // Sample 1 exported with the file's claim, sample 2 with an offline one.
         let row = |id: &str, claimed: &str| crate::HintRow {
             id: id.to_string(),
-            hint: crate::Hint { prediction: Prediction::Input, claimed: claimed.to_string(), alternatives: Vec::new(), probes: Vec::new() },
+            hint: crate::Hint { prediction: Prediction::Input, claimed: claimed.to_string(), alternatives: Vec::new(), probes: Vec::new(), probed: None },
             distance: None,
         };
         let report = file.report(&[row("sample_1", "9, 'q'"), row("sample_2", "3, 'a'")]);

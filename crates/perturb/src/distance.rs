@@ -126,7 +126,7 @@ mod tests {
             (Prediction::Input, "'cba', 12", Some(3)),
         ];
         for (prediction, claim, expected) in cases {
-            let hint = Hint { prediction: *prediction, claimed: claim.to_string(), alternatives: Vec::new(), probes: Vec::new() };
+            let hint = Hint { prediction: *prediction, claimed: claim.to_string(), alternatives: Vec::new(), probes: Vec::new(), probed: None };
             assert_eq!(hint_distance(&sample, &hint), *expected, "{prediction:?} {claim}");
         }
         assert_eq!(call_arguments("f(\n  1, x=2 )").as_deref(), Some("1, x=2"));

@@ -154,6 +154,9 @@ pub struct Hint {
     /// the claims; a value returned there that differs from the true one is claimed first.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub probes: Vec<String>,
+    /// When the claim is what the function returns on one of the probes: that probe.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub probed: Option<String>,
 }
 
 /// A program and the call that exercises it.

@@ -104,6 +104,8 @@ pub struct Verification {
     limits: Limits,
     /// MHC: the claims to check, in order (the probes' values, once known, among them).
     claims: Vec<String>,
+    /// MHC: the probes' claimable values and the probe (argument text) that gave each.
+    probed: Vec<(String, String)>,
     waiting_for: Waiting,
 }
 
@@ -131,6 +133,7 @@ impl Verification {
             expected_output: original.output.clone(),
             perturbed: perturbed.clone(),
             limits,
+            probed: Vec::new(),
             claims: perturbed.hint.iter().flat_map(|h| std::iter::once(h.claimed.clone()).chain(h.alternatives.iter().cloned())).collect(),
             waiting_for: Waiting::Finished,
         };
@@ -163,6 +166,8 @@ impl Verification {
             Waiting::Probe { index, mut found } => {
                 if let Outcome::Value { repr, matches: Some(false) } = outcome {
                     if self.claimable(&repr) && !found.contains(&repr) {
+                        let probe = self.perturbed.hint.as_ref().and_then(|h| h.probes.get(index)).cloned().unwrap_or_default();
+                        self.probed.push((repr.clone(), probe));
                         found.push(repr);
                     }
                 }
@@ -273,11 +278,15 @@ impl Verification {
                         call: program.call,
                         function_name: program.function_name,
                         edits,
-                        hint: Some(Hint { prediction: hint.prediction, claimed, alternatives, probes: hint.probes }),
+                        hint: Some(Hint { prediction: hint.prediction, claimed, alternatives, probes: hint.probes, probed: None }),
                     };
                 }
                 Err(e) => return Step::Done(Err(VerifyFailure::HintNotWrong { claimed, reason: format!("it could not be placed: {e}") })),
             }
+        }
+        // Said whether the claim is a value the function really returns (on that probe).
+        if let Some(placed) = self.perturbed.hint.as_mut() {
+            placed.probed = self.probed.iter().find(|(value, _)| *value == placed.claimed).map(|(_, probe)| probe.clone());
         }
         self.run_perturbed()
     }
@@ -431,6 +440,7 @@ mod tests {
         assert_eq!(verification.answer(value(true)), Step::Done(Ok(())));
         let hint = verification.into_perturbed().hint.unwrap();
         assert_eq!((hint.claimed.as_str(), hint.alternatives), ("40", vec!["25".to_string(), "4".to_string(), "3".to_string()]));
+        assert_eq!(hint.probed.as_deref(), Some("9"), "the claim is what f(9) returns");
 
         // Input prediction never probes.
         let options = Options { prediction: Prediction::Input, ..Options::default() };

@@ -36,7 +36,7 @@ pub fn hint(
         Prediction::Output => source.probes(&request(sample_id, program, expected_output, options), rng).into_iter().filter(|p| !p.contains('\n') && !p.contains('\r')).collect(),
         Prediction::Input => Vec::new(),
     };
-    Ok((next, edits, Hint { prediction: options.prediction, claimed, alternatives: candidates.collect(), probes }))
+    Ok((next, edits, Hint { prediction: options.prediction, claimed, alternatives: candidates.collect(), probes, probed: None }))
 }
 
 fn request<'a>(sample_id: &'a str, program: &'a Program, expected_output: &'a str, options: &Options) -> WrongAnswerRequest<'a> {
