@@ -9,14 +9,26 @@ use execbench_core::{Limits, Provenance, PythonEngine};
 use execbench_perturb::{DatasetRun, DistanceSummary, FileWrongAnswers, Kind, OfflineWrongAnswers, Options, Prediction, WrongAnswerSource, perturb_dataset_with_source, to_codecrash_jsonl, to_jsonl};
 use execbench_pyengine::RustPythonEngine;
 
+use std::cell::RefCell;
+
+use execbench_core::Sample;
+use execbench_perturb::model_prompt::{claim_from_reply, wrong_answer_prompt};
+use execbench_providers::Message;
+use execbench_run::api::{ApiModel, RequestContext, ask};
+use execbench_run::backoff::Jitter;
+use execbench_run::gate::Gate;
+use execbench_run::status::Live;
+
+use crate::api_args::{API_FLAGS, ApiOptions, api_key, api_options};
 use crate::args::Args;
+use crate::http::{NativeHttp, TokioClock};
 use crate::progress::Progress;
 
-pub const USAGE: &str = "execbench perturb --dataset FILE.jsonl --kind KIND [--seed N] [--p X] [--once] [--prediction output|input] [--no-verify] [--time-limit SECONDS] [--format execbench|codecrash] [--wrong-answers offline|file:PATH] --out FILE.jsonl";
+pub const USAGE: &str = "execbench perturb --dataset FILE.jsonl --kind KIND [--seed N] [--p X] [--once] [--prediction output|input] [--no-verify] [--time-limit SECONDS] [--format execbench|codecrash] [--wrong-answers offline|file:PATH|model --provider P --model M [--base-url U]] --out FILE.jsonl";
 
 /// Flags that take no value. `--verify` is what the command does anyway; it is still accepted so
 /// that scripts written when verifying was optional keep working.
-pub const SWITCHES: &[&str] = &["once", "verify", "no-verify"];
+pub const SWITCHES: &[&str] = &["once", "verify", "no-verify", "stream"];
 
 const KNOWN_FLAGS: &[&str] = &["dataset", "kind", "seed", "p", "once", "prediction", "verify", "no-verify", "time-limit", "format", "wrong-answers", "out"];
 
@@ -35,6 +47,8 @@ struct Settings<'a> {
     verify_limits: Option<Limits>,
     format: Format,
     wrong_answers: WrongAnswers<'a>,
+    /// `--wrong-answers model`: the provider flags.
+    api: Option<ApiOptions>,
 }
 
 /// Where MHC's wrong answers come from.
@@ -43,10 +57,12 @@ enum WrongAnswers<'a> {
     Offline,
     /// A JSONL file of claims (CodeCrash's MHC rows or `{"id", "claim"}` rows).
     File(&'a str),
+    /// A model, asked once per sample through the run engine (the provider flags of `run`).
+    Model,
 }
 
 fn settings(args: &Args) -> Result<Settings<'_>, String> {
-    args.reject_unknown(KNOWN_FLAGS)?;
+    args.reject_unknown(&[KNOWN_FLAGS, API_FLAGS].concat())?;
     let dataset = args.required("dataset")?;
     let kind_name = args.required("kind")?;
     let kind = Kind::parse(kind_name).ok_or_else(|| {
@@ -81,12 +97,17 @@ fn settings(args: &Args) -> Result<Settings<'_>, String> {
     let wrong_answers = match args.optional("wrong-answers") {
         None | Some("offline") => WrongAnswers::Offline,
         Some(file) if file.starts_with("file:") && file.len() > "file:".len() => WrongAnswers::File(&file["file:".len()..]),
-        Some(other) => return Err(format!("unknown --wrong-answers `{other}` (known: offline, file:PATH)")),
+        Some("model") => WrongAnswers::Model,
+        Some(other) => return Err(format!("unknown --wrong-answers `{other}` (known: offline, file:PATH, model)")),
+    };
+    let api = match wrong_answers {
+        WrongAnswers::Model => Some(api_options(args, args.required("provider")?, &[])?),
+        _ => None,
     };
     if args.optional("wrong-answers").is_some() && kind != Kind::Mhc {
         return Err(format!("--wrong-answers is for MHC only, not {kind}"));
     }
-    Ok(Settings { dataset, out, kind, options, verify_limits, format, wrong_answers })
+    Ok(Settings { dataset, out, kind, options, verify_limits, format, wrong_answers, api })
 }
 
 /// The `dataset` column: the file name without its extension (`cruxeval` for `data/cruxeval.jsonl`).
@@ -112,6 +133,42 @@ pub fn run(args: &Args) -> Result<i32, String> {
     })
 }
 
+/// Asks the model for one wrong answer per sample, one request at a time through the run engine
+/// (its retries, back-off and rate-limit waits), and returns them as a claims table: a sample
+/// whose reply holds no claim, or whose request failed, gets offline proposals only.
+fn model_claims(samples: &[Sample], prediction: Prediction, options: &ApiOptions) -> Result<FileWrongAnswers, String> {
+    let key = api_key(options.key_env.as_deref(), options.key_required)?;
+    let model = ApiModel { settings: options.api.clone(), key };
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(|e| format!("cannot start the async runtime: {e}"))?;
+    let (http, clock) = (NativeHttp::new(), TokioClock::new());
+    let gate = Gate::new(model.settings.concurrency, model.settings.delay_ms);
+    let live = Live::new(samples.len(), 0);
+    let jitter = RefCell::new(Jitter::new(0));
+    let context = RequestContext { http: &http, clock: &clock, gate: &gate, live: &live, jitter: &jitter };
+    let mut claims = Vec::new();
+    let mut without = Vec::new();
+    eprintln!("asking {} for a wrong answer to each of {} samples", model.name(), samples.len());
+    let mut progress = Progress::new(samples.len());
+    for sample in samples {
+        let prompt = wrong_answer_prompt(&sample.code, &sample.function_name, &sample.call, &sample.output, prediction);
+        match runtime.block_on(ask(&context, &model, &[Message::user(prompt)], 1, &|_, _| {})) {
+            Ok(answered) => match answered.texts.first().and_then(|reply| claim_from_reply(reply, &sample.function_name, prediction)) {
+                // Input claims are kept as calls: the claims table reads them back as arguments.
+                Some(claim) if prediction == Prediction::Input => claims.push((sample.id.clone(), prediction, format!("{}({claim})", sample.function_name))),
+                Some(claim) => claims.push((sample.id.clone(), prediction, claim)),
+                None => without.push(format!("{}: no claim in the reply", sample.id)),
+            },
+            Err(failure) if failure.stop_run => return Err(format!("the model cannot be asked: {}", failure.error.message)),
+            Err(failure) => without.push(format!("{}: {}", sample.id, failure.error.message)),
+        }
+        progress.tick(without.len());
+    }
+    for line in without.iter().take(5) {
+        eprintln!("  {line}");
+    }
+    Ok(FileWrongAnswers::from_claims(claims))
+}
+
 /// The stack of the thread that perturbs and verifies.
 const PERTURB_STACK_BYTES: usize = 512 << 20;
 
@@ -128,6 +185,10 @@ fn perturb_all(settings: &Settings) -> Result<i32, String> {
                 eprintln!("  {skipped}");
             }
             Some(file)
+        }
+        WrongAnswers::Model => {
+            let api = settings.api.as_ref().ok_or("--wrong-answers model needs --provider and --model")?;
+            Some(model_claims(&report.samples, settings.options.prediction, api)?)
         }
     };
     let mut offline = OfflineWrongAnswers::default();
@@ -191,7 +252,12 @@ fn perturb_all(settings: &Settings) -> Result<i32, String> {
             eprintln!("MHC: {probed} of {} hints claim what the function returns on a nearby input", run.hints.len());
         }
     }
-    if let (Some(file), WrongAnswers::File(path)) = (&file_source, settings.wrong_answers) {
+    let source_name = match (settings.wrong_answers, &settings.api) {
+        (WrongAnswers::File(path), _) => Some(path.to_string()),
+        (WrongAnswers::Model, Some(api)) => Some(format!("the model {}", api.api.endpoint.model)),
+        _ => None,
+    };
+    if let (Some(file), Some(path)) = (&file_source, source_name) {
         // A sample without a usable claim in the file still gets a hint, from the offline source:
         // say which, so a "reproduced" dataset is not taken for an exact one.
         let report = file.report(&run.hints);
@@ -204,7 +270,8 @@ fn perturb_all(settings: &Settings) -> Result<i32, String> {
             eprintln!("  no claim in the file for {}: {}", report.missing.len(), listed(&report.missing));
         }
         if !report.not_wrong.is_empty() {
-            eprintln!("  the file's claim is not wrong here (execution says so) for {}: {}", report.not_wrong.len(), listed(&report.not_wrong));
+            let whose = if settings.wrong_answers == WrongAnswers::Model { "the model's claim is right (or unusable)" } else { "the file's claim is not wrong" };
+            eprintln!("  {whose} here (execution says so) for {}: {}", report.not_wrong.len(), listed(&report.not_wrong));
         }
     }
     Ok(if report.errors.is_empty() && run.failures.is_empty() { 0 } else { 1 })
@@ -230,8 +297,9 @@ mod tests {
             (&["--kind", "REN", "--colour", "x"], "unknown flag --colour"),
             (&["--kind", "MHC", "--prediction", "both"], "unknown --prediction `both` (known: output, input)"),
             (&["--kind", "REN", "--verify", "--no-verify"], "--verify and --no-verify contradict each other (verifying is the default)"),
-            (&["--kind", "MHC", "--wrong-answers", "web"], "unknown --wrong-answers `web` (known: offline, file:PATH)"),
-            (&["--kind", "MHC", "--wrong-answers", "file:"], "unknown --wrong-answers `file:` (known: offline, file:PATH)"),
+            (&["--kind", "MHC", "--wrong-answers", "web"], "unknown --wrong-answers `web` (known: offline, file:PATH, model)"),
+            (&["--kind", "MHC", "--wrong-answers", "file:"], "unknown --wrong-answers `file:` (known: offline, file:PATH, model)"),
+            (&["--kind", "MHC", "--wrong-answers", "model"], "--provider is required"),
             (&["--kind", "REN", "--wrong-answers", "offline"], "--wrong-answers is for MHC only, not REN"),
         ];
         for (extra, message) in cases {

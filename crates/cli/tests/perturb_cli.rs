@@ -210,6 +210,48 @@ fn misleading_hints_from_a_file_of_claims() {
     }
 }
 
+/// `--wrong-answers model` against the mock model server. It answers sample_1 wrong (`None` for an
+/// output, a call without arguments for an input, which cannot be a hint) and the others right, as a
+/// model that keeps proposing the true answer would: those fall back on the offline source, every
+/// row still carries a verified hint, and the summary names the samples that fell back.
+#[test]
+fn misleading_hints_from_a_model() {
+    use execbench_mockserver::{AnswerPolicy, MockConfig, MockServer, bundled_dataset, bundled_dataset_path};
+    let dir = scratch("mhc-model");
+    let dataset = dir.join("crux4.jsonl");
+    let text = std::fs::read_to_string(bundled_dataset_path()).unwrap();
+    std::fs::write(&dataset, text.lines().take(4).collect::<Vec<_>>().join("\n")).unwrap();
+    let config = MockConfig { answers: AnswerPolicy { wrong_ids: ["sample_1".to_string()].into(), ..Default::default() }, ..Default::default() };
+    let server = MockServer::start_blocking(bundled_dataset().unwrap(), config, 0).unwrap();
+    let base = format!("{}/v1", server.base_url());
+    // (task, summary lines, sample_1's hint in its code when it is the model's)
+    let cases: &[(&str, &[&str], Option<&str>)] = &[
+        ("output", &["MHC claims: 1 of 4 hints from the model mock; 3 fell back on offline proposals", "the model's claim is right (or unusable) here (execution says so) for 3: sample_0, sample_2, sample_3"], Some("# The return value is None")),
+        ("input", &["MHC claims: 0 of 4 hints from the model mock; 4 fell back on offline proposals", "for 4: sample_0, sample_1, sample_2, sample_3"], None),
+    ];
+    for (task, lines, hint) in cases {
+        let out = dir.join(format!("out-{task}.jsonl"));
+        let output = Command::new(env!("CARGO_BIN_EXE_execbench"))
+            .args(["perturb", "--dataset", dataset.to_str().unwrap(), "--kind", "MHC", "--prediction", task, "--wrong-answers", "model"])
+            .args(["--provider", "openai-compatible", "--base-url", &base, "--model", "mock", "--out", out.to_str().unwrap()])
+            .env("OPENAI_API_KEY", "test-key")
+            .output()
+            .expect("the execbench binary runs");
+        let log = stderr(&output);
+        assert_eq!(output.status.code(), Some(0), "{task}: {log}");
+        assert!(log.contains("4 verified and written to"), "{task}: {log}");
+        for line in *lines {
+            assert!(log.contains(line), "{task}: `{line}` missing in {log}");
+        }
+        let rows = rows(&out);
+        let code = rows.iter().find(|r| r["id"] == "sample_1").unwrap()["code"].as_str().unwrap().to_string();
+        match hint {
+            Some(hint) => assert!(code.contains(hint), "{task}: {code}"),
+            None => assert!(code.contains("# The function call is f(") && !code.contains("f()"), "{task}: {code}"),
+        }
+    }
+}
+
 /// A kind that finds nothing to change writes the row as it was and says how many.
 #[test]
 fn unchanged_rows_are_written_and_counted() {

@@ -91,6 +91,16 @@ impl FileWrongAnswers {
         Ok(file)
     }
 
+    /// Claims given directly, (sample id, task, claim) in order: a model's proposals.
+    pub fn from_claims(claims: impl IntoIterator<Item = (String, Prediction, String)>) -> FileWrongAnswers {
+        let mut table = FileWrongAnswers::default();
+        for (id, prediction, claim) in claims {
+            table.rows += 1;
+            table.claims.entry(key(&id, prediction)).or_default().push(claim);
+        }
+        table
+    }
+
     /// The file's claims for a sample and task, in file order.
     pub fn claims_for(&self, sample_id: &str, prediction: Prediction) -> &[String] {
         self.claims.get(&key(sample_id, prediction)).map_or(&[], Vec::as_slice)

@@ -15,6 +15,7 @@ pub mod edit;
 pub mod export;
 pub mod kinds;
 pub mod messages;
+pub mod model_prompt;
 pub mod rng;
 pub mod scope;
 pub mod syntax;
