@@ -173,7 +173,6 @@ fn misleading_hints_from_a_file_of_claims() {
     std::fs::write(&dataset, crux_rows()).unwrap();
     let s1_code = "def f(nums, k):\n    total = 0\n    for n in nums:\n        if n > k:\n            total += n\n    return total";
     let s2_code = "def f(text):\n    words = text.split()\n    return '-'.join((w.upper() for w in words))";
-    // (task, file rows, claims expected in the hints by sample, report lines expected)
     let output_rows = [
         codecrash_row("sample_0", &format!("{s1_code}  # The return value is 99"), "f([1, 5, 7], 4)", "12"),
         // Right for this program: execution rejects it, the offline source takes over.
@@ -183,7 +182,9 @@ fn misleading_hints_from_a_file_of_claims() {
         codecrash_row("sample_0", &s1_code.replacen("def f(nums, k):", "def f(nums, k):  # The function call is f([1, 2, 3], 0)", 1), "f([1, 5, 7], 4)", "12"),
         r#"{"id": "sample_1", "claim": "f('x y')", "prediction": "input"}"#.to_string(),
     ];
-    let cases: [(&str, &[String], &[(&str, &str)], &[&str]); 2] = [
+    // (task, file rows, text expected in the code by sample, report lines expected)
+    type Case<'a> = (&'a str, &'a [String], &'a [(&'a str, &'a str)], &'a [&'a str]);
+    let cases: [Case; 2] = [
         ("output", &output_rows, &[("sample_0", "  # The return value is 99")], &["MHC claims: 1 of 3 hints from", "no claim in the file for 1: sample_2", "the file's claim is not wrong here (execution says so) for 1: sample_1"]),
         ("input", &input_rows, &[("sample_0", "def f(nums, k):  # The function call is f([1, 2, 3], 0)"), ("sample_1", "def f(text):  # The function call is f('x y')")], &["MHC claims: 2 of 3 hints from", "no claim in the file for 1: sample_2"]),
     ];

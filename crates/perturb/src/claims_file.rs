@@ -205,10 +205,10 @@ pub fn claim_in_hint_comment(code: &str, function_name: &str) -> Option<(Predict
         .map(|n| n.start_position().row)
         .collect();
     for comment in &comments {
-        if def_rows.contains(&comment.start_position().row) {
-            if let Some(arguments) = call_in(text(*comment, code), function_name) {
-                return Some((Prediction::Input, arguments));
-            }
+        if def_rows.contains(&comment.start_position().row)
+            && let Some(arguments) = call_in(text(*comment, code), function_name)
+        {
+            return Some((Prediction::Input, arguments));
         }
     }
     comments.iter().rev().find_map(|comment| literal_at_end(text(*comment, code))).map(|literal| (Prediction::Output, literal))
@@ -312,7 +312,7 @@ mod tests {
         let got = file.candidates(&request, &mut Rng::new(1)).unwrap();
         assert_eq!(got[0], "9, 'q'");
         assert!(got.len() > 1, "offline proposals follow: {got:?}");
-        assert!(file.probes(&WrongAnswerRequest { prediction: Prediction::Output, ..request.clone() }, &mut Rng::new(1)).len() > 0, "nothing for output in the file: offline probes");
+        assert!(!file.probes(&WrongAnswerRequest { prediction: Prediction::Output, ..request.clone() }, &mut Rng::new(1)).is_empty(), "nothing for output in the file: offline probes");
         assert!(file.missing.is_empty());
         let other = WrongAnswerRequest { sample_id: "sample_2", ..request.clone() };
         assert_eq!(file.candidates(&other, &mut Rng::new(1)).unwrap(), OfflineWrongAnswers::default().candidates(&other, &mut Rng::new(1)).unwrap());

@@ -164,12 +164,13 @@ impl Verification {
     pub fn answer(&mut self, outcome: Outcome) -> Step {
         match std::mem::replace(&mut self.waiting_for, Waiting::Finished) {
             Waiting::Probe { index, mut found } => {
-                if let Outcome::Value { repr, matches: Some(false) } = outcome {
-                    if self.claimable(&repr) && !found.contains(&repr) {
-                        let probe = self.perturbed.hint.as_ref().and_then(|h| h.probes.get(index)).cloned().unwrap_or_default();
-                        self.probed.push((repr.clone(), probe));
-                        found.push(repr);
-                    }
+                if let Outcome::Value { repr, matches: Some(false) } = outcome
+                    && self.claimable(&repr)
+                    && !found.contains(&repr)
+                {
+                    let probe = self.perturbed.hint.as_ref().and_then(|h| h.probes.get(index)).cloned().unwrap_or_default();
+                    self.probed.push((repr.clone(), probe));
+                    found.push(repr);
                 }
                 let far = found.iter().any(|c| levenshtein(c, self.expected_output.trim()) >= 2);
                 let probes = self.perturbed.hint.as_ref().map_or(0, |h| h.probes.len());

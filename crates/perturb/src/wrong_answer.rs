@@ -1,6 +1,7 @@
-//! Wrong answers for MHC. One interface, two kinds of source: offline (this file: a plausible
-//! wrong value made by mutating the true one without changing its type) and, later, a model. Any
-//! source only proposes, best first; MHC drops proposals equal to the true value as literals, and
+//! Wrong answers for MHC. One interface, several sources: offline (this file: a plausible wrong
+//! value made by mutating the true one without changing its type, farther ones first), a file or
+//! a model's proposals ([`crate::claims_file`], [`crate::model_prompt`]). Any source only
+//! proposes, best first; MHC drops proposals equal to the true value as literals, and
 //! verification checks by execution that the first one it keeps really is wrong, moving on to the
 //! next when it is not ([`crate::verify::Verification`]).
 
@@ -703,8 +704,9 @@ mod tests {
     /// The tiers of `far_first`, each case a shuffled input and the order it must come out in.
     #[test]
     fn far_first_orders_by_distance_size_and_type() {
-        let cases: &[(&str, &[&str], &[&str], &[&str])] = &[
-            // truth, same-type candidates, other-type candidates, expected order
+        // (truth, same-type candidates, other-type candidates, expected order)
+        type Case<'a> = (&'a str, &'a [&'a str], &'a [&'a str], &'a [&'a str]);
+        let cases: &[Case] = &[
             ("'abc'", &["'abd'", "'Hello, World!'", "'cba'", "'xyz'"], &[], &["'cba'", "'xyz'", "'Hello, World!'", "'abd'"]),
             // `15` is one edit from `5` (an insertion); a one-character truth has nothing to keep.
             ("5", &["6", "15", "-7", "100"], &["None", "''"], &["-7", "100", "None", "''", "6", "15"]),
