@@ -35,8 +35,19 @@ async fn saved_texts(b: &Browser) -> Vec<String> {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn imported_runs_compare_as_the_library_does_with_flips_and_reports() {
-    let runs = synthetic_runs(1, 40, 1, 11);
+    let mut runs = synthetic_runs(1, 40, 1, 11);
     assert_eq!(runs.len(), 3);
+    // The program each run's model read: the REN run's prompts rename the variable, so a flip's
+    // prompt diff has lines out and in.
+    for run in &mut runs {
+        let renamed = run.manifest.run_id.ends_with("REN");
+        for record in run.records.values_mut() {
+            for result in &mut record.results {
+                let name = if renamed { "Var_1" } else { "total" };
+                result.prompt = Some(format!("def f(x):\n    {name} = x + 1\n    return {name}\nassert f({}) == ??", record.index));
+            }
+        }
+    }
     let dir = std::env::temp_dir().join(format!("execbench-e2e-compare-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
 
@@ -52,6 +63,14 @@ async fn imported_runs_compare_as_the_library_does_with_flips_and_reports() {
         let said = b.wait_text("[data-testid=runs-message]", Duration::from_secs(20), |t| t.contains(&run.manifest.run_id)).await;
         assert!(said.starts_with("imported"), "{said}");
     }
+
+    // A dataset whose rows carry a category: the Compare page offers its field.
+    let dataset: String = (0..40).map(|i| format!("{{\"id\": \"sample_{i}\", \"code\": \"def f(x):\\n    return x + 1\", \"input\": \"{i}\", \"output\": \"{}\", \"category\": \"{}\"}}\n", i + 1, if i % 4 == 0 { "fours" } else { "others" })).collect();
+    let dataset_path = dir.join("categorised.jsonl");
+    std::fs::write(&dataset_path, dataset).unwrap();
+    b.client.goto(&format!("{}#/datasets", site.base_url)).await.unwrap();
+    b.client.find(Locator::Css("[data-testid=import]")).await.unwrap().send_keys(dataset_path.to_str().unwrap()).await.unwrap();
+    b.wait_text("[data-testid=match-count]", Duration::from_secs(20), |t| t == "40 of 40").await;
 
     b.client.goto(&format!("{}#/compare", site.base_url)).await.unwrap();
     b.client.wait().at_most(Duration::from_secs(20)).for_element(Locator::Css("[data-testid=compare-run]")).await.unwrap();
@@ -71,7 +90,8 @@ async fn imported_runs_compare_as_the_library_does_with_flips_and_reports() {
         .map(|id| runs.iter().find(|r| &r.manifest.run_id == id).unwrap())
         .map(|r| RunInput::new(r.manifest.run_id.clone(), r.manifest.clone(), r.records.values().cloned()))
         .collect();
-    let expected = compare(&ordered, &CompareOptions::default());
+    let categories = (0..40).map(|i| (format!("sample_{i}"), if i % 4 == 0 { "fours" } else { "others" }.to_string())).collect();
+    let expected = compare(&ordered, &CompareOptions { categories, ..CompareOptions::default() });
     let strict = expected.table(Mode::Strict).unwrap();
     assert_eq!(strict.cells.len(), 1, "one model");
     let cells: Vec<String> = serde_json::from_value(js(&b, "return [...document.querySelectorAll('[data-testid=compare-cell] .compare-main')].map(e => e.textContent)").await).unwrap();
@@ -90,6 +110,20 @@ async fn imported_runs_compare_as_the_library_does_with_flips_and_reports() {
     b.click("[data-testid=compare-flip]").await;
     let side = b.wait_text("[data-testid=compare-flip-view]", Duration::from_secs(5), |t| !t.is_empty()).await;
     assert!(side.contains(&format!("vanilla: {}", flips[0].original_id)) && side.contains("perturbed"), "{side}");
+    // The prompts' diff, as the library computes it, and the Perturb view that makes the REN
+    // program again from the run's provenance.
+    let diff = execbench_compare::line_diff(flips[0].first.prompt.as_deref().unwrap(), flips[0].second.prompt.as_deref().unwrap());
+    let (removed, added) = execbench_compare::diff::changed_lines(&diff);
+    assert_eq!((removed, added), (2, 2), "the two renamed lines");
+    let counts = js(&b, "const d = document.querySelector('[data-testid=compare-prompt-diff]'); return [d.dataset.removed, d.dataset.added, d.querySelectorAll('.diff-removed').length, d.querySelectorAll('.diff-added').length]").await;
+    assert_eq!(counts, serde_json::json!(["2", "2", 2, 2]));
+    let href = js(&b, "return document.querySelector('[data-testid=compare-flip-perturb]').getAttribute('href')").await;
+    assert_eq!(href, serde_json::json!(format!("#/perturb/{}?kind=REN&seed=0", flips[0].original_id)));
+    // Per-category bars from the imported dataset's `category` field, chosen by default.
+    assert_eq!(js(&b, "return document.querySelector('[data-testid=compare-category]').value").await, serde_json::json!("category"));
+    let bars = js(&b, "return document.querySelector('[data-testid=compare-chart-categories-strict] svg').textContent").await;
+    let bars = bars.as_str().unwrap();
+    assert!(bars.contains("fours") && bars.contains("others"), "{bars}");
     assert!(js(&b, "return document.querySelector('[data-testid=compare-chart-pass-at-1-strict] svg') !== null").await.as_bool().unwrap());
     b.screenshot("compare").await;
 

@@ -675,3 +675,72 @@ async fn partly_right_samples_read_well_and_the_view_lives_in_the_address() {
     b.close().await;
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A published evaluation file (CRUXEval's leaderboard shape) whose stored verdicts are wrong on
+/// one answer: re-scored, the page shows the file's figures next to execbench's in both modes and
+/// lists the disagreement with execbench's reason, as the library computes them; the verdicts are
+/// kept with the stored run, so the panel is there again after a reload.
+#[tokio::test(flavor = "multi_thread")]
+async fn an_evaluation_files_stored_verdicts_are_shown_beside_execbenchs_and_kept() {
+    use execbench_eval::generations::{import_generations, rescore};
+    use execbench_eval::score::{Mode, ScoreOptions};
+    use execbench_eval::stored::compare_stored;
+    let samples = cruxeval();
+    let literal = |s: &str| serde_json::to_string(s).unwrap();
+    // sample_0: the right output and a wrong one, both stored as right; sample_1: wrong, stored wrong.
+    let file = format!(
+        r#"{{"raw_generations": {{"sample_0": [{}, "'not it'"], "sample_1": ["'nope'"]}}, "raw_scored_generations": {{"sample_0": [true, true], "sample_1": [false]}}, "pass_at_1": 50.0, "pass_at_5": 50.0}}"#,
+        literal(&samples[0].output)
+    );
+    let dir = scratch("stored");
+    let path = dir.join("leaderboard-eval.json");
+    std::fs::write(&path, &file).unwrap();
+    let expected: Vec<(Mode, String, String, usize, String)> = natively(move |engine| {
+        let generations = import_generations("leaderboard-eval.json", &file);
+        Mode::ALL
+            .iter()
+            .map(|mode| {
+                let r = rescore(engine, &samples, &generations, execbench_eval::Task::Output, *mode, &ScoreOptions::default());
+                let c = compare_stored(generations.stored.as_ref().unwrap(), &r);
+                (*mode, c.pass_at_1.display(), r.summary.pass_at_1.display(), c.disagreements.len(), c.disagreements.first().map(|d| d.reason.clone()).unwrap_or_default())
+            })
+            .collect()
+    });
+    assert!(expected.iter().all(|(_, stored, execbench, n, _)| stored == "50.0" && execbench == "25.0" && *n == 1), "{expected:?}");
+
+    let (b, _server) = open_evaluate().await;
+    upload(&b, "[data-testid=rescore-file]", &path).await;
+    b.wait_text("[data-testid=rescore-file-status]", Duration::from_secs(10), |t| t.starts_with("leaderboard-eval.json: 2 entries")).await;
+    select(&b, "[data-testid=rescore-task]", "output").await;
+    b.click("[data-testid=rescore-run]").await;
+    assert_eq!(b.wait_text("[data-testid=eval-state]", Duration::from_secs(60), |t| !t.is_empty()).await, "finished");
+    for reloaded in [false, true] {
+        if reloaded {
+            // The address names the stored run: a reload reads it back from IndexedDB.
+            b.client.refresh().await.unwrap();
+            b.wait_text(".engine", Duration::from_secs(60), |t| t.starts_with("Python ready")).await;
+        }
+        let heading = b.wait_text("[data-testid=stored-verdicts] h3", Duration::from_secs(20), |_| true).await;
+        assert!(heading.contains("pass@1 50.0, pass@5 50.0"), "{heading}");
+        for (mode, stored, execbench, disagreements, reason) in &expected {
+            let row = format!("[data-testid=stored-row][data-mode={}]", mode.label());
+            assert_eq!(text(&b, &format!("{row} [data-testid=stored-pass1]")).await, *stored, "{mode:?}");
+            assert_eq!(text(&b, &format!("[data-testid=pass1-output-{}]", mode.label())).await, *execbench, "{mode:?}");
+            assert_eq!(text(&b, &format!("{row} [data-testid=stored-disagreements]")).await, disagreements.to_string(), "{mode:?}");
+            let listed = js(&b, "return [...document.querySelectorAll('[data-testid=stored-disagreement]')].map(e => e.textContent)").await;
+            assert!(listed.as_array().unwrap().iter().any(|t| t.as_str().unwrap() == format!("sample_0 answer 2: the file says right, execbench says {reason}")), "{listed}");
+        }
+        if !reloaded {
+            scroll_to(&b, "[data-testid=stored-verdicts]").await;
+            b.screenshot("evaluate-stored-verdicts").await;
+        }
+    }
+    // Given to the Runs page's import instead, the file is recognised and sent to re-scoring.
+    let base = js(&b, "return location.href.split('#')[0]").await;
+    b.client.goto(&format!("{}#/runs", base.as_str().unwrap())).await.unwrap();
+    upload(&b, "[data-testid=runs-import]", &path).await;
+    let said = b.wait_text("[data-testid=runs-message]", Duration::from_secs(20), |t| !t.is_empty()).await;
+    assert!(said.starts_with("leaderboard-eval.json is a file of answers (2 samples, with its own verdicts), not a run file: re-score it on the Evaluate page"), "{said}");
+    b.close().await;
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -118,3 +118,60 @@ async fn a_split_is_loaded_by_name_through_the_rows_api_and_kept_for_a_reload() 
     b.wait_text("[data-testid=match-count]", Duration::from_secs(30), |t| t == "800 of 800").await;
     b.close().await;
 }
+
+/// A big JSON Lines file (about 8 MB, 24 000 rows, one of them broken) is read a slice at a time:
+/// the page shows how far it has got, with rows already loaded, between slices (so it never sits
+/// frozen on the whole file), and ends with what the library loads from the whole file.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_big_file_is_read_with_progress_and_loads_as_the_library_loads_it() {
+    let dir = std::env::temp_dir().join(format!("execbench-e2e-import-big-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let filler = "x".repeat(200);
+    let mut text = String::new();
+    for i in 0..24_000 {
+        if i == 12_345 {
+            text.push_str("{\"id\": \"broken\", \"code\": \n");
+            continue;
+        }
+        text.push_str(&format!("{{\"id\": \"row_{i}\", \"code\": \"def f(s):\\n    return s + '{filler}'\", \"input\": \"'{i}'\", \"output\": \"'{i}{filler}'\"}}\n"));
+    }
+    assert!(text.len() > 7_000_000, "{}", text.len());
+    let path = dir.join("big.jsonl");
+    std::fs::write(&path, &text).unwrap();
+    let native = execbench_formats::load_dataset("big.jsonl", text.as_bytes()).report;
+    assert_eq!((native.samples.len(), native.errors.len()), (23_999, 1));
+
+    let server = StaticServer::start(&execbench_testkit::dist_dir());
+    let b = Browser::launch().await;
+    let base = server.base_url.clone();
+    b.client.goto(&format!("{base}#/datasets")).await.unwrap();
+    b.wait_text("[data-testid=match-count]", Duration::from_secs(30), |t| t == "800 of 800").await;
+    b.click("[data-testid=check-rows]").await;
+    // Every text the progress line shows, as the page draws it.
+    b.client
+        .execute(
+            "window.readingSeen = []; new MutationObserver(() => { const e = document.querySelector('[data-testid=import-reading] [role=status]'); if (e && window.readingSeen[window.readingSeen.length - 1] !== e.textContent) window.readingSeen.push(e.textContent); }).observe(document.body, {subtree: true, childList: true, characterData: true});",
+            vec![],
+        )
+        .await
+        .unwrap();
+    send_file(&b, &path).await;
+    b.wait_text("[data-testid=dataset-name]", Duration::from_secs(60), |t| t == "big.jsonl").await;
+    b.wait_text("[data-testid=match-count]", Duration::from_secs(30), |t| t == "23999 of 23999").await;
+    let seen: Vec<String> = serde_json::from_value(b.client.execute("return window.readingSeen", vec![]).await.unwrap()).unwrap();
+    assert!(seen.len() >= 4, "the progress was drawn between slices: {seen:?}");
+    assert!(seen.iter().all(|s| s.starts_with("Reading big.jsonl: ")), "{seen:?}");
+    let rows = |s: &String| s.rsplit_once(", ").and_then(|(_, r)| r.strip_suffix(" rows")).and_then(|n| n.parse::<usize>().ok());
+    let counts: Vec<usize> = seen.iter().filter_map(rows).collect();
+    assert!(counts.len() >= 3 && counts.windows(2).all(|w| w[0] < w[1]) && *counts.last().unwrap() < 24_000, "rows load as slices arrive: {seen:?}");
+    assert!(js_gone(&b).await, "the progress line goes when the file is read");
+    // The broken row is named; the others are kept.
+    let problems = b.wait_text("[data-testid=import-errors]", Duration::from_secs(10), |_| true).await;
+    assert!(problems.contains("big.jsonl:12346"), "{problems}");
+    b.close().await;
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+async fn js_gone(b: &Browser) -> bool {
+    b.client.execute("return document.querySelector('[data-testid=import-reading]') === null", vec![]).await.unwrap().as_bool().unwrap()
+}

@@ -331,6 +331,7 @@ async fn a_run_file_imports_and_replays_with_the_same_figures() {
         simulation: None,
         price: None,
         spend_cap: None,
+        stored: None,
     };
     let text = std::iter::once(manifest_line(&manifest)).chain(outcome.records.iter().map(record_line)).collect::<Vec<_>>().join("\n") + "\n";
     let rows = read_run_file("run.jsonl", &text).unwrap().result_rows();

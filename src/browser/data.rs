@@ -17,13 +17,50 @@ pub async fn fetch_dataset(url: &str) -> Result<LoadReport, String> {
     Ok(load_jsonl_bytes(name, &bytes))
 }
 
-/// Reads a file the user picked and loads it in the format it is in (JSON Lines, LiveCodeBench's
-/// Parquet, a CodeCrash file: `execbench_formats::load_dataset`; bad rows are reported, good rows
-/// kept). The bytes come back too, for the dataset shelf.
-pub async fn read_dataset_file(file: web_sys::File) -> Result<(Vec<u8>, LoadReport), String> {
+/// How far the reading of a picked file has got.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct ReadProgress {
+    pub read: u64,
+    pub total: u64,
+    /// Rows loaded so far (JSON Lines load as they are read; Parquet at the end).
+    pub rows: usize,
+}
+
+/// Bytes read at a time: between slices the page shows the progress and stays responsive, and
+/// JSON Lines rows are loaded from each slice as it comes.
+const SLICE: f64 = (1u32 << 20) as f64;
+
+/// Reads a file the user picked, a slice at a time, and loads it in the format it is in (JSON
+/// Lines, LiveCodeBench's Parquet, a CodeCrash file: `execbench_formats::DatasetStream`, which
+/// gives `load_dataset`'s result; bad rows are reported, good rows kept). The bytes come back too,
+/// for the dataset shelf.
+pub async fn read_dataset_file(file: web_sys::File, progress: impl Fn(ReadProgress)) -> Result<(Vec<u8>, LoadReport), String> {
     let name = file.name();
-    let buffer = wasm_bindgen_futures::JsFuture::from(file.array_buffer()).await.map_err(|e| format!("could not read {name}: {e:?}"))?;
-    let bytes = js_sys::Uint8Array::new(&buffer).to_vec();
-    let report = execbench_formats::load_dataset(&name, &bytes).report;
+    let total = file.size();
+    let mut bytes = Vec::with_capacity(total as usize);
+    let mut stream = execbench_formats::DatasetStream::new(&name);
+    let mut at = 0.0;
+    while at < total {
+        let end = (at + SLICE).min(total);
+        let slice = file.slice_with_f64_and_f64(at, end).map_err(|e| format!("could not read {name}: {e:?}"))?;
+        let buffer = wasm_bindgen_futures::JsFuture::from(slice.array_buffer()).await.map_err(|e| format!("could not read {name}: {e:?}"))?;
+        let chunk = js_sys::Uint8Array::new(&buffer).to_vec();
+        stream.feed(&chunk);
+        bytes.extend_from_slice(&chunk);
+        at = end;
+        progress(ReadProgress { read: at as u64, total: total as u64, rows: stream.rows() });
+        if at < total {
+            // A task boundary, so the progress is drawn and clicks are answered.
+            crate::browser::clock::Sleep::new(0).await;
+        }
+    }
+    let report = stream.finish().report;
     Ok((bytes, report))
+}
+
+/// `12.0 of 48.0 MB read, 25000 rows`.
+pub fn progress_words(name: &str, p: ReadProgress) -> String {
+    let mb = |b: u64| b as f64 / 1_000_000.0;
+    let rows = if p.rows > 0 { format!(", {} rows", p.rows) } else { String::new() };
+    format!("Reading {name}: {:.1} of {:.1} MB{rows}", mb(p.read), mb(p.total))
 }

@@ -154,6 +154,7 @@ pub fn new_manifest(plan: &EvaluationPlan, dataset: &str) -> RunManifest {
         simulation: plan.simulation,
         price: plan.price.clone(),
         spend_cap: plan.job.spend_cap.map(|c| c.limit),
+        stored: plan.shown.file.as_ref().and_then(|f| f.stored.clone()),
     }
 }
 
@@ -174,6 +175,8 @@ pub struct FileShown {
     /// Dataset samples the file lacks, and ids it has that the dataset lacks.
     pub missing: Vec<String>,
     pub unknown: Vec<String>,
+    /// An evaluation file's own verdicts and figures, kept with the run.
+    pub stored: Option<execbench_eval::stored::StoredScores>,
 }
 
 impl Shown {
@@ -422,6 +425,7 @@ pub fn results_of(entry: &RunEntry, records: &[SampleRecord], rescored: bool) ->
         cost: manifest.cost(&entry.tally.usage),
         store_times: None,
         provenance: manifest.row_provenance(),
+        stored: manifest.stored.clone(),
     }
 }
 

@@ -198,7 +198,10 @@ impl Runs {
     /// Imports a run file (the command line's, or a run exported from a page). A run with the id
     /// of one already here gets a new id. Returns what happened, in words.
     pub async fn import(self, name: &str, text: &str) -> Result<String, String> {
-        let file = read_run_file(name, text)?;
+        let file = read_run_file(name, text).map_err(|e| match answers_file_hint(name, text) {
+            Some(hint) => hint,
+            None => e,
+        })?;
         let store = self.store().await;
         let mut manifest = file.manifest;
         // Asked of the store, not the list (which may not have been read yet).
@@ -239,4 +242,20 @@ impl Runs {
         let cut = if file.truncated_tail { "; its last line was cut short and is ignored" } else { "" };
         Ok(format!("imported {name} as {id}: {} records{cut}", records.len()))
     }
+}
+
+/// When a file that is not a run file is a file of answers that the Evaluate page re-scores (a
+/// CRUXEval generations or evaluation file, LiveCodeBench's results, CodeCrash's), says so and
+/// where to take it, instead of the run file reader's complaint.
+fn answers_file_hint(name: &str, text: &str) -> Option<String> {
+    let generations = execbench_eval::generations::import_generations(name, text);
+    if generations.entries.is_empty() {
+        return None;
+    }
+    let verdicts = if generations.stored.is_some() { ", with its own verdicts" } else { "" };
+    Some(format!(
+        "{name} is a file of answers ({} samples{verdicts}), not a run file: re-score it on the Evaluate page (\"Generations file…\"), which stores it as a run{}",
+        generations.entries.len(),
+        if generations.stored.is_some() { " and shows its verdicts beside execbench's" } else { "" }
+    ))
 }

@@ -9,14 +9,16 @@ use std::sync::Arc;
 
 use execbench_compare::charts::{category_chart, drop_heatmap, pass_at_1_chart};
 use execbench_compare::report::{csv_table, markdown_section, one_decimal, p_value_words, pairs_jsonl};
-use execbench_compare::{Cell, CompareOptions, Comparison, Flip, FlipDirection, RunInput, compare};
+use execbench_compare::{Cell, Change, CompareOptions, Comparison, Flip, FlipDirection, RunInput, compare, line_diff};
 use execbench_eval::report::SampleResult;
+use execbench_perturb::{Kind, Options, Prediction};
 use execbench_eval::score::Mode;
 use execbench_run::store::RunStore;
 use leptos::prelude::*;
 
-use crate::app::AppState;
+use crate::app::{AppState, DatasetState};
 use crate::browser::download::{download_svg_as_png, download_text};
+use crate::pages::perturb::PerturbLink;
 
 /// A comparison and the runs it was made of (the flips read their records).
 struct Compared {
@@ -40,6 +42,9 @@ struct ComparePage {
     flip: RwSignal<Option<String>>,
     busy: RwSignal<bool>,
     error: RwSignal<Option<String>>,
+    /// The open dataset's field the per-category figures come from, as the user chose it
+    /// (`Some("")`: none); `None` until they choose, which means the dataset's usual one.
+    category_field: RwSignal<Option<String>>,
 }
 
 thread_local! {
@@ -60,6 +65,7 @@ fn page_state() -> ComparePage {
                 flip: RwSignal::new(None),
                 busy: RwSignal::new(false),
                 error: RwSignal::new(None),
+                category_field: RwSignal::new(None),
             })
         })
     })
@@ -105,6 +111,55 @@ fn result_column(title: String, result: SampleResult) -> impl IntoView {
             }).collect_view()}
         </div>
     }
+}
+
+/// The open dataset's fields a category can come from, and the one used when the user chose none
+/// (the first of `category`, `difficulty`, `perturbation`, `method` that the rows have).
+fn category_choices(report: &execbench_core::LoadReport) -> (Vec<String>, Option<String>) {
+    let shape = execbench_formats::dataset_shape(report, None);
+    let fields = shape.meta_fields.iter().filter(|f| f.types.keys().any(|t| matches!(*t, "string" | "number" | "boolean"))).map(|f| f.name.clone()).collect();
+    (fields, shape.category_field)
+}
+
+/// Sample id → category under `field`, for the samples that have one.
+fn categories_of(report: &execbench_core::LoadReport, field: &str) -> std::collections::BTreeMap<String, String> {
+    report.samples.iter().filter_map(|s| execbench_formats::categories::category_value(s, field).map(|c| (s.id.clone(), c))).collect()
+}
+
+/// The Perturb view's address that makes the perturbed program of sample `id` again, from the
+/// perturbed run's provenance (`{"kind", "seed", "options": {"p", "once", "prediction"}}`);
+/// `None` when the run records no single execbench perturbation (CodeCrash's files, a mix).
+fn perturb_href(provenance: Option<&serde_json::Value>, id: &str) -> Option<String> {
+    let p = provenance?;
+    let kind = Kind::parse(p.get("kind")?.as_str()?)?;
+    let mut options = Options { seed: p.get("seed").and_then(serde_json::Value::as_u64).unwrap_or(0), ..Options::default() };
+    if let Some(o) = p.get("options") {
+        options.p = o.get("p").and_then(serde_json::Value::as_f64).unwrap_or(options.p);
+        options.once = o.get("once").and_then(serde_json::Value::as_bool).unwrap_or(options.once);
+        if o.get("prediction").and_then(serde_json::Value::as_str) == Some("input") {
+            options.prediction = Prediction::Input;
+        }
+    }
+    Some(PerturbLink { sample: Some(id.to_string()), kind, options }.href())
+}
+
+/// What changed between the two prompts (the program as each model read it), line by line.
+fn prompt_diff(first: &SampleResult, second: &SampleResult) -> Option<impl IntoView + use<>> {
+    let (a, b) = (first.prompt.as_deref()?, second.prompt.as_deref()?);
+    let diff = line_diff(a, b);
+    let (removed, added) = execbench_compare::diff::changed_lines(&diff);
+    let summary = if removed + added == 0 { "The two prompts are the same.".to_string() } else { format!("What the perturbation changed in the prompt: {removed} lines out, {added} in") };
+    Some(view! {
+        <details class="prompt-diff" open={removed + added > 0} data-testid="compare-prompt-diff" data-removed=removed.to_string() data-added=added.to_string()>
+            <summary>{summary}</summary>
+            <pre class="code small diff">
+                {diff.into_iter().map(|line| {
+                    let (class, mark) = match line.change { Change::Same => ("diff-same", "  "), Change::Removed => ("diff-removed", "- "), Change::Added => ("diff-added", "+ ") };
+                    view! { <span class=class>{format!("{mark}{}\n", line.text)}</span> }
+                }).collect_view()}
+            </pre>
+        </details>
+    })
 }
 
 #[component]
@@ -160,7 +215,14 @@ pub fn ComparePage() -> impl IntoView {
                     }
                 }
             }
-            let comparison = compare(&inputs, &CompareOptions::default());
+            let mut options = CompareOptions::default();
+            if let DatasetState::Loaded(report) = app.dataset.get_untracked() {
+                let field = page.category_field.get_untracked().or_else(|| category_choices(&report).1).unwrap_or_default();
+                if !field.is_empty() {
+                    options.categories = categories_of(&report, &field);
+                }
+            }
+            let comparison = compare(&inputs, &options);
             if let Some(first) = comparison.tables.first()
                 && comparison.table(page.mode.get_untracked()).is_none()
             {
@@ -257,7 +319,12 @@ pub fn ComparePage() -> impl IntoView {
             {move || {
                 let id = page.flip.get()?;
                 let flip = flips.get().iter().find(|f| f.original_id == id).cloned()?;
+                let provenance = current_pair().and_then(|i| page.compared.get().and_then(|c| c.comparison.pairs.get(i).and_then(|p| c.runs.get(p.perturbed)).and_then(|r| r.manifest.provenance.clone())));
+                let href = perturb_href(provenance.as_ref(), &flip.original_id);
+                let diff = prompt_diff(&flip.first, &flip.second);
                 Some(view! {
+                    {href.map(|h| view! { <p class="small"><a href=h data-testid="compare-flip-perturb">"See the program's perturbation in the Perturb view"</a>" (it opens the sample of the open dataset)"</p> })}
+                    {diff}
                     <div class="flip-view" data-testid="compare-flip-view">
                         {result_column(format!("vanilla: {}", flip.original_id), flip.first)}
                         {result_column("perturbed".to_string(), flip.second)}
@@ -300,6 +367,21 @@ pub fn ComparePage() -> impl IntoView {
                     }).collect_view()}
                 </ul>
             </Show>
+            {move || {
+                let DatasetState::Loaded(report) = app.dataset.get() else { return None };
+                let (fields, usual) = category_choices(&report);
+                let chosen = move || page.category_field.get().or_else(|| usual.clone()).unwrap_or_default();
+                Some(view! {
+                    <label class="field inline">
+                        <span class="label">"Categories"</span>
+                        <select data-testid="compare-category" on:change=move |ev| page.category_field.set(Some(event_target_value(&ev)))>
+                            {let chosen = chosen.clone(); view! { <option value="" selected=move || chosen().is_empty()>"none"</option> }}
+                            {fields.into_iter().map(|f| { let (g, v) = (f.clone(), f.clone()); let chosen = chosen.clone(); view! { <option value=v selected=move || chosen() == g>{f}</option> } }).collect_view()}
+                        </select>
+                        <span class="muted small">{move || format!(" a field of the open dataset ({}), by original sample id", app.dataset_name.get())}</span>
+                    </label>
+                })
+            }}
             <div class="toolbar">
                 <button class="primary" data-testid="compare-start" on:click=run_compare disabled=move || page.busy.get() || page.chosen.with(BTreeSet::is_empty)>"Compare"</button>
                 {move || page.compared.get().map(|c| {
@@ -326,5 +408,30 @@ pub fn ComparePage() -> impl IntoView {
                 {flipped}
             </Show>
         </section>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_perturbed_runs_provenance_opens_the_perturb_view_that_makes_it_again() {
+        // (provenance, expected address for sample_3)
+        let cases = [
+            (Some(json!({"kind": "RTF", "seed": 2, "options": {"p": 1.0, "once": false, "prediction": "output"}})), Some("#/perturb/sample_3?kind=RTF&seed=2")),
+            (Some(json!({"kind": "MCC", "seed": 0, "options": {"p": 0.5, "once": true}})), Some("#/perturb/sample_3?kind=MCC&seed=0&p=0.5&once=1")),
+            (Some(json!({"kind": "MHC", "seed": 7, "options": {"prediction": "input"}})), Some("#/perturb/sample_3?kind=MHC&seed=7&prediction=input")),
+            // CodeCrash's kind spelling, no seed: seed 0.
+            (Some(json!({"kind": "PSC_ALL"})), Some("#/perturb/sample_3?kind=PSC_ALL&seed=0")),
+            // A mix of kinds, an unknown kind, no provenance: no address.
+            (Some(json!({"mixed": [{"kind": "REN"}, {"kind": "RTF"}]})), None),
+            (Some(json!({"kind": "MDC"})), None),
+            (None, None),
+        ];
+        for (provenance, expected) in cases {
+            assert_eq!(perturb_href(provenance.as_ref(), "sample_3").as_deref(), expected, "{provenance:?}");
+        }
     }
 }

@@ -11,6 +11,7 @@ use leptos::prelude::*;
 
 use crate::app::{AppState, DatasetState};
 use crate::components::dataset_switcher::DatasetSwitcher;
+use crate::components::progress_bar::ProgressBar;
 use crate::components::marked_code::{marked_html, Mark};
 use crate::pages::list_layout::{code_box_height, expanded_height, next_position, rows_per_page, MoveKey, RowLayout, PREVIEW_LINES, ROW_HEIGHT};
 use crate::route::{ListQuery, Route};
@@ -196,6 +197,8 @@ fn FromHuggingFace() -> impl IntoView {
 fn ImportButton() -> impl IntoView {
     let state = expect_context::<AppState>();
     let refused = RwSignal::new(None::<String>);
+    // The file being read: (words, bytes read, bytes in all).
+    let reading = RwSignal::new(None::<(String, usize, usize)>);
     let check_rows = state.check_imports;
     let on_change = move |ev: leptos::ev::Event| {
         let input: web_sys::HtmlInputElement = event_target(&ev);
@@ -204,7 +207,10 @@ fn ImportButton() -> impl IntoView {
         let name = file.name();
         refused.set(None);
         leptos::task::spawn_local(async move {
-            match crate::browser::data::read_dataset_file(file).await {
+            let shown = name.clone();
+            let read = crate::browser::data::read_dataset_file(file, move |p| reading.set(Some((crate::browser::data::progress_words(&shown, p), p.read as usize, p.total as usize)))).await;
+            reading.set(None);
+            match read {
                 Ok((bytes, report)) => accept_import(state, refused, name, bytes, report),
                 Err(e) => refused.set(Some(e)),
             }
@@ -220,6 +226,12 @@ fn ImportButton() -> impl IntoView {
             "Check that every row runs"
         </label>
         <DatasetSwitcher />
+        {move || reading.get().map(|(words, read, total)| view! {
+            <div class="import-reading" data-testid="import-reading">
+                <span class="muted small" role="status">{words}</span>
+                <ProgressBar done=Signal::derive(move || read) total=Signal::derive(move || total) />
+            </div>
+        })}
         {move || refused.get().map(|reason| view! { <p class="error-box" role="alert" data-testid="import-refused">{reason}</p> })}
     }
 }

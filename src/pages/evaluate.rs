@@ -41,6 +41,7 @@ use crate::components::evaluation::form_settings::{FormSettings, STORAGE_KEY as 
 use crate::components::evaluation::model_settings::{ApiForm, ApiSettingsPanel};
 use crate::components::evaluation::sample_table::{RowFilter, SampleTable};
 use crate::route::{EvaluateQuery, Route};
+use crate::components::evaluation::stored_verdicts::StoredVerdicts;
 use crate::components::evaluation::summary::ResultsSummary;
 use crate::components::evaluation::template_editor::{TemplatePanel, TemplateState};
 
@@ -372,7 +373,7 @@ fn plan_evaluation(state: EvaluateState, report: &LoadReport) -> Result<Evaluati
             let file = state.replay_file.get_untracked().ok_or("choose a file of answers to replay")?;
             let replay = file.replay().ok_or(format!("{} has no usable answers", file.name))?;
             let dataset = &report.samples[..limit.min(report.samples.len())];
-            return Ok(file_plan(&file.name, replay, dataset, template, modes, false));
+            return Ok(file_plan(&file.name, replay, dataset, template, modes, false, None));
         }
     };
     let samples = report.samples.iter().take(limit).cloned().collect();
@@ -383,10 +384,10 @@ fn plan_evaluation(state: EvaluateState, report: &LoadReport) -> Result<Evaluati
 
 /// A file of answers, replayed or re-scored: one plan for both, so both give the same figures.
 /// It scores the samples the file covers with the answers it has (`Replay::scope`).
-fn file_plan(name: &str, replay: Replay, dataset: &[Sample], template: Template, modes: Vec<Mode>, rescored: bool) -> EvaluationPlan {
+fn file_plan(name: &str, replay: Replay, dataset: &[Sample], template: Template, modes: Vec<Mode>, rescored: bool, stored: Option<execbench_eval::stored::StoredScores>) -> EvaluationPlan {
     let FileScope { samples, n, missing, unknown } = replay.scope(dataset);
     let job = EvalJob::new(samples, template, n, modes);
-    let shown = Shown { file: Some(FileShown { name: name.to_string(), rescored, missing, unknown }) };
+    let shown = Shown { file: Some(FileShown { name: name.to_string(), rescored, missing, unknown, stored }) };
     EvaluationPlan { responder: Responder::Offline(Box::new(replay)), job, shown, price: None, simulation: None }
 }
 
@@ -501,7 +502,7 @@ fn start_rescore(state: EvaluateState, python: PythonWorker, runs: Runs, report:
     }
     let task = state.rescore_task.get_untracked();
     let replay = Replay::from_generations(&file.name, generations);
-    let plan = file_plan(&file.name, replay, &report.samples, default_template(task, Style::Direct), Mode::ALL.to_vec(), true);
+    let plan = file_plan(&file.name, replay, &report.samples, default_template(task, Style::Direct), Mode::ALL.to_vec(), true, generations.stored.clone());
     state.job.launch(python, runs, plan, dataset, Target::New { pilot: None });
 }
 
@@ -822,6 +823,7 @@ fn ResultsView(state: EvaluateState) -> impl IntoView {
                     <button data-testid="clear-results" on:click=move |_| state.job.runs.set(Vec::new())>"Clear"</button>
                 </div>
                 <ResultsSummary runs=runs />
+                {move || shown_run().map(|run| view! { <StoredVerdicts run=run /> })}
                 <h3>"Export"</h3>
                 <ResultsExports runs=runs />
                 <h3>"Per sample"</h3>

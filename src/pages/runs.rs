@@ -17,6 +17,7 @@ use crate::browser::python::use_python;
 use crate::browser::storage;
 use crate::components::evaluation::exports::ResultsExports;
 use crate::components::evaluation::sample_table::{RowFilter, SampleTable};
+use crate::components::evaluation::stored_verdicts::StoredVerdicts;
 use crate::components::evaluation::summary::ResultsSummary;
 use crate::jobs::Runs;
 use crate::jobs::evaluate::{Continue, continue_plan_with_cap, results_of};
@@ -325,6 +326,7 @@ pub fn RunPage(id: String) -> impl IntoView {
                             </details>
                         })}
                         <ResultsSummary runs=runs />
+                        <StoredVerdicts run=run.clone() />
                         <h3>"Export"</h3>
                         <ResultsExports runs=runs />
                         <h3>"Per sample"</h3>

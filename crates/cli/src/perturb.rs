@@ -6,19 +6,31 @@ use std::path::Path;
 use std::time::Instant;
 
 use execbench_core::{Limits, Provenance, PythonEngine};
-use execbench_perturb::{DatasetRun, Kind, Options, Prediction, Profile, perturb_dataset, to_codecrash_jsonl, to_jsonl};
+use execbench_perturb::{DatasetRun, DistanceSummary, FileWrongAnswers, Kind, OfflineWrongAnswers, Options, Prediction, Profile, WrongAnswerSource, perturb_dataset_with_source, to_codecrash_jsonl, to_jsonl};
 use execbench_pyengine::RustPythonEngine;
 
+use std::cell::RefCell;
+
+use execbench_core::Sample;
+use execbench_perturb::model_prompt::{claim_from_reply, wrong_answer_prompt};
+use execbench_providers::Message;
+use execbench_run::api::{ApiModel, RequestContext, ask};
+use execbench_run::backoff::Jitter;
+use execbench_run::gate::Gate;
+use execbench_run::status::Live;
+
+use crate::api_args::{API_FLAGS, ApiOptions, api_key, api_options};
 use crate::args::Args;
+use crate::http::{NativeHttp, TokioClock};
 use crate::progress::Progress;
 
-pub const USAGE: &str = "execbench perturb --dataset FILE.jsonl --kind KIND [--seed N] [--p X] [--once] [--prediction output|input] [--no-verify] [--time-limit SECONDS] [--profile execbench|codecrash] [--format execbench|codecrash] --out FILE.jsonl";
+pub const USAGE: &str = "execbench perturb --dataset FILE.jsonl --kind KIND [--seed N] [--p X] [--once] [--prediction output|input] [--no-verify] [--time-limit SECONDS] [--profile execbench|codecrash] [--format execbench|codecrash] [--wrong-answers offline|file:PATH|model --provider P --model M [--base-url U]] --out FILE.jsonl";
 
 /// Flags that take no value. `--verify` is what the command does anyway; it is still accepted so
 /// that scripts written when verifying was optional keep working.
-pub const SWITCHES: &[&str] = &["once", "verify", "no-verify"];
+pub const SWITCHES: &[&str] = &["once", "verify", "no-verify", "stream"];
 
-const KNOWN_FLAGS: &[&str] = &["dataset", "kind", "seed", "p", "once", "prediction", "verify", "no-verify", "time-limit", "format", "profile", "out"];
+const KNOWN_FLAGS: &[&str] = &["dataset", "kind", "seed", "p", "once", "prediction", "verify", "no-verify", "time-limit", "format", "profile", "wrong-answers", "out"];
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Format {
@@ -34,10 +46,23 @@ struct Settings<'a> {
     options: Options,
     verify_limits: Option<Limits>,
     format: Format,
+    wrong_answers: WrongAnswers<'a>,
+    /// `--wrong-answers model`: the provider flags.
+    api: Option<ApiOptions>,
+}
+
+/// Where MHC's wrong answers come from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum WrongAnswers<'a> {
+    Offline,
+    /// A JSONL file of claims (CodeCrash's MHC rows or `{"id", "claim"}` rows).
+    File(&'a str),
+    /// A model, asked once per sample through the run engine (the provider flags of `run`).
+    Model,
 }
 
 fn settings(args: &Args) -> Result<Settings<'_>, String> {
-    args.reject_unknown(KNOWN_FLAGS)?;
+    args.reject_unknown(&[KNOWN_FLAGS, API_FLAGS].concat())?;
     let dataset = args.required("dataset")?;
     let kind_name = args.required("kind")?;
     let kind = Kind::parse(kind_name).ok_or_else(|| {
@@ -72,7 +97,20 @@ fn settings(args: &Args) -> Result<Settings<'_>, String> {
     let profile_name = args.optional("profile").unwrap_or("execbench");
     let profile = Profile::parse(profile_name).ok_or_else(|| format!("unknown --profile `{profile_name}` (known: execbench, codecrash)"))?;
     let options = Options { seed, p, once: args.switch("once"), prediction, profile };
-    Ok(Settings { dataset, out, kind, options, verify_limits, format })
+    let wrong_answers = match args.optional("wrong-answers") {
+        None | Some("offline") => WrongAnswers::Offline,
+        Some(file) if file.starts_with("file:") && file.len() > "file:".len() => WrongAnswers::File(&file["file:".len()..]),
+        Some("model") => WrongAnswers::Model,
+        Some(other) => return Err(format!("unknown --wrong-answers `{other}` (known: offline, file:PATH, model)")),
+    };
+    let api = match wrong_answers {
+        WrongAnswers::Model => Some(api_options(args, args.required("provider")?, &[])?),
+        _ => None,
+    };
+    if args.optional("wrong-answers").is_some() && kind != Kind::Mhc {
+        return Err(format!("--wrong-answers is for MHC only, not {kind}"));
+    }
+    Ok(Settings { dataset, out, kind, options, verify_limits, format, wrong_answers, api })
 }
 
 /// The `dataset` column: the file name without its extension (`cruxeval` for `data/cruxeval.jsonl`).
@@ -85,8 +123,78 @@ pub fn dataset_name(path: &str) -> String {
 /// rows (the kind found nothing to change) are written, counted, and no failure.
 pub fn run(args: &Args) -> Result<i32, String> {
     let settings = settings(args)?;
+    // A claimed input can send a recursive function to Python's recursion limit, and RustPython's
+    // frames are large (very large in a debug build): the main thread's 8 MB overflow on it. The
+    // stack is only reserved, not used, until deep recursion needs it.
+    std::thread::scope(|scope| {
+        std::thread::Builder::new()
+            .stack_size(PERTURB_STACK_BYTES)
+            .spawn_scoped(scope, || perturb_all(&settings))
+            .map_err(|e| format!("cannot start the perturbing thread: {e}"))?
+            .join()
+            .map_err(|_| "the perturbing thread panicked".to_string())?
+    })
+}
+
+/// Asks the model for one wrong answer per sample, one request at a time through the run engine
+/// (its retries, back-off and rate-limit waits), and returns them as a claims table: a sample
+/// whose reply holds no claim, or whose request failed, gets offline proposals only.
+fn model_claims(samples: &[Sample], prediction: Prediction, options: &ApiOptions) -> Result<FileWrongAnswers, String> {
+    let key = api_key(options.key_env.as_deref(), options.key_required)?;
+    let model = ApiModel { settings: options.api.clone(), key };
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(|e| format!("cannot start the async runtime: {e}"))?;
+    let (http, clock) = (NativeHttp::new(), TokioClock::new());
+    let gate = Gate::new(model.settings.concurrency, model.settings.delay_ms);
+    let live = Live::new(samples.len(), 0);
+    let jitter = RefCell::new(Jitter::new(0));
+    let context = RequestContext { http: &http, clock: &clock, gate: &gate, live: &live, jitter: &jitter };
+    let mut claims = Vec::new();
+    let mut without = Vec::new();
+    eprintln!("asking {} for a wrong answer to each of {} samples", model.name(), samples.len());
+    let mut progress = Progress::new(samples.len());
+    for sample in samples {
+        let prompt = wrong_answer_prompt(&sample.code, &sample.function_name, &sample.call, &sample.output, prediction);
+        match runtime.block_on(ask(&context, &model, &[Message::user(prompt)], 1, &|_, _| {})) {
+            Ok(answered) => match answered.texts.first().and_then(|reply| claim_from_reply(reply, &sample.function_name, prediction)) {
+                // Input claims are kept as calls: the claims table reads them back as arguments.
+                Some(claim) if prediction == Prediction::Input => claims.push((sample.id.clone(), prediction, format!("{}({claim})", sample.function_name))),
+                Some(claim) => claims.push((sample.id.clone(), prediction, claim)),
+                None => without.push(format!("{}: no claim in the reply", sample.id)),
+            },
+            Err(failure) if failure.stop_run => return Err(format!("the model cannot be asked: {}", failure.error.message)),
+            Err(failure) => without.push(format!("{}: {}", sample.id, failure.error.message)),
+        }
+        progress.tick(without.len());
+    }
+    for line in without.iter().take(5) {
+        eprintln!("  {line}");
+    }
+    Ok(FileWrongAnswers::from_claims(claims))
+}
+
+/// The stack of the thread that perturbs and verifies.
+const PERTURB_STACK_BYTES: usize = 512 << 20;
+
+fn perturb_all(settings: &Settings) -> Result<i32, String> {
     let report = crate::dataset::read_dataset(settings.dataset)?;
     let name = dataset_name(settings.dataset);
+    let mut file_source = match settings.wrong_answers {
+        WrongAnswers::Offline => None,
+        WrongAnswers::File(path) => {
+            let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {path}: {e}"))?;
+            let file = FileWrongAnswers::parse(&text).map_err(|e| format!("{path}: {e}"))?;
+            eprintln!("{path}: {} rows, claims for {} samples, {} rows without a readable claim", file.rows, file.samples_with_claims(), file.skipped.len());
+            for skipped in file.skipped.iter().take(5) {
+                eprintln!("  {skipped}");
+            }
+            Some(file)
+        }
+        WrongAnswers::Model => {
+            let api = settings.api.as_ref().ok_or("--wrong-answers model needs --provider and --model")?;
+            Some(model_claims(&report.samples, settings.options.prediction, api)?)
+        }
+    };
+    let mut offline = OfflineWrongAnswers::default();
     let mut engine = settings.verify_limits.map(|_| RustPythonEngine::new());
     let mut run = DatasetRun::default();
     let mut unchanged = 0;
@@ -99,10 +207,15 @@ pub fn run(args: &Args) -> Result<i32, String> {
             (Some(engine), Some(limits)) => Some((engine as &mut dyn PythonEngine, limits)),
             _ => None,
         };
-        let one = perturb_dataset(std::slice::from_ref(sample), &name, &[settings.kind], &[settings.options.seed], &settings.options, verifier);
+        let source: &mut dyn WrongAnswerSource = match file_source.as_mut() {
+            Some(file) => file,
+            None => &mut offline,
+        };
+        let one = perturb_dataset_with_source(std::slice::from_ref(sample), &name, &[settings.kind], &[settings.options.seed], &settings.options, verifier, source);
         unchanged += one.unchanged_of(settings.kind);
         run.rows.extend(one.rows);
         run.failures.extend(one.failures);
+        run.hints.extend(one.hints);
         progress.tick(run.failures.len());
     }
     let elapsed_ms = started.elapsed().as_secs_f64() * 1000.0;
@@ -132,6 +245,40 @@ pub fn run(args: &Args) -> Result<i32, String> {
         run.rows.len(),
         settings.out,
     );
+    if settings.kind == Kind::Mhc {
+        // How much the hints give away: a claim one edit from the truth reads like a typo.
+        let task = match settings.options.prediction {
+            Prediction::Output => "output",
+            Prediction::Input => "input",
+        };
+        eprintln!("MHC hint-to-truth edit distance ({task} prediction): {}", DistanceSummary::of(&run.hint_distances()));
+        let probed = run.hints.iter().filter(|h| h.hint.probed.is_some()).count();
+        if settings.options.prediction == Prediction::Output {
+            eprintln!("MHC: {probed} of {} hints claim what the function returns on a nearby input", run.hints.len());
+        }
+    }
+    let source_name = match (settings.wrong_answers, &settings.api) {
+        (WrongAnswers::File(path), _) => Some(path.to_string()),
+        (WrongAnswers::Model, Some(api)) => Some(format!("the model {}", api.api.endpoint.model)),
+        _ => None,
+    };
+    if let (Some(file), Some(path)) = (&file_source, source_name) {
+        // A sample without a usable claim in the file still gets a hint, from the offline source:
+        // say which, so a "reproduced" dataset is not taken for an exact one.
+        let report = file.report(&run.hints);
+        let listed = |ids: &[String]| {
+            let shown: Vec<&str> = ids.iter().take(10).map(String::as_str).collect();
+            if ids.len() > shown.len() { format!("{}, ...", shown.join(", ")) } else { shown.join(", ") }
+        };
+        eprintln!("MHC claims: {} of {} hints from {path}; {} fell back on offline proposals", report.from_file, run.hints.len(), report.fell_back());
+        if !report.missing.is_empty() {
+            eprintln!("  no claim in the file for {}: {}", report.missing.len(), listed(&report.missing));
+        }
+        if !report.not_wrong.is_empty() {
+            let whose = if settings.wrong_answers == WrongAnswers::Model { "the model's claim is right (or unusable)" } else { "the file's claim is not wrong" };
+            eprintln!("  {whose} here (execution says so) for {}: {}", report.not_wrong.len(), listed(&report.not_wrong));
+        }
+    }
     Ok(if report.errors.is_empty() && run.failures.is_empty() { 0 } else { 1 })
 }
 
@@ -156,6 +303,10 @@ mod tests {
             (&["--kind", "MHC", "--prediction", "both"], "unknown --prediction `both` (known: output, input)"),
             (&["--kind", "REN", "--verify", "--no-verify"], "--verify and --no-verify contradict each other (verifying is the default)"),
             (&["--kind", "GBC", "--profile", "crashy"], "unknown --profile `crashy` (known: execbench, codecrash)"),
+            (&["--kind", "MHC", "--wrong-answers", "web"], "unknown --wrong-answers `web` (known: offline, file:PATH, model)"),
+            (&["--kind", "MHC", "--wrong-answers", "file:"], "unknown --wrong-answers `file:` (known: offline, file:PATH, model)"),
+            (&["--kind", "MHC", "--wrong-answers", "model"], "--provider is required"),
+            (&["--kind", "REN", "--wrong-answers", "offline"], "--wrong-answers is for MHC only, not REN"),
         ];
         for (extra, message) in cases {
             let args = parsed(&[&base[..], extra].concat());
@@ -177,6 +328,9 @@ mod tests {
         let args = parsed(&[&base[..], &["--kind", "MCC", "--profile", "codecrash", "--format", "execbench"]].concat());
         let codecrash = settings(&args).expect("valid flags");
         assert_eq!((codecrash.options.profile, codecrash.format), (Profile::Codecrash, Format::Execbench));
+        let args = parsed(&[&base[..], &["--kind", "MHC", "--wrong-answers", "file:claims.jsonl"]].concat());
+        assert_eq!(settings(&args).expect("valid flags").wrong_answers, WrongAnswers::File("claims.jsonl"));
+        assert_eq!(unverified.wrong_answers, WrongAnswers::Offline);
     }
 
     #[test]

@@ -163,6 +163,7 @@ pub fn run(args: &Args) -> Result<i32, String> {
         simulation: None,
         price: settings.price.clone(),
         spend_cap: settings.spend_cap,
+        stored: None,
     };
 
     // Resume: the file's manifest must describe the same run; its finished samples are skipped.

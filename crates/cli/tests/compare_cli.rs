@@ -59,6 +59,7 @@ fn run_file(run_id: &str, model: &str, dataset: &str, kind: Option<&str>, sample
         simulation: None,
         price: None,
         spend_cap: None,
+        stored: None,
     };
     let mut lines = vec![manifest_line(&manifest)];
     for i in 0..samples {

@@ -152,6 +152,107 @@ fn misleading_hints_for_input_prediction() {
     }
 }
 
+/// `GOOD_ROWS` with CRUXEval's ids (`sample_N`), as a file of CodeCrash's MHC rows refers to them.
+fn crux_rows() -> String {
+    GOOD_ROWS.replace(r#""id": "s1""#, r#""id": "sample_0""#).replace(r#""id": "s2""#, r#""id": "sample_1""#).replace(r#""id": "s3""#, r#""id": "sample_2""#)
+}
+
+/// One row of CodeCrash's layout, with `code` holding a hint comment.
+fn codecrash_row(task_id: &str, code: &str, call: &str, output: &str) -> String {
+    serde_json::json!({"task_id": task_id, "dataset": "crux", "code": code, "function_name": "f", "function_call": call, "output": output, "test": format!("assert {call} == {output}")}).to_string()
+}
+
+/// `--wrong-answers file:PATH` with CodeCrash-shaped rows (ids `sample_N` or bare `N`) and our own
+/// `{"id", "claim"}` rows: the file's claim is used where execution shows it wrong; a claim that
+/// is right for this program, and a sample the file lacks, fall back on offline proposals and the
+/// summary says which.
+#[test]
+fn misleading_hints_from_a_file_of_claims() {
+    let dir = scratch("mhc-file");
+    let dataset = dir.join("crux.jsonl");
+    std::fs::write(&dataset, crux_rows()).unwrap();
+    let s1_code = "def f(nums, k):\n    total = 0\n    for n in nums:\n        if n > k:\n            total += n\n    return total";
+    let s2_code = "def f(text):\n    words = text.split()\n    return '-'.join((w.upper() for w in words))";
+    let output_rows = [
+        codecrash_row("sample_0", &format!("{s1_code}  # The return value is 99"), "f([1, 5, 7], 4)", "12"),
+        // Right for this program: execution rejects it, the offline source takes over.
+        codecrash_row("1", &format!("{s2_code}  # The return value is 'A-BC'"), "f('a bc')", "'A-BC'"),
+    ];
+    let input_rows = [
+        codecrash_row("sample_0", &s1_code.replacen("def f(nums, k):", "def f(nums, k):  # The function call is f([1, 2, 3], 0)", 1), "f([1, 5, 7], 4)", "12"),
+        r#"{"id": "sample_1", "claim": "f('x y')", "prediction": "input"}"#.to_string(),
+    ];
+    // (task, file rows, text expected in the code by sample, report lines expected)
+    type Case<'a> = (&'a str, &'a [String], &'a [(&'a str, &'a str)], &'a [&'a str]);
+    let cases: [Case; 2] = [
+        ("output", &output_rows, &[("sample_0", "  # The return value is 99")], &["MHC claims: 1 of 3 hints from", "no claim in the file for 1: sample_2", "the file's claim is not wrong here (execution says so) for 1: sample_1"]),
+        ("input", &input_rows, &[("sample_0", "def f(nums, k):  # The function call is f([1, 2, 3], 0)"), ("sample_1", "def f(text):  # The function call is f('x y')")], &["MHC claims: 2 of 3 hints from", "no claim in the file for 1: sample_2"]),
+    ];
+    for (task, file_rows, in_code, report) in cases {
+        let claims = dir.join(format!("crux_MHC_{task}.jsonl"));
+        std::fs::write(&claims, file_rows.join("\n")).unwrap();
+        let out = dir.join(format!("out-{task}.jsonl"));
+        let source = format!("file:{}", claims.to_str().unwrap());
+        let output = execbench(&["perturb", "--dataset", dataset.to_str().unwrap(), "--kind", "MHC", "--prediction", task, "--wrong-answers", &source, "--out", out.to_str().unwrap()]);
+        let log = stderr(&output);
+        assert_eq!(output.status.code(), Some(0), "{task}: {log}");
+        assert!(log.contains("3 verified and written to"), "{task}: {log}");
+        for line in report {
+            assert!(log.contains(line), "{task}: `{line}` missing in {log}");
+        }
+        let rows = rows(&out);
+        for (id, text) in in_code {
+            let row = rows.iter().find(|r| r["id"] == *id).expect("row exported");
+            assert!(row["code"].as_str().unwrap().contains(text), "{task} {id}: {}", row["code"]);
+        }
+        // The fallback rows carry a hint all the same, never the file's rejected claim.
+        let fallback = rows.iter().find(|r| r["id"] == "sample_1").unwrap()["code"].as_str().unwrap().to_string();
+        assert!(fallback.contains("# The ") && !fallback.contains("is 'A-BC'"), "{task}: {fallback}");
+    }
+}
+
+/// `--wrong-answers model` against the mock model server. It answers sample_1 wrong (`None` for an
+/// output, a call without arguments for an input, which cannot be a hint) and the others right, as a
+/// model that keeps proposing the true answer would: those fall back on the offline source, every
+/// row still carries a verified hint, and the summary names the samples that fell back.
+#[test]
+fn misleading_hints_from_a_model() {
+    use execbench_mockserver::{AnswerPolicy, MockConfig, MockServer, bundled_dataset, bundled_dataset_path};
+    let dir = scratch("mhc-model");
+    let dataset = dir.join("crux4.jsonl");
+    let text = std::fs::read_to_string(bundled_dataset_path()).unwrap();
+    std::fs::write(&dataset, text.lines().take(4).collect::<Vec<_>>().join("\n")).unwrap();
+    let config = MockConfig { answers: AnswerPolicy { wrong_ids: ["sample_1".to_string()].into(), ..Default::default() }, ..Default::default() };
+    let server = MockServer::start_blocking(bundled_dataset().unwrap(), config, 0).unwrap();
+    let base = format!("{}/v1", server.base_url());
+    // (task, summary lines, sample_1's hint in its code when it is the model's)
+    let cases: &[(&str, &[&str], Option<&str>)] = &[
+        ("output", &["MHC claims: 1 of 4 hints from the model mock; 3 fell back on offline proposals", "the model's claim is right (or unusable) here (execution says so) for 3: sample_0, sample_2, sample_3"], Some("# The return value is None")),
+        ("input", &["MHC claims: 0 of 4 hints from the model mock; 4 fell back on offline proposals", "for 4: sample_0, sample_1, sample_2, sample_3"], None),
+    ];
+    for (task, lines, hint) in cases {
+        let out = dir.join(format!("out-{task}.jsonl"));
+        let output = Command::new(env!("CARGO_BIN_EXE_execbench"))
+            .args(["perturb", "--dataset", dataset.to_str().unwrap(), "--kind", "MHC", "--prediction", task, "--wrong-answers", "model"])
+            .args(["--provider", "openai-compatible", "--base-url", &base, "--model", "mock", "--out", out.to_str().unwrap()])
+            .env("OPENAI_API_KEY", "test-key")
+            .output()
+            .expect("the execbench binary runs");
+        let log = stderr(&output);
+        assert_eq!(output.status.code(), Some(0), "{task}: {log}");
+        assert!(log.contains("4 verified and written to"), "{task}: {log}");
+        for line in *lines {
+            assert!(log.contains(line), "{task}: `{line}` missing in {log}");
+        }
+        let rows = rows(&out);
+        let code = rows.iter().find(|r| r["id"] == "sample_1").unwrap()["code"].as_str().unwrap().to_string();
+        match hint {
+            Some(hint) => assert!(code.contains(hint), "{task}: {code}"),
+            None => assert!(code.contains("# The function call is f(") && !code.contains("f()"), "{task}: {code}"),
+        }
+    }
+}
+
 /// A kind that finds nothing to change writes the row as it was and says how many.
 #[test]
 fn unchanged_rows_are_written_and_counted() {

@@ -8,6 +8,7 @@
 //! Definitions are in `docs/compare.md`.
 
 pub mod category;
+pub mod diff;
 pub mod charts;
 pub mod flips;
 pub mod identity;
@@ -20,6 +21,7 @@ pub mod synthetic;
 pub mod table;
 
 pub use category::{CategoryScore, category_scores};
+pub use diff::{Change, DiffLine, line_diff};
 pub use flips::{Flip, FlipDirection, flipped_samples};
 pub use identity::{Perturbation, RunIdentity, identify, pair_with_vanilla};
 pub use pair::{Drop, PairedSample};

@@ -51,6 +51,7 @@ pub fn synthetic_runs(models: usize, samples: usize, n: usize, seed: u64) -> Vec
                 simulation: None,
                 price: None,
                 spend_cap: None,
+                stored: None,
             };
             let records = (0..samples).map(|i| {
                 let chance = (skill - penalty - 0.5 * difficulty[i] + 0.25).clamp(0.02, 0.98);

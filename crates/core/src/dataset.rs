@@ -61,19 +61,82 @@ pub fn load_jsonl_bytes(file: &str, bytes: &[u8]) -> LoadReport {
 
 /// Loads JSON Lines whose rows `convert` turns into samples: the line splitting, JSON parsing and
 /// duplicate ids of [`load_jsonl_bytes`] for formats that read their rows differently.
-pub fn load_jsonl_with(file: &str, bytes: &[u8], mut convert: impl FnMut(Map<String, Value>) -> Result<Sample, FieldError>) -> LoadReport {
-    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
-    let mut loader = RowLoader::new(file);
-    for (index, raw) in bytes.split(|&b| b == b'\n').enumerate() {
-        match std::str::from_utf8(raw) {
-            Ok(line) => loader.line(index + 1, line, &mut convert),
-            Err(e) => loader.error(index + 1, None, format!("not valid UTF-8 (byte {} of the line)", e.valid_up_to() + 1)),
+pub fn load_jsonl_with(file: &str, bytes: &[u8], convert: impl FnMut(Map<String, Value>) -> Result<Sample, FieldError>) -> LoadReport {
+    let mut reader = JsonlReader::new(file, convert);
+    reader.feed(bytes);
+    reader.finish()
+}
+
+const BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// JSON Lines read a chunk at a time, so a big file can be read from disk in slices with progress
+/// shown between them: the same samples, errors and line numbers as [`load_jsonl_with`] on the
+/// whole file, wherever the chunks are cut (a line, or a character, may span two).
+pub struct JsonlReader<'a, F> {
+    loader: RowLoader<'a>,
+    convert: F,
+    /// The bytes after the last line break seen: the start of a line not yet complete.
+    carry: Vec<u8>,
+    /// Lines taken so far.
+    lines: usize,
+    /// Whether a leading byte order mark has been looked for.
+    started: bool,
+}
+
+impl<'a, F: FnMut(Map<String, Value>) -> Result<Sample, FieldError>> JsonlReader<'a, F> {
+    pub fn new(file: &'a str, convert: F) -> Self {
+        JsonlReader { loader: RowLoader::new(file), convert, carry: Vec::new(), lines: 0, started: false }
+    }
+
+    /// Reads the complete lines that `chunk` ends or holds; keeps the rest for the next chunk.
+    pub fn feed(&mut self, chunk: &[u8]) {
+        self.carry.extend_from_slice(chunk);
+        if !self.started {
+            // A mark cut by the chunk's end is only known with its third byte.
+            if self.carry.len() < BOM.len() && BOM.starts_with(&self.carry) {
+                return;
+            }
+            self.skip_bom();
+        }
+        let Some(last_break) = self.carry.iter().rposition(|&b| b == b'\n') else { return };
+        let complete: Vec<u8> = self.carry.drain(..=last_break).collect();
+        for raw in complete[..last_break].split(|&b| b == b'\n') {
+            self.take(raw);
         }
     }
-    if loader.report.rows == 0 {
-        loader.error(1, None, "the file is empty: expected one JSON object per line".to_string());
+
+    /// Rows read so far, good and bad.
+    pub fn rows(&self) -> usize {
+        self.loader.rows()
     }
-    loader.finish()
+
+    /// Reads the last line (the text after the last line break) and gives the report.
+    pub fn finish(mut self) -> LoadReport {
+        if !self.started {
+            self.skip_bom();
+        }
+        let last = std::mem::take(&mut self.carry);
+        self.take(&last);
+        if self.loader.report.rows == 0 {
+            self.loader.error(1, None, "the file is empty: expected one JSON object per line".to_string());
+        }
+        self.loader.finish()
+    }
+
+    fn skip_bom(&mut self) {
+        self.started = true;
+        if self.carry.starts_with(BOM) {
+            self.carry.drain(..BOM.len());
+        }
+    }
+
+    fn take(&mut self, raw: &[u8]) {
+        self.lines += 1;
+        match std::str::from_utf8(raw) {
+            Ok(line) => self.loader.line(self.lines, line, &mut self.convert),
+            Err(e) => self.loader.error(self.lines, None, format!("not valid UTF-8 (byte {} of the line)", e.valid_up_to() + 1)),
+        }
+    }
 }
 
 /// Loads JSON Lines from text.
@@ -349,6 +412,42 @@ mod tests {
 
     fn errors_of(text: &str) -> Vec<String> {
         load_jsonl("d.jsonl", text).errors.iter().map(|e| e.to_string()).collect()
+    }
+
+    /// The file read `size` bytes at a time.
+    fn chunked(text: &[u8], size: usize) -> LoadReport {
+        let mut reader = JsonlReader::new("d.jsonl", sample_from_row);
+        for chunk in text.chunks(size) {
+            reader.feed(chunk);
+        }
+        reader.finish()
+    }
+
+    #[test]
+    fn a_file_read_in_chunks_loads_as_the_whole_file_does() {
+        let row = |id: &str| format!(r#"{{"code": "def f(a):\n    return a", "input": "'é€'", "output": "'é€'", "id": "{id}"}}"#);
+        let files: Vec<Vec<u8>> = vec![
+            Vec::new(),
+            b"\n\n".to_vec(),
+            format!("{}\n{}\n", row("a"), row("b")).into_bytes(),
+            // No final line break, a CRLF line, a blank line, a bad line, a duplicate id.
+            format!("{}\r\n\n{{not json\n{}\n{}", row("a"), row("b"), row("a")).into_bytes(),
+            // A byte order mark, and a line that is not UTF-8.
+            [b"\xEF\xBB\xBF".as_slice(), row("a").as_bytes(), b"\n\xFF\xFE\n", row("b").as_bytes()].concat(),
+            // Only part of a mark.
+            b"\xEF\xBB".to_vec(),
+        ];
+        for file in &files {
+            let whole = load_jsonl_bytes("d.jsonl", file);
+            // 1 and 2 cut every mark and multi-byte character; the file's length reads it at once.
+            for size in [1, 2, 3, 7, 64, file.len().max(1)] {
+                assert_eq!(chunked(file, size), whole, "{:?} in chunks of {size}", String::from_utf8_lossy(file));
+            }
+        }
+        // The cases are not all alike: samples, errors, both.
+        let reports: Vec<LoadReport> = files.iter().map(|f| load_jsonl_bytes("d.jsonl", f)).collect();
+        assert!(reports.iter().any(|r| r.samples.len() == 2 && r.errors.is_empty()));
+        assert!(reports.iter().any(|r| r.samples.len() == 2 && r.errors.len() == 2));
     }
 
     #[test]

@@ -455,7 +455,7 @@ mod tests {
         let g = import_generations("e.json", text);
         let r = rescore(&mut FakeEngine::new(), &dataset, &g, Task::Output, Mode::Strict, &ScoreOptions::default());
         let comparison = crate::stored::compare_stored(g.stored.as_ref().expect("stored"), &r);
-        assert_eq!(comparison.disagreements, vec![crate::stored::Disagreement { id: "b".into(), answer: 0, stored: true, execbench: "wrong_value".into() }]);
+        assert_eq!(comparison.disagreements, vec![crate::stored::Disagreement { id: "b".into(), answer: 0, stored: true, execbench: "wrong_value".into(), reason: "wrong value: got 5, expected 2".into() }]);
         assert_eq!(comparison.without_verdicts, vec!["c".to_string()]);
         // Stored over a and b: (1/2 + 1) / 2; execbench over a, b, c: (1/2 + 0 + 1) / 3.
         assert_eq!(comparison.pass_at_1.display(), "75.0");

@@ -12,8 +12,9 @@ use serde_json::{Map, Value};
 use crate::generations::{ImportError, Rescore};
 use crate::passk::{DatasetScore, dataset_score, pass_at_k};
 
-/// The verdicts and figures a file carries.
-#[derive(Clone, Debug, Default, PartialEq)]
+/// The verdicts and figures a file carries. Kept with a re-scored run (its manifest's `stored`),
+/// so the comparison is shown again whenever the run is opened.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct StoredScores {
     /// Per sample id, the stored verdict of each answer, in answer order.
     pub verdicts: BTreeMap<String, Vec<bool>>,
@@ -87,6 +88,8 @@ pub struct Disagreement {
     pub stored: bool,
     /// execbench's verdict label (`correct`, `wrong_value`, ...).
     pub execbench: String,
+    /// execbench's verdict in full: why it judged the answer so (`wrong value: got 3, expected 4`).
+    pub reason: String,
 }
 
 /// The file's verdicts over the samples execbench re-scored, beside execbench's.
@@ -103,10 +106,15 @@ pub struct StoredComparison {
 /// Compares the stored verdicts with one re-scoring; dropped answers (compatible mode) are left
 /// out of the disagreements, as they are out of execbench's figures.
 pub fn compare_stored(stored: &StoredScores, rescore: &Rescore) -> StoredComparison {
+    compare_stored_results(stored, &rescore.results)
+}
+
+/// [`compare_stored`] over scored results of one mode (a stored run's records, in the page).
+pub fn compare_stored_results(stored: &StoredScores, results: &[crate::report::SampleResult]) -> StoredComparison {
     let mut without_verdicts = Vec::new();
     let mut disagreements = Vec::new();
     let mut per_sample = Vec::new();
-    for result in &rescore.results {
+    for result in results {
         let Some(verdicts) = stored.verdicts.get(&result.id) else {
             without_verdicts.push(result.id.clone());
             continue;
@@ -115,7 +123,7 @@ pub fn compare_stored(stored: &StoredScores, rescore: &Rescore) -> StoredCompari
         for (answer, (record, stored_verdict)) in result.answers.iter().zip(verdicts).enumerate() {
             let label = record.verdict.label();
             if label != "dropped" && record.verdict.is_correct() != *stored_verdict {
-                disagreements.push(Disagreement { id: result.id.clone(), answer, stored: *stored_verdict, execbench: label.to_string() });
+                disagreements.push(Disagreement { id: result.id.clone(), answer, stored: *stored_verdict, execbench: label.to_string(), reason: record.verdict.to_string() });
             }
         }
     }

@@ -62,8 +62,13 @@ pub fn is_codecrash_row(row: &Map<String, Value>) -> bool {
 
 /// Loads a CodeCrash dataset file: the JSON Lines rules, the `test` check and the meta keys.
 pub fn load_codecrash(file: &str, bytes: &[u8]) -> LoadReport {
+    load_jsonl_with(file, bytes, row_converter(file))
+}
+
+/// A CodeCrash row into a sample, checked against what the file's name says.
+pub(crate) fn row_converter<'a>(file: &str) -> crate::load::Convert<'a> {
     let name = parse_file_name(file);
-    load_jsonl_with(file, bytes, |row| sample_from_record(row, name.as_ref()))
+    Box::new(move |row| sample_from_record(row, name.as_ref()))
 }
 
 fn sample_from_record(mut row: Map<String, Value>, name: Option<&CodeCrashName>) -> Result<Sample, FieldError> {

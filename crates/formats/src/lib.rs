@@ -18,5 +18,5 @@ pub mod parquet_file;
 pub use categories::{CATEGORY_FIELDS, CategoryCount, DatasetShape, FieldSummary, dataset_shape};
 pub use codecrash::{CodeCrashName, load_codecrash, parse_file_name as parse_codecrash_file_name};
 pub use hf_rows::{PAGE_LENGTH, ROWS_API, RowsPages, load_rows_pages, page_offsets, rows_url, rows_url_at};
-pub use load::{Format, LoadedDataset, load_dataset, sniff_format};
+pub use load::{DatasetStream, Format, LoadedDataset, load_dataset, sniff_format};
 pub use parquet_file::load_parquet;

@@ -88,3 +88,98 @@ pub fn load_dataset(file: &str, bytes: &[u8]) -> LoadedDataset {
     };
     LoadedDataset { format, report }
 }
+
+/// The conversion of one JSON Lines row into a sample, for the format a stream was found to be.
+pub(crate) type Convert<'a> = Box<dyn FnMut(serde_json::Map<String, Value>) -> Result<execbench_core::Sample, execbench_core::FieldError> + 'a>;
+
+/// A dataset file read in chunks (a big file, sliced so the page can show progress between
+/// slices): JSON Lines and CodeCrash files are loaded row by row as the chunks arrive; Parquet and
+/// rows-API pages, which need the whole file, are kept and loaded at the end. Either way the
+/// result is [`load_dataset`]'s on the whole file.
+pub struct DatasetStream<'a> {
+    file: &'a str,
+    state: StreamState<'a>,
+}
+
+enum StreamState<'a> {
+    /// Nothing decided yet: the bytes so far (at least the first line is needed).
+    Undecided(Vec<u8>),
+    Rows(Format, execbench_core::JsonlReader<'a, Convert<'a>>),
+    Whole(Vec<u8>),
+}
+
+/// How far the format is looked for before the file is kept whole: a first line longer than this
+/// is no JSON Lines row anyone writes by hand, and [`load_dataset`] reads it at the end.
+const SNIFF_LIMIT: usize = 1 << 20;
+
+impl<'a> DatasetStream<'a> {
+    pub fn new(file: &'a str) -> Self {
+        DatasetStream { file, state: StreamState::Undecided(Vec::new()) }
+    }
+
+    pub fn feed(&mut self, chunk: &[u8]) {
+        match &mut self.state {
+            StreamState::Rows(_, reader) => reader.feed(chunk),
+            StreamState::Whole(bytes) => bytes.extend_from_slice(chunk),
+            StreamState::Undecided(head) => {
+                head.extend_from_slice(chunk);
+                if let Some(decided) = decide(self.file, head) {
+                    let head = std::mem::take(head);
+                    self.state = match decided {
+                        Some(format) => {
+                            let mut reader = execbench_core::JsonlReader::new(self.file, converter(self.file, format));
+                            reader.feed(&head);
+                            StreamState::Rows(format, reader)
+                        }
+                        None => StreamState::Whole(head),
+                    };
+                }
+            }
+        }
+    }
+
+    /// Rows loaded so far (0 until the format allows loading before the end).
+    pub fn rows(&self) -> usize {
+        match &self.state {
+            StreamState::Rows(_, reader) => reader.rows(),
+            _ => 0,
+        }
+    }
+
+    pub fn finish(self) -> LoadedDataset {
+        match self.state {
+            StreamState::Rows(format, reader) => LoadedDataset { format, report: reader.finish() },
+            StreamState::Undecided(bytes) | StreamState::Whole(bytes) => load_dataset(self.file, &bytes),
+        }
+    }
+}
+
+/// From the file's start: `Some(Some(format))` to load rows as they come, `Some(None)` to keep the
+/// whole file, `None` to wait for more bytes. Agrees with [`sniff_format`]: whatever is not surely
+/// JSON Lines or CodeCrash rows is kept whole, so [`load_dataset`] decides.
+fn decide(file: &str, head: &[u8]) -> Option<Option<Format>> {
+    if head.starts_with(b"PAR1") || file.to_ascii_lowercase().ends_with(".parquet") {
+        return Some(None);
+    }
+    let text = head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(head);
+    let start = text.iter().position(|b| !b.is_ascii_whitespace())?;
+    let Some(end) = text[start..].iter().position(|&b| b == b'\n') else {
+        return (head.len() > SNIFF_LIMIT).then_some(None);
+    };
+    let first_line = &text[start..start + end];
+    match serde_json::from_slice::<Value>(first_line) {
+        // A rows-API page written on one line.
+        Ok(Value::Object(row)) if row.contains_key("rows") && row.contains_key("num_rows_total") => Some(None),
+        Ok(Value::Object(row)) if parse_file_name(file).is_some() || is_codecrash_row(&row) => Some(Some(Format::CodeCrash)),
+        Ok(Value::Object(_)) => Some(Some(Format::Jsonl)),
+        // Not a row (a pretty-printed page, broken JSON): the whole file decides.
+        _ => Some(None),
+    }
+}
+
+fn converter<'a>(file: &'a str, format: Format) -> Convert<'a> {
+    match format {
+        Format::CodeCrash => crate::codecrash::row_converter(file),
+        _ => Box::new(execbench_core::sample_from_row),
+    }
+}

@@ -7,7 +7,8 @@ use std::collections::BTreeMap;
 use execbench_core::{Limits, Provenance, PythonEngine, Sample};
 use serde::{Deserialize, Serialize};
 
-use crate::{Kind, Options, Perturbed, Prediction, Profile, perturb_sample, verify};
+use crate::wrong_answer::{OfflineWrongAnswers, WrongAnswerSource};
+use crate::{Hint, Kind, Options, Perturbed, Prediction, Profile, perturb_with_source, verify};
 
 /// The options that shaped a row (the seed has its own column).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -106,11 +107,27 @@ pub struct DatasetRun {
     /// to change (RTF without conditions, MCC/MPS with `p < 1` picking no site). They are exported
     /// all the same, so a perturbed benchmark keeps every sample and accuracies compare.
     pub unchanged: BTreeMap<Kind, usize>,
+    /// MHC rows: each exported row's hint, in row order.
+    pub hints: Vec<HintRow>,
+}
+
+/// The hint of an exported MHC row, and how far it is from the truth in characters
+/// ([`crate::distance`]; `None` when the call's arguments could not be read).
+#[derive(Clone, Debug, PartialEq)]
+pub struct HintRow {
+    pub id: String,
+    pub hint: Hint,
+    pub distance: Option<usize>,
 }
 
 impl DatasetRun {
     pub fn unchanged_of(&self, kind: Kind) -> usize {
         self.unchanged.get(&kind).copied().unwrap_or(0)
+    }
+
+    /// The hint-to-truth distances of the MHC rows, in row order.
+    pub fn hint_distances(&self) -> Vec<usize> {
+        self.hints.iter().filter_map(|h| h.distance).collect()
     }
 }
 
@@ -122,7 +139,7 @@ pub fn unchanged(sample: &Sample, perturbed: &Perturbed) -> bool {
 /// Perturbs one sample into an export row (no verification).
 pub fn perturb_row(sample: &Sample, dataset: &str, kind: Kind, options: &Options) -> Result<ExportRow, Failure> {
     let failure = |stage: &str, reason: String| Failure { id: sample.id.clone(), kind, seed: options.seed, stage: stage.to_string(), reason };
-    let perturbed = perturb_sample(sample, kind, options).map_err(|e| failure("perturb", e.to_string()))?;
+    let perturbed = crate::perturb_sample(sample, kind, options).map_err(|e| failure("perturb", e.to_string()))?;
     Ok(row_of(sample, dataset, kind, options, perturbed))
 }
 
@@ -152,14 +169,27 @@ pub fn perturb_dataset(
     kinds: &[Kind],
     seeds: &[u64],
     options: &Options,
+    verifier: Option<(&mut dyn PythonEngine, Limits)>,
+) -> DatasetRun {
+    perturb_dataset_with_source(samples, dataset, kinds, seeds, options, verifier, &mut OfflineWrongAnswers::default())
+}
+
+/// [`perturb_dataset`] with MHC's wrong answers from `source`.
+pub fn perturb_dataset_with_source(
+    samples: &[Sample],
+    dataset: &str,
+    kinds: &[Kind],
+    seeds: &[u64],
+    options: &Options,
     mut verifier: Option<(&mut dyn PythonEngine, Limits)>,
+    source: &mut dyn WrongAnswerSource,
 ) -> DatasetRun {
     let mut run = DatasetRun::default();
     for &kind in kinds {
         for &seed in kind.seeds_that_matter(seeds) {
             let options = Options { seed, ..*options };
             for sample in samples {
-                let perturbed = match perturb_sample(sample, kind, &options) {
+                let perturbed = match perturb_with_source(sample, kind, &options, &mut *source) {
                     Ok(p) => p,
                     Err(e) => {
                         run.failures.push(Failure { id: sample.id.clone(), kind, seed, stage: "perturb".to_string(), reason: e.to_string() });
@@ -179,6 +209,9 @@ pub fn perturb_dataset(
                 };
                 if unchanged(sample, &perturbed) {
                     *run.unchanged.entry(kind).or_default() += 1;
+                }
+                if let Some(hint) = &perturbed.hint {
+                    run.hints.push(HintRow { id: sample.id.clone(), hint: hint.clone(), distance: crate::distance::hint_distance(sample, hint) });
                 }
                 run.rows.push(row_of(sample, dataset, kind, &options, perturbed));
             }
@@ -282,7 +315,7 @@ mod tests {
         let row = format!(r#"{{"id": "s1", "code": {}, "input": "'abcdef', 4", "output": "'ac'"}}"#, serde_json::to_string(code).unwrap());
         let sample = execbench_core::load_jsonl("d", &row).samples.remove(0);
         for kind in Kind::DETERMINISTIC {
-            let programs: std::collections::BTreeSet<String> = (0..8).map(|seed| perturb_sample(&sample, kind, &Options::with_seed(seed)).unwrap().code).collect();
+            let programs: std::collections::BTreeSet<String> = (0..8).map(|seed| crate::perturb_sample(&sample, kind, &Options::with_seed(seed)).unwrap().code).collect();
             assert_eq!(programs.len() > 1, kind.uses_seed(), "{kind}: {} distinct programs over 8 seeds", programs.len());
         }
         assert_eq!(Kind::Ren.seeds_that_matter(&[3, 4, 5]), &[3]);

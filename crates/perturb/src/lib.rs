@@ -9,10 +9,13 @@
 
 use serde::{Deserialize, Serialize};
 
+pub mod claims_file;
+pub mod distance;
 pub mod edit;
 pub mod export;
 pub mod kinds;
 pub mod messages;
+pub mod model_prompt;
 pub mod rng;
 pub mod scope;
 pub mod syntax;
@@ -20,7 +23,9 @@ pub mod verify;
 pub mod wrong_answer;
 
 pub use edit::{Edit, Placed, Target, place};
-pub use export::{CodeCrashRow, DatasetRun, ExportRow, Failure, RowOptions, perturb_dataset, perturb_row, row_of, to_codecrash_jsonl, to_jsonl, unchanged};
+pub use claims_file::{FileReport, FileWrongAnswers};
+pub use distance::{DistanceSummary, hint_distance, levenshtein};
+pub use export::{CodeCrashRow, DatasetRun, ExportRow, Failure, HintRow, RowOptions, perturb_dataset, perturb_dataset_with_source, perturb_row, row_of, to_codecrash_jsonl, to_jsonl, unchanged};
 pub use verify::{Step, Verification, VerifyFailure, verify};
 pub use wrong_answer::{OfflineWrongAnswers, WrongAnswerRequest, WrongAnswerSource};
 
@@ -186,6 +191,13 @@ pub struct Hint {
     /// that `claimed` is not wrong after all.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub alternatives: Vec<String>,
+    /// Output prediction: argument texts on which verification runs the function before it checks
+    /// the claims; a value returned there that differs from the true one is claimed first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub probes: Vec<String>,
+    /// When the claim is what the function returns on one of the probes: that probe.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub probed: Option<String>,
 }
 
 /// A program and the call that exercises it.
@@ -286,7 +298,7 @@ pub fn perturb_with_source(sample: &Sample, kind: Kind, options: &Options, sourc
                 code_only(&program, kind, text_edits)?
             }
             Kind::Mhc => {
-                let (next, report, claimed) = kinds::hint::hint(&program, &tree, expected_output, options, &mut rng, &mut *source)?;
+                let (next, report, claimed) = kinds::hint::hint(sample_id, &program, &tree, expected_output, options, &mut rng, &mut *source)?;
                 hint = Some(claimed);
                 (next, report)
             }

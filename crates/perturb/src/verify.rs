@@ -6,7 +6,12 @@ use std::fmt;
 use execbench_core::{Convention, Limits, Outcome, PythonEngine, RunRequest, Sample};
 use serde::{Deserialize, Serialize};
 
+use execbench_core::sample::OutputKind;
+use execbench_eval::parse_literal;
+
+use crate::distance::levenshtein;
 use crate::kinds::hint::{hint_request, hint_verdict, replace_hint};
+use crate::wrong_answer::far_first;
 use crate::{Hint, Perturbed, Prediction, Program};
 
 /// Why a perturbed program failed verification.
@@ -78,9 +83,15 @@ pub enum Step {
 /// `start` gives the first request, each `answer` takes that run's outcome and gives the next step;
 /// after `Done(Ok(()))`, [`Verification::perturbed`] is the program that passed.
 ///
-/// For MHC the claims come first, one run each (at most a second), until one is shown wrong: the
-/// first claim is the one `perturb` placed, then `Hint::alternatives` in order, each re-placed on
-/// the original program. For input prediction a claimed call that raises is wrong as well, but
+/// For MHC, output prediction, the hint's probes run first (at most a second each): the function
+/// called on a nearby input. A value it returns there that differs from the true output and reads
+/// as a one-line literal becomes a claim; probing stops at the first such value at edit distance 2
+/// or more from the truth. The claims are then the probes' values and the source's proposals (the
+/// one `perturb` placed, then `Hint::alternatives`), stably reordered so that those at distance
+/// 2 or more come first ([`crate::wrong_answer::far_first`]).
+///
+/// Then the claims, one run each (at most a second), until one is shown wrong; a claim other than
+/// the placed one is re-placed on the original program. For input prediction a claimed call that raises is wrong as well, but
 /// taken only when no claim returns another value. Only then the perturbed program runs, so the
 /// exported code is exactly the code that was executed.
 #[derive(Clone, Debug)]
@@ -91,11 +102,18 @@ pub struct Verification {
     expected_output: String,
     perturbed: Perturbed,
     limits: Limits,
+    /// MHC: the claims to check, in order (the probes' values, once known, among them).
+    claims: Vec<String>,
+    /// MHC: the probes' claimable values and the probe (argument text) that gave each.
+    probed: Vec<(String, String)>,
     waiting_for: Waiting,
 }
 
 #[derive(Clone, Debug)]
 enum Waiting {
+    /// MHC, output prediction: the function's run on probe number `index`; `found`: the values
+    /// earlier probes returned that can be claimed.
+    Probe { index: usize, found: Vec<String> },
     /// MHC: the run that shows claim number `index` (0: the placed one) wrong. `first_reason`: why
     /// the first claim was not; `first_raising`: the first claimed call that raised (input
     /// prediction's last resort).
@@ -115,9 +133,12 @@ impl Verification {
             expected_output: original.output.clone(),
             perturbed: perturbed.clone(),
             limits,
+            probed: Vec::new(),
+            claims: perturbed.hint.iter().flat_map(|h| std::iter::once(h.claimed.clone()).chain(h.alternatives.iter().cloned())).collect(),
             waiting_for: Waiting::Finished,
         };
         let step = match &perturbed.hint {
+            Some(hint) if hint.prediction == Prediction::Output && !hint.probes.is_empty() => verification.ask_probe(0, Vec::new()),
             Some(_) => verification.ask_claim(0, None, None),
             None => verification.run_perturbed(),
         };
@@ -142,6 +163,25 @@ impl Verification {
     /// The outcome of the request the last step asked for.
     pub fn answer(&mut self, outcome: Outcome) -> Step {
         match std::mem::replace(&mut self.waiting_for, Waiting::Finished) {
+            Waiting::Probe { index, mut found } => {
+                if let Outcome::Value { repr, matches: Some(false) } = outcome
+                    && self.claimable(&repr)
+                    && !found.contains(&repr)
+                {
+                    let probe = self.perturbed.hint.as_ref().and_then(|h| h.probes.get(index)).cloned().unwrap_or_default();
+                    self.probed.push((repr.clone(), probe));
+                    found.push(repr);
+                }
+                let far = found.iter().any(|c| levenshtein(c, self.expected_output.trim()) >= 2);
+                let probes = self.perturbed.hint.as_ref().map_or(0, |h| h.probes.len());
+                if far || index + 1 >= probes {
+                    let source = std::mem::take(&mut self.claims).into_iter().filter(|c| !found.contains(c)).collect::<Vec<_>>();
+                    self.claims = far_first([found, source].concat(), self.expected_output.trim(), &[]);
+                    self.ask_claim(0, None, None)
+                } else {
+                    self.ask_probe(index + 1, found)
+                }
+            }
             Waiting::Hint { index, first_reason, first_raising } => {
                 // A claimed call that raises is wrong too (it gives no output at all), but a claim
                 // that returns something else is the more plausible lie: it is kept for last.
@@ -171,7 +211,29 @@ impl Verification {
     }
 
     fn claims(&self) -> Vec<&str> {
-        self.perturbed.hint.iter().flat_map(|h| std::iter::once(h.claimed.as_str()).chain(h.alternatives.iter().map(String::as_str))).collect()
+        self.claims.iter().map(String::as_str).collect()
+    }
+
+    /// Runs the function on probe `index`.
+    fn ask_probe(&mut self, index: usize, found: Vec<String>) -> Step {
+        let Some(hint) = &self.perturbed.hint else { return self.run_perturbed() };
+        let Some(probe) = hint.probes.get(index) else { return self.ask_claim(0, None, None) };
+        let limits = Limits { time_ms: self.limits.time_ms.min(CLAIM_TIME_MS), ..self.limits };
+        let request = hint_request(&self.original, self.convention, &self.expected_output, Prediction::Input, probe, limits);
+        self.waiting_for = Waiting::Probe { index, found };
+        Step::Run(request)
+    }
+
+    /// Whether a value a probe returned can be a claim: one line, a literal (not `<object at ...>`,
+    /// not `inf`), of the true output's type and not much longer than it, so it stays plausible.
+    fn claimable(&self, repr: &str) -> bool {
+        let truth = self.expected_output.trim();
+        let longest = (truth.len() * 2).max(truth.len() + 20);
+        !repr.contains('\n')
+            && !repr.contains('\r')
+            && repr.len() <= longest
+            && OutputKind::of_literal(repr) == OutputKind::of_literal(truth)
+            && parse_literal(repr).is_ok()
     }
 
     /// Asks about claim `index`; when there is none left, takes the first call that raised or
@@ -206,22 +268,26 @@ impl Verification {
     /// Claim `index` is wrong, as a hint should be: place it (unless it is the placed one) and run
     /// the program.
     fn claim_is_wrong(&mut self, index: usize) -> Step {
-        if index > 0 {
-            let Some(hint) = self.perturbed.hint.clone() else { return self.run_perturbed() };
-            let claimed = hint.alternatives[index - 1].clone();
+        let Some(hint) = self.perturbed.hint.clone() else { return self.run_perturbed() };
+        let claimed = self.claims[index].clone();
+        if claimed != hint.claimed {
             match replace_hint(&self.original, hint.prediction, &claimed) {
                 Ok((program, edits)) => {
-                    let alternatives = hint.alternatives[index..].to_vec();
+                    let alternatives = self.claims[index + 1..].to_vec();
                     self.perturbed = Perturbed {
                         code: program.code,
                         call: program.call,
                         function_name: program.function_name,
                         edits,
-                        hint: Some(Hint { prediction: hint.prediction, claimed, alternatives }),
+                        hint: Some(Hint { prediction: hint.prediction, claimed, alternatives, probes: hint.probes, probed: None }),
                     };
                 }
                 Err(e) => return Step::Done(Err(VerifyFailure::HintNotWrong { claimed, reason: format!("it could not be placed: {e}") })),
             }
+        }
+        // Said whether the claim is a value the function really returns (on that probe).
+        if let Some(placed) = self.perturbed.hint.as_mut() {
+            placed.probed = self.probed.iter().find(|(value, _)| *value == placed.claimed).map(|(_, probe)| probe.clone());
         }
         self.run_perturbed()
     }
@@ -327,6 +393,62 @@ mod tests {
         verification.answer(raised());
         let verdict = verification.answer(value(true));
         assert!(matches!(verdict, Step::Done(Err(VerifyFailure::HintNotWrong { .. }))), "{verdict:?}");
+    }
+
+    /// A source with probes, as the offline one is for output prediction.
+    struct Probing(Vec<&'static str>, Vec<&'static str>);
+
+    impl WrongAnswerSource for Probing {
+        fn candidates(&mut self, _: &WrongAnswerRequest, _: &mut Rng) -> Result<Vec<String>, String> {
+            Ok(self.0.iter().map(|s| s.to_string()).collect())
+        }
+        fn probes(&mut self, _: &WrongAnswerRequest, _: &mut Rng) -> Vec<String> {
+            self.1.iter().map(|s| s.to_string()).collect()
+        }
+    }
+
+    /// Output prediction: the function runs on the probes first; what it returns there is claimed
+    /// before the source's literals when it is a usable literal of the output's type, and probing
+    /// stops at the first value two or more edits from the truth. Claims far from the truth come
+    /// first, the ones within one edit last.
+    #[test]
+    fn probed_values_are_claimed_first() {
+        let returned = |repr: &str, matches: bool| Outcome::Value { repr: repr.to_string(), matches: Some(matches) };
+        let perturbed = perturb_with_source(&sample(), Kind::Mhc, &Options::default(), &mut Probing(vec!["3", "25"], vec!["5", "6", "8", "7", "9", "10"])).unwrap();
+        assert_eq!(perturbed.hint.as_ref().map(|h| h.claimed.as_str()), Some("3"));
+        let (mut verification, step) = Verification::start(&sample(), &perturbed, Limits::default());
+        let expression = |step: &Step| match step {
+            Step::Run(r) => r.expression.clone(),
+            Step::Done(v) => panic!("done early: {v:?}"),
+        };
+        assert_eq!(expression(&step), "f(5)");
+        // (what the probe returned, the next expression asked): unusable values are passed over.
+        let probes: &[(Outcome, &str)] = &[
+            (returned("4", false), "f(6)"),               // usable, but one edit from `1`: go on
+            (returned("1", true), "f(8)"),                // the true output
+            (returned("'x'", false), "f(7)"),             // another type
+            (returned("<object at 0x1>", false), "f(9)"), // not a literal
+            (returned("40", false), "40"),                // far: probing stops, claims start
+        ];
+        for (outcome, next) in probes {
+            let step = verification.answer(outcome.clone());
+            assert_eq!(expression(&step), *next);
+        }
+        assert_eq!(verification.claims(), ["40", "25", "4", "3"]);
+        let step = verification.answer(value(false));
+        let Step::Run(request) = step else { panic!("{step:?}") };
+        assert_eq!(request.program, "def f(a):\n    return a - 1  # The return value is 40");
+        assert_eq!(verification.answer(value(true)), Step::Done(Ok(())));
+        let hint = verification.into_perturbed().hint.unwrap();
+        assert_eq!((hint.claimed.as_str(), hint.alternatives), ("40", vec!["25".to_string(), "4".to_string(), "3".to_string()]));
+        assert_eq!(hint.probed.as_deref(), Some("9"), "the claim is what f(9) returns");
+
+        // Input prediction never probes.
+        let options = Options { prediction: Prediction::Input, ..Options::default() };
+        let perturbed = perturb_with_source(&sample(), Kind::Mhc, &options, &mut Probing(vec!["3"], vec!["5"])).unwrap();
+        assert!(perturbed.hint.as_ref().unwrap().probes.is_empty());
+        let (_, step) = Verification::start(&sample(), &perturbed, Limits::default());
+        assert_eq!(expression(&step), "f(3)");
     }
 
     #[test]

@@ -1,11 +1,13 @@
-//! Wrong answers for MHC. One interface, two kinds of source: offline (this file: a plausible
-//! wrong value made by mutating the true one without changing its type) and, later, a model. Any
-//! source only proposes, best first; MHC drops proposals equal to the true value as literals, and
+//! Wrong answers for MHC. One interface, several sources: offline (this file: a plausible wrong
+//! value made by mutating the true one without changing its type, farther ones first), a file or
+//! a model's proposals ([`crate::claims_file`], [`crate::model_prompt`]). Any source only
+//! proposes, best first; MHC drops proposals equal to the true value as literals, and
 //! verification checks by execution that the first one it keeps really is wrong, moving on to the
 //! next when it is not ([`crate::verify::Verification`]).
 
 use tree_sitter::Node;
 
+use crate::distance::{call_arguments, levenshtein};
 use crate::syntax::NodeKind;
 use crate::rng::Rng;
 use crate::syntax::{self, named_children, text};
@@ -14,6 +16,8 @@ use crate::Prediction;
 /// What a source is asked for.
 #[derive(Clone, Debug)]
 pub struct WrongAnswerRequest<'a> {
+    /// The sample's id (a file of claims is matched by it).
+    pub sample_id: &'a str,
     pub code: &'a str,
     pub function_name: &'a str,
     pub call: &'a str,
@@ -25,18 +29,34 @@ pub struct WrongAnswerRequest<'a> {
 /// prediction, argument texts (what goes between the call's parentheses).
 pub trait WrongAnswerSource {
     fn candidates(&mut self, request: &WrongAnswerRequest, rng: &mut Rng) -> Result<Vec<String>, String>;
+
+    /// Output prediction: argument texts on which verification runs the function first; what it
+    /// returns there (when that is another value of a usable literal form) is claimed before the
+    /// candidates. None by default.
+    fn probes(&mut self, _request: &WrongAnswerRequest, _rng: &mut Rng) -> Vec<String> {
+        Vec::new()
+    }
 }
 
 /// The offline source: type-preserving mutations of the true literal (off by one, one character
-/// changed, an element dropped or two swapped, a boolean flipped).
+/// changed, an element dropped or two swapped, a boolean flipped) and wider ones of the same type
+/// (other numbers and strings, emptied, reversed, grown or filled containers, arguments of calls
+/// such as `range(1, 5)`, two arguments at once).
 ///
-/// For input prediction these one-step mutations of one argument come first. Many functions give
-/// the same result for a nearby input (`isdigit()` of `'abc'` and of `'bbc'`), so wider ones of
-/// the same type follow (other numbers and strings, emptied, doubled or filled containers,
-/// arguments of calls such as `range(1, 5)`, two arguments at once), then, as a last resort, one
-/// argument of another type (`None`, `0`, `''`, `[]`, `{}`, `[0]`, `{0: 0}`): for a function whose
-/// result does not depend on its input (`nums.clear(); return 'quack'`) only a call that raises is
-/// wrong, and verification takes such a call only when no claim returns another value.
+/// A claim one edit away from the truth reads like a typo and nearly hands the reader the answer,
+/// so proposals at edit distance 2 or more come first (those of about the truth's size before the
+/// others), and the one-edit ones only after them, as a fallback ([`far_first`]). Within each group
+/// the order is the seeded shuffle's.
+///
+/// Input prediction: many functions give the same result for a nearby input (`isdigit()` of `'abc'`
+/// and of `'bbc'`), so there are many candidates; after the same-type ones at distance >= 2 come
+/// arguments of another type (`None`, `0`, `''`, `[]`, `{}`, `[0]`, `{0: 0}`), in a fixed order: for
+/// a function whose result does not depend on its input (`nums.clear(); return 'quack'`) only a call
+/// that raises is wrong, and verification takes such a call only when no claim returns another value.
+///
+/// Output prediction: besides the literal mutations, the source proposes probes ([`WrongAnswerSource::probes`]):
+/// nearby inputs on which verification runs the function, proposing what it returns there before
+/// any literal mutation, since that is a value the program really produces.
 ///
 /// `None` is the one value of its type, so no mutation of it keeps the type: for a `None` output
 /// the source proposes the values a reader might expect instead, `False`, `0`, `''`, `[]`, and
@@ -44,46 +64,118 @@ pub trait WrongAnswerSource {
 /// as returning it).
 #[derive(Clone, Debug)]
 pub struct OfflineWrongAnswers {
-    /// How many one-step candidates to propose at most.
+    /// How many candidates to propose at most from each distance group (output prediction), or
+    /// how many one-step candidates (input prediction).
     pub limit: usize,
-    /// Input prediction: how many wider candidates to add after them at most.
+    /// Input prediction: how many wider candidates to add at most.
     pub wider_limit: usize,
+    /// Output prediction: how many nearby inputs to run the function on at most.
+    pub probe_limit: usize,
 }
 
 impl Default for OfflineWrongAnswers {
     fn default() -> Self {
-        OfflineWrongAnswers { limit: 8, wider_limit: 64 }
+        OfflineWrongAnswers { limit: 8, wider_limit: 64, probe_limit: 4 }
     }
 }
 
 impl WrongAnswerSource for OfflineWrongAnswers {
     fn candidates(&mut self, request: &WrongAnswerRequest, rng: &mut Rng) -> Result<Vec<String>, String> {
-        let mut candidates = match request.prediction {
+        let candidates = match request.prediction {
             Prediction::Output if request.expected_output.trim() == "None" => instead_of_none(request.call),
-            Prediction::Output => mutations_of_literal(request.expected_output)?,
-            Prediction::Input => mutations_of_arguments(request.call)?,
+            Prediction::Output => {
+                let truth = request.expected_output.trim();
+                let mut all = wider_mutations_of_literal(truth)?;
+                all.sort();
+                all.dedup();
+                rng.shuffle(&mut all);
+                let ordered = far_first(all, truth, &[]);
+                // At most `limit` of each group, so the near fallback is never crowded out.
+                let (far, near): (Vec<String>, Vec<String>) = ordered.into_iter().partition(|c| levenshtein(c, truth) >= 2);
+                far.into_iter().take(self.limit).chain(near.into_iter().take(self.limit)).collect()
+            }
+            Prediction::Input => {
+                let same_type = self.same_type_arguments(request.call, rng)?;
+                let retyped: Vec<String> = retyped_arguments(request.call)?.into_iter().filter(|r| !same_type.contains(r)).collect();
+                let truth = call_arguments(request.call).unwrap_or_default();
+                far_first(same_type, &truth, &retyped)
+            }
         };
-        candidates.sort();
-        candidates.dedup();
-        rng.shuffle(&mut candidates);
-        candidates.truncate(self.limit);
-        if request.prediction == Prediction::Input {
-            let mut wider = wider_mutations_of_arguments(request.call)?;
-            wider.sort();
-            wider.dedup();
-            wider.retain(|w| !candidates.contains(w));
-            rng.shuffle(&mut wider);
-            wider.truncate(self.wider_limit);
-            candidates.extend(wider);
-            // In a fixed order: they are tried only when everything of the right type failed.
-            let retyped: Vec<String> = retyped_arguments(request.call)?.into_iter().filter(|r| !candidates.contains(r)).collect();
-            candidates.extend(retyped);
-        }
         if candidates.is_empty() {
             return Err("no type-preserving mutation of this value".to_string());
         }
         Ok(candidates)
     }
+
+    /// Output prediction: one-step mutations of the arguments first (the nearest inputs), then
+    /// wider ones, each group shuffled. None for a `None` output (what mostly returns `None`
+    /// returns it whatever the input).
+    fn probes(&mut self, request: &WrongAnswerRequest, rng: &mut Rng) -> Vec<String> {
+        if request.prediction != Prediction::Output || request.expected_output.trim() == "None" {
+            return Vec::new();
+        }
+        let mut probes = self.same_type_arguments(request.call, rng).unwrap_or_default();
+        probes.truncate(self.probe_limit);
+        probes
+    }
+}
+
+impl OfflineWrongAnswers {
+    /// Same-type argument mutations: up to `limit` one-step ones, then up to `wider_limit` wider
+    /// ones, each group deduplicated and shuffled.
+    fn same_type_arguments(&self, call: &str, rng: &mut Rng) -> Result<Vec<String>, String> {
+        let mut near = mutations_of_arguments(call)?;
+        near.sort();
+        near.dedup();
+        rng.shuffle(&mut near);
+        near.truncate(self.limit);
+        let mut wider = wider_mutations_of_arguments(call)?;
+        wider.sort();
+        wider.dedup();
+        wider.retain(|w| !near.contains(w));
+        rng.shuffle(&mut wider);
+        wider.truncate(self.wider_limit);
+        near.extend(wider);
+        Ok(near)
+    }
+}
+
+/// `same_type` then `other_type` candidates reordered, stably, by their edit distance to `truth`:
+/// first same-type ones at distance >= 2 of about the truth's size that keep part of it (fewer
+/// edits than the truth has characters: `'cba'` for `'abc'` before `'Hello, World!'`), then the
+/// other same-type ones of about its size, then those of another size, then `other_type` ones at
+/// distance >= 2, and last everything within one edit of the truth.
+pub fn far_first(same_type: Vec<String>, truth: &str, other_type: &[String]) -> Vec<String> {
+    let truth_len = truth.chars().count();
+    let tier = |c: &str, same: bool| -> u8 {
+        let distance = levenshtein(c, truth);
+        let len = c.chars().count();
+        let similar_size = len.abs_diff(truth_len) <= 3 || (len * 3 >= truth_len * 2 && truth_len * 3 >= len * 2);
+        match (distance <= 1, same, similar_size, distance < truth_len) {
+            (true, _, _, _) => 4,
+            (false, false, _, _) => 3,
+            (false, true, true, true) => 0,
+            (false, true, true, false) => 1,
+            (false, true, false, _) => 2,
+        }
+    };
+    let mut tiered: Vec<(u8, String)> =
+        same_type.into_iter().map(|c| (tier(&c, true), c)).chain(other_type.iter().map(|c| (tier(c, false), c.clone()))).collect();
+    // `sort_by_key` is stable: the shuffle's order survives inside each tier.
+    tiered.sort_by_key(|(tier, _)| *tier);
+    tiered.into_iter().map(|(_, c)| c).collect()
+}
+
+/// Wider mutations of a Python literal (which include the one-step ones), as full literal texts.
+pub fn wider_mutations_of_literal(literal: &str) -> Result<Vec<String>, String> {
+    let literal = literal.trim();
+    let tree = syntax::parse_valid(literal, "the value").map_err(|e| e.to_string())?;
+    let expression = named_children(tree.root_node())
+        .first()
+        .and_then(|statement| named_children(*statement).into_iter().next())
+        .ok_or_else(|| "the value is not an expression".to_string())?;
+    let out: Vec<String> = wider(expression, literal, 0).into_iter().filter(|m| m != literal && !m.contains('\n')).collect();
+    Ok(out)
 }
 
 /// Every one-step mutation of a Python literal, as full literal texts.
@@ -543,7 +635,7 @@ mod tests {
 
     #[test]
     fn none_gets_plausible_values_of_other_types() {
-        let request = WrongAnswerRequest { code: "", function_name: "f", call: "f([1, 2], None, k=-3, g=len)", expected_output: "None", prediction: Prediction::Output };
+        let request = WrongAnswerRequest { sample_id: "s", code: "", function_name: "f", call: "f([1, 2], None, k=-3, g=len)", expected_output: "None", prediction: Prediction::Output };
         let mut got = OfflineWrongAnswers::default().candidates(&request, &mut Rng::new(0)).unwrap();
         got.sort();
         assert_eq!(got, ["''", "-3", "0", "False", "[1, 2]", "[]"]);
@@ -564,12 +656,80 @@ mod tests {
         assert!(wider.iter().all(|w| w.is_ascii() && !w.contains('\n')), "{wider:?}");
         assert_eq!(retyped_arguments("f()").unwrap(), ["0"]);
         assert_eq!(retyped_arguments("f(x=1)").unwrap(), ["x=None", "x=0", "x=''", "x=[]", "x={}", "x=[0]", "x={0: 0}"]);
-        let request = WrongAnswerRequest { code: "", function_name: "f", call: "f('abc', 2)", expected_output: "0", prediction: Prediction::Input };
+        let request = WrongAnswerRequest { sample_id: "s", code: "", function_name: "f", call: "f('abc', 2)", expected_output: "0", prediction: Prediction::Input };
         let all = OfflineWrongAnswers::default().candidates(&request, &mut Rng::new(3)).unwrap();
-        let near = mutations_of_arguments("f('abc', 2)").unwrap();
-        assert!(all[..near.len()].iter().all(|c| near.contains(c)), "one-step mutations first: {all:?}");
-        assert_eq!(all[all.len() - 3..], ["'abc', {}", "'abc', [0]", "'abc', {0: 0}"]);
+        // Other types after every same-type proposal at distance >= 2, in their fixed order; `''`
+        // for the string is no other type (it is a same-type proposal), and `'abc', 0` is one edit
+        // from the truth, so it is the very last.
+        let first_retyped = all.iter().position(|c| c == "None, 2").unwrap();
+        assert!(all[..first_retyped].iter().all(|c| levenshtein(c, "'abc', 2") >= 2), "{all:?}");
+        let far_retyped = ["None, 2", "0, 2", "[], 2", "{}, 2", "[0], 2", "{0: 0}, 2", "'abc', None", "'abc', ''", "'abc', []", "'abc', {}", "'abc', [0]", "'abc', {0: 0}"];
+        assert_eq!(all[first_retyped..first_retyped + far_retyped.len()], far_retyped, "{all:?}");
+        assert_eq!(all.last().map(String::as_str), Some("'abc', 0"));
         assert_eq!(all, OfflineWrongAnswers::default().candidates(&request, &mut Rng::new(3)).unwrap(), "seeded");
+    }
+
+    /// Proposals at edit distance >= 2 from the truth come first, the ones within one edit only
+    /// after them; both kinds are there when the value allows them.
+    #[test]
+    fn far_proposals_come_before_near_ones() {
+        let cases: &[(Prediction, &str, &str)] = &[
+            (Prediction::Output, "f(1)", "6"),
+            (Prediction::Output, "f(1)", "'hello'"),
+            (Prediction::Output, "f(1)", "[1, 2, 3]"),
+            (Prediction::Output, "f(1)", "{'a': 1}"),
+            (Prediction::Output, "f(1)", "True"),
+            (Prediction::Input, "f(3)", "0"),
+            (Prediction::Input, "f('abc', 2)", "0"),
+            (Prediction::Input, "f([1, 2], x='a')", "0"),
+        ];
+        for (prediction, call, output) in cases {
+            let request = WrongAnswerRequest { sample_id: "s", code: "", function_name: "f", call, expected_output: output, prediction: *prediction };
+            let truth = match prediction {
+                Prediction::Output => output.to_string(),
+                Prediction::Input => call_arguments(call).unwrap(),
+            };
+            for seed in 0..4 {
+                let all = OfflineWrongAnswers::default().candidates(&request, &mut Rng::new(seed)).unwrap();
+                let near: Vec<bool> = all.iter().map(|c| levenshtein(c, &truth) <= 1).collect();
+                let first_near = near.iter().position(|n| *n).unwrap_or(all.len());
+                assert!(near[first_near..].iter().all(|n| *n), "{call} -> {output}, seed {seed}: {all:?}");
+                // `True` has one wrong value of its type and it is four edits away.
+                assert!(first_near > 0, "{call} -> {output}: nothing at distance >= 2 in {all:?}");
+                assert!(*output == "True" || first_near < all.len() || *prediction == Prediction::Input, "{call} -> {output}: no near fallback in {all:?}");
+            }
+        }
+    }
+
+    /// The tiers of `far_first`, each case a shuffled input and the order it must come out in.
+    #[test]
+    fn far_first_orders_by_distance_size_and_type() {
+        // (truth, same-type candidates, other-type candidates, expected order)
+        type Case<'a> = (&'a str, &'a [&'a str], &'a [&'a str], &'a [&'a str]);
+        let cases: &[Case] = &[
+            ("'abc'", &["'abd'", "'Hello, World!'", "'cba'", "'xyz'"], &[], &["'cba'", "'xyz'", "'Hello, World!'", "'abd'"]),
+            // `15` is one edit from `5` (an insertion); a one-character truth has nothing to keep.
+            ("5", &["6", "15", "-7", "100"], &["None", "''"], &["-7", "100", "None", "''", "6", "15"]),
+            ("[1, 2]", &["[2]", "[]", "[1, 2, 1, 2]", "[2, 1]"], &["0"], &["[2]", "[2, 1]", "[]", "[1, 2, 1, 2]", "0"]),
+        ];
+        for (truth, same, other, expected) in cases {
+            let got = far_first(same.iter().map(|s| s.to_string()).collect(), truth, &other.iter().map(|s| s.to_string()).collect::<Vec<_>>());
+            assert_eq!(got, *expected, "{truth}");
+        }
+    }
+
+    /// Output prediction probes nearby inputs of the same types, one-step ones first.
+    #[test]
+    fn output_prediction_probes_nearby_inputs() {
+        let mut source = OfflineWrongAnswers::default();
+        let request = WrongAnswerRequest { sample_id: "s", code: "", function_name: "f", call: "f('abc', 2)", expected_output: "'c'", prediction: Prediction::Output };
+        let probes = source.probes(&request, &mut Rng::new(5));
+        let near = mutations_of_arguments("f('abc', 2)").unwrap();
+        assert_eq!(probes.len(), 4);
+        assert!(probes.iter().all(|p| near.contains(p)), "{probes:?}");
+        let none = WrongAnswerRequest { expected_output: "None", ..request.clone() };
+        let input = WrongAnswerRequest { prediction: Prediction::Input, ..request.clone() };
+        assert!(source.probes(&none, &mut Rng::new(5)).is_empty() && source.probes(&input, &mut Rng::new(5)).is_empty());
     }
 
     /// Deep or long values cost a bounded number of candidates, never a hang.
@@ -587,10 +747,10 @@ mod tests {
 
     #[test]
     fn offline_source_is_seeded() {
-        let request = WrongAnswerRequest { code: "", function_name: "f", call: "f(1)", expected_output: "[1, 2, 3]", prediction: Prediction::Output };
+        let request = WrongAnswerRequest { sample_id: "s", code: "", function_name: "f", call: "f(1)", expected_output: "[1, 2, 3]", prediction: Prediction::Output };
         let a = OfflineWrongAnswers::default().candidates(&request, &mut Rng::new(1)).unwrap();
         let b = OfflineWrongAnswers::default().candidates(&request, &mut Rng::new(1)).unwrap();
         assert_eq!(a, b);
-        assert!(a.len() <= 8 && !a.is_empty() && !a.contains(&"[1, 2, 3]".to_string()));
+        assert!(a.len() <= 16 && !a.is_empty() && !a.contains(&"[1, 2, 3]".to_string()));
     }
 }

@@ -52,6 +52,10 @@ pub struct RunManifest {
     /// The spend cap, dollars for the whole run.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub spend_cap: Option<f64>,
+    /// A re-scored evaluation file's own verdicts and figures (CRUXEval's leaderboard JSON,
+    /// CodeCrash's `_eval.json`, LiveCodeBench's `_eval_all.json`), shown next to execbench's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stored: Option<execbench_eval::stored::StoredScores>,
 }
 
 /// A price and its source (`LiteLLM 2026-11-20: gpt-4o-mini`, `override`, `local server`).
@@ -296,6 +300,7 @@ mod tests {
             simulation: None,
             price: None,
             spend_cap: None,
+            stored: None,
         }
     }
 

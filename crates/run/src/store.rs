@@ -405,6 +405,7 @@ pub mod conformance {
             simulation: None,
             price: None,
             spend_cap: None,
+            stored: None,
         }
     }
 

@@ -908,6 +908,7 @@ fn keys_stay_out_of_records_manifests_and_debug_output() {
         simulation: None,
         price: None,
         spend_cap: None,
+        stored: None,
     };
     let mut texts = vec![manifest_line(&manifest), serde_json::to_string(&manifest).unwrap(), format!("{model:?}"), format!("{:?}", ran.outcome)];
     texts.extend(ran.outcome.records.iter().map(|r| serde_json::to_string(r).unwrap()));

@@ -6,6 +6,7 @@ pub mod exports;
 pub mod form_settings;
 pub mod model_settings;
 pub mod sample_table;
+pub mod stored_verdicts;
 pub mod summary;
 pub mod template_editor;
 
@@ -56,6 +57,8 @@ pub struct RunResults {
     pub store_times: Option<(usize, f64, f64)>,
     /// What every exported row of this run carries (run, model, template, dataset, version).
     pub provenance: execbench_core::Provenance,
+    /// A re-scored evaluation file's own verdicts and figures, shown next to execbench's.
+    pub stored: Option<execbench_eval::stored::StoredScores>,
 }
 
 #[derive(Clone, Debug, PartialEq)]

@@ -31,6 +31,7 @@ pub fn manifest(run_id: &str, model: &str, dataset: &str, kind: Option<&str>, ta
         simulation: None,
         price: None,
         spend_cap: None,
+        stored: None,
     }
 }
 

@@ -21,6 +21,7 @@ use crate::{Edit, Hint, Kind, Options, PerturbError, Prediction, Program};
 
 /// The hint for the first usable candidate of `source`, with the other candidates as alternatives.
 pub fn hint(
+    sample_id: &str,
     program: &Program,
     tree: &Tree,
     expected_output: &str,
@@ -28,24 +29,25 @@ pub fn hint(
     rng: &mut Rng,
     source: &mut dyn WrongAnswerSource,
 ) -> Result<(Program, Vec<Edit>, Hint), PerturbError> {
-    let mut candidates = candidates(program, expected_output, options, rng, source)?.into_iter();
+    let mut candidates = candidates(sample_id, program, expected_output, options, rng, source)?.into_iter();
     let claimed = candidates.next().ok_or_else(|| PerturbError::Unsupported("MHC: no wrong answer proposed".to_string()))?;
     let (next, edits) = place_hint(program, tree, options.prediction, &claimed)?;
-    Ok((next, edits, Hint { prediction: options.prediction, claimed, alternatives: candidates.collect() }))
+    let probes = match options.prediction {
+        Prediction::Output => source.probes(&request(sample_id, program, expected_output, options), rng).into_iter().filter(|p| !p.contains('\n') && !p.contains('\r')).collect(),
+        Prediction::Input => Vec::new(),
+    };
+    Ok((next, edits, Hint { prediction: options.prediction, claimed, alternatives: candidates.collect(), probes, probed: None }))
+}
+
+fn request<'a>(sample_id: &'a str, program: &'a Program, expected_output: &'a str, options: &Options) -> WrongAnswerRequest<'a> {
+    WrongAnswerRequest { sample_id, code: &program.code, function_name: &program.function_name, call: &program.call, expected_output, prediction: options.prediction }
 }
 
 /// The source's proposals in its order, without repeats, line breaks (a comment is one line) or,
 /// for output prediction, values equal to the true one as literals (type-aware: `1` and `1.0`
 /// differ; what only Python's `==` equates is left to the execution check).
-fn candidates(program: &Program, expected_output: &str, options: &Options, rng: &mut Rng, source: &mut dyn WrongAnswerSource) -> Result<Vec<String>, PerturbError> {
-    let request = WrongAnswerRequest {
-        code: &program.code,
-        function_name: &program.function_name,
-        call: &program.call,
-        expected_output,
-        prediction: options.prediction,
-    };
-    let proposed = source.candidates(&request, rng).map_err(|e| PerturbError::Unsupported(format!("MHC: {e}")))?;
+fn candidates(sample_id: &str, program: &Program, expected_output: &str, options: &Options, rng: &mut Rng, source: &mut dyn WrongAnswerSource) -> Result<Vec<String>, PerturbError> {
+    let proposed = source.candidates(&request(sample_id, program, expected_output, options), rng).map_err(|e| PerturbError::Unsupported(format!("MHC: {e}")))?;
     let truth = match options.prediction {
         Prediction::Output => parse_literal(expected_output).ok(),
         Prediction::Input => None,
