@@ -132,6 +132,34 @@ async fn the_sample_page_links_to_its_perturbation() {
     assert_eq!(verdict, "agree");
     let form = b.client.execute("return [document.querySelector('[data-testid=kind]').value, document.querySelector('[data-testid=seed]').value, document.querySelector('[data-testid=sample-id-input]').value]", vec![]).await.unwrap();
     assert_eq!(form, serde_json::json!(["RTF", "3", "sample_5"]));
+    // The profile rides in the link too, and the form shows it.
+    b.client.goto(&format!("{base}#/perturb/sample_1?kind=GBC&seed=4&profile=codecrash")).await.unwrap();
+    b.client.refresh().await.unwrap();
+    let verdict = b.wait_text("[data-testid=perturb-verdict]", Duration::from_secs(90), |t| t == "agree" || t == "disagree").await;
+    assert_eq!(verdict, "agree");
+    let profile = b.client.execute("return document.querySelector('[data-testid=profile]').value", vec![]).await.unwrap();
+    assert_eq!(profile, serde_json::json!("codecrash"));
+    b.close().await;
+}
+
+/// CodeCrash's conventions in the page: GBC (new `else` clauses, nested garbage) and MCC (only
+/// return messages name a value) over all of CRUXEval with the `codecrash` profile, every row
+/// verified in the worker.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_codecrash_profile_over_cruxeval_verifies() {
+    let (b, base, _server) = open_app().await;
+    b.client.goto(&format!("{base}#/perturb")).await.unwrap();
+    wait_engine_ready(&b).await;
+    b.client.find(fantoccini::Locator::Css("[data-testid=all-profile]")).await.unwrap().select_by_value("codecrash").await.unwrap();
+    for kind in ["RTF", "GBC", "MCC"] {
+        b.click(&format!("[data-testid=kind-{kind}]")).await;
+    }
+    b.click("[data-testid=perturb-all-start]").await;
+    let state = b.wait_text("[data-testid=perturb-all-state]", Duration::from_secs(900), |t| !t.is_empty()).await;
+    assert_eq!(state, "finished");
+    for kind in ["GBC", "MCC"] {
+        assert_eq!(text_of(&b, &format!("[data-testid=verified-{kind}]")).await, "800", "{kind}");
+    }
     b.close().await;
 }
 

@@ -250,8 +250,7 @@ fn SingleProgram() -> impl IntoView {
     let p = RwSignal::new(link.options.p.to_string());
     let once = RwSignal::new(link.options.once);
     let prediction = RwSignal::new(link.options.prediction);
-    // No selector yet: a link's profile is kept (the CLI offers both).
-    let profile = link.options.profile;
+    let profile = RwSignal::new(link.options.profile);
 
     let error = RwSignal::new(None::<String>);
     let shown = RwSignal::new(None::<Shown>);
@@ -270,7 +269,7 @@ fn SingleProgram() -> impl IntoView {
     };
     let perturb_now = move || {
         let options = match (parse_seed(&seed.get_untracked()), parse_p(&p.get_untracked())) {
-            (Ok(seed), Ok(p)) => Options { seed, p, once: once.get_untracked(), prediction: prediction.get_untracked(), profile },
+            (Ok(seed), Ok(p)) => Options { seed, p, once: once.get_untracked(), prediction: prediction.get_untracked(), profile: profile.get_untracked() },
             (Err(e), _) | (_, Err(e)) => return fail(e),
         };
         let sample = match source.get_untracked() {
@@ -457,6 +456,7 @@ fn SingleProgram() -> impl IntoView {
                 </Show>
                 <Show when=move || kind.get() == Kind::Mhc>
                     <PredictionField prediction=prediction testid="prediction" />
+                    <ProfileField profile=profile testid="profile" />
                 </Show>
                 <button class="primary perturb-button" data-testid="perturb-one" disabled=busy title="Ctrl+Enter" on:click={
                     let perturb_now = perturb_now.clone();
@@ -501,6 +501,20 @@ fn PredictionField(prediction: RwSignal<Prediction>, testid: &'static str) -> im
             <select data-testid=testid on:change=move |ev| prediction.set(if event_target_value(&ev) == "input" { Prediction::Input } else { Prediction::Output })>
                 <option value="output" selected=move || prediction.get() == Prediction::Output>"output prediction"</option>
                 <option value="input" selected=move || prediction.get() == Prediction::Input>"input prediction"</option>
+            </select>
+        </label>
+    }
+}
+
+/// Whose conventions the perturbation follows, shared by both forms: execbench's (the default) or
+/// CodeCrash's published ones, to put a drop next to CodeCrash's table (`docs/perturbations.md`).
+#[component]
+fn ProfileField(profile: RwSignal<execbench_perturb::Profile>, testid: &'static str) -> impl IntoView {
+    use execbench_perturb::Profile;
+    view! {
+        <label class="field" title="codecrash: CodeCrash's published conventions where execbench differs on purpose (MCC/MPS, GBC, REN); every row records its profile"><span class="label">"Profile"</span>
+            <select data-testid=testid on:change=move |ev| profile.set(Profile::parse(&event_target_value(&ev)).unwrap_or(Profile::Execbench))>
+                {Profile::ALL.into_iter().map(|p| view! { <option value=p.name() selected=move || profile.get() == p>{p.name()}</option> }).collect_view()}
             </select>
         </label>
     }
@@ -598,6 +612,7 @@ fn WholeDataset() -> impl IntoView {
     let p = RwSignal::new("1".to_string());
     let once = RwSignal::new(false);
     let prediction = RwSignal::new(Prediction::Output);
+    let profile = RwSignal::new(execbench_perturb::Profile::Execbench);
     let error = RwSignal::new(None::<String>);
 
     let start = move |_| {
@@ -616,7 +631,7 @@ fn WholeDataset() -> impl IntoView {
             return error.set(Some("the dataset is not loaded yet".to_string()));
         };
         error.set(None);
-        let options = Options { seed: 0, p, once: once.get_untracked(), prediction: prediction.get_untracked(), ..Options::default() };
+        let options = Options { seed: 0, p, once: once.get_untracked(), prediction: prediction.get_untracked(), profile: profile.get_untracked() };
         run.start(report.samples.clone(), dataset_column(&state.dataset_name.get_untracked()), kinds, seed_list, options);
     };
     let stop = move |_| run.stop();
@@ -662,6 +677,7 @@ fn WholeDataset() -> impl IntoView {
                 }}
                 <Show when=move || chosen.get().get(&Kind::Mhc).copied().unwrap_or(false)>
                     <PredictionField prediction=prediction testid="all-prediction" />
+                    <ProfileField profile=profile testid="all-profile" />
                 </Show>
             </div>
             <div class="toolbar">
