@@ -456,8 +456,8 @@ fn SingleProgram() -> impl IntoView {
                 </Show>
                 <Show when=move || kind.get() == Kind::Mhc>
                     <PredictionField prediction=prediction testid="prediction" />
-                    <ProfileField profile=profile testid="profile" />
                 </Show>
+                <ProfileField profile=profile testid="profile" />
                 <button class="primary perturb-button" data-testid="perturb-one" disabled=busy title="Ctrl+Enter" on:click={
                     let perturb_now = perturb_now.clone();
                     move |_| perturb_now()
@@ -677,8 +677,8 @@ fn WholeDataset() -> impl IntoView {
                 }}
                 <Show when=move || chosen.get().get(&Kind::Mhc).copied().unwrap_or(false)>
                     <PredictionField prediction=prediction testid="all-prediction" />
-                    <ProfileField profile=profile testid="all-profile" />
                 </Show>
+                <ProfileField profile=profile testid="all-profile" />
             </div>
             <div class="toolbar">
                 <button class="primary" data-testid="perturb-all-start" on:click=start
