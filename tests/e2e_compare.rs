@@ -119,6 +119,8 @@ async fn imported_runs_compare_as_the_library_does_with_flips_and_reports() {
     assert_eq!(counts, serde_json::json!(["2", "2", 2, 2]));
     let href = js(&b, "return document.querySelector('[data-testid=compare-flip-perturb]').getAttribute('href')").await;
     assert_eq!(href, serde_json::json!(format!("#/perturb/{}?kind=REN&seed=0", flips[0].original_id)));
+    js(&b, "document.querySelector('[data-testid=compare-flip-perturb]').scrollIntoView({block: 'start'})").await;
+    b.screenshot("compare-flip").await;
     // Per-category bars from the imported dataset's `category` field, chosen by default.
     assert_eq!(js(&b, "return document.querySelector('[data-testid=compare-category]').value").await, serde_json::json!("category"));
     let bars = js(&b, "return document.querySelector('[data-testid=compare-chart-categories-strict] svg').textContent").await;
