@@ -6,6 +6,7 @@
 pub mod brackets;
 pub mod dataset;
 pub mod engine;
+pub mod parallel;
 pub mod program;
 pub mod provenance;
 pub mod rng;

@@ -18,6 +18,8 @@
 //!   verifies every result: the Verify and Perturb jobs, with progress and Stop.
 //! - [`build_filter`] judges generated candidates (static rules, then one instrumented run each)
 //!   for the Build job and `execbench build filter`, with progress and Stop.
+//! - `threaded_python` (native only) runs Python on several threads, one interpreter each: the
+//!   command line's `--jobs`.
 //! - [`generation`] asks a model for benchmark candidates (issue 13's Generate step).
 
 pub mod api;
@@ -41,6 +43,8 @@ pub mod shelf;
 pub mod simulate;
 pub mod status;
 pub mod store;
+#[cfg(not(target_arch = "wasm32"))]
+pub mod threaded_python;
 pub mod verify;
 
 pub use cancel::CancelToken;
