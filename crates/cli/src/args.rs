@@ -44,6 +44,16 @@ impl Args {
         }
     }
 
+    /// `--jobs N`: how many Python interpreters run at once (one thread each); every core by
+    /// default. `--jobs 1` runs everything on the main thread.
+    pub fn jobs(&self) -> Result<usize, String> {
+        let jobs: usize = self.number("jobs", execbench_core::parallel::available_jobs())?;
+        if !(1..=1024).contains(&jobs) {
+            return Err(format!("--jobs must be between 1 and 1024, got {jobs}"));
+        }
+        Ok(jobs)
+    }
+
     pub fn switch(&self, name: &str) -> bool {
         self.switches.iter().any(|s| s == name)
     }
@@ -90,5 +100,10 @@ mod tests {
         }
         let a = Args::parse(&strings(&["--time-limit", "fast"]), &[]).unwrap();
         assert_eq!(a.number("time-limit", 2.0f64), Err("--time-limit expects a number, got `fast`".to_string()));
+        let jobs = |raw: &[&str]| Args::parse(&strings(raw), &[]).unwrap().jobs();
+        assert_eq!(jobs(&["--jobs", "0"]), Err("--jobs must be between 1 and 1024, got 0".to_string()));
+        assert_eq!(jobs(&["--jobs", "many"]), Err("--jobs expects a number, got `many`".to_string()));
+        assert_eq!(jobs(&["--jobs", "3"]), Ok(3));
+        assert!(jobs(&[]).unwrap() >= 1);
     }
 }

@@ -1,7 +1,7 @@
 //! `execbench run`: evaluate a model behind a provider's API (or an offline model) on a dataset,
 //! with the same engine and the same records as the page. Records go to the run file as each
 //! sample finishes (appended and flushed), so a killed run loses at most the requests in flight and
-//! `--resume` asks only for the rest.
+//! `--resume` asks only for the rest. Scoring runs its Python on `--jobs` interpreters.
 
 use std::cell::RefCell;
 use std::collections::BTreeSet;
@@ -15,7 +15,8 @@ use execbench_eval::{Mode, Task};
 use execbench_providers::Usage;
 use execbench_pyengine::RustPythonEngine;
 use execbench_run::api::{ApiModel, ApiSettings};
-use execbench_run::io::BlockingPython;
+use execbench_run::io::{BlockingPython, Python};
+use execbench_run::threaded_python::ThreadedPython;
 use execbench_run::record::SampleRecord;
 use execbench_run::cost::{SpendCap, format_usd};
 use execbench_run::runfile::{FORMAT, PriceUsed, RunManifest, dataset_hash, read_run_file};
@@ -27,11 +28,11 @@ use crate::args::Args;
 use crate::http::{NativeHttp, TokioClock};
 use crate::store::JsonlRunStore;
 
-pub const USAGE: &str = "execbench run --dataset FILE.jsonl --task output|input [--template ID] --provider P --model M [--base-url URL] [--n N] [--concurrency C] [--temperature T|none] [--top-p P|none] [--max-tokens N] [--max-tokens-field auto|max_tokens|max_completion_tokens] [--reasoning-effort low|medium|high] [--thinking-budget N] [--stream] [--delay-ms MS] [--timeout S] [--limit N] [--mode strict|compatible] [--key-env NAME] [--price IN,OUT] [--spend-cap USD] --out RUN.jsonl [--resume]\n  providers: openai, anthropic, gemini, openrouter, deepseek, deepinfra, together, qwen, azure, vllm, sglang, ollama, llamacpp, openai-compatible; offline: oracle, echo-first-argument, type-default";
+pub const USAGE: &str = "execbench run --dataset FILE.jsonl --task output|input [--template ID] --provider P --model M [--base-url URL] [--n N] [--concurrency C] [--temperature T|none] [--top-p P|none] [--max-tokens N] [--max-tokens-field auto|max_tokens|max_completion_tokens] [--reasoning-effort low|medium|high] [--thinking-budget N] [--stream] [--delay-ms MS] [--timeout S] [--limit N] [--mode strict|compatible] [--key-env NAME] [--price IN,OUT] [--spend-cap USD] [--jobs N] --out RUN.jsonl [--resume]\n  providers: openai, anthropic, gemini, openrouter, deepseek, deepinfra, together, qwen, azure, vllm, sglang, ollama, llamacpp, openai-compatible; offline: oracle, echo-first-argument, type-default";
 pub const SWITCHES: &[&str] = &["resume", "stream"];
 const KNOWN_FLAGS: &[&str] = &[
     "dataset", "task", "template", "provider", "model", "base-url", "n", "concurrency", "temperature", "top-p", "max-tokens", "stream", "delay-ms", "timeout", "limit", "mode", "key-env", "out", "resume",
-    "reasoning-effort", "thinking-budget", "max-tokens-field", "price", "spend-cap",
+    "reasoning-effort", "thinking-budget", "max-tokens-field", "price", "spend-cap", "jobs",
 ];
 const OFFLINE: &[&str] = &["oracle", "echo-first-argument", "type-default"];
 
@@ -56,6 +57,8 @@ struct Settings {
     price: Option<PriceUsed>,
     /// `--spend-cap`: dollars for the whole run.
     spend_cap: Option<f64>,
+    /// `--jobs`: Python interpreters scoring at once.
+    jobs: usize,
 }
 
 fn settings(args: &Args) -> Result<Settings, String> {
@@ -89,11 +92,12 @@ fn settings(args: &Args) -> Result<Settings, String> {
     };
     let out = args.required("out")?.to_string();
     let resume = args.switch("resume");
+    let jobs = args.jobs()?;
     if OFFLINE.contains(&provider) {
         if args.optional("spend-cap").is_some() || args.optional("price").is_some() {
             return Err(format!("--spend-cap and --price are for model APIs; `{provider}` costs nothing"));
         }
-        return Ok(Settings { dataset, task, template, api: None, offline: Some(provider.to_string()), key_env: None, key_required: false, n, limit, modes, out, resume, price: None, spend_cap: None });
+        return Ok(Settings { dataset, task, template, api: None, offline: Some(provider.to_string()), key_env: None, key_required: false, n, limit, modes, out, resume, price: None, spend_cap: None, jobs });
     }
     if provider == execbench_run::simulate::PROVIDER {
         return Err("the simulated model answers inside the web page; here, run the mock model server (cargo run -p execbench-mockserver) and use --provider openai-compatible --base-url".to_string());
@@ -114,6 +118,7 @@ fn settings(args: &Args) -> Result<Settings, String> {
         resume,
         price: options.price,
         spend_cap: options.spend_cap,
+        jobs,
     })
 }
 
@@ -226,7 +231,7 @@ pub fn run(args: &Args) -> Result<i32, String> {
     };
     eprintln!("{}: {} samples x {} ({} to ask), {} prediction, template {}", responder.name(), samples.len(), settings.n, samples.len() - job.done.len(), settings.task.label(), settings.template.id);
 
-    let python = BlockingPython::new(RustPythonEngine::new());
+    let python = if settings.jobs == 1 { CliPython::One(BlockingPython::new(RustPythonEngine::new())) } else { CliPython::Threads(ThreadedPython::new(settings.jobs, RustPythonEngine::new)) };
     let (http, clock) = (NativeHttp::new(), TokioClock::new());
     let cancel = CancelToken::new();
     let last_line = RefCell::new((0.0f64, String::new()));
@@ -290,6 +295,21 @@ pub fn run(args: &Args) -> Result<i32, String> {
         RunEnd::Finished | RunEnd::Stopped | RunEnd::SpendCap { .. } => 1,
         RunEnd::ProviderStopped(_) | RunEnd::StoreFailed(_) => 3,
     })
+}
+
+/// One interpreter on the main thread (`--jobs 1`, as before there were jobs), or several threads.
+enum CliPython {
+    One(BlockingPython<RustPythonEngine>),
+    Threads(ThreadedPython),
+}
+
+impl Python for CliPython {
+    async fn run(&self, request: execbench_core::RunRequest) -> execbench_core::RunResult {
+        match self {
+            CliPython::One(python) => python.run(request).await,
+            CliPython::Threads(python) => python.run(request).await,
+        }
+    }
 }
 
 #[cfg(test)]

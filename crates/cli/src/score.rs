@@ -1,12 +1,14 @@
 //! `execbench score`: re-score a generations file (CRUXEval's `{"sample_0": [...]}`, JSON Lines
 //! of raw responses, or an evaluation file as CRUXEval's leaderboard and CodeCrash publish it)
 //! against a dataset, printing pass@1 and pass@5 per mode (and an evaluation file's own verdicts
-//! beside them) and optionally writing one result row per sample and mode.
+//! beside them) and optionally writing one result row per sample and mode. Samples are spread over
+//! `--jobs` interpreters (a compatible re-scoring with many time-outs is mostly waiting for time
+//! limits); what is printed and written is the same whatever the number.
 
 use std::time::Instant;
 
 use execbench_core::{Limits, Provenance};
-use execbench_eval::generations::{Rescore, import_generations, rescore};
+use execbench_eval::generations::{Rescore, import_generations, rescore_in_parallel};
 use execbench_eval::report::markdown_table;
 use execbench_eval::stored::{StoredScores, compare_stored};
 use execbench_eval::{Mode, ScoreOptions, Task};
@@ -14,9 +16,9 @@ use execbench_pyengine::RustPythonEngine;
 
 use crate::args::Args;
 
-pub const USAGE: &str = "execbench score --dataset FILE(.jsonl|.parquet) --generations FILE --task output|input [--mode strict|compatible] [--time-limit SECONDS] [--out FILE.jsonl]";
+pub const USAGE: &str = "execbench score --dataset FILE(.jsonl|.parquet) --generations FILE --task output|input [--mode strict|compatible] [--time-limit SECONDS] [--jobs N] [--out FILE.jsonl]";
 
-const KNOWN_FLAGS: &[&str] = &["dataset", "generations", "task", "mode", "time-limit", "out"];
+const KNOWN_FLAGS: &[&str] = &["dataset", "generations", "task", "mode", "time-limit", "out", "jobs"];
 
 /// Everything the command needs, checked before any file is read.
 #[derive(Debug)]
@@ -27,6 +29,7 @@ struct Settings<'a> {
     modes: Vec<Mode>,
     options: ScoreOptions,
     out: Option<&'a str>,
+    jobs: usize,
 }
 
 fn settings(args: &Args) -> Result<Settings<'_>, String> {
@@ -45,7 +48,7 @@ fn settings(args: &Args) -> Result<Settings<'_>, String> {
         return Err(format!("--time-limit must be between 0 and 3600 seconds, got {seconds}"));
     }
     let options = ScoreOptions { limits: Limits { time_ms: (seconds * 1000.0).round() as u32, max_steps: 0 } };
-    Ok(Settings { dataset, generations, task, modes, options, out: args.optional("out") })
+    Ok(Settings { dataset, generations, task, modes, options, out: args.optional("out"), jobs: args.jobs()? })
 }
 
 /// Returns the process exit code: 0 when both files were read without a problem, 1 when a row or
@@ -65,11 +68,10 @@ pub fn run(args: &Args) -> Result<i32, String> {
         return Ok(1);
     }
 
-    let mut engine = RustPythonEngine::new();
     let mut rescores: Vec<Rescore> = Vec::new();
     for mode in &settings.modes {
         let started = Instant::now();
-        let rescore = rescore(&mut engine, &dataset.samples, &generations, settings.task, *mode, &settings.options);
+        let rescore = rescore_in_parallel(RustPythonEngine::new, settings.jobs, &dataset.samples, &generations, settings.task, *mode, &settings.options, |_| {});
         eprintln!("{} {}: {} answers scored in {:.0} ms", settings.task.label(), mode.label(), rescore.summary.answers, started.elapsed().as_secs_f64() * 1000.0);
         rescores.push(rescore);
     }
@@ -177,6 +179,7 @@ mod tests {
             (&["--task", "output", "--mode", "lenient"], "unknown --mode `lenient` (known: strict, compatible)"),
             (&["--task", "output", "--time-limit", "0"], "--time-limit must be between 0 and 3600 seconds, got 0"),
             (&["--task", "output", "--k", "3"], "unknown flag --k"),
+            (&["--task", "output", "--jobs", "0"], "--jobs must be between 1 and 1024, got 0"),
         ];
         for (extra, message) in cases {
             let args = parsed(&[&base[..], extra].concat());
@@ -185,8 +188,8 @@ mod tests {
         let args = parsed(&[&base[..], &["--task", "input"]].concat());
         let s = settings(&args).expect("valid flags");
         assert_eq!((s.task, s.modes.clone(), s.options.limits.time_ms, s.out), (Task::Input, vec![Mode::Strict, Mode::Compatible], 3000, None));
-        let args = parsed(&[&base[..], &["--task", "output", "--mode", "compatible", "--out", "r.jsonl"]].concat());
+        let args = parsed(&[&base[..], &["--task", "output", "--mode", "compatible", "--out", "r.jsonl", "--jobs", "2"]].concat());
         let s = settings(&args).expect("valid flags");
-        assert_eq!((s.modes, s.out), (vec![Mode::Compatible], Some("r.jsonl")));
+        assert_eq!((s.modes, s.out, s.jobs), (vec![Mode::Compatible], Some("r.jsonl"), 2));
     }
 }

@@ -1,9 +1,11 @@
 //! `execbench verify --dataset FILE [--category FIELD] [--time-limit SECONDS]`: run every sample,
-//! report failures, and the results per category when the dataset has one.
+//! report failures, and the results per category when the dataset has one. Samples are spread over
+//! `--jobs` interpreters; what is printed is in dataset order whatever the number.
 
 use std::collections::BTreeMap;
 
 use execbench_core::Limits;
+use execbench_core::parallel::map_with_engines;
 use execbench_core::verify::{Verdict, VerifySummary, check_sample};
 use execbench_formats::categories::{category_value, dataset_shape};
 use execbench_pyengine::RustPythonEngine;
@@ -11,29 +13,33 @@ use execbench_pyengine::RustPythonEngine;
 use crate::args::Args;
 use crate::progress::Progress;
 
-pub const USAGE: &str = "execbench verify --dataset FILE(.jsonl|.parquet) [--category FIELD] [--time-limit SECONDS]";
+pub const USAGE: &str = "execbench verify --dataset FILE(.jsonl|.parquet) [--category FIELD] [--time-limit SECONDS] [--jobs N]";
 
 /// Returns the process exit code.
 pub fn run(args: &Args) -> Result<i32, String> {
-    args.reject_unknown(&["dataset", "category", "time-limit"])?;
+    args.reject_unknown(&["dataset", "category", "time-limit", "jobs"])?;
     let path = args.required("dataset")?;
     let seconds: f64 = args.number("time-limit", 2.0)?;
     if !(seconds > 0.0 && seconds <= 3600.0) {
         return Err(format!("--time-limit must be between 0 and 3600 seconds, got {seconds}"));
     }
+    let jobs = args.jobs()?;
     let report = crate::dataset::read_dataset(path)?;
     let shape = dataset_shape(&report, args.optional("category"));
     for inconsistency in shape.inconsistencies() {
         eprintln!("schema: {inconsistency}");
     }
     let limits = Limits { time_ms: (seconds * 1000.0).round() as u32, max_steps: 0 };
-    let mut engine = RustPythonEngine::new();
+    let mut progress = Progress::new(report.samples.len());
+    let mut failed_so_far = 0;
+    let checks = map_with_engines(&report.samples, jobs, RustPythonEngine::new, |engine, sample| check_sample(engine, sample, limits), |check| {
+        failed_so_far += usize::from(!check.verdict.is_pass());
+        progress.tick(failed_so_far);
+    });
     let mut summary = VerifySummary::default();
     // Per category: (samples, passed).
     let mut by_category: BTreeMap<String, (usize, usize)> = BTreeMap::new();
-    let mut progress = Progress::new(report.samples.len());
-    for sample in &report.samples {
-        let check = check_sample(&mut engine, sample, limits);
+    for (sample, check) in report.samples.iter().zip(checks) {
         if let Some(field) = &shape.category_field {
             let category = category_value(sample, field).unwrap_or_else(|| "(none)".to_string());
             let counts = by_category.entry(category).or_insert((0, 0));
@@ -41,7 +47,6 @@ pub fn run(args: &Args) -> Result<i32, String> {
             counts.1 += usize::from(check.verdict.is_pass());
         }
         summary.add(check);
-        progress.tick(summary.failed + summary.engine_differences);
     }
     for problem in &summary.problems {
         let (label, reason) = match &problem.verdict {
