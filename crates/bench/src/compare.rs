@@ -16,6 +16,7 @@ use execbench_testkit::browser::Browser;
 use fantoccini::Locator;
 use serde_json::Value;
 
+use crate::figures::{Amount, Figure};
 use crate::median;
 use crate::page;
 
@@ -89,6 +90,7 @@ pub async fn section(app_url: &str, reps: usize) {
         let cpython_ms = median(cpython.iter().copied());
         let (checked, differing) = agree.unwrap_or((0, 0));
         println!("  CPython (pure Python, the same figures): {cpython_ms:.1} ms; execbench natively is {:.1}x faster; {checked} figures compared, {differing} differ", cpython_ms / native_ms);
+        crate::figures::record([compare_figure("natively", native_ms, Some(("CPython", cpython_ms)))]);
     }
 
     match page_times(app_url, &files, reps).await {
@@ -104,10 +106,26 @@ pub async fn section(app_url: &str, reps: usize) {
                 if first < TARGET_MS { "met" } else { "NOT met" },
                 if warm < TARGET_MS { "met" } else { "NOT met" }
             );
+            crate::figures::record([compare_figure("in the page, first", first, None), compare_figure("in the page, again", warm, None)]);
         }
         Err(e) => eprintln!("  comparing in the page failed: {e}"),
     }
     let _ = std::fs::remove_dir_all(&scratch);
+}
+
+/// A comparison's time to the table: natively against CPython, in the page against the target.
+fn compare_figure(place: &str, ms: f64, against: Option<(&str, f64)>) -> Figure {
+    let target = against.is_none().then_some(TARGET_MS);
+    Figure {
+        section: "compare".into(),
+        metric: format!("comparison to the table, {place}"),
+        execbench: Some(Amount::Ms(ms)),
+        reference: against.map(|(name, _)| name.to_string()),
+        reference_amount: against.map(|(_, ms)| Amount::Ms(ms)),
+        ratio: against.map(|(_, theirs)| ms / theirs),
+        target: target.map(|t| format!("< {t:.0} ms")),
+        met: target.map(|t| ms < t),
+    }
 }
 
 async fn page_times(app_url: &str, files: &[PathBuf], reps: usize) -> Result<Vec<f64>, String> {

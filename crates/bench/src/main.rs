@@ -17,10 +17,12 @@
 //!
 //! Options: `--reps N` cold pages per engine (3), `--warm N` warm passes per page (3),
 //! `--restarts N` worker restarts timed on each execbench page (3), `--sections LIST` which parts
-//! to run (`engine,perturb,score,models,store,build`, all by default; only `engine` needs Pyodide; `store`
+//! to run (`engine,perturb,score,models,store,build,compare,cli`, all by default; only `engine` needs Pyodide; `store`
 //! times the page's IndexedDB run store, `store.rs`; `build` the Build page's filter on the 800
-//! samples as candidates, natively, in CPython and in the page, `build_filter.rs`). Nothing
-//! here asserts a time: it prints figures.
+//! samples as candidates, natively, in CPython and in the page, `build_filter.rs`; `cli` the
+//! command line's `--jobs`, one against all, `cli_jobs.rs`, the only section without a browser),
+//! `--json FILE` also writes the figures as JSON (`figures.rs`). Nothing here asserts a time: it
+//! prints figures.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -30,8 +32,12 @@ use execbench_testkit::browser::Browser;
 use execbench_testkit::static_server::StaticServer;
 use serde_json::Value;
 
+use figures::{Amount, Figure};
+
 mod build_filter;
+mod cli_jobs;
 mod compare;
+mod figures;
 mod models;
 mod page;
 mod perturbation;
@@ -62,12 +68,14 @@ struct Options {
     warm: usize,
     restarts: usize,
     sections: Vec<String>,
+    /// `--json FILE`: where every figure goes as JSON too.
+    json: Option<PathBuf>,
 }
 
-const SECTIONS: [&str; 7] = ["engine", "perturb", "score", "models", "store", "build", "compare"];
+const SECTIONS: [&str; 8] = ["engine", "perturb", "score", "models", "store", "build", "compare", "cli"];
 
 fn options() -> Options {
-    let mut o = Options { reps: 3, warm: 3, restarts: 3, sections: SECTIONS.map(String::from).to_vec() };
+    let mut o = Options { reps: 3, warm: 3, restarts: 3, sections: SECTIONS.map(String::from).to_vec(), json: None };
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mut i = 0;
     while i < args.len() {
@@ -76,6 +84,7 @@ fn options() -> Options {
             "--reps" => o.reps = value().max(1),
             "--warm" => o.warm = value().max(1),
             "--restarts" => o.restarts = value(),
+            "--json" => o.json = Some(args.get(i + 1).map(PathBuf::from).unwrap_or_else(|| usage())),
             "--sections" => {
                 let list = args.get(i + 1).cloned().unwrap_or_default();
                 o.sections = list.split(',').map(|s| s.trim().to_string()).filter(|s| !s.is_empty()).collect();
@@ -91,7 +100,7 @@ fn options() -> Options {
 }
 
 fn usage() -> ! {
-    eprintln!("usage: execbench-bench [--reps N] [--warm N] [--restarts N] [--sections engine,perturb,score,models,store,build,compare]");
+    eprintln!("usage: execbench-bench [--reps N] [--warm N] [--restarts N] [--sections engine,perturb,score,models,store,build,compare,cli] [--json FILE]");
     std::process::exit(2)
 }
 
@@ -113,6 +122,38 @@ fn pyodide_dir() -> PathBuf {
 #[tokio::main]
 async fn main() {
     let opts = options();
+    let section = |name: &str| opts.sections.iter().any(|s| s == name);
+    // Every section but `cli` works in the built app.
+    if opts.sections.iter().any(|s| s != "cli") {
+        browser_sections(&opts).await;
+    }
+    if section("cli") {
+        let dataset_path = execbench_testkit::repo_root().join("public/data/cruxeval/cruxeval.jsonl");
+        let samples = read_samples(&dataset_path);
+        figures::record(cli_jobs::section(&samples, &dataset_path));
+    }
+    if let Some(path) = &opts.json {
+        match std::fs::write(path, figures::recorded_json()) {
+            Ok(()) => println!("\nfigures written to {}", path.display()),
+            Err(e) => {
+                eprintln!("cannot write {}: {e}", path.display());
+                std::process::exit(1);
+            }
+        }
+    }
+}
+
+fn read_samples(path: &Path) -> Vec<execbench_core::Sample> {
+    match std::fs::read_to_string(path) {
+        Ok(text) => execbench_core::load_jsonl("cruxeval.jsonl", &text).samples,
+        Err(e) => {
+            eprintln!("cannot read {}: {e}", path.display());
+            std::process::exit(1);
+        }
+    }
+}
+
+async fn browser_sections(opts: &Options) {
     // Serve a snapshot: others may rebuild dist/ (Trunk swaps it out) while this runs.
     let built = execbench_testkit::dist_dir();
     let dist = std::env::temp_dir().join(format!("execbench-bench-dist-{}", std::process::id()));
@@ -128,16 +169,10 @@ async fn main() {
     let server = StaticServer::mount(mounts);
     let app_url = format!("{}/execbench/", server.origin);
     if let Some(pyodide) = &pyodide {
-        engine_section(&opts, &server, &built, &dist, pyodide).await;
+        engine_section(opts, &server, &built, &dist, pyodide).await;
     }
     let dataset_path = dist.join("data/cruxeval/cruxeval.jsonl");
-    let samples = match std::fs::read_to_string(&dataset_path) {
-        Ok(text) => execbench_core::load_jsonl("cruxeval.jsonl", &text).samples,
-        Err(e) => {
-            eprintln!("cannot read {}: {e}", dataset_path.display());
-            std::process::exit(1);
-        }
-    };
+    let samples = read_samples(&dataset_path);
     if section("perturb") {
         println!("\nperturbation: natively (fastest of {} runs a kind, then verified once), then in the app's Perturb view...", opts.reps);
         let native = perturbation::native(&samples, opts.reps);
@@ -181,7 +216,7 @@ async fn main() {
         store::section(&app_url, opts.reps).await;
     }
     if section("build") {
-        build_section(&opts, &samples, &app_url).await;
+        build_section(opts, &samples, &app_url).await;
     }
     if section("compare") {
         compare::section(&app_url, opts.reps).await;
@@ -515,32 +550,26 @@ fn median(values: impl IntoIterator<Item = f64>) -> f64 {
 }
 
 fn print_table(ours: &[PageRun], theirs: &[PageRun], site: &Size, peer: &Size) {
-    struct Row {
-        metric: String,
-        ours: String,
-        theirs: String,
-        ratio: Option<f64>,
-        target: Option<f64>,
-        unit_target: String,
-    }
+    let row = |metric: &str, a: Amount, b: Option<Amount>, ratio: Option<f64>, target: Option<String>, met: Option<bool>| Figure {
+        section: "engine".into(),
+        metric: metric.to_string(),
+        execbench: Some(a),
+        reference: Some("Pyodide".into()),
+        reference_amount: b,
+        ratio,
+        target,
+        met,
+    };
+    let versus = |ratio: f64, target: Option<f64>| (target.map(|t| format!("<= {t}")), target.map(|t| ratio <= t));
     let time_row = |metric: &str, pick: &dyn Fn(&[PageRun]) -> f64, target: Option<f64>| {
         let (a, b) = (pick(ours), pick(theirs));
-        Row {
-            metric: metric.to_string(),
-            ours: format!("{a:.0} ms"),
-            theirs: format!("{b:.0} ms"),
-            ratio: Some(a / b),
-            target,
-            unit_target: String::new(),
-        }
+        let (target, met) = versus(a / b, target);
+        row(metric, Amount::Ms(a), Some(Amount::Ms(b)), Some(a / b), target, met)
     };
-    let size_row = |metric: &str, a: u64, b: u64, target: Option<f64>| Row {
-        metric: metric.to_string(),
-        ours: mb(a),
-        theirs: mb(b),
-        ratio: Some(a as f64 / b as f64),
-        target,
-        unit_target: String::new(),
+    let size_row = |metric: &str, a: u64, b: u64, target: Option<f64>| {
+        let ratio = a as f64 / b as f64;
+        let (target, met) = versus(ratio, target);
+        row(metric, Amount::Bytes(a), Some(Amount::Bytes(b)), Some(ratio), target, met)
     };
     let passes = |runs: &[PageRun]| {
         let first: Vec<u64> = runs.iter().map(|r| r.first_passed).collect();
@@ -548,6 +577,7 @@ fn print_table(ours: &[PageRun], theirs: &[PageRun], site: &Size, peer: &Size) {
         let (lo, hi) = first.iter().chain(&warm).fold((u64::MAX, 0), |(lo, hi), &x| (lo.min(x), hi.max(x)));
         if lo == hi { format!("{lo}/{SAMPLES}") } else { format!("{lo}-{hi}/{SAMPLES}") }
     };
+    let all_pass = ours.iter().all(|r| r.first_passed == SAMPLES as u64 && r.warm_passed.iter().all(|&p| p == SAMPLES as u64));
     let restart = median(ours.iter().flat_map(|r| r.restart_ms.iter().copied()));
     let rows = vec![
         time_row("ready from a cold page", &|r| median(r.iter().map(|x| x.ready_ms)), Some(0.2)),
@@ -555,38 +585,15 @@ fn print_table(ours: &[PageRun], theirs: &[PageRun], site: &Size, peer: &Size) {
         time_row("warm verify-all pass (800)", &|r| median(r.iter().flat_map(|x| x.warm_ms.iter().copied())), Some(1.0)),
         time_row("  first pass, inside the engine", &|r| median(r.iter().map(|x| x.first_engine_ms)), None),
         time_row("  warm pass, inside the engine", &|r| median(r.iter().flat_map(|x| x.warm_engine_ms.iter().copied())), None),
-        Row {
-            metric: "samples passing".into(),
-            ours: passes(ours),
-            theirs: passes(theirs),
-            ratio: None,
-            target: None,
-            unit_target: format!("{SAMPLES}/{SAMPLES} (ours)"),
-        },
+        row("samples passing", Amount::Text(passes(ours)), Some(Amount::Text(passes(theirs))), None, Some(format!("{SAMPLES}/{SAMPLES} (ours)")), Some(all_pass)),
         size_row("transfer, brotli (page vs engine)", site.brotli, peer.brotli, Some(1.0)),
         size_row("transfer, gzip (page vs engine)", site.gzip, peer.gzip, None),
         size_row("raw bytes (page vs engine)", site.raw, peer.raw, None),
-        Row {
-            metric: "worker restart to ready".into(),
-            ours: if restart.is_finite() { format!("{restart:.0} ms") } else { "-".into() },
-            theirs: "-".into(),
-            ratio: None,
-            target: None,
-            unit_target: String::new(),
+        Figure {
+            execbench: restart.is_finite().then_some(Amount::Ms(restart)),
+            ..row("worker restart to ready", Amount::Ms(restart), None, None, None, None)
         },
     ];
-    println!("\n| metric | execbench | Pyodide | ratio | target | met |");
-    println!("|---|---:|---:|---:|---|---|");
-    for row in rows {
-        let ratio = row.ratio.map(|r| format!("{r:.2}")).unwrap_or_else(|| "-".into());
-        let (target, met) = match (row.target, row.ratio) {
-            (Some(t), Some(r)) => (format!("<= {t}"), if r <= t { "yes" } else { "**no**" }.to_string()),
-            _ if row.metric == "samples passing" => {
-                let ok = ours.iter().all(|r| r.first_passed == SAMPLES as u64 && r.warm_passed.iter().all(|&p| p == SAMPLES as u64));
-                (row.unit_target.clone(), if ok { "yes" } else { "**no**" }.to_string())
-            }
-            _ => ("-".into(), "-".into()),
-        };
-        println!("| {} | {} | {} | {} | {} | {} |", row.metric, row.ours, row.theirs, ratio, target, met);
-    }
+    println!("\n{}", figures::markdown_table("Pyodide", &rows));
+    figures::record(rows);
 }

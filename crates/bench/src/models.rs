@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 use execbench_mockserver::{MockConfig, MockServer, bundled_dataset};
 use execbench_testkit::browser::Browser;
 
+use crate::figures::{Amount, Figure};
 use crate::page::{js, select, wait_text};
 
 /// Requests (samples, n = 1).
@@ -45,7 +46,7 @@ fn ideal_ms() -> f64 {
 
 /// The `execbench` binary: `EXECBENCH_CLI`, else `$CARGO_TARGET_DIR/release/execbench`, else the
 /// workspace's `target/release/execbench`.
-fn cli_binary() -> PathBuf {
+pub fn cli_binary() -> PathBuf {
     if let Ok(path) = std::env::var("EXECBENCH_CLI") {
         return PathBuf::from(path);
     }
@@ -249,6 +250,23 @@ fn print(rows: &[Result<Throughput, (&'static str, String)>]) {
             Err((place, e)) => println!("| {place} | failed: {e} | - | {:.2} s | - | - | - |", ideal / 1000.0),
         }
     }
+    // One figure a row: its wall time against the ideal.
+    crate::figures::record(rows.iter().map(|row| {
+        let (place, wall_ms) = match row {
+            Ok(t) => (t.place, Some(t.wall_ms)),
+            Err((place, _)) => (*place, None),
+        };
+        Figure {
+            section: "models".into(),
+            metric: format!("{place}: {REQUESTS} requests"),
+            execbench: wall_ms.map(Amount::Ms),
+            reference: Some("ideal N x L / c".into()),
+            reference_amount: Some(Amount::Ms(ideal)),
+            ratio: wall_ms.map(|ms| ms / ideal),
+            target: Some(format!("<= {RATIO_TARGET}")),
+            met: wall_ms.map(|ms| ms / ideal <= RATIO_TARGET),
+        }
+    }));
     println!(
         "\nIdeal: each of the N requests waits the server's latency L and nothing else, c always in flight (N x L / c). \
          The wall time also holds everything else: the command line's process start and RustPython, prompt building, \

@@ -13,6 +13,8 @@ use execbench_core::{Limits, PythonEngine, Sample};
 use execbench_perturb::{Kind, Options, perturb_sample, verify};
 use execbench_testkit::browser::Browser;
 
+use crate::figures::{Amount, Figure};
+
 /// One kind's figures, in milliseconds.
 #[derive(Clone, Debug, Default)]
 pub struct KindTimes {
@@ -112,6 +114,35 @@ async fn data_ms(b: &Browser, testid: &str) -> Result<f64, String> {
     value.as_str().and_then(|v| v.parse().ok()).ok_or(format!("no figure in `{testid}`: {value}"))
 }
 
+/// Per kind: its four times (native, native + verify, browser, browser + verify).
+fn times_of_kinds(figures: &PerturbationFigures) -> Vec<(String, [f64; 4])> {
+    figures.native.iter().zip(&figures.browser).map(|((kind, n), (_, w))| (kind.name().to_string(), [n.perturb_ms, n.with_verification_ms, w.perturb_ms, w.with_verification_ms])).collect()
+}
+
+/// Every time of the table, a figure each: the browser's against the same work natively, the
+/// six kinds' browser totals against their targets.
+fn figures_of_times(kinds: Vec<(String, [f64; 4])>, totals: [f64; 4]) -> Vec<Figure> {
+    const COLUMNS: [(&str, Option<f64>); 4] = [("native", None), ("native + verify", None), ("browser", Some(1000.0)), ("browser + verify", Some(3000.0))];
+    let mut rows = Vec::new();
+    for (name, times) in kinds.into_iter().chain([("six kinds".to_string(), totals)]) {
+        for (i, (column, target)) in COLUMNS.iter().enumerate() {
+            let native = (i >= 2).then(|| times[i - 2]);
+            let target = target.filter(|_| name == "six kinds");
+            rows.push(Figure {
+                section: "perturb".into(),
+                metric: format!("{name}, {column}"),
+                execbench: Some(Amount::Ms(times[i])),
+                reference: native.map(|_| "native".to_string()),
+                reference_amount: native.map(Amount::Ms),
+                ratio: native.map(|n| times[i] / n),
+                target: target.map(|t| format!("< {t:.0} ms")),
+                met: target.map(|t| times[i] < t),
+            });
+        }
+    }
+    rows
+}
+
 pub fn print(figures: &PerturbationFigures, samples: usize) {
     println!("\n### Perturbing {samples} samples, seed 0 (ms; target: six kinds < 1000 ms in the browser without verification, < 3000 ms with it)\n");
     println!("| kind | native | native + verify | browser | browser + verify | verified (browser) |");
@@ -124,6 +155,7 @@ pub fn print(figures: &PerturbationFigures, samples: usize) {
         }
     }
     println!("| **six kinds** | {:.0} | {:.0} | {:.0} | {:.0} | |", totals[0], totals[1], totals[2], totals[3]);
+    crate::figures::record(figures_of_times(times_of_kinds(figures), totals));
     let met = |value: f64, target: f64| if value < target { "met" } else { "**missed**" };
     println!(
         "\nBrowser: {:.0} ms without verification ({} target 1000 ms), {:.0} ms with it ({} target 3000 ms); browser/native {:.2}x and {:.2}x. \

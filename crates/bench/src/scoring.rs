@@ -16,6 +16,8 @@ use execbench_eval::{Mode, ScoreOptions, Task};
 use execbench_testkit::browser::Browser;
 use serde_json::{Map, Value};
 
+use crate::figures::{Amount, Figure};
+
 pub const ANSWERS_PER_SAMPLE: usize = 10;
 
 /// Ten distinct answers for a sample; the first is right.
@@ -138,6 +140,30 @@ async fn drive(b: &Browser, app_url: &str, generations_path: &Path) -> Result<(f
     Ok((seconds * 1000.0, timing))
 }
 
+/// The table's rows as figures, against CPython's compatible checks where the table compares.
+fn figures(f: &ScoringFigures) -> Vec<Figure> {
+    let row = |metric: &str, ms: Option<f64>, against_cpython: bool| Figure {
+        section: "score".into(),
+        metric: metric.into(),
+        execbench: ms.map(Amount::Ms),
+        reference: against_cpython.then(|| "CPython compatible checks".to_string()),
+        reference_amount: f.cpython_ms.filter(|_| against_cpython).map(Amount::Ms),
+        ratio: ms.zip(f.cpython_ms).filter(|_| against_cpython).map(|(ms, c)| ms / c),
+        target: None,
+        met: None,
+    };
+    let mut rows = vec![
+        row("native, strict", Some(f.native_strict_ms), false),
+        row("native, compatible", Some(f.native_compatible_ms), true),
+        row("native, both modes", Some(f.native_strict_ms + f.native_compatible_ms), false),
+        row("browser, both modes", f.browser_ms, true),
+    ];
+    if f.cpython_ms.is_some() {
+        rows.push(Figure { execbench: None, ratio: Some(1.0), ..row("CPython 3, compatible checks in one process", None, true) });
+    }
+    rows
+}
+
 pub fn print(f: &ScoringFigures, samples: usize) {
     println!(
         "\n### Scoring {samples} x {ANSWERS_PER_SAMPLE} output-prediction answers ({} answers; ten distinct answers a sample, one right)\n",
@@ -163,5 +189,6 @@ pub fn print(f: &ScoringFigures, samples: usize) {
     if let (Some(ms), Some(passed)) = (f.cpython_ms, f.cpython_passed) {
         println!("| CPython 3, compatible checks in one process ({passed} passed) | {ms:.0} ms | {:.0} | 1.00x |", rate(ms, f.answers));
     }
+    crate::figures::record(figures(f));
     println!("\nCorrect answers: strict {}, compatible {} (of {}; one right answer a sample).", f.native_correct[0], f.native_correct[1], f.answers);
 }

@@ -24,6 +24,7 @@ use execbench_testkit::browser::Browser;
 use fantoccini::Locator;
 use serde_json::{Value, json};
 
+use crate::figures::{Amount, Figure};
 use crate::page::{click, js, select, wait_text};
 
 const SAMPLES: usize = 800;
@@ -400,11 +401,48 @@ async fn wait_rows(b: &Browser, want: usize, timeout: Duration) -> Result<(), St
     }
 }
 
+/// The table's rows as figures: writes against plain JS, the Runs page against its target.
+fn figures(f: &Figures) -> Vec<Figure> {
+    let row = |metric: String, ms: Option<f64>, reference: &str, reference_ms: Option<f64>, target: bool| Figure {
+        section: "store".into(),
+        metric,
+        execbench: ms.map(Amount::Ms),
+        reference: Some(reference.to_string()),
+        reference_amount: reference_ms.map(Amount::Ms),
+        ratio: ms.zip(reference_ms).map(|(a, b)| a / b),
+        target: target.then(|| format!("<= {LIST_TARGET_MS:.0} ms")),
+        met: ms.filter(|_| target).map(|ms| ms <= LIST_TARGET_MS),
+    };
+    let plain = "plain JS IndexedDB, same page";
+    let mut rows = Vec::new();
+    match &f.app {
+        Some(a) => {
+            for (label, ours, theirs) in [("median", a.median, f.plain.as_ref().map(|p| p.median)), ("p99", a.p99, f.plain.as_ref().map(|p| p.p99))] {
+                rows.push(row(format!("write one record (+ run entry), {label} of {}", a.count), Some(ours), plain, theirs, false));
+            }
+        }
+        None => rows.push(row("write one record (+ run entry)".into(), None, plain, None, false)),
+    }
+    if f.openings.is_empty() {
+        rows.push(row(format!("Runs page, {RUNS} runs: list usable"), None, "target", Some(LIST_TARGET_MS), true));
+    } else {
+        let n = f.openings.len();
+        let ready = crate::median(f.openings.iter().map(|o| o.ready_ms));
+        let rows_ms = crate::median(f.openings.iter().map(|o| o.rows_ms));
+        let worst = f.openings.iter().map(|o| o.rows_ms).fold(f64::NAN, f64::max);
+        rows.push(row(format!("Runs page, {RUNS} runs: list read (`data-ready-ms`), median of {n}"), Some(ready), "target", Some(LIST_TARGET_MS), true));
+        rows.push(row(format!("Runs page, {RUNS} runs: {RUNS} rows in the page, median of {n}"), Some(rows_ms), "target", Some(LIST_TARGET_MS), true));
+        rows.push(row(format!("Runs page, {RUNS} runs: {RUNS} rows, slowest of {n}"), Some(worst), "target", Some(LIST_TARGET_MS), true));
+    }
+    rows
+}
+
 fn print(f: &Figures, reps: usize, seconds: f64) {
     println!("\n### Run store (IndexedDB): {SAMPLES} samples x n = {N}, then {RUNS} stored runs\n");
     println!("| metric | execbench | reference | ratio | reference is | met |");
     println!("|---|---:|---:|---:|---|---|");
     let plain = "plain JS IndexedDB, same page";
+    crate::figures::record(figures(f));
     match (&f.app, &f.plain) {
         (Some(a), p) => {
             for (label, ours, theirs) in [("median", a.median, p.as_ref().map(|p| p.median)), ("p99", a.p99, p.as_ref().map(|p| p.p99))] {

@@ -1,0 +1,152 @@
+//! The command line on every core: `execbench score` re-scoring a file with many time-outs in
+//! compatible mode (input prediction, 3 s limit, CRUXEval's scorer's), with one job and with
+//! all of them. Most of such a re-scoring is waiting out time limits one after another, so the
+//! wall time should fall with cores.
+//!
+//! The answers are made here, since no model's file is in the repository: for each of the 800
+//! samples ten distinct calls of its function, the first right, the others plain wrong
+//! arguments; one sample in 25 gets a call that never returns (a generator that loops in Python
+//! over `iter(int, 1)`), so 32 answers hit the time limit, about what the issue reports for
+//! codellama-7b's 8000 input-prediction answers (98 s on one core). The outputs of both runs
+//! must be the same bytes.
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use execbench_core::Sample;
+use serde_json::{Map, Value};
+
+use crate::figures::{Amount, Figure};
+
+/// One sample in this many gets an answer that runs forever.
+const LOOPING_EVERY: usize = 25;
+/// A call of `f` whose argument never finishes computing: pure bytecode, so the time limit stops it.
+pub const LOOPING_CALL: &str = "f(next(x for x in iter(int, 1) if x))";
+
+/// Ten distinct input-prediction answers for a sample; the first is right.
+pub fn answers_for(index: usize, sample: &Sample) -> Vec<String> {
+    let name = &sample.function_name;
+    let mut answers = vec![sample.call.trim().to_string()];
+    if index % LOOPING_EVERY == 0 {
+        answers.push(LOOPING_CALL.replace("f(", &format!("{name}(")));
+    }
+    for argument in ["", "None", "0", "-1", "''", "'x'", "[]", "{}", "(1, 2)", "True", "[0, 1]"] {
+        let call = format!("{name}({argument})");
+        if answers.len() < 10 && !answers.contains(&call) {
+            answers.push(call);
+        }
+    }
+    answers
+}
+
+pub fn write_generations(samples: &[Sample], dir: &Path) -> PathBuf {
+    let map: Map<String, Value> = samples.iter().enumerate().map(|(i, s)| (s.id.clone(), Value::from(answers_for(i, s)))).collect();
+    let path = dir.join("input-answers-with-timeouts.json");
+    std::fs::write(&path, Value::Object(map).to_string()).expect("write the generations file");
+    path
+}
+
+/// One `execbench score` run: wall time, what it printed, the rows it wrote.
+struct ScoreRun {
+    wall_ms: f64,
+    stdout: Vec<u8>,
+    rows: Vec<u8>,
+}
+
+fn score(binary: &Path, dataset: &Path, generations: &Path, jobs: usize, out: &Path) -> Result<ScoreRun, String> {
+    let started = Instant::now();
+    let output = std::process::Command::new(binary)
+        .arg("score")
+        .arg("--dataset")
+        .arg(dataset)
+        .arg("--generations")
+        .arg(generations)
+        .args(["--task", "input", "--mode", "compatible", "--jobs", &jobs.to_string(), "--out"])
+        .arg(out)
+        .output()
+        .map_err(|e| format!("cannot start {}: {e}", binary.display()))?;
+    let wall_ms = started.elapsed().as_secs_f64() * 1000.0;
+    if !output.status.success() {
+        return Err(format!("execbench score --jobs {jobs} failed ({}): {}", output.status, String::from_utf8_lossy(&output.stderr)));
+    }
+    let rows = std::fs::read(out).map_err(|e| format!("cannot read {}: {e}", out.display()))?;
+    Ok(ScoreRun { wall_ms, stdout: output.stdout, rows })
+}
+
+/// Runs the section and returns its figures (also printed).
+pub fn section(samples: &[Sample], dataset: &Path) -> Vec<Figure> {
+    let all = execbench_core::parallel::available_jobs();
+    println!("\ncommand line on every core: `execbench score --task input --mode compatible` over {} samples x 10 answers with time-outs, --jobs 1 then --jobs {all}...", samples.len());
+    let binary = crate::models::cli_binary();
+    if !binary.is_file() {
+        eprintln!("no execbench binary at {}: run `cargo build --release -p execbench-cli` first (scripts/bench.sh does), or point EXECBENCH_CLI at one", binary.display());
+        return Vec::new();
+    }
+    let scratch = std::env::temp_dir().join(format!("execbench-bench-cli-jobs-{}", std::process::id()));
+    let _ = std::fs::create_dir_all(&scratch);
+    let generations = write_generations(samples, &scratch);
+    let runs: Result<Vec<ScoreRun>, String> = [1, all].iter().map(|&jobs| score(&binary, dataset, &generations, jobs, &scratch.join(format!("rows-{jobs}.jsonl")))).collect();
+    let _ = std::fs::remove_dir_all(&scratch);
+    let runs = match runs {
+        Ok(runs) => runs,
+        Err(e) => {
+            eprintln!("{e}");
+            return Vec::new();
+        }
+    };
+    let (one, many) = (&runs[0], &runs[1]);
+    let timeouts = String::from_utf8_lossy(&one.rows).matches(r#""verdict":"timeout""#).count();
+    let same = one.stdout == many.stdout && one.rows == many.rows;
+    let figures = figures(all, one.wall_ms, many.wall_ms, same);
+    println!("\n### Command line, compatible re-scoring with time-outs: --jobs 1 and --jobs {all}\n");
+    println!("{}", crate::figures::markdown_table("--jobs 1", &figures));
+    println!(
+        "\n{timeouts} answers timed out (3 s each). Wall time of the whole process (start-up and reading included). \
+         Output with --jobs {all} {} the output with --jobs 1 (stdout and result rows).",
+        if same { "is byte-identical to" } else { "**differs from**" }
+    );
+    figures
+}
+
+/// The rows: every job against one, the target being that the wall time falls with cores.
+pub fn figures(all: usize, one_ms: f64, many_ms: f64, same: bool) -> Vec<Figure> {
+    vec![
+        Figure {
+            section: "CLI jobs".into(),
+            metric: format!("compatible re-scoring with time-outs, --jobs {all} vs --jobs 1"),
+            execbench: Some(Amount::Ms(many_ms)),
+            reference: Some("--jobs 1".into()),
+            reference_amount: Some(Amount::Ms(one_ms)),
+            ratio: Some(many_ms / one_ms),
+            target: Some("< 1.0".into()),
+            met: Some(many_ms < one_ms),
+        },
+        Figure {
+            section: "CLI jobs".into(),
+            metric: "same output with every job as with one".into(),
+            execbench: None,
+            reference: None,
+            reference_amount: None,
+            ratio: None,
+            target: Some("byte-identical".into()),
+            met: Some(same),
+        },
+    ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ten_distinct_calls_the_first_right_some_looping() {
+        let sample = Sample { id: "s".into(), code: "def g(x):\n    return x".into(), function_name: "g".into(), input: "1".into(), call: "g(1)".into(), output: "1".into(), meta: Default::default() };
+        let looping = answers_for(0, &sample);
+        assert_eq!((looping.len(), looping[0].as_str(), looping[1].as_str()), (10, "g(1)", "g(next(x for x in iter(int, 1) if x))"));
+        let plain = answers_for(1, &sample);
+        assert_eq!(plain.len(), 10);
+        assert!(!plain.iter().any(|a| a.contains("iter(int")));
+        let distinct: std::collections::HashSet<&String> = plain.iter().collect();
+        assert_eq!(distinct.len(), 10);
+    }
+}
