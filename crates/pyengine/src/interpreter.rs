@@ -81,8 +81,21 @@ impl PythonEngine for RustPythonEngine {
                     .or_else(|| payload.downcast_ref::<String>().cloned())
                     .unwrap_or_else(|| "no message".to_string());
                 *self = RustPythonEngine::new();
-                let reason = format!("RustPython failed inside the run ({message}); the interpreter was restarted");
-                RunResult { outcome: Outcome::Crashed { reason }, stdout: String::new(), elapsed_ms: crate::clock::now_ms() - started }
+                let elapsed_ms = crate::clock::now_ms() - started;
+                // Stopping a run at its deadline can itself make RustPython 0.5 panic: the
+                // TimeoutError raised at a signal check jumps to an exception handler without
+                // resetting the decoder's pending instruction argument, and the handler's first
+                // instruction then decodes a wrong one (`InvalidBytecode`). Seen natively with
+                // several interpreters in one process, whose watchdogs all raise the one
+                // process-wide "signal pending" flag. A run past its time limit timed out, however
+                // it was stopped: the outcome must not depend on how many threads ran.
+                let limit_ms = request.limits.time_ms;
+                let outcome = if limit_ms > 0 && elapsed_ms >= limit_ms as f64 {
+                    Outcome::TimedOut { limit_ms }
+                } else {
+                    Outcome::Crashed { reason: format!("RustPython failed inside the run ({message}); the interpreter was restarted") }
+                };
+                RunResult { outcome, stdout: String::new(), elapsed_ms }
             }
         }
     }
