@@ -3,16 +3,19 @@
 
 use std::net::TcpStream;
 use std::path::PathBuf;
+use std::os::unix::process::CommandExt;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use fantoccini::actions::{InputSource, KeyAction, KeyActions};
 use fantoccini::{Client, ClientBuilder, Locator};
 
+/// A chromedriver and the Chromium it drives. Dropping it (a test that panics included) kills
+/// both and removes the profile: a failed test leaves no browser running.
 pub struct Browser {
     pub client: Client,
     driver: Child,
-    _profile: PathBuf,
+    profile: PathBuf,
 }
 
 fn free_port() -> u16 {
@@ -28,6 +31,8 @@ fn start_driver() -> (u16, Child) {
         let port = free_port();
         let mut driver = Command::new(std::env::var("CHROMEDRIVER").unwrap_or_else(|_| "/usr/bin/chromedriver".into()))
             .arg(format!("--port={port}"))
+            // Its own process group, which the Chromium it starts joins: one signal ends them all.
+            .process_group(0)
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
@@ -70,13 +75,12 @@ impl Browser {
             .connect(&format!("http://127.0.0.1:{port}"))
             .await
             .expect("connect to chromedriver");
-        Browser { client, driver, _profile: profile }
+        Browser { client, driver, profile }
     }
 
-    pub async fn close(mut self) {
+    /// Ends the WebDriver session politely; dropping the browser then stops the processes.
+    pub async fn close(self) {
         let _ = self.client.clone().close().await;
-        let _ = self.driver.kill();
-        let _ = self.driver.wait();
     }
 
     /// Waits until the element's text satisfies `pred`, returning it; fails with the last text.
@@ -157,5 +161,17 @@ impl Browser {
         std::fs::create_dir_all(&dir).unwrap();
         let png = self.client.screenshot().await.expect("screenshot");
         std::fs::write(dir.join(format!("{name}.png")), png).unwrap();
+    }
+}
+
+impl Drop for Browser {
+    /// Kills chromedriver's process group (Chromium and its helpers are in it), waits for the
+    /// driver and removes the profile. Runs on a panic too, when no async `close` can.
+    fn drop(&mut self) {
+        let group = format!("-{}", self.driver.id());
+        let _ = Command::new("kill").args(["-KILL", "--", &group]).stdout(Stdio::null()).stderr(Stdio::null()).status();
+        let _ = self.driver.kill();
+        let _ = self.driver.wait();
+        let _ = std::fs::remove_dir_all(&self.profile);
     }
 }
