@@ -194,9 +194,10 @@ impl TemplateLibrary {
         self.get(id).map(Template::to_json)
     }
 
-    /// The custom templates, for the page's storage.
-    pub fn to_storage(&self) -> String {
-        serde_json::to_string(&self.custom).unwrap_or_default()
+    /// The custom templates, for the page's storage. A failure is an error, never an empty text:
+    /// written to storage, that would replace the templates saved before.
+    pub fn to_storage(&self) -> Result<String, String> {
+        serde_json::to_string(&self.custom).map_err(|e| format!("the custom templates could not be written as JSON: {e}"))
     }
 
     /// The library with the custom templates saved by [`TemplateLibrary::to_storage`] (`None`:
@@ -453,7 +454,7 @@ mod tests {
         let mut library = TemplateLibrary::new();
         library.add_copy_of("input-direct").unwrap();
         library.save(custom("mine", Task::Output)).unwrap();
-        assert_eq!(TemplateLibrary::restore(Some(&library.to_storage())), (library.clone(), None));
+        assert_eq!(TemplateLibrary::restore(Some(&library.to_storage().unwrap())), (library.clone(), None));
 
         let good = serde_json::to_value(custom("good", Task::Output)).unwrap();
         let unusable = serde_json::to_value(Template { user: "{code}".into(), ..custom("unusable", Task::Output) }).unwrap();

@@ -80,7 +80,8 @@ impl TemplateState {
     fn change<R, E>(self, change: impl FnOnce(&mut TemplateLibrary) -> Result<R, E>) -> Result<R, E> {
         let mut library = self.library.get_untracked();
         let result = change(&mut library)?;
-        let stored = write_stored(&library.to_storage());
+        // Nothing is written when the library cannot be serialised: the saved templates stay.
+        let stored = library.to_storage().and_then(|text| write_stored(&text));
         self.library.set(library);
         if let Err(e) = stored {
             self.complain(format!("could not keep the custom templates in this browser ({e}); they last until the page is closed"));
