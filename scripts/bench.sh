@@ -4,8 +4,21 @@
 # perturbation times, model API throughput against the mock server (command line and page), and
 # the Build page's filter on the 800 samples (natively, CPython, page); prints Markdown tables.
 # Installs what is missing. Extra arguments go to the benchmark
-# (--reps N, --warm N, --restarts N, --sections engine,perturb,score,models,store,build).
+# (--reps N, --warm N, --restarts N, --sections engine,perturb,score,models,store,build,compare,cli,
+# --json FILE: every figure as JSON too).
 set -euo pipefail
+# The benchmark runs from the repository's root: make a relative --json FILE the caller's.
+args=()
+while (($#)); do
+    if [[ $1 == --json && $# -ge 2 && $2 != /* ]]; then
+        args+=("$1" "$PWD/$2")
+        shift 2
+    else
+        args+=("$1")
+        shift
+    fi
+done
+set -- "${args[@]+"${args[@]}"}"
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 setup_all with-browser
 install_bench_tools

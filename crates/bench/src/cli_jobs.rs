@@ -112,7 +112,7 @@ pub fn section(samples: &[Sample], dataset: &Path) -> Vec<Figure> {
 pub fn figures(all: usize, one_ms: f64, many_ms: f64, same: bool) -> Vec<Figure> {
     vec![
         Figure {
-            section: "CLI jobs".into(),
+            section: "cli".into(),
             metric: format!("compatible re-scoring with time-outs, --jobs {all} vs --jobs 1"),
             execbench: Some(Amount::Ms(many_ms)),
             reference: Some("--jobs 1".into()),
@@ -122,7 +122,7 @@ pub fn figures(all: usize, one_ms: f64, many_ms: f64, same: bool) -> Vec<Figure>
             met: Some(many_ms < one_ms),
         },
         Figure {
-            section: "CLI jobs".into(),
+            section: "cli".into(),
             metric: "same output with every job as with one".into(),
             execbench: None,
             reference: None,
