@@ -42,6 +42,7 @@ pub mod simulate;
 pub mod status;
 pub mod store;
 pub mod verify;
+pub mod wrong_answers;
 
 pub use cancel::CancelToken;
 pub use engine::{EvalJob, Event, Io, Responder, RunEnd, RunOutcome, run_evaluation};
