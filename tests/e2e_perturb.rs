@@ -370,3 +370,86 @@ async fn refusals_of_an_imported_dataset_are_listed_with_reasons() {
     b.close().await;
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// MHC's wrong answers from a model, in the page: the mock model server (real HTTP on 127.0.0.1)
+/// answers odd samples wrong at once, `sample_2` wrong when asked again, and the others with the
+/// true answer every time. Each proposal is checked in the worker; a model that keeps proposing
+/// the truth is asked 3 times, then its sample falls back on the offline proposals, listed with
+/// why. Perturbing again asks nothing (the proposals are kept in this browser, without the key).
+#[tokio::test(flavor = "multi_thread")]
+async fn mhc_with_wrong_answers_from_a_model() {
+    use execbench_mockserver::{AnswerPolicy, MockConfig, MockServer, bundled_dataset, bundled_dataset_path};
+    const KEY: &str = "sk-mhc-e2e-SECRET";
+    let dir = std::env::temp_dir().join(format!("execbench-e2e-perturb-mhc-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("crux20.jsonl");
+    let text = std::fs::read_to_string(bundled_dataset_path()).unwrap();
+    std::fs::write(&file, text.lines().take(20).collect::<Vec<_>>().join("\n")).unwrap();
+    let answers = AnswerPolicy { wrong_every: Some(2), wrong_from_attempt: [("sample_2".to_string(), 2)].into(), ..Default::default() };
+    let mock = MockServer::start(bundled_dataset().unwrap(), MockConfig { answers: answers.clone(), ..Default::default() }, 0).await.unwrap();
+    // What the policy implies: requests per sample (3 for a model that never changes its mind).
+    let expected: Vec<u32> = (0..20).map(|i| if answers.is_right_on(i, &format!("sample_{i}"), 1) { if i == 2 { 2 } else { 3 } } else { 1 }).collect();
+    let fell_back: Vec<String> = (0..20).filter(|&i| expected[i] == 3).map(|i| format!("sample_{i}")).collect();
+
+    let (b, base, _server) = open_app().await;
+    b.client.goto(&format!("{base}#/datasets")).await.unwrap();
+    b.wait_text("[data-testid=match-count]", Duration::from_secs(30), |t| t == "800 of 800").await;
+    b.client.find(fantoccini::Locator::Css("[data-testid=import]")).await.unwrap().send_keys(file.to_str().unwrap()).await.unwrap();
+    b.wait_text("[data-testid=match-count]", Duration::from_secs(10), |t| t == "20 of 20").await;
+    b.client.goto(&format!("{base}#/perturb")).await.unwrap();
+    wait_engine_ready(&b).await;
+    b.click("[data-testid=kind-RTF]").await; // on by default
+    b.click("[data-testid=kind-MHC]").await;
+    b.client.find(fantoccini::Locator::Css("[data-testid=wrong-answers]")).await.unwrap().select_by_value("model").await.unwrap();
+    b.client.find(fantoccini::Locator::Css("[data-testid=api-provider]")).await.unwrap().select_by_value("openai-compatible").await.unwrap();
+    b.fill("[data-testid=api-base-url]", &format!("{}/v1", mock.base_url())).await;
+    b.fill("[data-testid=api-model]", "mock-model").await;
+    b.fill("[data-testid=api-key]", KEY).await;
+
+    let run_once = || async {
+        b.click("[data-testid=perturb-all-start]").await;
+        let state = b.wait_text("[data-testid=perturb-all-state]", Duration::from_secs(300), |t| !t.is_empty()).await;
+        let error = b.client.execute("const e = document.querySelector('[data-testid=perturb-all-error]'); return e ? e.textContent : ''", vec![]).await.unwrap();
+        assert_eq!(state, "finished", "{error}");
+        assert_eq!(text_of(&b, "[data-testid=verified-MHC]").await, "20", "{}", text_of(&b, "[data-testid=perturb-all-stats]").await);
+        let summary = b.client.execute("const s = document.querySelector('[data-testid=model-claims]'); return [s.dataset.fromModel, s.dataset.fellBack, s.dataset.requests, s.dataset.fromCache, s.textContent]", vec![]).await.unwrap();
+        serde_json::from_value::<Vec<String>>(summary).unwrap()
+    };
+    let first = run_once().await;
+    let per_sample: Vec<u32> = (0..20).map(|i| mock.stats().per_sample.get(&format!("sample_{i}")).copied().unwrap_or(0)).collect();
+    assert_eq!(per_sample, expected, "requests per sample");
+    let total: u32 = expected.iter().sum();
+    assert_eq!(first[..4], [(20 - fell_back.len()).to_string(), fell_back.len().to_string(), total.to_string(), "0".to_string()], "{}", first[4]);
+    let listed = b.client.execute("return [...document.querySelectorAll('[data-testid=model-claims-fell-back]')].map(e => [e.dataset.id, e.textContent])", vec![]).await.unwrap();
+    let listed: Vec<(String, String)> = serde_json::from_value(listed).unwrap();
+    assert_eq!(listed.iter().map(|(id, _)| id.clone()).collect::<Vec<_>>(), fell_back);
+    assert!(listed.iter().all(|(_, why)| why.contains("3 proposals, none usable") && why.contains("that is the true return value")), "{listed:?}");
+    scroll_to(&b, "[data-testid=model-claims]").await;
+    b.screenshot("perturb-all-mhc-model").await;
+
+    // The rows: the model's claim where it gave one, an offline one elsewhere.
+    b.client.execute("window.savedBlobs = []; const make = URL.createObjectURL; URL.createObjectURL = blob => { window.savedBlobs.push(blob); return make(blob); };", vec![]).await.unwrap();
+    b.click("[data-testid=download-jsonl]").await;
+    let saved = b.client.execute_async("const done = arguments[arguments.length - 1]; Promise.all(window.savedBlobs.map(b => b.text())).then(done);", vec![]).await.unwrap();
+    let saved: Vec<String> = serde_json::from_value(saved).unwrap();
+    let rows: Vec<serde_json::Value> = saved[0].lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(rows.len(), 20);
+    for row in &rows {
+        let (id, code, output) = (row["id"].as_str().unwrap(), row["code"].as_str().unwrap(), row["output"].as_str().unwrap());
+        // The mock's wrong output answer: `None`, or `0` when the output is `None`.
+        let model_claim = format!("# The return value is {}", if output == "None" { "0" } else { "None" });
+        assert_eq!(code.contains(&model_claim), !fell_back.iter().any(|f| f == id), "{id}: {code}");
+    }
+    let kept = b.client.execute("return localStorage.getItem('execbench.mhc-proposals')", vec![]).await.unwrap();
+    let kept = kept.as_str().unwrap_or_default().to_string();
+    assert_eq!(kept.lines().count(), 20, "{kept}");
+    assert!(!kept.contains(KEY), "the key is not kept with the proposals");
+
+    // Again: nothing asked, the same rows.
+    let again = run_once().await;
+    assert_eq!(again[..4], [first[0].clone(), first[1].clone(), "0".to_string(), "20".to_string()], "{}", again[4]);
+    let per_sample_again: Vec<u32> = (0..20).map(|i| mock.stats().per_sample.get(&format!("sample_{i}")).copied().unwrap_or(0)).collect();
+    assert_eq!(per_sample_again, expected, "nothing asked the second time");
+    b.close().await;
+    let _ = std::fs::remove_dir_all(&dir);
+}

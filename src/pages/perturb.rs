@@ -14,6 +14,7 @@ use crate::app::{AppState, DatasetState};
 use crate::browser::python::use_python;
 use crate::components::code_box::CodeBox;
 use crate::components::edit_list::EditList;
+use crate::components::evaluation::model_settings::{ApiForm, ApiSettingsPanel};
 use crate::components::marked_code::{Mark, MarkedCodeView};
 use crate::components::perturbed_rows::PerturbedRows;
 use crate::components::progress_bar::ProgressBar;
@@ -614,6 +615,10 @@ fn WholeDataset() -> impl IntoView {
     let prediction = RwSignal::new(Prediction::Output);
     let profile = RwSignal::new(execbench_perturb::Profile::Execbench);
     let error = RwSignal::new(None::<String>);
+    // MHC's wrong answers: "offline" or "model" (the form below, shared with Evaluate's settings).
+    let wrong_answers = RwSignal::new("offline".to_string());
+    let api = ApiForm::new();
+    let mhc_chosen = move || chosen.get().get(&Kind::Mhc).copied().unwrap_or(false);
 
     let start = move |_| {
         let kinds: Vec<Kind> = chosen.get_untracked().into_iter().filter(|(_, on)| *on).map(|(k, _)| k).collect();
@@ -630,9 +635,20 @@ fn WholeDataset() -> impl IntoView {
         let DatasetState::Loaded(report) = state.dataset.get_untracked() else {
             return error.set(Some("the dataset is not loaded yet".to_string()));
         };
+        let model = if kinds.contains(&Kind::Mhc) && wrong_answers.get_untracked() == "model" {
+            if api.is_simulated() {
+                return error.set(Some("the simulated model answers benchmark questions only: for MHC's wrong answers choose a provider or a local server".to_string()));
+            }
+            match api.model() {
+                Ok(model) => Some(model),
+                Err(e) => return error.set(Some(format!("MHC's model: {e}"))),
+            }
+        } else {
+            None
+        };
         error.set(None);
         let options = Options { seed: 0, p, once: once.get_untracked(), prediction: prediction.get_untracked(), profile: profile.get_untracked() };
-        run.start(report.samples.clone(), dataset_column(&state.dataset_name.get_untracked()), kinds, seed_list, options);
+        run.start(report.samples.clone(), dataset_column(&state.dataset_name.get_untracked()), kinds, seed_list, options, model);
     };
     let stop = move |_| run.stop();
     let download = move |codecrash: bool| {
@@ -675,11 +691,23 @@ fn WholeDataset() -> impl IntoView {
                         <p class="hint choice-note" data-testid="seeds-note">"REN draws nothing at random: it is perturbed with the first seed only, since the other seeds would repeat its rows exactly."</p>
                     })
                 }}
-                <Show when=move || chosen.get().get(&Kind::Mhc).copied().unwrap_or(false)>
+                <Show when=mhc_chosen>
                     <PredictionField prediction=prediction testid="all-prediction" />
+                    <label class="field"><span class="label">"MHC's wrong answers"</span>
+                        <select data-testid="wrong-answers" on:change=move |ev| wrong_answers.set(event_target_value(&ev))>
+                            <option value="offline" selected=move || wrong_answers.get() == "offline">"offline (seeded)"</option>
+                            <option value="model" selected=move || wrong_answers.get() == "model">"from a model"</option>
+                        </select>
+                    </label>
                 </Show>
                 <ProfileField profile=profile testid="all-profile" />
             </div>
+            <Show when=move || mhc_chosen() && wrong_answers.get() == "model">
+                <p class="hint" data-testid="wrong-answers-note">
+                    "The model is asked, per sample, for a wrong answer a careful reader could believe; execution checks each proposal, and one that is right (or raises) is shown to the model when it is asked again, up to 3 times. A sample left without one gets the offline proposals. Proposals are kept in this browser: perturbing the same samples with the same model again asks nothing."
+                </p>
+                <ApiSettingsPanel form=api />
+            </Show>
             <div class="toolbar">
                 <button class="primary" data-testid="perturb-all-start" on:click=start
                     disabled=move || job.running.get() || !matches!(state.dataset.get(), DatasetState::Loaded(_))>"Perturb and verify all"</button>
@@ -689,16 +717,48 @@ fn WholeDataset() -> impl IntoView {
                 </button>
                 <button data-testid="download-codecrash" on:click=move |_| download(true) disabled=move || !can_download()>"CodeCrash layout (JSONL)"</button>
             </div>
-            {move || error.get().map(|e| view! { <p class="error-box" role="alert" data-testid="perturb-all-error">{e}</p> })}
+            {move || error.get().or_else(|| run.error.get()).map(|e| view! { <p class="error-box" role="alert" data-testid="perturb-all-error">{e}</p> })}
             <ProgressBar done=job.done total=job.total />
             <p class="stats" data-testid="perturb-all-stats">
                 {move || format!("{} / {} programs · {:.1} s · {:.0} programs/s ", job.done.get(), job.total.get(), job.elapsed_ms.get() / 1000.0, job.rate())}
                 {move || job.outcome.get().map(|outcome| view! { <span class="run-state" data-testid="perturb-all-state">{outcome}</span> })}
             </p>
             <KindSummary run=run />
+            <ModelClaimsSummary run=run />
             <FailureTable run=run />
             <PerturbedRows run=run />
         </section>
+    }
+}
+
+/// How many of MHC's wrong answers the model gave, and why the others fell back on the offline
+/// source.
+#[component]
+fn ModelClaimsSummary(run: PerturbRun) -> impl IntoView {
+    /// Samples listed by name at most; the rest are counted.
+    const LISTED: usize = 20;
+    move || {
+        run.model_claims.get().map(|claims| {
+            let asked = &claims.asked;
+            let total = asked.proposals.len();
+            let fell_back = asked.fell_back();
+            let (tokens_in, tokens_out) = asked.tokens();
+            let more = fell_back.len().saturating_sub(LISTED);
+            let (from_model, fell) = (total - fell_back.len(), fell_back.len());
+            view! {
+                <div class="model-claims" data-testid="model-claims" data-from-model=from_model.to_string() data-fell-back=fell.to_string() data-requests=asked.requests.to_string() data-from-cache=asked.from_cache.to_string()>
+                    <p>{format!(
+                        "MHC's wrong answers from {}: {} of {total} samples have the model's ({} kept from an earlier run, {} requests now, {tokens_in} tokens in, {tokens_out} out); {} fell back on offline proposals.",
+                        claims.model, from_model, asked.from_cache, asked.requests, fell
+                    )}</p>
+                    {claims.not_kept.map(|e| view! { <p class="hint" data-testid="model-claims-not-kept">{format!("The proposals could not be kept in this browser: {e}")}</p> })}
+                    <ul class="fell-back">
+                        {fell_back.into_iter().take(LISTED).map(|(id, why)| view! { <li data-testid="model-claims-fell-back" data-id=id.clone()><a href=link_for(&id)>{id.clone()}</a>{format!(": {why}")}</li> }).collect_view()}
+                        {(more > 0).then(|| view! { <li class="muted">{format!("and {more} more")}</li> })}
+                    </ul>
+                </div>
+            }
+        })
     }
 }
 

@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 
 use execbench_core::{Limits, RunResult, Sample};
-use execbench_perturb::{ExportRow, Failure, Kind, Options, Perturbed, Step, Verification, VerifyFailure, perturb_sample, row_of, unchanged};
+use execbench_perturb::{ExportRow, Failure, FileWrongAnswers, Kind, Options, Perturbed, Step, Verification, VerifyFailure, perturb_sample, perturb_with_source, row_of, unchanged};
 use futures::{FutureExt, select_biased};
 
 use crate::cancel::CancelToken;
@@ -28,6 +28,9 @@ pub struct PerturbJob<'a> {
     pub options: Options,
     /// Limits of each verification run.
     pub limits: Limits,
+    /// MHC's wrong answers from elsewhere (a model's, a file's), tried before the offline
+    /// proposals; `None`: offline only.
+    pub claims: Option<&'a FileWrongAnswers>,
 }
 
 impl PerturbJob<'_> {
@@ -119,6 +122,8 @@ pub async fn perturb_and_verify<P: Python, C: Clock>(
     'all: for &kind in job.kinds {
         for &seed in kind.seeds_that_matter(job.seeds) {
             let options = Options { seed, ..job.options };
+            // Each (kind, seed) gets the claims afresh, as a dataset run on the command line does.
+            let mut claims = job.claims.filter(|_| kind == Kind::Mhc).cloned();
             let mut perturbed = Vec::with_capacity(samples.len());
             while perturbed.len() < samples.len() {
                 if cancel.is_cancelled() {
@@ -126,7 +131,11 @@ pub async fn perturb_and_verify<P: Python, C: Clock>(
                 }
                 let slice_started = clock.now_ms();
                 while perturbed.len() < samples.len() && clock.now_ms() - slice_started < SLICE_MS {
-                    perturbed.push(perturb_sample(&samples[perturbed.len()], kind, &options));
+                    let sample = &samples[perturbed.len()];
+                    perturbed.push(match claims.as_mut() {
+                        Some(source) => perturb_with_source(sample, kind, &options, source),
+                        None => perturb_sample(sample, kind, &options),
+                    });
                 }
                 tally.kind(kind).perturb_ms += clock.now_ms() - slice_started;
                 clock.sleep(0).await;
@@ -182,7 +191,7 @@ mod tests {
     use std::future::Future;
 
     use execbench_core::{Outcome, PythonEngine, RunRequest};
-    use execbench_perturb::perturb_dataset;
+    use execbench_perturb::{perturb_dataset, perturb_dataset_with_source};
     use futures::executor::block_on;
 
     use super::*;
@@ -239,7 +248,7 @@ mod tests {
     const KINDS: [Kind; 4] = [Kind::Ren, Kind::Rtf, Kind::Mcc, Kind::Mhc];
 
     fn job<'a>(samples: &'a [Sample], seeds: &'a [u64]) -> PerturbJob<'a> {
-        PerturbJob { samples, dataset: "t", kinds: &KINDS, seeds, options: Options::default(), limits: Limits::default() }
+        PerturbJob { samples, dataset: "t", kinds: &KINDS, seeds, options: Options::default(), limits: Limits::default(), claims: None }
     }
 
     #[test]
@@ -293,6 +302,22 @@ mod tests {
             }
             self.engine.borrow_mut().run(&request)
         }
+    }
+
+    /// Claims given to the job (a model's) come before the offline proposals, exactly as in the
+    /// library's dataset run with the same source.
+    #[test]
+    fn mhc_takes_the_claims_given() {
+        let samples = samples();
+        let claims = FileWrongAnswers::from_claims([("a".to_string(), execbench_perturb::Prediction::Output, "41".to_string())]);
+        let seeds = [0, 1];
+        let job = PerturbJob { kinds: &[Kind::Mhc], claims: Some(&claims), ..job(&samples, &seeds) };
+        let outcome = block_on(perturb_and_verify(&BlockingPython::new(HashEngine), &TickingClock::default(), &job, &CancelToken::new(), &mut |_| {}));
+        let native = perturb_dataset_with_source(&samples, "t", &[Kind::Mhc], &seeds, &Options::default(), Some((&mut HashEngine, Limits::default())), &mut claims.clone());
+        assert_eq!(outcome.tally.rows, native.rows);
+        let of_a: Vec<&ExportRow> = outcome.tally.rows.iter().filter(|r| r.id == "a").collect();
+        assert!(!of_a.is_empty() && of_a.iter().all(|r| r.code.contains("# The return value is 41")), "{of_a:?}");
+        assert!(outcome.tally.rows.iter().filter(|r| r.id != "a").all(|r| !r.code.contains("is 41")));
     }
 
     #[test]
