@@ -144,7 +144,9 @@ async fn the_sample_page_links_to_its_perturbation() {
 
 /// CodeCrash's conventions in the page: GBC (new `else` clauses, nested garbage) and MCC (only
 /// return messages name a value) over all of CRUXEval with the `codecrash` profile, every row
-/// verified in the worker.
+/// verified in the worker. The profile normalises every program by `ast.unparse` first: the
+/// baseline it downloads is, program for program, CPython's `ast.unparse` (the machine's python3),
+/// and the perturbed rows' originals are those programs.
 #[tokio::test(flavor = "multi_thread")]
 async fn the_codecrash_profile_over_cruxeval_verifies() {
     let (b, base, _server) = open_app().await;
@@ -160,6 +162,31 @@ async fn the_codecrash_profile_over_cruxeval_verifies() {
     for kind in ["GBC", "MCC"] {
         assert_eq!(text_of(&b, &format!("[data-testid=verified-{kind}]")).await, "800", "{kind}");
     }
+    let samples = execbench_core::load_jsonl("cruxeval.jsonl", &std::fs::read_to_string(execbench_mockserver::bundled_dataset_path()).unwrap()).samples;
+    let codes: Vec<&str> = samples.iter().map(|s| s.code.as_str()).collect();
+    let script = "import ast, json, sys\nprint(json.dumps([ast.unparse(ast.parse(c)) for c in json.load(sys.stdin)]))";
+    let mut child = std::process::Command::new("python3").args(["-c", script]).stdin(std::process::Stdio::piped()).stdout(std::process::Stdio::piped()).spawn().expect("python3");
+    std::io::Write::write_all(&mut child.stdin.take().unwrap(), serde_json::to_string(&codes).unwrap().as_bytes()).unwrap();
+    let cpython: Vec<String> = serde_json::from_slice(&child.wait_with_output().unwrap().stdout).unwrap();
+    let changed = samples.iter().zip(&cpython).filter(|(s, c)| s.code.trim_end() != c.trim_end()).count();
+    let normalised = b.client.execute("const n = document.querySelector('[data-testid=normalised]'); return [n.dataset.done, n.dataset.changed, n.dataset.failed]", vec![]).await.unwrap();
+    assert_eq!(normalised, serde_json::json!(["800", changed.to_string(), "0"]));
+    b.client.execute("window.savedBlobs = []; const make = URL.createObjectURL; URL.createObjectURL = blob => { window.savedBlobs.push(blob); return make(blob); };", vec![]).await.unwrap();
+    b.click("[data-testid=download-baseline]").await;
+    b.click("[data-testid=download-jsonl]").await;
+    let saved = b.client.execute_async("const done = arguments[arguments.length - 1]; Promise.all(window.savedBlobs.map(b => b.text())).then(done);", vec![]).await.unwrap();
+    let saved: Vec<String> = serde_json::from_value(saved).unwrap();
+    let baseline = execbench_core::load_jsonl("baseline.jsonl", &saved[0]);
+    assert!(baseline.errors.is_empty(), "{:?}", baseline.errors);
+    let baseline_codes: Vec<&str> = baseline.samples.iter().map(|s| s.code.trim_end()).collect();
+    assert_eq!(baseline_codes, cpython.iter().map(|c| c.trim_end()).collect::<Vec<_>>());
+    let rows: Vec<serde_json::Value> = saved[1].lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    for row in &rows {
+        let index: usize = row["id"].as_str().unwrap().trim_start_matches("sample_").parse().unwrap();
+        assert_eq!(row["original_code"].as_str().unwrap().trim_end(), cpython[index].trim_end(), "{}", row["id"]);
+    }
+    scroll_to(&b, ".perturb-all").await;
+    b.screenshot("perturb-all-codecrash-normalised").await;
     b.close().await;
 }
 
@@ -450,6 +477,20 @@ async fn mhc_with_wrong_answers_from_a_model() {
     assert_eq!(again[..4], [first[0].clone(), first[1].clone(), "0".to_string(), "20".to_string()], "{}", again[4]);
     let per_sample_again: Vec<u32> = (0..20).map(|i| mock.stats().per_sample.get(&format!("sample_{i}")).copied().unwrap_or(0)).collect();
     assert_eq!(per_sample_again, expected, "nothing asked the second time");
+
+    // A row whose claim was the model's opens in the single view as that same program: the
+    // address carries the claim, so nothing is asked again.
+    b.fill("[data-testid=rows-sample]", "sample_1").await;
+    b.wait_text("[data-testid=rows-count]", Duration::from_secs(5), |t| t.starts_with("1 of")).await;
+    b.click("[data-testid=perturbed-row] [data-testid=open-row]").await;
+    let row_code = rows.iter().find(|r| r["id"] == "sample_1").unwrap()["code"].as_str().unwrap().to_string();
+    let shown = b.wait_text("[data-testid=perturbed-code]", Duration::from_secs(30), |t| t.contains("# The return value is")).await;
+    assert_eq!(shown.trim_end(), row_code.trim_end());
+    assert_eq!(b.wait_text("[data-testid=perturb-verdict]", Duration::from_secs(30), |t| t == "agree" || t == "disagree").await, "agree");
+    let hash = b.client.execute("return location.hash", vec![]).await.unwrap();
+    assert!(hash.as_str().unwrap().contains("kind=MHC") && hash.as_str().unwrap().contains("&claim=None"), "{hash}");
+    assert_eq!(mock.stats().per_sample.get("sample_1").copied(), Some(expected[1]), "opening a row asks nothing");
+    b.screenshot("perturb-one-mhc-model-claim").await;
     b.close().await;
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -11,7 +11,7 @@ use execbench_perturb::{ExportRow, Failure, Kind, Options};
 use execbench_run::api::{ApiModel, RequestContext};
 use execbench_run::backoff::Jitter;
 use execbench_run::gate::Gate;
-use execbench_run::perturbation::{KindCounts, PerturbJob, PerturbTally, perturb_and_verify};
+use execbench_run::perturbation::{KindCounts, Normalised, PerturbJob, PerturbTally, perturb_and_verify};
 use execbench_run::status::Live;
 use execbench_run::wrong_answers::{AskedClaims, ProposalCache, ProposalJob, STOPPED as ASK_STOPPED, ask_wrong_answers};
 use leptos::prelude::*;
@@ -48,6 +48,11 @@ pub struct PerturbRun {
     pub kinds_label: StoredValue<String>,
     /// The original dataset's provenance, for every exported row.
     pub provenance: StoredValue<Provenance>,
+    /// The codecrash profile's normalising step, as it goes.
+    pub normalised: RwSignal<Option<Normalised>>,
+    /// The codecrash profile: the normalised samples (CodeCrash's baseline), set when it ends.
+    pub baseline: StoredValue<Vec<Sample>>,
+    pub baseline_count: RwSignal<usize>,
     /// MHC's wrong answers from a model, once asked; `None` for the offline source.
     pub model_claims: RwSignal<Option<ModelClaims>>,
     /// Asking the model failed (a bad key, Stop): nothing was perturbed.
@@ -66,6 +71,9 @@ impl PerturbRun {
             row_count: RwSignal::new(0),
             kinds_label: StoredValue::new(String::new()),
             provenance: StoredValue::new(Provenance::default()),
+            normalised: RwSignal::new(None),
+            baseline: StoredValue::new(Vec::new()),
+            baseline_count: RwSignal::new(0),
             model_claims: RwSignal::new(None),
             error: RwSignal::new(None),
             python: StoredValue::new_local(worker.for_job(PERTURB_JOB)),
@@ -86,6 +94,9 @@ impl PerturbRun {
         self.failures.set(Vec::new());
         self.model_claims.set(None);
         self.error.set(None);
+        self.normalised.set(None);
+        self.baseline.set_value(Vec::new());
+        self.baseline_count.set(0);
         // Every chosen kind has its row in the summary from the start.
         self.counts.set(kinds.iter().map(|&k| (k, KindCounts::default())).collect());
         leptos::task::spawn_local(async move {
@@ -106,6 +117,8 @@ impl PerturbRun {
             .await;
             self.show(&outcome.tally);
             self.rows.set_value(outcome.tally.rows);
+            self.baseline_count.set(outcome.baseline.len());
+            self.baseline.set_value(outcome.baseline);
             self.job.finish(outcome.tally.done, if outcome.stopped { STOPPED } else { FINISHED });
         });
     }
@@ -160,5 +173,8 @@ impl PerturbRun {
             self.failures.set(tally.failures.clone());
         }
         self.row_count.set(tally.rows.len());
+        if self.normalised.with_untracked(|n| n.as_ref() != tally.normalised.as_ref()) {
+            self.normalised.set(tally.normalised.clone());
+        }
     }
 }

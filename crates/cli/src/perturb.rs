@@ -7,6 +7,7 @@ use std::time::Instant;
 
 use execbench_core::{Limits, Provenance, PythonEngine};
 use execbench_perturb::{DatasetRun, DistanceSummary, FileWrongAnswers, Kind, OfflineWrongAnswers, Options, Prediction, Profile, WrongAnswerSource, perturb_dataset_with_source, to_codecrash_jsonl, to_jsonl};
+use execbench_perturb::normalise::normalise;
 use execbench_pyengine::RustPythonEngine;
 
 use std::cell::RefCell;
@@ -190,11 +191,39 @@ fn model_claims(samples: &[Sample], settings: &Settings, options: &ApiOptions) -
     Ok((asked.claims_table(samples), asked))
 }
 
+/// Every sample normalised by `ast.unparse` (and verified, unless `verify_limits` is `None`),
+/// with the ids of those that could not be and why.
+pub fn normalise_all(samples: &[Sample], verify_limits: Option<Limits>) -> (Vec<Sample>, Vec<(String, String)>) {
+    let mut engine = RustPythonEngine::new();
+    let mut progress = Progress::new(samples.len());
+    let (mut normalised, mut failed) = (Vec::with_capacity(samples.len()), Vec::new());
+    eprintln!("normalising {} programs with ast.unparse, as CodeCrash does", samples.len());
+    for sample in samples {
+        match normalise(&mut engine, sample, verify_limits) {
+            Ok(done) => normalised.push(done),
+            Err(e) => failed.push((sample.id.clone(), e)),
+        }
+        progress.tick(failed.len());
+    }
+    let changed = normalised.iter().zip(samples).filter(|(n, s)| n.code.trim_end() != s.code.trim_end()).count();
+    eprintln!("ast.unparse changed {changed} of {} programs", normalised.len());
+    for (id, why) in &failed {
+        eprintln!("not normalised: {id}: {why}");
+    }
+    (normalised, failed)
+}
+
 /// The stack of the thread that perturbs and verifies.
-const PERTURB_STACK_BYTES: usize = 512 << 20;
+pub const PERTURB_STACK_BYTES: usize = 512 << 20;
 
 fn perturb_all(settings: &Settings) -> Result<i32, String> {
     let report = crate::dataset::read_dataset(settings.dataset)?;
+    // The codecrash profile perturbs what CodeCrash perturbs: the programs normalised by
+    // `ast.unparse`. A program that cannot be normalised is not perturbed.
+    let (samples, not_normalised) = match settings.options.profile {
+        Profile::Codecrash => normalise_all(&report.samples, settings.verify_limits),
+        Profile::Execbench => (report.samples.clone(), Vec::new()),
+    };
     let name = dataset_name(settings.dataset);
     let mut model_asked = None;
     let mut file_source = match settings.wrong_answers {
@@ -210,7 +239,7 @@ fn perturb_all(settings: &Settings) -> Result<i32, String> {
         }
         WrongAnswers::Model => {
             let api = settings.api.as_ref().ok_or("--wrong-answers model needs --provider and --model")?;
-            let (table, asked) = model_claims(&report.samples, settings, api)?;
+            let (table, asked) = model_claims(&samples, settings, api)?;
             model_asked = Some(asked);
             Some(table)
         }
@@ -219,9 +248,9 @@ fn perturb_all(settings: &Settings) -> Result<i32, String> {
     let mut engine = settings.verify_limits.map(|_| RustPythonEngine::new());
     let mut run = DatasetRun::default();
     let mut unchanged = 0;
-    let mut progress = Progress::new(report.samples.len());
+    let mut progress = Progress::new(samples.len());
     let started = Instant::now();
-    for sample in &report.samples {
+    for sample in &samples {
         // One sample at a time through the library's dataset function: the same rows and the
         // same failures as a whole-dataset call, with progress in between.
         let verifier = match (engine.as_mut(), settings.verify_limits) {
@@ -311,7 +340,7 @@ fn perturb_all(settings: &Settings) -> Result<i32, String> {
             }
         }
     }
-    Ok(if report.errors.is_empty() && run.failures.is_empty() { 0 } else { 1 })
+    Ok(if report.errors.is_empty() && run.failures.is_empty() && not_normalised.is_empty() { 0 } else { 1 })
 }
 
 #[cfg(test)]
