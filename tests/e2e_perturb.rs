@@ -144,7 +144,9 @@ async fn the_sample_page_links_to_its_perturbation() {
 
 /// CodeCrash's conventions in the page: GBC (new `else` clauses, nested garbage) and MCC (only
 /// return messages name a value) over all of CRUXEval with the `codecrash` profile, every row
-/// verified in the worker.
+/// verified in the worker. The profile normalises every program by `ast.unparse` first: the
+/// baseline it downloads is, program for program, CPython's `ast.unparse` (the machine's python3),
+/// and the perturbed rows' originals are those programs.
 #[tokio::test(flavor = "multi_thread")]
 async fn the_codecrash_profile_over_cruxeval_verifies() {
     let (b, base, _server) = open_app().await;
@@ -160,6 +162,31 @@ async fn the_codecrash_profile_over_cruxeval_verifies() {
     for kind in ["GBC", "MCC"] {
         assert_eq!(text_of(&b, &format!("[data-testid=verified-{kind}]")).await, "800", "{kind}");
     }
+    let samples = execbench_core::load_jsonl("cruxeval.jsonl", &std::fs::read_to_string(execbench_mockserver::bundled_dataset_path()).unwrap()).samples;
+    let codes: Vec<&str> = samples.iter().map(|s| s.code.as_str()).collect();
+    let script = "import ast, json, sys\nprint(json.dumps([ast.unparse(ast.parse(c)) for c in json.load(sys.stdin)]))";
+    let mut child = std::process::Command::new("python3").args(["-c", script]).stdin(std::process::Stdio::piped()).stdout(std::process::Stdio::piped()).spawn().expect("python3");
+    std::io::Write::write_all(&mut child.stdin.take().unwrap(), serde_json::to_string(&codes).unwrap().as_bytes()).unwrap();
+    let cpython: Vec<String> = serde_json::from_slice(&child.wait_with_output().unwrap().stdout).unwrap();
+    let changed = samples.iter().zip(&cpython).filter(|(s, c)| s.code.trim_end() != c.trim_end()).count();
+    let normalised = b.client.execute("const n = document.querySelector('[data-testid=normalised]'); return [n.dataset.done, n.dataset.changed, n.dataset.failed]", vec![]).await.unwrap();
+    assert_eq!(normalised, serde_json::json!(["800", changed.to_string(), "0"]));
+    b.client.execute("window.savedBlobs = []; const make = URL.createObjectURL; URL.createObjectURL = blob => { window.savedBlobs.push(blob); return make(blob); };", vec![]).await.unwrap();
+    b.click("[data-testid=download-baseline]").await;
+    b.click("[data-testid=download-jsonl]").await;
+    let saved = b.client.execute_async("const done = arguments[arguments.length - 1]; Promise.all(window.savedBlobs.map(b => b.text())).then(done);", vec![]).await.unwrap();
+    let saved: Vec<String> = serde_json::from_value(saved).unwrap();
+    let baseline = execbench_core::load_jsonl("baseline.jsonl", &saved[0]);
+    assert!(baseline.errors.is_empty(), "{:?}", baseline.errors);
+    let baseline_codes: Vec<&str> = baseline.samples.iter().map(|s| s.code.trim_end()).collect();
+    assert_eq!(baseline_codes, cpython.iter().map(|c| c.trim_end()).collect::<Vec<_>>());
+    let rows: Vec<serde_json::Value> = saved[1].lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    for row in &rows {
+        let index: usize = row["id"].as_str().unwrap().trim_start_matches("sample_").parse().unwrap();
+        assert_eq!(row["original_code"].as_str().unwrap().trim_end(), cpython[index].trim_end(), "{}", row["id"]);
+    }
+    scroll_to(&b, ".perturb-all").await;
+    b.screenshot("perturb-all-codecrash-normalised").await;
     b.close().await;
 }
 
@@ -367,6 +394,103 @@ async fn refusals_of_an_imported_dataset_are_listed_with_reasons() {
     );
     let shown = text_of(&b, "[data-testid=perturbed-code]").await;
     assert_eq!(shown.trim_end(), exported.expect("REN perturbs `plain`").code.trim_end(), "the single view shows the row's program");
+    b.close().await;
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// MHC's wrong answers from a model, in the page: the mock model server (real HTTP on 127.0.0.1)
+/// answers odd samples wrong at once, `sample_2` wrong when asked again, and the others with the
+/// true answer every time. Each proposal is checked in the worker; a model that keeps proposing
+/// the truth is asked 3 times, then its sample falls back on the offline proposals, listed with
+/// why. Perturbing again asks nothing (the proposals are kept in this browser, without the key).
+#[tokio::test(flavor = "multi_thread")]
+async fn mhc_with_wrong_answers_from_a_model() {
+    use execbench_mockserver::{AnswerPolicy, MockConfig, MockServer, bundled_dataset, bundled_dataset_path};
+    const KEY: &str = "sk-mhc-e2e-SECRET";
+    let dir = std::env::temp_dir().join(format!("execbench-e2e-perturb-mhc-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("crux20.jsonl");
+    let text = std::fs::read_to_string(bundled_dataset_path()).unwrap();
+    std::fs::write(&file, text.lines().take(20).collect::<Vec<_>>().join("\n")).unwrap();
+    let answers = AnswerPolicy { wrong_every: Some(2), wrong_from_attempt: [("sample_2".to_string(), 2)].into(), ..Default::default() };
+    let mock = MockServer::start(bundled_dataset().unwrap(), MockConfig { answers: answers.clone(), ..Default::default() }, 0).await.unwrap();
+    // What the policy implies: requests per sample (3 for a model that never changes its mind).
+    let expected: Vec<u32> = (0..20).map(|i| if answers.is_right_on(i, &format!("sample_{i}"), 1) { if i == 2 { 2 } else { 3 } } else { 1 }).collect();
+    let fell_back: Vec<String> = (0..20).filter(|&i| expected[i] == 3).map(|i| format!("sample_{i}")).collect();
+
+    let (b, base, _server) = open_app().await;
+    b.client.goto(&format!("{base}#/datasets")).await.unwrap();
+    b.wait_text("[data-testid=match-count]", Duration::from_secs(30), |t| t == "800 of 800").await;
+    b.client.find(fantoccini::Locator::Css("[data-testid=import]")).await.unwrap().send_keys(file.to_str().unwrap()).await.unwrap();
+    b.wait_text("[data-testid=match-count]", Duration::from_secs(10), |t| t == "20 of 20").await;
+    b.client.goto(&format!("{base}#/perturb")).await.unwrap();
+    wait_engine_ready(&b).await;
+    b.click("[data-testid=kind-RTF]").await; // on by default
+    b.click("[data-testid=kind-MHC]").await;
+    b.client.find(fantoccini::Locator::Css("[data-testid=wrong-answers]")).await.unwrap().select_by_value("model").await.unwrap();
+    b.client.find(fantoccini::Locator::Css("[data-testid=api-provider]")).await.unwrap().select_by_value("openai-compatible").await.unwrap();
+    b.fill("[data-testid=api-base-url]", &format!("{}/v1", mock.base_url())).await;
+    b.fill("[data-testid=api-model]", "mock-model").await;
+    b.fill("[data-testid=api-key]", KEY).await;
+
+    let run_once = || async {
+        b.click("[data-testid=perturb-all-start]").await;
+        let state = b.wait_text("[data-testid=perturb-all-state]", Duration::from_secs(300), |t| !t.is_empty()).await;
+        let error = b.client.execute("const e = document.querySelector('[data-testid=perturb-all-error]'); return e ? e.textContent : ''", vec![]).await.unwrap();
+        assert_eq!(state, "finished", "{error}");
+        assert_eq!(text_of(&b, "[data-testid=verified-MHC]").await, "20", "{}", text_of(&b, "[data-testid=perturb-all-stats]").await);
+        let summary = b.client.execute("const s = document.querySelector('[data-testid=model-claims]'); return [s.dataset.fromModel, s.dataset.fellBack, s.dataset.requests, s.dataset.fromCache, s.textContent]", vec![]).await.unwrap();
+        serde_json::from_value::<Vec<String>>(summary).unwrap()
+    };
+    let first = run_once().await;
+    let per_sample: Vec<u32> = (0..20).map(|i| mock.stats().per_sample.get(&format!("sample_{i}")).copied().unwrap_or(0)).collect();
+    assert_eq!(per_sample, expected, "requests per sample");
+    let total: u32 = expected.iter().sum();
+    assert_eq!(first[..4], [(20 - fell_back.len()).to_string(), fell_back.len().to_string(), total.to_string(), "0".to_string()], "{}", first[4]);
+    let listed = b.client.execute("return [...document.querySelectorAll('[data-testid=model-claims-fell-back]')].map(e => [e.dataset.id, e.textContent])", vec![]).await.unwrap();
+    let listed: Vec<(String, String)> = serde_json::from_value(listed).unwrap();
+    assert_eq!(listed.iter().map(|(id, _)| id.clone()).collect::<Vec<_>>(), fell_back);
+    assert!(listed.iter().all(|(_, why)| why.contains("3 proposals, none usable") && why.contains("that is the true return value")), "{listed:?}");
+    scroll_to(&b, "[data-testid=model-claims]").await;
+    b.screenshot("perturb-all-mhc-model").await;
+
+    // The rows: the model's claim where it gave one, an offline one elsewhere.
+    b.client.execute("window.savedBlobs = []; const make = URL.createObjectURL; URL.createObjectURL = blob => { window.savedBlobs.push(blob); return make(blob); };", vec![]).await.unwrap();
+    b.click("[data-testid=download-jsonl]").await;
+    let saved = b.client.execute_async("const done = arguments[arguments.length - 1]; Promise.all(window.savedBlobs.map(b => b.text())).then(done);", vec![]).await.unwrap();
+    let saved: Vec<String> = serde_json::from_value(saved).unwrap();
+    let rows: Vec<serde_json::Value> = saved[0].lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(rows.len(), 20);
+    for row in &rows {
+        let (id, code, output) = (row["id"].as_str().unwrap(), row["code"].as_str().unwrap(), row["output"].as_str().unwrap());
+        // The mock's wrong output answer: `None`, or `0` when the output is `None`.
+        let model_claim = format!("# The return value is {}", if output == "None" { "0" } else { "None" });
+        assert_eq!(code.contains(&model_claim), !fell_back.iter().any(|f| f == id), "{id}: {code}");
+    }
+    let kept = b.client.execute("return localStorage.getItem('execbench.mhc-proposals')", vec![]).await.unwrap();
+    let kept = kept.as_str().unwrap_or_default().to_string();
+    assert_eq!(kept.lines().count(), 20, "{kept}");
+    assert!(!kept.contains(KEY), "the key is not kept with the proposals");
+
+    // Again: nothing asked, the same rows.
+    let again = run_once().await;
+    assert_eq!(again[..4], [first[0].clone(), first[1].clone(), "0".to_string(), "20".to_string()], "{}", again[4]);
+    let per_sample_again: Vec<u32> = (0..20).map(|i| mock.stats().per_sample.get(&format!("sample_{i}")).copied().unwrap_or(0)).collect();
+    assert_eq!(per_sample_again, expected, "nothing asked the second time");
+
+    // A row whose claim was the model's opens in the single view as that same program: the
+    // address carries the claim, so nothing is asked again.
+    b.fill("[data-testid=rows-sample]", "sample_1").await;
+    b.wait_text("[data-testid=rows-count]", Duration::from_secs(5), |t| t.starts_with("1 of")).await;
+    b.click("[data-testid=perturbed-row] [data-testid=open-row]").await;
+    let row_code = rows.iter().find(|r| r["id"] == "sample_1").unwrap()["code"].as_str().unwrap().to_string();
+    let shown = b.wait_text("[data-testid=perturbed-code]", Duration::from_secs(30), |t| t.contains("# The return value is")).await;
+    assert_eq!(shown.trim_end(), row_code.trim_end());
+    assert_eq!(b.wait_text("[data-testid=perturb-verdict]", Duration::from_secs(30), |t| t == "agree" || t == "disagree").await, "agree");
+    let hash = b.client.execute("return location.hash", vec![]).await.unwrap();
+    assert!(hash.as_str().unwrap().contains("kind=MHC") && hash.as_str().unwrap().contains("&claim=None"), "{hash}");
+    assert_eq!(mock.stats().per_sample.get("sample_1").copied(), Some(expected[1]), "opening a row asks nothing");
+    b.screenshot("perturb-one-mhc-model-claim").await;
     b.close().await;
     let _ = std::fs::remove_dir_all(&dir);
 }

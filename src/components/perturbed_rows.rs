@@ -2,6 +2,7 @@
 //! rows a kind left as they were, and open any row in the single-program view (its address
 //! reproduces the row: same sample, kind, seed and options).
 
+use execbench_perturb::claims_file::claim_in_hint_comment;
 use execbench_perturb::{ExportRow, Kind, Options};
 use leptos::prelude::*;
 
@@ -52,10 +53,12 @@ pub fn new_lines<'r>(original: &str, perturbed: &'r str) -> (usize, Option<&'r s
     (count, first)
 }
 
-/// The single-program view's address for a row.
+/// The single-program view's address for a row. An MHC row carries its hint's claim, read back
+/// from the code, so the view shows the row's program even when the claim was a model's.
 pub fn open_href(row: &ExportRow) -> String {
     let options = Options { seed: row.seed, p: row.options.p, once: row.options.once, prediction: row.options.prediction, profile: row.options.profile };
-    PerturbLink { sample: Some(row.id.clone()), kind: row.kind, options }.href()
+    let claim = (row.kind == Kind::Mhc).then(|| claim_in_hint_comment(&row.code, &row.function_name)).flatten().map(|(_, claim)| claim);
+    PerturbLink { sample: Some(row.id.clone()), kind: row.kind, options, claim }.href()
 }
 
 #[component]
@@ -212,5 +215,8 @@ mod tests {
         let parsed = PerturbLink::parse(&open_href(&r));
         assert_eq!((parsed.sample.as_deref(), parsed.kind, parsed.options.seed, parsed.options.p), (Some("sample 3"), Kind::Mcc, 7, 0.5));
         assert_eq!(open_href(&row("s", Kind::Rtf, 2, "", "")), "#/perturb/s?kind=RTF&seed=2");
+        // MHC: the hint's claim rides along, read back from the row's code.
+        let mhc = row("s", Kind::Mhc, 0, "def f(x):\n    return x  # The return value is [1, 2]\n", "def f(x):\n    return x\n");
+        assert_eq!(PerturbLink::parse(&open_href(&mhc)).claim.as_deref(), Some("[1, 2]"));
     }
 }

@@ -140,7 +140,7 @@ fn perturb_href(provenance: Option<&serde_json::Value>, id: &str) -> Option<Stri
             options.prediction = Prediction::Input;
         }
     }
-    Some(PerturbLink { sample: Some(id.to_string()), kind, options }.href())
+    Some(PerturbLink { sample: Some(id.to_string()), kind, options, claim: None }.href())
 }
 
 /// What changed between the two prompts (the program as each model read it), line by line.

@@ -14,6 +14,7 @@ use crate::app::{AppState, DatasetState};
 use crate::browser::python::use_python;
 use crate::components::code_box::CodeBox;
 use crate::components::edit_list::EditList;
+use crate::components::evaluation::model_settings::{ApiForm, ApiSettingsPanel};
 use crate::components::marked_code::{Mark, MarkedCodeView};
 use crate::components::perturbed_rows::PerturbedRows;
 use crate::components::progress_bar::ProgressBar;
@@ -155,11 +156,14 @@ pub struct PerturbLink {
     pub sample: Option<String>,
     pub kind: Kind,
     pub options: Options,
+    /// MHC: the wrong answer to try first (a model's or a file's, read back from an exported
+    /// row's hint), so the address shows that row's program without asking anyone again.
+    pub claim: Option<String>,
 }
 
 impl Default for PerturbLink {
     fn default() -> Self {
-        PerturbLink { sample: None, kind: Kind::Ren, options: Options::default() }
+        PerturbLink { sample: None, kind: Kind::Ren, options: Options::default(), claim: None }
     }
 }
 
@@ -180,6 +184,7 @@ impl PerturbLink {
                 "once" => link.options.once = value == "1" || value == "true",
                 "prediction" => link.options.prediction = if value == "input" { Prediction::Input } else { Prediction::Output },
                 "profile" => link.options.profile = execbench_perturb::Profile::parse(&value).unwrap_or(link.options.profile),
+                "claim" => link.claim = Some(value.to_string()).filter(|c| !c.trim().is_empty()),
                 _ => {}
             }
         }
@@ -208,6 +213,9 @@ impl PerturbLink {
         }
         if self.options.profile != defaults.profile {
             out.push_str(&format!("&profile={}", self.options.profile));
+        }
+        if let (Kind::Mhc, Some(claim)) = (self.kind, &self.claim) {
+            out.push_str(&format!("&claim={}", crate::route::encode(claim)));
         }
         out
     }
@@ -251,6 +259,8 @@ fn SingleProgram() -> impl IntoView {
     let once = RwSignal::new(link.options.once);
     let prediction = RwSignal::new(link.options.prediction);
     let profile = RwSignal::new(link.options.profile);
+    // The link's MHC claim belongs to the linked sample only.
+    let linked_claim = link.claim.clone().zip(linked.clone());
 
     let error = RwSignal::new(None::<String>);
     let shown = RwSignal::new(None::<Shown>);
@@ -290,9 +300,10 @@ fn SingleProgram() -> impl IntoView {
             },
         };
         let kind = kind.get_untracked();
+        let claim = linked_claim.clone().filter(|(_, id)| source.get_untracked() == Source::Dataset && kind == Kind::Mhc && *id == sample.id).map(|(c, _)| c);
         // The demo is a link: the address says which sample and how (pasted code has no address).
         if source.get_untracked() == Source::Dataset {
-            crate::browser::address::replace(&PerturbLink { sample: Some(sample.id.clone()), kind, options }.href());
+            crate::browser::address::replace(&PerturbLink { sample: Some(sample.id.clone()), kind, options, claim: claim.clone() }.href());
         }
         error.set(None);
         shown.set(None);
@@ -317,7 +328,26 @@ fn SingleProgram() -> impl IntoView {
                     }
                 }
             }
-            let perturbed = match execbench_perturb::perturb_sample(&sample, kind, &options) {
+            if options.profile == execbench_perturb::Profile::Codecrash {
+                // As the dataset run does: CodeCrash perturbs the program `ast.unparse` gives.
+                let unparsed = python.run(execbench_perturb::normalise::unparse_request(&sample, Limits::default())).await;
+                match execbench_perturb::normalise::normalised_sample(&sample, &unparsed.outcome) {
+                    Ok(normalised) => sample = normalised,
+                    Err(e) => {
+                        fail(format!("the codecrash profile normalises the program first, and {e}"));
+                        busy.set(false);
+                        return;
+                    }
+                }
+            }
+            let perturbed = match &claim {
+                Some(claim) => {
+                    let mut source = execbench_perturb::FileWrongAnswers::from_claims([(sample.id.clone(), options.prediction, claim.clone())]);
+                    execbench_perturb::perturb_with_source(&sample, kind, &options, &mut source)
+                }
+                None => execbench_perturb::perturb_sample(&sample, kind, &options),
+            };
+            let perturbed = match perturbed {
                 Ok(p) => p,
                 Err(e) => {
                     fail(format!("{kind} could not perturb this program: {e}"));
@@ -614,6 +644,10 @@ fn WholeDataset() -> impl IntoView {
     let prediction = RwSignal::new(Prediction::Output);
     let profile = RwSignal::new(execbench_perturb::Profile::Execbench);
     let error = RwSignal::new(None::<String>);
+    // MHC's wrong answers: "offline" or "model" (the form below, shared with Evaluate's settings).
+    let wrong_answers = RwSignal::new("offline".to_string());
+    let api = ApiForm::new();
+    let mhc_chosen = move || chosen.get().get(&Kind::Mhc).copied().unwrap_or(false);
 
     let start = move |_| {
         let kinds: Vec<Kind> = chosen.get_untracked().into_iter().filter(|(_, on)| *on).map(|(k, _)| k).collect();
@@ -630,9 +664,20 @@ fn WholeDataset() -> impl IntoView {
         let DatasetState::Loaded(report) = state.dataset.get_untracked() else {
             return error.set(Some("the dataset is not loaded yet".to_string()));
         };
+        let model = if kinds.contains(&Kind::Mhc) && wrong_answers.get_untracked() == "model" {
+            if api.is_simulated() {
+                return error.set(Some("the simulated model answers benchmark questions only: for MHC's wrong answers choose a provider or a local server".to_string()));
+            }
+            match api.model() {
+                Ok(model) => Some(model),
+                Err(e) => return error.set(Some(format!("MHC's model: {e}"))),
+            }
+        } else {
+            None
+        };
         error.set(None);
         let options = Options { seed: 0, p, once: once.get_untracked(), prediction: prediction.get_untracked(), profile: profile.get_untracked() };
-        run.start(report.samples.clone(), dataset_column(&state.dataset_name.get_untracked()), kinds, seed_list, options);
+        run.start(report.samples.clone(), dataset_column(&state.dataset_name.get_untracked()), kinds, seed_list, options, model);
     };
     let stop = move |_| run.stop();
     let download = move |codecrash: bool| {
@@ -646,6 +691,13 @@ fn WholeDataset() -> impl IntoView {
         }
     };
     let can_download = move || !job.running.get() && run.row_count.get() > 0;
+    let download_baseline = move |_| {
+        let name = format!("{}-normalised.jsonl", dataset_column(&state.dataset_name.get_untracked()));
+        let text = run.baseline.with_value(|samples| execbench_perturb::normalise::dataset_jsonl(samples, &run.provenance.get_value()));
+        if let Err(e) = crate::browser::download::download_text(&name, "application/jsonl", &text) {
+            error.set(Some(format!("could not save {name}: {e}")));
+        }
+    };
 
     view! {
         <section class="panel perturb-all">
@@ -675,11 +727,23 @@ fn WholeDataset() -> impl IntoView {
                         <p class="hint choice-note" data-testid="seeds-note">"REN draws nothing at random: it is perturbed with the first seed only, since the other seeds would repeat its rows exactly."</p>
                     })
                 }}
-                <Show when=move || chosen.get().get(&Kind::Mhc).copied().unwrap_or(false)>
+                <Show when=mhc_chosen>
                     <PredictionField prediction=prediction testid="all-prediction" />
+                    <label class="field"><span class="label">"MHC's wrong answers"</span>
+                        <select data-testid="wrong-answers" on:change=move |ev| wrong_answers.set(event_target_value(&ev))>
+                            <option value="offline" selected=move || wrong_answers.get() == "offline">"offline (seeded)"</option>
+                            <option value="model" selected=move || wrong_answers.get() == "model">"from a model"</option>
+                        </select>
+                    </label>
                 </Show>
                 <ProfileField profile=profile testid="all-profile" />
             </div>
+            <Show when=move || mhc_chosen() && wrong_answers.get() == "model">
+                <p class="hint" data-testid="wrong-answers-note">
+                    "The model is asked, per sample, for a wrong answer a careful reader could believe; execution checks each proposal, and one that is right (or raises) is shown to the model when it is asked again, up to 3 times. A sample left without one gets the offline proposals. Proposals are kept in this browser: perturbing the same samples with the same model again asks nothing."
+                </p>
+                <ApiSettingsPanel form=api />
+            </Show>
             <div class="toolbar">
                 <button class="primary" data-testid="perturb-all-start" on:click=start
                     disabled=move || job.running.get() || !matches!(state.dataset.get(), DatasetState::Loaded(_))>"Perturb and verify all"</button>
@@ -688,17 +752,75 @@ fn WholeDataset() -> impl IntoView {
                     {move || format!("Download {} verified rows (JSONL)", run.row_count.get())}
                 </button>
                 <button data-testid="download-codecrash" on:click=move |_| download(true) disabled=move || !can_download()>"CodeCrash layout (JSONL)"</button>
+                <Show when={move || !job.running.get() && run.baseline_count.get() > 0}>
+                    <button data-testid="download-baseline" on:click=download_baseline title="the dataset as the codecrash profile perturbed it: every program normalised by ast.unparse, CodeCrash's vanilla baseline; import it on the Datasets page to evaluate it">
+                        {move || format!("Normalised baseline, {} rows (JSONL)", run.baseline_count.get())}
+                    </button>
+                </Show>
             </div>
-            {move || error.get().map(|e| view! { <p class="error-box" role="alert" data-testid="perturb-all-error">{e}</p> })}
+            {move || error.get().or_else(|| run.error.get()).map(|e| view! { <p class="error-box" role="alert" data-testid="perturb-all-error">{e}</p> })}
             <ProgressBar done=job.done total=job.total />
             <p class="stats" data-testid="perturb-all-stats">
                 {move || format!("{} / {} programs · {:.1} s · {:.0} programs/s ", job.done.get(), job.total.get(), job.elapsed_ms.get() / 1000.0, job.rate())}
                 {move || job.outcome.get().map(|outcome| view! { <span class="run-state" data-testid="perturb-all-state">{outcome}</span> })}
             </p>
+            <NormalisedSummary run=run />
             <KindSummary run=run />
+            <ModelClaimsSummary run=run />
             <FailureTable run=run />
             <PerturbedRows run=run />
         </section>
+    }
+}
+
+/// How many of MHC's wrong answers the model gave, and why the others fell back on the offline
+/// source.
+#[component]
+fn ModelClaimsSummary(run: PerturbRun) -> impl IntoView {
+    /// Samples listed by name at most; the rest are counted.
+    const LISTED: usize = 20;
+    move || {
+        run.model_claims.get().map(|claims| {
+            let asked = &claims.asked;
+            let total = asked.proposals.len();
+            let fell_back = asked.fell_back();
+            let (tokens_in, tokens_out) = asked.tokens();
+            let more = fell_back.len().saturating_sub(LISTED);
+            let (from_model, fell) = (total - fell_back.len(), fell_back.len());
+            view! {
+                <div class="model-claims" data-testid="model-claims" data-from-model=from_model.to_string() data-fell-back=fell.to_string() data-requests=asked.requests.to_string() data-from-cache=asked.from_cache.to_string()>
+                    <p>{format!(
+                        "MHC's wrong answers from {}: {} of {total} samples have the model's ({} kept from an earlier run, {} requests now, {tokens_in} tokens in, {tokens_out} out); {} fell back on offline proposals.",
+                        claims.model, from_model, asked.from_cache, asked.requests, fell
+                    )}</p>
+                    {claims.not_kept.map(|e| view! { <p class="hint" data-testid="model-claims-not-kept">{format!("The proposals could not be kept in this browser: {e}")}</p> })}
+                    <ul class="fell-back">
+                        {fell_back.into_iter().take(LISTED).map(|(id, why)| view! { <li data-testid="model-claims-fell-back" data-id=id.clone()><a href=link_for(&id)>{id.clone()}</a>{format!(": {why}")}</li> }).collect_view()}
+                        {(more > 0).then(|| view! { <li class="muted">{format!("and {more} more")}</li> })}
+                    </ul>
+                </div>
+            }
+        })
+    }
+}
+
+/// The codecrash profile's first step: how many programs `ast.unparse` normalised and changed,
+/// and those it could not (they are refused by every kind, listed with the failures).
+#[component]
+fn NormalisedSummary(run: PerturbRun) -> impl IntoView {
+    move || {
+        run.normalised.get().map(|n| {
+            view! {
+                <p class="stats" data-testid="normalised" data-done=n.done.to_string() data-changed=n.changed.to_string() data-failed=n.failed.len().to_string()>
+                    {format!(
+                        "codecrash profile: programs normalised by ast.unparse first, as CodeCrash does: {} done, {} changed by it{}.",
+                        n.done, n.changed,
+                        if n.failed.is_empty() { String::new() } else { format!(", {} could not be (not perturbed)", n.failed.len()) }
+                    )}
+                    {(run.job.running.get() && run.job.done.get() == 0).then_some(" Normalising…")}
+                </p>
+            }
+        })
     }
 }
 
@@ -792,22 +914,24 @@ mod tests {
 
     #[test]
     fn a_perturbation_demo_is_a_link_that_reads_back() {
-        let rtf = PerturbLink { sample: Some("sample_3".into()), kind: Kind::Rtf, options: Options::with_seed(2) };
-        let mcc = PerturbLink { sample: Some("a b/c".into()), kind: Kind::Mcc, options: Options { seed: 0, p: 0.5, once: true, prediction: Prediction::Output, ..Options::default() } };
-        let mhc = PerturbLink { sample: None, kind: Kind::Mhc, options: Options { prediction: Prediction::Input, ..Options::with_seed(7) } };
-        let gbc = PerturbLink { sample: Some("sample_1".into()), kind: Kind::Gbc, options: Options { profile: execbench_perturb::Profile::Codecrash, ..Options::with_seed(4) } };
+        let rtf = PerturbLink { sample: Some("sample_3".into()), kind: Kind::Rtf, options: Options::with_seed(2), claim: None };
+        let mcc = PerturbLink { sample: Some("a b/c".into()), kind: Kind::Mcc, options: Options { seed: 0, p: 0.5, once: true, prediction: Prediction::Output, ..Options::default() }, claim: None };
+        let mhc = PerturbLink { sample: None, kind: Kind::Mhc, options: Options { prediction: Prediction::Input, ..Options::with_seed(7) }, claim: None };
+        let gbc = PerturbLink { sample: Some("sample_1".into()), kind: Kind::Gbc, options: Options { profile: execbench_perturb::Profile::Codecrash, ..Options::with_seed(4) }, claim: None };
+        let claimed = PerturbLink { sample: Some("sample_2".into()), kind: Kind::Mhc, options: Options::default(), claim: Some("['a&b', 2]".into()) };
         let cases = [
             (&rtf, "#/perturb/sample_3?kind=RTF&seed=2"),
             (&mcc, "#/perturb/a%20b%2Fc?kind=MCC&seed=0&p=0.5&once=1"),
             (&mhc, "#/perturb?kind=MHC&seed=7&prediction=input"),
             (&gbc, "#/perturb/sample_1?kind=GBC&seed=4&profile=codecrash"),
+            (&claimed, "#/perturb/sample_2?kind=MHC&seed=0&claim=%5B'a%26b'%2C%202%5D"),
         ];
         for (link, href) in cases {
             assert_eq!(link.href(), href);
             assert_eq!(&PerturbLink::parse(href), link, "{href}");
         }
         // Options a kind ignores are not written.
-        let ren = PerturbLink { kind: Kind::Ren, options: Options { p: 0.5, once: true, ..Options::default() }, sample: None };
+        let ren = PerturbLink { kind: Kind::Ren, options: Options { p: 0.5, once: true, ..Options::default() }, sample: None, claim: Some("1".into()) };
         assert_eq!(ren.href(), "#/perturb?kind=REN&seed=0");
         // The old link form and bad values keep the defaults.
         assert_eq!(PerturbLink::parse("#/perturb/sample_9"), PerturbLink { sample: Some("sample_9".into()), ..PerturbLink::default() });

@@ -7,6 +7,7 @@ mod build;
 mod compare;
 mod dataset;
 mod http;
+mod normalise;
 mod perturb;
 mod progress;
 mod run;
@@ -16,7 +17,7 @@ mod verify;
 
 use args::Args;
 
-const USAGE: &str = "usage:\n  execbench verify --dataset FILE(.jsonl|.parquet) [--category FIELD] [--time-limit SECONDS] [--jobs N]\n  execbench perturb --dataset FILE.jsonl --kind KIND [--seed N] [--p X] [--once] [--prediction output|input] [--no-verify] [--time-limit SECONDS] [--profile execbench|codecrash] [--format execbench|codecrash] [--wrong-answers offline|file:PATH|model --provider P --model M [--base-url U]] --out FILE.jsonl\n  execbench score --dataset FILE.jsonl --generations FILE --task output|input [--mode strict|compatible] [--time-limit SECONDS] [--jobs N] [--out FILE.jsonl]\n  execbench run --dataset FILE.jsonl --task output|input --provider P --model M [--base-url URL] [--n N] [--concurrency C] [--stream] [--key-env NAME] [--jobs N] --out RUN.jsonl [--resume]\n  execbench build generate --methods LIST|all --per-method N --seed S [--source offline|replay FILE|api] --out GENERATIONS.jsonl --candidates CANDIDATES.jsonl\n  execbench build filter --candidates FILE.jsonl --out KEPT.jsonl --rejected REJECTED.jsonl [--time-limit SECONDS]\n  execbench build sample --in KEPT.jsonl [--n N] [--seed S] [--balanced] [--rejected REJECTED.jsonl] [--generation GEN.json] --out BENCH.jsonl [--provenance PROV.json]\n  execbench compare RUN.jsonl... --out REPORT.md [--csv TABLE.csv] [--pairs PAIRS.jsonl] [--svg-dir DIR] [--seed N] [--bootstrap B] [--categories DATASET.jsonl [--category-field FIELD]] [--date TEXT]\n";
+const USAGE: &str = "usage:\n  execbench verify --dataset FILE(.jsonl|.parquet) [--category FIELD] [--time-limit SECONDS] [--jobs N]\n  execbench perturb --dataset FILE.jsonl --kind KIND [--seed N] [--p X] [--once] [--prediction output|input] [--no-verify] [--time-limit SECONDS] [--profile execbench|codecrash] [--format execbench|codecrash] [--wrong-answers offline|file:PATH|model --provider P --model M [--base-url U]] --out FILE.jsonl\n  execbench normalise --dataset FILE(.jsonl|.parquet) [--no-verify] [--time-limit SECONDS] --out FILE.jsonl\n  execbench score --dataset FILE.jsonl --generations FILE --task output|input [--mode strict|compatible] [--time-limit SECONDS] [--jobs N] [--out FILE.jsonl]\n  execbench run --dataset FILE.jsonl --task output|input --provider P --model M [--base-url URL] [--n N] [--concurrency C] [--stream] [--key-env NAME] [--jobs N] --out RUN.jsonl [--resume]\n  execbench build generate --methods LIST|all --per-method N --seed S [--source offline|replay FILE|api] --out GENERATIONS.jsonl --candidates CANDIDATES.jsonl\n  execbench build filter --candidates FILE.jsonl --out KEPT.jsonl --rejected REJECTED.jsonl [--time-limit SECONDS]\n  execbench build sample --in KEPT.jsonl [--n N] [--seed S] [--balanced] [--rejected REJECTED.jsonl] [--generation GEN.json] --out BENCH.jsonl [--provenance PROV.json]\n  execbench compare RUN.jsonl... --out REPORT.md [--csv TABLE.csv] [--pairs PAIRS.jsonl] [--svg-dir DIR] [--seed N] [--bootstrap B] [--categories DATASET.jsonl [--category-field FIELD]] [--date TEXT]\n";
 
 fn main() {
     let argv: Vec<String> = std::env::args().skip(1).collect();
@@ -39,6 +40,7 @@ fn main() {
 fn dispatch(command: &str, rest: &[String]) -> Result<i32, String> {
     match command {
         "verify" => verify::run(&Args::parse(rest, &[])?).map_err(|e| format!("{e}\nusage: {}", verify::USAGE)),
+        "normalise" => normalise::run(&Args::parse(rest, normalise::SWITCHES)?).map_err(|e| format!("{e}\nusage: {}", normalise::USAGE)),
         "perturb" => perturb::run(&Args::parse(rest, perturb::SWITCHES)?).map_err(|e| format!("{e}\nusage: {}", perturb::USAGE)),
         "run" => run::run(&Args::parse(rest, run::SWITCHES)?).map_err(|e| format!("{e}\nusage: {}", run::USAGE)),
         "build" => build::run(rest),

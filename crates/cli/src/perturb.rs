@@ -7,14 +7,16 @@ use std::time::Instant;
 
 use execbench_core::{Limits, Provenance, PythonEngine};
 use execbench_perturb::{DatasetRun, DistanceSummary, FileWrongAnswers, Kind, OfflineWrongAnswers, Options, Prediction, Profile, WrongAnswerSource, perturb_dataset_with_source, to_codecrash_jsonl, to_jsonl};
+use execbench_perturb::normalise::normalise;
 use execbench_pyengine::RustPythonEngine;
 
 use std::cell::RefCell;
 
 use execbench_core::Sample;
-use execbench_perturb::model_prompt::{claim_from_reply, wrong_answer_prompt};
-use execbench_providers::Message;
-use execbench_run::api::{ApiModel, RequestContext, ask};
+use execbench_run::CancelToken;
+use execbench_run::api::{ApiModel, RequestContext};
+use execbench_run::io::BlockingPython;
+use execbench_run::wrong_answers::{ASKS_PER_SAMPLE, AskedClaims, ProposalCache, ProposalJob, ask_wrong_answers};
 use execbench_run::backoff::Jitter;
 use execbench_run::gate::Gate;
 use execbench_run::status::Live;
@@ -24,13 +26,13 @@ use crate::args::Args;
 use crate::http::{NativeHttp, TokioClock};
 use crate::progress::Progress;
 
-pub const USAGE: &str = "execbench perturb --dataset FILE.jsonl --kind KIND [--seed N] [--p X] [--once] [--prediction output|input] [--no-verify] [--time-limit SECONDS] [--profile execbench|codecrash] [--format execbench|codecrash] [--wrong-answers offline|file:PATH|model --provider P --model M [--base-url U]] --out FILE.jsonl";
+pub const USAGE: &str = "execbench perturb --dataset FILE.jsonl --kind KIND [--seed N] [--p X] [--once] [--prediction output|input] [--no-verify] [--time-limit SECONDS] [--profile execbench|codecrash] [--format execbench|codecrash] [--wrong-answers offline|file:PATH|model --provider P --model M [--base-url U] [--proposals FILE.jsonl]] --out FILE.jsonl";
 
 /// Flags that take no value. `--verify` is what the command does anyway; it is still accepted so
 /// that scripts written when verifying was optional keep working.
 pub const SWITCHES: &[&str] = &["once", "verify", "no-verify", "stream"];
 
-const KNOWN_FLAGS: &[&str] = &["dataset", "kind", "seed", "p", "once", "prediction", "verify", "no-verify", "time-limit", "format", "profile", "wrong-answers", "out"];
+const KNOWN_FLAGS: &[&str] = &["dataset", "kind", "seed", "p", "once", "prediction", "verify", "no-verify", "time-limit", "format", "profile", "wrong-answers", "proposals", "out"];
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Format {
@@ -49,6 +51,9 @@ struct Settings<'a> {
     wrong_answers: WrongAnswers<'a>,
     /// `--wrong-answers model`: the provider flags.
     api: Option<ApiOptions>,
+    /// `--wrong-answers model`: where the model's proposals are kept (`OUT.proposals.jsonl` unless
+    /// `--proposals` says), read before asking and written after.
+    proposals: String,
 }
 
 /// Where MHC's wrong answers come from.
@@ -57,7 +62,8 @@ enum WrongAnswers<'a> {
     Offline,
     /// A JSONL file of claims (CodeCrash's MHC rows or `{"id", "claim"}` rows).
     File(&'a str),
-    /// A model, asked once per sample through the run engine (the provider flags of `run`).
+    /// A model, asked through the run engine (the provider flags of `run`): up to three times per
+    /// sample, until execution shows its proposal wrong.
     Model,
 }
 
@@ -110,7 +116,11 @@ fn settings(args: &Args) -> Result<Settings<'_>, String> {
     if args.optional("wrong-answers").is_some() && kind != Kind::Mhc {
         return Err(format!("--wrong-answers is for MHC only, not {kind}"));
     }
-    Ok(Settings { dataset, out, kind, options, verify_limits, format, wrong_answers, api })
+    if args.optional("proposals").is_some() && wrong_answers != WrongAnswers::Model {
+        return Err("--proposals keeps a model's proposals: it needs --wrong-answers model".to_string());
+    }
+    let proposals = args.optional("proposals").map_or_else(|| format!("{out}.proposals.jsonl"), str::to_string);
+    Ok(Settings { dataset, out, kind, options, verify_limits, format, wrong_answers, api, proposals })
 }
 
 /// The `dataset` column: the file name without its extension (`cruxeval` for `data/cruxeval.jsonl`).
@@ -136,48 +146,86 @@ pub fn run(args: &Args) -> Result<i32, String> {
     })
 }
 
-/// Asks the model for one wrong answer per sample, one request at a time through the run engine
-/// (its retries, back-off and rate-limit waits), and returns them as a claims table: a sample
-/// whose reply holds no claim, or whose request failed, gets offline proposals only.
-fn model_claims(samples: &[Sample], prediction: Prediction, options: &ApiOptions) -> Result<FileWrongAnswers, String> {
+/// Asks the model for a wrong answer per sample through the library's
+/// [`execbench_run::wrong_answers::ask_wrong_answers`] (checked by execution unless `--no-verify`,
+/// asked again when shown right), reading and then writing the proposals file so that what was
+/// asked once is not asked again. Returns the claims table and what to report.
+fn model_claims(samples: &[Sample], settings: &Settings, options: &ApiOptions) -> Result<(FileWrongAnswers, AskedClaims), String> {
+    let prediction = settings.options.prediction;
     let key = api_key(options.key_env.as_deref(), options.key_required)?;
     let model = ApiModel { settings: options.api.clone(), key };
+    let path = settings.proposals.as_str();
+    let mut cache = match std::fs::read_to_string(path) {
+        Ok(text) => ProposalCache::parse(path, &text)?,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => ProposalCache::default(),
+        Err(e) => return Err(format!("cannot read {path}: {e}")),
+    };
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(|e| format!("cannot start the async runtime: {e}"))?;
     let (http, clock) = (NativeHttp::new(), TokioClock::new());
     let gate = Gate::new(model.settings.concurrency, model.settings.delay_ms);
     let live = Live::new(samples.len(), 0);
     let jitter = RefCell::new(Jitter::new(0));
     let context = RequestContext { http: &http, clock: &clock, gate: &gate, live: &live, jitter: &jitter };
-    let mut claims = Vec::new();
-    let mut without = Vec::new();
-    eprintln!("asking {} for a wrong answer to each of {} samples", model.name(), samples.len());
+    let python = settings.verify_limits.map(|_| BlockingPython::new(RustPythonEngine::new()));
+    eprintln!("asking {} for a wrong answer to each of {} samples (at most {ASKS_PER_SAMPLE} requests each; proposals kept in {path})", model.name(), samples.len());
     let mut progress = Progress::new(samples.len());
+    let mut fell_back = 0;
+    let before = cache.clone();
+    let asked = runtime.block_on(ask_wrong_answers(&context, &model, python.as_ref(), ProposalJob { samples, prediction, cache: &before }, &CancelToken::new(), &mut |_, proposal| {
+        fell_back += usize::from(proposal.claim.is_none());
+        cache.insert(proposal.clone());
+        progress.tick(fell_back);
+    }));
+    // Written even when the model stopped answering: what was paid for is kept.
+    if cache != before {
+        std::fs::write(path, cache.to_jsonl()).map_err(|e| format!("cannot write {path}: {e}"))?;
+    }
+    let asked = asked?;
+    let (tokens_in, tokens_out) = asked.tokens();
+    eprintln!(
+        "{} requests ({tokens_in} tokens in, {tokens_out} out); {} of {} samples from {path} without asking",
+        asked.requests,
+        asked.from_cache,
+        samples.len()
+    );
+    Ok((asked.claims_table(samples), asked))
+}
+
+/// Every sample normalised by `ast.unparse` (and verified, unless `verify_limits` is `None`),
+/// with the ids of those that could not be and why.
+pub fn normalise_all(samples: &[Sample], verify_limits: Option<Limits>) -> (Vec<Sample>, Vec<(String, String)>) {
+    let mut engine = RustPythonEngine::new();
+    let mut progress = Progress::new(samples.len());
+    let (mut normalised, mut failed) = (Vec::with_capacity(samples.len()), Vec::new());
+    eprintln!("normalising {} programs with ast.unparse, as CodeCrash does", samples.len());
     for sample in samples {
-        let prompt = wrong_answer_prompt(&sample.code, &sample.function_name, &sample.call, &sample.output, prediction);
-        match runtime.block_on(ask(&context, &model, &[Message::user(prompt)], 1, &|_, _| {})) {
-            Ok(answered) => match answered.texts.first().and_then(|reply| claim_from_reply(reply, &sample.function_name, prediction)) {
-                // Input claims are kept as calls: the claims table reads them back as arguments.
-                Some(claim) if prediction == Prediction::Input => claims.push((sample.id.clone(), prediction, format!("{}({claim})", sample.function_name))),
-                Some(claim) => claims.push((sample.id.clone(), prediction, claim)),
-                None => without.push(format!("{}: no claim in the reply", sample.id)),
-            },
-            Err(failure) if failure.stop_run => return Err(format!("the model cannot be asked: {}", failure.error.message)),
-            Err(failure) => without.push(format!("{}: {}", sample.id, failure.error.message)),
+        match normalise(&mut engine, sample, verify_limits) {
+            Ok(done) => normalised.push(done),
+            Err(e) => failed.push((sample.id.clone(), e)),
         }
-        progress.tick(without.len());
+        progress.tick(failed.len());
     }
-    for line in without.iter().take(5) {
-        eprintln!("  {line}");
+    let changed = normalised.iter().zip(samples).filter(|(n, s)| n.code.trim_end() != s.code.trim_end()).count();
+    eprintln!("ast.unparse changed {changed} of {} programs", normalised.len());
+    for (id, why) in &failed {
+        eprintln!("not normalised: {id}: {why}");
     }
-    Ok(FileWrongAnswers::from_claims(claims))
+    (normalised, failed)
 }
 
 /// The stack of the thread that perturbs and verifies.
-const PERTURB_STACK_BYTES: usize = 512 << 20;
+pub const PERTURB_STACK_BYTES: usize = 512 << 20;
 
 fn perturb_all(settings: &Settings) -> Result<i32, String> {
     let report = crate::dataset::read_dataset(settings.dataset)?;
+    // The codecrash profile perturbs what CodeCrash perturbs: the programs normalised by
+    // `ast.unparse`. A program that cannot be normalised is not perturbed.
+    let (samples, not_normalised) = match settings.options.profile {
+        Profile::Codecrash => normalise_all(&report.samples, settings.verify_limits),
+        Profile::Execbench => (report.samples.clone(), Vec::new()),
+    };
     let name = dataset_name(settings.dataset);
+    let mut model_asked = None;
     let mut file_source = match settings.wrong_answers {
         WrongAnswers::Offline => None,
         WrongAnswers::File(path) => {
@@ -191,16 +239,18 @@ fn perturb_all(settings: &Settings) -> Result<i32, String> {
         }
         WrongAnswers::Model => {
             let api = settings.api.as_ref().ok_or("--wrong-answers model needs --provider and --model")?;
-            Some(model_claims(&report.samples, settings.options.prediction, api)?)
+            let (table, asked) = model_claims(&samples, settings, api)?;
+            model_asked = Some(asked);
+            Some(table)
         }
     };
     let mut offline = OfflineWrongAnswers::default();
     let mut engine = settings.verify_limits.map(|_| RustPythonEngine::new());
     let mut run = DatasetRun::default();
     let mut unchanged = 0;
-    let mut progress = Progress::new(report.samples.len());
+    let mut progress = Progress::new(samples.len());
     let started = Instant::now();
-    for sample in &report.samples {
+    for sample in &samples {
         // One sample at a time through the library's dataset function: the same rows and the
         // same failures as a whole-dataset call, with progress in between.
         let verifier = match (engine.as_mut(), settings.verify_limits) {
@@ -271,15 +321,26 @@ fn perturb_all(settings: &Settings) -> Result<i32, String> {
             if ids.len() > shown.len() { format!("{}, ...", shown.join(", ")) } else { shown.join(", ") }
         };
         eprintln!("MHC claims: {} of {} hints from {path}; {} fell back on offline proposals", report.from_file, run.hints.len(), report.fell_back());
-        if !report.missing.is_empty() {
+        // A model's missing claims are listed below, with why.
+        if !report.missing.is_empty() && model_asked.is_none() {
             eprintln!("  no claim in the file for {}: {}", report.missing.len(), listed(&report.missing));
         }
         if !report.not_wrong.is_empty() {
-            let whose = if settings.wrong_answers == WrongAnswers::Model { "the model's claim is right (or unusable)" } else { "the file's claim is not wrong" };
+            let whose = if settings.wrong_answers == WrongAnswers::Model { "the model's claim could not be placed" } else { "the file's claim is not wrong" };
             eprintln!("  {whose} here (execution says so) for {}: {}", report.not_wrong.len(), listed(&report.not_wrong));
         }
     }
-    Ok(if report.errors.is_empty() && run.failures.is_empty() { 0 } else { 1 })
+    if let Some(asked) = &model_asked {
+        // Why the model's samples fell back: its proposals, each shown right or unusable.
+        let fell_back = asked.fell_back();
+        if !fell_back.is_empty() {
+            eprintln!("  no usable proposal from the model for {}:", fell_back.len());
+            for (id, why) in fell_back.iter().take(10) {
+                eprintln!("    {id}: {why}");
+            }
+        }
+    }
+    Ok(if report.errors.is_empty() && run.failures.is_empty() && not_normalised.is_empty() { 0 } else { 1 })
 }
 
 #[cfg(test)]
@@ -306,6 +367,7 @@ mod tests {
             (&["--kind", "MHC", "--wrong-answers", "web"], "unknown --wrong-answers `web` (known: offline, file:PATH, model)"),
             (&["--kind", "MHC", "--wrong-answers", "file:"], "unknown --wrong-answers `file:` (known: offline, file:PATH, model)"),
             (&["--kind", "MHC", "--wrong-answers", "model"], "--provider is required"),
+            (&["--kind", "MHC", "--proposals", "p.jsonl"], "--proposals keeps a model's proposals: it needs --wrong-answers model"),
             (&["--kind", "REN", "--wrong-answers", "offline"], "--wrong-answers is for MHC only, not REN"),
         ];
         for (extra, message) in cases {

@@ -222,16 +222,11 @@ fn misleading_hints_from_a_model() {
     let dataset = dir.join("crux4.jsonl");
     let text = std::fs::read_to_string(bundled_dataset_path()).unwrap();
     std::fs::write(&dataset, text.lines().take(4).collect::<Vec<_>>().join("\n")).unwrap();
-    let config = MockConfig { answers: AnswerPolicy { wrong_ids: ["sample_1".to_string()].into(), ..Default::default() }, ..Default::default() };
-    let server = MockServer::start_blocking(bundled_dataset().unwrap(), config, 0).unwrap();
-    let base = format!("{}/v1", server.base_url());
-    // (task, summary lines, sample_1's hint in its code when it is the model's)
-    let cases: &[(&str, &[&str], Option<&str>)] = &[
-        ("output", &["MHC claims: 1 of 4 hints from the model mock; 3 fell back on offline proposals", "the model's claim is right (or unusable) here (execution says so) for 3: sample_0, sample_2, sample_3"], Some("# The return value is None")),
-        ("input", &["MHC claims: 0 of 4 hints from the model mock; 4 fell back on offline proposals", "for 4: sample_0, sample_1, sample_2, sample_3"], None),
-    ];
-    for (task, lines, hint) in cases {
-        let out = dir.join(format!("out-{task}.jsonl"));
+    // sample_1 is answered wrong at once, sample_2 from its second request on; sample_0 and
+    // sample_3 always get the true answer: a model that keeps proposing it.
+    let answers = AnswerPolicy { wrong_ids: ["sample_1".to_string()].into(), wrong_from_attempt: [("sample_2".to_string(), 2)].into(), ..Default::default() };
+    let perturb = |server: &MockServer, task: &str, out: &std::path::Path| {
+        let base = format!("{}/v1", server.base_url());
         let output = Command::new(env!("CARGO_BIN_EXE_execbench"))
             .args(["perturb", "--dataset", dataset.to_str().unwrap(), "--kind", "MHC", "--prediction", task, "--wrong-answers", "model"])
             .args(["--provider", "openai-compatible", "--base-url", &base, "--model", "mock", "--out", out.to_str().unwrap()])
@@ -241,15 +236,51 @@ fn misleading_hints_from_a_model() {
         let log = stderr(&output);
         assert_eq!(output.status.code(), Some(0), "{task}: {log}");
         assert!(log.contains("4 verified and written to"), "{task}: {log}");
+        log
+    };
+    // (task, requests per sample, summary lines, the hints of sample_1 and sample_2)
+    type Case<'a> = (&'a str, [u32; 4], &'a [&'a str], [&'a str; 2]);
+    let cases: &[Case] = &[
+        (
+            "output",
+            [3, 1, 2, 3],
+            &[
+                "MHC claims: 2 of 4 hints from the model mock; 2 fell back on offline proposals",
+                "no usable proposal from the model for 2:",
+                "sample_0: 3 proposals, none usable (last: [(4, 1), (4, 1), (4, 1), (4, 1), (2, 3), (2, 3)]: that is the true return value)",
+                "9 requests (",
+            ],
+            ["# The return value is None", "# The return value is None"],
+        ),
+        // The mock's wrong input answer is a call without arguments, which raises: never a hint.
+        ("input", [3, 3, 3, 3], &["MHC claims: 0 of 4 hints from the model mock; 4 fell back on offline proposals", "sample_1: 3 proposals, none usable (last: f(): that call raises TypeError)"], ["# The function call is f(", "# The function call is f("]),
+    ];
+    for (task, requests, lines, hints) in cases {
+        let config = MockConfig { answers: answers.clone(), ..Default::default() };
+        let server = MockServer::start_blocking(bundled_dataset().unwrap(), config, 0).unwrap();
+        let out = dir.join(format!("out-{task}.jsonl"));
+        let log = perturb(&server, task, &out);
         for line in *lines {
             assert!(log.contains(line), "{task}: `{line}` missing in {log}");
         }
-        let rows = rows(&out);
-        let code = rows.iter().find(|r| r["id"] == "sample_1").unwrap()["code"].as_str().unwrap().to_string();
-        match hint {
-            Some(hint) => assert!(code.contains(hint), "{task}: {code}"),
-            None => assert!(code.contains("# The function call is f(") && !code.contains("f()"), "{task}: {code}"),
+        let asked: Vec<u32> = (0..4).map(|i| server.stats().per_sample.get(&format!("sample_{i}")).copied().unwrap_or(0)).collect();
+        assert_eq!(asked, requests, "{task}: requests per sample");
+        let written = rows(&out);
+        let code = |id: &str| written.iter().find(|r| r["id"] == id).unwrap()["code"].as_str().unwrap().to_string();
+        for (id, hint) in ["sample_1", "sample_2"].iter().zip(hints) {
+            assert!(code(id).contains(hint) && !code(id).contains("f()"), "{task} {id}: {}", code(id));
         }
+        // The proposals were kept beside the output: the same command again asks nothing and
+        // writes the same rows.
+        let proposals = std::fs::read_to_string(format!("{}.proposals.jsonl", out.display())).unwrap();
+        assert_eq!(proposals.lines().count(), 4, "{proposals}");
+        assert!(!proposals.contains("test-key"), "no key in stored proposals");
+        let first = std::fs::read_to_string(&out).unwrap();
+        let again = perturb(&server, task, &out);
+        assert!(again.contains("0 requests (0 tokens in, 0 out); 4 of 4 samples from"), "{task}: {again}");
+        let asked_again: Vec<u32> = (0..4).map(|i| server.stats().per_sample.get(&format!("sample_{i}")).copied().unwrap_or(0)).collect();
+        assert_eq!(asked_again, requests, "{task}: nothing asked the second time");
+        assert_eq!(std::fs::read_to_string(&out).unwrap(), first, "{task}: the same rows");
     }
 }
 

@@ -81,3 +81,44 @@ fn codecrash_gbc_opens_else_clauses_and_still_verifies() {
     }
     assert!(new_else > 0, "no new else clause in 18 codecrash programs");
 }
+
+/// `execbench normalise` writes CodeCrash's baseline (programs as `ast.unparse` gives them,
+/// verified), and `perturb --profile codecrash` perturbs those same normalised programs: its rows'
+/// original code is the baseline's code. A program that does not parse is named and not written.
+#[test]
+fn the_normalised_baseline_is_what_the_codecrash_profile_perturbs() {
+    let dir = scratch("normalise");
+    let dataset = dir.join("raw.jsonl");
+    let rows_in = [
+        // (row, its program after ast.unparse)
+        (r#"{"id": "a", "code": "def f( a ):\n    # add one\n    return (a+1)", "input": "1", "output": "2"}"#, "def f(a):\n    return a + 1\n"),
+        (r#"{"id": "b", "code": "def f(s):\n    return s.upper( ) + \"!\"", "input": "'x'", "output": "'X!'"}"#, "def f(s):\n    return s.upper() + '!'\n"),
+        (r#"{"id": "c", "code": "def f(n):\n    return n", "input": "3", "output": "3"}"#, "def f(n):\n    return n\n"),
+    ];
+    let broken = r#"{"id": "bad", "code": "def f(n):\n    return n +", "input": "3", "output": "3"}"#;
+    let text: Vec<&str> = rows_in.iter().map(|(row, _)| *row).chain([broken]).collect();
+    std::fs::write(&dataset, text.join("\n")).unwrap();
+    let baseline = dir.join("baseline.jsonl");
+    let output = Command::new(env!("CARGO_BIN_EXE_execbench")).args(["normalise", "--dataset", dataset.to_str().unwrap(), "--out", baseline.to_str().unwrap()]).output().unwrap();
+    let log = String::from_utf8_lossy(&output.stderr).into_owned();
+    assert_eq!(output.status.code(), Some(1), "the broken row fails the command: {log}");
+    assert!(log.contains("ast.unparse changed 2 of 3 programs") && log.contains("not normalised: bad: ast.unparse failed: SyntaxError"), "{log}");
+    assert!(log.contains("4 rows, 0 invalid; 3 verified and written to"), "{log}");
+    let written = rows(&baseline);
+    let codes: Vec<&str> = written.iter().map(|r| r["code"].as_str().unwrap()).collect();
+    assert_eq!(codes, rows_in.iter().map(|(_, code)| *code).collect::<Vec<_>>());
+    assert!(written.iter().all(|r| r["normalised"] == "ast.unparse" && r["provenance"]["dataset"] == "raw"), "{written:?}");
+
+    // The baseline reads back as a dataset, and the profile perturbs exactly its programs.
+    let out = dir.join("ren.jsonl");
+    let output = perturb(&dataset, &out, &["--kind", "REN", "--profile", "codecrash"]);
+    let log = String::from_utf8_lossy(&output.stderr).into_owned();
+    assert!(log.contains("ast.unparse changed 2 of 3 programs"), "{log}");
+    let perturbed = rows(&out);
+    assert_eq!(perturbed.iter().map(|r| r["original_code"].as_str().unwrap()).collect::<Vec<_>>(), codes);
+    let again = dir.join("ren-again.jsonl");
+    let output = perturb(&baseline, &again, &["--kind", "REN", "--profile", "codecrash"]);
+    assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
+    let code_of = |rows: &[Value]| rows.iter().map(|r| r["code"].as_str().unwrap().to_string()).collect::<Vec<_>>();
+    assert_eq!(code_of(&rows(&again)), code_of(&perturbed), "perturbing the baseline file gives the same programs");
+}

@@ -2,7 +2,7 @@
 //! fail and how. Plain serde data, so the binary reads it from a JSON file and `POST /_mock/config`
 //! replaces it at run time; every field has a default, so `{}` is a valid configuration.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
 
@@ -55,6 +55,10 @@ pub struct AnswerPolicy {
     pub wrong_every: Option<u32>,
     /// These sample ids are answered wrong.
     pub wrong_ids: BTreeSet<String>,
+    /// Sample id -> the attempt (1-based, as fault rules count them) from which that sample is
+    /// answered wrong; earlier attempts are answered right. A model that changes its mind when
+    /// asked again.
+    pub wrong_from_attempt: BTreeMap<String, u32>,
 }
 
 impl AnswerPolicy {
@@ -62,6 +66,11 @@ impl AnswerPolicy {
     pub fn is_right(&self, index: usize, id: &str) -> bool {
         let every = self.wrong_every.filter(|&k| k > 0).is_some_and(|k| index % k as usize == k as usize - 1);
         !(every || self.wrong_ids.contains(id))
+    }
+
+    /// [`AnswerPolicy::is_right`], for the given attempt at the sample (1-based).
+    pub fn is_right_on(&self, index: usize, id: &str, attempt: u32) -> bool {
+        self.is_right(index, id) && self.wrong_from_attempt.get(id).is_none_or(|&from| attempt < from)
     }
 }
 
@@ -176,11 +185,14 @@ mod tests {
 
     #[test]
     fn policy_every_kth_and_ids() {
-        let policy = AnswerPolicy { wrong_every: Some(3), wrong_ids: ["sample_7".to_string()].into() };
+        let policy = AnswerPolicy { wrong_every: Some(3), wrong_ids: ["sample_7".to_string()].into(), ..Default::default() };
         let right: Vec<bool> = (0..9).map(|i| policy.is_right(i, &format!("sample_{i}"))).collect();
         assert_eq!(right, [true, true, false, true, true, false, true, false, false]);
         assert!(AnswerPolicy { wrong_every: Some(0), ..Default::default() }.is_right(0, "x"));
         assert!(!AnswerPolicy { wrong_every: Some(1), ..Default::default() }.is_right(0, "x"));
+        let changing = AnswerPolicy { wrong_from_attempt: [("x".to_string(), 2)].into(), ..Default::default() };
+        assert_eq!((1..=3).map(|a| changing.is_right_on(0, "x", a)).collect::<Vec<_>>(), [true, false, false]);
+        assert!(changing.is_right_on(0, "y", 5));
     }
 
     #[test]
@@ -200,7 +212,7 @@ mod tests {
             cors: Cors::Origins(vec!["http://127.0.0.1:8080".into()]),
             api_key: Some("k".into()),
             models: Some(vec!["m".into()]),
-            answers: AnswerPolicy { wrong_every: Some(4), wrong_ids: ["sample_1".to_string()].into() },
+            answers: AnswerPolicy { wrong_every: Some(4), wrong_ids: ["sample_1".to_string()].into(), ..Default::default() },
             faults: vec![
                 FaultRule::on_attempts(SampleMatch::Id("sample_2".into()), &[1, 2], Fault::RateLimit { retry_after_s: Some(1.5), retry_after_ms: None }),
                 FaultRule::always(SampleMatch::EveryKth(10), Fault::StreamCut { after_chunks: 2 }),

@@ -562,7 +562,7 @@ async fn plan(shared: &Shared, config: &MockConfig, route: ModelRoute, request: 
     let (text, right) = match (&subject, sample) {
         (Subject::ConnectionTest, _) => (CONNECTION_TEST_ANSWER.to_string(), None),
         (Subject::Sample(index, task), Some(s)) => {
-            let right = config.answers.is_right(*index, &s.id);
+            let right = config.answers.is_right_on(*index, &s.id, attempt);
             (answer_text(s, *task, right), Some(right))
         }
         _ => (UNIDENTIFIED_ANSWER.to_string(), None),

@@ -317,7 +317,7 @@ async fn start(config: MockConfig) -> MockServer {
 /// Every format, streamed and not, gives the answer the policy says, with the documented usage.
 #[tokio::test]
 async fn answers_follow_the_policy_in_every_format() {
-    let policy = AnswerPolicy { wrong_every: Some(3), wrong_ids: ["sample_4".to_string()].into() };
+    let policy = AnswerPolicy { wrong_every: Some(3), wrong_ids: ["sample_4".to_string()].into(), ..Default::default() };
     let server = start(MockConfig { answers: policy.clone(), ..MockConfig::default() }).await;
     assert_eq!(server.policy(), policy);
     // (format, streamed, n, sample index, task)

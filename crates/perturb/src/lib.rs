@@ -16,6 +16,7 @@ pub mod export;
 pub mod kinds;
 pub mod messages;
 pub mod model_prompt;
+pub mod normalise;
 pub mod rng;
 pub mod scope;
 pub mod syntax;

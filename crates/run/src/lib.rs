@@ -46,6 +46,7 @@ pub mod store;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod threaded_python;
 pub mod verify;
+pub mod wrong_answers;
 
 pub use cancel::CancelToken;
 pub use engine::{EvalJob, Event, Io, Responder, RunEnd, RunOutcome, run_evaluation};

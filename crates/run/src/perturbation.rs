@@ -7,7 +7,8 @@
 use std::collections::BTreeMap;
 
 use execbench_core::{Limits, RunResult, Sample};
-use execbench_perturb::{ExportRow, Failure, Kind, Options, Perturbed, Step, Verification, VerifyFailure, perturb_sample, row_of, unchanged};
+use execbench_perturb::normalise::{normalised_as_perturbed, normalised_sample, unparse_request};
+use execbench_perturb::{ExportRow, Failure, FileWrongAnswers, Kind, Options, PerturbError, Perturbed, Profile, Step, Verification, VerifyFailure, perturb_sample, perturb_with_source, row_of, unchanged};
 use futures::{FutureExt, select_biased};
 
 use crate::cancel::CancelToken;
@@ -28,6 +29,9 @@ pub struct PerturbJob<'a> {
     pub options: Options,
     /// Limits of each verification run.
     pub limits: Limits,
+    /// MHC's wrong answers from elsewhere (a model's, a file's), tried before the offline
+    /// proposals; `None`: offline only.
+    pub claims: Option<&'a FileWrongAnswers>,
 }
 
 impl PerturbJob<'_> {
@@ -65,6 +69,19 @@ pub struct PerturbTally {
     pub failures: Vec<Failure>,
     /// Programs finished: verified, failed or refused.
     pub done: usize,
+    /// The codecrash profile's first step: the programs normalised by `ast.unparse`.
+    pub normalised: Option<Normalised>,
+}
+
+/// How normalising went so far.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Normalised {
+    pub done: usize,
+    /// Programs whose text `ast.unparse` changed.
+    pub changed: usize,
+    /// Programs that could not be normalised (not parsed, or the result failed verification),
+    /// with why; they are not perturbed.
+    pub failed: Vec<(String, String)>,
 }
 
 impl PerturbTally {
@@ -79,6 +96,9 @@ pub struct PerturbOutcome {
     pub tally: PerturbTally,
     /// Stop came before the last program's verdict.
     pub stopped: bool,
+    /// The codecrash profile: the samples as normalised (those that could be), CodeCrash's
+    /// vanilla baseline; empty under the execbench profile.
+    pub baseline: Vec<Sample>,
 }
 
 /// `execbench_perturb::verify` with each run awaited. Also returns the perturbed program's own run
@@ -103,6 +123,47 @@ pub async fn verify_perturbed<P: Python>(python: &P, original: &Sample, perturbe
     }
 }
 
+/// Normalises every sample by `ast.unparse` in `python` and verifies the result (the codecrash
+/// profile's first step), publishing progress in `tally.normalised`. `None` when Stop came first.
+async fn normalise_samples<P: Python>(
+    python: &P,
+    samples: &[Sample],
+    limits: Limits,
+    cancel: &CancelToken,
+    tally: &mut PerturbTally,
+    on_progress: &mut dyn FnMut(&PerturbTally),
+) -> Option<Vec<Result<Sample, String>>> {
+    let mut normalised = Vec::with_capacity(samples.len());
+    tally.normalised = Some(Normalised::default());
+    for sample in samples {
+        if cancel.is_cancelled() {
+            return None;
+        }
+        let result = match execbench_perturb::normalise::is_normalised(sample) {
+            true => Ok(sample.clone()),
+            false => match normalised_sample(sample, &python.run(unparse_request(sample, limits)).await.outcome) {
+                Ok(done) => match verify_perturbed(python, sample, &normalised_as_perturbed(&done), limits).await.1 {
+                    Ok(_) => Ok(done),
+                    Err(e) => Err(format!("the normalised program fails verification: {e}")),
+                },
+                Err(e) => Err(e),
+            },
+        };
+        if cancel.is_cancelled() {
+            return None; // cut short by Stop: no verdict
+        }
+        let counts = tally.normalised.get_or_insert_with(Normalised::default);
+        counts.done += 1;
+        match &result {
+            Ok(done) => counts.changed += usize::from(done.code.trim_end() != sample.code.trim_end()),
+            Err(why) => counts.failed.push((sample.id.clone(), why.clone())),
+        }
+        on_progress(tally);
+        normalised.push(result);
+    }
+    Some(normalised)
+}
+
 /// Perturbs every sample with every kind and seed, then verifies each result in `python`. For each
 /// (kind, seed) all samples are perturbed first, in timed slices, so `perturb_ms` is the
 /// perturbation's cost alone. `on_progress` gets the tally after every program. A verification that
@@ -114,11 +175,22 @@ pub async fn perturb_and_verify<P: Python, C: Clock>(
     cancel: &CancelToken,
     on_progress: &mut dyn FnMut(&PerturbTally),
 ) -> PerturbOutcome {
-    let samples = job.samples;
     let mut tally = PerturbTally { counts: job.kinds.iter().map(|&k| (k, KindCounts::default())).collect(), ..PerturbTally::default() };
+    // The codecrash profile perturbs the programs as CodeCrash does: normalised first.
+    let normalised = match job.options.profile {
+        Profile::Codecrash => match normalise_samples(python, job.samples, job.limits, cancel, &mut tally, on_progress).await {
+            Some(normalised) => normalised,
+            None => return PerturbOutcome { tally, stopped: true, baseline: Vec::new() },
+        },
+        Profile::Execbench => job.samples.iter().map(|s| Ok(s.clone())).collect(),
+    };
+    let samples: Vec<Sample> = normalised.iter().zip(job.samples).map(|(n, original)| n.as_ref().unwrap_or(original).clone()).collect();
+    let samples = samples.as_slice();
     'all: for &kind in job.kinds {
         for &seed in kind.seeds_that_matter(job.seeds) {
             let options = Options { seed, ..job.options };
+            // Each (kind, seed) gets the claims afresh, as a dataset run on the command line does.
+            let mut claims = job.claims.filter(|_| kind == Kind::Mhc).cloned();
             let mut perturbed = Vec::with_capacity(samples.len());
             while perturbed.len() < samples.len() {
                 if cancel.is_cancelled() {
@@ -126,7 +198,13 @@ pub async fn perturb_and_verify<P: Python, C: Clock>(
                 }
                 let slice_started = clock.now_ms();
                 while perturbed.len() < samples.len() && clock.now_ms() - slice_started < SLICE_MS {
-                    perturbed.push(perturb_sample(&samples[perturbed.len()], kind, &options));
+                    let index = perturbed.len();
+                    let sample = &samples[index];
+                    perturbed.push(match (&normalised[index], claims.as_mut()) {
+                        (Err(why), _) => Err(PerturbError::InvalidInput(why.clone())),
+                        (Ok(_), Some(source)) => perturb_with_source(sample, kind, &options, source),
+                        (Ok(_), None) => perturb_sample(sample, kind, &options),
+                    });
                 }
                 tally.kind(kind).perturb_ms += clock.now_ms() - slice_started;
                 clock.sleep(0).await;
@@ -173,7 +251,11 @@ pub async fn perturb_and_verify<P: Python, C: Clock>(
         }
     }
     let stopped = tally.done < job.total();
-    PerturbOutcome { tally, stopped }
+    let baseline = match job.options.profile {
+        Profile::Codecrash => normalised.into_iter().flatten().collect(),
+        Profile::Execbench => Vec::new(),
+    };
+    PerturbOutcome { tally, stopped, baseline }
 }
 
 #[cfg(test)]
@@ -182,7 +264,7 @@ mod tests {
     use std::future::Future;
 
     use execbench_core::{Outcome, PythonEngine, RunRequest};
-    use execbench_perturb::perturb_dataset;
+    use execbench_perturb::{perturb_dataset, perturb_dataset_with_source};
     use futures::executor::block_on;
 
     use super::*;
@@ -239,7 +321,7 @@ mod tests {
     const KINDS: [Kind; 4] = [Kind::Ren, Kind::Rtf, Kind::Mcc, Kind::Mhc];
 
     fn job<'a>(samples: &'a [Sample], seeds: &'a [u64]) -> PerturbJob<'a> {
-        PerturbJob { samples, dataset: "t", kinds: &KINDS, seeds, options: Options::default(), limits: Limits::default() }
+        PerturbJob { samples, dataset: "t", kinds: &KINDS, seeds, options: Options::default(), limits: Limits::default(), claims: None }
     }
 
     #[test]
@@ -293,6 +375,66 @@ mod tests {
             }
             self.engine.borrow_mut().run(&request)
         }
+    }
+
+    /// Claims given to the job (a model's) come before the offline proposals, exactly as in the
+    /// library's dataset run with the same source.
+    #[test]
+    fn mhc_takes_the_claims_given() {
+        let samples = samples();
+        let claims = FileWrongAnswers::from_claims([("a".to_string(), execbench_perturb::Prediction::Output, "41".to_string())]);
+        let seeds = [0, 1];
+        let job = PerturbJob { kinds: &[Kind::Mhc], claims: Some(&claims), ..job(&samples, &seeds) };
+        let outcome = block_on(perturb_and_verify(&BlockingPython::new(HashEngine), &TickingClock::default(), &job, &CancelToken::new(), &mut |_| {}));
+        let native = perturb_dataset_with_source(&samples, "t", &[Kind::Mhc], &seeds, &Options::default(), Some((&mut HashEngine, Limits::default())), &mut claims.clone());
+        assert_eq!(outcome.tally.rows, native.rows);
+        let of_a: Vec<&ExportRow> = outcome.tally.rows.iter().filter(|r| r.id == "a").collect();
+        assert!(!of_a.is_empty() && of_a.iter().all(|r| r.code.contains("# The return value is 41")), "{of_a:?}");
+        assert!(outcome.tally.rows.iter().filter(|r| r.id != "a").all(|r| !r.code.contains("is 41")));
+    }
+
+    /// `ast.unparse` as a rule: the program with a last line added, except for sample `c`'s,
+    /// which does not parse; every other run gives the expected value.
+    struct Unparsing;
+
+    impl PythonEngine for Unparsing {
+        fn run(&mut self, request: &RunRequest) -> RunResult {
+            let Some(source) = request.program.strip_prefix("import ast\nsource = ").filter(|_| request.expression.starts_with("ast.unparse")) else {
+                let outcome = Outcome::Value { repr: "2".into(), matches: request.expected.as_ref().map(|_| true) };
+                return RunResult { outcome, stdout: String::new(), elapsed_ms: 0.0 };
+            };
+            let Ok(execbench_eval::PyValue::Str(code)) = execbench_eval::parse_literal(source.trim_end()) else { panic!("{source}") };
+            let outcome = if code.contains("locals()") {
+                Outcome::Raised { kind: "SyntaxError".into(), message: "no".into(), traceback: String::new(), phase: "expression".into() }
+            } else {
+                Outcome::Value { repr: format!("{:?}", format!("{}\nx = 1", code.trim_end())).replace('"', "'"), matches: None }
+            };
+            RunResult { outcome, stdout: String::new(), elapsed_ms: 0.0 }
+        }
+    }
+
+    /// The codecrash profile perturbs the normalised programs: every row's original is the
+    /// normalised text, and a program that cannot be normalised is refused by every kind, with why.
+    #[test]
+    fn the_codecrash_profile_perturbs_normalised_programs() {
+        let samples = samples();
+        let seeds = [0];
+        let options = Options { profile: Profile::Codecrash, ..Options::default() };
+        let job = PerturbJob { kinds: &[Kind::Rtf, Kind::Mcc], options, ..job(&samples, &seeds) };
+        let mut progress = Vec::new();
+        let outcome = block_on(perturb_and_verify(&BlockingPython::new(Unparsing), &TickingClock::default(), &job, &CancelToken::new(), &mut |t| progress.push(t.normalised.as_ref().map_or(0, |n| n.done))));
+        let tally = &outcome.tally;
+        let normalised = tally.normalised.as_ref().unwrap();
+        let unparseable = samples.iter().filter(|s| s.code.contains("locals()")).count();
+        assert_eq!((normalised.done, normalised.changed, normalised.failed.len()), (samples.len(), samples.len() - unparseable, unparseable));
+        assert_eq!(progress[..samples.len()], (1..=samples.len()).collect::<Vec<_>>()[..], "progress while normalising");
+        assert!(!tally.rows.is_empty() && tally.rows.iter().all(|r| r.original_code.ends_with("\nx = 1\n")), "{:?}", tally.rows.first());
+        let refused: Vec<&Failure> = tally.failures.iter().filter(|f| f.stage == "perturb").collect();
+        assert_eq!(refused.len(), unparseable * 2);
+        assert!(refused.iter().all(|f| f.id == "c" && f.reason.contains("ast.unparse failed: SyntaxError")), "{refused:?}");
+        assert!(!outcome.stopped);
+        assert_eq!(outcome.baseline.len(), samples.len() - unparseable);
+        assert!(outcome.baseline.iter().all(|s| s.code.ends_with("\nx = 1\n") && execbench_perturb::normalise::is_normalised(s)));
     }
 
     #[test]
