@@ -27,7 +27,7 @@ pub const LOOPING_CALL: &str = "f(next(x for x in iter(int, 1) if x))";
 pub fn answers_for(index: usize, sample: &Sample) -> Vec<String> {
     let name = &sample.function_name;
     let mut answers = vec![sample.call.trim().to_string()];
-    if index % LOOPING_EVERY == 0 {
+    if index.is_multiple_of(LOOPING_EVERY) {
         answers.push(LOOPING_CALL.replace("f(", &format!("{name}(")));
     }
     for argument in ["", "None", "0", "-1", "''", "'x'", "[]", "{}", "(1, 2)", "True", "[0, 1]"] {

@@ -231,7 +231,7 @@ pub fn run(args: &Args) -> Result<i32, String> {
     };
     eprintln!("{}: {} samples x {} ({} to ask), {} prediction, template {}", responder.name(), samples.len(), settings.n, samples.len() - job.done.len(), settings.task.label(), settings.template.id);
 
-    let python = if settings.jobs == 1 { CliPython::One(BlockingPython::new(RustPythonEngine::new())) } else { CliPython::Threads(ThreadedPython::new(settings.jobs, RustPythonEngine::new)) };
+    let python = if settings.jobs == 1 { CliPython::One(Box::new(BlockingPython::new(RustPythonEngine::new()))) } else { CliPython::Threads(ThreadedPython::new(settings.jobs, RustPythonEngine::new)) };
     let (http, clock) = (NativeHttp::new(), TokioClock::new());
     let cancel = CancelToken::new();
     let last_line = RefCell::new((0.0f64, String::new()));
@@ -299,7 +299,7 @@ pub fn run(args: &Args) -> Result<i32, String> {
 
 /// One interpreter on the main thread (`--jobs 1`, as before there were jobs), or several threads.
 enum CliPython {
-    One(BlockingPython<RustPythonEngine>),
+    One(Box<BlockingPython<RustPythonEngine>>),
     Threads(ThreadedPython),
 }
 
