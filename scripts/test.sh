@@ -6,6 +6,8 @@ source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 setup_all with-browser
 cd "$ROOT"
 started=$(date +%s)
+say "lint: cargo clippy --workspace -- -D warnings (a warning fails the run)"
+cargo clippy --workspace --locked -- -D warnings
 say "building the site (trunk build --release)"
 trunk build --release
 say "running all tests (native, browser, end-to-end); screenshots go to tests/artifacts/"

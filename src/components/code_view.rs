@@ -22,7 +22,8 @@ pub fn highlighted_html(code: &str) -> String {
     html
 }
 
-fn escape_into(text: &str, out: &mut String) {
+/// Appends `text` escaped for HTML text and attribute values: the app's one escaping function.
+pub fn escape_into(text: &str, out: &mut String) {
     for c in text.chars() {
         match c {
             '<' => out.push_str("&lt;"),

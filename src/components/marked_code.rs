@@ -5,6 +5,8 @@ use std::ops::Range;
 
 use leptos::prelude::*;
 
+use super::code_view::escape_into;
+
 /// A changed byte range and the CSS class that colours it (the stage that made the change).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Mark {
@@ -66,18 +68,6 @@ pub fn marked_html(code: &str, marks: &[Mark]) -> String {
         }
     }
     html
-}
-
-fn escape_into(text: &str, out: &mut String) {
-    for c in text.chars() {
-        match c {
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '&' => out.push_str("&amp;"),
-            '"' => out.push_str("&quot;"),
-            _ => out.push(c),
-        }
-    }
 }
 
 #[component]

@@ -213,8 +213,10 @@ impl<'a> RowLoader<'a> {
     }
 }
 
-/// serde_json says "… at line 1 column 20"; within a JSONL line only the column means anything.
-fn json_error(e: &serde_json::Error) -> String {
+/// A serde_json error as a message: serde_json says "… at line 1 column 20"; the line is the
+/// caller's to name (within a JSONL line only the column means anything), so only the column is
+/// kept. The one wording of a JSON error, for datasets and generations files alike.
+pub fn json_error(e: &serde_json::Error) -> String {
     let text = e.to_string();
     let what = text.rsplit_once(" at line ").map_or(text.as_str(), |(what, _)| what);
     format!("not valid JSON at column {}: {what}", e.column())

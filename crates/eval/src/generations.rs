@@ -110,9 +110,7 @@ pub fn import_generations(file: &str, text: &str) -> Generations {
 }
 
 fn json_error(file: &str, e: &serde_json::Error) -> ImportError {
-    let text = e.to_string();
-    let what = text.rsplit_once(" at line ").map_or(text.as_str(), |(what, _)| what);
-    ImportError { file: file.into(), line: Some(e.line()), field: None, message: format!("not valid JSON at column {}: {what}", e.column()) }
+    ImportError { file: file.into(), line: Some(e.line()), field: None, message: execbench_core::dataset::json_error(e) }
 }
 
 fn json_type(v: &Value) -> &'static str {
