@@ -6,9 +6,6 @@
 //! worker is terminated and a fresh one is started: the only hard stop a browser offers. The page
 //! never waits on Python synchronously, so it stays responsive whatever the program does.
 
-#[path = "../../crates/worker/src/protocol.rs"]
-mod protocol;
-
 use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::rc::{Rc, Weak};
@@ -16,7 +13,7 @@ use std::rc::{Rc, Weak};
 use execbench_core::{Outcome, RunRequest, RunResult};
 use futures::channel::oneshot;
 use leptos::prelude::*;
-use protocol::{FromWorker, ToWorker};
+use execbench_worker_protocol::{FromWorker, ToWorker};
 use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
 

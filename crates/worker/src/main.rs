@@ -2,17 +2,13 @@
 //! runs here and never on the page's thread; the page stops a runaway run by terminating this
 //! worker and starting a new one.
 
-// Natively only the tests use the messages; the worker itself is wasm32 only.
-#[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
-mod protocol;
-
 #[cfg(target_arch = "wasm32")]
 fn main() {
     use std::cell::RefCell;
 
     use execbench_core::PythonEngine;
     use execbench_pyengine::RustPythonEngine;
-    use protocol::{FromWorker, ToWorker};
+    use execbench_worker_protocol::{FromWorker, ToWorker};
     use wasm_bindgen::JsCast;
     use wasm_bindgen::prelude::*;
     use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
@@ -51,26 +47,4 @@ fn main() {
 #[cfg(not(target_arch = "wasm32"))]
 fn main() {
     eprintln!("execbench-worker only runs in a browser, as a Web Worker built by Trunk");
-}
-
-#[cfg(test)]
-mod tests {
-    use super::protocol::*;
-    use execbench_core::{Outcome, RunRequest, RunResult};
-
-    /// The JSON shapes are the contract with the page: pin them.
-    #[test]
-    fn messages_round_trip_in_their_documented_shape() {
-        let to = ToWorker { id: 3, request: RunRequest::new("x = 1", "x") };
-        let text = serde_json::to_string(&to).unwrap();
-        assert_eq!(text, r#"{"id":3,"request":{"program":"x = 1","expression":"x","limits":{"time_ms":2000,"max_steps":0}}}"#);
-        let from = FromWorker::Result {
-            id: 3,
-            result: RunResult { outcome: Outcome::Value { repr: "1".into(), matches: None }, stdout: String::new(), elapsed_ms: 0.5 },
-        };
-        let text = serde_json::to_string(&from).unwrap();
-        assert_eq!(text, r#"{"kind":"result","id":3,"result":{"outcome":{"status":"value","repr":"1","matches":null},"stdout":"","elapsed_ms":0.5}}"#);
-        assert!(matches!(serde_json::from_str::<FromWorker>(&text).unwrap(), FromWorker::Result { id: 3, .. }));
-        assert_eq!(serde_json::to_string(&FromWorker::Ready { init_ms: 1.0 }).unwrap(), r#"{"kind":"ready","init_ms":1.0}"#);
-    }
 }
