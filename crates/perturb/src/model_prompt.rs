@@ -12,7 +12,7 @@ use crate::{Prediction, Program};
 
 /// A proposal the model made that cannot be the hint, and why: shown to the model when it is
 /// asked again, so that it does not repeat itself.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Rejected {
     /// The claim as the model wrote it (output: the value; input: the call), or its reply's first
     /// line when no claim could be read.

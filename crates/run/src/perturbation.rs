@@ -177,15 +177,19 @@ pub async fn perturb_and_verify<P: Python, C: Clock>(
 ) -> PerturbOutcome {
     let mut tally = PerturbTally { counts: job.kinds.iter().map(|&k| (k, KindCounts::default())).collect(), ..PerturbTally::default() };
     // The codecrash profile perturbs the programs as CodeCrash does: normalised first.
+    // `None` under the execbench profile: the samples as they are, nothing copied.
     let normalised = match job.options.profile {
         Profile::Codecrash => match normalise_samples(python, job.samples, job.limits, cancel, &mut tally, on_progress).await {
-            Some(normalised) => normalised,
+            Some(normalised) => Some(normalised),
             None => return PerturbOutcome { tally, stopped: true, baseline: Vec::new() },
         },
-        Profile::Execbench => job.samples.iter().map(|s| Ok(s.clone())).collect(),
+        Profile::Execbench => None,
     };
-    let samples: Vec<Sample> = normalised.iter().zip(job.samples).map(|(n, original)| n.as_ref().unwrap_or(original).clone()).collect();
-    let samples = samples.as_slice();
+    // The program each kind perturbs: the normalised one where there is one, else the original
+    // (whose normalising failure refuses it below).
+    let working = |index: usize| normalised.as_ref().and_then(|n| n[index].as_ref().ok()).unwrap_or(&job.samples[index]);
+    let not_normalised = |index: usize| normalised.as_ref().and_then(|n| n[index].as_ref().err());
+    let samples = job.samples;
     'all: for &kind in job.kinds {
         for &seed in kind.seeds_that_matter(job.seeds) {
             let options = Options { seed, ..job.options };
@@ -199,17 +203,18 @@ pub async fn perturb_and_verify<P: Python, C: Clock>(
                 let slice_started = clock.now_ms();
                 while perturbed.len() < samples.len() && clock.now_ms() - slice_started < SLICE_MS {
                     let index = perturbed.len();
-                    let sample = &samples[index];
-                    perturbed.push(match (&normalised[index], claims.as_mut()) {
-                        (Err(why), _) => Err(PerturbError::InvalidInput(why.clone())),
-                        (Ok(_), Some(source)) => perturb_with_source(sample, kind, &options, source),
-                        (Ok(_), None) => perturb_sample(sample, kind, &options),
+                    let sample = working(index);
+                    perturbed.push(match (not_normalised(index), claims.as_mut()) {
+                        (Some(why), _) => Err(PerturbError::InvalidInput(why.clone())),
+                        (None, Some(source)) => perturb_with_source(sample, kind, &options, source),
+                        (None, None) => perturb_sample(sample, kind, &options),
                     });
                 }
                 tally.kind(kind).perturb_ms += clock.now_ms() - slice_started;
                 clock.sleep(0).await;
             }
-            for (sample, result) in samples.iter().zip(perturbed) {
+            for (index, result) in perturbed.into_iter().enumerate() {
+                let sample = working(index);
                 if cancel.is_cancelled() {
                     break 'all;
                 }
@@ -251,10 +256,7 @@ pub async fn perturb_and_verify<P: Python, C: Clock>(
         }
     }
     let stopped = tally.done < job.total();
-    let baseline = match job.options.profile {
-        Profile::Codecrash => normalised.into_iter().flatten().collect(),
-        Profile::Execbench => Vec::new(),
-    };
+    let baseline = normalised.into_iter().flatten().flatten().collect();
     PerturbOutcome { tally, stopped, baseline }
 }
 

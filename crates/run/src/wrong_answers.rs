@@ -57,12 +57,8 @@ pub struct ModelProposal {
     pub completion_tokens: u64,
 }
 
-/// A proposal that could not be the hint.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct RejectedProposal {
-    pub claim: String,
-    pub why: String,
-}
+/// A proposal that could not be the hint, and why (what the model is shown when asked again).
+pub type RejectedProposal = Rejected;
 
 impl ModelProposal {
     /// Why this sample fell back on the offline source, in a line; `None` when it did not.
@@ -255,8 +251,7 @@ async fn ask_one<H: HttpClient, C: Clock, P: Python>(
     };
     let mut requests = 0;
     while requests < ASKS_PER_SAMPLE {
-        let shown: Vec<Rejected> = proposal.rejected.iter().map(|r| Rejected { claim: r.claim.clone(), why: r.why.clone() }).collect();
-        let prompt = wrong_answer_prompt(&sample.code, &sample.function_name, &sample.call, &sample.output, prediction, &shown);
+        let prompt = wrong_answer_prompt(&sample.code, &sample.function_name, &sample.call, &sample.output, prediction, &proposal.rejected);
         requests += 1;
         let answered = match ask(context, model, &[Message::user(prompt)], 1, &|_, _| {}).await {
             Ok(answered) => answered,
