@@ -12,6 +12,13 @@ thread_local! {
     /// One parser per thread, reused: a new parser and grammar load per parse (several per
     /// perturbation) was pure overhead.
     static PARSER: RefCell<Option<Parser>> = const { RefCell::new(None) };
+    /// How many parses this thread has run (fresh and incremental), for the timing example.
+    static PARSES: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+/// How many tree-sitter parses (fresh or incremental) this thread has run so far.
+pub fn parse_count() -> u64 {
+    PARSES.with(|count| count.get())
 }
 
 fn new_parser() -> Result<Parser, PerturbError> {
@@ -41,6 +48,7 @@ pub fn parse(source: &str) -> Result<Tree, PerturbError> {
 /// `old_tree`, already edited to match `source`, lets tree-sitter reuse every subtree outside the
 /// edited ranges; the result is the tree a fresh parse gives.
 fn parse_reusing(source: &str, old_tree: Option<&Tree>) -> Result<Tree, PerturbError> {
+    PARSES.with(|count| count.set(count.get() + 1));
     PARSER.with(|cell| match cell.try_borrow_mut() {
         Ok(mut slot) => {
             let parser = match slot.as_mut() {
