@@ -8,7 +8,7 @@ use execbench_core::{Limits, Provenance, PythonEngine, Sample};
 use serde::{Deserialize, Serialize};
 
 use crate::wrong_answer::{OfflineWrongAnswers, WrongAnswerSource};
-use crate::{Hint, Kind, Options, Perturbed, Prediction, Profile, perturb_with_source, verify};
+use crate::{Hint, Kind, Options, Parsed, PerturbError, Perturbed, Prediction, Profile, perturb_parsed, verify};
 
 /// The options that shaped a row (the seed has its own column).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -185,11 +185,17 @@ pub fn perturb_dataset_with_source(
     source: &mut dyn WrongAnswerSource,
 ) -> DatasetRun {
     let mut run = DatasetRun::default();
+    // Each sample is parsed once for every kind and seed.
+    let mut parsed: Vec<Option<Result<Parsed, PerturbError>>> = samples.iter().map(|_| None).collect();
     for &kind in kinds {
         for &seed in kind.seeds_that_matter(seeds) {
             let options = Options { seed, ..*options };
-            for sample in samples {
-                let perturbed = match perturb_with_source(sample, kind, &options, &mut *source) {
+            for (sample, parsed) in samples.iter().zip(parsed.iter_mut()) {
+                let result = match parsed.get_or_insert_with(|| Parsed::new(sample)) {
+                    Ok(trees) => perturb_parsed(sample, trees, kind, &options, &mut *source),
+                    Err(e) => Err(e.clone()),
+                };
+                let perturbed = match result {
                     Ok(p) => p,
                     Err(e) => {
                         run.failures.push(Failure { id: sample.id.clone(), kind, seed, stage: "perturb".to_string(), reason: e.to_string() });
