@@ -76,9 +76,24 @@ pub struct Analysis {
 
 impl Analysis {
     pub fn of(root: Node, source: &str) -> Analysis {
-        let mut walker = Walker { source, analysis: Analysis::default() };
+        let mut walker = Walker { source, offset: 0, analysis: Analysis::default() };
         let module = walker.open(ScopeKind::Module, None, root);
         walker.statements(root, module);
+        walker.analysis
+    }
+
+    /// The analysis of `code` followed by `rest` as one module (`code`, a line break, `rest`), from
+    /// the trees of each: the analysis of that text's own tree, wherever the two texts do not run
+    /// into each other. Positions in `rest` count from `rest_offset`, where it starts in the
+    /// joined text.
+    pub fn of_joined(code_root: Node, code: &str, rest_root: Node, rest: &str, rest_offset: usize) -> Analysis {
+        let mut walker = Walker { source: code, offset: 0, analysis: Analysis::default() };
+        let module = walker.open(ScopeKind::Module, None, code_root);
+        walker.statements(code_root, module);
+        walker.analysis.scopes[module].range.1 = rest_offset + rest_root.end_byte();
+        walker.source = rest;
+        walker.offset = rest_offset;
+        walker.statements(rest_root, module);
         walker.analysis
     }
 
@@ -154,6 +169,8 @@ impl Analysis {
 
 struct Walker<'s> {
     source: &'s str,
+    /// Where `source` starts in the text the positions count in.
+    offset: usize,
     analysis: Analysis,
 }
 
@@ -172,7 +189,7 @@ impl<'s> Walker<'s> {
             nonlocals: BTreeSet::new(),
             params: Vec::new(),
             def_name: None,
-            range: (node.start_byte(), node.end_byte()),
+            range: (self.offset + node.start_byte(), self.offset + node.end_byte()),
         });
         self.analysis.scopes.len() - 1
     }
@@ -180,8 +197,8 @@ impl<'s> Walker<'s> {
     fn bind(&mut self, node: Node, scope: usize) {
         let name = text(node, self.source).to_string();
         let s = &mut self.analysis.scopes[scope];
-        s.bound.entry(name.clone()).or_insert(node.start_byte());
-        self.analysis.occurrences.push(Occurrence { start: node.start_byte(), end: node.end_byte(), name, scope, role: Role::Binding });
+        s.bound.entry(name.clone()).or_insert(self.offset + node.start_byte());
+        self.analysis.occurrences.push(Occurrence { start: self.offset + node.start_byte(), end: self.offset + node.end_byte(), name, scope, role: Role::Binding });
     }
 
     fn bind_other(&mut self, node: Node, scope: usize) {
@@ -198,7 +215,7 @@ impl<'s> Walker<'s> {
 
     fn use_name(&mut self, node: Node, scope: usize) {
         let name = text(node, self.source).to_string();
-        self.analysis.occurrences.push(Occurrence { start: node.start_byte(), end: node.end_byte(), name, scope, role: Role::Use });
+        self.analysis.occurrences.push(Occurrence { start: self.offset + node.start_byte(), end: self.offset + node.end_byte(), name, scope, role: Role::Use });
     }
 
     /// The scope a walrus binds in: the nearest one that is not a comprehension.
@@ -342,8 +359,8 @@ impl<'s> Walker<'s> {
                                 && let Some(name) = arg.child_by_field_name("name")
                             {
                                 self.analysis.keywords.push(KeywordArgument {
-                                    start: name.start_byte(),
-                                    end: name.end_byte(),
+                                    start: self.offset + name.start_byte(),
+                                    end: self.offset + name.end_byte(),
                                     name: text(name, self.source).to_string(),
                                     scope,
                                     callee: callee.clone(),
@@ -377,13 +394,13 @@ impl<'s> Walker<'s> {
                 "aliased_import" => {
                     if let Some(alias) = child.child_by_field_name("alias") {
                         let name = text(alias, self.source).to_string();
-                        self.freeze(&name, alias.start_byte(), scope);
+                        self.freeze(&name, self.offset + alias.start_byte(), scope);
                     }
                 }
                 "dotted_name" => {
                     // `import a.b` binds `a`; `from m import a` binds `a`.
                     let name = text(child, self.source).split('.').next().unwrap_or("").trim().to_string();
-                    self.freeze(&name, child.start_byte(), scope);
+                    self.freeze(&name, self.offset + child.start_byte(), scope);
                 }
                 _ => {}
             }
@@ -461,7 +478,7 @@ impl<'s> Walker<'s> {
     fn class(&mut self, node: Node, scope: usize) {
         if let Some(name) = node.child_by_field_name("name") {
             let name_text = text(name, self.source).to_string();
-            self.freeze(&name_text, name.start_byte(), scope);
+            self.freeze(&name_text, self.offset + name.start_byte(), scope);
         }
         for field in ["type_parameters", "superclasses"] {
             if let Some(child) = node.child_by_field_name(field) {
@@ -500,6 +517,35 @@ impl<'s> Walker<'s> {
         }
         for child in rest {
             self.visit(child, inner);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::syntax::parse;
+
+    /// The analysis of a code and a call from their own trees is that of the joined text's tree.
+    #[test]
+    fn joined_analysis_is_the_joined_text_s() {
+        let cases = [
+            ("def f(a, b=1):\n    return [a for a in b]\n", "f(1, b=2)"),
+            ("x = 3\ndef f(s):\n    def g(k=x):\n        return k\n    return g()\n    # trailing comment", "f(lambda y: y + x)"),
+            ("import os\nclass A:\n    n = 1\ndef f(v):\n    global x\n    x = v\n    return A.n", "f(v=[i for i in range(3)])"),
+        ];
+        let summary = |a: &Analysis| {
+            let occurrences: Vec<_> = a.occurrences.iter().map(|o| (o.start, o.end, o.name.clone(), o.scope, o.role)).collect();
+            let keywords: Vec<_> = a.keywords.iter().map(|k| (k.start, k.end, k.name.clone(), k.scope, k.callee.clone())).collect();
+            let scopes: Vec<_> = a.scopes.iter().skip(1).map(|s| (s.kind, s.parent, s.bound.clone(), s.params.clone(), s.range)).collect();
+            (occurrences, keywords, scopes, a.scopes[0].bound.clone(), a.unsupported.clone())
+        };
+        for (code, call) in cases {
+            let joined = format!("{code}\n{call}\n");
+            let whole = Analysis::of(parse(&joined).unwrap().root_node(), &joined);
+            let (code_tree, call_tree) = (parse(code).unwrap(), parse(call).unwrap());
+            let parts = Analysis::of_joined(code_tree.root_node(), code, call_tree.root_node(), call, code.len() + 1);
+            assert_eq!(summary(&parts), summary(&whole), "{code}");
         }
     }
 }

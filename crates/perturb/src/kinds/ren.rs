@@ -41,27 +41,40 @@ pub fn rename(program: &Program, code_tree: &Tree, call_tree: &Tree, profile: Pr
     }
     check_call(call_tree, &program.call, &program.function_name)?;
     let call_offset = program.code.len() + 1;
-    let combined = format!("{}\n{}\n", program.code, program.call);
-    // The code's tree with the call appended: only the end is parsed again.
-    let appended = Edit {
-        kind: Kind::Ren,
-        start_byte: program.code.len(),
-        end_byte: program.code.len(),
-        after_start_byte: program.code.len(),
-        before: String::new(),
-        after: combined[program.code.len()..].to_string(),
-        target: crate::edit::Target::Code,
+    // The names are resolved in the code followed by the call, as one module. Two texts that
+    // parse, one after the other on separate lines, are the module of both, unless the code's last
+    // line runs on into the call's (a trailing backslash): then the joined text is parsed.
+    let analysis = if program.code.trim_end().ends_with('\\') {
+        let combined = format!("{}\n{}\n", program.code, program.call);
+        // The code's tree with the call appended: only the end is parsed again.
+        let appended = Edit {
+            kind: Kind::Ren,
+            start_byte: program.code.len(),
+            end_byte: program.code.len(),
+            after_start_byte: program.code.len(),
+            before: String::new(),
+            after: combined[program.code.len()..].to_string(),
+            target: crate::edit::Target::Code,
+        };
+        let tree = syntax::reparse(code_tree, &combined, std::slice::from_ref(&appended))?;
+        if let Some(at) = syntax::first_error(tree.root_node()) {
+            return Err(PerturbError::InvalidInput(format!("the code followed by the call does not parse (syntax error at byte {at})")));
+        }
+        let analysis = Analysis::of(tree.root_node(), &combined);
+        if let Some(what) = analysis.unsupported.first() {
+            return Err(PerturbError::Unsupported(format!("REN does not handle {what}")));
+        }
+        check_no_introspection(tree.root_node(), &combined, 0, &analysis)?;
+        analysis
+    } else {
+        let analysis = Analysis::of_joined(code_tree.root_node(), &program.code, call_tree.root_node(), &program.call, call_offset);
+        if let Some(what) = analysis.unsupported.first() {
+            return Err(PerturbError::Unsupported(format!("REN does not handle {what}")));
+        }
+        check_no_introspection(code_tree.root_node(), &program.code, 0, &analysis)?;
+        check_no_introspection(call_tree.root_node(), &program.call, call_offset, &analysis)?;
+        analysis
     };
-    let tree = syntax::reparse(code_tree, &combined, std::slice::from_ref(&appended))?;
-    if let Some(at) = syntax::first_error(tree.root_node()) {
-        return Err(PerturbError::InvalidInput(format!("the code followed by the call does not parse (syntax error at byte {at})")));
-    }
-    let root = tree.root_node();
-    let analysis = Analysis::of(root, &combined);
-    if let Some(what) = analysis.unsupported.first() {
-        return Err(PerturbError::Unsupported(format!("REN does not handle {what}")));
-    }
-    check_no_introspection(root, &combined, &analysis)?;
 
     let plan = Plan::new(&analysis, &program.function_name, profile)?;
     let mut code_edits = Vec::new();
@@ -110,7 +123,8 @@ fn check_call(tree: &Tree, call: &str, function_name: &str) -> Result<(), Pertur
     }
 }
 
-fn check_no_introspection(root: tree_sitter::Node, source: &str, analysis: &Analysis) -> Result<(), PerturbError> {
+/// `offset`: where `source` starts in the text `analysis` counts positions in.
+fn check_no_introspection(root: tree_sitter::Node, source: &str, offset: usize, analysis: &Analysis) -> Result<(), PerturbError> {
     for node in preorder(root) {
         match node.kind_name() {
             "call" => {
@@ -119,7 +133,7 @@ fn check_no_introspection(root: tree_sitter::Node, source: &str, analysis: &Anal
                 if function.kind_name() != "identifier" || !INTROSPECTING_CALLS.contains(&name) {
                     continue;
                 }
-                if analysis.resolve(analysis.scope_at(function.start_byte()), name).is_some() {
+                if analysis.resolve(analysis.scope_at(offset + function.start_byte()), name).is_some() {
                     continue; // the program defines its own `eval` & co.
                 }
                 if name == "eval" && evaluates_only_a_str_call(node, source) {
