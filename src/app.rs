@@ -184,14 +184,70 @@ pub fn App() -> impl IntoView {
     }
 }
 
+/// The engine's state in the header; opened, it shows the pool of workers and its size setting.
 #[component]
 fn EngineStatus(status: RwSignal<WorkerStatus>) -> impl IntoView {
-    move || match status.get() {
+    let badge = move || match status.get() {
         WorkerStatus::Starting => view! { <span class="engine starting" data-status="starting">"Python: starting…"</span> }.into_any(),
-        WorkerStatus::Ready { start_ms, restarts } => {
-            let title = format!("RustPython in a Web Worker; the latest worker took {start_ms:.0} ms to start; restarted {restarts} times");
-            view! { <span class="engine ready" data-status="ready" title=title>{format!("Python ready ({start_ms:.0} ms)")}</span> }.into_any()
-        }
+        // The data attributes are for the benchmark (crates/bench/src/app_engine.rs).
+        WorkerStatus::Ready { start_ms, ready_at_ms, workers, memory_bytes, .. } => view! {
+            <span class="engine ready" data-status="ready" data-ready-at=format!("{ready_at_ms:.1}") data-workers=workers.to_string() data-memory=memory_bytes.to_string()>
+                {format!("Python ready ({start_ms:.0} ms)")}
+            </span>
+        }.into_any(),
         WorkerStatus::Failed(reason) => view! { <span class="engine failed" data-status="failed" title=reason.clone()>"Python unavailable"</span> }.into_any(),
+    };
+    view! {
+        <details class="engine-menu" data-testid="engine-menu">
+            <summary title="Python workers">{badge}</summary>
+            <EnginePanel status=status />
+        </details>
+    }
+}
+
+#[component]
+fn EnginePanel(status: RwSignal<WorkerStatus>) -> impl IntoView {
+    let python = crate::browser::python::use_python();
+    let (cores, memory_gb) = crate::browser::python::device();
+    let default = crate::browser::python::default_pool_size(cores, memory_gb);
+    let size = RwSignal::new(python.size());
+    let on_size = {
+        let python = python.clone();
+        move |ev| {
+            if let Ok(n) = event_target_value(&ev).parse::<usize>() {
+                python.set_size(n);
+                size.set(python.size());
+            }
+        }
+    };
+    let state = move || match status.get() {
+        WorkerStatus::Starting => "Starting the first worker…".to_string(),
+        WorkerStatus::Failed(reason) => reason,
+        WorkerStatus::Ready { start_ms, restarts, workers, size, memory_bytes, .. } => format!(
+            "{workers} of {size} worker{} running RustPython ({:.0} MB of memory); the latest took {start_ms:.0} ms to start; {restarts} restart{}.",
+            if size == 1 { "" } else { "s" },
+            memory_bytes as f64 / 1e6,
+            if restarts == 1 { "" } else { "s" },
+        ),
+    };
+    let note = move || match status.get() {
+        WorkerStatus::Ready { note: Some(note), .. } => Some(view! { <p class="hint warn" data-testid="engine-note">{note}</p> }),
+        _ => None,
+    };
+    view! {
+        <div class="engine-panel" data-testid="engine-panel">
+            <p data-testid="engine-state">{state}</p>
+            {note}
+            <label>"Python workers "
+                <select data-testid="pool-size" on:change=on_size prop:value=move || size.get().to_string()>
+                    {(1..=crate::browser::python::MAX_POOL).map(|n| view! { <option value=n.to_string() selected=move || size.get() == n>{n.to_string()}</option> }).collect_view()}
+                </select>
+            </label>
+            <p class="hint">{format!(
+                "Verifying, perturbing and scoring spread their runs over the workers. This device reports {cores} core{}{}; the default is {default}. Each worker holds its own interpreter in memory; extra workers start when runs wait.",
+                if cores == 1 { "" } else { "s" },
+                memory_gb.map(|gb| format!(" and {gb} GB of memory")).unwrap_or_default(),
+            )}</p>
+        </div>
     }
 }

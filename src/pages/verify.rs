@@ -37,7 +37,7 @@ pub fn VerifyPage() -> impl IntoView {
                 <button data-testid="verify-download" on:click=download disabled=move || job.running.get() || job.done.get() == 0>"Download results (JSONL)"</button>
             </div>
             <ProgressBar done=job.done total=job.total />
-            <p class="stats" data-testid="verify-stats">
+            <p class="stats" data-testid="verify-stats" data-ms=move || format!("{:.0}", job.elapsed_ms.get())>
                 {move || format!("{} / {} samples · {:.1} s · {:.0} samples/s", job.done.get(), job.total.get(), job.elapsed_ms.get() / 1000.0, job.rate())}
             </p>
             {move || {

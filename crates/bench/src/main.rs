@@ -34,6 +34,7 @@ use serde_json::Value;
 
 use figures::{Amount, Figure};
 
+mod app_engine;
 mod build_filter;
 mod cli_jobs;
 mod compare;
@@ -289,6 +290,34 @@ async fn engine_section(opts: &Options, server: &StaticServer, built: &Path, dis
             if engine == "execbench" { ours.push(run) } else { theirs.push(run) }
         }
     }
+    // The app itself: ready on its real page, verify-all with one worker and with a pool.
+    let pool = std::thread::available_parallelism().map_or(2, |n| n.get()).clamp(2, 4);
+    let app_url = format!("{}/execbench/", server.origin);
+    let app = match app_engine::measure(&app_url, &[1, pool], opts.warm).await {
+        Ok(app) => {
+            println!(
+                "  app: ready {:.0} ms; {}",
+                app.ready_ms,
+                app.pools
+                    .iter()
+                    .map(|p| format!(
+                        "{} worker(s): first pass {:.0} ms, warm {} ms, {} ready, {:.0} MB",
+                        p.workers,
+                        p.first_ms,
+                        p.warm_ms.iter().map(|t| format!("{t:.0}")).collect::<Vec<_>>().join("/"),
+                        p.workers_ready,
+                        p.memory_bytes as f64 / 1e6
+                    ))
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            );
+            Some(app)
+        }
+        Err(e) => {
+            eprintln!("the app's engine figures failed: {e}");
+            None
+        }
+    };
     let browser_secs = started.elapsed().as_secs_f64();
 
     // Sizes. The execbench page may fetch any file of the built site: count them all (hidden
@@ -328,7 +357,7 @@ async fn engine_section(opts: &Options, server: &StaticServer, built: &Path, dis
         }
     }
 
-    print_table(&ours, &theirs, &site.total, &peer.total);
+    print_table(&ours, &theirs, app.as_ref(), &site.total, &peer.total);
     println!(
         "\nMedians over {} cold page(s) per engine (warm: over all warm passes). Browser part {:.0} s, whole run {:.0} s.",
         opts.reps,
@@ -337,7 +366,9 @@ async fn engine_section(opts: &Options, server: &StaticServer, built: &Path, dis
     );
     println!(
         "ready: navigation start to the worker's ready message, fresh browser profile each time. \
-         Passes: wall time for 800 samples sent one message at a time (fresh globals, exec, f(input) == output); \
+         Passes: wall time for 800 samples sent to one worker in batches of 64 runs a message, one result message a run, \
+         as the app sends them (fresh globals, exec, f(input) == output); 'app page' rows: the app's Verify page, its own \
+         elapsed time, with the pool size set in the page's setting (the pool grows during the first pass); \
          'inside the engine' sums the workers' own per-sample elapsed_ms (no messaging). \
          Sizes: each file gzip -9 / brotli 11 on its own; execbench = every file of dist/ (app, worker, dataset), \
          Pyodide = its engine files only. Restart: terminate the worker, new worker until ready (no HTTP cache here)."
@@ -549,7 +580,7 @@ fn median(values: impl IntoIterator<Item = f64>) -> f64 {
     if n % 2 == 1 { v[n / 2] } else { (v[n / 2 - 1] + v[n / 2]) / 2.0 }
 }
 
-fn print_table(ours: &[PageRun], theirs: &[PageRun], site: &Size, peer: &Size) {
+fn print_table(ours: &[PageRun], theirs: &[PageRun], app: Option<&app_engine::AppFigures>, site: &Size, peer: &Size) {
     let row = |metric: &str, a: Amount, b: Option<Amount>, ratio: Option<f64>, target: Option<String>, met: Option<bool>| Figure {
         section: "engine".into(),
         metric: metric.to_string(),
@@ -579,7 +610,7 @@ fn print_table(ours: &[PageRun], theirs: &[PageRun], site: &Size, peer: &Size) {
     };
     let all_pass = ours.iter().all(|r| r.first_passed == SAMPLES as u64 && r.warm_passed.iter().all(|&p| p == SAMPLES as u64));
     let restart = median(ours.iter().flat_map(|r| r.restart_ms.iter().copied()));
-    let rows = vec![
+    let mut rows = vec![
         time_row("ready from a cold page", &|r| median(r.iter().map(|x| x.ready_ms)), Some(0.2)),
         time_row("first verify-all pass (800)", &|r| median(r.iter().map(|x| x.first_ms)), Some(1.5)),
         time_row("warm verify-all pass (800)", &|r| median(r.iter().flat_map(|x| x.warm_ms.iter().copied())), Some(1.0)),
@@ -594,6 +625,30 @@ fn print_table(ours: &[PageRun], theirs: &[PageRun], site: &Size, peer: &Size) {
             ..row("worker restart to ready", Amount::Ms(restart), None, None, None, None)
         },
     ];
+    // The app's own figures against the Pyodide page's (one worker, the same batches).
+    if let Some(app) = app {
+        let pyodide_ready = median(theirs.iter().map(|x| x.ready_ms));
+        let pyodide_first = median(theirs.iter().map(|x| x.first_ms));
+        let pyodide_warm = median(theirs.iter().flat_map(|x| x.warm_ms.iter().copied()));
+        let against = |metric: String, ms: f64, reference: f64, target: Option<f64>| {
+            let (target, met) = versus(ms / reference, target);
+            row(&metric, Amount::Ms(ms), Some(Amount::Ms(reference)), Some(ms / reference), target, met)
+        };
+        rows.push(against("app page: ready from a cold page".into(), app.ready_ms, pyodide_ready, None));
+        for pool in &app.pools {
+            let target = if pool.workers == 1 { 1.0 } else { 0.6 };
+            let workers = if pool.workers == 1 { "1 worker".to_string() } else { format!("a pool of {}", pool.workers) };
+            rows.push(against(format!("app page: first verify-all (800), {workers}"), pool.first_ms, pyodide_first, None));
+            rows.push(against(format!("app page: warm verify-all (800), {workers}"), median(pool.warm_ms.iter().copied()), pyodide_warm, Some(target)));
+            let per_worker = pool.memory_bytes / pool.workers_ready.max(1) as u64;
+            rows.push(Figure {
+                execbench: Some(Amount::Bytes(per_worker)),
+                ..row(&format!("app page: memory per worker ({} ready), {workers}", pool.workers_ready), Amount::Bytes(per_worker), None, None, None, None)
+            });
+            let all = pool.passed.iter().all(|&p| p == SAMPLES as u64);
+            rows.push(row(&format!("app page: samples passing, {workers}"), Amount::Text(format!("{:?}", pool.passed)), None, None, Some(format!("{SAMPLES} every pass")), Some(all)));
+        }
+    }
     println!("\n{}", figures::markdown_table("Pyodide", &rows));
     figures::record(rows);
 }

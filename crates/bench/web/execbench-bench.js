@@ -1,14 +1,17 @@
 // The benchmark page's script (crates/bench). It starts one Python worker (ours or Pyodide's),
-// feeds it the 800 CRUXEval samples one message at a time, the way the app drives its worker, and
-// leaves its figures in `window.benchState` for the Rust driver (src/main.rs) to read.
+// feeds it the 800 CRUXEval samples in batches of `batch` runs a message, as the app hands runs to
+// each of its workers, and leaves its figures in `window.benchState` for the Rust driver
+// (src/main.rs) to read.
 //
-// Query parameters: engine=execbench|pyodide, warm=N (warm passes), restarts=N (execbench only:
-// terminate the worker and time a new one until ready, N times).
+// Query parameters: engine=execbench|pyodide, warm=N (warm passes), batch=N (runs a message, 64 as
+// in the app), restarts=N (execbench only: terminate the worker and time a new one until ready,
+// N times).
 
 const params = new URLSearchParams(location.search);
 const engine = params.get("engine") || "execbench";
 const warmPasses = Number(params.get("warm") || 3);
 const restarts = Number(params.get("restarts") || 0);
+const batch = Math.max(1, Number(params.get("batch") || 64));
 
 const state = (window.benchState = { engine, done: false, error: null, log: [] });
 const log = (line) => {
@@ -16,9 +19,9 @@ const log = (line) => {
   document.getElementById("log").textContent += line + "\n";
 };
 
-// Both workers speak the same JSON text protocol (crates/worker/src/protocol.rs): they post
-// {"kind":"ready",...} once started, then answer {"id":N,"request":{...}} with
-// {"kind":"result","id":N,"result":{...}}.
+// Both workers speak the same JSON text protocol (crates/worker-protocol): they post
+// {"kind":"ready",...} once started, then answer {"runs":[{"id":N,"request":{...}},...]} with one
+// {"kind":"result","id":N,"result":{...}} per run, in order.
 function startWorker() {
   const startedAt = performance.now();
   const worker =
@@ -35,44 +38,48 @@ function startWorker() {
   });
 }
 
-// Returns `run(request) -> Promise<result>`; one request in flight at a time.
+// Returns `runBatch(requests) -> Promise<results>`; one batch in flight at a time.
 function runner(worker) {
   let nextId = 1;
   let pending = null;
   worker.onmessage = (e) => {
     const msg = JSON.parse(e.data);
-    if (msg.kind === "result" && pending && msg.id === pending.id) {
-      const { resolve } = pending;
-      pending = null;
-      resolve(msg.result);
-    } else {
+    if (msg.kind === "result" && pending && msg.id === pending.ids[pending.results.length]) {
+      pending.results.push(msg.result);
+      if (pending.results.length === pending.ids.length) {
+        const { resolve, results } = pending;
+        pending = null;
+        resolve(results);
+      }
+    } else if (msg.kind !== "idle") {
       state.error = `unexpected message: ${e.data.slice(0, 300)}`;
     }
   };
-  return (request) =>
+  return (requests) =>
     new Promise((resolve) => {
-      pending = { id: nextId, resolve };
-      worker.postMessage(JSON.stringify({ id: nextId++, request }));
+      const runs = requests.map((request) => ({ id: nextId++, request }));
+      pending = { ids: runs.map((r) => r.id), results: [], resolve };
+      worker.postMessage(JSON.stringify({ runs }));
     });
 }
 
 // One verify-all pass: for each sample, fresh globals, exec the code, `f(<input>) == <output>`.
-async function verifyAll(run, samples) {
+async function verifyAll(runBatch, samples) {
   const t0 = performance.now();
   let passed = 0;
   let engineMs = 0; // the engines' own per-run time (`elapsed_ms`), without messaging
   const failures = [];
-  for (const s of samples) {
-    const result = await run({
-      program: s.code,
-      expression: `f(${s.input})`,
-      expected: s.output,
-      limits: { time_ms: 2000, max_steps: 0 },
+  for (let start = 0; start < samples.length; start += batch) {
+    const chunk = samples.slice(start, start + batch);
+    const results = await runBatch(
+      chunk.map((s) => ({ program: s.code, expression: `f(${s.input})`, expected: s.output, limits: { time_ms: 2000, max_steps: 0 } })),
+    );
+    results.forEach((result, i) => {
+      engineMs += result.elapsed_ms;
+      const o = result.outcome;
+      if (o.status === "value" && o.matches === true) passed++;
+      else if (failures.length < 5) failures.push({ id: chunk[i].id, outcome: o });
     });
-    engineMs += result.elapsed_ms;
-    const o = result.outcome;
-    if (o.status === "value" && o.matches === true) passed++;
-    else if (failures.length < 5) failures.push({ id: s.id, outcome: o });
   }
   return { ms: performance.now() - t0, engine_ms: engineMs, passed, failures };
 }

@@ -1,5 +1,6 @@
 // The peer: Pyodide in a module Web Worker, speaking the same JSON protocol as execbench's worker
-// (crates/worker/src/protocol.rs), so the benchmark page drives both the same way. Each run gets
+// (crates/worker-protocol: a batch of runs in, one result message per run out), so the benchmark
+// page drives both the same way. Each run gets
 // fresh globals and a captured stdout, and evaluates expression and expected like our engine does.
 
 import { loadPyodide } from "/pyodide/pyodide.mjs";
@@ -37,9 +38,10 @@ const run = pyodide.globals.get("_bench_run");
 const init_ms = performance.now() - started;
 
 onmessage = (e) => {
-  const { id, request } = JSON.parse(e.data);
-  const result = run(request.program, request.expression, request.expected ?? null);
-  postMessage(`{"kind":"result","id":${id},"result":${result}}`);
+  for (const { id, request } of JSON.parse(e.data).runs) {
+    const result = run(request.program, request.expression, request.expected ?? null);
+    postMessage(`{"kind":"result","id":${id},"result":${result}}`);
+  }
 };
 
 // What loadPyodide fetched (this worker's own timeline), for the size comparison.

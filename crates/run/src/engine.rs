@@ -15,7 +15,7 @@ use execbench_eval::prompt::Template;
 use execbench_eval::score::{Mode, ScoreOptions};
 use execbench_providers::{Message, ProviderError, Usage};
 use futures::stream::{FuturesUnordered, StreamExt};
-use futures::{FutureExt, select};
+use futures::{FutureExt, select, select_biased};
 
 use crate::api::{ApiModel, RequestContext, ask};
 use crate::backoff::Jitter;
@@ -199,15 +199,19 @@ pub async fn run_evaluation<P: Python, H: HttpClient, C: Clock, S: ResultStore>(
 
     let end = match responder {
         Responder::Offline(model) => {
+            // Samples overlap as far as the Python takes runs at once (a pool of workers or
+            // threads); their records are finished in dataset order, as one at a time would.
+            let model = RefCell::new(model.as_mut());
+            let mut records = futures::stream::iter(todo)
+                .map(|(index, sample)| offline_sample(job, &model, io.python, index, sample, &python_runs))
+                .buffered(io.python.runs_at_once().max(1));
             let mut end = RunEnd::Finished;
-            for (index, sample) in todo {
-                let work = offline_sample(job, model.as_mut(), io.python, index, sample, &python_runs).fuse();
-                let stop = cancel.cancelled().fuse();
-                futures::pin_mut!(work, stop);
-                let record = select! {
-                    r = work => r,
-                    _ = stop => { end = RunEnd::Stopped; break }
+            loop {
+                let next = select_biased! {
+                    _ = cancel.cancelled().fuse() => { end = RunEnd::Stopped; break }
+                    next = records.next().fuse() => next,
                 };
+                let Some(record) = next else { break };
                 if let Err(e) = finish(record).await {
                     end = RunEnd::StoreFailed(e);
                     break;
@@ -372,13 +376,15 @@ fn worst_case_cost(job: &EvalJob, model: &ApiModel, sample: &Sample, cap: &Spend
 }
 
 /// One sample with an offline model: its Python steps go to the engine, then its answers are scored.
-async fn offline_sample<P: Python>(job: &EvalJob, model: &mut dyn Model, python: &P, index: usize, sample: &Sample, python_runs: &Cell<usize>) -> SampleRecord {
+/// The model is borrowed only between awaits, so samples in flight together can share it.
+async fn offline_sample<P: Python, M: Model + ?Sized>(job: &EvalJob, model: &RefCell<&mut M>, python: &P, index: usize, sample: &Sample, python_runs: &Cell<usize>) -> SampleRecord {
     let task = job.template.task;
     let prompt = job.template.render(sample);
     let prior = job.prior.get(&sample.id).map_or(&[][..], |p| &p.responses[..]);
     let request = ModelRequest { sample, task, prompt: &prompt, n: job.to_ask(sample) };
-    let mut step = model.start(&request);
-    let mut responses = Err(format!("{} did not finish within {MAX_MODEL_STEPS} steps", model.name()));
+    let name = model.borrow().name();
+    let mut step = model.borrow_mut().start(&request);
+    let mut responses = Err(format!("{name} did not finish within {MAX_MODEL_STEPS} steps"));
     for _ in 0..MAX_MODEL_STEPS {
         step = match step {
             ModelStep::Done(r) => {
@@ -388,9 +394,9 @@ async fn offline_sample<P: Python>(job: &EvalJob, model: &mut dyn Model, python:
             ModelStep::Run(run) => {
                 let result = python.run(run).await;
                 python_runs.set(python_runs.get() + 1);
-                model.resume(&request, Reply::Run(result))
+                model.borrow_mut().resume(&request, Reply::Run(result))
             }
-            ModelStep::Http(_) => model.resume(&request, Reply::Http(execbench_eval::models::no_http(&execbench_eval::models::HttpRequest {
+            ModelStep::Http(_) => model.borrow_mut().resume(&request, Reply::Http(execbench_eval::models::no_http(&execbench_eval::models::HttpRequest {
                 method: String::new(),
                 url: String::new(),
                 headers: Vec::new(),
@@ -398,11 +404,12 @@ async fn offline_sample<P: Python>(job: &EvalJob, model: &mut dyn Model, python:
             }))),
         };
     }
+    let extracted = model.borrow().gives_extracted_answers(&sample.id);
     let mut record = SampleRecord { sample_id: sample.id.clone(), index, results: Vec::new(), error: None, usage: None, sent: None, finish_reasons: Vec::new(), attempts: Vec::new(), latency_ms: 0.0 };
     match responses {
         Ok(texts) => {
             let texts: Vec<String> = prior.iter().cloned().chain(texts).collect();
-            let answers = Answers { prompt: Some(prompt.text()), responses: &texts, extracted: model.gives_extracted_answers(&sample.id) };
+            let answers = Answers { prompt: Some(prompt.text()), responses: &texts, extracted };
             record.results = score_sample(python, sample, task, &job.modes, answers, &job.options, &mut || python_runs.set(python_runs.get() + 1)).await;
         }
         Err(message) => record.error = Some(SampleError { kind: None, message }),

@@ -15,6 +15,13 @@ use crate::record::SampleRecord;
 /// Runs Python. Every call gets fresh globals (see `execbench_core::PythonEngine`).
 pub trait Python {
     fn run(&self, request: RunRequest) -> impl Future<Output = RunResult>;
+
+    /// How many runs a job should have waiting at once to keep this Python busy: 1 for one
+    /// blocking interpreter; more for a pool (the page's workers, the CLI's threads), whose
+    /// runs spread only if they are asked for together. Results never depend on it.
+    fn runs_at_once(&self) -> usize {
+        1
+    }
 }
 
 /// A blocking engine as an asynchronous one: the run happens when the future is first polled.
@@ -104,5 +111,63 @@ impl HttpClient for NoHttp {
     type Body = NoBody;
     fn send(&self, _: &HttpRequest) -> impl Future<Output = Result<HttpHead<NoBody>, ProviderError>> {
         std::future::ready(Err(ProviderError { kind: ErrorKind::Network, status: None, message: "no HTTP client in this context".into(), retry_after_ms: None }))
+    }
+}
+
+/// A Python for tests that behaves like a pool: it takes `width` runs at once and answers them
+/// out of order (a later run often first), and records how many were ever in flight together.
+#[cfg(test)]
+pub(crate) mod overlapping {
+    use std::cell::{Cell, RefCell};
+    use std::future::Future;
+    use std::pin::Pin;
+    use std::task::{Context, Poll};
+
+    use execbench_core::{PythonEngine, RunRequest, RunResult};
+
+    pub(crate) struct Overlapping<E> {
+        pub engine: RefCell<E>,
+        pub width: usize,
+        issued: Cell<usize>,
+        in_flight: Cell<usize>,
+        pub max_in_flight: Cell<usize>,
+    }
+
+    impl<E: PythonEngine> Overlapping<E> {
+        pub fn new(engine: E, width: usize) -> Self {
+            Overlapping { engine: RefCell::new(engine), width, issued: Cell::new(0), in_flight: Cell::new(0), max_in_flight: Cell::new(0) }
+        }
+    }
+
+    /// Pending for `turns` polls (waking itself), then ready.
+    struct Turns(usize);
+
+    impl Future for Turns {
+        type Output = ();
+        fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+            if self.0 == 0 {
+                return Poll::Ready(());
+            }
+            self.0 -= 1;
+            cx.waker().wake_by_ref();
+            Poll::Pending
+        }
+    }
+
+    impl<E: PythonEngine> super::Python for Overlapping<E> {
+        async fn run(&self, request: RunRequest) -> RunResult {
+            let n = self.issued.get();
+            self.issued.set(n + 1);
+            self.in_flight.set(self.in_flight.get() + 1);
+            self.max_in_flight.set(self.max_in_flight.get().max(self.in_flight.get()));
+            // Within each group of `width`, the last asked is answered first.
+            Turns(2 * (self.width - n % self.width)).await;
+            self.in_flight.set(self.in_flight.get() - 1);
+            self.engine.borrow_mut().run(&request)
+        }
+
+        fn runs_at_once(&self) -> usize {
+            self.width
+        }
     }
 }

@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use execbench_core::{Limits, RunResult, Sample};
 use execbench_perturb::normalise::{normalised_as_perturbed, normalised_sample, unparse_request};
 use execbench_perturb::{ExportRow, Failure, FileWrongAnswers, Kind, OfflineWrongAnswers, Options, Parsed, PerturbError, Perturbed, Profile, Step, Verification, VerifyFailure, perturb_parsed, row_of, unchanged};
-use futures::{FutureExt, select_biased};
+use futures::{FutureExt, StreamExt, select_biased};
 
 use crate::cancel::CancelToken;
 use crate::io::{Clock, Python};
@@ -135,20 +135,30 @@ async fn normalise_samples<P: Python>(
 ) -> Option<Vec<Result<Sample, String>>> {
     let mut normalised = Vec::with_capacity(samples.len());
     tally.normalised = Some(Normalised::default());
-    for sample in samples {
+    let mut results = futures::stream::iter(samples)
+        .map(|sample| async move {
+            let result = match execbench_perturb::normalise::is_normalised(sample) {
+                true => Ok(sample.clone()),
+                false => match normalised_sample(sample, &python.run(unparse_request(sample, limits)).await.outcome) {
+                    Ok(done) => match verify_perturbed(python, sample, &normalised_as_perturbed(&done), limits).await.1 {
+                        Ok(_) => Ok(done),
+                        Err(e) => Err(format!("the normalised program fails verification: {e}")),
+                    },
+                    Err(e) => Err(e),
+                },
+            };
+            (sample, result)
+        })
+        .buffered(python.runs_at_once().max(1));
+    loop {
         if cancel.is_cancelled() {
             return None;
         }
-        let result = match execbench_perturb::normalise::is_normalised(sample) {
-            true => Ok(sample.clone()),
-            false => match normalised_sample(sample, &python.run(unparse_request(sample, limits)).await.outcome) {
-                Ok(done) => match verify_perturbed(python, sample, &normalised_as_perturbed(&done), limits).await.1 {
-                    Ok(_) => Ok(done),
-                    Err(e) => Err(format!("the normalised program fails verification: {e}")),
-                },
-                Err(e) => Err(e),
-            },
+        let next = select_biased! {
+            _ = cancel.cancelled().fuse() => return None,
+            next = results.next().fuse() => next,
         };
+        let Some((sample, result)) = next else { break };
         if cancel.is_cancelled() {
             return None; // cut short by Stop: no verdict
         }
@@ -221,40 +231,53 @@ pub async fn perturb_and_verify<P: Python, C: Clock>(
                 tally.kind(kind).perturb_ms += clock.now_ms() - slice_started;
                 clock.sleep(0).await;
             }
-            for (index, result) in perturbed.into_iter().enumerate() {
-                let sample = working(index);
+            // Programs are verified as many at a time as the Python takes, judged in order.
+            let limits = job.limits;
+            let mut verdicts = futures::stream::iter(perturbed.into_iter().enumerate())
+                .map(|(index, result)| {
+                    let sample = working(index);
+                    async move {
+                        let verdict = match result {
+                            Err(e) => Err(e),
+                            Ok(perturbed) => Ok(verify_perturbed(python, sample, &perturbed, limits).await.1),
+                        };
+                        (sample, verdict)
+                    }
+                })
+                .buffered(python.runs_at_once().max(1));
+            let mut verify_started = clock.now_ms();
+            loop {
                 if cancel.is_cancelled() {
                     break 'all;
                 }
+                let next = select_biased! {
+                    _ = cancel.cancelled().fuse() => break 'all,
+                    next = verdicts.next().fuse() => next,
+                };
+                let Some((sample, verdict)) = next else { break };
+                if cancel.is_cancelled() {
+                    break 'all; // finished after Stop (cut short by it): no verdict
+                }
+                // Wall time of the verification, whatever the overlap.
+                let at = clock.now_ms();
+                tally.kind(kind).verify_ms += at - verify_started;
+                verify_started = at;
                 let failure = |stage: &str, reason: String| Failure { id: sample.id.clone(), kind, seed, stage: stage.to_string(), reason };
-                match result {
+                match verdict {
                     Err(e) => {
                         tally.kind(kind).refused += 1;
                         tally.failures.push(failure("perturb", e.to_string()));
                     }
-                    Ok(perturbed) => {
-                        let verify_started = clock.now_ms();
-                        let verdict = select_biased! {
-                            _ = cancel.cancelled().fuse() => break 'all,
-                            (_, verdict) = verify_perturbed(python, sample, &perturbed, job.limits).fuse() => verdict,
-                        };
-                        tally.kind(kind).verify_ms += clock.now_ms() - verify_started;
-                        if cancel.is_cancelled() {
-                            break 'all; // finished after Stop (cut short by it): no verdict
+                    Ok(Ok(verified)) => {
+                        if unchanged(sample, &verified) {
+                            tally.kind(kind).unchanged += 1;
                         }
-                        match verdict {
-                            Ok(verified) => {
-                                if unchanged(sample, &verified) {
-                                    tally.kind(kind).unchanged += 1;
-                                }
-                                tally.rows.push(row_of(sample, job.dataset, kind, &options, verified));
-                                tally.kind(kind).verified += 1;
-                            }
-                            Err(e) => {
-                                tally.kind(kind).failed_verification += 1;
-                                tally.failures.push(failure("verify", e.to_string()));
-                            }
-                        }
+                        tally.rows.push(row_of(sample, job.dataset, kind, &options, verified));
+                        tally.kind(kind).verified += 1;
+                    }
+                    Ok(Err(e)) => {
+                        tally.kind(kind).failed_verification += 1;
+                        tally.failures.push(failure("verify", e.to_string()));
                     }
                 }
                 tally.kind(kind).programs += 1;
@@ -332,6 +355,27 @@ mod tests {
 
     fn job<'a>(samples: &'a [Sample], seeds: &'a [u64]) -> PerturbJob<'a> {
         PerturbJob { samples, dataset: "t", kinds: &KINDS, seeds, options: Options::default(), limits: Limits::default(), claims: None }
+    }
+
+    #[test]
+    fn verifying_in_a_pool_gives_the_same_tally_as_one_run_at_a_time() {
+        let samples = samples();
+        let seeds = [0, 3];
+        for profile in [Profile::Execbench, Profile::Codecrash] {
+            let options = Options { profile, ..Options::default() };
+            let job = PerturbJob { options, ..job(&samples, &seeds) };
+            let one = block_on(perturb_and_verify(&BlockingPython::new(HashEngine), &TickingClock::default(), &job, &CancelToken::new(), &mut |_| {}));
+            let pool = crate::io::overlapping::Overlapping::new(HashEngine, 16);
+            let mut reported = Vec::new();
+            let many = block_on(perturb_and_verify(&pool, &TickingClock::default(), &job, &CancelToken::new(), &mut |t| reported.push(t.done)));
+            assert!(pool.max_in_flight.get() > 1, "{profile:?}: runs overlapped");
+            assert_eq!(many.tally.rows, one.tally.rows, "{profile:?}");
+            assert_eq!(many.tally.failures, one.tally.failures, "{profile:?}");
+            assert_eq!(many.tally.normalised, one.tally.normalised, "{profile:?}");
+            assert_eq!(many.baseline, one.baseline, "{profile:?}");
+            let progress: Vec<usize> = reported.into_iter().filter(|&d| d > 0).collect();
+            assert_eq!(progress, (1..=many.tally.done).collect::<Vec<_>>(), "{profile:?}: one report per program, in order");
+        }
     }
 
     #[test]

@@ -23,6 +23,9 @@ pub struct ThreadedPython {
     threads: Vec<JoinHandle<()>>,
 }
 
+/// Runs a job keeps waiting per thread, so no thread idles while the job hands out the next.
+const RUNS_WAITING_PER_THREAD: usize = 4;
+
 impl ThreadedPython {
     /// `jobs` threads (at least one), each with an engine from `make_engine`.
     pub fn new<E: PythonEngine + 'static>(jobs: usize, make_engine: impl Fn() -> E + Send + Sync + 'static) -> Self {
@@ -65,6 +68,10 @@ impl Python for ThreadedPython {
                 elapsed_ms: 0.0,
             })
         }
+    }
+
+    fn runs_at_once(&self) -> usize {
+        RUNS_WAITING_PER_THREAD * self.threads.len().max(1)
     }
 }
 

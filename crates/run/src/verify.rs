@@ -1,9 +1,10 @@
 //! Verifying a dataset with an asynchronous Python: every sample's call run and checked against its
-//! expected output (`execbench_core::verify`), one run at a time, with progress and Stop.
+//! expected output (`execbench_core::verify`), with progress and Stop. Runs are asked for as many
+//! at a time as the Python takes (`Python::runs_at_once`), and judged in dataset order.
 
 use execbench_core::verify::{SampleCheck, VerifySummary, judge, request_for};
 use execbench_core::{Limits, Sample};
-use futures::{FutureExt, select_biased};
+use futures::{FutureExt, StreamExt, select_biased};
 
 use crate::cancel::CancelToken;
 use crate::io::Python;
@@ -29,14 +30,16 @@ pub async fn verify_dataset<P: Python>(
     on_check: &mut dyn FnMut(&VerifySummary, &SampleCheck),
 ) -> VerifyOutcome {
     let mut outcome = VerifyOutcome::default();
-    for sample in samples {
+    let mut runs = futures::stream::iter(samples).map(|sample| python.run(request_for(sample, limits)).map(move |result| (sample, result))).buffered(python.runs_at_once().max(1));
+    loop {
         if cancel.is_cancelled() {
             break;
         }
-        let result = select_biased! {
+        let next = select_biased! {
             _ = cancel.cancelled().fuse() => break,
-            result = python.run(request_for(sample, limits)).fuse() => result,
+            next = runs.next().fuse() => next,
         };
+        let Some((sample, result)) = next else { break };
         if cancel.is_cancelled() {
             break;
         }
@@ -99,6 +102,19 @@ pub(crate) mod tests {
         let blocking: Vec<SampleCheck> = samples.iter().map(|s| execbench_core::verify::check_sample(&mut engine, s, Limits::default())).collect();
         assert_eq!(outcome.checks, blocking);
         assert_eq!(outcome.summary.problems.iter().map(|p| p.verdict.clone()).collect::<Vec<_>>()[0], Verdict::Fail { reason: "returned 2, expected 3".into() });
+    }
+
+    #[test]
+    fn runs_overlap_in_a_pool_and_are_judged_in_dataset_order() {
+        let samples: Vec<Sample> = (0..40).map(|i| if i % 3 == 0 { sample(&format!("s{i}"), "2", "3") } else { sample(&format!("s{i}"), "1", "1") }).collect();
+        let python = crate::io::overlapping::Overlapping::new(RuleEngine::default(), 8);
+        let mut seen = Vec::new();
+        let outcome = block_on(verify_dataset(&python, &samples, Limits::default(), &CancelToken::new(), &mut |_, check| seen.push(check.id.clone())));
+        assert_eq!(seen, samples.iter().map(|s| s.id.clone()).collect::<Vec<_>>());
+        assert_eq!(python.max_in_flight.get(), 8, "as many runs as the pool takes, and no more");
+        let mut engine = RuleEngine::default();
+        let one_at_a_time: Vec<SampleCheck> = samples.iter().map(|s| execbench_core::verify::check_sample(&mut engine, s, Limits::default())).collect();
+        assert_eq!(outcome.checks, one_at_a_time);
     }
 
     /// A Python that answers `stopped by the user` once its job is cancelled, as the page's worker

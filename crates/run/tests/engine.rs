@@ -981,6 +981,36 @@ fn an_offline_model_scores_as_evaluate_does() {
     assert_eq!(ran.outcome.python_runs, all.len());
 }
 
+/// Samples of an offline run overlap when the Python takes runs at once (the CLI's threads, the
+/// page's pool), and the records are those of one run at a time, stored in dataset order.
+#[test]
+fn an_offline_run_over_a_pool_stores_what_one_at_a_time_stores() {
+    use execbench_run::threaded_python::ThreadedPython;
+    let all = samples(30);
+    let modes = vec![Mode::Strict, Mode::Compatible];
+    let run_with = |python: &dyn Fn(&VirtualClock, &MemStore) -> RunOutcome| {
+        let store = MemStore::default();
+        let outcome = python(&VirtualClock::default(), &store);
+        (outcome, store.records.take())
+    };
+    let (one, one_stored) = run_with(&|clock, store| {
+        let python = BlockingPython::new(AssertEngine);
+        let io = Io { python: &python, http: &NoHttp, clock, store };
+        futures::executor::block_on(run_evaluation(&job(all.clone(), 3, modes.clone()), &mut Responder::Offline(Box::new(EchoFirstArgument)), io, &CancelToken::new(), &|_| {}))
+    });
+    let (pool, pool_stored) = run_with(&|clock, store| {
+        let python = ThreadedPython::new(3, || AssertEngine);
+        assert_eq!(execbench_run::io::Python::runs_at_once(&python), 12);
+        let io = Io { python: &python, http: &NoHttp, clock, store };
+        futures::executor::block_on(run_evaluation(&job(all.clone(), 3, modes.clone()), &mut Responder::Offline(Box::new(EchoFirstArgument)), io, &CancelToken::new(), &|_| {}))
+    });
+    assert_eq!(pool.end, RunEnd::Finished);
+    assert_eq!(pool.records, one.records);
+    assert_eq!(pool_stored, one_stored);
+    assert_eq!(pool_stored.iter().map(|r| r.index).collect::<Vec<_>>(), (0..all.len()).collect::<Vec<_>>(), "stored in dataset order");
+    assert_eq!(pool.python_runs, one.python_runs);
+}
+
 /// One file, one answer: a generations file covering some samples, with fewer answers than the
 /// page's n, replayed through the engine over its scope scores exactly as `rescore` does; the
 /// samples it lacks are listed, never scored.

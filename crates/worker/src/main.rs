@@ -1,6 +1,6 @@
-//! The Python worker: starts RustPython, then answers `ToWorker` messages one at a time. Python
-//! runs here and never on the page's thread; the page stops a runaway run by terminating this
-//! worker and starting a new one.
+//! The Python worker: starts RustPython, then runs each batch of `ToWorker` runs in order,
+//! answering every run as soon as it is done. Python runs here and never on the page's thread;
+//! the page stops a runaway run by terminating this worker and starting a new one.
 
 #[cfg(target_arch = "wasm32")]
 fn main() {
@@ -25,22 +25,31 @@ fn main() {
         let post = post.clone();
         std::panic::set_hook(Box::new(move |info| post(&FromWorker::Panic { message: info.to_string() })));
     }
+    let memory_bytes = || {
+        let memory: js_sys::WebAssembly::Memory = wasm_bindgen::memory().unchecked_into();
+        memory.buffer().unchecked_into::<js_sys::ArrayBuffer>().byte_length() as u64
+    };
     let now = || js_sys::Date::now();
     let started = now();
     let engine = RefCell::new(RustPythonEngine::new());
     let init_ms = now() - started;
     let reply_with = post.clone();
     let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| {
-        let reply = match event.data().as_string().map(|t| serde_json::from_str::<ToWorker>(&t)) {
-            Some(Ok(ToWorker { id, request })) => FromWorker::Result { id, result: engine.borrow_mut().run(&request) },
-            Some(Err(e)) => FromWorker::BadMessage { error: e.to_string() },
-            None => FromWorker::BadMessage { error: "expected a JSON string".to_string() },
-        };
-        reply_with(&reply);
+        match event.data().as_string().map(|t| serde_json::from_str::<ToWorker>(&t)) {
+            Some(Ok(ToWorker { runs })) => {
+                for run in runs {
+                    let result = engine.borrow_mut().run(&run.request);
+                    reply_with(&FromWorker::Result { id: run.id, result });
+                }
+                reply_with(&FromWorker::Idle { memory_bytes: memory_bytes() });
+            }
+            Some(Err(e)) => reply_with(&FromWorker::BadMessage { error: e.to_string() }),
+            None => reply_with(&FromWorker::BadMessage { error: "expected a JSON string".to_string() }),
+        }
     });
     scope.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
     on_message.forget();
-    post(&FromWorker::Ready { init_ms });
+    post(&FromWorker::Ready { init_ms, memory_bytes: memory_bytes() });
 }
 
 /// Natively there is no worker: the command line uses the engine directly.
