@@ -206,9 +206,31 @@ async fn verify_all_800_in_the_page() {
     b.close().await;
 }
 
+/// Imports `rows` as `name` on the Datasets page (it becomes the open dataset).
+async fn import_rows(b: &Browser, base: &str, name: &str, rows: &[String]) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("execbench-e2e-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join(name);
+    std::fs::write(&file, rows.join("\n")).unwrap();
+    b.client.goto(&format!("{base}#/datasets")).await.unwrap();
+    b.wait_text("[data-testid=match-count]", Duration::from_secs(30), |t| t == "800 of 800").await;
+    let input = b.client.find(fantoccini::Locator::Css("[data-testid=import]")).await.unwrap();
+    input.send_keys(file.to_str().unwrap()).await.unwrap();
+    b.wait_text("[data-testid=dataset-name]", Duration::from_secs(10), |t| t == name).await;
+    dir
+}
+
+/// A sample whose call takes some tens of milliseconds in the worker.
+fn slow_row(i: usize) -> String {
+    serde_json::json!({"id": format!("slow_{i:03}"), "code": "def f(x):\n    t = 0\n    for i in range(150000):\n        t += i\n    return x + 1", "input": i.to_string(), "output": (i + 1).to_string()}).to_string()
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn verify_can_be_stopped_midway() {
     let (b, base) = open_app().await;
+    // Slow samples, so Stop comes while most are still to run.
+    let rows: Vec<String> = (0..200).map(slow_row).collect();
+    let dir = import_rows(&b, &base, "slow.jsonl", &rows).await;
     b.client.goto(&format!("{base}#/verify")).await.unwrap();
     wait_engine_ready(&b).await;
     b.click("[data-testid=verify-start]").await;
@@ -216,8 +238,53 @@ async fn verify_can_be_stopped_midway() {
     b.click("[data-testid=verify-stop]").await;
     let state = b.wait_text("[data-testid=verify-state]", Duration::from_secs(30), |t| !t.is_empty()).await;
     assert_eq!(state, "stopped before the end");
+    let stats = b.wait_text("[data-testid=verify-stats]", Duration::from_secs(5), |_| true).await;
+    assert!(!stats.starts_with("200 / 200"), "{stats}");
     b.screenshot("verify-stopped").await;
+    // Stop ended the job's queued runs: the next job's runs are answered at once.
+    b.client.goto(&format!("{base}#/playground")).await.unwrap();
+    b.fill("[data-testid=expression]", "6 * 7").await;
+    b.click("[data-testid=run]").await;
+    b.wait_text("[data-testid=run-result]", Duration::from_secs(20), |t| t.contains("42")).await;
     b.close().await;
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// With a pool of two workers (chosen in the header's engine panel), verification spreads over
+/// both; a runaway sample (one long builtin call, which only killing its worker stops) fails
+/// alone, its worker is replaced, and the runs that shared its batch still pass.
+#[tokio::test(flavor = "multi_thread")]
+async fn verify_spreads_over_a_pool_and_a_runaway_fails_only_itself() {
+    let (b, base) = open_app().await;
+    let mut rows: Vec<String> = (0..120).map(slow_row).collect();
+    let runaway = serde_json::json!({"id": "runaway", "code": "def f(x):\n    return sum(range(2**31 - 1))", "input": "1", "output": "1"}).to_string();
+    rows.insert(30, runaway);
+    let dir = import_rows(&b, &base, "pool.jsonl", &rows).await;
+    b.client.goto(&format!("{base}#/verify")).await.unwrap();
+    wait_engine_ready(&b).await;
+    b.click("[data-testid=engine-menu] summary").await;
+    b.wait_text("[data-testid=engine-state]", Duration::from_secs(5), |t| t.contains("of 1 worker") || t.contains("of 2 workers")).await;
+    b.client.find(fantoccini::Locator::Css("[data-testid=pool-size]")).await.unwrap().select_by_value("2").await.unwrap();
+    b.screenshot("engine-panel").await;
+    b.click("[data-testid=engine-menu] summary").await;
+    b.click("[data-testid=verify-start]").await;
+    let state = b.wait_text("[data-testid=verify-state]", Duration::from_secs(120), |t| !t.is_empty()).await;
+    assert_eq!(state, "finished");
+    assert_eq!(b.wait_text("[data-testid=verify-passed]", Duration::from_secs(5), |_| true).await, "120 passed");
+    assert_eq!(b.wait_text("[data-testid=verify-failed]", Duration::from_secs(5), |_| true).await, "1 failed");
+    let problems = b.wait_text("[data-testid=verify-problems]", Duration::from_secs(5), |_| true).await;
+    assert!(problems.contains("runaway") && problems.contains("timed out"), "{problems}");
+    assert!(!problems.contains("slow_"), "only the runaway failed: {problems}");
+    let workers = b.client.execute("return document.querySelector('.engine').dataset.workers", vec![]).await.unwrap();
+    assert_eq!(workers.as_str(), Some("2"), "the pool grew to its size while runs waited");
+    b.click("[data-testid=engine-menu] summary").await;
+    let panel = b.wait_text("[data-testid=engine-state]", Duration::from_secs(5), |_| true).await;
+    assert!(panel.starts_with("2 of 2 workers") && panel.contains("1 restart."), "{panel}");
+    // The choice is kept for the next visit.
+    let kept = b.client.execute("return localStorage.getItem('execbench.python-workers')", vec![]).await.unwrap();
+    assert_eq!(kept.as_str(), Some("2"));
+    b.close().await;
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[tokio::test(flavor = "multi_thread")]

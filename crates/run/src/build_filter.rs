@@ -4,7 +4,7 @@
 
 use execbench_build::{Candidate, Judged, Rejection, Rule, Verdict};
 use execbench_core::{RunRequest, RunResult};
-use futures::{FutureExt, select_biased};
+use futures::{FutureExt, StreamExt, select_biased};
 
 use crate::cancel::CancelToken;
 use crate::io::Python;
@@ -115,33 +115,36 @@ pub async fn filter_candidates<P: Python>(python: &P, candidates: &[Candidate], 
 
 async fn filter_with<S: Stages, P: Python>(stages: &S, python: &P, candidates: &[Candidate], cancel: &CancelToken, on_judged: &mut dyn FnMut(&FilterTally, &Judged)) -> FilterOutcome {
     let mut outcome = FilterOutcome::default();
-    for candidate in candidates {
+    // Candidates are run as many at a time as the Python takes; judged in order.
+    let mut verdicts = futures::stream::iter(candidates)
+        .map(|candidate| async move {
+            let verdict = match stages.check_static(candidate) {
+                Some(rejection) => Verdict::Rejected(rejection),
+                None => {
+                    let request = stages.request(candidate);
+                    let mut result = python.run(request.clone()).await;
+                    // A new (or restarted) engine loads the harness once, then runs the same request.
+                    if let Some(again) = stages.again(&request, &result) {
+                        result = python.run(again).await;
+                    }
+                    stages.judge(candidate, &result)
+                }
+            };
+            (candidate, verdict)
+        })
+        .buffered(python.runs_at_once().max(1));
+    loop {
         if cancel.is_cancelled() {
             break;
         }
-        let verdict = match stages.check_static(candidate) {
-            Some(rejection) => Verdict::Rejected(rejection),
-            None => {
-                let request = stages.request(candidate);
-                let mut result = select_biased! {
-                    _ = cancel.cancelled().fuse() => break,
-                    result = python.run(request.clone()).fuse() => result,
-                };
-                // A new (or restarted) engine loads the harness once, then runs the same request.
-                if let Some(again) = stages.again(&request, &result)
-                    && !cancel.is_cancelled()
-                {
-                    result = select_biased! {
-                        _ = cancel.cancelled().fuse() => break,
-                        result = python.run(again).fuse() => result,
-                    };
-                }
-                if cancel.is_cancelled() {
-                    break;
-                }
-                stages.judge(candidate, &result)
-            }
+        let next = select_biased! {
+            _ = cancel.cancelled().fuse() => break,
+            next = verdicts.next().fuse() => next,
         };
+        let Some((candidate, verdict)) = next else { break };
+        if cancel.is_cancelled() {
+            break;
+        }
         outcome.tally.add(&verdict);
         let judged = Judged { candidate: candidate.clone(), verdict };
         on_judged(&outcome.tally, &judged);
@@ -223,6 +226,12 @@ mod tests {
         assert_eq!(verdicts, [None, Some(Rule::Import), Some(Rule::TimedOut), Some(Rule::Raised), None, Some(Rule::Import)]);
         assert_eq!(outcome.judged[0].verdict, Verdict::Kept { output: "'a'".into() });
         assert_eq!(outcome.tally.summary(), "kept 2, rejected 4: import 2, timed_out 1, raised 1");
+        // Over a pool the runs overlap; the verdicts and their order are the same.
+        let pool = crate::io::overlapping::Overlapping::new(TextEngine::default(), 3);
+        let mut in_pool = Vec::new();
+        let pooled = block_on(filter_with(&FakeStages, &pool, &candidates, &CancelToken::new(), &mut |tally, j| in_pool.push((tally.judged(), tally.kept, j.candidate.id.clone()))));
+        assert_eq!((pooled.judged, in_pool), (outcome.judged, seen));
+        assert!(pool.max_in_flight.get() > 1);
     }
 
     #[test]

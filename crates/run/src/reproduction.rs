@@ -4,7 +4,7 @@
 
 use execbench_core::{Limits, Sample};
 use execbench_eval::reproduction::{ProblemIndex, RescoredRow, ReproductionReport, ReproductionRow, judge, request_for};
-use futures::{FutureExt, select_biased};
+use futures::{FutureExt, StreamExt, select_biased};
 
 use crate::cancel::CancelToken;
 use crate::io::Python;
@@ -29,27 +29,40 @@ pub async fn rescore_reproductions<P: Python>(
 ) -> RescoreOutcome {
     let index = ProblemIndex::new(samples);
     let mut outcome = RescoreOutcome::default();
-    for (done, row) in rows.iter().enumerate() {
+    // Runs are asked for as many at a time as the Python takes; rows are judged in order.
+    let index = &index;
+    let mut runs = futures::stream::iter(rows)
+        .map(|row| async move {
+            match index.get(&row.problem_id) {
+                Some(sample) => (row, Some((sample, python.run(request_for(row, sample, limits)).await))),
+                None => (row, None),
+            }
+        })
+        .buffered(python.runs_at_once().max(1));
+    let mut done = 0;
+    loop {
         if cancel.is_cancelled() {
             outcome.stopped = true;
             break;
         }
-        let Some(sample) = index.get(&row.problem_id) else {
-            outcome.report.add_unknown(&row.problem_id);
-            on_row(done + 1, &outcome.report, None);
-            continue;
-        };
-        let result = select_biased! {
+        let next = select_biased! {
             _ = cancel.cancelled().fuse() => None,
-            result = python.run(request_for(row, sample, limits)).fuse() => Some(result),
+            next = runs.next().fuse() => Some(next),
         };
-        let Some(result) = result.filter(|_| !cancel.is_cancelled()) else {
+        let Some(next) = next.filter(|_| !cancel.is_cancelled()) else {
             outcome.stopped = true;
             break;
         };
+        let Some((row, ran)) = next else { break };
+        done += 1;
+        let Some((sample, result)) = ran else {
+            outcome.report.add_unknown(&row.problem_id);
+            on_row(done, &outcome.report, None);
+            continue;
+        };
         let rescored = judge(row, sample, &result);
         outcome.report.add(rescored.clone());
-        on_row(done + 1, &outcome.report, Some(&rescored));
+        on_row(done, &outcome.report, Some(&rescored));
     }
     outcome
 }
@@ -85,6 +98,14 @@ mod tests {
         assert_eq!(outcome.report, blocking);
         assert_eq!(blocking.disagreements().map(|r| r.line).collect::<Vec<_>>(), [2, 4]);
         assert_eq!(blocking.rescored[1].reason.as_deref(), Some("raised ValueError: boom"));
+        // Over a pool the runs overlap and the report is the same, rows in order.
+        let pool = crate::io::overlapping::Overlapping::new(RuleEngine::default(), 3);
+        let mut in_pool = Vec::new();
+        let pooled = block_on(rescore_reproductions(&pool, &read.rows, &dataset.samples, Limits::default(), &CancelToken::new(), &mut |done, _, row| {
+            in_pool.push((done, row.map(|r| r.execbench_success)))
+        }));
+        assert_eq!((pooled.report, in_pool), (blocking.clone(), seen.clone()));
+        assert!(pool.max_in_flight.get() > 1);
 
         let cancel = CancelToken::new();
         cancel.cancel();
