@@ -878,7 +878,7 @@ fn FailureTable(run: PerturbRun) -> impl IntoView {
                     .iter()
                     .take(FAILURES_SHOWN)
                     .map(|f| {
-                        let stage = if f.stage == "verify" { "failed verification" } else { "refused" };
+                        let stage = if f.stage == execbench_perturb::Stage::Verify { "failed verification" } else { "refused" };
                         let link = link_for(&f.id);
                         view! {
                             <tr>

@@ -6,7 +6,7 @@ use std::path::Path;
 use std::time::Instant;
 
 use execbench_core::{Limits, Provenance, PythonEngine};
-use execbench_perturb::{DatasetRun, DistanceSummary, FileWrongAnswers, Kind, OfflineWrongAnswers, Options, Prediction, Profile, WrongAnswerSource, perturb_dataset_with_source, to_codecrash_jsonl, to_jsonl};
+use execbench_perturb::{DatasetRun, DistanceSummary, FileWrongAnswers, Kind, OfflineWrongAnswers, Options, Prediction, Profile, Stage, WrongAnswerSource, perturb_dataset_with_source, to_codecrash_jsonl, to_jsonl};
 use execbench_perturb::normalise::normalise;
 use execbench_pyengine::RustPythonEngine;
 
@@ -270,7 +270,7 @@ fn perturb_all(settings: &Settings) -> Result<i32, String> {
     }
     let elapsed_ms = started.elapsed().as_secs_f64() * 1000.0;
     for failure in &run.failures {
-        let what = if failure.stage == "verify" { "failed verification" } else { "not perturbed" };
+        let what = if failure.stage == Stage::Verify { "failed verification" } else { "not perturbed" };
         eprintln!("{what}: {} {} seed {}: {}", failure.id, failure.kind, failure.seed, failure.reason);
     }
     let provenance = Provenance::of_dataset(env!("CARGO_PKG_VERSION"), &name, &report.samples);
@@ -279,7 +279,7 @@ fn perturb_all(settings: &Settings) -> Result<i32, String> {
         Format::CodeCrash => to_codecrash_jsonl(&run.rows, &provenance),
     };
     std::fs::write(settings.out, text).map_err(|e| format!("cannot write {}: {e}", settings.out))?;
-    let not_perturbed = run.failures.iter().filter(|f| f.stage != "verify").count();
+    let not_perturbed = run.failures.iter().filter(|f| f.stage != Stage::Verify).count();
     let failed_verification = run.failures.len() - not_perturbed;
     let verified = if settings.verify_limits.is_some() { "verified and " } else { "" };
     // Named only when it is not the default, so the usual line reads as it always has.

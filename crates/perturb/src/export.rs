@@ -93,9 +93,18 @@ pub struct Failure {
     pub id: String,
     pub kind: Kind,
     pub seed: u64,
-    /// `perturb` (the perturbation refused or failed) or `verify` (execution disagreed).
-    pub stage: String,
+    pub stage: Stage,
     pub reason: String,
+}
+
+/// Where a sample was lost; written `perturb` / `verify` in exports.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Stage {
+    /// The perturbation refused the program or failed.
+    Perturb,
+    /// Execution disagreed with the original.
+    Verify,
 }
 
 /// The result of perturbing a dataset: rows in (kind, seed, sample) order and every failure.
@@ -138,8 +147,8 @@ pub fn unchanged(sample: &Sample, perturbed: &Perturbed) -> bool {
 
 /// Perturbs one sample into an export row (no verification).
 pub fn perturb_row(sample: &Sample, dataset: &str, kind: Kind, options: &Options) -> Result<ExportRow, Failure> {
-    let failure = |stage: &str, reason: String| Failure { id: sample.id.clone(), kind, seed: options.seed, stage: stage.to_string(), reason };
-    let perturbed = crate::perturb_sample(sample, kind, options).map_err(|e| failure("perturb", e.to_string()))?;
+    let failure = |stage: Stage, reason: String| Failure { id: sample.id.clone(), kind, seed: options.seed, stage, reason };
+    let perturbed = crate::perturb_sample(sample, kind, options).map_err(|e| failure(Stage::Perturb, e.to_string()))?;
     Ok(row_of(sample, dataset, kind, options, perturbed))
 }
 
@@ -198,7 +207,7 @@ pub fn perturb_dataset_with_source(
                 let perturbed = match result {
                     Ok(p) => p,
                     Err(e) => {
-                        run.failures.push(Failure { id: sample.id.clone(), kind, seed, stage: "perturb".to_string(), reason: e.to_string() });
+                        run.failures.push(Failure { id: sample.id.clone(), kind, seed, stage: Stage::Perturb, reason: e.to_string() });
                         continue;
                     }
                 };
@@ -207,7 +216,7 @@ pub fn perturb_dataset_with_source(
                     Some((engine, limits)) => match verify(&mut **engine, sample, &perturbed, *limits) {
                         Ok(verified) => verified,
                         Err(e) => {
-                            run.failures.push(Failure { id: sample.id.clone(), kind, seed, stage: "verify".to_string(), reason: e.to_string() });
+                            run.failures.push(Failure { id: sample.id.clone(), kind, seed, stage: Stage::Verify, reason: e.to_string() });
                             continue;
                         }
                     },

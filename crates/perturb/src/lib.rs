@@ -26,7 +26,7 @@ pub mod wrong_answer;
 pub use edit::{Edit, Placed, Target, place};
 pub use claims_file::{FileReport, FileWrongAnswers};
 pub use distance::{DistanceSummary, hint_distance, levenshtein};
-pub use export::{CodeCrashRow, DatasetRun, ExportRow, Failure, HintRow, RowOptions, perturb_dataset, perturb_dataset_with_source, perturb_row, row_of, to_codecrash_jsonl, to_jsonl, unchanged};
+pub use export::{CodeCrashRow, DatasetRun, ExportRow, Failure, HintRow, RowOptions, Stage, perturb_dataset, perturb_dataset_with_source, perturb_row, row_of, to_codecrash_jsonl, to_jsonl, unchanged};
 pub use verify::{Step, Verification, VerifyFailure, verify};
 pub use wrong_answer::{OfflineWrongAnswers, WrongAnswerRequest, WrongAnswerSource};
 

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 
 use execbench_core::{Limits, RunResult, Sample};
 use execbench_perturb::normalise::{normalised_as_perturbed, normalised_sample, unparse_request};
-use execbench_perturb::{ExportRow, Failure, FileWrongAnswers, Kind, OfflineWrongAnswers, Options, Parsed, PerturbError, Perturbed, Profile, Step, Verification, VerifyFailure, perturb_parsed, row_of, unchanged};
+use execbench_perturb::{ExportRow, Failure, FileWrongAnswers, Kind, OfflineWrongAnswers, Options, Parsed, PerturbError, Perturbed, Profile, Stage, Step, Verification, VerifyFailure, perturb_parsed, row_of, unchanged};
 use futures::{FutureExt, StreamExt, select_biased};
 
 use crate::cancel::CancelToken;
@@ -262,11 +262,11 @@ pub async fn perturb_and_verify<P: Python, C: Clock>(
                 let at = clock.now_ms();
                 tally.kind(kind).verify_ms += at - verify_started;
                 verify_started = at;
-                let failure = |stage: &str, reason: String| Failure { id: sample.id.clone(), kind, seed, stage: stage.to_string(), reason };
+                let failure = |stage: Stage, reason: String| Failure { id: sample.id.clone(), kind, seed, stage, reason };
                 match verdict {
                     Err(e) => {
                         tally.kind(kind).refused += 1;
-                        tally.failures.push(failure("perturb", e.to_string()));
+                        tally.failures.push(failure(Stage::Perturb, e.to_string()));
                     }
                     Ok(Ok(verified)) => {
                         if unchanged(sample, &verified) {
@@ -277,7 +277,7 @@ pub async fn perturb_and_verify<P: Python, C: Clock>(
                     }
                     Ok(Err(e)) => {
                         tally.kind(kind).failed_verification += 1;
-                        tally.failures.push(failure("verify", e.to_string()));
+                        tally.failures.push(failure(Stage::Verify, e.to_string()));
                     }
                 }
                 tally.kind(kind).programs += 1;
@@ -483,7 +483,7 @@ mod tests {
         assert_eq!((normalised.done, normalised.changed, normalised.failed.len()), (samples.len(), samples.len() - unparseable, unparseable));
         assert_eq!(progress[..samples.len()], (1..=samples.len()).collect::<Vec<_>>()[..], "progress while normalising");
         assert!(!tally.rows.is_empty() && tally.rows.iter().all(|r| r.original_code.ends_with("\nx = 1\n")), "{:?}", tally.rows.first());
-        let refused: Vec<&Failure> = tally.failures.iter().filter(|f| f.stage == "perturb").collect();
+        let refused: Vec<&Failure> = tally.failures.iter().filter(|f| f.stage == Stage::Perturb).collect();
         assert_eq!(refused.len(), unparseable * 2);
         assert!(refused.iter().all(|f| f.id == "c" && f.reason.contains("ast.unparse failed: SyntaxError")), "{refused:?}");
         assert!(!outcome.stopped);

@@ -145,6 +145,15 @@ impl PythonWorker {
     /// Runs one request; never fails: a dead or runaway worker comes back as an `Outcome`.
     pub async fn run(&self, request: RunRequest) -> RunResult {
         let (reply, answer) = oneshot::channel();
+        // With no worker left because none could start, every run fails at once with the reason:
+        // starting one per run would retry without end.
+        let given_up = {
+            let inner = self.inner.borrow();
+            inner.slots.is_empty().then(|| inner.given_up.last().cloned()).flatten()
+        };
+        if let Some(reason) = given_up {
+            return crashed(reason, 0.0);
+        }
         self.inner.borrow_mut().queue.push(self.job, request, reply);
         if self.inner.borrow().slots.is_empty() {
             self.add_worker();
