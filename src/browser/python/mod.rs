@@ -312,10 +312,10 @@ impl PythonWorker {
                 if let Some(reply) = finished.reply {
                     let _ = reply.send(result);
                 }
-                match finished.next_limit_ms {
-                    Some(_) => self.arm_deadline(at),
-                    None => self.dispatch(),
+                if finished.next_limit_ms.is_some() {
+                    self.arm_deadline(at);
                 }
+                self.dispatch();
             }
             Ok(FromWorker::Idle { memory_bytes }) => {
                 self.inner.borrow_mut().slots[at].memory_bytes = memory_bytes;
@@ -459,7 +459,9 @@ impl PythonWorker {
                 if inner.queue.is_empty() {
                     break;
                 }
-                let idle: Vec<usize> = (0..inner.slots.len()).filter(|&i| inner.slots[i].ready && inner.slots[i].batch.is_empty()).collect();
+                // Workers running low, the emptiest first.
+                let mut idle: Vec<usize> = (0..inner.slots.len()).filter(|&i| inner.slots[i].ready && inner.slots[i].batch.wants_more()).collect();
+                idle.sort_by_key(|&i| inner.slots[i].batch.len());
                 let Some(&at) = idle.first() else { break };
                 let batch = inner.queue.take_batch(idle.len());
                 if batch.is_empty() {
@@ -467,11 +469,15 @@ impl PythonWorker {
                 }
                 let message = serde_json::to_string(&batch.message()).unwrap_or_default();
                 let slot = &mut inner.slots[at];
-                slot.batch = batch;
-                (at, slot.worker.clone(), message)
+                let was_idle = slot.batch.is_empty();
+                slot.batch.append(batch);
+                (at, was_idle, slot.worker.clone(), message)
             };
-            let (at, worker, message) = sent;
-            self.arm_deadline(at);
+            let (at, was_idle, worker, message) = sent;
+            // A worker still busy keeps its executing run's deadline.
+            if was_idle {
+                self.arm_deadline(at);
+            }
             if let Err(e) = worker.post_message(&JsValue::from_str(&message)) {
                 self.fail_batch(at, format!("could not send to the worker: {e:?}"));
             }

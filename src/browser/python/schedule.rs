@@ -14,6 +14,10 @@ use execbench_worker_protocol::{RunMessage, ToWorker};
 /// the page between runs, few enough that the runs of a queue spread over every worker.
 pub const MAX_BATCH: usize = 64;
 
+/// A worker gets its next batch when this few of its runs are left, so it finds the next message
+/// already waiting when it finishes (no idle round trip to the page between batches).
+pub const REFILL_AT: usize = MAX_BATCH / 4;
+
 /// A run's reply channel: a run nobody waits for any more (its job dropped it) is never sent.
 pub trait Reply {
     fn is_wanted(&self) -> bool;
@@ -127,6 +131,21 @@ pub struct Finished<R> {
 impl<R> Batch<R> {
     pub fn is_empty(&self) -> bool {
         self.runs.is_empty()
+    }
+
+    /// Few enough runs left that the worker should get the next batch now.
+    pub fn wants_more(&self) -> bool {
+        self.runs.len() <= REFILL_AT
+    }
+
+    /// How many runs the worker has.
+    pub fn len(&self) -> usize {
+        self.runs.len()
+    }
+
+    /// `next` was sent after this batch: the worker runs it once this one is done.
+    pub fn append(&mut self, next: Batch<R>) {
+        self.runs.extend(next.runs);
     }
 
     /// The executing run: its id and time limit.
@@ -245,6 +264,34 @@ mod tests {
         let second = batch.finish(2).unwrap();
         assert_eq!((second.reply.unwrap().0, second.next_limit_ms), ("b", None));
         assert!(batch.is_empty());
+    }
+
+    #[test]
+    fn a_worker_gets_its_next_batch_before_it_runs_out() {
+        let mut q = RunQueue::default();
+        for i in 0..(MAX_BATCH + 10) {
+            q.push(1, request(1000 + i as u32), label("r"));
+        }
+        let mut batch = q.take_batch(1);
+        assert_eq!(batch.len(), MAX_BATCH);
+        assert!(!batch.wants_more());
+        while batch.len() > REFILL_AT {
+            let id = batch.running().unwrap().0;
+            batch.finish(id).unwrap();
+        }
+        assert!(batch.wants_more());
+        let running = batch.running();
+        let next = q.take_batch(1);
+        assert_eq!(next.message().runs.len(), 10, "the message carries the new runs only");
+        batch.append(next);
+        assert_eq!((batch.len(), batch.running()), (REFILL_AT + 10, running), "the executing run is still the first");
+        // In order to the end: the worker answers the appended runs after the first ones.
+        let mut limits = Vec::new();
+        while let Some((id, limit)) = batch.running() {
+            limits.push(limit);
+            batch.finish(id).unwrap();
+        }
+        assert!(limits.windows(2).all(|w| w[0] < w[1]), "{limits:?}");
     }
 
     #[test]
