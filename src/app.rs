@@ -63,12 +63,18 @@ impl AppState {
         self.dataset.set(DatasetState::Loading);
         leptos::task::spawn_local(async move {
             match self.shelf.open(&id).await {
-                Ok((entry, bytes)) => {
-                    let report = execbench_formats::load_dataset(&entry.name, &bytes).report;
-                    self.dataset_name.set(entry.name);
-                    self.shelf.set_current(Some(id));
-                    self.dataset.set(DatasetState::Loaded(Arc::new(report)));
-                }
+                // Decoded in a worker: a file damaged in storage cannot trap the page.
+                Ok((entry, bytes)) => match crate::browser::loader::load_off_thread(&entry.name, &bytes).await {
+                    Ok(report) => {
+                        self.dataset_name.set(entry.name);
+                        self.shelf.set_current(Some(id));
+                        self.dataset.set(DatasetState::Loaded(Arc::new(report)));
+                    }
+                    Err(e) => {
+                        self.shelf.problem.set(Some(format!("The dataset open last could not be read again ({e}); CRUXEval is open instead.")));
+                        self.load_bundled();
+                    }
+                },
                 Err(e) => {
                     self.shelf.problem.set(Some(format!("The dataset open last could not be opened again ({e}); CRUXEval is open instead.")));
                     self.load_bundled();

@@ -175,3 +175,34 @@ async fn a_big_file_is_read_with_progress_and_loads_as_the_library_loads_it() {
 async fn js_gone(b: &Browser) -> bool {
     b.client.execute("return document.querySelector('[data-testid=import-reading]') === null", vec![]).await.unwrap().as_bool().unwrap()
 }
+
+/// A damaged Parquet file whose decoding traps (the `parquet` crate asserts; in wasm a panic
+/// cannot be caught) is decoded in a worker: the page says the file is damaged, keeps the dataset
+/// it had, and a good file imports right after.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_parquet_file_that_traps_its_decoder_leaves_the_page_working() {
+    let dir = std::env::temp_dir().join(format!("execbench-e2e-damaged-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let damaged = dir.join("damaged.parquet");
+    std::fs::write(&damaged, parquet_writer::file_that_panics_the_reader()).unwrap();
+    let rows: Vec<parquet_writer::LcbRow> = (0..3).map(|n| parquet_writer::lcb_row(n, "easy")).collect();
+    let good = dir.join("good.parquet");
+    std::fs::write(&good, parquet_writer::lcb_file(&rows, 2)).unwrap();
+
+    let server = StaticServer::start(&execbench_testkit::dist_dir());
+    let b = Browser::launch().await;
+    b.client.goto(&format!("{}#/datasets", server.base_url)).await.unwrap();
+    b.wait_text("[data-testid=match-count]", Duration::from_secs(30), |t| t == "800 of 800").await;
+    send_file(&b, &damaged).await;
+    let refused = b.wait_text("[data-testid=import-refused]", Duration::from_secs(30), |_| true).await;
+    assert!(refused.starts_with("damaged.parquet: the file is damaged: its decoder stopped"), "{refused}");
+    // The decoder's own words (when its last message comes before the worker's error event).
+    assert!(refused.ends_with("); nothing was loaded from it") && !refused.contains(".cargo"), "{refused}");
+    assert_eq!(b.wait_text("[data-testid=match-count]", Duration::from_secs(5), |_| true).await, "800 of 800", "CRUXEval stays");
+    b.screenshot("import-damaged-parquet").await;
+    send_file(&b, &good).await;
+    b.wait_text("[data-testid=dataset-name]", Duration::from_secs(20), |t| t == "good.parquet").await;
+    b.wait_text("[data-testid=match-count]", Duration::from_secs(10), |t| t == "3 of 3").await;
+    b.close().await;
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -54,7 +54,8 @@ pub async fn read_dataset_file(file: web_sys::File, progress: impl Fn(ReadProgre
             crate::browser::clock::Sleep::new(0).await;
         }
     }
-    let report = stream.finish().report;
+    // A whole file (Parquet, a rows page) is decoded in a worker: a damaged one cannot trap the page.
+    let report = if stream.loads_as_read() { stream.finish().report } else { crate::browser::loader::load_off_thread(&name, &bytes).await? };
     Ok((bytes, report))
 }
 

@@ -21,7 +21,7 @@ use serde_json::{Map, Value};
 use crate::sample::Sample;
 
 /// One problem found in a dataset file.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct RowError {
     pub file: String,
     /// 1-based line number.
@@ -39,8 +39,9 @@ impl fmt::Display for RowError {
     }
 }
 
-/// What loading a file gave: the good samples and the problems, in line order.
-#[derive(Clone, Debug, Default, PartialEq)]
+/// What loading a file gave: the good samples and the problems, in line order. Serialisable: the
+/// page's loader worker sends it back as JSON.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct LoadReport {
     pub samples: Vec<Sample>,
     pub errors: Vec<RowError>,

@@ -146,6 +146,13 @@ impl<'a> DatasetStream<'a> {
         }
     }
 
+    /// True when the rows were loaded as they came; false when `finish` decodes the whole file
+    /// at the end (Parquet, a rows page, a file too short to tell), which a page does off its
+    /// thread.
+    pub fn loads_as_read(&self) -> bool {
+        matches!(self.state, StreamState::Rows(..))
+    }
+
     pub fn finish(self) -> LoadedDataset {
         match self.state {
             StreamState::Rows(format, reader) => LoadedDataset { format, report: reader.finish() },

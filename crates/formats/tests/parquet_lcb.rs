@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::{Column, DAY_NANOS, LCB_SCHEMA, LcbRow, lcb_file, lcb_row, write_parquet};
+use common::{Column, DAY_NANOS, LCB_SCHEMA, LcbRow, file_that_panics_the_reader, lcb_file, lcb_row, write_parquet};
 use execbench_core::{Convention, load_jsonl};
 use execbench_formats::{Format, load_dataset, load_parquet};
 use parquet::basic::Compression;
@@ -157,4 +157,10 @@ fn damaged_files_never_panic() {
     }
     // Every cut file is refused; a changed byte inside a value may still decode.
     assert!(with_errors >= cuts, "{with_errors} of {} damaged files reported errors", damaged.len());
+}
+
+#[test]
+fn a_known_damaged_file_makes_the_reader_panic() {
+    let report = load_parquet("lcb.parquet", &file_that_panics_the_reader());
+    assert!(report.errors.iter().any(|e| e.message.contains("damaged data (assertion failed")), "{:?}", report.errors);
 }
