@@ -36,6 +36,7 @@ use crate::browser::python::{PythonWorker, use_python};
 use crate::jobs::evaluate::{Continue, EvaluationPlan, FileShown, Shown, Target, continue_plan, results_of};
 use crate::jobs::{EvaluationJob, Runs};
 use crate::components::evaluation::RunResults;
+use crate::components::progress_bar::ProgressBar;
 use crate::components::evaluation::exports::ResultsExports;
 use crate::components::evaluation::form_settings::{FormSettings, STORAGE_KEY as FORM_KEY};
 use crate::components::evaluation::model_settings::{ApiForm, ApiSettingsPanel};
@@ -591,10 +592,6 @@ pub fn EvaluatePage(query: EvaluateQuery) -> impl IntoView {
     };
     let has_custom = move || templates_for_task.with(|ts| ts.iter().any(|(_, _, builtin)| !builtin));
     let first_sample = Signal::derive(move || loaded().and_then(|report| report.samples.first().cloned()));
-    let percent = move || {
-        let total = state.job.progress.total.get();
-        if total == 0 { 0.0 } else { state.job.progress.done.get() as f64 * 100.0 / total as f64 }
-    };
     let task_select = move |signal: RwSignal<Task>, testid: &'static str, on_pick: fn(EvaluateState, Task)| {
         view! {
             <select data-testid=testid aria-label="Task" on:change=move |ev| {
@@ -730,9 +727,7 @@ pub fn EvaluatePage(query: EvaluateQuery) -> impl IntoView {
                         title="Ask again only for the samples whose requests failed (not the wrong answers)">"Retry errors"</button>
                     {move || state.job.progress.outcome.get().map(|o| view! { <span class="muted" data-testid="eval-state">{o}</span> })}
                 </div>
-                <div class="progress" role="progressbar" aria-valuemin="0" aria-valuemax="100" aria-valuenow=move || format!("{:.0}", percent())>
-                    <div class="progress-fill" style=move || format!("width: {:.1}%", percent())></div>
-                </div>
+                <ProgressBar done=state.job.progress.done total=state.job.progress.total />
                 <p class="stats" data-testid="eval-stats">
                     {move || {
                         let seconds = state.job.progress.elapsed_ms.get() / 1000.0;

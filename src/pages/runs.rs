@@ -15,6 +15,7 @@ use crate::app::{AppState, DatasetState};
 use crate::browser::download::{download_text, read_file_text};
 use crate::browser::python::use_python;
 use crate::browser::storage;
+use crate::components::progress_bar::ProgressBar;
 use crate::components::evaluation::exports::ResultsExports;
 use crate::components::evaluation::sample_table::{RowFilter, SampleTable};
 use crate::components::evaluation::stored_verdicts::StoredVerdicts;
@@ -192,6 +193,7 @@ pub fn RunsPage() -> impl IntoView {
                     <span class="stats">{move || format!("{} / {} samples", job.progress.done.get(), job.progress.total.get())}</span>
                     <button data-testid="runs-stop" on:click=move |_| job.progress.stop()>"Stop"</button>
                 </div>
+                <ProgressBar done=job.progress.done total=job.progress.total />
             </Show>
             {move || job.error.get().map(|e| view! { <p class="error-box" role="alert" data-testid="runs-job-error">{e}</p> })}
             <Show when=move || runs.loaded.get() fallback=|| view! { <p class="muted">"Reading the stored runs…"</p> }>
