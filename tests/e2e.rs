@@ -206,7 +206,8 @@ async fn verify_all_800_in_the_page() {
     b.close().await;
 }
 
-/// Imports `rows` as `name` on the Datasets page (it becomes the open dataset).
+/// Imports `rows` as `name` on the Datasets page (it becomes the open dataset), without the
+/// import's own check of every row, so the Verify page's job is the test's alone.
 async fn import_rows(b: &Browser, base: &str, name: &str, rows: &[String]) -> std::path::PathBuf {
     let dir = std::env::temp_dir().join(format!("execbench-e2e-{name}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
@@ -214,6 +215,10 @@ async fn import_rows(b: &Browser, base: &str, name: &str, rows: &[String]) -> st
     std::fs::write(&file, rows.join("\n")).unwrap();
     b.client.goto(&format!("{base}#/datasets")).await.unwrap();
     b.wait_text("[data-testid=match-count]", Duration::from_secs(30), |t| t == "800 of 800").await;
+    let checked = b.client.execute("return document.querySelector('[data-testid=check-rows]').checked", vec![]).await.unwrap();
+    if checked.as_bool() == Some(true) {
+        b.click("[data-testid=check-rows]").await;
+    }
     let input = b.client.find(fantoccini::Locator::Css("[data-testid=import]")).await.unwrap();
     input.send_keys(file.to_str().unwrap()).await.unwrap();
     b.wait_text("[data-testid=dataset-name]", Duration::from_secs(10), |t| t == name).await;
