@@ -162,5 +162,6 @@ fn damaged_files_never_panic() {
 #[test]
 fn a_known_damaged_file_makes_the_reader_panic() {
     let report = load_parquet("lcb.parquet", &file_that_panics_the_reader());
-    assert!(report.errors.iter().any(|e| e.message.contains("damaged data (assertion failed")), "{:?}", report.errors);
+    // The panic's words depend on the build (a debug assertion, or a slice index in release).
+    assert!(report.errors.iter().any(|e| e.message.contains("damaged data (")), "{:?}", report.errors);
 }

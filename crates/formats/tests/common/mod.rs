@@ -131,7 +131,8 @@ pub fn lcb_file(rows: &[LcbRow], per_group: usize) -> Vec<u8> {
 }
 
 /// The file the page's test imports to reach the panic path: one changed byte (at 12) makes the
-/// `parquet` crate assert, which natively is caught but in wasm32 traps; the page decodes such a
+/// `parquet` crate panic (a debug assertion, or a slice index in release), which natively is
+/// caught but in wasm32 traps; the page decodes such a
 /// file in a worker (`src/browser/loader.rs`) and must stay up (`e2e_import`).
 pub fn file_that_panics_the_reader() -> Vec<u8> {
     let rows: Vec<LcbRow> = (0..6).map(|n| lcb_row(n, "easy")).collect();
