@@ -6,9 +6,20 @@ use execbench_core::LoadReport;
 use leptos::prelude::*;
 
 use crate::browser::python::{PythonWorker, WorkerStatus};
-use crate::jobs::{BuildJob, PerturbRun, ReproductionRun, Runs, Shelf, VerifyRun};
 use crate::components::theme_switch::ThemeSwitch;
-use crate::pages::{build::BuildPage, compare::ComparePage, datasets::DatasetsPage, evaluate::EvaluatePage, home::HomePage, perturb::PerturbPage, playground::PlaygroundPage, runs::{RunPage, RunsPage}, sample::SamplePage, verify::VerifyPage};
+use crate::jobs::{BuildJob, PerturbRun, ReproductionRun, Runs, Shelf, VerifyRun};
+use crate::pages::{
+    build::BuildPage,
+    compare::ComparePage,
+    datasets::DatasetsPage,
+    evaluate::EvaluatePage,
+    home::HomePage,
+    perturb::PerturbPage,
+    playground::PlaygroundPage,
+    runs::{RunPage, RunsPage},
+    sample::SamplePage,
+    verify::VerifyPage,
+};
 use crate::route::{self, Route};
 
 /// The dataset the pages work on: the bundled CRUXEval, or a file the user imported.
@@ -71,12 +82,16 @@ impl AppState {
                         self.dataset.set(DatasetState::Loaded(Arc::new(report)));
                     }
                     Err(e) => {
-                        self.shelf.problem.set(Some(format!("The dataset open last could not be read again ({e}); CRUXEval is open instead.")));
+                        self.shelf.problem.set(Some(format!(
+                            "The dataset open last could not be read again ({e}); CRUXEval is open instead."
+                        )));
                         self.load_bundled();
                     }
                 },
                 Err(e) => {
-                    self.shelf.problem.set(Some(format!("The dataset open last could not be opened again ({e}); CRUXEval is open instead.")));
+                    self.shelf.problem.set(Some(format!(
+                        "The dataset open last could not be opened again ({e}); CRUXEval is open instead."
+                    )));
                     self.load_bundled();
                 }
             }
@@ -144,7 +159,9 @@ pub fn App() -> impl IntoView {
         let active = {
             let target = target.clone();
             move || match (&route.get(), &target) {
-                (Route::Sample(..) | Route::Datasets(_), Route::Datasets(_)) | (Route::Evaluate(_), Route::Evaluate(_)) | (Route::Run(_), Route::Runs) => true,
+                (Route::Sample(..) | Route::Datasets(_), Route::Datasets(_))
+                | (Route::Evaluate(_), Route::Evaluate(_))
+                | (Route::Run(_), Route::Runs) => true,
                 (current, target) => current == target,
             }
         };
@@ -193,7 +210,8 @@ pub fn App() -> impl IntoView {
 /// The engine's state in the header; opened, it shows the pool of workers and its size setting.
 #[component]
 fn EngineStatus(status: RwSignal<WorkerStatus>) -> impl IntoView {
-    let badge = move || match status.get() {
+    let badge = move || {
+        match status.get() {
         WorkerStatus::Starting => view! { <span class="engine starting" data-status="starting">"Python: starting…"</span> }.into_any(),
         // The data attributes are for the benchmark (crates/bench/src/app_engine.rs).
         WorkerStatus::Ready { start_ms, ready_at_ms, workers, memory_bytes, .. } => view! {
@@ -202,6 +220,7 @@ fn EngineStatus(status: RwSignal<WorkerStatus>) -> impl IntoView {
             </span>
         }.into_any(),
         WorkerStatus::Failed(reason) => view! { <span class="engine failed" data-status="failed" title=reason.clone()>"Python unavailable"</span> }.into_any(),
+    }
     };
     view! {
         <details class="engine-menu" data-testid="engine-menu">
@@ -237,7 +256,9 @@ fn EnginePanel(status: RwSignal<WorkerStatus>) -> impl IntoView {
         ),
     };
     let note = move || match status.get() {
-        WorkerStatus::Ready { note: Some(note), .. } => Some(view! { <p class="hint warn" data-testid="engine-note">{note}</p> }),
+        WorkerStatus::Ready { note: Some(note), .. } => {
+            Some(view! { <p class="hint warn" data-testid="engine-note">{note}</p> })
+        }
         _ => None,
     };
     view! {

@@ -201,7 +201,10 @@ pub fn decode(text: &str) -> String {
     let mut i = 0;
     while i < bytes.len() {
         if bytes[i] == b'%' {
-            let hex = bytes.get(i + 1..i + 3).and_then(|h| std::str::from_utf8(h).ok()).and_then(|h| u8::from_str_radix(h, 16).ok());
+            let hex = bytes
+                .get(i + 1..i + 3)
+                .and_then(|h| std::str::from_utf8(h).ok())
+                .and_then(|h| u8::from_str_radix(h, 16).ok());
             match hex {
                 Some(b) => {
                     out.push(b);
@@ -292,7 +295,10 @@ mod tests {
         let cases = [
             ("#/evaluate", evaluate(None, None, None)),
             ("#/evaluate?", evaluate(None, None, None)),
-            ("#/evaluate?run=run-17-00ab&mode=compatible&filter=wrong", evaluate(Some("run-17-00ab"), Some(Mode::Compatible), Some(RowFilter::WrongOnly))),
+            (
+                "#/evaluate?run=run-17-00ab&mode=compatible&filter=wrong",
+                evaluate(Some("run-17-00ab"), Some(Mode::Compatible), Some(RowFilter::WrongOnly)),
+            ),
             ("#/evaluate?filter=extraction_failed&run=r", evaluate(Some("r"), None, Some(RowFilter::ExtractionFailed))),
             ("#/evaluate?mode=strict", evaluate(None, Some(Mode::Strict), None)),
             ("#/evaluate?run=a%20b%26c", evaluate(Some("a b&c"), None, None)),
@@ -309,8 +315,14 @@ mod tests {
     fn evaluate_addresses_round_trip() {
         let cases = [
             (evaluate(None, None, None), "#/evaluate"),
-            (evaluate(Some("run-1"), Some(Mode::Compatible), Some(RowFilter::WrongOnly)), "#/evaluate?run=run-1&mode=compatible&filter=wrong"),
-            (evaluate(Some("run 1/é"), Some(Mode::Strict), Some(RowFilter::All)), "#/evaluate?run=run%201%2F%C3%A9&mode=strict&filter=all"),
+            (
+                evaluate(Some("run-1"), Some(Mode::Compatible), Some(RowFilter::WrongOnly)),
+                "#/evaluate?run=run-1&mode=compatible&filter=wrong",
+            ),
+            (
+                evaluate(Some("run 1/é"), Some(Mode::Strict), Some(RowFilter::All)),
+                "#/evaluate?run=run%201%2F%C3%A9&mode=strict&filter=all",
+            ),
             (evaluate(None, Some(Mode::Strict), Some(RowFilter::Dropped)), "#/evaluate?mode=strict&filter=dropped"),
             (evaluate(Some("r"), None, Some(RowFilter::ExtractionFailed)), "#/evaluate?run=r&filter=extraction_failed"),
         ];

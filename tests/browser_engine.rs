@@ -11,7 +11,14 @@ async fn run_in_playground(b: &Browser, program: &str, expression: &str, limit_s
     b.fill("[data-testid=program]", program).await;
     b.fill("[data-testid=expression]", expression).await;
     b.fill("[data-testid=time-limit]", limit_s).await;
-    let before = b.client.execute("const e = document.querySelector('[data-testid=run-number]'); return e ? Number(e.dataset.run) : 0", vec![]).await.unwrap();
+    let before = b
+        .client
+        .execute(
+            "const e = document.querySelector('[data-testid=run-number]'); return e ? Number(e.dataset.run) : 0",
+            vec![],
+        )
+        .await
+        .unwrap();
     let next = format!("Result of run {}", before.as_u64().unwrap() + 1);
     b.click("[data-testid=run]").await;
     b.wait_text("[data-testid=run-number]", Duration::from_secs(60), |t| t == next).await;
@@ -37,7 +44,12 @@ async fn runaway_programs_memory_bombs_and_escapes_end_in_clear_errors() {
         ("def f(n):\n    return f(n + 1)\n", "f(0)", "5", "RecursionError"),
         ("", "6 * 7", "2", "42"),
         // Modules whose imports reach further than they look (threading, codeop, punycode).
-        ("import queue\nq = queue.PriorityQueue()\nfor x in (3, 1, 2):\n    q.put(x)", "[q.get() for _ in range(3)]", "2", "[1, 2, 3]"),
+        (
+            "import queue\nq = queue.PriorityQueue()\nfor x in (3, 1, 2):\n    q.put(x)",
+            "[q.get() for _ in range(3)]",
+            "2",
+            "[1, 2, 3]",
+        ),
         ("import traceback", "traceback.format_exception_only(ValueError('bad'))", "2", "['ValueError: bad\\n']"),
         ("", "'münchen.de'.encode('idna')", "2", "b'xn--mnchen-3ya.de'"),
     ];

@@ -29,7 +29,10 @@ async fn browse_search_open_and_run_a_sample() {
     assert_eq!(first, serde_json::json!(["f([1, 1, 3, 1, 3, 1])", "[(4, 1), (4, 1), (4, 1), (4, 1), (2, 3), (2, 3)]"]));
     // The search covers the call too: sample_0's argument list is found.
     b.fill("[data-testid=search]", "[1, 1, 3, 1, 3, 1]").await;
-    b.wait_text("[data-testid=match-count]", Duration::from_secs(10), |t| !t.starts_with("0 of") && !t.starts_with("800 of")).await;
+    b.wait_text("[data-testid=match-count]", Duration::from_secs(10), |t| {
+        !t.starts_with("0 of") && !t.starts_with("800 of")
+    })
+    .await;
 
     b.fill("[data-testid=search]", "sample_79").await;
     b.wait_text("[data-testid=match-count]", Duration::from_secs(10), |t| t.starts_with("11 of")).await; // sample_79, sample_790..799
@@ -40,7 +43,14 @@ async fn browse_search_open_and_run_a_sample() {
     b.client.goto(&format!("{base}#/sample/sample_0")).await.unwrap();
     b.wait_text("[data-testid=sample-call]", Duration::from_secs(20), |t| t == "f([1, 1, 3, 1, 3, 1])").await;
     // tree-sitter's colours reached the page: `def` and `return` are keywords, `f` the function.
-    let tokens = b.client.execute("return [...document.querySelectorAll('pre.code span')].map(s => s.className + ':' + s.textContent)", vec![]).await.unwrap();
+    let tokens = b
+        .client
+        .execute(
+            "return [...document.querySelectorAll('pre.code span')].map(s => s.className + ':' + s.textContent)",
+            vec![],
+        )
+        .await
+        .unwrap();
     let tokens: Vec<&str> = tokens.as_array().unwrap().iter().map(|t| t.as_str().unwrap()).collect();
     for wanted in ["tok-keyword:def", "tok-function:f", "tok-keyword:return"] {
         assert!(tokens.contains(&wanted), "{wanted} not among {tokens:?}");
@@ -99,7 +109,10 @@ async fn an_infinite_loop_times_out_and_the_next_run_works() {
     b.fill("[data-testid=program]", "print('hello from the top level')\n").await;
     b.fill("[data-testid=expression]", "").await;
     b.click("[data-testid=run]").await;
-    assert_eq!(b.wait_text("[data-testid=result-stdout]", Duration::from_secs(20), |t| t.starts_with("hello")).await, "hello from the top level");
+    assert_eq!(
+        b.wait_text("[data-testid=result-stdout]", Duration::from_secs(20), |t| t.starts_with("hello")).await,
+        "hello from the top level"
+    );
 
     b.fill("[data-testid=time-limit]", "fast").await;
     b.click("[data-testid=run]").await;
@@ -122,14 +135,21 @@ async fn rendered_rows(b: &Browser) -> (Vec<String>, f64) {
 
 /// Scrolls the list to its end and waits until the rendered rows end with `last_id`.
 async fn scroll_to_end(b: &Browser, last_id: &str) -> Vec<String> {
-    b.client.execute("const l = document.querySelector('[data-testid=sample-list]'); l.scrollTop = l.scrollHeight;", vec![]).await.unwrap();
+    b.client
+        .execute("const l = document.querySelector('[data-testid=sample-list]'); l.scrollTop = l.scrollHeight;", vec![])
+        .await
+        .unwrap();
     let deadline = std::time::Instant::now() + Duration::from_secs(10);
     loop {
         let (ids, _) = rendered_rows(b).await;
         if ids.last().map(String::as_str) == Some(last_id) {
             return ids;
         }
-        assert!(std::time::Instant::now() < deadline, "after scrolling to the end the last row is {:?}, not {last_id}", ids.last());
+        assert!(
+            std::time::Instant::now() < deadline,
+            "after scrolling to the end the last row is {:?}, not {last_id}",
+            ids.last()
+        );
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
 }
@@ -139,28 +159,49 @@ const MAX_RENDERED_ROWS: usize = 40;
 
 #[tokio::test(flavor = "multi_thread")]
 async fn the_list_renders_only_what_is_in_view_filters_and_scrolls() {
-    let crux = execbench_core::load_jsonl("cruxeval.jsonl", &std::fs::read_to_string(execbench_testkit::repo_root().join("public/data/cruxeval/cruxeval.jsonl")).unwrap());
+    let crux = execbench_core::load_jsonl(
+        "cruxeval.jsonl",
+        &std::fs::read_to_string(execbench_testkit::repo_root().join("public/data/cruxeval/cruxeval.jsonl")).unwrap(),
+    );
     let (b, base) = open_app().await;
     b.client.goto(&format!("{base}#/datasets")).await.unwrap();
     b.wait_text("[data-testid=match-count]", Duration::from_secs(30), |t| t == "800 of 800").await;
     let (ids, _) = rendered_rows(&b).await;
-    assert!(ids.len() <= MAX_RENDERED_ROWS && ids[0] == "sample_0", "{} rows rendered, first {:?}", ids.len(), ids.first());
+    assert!(
+        ids.len() <= MAX_RENDERED_ROWS && ids[0] == "sample_0",
+        "{} rows rendered, first {:?}",
+        ids.len(),
+        ids.first()
+    );
     let ids = scroll_to_end(&b, "sample_799").await;
     assert!(ids.len() <= MAX_RENDERED_ROWS, "{} rows rendered at the end", ids.len());
 
     // A search typed while scrolled down shows its first matches (the list used to stay blank).
     b.fill("[data-testid=search]", "d").await;
-    let matches: Vec<&str> = crux.samples.iter().filter(|s| s.id.contains('d') || s.code.to_lowercase().contains('d') || s.output.to_lowercase().contains('d')).map(|s| s.id.as_str()).collect();
-    b.wait_text("[data-testid=match-count]", Duration::from_secs(10), |t| t == format!("{} of 800", matches.len())).await;
+    let matches: Vec<&str> = crux
+        .samples
+        .iter()
+        .filter(|s| s.id.contains('d') || s.code.to_lowercase().contains('d') || s.output.to_lowercase().contains('d'))
+        .map(|s| s.id.as_str())
+        .collect();
+    b.wait_text("[data-testid=match-count]", Duration::from_secs(10), |t| t == format!("{} of 800", matches.len()))
+        .await;
     let (ids, scroll_top) = rendered_rows(&b).await;
     assert_eq!(scroll_top, 0.0);
     assert_eq!(ids.first().map(String::as_str), matches.first().copied());
 
     // The output-type filter, against the types the library gives the bundled file.
     b.fill("[data-testid=search]", "").await;
-    let bools: Vec<&str> = crux.samples.iter().filter(|s| s.output_kind().label() == "bool").map(|s| s.id.as_str()).collect();
+    let bools: Vec<&str> =
+        crux.samples.iter().filter(|s| s.output_kind().label() == "bool").map(|s| s.id.as_str()).collect();
     assert!(!bools.is_empty());
-    b.client.find(fantoccini::Locator::Css("[data-testid=kind-filter]")).await.unwrap().select_by_value("bool").await.unwrap();
+    b.client
+        .find(fantoccini::Locator::Css("[data-testid=kind-filter]"))
+        .await
+        .unwrap()
+        .select_by_value("bool")
+        .await
+        .unwrap();
     b.wait_text("[data-testid=match-count]", Duration::from_secs(10), |t| t == format!("{} of 800", bools.len())).await;
     let (ids, _) = rendered_rows(&b).await;
     assert_eq!(ids, bools.iter().take(ids.len()).map(|s| s.to_string()).collect::<Vec<_>>());
@@ -198,7 +239,11 @@ async fn verify_all_800_in_the_page() {
     assert_eq!(state, "finished");
     assert_eq!(b.wait_text("[data-testid=verify-passed]", Duration::from_secs(5), |_| true).await, "800 passed");
     assert_eq!(b.wait_text("[data-testid=verify-failed]", Duration::from_secs(5), |_| true).await, "0 failed");
-    let class = b.client.execute("return document.querySelector('[data-testid=verify-failed]').className", vec![]).await.unwrap();
+    let class = b
+        .client
+        .execute("return document.querySelector('[data-testid=verify-failed]').className", vec![])
+        .await
+        .unwrap();
     assert_eq!(class.as_str(), Some("badge none"), "nothing failed: no red badge");
     let stats = b.wait_text("[data-testid=verify-stats]", Duration::from_secs(5), |_| true).await;
     assert!(stats.starts_with("800 / 800 samples"), "{stats}");
@@ -215,7 +260,8 @@ async fn import_rows(b: &Browser, base: &str, name: &str, rows: &[String]) -> st
     std::fs::write(&file, rows.join("\n")).unwrap();
     b.client.goto(&format!("{base}#/datasets")).await.unwrap();
     b.wait_text("[data-testid=match-count]", Duration::from_secs(30), |t| t == "800 of 800").await;
-    let checked = b.client.execute("return document.querySelector('[data-testid=check-rows]').checked", vec![]).await.unwrap();
+    let checked =
+        b.client.execute("return document.querySelector('[data-testid=check-rows]').checked", vec![]).await.unwrap();
     if checked.as_bool() == Some(true) {
         b.click("[data-testid=check-rows]").await;
     }
@@ -268,8 +314,17 @@ async fn verify_spreads_over_a_pool_and_a_runaway_fails_only_itself() {
     b.client.goto(&format!("{base}#/verify")).await.unwrap();
     wait_engine_ready(&b).await;
     b.click("[data-testid=engine-menu] summary").await;
-    b.wait_text("[data-testid=engine-state]", Duration::from_secs(5), |t| t.contains("of 1 worker") || t.contains("of 2 workers")).await;
-    b.client.find(fantoccini::Locator::Css("[data-testid=pool-size]")).await.unwrap().select_by_value("2").await.unwrap();
+    b.wait_text("[data-testid=engine-state]", Duration::from_secs(5), |t| {
+        t.contains("of 1 worker") || t.contains("of 2 workers")
+    })
+    .await;
+    b.client
+        .find(fantoccini::Locator::Css("[data-testid=pool-size]"))
+        .await
+        .unwrap()
+        .select_by_value("2")
+        .await
+        .unwrap();
     b.screenshot("engine-panel").await;
     b.click("[data-testid=engine-menu] summary").await;
     b.click("[data-testid=verify-start]").await;
@@ -314,7 +369,10 @@ async fn import_a_user_dataset_with_bad_rows() {
     let input = b.client.find(fantoccini::Locator::Css("[data-testid=import]")).await.unwrap();
     input.send_keys(all_bad.to_str().unwrap()).await.unwrap();
     let refused = b.wait_text("[data-testid=import-refused]", Duration::from_secs(10), |_| true).await;
-    assert!(refused.starts_with("all-bad.jsonl: none of its 2 rows could be read, so CRUXEval stays loaded."), "{refused}");
+    assert!(
+        refused.starts_with("all-bad.jsonl: none of its 2 rows could be read, so CRUXEval stays loaded."),
+        "{refused}"
+    );
     assert_eq!(b.wait_text("[data-testid=match-count]", Duration::from_secs(5), |_| true).await, "800 of 800");
     let input = b.client.find(fantoccini::Locator::Css("[data-testid=import]")).await.unwrap();
     input.send_keys(file.to_str().unwrap()).await.unwrap();
@@ -330,7 +388,10 @@ async fn import_a_user_dataset_with_bad_rows() {
     b.wait_text("[data-testid=sample-call]", Duration::from_secs(10), |t| t == "minimumCost(s='0011')").await;
     wait_engine_ready(&b).await;
     b.click("[data-testid=run]").await;
-    assert_eq!(b.wait_text("[data-testid=result-badge]", Duration::from_secs(30), |t| !t.is_empty()).await, "matches the expected output");
+    assert_eq!(
+        b.wait_text("[data-testid=result-badge]", Duration::from_secs(30), |t| !t.is_empty()).await,
+        "matches the expected output"
+    );
 
     b.client.goto(&format!("{base}#/verify")).await.unwrap();
     b.click("[data-testid=verify-start]").await;
@@ -345,28 +406,53 @@ async fn import_a_user_dataset_with_bad_rows() {
 #[tokio::test(flavor = "multi_thread")]
 async fn the_filtered_list_survives_a_reload_and_a_sample_steps_through_its_matches() {
     use execbench_core::sample::OutputKind;
-    let crux = execbench_core::load_jsonl("cruxeval.jsonl", &std::fs::read_to_string(execbench_testkit::repo_root().join("public/data/cruxeval/cruxeval.jsonl")).unwrap());
-    let matches: Vec<&str> = crux.samples.iter()
-        .filter(|s| s.output_kind() == OutputKind::List && (s.id.contains("sorted") || s.code.to_lowercase().contains("sorted") || s.output.to_lowercase().contains("sorted")))
-        .map(|s| s.id.as_str()).collect();
+    let crux = execbench_core::load_jsonl(
+        "cruxeval.jsonl",
+        &std::fs::read_to_string(execbench_testkit::repo_root().join("public/data/cruxeval/cruxeval.jsonl")).unwrap(),
+    );
+    let matches: Vec<&str> = crux
+        .samples
+        .iter()
+        .filter(|s| {
+            s.output_kind() == OutputKind::List
+                && (s.id.contains("sorted")
+                    || s.code.to_lowercase().contains("sorted")
+                    || s.output.to_lowercase().contains("sorted"))
+        })
+        .map(|s| s.id.as_str())
+        .collect();
     assert!(matches.len() >= 2, "{matches:?}");
     let count = format!("{} of 800", matches.len());
     let (b, base) = open_app().await;
-    let js = |script: &'static str| { let client = b.client.clone(); async move { client.execute(script, vec![]).await.unwrap() } };
-    let value_of = |css: &'static str| { let client = b.client.clone(); async move { client.execute(&format!("return document.querySelector('{css}').value"), vec![]).await.unwrap() } };
+    let js = |script: &'static str| {
+        let client = b.client.clone();
+        async move { client.execute(script, vec![]).await.unwrap() }
+    };
+    let value_of = |css: &'static str| {
+        let client = b.client.clone();
+        async move { client.execute(&format!("return document.querySelector('{css}').value"), vec![]).await.unwrap() }
+    };
 
     b.client.goto(&format!("{base}#/datasets")).await.unwrap();
     b.wait_text("[data-testid=match-count]", Duration::from_secs(30), |t| t == "800 of 800").await;
     // Matches are marked in the visible columns.
     b.fill("[data-testid=search]", "Sample_79").await;
     b.wait_text("[data-testid=match-count]", Duration::from_secs(10), |t| t.starts_with("11 of")).await;
-    let marks = js("return [...document.querySelectorAll('[data-testid=sample-row] .col-id mark')].map(m => m.textContent)").await;
+    let marks =
+        js("return [...document.querySelectorAll('[data-testid=sample-row] .col-id mark')].map(m => m.textContent)")
+            .await;
     assert_eq!(marks.as_array().unwrap().len(), 11, "{marks}");
     assert!(marks.as_array().unwrap().iter().all(|m| m == "sample_79"), "{marks}");
     let history_before = js("return history.length").await;
 
     b.fill("[data-testid=search]", "sorted").await;
-    b.client.find(fantoccini::Locator::Css("[data-testid=kind-filter]")).await.unwrap().select_by_value("list").await.unwrap();
+    b.client
+        .find(fantoccini::Locator::Css("[data-testid=kind-filter]"))
+        .await
+        .unwrap()
+        .select_by_value("list")
+        .await
+        .unwrap();
     b.wait_text("[data-testid=match-count]", Duration::from_secs(10), |t| t == count).await;
     assert_eq!(js("return location.hash").await, "#/datasets?q=sorted&kind=list");
     // Typing replaced the entry (not one per keystroke); the filter pushed one.
@@ -381,7 +467,14 @@ async fn the_filtered_list_survives_a_reload_and_a_sample_steps_through_its_matc
     b.wait_text("[data-testid=sample-id]", Duration::from_secs(10), |t| t == matches[0]).await;
     b.click("[data-testid=next]").await;
     b.wait_text("[data-testid=sample-id]", Duration::from_secs(10), |t| t == matches[1]).await;
-    let back = b.client.find(fantoccini::Locator::Css("[data-testid=back-to-list]")).await.unwrap().attr("href").await.unwrap();
+    let back = b
+        .client
+        .find(fantoccini::Locator::Css("[data-testid=back-to-list]"))
+        .await
+        .unwrap()
+        .attr("href")
+        .await
+        .unwrap();
     assert_eq!(back.as_deref(), Some("#/datasets?q=sorted&kind=list"));
 
     b.client.back().await.unwrap();

@@ -25,7 +25,13 @@ async fn js(b: &Browser, script: &str) -> serde_json::Value {
 }
 
 async fn count(b: &Browser, stage: &str) -> usize {
-    let v = js(b, &format!("const e = document.querySelector('[data-testid=funnel-{stage}]'); return e ? Number(e.dataset.count) : -1")).await;
+    let v = js(
+        b,
+        &format!(
+            "const e = document.querySelector('[data-testid=funnel-{stage}]'); return e ? Number(e.dataset.count) : -1"
+        ),
+    )
+    .await;
     v.as_i64().unwrap_or(-1).try_into().unwrap_or_else(|_| panic!("no funnel bar `{stage}`"))
 }
 
@@ -41,7 +47,10 @@ async fn wait_finished(b: &Browser, within: Duration) -> String {
 async fn an_offline_benchmark_is_built_exported_loaded_and_scores_100_with_the_oracle() {
     let (b, server) = open_build().await;
     b.screenshot("build-empty").await;
-    assert_eq!(b.wait_text("[data-testid=build-method-count]", Duration::from_secs(5), |_| true).await, "69 of 69 methods chosen");
+    assert_eq!(
+        b.wait_text("[data-testid=build-method-count]", Duration::from_secs(5), |_| true).await,
+        "69 of 69 methods chosen"
+    );
     b.click("[data-testid=build-start]").await;
     let ended = wait_finished(&b, Duration::from_secs(300)).await;
     assert!(ended.starts_with("Last job finished"), "{ended}");
@@ -59,18 +68,32 @@ async fn an_offline_benchmark_is_built_exported_loaded_and_scores_100_with_the_o
     let passed_runtime = count(&b, "runtime").await;
     let unique = count(&b, "unique").await;
     assert_eq!(generated, 69);
-    assert!(parsed > passed_static && passed_static > passed_runtime && passed_runtime >= unique && unique >= 50, "{parsed} {passed_static} {passed_runtime} {unique}");
+    assert!(
+        parsed > passed_static && passed_static > passed_runtime && passed_runtime >= unique && unique >= 50,
+        "{parsed} {passed_static} {passed_runtime} {unique}"
+    );
 
     // A runtime rejection shows its rule and the offending operation marked in its code.
-    let chips = js(&b, "return [...document.querySelectorAll('[data-testid^=build-rule-]')].map(e => e.dataset.testid.slice(11))").await;
+    let chips = js(
+        &b,
+        "return [...document.querySelectorAll('[data-testid^=build-rule-]')].map(e => e.dataset.testid.slice(11))",
+    )
+    .await;
     let chips: Vec<String> = chips.as_array().unwrap().iter().map(|v| v.as_str().unwrap().to_string()).collect();
-    let runtime_rule = ["float", "true_division", "power", "large_integers", "long_sequences"].into_iter().find(|r| chips.iter().any(|c| c == r));
+    let runtime_rule = ["float", "true_division", "power", "large_integers", "long_sequences"]
+        .into_iter()
+        .find(|r| chips.iter().any(|c| c == r));
     let rule = runtime_rule.unwrap_or_else(|| panic!("no runtime rejection among {chips:?}"));
     b.click(&format!("[data-testid=build-rule-{rule}]")).await;
-    let rules = js(&b, "return [...document.querySelectorAll('[data-testid=rejected-row]')].map(r => r.dataset.rule)").await;
+    let rules =
+        js(&b, "return [...document.querySelectorAll('[data-testid=rejected-row]')].map(r => r.dataset.rule)").await;
     let rules = rules.as_array().unwrap();
     assert!(!rules.is_empty() && rules.iter().all(|r| r.as_str() == Some(rule)), "{rules:?}");
-    let marked = js(&b, "const m = document.querySelector('[data-testid=rejected-row] mark.offending'); return m ? m.textContent : ''").await;
+    let marked = js(
+        &b,
+        "const m = document.querySelector('[data-testid=rejected-row] mark.offending'); return m ? m.textContent : ''",
+    )
+    .await;
     assert!(!marked.as_str().unwrap_or_default().is_empty(), "no operation marked for {rule}");
     js(&b, "document.querySelector('[data-testid=rejected-filter]').scrollIntoView({block: 'start'})").await;
     b.screenshot("build-rejections").await;
@@ -100,7 +123,11 @@ async fn an_offline_benchmark_is_built_exported_loaded_and_scores_100_with_the_o
     b.click("[data-testid=eval-run]").await;
     assert_eq!(b.wait_text("[data-testid=eval-state]", Duration::from_secs(120), |t| !t.is_empty()).await, "finished");
     for mode in ["strict", "compatible"] {
-        assert_eq!(b.wait_text(&format!("[data-testid=pass1-output-{mode}]"), Duration::from_secs(5), |_| true).await, "100.0", "{mode}");
+        assert_eq!(
+            b.wait_text(&format!("[data-testid=pass1-output-{mode}]"), Duration::from_secs(5), |_| true).await,
+            "100.0",
+            "{mode}"
+        );
     }
     b.screenshot("build-evaluated").await;
 }
@@ -110,14 +137,18 @@ async fn the_filter_table_gets_the_same_verdicts_in_the_page() {
     let (b, _server) = open_build().await;
     let rows: String = CASES
         .iter()
-        .map(|(name, code, input, _)| serde_json::json!({ "id": name, "code": code, "input": input }).to_string() + "\n")
+        .map(|(name, code, input, _)| {
+            serde_json::json!({ "id": name, "code": code, "input": input }).to_string() + "\n"
+        })
         .collect();
     let path = std::env::temp_dir().join(format!("execbench-filter-cases-{}.jsonl", std::process::id()));
     std::fs::write(&path, rows).unwrap();
     select(&b, "[data-testid=build-source]", "candidates").await;
     let input = b.client.find(Locator::Css("[data-testid=build-candidates-file]")).await.unwrap();
     input.send_keys(path.to_str().unwrap()).await.unwrap();
-    let status = b.wait_text("[data-testid=build-candidates-status]", Duration::from_secs(10), |t| t.contains("candidates")).await;
+    let status = b
+        .wait_text("[data-testid=build-candidates-status]", Duration::from_secs(10), |t| t.contains("candidates"))
+        .await;
     assert!(status.contains(&format!("{} candidates", CASES.len())), "{status}");
     b.click("[data-testid=build-start]").await;
     let ended = wait_finished(&b, Duration::from_secs(300)).await;
@@ -143,7 +174,13 @@ async fn the_filter_table_gets_the_same_verdicts_in_the_page() {
 async fn a_model_api_is_asked_once_per_prompt_and_a_bad_key_stops_the_generation() {
     use execbench_mockserver::{MockConfig, MockServer, bundled_dataset};
     const KEY: &str = "sk-build-test-key";
-    let mock = MockServer::start(bundled_dataset().unwrap(), MockConfig { api_key: Some(KEY.to_string()), ..Default::default() }, 0).await.unwrap();
+    let mock = MockServer::start(
+        bundled_dataset().unwrap(),
+        MockConfig { api_key: Some(KEY.to_string()), ..Default::default() },
+        0,
+    )
+    .await
+    .unwrap();
     let (b, _server) = open_build().await;
     select(&b, "[data-testid=build-source]", "model").await;
     select(&b, "[data-testid=api-provider]", "openai-compatible").await;
@@ -154,17 +191,28 @@ async fn a_model_api_is_asked_once_per_prompt_and_a_bad_key_stops_the_generation
         b.click(&format!("[data-testid=build-none-{group}]")).await;
     }
     b.fill("[data-testid=build-per-method]", "2").await;
-    assert_eq!(b.wait_text("[data-testid=build-method-count]", Duration::from_secs(5), |_| true).await, "11 of 69 methods chosen");
+    assert_eq!(
+        b.wait_text("[data-testid=build-method-count]", Duration::from_secs(5), |_| true).await,
+        "11 of 69 methods chosen"
+    );
     b.click("[data-testid=build-start]").await;
     let ended = wait_finished(&b, Duration::from_secs(120)).await;
     assert!(ended.starts_with("Last job finished"), "{ended}");
     assert_eq!(count(&b, "generated").await, 22);
     assert_eq!(count(&b, "parsed").await, 0);
-    assert_eq!(b.wait_text("[data-testid=build-rule-unparseable]", Duration::from_secs(5), |_| true).await, "unparseable 22");
+    assert_eq!(
+        b.wait_text("[data-testid=build-rule-unparseable]", Duration::from_secs(5), |_| true).await,
+        "unparseable 22"
+    );
     assert_eq!(mock.stats().requests_total, 22);
     // The provider's token counts, summed (the mock server reports ceil(chars / 4) per text).
     let usage = b.wait_text("[data-testid=build-usage]", Duration::from_secs(5), |_| true).await;
-    assert!(usage.starts_with("tokens: ") && !usage.starts_with("tokens: 0 in") && usage.ends_with("no price known for this model"), "{usage}");
+    assert!(
+        usage.starts_with("tokens: ")
+            && !usage.starts_with("tokens: 0 in")
+            && usage.ends_with("no price known for this model"),
+        "{usage}"
+    );
 
     b.fill("[data-testid=api-key]", "sk-wrong").await;
     b.click("[data-testid=build-start]").await;
@@ -197,7 +245,12 @@ async fn kept_generations_text(b: &Browser) -> String {
 
 /// "4 of 11 responses" → 4.
 fn answered_in(label: &str) -> usize {
-    label.split(": ").nth(1).and_then(|rest| rest.split(' ').next()).and_then(|n| n.parse().ok()).unwrap_or_else(|| panic!("no count in `{label}`"))
+    label
+        .split(": ")
+        .nth(1)
+        .and_then(|rest| rest.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no count in `{label}`"))
 }
 
 /// A model generation survives a reload: the responses that arrived are kept in IndexedDB as they
@@ -207,7 +260,13 @@ fn answered_in(label: &str) -> usize {
 async fn a_model_generation_cut_by_a_reload_resumes_asking_only_what_is_missing() {
     use execbench_mockserver::{MockConfig, MockServer, bundled_dataset};
     const KEY: &str = "sk-build-resume-key";
-    let mock = MockServer::start(bundled_dataset().unwrap(), MockConfig { latency_ms: 400, api_key: Some(KEY.to_string()), ..Default::default() }, 0).await.unwrap();
+    let mock = MockServer::start(
+        bundled_dataset().unwrap(),
+        MockConfig { latency_ms: 400, api_key: Some(KEY.to_string()), ..Default::default() },
+        0,
+    )
+    .await
+    .unwrap();
     let (b, _server) = open_build().await;
     let fill_model = async |b: &Browser| {
         select(b, "[data-testid=build-source]", "model").await;
@@ -225,23 +284,33 @@ async fn a_model_generation_cut_by_a_reload_resumes_asking_only_what_is_missing(
         b.click(&format!("[data-testid=build-none-{group}]")).await;
     }
     b.click("[data-testid=build-start]").await;
-    b.wait_text("[data-testid=build-kept-label]", Duration::from_secs(60), |t| t.contains(" of 11 responses") && answered_in(t) >= 4).await;
+    b.wait_text("[data-testid=build-kept-label]", Duration::from_secs(60), |t| {
+        t.contains(" of 11 responses") && answered_in(t) >= 4
+    })
+    .await;
 
     b.client.refresh().await.unwrap();
     b.wait_text(".engine", Duration::from_secs(60), |t| t.starts_with("Python ready")).await;
-    let label = b.wait_text("[data-testid=build-kept-label]", Duration::from_secs(20), |t| t.ends_with("interrupted")).await;
+    let label =
+        b.wait_text("[data-testid=build-kept-label]", Duration::from_secs(20), |t| t.ends_with("interrupted")).await;
     let kept = answered_in(&label);
     assert!((4..11).contains(&kept), "{label}");
     b.screenshot("build-kept-interrupted").await;
     let stored = kept_generations_text(&b).await;
-    assert!(stored.contains("mock-model") && !stored.contains(KEY), "the kept generation names its model and holds no key");
+    assert!(
+        stored.contains("mock-model") && !stored.contains(KEY),
+        "the kept generation names its model and holds no key"
+    );
 
     // The key was not remembered: Resume without it, the server refuses, the generation stops at
     // once, says why, and keeps what it had.
     b.click("[data-testid=build-kept-resume]").await;
     let said = b.wait_text("[data-testid=build-error]", Duration::from_secs(20), |t| !t.is_empty()).await;
     assert!(said.contains("stopped the generation") && said.contains("key"), "{said}");
-    b.wait_text("[data-testid=build-kept-label]", Duration::from_secs(10), |t| t == format!("mock-model (openai-compatible): {kept} of 11 responses, stopped by the provider")).await;
+    b.wait_text("[data-testid=build-kept-label]", Duration::from_secs(10), |t| {
+        t == format!("mock-model (openai-compatible): {kept} of 11 responses, stopped by the provider")
+    })
+    .await;
     wait_finished(&b, Duration::from_secs(10)).await;
     let asked_before_resume = mock.stats().requests_total;
 
@@ -259,8 +328,15 @@ async fn a_model_generation_cut_by_a_reload_resumes_asking_only_what_is_missing(
     let ended = wait_finished(&b, Duration::from_secs(120)).await;
     assert!(ended.starts_with("Last job finished"), "{ended}");
     assert_eq!(count(&b, "generated").await, 11, "every prompt has its response: {kept} kept, the rest asked now");
-    assert_eq!(mock.stats().requests_total - asked_before_resume, 11 - kept as u64, "only the prompts without a kept response are asked again");
-    b.wait_text("[data-testid=build-kept-label]", Duration::from_secs(10), |t| t == "mock-model (openai-compatible): 11 of 11 responses, finished").await;
+    assert_eq!(
+        mock.stats().requests_total - asked_before_resume,
+        11 - kept as u64,
+        "only the prompts without a kept response are asked again"
+    );
+    b.wait_text("[data-testid=build-kept-label]", Duration::from_secs(10), |t| {
+        t == "mock-model (openai-compatible): 11 of 11 responses, finished"
+    })
+    .await;
     assert!(!kept_generations_text(&b).await.contains(KEY));
 
     b.click("[data-testid=build-kept-discard]").await;

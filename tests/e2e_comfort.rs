@@ -38,7 +38,10 @@ async fn page_and_view_width(b: &Browser) -> (u64, u64) {
 
 async fn assert_no_sideways_scroll(b: &Browser, page: &str) {
     let (page_width, view_width) = page_and_view_width(b).await;
-    assert!(page_width <= view_width && page_width <= 420, "the {page} page is {page_width} px wide in a {view_width} px view");
+    assert!(
+        page_width <= view_width && page_width <= 420,
+        "the {page} page is {page_width} px wide in a {view_width} px view"
+    );
 }
 
 async fn wait_datasets(b: &Browser) {
@@ -65,14 +68,21 @@ async fn the_bare_address_shows_the_home_screen_and_its_starts_lead_to_their_pag
     assert!(icon.as_str().unwrap_or_default().ends_with("favicon.svg"), "{icon}");
     b.screenshot("home").await;
 
-    for (start, arrived) in [("home-start-datasets", "#/datasets"), ("home-start-perturb", "#/perturb"), ("home-start-evaluate", "#/evaluate")] {
+    for (start, arrived) in [
+        ("home-start-datasets", "#/datasets"),
+        ("home-start-perturb", "#/perturb"),
+        ("home-start-evaluate", "#/evaluate"),
+    ] {
         b.client.goto(base).await.unwrap();
         b.click(&format!("[data-testid={start}]")).await;
         let url = b.client.current_url().await.unwrap();
         assert_eq!(url.fragment().map(|f| format!("#{f}")).as_deref(), Some(arrived), "{start}");
         match arrived {
             "#/datasets" => wait_datasets(&b).await,
-            "#/perturb" => drop(b.wait_text("[data-testid=perturb-empty]", Duration::from_secs(20), |t| t.contains("Pick a sample")).await),
+            "#/perturb" => drop(
+                b.wait_text("[data-testid=perturb-empty]", Duration::from_secs(20), |t| t.contains("Pick a sample"))
+                    .await,
+            ),
             _ => wait_evaluate(&b).await,
         }
     }
@@ -124,7 +134,10 @@ async fn at_420_pixels_the_navigation_is_a_menu_and_nothing_scrolls_sideways() {
 
     b.click("[data-testid=menu-button]").await;
     assert!(is_displayed(&b, "[data-testid=site-nav]").await, "the menu did not open");
-    assert_eq!(js(&b, "return document.querySelector('[data-testid=menu-button]').getAttribute('aria-expanded')").await, "true");
+    assert_eq!(
+        js(&b, "return document.querySelector('[data-testid=menu-button]').getAttribute('aria-expanded')").await,
+        "true"
+    );
     b.screenshot("datasets-420-menu").await;
 
     // Following a link goes there and folds the menu again.
@@ -151,18 +164,31 @@ async fn imported_datasets_are_kept_and_a_reload_returns_to_the_one_open() {
     let dir = std::env::temp_dir().join(format!("execbench-shelf-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let kept = dir.join("kept.jsonl");
-    std::fs::write(&kept, [
-        r#"{"id": "k1", "code": "def f(x):\n    return x + 1", "input": "1", "output": "2"}"#,
-        r#"{"id": "k2", "code": "def f(s):\n    return s[::-1]", "input": "'ab'", "output": "'ba'"}"#,
-        r#"{"id": "k3", "code": "def f(x):"}"#,
-    ].join("\n")).unwrap();
+    std::fs::write(
+        &kept,
+        [
+            r#"{"id": "k1", "code": "def f(x):\n    return x + 1", "input": "1", "output": "2"}"#,
+            r#"{"id": "k2", "code": "def f(s):\n    return s[::-1]", "input": "'ab'", "output": "'ba'"}"#,
+            r#"{"id": "k3", "code": "def f(x):"}"#,
+        ]
+        .join("\n"),
+    )
+    .unwrap();
     let second = dir.join("second.jsonl");
     std::fs::write(&second, r#"{"id": "s1", "code": "def f():\n    return 0", "input": "", "output": "0"}"#).unwrap();
     let (b, server) = open_app().await;
     let base = &server.base_url;
     let import = |path: std::path::PathBuf| {
         let client = b.client.clone();
-        async move { client.find(Locator::Css("[data-testid=import]")).await.unwrap().send_keys(path.to_str().unwrap()).await.unwrap() }
+        async move {
+            client
+                .find(Locator::Css("[data-testid=import]"))
+                .await
+                .unwrap()
+                .send_keys(path.to_str().unwrap())
+                .await
+                .unwrap()
+        }
     };
     let menu = |b: &Browser| {
         let client = b.client.clone();
@@ -193,7 +219,13 @@ async fn imported_datasets_are_kept_and_a_reload_returns_to_the_one_open() {
     b.screenshot("datasets-kept-menu").await;
 
     // Back to CRUXEval, and a reload stays there.
-    b.client.find(Locator::Css("[data-testid=dataset-switcher]")).await.unwrap().select_by_value("bundled").await.unwrap();
+    b.client
+        .find(Locator::Css("[data-testid=dataset-switcher]"))
+        .await
+        .unwrap()
+        .select_by_value("bundled")
+        .await
+        .unwrap();
     wait_datasets(&b).await;
     b.client.refresh().await.unwrap();
     wait_datasets(&b).await;
@@ -226,7 +258,10 @@ async fn imported_datasets_are_kept_and_a_reload_returns_to_the_one_open() {
     b.client.refresh().await.unwrap();
     wait_datasets(&b).await;
     let problem = b.wait_text("[data-testid=shelf-problem]", Duration::from_secs(10), |_| true).await;
-    assert!(problem.contains("no longer kept in this browser") && problem.contains("CRUXEval is open instead"), "{problem}");
+    assert!(
+        problem.contains("no longer kept in this browser") && problem.contains("CRUXEval is open instead"),
+        "{problem}"
+    );
     b.close().await;
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -258,7 +293,11 @@ async fn tab_to(b: &Browser, css: &str, max: usize) {
         }
         press(b, TAB).await;
     }
-    assert!(focused_matches(b, css).await, "{max} presses of Tab did not reach `{css}`; the focus is on {}", js(b, "return document.activeElement && document.activeElement.outerHTML.slice(0, 200)").await);
+    assert!(
+        focused_matches(b, css).await,
+        "{max} presses of Tab did not reach `{css}`; the focus is on {}",
+        js(b, "return document.activeElement && document.activeElement.outerHTML.slice(0, 200)").await
+    );
 }
 
 /// The issue's whole flow, keyboard only, at 1400 px and at 420 px: open a sample from the list,
@@ -282,7 +321,8 @@ async fn one_whole_flow_by_keyboard_only_wide_and_narrow() {
             press(&b, ARROW_DOWN).await;
         }
         let current = js(&b, "const l = document.querySelector('[data-testid=sample-list]'); const id = l.getAttribute('aria-activedescendant'); return id && document.getElementById(id) ? document.getElementById(id).querySelector('.col-id').textContent : null").await;
-        let current = current.as_str().unwrap_or_else(|| panic!("the list names its current row: {current}")).to_string();
+        let current =
+            current.as_str().unwrap_or_else(|| panic!("the list names its current row: {current}")).to_string();
         b.screenshot(&format!("keyboard-{label}-1-list")).await;
         press(&b, ENTER).await;
         b.wait_text("[data-testid=sample-id]", Duration::from_secs(10), |t| t == current).await;
@@ -313,7 +353,8 @@ async fn one_whole_flow_by_keyboard_only_wide_and_narrow() {
         tab_to(&b, "[data-testid=results] [data-testid=download-jsonl]", 80).await;
         press(&b, ENTER).await;
         let saved = b.client.execute_async("const done = arguments[arguments.length - 1]; const wait = () => window.savedBlobs.length ? window.savedBlobs[0].text().then(done) : setTimeout(wait, 50); wait();", vec![]).await.unwrap();
-        let rows: Vec<serde_json::Value> = saved.as_str().unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+        let rows: Vec<serde_json::Value> =
+            saved.as_str().unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
         let samples: std::collections::BTreeSet<&str> = rows.iter().filter_map(|r| r["id"].as_str()).collect();
         assert_eq!(samples.len(), 20, "every evaluated sample is in the file");
         assert_eq!(rows.len(), 40, "one row per sample and scoring mode (strict and compatible)");
@@ -332,15 +373,34 @@ async fn the_evaluate_form_survives_a_reload() {
     wait_evaluate(&b).await;
     let value_of = |css: &'static str| {
         let client = b.client.clone();
-        async move { client.execute(&format!("const e = document.querySelector('{css}'); return e.type === 'checkbox' ? e.checked : e.value"), vec![]).await.unwrap() }
+        async move {
+            client
+                .execute(
+                    &format!(
+                        "const e = document.querySelector('{css}'); return e.type === 'checkbox' ? e.checked : e.value"
+                    ),
+                    vec![],
+                )
+                .await
+                .unwrap()
+        }
     };
-    b.client.find(Locator::Css("[data-testid=eval-model]")).await.unwrap().select_by_value("type-default").await.unwrap();
+    b.client
+        .find(Locator::Css("[data-testid=eval-model]"))
+        .await
+        .unwrap()
+        .select_by_value("type-default")
+        .await
+        .unwrap();
     b.client.find(Locator::Css("[data-testid=eval-task]")).await.unwrap().select_by_value("input").await.unwrap();
     b.fill("[data-testid=eval-n]", "3").await;
     b.fill("[data-testid=eval-limit]", "20").await;
     b.click("[data-testid=eval-strict]").await;
     let template = value_of("[data-testid=eval-template]").await;
-    assert!(template.as_str().is_some_and(|t| t.starts_with("input")), "choosing the task chose one of its templates: {template}");
+    assert!(
+        template.as_str().is_some_and(|t| t.starts_with("input")),
+        "choosing the task chose one of its templates: {template}"
+    );
 
     b.client.refresh().await.unwrap();
     wait_evaluate(&b).await;

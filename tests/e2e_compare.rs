@@ -44,7 +44,8 @@ async fn imported_runs_compare_as_the_library_does_with_flips_and_reports() {
         for record in run.records.values_mut() {
             for result in &mut record.results {
                 let name = if renamed { "Var_1" } else { "total" };
-                result.prompt = Some(format!("def f(x):\n    {name} = x + 1\n    return {name}\nassert f({}) == ??", record.index));
+                result.prompt =
+                    Some(format!("def f(x):\n    {name} = x + 1\n    return {name}\nassert f({}) == ??", record.index));
             }
         }
     }
@@ -59,8 +60,16 @@ async fn imported_runs_compare_as_the_library_does_with_flips_and_reports() {
     for run in &runs {
         let path = dir.join(format!("{}.jsonl", run.manifest.run_id));
         std::fs::write(&path, run_file(run)).unwrap();
-        b.client.find(Locator::Css("[data-testid=runs-import]")).await.unwrap().send_keys(path.to_str().unwrap()).await.unwrap();
-        let said = b.wait_text("[data-testid=runs-message]", Duration::from_secs(20), |t| t.contains(&run.manifest.run_id)).await;
+        b.client
+            .find(Locator::Css("[data-testid=runs-import]"))
+            .await
+            .unwrap()
+            .send_keys(path.to_str().unwrap())
+            .await
+            .unwrap();
+        let said = b
+            .wait_text("[data-testid=runs-message]", Duration::from_secs(20), |t| t.contains(&run.manifest.run_id))
+            .await;
         assert!(said.starts_with("imported"), "{said}");
     }
 
@@ -69,19 +78,36 @@ async fn imported_runs_compare_as_the_library_does_with_flips_and_reports() {
     let dataset_path = dir.join("categorised.jsonl");
     std::fs::write(&dataset_path, dataset).unwrap();
     b.client.goto(&format!("{}#/datasets", site.base_url)).await.unwrap();
-    b.client.find(Locator::Css("[data-testid=import]")).await.unwrap().send_keys(dataset_path.to_str().unwrap()).await.unwrap();
+    b.client
+        .find(Locator::Css("[data-testid=import]"))
+        .await
+        .unwrap()
+        .send_keys(dataset_path.to_str().unwrap())
+        .await
+        .unwrap();
     b.wait_text("[data-testid=match-count]", Duration::from_secs(20), |t| t == "40 of 40").await;
 
     b.client.goto(&format!("{}#/compare", site.base_url)).await.unwrap();
-    b.client.wait().at_most(Duration::from_secs(20)).for_element(Locator::Css("[data-testid=compare-run]")).await.unwrap();
-    let listed = js(&b, "return [...document.querySelectorAll('[data-testid=compare-run]')].map(e => e.dataset.run)").await;
+    b.client
+        .wait()
+        .at_most(Duration::from_secs(20))
+        .for_element(Locator::Css("[data-testid=compare-run]"))
+        .await
+        .unwrap();
+    let listed =
+        js(&b, "return [...document.querySelectorAll('[data-testid=compare-run]')].map(e => e.dataset.run)").await;
     let listed: Vec<String> = serde_json::from_value(listed).unwrap();
     assert_eq!(listed.len(), 3, "{listed:?}");
     for id in &listed {
         b.click(&format!("[data-testid=compare-run][data-run='{id}']")).await;
     }
     b.click("[data-testid=compare-start]").await;
-    b.client.wait().at_most(Duration::from_secs(20)).for_element(Locator::Css("[data-testid=compare-table]")).await.unwrap();
+    b.client
+        .wait()
+        .at_most(Duration::from_secs(20))
+        .for_element(Locator::Css("[data-testid=compare-table]"))
+        .await
+        .unwrap();
 
     // The library's comparison of the same runs, in the page's (listed) order, each named by its
     // run id as the page names stored runs.
@@ -90,12 +116,21 @@ async fn imported_runs_compare_as_the_library_does_with_flips_and_reports() {
         .map(|id| runs.iter().find(|r| &r.manifest.run_id == id).unwrap())
         .map(|r| RunInput::new(r.manifest.run_id.clone(), r.manifest.clone(), r.records.values().cloned()))
         .collect();
-    let categories = (0..40).map(|i| (format!("sample_{i}"), if i % 4 == 0 { "fours" } else { "others" }.to_string())).collect();
+    let categories =
+        (0..40).map(|i| (format!("sample_{i}"), if i % 4 == 0 { "fours" } else { "others" }.to_string())).collect();
     let expected = compare(&ordered, &CompareOptions { categories, ..CompareOptions::default() });
     let strict = expected.table(Mode::Strict).unwrap();
     assert_eq!(strict.cells.len(), 1, "one model");
-    let cells: Vec<String> = serde_json::from_value(js(&b, "return [...document.querySelectorAll('[data-testid=compare-cell] .compare-main')].map(e => e.textContent)").await).unwrap();
-    let wanted: Vec<String> = strict.cells[0].iter().map(|c| format!("{:.1}", c.as_ref().unwrap().score.pass_at_1.unwrap())).collect();
+    let cells: Vec<String> = serde_json::from_value(
+        js(
+            &b,
+            "return [...document.querySelectorAll('[data-testid=compare-cell] .compare-main')].map(e => e.textContent)",
+        )
+        .await,
+    )
+    .unwrap();
+    let wanted: Vec<String> =
+        strict.cells[0].iter().map(|c| format!("{:.1}", c.as_ref().unwrap().score.pass_at_1.unwrap())).collect();
     assert_eq!(cells, wanted, "pass@1 per column as the library computes it");
     let heads = b.wait_text("[data-testid=compare-table] thead", Duration::from_secs(5), |_| true).await;
     assert!(heads.contains("vanilla") && heads.contains("REN") && heads.contains("MCC"), "{heads}");
@@ -104,15 +139,34 @@ async fn imported_runs_compare_as_the_library_does_with_flips_and_reports() {
     let pair = expected.pairs.iter().find(|p| p.mode == Mode::Strict).unwrap();
     let flips = pair.flips(&ordered);
     assert!(!flips.is_empty(), "the synthetic runs differ on some samples");
-    let shown: Vec<String> = serde_json::from_value(js(&b, "return [...document.querySelectorAll('[data-testid=compare-flip]')].map(e => e.textContent)").await).unwrap();
-    let wanted: Vec<String> = flips.iter().map(|f| format!("{} ({})", f.original_id, if f.first.answers.first().is_some_and(|a| a.verdict.is_correct()) { "right → wrong" } else { "wrong → right" })).collect();
+    let shown: Vec<String> = serde_json::from_value(
+        js(&b, "return [...document.querySelectorAll('[data-testid=compare-flip]')].map(e => e.textContent)").await,
+    )
+    .unwrap();
+    let wanted: Vec<String> = flips
+        .iter()
+        .map(|f| {
+            format!(
+                "{} ({})",
+                f.original_id,
+                if f.first.answers.first().is_some_and(|a| a.verdict.is_correct()) {
+                    "right → wrong"
+                } else {
+                    "wrong → right"
+                }
+            )
+        })
+        .collect();
     assert_eq!(shown, wanted);
     b.click("[data-testid=compare-flip]").await;
     let side = b.wait_text("[data-testid=compare-flip-view]", Duration::from_secs(5), |t| !t.is_empty()).await;
     assert!(side.contains(&format!("vanilla: {}", flips[0].original_id)) && side.contains("perturbed"), "{side}");
     // The prompts' diff, as the library computes it, and the Perturb view that makes the REN
     // program again from the run's provenance.
-    let diff = execbench_compare::line_diff(flips[0].first.prompt.as_deref().unwrap(), flips[0].second.prompt.as_deref().unwrap());
+    let diff = execbench_compare::line_diff(
+        flips[0].first.prompt.as_deref().unwrap(),
+        flips[0].second.prompt.as_deref().unwrap(),
+    );
     let (removed, added) = execbench_compare::diff::changed_lines(&diff);
     assert_eq!((removed, added), (2, 2), "the two renamed lines");
     let counts = js(&b, "const d = document.querySelector('[data-testid=compare-prompt-diff]'); return [d.dataset.removed, d.dataset.added, d.querySelectorAll('.diff-removed').length, d.querySelectorAll('.diff-added').length]").await;
@@ -122,11 +176,20 @@ async fn imported_runs_compare_as_the_library_does_with_flips_and_reports() {
     js(&b, "document.querySelector('[data-testid=compare-flip-perturb]').scrollIntoView({block: 'start'})").await;
     b.screenshot("compare-flip").await;
     // Per-category bars from the imported dataset's `category` field, chosen by default.
-    assert_eq!(js(&b, "return document.querySelector('[data-testid=compare-category]').value").await, serde_json::json!("category"));
-    let bars = js(&b, "return document.querySelector('[data-testid=compare-chart-categories-strict] svg').textContent").await;
+    assert_eq!(
+        js(&b, "return document.querySelector('[data-testid=compare-category]').value").await,
+        serde_json::json!("category")
+    );
+    let bars =
+        js(&b, "return document.querySelector('[data-testid=compare-chart-categories-strict] svg').textContent").await;
     let bars = bars.as_str().unwrap();
     assert!(bars.contains("fours") && bars.contains("others"), "{bars}");
-    assert!(js(&b, "return document.querySelector('[data-testid=compare-chart-pass-at-1-strict] svg') !== null").await.as_bool().unwrap());
+    assert!(
+        js(&b, "return document.querySelector('[data-testid=compare-chart-pass-at-1-strict] svg') !== null")
+            .await
+            .as_bool()
+            .unwrap()
+    );
     b.screenshot("compare").await;
 
     // The downloads are the library's text, byte for byte (the Markdown dated as the page dated it).
@@ -135,7 +198,8 @@ async fn imported_runs_compare_as_the_library_does_with_flips_and_reports() {
     b.click("[data-testid=compare-download-csv]").await;
     let saved = saved_texts(&b).await;
     assert_eq!(saved.len(), 2);
-    let date = saved[0].lines().next().and_then(|l| l.strip_prefix("## Comparison ")).expect("a dated heading").to_string();
+    let date =
+        saved[0].lines().next().and_then(|l| l.strip_prefix("## Comparison ")).expect("a dated heading").to_string();
     assert_eq!(saved[0], markdown_section(&expected, &date));
     assert_eq!(saved[1], csv_table(&expected));
 

@@ -60,11 +60,15 @@ async fn oracle_scores_100_on_cruxeval_output_prediction() {
     let timing = text(&b, "[data-testid=run-timing]").await;
     assert!(timing.starts_with("800 of 800 samples scored, 8000 answers judged"), "{timing}");
     println!("oracle, output prediction, n=5: {timing}");
-    let markdown = b.client.execute("return document.querySelector('[data-testid=markdown]').value", vec![]).await.unwrap();
+    let markdown =
+        b.client.execute("return document.querySelector('[data-testid=markdown]').value", vec![]).await.unwrap();
     let markdown = markdown.as_str().unwrap_or_default().to_string();
     assert!(markdown.contains("### oracle · CRUXEval · output prediction"), "{markdown}");
     assert!(markdown.contains("| output | strict | 800 | 4000 | 100.0 | 100.0 | 0 | 0 | 0 | 0 | 0 |"), "{markdown}");
-    assert!(markdown.contains("| output | compatible | 800 | 4000 | 100.0 | 100.0 | 0 | 0 | 0 | 0 | 0 |"), "{markdown}");
+    assert!(
+        markdown.contains("| output | compatible | 800 | 4000 | 100.0 | 100.0 | 0 | 0 | 0 | 0 | 0 |"),
+        "{markdown}"
+    );
     scroll_to(&b, "[data-testid=results]").await;
     b.screenshot("evaluate-oracle-summary").await;
 
@@ -104,11 +108,17 @@ async fn rescore_a_generations_file_replay_it_and_stop_a_run() {
     // A file with a bad entry: named by file, line and field; the good entry stays usable.
     upload(&b, "[data-testid=rescore-file]", &broken).await;
     let problems = b.wait_text("[data-testid=rescore-file-status-problems]", Duration::from_secs(10), |_| true).await;
-    assert!(problems.contains("broken.json:3: field `sample_1[1]`: expected an answer string, found a number"), "{problems}");
+    assert!(
+        problems.contains("broken.json:3: field `sample_1[1]`: expected an answer string, found a number"),
+        "{problems}"
+    );
     b.screenshot("evaluate-rescore-bad-file").await;
 
     upload(&b, "[data-testid=rescore-file]", &good).await;
-    b.wait_text("[data-testid=rescore-file-status]", Duration::from_secs(10), |t| t.starts_with("generations.json: 2 entries")).await;
+    b.wait_text("[data-testid=rescore-file-status]", Duration::from_secs(10), |t| {
+        t.starts_with("generations.json: 2 entries")
+    })
+    .await;
     select(&b, "[data-testid=rescore-task]", "output").await;
     b.click("[data-testid=rescore-run]").await;
     assert_eq!(b.wait_text("[data-testid=eval-state]", Duration::from_secs(60), |t| !t.is_empty()).await, "finished");
@@ -119,7 +129,10 @@ async fn rescore_a_generations_file_replay_it_and_stop_a_run() {
     assert_eq!(text(&b, "[data-testid=pass5-output-compatible]").await, "100.0 (1/2)");
     assert_eq!(text(&b, "[data-testid=dropped-output-compatible]").await, "1");
     let timing = text(&b, "[data-testid=run-timing]").await;
-    assert!(timing.contains("2 of 2 samples scored") && timing.contains("798 dataset samples not in the file"), "{timing}");
+    assert!(
+        timing.contains("2 of 2 samples scored") && timing.contains("798 dataset samples not in the file"),
+        "{timing}"
+    );
     select(&b, "[data-testid=table-filter]", "wrong").await;
     b.wait_text("[data-testid=table-count]", Duration::from_secs(5), |t| t == "2 of 2 samples").await;
     scroll_to(&b, "[data-testid=results]").await;
@@ -129,17 +142,28 @@ async fn rescore_a_generations_file_replay_it_and_stop_a_run() {
     // page's n at 5, scores the 2 samples it has with the answers it has, exactly as re-scoring did.
     select(&b, "[data-testid=eval-model]", "replay").await;
     upload(&b, "[data-testid=replay-file]", &good).await;
-    b.wait_text("[data-testid=replay-file-status]", Duration::from_secs(10), |t| t.starts_with("generations.json: 2 entries")).await;
+    b.wait_text("[data-testid=replay-file-status]", Duration::from_secs(10), |t| {
+        t.starts_with("generations.json: 2 entries")
+    })
+    .await;
     b.fill("[data-testid=eval-n]", "5").await;
     b.fill("[data-testid=eval-limit]", "").await;
     b.click("[data-testid=eval-run]").await;
     b.wait_text("[data-testid=eval-job]", Duration::from_secs(60), |t| t == "Idle").await;
     assert_eq!(text(&b, "[data-testid=summary-row] .run-source").await, "replay: generations.json");
-    for (figure, expected) in [("pass1-output-strict", "40.0"), ("pass5-output-strict", "100.0"), ("pass1-output-compatible", "45.0"), ("pass5-output-compatible", "100.0 (1/2)")] {
+    for (figure, expected) in [
+        ("pass1-output-strict", "40.0"),
+        ("pass5-output-strict", "100.0"),
+        ("pass1-output-compatible", "45.0"),
+        ("pass5-output-compatible", "100.0 (1/2)"),
+    ] {
         assert_eq!(text(&b, &format!("[data-testid={figure}]")).await, expected, "{figure}");
     }
     let timing = text(&b, "[data-testid=run-timing]").await;
-    assert!(timing.contains("2 of 2 samples scored") && timing.contains("798 dataset samples not in the file (not scored)"), "{timing}");
+    assert!(
+        timing.contains("2 of 2 samples scored") && timing.contains("798 dataset samples not in the file (not scored)"),
+        "{timing}"
+    );
     assert!(!timing.contains("error"), "{timing}");
     b.click("[data-testid=file-uncovered] summary").await;
     let missing = text(&b, "[data-testid=file-missing]").await;
@@ -168,7 +192,10 @@ async fn js(b: &Browser, script: &str) -> serde_json::Value {
 
 /// The option values of the template picker, in order.
 async fn template_ids(b: &Browser) -> Vec<String> {
-    serde_json::from_value(js(b, "return [...document.querySelectorAll('[data-testid=eval-template] option')].map(o => o.value)").await).unwrap()
+    serde_json::from_value(
+        js(b, "return [...document.querySelectorAll('[data-testid=eval-template] option')].map(o => o.value)").await,
+    )
+    .unwrap()
 }
 
 /// Custom templates: a copy of a built-in, edited and saved, is the prompt the evaluation sends;
@@ -186,7 +213,11 @@ async fn custom_template_edit_run_export_import_and_reload() {
     // A built-in is read-only; "Edit a copy" makes a custom template and selects it.
     assert_eq!(text(&b, "[data-testid=template-kind]").await, "built-in");
     // textContent, not the element's text: that is trimmed, and the template ends with a line break.
-    let builtin_user = js(&b, "return document.querySelector('[data-testid=template-text]').textContent").await.as_str().unwrap_or_default().to_string();
+    let builtin_user = js(&b, "return document.querySelector('[data-testid=template-text]').textContent")
+        .await
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
     assert!(builtin_user.contains("{code}"), "{builtin_user}");
     assert!(b.client.find(Locator::Css("[data-testid=template-user]")).await.is_err(), "a built-in has no editor");
     scroll_to(&b, "[data-testid=template-panel]").await;
@@ -195,7 +226,10 @@ async fn custom_template_edit_run_export_import_and_reload() {
     b.wait_text("[data-testid=template-kind]", Duration::from_secs(5), |t| t == "custom").await;
     assert_eq!(text(&b, "[data-testid=template-name]").await, "Output prediction, direct (2 examples) (copy)");
     assert_eq!(template_ids(&b).await, ["output-direct", "output-cot", "output-zero-shot", "output-direct-copy"]);
-    assert_eq!(js(&b, "return document.querySelector('[data-testid=eval-template]').value").await, "output-direct-copy");
+    assert_eq!(
+        js(&b, "return document.querySelector('[data-testid=eval-template]').value").await,
+        "output-direct-copy"
+    );
 
     // An edit that breaks the template is refused with the reasons, and a run refuses unsaved edits.
     b.fill("[data-testid=template-user]", "Say what f returns.").await;
@@ -206,24 +240,36 @@ async fn custom_template_edit_run_export_import_and_reload() {
     assert!(problems.contains("no {call} placeholder, which the output task needs"), "{problems}");
     b.click("[data-testid=eval-run]").await;
     let error = b.wait_text("[data-testid=eval-error]", Duration::from_secs(5), |_| true).await;
-    assert_eq!(error, "the template “Output prediction, direct (2 examples) (copy)” has unsaved changes: save or revert them first");
+    assert_eq!(
+        error,
+        "the template “Output prediction, direct (2 examples) (copy)” has unsaved changes: save or revert them first"
+    );
 
     // The real edit: a new name and a marker line above the built-in text, saved.
     b.click("[data-testid=template-revert]").await;
     b.wait_text("[data-testid=template-editor]", Duration::from_secs(5), |_| true).await;
-    assert!(b.client.find(Locator::Css("[data-testid=template-problems]")).await.is_err(), "Revert clears the problems");
+    assert!(
+        b.client.find(Locator::Css("[data-testid=template-problems]")).await.is_err(),
+        "Revert clears the problems"
+    );
     let user = js(&b, "return document.querySelector('[data-testid=template-user]').value").await;
     assert_eq!(user.as_str(), Some(builtin_user.as_str()), "Revert restores the saved text");
     b.fill("[data-testid=template-name-input]", "Marked output template").await;
     b.fill("[data-testid=template-user]", &format!("{MARKER}\n{builtin_user}")).await;
     b.click("[data-testid=template-save]").await;
-    assert_eq!(b.wait_text("[data-testid=template-notice]", Duration::from_secs(5), |t| t.starts_with("Saved")).await, "Saved “Marked output template”.");
+    assert_eq!(
+        b.wait_text("[data-testid=template-notice]", Duration::from_secs(5), |t| t.starts_with("Saved")).await,
+        "Saved “Marked output template”."
+    );
     assert!(b.client.find(Locator::Css("[data-testid=template-unsaved]")).await.is_err());
     assert_eq!(text(&b, "[data-testid=template-name]").await, "Marked output template");
     b.click(".template-preview summary").await;
     let preview = text(&b, "[data-testid=template-preview]").await;
     assert!(preview.contains(&format!("{MARKER}\n")), "{preview}");
-    assert!(preview.contains("assert f([1, 1, 3, 1, 3, 1]) == ??") && preview.contains("Stop sequences: \"[/ANSWER]\""), "{preview}");
+    assert!(
+        preview.contains("assert f([1, 1, 3, 1, 3, 1]) == ??") && preview.contains("Stop sequences: \"[/ANSWER]\""),
+        "{preview}"
+    );
     scroll_to(&b, "[data-testid=template-panel]").await;
     b.screenshot("evaluate-template-editor").await;
 
@@ -243,9 +289,20 @@ async fn custom_template_edit_run_export_import_and_reload() {
         assert!(lead.starts_with(&format!("{MARKER}\n")), "{lead}");
     }
     for (own, call) in owns.iter().zip(["f([1, 1, 3, 1, 3, 1])", "f((1, ), (1, ), (1, 2))"]) {
-        assert!(own.starts_with("[PYTHON]\ndef f(") && own.contains(&format!("assert {call} == ??")) && !own.contains(MARKER), "{own}");
+        assert!(
+            own.starts_with("[PYTHON]\ndef f(")
+                && own.contains(&format!("assert {call} == ??"))
+                && !own.contains(MARKER),
+            "{own}"
+        );
     }
-    assert!(js(&b, "return document.querySelector('[data-testid=markdown]').value").await.as_str().unwrap_or_default().contains("Marked output template"));
+    assert!(
+        js(&b, "return document.querySelector('[data-testid=markdown]').value")
+            .await
+            .as_str()
+            .unwrap_or_default()
+            .contains("Marked output template")
+    );
 
     // Export downloads the selected template as JSON the library reads back.
     js(&b, "window.savedBlobs = []; const make = URL.createObjectURL; URL.createObjectURL = blob => { window.savedBlobs.push(blob); return make(blob); };").await;
@@ -253,20 +310,28 @@ async fn custom_template_edit_run_export_import_and_reload() {
     let saved = b.client.execute_async("const done = arguments[arguments.length - 1]; Promise.all(window.savedBlobs.map(b => b.text())).then(done);", vec![]).await.unwrap();
     let saved: Vec<String> = serde_json::from_value(saved).unwrap();
     assert_eq!(saved.len(), 1);
-    let exported = execbench_eval::prompt::Template::import_json(&saved[0]).unwrap_or_else(|e| panic!("{e}: {}", saved[0]));
+    let exported =
+        execbench_eval::prompt::Template::import_json(&saved[0]).unwrap_or_else(|e| panic!("{e}: {}", saved[0]));
     assert_eq!((exported[0].id.as_str(), exported[0].name.as_str()), ("output-direct-copy", "Marked output template"));
     assert_eq!(exported[0].user, format!("{MARKER}\n{builtin_user}"));
 
     // A broken file is refused with its name and the problem, and changes nothing.
     let broken = dir.join("broken-templates.json");
-    std::fs::write(&broken, r#"[{"id": "broken", "name": "Broken", "task": "output", "style": "direct", "user": "{code} has no call"}]"#).unwrap();
+    std::fs::write(
+        &broken,
+        r#"[{"id": "broken", "name": "Broken", "task": "output", "style": "direct", "user": "{code} has no call"}]"#,
+    )
+    .unwrap();
     upload(&b, "[data-testid=template-import]", &broken).await;
     let error = b.wait_text("[data-testid=template-error]", Duration::from_secs(10), |_| true).await;
     assert_eq!(error, "broken-templates.json: template `broken`: no {call} placeholder, which the output task needs");
     let not_json = dir.join("not-json.json");
     std::fs::write(&not_json, "{\"id\": ").unwrap();
     upload(&b, "[data-testid=template-import]", &not_json).await;
-    b.wait_text("[data-testid=template-error]", Duration::from_secs(10), |t| t.starts_with("not-json.json: not valid JSON: EOF while parsing")).await;
+    b.wait_text("[data-testid=template-error]", Duration::from_secs(10), |t| {
+        t.starts_with("not-json.json: not valid JSON: EOF while parsing")
+    })
+    .await;
     assert_eq!(template_ids(&b).await, ["output-direct", "output-cot", "output-zero-shot", "output-direct-copy"]);
 
     // A good file: the exported template, renamed (it replaces the saved one), and a new one.
@@ -278,16 +343,23 @@ async fn custom_template_edit_run_export_import_and_reload() {
     let good = dir.join("more-templates.json");
     std::fs::write(&good, serde_json::to_string_pretty(&[&new_one, &renamed]).unwrap()).unwrap();
     upload(&b, "[data-testid=template-import]", &good).await;
-    let notice = b.wait_text("[data-testid=template-notice]", Duration::from_secs(10), |t| t.starts_with("Imported")).await;
+    let notice =
+        b.wait_text("[data-testid=template-notice]", Duration::from_secs(10), |t| t.starts_with("Imported")).await;
     assert_eq!(notice, "Imported more-templates.json: added `imported-output`; replaced `output-direct-copy`.");
-    assert!(b.client.find(Locator::Css("[data-testid=template-error]")).await.is_err(), "a good import clears the error");
+    assert!(
+        b.client.find(Locator::Css("[data-testid=template-error]")).await.is_err(),
+        "a good import clears the error"
+    );
     assert_eq!(js(&b, "return document.querySelector('[data-testid=eval-template]').value").await, "imported-output");
 
     // After a reload the custom templates are still there, as saved.
     b.client.refresh().await.unwrap();
     b.wait_text(".evaluate .muted", Duration::from_secs(30), |t| t.contains("(800 samples)")).await;
     select(&b, "[data-testid=eval-task]", "output").await;
-    assert_eq!(template_ids(&b).await, ["output-direct", "output-cot", "output-zero-shot", "output-direct-copy", "imported-output"]);
+    assert_eq!(
+        template_ids(&b).await,
+        ["output-direct", "output-cot", "output-zero-shot", "output-direct-copy", "imported-output"]
+    );
     select(&b, "[data-testid=eval-template]", "output-direct-copy").await;
     assert_eq!(text(&b, "[data-testid=template-name]").await, "Marked, imported");
     let user = js(&b, "return document.querySelector('[data-testid=template-user]').value").await;
@@ -307,7 +379,10 @@ async fn custom_template_edit_run_export_import_and_reload() {
     js(&b, "localStorage.setItem('execbench.templates.v1', '[not json')").await;
     b.client.refresh().await.unwrap();
     let error = b.wait_text("[data-testid=template-error]", Duration::from_secs(30), |_| true).await;
-    assert_eq!(error, "the saved templates could not be read (expected ident at line 1 column 3); starting with no custom templates");
+    assert_eq!(
+        error,
+        "the saved templates could not be read (expected ident at line 1 column 3); starting with no custom templates"
+    );
     assert_eq!(template_ids(&b).await, ["output-direct", "output-cot", "output-zero-shot"]);
     b.close().await;
     let _ = std::fs::remove_dir_all(&dir);
@@ -315,12 +390,15 @@ async fn custom_template_edit_run_export_import_and_reload() {
 
 /// The bundled CRUXEval, as the library reads it.
 fn cruxeval() -> Vec<execbench_core::Sample> {
-    let text = std::fs::read_to_string(execbench_testkit::repo_root().join("public/data/cruxeval/cruxeval.jsonl")).unwrap();
+    let text =
+        std::fs::read_to_string(execbench_testkit::repo_root().join("public/data/cruxeval/cruxeval.jsonl")).unwrap();
     execbench_core::load_jsonl("cruxeval.jsonl", &text).samples
 }
 
 /// Runs `work` natively with the real engine, on a thread with room for RustPython's frames.
-fn natively<T: Send + 'static>(work: impl FnOnce(&mut execbench_pyengine::RustPythonEngine) -> T + Send + 'static) -> T {
+fn natively<T: Send + 'static>(
+    work: impl FnOnce(&mut execbench_pyengine::RustPythonEngine) -> T + Send + 'static,
+) -> T {
     std::thread::Builder::new()
         .stack_size(256 << 20)
         .spawn(move || work(&mut execbench_pyengine::RustPythonEngine::new()))
@@ -330,7 +408,11 @@ fn natively<T: Send + 'static>(work: impl FnOnce(&mut execbench_pyengine::RustPy
 }
 
 async fn markdown(b: &Browser) -> String {
-    js(b, "return document.querySelector('[data-testid=markdown]').value").await.as_str().unwrap_or_default().to_string()
+    js(b, "return document.querySelector('[data-testid=markdown]').value")
+        .await
+        .as_str()
+        .unwrap_or_default()
+        .to_string()
 }
 
 /// `(data-key, pass@1 width, pass@5 width)` of every group of the bar chart, in page order.
@@ -376,11 +458,26 @@ fn raw_responses() -> String {
                 "```python\nassert f([1, 1, 3, 1, 3, 1]) == [(4, 1), (2, 3)]\n```",
             ],
         ),
-        ("sample_1", vec!["[ANSWER]assert f((1, ), (1, ), (1, 2)) == {2: None, 1: None}[/ANSWER]", "<think>\nd runs over a, b, c", "[ANSWER]\nassert f((1, ), (1, ), (1, 2)) == {1: None}\n[/ANSWER]"]),
-        ("sample_2", vec!["[ANSWER]\nassert f('hbtofdeiequ') == 'hbtofdeiequ'\n[/ANSWER]", "[ANSWER]\nassert f('hbtofdeiequ') == 'HBTOFDEIEQU'\n[/ANSWER]"]),
+        (
+            "sample_1",
+            vec![
+                "[ANSWER]assert f((1, ), (1, ), (1, 2)) == {2: None, 1: None}[/ANSWER]",
+                "<think>\nd runs over a, b, c",
+                "[ANSWER]\nassert f((1, ), (1, ), (1, 2)) == {1: None}\n[/ANSWER]",
+            ],
+        ),
+        (
+            "sample_2",
+            vec![
+                "[ANSWER]\nassert f('hbtofdeiequ') == 'hbtofdeiequ'\n[/ANSWER]",
+                "[ANSWER]\nassert f('hbtofdeiequ') == 'HBTOFDEIEQU'\n[/ANSWER]",
+            ],
+        ),
         ("nope", vec!["[ANSWER]assert f(1) == 1[/ANSWER]"]),
     ];
-    rows.iter().map(|(id, responses)| serde_json::json!({ "id": id, "responses": responses }).to_string() + "\n").collect()
+    rows.iter()
+        .map(|(id, responses)| serde_json::json!({ "id": id, "responses": responses }).to_string() + "\n")
+        .collect()
 }
 
 /// Re-scoring raw responses in the page gives what the library gives natively: the summary, the
@@ -399,21 +496,32 @@ async fn rescore_raw_responses_like_the_library() {
         natively(move |engine| {
             let (dataset, generations) = (cruxeval(), import_generations("responses.jsonl", &responses_file));
             assert!(generations.errors.is_empty(), "{:?}", generations.errors);
-            let [strict, compatible] = Mode::ALL.map(|mode| rescore(engine, &dataset, &generations, Task::Output, mode, &ScoreOptions::default()));
+            let [strict, compatible] = Mode::ALL
+                .map(|mode| rescore(engine, &dataset, &generations, Task::Output, mode, &ScoreOptions::default()));
             (strict, compatible)
         })
     };
     // The file exercises what the filters are about (else the checks below prove little).
-    assert_eq!((compatible.summary.dropped, compatible.summary.extraction_failed, strict.summary.not_literal), (1, 2, 1));
+    assert_eq!(
+        (compatible.summary.dropped, compatible.summary.extraction_failed, strict.summary.not_literal),
+        (1, 2, 1)
+    );
 
     let (b, _server) = open_evaluate().await;
     upload(&b, "[data-testid=rescore-file]", &file).await;
-    b.wait_text("[data-testid=rescore-file-status]", Duration::from_secs(10), |t| t == "responses.jsonl: 4 entries, raw responses (JSON Lines)").await;
+    b.wait_text("[data-testid=rescore-file-status]", Duration::from_secs(10), |t| {
+        t == "responses.jsonl: 4 entries, raw responses (JSON Lines)"
+    })
+    .await;
     select(&b, "[data-testid=rescore-task]", "output").await;
     b.click("[data-testid=rescore-run]").await;
     assert_eq!(b.wait_text("[data-testid=eval-state]", Duration::from_secs(60), |t| !t.is_empty()).await, "finished");
     let timing = text(&b, "[data-testid=run-timing]").await;
-    assert!(timing.starts_with("3 of 3 samples scored, 18 answers judged") && timing.contains("1 id in the file not in the dataset"), "{timing}");
+    assert!(
+        timing.starts_with("3 of 3 samples scored, 18 answers judged")
+            && timing.contains("1 id in the file not in the dataset"),
+        "{timing}"
+    );
 
     // The summary: the library's Markdown table, and the counts the filters rely on.
     let table = markdown_table(&[strict.summary.clone(), compatible.summary.clone()]);
@@ -421,17 +529,28 @@ async fn rescore_raw_responses_like_the_library() {
     assert!(page_markdown.contains(&table), "page:\n{page_markdown}\nlibrary:\n{table}");
     for (mode, summary) in [("strict", &strict.summary), ("compatible", &compatible.summary)] {
         assert_eq!(text(&b, &format!("[data-testid=dropped-output-{mode}]")).await, summary.dropped.to_string());
-        assert_eq!(text(&b, &format!("[data-testid=unextracted-output-{mode}]")).await, summary.extraction_failed.to_string());
+        assert_eq!(
+            text(&b, &format!("[data-testid=unextracted-output-{mode}]")).await,
+            summary.extraction_failed.to_string()
+        );
     }
     // The chart: one group per task and mode, bars as wide as the library's figures.
     let expected: Vec<_> = [&strict, &compatible]
         .iter()
-        .map(|r| (format!("output-{}", r.summary.mode.label()), bar_width(&r.summary.pass_at_1), bar_width(&r.summary.pass_at_5)))
+        .map(|r| {
+            (
+                format!("output-{}", r.summary.mode.label()),
+                bar_width(&r.summary.pass_at_1),
+                bar_width(&r.summary.pass_at_5),
+            )
+        })
         .collect();
     assert_eq!(chart(&b).await, expected);
 
     // Filters of the compatible table keep exactly the samples the library marks.
-    let ids_with = |rows: &[execbench_eval::report::SampleResult], label: &str| rows.iter().filter(|r| r.has(label)).map(|r| r.id.clone()).collect::<Vec<_>>();
+    let ids_with = |rows: &[execbench_eval::report::SampleResult], label: &str| {
+        rows.iter().filter(|r| r.has(label)).map(|r| r.id.clone()).collect::<Vec<_>>()
+    };
     select(&b, "[data-testid=table-mode]", "compatible").await;
     for (filter, label) in [("dropped", "dropped"), ("extraction_failed", "extraction_failed")] {
         let want = ids_with(&compatible.results, label);
@@ -442,7 +561,10 @@ async fn rescore_raw_responses_like_the_library() {
         assert_eq!(rows, want, "{filter}");
         // Each row shows the answer the filter is about, among all of its answers.
         let verdicts: Vec<Vec<String>> = serde_json::from_value(js(&b, "return [...document.querySelectorAll('[data-testid=result-row]')].map(r => [...r.querySelectorAll('[data-testid=answer-item]')].map(a => a.dataset.verdict))").await).unwrap();
-        let answers: Vec<usize> = want.iter().map(|id| compatible.results.iter().find(|r| &r.id == id).map_or(0, |r| r.answers.len())).collect();
+        let answers: Vec<usize> = want
+            .iter()
+            .map(|id| compatible.results.iter().find(|r| &r.id == id).map_or(0, |r| r.answers.len()))
+            .collect();
         assert_eq!(verdicts.iter().map(Vec::len).collect::<Vec<_>>(), answers, "{filter}: every answer of each row");
         assert!(verdicts.iter().all(|row| row.iter().any(|v| v == label)), "{filter}: {verdicts:?}");
         scroll_to(&b, "[data-testid=sample-table]").await;
@@ -456,11 +578,14 @@ async fn rescore_raw_responses_like_the_library() {
     // Every answer of every sample: its response and the rule that extracted it.
     select(&b, "[data-testid=table-filter]", "all").await;
     b.wait_text("[data-testid=table-count]", Duration::from_secs(5), |t| t == "3 of 3 samples").await;
-    let responses: Vec<String> = strict.results.iter().flat_map(|r| r.answers.iter().map(|a| a.response.clone().unwrap_or_default())).collect();
+    let responses: Vec<String> =
+        strict.results.iter().flat_map(|r| r.answers.iter().map(|a| a.response.clone().unwrap_or_default())).collect();
     assert_eq!(texts(&b, "[data-testid=answer-response]").await, responses);
-    let rules: Vec<String> = strict.results.iter().flat_map(|r| r.answers.iter().map(|a| a.extraction.rule_label().to_string())).collect();
+    let rules: Vec<String> =
+        strict.results.iter().flat_map(|r| r.answers.iter().map(|a| a.extraction.rule_label().to_string())).collect();
     assert_eq!(texts(&b, "[data-testid=answer-item] .extract-rule").await, rules);
-    let words: Vec<String> = strict.results.iter().flat_map(|r| r.answers.iter().map(|a| a.verdict.words().to_string())).collect();
+    let words: Vec<String> =
+        strict.results.iter().flat_map(|r| r.answers.iter().map(|a| a.verdict.words().to_string())).collect();
     assert_eq!(texts(&b, "[data-testid=answer-item] .verdict").await, words, "every answer's verdict, in words");
     let counts: Vec<String> = strict.results.iter().map(|r| r.right_of_n()).collect();
     assert_eq!(texts(&b, "[data-testid=row-correct]").await, counts);
@@ -479,13 +604,25 @@ async fn rescore_raw_responses_like_the_library() {
         let (row, provenance) = line.rsplit_once(",\"provenance\":").expect("a provenance field");
         let provenance: serde_json::Value = serde_json::from_str(provenance.strip_suffix('}').unwrap()).unwrap();
         assert!(provenance["run_id"].as_str().is_some_and(|id| id.starts_with("run-")), "{provenance}");
-        assert_eq!((provenance["model"].as_str(), provenance["template_id"].as_str(), provenance["task"].as_str()), (Some("re-scored responses.jsonl"), Some("output-direct"), Some("output")), "{provenance}");
-        assert!(provenance["template_hash"].as_str().is_some_and(|h| h.len() == 16) && provenance["dataset_hash"].as_str().is_some(), "{provenance}");
+        assert_eq!(
+            (provenance["model"].as_str(), provenance["template_id"].as_str(), provenance["task"].as_str()),
+            (Some("re-scored responses.jsonl"), Some("output-direct"), Some("output")),
+            "{provenance}"
+        );
+        assert!(
+            provenance["template_hash"].as_str().is_some_and(|h| h.len() == 16)
+                && provenance["dataset_hash"].as_str().is_some(),
+            "{provenance}"
+        );
         assert_eq!(provenance["app_version"].as_str(), Some(env!("CARGO_PKG_VERSION")));
         rows.push(format!("{row}}}\n"));
     }
     let library = to_jsonl(&strict.results) + &to_jsonl(&compatible.results);
-    assert!(rows.concat() == library, "the page's JSONL differs from the library's:\npage:\n{}\nlibrary:\n{library}", saved[0]);
+    assert!(
+        rows.concat() == library,
+        "the page's JSONL differs from the library's:\npage:\n{}\nlibrary:\n{library}",
+        saved[0]
+    );
     b.close().await;
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -506,8 +643,14 @@ async fn baselines_score_like_the_library() {
     let native = natively(move |engine| {
         let samples: Vec<_> = cruxeval().into_iter().take(LIMIT).collect();
         runs.map(|(model, task)| {
-            let mut model: Box<dyn Model> = if model == "type-default" { Box::new(TypeDefault) } else { Box::new(EchoFirstArgument) };
-            let plan = EvalPlan { template: default_template(task, Style::Direct), n: N, modes: Mode::ALL.to_vec(), options: ScoreOptions::default() };
+            let mut model: Box<dyn Model> =
+                if model == "type-default" { Box::new(TypeDefault) } else { Box::new(EchoFirstArgument) };
+            let plan = EvalPlan {
+                template: default_template(task, Style::Direct),
+                n: N,
+                modes: Mode::ALL.to_vec(),
+                options: ScoreOptions::default(),
+            };
             evaluate(model.as_mut(), engine, &mut no_http, &samples, &plan, &mut |_, _| {})
         })
     });
@@ -519,7 +662,11 @@ async fn baselines_score_like_the_library() {
         select(&b, "[data-testid=eval-model]", model).await;
         select(&b, "[data-testid=eval-task]", task.label()).await;
         b.click("[data-testid=eval-run]").await;
-        assert_eq!(b.wait_text("[data-testid=eval-state]", Duration::from_secs(120), |t| !t.is_empty()).await, "finished", "{model} {task:?}");
+        assert_eq!(
+            b.wait_text("[data-testid=eval-state]", Duration::from_secs(120), |t| !t.is_empty()).await,
+            "finished",
+            "{model} {task:?}"
+        );
     }
     let page_markdown = markdown(&b).await;
     for ((model, task), evaluation) in runs.iter().zip(&native) {
@@ -535,7 +682,11 @@ async fn baselines_score_like_the_library() {
     let expected: Vec<_> = native
         .iter()
         .rev()
-        .flat_map(|e| e.summaries.iter().map(|s| (format!("{}-{}", s.task.label(), s.mode.label()), bar_width(&s.pass_at_1), bar_width(&s.pass_at_5))))
+        .flat_map(|e| {
+            e.summaries.iter().map(|s| {
+                (format!("{}-{}", s.task.label(), s.mode.label()), bar_width(&s.pass_at_1), bar_width(&s.pass_at_5))
+            })
+        })
         .collect();
     assert_eq!(chart(&b).await, expected);
     assert_eq!(expected.len(), 6);
@@ -574,7 +725,10 @@ async fn partly_right_samples_read_well_and_the_view_lives_in_the_address() {
     let (b, server) = open_evaluate().await;
     select(&b, "[data-testid=eval-model]", "replay").await;
     upload(&b, "[data-testid=replay-file]", &file).await;
-    b.wait_text("[data-testid=replay-file-status]", Duration::from_secs(10), |t| t.starts_with("mixed.json: 3 entries")).await;
+    b.wait_text("[data-testid=replay-file-status]", Duration::from_secs(10), |t| {
+        t.starts_with("mixed.json: 3 entries")
+    })
+    .await;
     select(&b, "[data-testid=eval-task]", "output").await;
     select(&b, "[data-testid=eval-template]", "output-direct").await;
     b.fill("[data-testid=eval-limit]", "").await;
@@ -584,11 +738,20 @@ async fn partly_right_samples_read_well_and_the_view_lives_in_the_address() {
     // Strict: two samples 1 of 3 right (not "wrong"), one all right; all three answers shown.
     b.wait_text("[data-testid=table-count]", Duration::from_secs(5), |t| t == "3 of 3 samples").await;
     assert_eq!(texts(&b, "[data-testid=row-correct]").await, ["1 of 3 right", "1 of 3 right", "3 of 3 right"]);
-    let outcomes: Vec<String> = serde_json::from_value(js(&b, "return [...document.querySelectorAll('[data-testid=result-row]')].map(r => r.dataset.outcome)").await).unwrap();
+    let outcomes: Vec<String> = serde_json::from_value(
+        js(&b, "return [...document.querySelectorAll('[data-testid=result-row]')].map(r => r.dataset.outcome)").await,
+    )
+    .unwrap();
     assert_eq!(outcomes, ["some_right", "some_right", "all_right"]);
     let first_row = "[data-testid=result-row]:first-child";
-    assert_eq!(texts(&b, &format!("{first_row} [data-testid=answer-item] .verdict")).await, ["right", "wrong value", "wrong value"]);
-    assert_eq!(texts(&b, &format!("{first_row} [data-testid=answer-item] .answer-cell")).await, ["[(4, 1), (4, 1), (4, 1), (4, 1), (2, 3), (2, 3)]", "[]", "[(4, 1)]"]);
+    assert_eq!(
+        texts(&b, &format!("{first_row} [data-testid=answer-item] .verdict")).await,
+        ["right", "wrong value", "wrong value"]
+    );
+    assert_eq!(
+        texts(&b, &format!("{first_row} [data-testid=answer-item] .answer-cell")).await,
+        ["[(4, 1), (4, 1), (4, 1), (4, 1), (2, 3), (2, 3)]", "[]", "[(4, 1)]"]
+    );
     let labels: Vec<String> = serde_json::from_value(js(&b, &format!("return [...document.querySelectorAll('{first_row} [data-testid=answer-item]')].map(a => a.dataset.verdict)")).await).unwrap();
     assert_eq!(labels, ["correct", "wrong_value", "wrong_value"]);
     let second = texts(&b, "[data-testid=result-row]:nth-child(2) [data-testid=answer-item] .verdict").await;
@@ -599,12 +762,24 @@ async fn partly_right_samples_read_well_and_the_view_lives_in_the_address() {
     let own = texts(&b, &format!("{first_row} [data-testid=prompt-own]")).await;
     assert_eq!(own, [format!("[PYTHON]\n{code}\nassert f([1, 1, 3, 1, 3, 1]) == ??\n[/PYTHON]\n[ANSWER]\n")]);
     let lead = js(&b, &format!("const d = document.querySelector('{first_row} [data-testid=prompt-lead]'); return [d.open, d.dataset.examples, d.querySelector('summary').textContent, d.querySelector('pre').textContent]")).await;
-    assert_eq!((&lead[0], &lead[1], &lead[2]), (&serde_json::json!(false), &serde_json::json!("2"), &serde_json::json!("instructions and 2 worked examples")));
+    assert_eq!(
+        (&lead[0], &lead[1], &lead[2]),
+        (&serde_json::json!(false), &serde_json::json!("2"), &serde_json::json!("instructions and 2 worked examples"))
+    );
     let lead_text = lead[3].as_str().unwrap_or_default();
-    assert!(lead_text.starts_with("Work out what the Python function returns") && lead_text.contains("assert f(25, 10) == (5, 5, 5)") && !lead_text.contains(&code), "{lead_text}");
+    assert!(
+        lead_text.starts_with("Work out what the Python function returns")
+            && lead_text.contains("assert f(25, 10) == (5, 5, 5)")
+            && !lead_text.contains(&code),
+        "{lead_text}"
+    );
 
     // The columns are named by the per-sample export's fields.
-    let columns: Vec<String> = serde_json::from_value(js(&b, "return [...document.querySelectorAll('[data-testid=sample-table] th')].map(t => t.dataset.field)").await).unwrap();
+    let columns: Vec<String> = serde_json::from_value(
+        js(&b, "return [...document.querySelectorAll('[data-testid=sample-table] th')].map(t => t.dataset.field)")
+            .await,
+    )
+    .unwrap();
     assert_eq!(columns, ["id", "correct", "prompt", "answers"]);
     capture_downloads(&b).await;
     b.click("[data-testid=download-jsonl]").await;
@@ -635,7 +810,10 @@ async fn partly_right_samples_read_well_and_the_view_lives_in_the_address() {
     b.wait_text(".evaluate .muted", Duration::from_secs(30), |t| t.contains("(800 samples)")).await;
     b.wait_text("[data-testid=table-count]", Duration::from_secs(20), |t| t == "2 of 3 samples").await;
     assert_eq!(texts(&b, "[data-testid=row-correct]").await, chosen);
-    assert_eq!((value_of(&b, "[data-testid=table-mode]").await, value_of(&b, "[data-testid=table-filter]").await), ("compatible".to_string(), "wrong".to_string()));
+    assert_eq!(
+        (value_of(&b, "[data-testid=table-mode]").await, value_of(&b, "[data-testid=table-filter]").await),
+        ("compatible".to_string(), "wrong".to_string())
+    );
     assert!(text(&b, "[data-testid=table-run]").await.starts_with("replay: mixed.json"));
     assert_eq!(hash(&b).await, address);
     scroll_to(&b, "[data-testid=sample-table]").await;
@@ -700,17 +878,36 @@ async fn an_evaluation_files_stored_verdicts_are_shown_beside_execbenchs_and_kep
         Mode::ALL
             .iter()
             .map(|mode| {
-                let r = rescore(engine, &samples, &generations, execbench_eval::Task::Output, *mode, &ScoreOptions::default());
+                let r = rescore(
+                    engine,
+                    &samples,
+                    &generations,
+                    execbench_eval::Task::Output,
+                    *mode,
+                    &ScoreOptions::default(),
+                );
                 let c = compare_stored(generations.stored.as_ref().unwrap(), &r);
-                (*mode, c.pass_at_1.display(), r.summary.pass_at_1.display(), c.disagreements.len(), c.disagreements.first().map(|d| d.reason.clone()).unwrap_or_default())
+                (
+                    *mode,
+                    c.pass_at_1.display(),
+                    r.summary.pass_at_1.display(),
+                    c.disagreements.len(),
+                    c.disagreements.first().map(|d| d.reason.clone()).unwrap_or_default(),
+                )
             })
             .collect()
     });
-    assert!(expected.iter().all(|(_, stored, execbench, n, _)| stored == "50.0" && execbench == "25.0" && *n == 1), "{expected:?}");
+    assert!(
+        expected.iter().all(|(_, stored, execbench, n, _)| stored == "50.0" && execbench == "25.0" && *n == 1),
+        "{expected:?}"
+    );
 
     let (b, _server) = open_evaluate().await;
     upload(&b, "[data-testid=rescore-file]", &path).await;
-    b.wait_text("[data-testid=rescore-file-status]", Duration::from_secs(10), |t| t.starts_with("leaderboard-eval.json: 2 entries")).await;
+    b.wait_text("[data-testid=rescore-file-status]", Duration::from_secs(10), |t| {
+        t.starts_with("leaderboard-eval.json: 2 entries")
+    })
+    .await;
     select(&b, "[data-testid=rescore-task]", "output").await;
     b.click("[data-testid=rescore-run]").await;
     assert_eq!(b.wait_text("[data-testid=eval-state]", Duration::from_secs(60), |t| !t.is_empty()).await, "finished");
@@ -726,9 +923,21 @@ async fn an_evaluation_files_stored_verdicts_are_shown_beside_execbenchs_and_kep
             let row = format!("[data-testid=stored-row][data-mode={}]", mode.label());
             assert_eq!(text(&b, &format!("{row} [data-testid=stored-pass1]")).await, *stored, "{mode:?}");
             assert_eq!(text(&b, &format!("[data-testid=pass1-output-{}]", mode.label())).await, *execbench, "{mode:?}");
-            assert_eq!(text(&b, &format!("{row} [data-testid=stored-disagreements]")).await, disagreements.to_string(), "{mode:?}");
-            let listed = js(&b, "return [...document.querySelectorAll('[data-testid=stored-disagreement]')].map(e => e.textContent)").await;
-            assert!(listed.as_array().unwrap().iter().any(|t| t.as_str().unwrap() == format!("sample_0 answer 2: the file says right, execbench says {reason}")), "{listed}");
+            assert_eq!(
+                text(&b, &format!("{row} [data-testid=stored-disagreements]")).await,
+                disagreements.to_string(),
+                "{mode:?}"
+            );
+            let listed = js(
+                &b,
+                "return [...document.querySelectorAll('[data-testid=stored-disagreement]')].map(e => e.textContent)",
+            )
+            .await;
+            assert!(
+                listed.as_array().unwrap().iter().any(|t| t.as_str().unwrap()
+                    == format!("sample_0 answer 2: the file says right, execbench says {reason}")),
+                "{listed}"
+            );
         }
         if !reloaded {
             scroll_to(&b, "[data-testid=stored-verdicts]").await;

@@ -42,7 +42,8 @@ async fn a_livecodebench_parquet_file_is_imported_verified_and_scored_and_a_code
     send_file(&b, &lcb).await;
     b.wait_text("[data-testid=dataset-name]", Duration::from_secs(10), |t| t == "execution-v2-test.parquet").await;
     b.wait_text("[data-testid=match-count]", Duration::from_secs(10), |t| t == "12 of 12").await;
-    let status = b.wait_text("[data-testid=import-check-status]", Duration::from_secs(60), |t| t.contains("finished")).await;
+    let status =
+        b.wait_text("[data-testid=import-check-status]", Duration::from_secs(60), |t| t.contains("finished")).await;
     assert_eq!(status, "Every row runs and returns its output (12 of 12 checked, finished).");
     b.client.goto(&format!("{base}#/sample/sample_5")).await.unwrap();
     let call = b.wait_text("[data-testid=sample-call]", Duration::from_secs(10), |_| true).await;
@@ -62,25 +63,35 @@ async fn a_livecodebench_parquet_file_is_imported_verified_and_scored_and_a_code
     b.click("[data-testid=eval-run]").await;
     assert_eq!(b.wait_text("[data-testid=eval-state]", Duration::from_secs(120), |t| !t.is_empty()).await, "finished");
     for mode in ["strict", "compatible"] {
-        assert_eq!(b.wait_text(&format!("[data-testid=pass1-output-{mode}]"), Duration::from_secs(5), |_| true).await, "100.0", "{mode}");
+        assert_eq!(
+            b.wait_text(&format!("[data-testid=pass1-output-{mode}]"), Duration::from_secs(5), |_| true).await,
+            "100.0",
+            "{mode}"
+        );
     }
 
     // A CodeCrash file (its name says perturbation and task): one row per task, the perturbation
     // and the original id kept with each sample.
     let crux = dir.join("crux_MCC_output.jsonl");
-    let row = |id: &str, x: i64| serde_json::json!({"task_id": id, "dataset": "crux", "code": "def f(x):\n    # returns twice x\n    return x + 1", "function_name": "f", "function_call": format!("f({x})"), "output": (x + 1).to_string(), "test": format!("assert f({x}) == {}", x + 1)}).to_string();
+    let row = |id: &str, x: i64| {
+        serde_json::json!({"task_id": id, "dataset": "crux", "code": "def f(x):\n    # returns twice x\n    return x + 1", "function_name": "f", "function_call": format!("f({x})"), "output": (x + 1).to_string(), "test": format!("assert f({x}) == {}", x + 1)}).to_string()
+    };
     std::fs::write(&crux, format!("{}\n{}\n", row("sample_0", 1), row("sample_1", 5))).unwrap();
     b.client.goto(&format!("{base}#/datasets")).await.unwrap();
     send_file(&b, &crux).await;
     b.wait_text("[data-testid=dataset-name]", Duration::from_secs(10), |t| t == "crux_MCC_output.jsonl").await;
     b.wait_text("[data-testid=match-count]", Duration::from_secs(10), |t| t == "2 of 2").await;
-    let status = b.wait_text("[data-testid=import-check-status]", Duration::from_secs(60), |t| t.contains("finished")).await;
+    let status =
+        b.wait_text("[data-testid=import-check-status]", Duration::from_secs(60), |t| t.contains("finished")).await;
     assert_eq!(status, "Every row runs and returns its output (2 of 2 checked, finished).");
     b.client.goto(&format!("{base}#/sample/sample_1")).await.unwrap();
     b.wait_text("[data-testid=sample-call]", Duration::from_secs(10), |t| t == "f(5)").await;
     b.click("[data-testid=sample-meta] summary").await;
     let meta = b.wait_text("[data-testid=sample-meta] dl", Duration::from_secs(5), |t| !t.is_empty()).await;
-    assert!(meta.contains("perturbation") && meta.contains("MCC") && meta.contains("original_id"), "the sample's fields show its perturbation and original id: {meta}");
+    assert!(
+        meta.contains("perturbation") && meta.contains("MCC") && meta.contains("original_id"),
+        "the sample's fields show its perturbation and original id: {meta}"
+    );
     b.screenshot("import-codecrash-sample").await;
 
     b.close().await;
@@ -110,7 +121,10 @@ async fn a_split_is_loaded_by_name_through_the_rows_api_and_kept_for_a_reload() 
     b.wait_text("[data-testid=match-count]", Duration::from_secs(10), |t| t == "800 of 800").await;
     b.client.goto(&format!("{base}#/sample/sample_799")).await.unwrap();
     let bundled = bundled_dataset().unwrap();
-    assert_eq!(b.wait_text("[data-testid=sample-expected]", Duration::from_secs(10), |_| true).await, bundled[799].output);
+    assert_eq!(
+        b.wait_text("[data-testid=sample-expected]", Duration::from_secs(10), |_| true).await,
+        bundled[799].output
+    );
 
     b.client.refresh().await.unwrap();
     b.client.goto(&format!("{base}#/datasets")).await.unwrap();
@@ -158,12 +172,18 @@ async fn a_big_file_is_read_with_progress_and_loads_as_the_library_loads_it() {
     send_file(&b, &path).await;
     b.wait_text("[data-testid=dataset-name]", Duration::from_secs(60), |t| t == "big.jsonl").await;
     b.wait_text("[data-testid=match-count]", Duration::from_secs(30), |t| t == "23999 of 23999").await;
-    let seen: Vec<String> = serde_json::from_value(b.client.execute("return window.readingSeen", vec![]).await.unwrap()).unwrap();
+    let seen: Vec<String> =
+        serde_json::from_value(b.client.execute("return window.readingSeen", vec![]).await.unwrap()).unwrap();
     assert!(seen.len() >= 4, "the progress was drawn between slices: {seen:?}");
     assert!(seen.iter().all(|s| s.starts_with("Reading big.jsonl: ")), "{seen:?}");
-    let rows = |s: &String| s.rsplit_once(", ").and_then(|(_, r)| r.strip_suffix(" rows")).and_then(|n| n.parse::<usize>().ok());
+    let rows = |s: &String| {
+        s.rsplit_once(", ").and_then(|(_, r)| r.strip_suffix(" rows")).and_then(|n| n.parse::<usize>().ok())
+    };
     let counts: Vec<usize> = seen.iter().filter_map(rows).collect();
-    assert!(counts.len() >= 3 && counts.windows(2).all(|w| w[0] < w[1]) && *counts.last().unwrap() < 24_000, "rows load as slices arrive: {seen:?}");
+    assert!(
+        counts.len() >= 3 && counts.windows(2).all(|w| w[0] < w[1]) && *counts.last().unwrap() < 24_000,
+        "rows load as slices arrive: {seen:?}"
+    );
     assert!(js_gone(&b).await, "the progress line goes when the file is read");
     // The broken row is named; the others are kept.
     let problems = b.wait_text("[data-testid=import-errors]", Duration::from_secs(10), |_| true).await;
@@ -173,7 +193,12 @@ async fn a_big_file_is_read_with_progress_and_loads_as_the_library_loads_it() {
 }
 
 async fn js_gone(b: &Browser) -> bool {
-    b.client.execute("return document.querySelector('[data-testid=import-reading]') === null", vec![]).await.unwrap().as_bool().unwrap()
+    b.client
+        .execute("return document.querySelector('[data-testid=import-reading]') === null", vec![])
+        .await
+        .unwrap()
+        .as_bool()
+        .unwrap()
 }
 
 /// A damaged Parquet file whose decoding traps (the `parquet` crate asserts; in wasm a panic
@@ -198,7 +223,11 @@ async fn a_parquet_file_that_traps_its_decoder_leaves_the_page_working() {
     assert!(refused.starts_with("damaged.parquet: the file is damaged: its decoder stopped"), "{refused}");
     // The decoder's own words (when its last message comes before the worker's error event).
     assert!(refused.ends_with("); nothing was loaded from it") && !refused.contains(".cargo"), "{refused}");
-    assert_eq!(b.wait_text("[data-testid=match-count]", Duration::from_secs(5), |_| true).await, "800 of 800", "CRUXEval stays");
+    assert_eq!(
+        b.wait_text("[data-testid=match-count]", Duration::from_secs(5), |_| true).await,
+        "800 of 800",
+        "CRUXEval stays"
+    );
     b.screenshot("import-damaged-parquet").await;
     send_file(&b, &good).await;
     b.wait_text("[data-testid=dataset-name]", Duration::from_secs(20), |t| t == "good.parquet").await;

@@ -32,7 +32,11 @@ async fn js(b: &Browser, script: &str) -> Value {
 
 /// The focused element's test id ("" when it has none).
 async fn focused(b: &Browser) -> String {
-    js(b, "return document.activeElement ? (document.activeElement.dataset.testid || '') : ''").await.as_str().unwrap_or_default().to_string()
+    js(b, "return document.activeElement ? (document.activeElement.dataset.testid || '') : ''")
+        .await
+        .as_str()
+        .unwrap_or_default()
+        .to_string()
 }
 
 /// The list's current row as the page tells assistive technology: the id of the row that
@@ -114,19 +118,29 @@ async fn the_list_is_one_tab_stop_whose_row_the_keys_move_and_enter_opens() {
     b.press(&[key(Key::PageDown)]).await;
     b.press(&[key(Key::PageDown)]).await;
     expect_current(&b, &format!("sample_{}", 4 + 2 * page)).await;
-    assert!(js(&b, "return document.querySelector('[data-testid=sample-list]').scrollTop").await.as_f64().unwrap() > 0.0, "the list did not scroll");
+    assert!(
+        js(&b, "return document.querySelector('[data-testid=sample-list]').scrollTop").await.as_f64().unwrap() > 0.0,
+        "the list did not scroll"
+    );
     b.press(&[key(Key::End)]).await;
     expect_current(&b, "sample_799").await;
     b.press(&[key(Key::PageUp)]).await;
     expect_current(&b, &format!("sample_{}", 799 - page)).await;
     b.press(&[key(Key::Home)]).await;
     expect_current(&b, "sample_0").await;
-    assert_eq!(js(&b, "return document.querySelector('[data-testid=sample-list]').scrollTop").await.as_f64(), Some(0.0));
+    assert_eq!(
+        js(&b, "return document.querySelector('[data-testid=sample-list]').scrollTop").await.as_f64(),
+        Some(0.0)
+    );
 
     // The rows are not Tab stops (nothing inside the list takes the focus), so Shift+Tab leaves
     // the list for the filter and Tab comes back to the same row.
     b.press(&[key(Key::Down)]).await;
-    let stops = js(&b, "return [...document.querySelectorAll('[data-testid=sample-list] *')].filter(e => e.tabIndex >= 0).length").await;
+    let stops = js(
+        &b,
+        "return [...document.querySelectorAll('[data-testid=sample-list] *')].filter(e => e.tabIndex >= 0).length",
+    )
+    .await;
     assert_eq!(stops, 0, "rows or their controls are Tab stops");
     b.press(&[key(Key::Shift), key(Key::Tab)]).await;
     assert_eq!(focused(&b).await, "kind-filter");
@@ -135,7 +149,10 @@ async fn the_list_is_one_tab_stop_whose_row_the_keys_move_and_enter_opens() {
     expect_current(&b, "sample_1").await;
 
     // Enter opens the current row's sample with the list's search in the address.
-    let matches: Vec<&Sample> = crux.iter().filter(|s| [&s.id, &s.code, &s.call, &s.output].iter().any(|f| f.to_lowercase().contains("sorted"))).collect();
+    let matches: Vec<&Sample> = crux
+        .iter()
+        .filter(|s| [&s.id, &s.code, &s.call, &s.output].iter().any(|f| f.to_lowercase().contains("sorted")))
+        .collect();
     assert!(matches.len() > 3);
     b.fill("[data-testid=search]", "sorted").await;
     wait_count(&b, &format!("{} of 800", matches.len())).await;
@@ -169,10 +186,18 @@ async fn a_rows_code_expands_in_place_by_keyboard_and_the_rows_below_move_down()
         // Every program defines `def f`: each row's preview and expanded code mark the search.
         b.client.goto(&format!("{}#/datasets?q=def%20f", server.base_url)).await.unwrap();
         b.client.refresh().await.unwrap();
-        let matches: Vec<&Sample> = crux.iter().filter(|s| [&s.id, &s.code, &s.call, &s.output].iter().any(|f| f.to_lowercase().contains("def f"))).collect();
+        let matches: Vec<&Sample> = crux
+            .iter()
+            .filter(|s| [&s.id, &s.code, &s.call, &s.output].iter().any(|f| f.to_lowercase().contains("def f")))
+            .collect();
         wait_count(&b, &format!("{} of 800", matches.len())).await;
-        let marks = js(&b, "return [...document.querySelectorAll('[data-testid=row-preview] mark')].map(m => m.textContent)").await;
-        assert!(!marks.as_array().unwrap().is_empty() && marks.as_array().unwrap().iter().all(|m| m == "def f"), "{marks}");
+        let marks =
+            js(&b, "return [...document.querySelectorAll('[data-testid=row-preview] mark')].map(m => m.textContent)")
+                .await;
+        assert!(
+            !marks.as_array().unwrap().is_empty() && marks.as_array().unwrap().iter().all(|m| m == "def f"),
+            "{marks}"
+        );
 
         tab_into_list(&b).await;
         b.press_times(key(Key::Down), 2).await;
@@ -201,7 +226,11 @@ async fn a_rows_code_expands_in_place_by_keyboard_and_the_rows_below_move_down()
         // Highlighting splits a mark where the colours change ("def", " ", "f"): together they
         // are every occurrence of the search.
         let marked: String = full_marks.as_array().unwrap().iter().filter_map(Value::as_str).collect();
-        assert_eq!(marked, "def f".repeat(matches[2].code.to_lowercase().matches("def f").count()), "the search is not marked in the full code");
+        assert_eq!(
+            marked,
+            "def f".repeat(matches[2].code.to_lowercase().matches("def f").count()),
+            "the search is not marked in the full code"
+        );
         assert!(!marked.is_empty());
         expect_current(&b, id).await;
         b.screenshot(&format!("keyboard-list-expanded-{name}")).await;
@@ -217,7 +246,12 @@ async fn a_rows_code_expands_in_place_by_keyboard_and_the_rows_below_move_down()
         b.press(&[key(Key::Down)]).await;
         expect_current(&b, next).await;
         b.press(&[key(Key::Space)]).await;
-        b.wait_text(&format!("[data-testid=sample-row][data-id=\"{next}\"] [data-testid=row-full-code]"), Duration::from_secs(5), |_| true).await;
+        b.wait_text(
+            &format!("[data-testid=sample-row][data-id=\"{next}\"] [data-testid=row-full-code]"),
+            Duration::from_secs(5),
+            |_| true,
+        )
+        .await;
         b.press(&[key(Key::Space)]).await;
         b.press(&[key(Key::Up)]).await;
         b.press(&[key(Key::Left)]).await;
@@ -230,7 +264,12 @@ async fn a_rows_code_expands_in_place_by_keyboard_and_the_rows_below_move_down()
 
         // The toggle is a click target too, and leaves the keyboard in the list.
         b.click(&format!("[data-testid=sample-row][data-id=\"{next}\"] [data-testid=row-toggle]")).await;
-        b.wait_text(&format!("[data-testid=sample-row][data-id=\"{next}\"] [data-testid=row-full-code]"), Duration::from_secs(5), |_| true).await;
+        b.wait_text(
+            &format!("[data-testid=sample-row][data-id=\"{next}\"] [data-testid=row-full-code]"),
+            Duration::from_secs(5),
+            |_| true,
+        )
+        .await;
         assert_eq!(focused(&b).await, "sample-list");
         expect_current(&b, next).await;
     }
@@ -242,7 +281,11 @@ async fn wait_engine_ready(b: &Browser) {
 }
 
 async fn value_of(b: &Browser, testid: &str) -> String {
-    js(b, &format!("return document.querySelector('[data-testid={testid}]').value")).await.as_str().unwrap_or_default().to_string()
+    js(b, &format!("return document.querySelector('[data-testid={testid}]').value"))
+        .await
+        .as_str()
+        .unwrap_or_default()
+        .to_string()
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -251,7 +294,10 @@ async fn code_boxes_indent_with_tab_and_ctrl_enter_runs_and_perturbs() {
     b.set_viewport(1400, 900).await;
     b.client.goto(&format!("{}#/playground", server.base_url)).await.unwrap();
     wait_engine_ready(&b).await;
-    assert_eq!(b.wait_text("[data-testid=program-keys]", Duration::from_secs(5), |_| true).await, "Tab indents · Esc then Tab leaves");
+    assert_eq!(
+        b.wait_text("[data-testid=program-keys]", Duration::from_secs(5), |_| true).await,
+        "Tab indents · Esc then Tab leaves"
+    );
 
     // Typing with Tab: four spaces at the caret, and the program that runs is the one typed.
     b.fill("[data-testid=program]", "def f(x):\n").await;

@@ -25,7 +25,8 @@ async fn a_leetcode_contest_dataset_is_checked_run_and_a_reproduction_rescored()
     b.client.goto(&format!("{base}#/datasets")).await.unwrap();
     b.wait_text("[data-testid=match-count]", Duration::from_secs(30), |t| t == "800 of 800").await;
     b.wait_text(".engine", Duration::from_secs(60), |t| t.starts_with("Python ready")).await;
-    let checked = b.client.execute("return document.querySelector('[data-testid=check-rows]').checked", vec![]).await.unwrap();
+    let checked =
+        b.client.execute("return document.querySelector('[data-testid=check-rows]').checked", vec![]).await.unwrap();
     assert_eq!(checked, serde_json::json!(true), "the quick check is on by default");
 
     // Import: the list is there at once, the check follows and flags the row whose code returns
@@ -34,9 +35,17 @@ async fn a_leetcode_contest_dataset_is_checked_run_and_a_reproduction_rescored()
     send_file(&b, "[data-testid=import]", &fixture("leetcode-contest.jsonl")).await;
     b.wait_text("[data-testid=dataset-name]", Duration::from_secs(10), |t| t == "leetcode-contest.jsonl").await;
     b.wait_text("[data-testid=match-count]", Duration::from_secs(10), |t| t == "4 of 4").await;
-    let status = b.wait_text("[data-testid=import-check-status]", Duration::from_secs(60), |t| t.contains("finished")).await;
+    let status =
+        b.wait_text("[data-testid=import-check-status]", Duration::from_secs(60), |t| t.contains("finished")).await;
     assert_eq!(status, "1 of 4 rows checked do not run as the file says (finished):");
-    let problems = b.client.execute("return [...document.querySelectorAll('[data-testid=import-check-problem]')].map(p => p.textContent)", vec![]).await.unwrap();
+    let problems = b
+        .client
+        .execute(
+            "return [...document.querySelectorAll('[data-testid=import-check-problem]')].map(p => p.textContent)",
+            vec![],
+        )
+        .await
+        .unwrap();
     assert_eq!(problems, serde_json::json!(["sample_2 (does not run): returned 3, expected 4"]));
     let flagged = b
         .client
@@ -48,11 +57,15 @@ async fn a_leetcode_contest_dataset_is_checked_run_and_a_reproduction_rescored()
 
     // A class Solution sample runs from its page; the code shown is the dataset's own.
     b.client.goto(&format!("{base}#/sample/sample_0")).await.unwrap();
-    b.wait_text("[data-testid=sample-call]", Duration::from_secs(10), |t| t.starts_with("countSeniors(details = [")).await;
+    b.wait_text("[data-testid=sample-call]", Duration::from_secs(10), |t| t.starts_with("countSeniors(details = ["))
+        .await;
     let code = b.wait_text("pre.code", Duration::from_secs(5), |_| true).await;
     assert!(code.starts_with("class Solution:") && !code.contains("Solution()"), "{code}");
     b.click("[data-testid=run]").await;
-    assert_eq!(b.wait_text("[data-testid=result-badge]", Duration::from_secs(30), |t| !t.is_empty()).await, "matches the expected output");
+    assert_eq!(
+        b.wait_text("[data-testid=result-badge]", Duration::from_secs(30), |t| !t.is_empty()).await,
+        "matches the expected output"
+    );
     assert_eq!(b.wait_text("[data-testid=result-value]", Duration::from_secs(5), |_| true).await, "2");
     b.screenshot("leetcode-sample-run").await;
 
@@ -60,11 +73,18 @@ async fn a_leetcode_contest_dataset_is_checked_run_and_a_reproduction_rescored()
     b.client.goto(&format!("{base}#/evaluate")).await.unwrap();
     send_file(&b, "[data-testid=rescore-file]", &fixture("leetcode-reproduction.jsonl")).await;
     let described = b.wait_text("[data-testid=rescore-file-status]", Duration::from_secs(10), |_| true).await;
-    assert_eq!(described, "leetcode-reproduction.jsonl: 5 entries, a reproduction's results (generated code, re-scored by running it)");
+    assert_eq!(
+        described,
+        "leetcode-reproduction.jsonl: 5 entries, a reproduction's results (generated code, re-scored by running it)"
+    );
     let problems = b.wait_text("[data-testid=rescore-file-status-problems]", Duration::from_secs(5), |_| true).await;
-    assert!(problems.contains("leetcode-reproduction.jsonl:6: field `generated_code`: missing (required)"), "{problems}");
+    assert!(
+        problems.contains("leetcode-reproduction.jsonl:6: field `generated_code`: missing (required)"),
+        "{problems}"
+    );
     b.click("[data-testid=rescore-run]").await;
-    let progress = b.wait_text("[data-testid=repro-progress]", Duration::from_secs(60), |t| t.contains("finished")).await;
+    let progress =
+        b.wait_text("[data-testid=repro-progress]", Duration::from_secs(60), |t| t.contains("finished")).await;
     assert_eq!(progress, "5 of 5 rows, finished");
     let models = b
         .client

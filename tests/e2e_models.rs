@@ -7,7 +7,9 @@ mod common;
 
 use std::time::Duration;
 
-use execbench_mockserver::{AnswerPolicy, Cors, Fault, FaultRule, MockConfig, MockServer, SampleMatch, bundled_dataset};
+use execbench_mockserver::{
+    AnswerPolicy, Cors, Fault, FaultRule, MockConfig, MockServer, SampleMatch, bundled_dataset,
+};
 use execbench_testkit::browser::Browser;
 use fantoccini::Locator;
 
@@ -16,7 +18,13 @@ use common::{open_evaluate, start_api_run};
 const KEY: &str = "sk-e2e-SECRET-7171";
 
 async fn select(b: &Browser, css: &str, value: &str) {
-    let element = b.client.wait().at_most(Duration::from_secs(10)).for_element(Locator::Css(css)).await.unwrap_or_else(|e| panic!("no `{css}`: {e}"));
+    let element = b
+        .client
+        .wait()
+        .at_most(Duration::from_secs(10))
+        .for_element(Locator::Css(css))
+        .await
+        .unwrap_or_else(|e| panic!("no `{css}`: {e}"));
     element.select_by_value(value).await.unwrap();
 }
 
@@ -51,11 +59,19 @@ async fn a_run_with_faults_scores_every_sample_within_the_concurrency() {
         api_key: Some(KEY.to_string()),
         answers: AnswerPolicy { wrong_every: Some(5), ..Default::default() },
         faults: vec![
-            FaultRule::on_attempts(SampleMatch::Id("sample_2".into()), &[1], Fault::RateLimit { retry_after_s: Some(0.5), retry_after_ms: None }),
+            FaultRule::on_attempts(
+                SampleMatch::Id("sample_2".into()),
+                &[1],
+                Fault::RateLimit { retry_after_s: Some(0.5), retry_after_ms: None },
+            ),
             FaultRule::on_attempts(SampleMatch::Id("sample_5".into()), &[1, 2], Fault::ServerError),
             FaultRule::on_attempts(SampleMatch::Id("sample_9".into()), &[1], Fault::StreamCut { after_chunks: 2 }),
             FaultRule::on_attempts(SampleMatch::Id("sample_17".into()), &[1], Fault::Overloaded),
-            FaultRule::on_attempts(SampleMatch::Id("sample_20".into()), &[1], Fault::RateLimitBodyDelay { seconds: 0.4 }),
+            FaultRule::on_attempts(
+                SampleMatch::Id("sample_20".into()),
+                &[1],
+                Fault::RateLimitBodyDelay { seconds: 0.4 },
+            ),
             FaultRule::on_attempts(SampleMatch::Id("sample_30".into()), &[1], Fault::ErrorEventAfter200),
             FaultRule::on_attempts(SampleMatch::Id("sample_33".into()), &[1], Fault::Unavailable),
         ],
@@ -80,7 +96,11 @@ async fn a_run_with_faults_scores_every_sample_within_the_concurrency() {
     let right = (0..50).filter(|i| policy.is_right(*i, &format!("sample_{i}"))).count();
     let expected = format!("{:.1}", right as f64 * 100.0 / 50.0);
     for mode in ["strict", "compatible"] {
-        assert_eq!(b.wait_text(&format!("[data-testid=pass1-output-{mode}]"), Duration::from_secs(5), |_| true).await, expected, "{mode}");
+        assert_eq!(
+            b.wait_text(&format!("[data-testid=pass1-output-{mode}]"), Duration::from_secs(5), |_| true).await,
+            expected,
+            "{mode}"
+        );
     }
     let stats = mock.stats();
     assert!(stats.max_concurrency <= 4, "the server saw {} requests at once", stats.max_concurrency);
@@ -97,9 +117,14 @@ async fn a_run_with_faults_scores_every_sample_within_the_concurrency() {
     // The key: only in the form's field.
     let url = b.client.current_url().await.unwrap().to_string();
     assert!(!url.contains(KEY));
-    let storage = js(&b, "return JSON.stringify(Object.assign({}, localStorage)) + JSON.stringify(Object.assign({}, sessionStorage))").await;
+    let storage = js(
+        &b,
+        "return JSON.stringify(Object.assign({}, localStorage)) + JSON.stringify(Object.assign({}, sessionStorage))",
+    )
+    .await;
     assert!(!storage.as_str().unwrap().contains(KEY), "not remembered unless asked");
-    let page_text = js(&b, "return document.body.innerText + document.querySelector('[data-testid=markdown]').value").await;
+    let page_text =
+        js(&b, "return document.body.innerText + document.querySelector('[data-testid=markdown]').value").await;
     assert!(!page_text.as_str().unwrap().contains(KEY));
     // Both exports: the rows carry the responses, never the key.
     js(&b, "window.savedBlobs = []; const make = URL.createObjectURL; URL.createObjectURL = blob => { window.savedBlobs.push(blob); return make(blob); };").await;
@@ -111,7 +136,10 @@ async fn a_run_with_faults_scores_every_sample_within_the_concurrency() {
     assert_eq!(saved[0].lines().count(), 100, "50 samples x 2 modes");
     assert!(saved[0].contains("[ANSWER]"));
     assert!(saved.iter().all(|text| !text.contains(KEY)));
-    b.client.execute("document.querySelector('[data-testid=results]').scrollIntoView({block: 'start'})", vec![]).await.unwrap();
+    b.client
+        .execute("document.querySelector('[data-testid=results]').scrollIntoView({block: 'start'})", vec![])
+        .await
+        .unwrap();
     b.screenshot("models-results").await;
     b.close().await;
 }
@@ -122,7 +150,8 @@ async fn a_run_with_faults_scores_every_sample_within_the_concurrency() {
 async fn test_connection_gives_a_plain_verdict() {
     let good = start_mock(MockConfig { api_key: Some(KEY.to_string()), ..Default::default() }).await;
     let closed = start_mock(MockConfig { cors: Cors::None, ..Default::default() }).await;
-    let ollama_like = start_mock(MockConfig { cors: Cors::Origins(vec!["http://localhost:1".into()]), ..Default::default() }).await;
+    let ollama_like =
+        start_mock(MockConfig { cors: Cors::Origins(vec!["http://localhost:1".into()]), ..Default::default() }).await;
     let (b, _site) = open_evaluate().await;
     // (server, key, expected ok, expected words in the verdict)
     let cases: Vec<(&MockServer, &str, bool, &[&str])> = vec![
@@ -176,7 +205,11 @@ async fn stop_cancels_requests_in_flight() {
     assert!(state.starts_with("stopped"), "{state}");
     let deadline = std::time::Instant::now() + Duration::from_secs(10);
     while mock.stats().in_flight > 0 {
-        assert!(std::time::Instant::now() < deadline, "requests still in flight after Stop: {:?}", mock.stats().in_flight);
+        assert!(
+            std::time::Instant::now() < deadline,
+            "requests still in flight after Stop: {:?}",
+            mock.stats().in_flight
+        );
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
     assert!(mock.stats().cancelled >= 3, "the server saw the requests dropped: {}", mock.stats().cancelled);
@@ -211,7 +244,10 @@ async fn retry_errors_asks_only_for_the_failed_samples() {
     assert_eq!(state, "finished: 10 scored, 2 errors");
     // 9 of the 10 scored samples are right: the two errors are not counted as wrong.
     assert_eq!(b.wait_text("[data-testid=pass1-output-strict]", Duration::from_secs(5), |_| true).await, "90.0");
-    let errors: Vec<String> = serde_json::from_value(js(&b, "return [...document.querySelectorAll('[data-testid=run-error]')].map(e => e.textContent)").await).unwrap();
+    let errors: Vec<String> = serde_json::from_value(
+        js(&b, "return [...document.querySelectorAll('[data-testid=run-error]')].map(e => e.textContent)").await,
+    )
+    .unwrap();
     assert_eq!(errors.len(), 2, "{errors:?}");
     assert!(errors[0].starts_with("sample_3: ") && errors[0].contains("length"), "{errors:?}");
     scroll_to(&b, "[data-testid=run-errors]").await;
@@ -221,7 +257,11 @@ async fn retry_errors_asks_only_for_the_failed_samples() {
     b.wait_text("[data-testid=eval-state]", Duration::from_secs(60), |t| t == "finished").await;
     assert_eq!(b.wait_text("[data-testid=pass1-output-strict]", Duration::from_secs(5), |_| true).await, "91.7");
     let stats = mock.stats();
-    assert_eq!((stats.per_sample["sample_3"], stats.per_sample["sample_8"], stats.per_sample["sample_0"]), (2, 2, 1), "only the failed samples are asked again");
+    assert_eq!(
+        (stats.per_sample["sample_3"], stats.per_sample["sample_8"], stats.per_sample["sample_0"]),
+        (2, 2, 1),
+        "only the failed samples are asked again"
+    );
     assert_eq!(stats.requests_total, 14);
 
     // Remembered on request: in local storage under the provider's entry; unticking forgets it.
@@ -254,7 +294,11 @@ async fn stopping_one_page_leaves_another_pages_python_runs_alone() {
     let state = b.wait_text("[data-testid=eval-state]", Duration::from_secs(300), |t| !t.is_empty()).await;
     assert_eq!(state, "finished", "no run of the evaluation was failed by Verify's Stop");
     for mode in ["strict", "compatible"] {
-        assert_eq!(b.wait_text(&format!("[data-testid=pass1-output-{mode}]"), Duration::from_secs(5), |_| true).await, "100.0", "{mode}");
+        assert_eq!(
+            b.wait_text(&format!("[data-testid=pass1-output-{mode}]"), Duration::from_secs(5), |_| true).await,
+            "100.0",
+            "{mode}"
+        );
     }
     b.close().await;
 }
@@ -263,7 +307,11 @@ async fn stopping_one_page_leaves_another_pages_python_runs_alone() {
 /// with the browser-access header the mock server checks like the real API) and Gemini.
 #[tokio::test(flavor = "multi_thread")]
 async fn anthropic_and_gemini_formats_run_from_the_page() {
-    let mock = start_mock(MockConfig { answers: AnswerPolicy { wrong_ids: ["sample_1".to_string()].into(), ..Default::default() }, ..Default::default() }).await;
+    let mock = start_mock(MockConfig {
+        answers: AnswerPolicy { wrong_ids: ["sample_1".to_string()].into(), ..Default::default() },
+        ..Default::default()
+    })
+    .await;
     let (b, _site) = open_evaluate().await;
     select(&b, "[data-testid=eval-model]", "api").await;
     b.fill("[data-testid=eval-n]", "2").await;
@@ -277,12 +325,24 @@ async fn anthropic_and_gemini_formats_run_from_the_page() {
         b.fill("[data-testid=api-model]", "mock-model").await;
         b.fill("[data-testid=api-key]", KEY).await;
         start_api_run(&b).await;
-        let state = b.wait_text("[data-testid=eval-state]", Duration::from_secs(60), |t| !t.is_empty() && !t.starts_with("Evaluating")).await;
+        let state = b
+            .wait_text("[data-testid=eval-state]", Duration::from_secs(60), |t| {
+                !t.is_empty() && !t.starts_with("Evaluating")
+            })
+            .await;
         assert_eq!(state, "finished", "{provider}");
-        assert_eq!(b.wait_text("[data-testid=pass1-output-strict]", Duration::from_secs(5), |_| true).await, "83.3", "{provider}: 5 of 6 right");
+        assert_eq!(
+            b.wait_text("[data-testid=pass1-output-strict]", Duration::from_secs(5), |_| true).await,
+            "83.3",
+            "{provider}: 5 of 6 right"
+        );
         let stats = mock.stats();
         assert_eq!(stats.requests_total, requests, "{provider}");
-        assert!(stats.recent.iter().all(|r| r.format == provider), "{provider}: {:?}", stats.recent.iter().map(|r| &r.format).collect::<Vec<_>>());
+        assert!(
+            stats.recent.iter().all(|r| r.format == provider),
+            "{provider}: {:?}",
+            stats.recent.iter().map(|r| &r.format).collect::<Vec<_>>()
+        );
         let usage = b.wait_text("[data-testid=run-usage]", Duration::from_secs(5), |_| true).await;
         assert!(!usage.contains("tokens: 0 prompt"), "{provider}: usage read from the stream: {usage}");
     }
@@ -312,7 +372,14 @@ async fn a_run_file_imports_and_replays_with_the_same_figures() {
     let job = EvalJob::new(samples.clone(), template.clone(), 1, vec![Mode::Strict]);
     let python = BlockingPython::new(execbench_pyengine::RustPythonEngine::new());
     let mut responder = Responder::Offline(Box::new(EchoFirstArgument));
-    let outcome = run_evaluation(&job, &mut responder, Io { python: &python, http: &NoHttp, clock: &NoWait, store: &NoStore }, &CancelToken::new(), &|_| {}).await;
+    let outcome = run_evaluation(
+        &job,
+        &mut responder,
+        Io { python: &python, http: &NoHttp, clock: &NoWait, store: &NoStore },
+        &CancelToken::new(),
+        &|_| {},
+    )
+    .await;
     let manifest = RunManifest {
         format: FORMAT.into(),
         run_id: "e2e".into(),
@@ -333,7 +400,11 @@ async fn a_run_file_imports_and_replays_with_the_same_figures() {
         spend_cap: None,
         stored: None,
     };
-    let text = std::iter::once(manifest_line(&manifest)).chain(outcome.records.iter().map(record_line)).collect::<Vec<_>>().join("\n") + "\n";
+    let text = std::iter::once(manifest_line(&manifest))
+        .chain(outcome.records.iter().map(record_line))
+        .collect::<Vec<_>>()
+        .join("\n")
+        + "\n";
     let rows = read_run_file("run.jsonl", &text).unwrap().result_rows();
     let expected = execbench_eval::report::summarize(Task::Output, Mode::Strict, &rows).pass_at_1.display();
     let dir = std::env::temp_dir().join(format!("execbench-e2e-runfile-{}", std::process::id()));
@@ -343,7 +414,13 @@ async fn a_run_file_imports_and_replays_with_the_same_figures() {
 
     let (b, _site) = open_evaluate().await;
     select(&b, "[data-testid=eval-model]", "replay").await;
-    let input = b.client.wait().at_most(Duration::from_secs(10)).for_element(Locator::Css("[data-testid=replay-file]")).await.unwrap();
+    let input = b
+        .client
+        .wait()
+        .at_most(Duration::from_secs(10))
+        .for_element(Locator::Css("[data-testid=replay-file]"))
+        .await
+        .unwrap();
     input.send_keys(path.to_str().unwrap()).await.unwrap();
     let status = b.wait_text("[data-testid=replay-file-status]", Duration::from_secs(10), |t| !t.is_empty()).await;
     assert_eq!(status, "run.jsonl: 20 entries, an execbench results or run file");

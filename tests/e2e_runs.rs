@@ -26,7 +26,13 @@ async fn js(b: &Browser, script: &str) -> Value {
 }
 
 async fn select(b: &Browser, css: &str, value: &str) {
-    let element = b.client.wait().at_most(Duration::from_secs(10)).for_element(Locator::Css(css)).await.unwrap_or_else(|e| panic!("no `{css}`: {e}"));
+    let element = b
+        .client
+        .wait()
+        .at_most(Duration::from_secs(10))
+        .for_element(Locator::Css(css))
+        .await
+        .unwrap_or_else(|e| panic!("no `{css}`: {e}"));
     element.select_by_value(value).await.unwrap();
 }
 
@@ -53,7 +59,10 @@ async fn stored(b: &Browser) -> (Vec<Value>, Vec<Value>) {
             other => other.clone(),
         }
     };
-    (all["runs"].as_array().unwrap().iter().map(parse).collect(), all["records"].as_array().unwrap().iter().map(parse).collect())
+    (
+        all["runs"].as_array().unwrap().iter().map(parse).collect(),
+        all["records"].as_array().unwrap().iter().map(parse).collect(),
+    )
 }
 
 /// The raw text of IndexedDB's contents, to search for a key.
@@ -95,11 +104,20 @@ async fn wait_records(b: &Browser, count: usize, timeout: Duration) -> usize {
 async fn open_runs(b: &Browser, site: &StaticServer) {
     b.client.goto(&format!("{}#/runs", site.base_url)).await.unwrap();
     b.wait_text(".engine", Duration::from_secs(60), |t| t.starts_with("Python ready")).await;
-    b.client.wait().at_most(Duration::from_secs(30)).for_element(Locator::Css("[data-testid=runs-table], [data-testid=runs-empty]")).await.unwrap();
+    b.client
+        .wait()
+        .at_most(Duration::from_secs(30))
+        .for_element(Locator::Css("[data-testid=runs-table], [data-testid=runs-empty]"))
+        .await
+        .unwrap();
 }
 
 async fn row_state(b: &Browser) -> String {
-    js(b, "const r = document.querySelector('[data-testid=run-row]'); return r ? r.dataset.state : ''").await.as_str().unwrap_or("").to_string()
+    js(b, "const r = document.querySelector('[data-testid=run-row]'); return r ? r.dataset.state : ''")
+        .await
+        .as_str()
+        .unwrap_or("")
+        .to_string()
 }
 
 async fn wait_row_state(b: &Browser, want: &str, timeout: Duration) {
@@ -109,7 +127,11 @@ async fn wait_row_state(b: &Browser, want: &str, timeout: Duration) {
         if state == want {
             return;
         }
-        assert!(Instant::now() < deadline, "the run is `{state}`, not `{want}`; page says: {}", js(b, "return document.querySelector('[data-testid=runs-page]').innerText").await);
+        assert!(
+            Instant::now() < deadline,
+            "the run is `{state}`, not `{want}`; page says: {}",
+            js(b, "return document.querySelector('[data-testid=runs-page]').innerText").await
+        );
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
 }
@@ -137,7 +159,18 @@ fn one_record_each(records: &[Value], count: usize) -> Vec<SampleRecord> {
 /// one record per sample, no second request for a sample that was finished (only those in flight
 /// at the interruption are asked twice), and the figures an uninterrupted run gives.
 async fn interrupt_and_resume(how: &str) {
-    let mock = MockServer::start(bundled_dataset().unwrap(), MockConfig { latency_ms: 400, api_key: Some(KEY.into()), answers: AnswerPolicy { wrong_every: Some(4), ..Default::default() }, ..Default::default() }, 0).await.unwrap();
+    let mock = MockServer::start(
+        bundled_dataset().unwrap(),
+        MockConfig {
+            latency_ms: 400,
+            api_key: Some(KEY.into()),
+            answers: AnswerPolicy { wrong_every: Some(4), ..Default::default() },
+            ..Default::default()
+        },
+        0,
+    )
+    .await
+    .unwrap();
     let (b, site) = open_evaluate().await;
     use_mock(&b, &mock).await;
     b.fill("[data-testid=api-concurrency]", "4").await;
@@ -185,7 +218,10 @@ async fn interrupt_and_resume(how: &str) {
     // engine keeps concurrency + 2 samples started).
     let stats = mock.stats();
     let twice: Vec<(&String, &u32)> = stats.per_sample.iter().filter(|(_, c)| **c > 1).collect();
-    assert!(twice.len() <= 6, "asked again: {twice:?} (the server had seen {stopped_with} samples at the interruption)");
+    assert!(
+        twice.len() <= 6,
+        "asked again: {twice:?} (the server had seen {stopped_with} samples at the interruption)"
+    );
     assert_eq!(stats.per_sample.len(), 100);
     // The figures an uninterrupted run gives: every record scored as the policy says.
     let right = records.iter().filter(|r| r.results[0].correct == 1).count();
@@ -194,7 +230,10 @@ async fn interrupt_and_resume(how: &str) {
     assert!(pass.contains(&format!("strict {}", expected_pass1(&mock, 100))), "{pass}");
     // Opened, the run shows the library's summary.
     b.click("[data-testid=run-open]").await;
-    assert_eq!(b.wait_text("[data-testid=pass1-output-strict]", Duration::from_secs(20), |_| true).await, expected_pass1(&mock, 100));
+    assert_eq!(
+        b.wait_text("[data-testid=pass1-output-strict]", Duration::from_secs(20), |_| true).await,
+        expected_pass1(&mock, 100)
+    );
     assert!(!stored_text(&b).await.contains(KEY), "no key in IndexedDB");
     b.close().await;
 }
@@ -220,7 +259,9 @@ async fn a_full_disk_pauses_the_run_and_loses_nothing() {
     b.fill("[data-testid=eval-limit]", "40").await;
     // IndexedDB's put throws QuotaExceededError from the 30th write on (the run's entry is the
     // first write, then one record and its entry per sample).
-    js(&b, r#"
+    js(
+        &b,
+        r#"
         const put = IDBObjectStore.prototype.put;
         window.__puts = 0;
         window.__restorePut = () => { IDBObjectStore.prototype.put = put; };
@@ -228,7 +269,9 @@ async fn a_full_disk_pauses_the_run_and_loses_nothing() {
             window.__puts += 1;
             if (window.__puts >= 30) throw new DOMException('simulated: the disk is full', 'QuotaExceededError');
             return put.apply(this, args);
-        };"#).await;
+        };"#,
+    )
+    .await;
     start_api_run(&b).await;
     let state = b.wait_text("[data-testid=eval-state]", Duration::from_secs(60), |t| !t.is_empty()).await;
     assert!(state.contains("storage is full"), "{state}");
@@ -260,7 +303,13 @@ async fn a_full_disk_pauses_the_run_and_loses_nothing() {
 /// Exports and stored records hold no key.
 #[tokio::test(flavor = "multi_thread")]
 async fn costs_follow_the_price_and_the_servers_usage() {
-    let mock = MockServer::start(bundled_dataset().unwrap(), MockConfig { latency_ms: 30, api_key: Some(KEY.into()), ..Default::default() }, 0).await.unwrap();
+    let mock = MockServer::start(
+        bundled_dataset().unwrap(),
+        MockConfig { latency_ms: 30, api_key: Some(KEY.into()), ..Default::default() },
+        0,
+    )
+    .await
+    .unwrap();
     let (b, site) = open_evaluate().await;
     use_mock(&b, &mock).await;
     b.fill("[data-testid=eval-n]", "2").await;
@@ -274,7 +323,8 @@ async fn costs_follow_the_price_and_the_servers_usage() {
     b.click("[data-testid=eval-run]").await;
     let shown = b.wait_text("[data-testid=estimate-text]", Duration::from_secs(20), |t| !t.is_empty()).await;
     let samples: Vec<_> = bundled_dataset().unwrap().into_iter().take(30).collect();
-    let template = execbench_eval::prompt::default_template(execbench_eval::Task::Output, execbench_eval::prompt::Style::Direct);
+    let template =
+        execbench_eval::prompt::default_template(execbench_eval::Task::Output, execbench_eval::prompt::Style::Direct);
     let prompts: Vec<String> = samples.iter().map(|s| template.render(s).text()).collect();
     let expected = estimate_run(&prompts, 2, 1, 500, Some(price), None);
     assert_eq!(shown, describe(&expected));
@@ -310,7 +360,10 @@ async fn costs_follow_the_price_and_the_servers_usage() {
     assert_eq!(cost, format!("Cost: {}", execbench_run::cost::format_usd(dollars)));
     // The Runs list says the same.
     open_runs(&b, &site).await;
-    assert_eq!(b.wait_text("[data-testid=run-cost]", Duration::from_secs(5), |_| true).await, execbench_run::cost::format_usd(dollars));
+    assert_eq!(
+        b.wait_text("[data-testid=run-cost]", Duration::from_secs(5), |_| true).await,
+        execbench_run::cost::format_usd(dollars)
+    );
     b.screenshot("runs-list").await;
 
     // No key in IndexedDB or in either export.
@@ -374,7 +427,12 @@ async fn export_import_extend_and_delete() {
     assert_eq!(stored(&b).await.0.len(), 1);
     b.click("[data-testid=run-delete]").await;
     b.click("[data-testid=run-delete-confirm]").await;
-    b.client.wait().at_most(Duration::from_secs(10)).for_element(Locator::Css("[data-testid=runs-empty]")).await.unwrap();
+    b.client
+        .wait()
+        .at_most(Duration::from_secs(10))
+        .for_element(Locator::Css("[data-testid=runs-empty]"))
+        .await
+        .unwrap();
     assert_eq!(stored(&b).await, (Vec::new(), Vec::new()), "entry and records gone");
     b.close().await;
 
@@ -383,7 +441,14 @@ async fn export_import_extend_and_delete() {
     std::fs::write(&path, &exported[0]).unwrap();
     let fresh = Browser::launch().await;
     open_runs(&fresh, &site).await;
-    fresh.client.find(Locator::Css("[data-testid=runs-import]")).await.unwrap().send_keys(path.to_str().unwrap()).await.unwrap();
+    fresh
+        .client
+        .find(Locator::Css("[data-testid=runs-import]"))
+        .await
+        .unwrap()
+        .send_keys(path.to_str().unwrap())
+        .await
+        .unwrap();
     let said = fresh.wait_text("[data-testid=runs-message]", Duration::from_secs(20), |t| !t.is_empty()).await;
     assert!(said.starts_with("imported"), "{said}");
     assert_eq!(fresh.wait_text("[data-testid=run-pass1]", Duration::from_secs(5), |_| true).await, pass);

@@ -42,7 +42,9 @@ impl Sleep {
             }
         });
         let ms = ms.min(i32::MAX as u64) as i32;
-        let handle = web_sys::window().and_then(|w| w.set_timeout_with_callback_and_timeout_and_arguments_0(callback.as_ref().unchecked_ref(), ms).ok());
+        let handle = web_sys::window().and_then(|w| {
+            w.set_timeout_with_callback_and_timeout_and_arguments_0(callback.as_ref().unchecked_ref(), ms).ok()
+        });
         Sleep { handle, done: rx, _callback: callback }
     }
 }

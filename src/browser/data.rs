@@ -34,7 +34,10 @@ const SLICE: f64 = (1u32 << 20) as f64;
 /// Lines, LiveCodeBench's Parquet, a CodeCrash file: `execbench_formats::DatasetStream`, which
 /// gives `load_dataset`'s result; bad rows are reported, good rows kept). The bytes come back too,
 /// for the dataset shelf.
-pub async fn read_dataset_file(file: web_sys::File, progress: impl Fn(ReadProgress)) -> Result<(Vec<u8>, LoadReport), String> {
+pub async fn read_dataset_file(
+    file: web_sys::File,
+    progress: impl Fn(ReadProgress),
+) -> Result<(Vec<u8>, LoadReport), String> {
     let name = file.name();
     let total = file.size();
     let mut bytes = Vec::with_capacity(total as usize);
@@ -43,7 +46,9 @@ pub async fn read_dataset_file(file: web_sys::File, progress: impl Fn(ReadProgre
     while at < total {
         let end = (at + SLICE).min(total);
         let slice = file.slice_with_f64_and_f64(at, end).map_err(|e| format!("could not read {name}: {e:?}"))?;
-        let buffer = wasm_bindgen_futures::JsFuture::from(slice.array_buffer()).await.map_err(|e| format!("could not read {name}: {e:?}"))?;
+        let buffer = wasm_bindgen_futures::JsFuture::from(slice.array_buffer())
+            .await
+            .map_err(|e| format!("could not read {name}: {e:?}"))?;
         let chunk = js_sys::Uint8Array::new(&buffer).to_vec();
         stream.feed(&chunk);
         bytes.extend_from_slice(&chunk);
@@ -55,7 +60,11 @@ pub async fn read_dataset_file(file: web_sys::File, progress: impl Fn(ReadProgre
         }
     }
     // A whole file (Parquet, a rows page) is decoded in a worker: a damaged one cannot trap the page.
-    let report = if stream.loads_as_read() { stream.finish().report } else { crate::browser::loader::load_off_thread(&name, &bytes).await? };
+    let report = if stream.loads_as_read() {
+        stream.finish().report
+    } else {
+        crate::browser::loader::load_off_thread(&name, &bytes).await?
+    };
     Ok((bytes, report))
 }
 

@@ -6,7 +6,8 @@ use wasm_bindgen::{JsCast, JsValue};
 /// Reads a file the user picked as text.
 pub async fn read_file_text(file: &web_sys::File) -> Result<String, String> {
     let name = file.name();
-    let value = wasm_bindgen_futures::JsFuture::from(file.text()).await.map_err(|e| format!("could not read {name}: {e:?}"))?;
+    let value =
+        wasm_bindgen_futures::JsFuture::from(file.text()).await.map_err(|e| format!("could not read {name}: {e:?}"))?;
     value.as_string().ok_or(format!("could not read {name}: not text"))
 }
 

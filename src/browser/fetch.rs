@@ -37,7 +37,10 @@ fn error(kind: ErrorKind, message: String) -> ProviderError {
 }
 
 fn js_text(value: &JsValue) -> String {
-    value.as_string().or_else(|| js_sys::Reflect::get(value, &"message".into()).ok().and_then(|m| m.as_string())).unwrap_or_else(|| format!("{value:?}"))
+    value
+        .as_string()
+        .or_else(|| js_sys::Reflect::get(value, &"message".into()).ok().and_then(|m| m.as_string()))
+        .unwrap_or_else(|| format!("{value:?}"))
 }
 
 /// The URL's origin (scheme and host), for messages: never the path or query.
@@ -48,7 +51,9 @@ pub fn origin_of(url: &str) -> String {
 impl ResponseBody for FetchBody {
     async fn chunk(&mut self) -> Result<Option<Vec<u8>>, ProviderError> {
         let Some(reader) = &self.reader else { return Ok(None) };
-        let result = JsFuture::from(reader.read()).await.map_err(|e| error(ErrorKind::Network, format!("the connection dropped while reading the response ({})", js_text(&e))))?;
+        let result = JsFuture::from(reader.read()).await.map_err(|e| {
+            error(ErrorKind::Network, format!("the connection dropped while reading the response ({})", js_text(&e)))
+        })?;
         let done = js_sys::Reflect::get(&result, &"done".into()).ok().and_then(|d| d.as_bool()).unwrap_or(true);
         if done {
             self.reader = None;
@@ -68,7 +73,9 @@ impl HttpClient for FetchHttp {
         let abort = AbortOnDrop(controller);
         let headers = web_sys::Headers::new().map_err(|e| error(ErrorKind::Network, js_text(&e)))?;
         for (name, value) in &request.headers {
-            headers.set(name, value).map_err(|e| error(ErrorKind::BadRequest, format!("header {name}: {}", js_text(&e))))?;
+            headers
+                .set(name, value)
+                .map_err(|e| error(ErrorKind::BadRequest, format!("header {name}: {}", js_text(&e))))?;
         }
         let init = web_sys::RequestInit::new();
         init.set_method(&request.method);
@@ -85,8 +92,12 @@ impl HttpClient for FetchHttp {
             Err(e) => return Err(classify_failure(&request.url, &e).await),
         };
         let response_headers = response.headers();
-        let headers = READ_HEADERS.iter().filter_map(|name| response_headers.get(name).ok().flatten().map(|v| (name.to_string(), v))).collect();
-        let reader = response.body().map(|body| body.get_reader().unchecked_into::<web_sys::ReadableStreamDefaultReader>());
+        let headers = READ_HEADERS
+            .iter()
+            .filter_map(|name| response_headers.get(name).ok().flatten().map(|v| (name.to_string(), v)))
+            .collect();
+        let reader =
+            response.body().map(|body| body.get_reader().unchecked_into::<web_sys::ReadableStreamDefaultReader>());
         Ok(HttpHead { status: response.status(), headers, body: FetchBody { reader, _abort: abort } })
     }
 }
@@ -104,7 +115,12 @@ async fn classify_failure(url: &str, rejection: &JsValue) -> ProviderError {
     futures::pin_mut!(probe);
     let reachable = matches!(futures::future::select(fetched, probe).await, futures::future::Either::Left((Ok(_), _)));
     if reachable {
-        error(ErrorKind::Blocked, format!("the browser blocked the request to {origin}: the server answered, but did not allow this page's origin (CORS)"))
+        error(
+            ErrorKind::Blocked,
+            format!(
+                "the browser blocked the request to {origin}: the server answered, but did not allow this page's origin (CORS)"
+            ),
+        )
     } else {
         error(ErrorKind::Network, format!("could not reach {origin} ({})", js_text(rejection)))
     }

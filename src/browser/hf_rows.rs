@@ -38,10 +38,15 @@ async fn get_text(url: &str) -> Result<String, String> {
 
 /// Fetches every page of the split; `progress(rows read, rows in all)` after each page. Returns
 /// the report and the bytes to keep (one page holding every row).
-pub async fn fetch_split(address: &SplitAddress, progress: impl Fn(usize, usize)) -> Result<(Vec<u8>, LoadReport), String> {
+pub async fn fetch_split(
+    address: &SplitAddress,
+    progress: impl Fn(usize, usize),
+) -> Result<(Vec<u8>, LoadReport), String> {
     let source = address.label();
     let mut reader = RowsPages::new(&source);
-    let url = |offset: usize| rows_url_at(&address.api, &address.dataset, &address.config, &address.split, offset, PAGE_LENGTH);
+    let url = |offset: usize| {
+        rows_url_at(&address.api, &address.dataset, &address.config, &address.split, offset, PAGE_LENGTH)
+    };
     let first = get_text(&url(0)).await?;
     let info = reader.add_page(0, &first);
     let mut combined: serde_json::Map<String, Value> = match serde_json::from_str(&first) {

@@ -25,7 +25,8 @@ enum Loaded {
 /// `file`'s bytes loaded in a worker. `Err` says why it could not be (a damaged file, or no
 /// worker in this browser), naming the file.
 pub async fn load_off_thread(file: &str, bytes: &[u8]) -> Result<LoadReport, String> {
-    let worker = web_sys::Worker::new_with_options(LOADER_URL, &web_sys::WorkerOptions::new()).map_err(|e| format!("{file}: could not start the loader ({e:?})"))?;
+    let worker = web_sys::Worker::new_with_options(LOADER_URL, &web_sys::WorkerOptions::new())
+        .map_err(|e| format!("{file}: could not start the loader ({e:?})"))?;
     let (reply, answer) = oneshot::channel::<Result<LoadReport, String>>();
     let reply = std::rc::Rc::new(std::cell::RefCell::new(Some(reply)));
     let panic = std::rc::Rc::new(std::cell::RefCell::new(None::<String>));
@@ -62,7 +63,9 @@ pub async fn load_off_thread(file: &str, bytes: &[u8]) -> Result<LoadReport, Str
             event.prevent_default();
             let why = panic.borrow_mut().take().unwrap_or_else(|| event.message());
             if let Some(reply) = reply.borrow_mut().take() {
-                let _ = reply.send(Err(format!("{file}: the file is damaged: its decoder stopped ({why}); nothing was loaded from it")));
+                let _ = reply.send(Err(format!(
+                    "{file}: the file is damaged: its decoder stopped ({why}); nothing was loaded from it"
+                )));
             }
         })
     };

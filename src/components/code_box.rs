@@ -74,7 +74,13 @@ pub fn tab_edit(text: &str, start: u32, end: u32, dedent: bool) -> Option<TabEdi
         }
         let (removed, added) = if dedent {
             let spaces = line.len() - line.trim_start_matches(' ').len();
-            let removed = if spaces > 0 { spaces.min(INDENT.len()) } else if line.starts_with('\t') { 1 } else { 0 };
+            let removed = if spaces > 0 {
+                spaces.min(INDENT.len())
+            } else if line.starts_with('\t') {
+                1
+            } else {
+                0
+            };
             (removed, 0)
         } else if several && line.is_empty() {
             (0, 0)
@@ -144,7 +150,10 @@ pub fn CodeBox(value: RwSignal<String>, rows: u32, testid: &'static str) -> impl
                 ev.prevent_default();
                 let area: web_sys::HtmlTextAreaElement = event_target(&ev);
                 let text = area.value();
-                let (start, end) = (area.selection_start().ok().flatten().unwrap_or(0), area.selection_end().ok().flatten().unwrap_or(0));
+                let (start, end) = (
+                    area.selection_start().ok().flatten().unwrap_or(0),
+                    area.selection_end().ok().flatten().unwrap_or(0),
+                );
                 if let Some(edit) = tab_edit(&text, start, end, ev.shift_key()) {
                     type_into(&area, &edit, &edit.apply(&text));
                     value.set(area.value());

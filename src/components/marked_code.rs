@@ -83,7 +83,11 @@ mod tests {
     #[test]
     fn marks_carry_their_stage_and_the_code_stays_escaped() {
         let code = "x = a < b";
-        let marks = [Mark { range: 0..1, class: "stage-ren" }, Mark { range: 4..9, class: "stage-rtf" }, Mark { range: 3..3, class: "stage-gbc" }];
+        let marks = [
+            Mark { range: 0..1, class: "stage-ren" },
+            Mark { range: 4..9, class: "stage-rtf" },
+            Mark { range: 3..3, class: "stage-gbc" },
+        ];
         let html = marked_html(code, &marks);
         assert!(html.starts_with("<mark class=\"changed stage-ren\">"), "{html}");
         assert!(html.contains("<mark class=\"changed stage-rtf\">"), "{html}");

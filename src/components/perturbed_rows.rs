@@ -56,8 +56,17 @@ pub fn new_lines<'r>(original: &str, perturbed: &'r str) -> (usize, Option<&'r s
 /// The single-program view's address for a row. An MHC row carries its hint's claim, read back
 /// from the code, so the view shows the row's program even when the claim was a model's.
 pub fn open_href(row: &ExportRow) -> String {
-    let options = Options { seed: row.seed, p: row.options.p, once: row.options.once, prediction: row.options.prediction, profile: row.options.profile };
-    let claim = (row.kind == Kind::Mhc).then(|| claim_in_hint_comment(&row.code, &row.function_name)).flatten().map(|(_, claim)| claim);
+    let options = Options {
+        seed: row.seed,
+        p: row.options.p,
+        once: row.options.once,
+        prediction: row.options.prediction,
+        profile: row.options.profile,
+    };
+    let claim = (row.kind == Kind::Mhc)
+        .then(|| claim_in_hint_comment(&row.code, &row.function_name))
+        .flatten()
+        .map(|(_, claim)| claim);
     PerturbLink { sample: Some(row.id.clone()), kind: row.kind, options, claim }.href()
 }
 
@@ -161,7 +170,12 @@ mod tests {
             dataset: "d".into(),
             kind,
             seed,
-            options: RowOptions { p: 1.0, once: false, prediction: execbench_perturb::Prediction::Output, profile: execbench_perturb::Profile::Execbench },
+            options: RowOptions {
+                p: 1.0,
+                once: false,
+                prediction: execbench_perturb::Prediction::Output,
+                profile: execbench_perturb::Profile::Execbench,
+            },
             code: code.into(),
             function_name: "f".into(),
             call: "f(1)".into(),
@@ -176,7 +190,13 @@ mod tests {
         let rows = [
             row("sample_1", Kind::Ren, 0, "def f(Var_1):\n    return Var_1", "def f(x):\n    return x"),
             row("sample_1", Kind::Rtf, 0, "def f(x):\n    return x", "def f(x):\n    return x"),
-            row("sample_12", Kind::Rtf, 1, "def f(x):\n    if not not x:\n        return x", "def f(x):\n    if x:\n        return x"),
+            row(
+                "sample_12",
+                Kind::Rtf,
+                1,
+                "def f(x):\n    if not not x:\n        return x",
+                "def f(x):\n    if x:\n        return x",
+            ),
         ];
         let q = |kind, sample: &str, changed_only| RowsQuery { kind, sample: sample.into(), changed_only };
         let cases = [
@@ -213,10 +233,19 @@ mod tests {
         r.options.p = 0.5;
         assert_eq!(open_href(&r), "#/perturb/sample%203?kind=MCC&seed=7&p=0.5");
         let parsed = PerturbLink::parse(&open_href(&r));
-        assert_eq!((parsed.sample.as_deref(), parsed.kind, parsed.options.seed, parsed.options.p), (Some("sample 3"), Kind::Mcc, 7, 0.5));
+        assert_eq!(
+            (parsed.sample.as_deref(), parsed.kind, parsed.options.seed, parsed.options.p),
+            (Some("sample 3"), Kind::Mcc, 7, 0.5)
+        );
         assert_eq!(open_href(&row("s", Kind::Rtf, 2, "", "")), "#/perturb/s?kind=RTF&seed=2");
         // MHC: the hint's claim rides along, read back from the row's code.
-        let mhc = row("s", Kind::Mhc, 0, "def f(x):\n    return x  # The return value is [1, 2]\n", "def f(x):\n    return x\n");
+        let mhc = row(
+            "s",
+            Kind::Mhc,
+            0,
+            "def f(x):\n    return x  # The return value is [1, 2]\n",
+            "def f(x):\n    return x\n",
+        );
         assert_eq!(PerturbLink::parse(&open_href(&mhc)).claim.as_deref(), Some("[1, 2]"));
     }
 }

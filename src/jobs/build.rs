@@ -8,13 +8,15 @@ use std::sync::Arc;
 use execbench_build::offline::offline_response;
 use execbench_build::prompt::{FewShot, GenerationRequest, PromptTemplate, generation_requests, request_index};
 use execbench_build::replay::{GenerationRow, latest_by_id};
-use execbench_build::{Benchmark, Candidate, Generation, Generator, GeneratorSource, Judged, SampleSpec, build_benchmark};
+use execbench_build::{
+    Benchmark, Candidate, Generation, Generator, GeneratorSource, Judged, SampleSpec, build_benchmark,
+};
 use execbench_providers::Usage;
 use execbench_run::api::ApiModel;
-use execbench_run::runfile::PriceUsed;
 use execbench_run::build_filter::filter_candidates;
 use execbench_run::generation::{GenerationEvent, GenerationJob, GenerationSource, generator_for, run_generation};
 use execbench_run::generation_store::{GenerationEntry, GenerationState, GenerationStore, resume_plan};
+use execbench_run::runfile::PriceUsed;
 use execbench_run::{CancelToken, RunEnd};
 use leptos::prelude::*;
 
@@ -115,7 +117,8 @@ impl BuildJob {
     /// Generates candidates with `source`, then filters them. A model's generation is kept
     /// (entry and a row per request) so that a reload can resume it.
     pub fn generate(self, source: BuildSource, plan: GenerationPlan) {
-        let requests = match generation_requests(&plan.methods, plan.per_method, plan.seed, &plan.template, &plan.pool) {
+        let requests = match generation_requests(&plan.methods, plan.per_method, plan.seed, &plan.template, &plan.pool)
+        {
             Ok(r) => r,
             Err(e) => {
                 self.error.set(Some(e));
@@ -124,7 +127,18 @@ impl BuildJob {
         };
         self.reset();
         let keep = match &source {
-            BuildSource::Model(model, price, cap) => GenerationEntry::new(crate::browser::clock::now_ms(), model.settings.clone(), price.clone(), plan.methods.clone(), plan.per_method, plan.seed, plan.template.clone(), plan.pool.clone()).ok().map(|e| GenerationEntry { spend_cap: *cap, ..e }),
+            BuildSource::Model(model, price, cap) => GenerationEntry::new(
+                crate::browser::clock::now_ms(),
+                model.settings.clone(),
+                price.clone(),
+                plan.methods.clone(),
+                plan.per_method,
+                plan.seed,
+                plan.template.clone(),
+                plan.pool.clone(),
+            )
+            .ok()
+            .map(|e| GenerationEntry { spend_cap: *cap, ..e }),
             _ => None,
         };
         let generation = Generation {
@@ -151,7 +165,13 @@ impl BuildJob {
         leptos::task::spawn_local(async move {
             let store = self.kept.store().await;
             let found = async {
-                let entry = store.generations().await.map_err(|e| e.to_string())?.into_iter().find(|e| e.id == id).ok_or_else(|| format!("generation `{id}` is no longer kept in this browser"))?;
+                let entry = store
+                    .generations()
+                    .await
+                    .map_err(|e| e.to_string())?
+                    .into_iter()
+                    .find(|e| e.id == id)
+                    .ok_or_else(|| format!("generation `{id}` is no longer kept in this browser"))?;
                 let rows = store.generation_rows(&id).await.map_err(|e| e.to_string())?;
                 let entry = GenerationEntry { spend_cap: cap.or(entry.spend_cap), ..entry };
                 if entry.spend_cap.is_some() && entry.price.is_none() {
@@ -185,7 +205,11 @@ impl BuildJob {
             let source = BuildSource::Model(Box::new(model), entry.price.clone(), entry.spend_cap);
             let seed = entry.seed;
             let keep = Some(GenerationEntry { state: GenerationState::Running, note: None, ..entry });
-            self.launch(source, seed, Start { job: plan.job, answered: plan.answered, rows: plan.rows, generation, keep });
+            self.launch(
+                source,
+                seed,
+                Start { job: plan.job, answered: plan.answered, rows: plan.rows, generation, keep },
+            );
         });
     }
 
@@ -197,7 +221,8 @@ impl BuildJob {
     fn launch(self, source: BuildSource, seed: u64, start: Start) {
         let Start { job, answered, rows, generation, keep } = start;
         let python = self.python.get_value();
-        let cancel = self.progress.begin(format!("Generating {} responses", job.requests.len()), job.requests.len(), &python);
+        let cancel =
+            self.progress.begin(format!("Generating {} responses", job.requests.len()), job.requests.len(), &python);
         // Responses kept from before a reload count as they did then.
         let mut candidates = Vec::<Candidate>::new();
         let (mut responses, mut unparseable) = (0, 0);
@@ -225,12 +250,16 @@ impl BuildJob {
         }
         leptos::task::spawn_local(async move {
             let mut generation_source = match source {
-                BuildSource::Offline => GenerationSource::Offline(Box::new(move |r: &GenerationRequest| offline_response(&r.method, seed, request_index(&r.id)))),
+                BuildSource::Offline => GenerationSource::Offline(Box::new(move |r: &GenerationRequest| {
+                    offline_response(&r.method, seed, request_index(&r.id))
+                })),
                 BuildSource::Replay { file, rows } => {
                     let latest = latest_by_id(&rows);
                     GenerationSource::Offline(Box::new(move |r: &GenerationRequest| match latest.get(&r.id) {
                         Some(GenerationRow { response: Some(text), .. }) => Ok(text.clone()),
-                        Some(GenerationRow { error: Some(e), .. }) => Err(format!("{file} holds an error for {}: {e}", r.id)),
+                        Some(GenerationRow { error: Some(e), .. }) => {
+                            Err(format!("{file} holds an error for {}: {e}", r.id))
+                        }
                         _ => Err(format!("{file} has no response for {}", r.id)),
                     }))
                 }
@@ -273,7 +302,8 @@ impl BuildJob {
                     }
                 }
             };
-            let outcome = run_generation(&job, &mut generation_source, &FetchHttp, &BrowserClock, &cancel, &on_event).await;
+            let outcome =
+                run_generation(&job, &mut generation_source, &FetchHttp, &BrowserClock, &cancel, &on_event).await;
             let (responses, unparseable) = counts.get();
             self.responses.set(Some(responses));
             self.unparseable.set(unparseable);
@@ -282,12 +312,19 @@ impl BuildJob {
             self.generation.set_value(Some(Generation { responses, unparseable, ..generation }));
             let failed = outcome.generated.iter().filter(|g| g.result.is_err()).count();
             if failed > 0 {
-                let first = outcome.generated.iter().find_map(|g| g.result.as_ref().err()).map(|e| e.message.clone()).unwrap_or_default();
+                let first = outcome
+                    .generated
+                    .iter()
+                    .find_map(|g| g.result.as_ref().err())
+                    .map(|e| e.message.clone())
+                    .unwrap_or_default();
                 self.error.set(Some(format!("{failed} of {} requests failed (first: {first}); their rows are in the generations download, and Resume asks them again", outcome.generated.len())));
             }
             match &outcome.end {
                 RunEnd::ProviderStopped(e) => self.error.set(Some(format!("The provider stopped the generation: {e}"))),
-                RunEnd::SpendCap { .. } => self.error.set(Some(format!("The generation {}; its responses so far are kept", outcome.end.describe()))),
+                RunEnd::SpendCap { .. } => self
+                    .error
+                    .set(Some(format!("The generation {}; its responses so far are kept", outcome.end.describe()))),
                 _ => {}
             }
             if let Some(mut entry) = keep.into_inner() {

@@ -7,10 +7,10 @@ use std::cell::{Cell, RefCell};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+use execbench_core::Sample;
 use execbench_eval::Task;
 use execbench_eval::report::{SampleResult, summarize};
 use execbench_eval::score::Mode;
-use execbench_core::Sample;
 use execbench_providers::{HttpRequest, ProviderError};
 use execbench_run::api::ApiModel;
 use execbench_run::cost::SpendCap;
@@ -77,8 +77,13 @@ pub struct EvaluationPlan {
 pub enum Target {
     /// A new run; `pilot`: ask only its first samples now (the run then pauses, and Resume asks
     /// for the rest).
-    New { pilot: Option<usize> },
-    Stored { entry: Box<RunEntry>, records: Vec<SampleRecord> },
+    New {
+        pilot: Option<usize>,
+    },
+    Stored {
+        entry: Box<RunEntry>,
+        records: Vec<SampleRecord>,
+    },
 }
 
 /// The page's HTTP: `fetch`, or the simulated model answering in the page.
@@ -105,8 +110,16 @@ impl HttpClient for PageHttp {
     type Body = PageBody;
     async fn send(&self, request: &HttpRequest) -> Result<HttpHead<PageBody>, ProviderError> {
         match self {
-            PageHttp::Fetch(h) => h.send(request).await.map(|head| HttpHead { status: head.status, headers: head.headers, body: PageBody::Fetch(head.body) }),
-            PageHttp::Simulated(h) => h.send(request).await.map(|head| HttpHead { status: head.status, headers: head.headers, body: PageBody::Simulated(head.body) }),
+            PageHttp::Fetch(h) => h.send(request).await.map(|head| HttpHead {
+                status: head.status,
+                headers: head.headers,
+                body: PageBody::Fetch(head.body),
+            }),
+            PageHttp::Simulated(h) => h.send(request).await.map(|head| HttpHead {
+                status: head.status,
+                headers: head.headers,
+                body: PageBody::Simulated(head.body),
+            }),
         }
     }
 }
@@ -225,10 +238,20 @@ impl EvaluationJob {
     /// ended in an error (with the key still in memory).
     pub fn retry_errors(self, python: PythonWorker, runs: Runs) {
         let Some(last) = self.last_api_run.get_value() else { return };
-        let Some(entry) = runs.entry(&last.run_id) else { return self.error.set(Some(format!("run {} is no longer stored", last.run_id))) };
+        let Some(entry) = runs.entry(&last.run_id) else {
+            return self.error.set(Some(format!("run {} is no longer stored", last.run_id)));
+        };
         let dataset = entry.manifest.dataset.clone();
         leptos::task::spawn_local(async move {
-            match continue_plan(runs, &entry, &last.samples, Some(last.model.key.clone().unwrap_or_default()).filter(|k| !k.is_empty()), Continue::RetryErrors).await {
+            match continue_plan(
+                runs,
+                &entry,
+                &last.samples,
+                Some(last.model.key.clone().unwrap_or_default()).filter(|k| !k.is_empty()),
+                Continue::RetryErrors,
+            )
+            .await
+            {
                 Ok((plan, target)) => self.launch(python, runs, plan, dataset, target),
                 Err(e) => self.error.set(Some(e)),
             }
@@ -249,7 +272,10 @@ impl EvaluationJob {
         let to_ask = job.samples.len() - job.done.len();
         let (name, label) = match shown.rescored_file() {
             Some(file) => (file.to_string(), format!("Re-scoring {file} ({to_ask} samples)")),
-            None => (responder.name(), format!("Evaluating {} on {to_ask} sample{}", responder.name(), if to_ask == 1 { "" } else { "s" })),
+            None => (
+                responder.name(),
+                format!("Evaluating {} on {to_ask} sample{}", responder.name(), if to_ask == 1 { "" } else { "s" }),
+            ),
         };
         let python = python.new_job();
         let cancel = self.begin(label, job.samples.len(), &python);
@@ -269,7 +295,8 @@ impl EvaluationJob {
             let recorder = Recorder::new(&*store, entry, &earlier, Box::new(js_sys::Date::now));
             // Records a full disk refused earlier in this page go first.
             let mut stored_first = Vec::new();
-            let mut failed: Option<String> = recorder.set_state(RunState::Running, None).await.err().map(|e| e.to_string());
+            let mut failed: Option<String> =
+                recorder.set_state(RunState::Running, None).await.err().map(|e| e.to_string());
             if failed.is_none() {
                 let pending = runs.take_unsaved(&run_id);
                 for (i, record) in pending.iter().enumerate() {
@@ -299,7 +326,8 @@ impl EvaluationJob {
                     if self.progress.publish(status.done) {
                         self.answers_judged.set(answers.get());
                         self.status.set(Some(status.clone()));
-                        self.transcripts.set(live_text.borrow().iter().map(|(id, texts)| (id.clone(), texts.clone())).collect());
+                        self.transcripts
+                            .set(live_text.borrow().iter().map(|(id, texts)| (id.clone(), texts.clone())).collect());
                         runs.show(recorder.entry());
                     }
                 }
@@ -321,7 +349,9 @@ impl EvaluationJob {
                 }
             };
             let http = match simulation {
-                Some(simulation) => PageHttp::Simulated(SimulatedHttp::new(BrowserClock, simulation, &job.samples, &job.template)),
+                Some(simulation) => {
+                    PageHttp::Simulated(SimulatedHttp::new(BrowserClock, simulation, &job.samples, &job.template))
+                }
                 None => PageHttp::Fetch(FetchHttp),
             };
             let timed = TimedStore { recorder: &recorder, times_ms: RefCell::new(Vec::new()) };
@@ -333,7 +363,9 @@ impl EvaluationJob {
             // How the stored run ends: finished, paused (Stop, the spend cap, a full disk), failed.
             let missing = recorder.entry().missing();
             let state = match &outcome.end {
-                RunEnd::Finished if missing > 0 => (RunState::Paused, Some(format!("{missing} samples not asked yet: Resume asks for them"))),
+                RunEnd::Finished if missing > 0 => {
+                    (RunState::Paused, Some(format!("{missing} samples not asked yet: Resume asks for them")))
+                }
                 RunEnd::Finished => (RunState::Finished, None),
                 RunEnd::Stopped => (RunState::Paused, Some("stopped: Resume asks for the rest".to_string())),
                 RunEnd::SpendCap { .. } | RunEnd::StoreFailed(_) => (RunState::Paused, Some(outcome.end.describe())),
@@ -351,7 +383,13 @@ impl EvaluationJob {
             runs.refresh_storage();
 
             // Every record of the run: the stored ones, replaced by this session's.
-            let by_id: BTreeMap<String, SampleRecord> = earlier.into_iter().chain(stored_first).chain(outcome.records.iter().cloned()).chain(outcome.unsaved.iter().cloned()).map(|r| (r.sample_id.clone(), r)).collect();
+            let by_id: BTreeMap<String, SampleRecord> = earlier
+                .into_iter()
+                .chain(stored_first)
+                .chain(outcome.records.iter().cloned())
+                .chain(outcome.unsaved.iter().cloned())
+                .map(|r| (r.sample_id.clone(), r))
+                .collect();
             let mut records: Vec<SampleRecord> = by_id.into_values().collect();
             records.sort_by_key(|r| r.index);
             let mut run = results_of(&entry, &records, shown.rescored_file().is_some());
@@ -365,22 +403,34 @@ impl EvaluationJob {
             run.most_concurrent = outcome.most_concurrent;
             run.stopped = outcome.end != RunEnd::Finished;
             run.end = outcome.end.describe();
-            run.store_times = execbench_run::status::median_and_p99(&store_times).map(|(median, p99)| (store_times.len(), median, p99));
+            run.store_times = execbench_run::status::median_and_p99(&store_times)
+                .map(|(median, p99)| (store_times.len(), median, p99));
             self.answers_judged.set(answers.get());
             self.status.set(Some(outcome.status.clone()));
             let scored = run.scored();
             let ended = match &outcome.end {
                 RunEnd::Finished if run.errors.is_empty() => "finished".to_string(),
-                RunEnd::Finished => format!("finished: {} scored, {} error{}", scored, run.errors.len(), if run.errors.len() == 1 { "" } else { "s" }),
+                RunEnd::Finished => format!(
+                    "finished: {} scored, {} error{}",
+                    scored,
+                    run.errors.len(),
+                    if run.errors.len() == 1 { "" } else { "s" }
+                ),
                 RunEnd::Stopped => format!("stopped after {} of {} samples", records.len(), job.samples.len()),
                 other => other.describe(),
             };
             match &outcome.end {
                 RunEnd::ProviderStopped(e) => self.error.set(Some(format!("The provider stopped the run: {e}"))),
-                RunEnd::StoreFailed(e) => self.error.set(Some(format!("The run paused: a result could not be stored: {e}"))),
+                RunEnd::StoreFailed(e) => {
+                    self.error.set(Some(format!("The run paused: a result could not be stored: {e}")))
+                }
                 _ => {}
             }
-            self.last_api_run.set_value(api_model.map(|model| LastApiRun { model, run_id: run_id.clone(), samples: job.samples.clone() }));
+            self.last_api_run.set_value(api_model.map(|model| LastApiRun {
+                model,
+                run_id: run_id.clone(),
+                samples: job.samples.clone(),
+            }));
             self.add_run(run);
             self.progress.finish(outcome.status.done, &ended);
         });
@@ -392,11 +442,13 @@ impl EvaluationJob {
 pub fn results_of(entry: &RunEntry, records: &[SampleRecord], rescored: bool) -> RunResults {
     let manifest = &entry.manifest;
     let task = manifest.task;
-    let mut rows: Vec<Vec<SampleResult>> = (0..manifest.modes.len()).map(|i| records.iter().filter_map(|r| r.results.get(i).cloned()).collect()).collect();
+    let mut rows: Vec<Vec<SampleResult>> =
+        (0..manifest.modes.len()).map(|i| records.iter().filter_map(|r| r.results.get(i).cloned()).collect()).collect();
     if rescored {
         rows.iter_mut().flatten().for_each(|row| row.prompt = None);
     }
-    let errors: Vec<(String, String)> = records.iter().filter_map(|r| r.error.as_ref().map(|e| (r.sample_id.clone(), e.message.clone()))).collect();
+    let errors: Vec<(String, String)> =
+        records.iter().filter_map(|r| r.error.as_ref().map(|e| (r.sample_id.clone(), e.message.clone()))).collect();
     let usage = manifest.api.is_some().then_some(entry.tally.usage);
     RunResults {
         id: 0,
@@ -443,15 +495,31 @@ pub enum Continue {
 /// A plan that carries a stored run on, checked against the dataset the page has now: its first
 /// `samples` samples must be the run's (same content hash), else the plan is refused with what
 /// differs. `key`: for an API run whose provider needs one.
-pub async fn continue_plan(runs: Runs, entry: &RunEntry, dataset: &[Sample], key: Option<String>, what: Continue) -> Result<(EvaluationPlan, Target), String> {
+pub async fn continue_plan(
+    runs: Runs,
+    entry: &RunEntry,
+    dataset: &[Sample],
+    key: Option<String>,
+    what: Continue,
+) -> Result<(EvaluationPlan, Target), String> {
     continue_plan_with_cap(runs, entry, dataset, key, what, None).await
 }
 
 /// [`continue_plan`] with a new spend cap (dollars for the whole run), kept in the run's manifest.
-pub async fn continue_plan_with_cap(runs: Runs, entry: &RunEntry, dataset: &[Sample], key: Option<String>, what: Continue, cap: Option<f64>) -> Result<(EvaluationPlan, Target), String> {
+pub async fn continue_plan_with_cap(
+    runs: Runs,
+    entry: &RunEntry,
+    dataset: &[Sample],
+    key: Option<String>,
+    what: Continue,
+    cap: Option<f64>,
+) -> Result<(EvaluationPlan, Target), String> {
     let manifest = &entry.manifest;
     if manifest.model.starts_with("re-scored ") || manifest.model.starts_with("replay") {
-        return Err(format!("{} replayed a file: import the file again on the Evaluate page to run it", manifest.run_id));
+        return Err(format!(
+            "{} replayed a file: import the file again on the Evaluate page to run it",
+            manifest.run_id
+        ));
     }
     let samples: Vec<Sample> = dataset.iter().take(manifest.samples).cloned().collect();
     let mut now = manifest.clone();
@@ -459,13 +527,21 @@ pub async fn continue_plan_with_cap(runs: Runs, entry: &RunEntry, dataset: &[Sam
     now.dataset_hash = dataset_hash(&samples);
     let conflicts = manifest.resume_conflicts(&now);
     if !conflicts.is_empty() {
-        return Err(format!("{} cannot go on with the dataset loaded now: {}. Load the run's dataset ({}) first.", manifest.run_id, conflicts.join("; "), manifest.dataset));
+        return Err(format!(
+            "{} cannot go on with the dataset loaded now: {}. Load the run's dataset ({}) first.",
+            manifest.run_id,
+            conflicts.join("; "),
+            manifest.dataset
+        ));
     }
     let responder = match &manifest.api {
         Some(settings) => {
             let needs_key = settings.endpoint.preset().is_some_and(|p| p.key_required);
             if needs_key && key.as_deref().is_none_or(str::is_empty) {
-                return Err(format!("{} needs the API key of {}: enter it above (it is not stored unless you ask)", manifest.run_id, settings.endpoint.provider));
+                return Err(format!(
+                    "{} needs the API key of {}: enter it above (it is not stored unless you ask)",
+                    manifest.run_id, settings.endpoint.provider
+                ));
             }
             Responder::Api(ApiModel { settings: settings.clone(), key })
         }
@@ -477,12 +553,15 @@ pub async fn continue_plan_with_cap(runs: Runs, entry: &RunEntry, dataset: &[Sam
         },
     };
     let store = runs.store().await;
-    let records = execbench_run::store::RunStore::records(&*store, manifest.run_id.as_str()).await.map_err(|e| e.to_string())?;
+    let records =
+        execbench_run::store::RunStore::records(&*store, manifest.run_id.as_str()).await.map_err(|e| e.to_string())?;
     let mut entry = entry.clone();
     let mut job = EvalJob::new(samples, manifest.template.clone(), manifest.n, manifest.modes.clone());
     match what {
         Continue::Resume => job.done = records.iter().map(|r| r.sample_id.clone()).collect(),
-        Continue::RetryErrors => job.done = records.iter().filter(|r| !r.is_error()).map(|r| r.sample_id.clone()).collect(),
+        Continue::RetryErrors => {
+            job.done = records.iter().filter(|r| !r.is_error()).map(|r| r.sample_id.clone()).collect()
+        }
         Continue::Extend { extra } => {
             job.n = manifest.n + extra;
             entry.manifest.n = job.n;
@@ -495,9 +574,16 @@ pub async fn continue_plan_with_cap(runs: Runs, entry: &RunEntry, dataset: &[Sam
     }
     entry.manifest.spend_cap = cap.or(manifest.spend_cap);
     if let (Some(limit), Some(price)) = (entry.manifest.spend_cap, &manifest.price) {
-        job.spend_cap = Some(SpendCap { limit, price: price.price, spent_before: price.price.cost(&entry.tally.usage) });
+        job.spend_cap =
+            Some(SpendCap { limit, price: price.price, spent_before: price.price.cost(&entry.tally.usage) });
     }
-    let plan = EvaluationPlan { responder, job, shown: Shown::default(), price: manifest.price.clone(), simulation: manifest.simulation };
+    let plan = EvaluationPlan {
+        responder,
+        job,
+        shown: Shown::default(),
+        price: manifest.price.clone(),
+        simulation: manifest.simulation,
+    };
     Ok((plan, Target::Stored { entry: Box::new(entry), records }))
 }
 impl Default for EvaluationJob {
@@ -507,6 +593,9 @@ impl Default for EvaluationJob {
 }
 
 fn per_mode_results(task: Task, modes: &[Mode], rows: Vec<Vec<SampleResult>>) -> Vec<ModeResults> {
-    modes.iter().zip(rows).map(|(&mode, rows)| ModeResults { mode, summary: summarize(task, mode, &rows), rows }).collect()
+    modes
+        .iter()
+        .zip(rows)
+        .map(|(&mode, rows)| ModeResults { mode, summary: summarize(task, mode, &rows), rows })
+        .collect()
 }
-

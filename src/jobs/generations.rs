@@ -8,7 +8,9 @@ use std::collections::VecDeque;
 use std::rc::Rc;
 
 use execbench_idbstore::IdbRunStore;
-use execbench_run::generation_store::{GenerationEntry, GenerationRow, GenerationState, GenerationStore, MemoryGenerationStore, newest_first};
+use execbench_run::generation_store::{
+    GenerationEntry, GenerationRow, GenerationState, GenerationStore, MemoryGenerationStore, newest_first,
+};
 use execbench_run::store::StoreResult;
 use leptos::prelude::*;
 

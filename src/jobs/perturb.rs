@@ -13,7 +13,9 @@ use execbench_run::backoff::Jitter;
 use execbench_run::gate::Gate;
 use execbench_run::perturbation::{KindCounts, Normalised, PerturbJob, PerturbTally, perturb_and_verify};
 use execbench_run::status::Live;
-use execbench_run::wrong_answers::{AskedClaims, ProposalCache, ProposalJob, STOPPED as ASK_STOPPED, ask_wrong_answers};
+use execbench_run::wrong_answers::{
+    AskedClaims, ProposalCache, ProposalJob, STOPPED as ASK_STOPPED, ask_wrong_answers,
+};
 use leptos::prelude::*;
 
 use super::{FINISHED, JobProgress, STOPPED};
@@ -82,7 +84,15 @@ impl PerturbRun {
 
     /// `dataset`: the export's `dataset` column. `options.seed` is replaced by each of `seeds`.
     /// `model`: MHC's wrong answers are asked of it first (only when MHC is among `kinds`).
-    pub fn start(self, samples: Vec<Sample>, dataset: String, kinds: Vec<Kind>, seeds: Vec<u64>, options: Options, model: Option<ApiModel>) {
+    pub fn start(
+        self,
+        samples: Vec<Sample>,
+        dataset: String,
+        kinds: Vec<Kind>,
+        seeds: Vec<u64>,
+        options: Options,
+        model: Option<ApiModel>,
+    ) {
         let python = self.python.get_value();
         let label = kinds.iter().map(|k| k.name()).collect::<Vec<_>>().join("+");
         let total = samples.len() * kinds.iter().map(|k| k.seeds_that_matter(&seeds).len()).sum::<usize>();
@@ -108,7 +118,15 @@ impl PerturbRun {
                 None => None,
             };
             let cancel = self.job.begin(format!("Perturbing with {label}"), total, &python);
-            let job = PerturbJob { samples: &samples, dataset: &dataset, kinds: &kinds, seeds: &seeds, options, limits: Limits::default(), claims: claims.as_ref() };
+            let job = PerturbJob {
+                samples: &samples,
+                dataset: &dataset,
+                kinds: &kinds,
+                seeds: &seeds,
+                options,
+                limits: Limits::default(),
+                claims: claims.as_ref(),
+            };
             let outcome = perturb_and_verify(&python, &BrowserClock, &job, &cancel, &mut |tally| {
                 if self.job.publish(tally.done) {
                     self.show(tally);
@@ -129,17 +147,30 @@ impl PerturbRun {
 
     /// Asks `model` for a wrong answer per sample (proposals kept in this browser are not asked
     /// again), with progress and Stop. `None` when it failed or was stopped: the job has ended.
-    async fn ask_model(self, model: &ApiModel, samples: &[Sample], options: Options, python: &PythonWorker) -> Option<AskedClaims> {
+    async fn ask_model(
+        self,
+        model: &ApiModel,
+        samples: &[Sample],
+        options: Options,
+        python: &PythonWorker,
+    ) -> Option<AskedClaims> {
         let cancel = self.job.begin(format!("Asking {} for MHC's wrong answers", model.name()), samples.len(), python);
-        let (kept, mut not_kept) = match storage::get(PROPOSALS_KEY).map(|text| ProposalCache::parse("the proposals kept in this browser", &text)) {
+        let (kept, mut not_kept) = match storage::get(PROPOSALS_KEY)
+            .map(|text| ProposalCache::parse("the proposals kept in this browser", &text))
+        {
             None => (ProposalCache::default(), None),
             Some(Ok(cache)) => (cache, None),
             // Never written over: the user may still want what is there.
             Some(Err(e)) => (ProposalCache::default(), Some(e)),
         };
         let mut cache = kept.clone();
-        let (gate, live, jitter) = (Gate::new(model.settings.concurrency, model.settings.delay_ms), Live::new(samples.len(), 0), RefCell::new(Jitter::new(0)));
-        let context = RequestContext { http: &FetchHttp, clock: &BrowserClock, gate: &gate, live: &live, jitter: &jitter };
+        let (gate, live, jitter) = (
+            Gate::new(model.settings.concurrency, model.settings.delay_ms),
+            Live::new(samples.len(), 0),
+            RefCell::new(Jitter::new(0)),
+        );
+        let context =
+            RequestContext { http: &FetchHttp, clock: &BrowserClock, gate: &gate, live: &live, jitter: &jitter };
         let job = ProposalJob { samples, prediction: options.prediction, cache: &kept };
         let asked = ask_wrong_answers(&context, model, Some(python), job, &cancel, &mut |done, proposal| {
             cache.insert(proposal.clone());

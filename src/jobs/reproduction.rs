@@ -47,7 +47,8 @@ impl ReproductionRun {
                     self.report.set(report.clone());
                 }
             };
-            let outcome = rescore_reproductions(&python, &rows, &samples, Limits::default(), &cancel, &mut on_row).await;
+            let outcome =
+                rescore_reproductions(&python, &rows, &samples, Limits::default(), &cancel, &mut on_row).await;
             let done = outcome.report.rescored.len() + outcome.report.unknown_rows();
             self.report.set(outcome.report);
             self.job.finish(done, if outcome.stopped { STOPPED } else { FINISHED });

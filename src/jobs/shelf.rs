@@ -143,7 +143,13 @@ impl Shelf {
         let entry = self.entries.with_untracked(|entries| entries.iter().find(|e| e.id == id).cloned());
         let entry = match entry {
             Some(e) => e,
-            None => store.list().await.map_err(|e| e.to_string())?.into_iter().find(|e| e.id == id).ok_or_else(|| format!("dataset `{id}` is no longer kept in this browser"))?,
+            None => store
+                .list()
+                .await
+                .map_err(|e| e.to_string())?
+                .into_iter()
+                .find(|e| e.id == id)
+                .ok_or_else(|| format!("dataset `{id}` is no longer kept in this browser"))?,
         };
         let bytes = store.bytes(id).await.map_err(|e| e.to_string())?;
         let used = ShelfEntry { used_ms: js_sys::Date::now(), ..entry };

@@ -54,9 +54,7 @@ thread_local! {
 }
 
 fn build_form() -> BuildForm {
-    FORM.with(|cell| {
-        *cell.get_or_init(|| crate::app::under_root_owner(BuildForm::new))
-    })
+    FORM.with(|cell| *cell.get_or_init(|| crate::app::under_root_owner(BuildForm::new)))
 }
 
 impl BuildForm {
@@ -87,7 +85,8 @@ fn number(field: &str, text: &str) -> Result<u64, String> {
 
 impl BuildForm {
     fn plan(self) -> Result<GenerationPlan, String> {
-        let methods: Vec<String> = all_methods().into_iter().filter(|m| self.methods.with_untracked(|s| s.contains(m))).collect();
+        let methods: Vec<String> =
+            all_methods().into_iter().filter(|m| self.methods.with_untracked(|s| s.contains(m))).collect();
         if methods.is_empty() {
             return Err("choose at least one method".to_string());
         }
@@ -96,7 +95,8 @@ impl BuildForm {
             return Err("candidates per method: at least 1".to_string());
         }
         let seed = number("seed", &self.seed.get_untracked())?;
-        let template = PromptTemplate::new(&self.template.get_untracked()).map_err(|e| format!("prompt template: {e}"))?;
+        let template =
+            PromptTemplate::new(&self.template.get_untracked()).map_err(|e| format!("prompt template: {e}"))?;
         let (pool, errors) = read_pool("example pool", &self.pool.get_untracked());
         if let Some(e) = errors.first() {
             return Err(format!("{e}"));
@@ -109,11 +109,18 @@ impl BuildForm {
         if n == 0 {
             return Err("samples: at least 1".to_string());
         }
-        Ok(SampleSpec { n, seed: number("sampling seed", &self.sample_seed.get_untracked())?, balanced: self.balanced.get_untracked() })
+        Ok(SampleSpec {
+            n,
+            seed: number("sampling seed", &self.sample_seed.get_untracked())?,
+            balanced: self.balanced.get_untracked(),
+        })
     }
 }
 
-fn on_file<T: Clone + Send + Sync + 'static>(target: RwSignal<Loaded<T>>, read: fn(&str, &str) -> (T, Vec<String>)) -> impl Fn(leptos::ev::Event) {
+fn on_file<T: Clone + Send + Sync + 'static>(
+    target: RwSignal<Loaded<T>>,
+    read: fn(&str, &str) -> (T, Vec<String>),
+) -> impl Fn(leptos::ev::Event) {
     move |ev: leptos::ev::Event| {
         let input: web_sys::HtmlInputElement = event_target(&ev);
         let Some(file) = input.files().and_then(|files| files.get(0)) else { return };
@@ -142,8 +149,14 @@ fn read_candidate_file(name: &str, text: &str) -> (Vec<execbench_build::Candidat
 }
 
 #[component]
-fn FileStatus<T: Clone + Send + Sync + 'static>(loaded: RwSignal<Loaded<T>>, count: fn(&T) -> usize, what: &'static str, testid: &'static str) -> impl IntoView {
-    move || match loaded.get() {
+fn FileStatus<T: Clone + Send + Sync + 'static>(
+    loaded: RwSignal<Loaded<T>>,
+    count: fn(&T) -> usize,
+    what: &'static str,
+    testid: &'static str,
+) -> impl IntoView {
+    move || {
+        match loaded.get() {
         Loaded::None => view! { <p class="muted" data-testid=testid>"No file yet."</p> }.into_any(),
         Loaded::Read { name, value, problems } => view! {
             <div data-testid=testid>
@@ -153,6 +166,7 @@ fn FileStatus<T: Clone + Send + Sync + 'static>(loaded: RwSignal<Loaded<T>>, cou
                 })}
             </div>
         }.into_any(),
+    }
     }
 }
 
@@ -179,7 +193,9 @@ pub fn BuildPage() -> impl IntoView {
         funnel.parsed = funnel.parsed.max(job.candidates.get());
         funnel
     });
-    let rule_counts = Memo::new(move |_| funnel.with(|f| f.rejections.iter().filter(|r| r.count > 0).map(|r| (r.rule, r.count)).collect::<Vec<_>>()));
+    let rule_counts = Memo::new(move |_| {
+        funnel.with(|f| f.rejections.iter().filter(|r| r.count > 0).map(|r| (r.rule, r.count)).collect::<Vec<_>>())
+    });
 
     let start = move |_| {
         form.form_error.set(None);
@@ -192,7 +208,9 @@ pub fn BuildPage() -> impl IntoView {
                 return;
             }
             "replay" => match form.replay.get_untracked() {
-                Loaded::Read { name, value, .. } if !value.is_empty() => BuildSource::Replay { file: name, rows: value },
+                Loaded::Read { name, value, .. } if !value.is_empty() => {
+                    BuildSource::Replay { file: name, rows: value }
+                }
                 _ => {
                     form.form_error.set(Some("choose a generations file with at least one good row".to_string()));
                     return;
@@ -200,7 +218,8 @@ pub fn BuildPage() -> impl IntoView {
             },
             "model" => match form.api.model().and_then(|m| Ok((m, form.api.price()?, form.api.spend_cap()?))) {
                 Ok((_, None, Some(_))) => {
-                    form.form_error.set(Some("a spend cap needs a price: none is known for this model; enter one".to_string()));
+                    form.form_error
+                        .set(Some("a spend cap needs a price: none is known for this model; enter one".to_string()));
                     return;
                 }
                 Ok((model, price, cap)) => BuildSource::Model(Box::new(model), price, cap),
@@ -235,7 +254,9 @@ pub fn BuildPage() -> impl IntoView {
         let model = form.api.model().ok()?;
         let same = |a: &str, b: &str| a.trim_end_matches('/') == b.trim_end_matches('/');
         let endpoint = &model.settings.endpoint;
-        (endpoint.provider == entry.api.endpoint.provider && same(&endpoint.base_url, &entry.api.endpoint.base_url)).then_some(model.key).flatten()
+        (endpoint.provider == entry.api.endpoint.provider && same(&endpoint.base_url, &entry.api.endpoint.base_url))
+            .then_some(model.key)
+            .flatten()
     };
 
     view! {

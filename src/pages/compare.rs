@@ -11,8 +11,8 @@ use execbench_compare::charts::{category_chart, drop_heatmap, pass_at_1_chart};
 use execbench_compare::report::{csv_table, markdown_section, one_decimal, p_value_words, pairs_jsonl};
 use execbench_compare::{Cell, Change, CompareOptions, Comparison, Flip, FlipDirection, RunInput, compare, line_diff};
 use execbench_eval::report::SampleResult;
-use execbench_perturb::{Kind, Options, Prediction};
 use execbench_eval::score::Mode;
+use execbench_perturb::{Kind, Options, Prediction};
 use execbench_run::store::RunStore;
 use leptos::prelude::*;
 
@@ -86,7 +86,11 @@ fn cell_view(cell: &Cell) -> impl IntoView + use<> {
     let signed = |v: f64| if v > 0.0 { format!("+{}", one_decimal(v)) } else { one_decimal(v).replacen('-', "−", 1) };
     let drop = cell.drop.as_ref().map(|d| {
         let relative = d.relative.map(|r| format!(" ({}%)", signed(-r))).unwrap_or_default();
-        (format!("vs vanilla {} pt{relative}", signed(-d.absolute)), format!("McNemar p {} (b {}, c {})", p_value_words(d.mcnemar.p_value), d.mcnemar.b, d.mcnemar.c), d.absolute > 0.0)
+        (
+            format!("vs vanilla {} pt{relative}", signed(-d.absolute)),
+            format!("McNemar p {} (b {}, c {})", p_value_words(d.mcnemar.p_value), d.mcnemar.b, d.mcnemar.c),
+            d.absolute > 0.0,
+        )
     });
     view! {
         <div class="compare-cell">
@@ -117,13 +121,22 @@ fn result_column(title: String, result: SampleResult) -> impl IntoView {
 /// (the first of `category`, `difficulty`, `perturbation`, `method` that the rows have).
 fn category_choices(report: &execbench_core::LoadReport) -> (Vec<String>, Option<String>) {
     let shape = execbench_formats::dataset_shape(report, None);
-    let fields = shape.meta_fields.iter().filter(|f| f.types.keys().any(|t| matches!(*t, "string" | "number" | "boolean"))).map(|f| f.name.clone()).collect();
+    let fields = shape
+        .meta_fields
+        .iter()
+        .filter(|f| f.types.keys().any(|t| matches!(*t, "string" | "number" | "boolean")))
+        .map(|f| f.name.clone())
+        .collect();
     (fields, shape.category_field)
 }
 
 /// Sample id → category under `field`, for the samples that have one.
 fn categories_of(report: &execbench_core::LoadReport, field: &str) -> std::collections::BTreeMap<String, String> {
-    report.samples.iter().filter_map(|s| execbench_formats::categories::category_value(s, field).map(|c| (s.id.clone(), c))).collect()
+    report
+        .samples
+        .iter()
+        .filter_map(|s| execbench_formats::categories::category_value(s, field).map(|c| (s.id.clone(), c)))
+        .collect()
 }
 
 /// The Perturb view's address that makes the perturbed program of sample `id` again, from the
@@ -132,7 +145,8 @@ fn categories_of(report: &execbench_core::LoadReport, field: &str) -> std::colle
 fn perturb_href(provenance: Option<&serde_json::Value>, id: &str) -> Option<String> {
     let p = provenance?;
     let kind = Kind::parse(p.get("kind")?.as_str()?)?;
-    let mut options = Options { seed: p.get("seed").and_then(serde_json::Value::as_u64).unwrap_or(0), ..Options::default() };
+    let mut options =
+        Options { seed: p.get("seed").and_then(serde_json::Value::as_u64).unwrap_or(0), ..Options::default() };
     if let Some(o) = p.get("options") {
         options.p = o.get("p").and_then(serde_json::Value::as_f64).unwrap_or(options.p);
         options.once = o.get("once").and_then(serde_json::Value::as_bool).unwrap_or(options.once);
@@ -148,7 +162,11 @@ fn prompt_diff(first: &SampleResult, second: &SampleResult) -> Option<impl IntoV
     let (a, b) = (first.prompt.as_deref()?, second.prompt.as_deref()?);
     let diff = line_diff(a, b);
     let (removed, added) = execbench_compare::diff::changed_lines(&diff);
-    let summary = if removed + added == 0 { "The two prompts are the same.".to_string() } else { format!("What the perturbation changed in the prompt: {removed} lines out, {added} in") };
+    let summary = if removed + added == 0 {
+        "The two prompts are the same.".to_string()
+    } else {
+        format!("What the perturbation changed in the prompt: {removed} lines out, {added} in")
+    };
     Some(view! {
         <details class="prompt-diff" open={removed + added > 0} data-testid="compare-prompt-diff" data-removed=removed.to_string() data-added=added.to_string()>
             <summary>{summary}</summary>
@@ -198,7 +216,9 @@ pub fn ComparePage() -> impl IntoView {
             // In the list's order (newest first), so the table does not depend on click order.
             for entry in entries.iter().filter(|e| chosen.contains(&e.manifest.run_id)) {
                 let id = &entry.manifest.run_id;
-                if let Some(run) = READ.with(|read| read.borrow().get(id).filter(|(at, _)| *at == entry.updated_ms).map(|(_, run)| run.clone())) {
+                if let Some(run) = READ.with(|read| {
+                    read.borrow().get(id).filter(|(at, _)| *at == entry.updated_ms).map(|(_, run)| run.clone())
+                }) {
                     inputs.push(run);
                     continue;
                 }
@@ -217,7 +237,8 @@ pub fn ComparePage() -> impl IntoView {
             }
             let mut options = CompareOptions::default();
             if let DatasetState::Loaded(report) = app.dataset.get_untracked() {
-                let field = page.category_field.get_untracked().or_else(|| category_choices(&report).1).unwrap_or_default();
+                let field =
+                    page.category_field.get_untracked().or_else(|| category_choices(&report).1).unwrap_or_default();
                 if !field.is_empty() {
                     options.categories = categories_of(&report, &field);
                 }
@@ -270,20 +291,30 @@ pub fn ComparePage() -> impl IntoView {
             (drop_heatmap(c, mode), format!("relative-drop-{label}")),
             (category_chart(c, mode), format!("categories-{label}")),
         ];
-        Some(all.into_iter().filter_map(|(svg, name)| svg.map(|svg| view! { <Chart svg=svg name=name /> })).collect_view())
+        Some(
+            all.into_iter()
+                .filter_map(|(svg, name)| svg.map(|svg| view! { <Chart svg=svg name=name /> }))
+                .collect_view(),
+        )
     };
 
     let pair_label = move |c: &Comparison, index: usize| -> String {
         let p = &c.pairs[index];
         let (v, q) = (&c.runs[p.vanilla], &c.runs[p.perturbed]);
-        let flips = p.drop.as_ref().map(|d| format!(": {} right→wrong, {} wrong→right", d.mcnemar.b, d.mcnemar.c)).unwrap_or_default();
+        let flips = p
+            .drop
+            .as_ref()
+            .map(|d| format!(": {} right→wrong, {} wrong→right", d.mcnemar.b, d.mcnemar.c))
+            .unwrap_or_default();
         format!("{} · {} vs {}{flips}", q.identity.model, q.identity.perturbation.label(), v.run_id)
     };
 
     // The pair chosen, else the mode's first.
     let current_pair = move || -> Option<usize> {
         let mode = page.mode.get();
-        page.pair.get().or_else(|| page.compared.with(|c| c.as_ref().and_then(|c| c.comparison.pairs.iter().position(|p| p.mode == mode))))
+        page.pair.get().or_else(|| {
+            page.compared.with(|c| c.as_ref().and_then(|c| c.comparison.pairs.iter().position(|p| p.mode == mode)))
+        })
     };
     let flips = Memo::new(move |_| -> Arc<Vec<Flip>> {
         let (Some(compared), Some(index)) = (page.compared.get(), current_pair()) else { return Arc::new(Vec::new()) };
@@ -294,7 +325,8 @@ pub fn ComparePage() -> impl IntoView {
         let compared = page.compared.get()?;
         let mode = page.mode.get();
         let c = &compared.comparison;
-        let choices: Vec<(usize, String)> = c.pairs.iter().enumerate().filter(|(_, p)| p.mode == mode).map(|(i, _)| (i, pair_label(c, i))).collect();
+        let choices: Vec<(usize, String)> =
+            c.pairs.iter().enumerate().filter(|(_, p)| p.mode == mode).map(|(i, _)| (i, pair_label(c, i))).collect();
         if choices.is_empty() {
             return Some(view! { <p class="muted" data-testid="compare-no-pairs">"No perturbed run has a vanilla run of the same model and task among those chosen."</p> }.into_any());
         }
@@ -420,9 +452,18 @@ mod tests {
     fn a_perturbed_runs_provenance_opens_the_perturb_view_that_makes_it_again() {
         // (provenance, expected address for sample_3)
         let cases = [
-            (Some(json!({"kind": "RTF", "seed": 2, "options": {"p": 1.0, "once": false, "prediction": "output"}})), Some("#/perturb/sample_3?kind=RTF&seed=2")),
-            (Some(json!({"kind": "MCC", "seed": 0, "options": {"p": 0.5, "once": true}})), Some("#/perturb/sample_3?kind=MCC&seed=0&p=0.5&once=1")),
-            (Some(json!({"kind": "MHC", "seed": 7, "options": {"prediction": "input"}})), Some("#/perturb/sample_3?kind=MHC&seed=7&prediction=input")),
+            (
+                Some(json!({"kind": "RTF", "seed": 2, "options": {"p": 1.0, "once": false, "prediction": "output"}})),
+                Some("#/perturb/sample_3?kind=RTF&seed=2"),
+            ),
+            (
+                Some(json!({"kind": "MCC", "seed": 0, "options": {"p": 0.5, "once": true}})),
+                Some("#/perturb/sample_3?kind=MCC&seed=0&p=0.5&once=1"),
+            ),
+            (
+                Some(json!({"kind": "MHC", "seed": 7, "options": {"prediction": "input"}})),
+                Some("#/perturb/sample_3?kind=MHC&seed=7&prediction=input"),
+            ),
             // CodeCrash's kind spelling, no seed: seed 0.
             (Some(json!({"kind": "PSC_ALL"})), Some("#/perturb/sample_3?kind=PSC_ALL&seed=0")),
             // A mix of kinds, an unknown kind, no provenance: no address.

@@ -11,9 +11,11 @@ use leptos::prelude::*;
 
 use crate::app::{AppState, DatasetState};
 use crate::components::dataset_switcher::DatasetSwitcher;
+use crate::components::marked_code::{Mark, marked_html};
 use crate::components::progress_bar::ProgressBar;
-use crate::components::marked_code::{marked_html, Mark};
-use crate::pages::list_layout::{code_box_height, expanded_height, next_position, rows_per_page, MoveKey, RowLayout, PREVIEW_LINES, ROW_HEIGHT};
+use crate::pages::list_layout::{
+    MoveKey, PREVIEW_LINES, ROW_HEIGHT, RowLayout, code_box_height, expanded_height, next_position, rows_per_page,
+};
 use crate::route::{ListQuery, Route};
 
 const VIEWPORT_HEIGHT: f64 = 560.0;
@@ -46,7 +48,10 @@ pub fn matching(samples: &[Sample], query: &str, kind: Option<OutputKind>) -> Ve
         .iter()
         .enumerate()
         .filter(|(_, s)| kind.is_none_or(|k| s.output_kind() == k))
-        .filter(|(_, s)| query.is_empty() || [&s.id, &s.code, &s.call, &s.output].iter().any(|field| field.to_lowercase().contains(&query)))
+        .filter(|(_, s)| {
+            query.is_empty()
+                || [&s.id, &s.code, &s.call, &s.output].iter().any(|field| field.to_lowercase().contains(&query))
+        })
         .map(|(i, _)| i)
         .collect()
 }
@@ -97,7 +102,9 @@ pub fn DatasetsPage(query: ListQuery) -> impl IntoView {
     let state = expect_context::<AppState>();
     move || match state.dataset.get() {
         DatasetState::Loading => view! { <p class="muted">"Loading the dataset…"</p> }.into_any(),
-        DatasetState::Failed(e) => view! { <p class="error-box" role="alert">{e}</p> <div class="toolbar"><ImportButton /></div> }.into_any(),
+        DatasetState::Failed(e) => {
+            view! { <p class="error-box" role="alert">{e}</p> <div class="toolbar"><ImportButton /></div> }.into_any()
+        }
         DatasetState::Loaded(report) => view! { <DatasetBrowser report=report initial=query.clone() /> }.into_any(),
     }
 }
@@ -142,7 +149,12 @@ fn FromHuggingFace() -> impl IntoView {
     let said = RwSignal::new(None::<String>);
     let refused = RwSignal::new(None::<String>);
     let load = move |_| {
-        let address = SplitAddress { api: api.get_untracked().trim().to_string(), dataset: dataset.get_untracked().trim().to_string(), config: config.get_untracked().trim().to_string(), split: split.get_untracked().trim().to_string() };
+        let address = SplitAddress {
+            api: api.get_untracked().trim().to_string(),
+            dataset: dataset.get_untracked().trim().to_string(),
+            config: config.get_untracked().trim().to_string(),
+            split: split.get_untracked().trim().to_string(),
+        };
         if address.dataset.is_empty() {
             refused.set(Some("dataset: enter its name, as owner/name".to_string()));
             return;
@@ -158,11 +170,13 @@ fn FromHuggingFace() -> impl IntoView {
             busy.set(false);
         });
     };
-    let field = |label: &'static str, value: RwSignal<String>, testid: &'static str| view! {
-        <label class="field">
-            <span class="label">{label}</span>
-            <input type="text" data-testid=testid prop:value=move || value.get() on:input=move |ev| value.set(event_target_value(&ev)) />
-        </label>
+    let field = |label: &'static str, value: RwSignal<String>, testid: &'static str| {
+        view! {
+            <label class="field">
+                <span class="label">{label}</span>
+                <input type="text" data-testid=testid prop:value=move || value.get() on:input=move |ev| value.set(event_target_value(&ev)) />
+            </label>
+        }
     };
     view! {
         <details class="from-hf" data-testid="hf">
@@ -208,7 +222,10 @@ fn ImportButton() -> impl IntoView {
         refused.set(None);
         leptos::task::spawn_local(async move {
             let shown = name.clone();
-            let read = crate::browser::data::read_dataset_file(file, move |p| reading.set(Some((crate::browser::data::progress_words(&shown, p), p.read as usize, p.total as usize)))).await;
+            let read = crate::browser::data::read_dataset_file(file, move |p| {
+                reading.set(Some((crate::browser::data::progress_words(&shown, p), p.read as usize, p.total as usize)))
+            })
+            .await;
             reading.set(None);
             match read {
                 Ok((bytes, report)) => accept_import(state, refused, name, bytes, report),
@@ -274,7 +291,11 @@ fn DatasetBrowser(report: Arc<LoadReport>, initial: ListQuery) -> impl IntoView 
         let report = report.clone();
         Memo::new(move |_| {
             let open = expanded.get();
-            matches.with(|m| RowLayout::new(open.iter().filter_map(|&i| m.binary_search(&i).ok().map(|at| (at, expanded_height(code_lines(&report.samples[i].code)))))))
+            matches.with(|m| {
+                RowLayout::new(open.iter().filter_map(|&i| {
+                    m.binary_search(&i).ok().map(|at| (at, expanded_height(code_lines(&report.samples[i].code))))
+                }))
+            })
         })
     };
     let view_height = move || list_ref.get_untracked().map_or(VIEWPORT_HEIGHT, |list| list.client_height() as f64);
@@ -309,7 +330,11 @@ fn DatasetBrowser(report: Arc<LoadReport>, initial: ListQuery) -> impl IntoView 
         let report = report.clone();
         move |position: usize| {
             let Some(index) = matches.with_untracked(|m| m.get(position).copied()) else { return };
-            let href = Route::Sample(report.samples[index].id.clone(), ListQuery { q: query.get_untracked(), kind: kind.get_untracked() }).href();
+            let href = Route::Sample(
+                report.samples[index].id.clone(),
+                ListQuery { q: query.get_untracked(), kind: kind.get_untracked() },
+            )
+            .href();
             if let Some(window) = web_sys::window() {
                 let _ = window.location().set_hash(&href);
             }
@@ -325,7 +350,8 @@ fn DatasetBrowser(report: Arc<LoadReport>, initial: ListQuery) -> impl IntoView 
         let key = ev.key();
         if let Some(movement) = MoveKey::from_key(&key) {
             ev.prevent_default();
-            if let Some(position) = next_position(movement, current.get_untracked(), len, rows_per_page(view_height())) {
+            if let Some(position) = next_position(movement, current.get_untracked(), len, rows_per_page(view_height()))
+            {
                 current.set(Some(position));
                 show(position);
             }
@@ -469,7 +495,8 @@ fn DatasetBrowser(report: Arc<LoadReport>, initial: ListQuery) -> impl IntoView 
 /// Whether the Verify job's last (or current) verification is of `report`'s samples.
 fn verifies(state: AppState, report: &LoadReport) -> bool {
     let provenance = state.verify.provenance.get_value();
-    provenance.dataset == state.dataset_name.get_untracked() && provenance.dataset_hash == execbench_core::provenance::dataset_hash(&report.samples)
+    provenance.dataset == state.dataset_name.get_untracked()
+        && provenance.dataset_hash == execbench_core::provenance::dataset_hash(&report.samples)
 }
 
 /// The rows the verification of this dataset found wanting: id → (badge, reason).
@@ -507,13 +534,15 @@ fn ImportCheck(state: AppState, dataset: Arc<LoadReport>) -> impl IntoView {
     let shown = move || {
         // Reactive on the job, so a check started after this list was drawn still shows.
         let started = run.job.running.get() || run.job.outcome.get().is_some();
-        started && ours.get_value().unwrap_or_else(|| {
-            let is_ours = verifies(state, &dataset);
-            ours.set_value(Some(is_ours));
-            is_ours
-        })
+        started
+            && ours.get_value().unwrap_or_else(|| {
+                let is_ours = verifies(state, &dataset);
+                ours.set_value(Some(is_ours));
+                is_ours
+            })
     };
-    move || shown().then(|| {
+    move || {
+        shown().then(|| {
         let summary = run.summary.get();
         let total = run.job.total.get();
         let status = match run.job.outcome.get() {
@@ -532,6 +561,7 @@ fn ImportCheck(state: AppState, dataset: Arc<LoadReport>) -> impl IntoView {
             </div>
         }
     })
+    }
 }
 
 #[cfg(test)]
@@ -543,8 +573,15 @@ mod tests {
         let all_bad = execbench_core::load_jsonl("bad.jsonl", "{\"id\": \"a\"}\nnot json\n");
         let reason = import_refusal("bad.jsonl", &all_bad, "CRUXEval").expect("refused");
         assert!(reason.starts_with("bad.jsonl: none of its 2 rows could be read, so CRUXEval stays loaded. First problems: bad.jsonl:1: field `code`"), "{reason}");
-        let some_good = execbench_core::load_jsonl("ok.jsonl", "{\"id\": \"a\", \"code\": \"def f(x):\\n    return x\", \"input\": \"1\", \"output\": \"1\"}\nnot json\n");
-        assert_eq!(import_refusal("ok.jsonl", &some_good, "CRUXEval"), None, "a file with one good row loads (its bad rows are listed)");
+        let some_good = execbench_core::load_jsonl(
+            "ok.jsonl",
+            "{\"id\": \"a\", \"code\": \"def f(x):\\n    return x\", \"input\": \"1\", \"output\": \"1\"}\nnot json\n",
+        );
+        assert_eq!(
+            import_refusal("ok.jsonl", &some_good, "CRUXEval"),
+            None,
+            "a file with one good row loads (its bad rows are listed)"
+        );
         let empty = execbench_core::load_jsonl("empty.jsonl", "");
         assert!(import_refusal("empty.jsonl", &empty, "").unwrap().contains("nothing was replaced"));
     }

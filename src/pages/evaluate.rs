@@ -17,10 +17,10 @@ use std::sync::Arc;
 use execbench_core::{LoadReport, Sample};
 use execbench_eval::Task;
 use execbench_eval::generations::{Generations, import_generations};
-use execbench_eval::reproduction::{Reproductions, is_reproduction_file, read_reproductions};
 use execbench_eval::models::{EchoFirstArgument, FileScope, Oracle, Replay, TypeDefault};
 use execbench_eval::prompt::{Style, Template, default_template};
 use execbench_eval::report::{SampleResult, from_jsonl};
+use execbench_eval::reproduction::{Reproductions, is_reproduction_file, read_reproductions};
 use execbench_eval::score::Mode;
 use execbench_run::api::ApiModel;
 use execbench_run::cost::SpendCap;
@@ -33,18 +33,18 @@ use leptos::prelude::*;
 
 use crate::app::{AppState, DatasetState};
 use crate::browser::python::{PythonWorker, use_python};
-use crate::jobs::evaluate::{Continue, EvaluationPlan, FileShown, Shown, Target, continue_plan, results_of};
-use crate::jobs::{EvaluationJob, Runs};
 use crate::components::evaluation::RunResults;
-use crate::components::progress_bar::ProgressBar;
 use crate::components::evaluation::exports::ResultsExports;
 use crate::components::evaluation::form_settings::{FormSettings, STORAGE_KEY as FORM_KEY};
 use crate::components::evaluation::model_settings::{ApiForm, ApiSettingsPanel};
 use crate::components::evaluation::sample_table::{RowFilter, SampleTable};
-use crate::route::{EvaluateQuery, Route};
 use crate::components::evaluation::stored_verdicts::StoredVerdicts;
 use crate::components::evaluation::summary::ResultsSummary;
 use crate::components::evaluation::template_editor::{TemplatePanel, TemplateState};
+use crate::components::progress_bar::ProgressBar;
+use crate::jobs::evaluate::{Continue, EvaluationPlan, FileShown, Shown, Target, continue_plan, results_of};
+use crate::jobs::{EvaluationJob, Runs};
+use crate::route::{EvaluateQuery, Route};
 
 /// Runs kept in the results view (each holds every row of every mode).
 const MAX_N: usize = 100;
@@ -62,7 +62,13 @@ enum ModelChoice {
 }
 
 impl ModelChoice {
-    const ALL: [ModelChoice; 5] = [ModelChoice::Oracle, ModelChoice::EchoFirstArgument, ModelChoice::TypeDefault, ModelChoice::Replay, ModelChoice::Api];
+    const ALL: [ModelChoice; 5] = [
+        ModelChoice::Oracle,
+        ModelChoice::EchoFirstArgument,
+        ModelChoice::TypeDefault,
+        ModelChoice::Replay,
+        ModelChoice::Api,
+    ];
 
     fn value(self) -> &'static str {
         match self {
@@ -114,7 +120,11 @@ impl LoadedFile {
         if RunFile::sniff(text) {
             return match read_run_file(name, text) {
                 Ok(file) => {
-                    let problems = if file.truncated_tail { vec![format!("{name}: the last line was cut short and is ignored")] } else { Vec::new() };
+                    let problems = if file.truncated_tail {
+                        vec![format!("{name}: the last line was cut short and is ignored")]
+                    } else {
+                        Vec::new()
+                    };
                     LoadedFile { name: name.into(), content: AnswerFile::Results(file.result_rows()), problems }
                 }
                 Err(e) => LoadedFile { name: name.into(), content: AnswerFile::Results(Vec::new()), problems: vec![e] },
@@ -127,7 +137,8 @@ impl LoadedFile {
         }
         // A results export is JSON Lines whose rows carry `answers` and `mode`.
         let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
-        let is_results = serde_json::from_str::<serde_json::Value>(first).is_ok_and(|v| v.get("answers").is_some() && v.get("mode").is_some());
+        let is_results = serde_json::from_str::<serde_json::Value>(first)
+            .is_ok_and(|v| v.get("answers").is_some() && v.get("mode").is_some());
         if is_results {
             return match from_jsonl(name, text) {
                 Ok(rows) => LoadedFile { name: name.into(), content: AnswerFile::Results(rows), problems: Vec::new() },
@@ -159,7 +170,9 @@ impl LoadedFile {
 
     fn describe(&self) -> String {
         let kind = match &self.content {
-            AnswerFile::Generations(g) if g.kind == execbench_eval::generations::GenerationsKind::Extracted => "extracted answers (CRUXEval generations)",
+            AnswerFile::Generations(g) if g.kind == execbench_eval::generations::GenerationsKind::Extracted => {
+                "extracted answers (CRUXEval generations)"
+            }
             AnswerFile::Generations(_) => "raw responses (JSON Lines)",
             AnswerFile::Results(_) => "an execbench results or run file",
             AnswerFile::Reproduction(_) => "a reproduction's results (generated code, re-scored by running it)",
@@ -267,7 +280,11 @@ impl EvaluateState {
         });
         let run = reading.or_else(|| self.shown_run().and_then(|r| r.run_id().map(String::from)));
         let shown = run.is_some();
-        EvaluateQuery { run, mode: shown.then(|| self.table_mode.get()), filter: shown.then(|| self.table_filter.get()) }
+        EvaluateQuery {
+            run,
+            mode: shown.then(|| self.table_mode.get()),
+            filter: shown.then(|| self.table_filter.get()),
+        }
     }
 
     /// Shows what an address asks for: the mode and filter at once; the run from the runs kept,
@@ -280,7 +297,10 @@ impl EvaluateState {
             self.table_filter.set(filter);
         }
         let Some(run_id) = query.run else { return };
-        let kept = self.job.runs.with_untracked(|kept| kept.iter().find(|r| r.run_id() == Some(run_id.as_str())).map(|r| r.id));
+        let kept = self
+            .job
+            .runs
+            .with_untracked(|kept| kept.iter().find(|r| r.run_id() == Some(run_id.as_str())).map(|r| r.id));
         if let Some(id) = kept {
             self.wanted_run.set(None);
             return self.job.selected_run.set(Some(id));
@@ -316,9 +336,11 @@ impl EvaluateState {
     }
 
     fn modes(self) -> Vec<Mode> {
-        Mode::ALL.into_iter().filter(|m| if *m == Mode::Strict { self.strict.get_untracked() } else { self.compatible.get_untracked() }).collect()
+        Mode::ALL
+            .into_iter()
+            .filter(|m| if *m == Mode::Strict { self.strict.get_untracked() } else { self.compatible.get_untracked() })
+            .collect()
     }
-
 }
 
 thread_local! {
@@ -327,9 +349,7 @@ thread_local! {
 
 /// The page's state, created once under the root owner so it is not disposed with the page.
 fn evaluate_state() -> EvaluateState {
-    STATE.with(|cell| {
-        *cell.get_or_init(|| crate::app::under_root_owner(EvaluateState::new))
-    })
+    STATE.with(|cell| *cell.get_or_init(|| crate::app::under_root_owner(EvaluateState::new)))
 }
 
 /// The evaluation job (it lives with this page's state, under the app's root owner): the Runs
@@ -342,7 +362,8 @@ fn plan_evaluation(state: EvaluateState, report: &LoadReport) -> Result<Evaluati
     let task = state.task.get_untracked();
     let template = state.templates.for_evaluation(task)?;
     let n_text = state.n.get_untracked();
-    let n: usize = n_text.trim().parse().map_err(|_| format!("samples per problem: `{n_text}` is not a whole number"))?;
+    let n: usize =
+        n_text.trim().parse().map_err(|_| format!("samples per problem: `{n_text}` is not a whole number"))?;
     if !(1..=MAX_N).contains(&n) {
         return Err(format!("samples per problem must be between 1 and {MAX_N}, got {n}"));
     }
@@ -353,7 +374,11 @@ fn plan_evaluation(state: EvaluateState, report: &LoadReport) -> Result<Evaluati
     let limit_text = state.limit.get_untracked();
     let limit = match limit_text.trim() {
         "" => report.samples.len(),
-        text => text.parse::<usize>().ok().filter(|l| *l > 0).ok_or(format!("first samples: `{text}` is not a positive whole number"))?,
+        text => text
+            .parse::<usize>()
+            .ok()
+            .filter(|l| *l > 0)
+            .ok_or(format!("first samples: `{text}` is not a positive whole number"))?,
     };
     let (mut price, mut simulation, mut spend_cap) = (None, None, None);
     let responder = match state.model.get_untracked() {
@@ -385,7 +410,15 @@ fn plan_evaluation(state: EvaluateState, report: &LoadReport) -> Result<Evaluati
 
 /// A file of answers, replayed or re-scored: one plan for both, so both give the same figures.
 /// It scores the samples the file covers with the answers it has (`Replay::scope`).
-fn file_plan(name: &str, replay: Replay, dataset: &[Sample], template: Template, modes: Vec<Mode>, rescored: bool, stored: Option<execbench_eval::stored::StoredScores>) -> EvaluationPlan {
+fn file_plan(
+    name: &str,
+    replay: Replay,
+    dataset: &[Sample],
+    template: Template,
+    modes: Vec<Mode>,
+    rescored: bool,
+    stored: Option<execbench_eval::stored::StoredScores>,
+) -> EvaluationPlan {
     let FileScope { samples, n, missing, unknown } = replay.scope(dataset);
     let job = EvalJob::new(samples, template, n, modes);
     let shown = Shown { file: Some(FileShown { name: name.to_string(), rescored, missing, unknown, stored }) };
@@ -406,7 +439,13 @@ pub struct PendingRun {
 
 impl PendingRun {
     fn plan(&self) -> EvaluationPlan {
-        EvaluationPlan { responder: Responder::Api(self.model.clone()), job: self.job.clone(), shown: Shown::default(), price: self.price.clone(), simulation: self.simulation }
+        EvaluationPlan {
+            responder: Responder::Api(self.model.clone()),
+            job: self.job.clone(),
+            shown: Shown::default(),
+            price: self.price.clone(),
+            simulation: self.simulation,
+        }
     }
 }
 
@@ -427,7 +466,15 @@ fn start_evaluation(state: EvaluateState, python: PythonWorker, runs: Runs, repo
         Ok(EvaluationPlan { responder: Responder::Api(model), job, price, simulation, .. }) => {
             state.job.error.set(None);
             let estimate = estimate_for(&model, &job, price.as_ref(), None);
-            state.pending.set(Some(Arc::new(PendingRun { model, job, price, simulation, dataset, estimate, pilot_run: None })));
+            state.pending.set(Some(Arc::new(PendingRun {
+                model,
+                job,
+                price,
+                simulation,
+                dataset,
+                estimate,
+                pilot_run: None,
+            })));
         }
         Ok(plan) => state.job.launch(python, runs, plan, dataset, Target::New { pilot: None }),
         Err(e) => state.job.error.set(Some(e)),
@@ -468,7 +515,8 @@ fn estimate_after_pilot(state: EvaluateState, runs: Runs) {
         let (Ok(records), Some(entry)) = (store.records(&run_id).await, runs.entry(&run_id)) else { return };
         let first = &pending.job.samples[..PILOT_SAMPLES.min(pending.job.samples.len())];
         let requests = if pending.model.settings.endpoint.supports_n() { 1 } else { pending.job.n };
-        let estimated: u64 = first.iter().map(|s| estimate_tokens(&pending.job.template.render(s).text())).sum::<u64>() * requests as u64;
+        let estimated: u64 = first.iter().map(|s| estimate_tokens(&pending.job.template.render(s).text())).sum::<u64>()
+            * requests as u64;
         let pilot = PilotFigures::from_records(&records, estimated);
         let estimate = estimate_for(&pending.model, &pending.job, pending.price.as_ref(), Some(&pilot));
         state.pending.set(Some(Arc::new(PendingRun {
@@ -496,19 +544,33 @@ fn start_rescore(state: EvaluateState, python: PythonWorker, runs: Runs, report:
         return reproduction.start(read.rows.clone(), report.samples.clone(), &file.name, &dataset);
     }
     let AnswerFile::Generations(generations) = &file.content else {
-        return state.job.error.set(Some(format!("{} is a results file: replay it as a model instead, or choose a generations file", file.name)));
+        return state.job.error.set(Some(format!(
+            "{} is a results file: replay it as a model instead, or choose a generations file",
+            file.name
+        )));
     };
     if generations.entries.is_empty() {
         return state.job.error.set(Some(format!("{} has no usable entries", file.name)));
     }
     let task = state.rescore_task.get_untracked();
     let replay = Replay::from_generations(&file.name, generations);
-    let plan = file_plan(&file.name, replay, &report.samples, default_template(task, Style::Direct), Mode::ALL.to_vec(), true, generations.stored.clone());
+    let plan = file_plan(
+        &file.name,
+        replay,
+        &report.samples,
+        default_template(task, Style::Direct),
+        Mode::ALL.to_vec(),
+        true,
+        generations.stored.clone(),
+    );
     state.job.launch(python, runs, plan, dataset, Target::New { pilot: None });
 }
 
 /// A file input that loads an answers file into `target`.
-fn on_answer_file(target: RwSignal<Option<Arc<LoadedFile>>>, error: RwSignal<Option<String>>) -> impl Fn(leptos::ev::Event) {
+fn on_answer_file(
+    target: RwSignal<Option<Arc<LoadedFile>>>,
+    error: RwSignal<Option<String>>,
+) -> impl Fn(leptos::ev::Event) {
     move |ev: leptos::ev::Event| {
         let input: web_sys::HtmlInputElement = event_target(&ev);
         let Some(file) = input.files().and_then(|files| files.get(0)) else { return };
@@ -531,11 +593,15 @@ pub fn EvaluatePage(query: EvaluateQuery) -> impl IntoView {
     // place to go Back to; a reload or a shared link shows the same view).
     Effect::new(move |_| crate::browser::address::replace(&Route::Evaluate(state.address_query()).href()));
     // A missing run's message stays until another run is shown.
-    Effect::watch(move || state.job.runs.with(Vec::len), move |_, _, _| {
-        if matches!(state.wanted_run.get_untracked(), Some(WantedRun::Missing(..))) {
-            state.wanted_run.set(None);
-        }
-    }, false);
+    Effect::watch(
+        move || state.job.runs.with(Vec::len),
+        move |_, _, _| {
+            if matches!(state.wanted_run.get_untracked(), Some(WantedRun::Missing(..))) {
+                state.wanted_run.set(None);
+            }
+        },
+        false,
+    );
     let python = use_python();
     let loaded = move || match app.dataset.get() {
         DatasetState::Loaded(report) => Some(report),
@@ -572,12 +638,19 @@ pub fn EvaluatePage(query: EvaluateQuery) -> impl IntoView {
         let python = python.clone();
         move |_| state.job.retry_errors(python.clone(), app.runs)
     };
-    let can_retry = move || idle() && state.job.runs.with(|runs| runs.first().is_some_and(|r| !r.errors.is_empty())) && state.job.last_api_run.with_value(|l| l.is_some());
+    let can_retry = move || {
+        idle()
+            && state.job.runs.with(|runs| runs.first().is_some_and(|r| !r.errors.is_empty()))
+            && state.job.last_api_run.with_value(|l| l.is_some())
+    };
 
     // (id, name, built-in) of the templates for the task, built-ins first.
     let templates_for_task = Memo::new(move |_| {
         let task = state.task.get();
-        state.templates.library.with(|l| l.for_task(task).map(|t| (t.id.clone(), t.name.clone(), l.is_builtin(&t.id))).collect::<Vec<_>>())
+        state
+            .templates
+            .library
+            .with(|l| l.for_task(task).map(|t| (t.id.clone(), t.name.clone(), l.is_builtin(&t.id))).collect::<Vec<_>>())
     });
     let template_options = move |builtin: bool| {
         templates_for_task

@@ -38,11 +38,19 @@ const PAGES: [(Route, &str, &str); 8] = [
     (Route::datasets(), "Datasets", "the sample list: search, filters, import"),
     (Route::Playground, "Playground", "any Python program and expression, run in the sandbox"),
     (Route::Verify, "Verify dataset", "runs every sample and lists the ones whose expected output is wrong"),
-    (Route::Perturb, "Perturb", "one program side by side with its perturbed form, or a whole dataset by kinds and seeds"),
+    (
+        Route::Perturb,
+        "Perturb",
+        "one program side by side with its perturbed form, or a whole dataset by kinds and seeds",
+    ),
     (Route::evaluate(), "Evaluate", "prompts, models, scoring, exports"),
     (Route::Runs, "Runs", "every evaluation kept in this browser: resume, extend, export, delete"),
     (Route::Build, "Build", "a new benchmark as CRUXEval was made: generate, filter, sample, export"),
-    (Route::Compare, "Compare", "runs side by side: pass@1 with intervals, the drop under each perturbation, flipped samples"),
+    (
+        Route::Compare,
+        "Compare",
+        "runs side by side: pass@1 with intervals, the drop under each perturbation, flipped samples",
+    ),
 ];
 
 #[component]

@@ -42,7 +42,8 @@ pub struct RowLayout {
 impl RowLayout {
     /// From the expanded rows' positions and full heights, in any order.
     pub fn new(expanded: impl IntoIterator<Item = (usize, f64)>) -> RowLayout {
-        let mut extras: Vec<(usize, f64)> = expanded.into_iter().map(|(at, height)| (at, (height - ROW_HEIGHT).max(0.0))).collect();
+        let mut extras: Vec<(usize, f64)> =
+            expanded.into_iter().map(|(at, height)| (at, (height - ROW_HEIGHT).max(0.0))).collect();
         extras.sort_by_key(|&(at, _)| at);
         extras.dedup_by_key(|&mut (at, _)| at);
         RowLayout { extras }

@@ -1,11 +1,11 @@
 pub mod build;
 pub mod compare;
 pub mod datasets;
-pub mod list_layout;
 pub mod evaluate;
 pub mod home;
+pub mod list_layout;
 pub mod perturb;
 pub mod playground;
+pub mod runs;
 pub mod sample;
 pub mod verify;
-pub mod runs;

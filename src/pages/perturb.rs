@@ -36,7 +36,9 @@ pub fn parse_seeds(text: &str) -> Result<Vec<u64>, String> {
     if text.trim().is_empty() {
         return Err("seeds: write a seed (0), a range (0-4) or a list (0,1,2)".to_string());
     }
-    let number = |part: &str| part.trim().parse::<u64>().map_err(|_| format!("seeds: `{}` is not a whole number ≥ 0", part.trim()));
+    let number = |part: &str| {
+        part.trim().parse::<u64>().map_err(|_| format!("seeds: `{}` is not a whole number ≥ 0", part.trim()))
+    };
     for part in text.split(',') {
         let part = part.trim();
         if part.is_empty() {
@@ -81,7 +83,11 @@ pub fn parse_p(text: &str) -> Result<f64, String> {
 /// The export's `dataset` column: the file name without its extension, as the command line writes
 /// it (`cruxeval` for the bundled `cruxeval.jsonl`), so the page and the CLI give the same bytes.
 pub fn dataset_column(display_name: &str) -> String {
-    let file = if display_name == crate::browser::data::CRUXEVAL_NAME { crate::browser::data::CRUXEVAL_URL } else { display_name };
+    let file = if display_name == crate::browser::data::CRUXEVAL_NAME {
+        crate::browser::data::CRUXEVAL_URL
+    } else {
+        display_name
+    };
     let file = file.rsplit('/').next().unwrap_or(file);
     match file.rsplit_once('.') {
         Some((stem, _)) if !stem.is_empty() => stem.to_string(),
@@ -96,13 +102,17 @@ pub fn pasted_sample(code: &str, call: &str, output: &str) -> Result<Sample, Str
     }
     let call = call.trim();
     let function_name = call.split('(').next().unwrap_or("").trim();
-    let is_name = function_name.chars().next().is_some_and(|c| c == '_' || c.is_alphabetic()) && function_name.chars().all(|c| c == '_' || c.is_alphanumeric());
+    let is_name = function_name.chars().next().is_some_and(|c| c == '_' || c.is_alphabetic())
+        && function_name.chars().all(|c| c == '_' || c.is_alphanumeric());
     if !is_name || !call.ends_with(')') {
         return Err(format!("the call `{call}` is not a call of a function by name, such as f(1, 2)"));
     }
     let input = call[function_name.len()..].trim_start().trim_start_matches('(');
     let input = input.strip_suffix(')').unwrap_or(input);
-    if let Some(at) = execbench_perturb::syntax::parse(code).ok().and_then(|tree| execbench_perturb::syntax::first_error(tree.root_node())) {
+    if let Some(at) = execbench_perturb::syntax::parse(code)
+        .ok()
+        .and_then(|tree| execbench_perturb::syntax::first_error(tree.root_node()))
+    {
         let line = code.as_bytes()[..at.min(code.len())].iter().filter(|&&b| b == b'\n').count() + 1;
         let text = code.lines().nth(line - 1).unwrap_or("").trim();
         return Err(format!("the code does not parse: syntax error on line {line}: `{text}`"));
@@ -126,7 +136,8 @@ pub fn pasted_sample(code: &str, call: &str, output: &str) -> Result<Sample, Str
 fn shown_edits(perturbed: &Perturbed) -> (Perturbed, Vec<Placed>) {
     let placed = execbench_perturb::place(&perturbed.edits);
     // An edit that writes back the same text (REN keeps the name `f`) changes nothing.
-    let (edits, placed): (Vec<_>, Vec<_>) = perturbed.edits.iter().cloned().zip(placed).filter(|(e, _)| e.before != e.after).unzip();
+    let (edits, placed): (Vec<_>, Vec<_>) =
+        perturbed.edits.iter().cloned().zip(placed).filter(|(e, _)| e.before != e.after).unzip();
     (Perturbed { edits, ..perturbed.clone() }, placed)
 }
 
@@ -182,8 +193,12 @@ impl PerturbLink {
                 "seed" => link.options.seed = parse_seed(&value).unwrap_or(link.options.seed),
                 "p" => link.options.p = parse_p(&value).unwrap_or(link.options.p),
                 "once" => link.options.once = value == "1" || value == "true",
-                "prediction" => link.options.prediction = if value == "input" { Prediction::Input } else { Prediction::Output },
-                "profile" => link.options.profile = execbench_perturb::Profile::parse(&value).unwrap_or(link.options.profile),
+                "prediction" => {
+                    link.options.prediction = if value == "input" { Prediction::Input } else { Prediction::Output }
+                }
+                "profile" => {
+                    link.options.profile = execbench_perturb::Profile::parse(&value).unwrap_or(link.options.profile)
+                }
                 "claim" => link.claim = Some(value.to_string()).filter(|c| !c.trim().is_empty()),
                 _ => {}
             }
@@ -279,7 +294,13 @@ fn SingleProgram() -> impl IntoView {
     };
     let perturb_now = move || {
         let options = match (parse_seed(&seed.get_untracked()), parse_p(&p.get_untracked())) {
-            (Ok(seed), Ok(p)) => Options { seed, p, once: once.get_untracked(), prediction: prediction.get_untracked(), profile: profile.get_untracked() },
+            (Ok(seed), Ok(p)) => Options {
+                seed,
+                p,
+                once: once.get_untracked(),
+                prediction: prediction.get_untracked(),
+                profile: profile.get_untracked(),
+            },
             (Err(e), _) | (_, Err(e)) => return fail(e),
         };
         let sample = match source.get_untracked() {
@@ -288,22 +309,36 @@ fn SingleProgram() -> impl IntoView {
                 match state.dataset.get_untracked() {
                     DatasetState::Loaded(report) => match report.samples.iter().find(|s| s.id == id) {
                         Some(s) => s.clone(),
-                        None => return fail(format!("there is no sample `{id}` in {}", state.dataset_name.get_untracked())),
+                        None => {
+                            return fail(format!(
+                                "there is no sample `{id}` in {}",
+                                state.dataset_name.get_untracked()
+                            ));
+                        }
                     },
                     DatasetState::Loading => return fail("the dataset is still loading".to_string()),
                     DatasetState::Failed(e) => return fail(format!("no dataset: {e}")),
                 }
             }
-            Source::Pasted => match pasted_sample(&pasted_code.get_untracked(), &pasted_call.get_untracked(), &pasted_output.get_untracked()) {
+            Source::Pasted => match pasted_sample(
+                &pasted_code.get_untracked(),
+                &pasted_call.get_untracked(),
+                &pasted_output.get_untracked(),
+            ) {
                 Ok(s) => s,
                 Err(e) => return fail(e),
             },
         };
         let kind = kind.get_untracked();
-        let claim = linked_claim.clone().filter(|(_, id)| source.get_untracked() == Source::Dataset && kind == Kind::Mhc && *id == sample.id).map(|(c, _)| c);
+        let claim = linked_claim
+            .clone()
+            .filter(|(_, id)| source.get_untracked() == Source::Dataset && kind == Kind::Mhc && *id == sample.id)
+            .map(|(c, _)| c);
         // The demo is a link: the address says which sample and how (pasted code has no address).
         if source.get_untracked() == Source::Dataset {
-            crate::browser::address::replace(&PerturbLink { sample: Some(sample.id.clone()), kind, options, claim: claim.clone() }.href());
+            crate::browser::address::replace(
+                &PerturbLink { sample: Some(sample.id.clone()), kind, options, claim: claim.clone() }.href(),
+            );
         }
         error.set(None);
         shown.set(None);
@@ -321,7 +356,10 @@ fn SingleProgram() -> impl IntoView {
                 match &result.outcome {
                     Outcome::Value { repr, .. } => sample.output = repr.clone(),
                     other => {
-                        fail(format!("the original program does not return a value, so there is nothing to keep: {}", other.summary()));
+                        fail(format!(
+                            "the original program does not return a value, so there is nothing to keep: {}",
+                            other.summary()
+                        ));
                         original_run.set(Some(result));
                         busy.set(false);
                         return;
@@ -330,7 +368,8 @@ fn SingleProgram() -> impl IntoView {
             }
             if options.profile == execbench_perturb::Profile::Codecrash {
                 // As the dataset run does: CodeCrash perturbs the program `ast.unparse` gives.
-                let unparsed = python.run(execbench_perturb::normalise::unparse_request(&sample, Limits::default())).await;
+                let unparsed =
+                    python.run(execbench_perturb::normalise::unparse_request(&sample, Limits::default())).await;
                 match execbench_perturb::normalise::normalised_sample(&sample, &unparsed.outcome) {
                     Ok(normalised) => sample = normalised,
                     Err(e) => {
@@ -342,7 +381,11 @@ fn SingleProgram() -> impl IntoView {
             }
             let perturbed = match &claim {
                 Some(claim) => {
-                    let mut source = execbench_perturb::FileWrongAnswers::from_claims([(sample.id.clone(), options.prediction, claim.clone())]);
+                    let mut source = execbench_perturb::FileWrongAnswers::from_claims([(
+                        sample.id.clone(),
+                        options.prediction,
+                        claim.clone(),
+                    )]);
                     execbench_perturb::perturb_with_source(&sample, kind, &options, &mut source)
                 }
                 None => execbench_perturb::perturb_sample(&sample, kind, &options),
@@ -356,7 +399,13 @@ fn SingleProgram() -> impl IntoView {
                 }
             };
             let (shown_perturbed, placed) = shown_edits(&perturbed);
-            shown.set(Some(Shown { original: sample.clone(), perturbed: shown_perturbed, placed, kind, output_from_run }));
+            shown.set(Some(Shown {
+                original: sample.clone(),
+                perturbed: shown_perturbed,
+                placed,
+                kind,
+                output_from_run,
+            }));
             original_run.set(Some(python.run(execbench_core::verify::request_for(&sample, Limits::default())).await));
             let (run, result) = verify_perturbed(&python, &sample, &perturbed, Limits::default()).await;
             // MHC: the first claim was not wrong after all; show the program that was run.
@@ -364,7 +413,13 @@ fn SingleProgram() -> impl IntoView {
                 && *verified != perturbed
             {
                 let (shown_perturbed, placed) = shown_edits(verified);
-                shown.set(Some(Shown { original: sample.clone(), perturbed: shown_perturbed, placed, kind, output_from_run }));
+                shown.set(Some(Shown {
+                    original: sample.clone(),
+                    perturbed: shown_perturbed,
+                    placed,
+                    kind,
+                    output_from_run,
+                }));
             }
             perturbed_run.set(run);
             verdict.set(Some(result.map(|_| ())));
@@ -395,12 +450,18 @@ fn SingleProgram() -> impl IntoView {
     }
 
     let sample_ids = move || match state.dataset.get() {
-        DatasetState::Loaded(report) => report.samples.iter().map(|s| view! { <option value=s.id.clone()></option> }).collect_view().into_any(),
+        DatasetState::Loaded(report) => {
+            report.samples.iter().map(|s| view! { <option value=s.id.clone()></option> }).collect_view().into_any()
+        }
         _ => ().into_any(),
     };
     let step_sample = move |by: isize| {
         if let DatasetState::Loaded(report) = state.dataset.get_untracked() {
-            let at = report.samples.iter().position(|s| s.id == sample_id.get_untracked().trim()).map_or(0, |i| i as isize + by);
+            let at = report
+                .samples
+                .iter()
+                .position(|s| s.id == sample_id.get_untracked().trim())
+                .map_or(0, |i| i as isize + by);
             if let Some(s) = usize::try_from(at).ok().and_then(|i| report.samples.get(i)) {
                 sample_id.set(s.id.clone());
             }
@@ -423,7 +484,10 @@ fn SingleProgram() -> impl IntoView {
     // Kept in the arena: the field is rendered by a reactive closure, which must be `Send`.
     let perturb_stored = StoredValue::new_local(perturb_now.clone());
     let enter_in_field = move |ev: leptos::ev::KeyboardEvent| {
-        if ev.key() == "Enter" && !(ev.ctrl_key() || ev.meta_key() || ev.shift_key() || ev.alt_key()) && !ev.is_composing() {
+        if ev.key() == "Enter"
+            && !(ev.ctrl_key() || ev.meta_key() || ev.shift_key() || ev.alt_key())
+            && !ev.is_composing()
+        {
             ev.prevent_default();
             if !busy.get_untracked() {
                 perturb_stored.with_value(|perturb| perturb());
@@ -572,12 +636,19 @@ fn stage_label(kind: Kind) -> &'static str {
 
 /// Original and perturbed side by side, the edits, and both runs.
 #[component]
-fn Comparison(shown: Shown, original_run: RwSignal<Option<RunResult>>, perturbed_run: RwSignal<Option<RunResult>>, verdict: RwSignal<Option<Result<(), VerifyFailure>>>) -> impl IntoView {
+fn Comparison(
+    shown: Shown,
+    original_run: RwSignal<Option<RunResult>>,
+    perturbed_run: RwSignal<Option<RunResult>>,
+    verdict: RwSignal<Option<Result<(), VerifyFailure>>>,
+) -> impl IntoView {
     let Shown { original, perturbed, placed, kind, output_from_run } = shown;
     // The code views mark code edits; edits of the call are in the list below.
     let code_edits = || perturbed.edits.iter().zip(&placed).filter(|(e, _)| e.target == Target::Code);
-    let before_marks: Vec<Mark> = code_edits().map(|(e, p)| Mark { range: p.before.clone(), class: stage_class(e.kind) }).collect();
-    let after_marks: Vec<Mark> = code_edits().map(|(e, p)| Mark { range: p.after.clone(), class: stage_class(e.kind) }).collect();
+    let before_marks: Vec<Mark> =
+        code_edits().map(|(e, p)| Mark { range: p.before.clone(), class: stage_class(e.kind) }).collect();
+    let after_marks: Vec<Mark> =
+        code_edits().map(|(e, p)| Mark { range: p.after.clone(), class: stage_class(e.kind) }).collect();
     // The legend names the stages this perturbation used, in the order they ran.
     let mut stages: Vec<Kind> = Vec::new();
     for (edit, _) in code_edits() {
@@ -676,16 +747,37 @@ fn WholeDataset() -> impl IntoView {
             None
         };
         error.set(None);
-        let options = Options { seed: 0, p, once: once.get_untracked(), prediction: prediction.get_untracked(), profile: profile.get_untracked() };
-        run.start(report.samples.clone(), dataset_column(&state.dataset_name.get_untracked()), kinds, seed_list, options, model);
+        let options = Options {
+            seed: 0,
+            p,
+            once: once.get_untracked(),
+            prediction: prediction.get_untracked(),
+            profile: profile.get_untracked(),
+        };
+        run.start(
+            report.samples.clone(),
+            dataset_column(&state.dataset_name.get_untracked()),
+            kinds,
+            seed_list,
+            options,
+            model,
+        );
     };
     let stop = move |_| run.stop();
     let download = move |codecrash: bool| {
         let provenance = run.provenance.get_value();
         let (text, suffix) = run.rows.with_value(|rows| {
-            if codecrash { (execbench_perturb::to_codecrash_jsonl(rows, &provenance), "codecrash") } else { (execbench_perturb::to_jsonl(rows, &provenance), "perturbed") }
+            if codecrash {
+                (execbench_perturb::to_codecrash_jsonl(rows, &provenance), "codecrash")
+            } else {
+                (execbench_perturb::to_jsonl(rows, &provenance), "perturbed")
+            }
         });
-        let name = format!("{}-{}-{suffix}.jsonl", dataset_column(&state.dataset_name.get_untracked()), run.kinds_label.get_value());
+        let name = format!(
+            "{}-{}-{suffix}.jsonl",
+            dataset_column(&state.dataset_name.get_untracked()),
+            run.kinds_label.get_value()
+        );
         if let Err(e) = crate::browser::download::download_text(&name, "application/jsonl", &text) {
             error.set(Some(format!("could not save {name}: {e}")));
         }
@@ -693,7 +785,9 @@ fn WholeDataset() -> impl IntoView {
     let can_download = move || !job.running.get() && run.row_count.get() > 0;
     let download_baseline = move |_| {
         let name = format!("{}-normalised.jsonl", dataset_column(&state.dataset_name.get_untracked()));
-        let text = run.baseline.with_value(|samples| execbench_perturb::normalise::dataset_jsonl(samples, &run.provenance.get_value()));
+        let text = run
+            .baseline
+            .with_value(|samples| execbench_perturb::normalise::dataset_jsonl(samples, &run.provenance.get_value()));
         if let Err(e) = crate::browser::download::download_text(&name, "application/jsonl", &text) {
             error.set(Some(format!("could not save {name}: {e}")));
         }
@@ -914,11 +1008,36 @@ mod tests {
 
     #[test]
     fn a_perturbation_demo_is_a_link_that_reads_back() {
-        let rtf = PerturbLink { sample: Some("sample_3".into()), kind: Kind::Rtf, options: Options::with_seed(2), claim: None };
-        let mcc = PerturbLink { sample: Some("a b/c".into()), kind: Kind::Mcc, options: Options { seed: 0, p: 0.5, once: true, prediction: Prediction::Output, ..Options::default() }, claim: None };
-        let mhc = PerturbLink { sample: None, kind: Kind::Mhc, options: Options { prediction: Prediction::Input, ..Options::with_seed(7) }, claim: None };
-        let gbc = PerturbLink { sample: Some("sample_1".into()), kind: Kind::Gbc, options: Options { profile: execbench_perturb::Profile::Codecrash, ..Options::with_seed(4) }, claim: None };
-        let claimed = PerturbLink { sample: Some("sample_2".into()), kind: Kind::Mhc, options: Options::default(), claim: Some("['a&b', 2]".into()) };
+        let rtf = PerturbLink {
+            sample: Some("sample_3".into()),
+            kind: Kind::Rtf,
+            options: Options::with_seed(2),
+            claim: None,
+        };
+        let mcc = PerturbLink {
+            sample: Some("a b/c".into()),
+            kind: Kind::Mcc,
+            options: Options { seed: 0, p: 0.5, once: true, prediction: Prediction::Output, ..Options::default() },
+            claim: None,
+        };
+        let mhc = PerturbLink {
+            sample: None,
+            kind: Kind::Mhc,
+            options: Options { prediction: Prediction::Input, ..Options::with_seed(7) },
+            claim: None,
+        };
+        let gbc = PerturbLink {
+            sample: Some("sample_1".into()),
+            kind: Kind::Gbc,
+            options: Options { profile: execbench_perturb::Profile::Codecrash, ..Options::with_seed(4) },
+            claim: None,
+        };
+        let claimed = PerturbLink {
+            sample: Some("sample_2".into()),
+            kind: Kind::Mhc,
+            options: Options::default(),
+            claim: Some("['a&b', 2]".into()),
+        };
         let cases = [
             (&rtf, "#/perturb/sample_3?kind=RTF&seed=2"),
             (&mcc, "#/perturb/a%20b%2Fc?kind=MCC&seed=0&p=0.5&once=1"),
@@ -931,17 +1050,26 @@ mod tests {
             assert_eq!(&PerturbLink::parse(href), link, "{href}");
         }
         // Options a kind ignores are not written.
-        let ren = PerturbLink { kind: Kind::Ren, options: Options { p: 0.5, once: true, ..Options::default() }, sample: None, claim: Some("1".into()) };
+        let ren = PerturbLink {
+            kind: Kind::Ren,
+            options: Options { p: 0.5, once: true, ..Options::default() },
+            sample: None,
+            claim: Some("1".into()),
+        };
         assert_eq!(ren.href(), "#/perturb?kind=REN&seed=0");
         // The old link form and bad values keep the defaults.
-        assert_eq!(PerturbLink::parse("#/perturb/sample_9"), PerturbLink { sample: Some("sample_9".into()), ..PerturbLink::default() });
+        assert_eq!(
+            PerturbLink::parse("#/perturb/sample_9"),
+            PerturbLink { sample: Some("sample_9".into()), ..PerturbLink::default() }
+        );
         assert_eq!(PerturbLink::parse("#/perturb?kind=NOPE&seed=-1&p=7"), PerturbLink::default());
         assert_eq!(PerturbLink::parse("#/datasets"), PerturbLink::default());
     }
 
     #[test]
     fn durations_switch_to_seconds_at_one_second() {
-        for (ms, shown) in [(0.0, "0 ms"), (12.4, "12 ms"), (999.4, "999 ms"), (1000.0, "1.0 s"), (12_345.0, "12.3 s")] {
+        for (ms, shown) in [(0.0, "0 ms"), (12.4, "12 ms"), (999.4, "999 ms"), (1000.0, "1.0 s"), (12_345.0, "12.3 s")]
+        {
             assert_eq!(duration(ms), shown, "{ms}");
         }
     }
@@ -973,7 +1101,10 @@ mod tests {
         assert_eq!((s.function_name.as_str(), s.input.as_str(), s.call.as_str()), ("g", "1, (2, 3)", "g(1, (2, 3))"));
         assert!(pasted_sample("", "f(1)", "").is_err());
         assert!(pasted_sample("def f(): pass", "1 + 2", "").is_err());
-        assert_eq!(pasted_sample("def f(x):\n    return (x +\n", "f(1)", "").unwrap_err(), "the code does not parse: syntax error on line 2: `return (x +`");
+        assert_eq!(
+            pasted_sample("def f(x):\n    return (x +\n", "f(1)", "").unwrap_err(),
+            "the code does not parse: syntax error on line 2: `return (x +`"
+        );
     }
 
     #[test]

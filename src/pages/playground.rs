@@ -3,9 +3,9 @@
 use execbench_core::{Limits, RunRequest, RunResult};
 use leptos::prelude::*;
 
+use crate::browser::python::use_python;
 use crate::components::code_box::CodeBox;
 use crate::components::run_result::RunResultView;
-use crate::browser::python::use_python;
 
 const EXAMPLE_PROGRAM: &str = "def f(text):\n    counts = {}\n    for ch in text:\n        counts[ch] = counts.get(ch, 0) + 1\n    print('distinct:', len(counts))\n    return sorted(counts.items(), key=lambda kv: -kv[1])[:2]\n";
 const EXAMPLE_EXPRESSION: &str = "f('mississippi')";
@@ -62,9 +62,11 @@ pub fn PlaygroundPage() -> impl IntoView {
             Err(e) => return set_error.set(Some(e)),
         };
         // A program with no expression runs for what it prints; its value is None.
-        let evaluated = Some(expression.get_untracked()).filter(|e| !e.trim().is_empty()).unwrap_or_else(|| "None".to_string());
+        let evaluated =
+            Some(expression.get_untracked()).filter(|e| !e.trim().is_empty()).unwrap_or_else(|| "None".to_string());
         set_error.set(None);
-        let mut request = RunRequest::new(program.get_untracked(), evaluated).with_limits(Limits { time_ms, max_steps });
+        let mut request =
+            RunRequest::new(program.get_untracked(), evaluated).with_limits(Limits { time_ms, max_steps });
         let wanted = expected.get_untracked();
         if !wanted.trim().is_empty() {
             request = request.expecting(wanted);

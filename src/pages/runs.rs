@@ -15,11 +15,11 @@ use crate::app::{AppState, DatasetState};
 use crate::browser::download::{download_text, read_file_text};
 use crate::browser::python::use_python;
 use crate::browser::storage;
-use crate::components::progress_bar::ProgressBar;
 use crate::components::evaluation::exports::ResultsExports;
 use crate::components::evaluation::sample_table::{RowFilter, SampleTable};
 use crate::components::evaluation::stored_verdicts::StoredVerdicts;
 use crate::components::evaluation::summary::ResultsSummary;
+use crate::components::progress_bar::ProgressBar;
 use crate::jobs::Runs;
 use crate::jobs::evaluate::{Continue, continue_plan_with_cap, results_of};
 use crate::pages::evaluate::evaluation_job;
@@ -62,7 +62,14 @@ fn duration(ms: f64) -> String {
 
 fn started(created_s: u64) -> String {
     let date = js_sys::Date::new(&wasm_bindgen::JsValue::from_f64(created_s as f64 * 1000.0));
-    format!("{:04}-{:02}-{:02} {:02}:{:02}", date.get_full_year(), date.get_month() + 1, date.get_date(), date.get_hours(), date.get_minutes())
+    format!(
+        "{:04}-{:02}-{:02} {:02}:{:02}",
+        date.get_full_year(),
+        date.get_month() + 1,
+        date.get_date(),
+        date.get_hours(),
+        date.get_minutes()
+    )
 }
 
 /// The key for a run's provider: the one typed here, else the one the user asked this browser
@@ -150,10 +157,22 @@ fn on_import(runs: Runs, state: RunsPageState) -> impl Fn(leptos::ev::Event) {
 pub fn RunsPage() -> impl IntoView {
     let app = expect_context::<AppState>();
     let runs = app.runs;
-    let state = RunsPageState { key: RwSignal::new(String::new()), cap: RwSignal::new(String::new()), message: RwSignal::new(None), confirm_delete: RwSignal::new(None) };
+    let state = RunsPageState {
+        key: RwSignal::new(String::new()),
+        cap: RwSignal::new(String::new()),
+        message: RwSignal::new(None),
+        confirm_delete: RwSignal::new(None),
+    };
     let job = evaluation_job();
     // A run against a remote server may need its key again (it is never stored with the run).
-    let needs_key = move || runs.entries.with(|e| e.iter().any(|e| (e.state.resumable() || e.tally.errors > 0) && e.manifest.api.as_ref().is_some_and(|a| a.endpoint.preset().is_some_and(|p| !p.local))));
+    let needs_key = move || {
+        runs.entries.with(|e| {
+            e.iter().any(|e| {
+                (e.state.resumable() || e.tally.errors > 0)
+                    && e.manifest.api.as_ref().is_some_and(|a| a.endpoint.preset().is_some_and(|p| !p.local))
+            })
+        })
+    };
     view! {
         <section class="runs" data-testid="runs-page">
             <div class="title-row">
@@ -226,8 +245,20 @@ fn RunRow(entry: RunEntry, state: RunsPageState) -> impl IntoView {
     let id = entry.id().to_string();
     let id_kept = StoredValue::new(id.clone());
     let active = move || app.runs.active.with(|a| id_kept.with_value(|id| a.contains(id)));
-    let pass: Vec<String> = m.modes.iter().enumerate().map(|(i, mode)| format!("{} {}", mode.label(), entry.tally.pass_at_1(i).map_or("n/a".to_string(), |p| format!("{p:.1}")))).collect();
-    let progress = format!("{} / {}{}", entry.tally.recorded(), m.samples, if entry.tally.errors > 0 { format!(" ({} errors)", entry.tally.errors) } else { String::new() });
+    let pass: Vec<String> = m
+        .modes
+        .iter()
+        .enumerate()
+        .map(|(i, mode)| {
+            format!("{} {}", mode.label(), entry.tally.pass_at_1(i).map_or("n/a".to_string(), |p| format!("{p:.1}")))
+        })
+        .collect();
+    let progress = format!(
+        "{} / {}{}",
+        entry.tally.recorded(),
+        m.samples,
+        if entry.tally.errors > 0 { format!(" ({} errors)", entry.tally.errors) } else { String::new() }
+    );
     let usage = entry.tally.usage;
     let cost = m.cost(&usage).map_or("–".to_string(), format_usd);
     let state_label = entry.state.label();
@@ -305,8 +336,11 @@ pub fn RunPage(id: String) -> impl IntoView {
             loaded.set(Some(result));
         });
     }
-    let runs = Signal::derive(move || loaded.with(|l| l.as_ref().and_then(|r| r.as_ref().ok()).cloned().into_iter().collect::<Vec<_>>()));
-    let (table_mode, table_filter) = (RwSignal::new(execbench_eval::score::Mode::Strict), RwSignal::new(RowFilter::All));
+    let runs = Signal::derive(move || {
+        loaded.with(|l| l.as_ref().and_then(|r| r.as_ref().ok()).cloned().into_iter().collect::<Vec<_>>())
+    });
+    let (table_mode, table_filter) =
+        (RwSignal::new(execbench_eval::score::Mode::Strict), RwSignal::new(RowFilter::All));
     view! {
         <section class="run-view" data-testid="run-page">
             <p><a href=Route::Runs.href()>"← All runs"</a></p>

@@ -4,19 +4,28 @@ use execbench_core::{Limits, RunResult};
 use leptos::prelude::*;
 
 use crate::app::{AppState, DatasetState};
+use crate::browser::python::use_python;
 use crate::components::code_view::CodeView;
 use crate::components::run_result::RunResultView;
-use crate::browser::python::use_python;
 use crate::route::{ListQuery, Route};
 
 /// The samples before and after sample `index` in the list it was opened from: the matches of
 /// `query` (as the dataset list computes them), or the whole dataset when the query is empty or the
 /// sample is not among its matches (a link from elsewhere). Returns (previous, next, the query
 /// the links keep).
-pub fn neighbours(samples: &[execbench_core::Sample], index: usize, query: &ListQuery) -> (Option<usize>, Option<usize>, ListQuery) {
-    let in_list = if query.is_empty() { None } else {
+pub fn neighbours(
+    samples: &[execbench_core::Sample],
+    index: usize,
+    query: &ListQuery,
+) -> (Option<usize>, Option<usize>, ListQuery) {
+    let in_list = if query.is_empty() {
+        None
+    } else {
         let matches = crate::pages::datasets::matching(samples, &query.q, query.kind);
-        matches.iter().position(|&m| m == index).map(|p| (p.checked_sub(1).map(|q| matches[q]), matches.get(p + 1).copied()))
+        matches
+            .iter()
+            .position(|&m| m == index)
+            .map(|p| (p.checked_sub(1).map(|q| matches[q]), matches.get(p + 1).copied()))
     };
     match in_list {
         Some((prev, next)) => (prev, next, query.clone()),
@@ -50,7 +59,12 @@ pub fn SamplePage(id: String, query: ListQuery) -> impl IntoView {
 }
 
 #[component]
-fn SampleView(sample: execbench_core::Sample, prev: Option<String>, next: Option<String>, list: String) -> impl IntoView {
+fn SampleView(
+    sample: execbench_core::Sample,
+    prev: Option<String>,
+    next: Option<String>,
+    list: String,
+) -> impl IntoView {
     let python = use_python();
     let (result, set_result) = signal::<Option<RunResult>>(None);
     let (running, set_running) = signal(false);
@@ -106,7 +120,13 @@ mod tests {
     #[test]
     fn prev_and_next_step_through_the_list_the_sample_was_opened_from() {
         let rows = [("s0", "[1]"), ("s1", "2"), ("s2", "[3]"), ("s3", "4"), ("s4", "[5]")];
-        let text: Vec<String> = rows.iter().map(|(id, out)| serde_json::json!({"id": id, "code": "def f(x):\n    return x", "input": "1", "output": out}).to_string()).collect();
+        let text: Vec<String> = rows
+            .iter()
+            .map(|(id, out)| {
+                serde_json::json!({"id": id, "code": "def f(x):\n    return x", "input": "1", "output": out})
+                    .to_string()
+            })
+            .collect();
         let samples = execbench_core::load_jsonl("t.jsonl", &text.join("\n")).samples;
         let lists = ListQuery { q: String::new(), kind: Some(OutputKind::List) };
         let s4 = ListQuery { q: "s4".into(), kind: None };

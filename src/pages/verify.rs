@@ -16,7 +16,10 @@ pub fn VerifyPage() -> impl IntoView {
     let job = run.job;
     let start = move |_| {
         if let DatasetState::Loaded(report) = state.dataset.get_untracked() {
-            run.start(report.samples.clone(), &crate::pages::perturb::dataset_column(&state.dataset_name.get_untracked()));
+            run.start(
+                report.samples.clone(),
+                &crate::pages::perturb::dataset_column(&state.dataset_name.get_untracked()),
+            );
         }
     };
     let stop = move |_| run.stop();

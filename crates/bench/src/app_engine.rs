@@ -64,7 +64,11 @@ async fn drive(b: &Browser, app_url: &str, pool_sizes: &[usize], warm: usize) ->
             }
             pool.passed.push(passed);
         }
-        let engine = js(b, "const e = document.querySelector('.engine'); return [Number(e.dataset.workers), Number(e.dataset.memory)]").await?;
+        let engine = js(
+            b,
+            "const e = document.querySelector('.engine'); return [Number(e.dataset.workers), Number(e.dataset.memory)]",
+        )
+        .await?;
         pool.workers_ready = engine[0].as_u64().unwrap_or(0) as usize;
         pool.memory_bytes = engine[1].as_u64().unwrap_or(0);
         figures.pools.push(pool);
@@ -82,6 +86,10 @@ async fn verify_all(b: &Browser) -> Result<(f64, u64), String> {
     }
     let read = js(b, "return [document.querySelector('[data-testid=verify-stats]').dataset.ms, document.querySelector('[data-testid=verify-passed]').textContent]").await?;
     let ms: f64 = read[0].as_str().and_then(|t| t.parse().ok()).ok_or(format!("no data-ms: {read}"))?;
-    let passed: u64 = read[1].as_str().and_then(|t| t.split(' ').next()).and_then(|n| n.parse().ok()).ok_or(format!("no passed count: {read}"))?;
+    let passed: u64 = read[1]
+        .as_str()
+        .and_then(|t| t.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .ok_or(format!("no passed count: {read}"))?;
     Ok((ms, passed))
 }

@@ -35,7 +35,10 @@ use crate::page;
 const TARGET_MS: f64 = 3000.0;
 
 pub fn candidates(samples: &[Sample]) -> Vec<Candidate> {
-    samples.iter().map(|s| Candidate { id: s.id.clone(), method: None, code: s.code.clone(), input: s.input.clone() }).collect()
+    samples
+        .iter()
+        .map(|s| Candidate { id: s.id.clone(), method: None, code: s.code.clone(), input: s.input.clone() })
+        .collect()
 }
 
 /// The same candidates, each rejected by the last static check (a forbidden name in the input):
@@ -43,18 +46,29 @@ pub fn candidates(samples: &[Sample]) -> Vec<Candidate> {
 pub fn static_rejects(candidates: &[Candidate]) -> Vec<Candidate> {
     candidates
         .iter()
-        .map(|c| Candidate { input: if c.input.trim().is_empty() { "id".into() } else { format!("{}, id", c.input) }, ..c.clone() })
+        .map(|c| Candidate {
+            input: if c.input.trim().is_empty() { "id".into() } else { format!("{}, id", c.input) },
+            ..c.clone()
+        })
         .collect()
 }
 
 /// `n` candidates that pass the static rules and whose run does almost nothing: what a run costs
 /// apart from the candidate's own work (messages, the prelude, the harness's two calls).
 pub fn trivial(n: usize) -> Vec<Candidate> {
-    (0..n).map(|i| Candidate { id: format!("trivial_{i}"), method: None, code: "def f(a):\n    return a".into(), input: "1".into() }).collect()
+    (0..n)
+        .map(|i| Candidate {
+            id: format!("trivial_{i}"),
+            method: None,
+            code: "def f(a):\n    return a".into(),
+            input: "1".into(),
+        })
+        .collect()
 }
 
 pub fn write_jsonl(candidates: &[Candidate], path: &Path) {
-    let text: String = candidates.iter().map(|c| json!({ "id": c.id, "code": c.code, "input": c.input }).to_string() + "\n").collect();
+    let text: String =
+        candidates.iter().map(|c| json!({ "id": c.id, "code": c.code, "input": c.input }).to_string() + "\n").collect();
     std::fs::write(path, text).unwrap_or_else(|e| panic!("write {}: {e}", path.display()));
 }
 
@@ -119,13 +133,26 @@ pub struct Native {
 /// `filter_one` pass, a pass on a new engine, the runs alone, and CPython's runs (a new process:
 /// a first pass, which compiles the harness, then a warm one), so that noise on a shared machine
 /// hits all alike. CPU times are taken too: on a busy machine they move much less than wall times.
-pub fn measure(candidates: &[Candidate], trivial: &[Candidate], requests_path: &Path, rounds: usize, reps: usize) -> (Native, Option<Cpython>) {
+pub fn measure(
+    candidates: &[Candidate],
+    trivial: &[Candidate],
+    requests_path: &Path,
+    rounds: usize,
+    reps: usize,
+) -> (Native, Option<Cpython>) {
     let started = Instant::now();
     let mut engine = execbench_pyengine::RustPythonEngine::new();
     let engine_new_ms = ms(started);
-    let pass = |engine: &mut execbench_pyengine::RustPythonEngine| timed(|| candidates.iter().filter(|c| filter_one(engine, c).is_kept()).count());
+    let pass = |engine: &mut execbench_pyengine::RustPythonEngine| {
+        timed(|| candidates.iter().filter(|c| filter_one(engine, c).is_kept()).count())
+    };
     let (kept, first) = pass(&mut engine);
-    println!("  first pass: native filter_one {:.0} ms ({:.0} ms on the CPU), process {:.0} MB", first.0, first.1, rss_mb());
+    println!(
+        "  first pass: native filter_one {:.0} ms ({:.0} ms on the CPU), process {:.0} MB",
+        first.0,
+        first.1,
+        rss_mb()
+    );
     let mut native = Native {
         engine_new_ms,
         first: Timed::default(),
@@ -185,7 +212,10 @@ pub fn measure(candidates: &[Candidate], trivial: &[Candidate], requests_path: &
             rss_mb(),
             reference
                 .as_ref()
-                .map(|c| format!("{:.0} ms first ({:.0}), {:.0} ms warm ({:.0})", c.first.wall[0], c.first.cpu[0], c.warm.wall[0], c.warm.cpu[0]))
+                .map(|c| format!(
+                    "{:.0} ms first ({:.0}), {:.0} ms warm ({:.0})",
+                    c.first.wall[0], c.first.cpu[0], c.warm.wall[0], c.warm.cpu[0]
+                ))
                 .unwrap_or_else(|| "failed".into())
         );
         if let Some(r) = reference {
@@ -203,7 +233,13 @@ pub fn measure(candidates: &[Candidate], trivial: &[Candidate], requests_path: &
     }
     for _ in 0..reps.max(1) {
         native.trivial.push(timed(|| trivial.iter().filter(|c| filter_one(&mut engine, c).is_kept()).count()).1);
-        let plain = |c: &Candidate| RunRequest { prelude: String::new(), program: c.code.clone(), expression: format!("f({})", c.input), expected: None, limits: Limits::default() };
+        let plain = |c: &Candidate| RunRequest {
+            prelude: String::new(),
+            program: c.code.clone(),
+            expression: format!("f({})", c.input),
+            expected: None,
+            limits: Limits::default(),
+        };
         native.plain.push(timed(|| trivial.iter().map(|c| engine.run(&plain(c))).count()).1);
         let with_prelude = |c: &Candidate| RunRequest { prelude: runtime_request(c).prelude, ..plain(c) };
         native.prelude_only.push(timed(|| trivial.iter().map(|c| engine.run(&with_prelude(c))).count()).1);
@@ -250,16 +286,25 @@ pub struct Cpython {
 /// CPython running the requests (crates/bench/python/build_filter.py), `passes` times in one process.
 fn cpython_run(requests: &Path, passes: usize) -> Option<Cpython> {
     let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("python/build_filter.py");
-    let output = std::process::Command::new("python3").arg(script).arg(requests).arg(passes.to_string()).output().ok()?;
+    let output =
+        std::process::Command::new("python3").arg(script).arg(requests).arg(passes.to_string()).output().ok()?;
     if !output.status.success() {
         eprintln!("python3 build_filter.py failed: {}", String::from_utf8_lossy(&output.stderr));
         return None;
     }
     let value: Value = serde_json::from_slice(&output.stdout).ok()?;
-    let version = std::process::Command::new("python3").arg("--version").output().ok().map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string()).unwrap_or_default();
-    let list = |key: &str| value[key].as_array().map(|a| a.iter().filter_map(Value::as_f64).collect::<Vec<_>>()).unwrap_or_default();
+    let version = std::process::Command::new("python3")
+        .arg("--version")
+        .output()
+        .ok()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .unwrap_or_default();
+    let list = |key: &str| {
+        value[key].as_array().map(|a| a.iter().filter_map(Value::as_f64).collect::<Vec<_>>()).unwrap_or_default()
+    };
     let (wall, cpu) = (list("ms"), list("cpu_ms"));
-    let split = |v: &[f64]| (v.first().copied().into_iter().collect::<Vec<_>>(), v.iter().skip(1).copied().collect::<Vec<_>>());
+    let split =
+        |v: &[f64]| (v.first().copied().into_iter().collect::<Vec<_>>(), v.iter().skip(1).copied().collect::<Vec<_>>());
     let ((first_wall, warm_wall), (first_cpu, warm_cpu)) = (split(&wall), split(&cpu));
     Some(Cpython {
         version,
@@ -289,14 +334,27 @@ pub struct Page {
     pub trivial: Option<PagePass>,
 }
 
-pub async fn browser(app_url: &str, file: &Path, static_file: &Path, trivial_file: &Path, warm: usize) -> Result<Page, String> {
+pub async fn browser(
+    app_url: &str,
+    file: &Path,
+    static_file: &Path,
+    trivial_file: &Path,
+    warm: usize,
+) -> Result<Page, String> {
     let b = Browser::launch().await;
     let result = drive(&b, app_url, file, static_file, trivial_file, warm).await;
     b.close().await;
     result
 }
 
-async fn drive(b: &Browser, app_url: &str, file: &Path, static_file: &Path, trivial_file: &Path, warm: usize) -> Result<Page, String> {
+async fn drive(
+    b: &Browser,
+    app_url: &str,
+    file: &Path,
+    static_file: &Path,
+    trivial_file: &Path,
+    warm: usize,
+) -> Result<Page, String> {
     b.client.goto(&format!("{app_url}#/build")).await.map_err(|e| format!("could not open the app: {e}"))?;
     page::wait_text(b, ".engine", Duration::from_secs(120), |t| t.starts_with("Python ready")).await?;
     page::select(b, "[data-testid=build-source]", "candidates").await?;
@@ -316,10 +374,16 @@ async fn drive(b: &Browser, app_url: &str, file: &Path, static_file: &Path, triv
 }
 
 async fn upload(b: &Browser, file: &Path) -> Result<(), String> {
-    let input = b.client.find(Locator::Css("[data-testid=build-candidates-file]")).await.map_err(|e| format!("no file input: {e}"))?;
+    let input = b
+        .client
+        .find(Locator::Css("[data-testid=build-candidates-file]"))
+        .await
+        .map_err(|e| format!("no file input: {e}"))?;
     input.send_keys(file.to_str().unwrap_or_default()).await.map_err(|e| format!("could not choose the file: {e}"))?;
     let name = file.file_name().and_then(|n| n.to_str()).unwrap_or_default().to_string();
-    let status = page::wait_text(b, "[data-testid=build-candidates-status]", Duration::from_secs(30), |t| t.contains(&name)).await?;
+    let status =
+        page::wait_text(b, "[data-testid=build-candidates-status]", Duration::from_secs(30), |t| t.contains(&name))
+            .await?;
     if !status.contains("800 candidates") {
         return Err(format!("the page read the file as: {status}"));
     }
@@ -334,13 +398,24 @@ async fn pass(b: &Browser) -> Result<PagePass, String> {
     page::wait_text(b, "[data-testid=build-start]", Duration::from_secs(20), |_| true).await?;
     let started = Instant::now();
     page::js(b, "document.querySelector('[data-testid=build-start]').click(); return true").await?;
-    let line = page::wait_text(b, "[data-testid=build-progress]", Duration::from_secs(900), |t| t.starts_with("Last job")).await?;
+    let line =
+        page::wait_text(b, "[data-testid=build-progress]", Duration::from_secs(900), |t| t.starts_with("Last job"))
+            .await?;
     let wall_ms = ms(started);
     if !line.starts_with("Last job finished") || !line.contains("800 / 800") {
         return Err(format!("the job ended with `{line}`"));
     }
-    let seconds: f64 = line.rsplit(" · ").next().and_then(|t| t.strip_suffix(" s")).and_then(|t| t.parse().ok()).ok_or(format!("unexpected progress line: {line}"))?;
-    let count = |stage: &str| format!("const e = document.querySelector('[data-testid=funnel-{stage}]'); return e ? Number(e.dataset.count) : -1");
+    let seconds: f64 = line
+        .rsplit(" · ")
+        .next()
+        .and_then(|t| t.strip_suffix(" s"))
+        .and_then(|t| t.parse().ok())
+        .ok_or(format!("unexpected progress line: {line}"))?;
+    let count = |stage: &str| {
+        format!(
+            "const e = document.querySelector('[data-testid=funnel-{stage}]'); return e ? Number(e.dataset.count) : -1"
+        )
+    };
     let passed_static = page::js(b, &count("static")).await?.as_i64().unwrap_or(-1);
     let passed_runtime = page::js(b, &count("runtime")).await?.as_i64().unwrap_or(-1);
     let rejected = page::js(b, "return Object.fromEntries([...document.querySelectorAll('[data-testid=rejected-row]')].map(r => [r.dataset.id, r.dataset.rule]))").await?;
@@ -381,22 +456,113 @@ pub fn print(n: usize, native: &Native, cpython: Option<&Cpython>, page: Option<
         }]);
     };
     let median_of = |t: &Timed| t.wall.len();
-    row(format!("native, static rules alone ({n}, median of {})", median_of(&native.static_only)), native.static_only.wall(), Some(native.static_only.cpu()), n, "");
-    row(format!("native, making the requests alone ({}: the rewrite)", native.runs), native.requests.wall(), Some(native.requests.cpu()), native.runs, "");
-    row(format!("native, instrumented runs alone ({}, warm engine, median of {})", native.runs, median_of(&native.runs_alone)), native.runs_alone.wall(), Some(native.runs_alone.cpu()), native.runs, "");
-    row(format!("native, filter_one first pass ({n}; engine start {:.0} ms not counted)", native.engine_new_ms), native.first.wall(), Some(native.first.cpu()), n, "");
-    row(format!("native, filter_one warm pass ({n}, median of {})", median_of(&native.warm)), native.warm.wall(), Some(native.warm.cpu()), n, "");
-    row(format!("native, filter_one on a new engine each time ({n}, median of {})", median_of(&native.fresh)), native.fresh.wall(), Some(native.fresh.cpu()), n, "");
-    row(format!("native, {n} trivial candidates (`def f(a): return a`, warm engine, median of {})", median_of(&native.trivial)), native.trivial.wall(), Some(native.trivial.cpu()), n, "");
-    row(format!("native, the same {n} run plainly (no prelude or harness: `f(1)`; median of {})", median_of(&native.plain)), native.plain.wall(), Some(native.plain.cpu()), n, "");
-    row(format!("native, the same with the filter's prelude (harness loaded, not called: `f(1)`; median of {})", median_of(&native.prelude_only)), native.prelude_only.wall(), Some(native.prelude_only.cpu()), n, "");
+    row(
+        format!("native, static rules alone ({n}, median of {})", median_of(&native.static_only)),
+        native.static_only.wall(),
+        Some(native.static_only.cpu()),
+        n,
+        "",
+    );
+    row(
+        format!("native, making the requests alone ({}: the rewrite)", native.runs),
+        native.requests.wall(),
+        Some(native.requests.cpu()),
+        native.runs,
+        "",
+    );
+    row(
+        format!(
+            "native, instrumented runs alone ({}, warm engine, median of {})",
+            native.runs,
+            median_of(&native.runs_alone)
+        ),
+        native.runs_alone.wall(),
+        Some(native.runs_alone.cpu()),
+        native.runs,
+        "",
+    );
+    row(
+        format!("native, filter_one first pass ({n}; engine start {:.0} ms not counted)", native.engine_new_ms),
+        native.first.wall(),
+        Some(native.first.cpu()),
+        n,
+        "",
+    );
+    row(
+        format!("native, filter_one warm pass ({n}, median of {})", median_of(&native.warm)),
+        native.warm.wall(),
+        Some(native.warm.cpu()),
+        n,
+        "",
+    );
+    row(
+        format!("native, filter_one on a new engine each time ({n}, median of {})", median_of(&native.fresh)),
+        native.fresh.wall(),
+        Some(native.fresh.cpu()),
+        n,
+        "",
+    );
+    row(
+        format!(
+            "native, {n} trivial candidates (`def f(a): return a`, warm engine, median of {})",
+            median_of(&native.trivial)
+        ),
+        native.trivial.wall(),
+        Some(native.trivial.cpu()),
+        n,
+        "",
+    );
+    row(
+        format!(
+            "native, the same {n} run plainly (no prelude or harness: `f(1)`; median of {})",
+            median_of(&native.plain)
+        ),
+        native.plain.wall(),
+        Some(native.plain.cpu()),
+        n,
+        "",
+    );
+    row(
+        format!(
+            "native, the same with the filter's prelude (harness loaded, not called: `f(1)`; median of {})",
+            median_of(&native.prelude_only)
+        ),
+        native.prelude_only.wall(),
+        Some(native.prelude_only.cpu()),
+        n,
+        "",
+    );
     if let Some(c) = cpython {
         let agree = c.reprs.iter().zip(&native.reprs).filter(|(a, b)| decision(a) == decision(b)).count();
-        for (i, (a, b)) in c.reprs.iter().zip(&native.reprs).enumerate().filter(|(_, (a, b))| decision(a) != decision(b)) {
+        for (i, (a, b)) in
+            c.reprs.iter().zip(&native.reprs).enumerate().filter(|(_, (a, b))| decision(a) != decision(b))
+        {
             eprintln!("  run {i}: CPython {} / RustPython {}", decision(a), decision(b));
         }
-        row(format!("{}, runs first pass ({}, harness compiled once; median of {})", c.version, native.runs, median_of(&c.first)), c.first.wall(), Some(c.first.cpu()), native.runs, "");
-        row(format!("{}, runs warm pass ({}, median of {}; same verdict as RustPython: {agree})", c.version, native.runs, median_of(&c.warm)), c.warm.wall(), Some(c.warm.cpu()), native.runs, "");
+        row(
+            format!(
+                "{}, runs first pass ({}, harness compiled once; median of {})",
+                c.version,
+                native.runs,
+                median_of(&c.first)
+            ),
+            c.first.wall(),
+            Some(c.first.cpu()),
+            native.runs,
+            "",
+        );
+        row(
+            format!(
+                "{}, runs warm pass ({}, median of {}; same verdict as RustPython: {agree})",
+                c.version,
+                native.runs,
+                median_of(&c.warm)
+            ),
+            c.warm.wall(),
+            Some(c.warm.cpu()),
+            native.runs,
+            "",
+        );
     } else {
         println!("| CPython | failed | - | - | - | - | |");
     }
@@ -409,9 +575,21 @@ pub fn print(n: usize, native: &Native, cpython: Option<&Cpython>, page: Option<
             let walls = p.warm.iter().map(|w| format!("{:.1}", w.wall_ms / 1000.0)).collect::<Vec<_>>().join("/");
             let times = p.warm.iter().map(|w| format!("{:.1}", w.ms / 1000.0)).collect::<Vec<_>>().join("/");
             let last = p.warm.last().map(funnel).unwrap_or_default();
-            row(format!("page, warm pass ({n}, median of {times} s; wall from the click {walls} s; {last})"), warm, None, n, met(warm));
+            row(
+                format!("page, warm pass ({n}, median of {times} s; wall from the click {walls} s; {last})"),
+                warm,
+                None,
+                n,
+                met(warm),
+            );
             if let Some(s) = &p.static_only {
-                row(format!("page, static rejections only ({n} with `, id` in the input, warm; {})", funnel(s)), s.ms, None, n, "");
+                row(
+                    format!("page, static rejections only ({n} with `, id` in the input, warm; {})", funnel(s)),
+                    s.ms,
+                    None,
+                    n,
+                    "",
+                );
             }
             if let Some(t) = &p.trivial {
                 row(format!("page, {n} trivial candidates (`def f(a): return a`, warm)"), t.ms, None, n, "");
@@ -429,7 +607,13 @@ pub fn print(n: usize, native: &Native, cpython: Option<&Cpython>, page: Option<
                         .chain(again)
                         .flat_map(|m| m.keys())
                         .filter(|id| p.first.rejected.get(id.as_str()) != w.rejected.get(id.as_str()))
-                        .map(|id| format!("{id}: {} then {}", p.first.rejected.get(id.as_str()).unwrap_or(&Value::Null), w.details.get(id.as_str()).unwrap_or(&Value::Null)))
+                        .map(|id| {
+                            format!(
+                                "{id}: {} then {}",
+                                p.first.rejected.get(id.as_str()).unwrap_or(&Value::Null),
+                                w.details.get(id.as_str()).unwrap_or(&Value::Null)
+                            )
+                        })
                         .collect::<std::collections::BTreeSet<_>>()
                         .into_iter()
                         .collect();

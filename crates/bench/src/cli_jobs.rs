@@ -40,7 +40,8 @@ pub fn answers_for(index: usize, sample: &Sample) -> Vec<String> {
 }
 
 pub fn write_generations(samples: &[Sample], dir: &Path) -> PathBuf {
-    let map: Map<String, Value> = samples.iter().enumerate().map(|(i, s)| (s.id.clone(), Value::from(answers_for(i, s)))).collect();
+    let map: Map<String, Value> =
+        samples.iter().enumerate().map(|(i, s)| (s.id.clone(), Value::from(answers_for(i, s)))).collect();
     let path = dir.join("input-answers-with-timeouts.json");
     std::fs::write(&path, Value::Object(map).to_string()).expect("write the generations file");
     path
@@ -67,7 +68,11 @@ fn score(binary: &Path, dataset: &Path, generations: &Path, jobs: usize, out: &P
         .map_err(|e| format!("cannot start {}: {e}", binary.display()))?;
     let wall_ms = started.elapsed().as_secs_f64() * 1000.0;
     if !output.status.success() {
-        return Err(format!("execbench score --jobs {jobs} failed ({}): {}", output.status, String::from_utf8_lossy(&output.stderr)));
+        return Err(format!(
+            "execbench score --jobs {jobs} failed ({}): {}",
+            output.status,
+            String::from_utf8_lossy(&output.stderr)
+        ));
     }
     let rows = std::fs::read(out).map_err(|e| format!("cannot read {}: {e}", out.display()))?;
     Ok(ScoreRun { wall_ms, stdout: output.stdout, rows })
@@ -76,16 +81,25 @@ fn score(binary: &Path, dataset: &Path, generations: &Path, jobs: usize, out: &P
 /// Runs the section and returns its figures (also printed).
 pub fn section(samples: &[Sample], dataset: &Path) -> Vec<Figure> {
     let all = execbench_core::parallel::available_jobs();
-    println!("\ncommand line on every core: `execbench score --task input --mode compatible` over {} samples x 10 answers with time-outs, --jobs 1 then --jobs {all}...", samples.len());
+    println!(
+        "\ncommand line on every core: `execbench score --task input --mode compatible` over {} samples x 10 answers with time-outs, --jobs 1 then --jobs {all}...",
+        samples.len()
+    );
     let binary = crate::models::cli_binary();
     if !binary.is_file() {
-        eprintln!("no execbench binary at {}: run `cargo build --release -p execbench-cli` first (scripts/bench.sh does), or point EXECBENCH_CLI at one", binary.display());
+        eprintln!(
+            "no execbench binary at {}: run `cargo build --release -p execbench-cli` first (scripts/bench.sh does), or point EXECBENCH_CLI at one",
+            binary.display()
+        );
         return Vec::new();
     }
     let scratch = std::env::temp_dir().join(format!("execbench-bench-cli-jobs-{}", std::process::id()));
     let _ = std::fs::create_dir_all(&scratch);
     let generations = write_generations(samples, &scratch);
-    let runs: Result<Vec<ScoreRun>, String> = [1, all].iter().map(|&jobs| score(&binary, dataset, &generations, jobs, &scratch.join(format!("rows-{jobs}.jsonl")))).collect();
+    let runs: Result<Vec<ScoreRun>, String> = [1, all]
+        .iter()
+        .map(|&jobs| score(&binary, dataset, &generations, jobs, &scratch.join(format!("rows-{jobs}.jsonl"))))
+        .collect();
     let _ = std::fs::remove_dir_all(&scratch);
     let runs = match runs {
         Ok(runs) => runs,
@@ -140,9 +154,20 @@ mod tests {
 
     #[test]
     fn ten_distinct_calls_the_first_right_some_looping() {
-        let sample = Sample { id: "s".into(), code: "def g(x):\n    return x".into(), function_name: "g".into(), input: "1".into(), call: "g(1)".into(), output: "1".into(), meta: Default::default() };
+        let sample = Sample {
+            id: "s".into(),
+            code: "def g(x):\n    return x".into(),
+            function_name: "g".into(),
+            input: "1".into(),
+            call: "g(1)".into(),
+            output: "1".into(),
+            meta: Default::default(),
+        };
         let looping = answers_for(0, &sample);
-        assert_eq!((looping.len(), looping[0].as_str(), looping[1].as_str()), (10, "g(1)", "g(next(x for x in iter(int, 1) if x))"));
+        assert_eq!(
+            (looping.len(), looping[0].as_str(), looping[1].as_str()),
+            (10, "g(1)", "g(next(x for x in iter(int, 1) if x))")
+        );
         let plain = answers_for(1, &sample);
         assert_eq!(plain.len(), 10);
         assert!(!plain.iter().any(|a| a.contains("iter(int")));

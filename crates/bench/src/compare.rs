@@ -25,7 +25,11 @@ const TARGET_MS: f64 = 500.0;
 fn write_run(run: &RunInput, path: &Path) {
     let mut records: Vec<_> = run.records.values().collect();
     records.sort_by_key(|r| r.index);
-    let text = std::iter::once(manifest_line(&run.manifest)).chain(records.into_iter().map(record_line)).collect::<Vec<_>>().join("\n") + "\n";
+    let text = std::iter::once(manifest_line(&run.manifest))
+        .chain(records.into_iter().map(record_line))
+        .collect::<Vec<_>>()
+        .join("\n")
+        + "\n";
     std::fs::write(path, text).unwrap_or_else(|e| panic!("write {}: {e}", path.display()));
 }
 
@@ -38,9 +42,15 @@ fn our_figures(runs: &[RunInput]) -> Vec<(String, Value)> {
         for table in c.tables.iter().filter(|t| t.mode == mode) {
             for cell in table.cells.iter().flatten().flatten() {
                 let id = &c.runs[cell.run].run_id;
-                out.push((format!("{id} {} pass@1", mode.label()), Value::from((cell.score.pass_at_1.unwrap_or(f64::NAN) * 1e6).round() / 1e6)));
+                out.push((
+                    format!("{id} {} pass@1", mode.label()),
+                    Value::from((cell.score.pass_at_1.unwrap_or(f64::NAN) * 1e6).round() / 1e6),
+                ));
                 if let Some(d) = &cell.drop {
-                    out.push((format!("{id} {} mcnemar", mode.label()), serde_json::json!([d.mcnemar.b, d.mcnemar.c, (d.mcnemar.p_value * 1e9).round() / 1e9])));
+                    out.push((
+                        format!("{id} {} mcnemar", mode.label()),
+                        serde_json::json!([d.mcnemar.b, d.mcnemar.c, (d.mcnemar.p_value * 1e9).round() / 1e9]),
+                    ));
                 }
             }
         }
@@ -49,7 +59,9 @@ fn our_figures(runs: &[RunInput]) -> Vec<(String, Value)> {
 }
 
 pub async fn section(app_url: &str, reps: usize) {
-    println!("\ncompare: 6 runs x 800 samples x n = 10 (2 models: vanilla, REN, MCC), natively, in CPython, then in the app's Compare page...");
+    println!(
+        "\ncompare: 6 runs x 800 samples x n = 10 (2 models: vanilla, REN, MCC), natively, in CPython, then in the app's Compare page..."
+    );
     let runs = synthetic_runs(2, 800, 10, 1);
     let scratch = std::env::temp_dir().join(format!("execbench-bench-compare-{}", std::process::id()));
     let _ = std::fs::create_dir_all(&scratch);
@@ -67,7 +79,10 @@ pub async fn section(app_url: &str, reps: usize) {
         assert_eq!(c.tables.len(), 2);
     }
     let native_ms = median(native.iter().copied());
-    println!("  natively: {native_ms:.1} ms to the table (median of {}; both modes, 1000 bootstrap resamples per run and mode)", native.len());
+    println!(
+        "  natively: {native_ms:.1} ms to the table (median of {}; both modes, 1000 bootstrap resamples per run and mode)",
+        native.len()
+    );
 
     let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("python/compare.py");
     let mut cpython = Vec::new();
@@ -80,7 +95,8 @@ pub async fn section(app_url: &str, reps: usize) {
         };
         cpython.push(value["ms"].as_f64().unwrap_or(f64::NAN));
         let ours = our_figures(&runs);
-        let differing: Vec<&String> = ours.iter().filter(|(k, v)| value["figures"].get(k) != Some(v)).map(|(k, _)| k).collect();
+        let differing: Vec<&String> =
+            ours.iter().filter(|(k, v)| value["figures"].get(k) != Some(v)).map(|(k, _)| k).collect();
         agree = Some((ours.len(), differing.len()));
         if !differing.is_empty() {
             eprintln!("  figures that differ from Python's: {differing:?}");
@@ -89,7 +105,10 @@ pub async fn section(app_url: &str, reps: usize) {
     if !cpython.is_empty() {
         let cpython_ms = median(cpython.iter().copied());
         let (checked, differing) = agree.unwrap_or((0, 0));
-        println!("  CPython (pure Python, the same figures): {cpython_ms:.1} ms; execbench natively is {:.1}x faster; {checked} figures compared, {differing} differ", cpython_ms / native_ms);
+        println!(
+            "  CPython (pure Python, the same figures): {cpython_ms:.1} ms; execbench natively is {:.1}x faster; {checked} figures compared, {differing} differ",
+            cpython_ms / native_ms
+        );
         crate::figures::record([compare_figure("natively", native_ms, Some(("CPython", cpython_ms)))]);
     }
 
@@ -106,7 +125,10 @@ pub async fn section(app_url: &str, reps: usize) {
                 if first < TARGET_MS { "met" } else { "NOT met" },
                 if warm < TARGET_MS { "met" } else { "NOT met" }
             );
-            crate::figures::record([compare_figure("in the page, first", first, None), compare_figure("in the page, again", warm, None)]);
+            crate::figures::record([
+                compare_figure("in the page, first", first, None),
+                compare_figure("in the page, again", warm, None),
+            ]);
         }
         Err(e) => eprintln!("  comparing in the page failed: {e}"),
     }
@@ -134,11 +156,22 @@ async fn page_times(app_url: &str, files: &[PathBuf], reps: usize) -> Result<Vec
     page::wait_text(&b, ".engine", Duration::from_secs(60), |t| t.starts_with("Python ready")).await?;
     for file in files {
         let name = file.file_stem().and_then(|s| s.to_str()).unwrap_or_default().to_string();
-        b.client.find(Locator::Css("[data-testid=runs-import]")).await.map_err(|e| e.to_string())?.send_keys(file.to_str().unwrap_or_default()).await.map_err(|e| e.to_string())?;
+        b.client
+            .find(Locator::Css("[data-testid=runs-import]"))
+            .await
+            .map_err(|e| e.to_string())?
+            .send_keys(file.to_str().unwrap_or_default())
+            .await
+            .map_err(|e| e.to_string())?;
         page::wait_text(&b, "[data-testid=runs-message]", Duration::from_secs(120), |t| t.contains(&name)).await?;
     }
     b.client.goto(&format!("{app_url}#/compare")).await.map_err(|e| e.to_string())?;
-    b.client.wait().at_most(Duration::from_secs(20)).for_element(Locator::Css("[data-testid=compare-run]")).await.map_err(|e| e.to_string())?;
+    b.client
+        .wait()
+        .at_most(Duration::from_secs(20))
+        .for_element(Locator::Css("[data-testid=compare-run]"))
+        .await
+        .map_err(|e| e.to_string())?;
     page::js(&b, "document.querySelectorAll('[data-testid=compare-run]').forEach(c => c.click())").await?;
     let mut times = Vec::new();
     for _ in 0..reps.max(3) + 1 {

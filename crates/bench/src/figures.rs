@@ -60,7 +60,8 @@ impl Figure {
     /// (or `_bytes`), `reference`, `reference_ms` (or `_bytes`), `ratio`, `target`, `met`; null
     /// where there is nothing.
     fn fields(&self) -> Vec<(String, Value)> {
-        let (execbench_key, execbench) = self.execbench.as_ref().map_or(("execbench_ms".into(), Value::Null), |a| a.json_field("execbench"));
+        let (execbench_key, execbench) =
+            self.execbench.as_ref().map_or(("execbench_ms".into(), Value::Null), |a| a.json_field("execbench"));
         let (reference_key, reference) = match (&self.reference_amount, &self.execbench) {
             (Some(amount), _) => amount.json_field("reference"),
             (None, Some(Amount::Bytes(_))) => ("reference_bytes".into(), Value::Null),
@@ -81,7 +82,8 @@ impl Figure {
     /// One JSON object, written by hand so the fields keep their order (`serde_json` sorts an
     /// object's keys unless a feature says otherwise).
     fn json_text(&self) -> String {
-        let parts: Vec<String> = self.fields().into_iter().map(|(key, value)| format!("{}: {value}", json!(key))).collect();
+        let parts: Vec<String> =
+            self.fields().into_iter().map(|(key, value)| format!("{}: {value}", json!(key))).collect();
         format!("{{{}}}", parts.join(", "))
     }
 
@@ -110,7 +112,10 @@ fn number(value: f64) -> Value {
 
 /// `| metric | execbench | <reference> | ratio | target | met |`, one row a figure.
 pub fn markdown_table(reference: &str, figures: &[Figure]) -> String {
-    let mut lines = vec![format!("| metric | execbench | {reference} | ratio | target | met |"), "|---|---:|---:|---:|---|---|".to_string()];
+    let mut lines = vec![
+        format!("| metric | execbench | {reference} | ratio | target | met |"),
+        "|---|---:|---:|---:|---|---|".to_string(),
+    ];
     lines.extend(figures.iter().map(Figure::markdown_row));
     lines.join("\n")
 }
@@ -137,7 +142,12 @@ mod tests {
     use super::*;
 
     fn figures() -> Vec<Figure> {
-        let row = |metric: &str, ours: Option<Amount>, theirs: Option<Amount>, ratio: Option<f64>, target: Option<&str>, met: Option<bool>| Figure {
+        let row = |metric: &str,
+                   ours: Option<Amount>,
+                   theirs: Option<Amount>,
+                   ratio: Option<f64>,
+                   target: Option<&str>,
+                   met: Option<bool>| Figure {
             section: "engine".into(),
             metric: metric.into(),
             execbench: ours,
@@ -148,10 +158,38 @@ mod tests {
             met,
         };
         vec![
-            row("ready from a cold page", Some(Amount::Ms(120.4)), Some(Amount::Ms(1600.0)), Some(0.075), Some("<= 0.2"), Some(true)),
-            row("  warm pass, inside the engine", Some(Amount::Ms(95.0)), Some(Amount::Ms(90.0)), Some(f64::NAN), None, None),
-            row("samples passing", Some(Amount::Text("800/800".into())), Some(Amount::Text("800/800".into())), None, Some("800/800 (ours)"), Some(true)),
-            row("transfer, brotli (page vs engine)", Some(Amount::Bytes(4_300_000)), Some(Amount::Bytes(5_500_000)), Some(0.78), Some("<= 1"), Some(true)),
+            row(
+                "ready from a cold page",
+                Some(Amount::Ms(120.4)),
+                Some(Amount::Ms(1600.0)),
+                Some(0.075),
+                Some("<= 0.2"),
+                Some(true),
+            ),
+            row(
+                "  warm pass, inside the engine",
+                Some(Amount::Ms(95.0)),
+                Some(Amount::Ms(90.0)),
+                Some(f64::NAN),
+                None,
+                None,
+            ),
+            row(
+                "samples passing",
+                Some(Amount::Text("800/800".into())),
+                Some(Amount::Text("800/800".into())),
+                None,
+                Some("800/800 (ours)"),
+                Some(true),
+            ),
+            row(
+                "transfer, brotli (page vs engine)",
+                Some(Amount::Bytes(4_300_000)),
+                Some(Amount::Bytes(5_500_000)),
+                Some(0.78),
+                Some("<= 1"),
+                Some(true),
+            ),
             row("worker restart to ready", None, None, None, None, None),
         ]
     }
@@ -161,7 +199,11 @@ mod tests {
     fn json_rows_match_the_table_rows() {
         let figures = figures();
         let table = markdown_table("Pyodide", &figures);
-        let rows: Vec<Vec<String>> = table.lines().skip(2).map(|l| l.trim_matches('|').split(" | ").map(|c| c.trim().to_string()).collect()).collect();
+        let rows: Vec<Vec<String>> = table
+            .lines()
+            .skip(2)
+            .map(|l| l.trim_matches('|').split(" | ").map(|c| c.trim().to_string()).collect())
+            .collect();
         let objects: Vec<Value> = serde_json::from_str(&json_list(&figures)).expect("valid JSON");
         assert_eq!(rows.len(), objects.len());
         for (row, object) in rows.iter().zip(&objects) {
@@ -176,7 +218,11 @@ mod tests {
                     object[format!("{who}_text")].as_str().unwrap_or("-").to_string()
                 }
             };
-            assert_eq!((row[1].as_str(), row[2].as_str()), (shown("execbench").as_str(), shown("reference").as_str()), "{row:?}");
+            assert_eq!(
+                (row[1].as_str(), row[2].as_str()),
+                (shown("execbench").as_str(), shown("reference").as_str()),
+                "{row:?}"
+            );
             assert_eq!(row[3], object["ratio"].as_f64().map_or("-".into(), |r| format!("{r:.2}")));
             assert_eq!(row[4], object["target"].as_str().unwrap_or("-"));
             let met = match object["met"].as_bool() {
@@ -195,10 +241,23 @@ mod tests {
         // In the order written, whatever order a parsed object keeps.
         let keys = |i: usize| {
             let line = text.lines().nth(i + 1).unwrap();
-            objects[i].as_object().unwrap().keys().map(|k| (line.find(&format!("\"{k}\":")).unwrap(), k.clone())).collect::<std::collections::BTreeMap<_, _>>().into_values().collect::<Vec<_>>()
+            objects[i]
+                .as_object()
+                .unwrap()
+                .keys()
+                .map(|k| (line.find(&format!("\"{k}\":")).unwrap(), k.clone()))
+                .collect::<std::collections::BTreeMap<_, _>>()
+                .into_values()
+                .collect::<Vec<_>>()
         };
-        assert_eq!(keys(0), ["section", "metric", "execbench_ms", "reference", "reference_ms", "ratio", "target", "met"]);
-        assert_eq!(keys(3), ["section", "metric", "execbench_bytes", "reference", "reference_bytes", "ratio", "target", "met"]);
+        assert_eq!(
+            keys(0),
+            ["section", "metric", "execbench_ms", "reference", "reference_ms", "ratio", "target", "met"]
+        );
+        assert_eq!(
+            keys(3),
+            ["section", "metric", "execbench_bytes", "reference", "reference_bytes", "ratio", "target", "met"]
+        );
         assert_eq!(objects[0]["execbench_ms"], 120.4);
         assert_eq!(objects[3]["reference_bytes"], 5_500_000);
         // A NaN (a failed measurement) is null, never invalid JSON.

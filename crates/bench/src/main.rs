@@ -101,7 +101,9 @@ fn options() -> Options {
 }
 
 fn usage() -> ! {
-    eprintln!("usage: execbench-bench [--reps N] [--warm N] [--restarts N] [--sections engine,perturb,score,models,store,build,compare,cli] [--json FILE]");
+    eprintln!(
+        "usage: execbench-bench [--reps N] [--warm N] [--restarts N] [--sections engine,perturb,score,models,store,build,compare,cli] [--json FILE]"
+    );
     std::process::exit(2)
 }
 
@@ -175,10 +177,16 @@ async fn browser_sections(opts: &Options) {
     let dataset_path = dist.join("data/cruxeval/cruxeval.jsonl");
     let samples = read_samples(&dataset_path);
     if section("perturb") {
-        println!("\nperturbation: natively (fastest of {} runs a kind, then verified once), then in the app's Perturb view...", opts.reps);
+        println!(
+            "\nperturbation: natively (fastest of {} runs a kind, then verified once), then in the app's Perturb view...",
+            opts.reps
+        );
         let native = perturbation::native(&samples, opts.reps);
         match perturbation::browser(&app_url).await {
-            Ok((browser, browser_wall_ms)) => perturbation::print(&perturbation::PerturbationFigures { native, browser, browser_wall_ms }, samples.len()),
+            Ok((browser, browser_wall_ms)) => perturbation::print(
+                &perturbation::PerturbationFigures { native, browser, browser_wall_ms },
+                samples.len(),
+            ),
             Err(e) => eprintln!("perturbation in the browser failed: {e}"),
         }
     }
@@ -230,7 +238,10 @@ async fn browser_sections(opts: &Options) {
 /// alone, median of `--reps`), then the Build page (first pass and `--warm` warm passes), and, to
 /// see where the time goes, the same 800 rejected by the static rules and 800 trivial candidates.
 async fn build_section(opts: &Options, samples: &[execbench_core::Sample], app_url: &str) {
-    println!("\nfilter: the {} samples as candidates, natively, in CPython, then in the app's Build page...", samples.len());
+    println!(
+        "\nfilter: the {} samples as candidates, natively, in CPython, then in the app's Build page...",
+        samples.len()
+    );
     let scratch = std::env::temp_dir().join(format!("execbench-bench-build-{}", std::process::id()));
     let _ = std::fs::create_dir_all(&scratch);
     let candidates = build_filter::candidates(samples);
@@ -243,7 +254,8 @@ async fn build_section(opts: &Options, samples: &[execbench_core::Sample], app_u
     build_filter::write_jsonl(&trivial, &trivial_file);
     let requests = scratch.join("filter-requests.json");
     build_filter::write_requests(&candidates, &requests);
-    let (native, cpython) = build_filter::measure(&candidates, &trivial, &requests, opts.warm.max(opts.reps), opts.reps);
+    let (native, cpython) =
+        build_filter::measure(&candidates, &trivial, &requests, opts.warm.max(opts.reps), opts.reps);
     let page = build_filter::browser(app_url, &file, &static_file, &trivial_file, opts.warm).await;
     if let Err(e) = &page {
         eprintln!("filtering in the browser failed: {e}");
@@ -255,7 +267,10 @@ async fn build_section(opts: &Options, samples: &[execbench_core::Sample], app_u
 /// execbench's worker against Pyodide: start-up, verify-all passes, restarts, download sizes.
 async fn engine_section(opts: &Options, server: &StaticServer, built: &Path, dist: &Path, pyodide: &Path) {
     let started = Instant::now();
-    println!("execbench-bench: {} cold page(s) per engine, {} warm pass(es) each, serving on {}", opts.reps, opts.warm, server.origin);
+    println!(
+        "execbench-bench: {} cold page(s) per engine, {} warm pass(es) each, serving on {}",
+        opts.reps, opts.warm, server.origin
+    );
 
     // Alternate the engines so that noise on the shared machine hits both alike.
     let mut ours = Vec::new();
@@ -263,7 +278,8 @@ async fn engine_section(opts: &Options, server: &StaticServer, built: &Path, dis
     for rep in 1..=opts.reps {
         for engine in ["execbench", "pyodide"] {
             let restarts = if engine == "execbench" { opts.restarts } else { 0 };
-            let url = format!("{}/bench/bench.html?engine={engine}&warm={}&restarts={restarts}", server.origin, opts.warm);
+            let url =
+                format!("{}/bench/bench.html?engine={engine}&warm={}&restarts={restarts}", server.origin, opts.warm);
             let run = match measure_page(&url).await {
                 Ok(run) => run,
                 Err(e) => {
@@ -284,7 +300,10 @@ async fn engine_section(opts: &Options, server: &StaticServer, built: &Path, dis
                 if run.restart_ms.is_empty() {
                     String::new()
                 } else {
-                    format!(", restarts {} ms", run.restart_ms.iter().map(|t| format!("{t:.0}")).collect::<Vec<_>>().join("/"))
+                    format!(
+                        ", restarts {} ms",
+                        run.restart_ms.iter().map(|t| format!("{t:.0}")).collect::<Vec<_>>().join("/")
+                    )
                 }
             );
             if engine == "execbench" { ours.push(run) } else { theirs.push(run) }
@@ -331,13 +350,19 @@ async fn engine_section(opts: &Options, server: &StaticServer, built: &Path, dis
         .collect();
     let measured_in_browser = !pyodide_names.is_empty();
     if !measured_in_browser {
-        pyodide_names = ["pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json"].map(String::from).to_vec();
+        pyodide_names = ["pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json"]
+            .map(String::from)
+            .to_vec();
     }
     pyodide_names.push("pyodide.mjs".to_string());
     pyodide_names.sort();
     pyodide_names.dedup();
     let pyodide_files: Vec<PathBuf> = pyodide_names.iter().map(|n| pyodide.join(n)).filter(|p| p.is_file()).collect();
-    print!("compressing {} site files and {} Pyodide files (gzip -9, brotli q11; cached by content)... ", site_files.len(), pyodide_files.len());
+    print!(
+        "compressing {} site files and {} Pyodide files (gzip -9, brotli q11; cached by content)... ",
+        site_files.len(),
+        pyodide_files.len()
+    );
     let _ = std::io::stdout().flush();
     let size_started = Instant::now();
     let mut cache = SizeCache::load();
@@ -347,7 +372,11 @@ async fn engine_section(opts: &Options, server: &StaticServer, built: &Path, dis
     println!("{:.0} s", size_started.elapsed().as_secs_f64());
     println!(
         "Pyodide files counted ({}): {}",
-        if measured_in_browser { "seen fetched in the browser, plus pyodide.mjs" } else { "fixed list: the browser reported none" },
+        if measured_in_browser {
+            "seen fetched in the browser, plus pyodide.mjs"
+        } else {
+            "fixed list: the browser reported none"
+        },
         pyodide_names.join(", ")
     );
     println!("execbench files counted: all {} files of {}", site_files.len(), built.display());
@@ -399,7 +428,10 @@ async fn drive(browser: &Browser, url: &str) -> Result<PageRun, String> {
     let state = loop {
         let text = browser
             .client
-            .execute("return window.benchState && window.benchState.done ? JSON.stringify(window.benchState) : null", vec![])
+            .execute(
+                "return window.benchState && window.benchState.done ? JSON.stringify(window.benchState) : null",
+                vec![],
+            )
             .await
             .map_err(|e| format!("reading the page's state: {e}"))?;
         if let Some(text) = text.as_str() {
@@ -426,7 +458,10 @@ async fn drive(browser: &Browser, url: &str) -> Result<PageRun, String> {
         restart_ms: state["restart_ms"].as_array().map(|a| a.iter().map(f).collect()).unwrap_or_default(),
         init_ms: f(&state["init_ms"]),
         fetched_ms: state["fetched_ms"].as_f64(),
-        resources: state["resources"].as_array().map(|a| a.iter().filter_map(|v| v.as_str().map(String::from)).collect()).unwrap_or_default(),
+        resources: state["resources"]
+            .as_array()
+            .map(|a| a.iter().filter_map(|v| v.as_str().map(String::from)).collect())
+            .unwrap_or_default(),
     };
     if state["samples"].as_u64() != Some(SAMPLES as u64) {
         return Err(format!("expected {SAMPLES} samples, the page read {}", state["samples"]));
@@ -483,10 +518,14 @@ struct Sizes {
 fn sizes(files: &[PathBuf], cache: &mut SizeCache) -> Sizes {
     use std::sync::Mutex;
     use std::sync::atomic::{AtomicUsize, Ordering};
-    let contents: Vec<Vec<u8>> = files.iter().map(|p| std::fs::read(p).unwrap_or_else(|e| panic!("read {}: {e}", p.display()))).collect();
+    let contents: Vec<Vec<u8>> =
+        files.iter().map(|p| std::fs::read(p).unwrap_or_else(|e| panic!("read {}: {e}", p.display()))).collect();
     let keys: Vec<u64> = contents.iter().map(|c| content_key(c)).collect();
     // One task per file and codec, largest first, so the two threads finish together.
-    let mut tasks: Vec<(usize, bool)> = (0..files.len()).filter(|&i| !cache.known.contains_key(&keys[i])).flat_map(|i| [(i, true), (i, false)]).collect();
+    let mut tasks: Vec<(usize, bool)> = (0..files.len())
+        .filter(|&i| !cache.known.contains_key(&keys[i]))
+        .flat_map(|i| [(i, true), (i, false)])
+        .collect();
     tasks.sort_by_key(|&(i, brotli)| std::cmp::Reverse(contents[i].len() * if brotli { 8 } else { 1 }));
     let next = AtomicUsize::new(0);
     let done = Mutex::new(vec![(0u64, 0u64); files.len()]);
@@ -504,10 +543,18 @@ fn sizes(files: &[PathBuf], cache: &mut SizeCache) -> Sizes {
     let done = done.into_inner().unwrap();
     let each: Vec<Size> = (0..files.len())
         .map(|i| {
-            *cache.known.entry(keys[i]).or_insert(Size { raw: contents[i].len() as u64, gzip: done[i].0, brotli: done[i].1 })
+            *cache.known.entry(keys[i]).or_insert(Size {
+                raw: contents[i].len() as u64,
+                gzip: done[i].0,
+                brotli: done[i].1,
+            })
         })
         .collect();
-    let total = each.iter().fold(Size::default(), |t, s| Size { raw: t.raw + s.raw, gzip: t.gzip + s.gzip, brotli: t.brotli + s.brotli });
+    let total = each.iter().fold(Size::default(), |t, s| Size {
+        raw: t.raw + s.raw,
+        gzip: t.gzip + s.gzip,
+        brotli: t.brotli + s.brotli,
+    });
     Sizes { each, total }
 }
 
@@ -555,7 +602,8 @@ impl SizeCache {
 
     /// Keeps only the entries of this run, so the file does not grow with every build.
     fn save(&self, used: &[&Sizes]) {
-        let keep: std::collections::HashSet<(u64, u64, u64)> = used.iter().flat_map(|s| s.each.iter().map(|e| (e.raw, e.gzip, e.brotli))).collect();
+        let keep: std::collections::HashSet<(u64, u64, u64)> =
+            used.iter().flat_map(|s| s.each.iter().map(|e| (e.raw, e.gzip, e.brotli))).collect();
         let text: String = self
             .known
             .iter()
@@ -581,16 +629,19 @@ fn median(values: impl IntoIterator<Item = f64>) -> f64 {
 }
 
 fn print_table(ours: &[PageRun], theirs: &[PageRun], app: Option<&app_engine::AppFigures>, site: &Size, peer: &Size) {
-    let row = |metric: &str, a: Amount, b: Option<Amount>, ratio: Option<f64>, target: Option<String>, met: Option<bool>| Figure {
-        section: "engine".into(),
-        metric: metric.to_string(),
-        execbench: Some(a),
-        reference: Some("Pyodide".into()),
-        reference_amount: b,
-        ratio,
-        target,
-        met,
-    };
+    let row =
+        |metric: &str, a: Amount, b: Option<Amount>, ratio: Option<f64>, target: Option<String>, met: Option<bool>| {
+            Figure {
+                section: "engine".into(),
+                metric: metric.to_string(),
+                execbench: Some(a),
+                reference: Some("Pyodide".into()),
+                reference_amount: b,
+                ratio,
+                target,
+                met,
+            }
+        };
     let versus = |ratio: f64, target: Option<f64>| (target.map(|t| format!("<= {t}")), target.map(|t| ratio <= t));
     let time_row = |metric: &str, pick: &dyn Fn(&[PageRun]) -> f64, target: Option<f64>| {
         let (a, b) = (pick(ours), pick(theirs));
@@ -608,15 +659,31 @@ fn print_table(ours: &[PageRun], theirs: &[PageRun], app: Option<&app_engine::Ap
         let (lo, hi) = first.iter().chain(&warm).fold((u64::MAX, 0), |(lo, hi), &x| (lo.min(x), hi.max(x)));
         if lo == hi { format!("{lo}/{SAMPLES}") } else { format!("{lo}-{hi}/{SAMPLES}") }
     };
-    let all_pass = ours.iter().all(|r| r.first_passed == SAMPLES as u64 && r.warm_passed.iter().all(|&p| p == SAMPLES as u64));
+    let all_pass =
+        ours.iter().all(|r| r.first_passed == SAMPLES as u64 && r.warm_passed.iter().all(|&p| p == SAMPLES as u64));
     let restart = median(ours.iter().flat_map(|r| r.restart_ms.iter().copied()));
     let mut rows = vec![
         time_row("ready from a cold page", &|r| median(r.iter().map(|x| x.ready_ms)), Some(0.2)),
         time_row("first verify-all pass (800)", &|r| median(r.iter().map(|x| x.first_ms)), Some(1.5)),
-        time_row("warm verify-all pass (800)", &|r| median(r.iter().flat_map(|x| x.warm_ms.iter().copied())), Some(1.0)),
+        time_row(
+            "warm verify-all pass (800)",
+            &|r| median(r.iter().flat_map(|x| x.warm_ms.iter().copied())),
+            Some(1.0),
+        ),
         time_row("  first pass, inside the engine", &|r| median(r.iter().map(|x| x.first_engine_ms)), None),
-        time_row("  warm pass, inside the engine", &|r| median(r.iter().flat_map(|x| x.warm_engine_ms.iter().copied())), None),
-        row("samples passing", Amount::Text(passes(ours)), Some(Amount::Text(passes(theirs))), None, Some(format!("{SAMPLES}/{SAMPLES} (ours)")), Some(all_pass)),
+        time_row(
+            "  warm pass, inside the engine",
+            &|r| median(r.iter().flat_map(|x| x.warm_engine_ms.iter().copied())),
+            None,
+        ),
+        row(
+            "samples passing",
+            Amount::Text(passes(ours)),
+            Some(Amount::Text(passes(theirs))),
+            None,
+            Some(format!("{SAMPLES}/{SAMPLES} (ours)")),
+            Some(all_pass),
+        ),
         size_row("transfer, brotli (page vs engine)", site.brotli, peer.brotli, Some(1.0)),
         size_row("transfer, gzip (page vs engine)", site.gzip, peer.gzip, None),
         size_row("raw bytes (page vs engine)", site.raw, peer.raw, None),
@@ -637,16 +704,41 @@ fn print_table(ours: &[PageRun], theirs: &[PageRun], app: Option<&app_engine::Ap
         rows.push(against("app page: ready from a cold page".into(), app.ready_ms, pyodide_ready, None));
         for pool in &app.pools {
             let target = if pool.workers == 1 { 1.0 } else { 0.6 };
-            let workers = if pool.workers == 1 { "1 worker".to_string() } else { format!("a pool of {}", pool.workers) };
-            rows.push(against(format!("app page: first verify-all (800), {workers}"), pool.first_ms, pyodide_first, None));
-            rows.push(against(format!("app page: warm verify-all (800), {workers}"), median(pool.warm_ms.iter().copied()), pyodide_warm, Some(target)));
+            let workers =
+                if pool.workers == 1 { "1 worker".to_string() } else { format!("a pool of {}", pool.workers) };
+            rows.push(against(
+                format!("app page: first verify-all (800), {workers}"),
+                pool.first_ms,
+                pyodide_first,
+                None,
+            ));
+            rows.push(against(
+                format!("app page: warm verify-all (800), {workers}"),
+                median(pool.warm_ms.iter().copied()),
+                pyodide_warm,
+                Some(target),
+            ));
             let per_worker = pool.memory_bytes / pool.workers_ready.max(1) as u64;
             rows.push(Figure {
                 execbench: Some(Amount::Bytes(per_worker)),
-                ..row(&format!("app page: memory per worker ({} ready), {workers}", pool.workers_ready), Amount::Bytes(per_worker), None, None, None, None)
+                ..row(
+                    &format!("app page: memory per worker ({} ready), {workers}", pool.workers_ready),
+                    Amount::Bytes(per_worker),
+                    None,
+                    None,
+                    None,
+                    None,
+                )
             });
             let all = pool.passed.iter().all(|&p| p == SAMPLES as u64);
-            rows.push(row(&format!("app page: samples passing, {workers}"), Amount::Text(format!("{:?}", pool.passed)), None, None, Some(format!("{SAMPLES} every pass")), Some(all)));
+            rows.push(row(
+                &format!("app page: samples passing, {workers}"),
+                Amount::Text(format!("{:?}", pool.passed)),
+                None,
+                None,
+                Some(format!("{SAMPLES} every pass")),
+                Some(all),
+            ));
         }
     }
     println!("\n{}", figures::markdown_table("Pyodide", &rows));

@@ -122,8 +122,27 @@ async fn command_line(mock: &MockServer) -> Result<Throughput, String> {
     cmd.arg("run")
         .arg("--dataset")
         .arg(&dataset)
-        .args(["--task", "output", "--provider", "openai-compatible", "--base-url", &format!("{}/v1", mock.base_url()), "--model", "mock"])
-        .args(["--n", "1", "--concurrency", &CONCURRENCY.to_string(), "--limit", &REQUESTS.to_string(), "--mode", "strict", "--out"])
+        .args([
+            "--task",
+            "output",
+            "--provider",
+            "openai-compatible",
+            "--base-url",
+            &format!("{}/v1", mock.base_url()),
+            "--model",
+            "mock",
+        ])
+        .args([
+            "--n",
+            "1",
+            "--concurrency",
+            &CONCURRENCY.to_string(),
+            "--limit",
+            &REQUESTS.to_string(),
+            "--mode",
+            "strict",
+            "--out",
+        ])
         .arg(&out)
         // No key is needed (openai-compatible); do not send the user's to the mock server.
         .env_remove("OPENAI_API_KEY");
@@ -138,7 +157,17 @@ async fn command_line(mock: &MockServer) -> Result<Throughput, String> {
         let tail: Vec<&str> = stderr.lines().rev().take(10).collect::<Vec<_>>().into_iter().rev().collect();
         return Err(format!("execbench run failed ({}): {}", output.status, tail.join(" / ")));
     }
-    Ok(Throughput { place, requests: 0, wall_ms, max_concurrency: 0, longest_frame_ms: None, frames: None, longest_frame_at_ms: None, page_timing: None, page_usage: None })
+    Ok(Throughput {
+        place,
+        requests: 0,
+        wall_ms,
+        max_concurrency: 0,
+        longest_frame_ms: None,
+        frames: None,
+        longest_frame_at_ms: None,
+        page_timing: None,
+        page_usage: None,
+    })
 }
 
 /// The same run from the Evaluate page; wall time from the click on Run until the run's state
@@ -201,9 +230,15 @@ async fn drive(b: &Browser, app_url: &str, mock: &MockServer) -> Result<Throughp
     b.click("[data-testid=estimate-go]").await;
     let state = wait_text(b, "[data-testid=eval-state]", Duration::from_secs(600), |t| !t.is_empty()).await?;
     let wall_ms = started.elapsed().as_secs_f64() * 1000.0;
-    let frames = js(b, "window.__frameMonitor = false; return [window.__longestFrame, window.__frames, window.__longestAt]").await?;
+    let frames =
+        js(b, "window.__frameMonitor = false; return [window.__longestFrame, window.__frames, window.__longestAt]")
+            .await?;
     if state != "finished" {
-        let error = js(b, "const e = document.querySelector('[data-testid=eval-error]'); return e ? e.innerText : ''").await.ok().and_then(|v| v.as_str().map(String::from)).unwrap_or_default();
+        let error = js(b, "const e = document.querySelector('[data-testid=eval-error]'); return e ? e.innerText : ''")
+            .await
+            .ok()
+            .and_then(|v| v.as_str().map(String::from))
+            .unwrap_or_default();
         return Err(format!("the run ended with `{state}` {error}"));
     }
     let page_timing = wait_text(b, "[data-testid=run-timing]", Duration::from_secs(10), |t| !t.is_empty()).await.ok();
@@ -224,8 +259,12 @@ async fn drive(b: &Browser, app_url: &str, mock: &MockServer) -> Result<Throughp
 
 fn print(rows: &[Result<Throughput, (&'static str, String)>]) {
     let ideal = ideal_ms();
-    println!("\n### Model API throughput: {REQUESTS} requests, latency L = {LATENCY_MS} ms, concurrency c = {CONCURRENCY}\n");
-    println!("| where | requests | wall time | ideal N x L / c | ratio (target <= {RATIO_TARGET}) | server's max concurrency | longest frame (target < {FRAME_TARGET_MS:.0} ms) |");
+    println!(
+        "\n### Model API throughput: {REQUESTS} requests, latency L = {LATENCY_MS} ms, concurrency c = {CONCURRENCY}\n"
+    );
+    println!(
+        "| where | requests | wall time | ideal N x L / c | ratio (target <= {RATIO_TARGET}) | server's max concurrency | longest frame (target < {FRAME_TARGET_MS:.0} ms) |"
+    );
     println!("|---|---:|---:|---:|---:|---:|---:|");
     let flag = |text: String, met: bool| if met { text } else { format!("**{text}**") };
     for row in rows {
@@ -277,7 +316,11 @@ fn print(rows: &[Result<Throughput, (&'static str, String)>]) {
         if let Some(timing) = &t.page_timing {
             println!("The page's own figures: {timing}.");
             if let (Some(frames), Some(longest), Some(at)) = (t.frames, t.longest_frame_ms, t.longest_frame_at_ms) {
-                println!("  {frames} frames while it ran; the longest ({longest:.0} ms) ended {:.2} s after the click (the run took {:.2} s).", at / 1000.0, t.wall_ms / 1000.0);
+                println!(
+                    "  {frames} frames while it ran; the longest ({longest:.0} ms) ended {:.2} s after the click (the run took {:.2} s).",
+                    at / 1000.0,
+                    t.wall_ms / 1000.0
+                );
             }
         }
         if let Some(usage) = &t.page_usage {
@@ -289,7 +332,11 @@ fn print(rows: &[Result<Throughput, (&'static str, String)>]) {
             println!(
                 "{}: the server never had more than {seen} requests at once, though {CONCURRENCY} were allowed{}. At {seen}, N x L / {seen} = {:.2} s, ratio {:.2}.",
                 t.place,
-                if t.longest_frame_ms.is_some() { " (Chromium opens at most 6 HTTP/1.1 connections per host, and the mock server speaks HTTP/1.1 only)" } else { "" },
+                if t.longest_frame_ms.is_some() {
+                    " (Chromium opens at most 6 HTTP/1.1 connections per host, and the mock server speaks HTTP/1.1 only)"
+                } else {
+                    ""
+                },
                 ideal_seen / 1000.0,
                 t.wall_ms / ideal_seen
             );

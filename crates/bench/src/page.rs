@@ -7,7 +7,12 @@ use execbench_testkit::browser::Browser;
 use fantoccini::Locator;
 
 /// Like `Browser::wait_text`, but an error instead of a panic, and polling every 20 ms.
-pub async fn wait_text(b: &Browser, css: &str, timeout: Duration, pred: impl Fn(&str) -> bool) -> Result<String, String> {
+pub async fn wait_text(
+    b: &Browser,
+    css: &str,
+    timeout: Duration,
+    pred: impl Fn(&str) -> bool,
+) -> Result<String, String> {
     let deadline = Instant::now() + timeout;
     let mut last = String::from("(element not found)");
     loop {
@@ -27,12 +32,24 @@ pub async fn wait_text(b: &Browser, css: &str, timeout: Duration, pred: impl Fn(
 }
 
 pub async fn click(b: &Browser, css: &str) -> Result<(), String> {
-    let element = b.client.wait().at_most(Duration::from_secs(20)).for_element(Locator::Css(css)).await.map_err(|e| format!("no `{css}`: {e}"))?;
+    let element = b
+        .client
+        .wait()
+        .at_most(Duration::from_secs(20))
+        .for_element(Locator::Css(css))
+        .await
+        .map_err(|e| format!("no `{css}`: {e}"))?;
     element.click().await.map_err(|e| format!("cannot click `{css}`: {e}"))
 }
 
 pub async fn select(b: &Browser, css: &str, value: &str) -> Result<(), String> {
-    let element = b.client.wait().at_most(Duration::from_secs(10)).for_element(Locator::Css(css)).await.map_err(|e| format!("no `{css}`: {e}"))?;
+    let element = b
+        .client
+        .wait()
+        .at_most(Duration::from_secs(10))
+        .for_element(Locator::Css(css))
+        .await
+        .map_err(|e| format!("no `{css}`: {e}"))?;
     element.select_by_value(value).await.map_err(|e| format!("`{css}`: cannot select `{value}`: {e}"))
 }
 

@@ -51,7 +51,8 @@ pub fn native(samples: &[Sample], reps: usize) -> Vec<(Kind, KindTimes)> {
             let mut verified = 0;
             for sample in samples {
                 if let Ok(perturbed) = perturb_sample(sample, kind, &options) {
-                    verified += usize::from(verify(&mut engine as &mut dyn PythonEngine, sample, &perturbed, limits).is_ok());
+                    verified +=
+                        usize::from(verify(&mut engine as &mut dyn PythonEngine, sample, &perturbed, limits).is_ok());
                 }
             }
             let with_verification_ms = started.elapsed().as_secs_f64() * 1000.0;
@@ -116,13 +117,21 @@ async fn data_ms(b: &Browser, testid: &str) -> Result<f64, String> {
 
 /// Per kind: its four times (native, native + verify, browser, browser + verify).
 fn times_of_kinds(figures: &PerturbationFigures) -> Vec<(String, [f64; 4])> {
-    figures.native.iter().zip(&figures.browser).map(|((kind, n), (_, w))| (kind.name().to_string(), [n.perturb_ms, n.with_verification_ms, w.perturb_ms, w.with_verification_ms])).collect()
+    figures
+        .native
+        .iter()
+        .zip(&figures.browser)
+        .map(|((kind, n), (_, w))| {
+            (kind.name().to_string(), [n.perturb_ms, n.with_verification_ms, w.perturb_ms, w.with_verification_ms])
+        })
+        .collect()
 }
 
 /// Every time of the table, a figure each: the browser's against the same work natively, the
 /// six kinds' browser totals against their targets.
 fn figures_of_times(kinds: Vec<(String, [f64; 4])>, totals: [f64; 4]) -> Vec<Figure> {
-    const COLUMNS: [(&str, Option<f64>); 4] = [("native", None), ("native + verify", None), ("browser", Some(1000.0)), ("browser + verify", Some(3000.0))];
+    const COLUMNS: [(&str, Option<f64>); 4] =
+        [("native", None), ("native + verify", None), ("browser", Some(1000.0)), ("browser + verify", Some(3000.0))];
     let mut rows = Vec::new();
     for (name, times) in kinds.into_iter().chain([("six kinds".to_string(), totals)]) {
         for (i, (column, target)) in COLUMNS.iter().enumerate() {
@@ -144,13 +153,25 @@ fn figures_of_times(kinds: Vec<(String, [f64; 4])>, totals: [f64; 4]) -> Vec<Fig
 }
 
 pub fn print(figures: &PerturbationFigures, samples: usize) {
-    println!("\n### Perturbing {samples} samples, seed 0 (ms; target: six kinds < 1000 ms in the browser without verification, < 3000 ms with it)\n");
+    println!(
+        "\n### Perturbing {samples} samples, seed 0 (ms; target: six kinds < 1000 ms in the browser without verification, < 3000 ms with it)\n"
+    );
     println!("| kind | native | native + verify | browser | browser + verify | verified (browser) |");
     println!("|---|---:|---:|---:|---:|---:|");
     let mut totals = [0.0; 4];
     for ((kind, n), (_, w)) in figures.native.iter().zip(&figures.browser) {
-        println!("| {} | {:.0} | {:.0} | {:.0} | {:.0} | {}/{samples} |", kind.name(), n.perturb_ms, n.with_verification_ms, w.perturb_ms, w.with_verification_ms, w.verified);
-        for (total, value) in totals.iter_mut().zip([n.perturb_ms, n.with_verification_ms, w.perturb_ms, w.with_verification_ms]) {
+        println!(
+            "| {} | {:.0} | {:.0} | {:.0} | {:.0} | {}/{samples} |",
+            kind.name(),
+            n.perturb_ms,
+            n.with_verification_ms,
+            w.perturb_ms,
+            w.with_verification_ms,
+            w.verified
+        );
+        for (total, value) in
+            totals.iter_mut().zip([n.perturb_ms, n.with_verification_ms, w.perturb_ms, w.with_verification_ms])
+        {
             *total += value;
         }
     }

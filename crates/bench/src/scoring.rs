@@ -114,8 +114,15 @@ async fn drive(b: &Browser, app_url: &str, generations_path: &Path) -> Result<(f
     b.client.goto(&format!("{app_url}#/evaluate")).await.map_err(|e| format!("could not open the app: {e}"))?;
     b.wait_text(".engine", Duration::from_secs(120), |t| t.starts_with("Python ready")).await;
     b.wait_text(".evaluate .muted", Duration::from_secs(60), |t| t.contains("(800 samples)")).await;
-    let input = b.client.find(fantoccini::Locator::Css("[data-testid=rescore-file]")).await.map_err(|e| format!("no file input: {e}"))?;
-    input.send_keys(generations_path.to_str().unwrap_or_default()).await.map_err(|e| format!("could not choose the file: {e}"))?;
+    let input = b
+        .client
+        .find(fantoccini::Locator::Css("[data-testid=rescore-file]"))
+        .await
+        .map_err(|e| format!("no file input: {e}"))?;
+    input
+        .send_keys(generations_path.to_str().unwrap_or_default())
+        .await
+        .map_err(|e| format!("could not choose the file: {e}"))?;
     b.wait_text("[data-testid=rescore-file-status]", Duration::from_secs(30), |t| t.contains("800 entries")).await;
     b.client
         .find(fantoccini::Locator::Css("[data-testid=rescore-task]"))
@@ -159,7 +166,11 @@ fn figures(f: &ScoringFigures) -> Vec<Figure> {
         row("browser, both modes", f.browser_ms, true),
     ];
     if f.cpython_ms.is_some() {
-        rows.push(Figure { execbench: None, ratio: Some(1.0), ..row("CPython 3, compatible checks in one process", None, true) });
+        rows.push(Figure {
+            execbench: None,
+            ratio: Some(1.0),
+            ..row("CPython 3, compatible checks in one process", None, true)
+        });
     }
     rows
 }
@@ -174,7 +185,11 @@ pub fn print(f: &ScoringFigures, samples: usize) {
     println!("|---|---:|---:|---:|");
     let rate = |ms: f64, answers: usize| answers as f64 * 1000.0 / ms;
     let ratio = |ms: f64| f.cpython_ms.map(|c| format!("{:.2}x", ms / c)).unwrap_or_else(|| "-".into());
-    println!("| native, strict (literals compared in Rust, no Python) | {:.0} ms | {:.0} | - |", f.native_strict_ms, rate(f.native_strict_ms, f.answers));
+    println!(
+        "| native, strict (literals compared in Rust, no Python) | {:.0} ms | {:.0} | - |",
+        f.native_strict_ms,
+        rate(f.native_strict_ms, f.answers)
+    );
     println!(
         "| native, compatible (one RustPython run an answer) | {:.0} ms | {:.0} | {} |",
         f.native_compatible_ms,
@@ -183,12 +198,22 @@ pub fn print(f: &ScoringFigures, samples: usize) {
     );
     println!("| native, both modes | {:.0} ms | {:.0} | - |", native_both, rate(native_both, 2 * f.answers));
     match (f.browser_ms, &f.browser_runs) {
-        (Some(ms), Some(line)) => println!("| browser, both modes (Evaluate page: {line}) | {ms:.0} ms | {:.0} | {} |", rate(ms, 2 * f.answers), ratio(ms)),
+        (Some(ms), Some(line)) => println!(
+            "| browser, both modes (Evaluate page: {line}) | {ms:.0} ms | {:.0} | {} |",
+            rate(ms, 2 * f.answers),
+            ratio(ms)
+        ),
         _ => println!("| browser, both modes | failed | - | - |"),
     }
     if let (Some(ms), Some(passed)) = (f.cpython_ms, f.cpython_passed) {
-        println!("| CPython 3, compatible checks in one process ({passed} passed) | {ms:.0} ms | {:.0} | 1.00x |", rate(ms, f.answers));
+        println!(
+            "| CPython 3, compatible checks in one process ({passed} passed) | {ms:.0} ms | {:.0} | 1.00x |",
+            rate(ms, f.answers)
+        );
     }
     crate::figures::record(figures(f));
-    println!("\nCorrect answers: strict {}, compatible {} (of {}; one right answer a sample).", f.native_correct[0], f.native_correct[1], f.answers);
+    println!(
+        "\nCorrect answers: strict {}, compatible {} (of {}; one right answer a sample).",
+        f.native_correct[0], f.native_correct[1], f.answers
+    );
 }

@@ -45,7 +45,6 @@ struct Writes {
     p99: f64,
 }
 
-
 /// One fresh navigation to the Runs page.
 struct Opening {
     /// The page's `data-ready-ms`: when the list had been read.
@@ -92,7 +91,13 @@ pub async fn section(app_url: &str, reps: usize) {
     print(&figures, reps, started.elapsed().as_secs_f64());
 }
 
-async fn drive(b: &Browser, app_url: &str, reps: usize, scratch: &std::path::Path, figures: &mut Figures) -> Result<(), String> {
+async fn drive(
+    b: &Browser,
+    app_url: &str,
+    reps: usize,
+    scratch: &std::path::Path,
+    figures: &mut Figures,
+) -> Result<(), String> {
     // Reading a run back and the reference's 800 writes run as one async script each.
     b.client
         .update_timeouts(fantoccini::wd::TimeoutConfiguration::new(Some(Duration::from_secs(180)), None, None))
@@ -104,8 +109,12 @@ async fn drive(b: &Browser, app_url: &str, reps: usize, scratch: &std::path::Pat
     let (count, median, p99) = app_run(b, app_url).await?;
     figures.run_seconds = Some(run_started.elapsed().as_secs_f64());
     figures.app = Some(Writes { count, median, p99 });
-    figures.page_timing = wait_text(b, "[data-testid=run-timing]", Duration::from_secs(5), |t| !t.is_empty()).await.ok();
-    println!("  the page: {count} records, {median:.2} ms median, {p99:.2} ms p99 per record ({:.0} s for the run)", figures.run_seconds.unwrap_or(0.0));
+    figures.page_timing =
+        wait_text(b, "[data-testid=run-timing]", Duration::from_secs(5), |t| !t.is_empty()).await.ok();
+    println!(
+        "  the page: {count} records, {median:.2} ms median, {p99:.2} ms p99 per record ({:.0} s for the run)",
+        figures.run_seconds.unwrap_or(0.0)
+    );
 
     let (entry_text, records) = read_run(b).await?;
     if records.len() != SAMPLES {
@@ -148,11 +157,18 @@ async fn drive(b: &Browser, app_url: &str, reps: usize, scratch: &std::path::Pat
             .await
             .map_err(|e| format!("no import input: {e}"))?;
         let started = Instant::now();
-        input.send_keys(path.to_str().ok_or("a temporary path that is not UTF-8")?).await.map_err(|e| format!("import {k}: {e}"))?;
+        input
+            .send_keys(path.to_str().ok_or("a temporary path that is not UTF-8")?)
+            .await
+            .map_err(|e| format!("import {k}: {e}"))?;
         wait_rows(b, 1 + k, Duration::from_secs(120)).await.map_err(|e| format!("import {k}: {e}"))?;
         figures.imports_ms.push(started.elapsed().as_secs_f64() * 1000.0);
     }
-    let said = js(b, "const m = document.querySelector('[data-testid=runs-message]'); return m ? [m.className, m.innerText] : null").await?;
+    let said = js(
+        b,
+        "const m = document.querySelector('[data-testid=runs-message]'); return m ? [m.className, m.innerText] : null",
+    )
+    .await?;
     if said[0].as_str() != Some("ok-box") {
         return Err(format!("the last import said: {said}"));
     }
@@ -169,7 +185,11 @@ async fn drive(b: &Browser, app_url: &str, reps: usize, scratch: &std::path::Pat
     for rep in 1..=reps {
         b.client.goto("about:blank").await.map_err(|e| e.to_string())?;
         b.client.goto(&format!("{app_url}#/runs")).await.map_err(|e| format!("could not open the Runs page: {e}"))?;
-        let seen = b.client.execute_async(OBSERVE_ROWS, vec![json!(RUNS)]).await.map_err(|e| format!("watching the rows: {e}"))?;
+        let seen = b
+            .client
+            .execute_async(OBSERVE_ROWS, vec![json!(RUNS)])
+            .await
+            .map_err(|e| format!("watching the rows: {e}"))?;
         if let Some(error) = seen["error"].as_str() {
             return Err(format!("opening {rep}: {error}"));
         }
@@ -209,7 +229,11 @@ async fn app_run(b: &Browser, app_url: &str) -> Result<(usize, f64, f64), String
     click(b, "[data-testid=estimate-go]").await?;
     let state = wait_text(b, "[data-testid=eval-state]", Duration::from_secs(900), |t| !t.is_empty()).await?;
     if state != "finished" {
-        let error = js(b, "const e = document.querySelector('[data-testid=eval-error]'); return e ? e.innerText : ''").await.ok().and_then(|v| v.as_str().map(String::from)).unwrap_or_default();
+        let error = js(b, "const e = document.querySelector('[data-testid=eval-error]'); return e ? e.innerText : ''")
+            .await
+            .ok()
+            .and_then(|v| v.as_str().map(String::from))
+            .unwrap_or_default();
         return Err(format!("the simulated run ended with `{state}` {error}"));
     }
     let timing = b
@@ -219,7 +243,11 @@ async fn app_run(b: &Browser, app_url: &str) -> Result<(usize, f64, f64), String
         .for_element(Locator::Css("[data-testid=store-timing]"))
         .await
         .map_err(|e| format!("no `[data-testid=store-timing]` after the run: {e}"))?;
-    let (count, median, p99) = (number_attr(&timing, "data-count").await?, number_attr(&timing, "data-median").await?, number_attr(&timing, "data-p99").await?);
+    let (count, median, p99) = (
+        number_attr(&timing, "data-count").await?,
+        number_attr(&timing, "data-median").await?,
+        number_attr(&timing, "data-p99").await?,
+    );
     if count as usize != SAMPLES {
         return Err(format!("the page timed {count} record writes, expected {SAMPLES}"));
     }
@@ -233,19 +261,25 @@ async fn number_attr(element: &fantoccini::elements::Element, name: &str) -> Res
 
 /// The app's finished run, read back from IndexedDB: (entry JSON, record JSONs).
 async fn read_run(b: &Browser) -> Result<(String, Vec<String>), String> {
-    let got = b.client.execute_async(READ_RUN, vec![json!(APP_DB)]).await.map_err(|e| format!("reading the run back: {e}"))?;
+    let got = b
+        .client
+        .execute_async(READ_RUN, vec![json!(APP_DB)])
+        .await
+        .map_err(|e| format!("reading the run back: {e}"))?;
     if let Some(error) = got["error"].as_str() {
         return Err(format!("reading the run back: {error}"));
     }
     let entry = got["entry"].as_str().ok_or("no run entry in the app's database")?.to_string();
-    let records = got["records"].as_array().ok_or("no records")?.iter().filter_map(|v| v.as_str().map(String::from)).collect();
+    let records =
+        got["records"].as_array().ok_or("no records")?.iter().filter_map(|v| v.as_str().map(String::from)).collect();
     Ok((entry, records))
 }
 
 /// A run file as `export_run` writes it (crates/run/src/runfile.rs): manifest line, records, state.
 fn run_file(entry: &Value, records: &[String]) -> Result<String, String> {
     let manifest = entry.get("manifest").ok_or("the run entry has no manifest")?;
-    let mut state = json!({ "state": entry["state"], "updated_ms": entry["updated_ms"], "active_ms": entry["active_ms"] });
+    let mut state =
+        json!({ "state": entry["state"], "updated_ms": entry["updated_ms"], "active_ms": entry["active_ms"] });
     if let Some(note) = entry.get("note").filter(|n| !n.is_null()) {
         state["note"] = note.clone();
     }
@@ -262,7 +296,11 @@ fn run_file(entry: &Value, records: &[String]) -> Result<String, String> {
 
 /// 800 writes of `record` (new sample ids) and `entry` in plain JS, timed as the app times its own.
 async fn plain_js_writes(b: &Browser, record: &str, entry: &str) -> Result<Vec<f64>, String> {
-    let got = b.client.execute_async(PLAIN_WRITES, vec![json!(record), json!(entry), json!(SAMPLES), json!(SCRATCH_DB)]).await.map_err(|e| e.to_string())?;
+    let got = b
+        .client
+        .execute_async(PLAIN_WRITES, vec![json!(record), json!(entry), json!(SAMPLES), json!(SCRATCH_DB)])
+        .await
+        .map_err(|e| e.to_string())?;
     if let Some(error) = got["error"].as_str() {
         return Err(error.to_string());
     }
@@ -417,8 +455,17 @@ fn figures(f: &Figures) -> Vec<Figure> {
     let mut rows = Vec::new();
     match &f.app {
         Some(a) => {
-            for (label, ours, theirs) in [("median", a.median, f.plain.as_ref().map(|p| p.median)), ("p99", a.p99, f.plain.as_ref().map(|p| p.p99))] {
-                rows.push(row(format!("write one record (+ run entry), {label} of {}", a.count), Some(ours), plain, theirs, false));
+            for (label, ours, theirs) in [
+                ("median", a.median, f.plain.as_ref().map(|p| p.median)),
+                ("p99", a.p99, f.plain.as_ref().map(|p| p.p99)),
+            ] {
+                rows.push(row(
+                    format!("write one record (+ run entry), {label} of {}", a.count),
+                    Some(ours),
+                    plain,
+                    theirs,
+                    false,
+                ));
             }
         }
         None => rows.push(row("write one record (+ run entry)".into(), None, plain, None, false)),
@@ -430,9 +477,27 @@ fn figures(f: &Figures) -> Vec<Figure> {
         let ready = crate::median(f.openings.iter().map(|o| o.ready_ms));
         let rows_ms = crate::median(f.openings.iter().map(|o| o.rows_ms));
         let worst = f.openings.iter().map(|o| o.rows_ms).fold(f64::NAN, f64::max);
-        rows.push(row(format!("Runs page, {RUNS} runs: list read (`data-ready-ms`), median of {n}"), Some(ready), "target", Some(LIST_TARGET_MS), true));
-        rows.push(row(format!("Runs page, {RUNS} runs: {RUNS} rows in the page, median of {n}"), Some(rows_ms), "target", Some(LIST_TARGET_MS), true));
-        rows.push(row(format!("Runs page, {RUNS} runs: {RUNS} rows, slowest of {n}"), Some(worst), "target", Some(LIST_TARGET_MS), true));
+        rows.push(row(
+            format!("Runs page, {RUNS} runs: list read (`data-ready-ms`), median of {n}"),
+            Some(ready),
+            "target",
+            Some(LIST_TARGET_MS),
+            true,
+        ));
+        rows.push(row(
+            format!("Runs page, {RUNS} runs: {RUNS} rows in the page, median of {n}"),
+            Some(rows_ms),
+            "target",
+            Some(LIST_TARGET_MS),
+            true,
+        ));
+        rows.push(row(
+            format!("Runs page, {RUNS} runs: {RUNS} rows, slowest of {n}"),
+            Some(worst),
+            "target",
+            Some(LIST_TARGET_MS),
+            true,
+        ));
     }
     rows
 }
@@ -445,12 +510,17 @@ fn print(f: &Figures, reps: usize, seconds: f64) {
     crate::figures::record(figures(f));
     match (&f.app, &f.plain) {
         (Some(a), p) => {
-            for (label, ours, theirs) in [("median", a.median, p.as_ref().map(|p| p.median)), ("p99", a.p99, p.as_ref().map(|p| p.p99))] {
+            for (label, ours, theirs) in
+                [("median", a.median, p.as_ref().map(|p| p.median)), ("p99", a.p99, p.as_ref().map(|p| p.p99))]
+            {
                 let (reference, ratio) = match theirs {
                     Some(t) => (format!("{t:.2} ms"), format!("{:.2}", ours / t)),
                     None => ("failed".into(), "-".into()),
                 };
-                println!("| write one record (+ run entry), {label} of {} | {ours:.2} ms | {reference} | {ratio} | {plain} | - |", a.count);
+                println!(
+                    "| write one record (+ run entry), {label} of {} | {ours:.2} ms | {reference} | {ratio} | {plain} | - |",
+                    a.count
+                );
             }
         }
         (None, _) => println!("| write one record (+ run entry) | failed | - | - | {plain} | - |"),
@@ -463,9 +533,24 @@ fn print(f: &Figures, reps: usize, seconds: f64) {
         let worst = f.openings.iter().map(|o| o.rows_ms).fold(f64::NAN, f64::max);
         let met = |ms: f64| if ms <= LIST_TARGET_MS { "yes" } else { "**no**" };
         let upper = if f.openings.iter().any(|o| o.already) { "<= " } else { "" };
-        println!("| Runs page, {RUNS} runs: list read (`data-ready-ms`), median of {} | {ready:.0} ms | {LIST_TARGET_MS:.0} ms | {:.2} | target | {} |", f.openings.len(), ready / LIST_TARGET_MS, met(ready));
-        println!("| Runs page, {RUNS} runs: {RUNS} rows in the page, median of {} | {upper}{rows:.0} ms | {LIST_TARGET_MS:.0} ms | {:.2} | target | {} |", f.openings.len(), rows / LIST_TARGET_MS, met(rows));
-        println!("| Runs page, {RUNS} runs: {RUNS} rows, slowest of {} | {upper}{worst:.0} ms | {LIST_TARGET_MS:.0} ms | {:.2} | target | {} |", f.openings.len(), worst / LIST_TARGET_MS, met(worst));
+        println!(
+            "| Runs page, {RUNS} runs: list read (`data-ready-ms`), median of {} | {ready:.0} ms | {LIST_TARGET_MS:.0} ms | {:.2} | target | {} |",
+            f.openings.len(),
+            ready / LIST_TARGET_MS,
+            met(ready)
+        );
+        println!(
+            "| Runs page, {RUNS} runs: {RUNS} rows in the page, median of {} | {upper}{rows:.0} ms | {LIST_TARGET_MS:.0} ms | {:.2} | target | {} |",
+            f.openings.len(),
+            rows / LIST_TARGET_MS,
+            met(rows)
+        );
+        println!(
+            "| Runs page, {RUNS} runs: {RUNS} rows, slowest of {} | {upper}{worst:.0} ms | {LIST_TARGET_MS:.0} ms | {:.2} | target | {} |",
+            f.openings.len(),
+            worst / LIST_TARGET_MS,
+            met(worst)
+        );
     }
     for e in &f.errors {
         println!("\nfailed: {e}");
@@ -479,10 +564,17 @@ fn print(f: &Figures, reps: usize, seconds: f64) {
          performance.now() is coarsened to 0.1 ms in a page that is not cross-origin isolated."
     );
     if let Some((typical, mean)) = f.record_bytes {
-        println!("Record copied by the reference: {:.1} kB of JSON (the median-sized one; mean {:.1} kB).", typical as f64 / 1e3, mean / 1e3);
+        println!(
+            "Record copied by the reference: {:.1} kB of JSON (the median-sized one; mean {:.1} kB).",
+            typical as f64 / 1e3,
+            mean / 1e3
+        );
     }
     if let Some(s) = f.run_seconds {
-        println!("The simulated run took {s:.0} s from opening the page.{}", f.page_timing.as_ref().map(|t| format!(" The page: {t}.")).unwrap_or_default());
+        println!(
+            "The simulated run took {s:.0} s from opening the page.{}",
+            f.page_timing.as_ref().map(|t| format!(" The page: {t}.")).unwrap_or_default()
+        );
     }
     println!(
         "Runs page: each of {reps} opening(s) is a fresh navigation (about:blank, then `#/runs`; HTTP cache warm) with {RUNS} runs of {SAMPLES} x {N} \

@@ -139,7 +139,15 @@ mod tests {
         let cases: &[(&[Kept], &[&str], usize)] = &[
             (&[], &[], 0),
             (&[kept("a", code, "1"), kept("b", code, "2")], &["a", "b"], 0),
-            (&[kept("a", code, "1, 2"), kept("b", "# f\ndef f(x):  \r\n    return x\n", " 1,2"), kept("c", code, "1, 3")], &["a", "c"], 1),
+            (
+                &[
+                    kept("a", code, "1, 2"),
+                    kept("b", "# f\ndef f(x):  \r\n    return x\n", " 1,2"),
+                    kept("c", code, "1, 3"),
+                ],
+                &["a", "c"],
+                1,
+            ),
             (&[kept("a", code, "1"), kept("b", code, "1"), kept("c", code, "1")], &["a"], 2),
             // Same input, different code (indentation differs): two candidates.
             (&[kept("a", code, "1"), kept("b", "def f(x):\n  return x", "1")], &["a", "b"], 0),

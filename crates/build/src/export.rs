@@ -23,7 +23,14 @@ struct BenchRow<'a> {
 pub fn export_jsonl(rows: &[Kept]) -> String {
     let mut out = String::new();
     for (i, row) in rows.iter().enumerate() {
-        let line = BenchRow { id: format!("sample_{i}"), code: &row.code, input: &row.input, output: &row.output, candidate_id: &row.id, method: row.method.as_deref() };
+        let line = BenchRow {
+            id: format!("sample_{i}"),
+            code: &row.code,
+            input: &row.input,
+            output: &row.output,
+            candidate_id: &row.id,
+            method: row.method.as_deref(),
+        };
         // Serializing a plain struct of strings cannot fail; an empty line would be the symptom.
         out.push_str(&serde_json::to_string(&line).unwrap_or_default());
         out.push('\n');
@@ -60,7 +67,13 @@ mod tests {
     use super::*;
 
     fn kept(id: &str, method: Option<&str>, code: &str, input: &str, output: &str) -> Kept {
-        Kept { id: id.into(), method: method.map(str::to_string), code: code.into(), input: input.into(), output: output.into() }
+        Kept {
+            id: id.into(),
+            method: method.map(str::to_string),
+            code: code.into(),
+            input: input.into(),
+            output: output.into(),
+        }
     }
 
     #[test]
@@ -71,13 +84,21 @@ mod tests {
             kept("c-9", Some("dict.get"), "def f(d, k):\n    return d.get(k, \"none\")", "{'x': 1}, 'y'", "'none'"),
         ];
         let text = export_jsonl(&rows);
-        assert_eq!(text.lines().next(), Some(r#"{"id":"sample_0","code":"def f(s):\n    return s.split(',')","input":"'a,b'","output":"['a', 'b']","candidate_id":"c-17","method":"str.split"}"#));
+        assert_eq!(
+            text.lines().next(),
+            Some(
+                r#"{"id":"sample_0","code":"def f(s):\n    return s.split(',')","input":"'a,b'","output":"['a', 'b']","candidate_id":"c-17","method":"str.split"}"#
+            )
+        );
         let report = load_jsonl("bench.jsonl", &text);
         assert!(report.errors.is_empty(), "{:?}", report.errors);
         assert_eq!(report.samples.len(), rows.len());
         for (i, (sample, row)) in report.samples.iter().zip(&rows).enumerate() {
             assert_eq!(sample.id, format!("sample_{i}"));
-            assert_eq!((sample.code.as_str(), sample.input.as_str(), sample.output.as_str()), (row.code.as_str(), row.input.as_str(), row.output.as_str()));
+            assert_eq!(
+                (sample.code.as_str(), sample.input.as_str(), sample.output.as_str()),
+                (row.code.as_str(), row.input.as_str(), row.output.as_str())
+            );
             assert_eq!(sample.call, format!("f({})", row.input));
             assert_eq!(sample.function_name, "f");
             assert_eq!(sample.meta.get("candidate_id").and_then(|v| v.as_str()), Some(row.id.as_str()));
@@ -92,10 +113,18 @@ mod tests {
 
     #[test]
     fn rows_the_loader_refuses_are_named() {
-        let rows = vec![kept("good", None, "def f(x):\n    return x", "1", "1"), kept("nodef", None, "x = 1", "1", "1")];
+        let rows =
+            vec![kept("good", None, "def f(x):\n    return x", "1", "1"), kept("nodef", None, "x = 1", "1", "1")];
         let errors = check_export(&export_jsonl(&rows), &rows).unwrap_err();
         assert_eq!(errors.len(), 1);
-        assert!(errors[0].starts_with("exported row sample_1 (candidate `nodef`): field `code`: defines no top-level function"), "{errors:?}");
-        assert_eq!(check_export("", &[]).unwrap_err()[0], "the exported file: the file is empty: expected one JSON object per line");
+        assert!(
+            errors[0]
+                .starts_with("exported row sample_1 (candidate `nodef`): field `code`: defines no top-level function"),
+            "{errors:?}"
+        );
+        assert_eq!(
+            check_export("", &[]).unwrap_err()[0],
+            "the exported file: the file is empty: expected one JSON object per line"
+        );
     }
 }

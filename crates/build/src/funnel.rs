@@ -58,7 +58,9 @@ impl Funnel {
         rejections[0].count = unparseable;
         let mut funnel = Funnel { responses, parsed: judged.len(), ..Funnel::default() };
         for j in judged {
-            let counts = methods.entry(j.candidate.method.clone()).or_insert_with(|| MethodCounts { method: j.candidate.method.clone(), ..MethodCounts::default() });
+            let counts = methods
+                .entry(j.candidate.method.clone())
+                .or_insert_with(|| MethodCounts { method: j.candidate.method.clone(), ..MethodCounts::default() });
             counts.parsed += 1;
             let (past_static, kept) = match &j.verdict {
                 Verdict::Kept { .. } => (true, true),
@@ -125,7 +127,12 @@ mod tests {
     use crate::rules::Rejection;
 
     fn judged(id: &str, method: Option<&str>, rule: Option<Rule>) -> Judged {
-        let candidate = Candidate { id: id.into(), method: method.map(str::to_string), code: format!("def f(x):\n    return '{id}'"), input: "1".into() };
+        let candidate = Candidate {
+            id: id.into(),
+            method: method.map(str::to_string),
+            code: format!("def f(x):\n    return '{id}'"),
+            input: "1".into(),
+        };
         let verdict = match rule {
             None => Verdict::Kept { output: format!("'{id}'") },
             Some(rule) => Verdict::Rejected(Rejection::new(rule, "")),
@@ -152,15 +159,31 @@ mod tests {
         let mut funnel = Funnel::from_judged(Some(5), 2, &all);
         funnel.set_unique(&kept(&all, &["a1", "a4", "b2"]));
         funnel.set_sampled(&kept(&all, &["a4", "b2"]));
-        assert_eq!((funnel.responses, funnel.parsed, funnel.passed_static, funnel.passed_runtime, funnel.unique, funnel.sampled), (Some(5), 8, 6, 3, 3, 2));
+        assert_eq!(
+            (
+                funnel.responses,
+                funnel.parsed,
+                funnel.passed_static,
+                funnel.passed_runtime,
+                funnel.unique,
+                funnel.sampled
+            ),
+            (Some(5), 8, 6, 3, 3, 2)
+        );
         // (method, parsed, static, runtime, unique, sampled), sorted by method with None first.
         type Row<'a> = (Option<&'a str>, usize, usize, usize, usize, usize);
-        let want: &[Row] = &[(None, 2, 2, 0, 0, 0), (Some("list.pop"), 2, 1, 1, 1, 1), (Some("str.split"), 4, 3, 2, 2, 1)];
-        let got: Vec<_> = funnel.by_method.iter().map(|c| (c.method.as_deref(), c.parsed, c.passed_static, c.passed_runtime, c.unique, c.sampled)).collect();
+        let want: &[Row] =
+            &[(None, 2, 2, 0, 0, 0), (Some("list.pop"), 2, 1, 1, 1, 1), (Some("str.split"), 4, 3, 2, 2, 1)];
+        let got: Vec<_> = funnel
+            .by_method
+            .iter()
+            .map(|c| (c.method.as_deref(), c.parsed, c.passed_static, c.passed_runtime, c.unique, c.sampled))
+            .collect();
         assert_eq!(got, want);
         // Every rule in order, zeros included; unparseable is the number passed in.
         assert_eq!(funnel.rejections.iter().map(|c| c.rule).collect::<Vec<_>>(), Rule::ALL);
-        let nonzero: Vec<(&str, usize)> = funnel.rejections.iter().filter(|c| c.count > 0).map(|c| (c.rule.id(), c.count)).collect();
+        let nonzero: Vec<(&str, usize)> =
+            funnel.rejections.iter().filter(|c| c.count > 0).map(|c| (c.rule.id(), c.count)).collect();
         assert_eq!(nonzero, [("unparseable", 2), ("syntax", 1), ("import", 1), ("float", 2), ("raised", 1)]);
         assert_eq!(funnel.rejected_by(Rule::Float), 2);
         // Setting again replaces, never adds.

@@ -13,7 +13,12 @@ pub(crate) struct Row<'a> {
 
 impl Row<'_> {
     pub(crate) fn problem(&self, field: &str, message: String) -> RowError {
-        RowError { file: self.file.to_string(), line: self.line, field: (!field.is_empty()).then(|| field.to_string()), message }
+        RowError {
+            file: self.file.to_string(),
+            line: self.line,
+            field: (!field.is_empty()).then(|| field.to_string()),
+            message,
+        }
     }
 
     pub(crate) fn string(&self, name: &str) -> Result<String, RowError> {
@@ -40,7 +45,11 @@ impl Row<'_> {
     }
 }
 
-pub(crate) fn read_rows<T>(file: &str, text: &str, mut read: impl FnMut(&Row) -> Result<T, RowError>) -> (Vec<T>, Vec<RowError>) {
+pub(crate) fn read_rows<T>(
+    file: &str,
+    text: &str,
+    mut read: impl FnMut(&Row) -> Result<T, RowError>,
+) -> (Vec<T>, Vec<RowError>) {
     let mut rows = Vec::new();
     let mut errors = Vec::new();
     for (index, raw) in text.lines().enumerate() {
@@ -56,7 +65,12 @@ pub(crate) fn read_rows<T>(file: &str, text: &str, mut read: impl FnMut(&Row) ->
             }
         };
         let Some(object) = value.as_object() else {
-            errors.push(RowError { file: file.to_string(), line, field: None, message: format!("a row must be a JSON object, found {}", json_type(&value)) });
+            errors.push(RowError {
+                file: file.to_string(),
+                line,
+                field: None,
+                message: format!("a row must be a JSON object, found {}", json_type(&value)),
+            });
             continue;
         };
         match read(&Row { file, line, object }) {
@@ -66,4 +80,3 @@ pub(crate) fn read_rows<T>(file: &str, text: &str, mut read: impl FnMut(&Row) ->
     }
     (rows, errors)
 }
-

@@ -29,13 +29,15 @@ pub mod sample;
 pub mod verdict;
 
 pub use candidate::{Candidate, read_candidates};
-pub use filter::{FILTER_VERSION, check_static, filter_one, harness_missing, judge_run, loading_harness, runtime_request};
-pub use rules::{Rejection, Rule, Stage};
 pub use dedupe::{Deduped, dedupe, normalise_code, normalise_input};
 pub use export::{check_export, export_jsonl};
+pub use filter::{
+    FILTER_VERSION, check_static, filter_one, harness_missing, judge_run, loading_harness, runtime_request,
+};
 pub use funnel::{Funnel, MethodCounts, RuleCount};
 pub use pipeline::{Benchmark, build_benchmark};
 pub use provenance::{BuildProvenance, Generation, Generator, GeneratorSource, read_generation};
 pub use rows::{Kept, judged_line, kept_jsonl, kept_of, read_kept, read_rejected, rejected_jsonl};
+pub use rules::{Rejection, Rule, Stage};
 pub use sample::{DEFAULT_N, SampleSpec, sample};
 pub use verdict::{Judged, Verdict};

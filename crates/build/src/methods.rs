@@ -4,17 +4,62 @@
 
 /// `str`'s 47 public methods, alphabetical (as `dir(str)` lists them).
 pub const STR_METHODS: [&str; 47] = [
-    "capitalize", "casefold", "center", "count", "encode", "endswith", "expandtabs", "find", "format", "format_map", "index", "isalnum", "isalpha", "isascii", "isdecimal",
-    "isdigit", "isidentifier", "islower", "isnumeric", "isprintable", "isspace", "istitle", "isupper", "join", "ljust", "lower", "lstrip", "maketrans", "partition",
-    "removeprefix", "removesuffix", "replace", "rfind", "rindex", "rjust", "rpartition", "rsplit", "rstrip", "split", "splitlines", "startswith", "strip", "swapcase",
-    "title", "translate", "upper", "zfill",
+    "capitalize",
+    "casefold",
+    "center",
+    "count",
+    "encode",
+    "endswith",
+    "expandtabs",
+    "find",
+    "format",
+    "format_map",
+    "index",
+    "isalnum",
+    "isalpha",
+    "isascii",
+    "isdecimal",
+    "isdigit",
+    "isidentifier",
+    "islower",
+    "isnumeric",
+    "isprintable",
+    "isspace",
+    "istitle",
+    "isupper",
+    "join",
+    "ljust",
+    "lower",
+    "lstrip",
+    "maketrans",
+    "partition",
+    "removeprefix",
+    "removesuffix",
+    "replace",
+    "rfind",
+    "rindex",
+    "rjust",
+    "rpartition",
+    "rsplit",
+    "rstrip",
+    "split",
+    "splitlines",
+    "startswith",
+    "strip",
+    "swapcase",
+    "title",
+    "translate",
+    "upper",
+    "zfill",
 ];
 
 /// `dict`'s 11 public methods.
-pub const DICT_METHODS: [&str; 11] = ["clear", "copy", "fromkeys", "get", "items", "keys", "pop", "popitem", "setdefault", "update", "values"];
+pub const DICT_METHODS: [&str; 11] =
+    ["clear", "copy", "fromkeys", "get", "items", "keys", "pop", "popitem", "setdefault", "update", "values"];
 
 /// `list`'s 11 public methods.
-pub const LIST_METHODS: [&str; 11] = ["append", "clear", "copy", "count", "extend", "index", "insert", "pop", "remove", "reverse", "sort"];
+pub const LIST_METHODS: [&str; 11] =
+    ["append", "clear", "copy", "count", "extend", "index", "insert", "pop", "remove", "reverse", "sort"];
 
 /// Every method of the recipe as `type.name`: `str` first, then `dict`, then `list`.
 pub fn all_methods() -> Vec<String> {
@@ -47,9 +92,16 @@ pub fn parse_method_list(spec: &str) -> Result<Vec<String>, String> {
         match part {
             "" => continue,
             "all" => all_methods().into_iter().for_each(&mut push),
-            "str" | "dict" | "list" => all_methods().into_iter().filter(|m| m.split_once('.').is_some_and(|(t, _)| t == part)).for_each(&mut push),
+            "str" | "dict" | "list" => all_methods()
+                .into_iter()
+                .filter(|m| m.split_once('.').is_some_and(|(t, _)| t == part))
+                .for_each(&mut push),
             m if is_known(m) => push(m.to_string()),
-            m if !m.contains('.') => return Err(format!("unknown method `{m}`: write it as type.name (str.{m}, dict.{m} or list.{m}), a type (str, dict, list) or all")),
+            m if !m.contains('.') => {
+                return Err(format!(
+                    "unknown method `{m}`: write it as type.name (str.{m}, dict.{m} or list.{m}), a type (str, dict, list) or all"
+                ));
+            }
             m => return Err(format!("unknown method `{m}`: not a public method of str, dict or list in Python 3.11")),
         }
     }

@@ -35,7 +35,15 @@ pub enum Defect {
 }
 
 impl Defect {
-    pub const ALL: [Defect; 7] = [Defect::Float, Defect::TrueDivision, Defect::Power, Defect::Import, Defect::TooShort, Defect::UnusedArgument, Defect::Raises];
+    pub const ALL: [Defect; 7] = [
+        Defect::Float,
+        Defect::TrueDivision,
+        Defect::Power,
+        Defect::Import,
+        Defect::TooShort,
+        Defect::UnusedArgument,
+        Defect::Raises,
+    ];
 }
 
 /// What an offline response was made to be (for tests and demos: the parser must agree).
@@ -62,7 +70,9 @@ pub fn offline_generation(method: &str, seed: u64, index: usize) -> Result<Offli
     let (mut code, mut inputs) = template(method, &mut r);
     let roll = r.below(100);
     if roll >= 97 {
-        let text = pick(&mut r, &NON_ANSWERS).replace("{method}", method).replace("{name}", method.split_once('.').map_or(method, |(_, n)| n));
+        let text = pick(&mut r, &NON_ANSWERS)
+            .replace("{method}", method)
+            .replace("{name}", method.split_once('.').map_or(method, |(_, n)| n));
         return Ok(OfflineResponse { text, code: None, inputs: Vec::new(), defect: None });
     }
     let defect = (roll >= 69).then(|| Defect::ALL[(roll - 69) % Defect::ALL.len()]);
@@ -109,7 +119,9 @@ fn apply(defect: Defect, code: &mut String, inputs: &mut [String], r: &mut Rng) 
     }
 
     match defect {
-        Defect::Import => *code = format!("{}\n{code}", one(r, &["import string", "import math", "from collections import Counter"])),
+        Defect::Import => {
+            *code = format!("{}\n{code}", one(r, &["import string", "import math", "from collections import Counter"]))
+        }
         Defect::TooShort => *code = format!("def f({}):\n    return [{}]", ps.join(", "), ps.join(", ")),
         Defect::UnusedArgument => {
             let (name, value) = *pick(r, &[("flag", "True"), ("extra", "0"), ("mode", "'fast'")]);
@@ -127,9 +139,18 @@ fn present(code: &str, inputs: &[String], r: &mut Rng) -> String {
     let calls: Vec<String> = inputs.iter().map(|i| format!("f({i})")).collect();
     match r.below(10) {
         0..=4 => format!("```python\n{code}\n```\nInputs:\n{}\n", calls.join("\n")),
-        5 => format!("Here is a function that puts the method to work.\n\n```python\n{code}\n```\n\nTest inputs:\n{}\n\nEach call returns quickly.", calls.join("\n")),
-        6 => format!("```python\n{code}\n```\nInputs:\n{}\n", calls.iter().enumerate().map(|(k, c)| format!("{}. `{c}`", k + 1)).collect::<Vec<_>>().join("\n")),
-        7 => format!("```python\n{code}\n\n{}\n```\n", calls.iter().map(|c| format!("print({c})")).collect::<Vec<_>>().join("\n")),
+        5 => format!(
+            "Here is a function that puts the method to work.\n\n```python\n{code}\n```\n\nTest inputs:\n{}\n\nEach call returns quickly.",
+            calls.join("\n")
+        ),
+        6 => format!(
+            "```python\n{code}\n```\nInputs:\n{}\n",
+            calls.iter().enumerate().map(|(k, c)| format!("{}. `{c}`", k + 1)).collect::<Vec<_>>().join("\n")
+        ),
+        7 => format!(
+            "```python\n{code}\n\n{}\n```\n",
+            calls.iter().map(|c| format!("print({c})")).collect::<Vec<_>>().join("\n")
+        ),
         8 => format!("{code}\n\nInputs:\n{}\n", calls.iter().map(|c| format!("- {c}")).collect::<Vec<_>>().join("\n")),
         _ => format!("```py\n{code}\n```\n\n```\n{}\n```\n", calls.join("\n")),
     }
@@ -138,7 +159,10 @@ fn present(code: &str, inputs: &[String], r: &mut Rng) -> String {
 // ---------------------------------------------------------------------------------------------
 // Values
 
-const WORDS: [&str; 24] = ["apple", "bob", "cat", "dog", "egg", "fig", "hat", "ice", "jam", "kit", "lemon", "moon", "nap", "owl", "pie", "quiz", "red", "sun", "tea", "up", "van", "wax", "zoo", "a"];
+const WORDS: [&str; 24] = [
+    "apple", "bob", "cat", "dog", "egg", "fig", "hat", "ice", "jam", "kit", "lemon", "moon", "nap", "owl", "pie",
+    "quiz", "red", "sun", "tea", "up", "van", "wax", "zoo", "a",
+];
 
 /// A Python string literal (single quotes; backslash, quote, new line, tab and CR escaped).
 pub fn lit(s: &str) -> String {
@@ -638,7 +662,11 @@ mod tests {
                 match &made.code {
                     None => {
                         non_answers += 1;
-                        assert!(parsed.problem.is_some(), "{method} {index}: a non-answer gives no candidates: {}", made.text);
+                        assert!(
+                            parsed.problem.is_some(),
+                            "{method} {index}: a non-answer gives no candidates: {}",
+                            made.text
+                        );
                         problems.extend(parsed.problem);
                     }
                     Some(code) => {
@@ -656,7 +684,11 @@ mod tests {
                         if made.defect != Some(Defect::TooShort) {
                             assert!(code.contains(&format!("{name}(")), "{method}: uses its method:\n{code}");
                             if made.defect.is_none() {
-                                assert!((75..=300).contains(&code.len()), "{method}: {} characters:\n{code}", code.len());
+                                assert!(
+                                    (75..=300).contains(&code.len()),
+                                    "{method}: {} characters:\n{code}",
+                                    code.len()
+                                );
                             }
                         }
                     }
@@ -677,16 +709,22 @@ mod tests {
     fn responses_are_deterministic_and_vary_with_seed_and_index() {
         for method in ["str.split", "dict.get", "list.sort"] {
             assert_eq!(offline_response(method, 1, 1), offline_response(method, 1, 1));
-            let texts: std::collections::BTreeSet<String> = (1..=5).map(|i| offline_response(method, 1, i).unwrap()).collect();
+            let texts: std::collections::BTreeSet<String> =
+                (1..=5).map(|i| offline_response(method, 1, i).unwrap()).collect();
             assert!(texts.len() >= 4, "{method}: indexes give different responses");
             assert_ne!(offline_response(method, 1, 1), offline_response(method, 2, 1), "{method}");
         }
-        assert_eq!(offline_response("str.nope", 1, 1).unwrap_err(), "unknown method `str.nope` (the offline source knows the recipe's 69)");
+        assert_eq!(
+            offline_response("str.nope", 1, 1).unwrap_err(),
+            "unknown method `str.nope` (the offline source knows the recipe's 69)"
+        );
     }
 
     #[test]
     fn literals_escape_what_python_needs() {
-        for (s, want) in [("ab", "'ab'"), ("it's", "'it\\'s'"), ("a\nb\tc\r", "'a\\nb\\tc\\r'"), ("\\", "'\\\\'"), ("é", "'é'")] {
+        for (s, want) in
+            [("ab", "'ab'"), ("it's", "'it\\'s'"), ("a\nb\tc\r", "'a\\nb\\tc\\r'"), ("\\", "'\\\\'"), ("é", "'é'")]
+        {
             assert_eq!(lit(s), want);
         }
     }

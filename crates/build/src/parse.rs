@@ -58,7 +58,13 @@ impl ParsedResponse {
 
 /// Reads one response. Candidate ids are `<request id>-<k>`, k from 1.
 pub fn parse_response(request_id: &str, method: &str, raw: &str) -> ParsedResponse {
-    let mut parsed = ParsedResponse { request_id: request_id.to_string(), method: method.to_string(), raw: raw.to_string(), candidates: Vec::new(), problem: None };
+    let mut parsed = ParsedResponse {
+        request_id: request_id.to_string(),
+        method: method.to_string(),
+        raw: raw.to_string(),
+        candidates: Vec::new(),
+        problem: None,
+    };
     let text = raw.replace("\r\n", "\n");
     if text.trim().is_empty() {
         parsed.problem = Some("the response is empty".to_string());
@@ -98,7 +104,12 @@ pub fn parse_response(request_id: &str, method: &str, raw: &str) -> ParsedRespon
     parsed.candidates = inputs
         .into_iter()
         .enumerate()
-        .map(|(k, input)| Candidate { id: format!("{request_id}-{}", k + 1), method: Some(method.to_string()), code: found.code.clone(), input })
+        .map(|(k, input)| Candidate {
+            id: format!("{request_id}-{}", k + 1),
+            method: Some(method.to_string()),
+            code: found.code.clone(),
+            input,
+        })
         .collect();
     parsed
 }
@@ -147,7 +158,10 @@ fn find_code(lines: &[&str]) -> Option<FoundCode> {
         start -= 1;
     }
     let mut end = def + 1;
-    while end < lines.len() && !is_fence(lines[end]) && (lines[end].trim().is_empty() || lines[end].starts_with([' ', '\t']) || top_level_code(lines[end])) {
+    while end < lines.len()
+        && !is_fence(lines[end])
+        && (lines[end].trim().is_empty() || lines[end].starts_with([' ', '\t']) || top_level_code(lines[end]))
+    {
         end += 1;
     }
     let block: Vec<String> = lines[start..end].iter().map(|l| l.to_string()).collect();
@@ -157,8 +171,18 @@ fn find_code(lines: &[&str]) -> Option<FoundCode> {
 
 /// The lines without their common leading whitespace (blank lines ignored).
 fn dedent(lines: &[&str]) -> Vec<String> {
-    let indent = lines.iter().filter(|l| !l.trim().is_empty()).map(|l| l.len() - l.trim_start().len()).min().unwrap_or(0);
-    lines.iter().map(|l| if l.trim().is_empty() { String::new() } else { l[indent.min(l.len() - l.trim_start().len())..].to_string() }).collect()
+    let indent =
+        lines.iter().filter(|l| !l.trim().is_empty()).map(|l| l.len() - l.trim_start().len()).min().unwrap_or(0);
+    lines
+        .iter()
+        .map(|l| {
+            if l.trim().is_empty() {
+                String::new()
+            } else {
+                l[indent.min(l.len() - l.trim_start().len())..].to_string()
+            }
+        })
+        .collect()
 }
 
 /// Splits a block into the code and its top-level test calls (with a `__main__` block's body).
@@ -202,7 +226,9 @@ fn input_of(line: &str) -> Option<String> {
         s = s[digits + 1..].trim_start();
     }
     s = s.trim_start_matches('`');
-    let (after, bare) = if let Some(r) = s.strip_prefix("assert f(").or_else(|| s.strip_prefix("assert(f(")).or_else(|| s.strip_prefix("print(f(")) {
+    let (after, bare) = if let Some(r) =
+        s.strip_prefix("assert f(").or_else(|| s.strip_prefix("assert(f(")).or_else(|| s.strip_prefix("print(f("))
+    {
         (r, false)
     } else if let Some(r) = s.strip_prefix("f(") {
         (r, true)
@@ -212,7 +238,8 @@ fn input_of(line: &str) -> Option<String> {
     let close = matching_paren(after)?;
     let args = after[..close].trim();
     if bare {
-        let rest = after[close + 1..].trim().trim_matches(|c: char| c == '`' || c == ',' || c == ';' || c == '.').trim();
+        let rest =
+            after[close + 1..].trim().trim_matches(|c: char| c == '`' || c == ',' || c == ';' || c == '.').trim();
         let fine = rest.is_empty() || ["#", "==", "->", "=>", "→"].iter().any(|p| rest.starts_with(p));
         if !fine {
             return None;
@@ -277,7 +304,9 @@ mod tests {
             inputs: &'static [&'static str],
             problem: Option<&'static str>,
         }
-        let fenced = format!("```python\n{CODE}\n```\nInputs:\nf('a,b', ',')\nf('', ',')\nf('x y', ' ')\nf('a;b;c', ';')\nf('q', 'q')\n");
+        let fenced = format!(
+            "```python\n{CODE}\n```\nInputs:\nf('a,b', ',')\nf('', ',')\nf('x y', ' ')\nf('a;b;c', ';')\nf('q', 'q')\n"
+        );
         let cases = vec![
             Case { name: "the asked format, five inputs", raw: fenced.clone(), code: Some(CODE), inputs: &["'a,b', ','", "'', ','", "'x y', ' '", "'a;b;c', ';'", "'q', 'q'"], problem: None },
             Case { name: "unfenced", raw: format!("{CODE}\n\nInputs:\nf('a b', ' ')\nf('', 'x')\n"), code: Some(CODE), inputs: &["'a b', ' '", "'', 'x'"], problem: None },
@@ -343,7 +372,12 @@ mod tests {
             assert_eq!(parsed.rejection().map(|r| r.rule), case.problem.map(|_| Rule::Unparseable), "{}", case.name);
             match case.problem {
                 Some(start) => {
-                    assert!(parsed.problem.as_deref().is_some_and(|p| p.starts_with(start)), "{}: {:?}", case.name, parsed.problem);
+                    assert!(
+                        parsed.problem.as_deref().is_some_and(|p| p.starts_with(start)),
+                        "{}: {:?}",
+                        case.name,
+                        parsed.problem
+                    );
                     assert!(parsed.candidates.is_empty(), "{}", case.name);
                 }
                 None => assert_eq!(parsed.problem, None, "{}", case.name),

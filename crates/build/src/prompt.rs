@@ -26,7 +26,8 @@ pub const PLACEHOLDERS: [&str; 5] = ["method", "type", "name", "count", "example
 
 /// A seed for one (method, index) under the run's seed.
 pub fn seed_for(seed: u64, method: &str, index: usize) -> u64 {
-    let mut rng = Rng::new(seed ^ fnv1a(method.as_bytes()).rotate_left(17) ^ (index as u64).wrapping_mul(0xA24B_AED4_963E_E407));
+    let mut rng =
+        Rng::new(seed ^ fnv1a(method.as_bytes()).rotate_left(17) ^ (index as u64).wrapping_mul(0xA24B_AED4_963E_E407));
     rng.next_u64()
 }
 
@@ -49,7 +50,11 @@ impl FewShot {
 /// The built-in pool: own examples, one per method, each using its method in a way that shapes
 /// the result.
 pub fn default_pool() -> Vec<FewShot> {
-    let ex = |method: &str, code: &str, inputs: [&str; 5]| FewShot { method: method.into(), code: code.into(), inputs: inputs.iter().map(|s| s.to_string()).collect() };
+    let ex = |method: &str, code: &str, inputs: [&str; 5]| FewShot {
+        method: method.into(),
+        code: code.into(),
+        inputs: inputs.iter().map(|s| s.to_string()).collect(),
+    };
     vec![
         ex(
             "str.rstrip",
@@ -69,7 +74,13 @@ pub fn default_pool() -> Vec<FewShot> {
         ex(
             "dict.setdefault",
             "def f(pairs):\n    groups = {}\n    for key, value in pairs:\n        groups.setdefault(key, []).append(value)\n    return groups",
-            ["[('a', 1), ('b', 2), ('a', 3)]", "[]", "[('x', 0)]", "[(1, 'p'), (1, 'q'), (2, 'r')]", "[('k', 1), ('k', 1)]"],
+            [
+                "[('a', 1), ('b', 2), ('a', 3)]",
+                "[]",
+                "[('x', 0)]",
+                "[(1, 'p'), (1, 'q'), (2, 'r')]",
+                "[('k', 1), ('k', 1)]",
+            ],
         ),
         ex(
             "str.partition",
@@ -84,7 +95,13 @@ pub fn default_pool() -> Vec<FewShot> {
         ex(
             "dict.pop",
             "def f(stock, names):\n    taken = []\n    for name in names:\n        taken.append(stock.pop(name, 0))\n    return taken, sorted(stock)",
-            ["{'pen': 2, 'ink': 1}, ['pen']", "{}, ['a', 'b']", "{'a': 1, 'b': 2}, ['b', 'b']", "{'x': 3}, []", "{'k': 0, 'j': 1}, ['j', 'k']"],
+            [
+                "{'pen': 2, 'ink': 1}, ['pen']",
+                "{}, ['a', 'b']",
+                "{'a': 1, 'b': 2}, ['b', 'b']",
+                "{'x': 3}, []",
+                "{'k': 0, 'j': 1}, ['j', 'k']",
+            ],
         ),
         ex(
             "str.zfill",
@@ -99,12 +116,24 @@ pub fn default_pool() -> Vec<FewShot> {
         ex(
             "str.title",
             "def f(phrase, keep):\n    words = phrase.title().split()\n    return '-'.join(w if w.lower() in keep else w[0] for w in words)",
-            ["'the quick fox', ['fox']", "'a b', []", "'HELLO there', ['hello']", "'one', ['one']", "'x y z', ['y', 'z']"],
+            [
+                "'the quick fox', ['fox']",
+                "'a b', []",
+                "'HELLO there', ['hello']",
+                "'one', ['one']",
+                "'x y z', ['y', 'z']",
+            ],
         ),
         ex(
             "dict.update",
             "def f(base, extra):\n    merged = dict(base)\n    merged.update(extra)\n    return {k: v for k, v in merged.items() if v != base.get(k)}",
-            ["{'a': 1}, {'a': 2, 'b': 3}", "{}, {}", "{'x': 0}, {'x': 0}", "{'p': 1, 'q': 2}, {'q': 1}", "{1: 'a'}, {2: 'b'}"],
+            [
+                "{'a': 1}, {'a': 2, 'b': 3}",
+                "{}, {}",
+                "{'x': 0}, {'x': 0}",
+                "{'p': 1, 'q': 2}, {'q': 1}",
+                "{1: 'a'}, {2: 'b'}",
+            ],
         ),
         ex(
             "list.sort",
@@ -166,7 +195,10 @@ impl PromptTemplate {
     pub fn check(&self) -> Result<(), String> {
         let used = placeholders(&self.text);
         if let Some(unknown) = used.iter().find(|p| !PLACEHOLDERS.contains(&p.as_str())) {
-            return Err(format!("the template has an unknown placeholder {{{unknown}}} (known: {})", PLACEHOLDERS.map(|p| format!("{{{p}}}")).join(", ")));
+            return Err(format!(
+                "the template has an unknown placeholder {{{unknown}}} (known: {})",
+                PLACEHOLDERS.map(|p| format!("{{{p}}}")).join(", ")
+            ));
         }
         for needed in ["method", "examples"] {
             if !used.iter().any(|p| p == needed) {
@@ -217,7 +249,10 @@ fn placeholders(text: &str) -> Vec<String> {
     while let Some(open) = rest.find('{') {
         let after = &rest[open + 1..];
         let word_len = after.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).unwrap_or(after.len());
-        if word_len > 0 && after[word_len..].starts_with('}') && after.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_') {
+        if word_len > 0
+            && after[word_len..].starts_with('}')
+            && after.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+        {
             found.push(after[..word_len].to_string());
         }
         rest = after;
@@ -252,7 +287,13 @@ pub fn pool_hash(pool: &[FewShot]) -> String {
 /// `per_method` requests for every method, in the methods' order. Each prompt gets two examples
 /// from the pool chosen by the seed, the method and k; an example for the method itself is never
 /// chosen while the pool has two others.
-pub fn generation_requests(methods: &[String], per_method: usize, seed: u64, template: &PromptTemplate, pool: &[FewShot]) -> Result<Vec<GenerationRequest>, String> {
+pub fn generation_requests(
+    methods: &[String],
+    per_method: usize,
+    seed: u64,
+    template: &PromptTemplate,
+    pool: &[FewShot],
+) -> Result<Vec<GenerationRequest>, String> {
     template.check()?;
     if pool.len() < EXAMPLES_PER_PROMPT {
         return Err(format!("the example pool needs at least {EXAMPLES_PER_PROMPT} examples, it has {}", pool.len()));
@@ -263,7 +304,8 @@ pub fn generation_requests(methods: &[String], per_method: usize, seed: u64, tem
     let mut requests = Vec::with_capacity(methods.len() * per_method);
     for method in methods {
         let others: Vec<&FewShot> = pool.iter().filter(|e| &e.method != method).collect();
-        let candidates: Vec<&FewShot> = if others.len() >= EXAMPLES_PER_PROMPT { others } else { pool.iter().collect() };
+        let candidates: Vec<&FewShot> =
+            if others.len() >= EXAMPLES_PER_PROMPT { others } else { pool.iter().collect() };
         for k in 1..=per_method {
             let mut rng = Rng::new(seed_for(seed, method, k));
             let first = rng.below(candidates.len());
@@ -272,7 +314,11 @@ pub fn generation_requests(methods: &[String], per_method: usize, seed: u64, tem
                 second += 1;
             }
             let chosen = [candidates[first], candidates[second]];
-            requests.push(GenerationRequest { id: request_id(method, k), method: method.clone(), prompt: template.render(method, &chosen) });
+            requests.push(GenerationRequest {
+                id: request_id(method, k),
+                method: method.clone(),
+                prompt: template.render(method, &chosen),
+            });
         }
     }
     Ok(requests)
@@ -290,7 +336,10 @@ pub fn read_pool(file: &str, text: &str) -> (Vec<FewShot>, Vec<RowError>) {
         let problem = |field: &str, message: String| row.problem(field, message);
         let method = row.string("method")?;
         if !is_known(&method) {
-            return Err(problem("method", format!("`{method}` is not one of the recipe's methods (type.name, e.g. str.split)")));
+            return Err(problem(
+                "method",
+                format!("`{method}` is not one of the recipe's methods (type.name, e.g. str.split)"),
+            ));
         }
         let code = row.string("code")?;
         if !code.lines().any(|l| l.starts_with("def f(")) {
@@ -303,10 +352,15 @@ pub fn read_pool(file: &str, text: &str) -> (Vec<FewShot>, Vec<RowError>) {
                 .map(|(i, v)| match v {
                     Value::String(s) if !s.trim().is_empty() => Ok(s.clone()),
                     Value::String(_) => Err(problem("inputs", format!("input {} is empty", i + 1))),
-                    other => Err(problem("inputs", format!("input {} must be a string of arguments, found {}", i + 1, json_type(other)))),
+                    other => Err(problem(
+                        "inputs",
+                        format!("input {} must be a string of arguments, found {}", i + 1, json_type(other)),
+                    )),
                 })
                 .collect::<Result<Vec<_>, _>>()?,
-            Some(other) => return Err(problem("inputs", format!("must be a list of strings, found {}", json_type(other)))),
+            Some(other) => {
+                return Err(problem("inputs", format!("must be a list of strings, found {}", json_type(other))));
+            }
             None => return Err(problem("inputs", "missing".to_string())),
         };
         if inputs.is_empty() {
@@ -369,7 +423,10 @@ mod tests {
     fn templates_are_checked_and_filled() {
         // (template, Ok(rendered start) or Err(message start))
         let cases: Vec<(&str, Result<&str, &str>)> = vec![
-            ("Use {method} ({type}, {name}), {count} inputs. {examples}", Ok("Use str.split (str, split), 5 inputs. Method: ")),
+            (
+                "Use {method} ({type}, {name}), {count} inputs. {examples}",
+                Ok("Use str.split (str, split), 5 inputs. Method: "),
+            ),
             ("{method} with {'a': 1} and {examples}", Ok("str.split with {'a': 1} and Method:")),
             ("{method} {example}", Err("the template has an unknown placeholder {example}")),
             ("no placeholders", Err("the template must contain {method}")),
@@ -378,14 +435,22 @@ mod tests {
         let pool = default_pool();
         for (text, want) in cases {
             match (PromptTemplate::new(text), want) {
-                (Ok(t), Ok(start)) => assert!(t.render("str.split", &[&pool[0], &pool[1]]).starts_with(start), "{text}"),
+                (Ok(t), Ok(start)) => {
+                    assert!(t.render("str.split", &[&pool[0], &pool[1]]).starts_with(start), "{text}")
+                }
                 (Err(e), Err(start)) => assert!(e.starts_with(start), "{text}: {e}"),
                 (got, want) => panic!("{text}: got {got:?}, want {want:?}"),
             }
         }
         let one = &default_pool()[..1];
-        assert_eq!(generation_requests(&["str.split".into()], 1, 0, &PromptTemplate::default(), one).unwrap_err(), "the example pool needs at least 2 examples, it has 1");
-        assert_eq!(generation_requests(&["str.nope".into()], 1, 0, &PromptTemplate::default(), &pool).unwrap_err(), "unknown method `str.nope`");
+        assert_eq!(
+            generation_requests(&["str.split".into()], 1, 0, &PromptTemplate::default(), one).unwrap_err(),
+            "the example pool needs at least 2 examples, it has 1"
+        );
+        assert_eq!(
+            generation_requests(&["str.nope".into()], 1, 0, &PromptTemplate::default(), &pool).unwrap_err(),
+            "unknown method `str.nope`"
+        );
     }
 
     #[test]
@@ -398,11 +463,26 @@ mod tests {
             ("nope".into(), Some("p.jsonl:1: not JSON")),
             ("[1]".into(), Some("p.jsonl:1: a row must be a JSON object, found an array")),
             (r#"{"code":"def f(x):\n    return x","inputs":["1"]}"#.into(), Some("p.jsonl:1: field `method`: missing")),
-            (r#"{"method":"str.splat","code":"def f(x):\n    return x","inputs":["1"]}"#.into(), Some("p.jsonl:1: field `method`: `str.splat` is not one of the recipe's methods")),
-            (r#"{"method":"str.split","code":"def g(x):\n    return x","inputs":["1"]}"#.into(), Some("p.jsonl:1: field `code`: must define a top-level function")),
-            (r#"{"method":"str.split","code":"def f(x):\n    return x","inputs":"1"}"#.into(), Some("p.jsonl:1: field `inputs`: must be a list of strings, found a string")),
-            (r#"{"method":"str.split","code":"def f(x):\n    return x","inputs":[1]}"#.into(), Some("p.jsonl:1: field `inputs`: input 1 must be a string of arguments, found a number")),
-            (r#"{"method":"str.split","code":"def f(x):\n    return x","inputs":[]}"#.into(), Some("p.jsonl:1: field `inputs`: needs at least one input")),
+            (
+                r#"{"method":"str.splat","code":"def f(x):\n    return x","inputs":["1"]}"#.into(),
+                Some("p.jsonl:1: field `method`: `str.splat` is not one of the recipe's methods"),
+            ),
+            (
+                r#"{"method":"str.split","code":"def g(x):\n    return x","inputs":["1"]}"#.into(),
+                Some("p.jsonl:1: field `code`: must define a top-level function"),
+            ),
+            (
+                r#"{"method":"str.split","code":"def f(x):\n    return x","inputs":"1"}"#.into(),
+                Some("p.jsonl:1: field `inputs`: must be a list of strings, found a string"),
+            ),
+            (
+                r#"{"method":"str.split","code":"def f(x):\n    return x","inputs":[1]}"#.into(),
+                Some("p.jsonl:1: field `inputs`: input 1 must be a string of arguments, found a number"),
+            ),
+            (
+                r#"{"method":"str.split","code":"def f(x):\n    return x","inputs":[]}"#.into(),
+                Some("p.jsonl:1: field `inputs`: needs at least one input"),
+            ),
         ];
         for (line, want) in cases {
             let (pool, errors) = read_pool("p.jsonl", &line);

@@ -104,7 +104,16 @@ mod tests {
     #[test]
     fn a_generation_reads_back_and_a_key_is_refused() {
         let generation = Generation {
-            generator: Generator { source: GeneratorSource::Model, provider: Some("openai".into()), model: Some("gpt-4o".into()), temperature: Some(0.8), top_p: None, n: Some(5), max_tokens: Some(512), seed: Some(3) },
+            generator: Generator {
+                source: GeneratorSource::Model,
+                provider: Some("openai".into()),
+                model: Some("gpt-4o".into()),
+                temperature: Some(0.8),
+                top_p: None,
+                n: Some(5),
+                max_tokens: Some(512),
+                seed: Some(3),
+            },
             methods: vec!["str.split".into(), "list.pop".into()],
             prompt_template: "Write a function f using {method}.".into(),
             few_shot_pool_hash: "0123456789abcdef".into(),
@@ -116,8 +125,14 @@ mod tests {
         assert_eq!(read_generation("g.json", &text), Ok(generation));
         // (text, the error's start)
         let cases: &[(&str, &str)] = &[
-            (r#"{"generator": {"source": "model", "api_key": "sk-x"}, "methods": [], "prompt_template": "", "few_shot_pool_hash": "", "responses": 0, "unparseable": 0}"#, "g.json:1: unknown field `api_key`"),
-            (r#"{"generator": {"source": "human"}, "methods": [], "prompt_template": "", "few_shot_pool_hash": "", "responses": 0, "unparseable": 0}"#, "g.json:1: unknown variant `human`"),
+            (
+                r#"{"generator": {"source": "model", "api_key": "sk-x"}, "methods": [], "prompt_template": "", "few_shot_pool_hash": "", "responses": 0, "unparseable": 0}"#,
+                "g.json:1: unknown field `api_key`",
+            ),
+            (
+                r#"{"generator": {"source": "human"}, "methods": [], "prompt_template": "", "few_shot_pool_hash": "", "responses": 0, "unparseable": 0}"#,
+                "g.json:1: unknown variant `human`",
+            ),
             ("{\n\"generator\": {\"source\": \"offline\"}\n}", "g.json:3: missing field `methods`"),
             ("x", "g.json:1: expected value"),
         ];

@@ -29,11 +29,25 @@ pub struct GenerationRow {
 
 impl GenerationRow {
     pub fn answered(id: &str, method: &str, response: &str) -> Self {
-        GenerationRow { id: id.into(), method: method.into(), response: Some(response.into()), error: None, prompt_tokens: None, completion_tokens: None }
+        GenerationRow {
+            id: id.into(),
+            method: method.into(),
+            response: Some(response.into()),
+            error: None,
+            prompt_tokens: None,
+            completion_tokens: None,
+        }
     }
 
     pub fn failed(id: &str, method: &str, error: &str) -> Self {
-        GenerationRow { id: id.into(), method: method.into(), response: None, error: Some(error.into()), prompt_tokens: None, completion_tokens: None }
+        GenerationRow {
+            id: id.into(),
+            method: method.into(),
+            response: None,
+            error: Some(error.into()),
+            prompt_tokens: None,
+            completion_tokens: None,
+        }
     }
 
     /// One JSONL line (with its line end).
@@ -47,19 +61,32 @@ pub fn read_generations(file: &str, text: &str) -> (Vec<GenerationRow>, Vec<RowE
     read_rows(file, text, |row| {
         let count = |name: &str| match row.object.get(name) {
             None | Some(Value::Null) => Ok(None),
-            Some(v) => v.as_u64().map(Some).ok_or_else(|| row.problem(name, format!("must be a whole number, found {}", json_type(v)))),
+            Some(v) => v
+                .as_u64()
+                .map(Some)
+                .ok_or_else(|| row.problem(name, format!("must be a whole number, found {}", json_type(v)))),
         };
         let id = row.string("id")?;
         let method = row.string("method")?;
         if !is_known(&method) {
-            return Err(row.problem("method", format!("`{method}` is not one of the recipe's methods (type.name, e.g. str.split)")));
+            return Err(row.problem(
+                "method",
+                format!("`{method}` is not one of the recipe's methods (type.name, e.g. str.split)"),
+            ));
         }
         let response = row.optional_string("response")?;
         let error = row.optional_string("error")?;
         if response.is_none() && error.is_none() {
             return Err(row.problem("response", "missing (a row needs a response or an error)".to_string()));
         }
-        Ok(GenerationRow { id, method, response, error, prompt_tokens: count("prompt_tokens")?, completion_tokens: count("completion_tokens")? })
+        Ok(GenerationRow {
+            id,
+            method,
+            response,
+            error,
+            prompt_tokens: count("prompt_tokens")?,
+            completion_tokens: count("completion_tokens")?,
+        })
     })
 }
 
@@ -87,10 +114,22 @@ mod tests {
             ("{bad", Some("g.jsonl:1: not JSON")),
             ("3", Some("g.jsonl:1: a row must be a JSON object, found a number")),
             (r#"{"method":"str.split","response":"x"}"#, Some("g.jsonl:1: field `id`: missing")),
-            (r#"{"id":"a","method":"str.splt","response":"x"}"#, Some("g.jsonl:1: field `method`: `str.splt` is not one of the recipe's methods")),
-            (r#"{"id":"a","method":"str.split","response":5}"#, Some("g.jsonl:1: field `response`: must be a string, found a number")),
-            (r#"{"id":"a","method":"str.split"}"#, Some("g.jsonl:1: field `response`: missing (a row needs a response or an error)")),
-            (r#"{"id":"a","method":"str.split","response":"x","completion_tokens":-1}"#, Some("g.jsonl:1: field `completion_tokens`: must be a whole number")),
+            (
+                r#"{"id":"a","method":"str.splt","response":"x"}"#,
+                Some("g.jsonl:1: field `method`: `str.splt` is not one of the recipe's methods"),
+            ),
+            (
+                r#"{"id":"a","method":"str.split","response":5}"#,
+                Some("g.jsonl:1: field `response`: must be a string, found a number"),
+            ),
+            (
+                r#"{"id":"a","method":"str.split"}"#,
+                Some("g.jsonl:1: field `response`: missing (a row needs a response or an error)"),
+            ),
+            (
+                r#"{"id":"a","method":"str.split","response":"x","completion_tokens":-1}"#,
+                Some("g.jsonl:1: field `completion_tokens`: must be a whole number"),
+            ),
         ];
         for (line, want) in cases {
             let (rows, errors) = read_generations("g.jsonl", line);

@@ -30,14 +30,25 @@ impl Kept {
         match &judged.verdict {
             Verdict::Kept { output } => {
                 let c = &judged.candidate;
-                Some(Kept { id: c.id.clone(), method: c.method.clone(), code: c.code.clone(), input: c.input.clone(), output: output.clone() })
+                Some(Kept {
+                    id: c.id.clone(),
+                    method: c.method.clone(),
+                    code: c.code.clone(),
+                    input: c.input.clone(),
+                    output: output.clone(),
+                })
             }
             Verdict::Rejected(_) => None,
         }
     }
 
     pub fn candidate(&self) -> Candidate {
-        Candidate { id: self.id.clone(), method: self.method.clone(), code: self.code.clone(), input: self.input.clone() }
+        Candidate {
+            id: self.id.clone(),
+            method: self.method.clone(),
+            code: self.code.clone(),
+            input: self.input.clone(),
+        }
     }
 
     /// Back to the filter's verdict (a kept file read back counts in the funnel like the filter's).
@@ -73,7 +84,15 @@ pub fn judged_line(judged: &Judged) -> String {
     match &judged.verdict {
         Verdict::Kept { .. } => Kept::of(judged).and_then(|k| serde_json::to_string(&k).ok()).unwrap_or_default(),
         Verdict::Rejected(r) => {
-            let row = RejectedRow { id: &c.id, method: c.method.as_deref(), code: &c.code, input: &c.input, rule: r.rule.id(), detail: &r.detail, line: r.line(&c.code) };
+            let row = RejectedRow {
+                id: &c.id,
+                method: c.method.as_deref(),
+                code: &c.code,
+                input: &c.input,
+                rule: r.rule.id(),
+                detail: &r.detail,
+                line: r.line(&c.code),
+            };
             serde_json::to_string(&row).unwrap_or_default()
         }
     }
@@ -112,7 +131,10 @@ pub fn read_rejected(file: &str, text: &str) -> (Vec<Judged>, Vec<RowError>) {
             None | Some(Value::Null) => String::new(),
             Some(_) => row.string("detail")?,
         };
-        Ok(Judged { candidate: Candidate { id, method, code, input }, verdict: Verdict::Rejected(Rejection::new(rule, detail)) })
+        Ok(Judged {
+            candidate: Candidate { id, method, code, input },
+            verdict: Verdict::Rejected(Rejection::new(rule, detail)),
+        })
     })
 }
 
@@ -128,14 +150,34 @@ mod tests {
     fn written_rows_read_back() {
         let code = "def f(s, n):\n    return s[n] / 2\n";
         let judged = vec![
-            Judged { candidate: candidate("a", Some("str.split"), "def f(s, n):\n    return s[n:]"), verdict: Verdict::Kept { output: "'b'".into() } },
-            Judged { candidate: candidate("b", None, code), verdict: Verdict::Rejected(Rejection::new(Rule::TrueDivision, "s[n] / 2").at(24, 32)) },
-            Judged { candidate: candidate("c", None, "def f(s, n):\n    return s * n"), verdict: Verdict::Kept { output: "'ab'".into() } },
+            Judged {
+                candidate: candidate("a", Some("str.split"), "def f(s, n):\n    return s[n:]"),
+                verdict: Verdict::Kept { output: "'b'".into() },
+            },
+            Judged {
+                candidate: candidate("b", None, code),
+                verdict: Verdict::Rejected(Rejection::new(Rule::TrueDivision, "s[n] / 2").at(24, 32)),
+            },
+            Judged {
+                candidate: candidate("c", None, "def f(s, n):\n    return s * n"),
+                verdict: Verdict::Kept { output: "'ab'".into() },
+            },
         ];
         let kept = kept_jsonl(&judged);
-        assert_eq!(kept.lines().next(), Some(r#"{"id":"a","method":"str.split","code":"def f(s, n):\n    return s[n:]","input":"'ab', 1","output":"'b'"}"#));
+        assert_eq!(
+            kept.lines().next(),
+            Some(
+                r#"{"id":"a","method":"str.split","code":"def f(s, n):\n    return s[n:]","input":"'ab', 1","output":"'b'"}"#
+            )
+        );
         let rejected = rejected_jsonl(&judged);
-        assert_eq!(rejected, format!("{{\"id\":\"b\",\"code\":{},\"input\":\"'ab', 1\",\"rule\":\"true_division\",\"detail\":\"s[n] / 2\",\"line\":2}}\n", serde_json::to_string(code).unwrap()));
+        assert_eq!(
+            rejected,
+            format!(
+                "{{\"id\":\"b\",\"code\":{},\"input\":\"'ab', 1\",\"rule\":\"true_division\",\"detail\":\"s[n] / 2\",\"line\":2}}\n",
+                serde_json::to_string(code).unwrap()
+            )
+        );
         let (rows, errors) = read_kept("k.jsonl", &kept);
         assert!(errors.is_empty(), "{errors:?}");
         assert_eq!(rows, kept_of(&judged));
@@ -153,16 +195,36 @@ mod tests {
         let ok = r#"{"id":"a","code":"def f(x): return x","input":"1","output":"1"}"#;
         // (file text, what read_kept says, what read_rejected says) per bad line 2.
         let cases: &[(&str, &str, &str)] = &[
-            ("[1]", "k:2: a row must be a JSON object, found an array", "k:2: a row must be a JSON object, found an array"),
+            (
+                "[1]",
+                "k:2: a row must be a JSON object, found an array",
+                "k:2: a row must be a JSON object, found an array",
+            ),
             (r#"{"id":"b","code":"x","input":"1"}"#, "k:2: field `output`: missing", "k:2: field `rule`: missing"),
-            (r#"{"id":"b","code":"x","input":"1","output":"","rule":"nope"}"#, "k:2: field `output`: is empty: expected a Python literal", "k:2: field `rule`: unknown rule `nope`"),
-            (r#"{"id":"b","method":3,"code":"x","input":"1","output":"1","rule":"float"}"#, "k:2: field `method`: must be a string, found a number", "k:2: field `method`: must be a string, found a number"),
-            (r#"{"code":"x","input":"1","output":"1","rule":"float"}"#, "k:2: field `id`: missing", "k:2: field `id`: missing"),
+            (
+                r#"{"id":"b","code":"x","input":"1","output":"","rule":"nope"}"#,
+                "k:2: field `output`: is empty: expected a Python literal",
+                "k:2: field `rule`: unknown rule `nope`",
+            ),
+            (
+                r#"{"id":"b","method":3,"code":"x","input":"1","output":"1","rule":"float"}"#,
+                "k:2: field `method`: must be a string, found a number",
+                "k:2: field `method`: must be a string, found a number",
+            ),
+            (
+                r#"{"code":"x","input":"1","output":"1","rule":"float"}"#,
+                "k:2: field `id`: missing",
+                "k:2: field `id`: missing",
+            ),
         ];
         for (bad, kept_says, rejected_says) in cases {
             let text = format!("{ok}\n{bad}\n");
             let (rows, errors) = read_kept("k", &text);
-            assert_eq!((rows.len(), errors.iter().map(|e| e.to_string()).collect::<Vec<_>>()), (1, vec![kept_says.to_string()]), "{bad}");
+            assert_eq!(
+                (rows.len(), errors.iter().map(|e| e.to_string()).collect::<Vec<_>>()),
+                (1, vec![kept_says.to_string()]),
+                "{bad}"
+            );
             let (_, errors) = read_rejected("k", &text);
             let said: Vec<String> = errors.iter().map(|e| e.to_string()).collect();
             // Line 1 has no rule: read_rejected names it too.

@@ -74,7 +74,9 @@ pub fn sample(rows: &[Kept], spec: &SampleSpec) -> Vec<Kept> {
         all.truncate(spec.n);
         all
     };
-    chosen.sort_by(|&a, &b| (rows[a].method.as_deref(), rows[a].id.as_str(), a).cmp(&(rows[b].method.as_deref(), rows[b].id.as_str(), b)));
+    chosen.sort_by(|&a, &b| {
+        (rows[a].method.as_deref(), rows[a].id.as_str(), a).cmp(&(rows[b].method.as_deref(), rows[b].id.as_str(), b))
+    });
     chosen.into_iter().map(|i| rows[i].clone()).collect()
 }
 
@@ -88,7 +90,13 @@ mod tests {
         let mut out = Vec::new();
         for (method, count) in per_method {
             for i in 0..*count {
-                out.push(Kept { id: format!("{method}-{i:03}"), method: Some(method.to_string()), code: format!("def f(x):\n    return {i}"), input: "1".into(), output: i.to_string() });
+                out.push(Kept {
+                    id: format!("{method}-{i:03}"),
+                    method: Some(method.to_string()),
+                    code: format!("def f(x):\n    return {i}"),
+                    input: "1".into(),
+                    output: i.to_string(),
+                });
             }
         }
         out

@@ -29,7 +29,7 @@ const EXCEPTIONS: &[(&str, Rule, &str)] = &[
     ("sample_398", Rule::CodeLength, LONGER_SNIPPET), // 305 characters
     ("sample_416", Rule::CodeLength, LONGER_SNIPPET), // 329 characters
     ("sample_418", Rule::CodeLength, LONGER_SNIPPET), // 306 characters
-    ("sample_5", Rule::CodeLength, LONGER_SNIPPET), // 326 characters
+    ("sample_5", Rule::CodeLength, LONGER_SNIPPET),   // 326 characters
     ("sample_591", Rule::CodeLength, LONGER_SNIPPET), // 317 characters
     ("sample_616", Rule::CodeLength, LONGER_SNIPPET), // 301 characters
     ("sample_623", Rule::CodeLength, LONGER_SNIPPET), // 306 characters
@@ -37,7 +37,7 @@ const EXCEPTIONS: &[(&str, Rule, &str)] = &[
     ("sample_719", Rule::CodeLength, LONGER_SNIPPET), // 314 characters
     ("sample_771", Rule::CodeLength, LONGER_SNIPPET), // 306 characters
     ("sample_779", Rule::CodeLength, LONGER_SNIPPET), // 312 characters
-    ("sample_86", Rule::CodeLength, LONGER_SNIPPET), // 308 characters
+    ("sample_86", Rule::CodeLength, LONGER_SNIPPET),  // 308 characters
 ];
 
 /// The published dataset's code is not, byte for byte, the snippet the recipe measured (a model's
@@ -54,7 +54,8 @@ fn cruxeval_passes_the_filter_but_for_the_listed_exceptions() {
     let mut rejected = BTreeMap::new();
     let mut wrong_output = Vec::new();
     for sample in &samples {
-        let candidate = Candidate { id: sample.id.clone(), method: None, code: sample.code.clone(), input: sample.input.clone() };
+        let candidate =
+            Candidate { id: sample.id.clone(), method: None, code: sample.code.clone(), input: sample.input.clone() };
         match filter_one(&mut engine, &candidate) {
             execbench_build::Verdict::Kept { output } => {
                 if output != sample.output {

@@ -11,7 +11,8 @@ fn every_case_gets_its_verdict() {
     let mut engine = RustPythonEngine::new();
     let mut wrong = Vec::new();
     for (name, code, input, rule) in CASES {
-        let candidate = Candidate { id: name.to_string(), method: None, code: code.to_string(), input: input.to_string() };
+        let candidate =
+            Candidate { id: name.to_string(), method: None, code: code.to_string(), input: input.to_string() };
         let verdict = filter_one(&mut engine, &candidate);
         let got = verdict.rejection().map(|r| r.rule);
         if got != *rule {
@@ -40,7 +41,12 @@ fn a_rejection_points_at_the_operation() {
 #[test]
 fn a_new_engine_loads_the_harness_once() {
     use execbench_core::PythonEngine;
-    let candidate = Candidate { id: "x".into(), method: None, code: "def f(text):\n    return text.upper()\n".into(), input: "'ab'".into() };
+    let candidate = Candidate {
+        id: "x".into(),
+        method: None,
+        code: "def f(text):\n    return text.upper()\n".into(),
+        input: "'ab'".into(),
+    };
     let mut engine = RustPythonEngine::new();
     let request = execbench_build::runtime_request(&candidate);
     assert!(execbench_build::harness_missing(&engine.run(&request)), "a fresh engine has no harness");

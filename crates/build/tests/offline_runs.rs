@@ -32,7 +32,14 @@ fn offline_candidates_run_as_they_were_made_to() {
                     raised_runs += 1;
                 }
                 if !ok {
-                    failures.push(format!("{} ({:?}): f({}) -> {}\n{}", candidate.id, made.defect, candidate.input, result.outcome.summary(), candidate.code));
+                    failures.push(format!(
+                        "{} ({:?}): f({}) -> {}\n{}",
+                        candidate.id,
+                        made.defect,
+                        candidate.input,
+                        result.outcome.summary(),
+                        candidate.code
+                    ));
                 }
             }
         }

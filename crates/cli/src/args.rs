@@ -94,7 +94,8 @@ mod tests {
 
     #[test]
     fn errors() {
-        let cases: &[(&[&str], &str)] = &[(&["x"], "unexpected argument `x` (flags start with --)"), (&["--dataset"], "--dataset needs a value")];
+        let cases: &[(&[&str], &str)] =
+            &[(&["x"], "unexpected argument `x` (flags start with --)"), (&["--dataset"], "--dataset needs a value")];
         for (raw, message) in cases {
             assert_eq!(Args::parse(&strings(raw), &[]).err().as_deref(), Some(*message));
         }

@@ -16,7 +16,8 @@ use crate::args::Args;
 
 pub const USAGE: &str = "execbench compare RUN.jsonl... --out REPORT.md [--csv TABLE.csv] [--pairs PAIRS.jsonl] [--svg-dir DIR] [--seed N] [--bootstrap B] [--categories DATASET.jsonl [--category-field FIELD]] [--date TEXT]";
 
-const KNOWN_FLAGS: &[&str] = &["out", "csv", "pairs", "svg-dir", "seed", "bootstrap", "categories", "category-field", "date"];
+const KNOWN_FLAGS: &[&str] =
+    &["out", "csv", "pairs", "svg-dir", "seed", "bootstrap", "categories", "category-field", "date"];
 
 /// The run files (arguments that are not flags) and the flags. Every flag of this command takes
 /// a value, so `--flag value` pairs are set aside and the rest are run files.
@@ -59,7 +60,8 @@ fn settings(raw: &[String]) -> Result<Settings, String> {
         return Err(format!("--bootstrap must be at most 1000000, got {bootstrap}"));
     }
     let owned = |name: &str| args.optional(name).map(str::to_string);
-    let categories = owned("categories").map(|file| (file, owned("category-field").unwrap_or_else(|| "category".to_string())));
+    let categories =
+        owned("categories").map(|file| (file, owned("category-field").unwrap_or_else(|| "category".to_string())));
     if categories.is_none() && args.optional("category-field").is_some() {
         return Err("--category-field needs --categories".to_string());
     }
@@ -107,7 +109,10 @@ pub fn read_categories(file: &str, text: &str, field: &str) -> Result<BTreeMap<S
             Value::Number(n) => Some(n.to_string()),
             _ => None,
         };
-        let id = ["id", "task_id", "question_id"].iter().find_map(|k| row.get(*k).and_then(text_of)).ok_or(format!("{at}: field `id`: missing (also looked for `task_id`, `question_id`)"))?;
+        let id = ["id", "task_id", "question_id"]
+            .iter()
+            .find_map(|k| row.get(*k).and_then(text_of))
+            .ok_or(format!("{at}: field `id`: missing (also looked for `task_id`, `question_id`)"))?;
         match row.get(field) {
             None | Some(Value::Null) => continue,
             Some(value) => {
@@ -166,7 +171,11 @@ pub fn run(raw: &[String]) -> Result<i32, String> {
         std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {dir}: {e}"))?;
         for table in &comparison.tables {
             let mode = table.mode.label();
-            let charts = [("pass_at_1", pass_at_1_chart(&comparison, table.mode)), ("relative_drop", drop_heatmap(&comparison, table.mode)), ("categories", category_chart(&comparison, table.mode))];
+            let charts = [
+                ("pass_at_1", pass_at_1_chart(&comparison, table.mode)),
+                ("relative_drop", drop_heatmap(&comparison, table.mode)),
+                ("categories", category_chart(&comparison, table.mode)),
+            ];
             for (name, svg) in charts {
                 let Some(svg) = svg else { continue };
                 let path = Path::new(dir).join(format!("{name}-{mode}.svg"));
@@ -196,7 +205,19 @@ mod tests {
 
     #[test]
     fn run_files_are_the_arguments_that_are_not_flags() {
-        let s = settings(&strings(&["a.jsonl", "--out", "r.md", "b.jsonl", "--seed=3", "--bootstrap", "10", "c.jsonl", "--date", "d"])).unwrap();
+        let s = settings(&strings(&[
+            "a.jsonl",
+            "--out",
+            "r.md",
+            "b.jsonl",
+            "--seed=3",
+            "--bootstrap",
+            "10",
+            "c.jsonl",
+            "--date",
+            "d",
+        ]))
+        .unwrap();
         assert_eq!(s.files, strings(&["a.jsonl", "b.jsonl", "c.jsonl"]));
         assert_eq!((s.out.as_str(), s.seed, s.bootstrap, s.date.as_str()), ("r.md", 3, 10, "d"));
         let errors: &[(&[&str], &str)] = &[
@@ -214,12 +235,19 @@ mod tests {
 
     #[test]
     fn categories_come_from_the_rows_with_errors_naming_line_and_field() {
-        let text = "{\"id\": \"s0\", \"category\": \"easy\"}\n\n{\"task_id\": \"s1\", \"category\": 3}\n{\"id\": \"s2\"}\n";
+        let text =
+            "{\"id\": \"s0\", \"category\": \"easy\"}\n\n{\"task_id\": \"s1\", \"category\": 3}\n{\"id\": \"s2\"}\n";
         let got = read_categories("d.jsonl", text, "category").unwrap();
-        assert_eq!(got.into_iter().collect::<Vec<_>>(), vec![("s0".to_string(), "easy".to_string()), ("s1".to_string(), "3".to_string())]);
+        assert_eq!(
+            got.into_iter().collect::<Vec<_>>(),
+            vec![("s0".to_string(), "easy".to_string()), ("s1".to_string(), "3".to_string())]
+        );
         let cases = [
             ("{\"id\": \"s0\", \"category\": [1]}", "d.jsonl:1: field `category`: expected a string or a number"),
-            ("{\"id\": \"s0\"}\n{\"category\": \"x\"}", "d.jsonl:2: field `id`: missing (also looked for `task_id`, `question_id`)"),
+            (
+                "{\"id\": \"s0\"}\n{\"category\": \"x\"}",
+                "d.jsonl:2: field `id`: missing (also looked for `task_id`, `question_id`)",
+            ),
         ];
         for (text, message) in cases {
             assert_eq!(read_categories("d.jsonl", text, "category").unwrap_err(), message);
@@ -230,7 +258,13 @@ mod tests {
     /// Dates checked against Python's `datetime.fromtimestamp(s, timezone.utc)`.
     #[test]
     fn seconds_become_utc_dates() {
-        let cases = [(0, "1970-01-01"), (951_782_400, "2000-02-29"), (951_868_800, "2000-03-01"), (1_764_028_800, "2025-11-25"), (4_102_444_799, "2099-12-31")];
+        let cases = [
+            (0, "1970-01-01"),
+            (951_782_400, "2000-02-29"),
+            (951_868_800, "2000-03-01"),
+            (1_764_028_800, "2025-11-25"),
+            (4_102_444_799, "2099-12-31"),
+        ];
         for (secs, date) in cases {
             assert_eq!(utc_date(secs), date, "{secs}");
         }

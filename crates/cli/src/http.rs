@@ -33,14 +33,20 @@ impl HttpClient for NativeHttp {
     type Body = NativeBody;
 
     async fn send(&self, request: &HttpRequest) -> Result<HttpHead<NativeBody>, ProviderError> {
-        let method = reqwest::Method::from_bytes(request.method.as_bytes()).map_err(|e| network(format!("bad method {}: {e}", request.method)))?;
+        let method = reqwest::Method::from_bytes(request.method.as_bytes())
+            .map_err(|e| network(format!("bad method {}: {e}", request.method)))?;
         let mut builder = self.client.request(method, &request.url).body(request.body.clone());
         for (name, value) in &request.headers {
             builder = builder.header(name, value);
         }
-        let response = builder.send().await.map_err(|e| network(format!("could not reach {}: {e}", host_of(&request.url))))?;
+        let response =
+            builder.send().await.map_err(|e| network(format!("could not reach {}: {e}", host_of(&request.url))))?;
         let status = response.status().as_u16();
-        let headers = response.headers().iter().map(|(k, v)| (k.as_str().to_ascii_lowercase(), v.to_str().unwrap_or("").to_string())).collect();
+        let headers = response
+            .headers()
+            .iter()
+            .map(|(k, v)| (k.as_str().to_ascii_lowercase(), v.to_str().unwrap_or("").to_string()))
+            .collect();
         Ok(HttpHead { status, headers, body: NativeBody(response) })
     }
 }

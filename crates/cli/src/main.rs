@@ -40,8 +40,11 @@ fn main() {
 fn dispatch(command: &str, rest: &[String]) -> Result<i32, String> {
     match command {
         "verify" => verify::run(&Args::parse(rest, &[])?).map_err(|e| format!("{e}\nusage: {}", verify::USAGE)),
-        "normalise" => normalise::run(&Args::parse(rest, normalise::SWITCHES)?).map_err(|e| format!("{e}\nusage: {}", normalise::USAGE)),
-        "perturb" => perturb::run(&Args::parse(rest, perturb::SWITCHES)?).map_err(|e| format!("{e}\nusage: {}", perturb::USAGE)),
+        "normalise" => normalise::run(&Args::parse(rest, normalise::SWITCHES)?)
+            .map_err(|e| format!("{e}\nusage: {}", normalise::USAGE)),
+        "perturb" => {
+            perturb::run(&Args::parse(rest, perturb::SWITCHES)?).map_err(|e| format!("{e}\nusage: {}", perturb::USAGE))
+        }
         "run" => run::run(&Args::parse(rest, run::SWITCHES)?).map_err(|e| format!("{e}\nusage: {}", run::USAGE)),
         "build" => build::run(rest),
         "compare" => compare::run(rest).map_err(|e| format!("{e}\nusage: {}", compare::USAGE)),

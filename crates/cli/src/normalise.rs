@@ -9,7 +9,8 @@ use execbench_perturb::normalise::dataset_jsonl;
 use crate::args::Args;
 use crate::perturb::{PERTURB_STACK_BYTES, dataset_name, normalise_all};
 
-pub const USAGE: &str = "execbench normalise --dataset FILE(.jsonl|.parquet) [--no-verify] [--time-limit SECONDS] --out FILE.jsonl";
+pub const USAGE: &str =
+    "execbench normalise --dataset FILE(.jsonl|.parquet) [--no-verify] [--time-limit SECONDS] --out FILE.jsonl";
 
 pub const SWITCHES: &[&str] = &["no-verify"];
 
@@ -22,7 +23,8 @@ pub fn run(args: &Args) -> Result<i32, String> {
     if !(seconds > 0.0 && seconds <= 3600.0) {
         return Err(format!("--time-limit must be between 0 and 3600 seconds, got {seconds}"));
     }
-    let verify_limits = (!args.switch("no-verify")).then(|| Limits { time_ms: (seconds * 1000.0).round() as u32, max_steps: 0 });
+    let verify_limits =
+        (!args.switch("no-verify")).then(|| Limits { time_ms: (seconds * 1000.0).round() as u32, max_steps: 0 });
     let report = crate::dataset::read_dataset(dataset)?;
     // RustPython's frames are large: the same big stack as perturbing.
     let (normalised, failed) = std::thread::scope(|scope| {
@@ -36,6 +38,12 @@ pub fn run(args: &Args) -> Result<i32, String> {
     let provenance = Provenance::of_dataset(env!("CARGO_PKG_VERSION"), &dataset_name(dataset), &report.samples);
     std::fs::write(out, dataset_jsonl(&normalised, &provenance)).map_err(|e| format!("cannot write {out}: {e}"))?;
     let verified = if verify_limits.is_some() { "verified and " } else { "" };
-    eprintln!("{} rows, {} invalid; {} {verified}written to {out}, {} not normalised", report.rows, report.errors.len(), normalised.len(), failed.len());
+    eprintln!(
+        "{} rows, {} invalid; {} {verified}written to {out}, {} not normalised",
+        report.rows,
+        report.errors.len(),
+        normalised.len(),
+        failed.len()
+    );
     Ok(if report.errors.is_empty() && failed.is_empty() { 0 } else { 1 })
 }

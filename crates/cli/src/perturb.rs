@@ -6,8 +6,11 @@ use std::path::Path;
 use std::time::Instant;
 
 use execbench_core::{Limits, Provenance, PythonEngine};
-use execbench_perturb::{DatasetRun, DistanceSummary, FileWrongAnswers, Kind, OfflineWrongAnswers, Options, Prediction, Profile, Stage, WrongAnswerSource, perturb_dataset_with_source, to_codecrash_jsonl, to_jsonl};
 use execbench_perturb::normalise::normalise;
+use execbench_perturb::{
+    DatasetRun, DistanceSummary, FileWrongAnswers, Kind, OfflineWrongAnswers, Options, Prediction, Profile, Stage,
+    WrongAnswerSource, perturb_dataset_with_source, to_codecrash_jsonl, to_jsonl,
+};
 use execbench_pyengine::RustPythonEngine;
 
 use std::cell::RefCell;
@@ -15,11 +18,11 @@ use std::cell::RefCell;
 use execbench_core::Sample;
 use execbench_run::CancelToken;
 use execbench_run::api::{ApiModel, RequestContext};
-use execbench_run::io::BlockingPython;
-use execbench_run::wrong_answers::{ASKS_PER_SAMPLE, AskedClaims, ProposalCache, ProposalJob, ask_wrong_answers};
 use execbench_run::backoff::Jitter;
 use execbench_run::gate::Gate;
+use execbench_run::io::BlockingPython;
 use execbench_run::status::Live;
+use execbench_run::wrong_answers::{ASKS_PER_SAMPLE, AskedClaims, ProposalCache, ProposalJob, ask_wrong_answers};
 
 use crate::api_args::{API_FLAGS, ApiOptions, api_key, api_options};
 use crate::args::Args;
@@ -32,7 +35,22 @@ pub const USAGE: &str = "execbench perturb --dataset FILE.jsonl --kind KIND [--s
 /// that scripts written when verifying was optional keep working.
 pub const SWITCHES: &[&str] = &["once", "verify", "no-verify", "stream"];
 
-const KNOWN_FLAGS: &[&str] = &["dataset", "kind", "seed", "p", "once", "prediction", "verify", "no-verify", "time-limit", "format", "profile", "wrong-answers", "proposals", "out"];
+const KNOWN_FLAGS: &[&str] = &[
+    "dataset",
+    "kind",
+    "seed",
+    "p",
+    "once",
+    "prediction",
+    "verify",
+    "no-verify",
+    "time-limit",
+    "format",
+    "profile",
+    "wrong-answers",
+    "proposals",
+    "out",
+];
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Format {
@@ -98,14 +116,18 @@ fn settings(args: &Args) -> Result<Settings<'_>, String> {
     if args.switch("verify") && args.switch("no-verify") {
         return Err("--verify and --no-verify contradict each other (verifying is the default)".to_string());
     }
-    let verify_limits = (!args.switch("no-verify")).then(|| Limits { time_ms: (seconds * 1000.0).round() as u32, max_steps: 0 });
+    let verify_limits =
+        (!args.switch("no-verify")).then(|| Limits { time_ms: (seconds * 1000.0).round() as u32, max_steps: 0 });
     // The profile chooses conventions; `--format` only the field layout: they combine freely.
     let profile_name = args.optional("profile").unwrap_or("execbench");
-    let profile = Profile::parse(profile_name).ok_or_else(|| format!("unknown --profile `{profile_name}` (known: execbench, codecrash)"))?;
+    let profile = Profile::parse(profile_name)
+        .ok_or_else(|| format!("unknown --profile `{profile_name}` (known: execbench, codecrash)"))?;
     let options = Options { seed, p, once: args.switch("once"), prediction, profile };
     let wrong_answers = match args.optional("wrong-answers") {
         None | Some("offline") => WrongAnswers::Offline,
-        Some(file) if file.starts_with("file:") && file.len() > "file:".len() => WrongAnswers::File(&file["file:".len()..]),
+        Some(file) if file.starts_with("file:") && file.len() > "file:".len() => {
+            WrongAnswers::File(&file["file:".len()..])
+        }
         Some("model") => WrongAnswers::Model,
         Some(other) => return Err(format!("unknown --wrong-answers `{other}` (known: offline, file:PATH, model)")),
     };
@@ -150,7 +172,11 @@ pub fn run(args: &Args) -> Result<i32, String> {
 /// [`execbench_run::wrong_answers::ask_wrong_answers`] (checked by execution unless `--no-verify`,
 /// asked again when shown right), reading and then writing the proposals file so that what was
 /// asked once is not asked again. Returns the claims table and what to report.
-fn model_claims(samples: &[Sample], settings: &Settings, options: &ApiOptions) -> Result<(FileWrongAnswers, AskedClaims), String> {
+fn model_claims(
+    samples: &[Sample],
+    settings: &Settings,
+    options: &ApiOptions,
+) -> Result<(FileWrongAnswers, AskedClaims), String> {
     let prediction = settings.options.prediction;
     let key = api_key(options.key_env.as_deref(), options.key_required)?;
     let model = ApiModel { settings: options.api.clone(), key };
@@ -160,22 +186,36 @@ fn model_claims(samples: &[Sample], settings: &Settings, options: &ApiOptions) -
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => ProposalCache::default(),
         Err(e) => return Err(format!("cannot read {path}: {e}")),
     };
-    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(|e| format!("cannot start the async runtime: {e}"))?;
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot start the async runtime: {e}"))?;
     let (http, clock) = (NativeHttp::new(), TokioClock::new());
     let gate = Gate::new(model.settings.concurrency, model.settings.delay_ms);
     let live = Live::new(samples.len(), 0);
     let jitter = RefCell::new(Jitter::new(0));
     let context = RequestContext { http: &http, clock: &clock, gate: &gate, live: &live, jitter: &jitter };
     let python = settings.verify_limits.map(|_| BlockingPython::new(RustPythonEngine::new()));
-    eprintln!("asking {} for a wrong answer to each of {} samples (at most {ASKS_PER_SAMPLE} requests each; proposals kept in {path})", model.name(), samples.len());
+    eprintln!(
+        "asking {} for a wrong answer to each of {} samples (at most {ASKS_PER_SAMPLE} requests each; proposals kept in {path})",
+        model.name(),
+        samples.len()
+    );
     let mut progress = Progress::new(samples.len());
     let mut fell_back = 0;
     let before = cache.clone();
-    let asked = runtime.block_on(ask_wrong_answers(&context, &model, python.as_ref(), ProposalJob { samples, prediction, cache: &before }, &CancelToken::new(), &mut |_, proposal| {
-        fell_back += usize::from(proposal.claim.is_none());
-        cache.insert(proposal.clone());
-        progress.tick(fell_back);
-    }));
+    let asked = runtime.block_on(ask_wrong_answers(
+        &context,
+        &model,
+        python.as_ref(),
+        ProposalJob { samples, prediction, cache: &before },
+        &CancelToken::new(),
+        &mut |_, proposal| {
+            fell_back += usize::from(proposal.claim.is_none());
+            cache.insert(proposal.clone());
+            progress.tick(fell_back);
+        },
+    ));
     // Written even when the model stopped answering: what was paid for is kept.
     if cache != before {
         std::fs::write(path, cache.to_jsonl()).map_err(|e| format!("cannot write {path}: {e}"))?;
@@ -231,7 +271,12 @@ fn perturb_all(settings: &Settings) -> Result<i32, String> {
         WrongAnswers::File(path) => {
             let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {path}: {e}"))?;
             let file = FileWrongAnswers::parse(&text).map_err(|e| format!("{path}: {e}"))?;
-            eprintln!("{path}: {} rows, claims for {} samples, {} rows without a readable claim", file.rows, file.samples_with_claims(), file.skipped.len());
+            eprintln!(
+                "{path}: {} rows, claims for {} samples, {} rows without a readable claim",
+                file.rows,
+                file.samples_with_claims(),
+                file.skipped.len()
+            );
             for skipped in file.skipped.iter().take(5) {
                 eprintln!("  {skipped}");
             }
@@ -261,7 +306,15 @@ fn perturb_all(settings: &Settings) -> Result<i32, String> {
             Some(file) => file,
             None => &mut offline,
         };
-        let one = perturb_dataset_with_source(std::slice::from_ref(sample), &name, &[settings.kind], &[settings.options.seed], &settings.options, verifier, source);
+        let one = perturb_dataset_with_source(
+            std::slice::from_ref(sample),
+            &name,
+            &[settings.kind],
+            &[settings.options.seed],
+            &settings.options,
+            verifier,
+            source,
+        );
         unchanged += one.unchanged_of(settings.kind);
         run.rows.extend(one.rows);
         run.failures.extend(one.failures);
@@ -283,7 +336,11 @@ fn perturb_all(settings: &Settings) -> Result<i32, String> {
     let failed_verification = run.failures.len() - not_perturbed;
     let verified = if settings.verify_limits.is_some() { "verified and " } else { "" };
     // Named only when it is not the default, so the usual line reads as it always has.
-    let profile_note = if settings.options.profile == Profile::default() { String::new() } else { format!(" ({} profile)", settings.options.profile) };
+    let profile_note = if settings.options.profile == Profile::default() {
+        String::new()
+    } else {
+        format!(" ({} profile)", settings.options.profile)
+    };
     // Rows the kind left as they were are written too (the perturbed dataset keeps every sample),
     // but they are counted, so that a kind with nothing to do is not mistaken for a perturbation.
     eprintln!(
@@ -301,7 +358,10 @@ fn perturb_all(settings: &Settings) -> Result<i32, String> {
             Prediction::Output => "output",
             Prediction::Input => "input",
         };
-        eprintln!("MHC hint-to-truth edit distance ({task} prediction): {}", DistanceSummary::of(&run.hint_distances()));
+        eprintln!(
+            "MHC hint-to-truth edit distance ({task} prediction): {}",
+            DistanceSummary::of(&run.hint_distances())
+        );
         let probed = run.hints.iter().filter(|h| h.hint.probed.is_some()).count();
         if settings.options.prediction == Prediction::Output {
             eprintln!("MHC: {probed} of {} hints claim what the function returns on a nearby input", run.hints.len());
@@ -320,14 +380,27 @@ fn perturb_all(settings: &Settings) -> Result<i32, String> {
             let shown: Vec<&str> = ids.iter().take(10).map(String::as_str).collect();
             if ids.len() > shown.len() { format!("{}, ...", shown.join(", ")) } else { shown.join(", ") }
         };
-        eprintln!("MHC claims: {} of {} hints from {path}; {} fell back on offline proposals", report.from_file, run.hints.len(), report.fell_back());
+        eprintln!(
+            "MHC claims: {} of {} hints from {path}; {} fell back on offline proposals",
+            report.from_file,
+            run.hints.len(),
+            report.fell_back()
+        );
         // A model's missing claims are listed below, with why.
         if !report.missing.is_empty() && model_asked.is_none() {
             eprintln!("  no claim in the file for {}: {}", report.missing.len(), listed(&report.missing));
         }
         if !report.not_wrong.is_empty() {
-            let whose = if settings.wrong_answers == WrongAnswers::Model { "the model's claim could not be placed" } else { "the file's claim is not wrong" };
-            eprintln!("  {whose} here (execution says so) for {}: {}", report.not_wrong.len(), listed(&report.not_wrong));
+            let whose = if settings.wrong_answers == WrongAnswers::Model {
+                "the model's claim could not be placed"
+            } else {
+                "the file's claim is not wrong"
+            };
+            eprintln!(
+                "  {whose} here (execution says so) for {}: {}",
+                report.not_wrong.len(),
+                listed(&report.not_wrong)
+            );
         }
     }
     if let Some(asked) = &model_asked {
@@ -362,27 +435,51 @@ mod tests {
             (&["--kind", "REN", "--seed", "-1"], "--seed expects a number, got `-1`"),
             (&["--kind", "REN", "--colour", "x"], "unknown flag --colour"),
             (&["--kind", "MHC", "--prediction", "both"], "unknown --prediction `both` (known: output, input)"),
-            (&["--kind", "REN", "--verify", "--no-verify"], "--verify and --no-verify contradict each other (verifying is the default)"),
+            (
+                &["--kind", "REN", "--verify", "--no-verify"],
+                "--verify and --no-verify contradict each other (verifying is the default)",
+            ),
             (&["--kind", "GBC", "--profile", "crashy"], "unknown --profile `crashy` (known: execbench, codecrash)"),
-            (&["--kind", "MHC", "--wrong-answers", "web"], "unknown --wrong-answers `web` (known: offline, file:PATH, model)"),
-            (&["--kind", "MHC", "--wrong-answers", "file:"], "unknown --wrong-answers `file:` (known: offline, file:PATH, model)"),
+            (
+                &["--kind", "MHC", "--wrong-answers", "web"],
+                "unknown --wrong-answers `web` (known: offline, file:PATH, model)",
+            ),
+            (
+                &["--kind", "MHC", "--wrong-answers", "file:"],
+                "unknown --wrong-answers `file:` (known: offline, file:PATH, model)",
+            ),
             (&["--kind", "MHC", "--wrong-answers", "model"], "--provider is required"),
-            (&["--kind", "MHC", "--proposals", "p.jsonl"], "--proposals keeps a model's proposals: it needs --wrong-answers model"),
+            (
+                &["--kind", "MHC", "--proposals", "p.jsonl"],
+                "--proposals keeps a model's proposals: it needs --wrong-answers model",
+            ),
             (&["--kind", "REN", "--wrong-answers", "offline"], "--wrong-answers is for MHC only, not REN"),
         ];
         for (extra, message) in cases {
             let args = parsed(&[&base[..], extra].concat());
             assert_eq!(settings(&args).err().as_deref(), Some(*message), "{extra:?}");
         }
-        let args = parsed(&[&base[..], &["--kind", "psc-all", "--seed", "3", "--p", "0.5", "--once", "--verify", "--format", "codecrash"]].concat());
+        let args = parsed(
+            &[
+                &base[..],
+                &["--kind", "psc-all", "--seed", "3", "--p", "0.5", "--once", "--verify", "--format", "codecrash"],
+            ]
+            .concat(),
+        );
         let s = settings(&args).expect("valid flags");
-        assert_eq!((s.kind, s.options.seed, s.options.p, s.options.once, s.format), (Kind::PscAll, 3, 0.5, true, Format::CodeCrash));
+        assert_eq!(
+            (s.kind, s.options.seed, s.options.p, s.options.once, s.format),
+            (Kind::PscAll, 3, 0.5, true, Format::CodeCrash)
+        );
         assert_eq!(s.verify_limits, Some(Limits { time_ms: 2000, max_steps: 0 }));
         assert_eq!(s.options.prediction, Prediction::Output);
         // Verifying is the default; `--verify` changes nothing, `--no-verify` turns it off.
         let args = parsed(&[&base[..], &["--kind", "MHC", "--prediction", "input", "--time-limit", "0.5"]].concat());
         let defaults = settings(&args).expect("valid flags");
-        assert_eq!((defaults.verify_limits, defaults.options.prediction), (Some(Limits { time_ms: 500, max_steps: 0 }), Prediction::Input));
+        assert_eq!(
+            (defaults.verify_limits, defaults.options.prediction),
+            (Some(Limits { time_ms: 500, max_steps: 0 }), Prediction::Input)
+        );
         let args = parsed(&[&base[..], &["--kind", "REN", "--no-verify"]].concat());
         let unverified = settings(&args).expect("valid flags");
         assert_eq!(unverified.verify_limits, None);

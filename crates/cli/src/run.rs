@@ -15,12 +15,12 @@ use execbench_eval::{Mode, Task};
 use execbench_providers::Usage;
 use execbench_pyengine::RustPythonEngine;
 use execbench_run::api::{ApiModel, ApiSettings};
-use execbench_run::io::{BlockingPython, Python};
-use execbench_run::threaded_python::ThreadedPython;
-use execbench_run::record::SampleRecord;
 use execbench_run::cost::{SpendCap, format_usd};
+use execbench_run::io::{BlockingPython, Python};
+use execbench_run::record::SampleRecord;
 use execbench_run::runfile::{FORMAT, PriceUsed, RunManifest, dataset_hash, read_run_file};
 use execbench_run::store::{Recorder, RunEntry, RunState, Tally};
+use execbench_run::threaded_python::ThreadedPython;
 use execbench_run::{CancelToken, EvalJob, Event, Io, Responder, RunEnd, run_evaluation};
 
 use crate::api_args::{api_key, api_options};
@@ -31,8 +31,31 @@ use crate::store::JsonlRunStore;
 pub const USAGE: &str = "execbench run --dataset FILE.jsonl --task output|input [--template ID] --provider P --model M [--base-url URL] [--n N] [--concurrency C] [--temperature T|none] [--top-p P|none] [--max-tokens N] [--max-tokens-field auto|max_tokens|max_completion_tokens] [--reasoning-effort low|medium|high] [--thinking-budget N] [--stream] [--delay-ms MS] [--timeout S] [--limit N] [--mode strict|compatible] [--key-env NAME] [--price IN,OUT] [--spend-cap USD] [--jobs N] --out RUN.jsonl [--resume]\n  providers: openai, anthropic, gemini, openrouter, deepseek, deepinfra, together, qwen, azure, vllm, sglang, ollama, llamacpp, openai-compatible; offline: oracle, echo-first-argument, type-default";
 pub const SWITCHES: &[&str] = &["resume", "stream"];
 const KNOWN_FLAGS: &[&str] = &[
-    "dataset", "task", "template", "provider", "model", "base-url", "n", "concurrency", "temperature", "top-p", "max-tokens", "stream", "delay-ms", "timeout", "limit", "mode", "key-env", "out", "resume",
-    "reasoning-effort", "thinking-budget", "max-tokens-field", "price", "spend-cap", "jobs",
+    "dataset",
+    "task",
+    "template",
+    "provider",
+    "model",
+    "base-url",
+    "n",
+    "concurrency",
+    "temperature",
+    "top-p",
+    "max-tokens",
+    "stream",
+    "delay-ms",
+    "timeout",
+    "limit",
+    "mode",
+    "key-env",
+    "out",
+    "resume",
+    "reasoning-effort",
+    "thinking-budget",
+    "max-tokens-field",
+    "price",
+    "spend-cap",
+    "jobs",
 ];
 const OFFLINE: &[&str] = &["oracle", "echo-first-argument", "type-default"];
 
@@ -70,9 +93,16 @@ fn settings(args: &Args) -> Result<Settings, String> {
         None => default_template(task, Style::Direct),
         Some(id) => {
             let all = builtin_templates();
-            let found = all.iter().find(|t| t.id == id).cloned().ok_or(format!("unknown --template `{id}` (known: {})", all.iter().map(|t| t.id.as_str()).collect::<Vec<_>>().join(", ")))?;
+            let found = all.iter().find(|t| t.id == id).cloned().ok_or(format!(
+                "unknown --template `{id}` (known: {})",
+                all.iter().map(|t| t.id.as_str()).collect::<Vec<_>>().join(", ")
+            ))?;
             if found.task != task {
-                return Err(format!("--template `{id}` is for {} prediction, not {}", found.task.label(), task.label()));
+                return Err(format!(
+                    "--template `{id}` is for {} prediction, not {}",
+                    found.task.label(),
+                    task.label()
+                ));
             }
             found
         }
@@ -84,11 +114,16 @@ fn settings(args: &Args) -> Result<Settings, String> {
     }
     let limit = match args.optional("limit") {
         None => None,
-        Some(_) => Some(args.number::<usize>("limit", 0)?).filter(|l| *l > 0).map(Some).ok_or("--limit must be a positive number".to_string())?,
+        Some(_) => Some(args.number::<usize>("limit", 0)?)
+            .filter(|l| *l > 0)
+            .map(Some)
+            .ok_or("--limit must be a positive number".to_string())?,
     };
     let modes = match args.optional("mode") {
         None => Mode::ALL.to_vec(),
-        Some(label) => vec![Mode::from_label(label).ok_or(format!("unknown --mode `{label}` (known: strict, compatible)"))?],
+        Some(label) => {
+            vec![Mode::from_label(label).ok_or(format!("unknown --mode `{label}` (known: strict, compatible)"))?]
+        }
     };
     let out = args.required("out")?.to_string();
     let resume = args.switch("resume");
@@ -97,7 +132,23 @@ fn settings(args: &Args) -> Result<Settings, String> {
         if args.optional("spend-cap").is_some() || args.optional("price").is_some() {
             return Err(format!("--spend-cap and --price are for model APIs; `{provider}` costs nothing"));
         }
-        return Ok(Settings { dataset, task, template, api: None, offline: Some(provider.to_string()), key_env: None, key_required: false, n, limit, modes, out, resume, price: None, spend_cap: None, jobs });
+        return Ok(Settings {
+            dataset,
+            task,
+            template,
+            api: None,
+            offline: Some(provider.to_string()),
+            key_env: None,
+            key_required: false,
+            n,
+            limit,
+            modes,
+            out,
+            resume,
+            price: None,
+            spend_cap: None,
+            jobs,
+        });
     }
     if provider == execbench_run::simulate::PROVIDER {
         return Err("the simulated model answers inside the web page; here, run the mock model server (cargo run -p execbench-mockserver) and use --provider openai-compatible --base-url".to_string());
@@ -188,9 +239,15 @@ pub fn run(args: &Args) -> Result<i32, String> {
             return Ok(2);
         }
         if run_file.truncated_tail {
-            eprintln!("{}: the last line was cut short (the run was killed while writing it); that sample is asked again", settings.out);
+            eprintln!(
+                "{}: the last line was cut short (the run was killed while writing it); that sample is asked again",
+                settings.out
+            );
             // The cut line gets its own line end, so the next line starts fresh.
-            let mut f = std::fs::OpenOptions::new().append(true).open(&settings.out).map_err(|e| format!("cannot open {}: {e}", settings.out))?;
+            let mut f = std::fs::OpenOptions::new()
+                .append(true)
+                .open(&settings.out)
+                .map_err(|e| format!("cannot open {}: {e}", settings.out))?;
             writeln!(f).map_err(|e| format!("cannot write {}: {e}", settings.out))?;
         }
         done = run_file.finished_ids();
@@ -214,30 +271,61 @@ pub fn run(args: &Args) -> Result<i32, String> {
         RunEntry::new(manifest, now_ms())
     };
     let spend_cap = match (entry.manifest.spend_cap, &entry.manifest.price) {
-        (Some(limit), Some(price)) => Some(SpendCap { limit, price: price.price, spent_before: price.price.cost(&entry.tally.usage) }),
+        (Some(limit), Some(price)) => {
+            Some(SpendCap { limit, price: price.price, spent_before: price.price.cost(&entry.tally.usage) })
+        }
         _ => None,
     };
     let price = entry.manifest.price.clone();
     let recorder = Recorder::new(&store, entry, &earlier, Box::new(now_ms));
-    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(|e| format!("cannot start the async runtime: {e}"))?;
-    runtime.block_on(recorder.set_state(RunState::Running, None)).map_err(|e| format!("cannot write {}: {e}", settings.out))?;
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot start the async runtime: {e}"))?;
+    runtime
+        .block_on(recorder.set_state(RunState::Running, None))
+        .map_err(|e| format!("cannot write {}: {e}", settings.out))?;
 
-    let job = EvalJob { done, spend_cap, ..EvalJob::new(samples.clone(), settings.template.clone(), settings.n, settings.modes.clone()) };
+    let job = EvalJob {
+        done,
+        spend_cap,
+        ..EvalJob::new(samples.clone(), settings.template.clone(), settings.n, settings.modes.clone())
+    };
     let mut responder = match (&settings.api, settings.offline.as_deref()) {
         (Some(api), _) => Responder::Api(ApiModel { settings: api.clone(), key }),
         (None, Some("echo-first-argument")) => Responder::Offline(Box::new(EchoFirstArgument)),
         (None, Some("type-default")) => Responder::Offline(Box::new(TypeDefault)),
         _ => Responder::Offline(Box::new(Oracle::default())),
     };
-    eprintln!("{}: {} samples x {} ({} to ask), {} prediction, template {}", responder.name(), samples.len(), settings.n, samples.len() - job.done.len(), settings.task.label(), settings.template.id);
+    eprintln!(
+        "{}: {} samples x {} ({} to ask), {} prediction, template {}",
+        responder.name(),
+        samples.len(),
+        settings.n,
+        samples.len() - job.done.len(),
+        settings.task.label(),
+        settings.template.id
+    );
 
-    let python = if settings.jobs == 1 { CliPython::One(Box::new(BlockingPython::new(RustPythonEngine::new()))) } else { CliPython::Threads(ThreadedPython::new(settings.jobs, RustPythonEngine::new)) };
+    let python = if settings.jobs == 1 {
+        CliPython::One(Box::new(BlockingPython::new(RustPythonEngine::new())))
+    } else {
+        CliPython::Threads(ThreadedPython::new(settings.jobs, RustPythonEngine::new))
+    };
     let (http, clock) = (NativeHttp::new(), TokioClock::new());
     let cancel = CancelToken::new();
     let last_line = RefCell::new((0.0f64, String::new()));
     let on_event = |event: Event| {
         if let Event::Status(status) = event {
-            let line = format!("{}/{} samples, {}; {} requests, tokens {} in / {} out", status.done, status.total, status.describe(), status.requests_sent, status.usage.prompt_tokens, status.usage.completion_tokens);
+            let line = format!(
+                "{}/{} samples, {}; {} requests, tokens {} in / {} out",
+                status.done,
+                status.total,
+                status.describe(),
+                status.requests_sent,
+                status.usage.prompt_tokens,
+                status.usage.completion_tokens
+            );
             let mut last = last_line.borrow_mut();
             // At most one line a second, and only when something changed.
             if line != last.1 && (status.elapsed_ms - last.0 >= 1000.0 || status.done == status.total) {
@@ -246,7 +334,13 @@ pub fn run(args: &Args) -> Result<i32, String> {
             }
         }
     };
-    let outcome = runtime.block_on(run_evaluation(&job, &mut responder, Io { python: &python, http: &http, clock: &clock, store: &recorder }, &cancel, &on_event));
+    let outcome = runtime.block_on(run_evaluation(
+        &job,
+        &mut responder,
+        Io { python: &python, http: &http, clock: &clock, store: &recorder },
+        &cancel,
+        &on_event,
+    ));
 
     // The file says how the run ended (a store failure cannot be written, and leaves it interrupted).
     let state = match &outcome.end {
@@ -269,11 +363,20 @@ pub fn run(args: &Args) -> Result<i32, String> {
         total.add(&u);
         total
     });
-    eprintln!("{}; {} samples recorded, {} errors (left out of pass@k); {} requests this session", outcome.end.describe(), all.len(), errors.len(), outcome.status.requests_sent);
+    eprintln!(
+        "{}; {} samples recorded, {} errors (left out of pass@k); {} requests this session",
+        outcome.end.describe(),
+        all.len(),
+        errors.len(),
+        outcome.status.requests_sent
+    );
     for e in errors.iter().take(10) {
         eprintln!("  error: {}: {}", e.sample_id, e.error.as_ref().map(|x| x.message.as_str()).unwrap_or(""));
     }
-    println!("tokens: {} prompt, {} completion ({} reasoning)", usage.prompt_tokens, usage.completion_tokens, usage.reasoning_tokens);
+    println!(
+        "tokens: {} prompt, {} completion ({} reasoning)",
+        usage.prompt_tokens, usage.completion_tokens, usage.reasoning_tokens
+    );
     if let Some(price) = &price {
         println!("cost: {} (price: {})", format_usd(price.price.cost(&usage)), price.source);
     }
@@ -287,7 +390,16 @@ pub fn run(args: &Args) -> Result<i32, String> {
         })
         .collect();
     for s in &summaries {
-        println!("{} {}: pass@1 {}  pass@5 {}  ({} samples, {} answers, {} correct)", s.task.label(), s.mode.label(), s.pass_at_1.display(), s.pass_at_5.display(), s.samples, s.answers, s.correct);
+        println!(
+            "{} {}: pass@1 {}  pass@5 {}  ({} samples, {} answers, {} correct)",
+            s.task.label(),
+            s.mode.label(),
+            s.pass_at_1.display(),
+            s.pass_at_5.display(),
+            s.samples,
+            s.answers,
+            s.correct
+        );
     }
     println!("\n{}", markdown_table(&summaries));
     Ok(match outcome.end {
@@ -328,8 +440,14 @@ mod tests {
             (&["--provider", "nope"], "unknown --provider `nope`"),
             (&["--provider", "openai"], "--model is required"),
             (&["--provider", "openai", "--model", "m", "--n", "0"], "--n must be between 1 and 100, got 0"),
-            (&["--provider", "openai", "--model", "m", "--concurrency", "0"], "--concurrency must be between 1 and 64, got 0"),
-            (&["--provider", "openai", "--model", "m", "--template", "input-direct"], "--template `input-direct` is for input prediction, not output"),
+            (
+                &["--provider", "openai", "--model", "m", "--concurrency", "0"],
+                "--concurrency must be between 1 and 64, got 0",
+            ),
+            (
+                &["--provider", "openai", "--model", "m", "--template", "input-direct"],
+                "--template `input-direct` is for input prediction, not output",
+            ),
             (&["--provider", "openai", "--model", "m", "--api-key", "sk"], "unknown flag --api-key"),
         ];
         for (extra, message) in cases {
@@ -337,10 +455,19 @@ mod tests {
             let err = settings(&args).err().unwrap_or_default();
             assert!(err.starts_with(message), "{extra:?}: {err}");
         }
-        let s = settings(&parsed(&[&base[..], &["--provider", "anthropic", "--model", "claude", "--n", "5", "--stream"]].concat())).unwrap();
+        let s = settings(&parsed(
+            &[&base[..], &["--provider", "anthropic", "--model", "claude", "--n", "5", "--stream"]].concat(),
+        ))
+        .unwrap();
         let api = s.api.unwrap();
-        assert_eq!((api.endpoint.base_url.as_str(), api.params.stream, s.n, s.key_env.as_deref()), ("https://api.anthropic.com/v1", true, 5, Some("ANTHROPIC_API_KEY")));
-        let s = settings(&parsed(&[&base[..], &["--provider", "vllm", "--model", "q", "--base-url", "http://127.0.0.1:9/v1/"]].concat())).unwrap();
+        assert_eq!(
+            (api.endpoint.base_url.as_str(), api.params.stream, s.n, s.key_env.as_deref()),
+            ("https://api.anthropic.com/v1", true, 5, Some("ANTHROPIC_API_KEY"))
+        );
+        let s = settings(&parsed(
+            &[&base[..], &["--provider", "vllm", "--model", "q", "--base-url", "http://127.0.0.1:9/v1/"]].concat(),
+        ))
+        .unwrap();
         assert_eq!((s.api.unwrap().endpoint.base_url, s.key_required), ("http://127.0.0.1:9/v1".to_string(), false));
     }
 }

@@ -41,7 +41,9 @@ fn settings(args: &Args) -> Result<Settings<'_>, String> {
     // Both modes unless one is asked for: the point of reporting both is to compare them.
     let modes = match args.optional("mode") {
         None => Mode::ALL.to_vec(),
-        Some(label) => vec![Mode::from_label(label).ok_or(format!("unknown --mode `{label}` (known: strict, compatible)"))?],
+        Some(label) => {
+            vec![Mode::from_label(label).ok_or(format!("unknown --mode `{label}` (known: strict, compatible)"))?]
+        }
     };
     let seconds: f64 = args.number("time-limit", 3.0)?;
     if !(seconds > 0.0 && seconds <= 3600.0) {
@@ -56,8 +58,10 @@ fn settings(args: &Args) -> Result<Settings<'_>, String> {
 pub fn run(args: &Args) -> Result<i32, String> {
     let settings = settings(args)?;
     let dataset = crate::dataset::read_dataset(settings.dataset)?;
-    let generations_bytes = std::fs::read(settings.generations).map_err(|e| format!("cannot read {}: {e}", settings.generations))?;
-    let generations_text = String::from_utf8(generations_bytes).map_err(|e| format!("{}: not UTF-8 text: {e}", settings.generations))?;
+    let generations_bytes =
+        std::fs::read(settings.generations).map_err(|e| format!("cannot read {}: {e}", settings.generations))?;
+    let generations_text =
+        String::from_utf8(generations_bytes).map_err(|e| format!("{}: not UTF-8 text: {e}", settings.generations))?;
     let generations = import_generations(settings.generations, &generations_text);
     for error in &generations.errors {
         eprintln!("invalid entry: {error}");
@@ -71,17 +75,40 @@ pub fn run(args: &Args) -> Result<i32, String> {
     let mut rescores: Vec<Rescore> = Vec::new();
     for mode in &settings.modes {
         let started = Instant::now();
-        let rescore = rescore_in_parallel(RustPythonEngine::new, settings.jobs, &dataset.samples, &generations, settings.task, *mode, &settings.options, |_| {});
-        eprintln!("{} {}: {} answers scored in {:.0} ms", settings.task.label(), mode.label(), rescore.summary.answers, started.elapsed().as_secs_f64() * 1000.0);
+        let rescore = rescore_in_parallel(
+            RustPythonEngine::new,
+            settings.jobs,
+            &dataset.samples,
+            &generations,
+            settings.task,
+            *mode,
+            &settings.options,
+            |_| {},
+        );
+        eprintln!(
+            "{} {}: {} answers scored in {:.0} ms",
+            settings.task.label(),
+            mode.label(),
+            rescore.summary.answers,
+            started.elapsed().as_secs_f64() * 1000.0
+        );
         rescores.push(rescore);
     }
 
     let first = &rescores[0];
     if !first.missing.is_empty() {
-        eprintln!("{} dataset samples have no answers in the file (left out), e.g. {}", first.missing.len(), first.missing[0]);
+        eprintln!(
+            "{} dataset samples have no answers in the file (left out), e.g. {}",
+            first.missing.len(),
+            first.missing[0]
+        );
     }
     if !first.unknown.is_empty() {
-        eprintln!("{} ids in the file are not in the dataset (ignored), e.g. {}", first.unknown.len(), first.unknown[0]);
+        eprintln!(
+            "{} ids in the file are not in the dataset (ignored), e.g. {}",
+            first.unknown.len(),
+            first.unknown[0]
+        );
     }
     for rescore in &rescores {
         let s = &rescore.summary;
@@ -110,7 +137,11 @@ pub fn run(args: &Args) -> Result<i32, String> {
         let provenance = Provenance {
             model: Some(format!("re-scored {}", settings.generations)),
             task: Some(settings.task.label().to_string()),
-            ..Provenance::of_dataset(env!("CARGO_PKG_VERSION"), &crate::perturb::dataset_name(settings.dataset), &dataset.samples)
+            ..Provenance::of_dataset(
+                env!("CARGO_PKG_VERSION"),
+                &crate::perturb::dataset_name(settings.dataset),
+                &dataset.samples,
+            )
         };
         std::fs::write(out, provenance.jsonl(&rows)).map_err(|e| format!("cannot write {out}: {e}"))?;
         eprintln!("{} result rows written to {out}", rows.len());
@@ -187,8 +218,13 @@ mod tests {
         }
         let args = parsed(&[&base[..], &["--task", "input"]].concat());
         let s = settings(&args).expect("valid flags");
-        assert_eq!((s.task, s.modes.clone(), s.options.limits.time_ms, s.out), (Task::Input, vec![Mode::Strict, Mode::Compatible], 3000, None));
-        let args = parsed(&[&base[..], &["--task", "output", "--mode", "compatible", "--out", "r.jsonl", "--jobs", "2"]].concat());
+        assert_eq!(
+            (s.task, s.modes.clone(), s.options.limits.time_ms, s.out),
+            (Task::Input, vec![Mode::Strict, Mode::Compatible], 3000, None)
+        );
+        let args = parsed(
+            &[&base[..], &["--task", "output", "--mode", "compatible", "--out", "r.jsonl", "--jobs", "2"]].concat(),
+        );
         let s = settings(&args).expect("valid flags");
         assert_eq!((s.modes, s.out, s.jobs), (vec![Mode::Compatible], Some("r.jsonl"), 2));
     }

@@ -13,7 +13,9 @@ use std::path::{Path, PathBuf};
 
 use execbench_run::record::SampleRecord;
 use execbench_run::runfile::{StateLine, manifest_line, read_run_file, record_line, state_line};
-use execbench_run::store::{RunEntry, RunState, RunStore, StoreError, StoreErrorKind, StoreResult, Tally, newest_first};
+use execbench_run::store::{
+    RunEntry, RunState, RunStore, StoreError, StoreErrorKind, StoreResult, Tally, newest_first,
+};
 
 pub struct JsonlRunStore {
     dir: PathBuf,
@@ -62,19 +64,34 @@ impl JsonlRunStore {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
             Err(e) => return Err(io_error(path, e)),
         };
-        let file = read_run_file(&path.display().to_string(), &text).map_err(|e| StoreError::new(StoreErrorKind::Other, e))?;
+        let file =
+            read_run_file(&path.display().to_string(), &text).map_err(|e| StoreError::new(StoreErrorKind::Other, e))?;
         let mut records: Vec<SampleRecord> = file.records.into_values().collect();
         records.sort_by_key(|r| r.index);
         // A file without a state line was left by a process that never said it ended.
-        let state = file.state.unwrap_or(StateLine { state: RunState::Interrupted, note: None, updated_ms: file.manifest.created as f64 * 1000.0, active_ms: 0.0 });
-        let entry = RunEntry { tally: Tally::of(&records), manifest: file.manifest, state: state.state, note: state.note, updated_ms: state.updated_ms, active_ms: state.active_ms };
+        let state = file.state.unwrap_or(StateLine {
+            state: RunState::Interrupted,
+            note: None,
+            updated_ms: file.manifest.created as f64 * 1000.0,
+            active_ms: 0.0,
+        });
+        let entry = RunEntry {
+            tally: Tally::of(&records),
+            manifest: file.manifest,
+            state: state.state,
+            note: state.note,
+            updated_ms: state.updated_ms,
+            active_ms: state.active_ms,
+        };
         Ok(Some((entry, records)))
     }
 
     fn all_paths(&self) -> StoreResult<Vec<PathBuf>> {
         let mut paths: Vec<PathBuf> = self.bound.borrow().values().cloned().collect();
         match std::fs::read_dir(&self.dir) {
-            Ok(dir) => paths.extend(dir.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.extension().is_some_and(|x| x == "jsonl"))),
+            Ok(dir) => paths.extend(
+                dir.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.extension().is_some_and(|x| x == "jsonl")),
+            ),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
             Err(e) => return Err(io_error(&self.dir, e)),
         }
@@ -87,7 +104,12 @@ impl JsonlRunStore {
 impl RunStore for JsonlRunStore {
     async fn save_entry(&self, entry: &RunEntry) -> StoreResult<()> {
         let path = self.ensure(entry)?;
-        let state = StateLine { state: entry.state, note: entry.note.clone(), updated_ms: entry.updated_ms, active_ms: entry.active_ms };
+        let state = StateLine {
+            state: entry.state,
+            note: entry.note.clone(),
+            updated_ms: entry.updated_ms,
+            active_ms: entry.active_ms,
+        };
         self.append(&path, &[state_line(&state)])
     }
 
@@ -154,7 +176,10 @@ mod tests {
         store.bind("r1", &out);
         let entry = RunEntry::new(execbench_run::store::conformance::manifest("r1", 5), 0.0);
         futures_lite_block_on(async {
-            store.put_record(&entry, &execbench_run::store::conformance::record("s0", 0, Some(1.0), false)).await.unwrap();
+            store
+                .put_record(&entry, &execbench_run::store::conformance::record("s0", 0, Some(1.0), false))
+                .await
+                .unwrap();
             let read = store.entry("r1").await.unwrap().unwrap();
             assert_eq!(read.state, RunState::Interrupted, "no state line: the process never said it ended");
             assert_eq!(read.tally.scored, 1);

@@ -13,7 +13,8 @@ use execbench_pyengine::RustPythonEngine;
 use crate::args::Args;
 use crate::progress::Progress;
 
-pub const USAGE: &str = "execbench verify --dataset FILE(.jsonl|.parquet) [--category FIELD] [--time-limit SECONDS] [--jobs N]";
+pub const USAGE: &str =
+    "execbench verify --dataset FILE(.jsonl|.parquet) [--category FIELD] [--time-limit SECONDS] [--jobs N]";
 
 /// Returns the process exit code.
 pub fn run(args: &Args) -> Result<i32, String> {
@@ -32,10 +33,16 @@ pub fn run(args: &Args) -> Result<i32, String> {
     let limits = Limits { time_ms: (seconds * 1000.0).round() as u32, max_steps: 0 };
     let mut progress = Progress::new(report.samples.len());
     let mut failed_so_far = 0;
-    let checks = map_with_engines(&report.samples, jobs, RustPythonEngine::new, |engine, sample| check_sample(engine, sample, limits), |check| {
-        failed_so_far += usize::from(!check.verdict.is_pass());
-        progress.tick(failed_so_far);
-    });
+    let checks = map_with_engines(
+        &report.samples,
+        jobs,
+        RustPythonEngine::new,
+        |engine, sample| check_sample(engine, sample, limits),
+        |check| {
+            failed_so_far += usize::from(!check.verdict.is_pass());
+            progress.tick(failed_so_far);
+        },
+    );
     let mut summary = VerifySummary::default();
     // Per category: (samples, passed).
     let mut by_category: BTreeMap<String, (usize, usize)> = BTreeMap::new();
@@ -57,7 +64,10 @@ pub fn run(args: &Args) -> Result<i32, String> {
         println!("{label} {}: {reason}", problem.id);
     }
     if let Some(field) = &shape.category_field {
-        let parts: Vec<String> = by_category.iter().map(|(category, (samples, passed))| format!("{category} {passed} of {samples}")).collect();
+        let parts: Vec<String> = by_category
+            .iter()
+            .map(|(category, (samples, passed))| format!("{category} {passed} of {samples}"))
+            .collect();
         println!("passed by {field}: {}", parts.join(", "));
     }
     println!(

@@ -56,7 +56,8 @@ fn sample_is_deterministic_and_loads_as_a_dataset() {
     let kept = write(&dir, "kept.jsonl", &kept_rows());
     let sample = |out: &str, seed: &str, extra: &[&str]| {
         let (out, prov) = (path(&dir, out), path(&dir, &format!("{out}.prov.json")));
-        let mut args = vec!["build", "sample", "--in", &kept, "--n", "9", "--seed", seed, "--out", &out, "--provenance", &prov];
+        let mut args =
+            vec!["build", "sample", "--in", &kept, "--n", "9", "--seed", seed, "--out", &out, "--provenance", &prov];
         args.extend_from_slice(extra);
         let run = execbench(&args);
         assert_eq!(run.status.code(), Some(0), "{}{}", text(&run.stdout), text(&run.stderr));
@@ -77,7 +78,14 @@ fn sample_is_deterministic_and_loads_as_a_dataset() {
     let prov: Value = serde_json::from_str(&first_prov).unwrap();
     assert_eq!(prov["dataset_hash"], Value::String(execbench_core::provenance::dataset_hash(&report.samples)));
     assert_eq!(prov["sample"], json!({"n": 9, "seed": 5, "balanced": false}));
-    assert_eq!((prov["funnel"]["passed_runtime"].as_u64(), prov["funnel"]["unique"].as_u64(), prov["funnel"]["sampled"].as_u64()), (Some(21), Some(20), Some(9)));
+    assert_eq!(
+        (
+            prov["funnel"]["passed_runtime"].as_u64(),
+            prov["funnel"]["unique"].as_u64(),
+            prov["funnel"]["sampled"].as_u64()
+        ),
+        (Some(21), Some(20), Some(9))
+    );
     assert_eq!(prov["methods"], json!(["dict.get", "list.pop", "str.split"]));
     assert!(prov["filter_version"].is_string() && prov["app_version"].is_string());
     for sample in &report.samples {
@@ -88,7 +96,21 @@ fn sample_is_deterministic_and_loads_as_a_dataset() {
     let (balanced, prov, _) = sample("d.jsonl", "5", &["--balanced", "--n", "10"]);
     let report = execbench_core::load_jsonl("d.jsonl", &balanced);
     let methods: Vec<&str> = report.samples.iter().map(|s| s.meta["method"].as_str().unwrap()).collect();
-    assert_eq!(methods, ["dict.get", "dict.get", "list.pop", "list.pop", "list.pop", "list.pop", "str.split", "str.split", "str.split", "str.split"]);
+    assert_eq!(
+        methods,
+        [
+            "dict.get",
+            "dict.get",
+            "list.pop",
+            "list.pop",
+            "list.pop",
+            "list.pop",
+            "str.split",
+            "str.split",
+            "str.split",
+            "str.split"
+        ]
+    );
     assert!(prov.contains("\"balanced\": true"), "{prov}");
 }
 
@@ -99,12 +121,24 @@ fn sample_names_bad_rows_and_keeps_the_rest() {
     rows.insert(1, r#"{"id": "x", "code": "def f(x):\n    return x", "input": "1"}"#.to_string());
     rows.push("{oops".to_string());
     let kept = write(&dir, "kept.jsonl", &rows);
-    let rejected = write(&dir, "rejected.jsonl", &[json!({"id": "r", "code": "x", "input": "1", "rule": "no_such_rule", "detail": ""}).to_string(), json!({"id": "s", "code": "x", "input": "1", "rule": "float", "detail": "1.5"}).to_string()]);
+    let rejected = write(
+        &dir,
+        "rejected.jsonl",
+        &[
+            json!({"id": "r", "code": "x", "input": "1", "rule": "no_such_rule", "detail": ""}).to_string(),
+            json!({"id": "s", "code": "x", "input": "1", "rule": "float", "detail": "1.5"}).to_string(),
+        ],
+    );
     let (out, prov) = (path(&dir, "bench.jsonl"), path(&dir, "prov.json"));
-    let run = execbench(&["build", "sample", "--in", &kept, "--rejected", &rejected, "--out", &out, "--provenance", &prov]);
+    let run =
+        execbench(&["build", "sample", "--in", &kept, "--rejected", &rejected, "--out", &out, "--provenance", &prov]);
     let (stdout, stderr) = (text(&run.stdout), text(&run.stderr));
     assert_eq!(run.status.code(), Some(0), "{stdout}{stderr}");
-    for needle in ["kept.jsonl:2: field `output`: missing", "kept.jsonl:5: not JSON", "rejected.jsonl:1: field `rule`: unknown rule `no_such_rule`"] {
+    for needle in [
+        "kept.jsonl:2: field `output`: missing",
+        "kept.jsonl:5: not JSON",
+        "rejected.jsonl:1: field `rule`: unknown rule `no_such_rule`",
+    ] {
         assert!(stderr.contains(needle), "no `{needle}` in:\n{stderr}");
     }
     assert!(stdout.contains("3 kept rows, 3 invalid rows"), "{stdout}");
@@ -133,7 +167,10 @@ fn usage_errors_exit_two_with_a_reason() {
         (&["build", "sample", "--in", &kept, "--out", &out, "--generation", &generation], "unknown field `api_key`"),
         (&["build", "filter", "--out", &out, "--rejected", &out], "--candidates is required"),
         (&["build", "filter", "--candidates", &kept, "--out", &out], "--rejected is required"),
-        (&["build", "filter", "--candidates", &kept, "--out", &out, "--rejected", &out, "--time-limit", "0"], "--time-limit must be between 0 and 3600 seconds"),
+        (
+            &["build", "filter", "--candidates", &kept, "--out", &out, "--rejected", &out, "--time-limit", "0"],
+            "--time-limit must be between 0 and 3600 seconds",
+        ),
     ];
     for (args, needle) in cases {
         let run = execbench(args);
@@ -152,7 +189,8 @@ fn usage_errors_exit_two_with_a_reason() {
 fn filter_names_bad_candidate_rows() {
     // Only bad rows: the filter itself is never asked.
     let dir = scratch("filter-bad");
-    let candidates = write(&dir, "cands.jsonl", &[r#"{"id": "a", "code": 3, "input": "1"}"#.to_string(), "[]".to_string()]);
+    let candidates =
+        write(&dir, "cands.jsonl", &[r#"{"id": "a", "code": 3, "input": "1"}"#.to_string(), "[]".to_string()]);
     let (kept, rejected) = (path(&dir, "kept.jsonl"), path(&dir, "rejected.jsonl"));
     let run = execbench(&["build", "filter", "--candidates", &candidates, "--out", &kept, "--rejected", &rejected]);
     let (stdout, stderr) = (text(&run.stdout), text(&run.stderr));
@@ -170,14 +208,55 @@ fn filter_keeps_and_rejects_then_sample_builds_the_funnel() {
     let dir = scratch("filter");
     // (id, method, code, input, the rule it breaks or the output it keeps)
     let cases: &[(&str, &str, &str, &str, &str)] = &[
-        ("k1", "str.replace", "def f(s):\n    out = ''\n    for ch in s:\n        if ch != 'b':\n            out = out + ch\n    return out\n", "'abc'", "'ac'"),
-        ("syntax", "list.index", "def f(x):\n    values = [y for y in range(3) if y > x\n    return values + [x, x]\n", "1", "syntax"),
-        ("import", "str.isdigit", "import string\n\ndef f(s):\n    return ''.join(c for c in s if c in string.digits)\n", "'a1'", "import"),
-        ("k2", "list.append", "def f(nums):\n    res = []\n    for n in nums:\n        res.append(n + 1)\n    return res\n", "[1, 2]", "[2, 3]"),
-        ("float", "int.__mul__", "def f(x):\n    y = x * 1.5\n    z = y - 1\n    return int(z) + 1 if z else x + 1\n", "2", "float"),
-        ("raised", "list.pop", "def f(items):\n    first = items[0]\n    rest = items[1:]\n    return rest + [first]\n", "[]", "raised"),
+        (
+            "k1",
+            "str.replace",
+            "def f(s):\n    out = ''\n    for ch in s:\n        if ch != 'b':\n            out = out + ch\n    return out\n",
+            "'abc'",
+            "'ac'",
+        ),
+        (
+            "syntax",
+            "list.index",
+            "def f(x):\n    values = [y for y in range(3) if y > x\n    return values + [x, x]\n",
+            "1",
+            "syntax",
+        ),
+        (
+            "import",
+            "str.isdigit",
+            "import string\n\ndef f(s):\n    return ''.join(c for c in s if c in string.digits)\n",
+            "'a1'",
+            "import",
+        ),
+        (
+            "k2",
+            "list.append",
+            "def f(nums):\n    res = []\n    for n in nums:\n        res.append(n + 1)\n    return res\n",
+            "[1, 2]",
+            "[2, 3]",
+        ),
+        (
+            "float",
+            "int.__mul__",
+            "def f(x):\n    y = x * 1.5\n    z = y - 1\n    return int(z) + 1 if z else x + 1\n",
+            "2",
+            "float",
+        ),
+        (
+            "raised",
+            "list.pop",
+            "def f(items):\n    first = items[0]\n    rest = items[1:]\n    return rest + [first]\n",
+            "[]",
+            "raised",
+        ),
     ];
-    let mut rows: Vec<String> = cases.iter().map(|(id, method, code, input, _)| json!({"id": id, "method": method, "code": code, "input": input}).to_string()).collect();
+    let mut rows: Vec<String> = cases
+        .iter()
+        .map(|(id, method, code, input, _)| {
+            json!({"id": id, "method": method, "code": code, "input": input}).to_string()
+        })
+        .collect();
     rows.insert(2, r#"{"id": "bad", "code": "def f(x):\n    return x"}"#.to_string());
     let candidates = write(&dir, "cands.jsonl", &rows);
     let (kept, rejected) = (path(&dir, "kept.jsonl"), path(&dir, "rejected.jsonl"));
@@ -189,8 +268,16 @@ fn filter_keeps_and_rejects_then_sample_builds_the_funnel() {
     let kept_rows: Vec<Value> = read(&kept).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
     let rejected_rows: Vec<Value> = read(&rejected).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
     for (id, method, code, input, expected) in cases {
-        let found = kept_rows.iter().chain(&rejected_rows).find(|r| r["id"] == *id).unwrap_or_else(|| panic!("{id} in neither file"));
-        assert_eq!((&found["method"], &found["code"], &found["input"]), (&json!(method), &json!(code), &json!(input)), "{id}");
+        let found = kept_rows
+            .iter()
+            .chain(&rejected_rows)
+            .find(|r| r["id"] == *id)
+            .unwrap_or_else(|| panic!("{id} in neither file"));
+        assert_eq!(
+            (&found["method"], &found["code"], &found["input"]),
+            (&json!(method), &json!(code), &json!(input)),
+            "{id}"
+        );
         match found.get("output") {
             Some(output) => assert_eq!(output, &json!(expected), "{id}"),
             None => {
@@ -204,11 +291,27 @@ fn filter_keeps_and_rejects_then_sample_builds_the_funnel() {
     assert!(execbench_core::load_jsonl("kept", &read(&kept)).errors.is_empty());
 
     let (bench, prov) = (path(&dir, "bench.jsonl"), path(&dir, "prov.json"));
-    let run = execbench(&["build", "sample", "--in", &kept, "--rejected", &rejected, "--seed", "1", "--out", &bench, "--provenance", &prov]);
+    let run = execbench(&[
+        "build",
+        "sample",
+        "--in",
+        &kept,
+        "--rejected",
+        &rejected,
+        "--seed",
+        "1",
+        "--out",
+        &bench,
+        "--provenance",
+        &prov,
+    ]);
     assert_eq!(run.status.code(), Some(0), "{}", text(&run.stderr));
     let prov: Value = serde_json::from_str(&read(&prov)).unwrap();
     let funnel = &prov["funnel"];
-    assert_eq!([&funnel["parsed"], &funnel["passed_static"], &funnel["passed_runtime"], &funnel["unique"], &funnel["sampled"]], [&json!(6), &json!(4), &json!(2), &json!(2), &json!(2)]);
+    assert_eq!(
+        [&funnel["parsed"], &funnel["passed_static"], &funnel["passed_runtime"], &funnel["unique"], &funnel["sampled"]],
+        [&json!(6), &json!(4), &json!(2), &json!(2), &json!(2)]
+    );
 }
 
 #[test]
@@ -225,11 +328,27 @@ fn sample_records_the_generation_it_is_given() {
     });
     let generation = write(&dir, "gen.json", &[serde_json::to_string_pretty(&record).unwrap()]);
     let (out, prov) = (path(&dir, "bench.jsonl"), path(&dir, "prov.json"));
-    let run = execbench(&["build", "sample", "--in", &kept, "--generation", &generation, "--n", "4", "--out", &out, "--provenance", &prov]);
+    let run = execbench(&[
+        "build",
+        "sample",
+        "--in",
+        &kept,
+        "--generation",
+        &generation,
+        "--n",
+        "4",
+        "--out",
+        &out,
+        "--provenance",
+        &prov,
+    ]);
     assert_eq!(run.status.code(), Some(0), "{}", text(&run.stderr));
     let prov: Value = serde_json::from_str(&read(&prov)).unwrap();
     assert_eq!(prov["generation"], record, "kept as given");
     assert_eq!(prov["methods"], record["methods"], "the methods prompted for, even one that kept nothing");
-    assert_eq!((prov["funnel"]["responses"].as_u64(), prov["funnel"]["rejections"][0]["count"].as_u64()), (Some(40), Some(4)));
+    assert_eq!(
+        (prov["funnel"]["responses"].as_u64(), prov["funnel"]["rejections"][0]["count"].as_u64()),
+        (Some(40), Some(4))
+    );
     assert_eq!(prov["funnel"]["rejections"][0]["rule"], "unparseable");
 }

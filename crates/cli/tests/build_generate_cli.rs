@@ -47,7 +47,11 @@ fn offline_generation_is_seeded_resumable_and_replayable() {
     assert!(candidates.len() > 500 && candidates.len() <= 138 * 5, "{} candidates", candidates.len());
     for cand in &candidates {
         let request = cand.id.rsplit_once('-').map(|(r, _)| r).unwrap();
-        assert!(rows.iter().any(|r| r.id == request && Some(&r.method) == cand.method.as_ref()), "{} comes from a request of its method", cand.id);
+        assert!(
+            rows.iter().any(|r| r.id == request && Some(&r.method) == cand.method.as_ref()),
+            "{} comes from a request of its method",
+            cand.id
+        );
     }
     let stdout = text(&out.stdout);
     assert!(stdout.contains(&format!("candidates: {} from", candidates.len())), "{stdout}");
@@ -68,7 +72,11 @@ fn offline_generation_is_seeded_resumable_and_replayable() {
     assert!(text(&again.stderr).contains("g.jsonl exists: pass --resume"), "{}", text(&again.stderr));
     let resumed = generate(&r, &["--methods", "all", "--per-method", "2", "--seed", "7", "--resume"]);
     assert_eq!(resumed.status.code(), Some(0), "{}", text(&resumed.stderr));
-    assert!(text(&resumed.stderr).contains("138 requests for 69 methods (69 already answered, 69 to ask)"), "{}", text(&resumed.stderr));
+    assert!(
+        text(&resumed.stderr).contains("138 requests for 69 methods (69 already answered, 69 to ask)"),
+        "{}",
+        text(&resumed.stderr)
+    );
     assert_eq!(read_generations("g.jsonl", &read(&r, "g.jsonl")).0.len(), 138, "no request asked twice");
     assert_eq!(read(&r, "c.jsonl"), read(&a, "c.jsonl"));
 
@@ -79,7 +87,10 @@ fn offline_generation_is_seeded_resumable_and_replayable() {
     assert_eq!(read(&p, "c.jsonl"), read(&a, "c.jsonl"));
     // Only some methods of it.
     let q = scratch("replay-some");
-    assert_eq!(generate(&q, &["--source", "replay", a.join("g.jsonl").to_str().unwrap(), "--methods", "list"]).status.code(), Some(0));
+    assert_eq!(
+        generate(&q, &["--source", "replay", a.join("g.jsonl").to_str().unwrap(), "--methods", "list"]).status.code(),
+        Some(0)
+    );
     let (some, _) = read_candidates("c.jsonl", &read(&q, "c.jsonl"));
     assert!(!some.is_empty() && some.iter().all(|c| c.method.as_deref().is_some_and(|m| m.starts_with("list."))));
 
@@ -96,9 +107,29 @@ fn errors_are_named_and_exit_2() {
     // (flags, message the error starts with after "execbench build: ")
     let cases: &[(&[&str], &str)] = &[
         (&["--methods", "str.splat"], "unknown method `str.splat`"),
-        (&["--methods", "all", "--pool", "bad_pool.jsonl"], "the example pool has bad lines:\n  bad_pool.jsonl:1: field `code`: missing\n  bad_pool.jsonl:2: not JSON"),
-        (&["--methods", "all", "--prompt", "bad_prompt.txt"], "bad_prompt.txt: the template has an unknown placeholder {exmples}"),
-        (&["--methods", "all", "--source", "api", "--provider", "openai", "--model", "m", "--key-env", "EXECBENCH_NO_SUCH_KEY"], "no API key: set the environment variable EXECBENCH_NO_SUCH_KEY"),
+        (
+            &["--methods", "all", "--pool", "bad_pool.jsonl"],
+            "the example pool has bad lines:\n  bad_pool.jsonl:1: field `code`: missing\n  bad_pool.jsonl:2: not JSON",
+        ),
+        (
+            &["--methods", "all", "--prompt", "bad_prompt.txt"],
+            "bad_prompt.txt: the template has an unknown placeholder {exmples}",
+        ),
+        (
+            &[
+                "--methods",
+                "all",
+                "--source",
+                "api",
+                "--provider",
+                "openai",
+                "--model",
+                "m",
+                "--key-env",
+                "EXECBENCH_NO_SUCH_KEY",
+            ],
+            "no API key: set the environment variable EXECBENCH_NO_SUCH_KEY",
+        ),
     ];
     for (flags, message) in cases {
         let out = generate(&d, flags);
@@ -127,13 +158,44 @@ fn errors_are_named_and_exit_2() {
 fn api_generation_through_the_mock_server() {
     use execbench_mockserver::{Fault, FaultRule, MockConfig, MockServer, SampleMatch, bundled_dataset};
     const KEY: &str = "sk-generate-SECRET-77";
-    let config = MockConfig { api_key: Some(KEY.into()), faults: vec![FaultRule::on_attempts(SampleMatch::All, &[1], Fault::ServerError)], ..Default::default() };
+    let config = MockConfig {
+        api_key: Some(KEY.into()),
+        faults: vec![FaultRule::on_attempts(SampleMatch::All, &[1], Fault::ServerError)],
+        ..Default::default()
+    };
     let server = MockServer::start_blocking(bundled_dataset().unwrap(), config, 0).unwrap();
     let base = format!("{}/v1", server.base_url());
     let api = |dir: &Path, key: &str| {
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_execbench"));
-        cmd.current_dir(dir).args(["build", "generate", "--out", "g.jsonl", "--candidates", "c.jsonl", "--methods", "str.split,list.sort", "--per-method", "3", "--seed", "1"]);
-        cmd.args(["--source", "api", "--provider", "openai-compatible", "--base-url", &base, "--model", "mock", "--concurrency", "2", "--price", "1,2"]).env("OPENAI_API_KEY", key);
+        cmd.current_dir(dir).args([
+            "build",
+            "generate",
+            "--out",
+            "g.jsonl",
+            "--candidates",
+            "c.jsonl",
+            "--methods",
+            "str.split,list.sort",
+            "--per-method",
+            "3",
+            "--seed",
+            "1",
+        ]);
+        cmd.args([
+            "--source",
+            "api",
+            "--provider",
+            "openai-compatible",
+            "--base-url",
+            &base,
+            "--model",
+            "mock",
+            "--concurrency",
+            "2",
+            "--price",
+            "1,2",
+        ])
+        .env("OPENAI_API_KEY", key);
         cmd.output().unwrap()
     };
     let d = scratch("api");
@@ -143,7 +205,11 @@ fn api_generation_through_the_mock_server() {
     let (rows, errors) = read_generations("g.jsonl", &read(&d, "g.jsonl"));
     assert!(errors.is_empty(), "{errors:?}");
     assert_eq!(rows.len(), 6);
-    assert!(rows.iter().all(|r| r.response.is_some() && r.prompt_tokens.unwrap_or(0) > 0 && r.completion_tokens.unwrap_or(0) > 0), "{rows:?}");
+    assert!(
+        rows.iter()
+            .all(|r| r.response.is_some() && r.prompt_tokens.unwrap_or(0) > 0 && r.completion_tokens.unwrap_or(0) > 0),
+        "{rows:?}"
+    );
     let stats = server.stats();
     assert_eq!(stats.unidentified, 7, "six requests, one sent twice after a 500");
     assert!(stdout.contains("responses: 6 answered, 6 unparseable, 0 failed"), "{stdout}");
@@ -167,8 +233,33 @@ fn api_generation_through_the_mock_server() {
     let c = scratch("api-cap");
     let asked_before = server.stats().unidentified;
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_execbench"));
-    cmd.current_dir(&c).args(["build", "generate", "--out", "g.jsonl", "--candidates", "c.jsonl", "--methods", "str.split", "--per-method", "2"]);
-    cmd.args(["--source", "api", "--provider", "openai-compatible", "--base-url", &base, "--model", "mock", "--price", "1,2", "--spend-cap", "0.004"]).env("OPENAI_API_KEY", KEY);
+    cmd.current_dir(&c).args([
+        "build",
+        "generate",
+        "--out",
+        "g.jsonl",
+        "--candidates",
+        "c.jsonl",
+        "--methods",
+        "str.split",
+        "--per-method",
+        "2",
+    ]);
+    cmd.args([
+        "--source",
+        "api",
+        "--provider",
+        "openai-compatible",
+        "--base-url",
+        &base,
+        "--model",
+        "mock",
+        "--price",
+        "1,2",
+        "--spend-cap",
+        "0.004",
+    ])
+    .env("OPENAI_API_KEY", KEY);
     let out = cmd.output().unwrap();
     assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
     assert!(text(&out.stderr).contains("spend cap"), "{}", text(&out.stderr));

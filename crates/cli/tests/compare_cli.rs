@@ -40,7 +40,14 @@ fn read(path: &str) -> String {
 }
 
 /// A run file in both modes: `right(i, answer)` says whether answer `answer` of sample `i` is right.
-fn run_file(run_id: &str, model: &str, dataset: &str, kind: Option<&str>, samples: usize, right: impl Fn(usize, usize) -> bool) -> String {
+fn run_file(
+    run_id: &str,
+    model: &str,
+    dataset: &str,
+    kind: Option<&str>,
+    samples: usize,
+    right: impl Fn(usize, usize) -> bool,
+) -> String {
     let manifest = RunManifest {
         format: FORMAT.to_string(),
         run_id: run_id.to_string(),
@@ -64,12 +71,38 @@ fn run_file(run_id: &str, model: &str, dataset: &str, kind: Option<&str>, sample
     let mut lines = vec![manifest_line(&manifest)];
     for i in 0..samples {
         let id = format!("sample_{i}");
-        let verdicts: Vec<Verdict> = (0..5).map(|a| if right(i, a) { Verdict::Correct } else { Verdict::WrongValue { got: "0".into(), expected: "1".into() } }).collect();
+        let verdicts: Vec<Verdict> = (0..5)
+            .map(|a| {
+                if right(i, a) {
+                    Verdict::Correct
+                } else {
+                    Verdict::WrongValue { got: "0".into(), expected: "1".into() }
+                }
+            })
+            .collect();
         let result = |mode: Mode| {
             let extractions = verdicts.iter().map(|_| Extraction::verbatim("1")).collect();
-            SampleResult::new(&id, Task::Output, mode, None, Vec::new(), extractions, SampleScore::from_verdicts(mode, verdicts.clone()))
+            SampleResult::new(
+                &id,
+                Task::Output,
+                mode,
+                None,
+                Vec::new(),
+                extractions,
+                SampleScore::from_verdicts(mode, verdicts.clone()),
+            )
         };
-        let record = SampleRecord { sample_id: id.clone(), index: i, results: vec![result(Mode::Strict), result(Mode::Compatible)], error: None, usage: None, sent: None, finish_reasons: Vec::new(), attempts: Vec::new(), latency_ms: 1.0 };
+        let record = SampleRecord {
+            sample_id: id.clone(),
+            index: i,
+            results: vec![result(Mode::Strict), result(Mode::Compatible)],
+            error: None,
+            usage: None,
+            sent: None,
+            finish_reasons: Vec::new(),
+            attempts: Vec::new(),
+            latency_ms: 1.0,
+        };
         lines.push(record_line(&record));
     }
     lines.join("\n") + "\n"
@@ -80,7 +113,10 @@ fn every_output_is_the_librarys_and_the_report_grows_by_sections() {
     let dir = scratch("outputs");
     let files = [
         ("vanilla.jsonl", run_file("v", "model A", "cruxeval.jsonl", None, 30, |i, a| (i + a) % 3 != 0)),
-        ("ren.jsonl", run_file("r", "model A", "cruxeval-REN-perturbed.jsonl", Some("REN"), 30, |i, a| (i + a) % 4 != 0)),
+        (
+            "ren.jsonl",
+            run_file("r", "model A", "cruxeval-REN-perturbed.jsonl", Some("REN"), 30, |i, a| (i + a) % 4 != 0),
+        ),
         ("mcc.jsonl", run_file("m", "model A", "crux_MCC_output.jsonl", None, 25, |i, a| (i * a) % 5 == 1)),
         ("other.jsonl", run_file("o", "model, \"B\"", "cruxeval.jsonl", None, 30, |i, _| i % 2 == 0)),
     ];
@@ -91,19 +127,49 @@ fn every_output_is_the_librarys_and_the_report_grows_by_sections() {
         paths.push(p);
     }
     let dataset = path(&dir, "dataset.jsonl");
-    let rows: Vec<String> = (0..30).map(|i| serde_json::json!({"id": format!("sample_{i}"), "method": if i % 3 == 0 { "str" } else { "list" }}).to_string()).collect();
+    let rows: Vec<String> = (0..30)
+        .map(|i| {
+            serde_json::json!({"id": format!("sample_{i}"), "method": if i % 3 == 0 { "str" } else { "list" }})
+                .to_string()
+        })
+        .collect();
     std::fs::write(&dataset, rows.join("\n")).unwrap();
-    let (report, csv, pairs, svg_dir) = (path(&dir, "report.md"), path(&dir, "table.csv"), path(&dir, "pairs.jsonl"), path(&dir, "svg"));
+    let (report, csv, pairs, svg_dir) =
+        (path(&dir, "report.md"), path(&dir, "table.csv"), path(&dir, "pairs.jsonl"), path(&dir, "svg"));
     let mut args: Vec<&str> = vec!["compare"];
     args.extend(paths.iter().map(String::as_str));
-    args.extend(["--out", &report, "--csv", &csv, "--pairs", &pairs, "--svg-dir", &svg_dir, "--seed", "5", "--bootstrap", "300", "--date", "2026-11-25", "--categories", &dataset, "--category-field", "method"]);
+    args.extend([
+        "--out",
+        &report,
+        "--csv",
+        &csv,
+        "--pairs",
+        &pairs,
+        "--svg-dir",
+        &svg_dir,
+        "--seed",
+        "5",
+        "--bootstrap",
+        "300",
+        "--date",
+        "2026-11-25",
+        "--categories",
+        &dataset,
+        "--category-field",
+        "method",
+    ]);
     let output = execbench(&args);
     assert!(output.status.success(), "{}", text(&output.stderr));
-    assert!(text(&output.stdout).starts_with("compared 4 runs: 2 models × 3 columns, 4 pairs; wrote "), "{}", text(&output.stdout));
+    assert!(
+        text(&output.stdout).starts_with("compared 4 runs: 2 models × 3 columns, 4 pairs; wrote "),
+        "{}",
+        text(&output.stdout)
+    );
 
     // The library on the same files, named as the command was given them.
     let runs: Vec<RunInput> = paths.iter().map(|p| RunInput::parse(p, &read(p)).unwrap()).collect();
-    let categories: BTreeMap<String, String> = (0..30).map(|i| (format!("sample_{i}"), if i % 3 == 0 { "str" } else { "list" }.to_string())).collect();
+    let categories: BTreeMap<String, String> =
+        (0..30).map(|i| (format!("sample_{i}"), if i % 3 == 0 { "str" } else { "list" }.to_string())).collect();
     let comparison = compare(&runs, &CompareOptions { seed: 5, bootstrap: 300, categories });
     let section = markdown_section(&comparison, "2026-11-25");
     assert_eq!(read(&report), section);
@@ -111,8 +177,16 @@ fn every_output_is_the_librarys_and_the_report_grows_by_sections() {
     assert_eq!(read(&pairs), pairs_jsonl(&comparison));
     let mut charts = 0;
     for mode in [Mode::Strict, Mode::Compatible] {
-        for (name, svg) in [("pass_at_1", pass_at_1_chart(&comparison, mode)), ("relative_drop", drop_heatmap(&comparison, mode)), ("categories", category_chart(&comparison, mode))] {
-            assert_eq!(read(&format!("{svg_dir}/{name}-{}.svg", mode.label())), svg.expect("every chart has data here"), "{name} {mode:?}");
+        for (name, svg) in [
+            ("pass_at_1", pass_at_1_chart(&comparison, mode)),
+            ("relative_drop", drop_heatmap(&comparison, mode)),
+            ("categories", category_chart(&comparison, mode)),
+        ] {
+            assert_eq!(
+                read(&format!("{svg_dir}/{name}-{}.svg", mode.label())),
+                svg.expect("every chart has data here"),
+                "{name} {mode:?}"
+            );
             charts += 1;
         }
     }

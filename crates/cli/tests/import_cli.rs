@@ -86,10 +86,24 @@ fn verify_reads_a_codecrash_file_and_perturb_a_parquet_one() {
 
     let parquet = write(&dir, "lcb.parquet", &lcb_file(&[lcb_row(1, "easy"), lcb_row(2, "hard")], 10));
     let out_file = dir.join("ren.jsonl");
-    let out = execbench(&["perturb", "--dataset", &parquet, "--kind", "REN", "--no-verify", "--out", out_file.to_str().expect("path")]);
+    let out = execbench(&[
+        "perturb",
+        "--dataset",
+        &parquet,
+        "--kind",
+        "REN",
+        "--no-verify",
+        "--out",
+        out_file.to_str().expect("path"),
+    ]);
     assert_eq!(out.status.code(), Some(0), "{}{}", text(&out.stdout), text(&out.stderr));
     let written = std::fs::read_to_string(&out_file).expect("perturbed rows");
-    let ids: Vec<String> = written.lines().map(|l| serde_json::from_str::<serde_json::Value>(l).expect("JSON row")["id"].as_str().unwrap_or("").to_string()).collect();
+    let ids: Vec<String> = written
+        .lines()
+        .map(|l| {
+            serde_json::from_str::<serde_json::Value>(l).expect("JSON row")["id"].as_str().unwrap_or("").to_string()
+        })
+        .collect();
     assert_eq!(ids, ["sample_1", "sample_2"]);
 }
 
@@ -107,7 +121,17 @@ fn score_reads_an_evaluation_file_and_shows_its_verdicts() {
     // sample_1's second answer is wrong, but the file says right: one disagreement.
     let evaluation = r#"{"raw_generations": {"sample_0": ["2", "3"], "sample_1": ["2", "5"]}, "raw_scored_generations": {"sample_0": [true, false], "sample_1": [true, true]}, "pass_at_1": 75.0, "pass_at_5": null}"#;
     let generations = write(&dir, "eval.json", evaluation.as_bytes());
-    let out = execbench(&["score", "--dataset", &dataset, "--generations", &generations, "--task", "output", "--mode", "strict"]);
+    let out = execbench(&[
+        "score",
+        "--dataset",
+        &dataset,
+        "--generations",
+        &generations,
+        "--task",
+        "output",
+        "--mode",
+        "strict",
+    ]);
     let stdout = text(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "{stdout}{}", text(&out.stderr));
     let expected = [
@@ -133,7 +157,19 @@ fn score_reads_livecodebench_results_against_its_parquet_dataset() {
   {"id": "sample_1", "question_id": "2700", "pred_list": ["1", "1"], "graded_list": [true, true], "pass@1": 1.0}
 ]"#;
     let generations = write(&dir, "Scenario.codeexecution_10_0.2_eval_all.json", results.as_bytes());
-    let out = execbench(&["score", "--dataset", &dataset, "--generations", &generations, "--task", "output", "--mode", "strict", "--time-limit", "300"]);
+    let out = execbench(&[
+        "score",
+        "--dataset",
+        &dataset,
+        "--generations",
+        &generations,
+        "--task",
+        "output",
+        "--mode",
+        "strict",
+        "--time-limit",
+        "300",
+    ]);
     let stdout = text(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "{stdout}{}", text(&out.stderr));
     for line in [

@@ -31,10 +31,17 @@ const COUNTDOWN: &str = r"def f(n):\n    while n != 0:\n        n -= 1\n    retu
 fn verify_rows() -> Vec<String> {
     let mut rows = Vec::new();
     for i in 0..4 {
-        rows.push(format!(r#"{{"id": "ok{i}", "code": "def f(x):\n    return x * 2", "input": "{i}", "output": "{}"}}"#, i * 2));
+        rows.push(format!(
+            r#"{{"id": "ok{i}", "code": "def f(x):\n    return x * 2", "input": "{i}", "output": "{}"}}"#,
+            i * 2
+        ));
         rows.push(format!(r#"{{"id": "spins{i}", "code": "{COUNTDOWN}", "input": "-{i}", "output": "0"}}"#));
-        rows.push(format!(r#"{{"id": "raises{i}", "code": "def f(x):\n    return x[5]", "input": "[{i}]", "output": "1"}}"#));
-        rows.push(format!(r#"{{"id": "wrong{i}", "code": "def f(x):\n    return x + 1", "input": "{i}", "output": "{i}"}}"#));
+        rows.push(format!(
+            r#"{{"id": "raises{i}", "code": "def f(x):\n    return x[5]", "input": "[{i}]", "output": "1"}}"#
+        ));
+        rows.push(format!(
+            r#"{{"id": "wrong{i}", "code": "def f(x):\n    return x + 1", "input": "{i}", "output": "{i}"}}"#
+        ));
     }
     rows.push("{not json".to_string());
     rows
@@ -42,10 +49,14 @@ fn verify_rows() -> Vec<String> {
 
 /// Everything but the figure of time spent in Python, which no two runs share.
 fn without_timing(stdout: &str) -> String {
-    stdout.lines().map(|line| match line.find(" engine differences (") {
-        Some(at) => &line[..at],
-        None => line,
-    }).collect::<Vec<_>>().join("\n")
+    stdout
+        .lines()
+        .map(|line| match line.find(" engine differences (") {
+            Some(at) => &line[..at],
+            None => line,
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 #[test]
@@ -53,7 +64,10 @@ fn verify_prints_the_same_with_one_job_and_with_several() {
     let dir = scratch("verify");
     let file = dir.join("mixed.jsonl");
     std::fs::write(&file, verify_rows().join("\n")).unwrap();
-    let outputs: Vec<Output> = ["1", "2", "3"].iter().map(|jobs| execbench(&["verify", "--dataset", path(&file), "--time-limit", "0.3", "--jobs", jobs])).collect();
+    let outputs: Vec<Output> = ["1", "2", "3"]
+        .iter()
+        .map(|jobs| execbench(&["verify", "--dataset", path(&file), "--time-limit", "0.3", "--jobs", jobs]))
+        .collect();
     let one = text(&outputs[0].stdout);
     assert_eq!(outputs[0].status.code(), Some(1), "{one}");
     // spins0 counts down from 0 and passes; the other three never reach 0.
@@ -70,7 +84,8 @@ fn verify_prints_the_same_with_one_job_and_with_several() {
 fn score_prints_and_writes_the_same_bytes_with_one_job_and_with_several() {
     let dir = scratch("score");
     let (dataset, generations) = (dir.join("countdown.jsonl"), dir.join("gen.json"));
-    let rows: Vec<String> = (0..6).map(|i| format!(r#"{{"id": "s{i}", "code": "{COUNTDOWN}", "input": "{i}", "output": "0"}}"#)).collect();
+    let rows: Vec<String> =
+        (0..6).map(|i| format!(r#"{{"id": "s{i}", "code": "{COUNTDOWN}", "input": "{i}", "output": "0"}}"#)).collect();
     std::fs::write(&dataset, rows.join("\n")).unwrap();
     // Input prediction: right, runs forever, raises, dropped (no call of f), right again.
     let answers = r#"["f(3)", "f(-1)", "f('a')", "g(1)", "f(0)"]"#;
@@ -78,7 +93,21 @@ fn score_prints_and_writes_the_same_bytes_with_one_job_and_with_several() {
     std::fs::write(&generations, format!("{{{}}}", entries.join(", "))).unwrap();
     let score = |jobs: &str| {
         let out = dir.join(format!("results-{jobs}.jsonl"));
-        let output = execbench(&["score", "--dataset", path(&dataset), "--generations", path(&generations), "--task", "input", "--time-limit", "0.3", "--jobs", jobs, "--out", path(&out)]);
+        let output = execbench(&[
+            "score",
+            "--dataset",
+            path(&dataset),
+            "--generations",
+            path(&generations),
+            "--task",
+            "input",
+            "--time-limit",
+            "0.3",
+            "--jobs",
+            jobs,
+            "--out",
+            path(&out),
+        ]);
         assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
         (output.stdout, std::fs::read(&out).unwrap())
     };
@@ -86,7 +115,12 @@ fn score_prints_and_writes_the_same_bytes_with_one_job_and_with_several() {
     let printed = text(&stdout);
     assert!(printed.contains("input compatible: pass@1 50.0"), "{printed}");
     let rows_text = text(&rows);
-    assert!(rows_text.contains(r#""verdict":"timeout""#) && rows_text.contains(r#""verdict":"error""#) && rows_text.contains(r#""verdict":"dropped""#), "{rows_text}");
+    assert!(
+        rows_text.contains(r#""verdict":"timeout""#)
+            && rows_text.contains(r#""verdict":"error""#)
+            && rows_text.contains(r#""verdict":"dropped""#),
+        "{rows_text}"
+    );
     for jobs in ["2", "4"] {
         let (other_stdout, other_rows) = score(jobs);
         assert_eq!(text(&other_stdout), printed, "--jobs {jobs}");
@@ -102,14 +136,29 @@ fn run_scores_the_same_with_one_job_and_with_several() {
     let rows = [
         r#"{"id": "a", "code": "def f(x):\n    return x * 2", "input": "2", "output": "4"}"#.to_string(),
         // The program itself never ends, so every compatible run of it times out.
-        r#"{"id": "loops", "code": "def f(x):\n    return x\nwhile True:\n    pass", "input": "1", "output": "1"}"#.to_string(),
+        r#"{"id": "loops", "code": "def f(x):\n    return x\nwhile True:\n    pass", "input": "1", "output": "1"}"#
+            .to_string(),
         r#"{"id": "b", "code": "def f(x):\n    return [x]", "input": "0", "output": "[0]"}"#.to_string(),
         r#"{"id": "c", "code": "def f(x):\n    return ''", "input": "'q'", "output": "''"}"#.to_string(),
     ];
     std::fs::write(&dataset, rows.join("\n")).unwrap();
     let run = |jobs: &str| {
         let out = dir.join(format!("run-{jobs}.jsonl"));
-        let output = execbench(&["run", "--dataset", path(&dataset), "--task", "output", "--provider", "type-default", "--n", "2", "--jobs", jobs, "--out", path(&out)]);
+        let output = execbench(&[
+            "run",
+            "--dataset",
+            path(&dataset),
+            "--task",
+            "output",
+            "--provider",
+            "type-default",
+            "--n",
+            "2",
+            "--jobs",
+            jobs,
+            "--out",
+            path(&out),
+        ]);
         assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
         let results: Vec<serde_json::Value> = std::fs::read_to_string(&out)
             .unwrap()

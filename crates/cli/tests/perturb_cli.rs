@@ -43,7 +43,17 @@ fn writes_one_row_per_sample_and_the_same_bytes_twice() {
     std::fs::write(&dataset, GOOD_ROWS).unwrap();
     let (first, second) = (dir.join("first.jsonl"), dir.join("second.jsonl"));
     for out in [&first, &second] {
-        let output = execbench(&["perturb", "--dataset", dataset.to_str().unwrap(), "--kind", "PSC_ALL", "--seed", "3", "--out", out.to_str().unwrap()]);
+        let output = execbench(&[
+            "perturb",
+            "--dataset",
+            dataset.to_str().unwrap(),
+            "--kind",
+            "PSC_ALL",
+            "--seed",
+            "3",
+            "--out",
+            out.to_str().unwrap(),
+        ]);
         assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
         let log = stderr(&output);
         assert!(log.contains("PSC_ALL seed 3: 3 rows, 0 invalid; 3 verified and written to"), "{log}");
@@ -55,7 +65,10 @@ fn writes_one_row_per_sample_and_the_same_bytes_twice() {
     let ids: Vec<&str> = rows.iter().map(|r| r["id"].as_str().unwrap()).collect();
     assert_eq!(ids, ["s1", "s2", "s3"]);
     for row in &rows {
-        assert_eq!((row["dataset"].as_str(), row["kind"].as_str(), row["seed"].as_u64()), (Some("tiny"), Some("PSC_ALL"), Some(3)));
+        assert_eq!(
+            (row["dataset"].as_str(), row["kind"].as_str(), row["seed"].as_u64()),
+            (Some("tiny"), Some("PSC_ALL"), Some(3))
+        );
         // PSC_ALL: renamed (REN), with garbage statements added (GBC).
         let (code, original) = (row["code"].as_str().unwrap(), row["original_code"].as_str().unwrap());
         assert!(code.contains("def f(Var_1") && code.lines().count() > original.lines().count() + 3, "{code}");
@@ -63,13 +76,32 @@ fn writes_one_row_per_sample_and_the_same_bytes_twice() {
     }
     // Without verification: the same rows (only MHC's hint can change when verified).
     let unverified = dir.join("unverified.jsonl");
-    let output = execbench(&["perturb", "--dataset", dataset.to_str().unwrap(), "--kind", "PSC_ALL", "--seed", "3", "--no-verify", "--out", unverified.to_str().unwrap()]);
+    let output = execbench(&[
+        "perturb",
+        "--dataset",
+        dataset.to_str().unwrap(),
+        "--kind",
+        "PSC_ALL",
+        "--seed",
+        "3",
+        "--no-verify",
+        "--out",
+        unverified.to_str().unwrap(),
+    ]);
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     assert!(stderr(&output).contains("3 rows, 0 invalid; 3 written to"), "{}", stderr(&output));
     assert_eq!(std::fs::read(&first).unwrap(), std::fs::read(&unverified).unwrap());
     // Another seed gives other code.
     let other = dir.join("other.jsonl");
-    let output = execbench(&["perturb", "--dataset", dataset.to_str().unwrap(), "--kind", "PSC_ALL", "--out", other.to_str().unwrap()]);
+    let output = execbench(&[
+        "perturb",
+        "--dataset",
+        dataset.to_str().unwrap(),
+        "--kind",
+        "PSC_ALL",
+        "--out",
+        other.to_str().unwrap(),
+    ]);
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     assert_ne!(std::fs::read(&first).unwrap(), std::fs::read(&other).unwrap());
 }
@@ -81,7 +113,18 @@ fn verified_rows_in_the_codecrash_layout() {
     std::fs::write(&dataset, GOOD_ROWS).unwrap();
     let out = dir.join("out.jsonl");
     let output = execbench(&[
-        "perturb", "--dataset", dataset.to_str().unwrap(), "--kind", "mps", "--p", "0.5", "--once", "--verify", "--format", "codecrash", "--out",
+        "perturb",
+        "--dataset",
+        dataset.to_str().unwrap(),
+        "--kind",
+        "mps",
+        "--p",
+        "0.5",
+        "--once",
+        "--verify",
+        "--format",
+        "codecrash",
+        "--out",
         out.to_str().unwrap(),
     ]);
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
@@ -89,8 +132,10 @@ fn verified_rows_in_the_codecrash_layout() {
     let rows = rows(&out);
     assert_eq!(rows.len(), 3);
     let first_line = std::fs::read_to_string(&out).unwrap().lines().next().unwrap().to_string();
-    let positions: Vec<usize> =
-        ["task_id", "code", "function_name", "function_call", "output", "test"].iter().map(|k| first_line.find(&format!("\"{k}\":")).unwrap()).collect();
+    let positions: Vec<usize> = ["task_id", "code", "function_name", "function_call", "output", "test"]
+        .iter()
+        .map(|k| first_line.find(&format!("\"{k}\":")).unwrap())
+        .collect();
     assert!(positions.windows(2).all(|w| w[0] < w[1]), "fields out of order: {first_line}");
     // CodeCrash's six fields, then what tells rows of several kinds and seeds apart.
     let fields: Vec<&str> = rows[0].as_object().unwrap().keys().map(String::as_str).collect();
@@ -117,12 +162,24 @@ fn bad_rows_refusals_and_failed_verification_are_reported_and_not_written() {
     );
     std::fs::write(&dataset, format!("{GOOD_ROWS}{extra}")).unwrap();
     let out = dir.join("out.jsonl");
-    let output = execbench(&["perturb", "--dataset", dataset.to_str().unwrap(), "--kind", "REN", "--verify", "--out", out.to_str().unwrap()]);
+    let output = execbench(&[
+        "perturb",
+        "--dataset",
+        dataset.to_str().unwrap(),
+        "--kind",
+        "REN",
+        "--verify",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
     assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
     let log = stderr(&output);
     let path = dataset.to_str().unwrap();
     assert!(log.contains(&format!("invalid row: {path}:4: field `output`")), "{log}");
-    assert!(log.contains("not perturbed: introspects REN seed 0: unsupported: REN: the code calls `locals()`"), "{log}");
+    assert!(
+        log.contains("not perturbed: introspects REN seed 0: unsupported: REN: the code calls `locals()`"),
+        "{log}"
+    );
     assert!(log.contains("failed verification: raises REN seed 0: raised ZeroDivisionError"), "{log}");
     assert!(log.contains("6 rows, 1 invalid; 3 verified and written to"), "{log}");
     assert!(log.contains("1 not perturbed, 1 failed verification"), "{log}");
@@ -138,9 +195,25 @@ fn misleading_hints_for_input_prediction() {
     let dataset = dir.join("tiny.jsonl");
     std::fs::write(&dataset, GOOD_ROWS).unwrap();
     let out = dir.join("out.jsonl");
-    let output = execbench(&["perturb", "--dataset", dataset.to_str().unwrap(), "--kind", "MHC", "--prediction", "input", "--seed", "1", "--out", out.to_str().unwrap()]);
+    let output = execbench(&[
+        "perturb",
+        "--dataset",
+        dataset.to_str().unwrap(),
+        "--kind",
+        "MHC",
+        "--prediction",
+        "input",
+        "--seed",
+        "1",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
-    assert!(stderr(&output).contains("MHC seed 1: 3 rows, 0 invalid; 3 verified and written to"), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("MHC seed 1: 3 rows, 0 invalid; 3 verified and written to"),
+        "{}",
+        stderr(&output)
+    );
     for row in rows(&out) {
         assert_eq!(row["options"]["prediction"].as_str(), Some("input"));
         let code = row["code"].as_str().unwrap();
@@ -154,7 +227,10 @@ fn misleading_hints_for_input_prediction() {
 
 /// `GOOD_ROWS` with CRUXEval's ids (`sample_N`), as a file of CodeCrash's MHC rows refers to them.
 fn crux_rows() -> String {
-    GOOD_ROWS.replace(r#""id": "s1""#, r#""id": "sample_0""#).replace(r#""id": "s2""#, r#""id": "sample_1""#).replace(r#""id": "s3""#, r#""id": "sample_2""#)
+    GOOD_ROWS
+        .replace(r#""id": "s1""#, r#""id": "sample_0""#)
+        .replace(r#""id": "s2""#, r#""id": "sample_1""#)
+        .replace(r#""id": "s3""#, r#""id": "sample_2""#)
 }
 
 /// One row of CodeCrash's layout, with `code` holding a hint comment.
@@ -179,21 +255,55 @@ fn misleading_hints_from_a_file_of_claims() {
         codecrash_row("1", &format!("{s2_code}  # The return value is 'A-BC'"), "f('a bc')", "'A-BC'"),
     ];
     let input_rows = [
-        codecrash_row("sample_0", &s1_code.replacen("def f(nums, k):", "def f(nums, k):  # The function call is f([1, 2, 3], 0)", 1), "f([1, 5, 7], 4)", "12"),
+        codecrash_row(
+            "sample_0",
+            &s1_code.replacen("def f(nums, k):", "def f(nums, k):  # The function call is f([1, 2, 3], 0)", 1),
+            "f([1, 5, 7], 4)",
+            "12",
+        ),
         r#"{"id": "sample_1", "claim": "f('x y')", "prediction": "input"}"#.to_string(),
     ];
     // (task, file rows, text expected in the code by sample, report lines expected)
     type Case<'a> = (&'a str, &'a [String], &'a [(&'a str, &'a str)], &'a [&'a str]);
     let cases: [Case; 2] = [
-        ("output", &output_rows, &[("sample_0", "  # The return value is 99")], &["MHC claims: 1 of 3 hints from", "no claim in the file for 1: sample_2", "the file's claim is not wrong here (execution says so) for 1: sample_1"]),
-        ("input", &input_rows, &[("sample_0", "def f(nums, k):  # The function call is f([1, 2, 3], 0)"), ("sample_1", "def f(text):  # The function call is f('x y')")], &["MHC claims: 2 of 3 hints from", "no claim in the file for 1: sample_2"]),
+        (
+            "output",
+            &output_rows,
+            &[("sample_0", "  # The return value is 99")],
+            &[
+                "MHC claims: 1 of 3 hints from",
+                "no claim in the file for 1: sample_2",
+                "the file's claim is not wrong here (execution says so) for 1: sample_1",
+            ],
+        ),
+        (
+            "input",
+            &input_rows,
+            &[
+                ("sample_0", "def f(nums, k):  # The function call is f([1, 2, 3], 0)"),
+                ("sample_1", "def f(text):  # The function call is f('x y')"),
+            ],
+            &["MHC claims: 2 of 3 hints from", "no claim in the file for 1: sample_2"],
+        ),
     ];
     for (task, file_rows, in_code, report) in cases {
         let claims = dir.join(format!("crux_MHC_{task}.jsonl"));
         std::fs::write(&claims, file_rows.join("\n")).unwrap();
         let out = dir.join(format!("out-{task}.jsonl"));
         let source = format!("file:{}", claims.to_str().unwrap());
-        let output = execbench(&["perturb", "--dataset", dataset.to_str().unwrap(), "--kind", "MHC", "--prediction", task, "--wrong-answers", &source, "--out", out.to_str().unwrap()]);
+        let output = execbench(&[
+            "perturb",
+            "--dataset",
+            dataset.to_str().unwrap(),
+            "--kind",
+            "MHC",
+            "--prediction",
+            task,
+            "--wrong-answers",
+            &source,
+            "--out",
+            out.to_str().unwrap(),
+        ]);
         let log = stderr(&output);
         assert_eq!(output.status.code(), Some(0), "{task}: {log}");
         assert!(log.contains("3 verified and written to"), "{task}: {log}");
@@ -224,12 +334,35 @@ fn misleading_hints_from_a_model() {
     std::fs::write(&dataset, text.lines().take(4).collect::<Vec<_>>().join("\n")).unwrap();
     // sample_1 is answered wrong at once, sample_2 from its second request on; sample_0 and
     // sample_3 always get the true answer: a model that keeps proposing it.
-    let answers = AnswerPolicy { wrong_ids: ["sample_1".to_string()].into(), wrong_from_attempt: [("sample_2".to_string(), 2)].into(), ..Default::default() };
+    let answers = AnswerPolicy {
+        wrong_ids: ["sample_1".to_string()].into(),
+        wrong_from_attempt: [("sample_2".to_string(), 2)].into(),
+        ..Default::default()
+    };
     let perturb = |server: &MockServer, task: &str, out: &std::path::Path| {
         let base = format!("{}/v1", server.base_url());
         let output = Command::new(env!("CARGO_BIN_EXE_execbench"))
-            .args(["perturb", "--dataset", dataset.to_str().unwrap(), "--kind", "MHC", "--prediction", task, "--wrong-answers", "model"])
-            .args(["--provider", "openai-compatible", "--base-url", &base, "--model", "mock", "--out", out.to_str().unwrap()])
+            .args([
+                "perturb",
+                "--dataset",
+                dataset.to_str().unwrap(),
+                "--kind",
+                "MHC",
+                "--prediction",
+                task,
+                "--wrong-answers",
+                "model",
+            ])
+            .args([
+                "--provider",
+                "openai-compatible",
+                "--base-url",
+                &base,
+                "--model",
+                "mock",
+                "--out",
+                out.to_str().unwrap(),
+            ])
             .env("OPENAI_API_KEY", "test-key")
             .output()
             .expect("the execbench binary runs");
@@ -253,7 +386,15 @@ fn misleading_hints_from_a_model() {
             ["# The return value is None", "# The return value is None"],
         ),
         // The mock's wrong input answer is a call without arguments, which raises: never a hint.
-        ("input", [3, 3, 3, 3], &["MHC claims: 0 of 4 hints from the model mock; 4 fell back on offline proposals", "sample_1: 3 proposals, none usable (last: f(): that call raises TypeError)"], ["# The function call is f(", "# The function call is f("]),
+        (
+            "input",
+            [3, 3, 3, 3],
+            &[
+                "MHC claims: 0 of 4 hints from the model mock; 4 fell back on offline proposals",
+                "sample_1: 3 proposals, none usable (last: f(): that call raises TypeError)",
+            ],
+            ["# The function call is f(", "# The function call is f("],
+        ),
     ];
     for (task, requests, lines, hints) in cases {
         let config = MockConfig { answers: answers.clone(), ..Default::default() };
@@ -263,7 +404,8 @@ fn misleading_hints_from_a_model() {
         for line in *lines {
             assert!(log.contains(line), "{task}: `{line}` missing in {log}");
         }
-        let asked: Vec<u32> = (0..4).map(|i| server.stats().per_sample.get(&format!("sample_{i}")).copied().unwrap_or(0)).collect();
+        let asked: Vec<u32> =
+            (0..4).map(|i| server.stats().per_sample.get(&format!("sample_{i}")).copied().unwrap_or(0)).collect();
         assert_eq!(asked, requests, "{task}: requests per sample");
         let written = rows(&out);
         let code = |id: &str| written.iter().find(|r| r["id"] == id).unwrap()["code"].as_str().unwrap().to_string();
@@ -278,7 +420,8 @@ fn misleading_hints_from_a_model() {
         let first = std::fs::read_to_string(&out).unwrap();
         let again = perturb(&server, task, &out);
         assert!(again.contains("0 requests (0 tokens in, 0 out); 4 of 4 samples from"), "{task}: {again}");
-        let asked_again: Vec<u32> = (0..4).map(|i| server.stats().per_sample.get(&format!("sample_{i}")).copied().unwrap_or(0)).collect();
+        let asked_again: Vec<u32> =
+            (0..4).map(|i| server.stats().per_sample.get(&format!("sample_{i}")).copied().unwrap_or(0)).collect();
         assert_eq!(asked_again, requests, "{task}: nothing asked the second time");
         assert_eq!(std::fs::read_to_string(&out).unwrap(), first, "{task}: the same rows");
     }
@@ -291,12 +434,26 @@ fn unchanged_rows_are_written_and_counted() {
     let dataset = dir.join("tiny.jsonl");
     std::fs::write(&dataset, GOOD_ROWS).unwrap();
     let out = dir.join("out.jsonl");
-    let output = execbench(&["perturb", "--dataset", dataset.to_str().unwrap(), "--kind", "RTF", "--out", out.to_str().unwrap()]);
+    let output = execbench(&[
+        "perturb",
+        "--dataset",
+        dataset.to_str().unwrap(),
+        "--kind",
+        "RTF",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     // s2 has no `if`, `elif` or `while`.
-    assert!(stderr(&output).contains("3 verified and written to") && stderr(&output).contains("(1 unchanged: nothing to perturb)"), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("3 verified and written to")
+            && stderr(&output).contains("(1 unchanged: nothing to perturb)"),
+        "{}",
+        stderr(&output)
+    );
     let rows = rows(&out);
-    let same: Vec<&str> = rows.iter().filter(|r| r["code"] == r["original_code"]).map(|r| r["id"].as_str().unwrap()).collect();
+    let same: Vec<&str> =
+        rows.iter().filter(|r| r["code"] == r["original_code"]).map(|r| r["id"].as_str().unwrap()).collect();
     assert_eq!(same, ["s2"]);
 }
 
@@ -309,10 +466,19 @@ fn clear_errors_for_bad_arguments() {
     let missing = dir.join("missing.jsonl").to_str().unwrap().to_string();
     let cases: Vec<(Vec<&str>, String)> = vec![
         (vec!["--dataset", &dataset, "--out", &out], "execbench perturb: --kind is required".to_string()),
-        (vec!["--dataset", &dataset, "--kind", "XYZ", "--out", &out], "unknown kind `XYZ` (known: REN, RTF, GBC, PSC_ALL, MCC, MPS, MHC)".to_string()),
+        (
+            vec!["--dataset", &dataset, "--kind", "XYZ", "--out", &out],
+            "unknown kind `XYZ` (known: REN, RTF, GBC, PSC_ALL, MCC, MPS, MHC)".to_string(),
+        ),
         (vec!["--dataset", &missing, "--kind", "REN", "--out", &out], format!("cannot read {missing}: ")),
-        (vec!["--dataset", &dataset, "--kind", "MCC", "--p", "2", "--out", &out], "--p must be between 0 and 1, got 2".to_string()),
-        (vec!["--dataset", &dataset, "--kind", "MHC", "--prediction", "guess", "--out", &out], "unknown --prediction `guess` (known: output, input)".to_string()),
+        (
+            vec!["--dataset", &dataset, "--kind", "MCC", "--p", "2", "--out", &out],
+            "--p must be between 0 and 1, got 2".to_string(),
+        ),
+        (
+            vec!["--dataset", &dataset, "--kind", "MHC", "--prediction", "guess", "--out", &out],
+            "unknown --prediction `guess` (known: output, input)".to_string(),
+        ),
     ];
     for (args, message) in cases {
         let output = execbench(&[&["perturb"], &args[..]].concat());

@@ -31,7 +31,11 @@ fn perturb(dataset: &Path, out: &Path, extra: &[&str]) -> Output {
 }
 
 fn rows(path: &Path) -> Vec<Value> {
-    std::fs::read_to_string(path).expect("output written").lines().map(|l| serde_json::from_str(l).expect("JSON")).collect()
+    std::fs::read_to_string(path)
+        .expect("output written")
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("JSON"))
+        .collect()
 }
 
 #[test]
@@ -77,7 +81,10 @@ fn codecrash_gbc_opens_else_clauses_and_still_verifies() {
         let default = dir.join(format!("default{seed}.jsonl"));
         let output = perturb(&dataset, &default, &["--kind", "GBC", "--seed", &seed.to_string()]);
         assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
-        assert!(rows(&default).iter().all(|r| !r["code"].as_str().unwrap().contains("else:")), "the default profile never adds else");
+        assert!(
+            rows(&default).iter().all(|r| !r["code"].as_str().unwrap().contains("else:")),
+            "the default profile never adds else"
+        );
     }
     assert!(new_else > 0, "no new else clause in 18 codecrash programs");
 }
@@ -91,23 +98,39 @@ fn the_normalised_baseline_is_what_the_codecrash_profile_perturbs() {
     let dataset = dir.join("raw.jsonl");
     let rows_in = [
         // (row, its program after ast.unparse)
-        (r#"{"id": "a", "code": "def f( a ):\n    # add one\n    return (a+1)", "input": "1", "output": "2"}"#, "def f(a):\n    return a + 1\n"),
-        (r#"{"id": "b", "code": "def f(s):\n    return s.upper( ) + \"!\"", "input": "'x'", "output": "'X!'"}"#, "def f(s):\n    return s.upper() + '!'\n"),
+        (
+            r#"{"id": "a", "code": "def f( a ):\n    # add one\n    return (a+1)", "input": "1", "output": "2"}"#,
+            "def f(a):\n    return a + 1\n",
+        ),
+        (
+            r#"{"id": "b", "code": "def f(s):\n    return s.upper( ) + \"!\"", "input": "'x'", "output": "'X!'"}"#,
+            "def f(s):\n    return s.upper() + '!'\n",
+        ),
         (r#"{"id": "c", "code": "def f(n):\n    return n", "input": "3", "output": "3"}"#, "def f(n):\n    return n\n"),
     ];
     let broken = r#"{"id": "bad", "code": "def f(n):\n    return n +", "input": "3", "output": "3"}"#;
     let text: Vec<&str> = rows_in.iter().map(|(row, _)| *row).chain([broken]).collect();
     std::fs::write(&dataset, text.join("\n")).unwrap();
     let baseline = dir.join("baseline.jsonl");
-    let output = Command::new(env!("CARGO_BIN_EXE_execbench")).args(["normalise", "--dataset", dataset.to_str().unwrap(), "--out", baseline.to_str().unwrap()]).output().unwrap();
+    let output = Command::new(env!("CARGO_BIN_EXE_execbench"))
+        .args(["normalise", "--dataset", dataset.to_str().unwrap(), "--out", baseline.to_str().unwrap()])
+        .output()
+        .unwrap();
     let log = String::from_utf8_lossy(&output.stderr).into_owned();
     assert_eq!(output.status.code(), Some(1), "the broken row fails the command: {log}");
-    assert!(log.contains("ast.unparse changed 2 of 3 programs") && log.contains("not normalised: bad: ast.unparse failed: SyntaxError"), "{log}");
+    assert!(
+        log.contains("ast.unparse changed 2 of 3 programs")
+            && log.contains("not normalised: bad: ast.unparse failed: SyntaxError"),
+        "{log}"
+    );
     assert!(log.contains("4 rows, 0 invalid; 3 verified and written to"), "{log}");
     let written = rows(&baseline);
     let codes: Vec<&str> = written.iter().map(|r| r["code"].as_str().unwrap()).collect();
     assert_eq!(codes, rows_in.iter().map(|(_, code)| *code).collect::<Vec<_>>());
-    assert!(written.iter().all(|r| r["normalised"] == "ast.unparse" && r["provenance"]["dataset"] == "raw"), "{written:?}");
+    assert!(
+        written.iter().all(|r| r["normalised"] == "ast.unparse" && r["provenance"]["dataset"] == "raw"),
+        "{written:?}"
+    );
 
     // The baseline reads back as a dataset, and the profile perturbs exactly its programs.
     let out = dir.join("ren.jsonl");

@@ -25,7 +25,19 @@ fn dataset_path() -> String {
 fn command(server: &MockServer, out: &Path, extra: &[&str]) -> Command {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_execbench"));
     let base = format!("{}/v1", server.base_url());
-    cmd.args(["run", "--dataset", &dataset_path(), "--task", "output", "--provider", "openai-compatible", "--base-url", &base, "--model", "mock"]);
+    cmd.args([
+        "run",
+        "--dataset",
+        &dataset_path(),
+        "--task",
+        "output",
+        "--provider",
+        "openai-compatible",
+        "--base-url",
+        &base,
+        "--model",
+        "mock",
+    ]);
     cmd.args(["--out", out.to_str().unwrap()]).args(extra).env("OPENAI_API_KEY", KEY);
     cmd
 }
@@ -61,8 +73,16 @@ fn a_run_with_faults_scores_every_sample_as_the_server_scripted() {
         api_key: Some(KEY.to_string()),
         answers: AnswerPolicy { wrong_every: Some(4), ..Default::default() },
         faults: vec![
-            FaultRule::on_attempts(SampleMatch::Id("sample_3".into()), &[1], Fault::RateLimit { retry_after_s: Some(0.2), retry_after_ms: None }),
-            FaultRule::on_attempts(SampleMatch::Id("sample_7".into()), &[1], Fault::RateLimitBodyDelay { seconds: 0.3 }),
+            FaultRule::on_attempts(
+                SampleMatch::Id("sample_3".into()),
+                &[1],
+                Fault::RateLimit { retry_after_s: Some(0.2), retry_after_ms: None },
+            ),
+            FaultRule::on_attempts(
+                SampleMatch::Id("sample_7".into()),
+                &[1],
+                Fault::RateLimitBodyDelay { seconds: 0.3 },
+            ),
             FaultRule::on_attempts(SampleMatch::Id("sample_11".into()), &[1, 2], Fault::ServerError),
             FaultRule::on_attempts(SampleMatch::Id("sample_12".into()), &[1], Fault::Overloaded),
             FaultRule::on_attempts(SampleMatch::Id("sample_13".into()), &[1], Fault::StreamCut { after_chunks: 2 }),
@@ -72,7 +92,8 @@ fn a_run_with_faults_scores_every_sample_as_the_server_scripted() {
     };
     let server = MockServer::start_blocking(bundled_dataset().unwrap(), config, 0).unwrap();
     let out = dir.join("run.jsonl");
-    let output = run(&mut command(&server, &out, &["--limit", "50", "--concurrency", "4", "--stream", "--mode", "strict"]));
+    let output =
+        run(&mut command(&server, &out, &["--limit", "50", "--concurrency", "4", "--stream", "--mode", "strict"]));
     let (stdout, stderr) = (text(&output.stdout), text(&output.stderr));
     assert_eq!(output.status.code(), Some(0), "stdout:\n{stdout}\nstderr:\n{stderr}");
     let policy = server.policy();
@@ -112,7 +133,11 @@ fn a_bad_key_stops_the_run_at_once() {
     let stderr = text(&output.stderr);
     assert_eq!(output.status.code(), Some(3), "{stderr}");
     assert!(stderr.contains("stopped by the provider: bad key"), "{stderr}");
-    assert!(server.stats().requests_total <= 4, "at most the requests already in flight: {}", server.stats().requests_total);
+    assert!(
+        server.stats().requests_total <= 4,
+        "at most the requests already in flight: {}",
+        server.stats().requests_total
+    );
     // No key in the environment: refused before any request.
     let mut cmd = command(&server, &dir.join("other.jsonl"), &["--limit", "2"]);
     cmd.env_remove("OPENAI_API_KEY").args(["--key-env", "EXECBENCH_NO_SUCH_KEY"]);
@@ -120,10 +145,27 @@ fn a_bad_key_stops_the_run_at_once() {
     // openai-compatible servers may take no key: the run goes on without one (and this one refuses it).
     assert_eq!(output.status.code(), Some(3), "{}", text(&output.stderr));
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_execbench"));
-    cmd.args(["run", "--dataset", &dataset_path(), "--task", "output", "--provider", "openai", "--model", "gpt", "--out", dir.join("x.jsonl").to_str().unwrap()]).env_remove("OPENAI_API_KEY");
+    cmd.args([
+        "run",
+        "--dataset",
+        &dataset_path(),
+        "--task",
+        "output",
+        "--provider",
+        "openai",
+        "--model",
+        "gpt",
+        "--out",
+        dir.join("x.jsonl").to_str().unwrap(),
+    ])
+    .env_remove("OPENAI_API_KEY");
     let output = run(&mut cmd);
     assert_eq!(output.status.code(), Some(2));
-    assert!(text(&output.stderr).contains("no API key: set the environment variable OPENAI_API_KEY"), "{}", text(&output.stderr));
+    assert!(
+        text(&output.stderr).contains("no API key: set the environment variable OPENAI_API_KEY"),
+        "{}",
+        text(&output.stderr)
+    );
 }
 
 /// Kill the process mid-run, then --resume: every sample ends with one record, and the server saw
@@ -135,7 +177,11 @@ fn a_killed_run_resumes_asking_only_for_the_rest() {
     let server = MockServer::start_blocking(bundled_dataset().unwrap(), config, 0).unwrap();
     let out = dir.join("run.jsonl");
     let concurrency = 2;
-    let mut child = command(&server, &out, &["--limit", "40", "--concurrency", "2", "--n", "1"]).stdout(Stdio::null()).stderr(Stdio::null()).spawn().unwrap();
+    let mut child = command(&server, &out, &["--limit", "40", "--concurrency", "2", "--n", "1"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
     // Wait until some samples are recorded, then kill it.
     let started = Instant::now();
     while records_count(&out) < 8 {
@@ -170,7 +216,9 @@ fn a_killed_run_resumes_asking_only_for_the_rest() {
 }
 
 fn records_count(path: &Path) -> usize {
-    std::fs::read_to_string(path).map(|t| t.lines().filter(|l| l.starts_with("{\"sample_id\"") && l.ends_with('}')).count()).unwrap_or(0)
+    std::fs::read_to_string(path)
+        .map(|t| t.lines().filter(|l| l.starts_with("{\"sample_id\"") && l.ends_with('}')).count())
+        .unwrap_or(0)
 }
 
 /// `--spend-cap` pauses the run (exit 1, the reason said) before a request that could pass it;
@@ -178,7 +226,9 @@ fn records_count(path: &Path) -> usize {
 #[test]
 fn a_spend_cap_pauses_and_a_higher_one_on_resume_finishes() {
     let dir = scratch("cap");
-    let server = MockServer::start_blocking(bundled_dataset().unwrap(), MockConfig { latency_ms: 20, ..Default::default() }, 0).unwrap();
+    let server =
+        MockServer::start_blocking(bundled_dataset().unwrap(), MockConfig { latency_ms: 20, ..Default::default() }, 0)
+            .unwrap();
     let out = dir.join("run.jsonl");
     // $1 / $100 per 1M tokens, 100 tokens at most: a sample could cost about a cent.
     let flags = ["--limit", "20", "--n", "1", "--concurrency", "2", "--max-tokens", "100", "--price", "1,100"];
@@ -194,7 +244,13 @@ fn a_spend_cap_pauses_and_a_higher_one_on_resume_finishes() {
     assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
     assert_eq!(records(&out).len(), 20);
     // The cost: every record's usage (the server's) at $1 / $100 per 1M, computed here.
-    let dollars: f64 = records(&out).iter().map(|r| r["usage"]["prompt_tokens"].as_f64().unwrap() * 1e-6 + r["usage"]["completion_tokens"].as_f64().unwrap() * 1e-4).sum();
+    let dollars: f64 = records(&out)
+        .iter()
+        .map(|r| {
+            r["usage"]["prompt_tokens"].as_f64().unwrap() * 1e-6
+                + r["usage"]["completion_tokens"].as_f64().unwrap() * 1e-4
+        })
+        .sum();
     let stdout = text(&output.stdout);
     assert!(stdout.contains(&format!("cost: {}", execbench_run::cost::format_usd(dollars))), "{stdout}");
 }

@@ -30,7 +30,8 @@ const GOOD: &str = r#"{"id": "ok1", "code": "def f(x):\n    return x * 2", "inpu
 const GOOD_CONTEST: &str = r#"{"id": "ok2", "function_name": "minimumCost", "code": "def minimumCost(s):\n    return s.count('1')", "input": "minimumCost(s='0011')", "output": "2"}"#;
 const WRONG: &str = r#"{"id": "wrong", "code": "def f(x):\n    return x + 1", "input": "1", "output": "3"}"#;
 const RAISES: &str = r#"{"id": "raises", "code": "def f(x):\n    return x[5]", "input": "[1]", "output": "1"}"#;
-const SPINS: &str = r#"{"id": "spins", "code": "def f(x):\n    while True:\n        x += 1", "input": "0", "output": "0"}"#;
+const SPINS: &str =
+    r#"{"id": "spins", "code": "def f(x):\n    while True:\n        x += 1", "input": "0", "output": "0"}"#;
 const NO_OUTPUT: &str = r#"{"id": "bad", "code": "def f(x):\n    return x", "input": "1"}"#;
 
 #[test]
@@ -82,7 +83,10 @@ fn usage_errors_exit_two_with_a_reason() {
     let cases: [(&[&str], &str); 5] = [
         (&["verify"], "--dataset"),
         (&["verify", "--dataset", "/no/such/file.jsonl"], "cannot read /no/such/file.jsonl"),
-        (&["verify", "--dataset", &file, "--time-limit", "0"], "--time-limit must be between 0 and 3600 seconds, got 0"),
+        (
+            &["verify", "--dataset", &file, "--time-limit", "0"],
+            "--time-limit must be between 0 and 3600 seconds, got 0",
+        ),
         (&["verify", "--dataset", &file, "--time-limit", "-1"], "--time-limit must be between"),
         (&["verify", "--dataset", &file, "--colour", "red"], "colour"),
     ];

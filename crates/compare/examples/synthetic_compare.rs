@@ -20,11 +20,19 @@ fn main() {
     let (csv, pairs) = (csv_table(&comparison), pairs_jsonl(&comparison));
     let charts: Vec<(String, String)> = [Mode::Strict, Mode::Compatible]
         .into_iter()
-        .flat_map(|mode| [(format!("pass_at_1-{}.svg", mode.label()), pass_at_1_chart(&comparison, mode)), (format!("relative_drop-{}.svg", mode.label()), drop_heatmap(&comparison, mode))])
+        .flat_map(|mode| {
+            [
+                (format!("pass_at_1-{}.svg", mode.label()), pass_at_1_chart(&comparison, mode)),
+                (format!("relative_drop-{}.svg", mode.label()), drop_heatmap(&comparison, mode)),
+            ]
+        })
         .filter_map(|(name, svg)| Some((name, svg?)))
         .collect();
     let files_ms = started.elapsed().as_secs_f64() * 1000.0;
-    println!("{} runs × 800 samples × n = 10, 2 modes: table {table_ms:.1} ms, reports and charts {files_ms:.1} ms", runs.len());
+    println!(
+        "{} runs × 800 samples × n = 10, 2 modes: table {table_ms:.1} ms, reports and charts {files_ms:.1} ms",
+        runs.len()
+    );
     if let Some(dir) = std::env::args().nth(1) {
         std::fs::create_dir_all(&dir).expect("output directory");
         std::fs::write(format!("{dir}/report.md"), &section).expect("report written");

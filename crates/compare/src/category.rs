@@ -24,7 +24,12 @@ pub struct CategoryScore {
 }
 
 /// One score per category (by name), `categories` mapping original sample ids to categories.
-pub fn category_scores(run: &RunInput, mode: Mode, categories: &BTreeMap<String, String>, options: &CompareOptions) -> Vec<CategoryScore> {
+pub fn category_scores(
+    run: &RunInput,
+    mode: Mode,
+    categories: &BTreeMap<String, String>,
+    options: &CompareOptions,
+) -> Vec<CategoryScore> {
     let mut by_category: BTreeMap<&str, Vec<f64>> = BTreeMap::new();
     for (id, outcome) in run.outcomes(mode) {
         let category = categories.get(original_id(id)).map_or(NO_CATEGORY, String::as_str);

@@ -37,7 +37,11 @@ pub fn line_diff(before: &str, after: &str) -> Vec<DiffLine> {
     let mut common = vec![0u32; (a.len() + 1) * width];
     for i in (0..a.len()).rev() {
         for j in (0..b.len()).rev() {
-            common[i * width + j] = if a[i] == b[j] { common[(i + 1) * width + j + 1] + 1 } else { common[(i + 1) * width + j].max(common[i * width + j + 1]) };
+            common[i * width + j] = if a[i] == b[j] {
+                common[(i + 1) * width + j + 1] + 1
+            } else {
+                common[(i + 1) * width + j].max(common[i * width + j + 1])
+            };
         }
     }
     let (mut i, mut j) = (0, 0);
@@ -91,9 +95,17 @@ mod tests {
             ("", "x", &["+x"]),
             ("x", "", &["-x"]),
             // A comment inserted, as MCC does.
-            ("def f(x):\n    return x", "def f(x):\n    # it doubles x\n    return x", &[" def f(x):", "+    # it doubles x", "     return x"]),
+            (
+                "def f(x):\n    return x",
+                "def f(x):\n    # it doubles x\n    return x",
+                &[" def f(x):", "+    # it doubles x", "     return x"],
+            ),
             // A renamed variable: the old line goes before its replacement.
-            ("def f(a):\n    b = a\n    return b", "def f(a):\n    Var_1 = a\n    return Var_1", &[" def f(a):", "-    b = a", "-    return b", "+    Var_1 = a", "+    return Var_1"]),
+            (
+                "def f(a):\n    b = a\n    return b",
+                "def f(a):\n    Var_1 = a\n    return Var_1",
+                &[" def f(a):", "-    b = a", "-    return b", "+    Var_1 = a", "+    return Var_1"],
+            ),
             ("a\nb\nc\nd", "a\nc\nd\ne", &[" a", "-b", " c", " d", "+e"]),
         ];
         for (before, after, expected) in cases {

@@ -28,7 +28,8 @@ pub struct Flip {
 /// Every sample both runs scored in `mode` whose first counted answer is right in one and wrong in
 /// the other, in the first run's dataset order.
 pub fn flipped_samples(first: &RunInput, second: &RunInput, mode: Mode) -> Vec<Flip> {
-    let second_by_original: std::collections::BTreeMap<&str, &str> = second.records.keys().map(|id| (original_id(id), id.as_str())).collect();
+    let second_by_original: std::collections::BTreeMap<&str, &str> =
+        second.records.keys().map(|id| (original_id(id), id.as_str())).collect();
     let mut flips: Vec<(usize, Flip)> = Vec::new();
     for (id, record) in &first.records {
         let Some(second_id) = second_by_original.get(original_id(id)) else { continue };
@@ -38,7 +39,10 @@ pub fn flipped_samples(first: &RunInput, second: &RunInput, mode: Mode) -> Vec<F
             continue;
         }
         let direction = if a_outcome.first_right { FlipDirection::RightToWrong } else { FlipDirection::WrongToRight };
-        flips.push((record.index, Flip { original_id: original_id(id).to_string(), direction, first: a.clone(), second: b.clone() }));
+        flips.push((
+            record.index,
+            Flip { original_id: original_id(id).to_string(), direction, first: a.clone(), second: b.clone() },
+        ));
     }
     flips.sort_by(|a, b| a.0.cmp(&b.0).then_with(|| a.1.original_id.cmp(&b.1.original_id)));
     flips.into_iter().map(|(_, f)| f).collect()

@@ -107,7 +107,8 @@ pub fn dataset_family(name: &str) -> (String, Perturbation) {
     };
     // CodeCrash: {crux|lcb}_{PERT}_{input|output}; PERT may itself hold `_` (PSC_ALL).
     let parts: Vec<&str> = stem.split('_').collect();
-    if parts.len() >= 3 && ["crux", "lcb"].contains(&parts[0]) && ["input", "output"].contains(&parts[parts.len() - 1]) {
+    if parts.len() >= 3 && ["crux", "lcb"].contains(&parts[0]) && ["input", "output"].contains(&parts[parts.len() - 1])
+    {
         return (canonical_family(parts[0]), Perturbation::parse(&parts[1..parts.len() - 1].join("_")));
     }
     // The page's downloads: {dataset}-{KINDS}-perturbed / -codecrash.
@@ -153,7 +154,11 @@ pub struct Pairing {
 /// run of the same model and task that shares at least one original sample id; of several, the
 /// one of the same dataset family, then the one sharing the most ids, then the first given.
 /// Vanilla runs pair with nothing; runs of different models or tasks never pair.
-pub fn pair_with_vanilla(perturbed: &RunIdentity, perturbed_ids: &BTreeSet<&str>, candidates: &[Candidate<'_>]) -> Option<Pairing> {
+pub fn pair_with_vanilla(
+    perturbed: &RunIdentity,
+    perturbed_ids: &BTreeSet<&str>,
+    candidates: &[Candidate<'_>],
+) -> Option<Pairing> {
     if perturbed.perturbation.is_vanilla() {
         return None;
     }

@@ -8,8 +8,8 @@
 //! Definitions are in `docs/compare.md`.
 
 pub mod category;
-pub mod diff;
 pub mod charts;
+pub mod diff;
 pub mod flips;
 pub mod identity;
 pub mod pair;

@@ -34,15 +34,30 @@ pub struct Drop {
 
 /// The samples of `original_ids` that both runs scored in `mode`, in the vanilla run's dataset
 /// order.
-pub fn paired_samples(vanilla: &RunInput, perturbed: &RunInput, original_ids: &[String], mode: Mode) -> Vec<PairedSample> {
+pub fn paired_samples(
+    vanilla: &RunInput,
+    perturbed: &RunInput,
+    original_ids: &[String],
+    mode: Mode,
+) -> Vec<PairedSample> {
     let vanilla_outcomes = vanilla.outcomes(mode);
-    let perturbed_by_original: std::collections::BTreeMap<&str, _> = perturbed.outcomes(mode).into_iter().map(|(id, o)| (original_id(id), o)).collect();
+    let perturbed_by_original: std::collections::BTreeMap<&str, _> =
+        perturbed.outcomes(mode).into_iter().map(|(id, o)| (original_id(id), o)).collect();
     let mut samples: Vec<(usize, PairedSample)> = original_ids
         .iter()
         .filter_map(|id| {
             let (v, p) = (vanilla_outcomes.get(id.as_str())?, perturbed_by_original.get(id.as_str())?);
             let position = vanilla.records.get(id).map_or(usize::MAX, |r| r.index);
-            Some((position, PairedSample { original_id: id.clone(), vanilla_right: v.first_right, perturbed_right: p.first_right, vanilla_pass_at_1: v.pass_at_1, perturbed_pass_at_1: p.pass_at_1 }))
+            Some((
+                position,
+                PairedSample {
+                    original_id: id.clone(),
+                    vanilla_right: v.first_right,
+                    perturbed_right: p.first_right,
+                    vanilla_pass_at_1: v.pass_at_1,
+                    perturbed_pass_at_1: p.pass_at_1,
+                },
+            ))
         })
         .collect();
     samples.sort_by(|a, b| a.0.cmp(&b.0).then_with(|| a.1.original_id.cmp(&b.1.original_id)));

@@ -22,7 +22,11 @@ pub struct RunInput {
 impl RunInput {
     /// A run from its manifest and records; a later record of a sample replaces an earlier one,
     /// as in a run file.
-    pub fn new(source: impl Into<String>, manifest: RunManifest, records: impl IntoIterator<Item = SampleRecord>) -> Self {
+    pub fn new(
+        source: impl Into<String>,
+        manifest: RunManifest,
+        records: impl IntoIterator<Item = SampleRecord>,
+    ) -> Self {
         let records = records.into_iter().map(|r| (r.sample_id.clone(), r)).collect();
         RunInput { source: source.into(), manifest, records }
     }
@@ -76,7 +80,11 @@ impl SampleOutcome {
     /// `None` when no answer counts (`n = 0`: a model that did not answer at all).
     pub fn of(result: &SampleResult) -> Option<SampleOutcome> {
         let pass_at_1 = pass_at_k(result.n, result.correct, 1)?;
-        Some(SampleOutcome { pass_at_1, pass_at_5: pass_at_k(result.n, result.correct, 5), first_right: first_answer_right(result) })
+        Some(SampleOutcome {
+            pass_at_1,
+            pass_at_5: pass_at_k(result.n, result.correct, 5),
+            first_right: first_answer_right(result),
+        })
     }
 }
 
@@ -84,5 +92,9 @@ impl SampleOutcome {
 /// (compatible mode removes dropped answers from the list; strict mode drops none, so this is the
 /// first answer given). A sample with no counted answer is not right.
 pub fn first_answer_right(result: &SampleResult) -> bool {
-    result.answers.iter().find(|a| !matches!(a.verdict, Verdict::Dropped { .. })).is_some_and(|a| a.verdict.is_correct())
+    result
+        .answers
+        .iter()
+        .find(|a| !matches!(a.verdict, Verdict::Dropped { .. }))
+        .is_some_and(|a| a.verdict.is_correct())
 }

@@ -55,17 +55,57 @@ pub fn synthetic_runs(models: usize, samples: usize, n: usize, seed: u64) -> Vec
             };
             let records = (0..samples).map(|i| {
                 let chance = (skill - penalty - 0.5 * difficulty[i] + 0.25).clamp(0.02, 0.98);
-                let strict: Vec<Verdict> = (0..n).map(|_| if rng.chance(chance) { Verdict::Correct } else { Verdict::WrongValue { got: "0".into(), expected: "1".into() } }).collect();
+                let strict: Vec<Verdict> = (0..n)
+                    .map(|_| {
+                        if rng.chance(chance) {
+                            Verdict::Correct
+                        } else {
+                            Verdict::WrongValue { got: "0".into(), expected: "1".into() }
+                        }
+                    })
+                    .collect();
                 // Compatible mode drops an answer now and then (one that contained the call).
-                let compatible: Vec<Verdict> = strict.iter().enumerate().map(|(a, v)| if !v.is_correct() && (i + a) % 7 == 0 { Verdict::Dropped { why: "contains the call".into() } } else { v.clone() }).collect();
+                let compatible: Vec<Verdict> = strict
+                    .iter()
+                    .enumerate()
+                    .map(|(a, v)| {
+                        if !v.is_correct() && (i + a) % 7 == 0 {
+                            Verdict::Dropped { why: "contains the call".into() }
+                        } else {
+                            v.clone()
+                        }
+                    })
+                    .collect();
                 let id = format!("sample_{i}");
                 let result = |mode: Mode, verdicts: Vec<Verdict>| {
-                    let responses = verdicts.iter().map(|v| format!("[ANSWER]{}[/ANSWER]", if v.is_correct() { "1" } else { "0" })).collect();
-                    let extractions = verdicts.iter().map(|v| Extraction::verbatim(if v.is_correct() { "1" } else { "0" })).collect();
-                    SampleResult::new(&id, Task::Output, mode, None, responses, extractions, SampleScore::from_verdicts(mode, verdicts))
+                    let responses = verdicts
+                        .iter()
+                        .map(|v| format!("[ANSWER]{}[/ANSWER]", if v.is_correct() { "1" } else { "0" }))
+                        .collect();
+                    let extractions =
+                        verdicts.iter().map(|v| Extraction::verbatim(if v.is_correct() { "1" } else { "0" })).collect();
+                    SampleResult::new(
+                        &id,
+                        Task::Output,
+                        mode,
+                        None,
+                        responses,
+                        extractions,
+                        SampleScore::from_verdicts(mode, verdicts),
+                    )
                 };
                 let results = vec![result(Mode::Strict, strict), result(Mode::Compatible, compatible)];
-                SampleRecord { sample_id: id.clone(), index: i, results, error: None, usage: None, sent: None, finish_reasons: Vec::new(), attempts: Vec::new(), latency_ms: 0.0 }
+                SampleRecord {
+                    sample_id: id.clone(),
+                    index: i,
+                    results,
+                    error: None,
+                    usage: None,
+                    sent: None,
+                    finish_reasons: Vec::new(),
+                    attempts: Vec::new(),
+                    latency_ms: 0.0,
+                }
             });
             let records: Vec<SampleRecord> = records.collect();
             runs.push(RunInput::new(format!("{model}-{label}.jsonl"), manifest, records));

@@ -133,7 +133,11 @@ impl Comparison {
     pub fn column_label(&self, column: usize) -> String {
         let Some(col) = self.columns.get(column) else { return String::new() };
         let uniform = self.columns.iter().all(|c| c.dataset == col.dataset && c.task == col.task);
-        if uniform { col.perturbation.label() } else { format!("{} · {} · {}", col.dataset, col.task.label(), col.perturbation.label()) }
+        if uniform {
+            col.perturbation.label()
+        } else {
+            format!("{} · {} · {}", col.dataset, col.task.label(), col.perturbation.label())
+        }
     }
 
     /// The pair of `mode` whose perturbed run is `run`.
@@ -174,12 +178,17 @@ pub fn compare(runs: &[RunInput], options: &CompareOptions) -> Comparison {
 
     // Vanilla runs first: their columns are their own; perturbed runs then pair with those shown.
     for (index, identity) in identities.iter().enumerate().filter(|(_, id)| id.perturbation.is_vanilla()) {
-        let column = Column { dataset: identity.dataset.clone(), task: identity.task, perturbation: Perturbation::Vanilla };
+        let column =
+            Column { dataset: identity.dataset.clone(), task: identity.task, perturbation: Perturbation::Vanilla };
         claim(index, column, &mut notes, &mut column_of);
     }
-    let shown_vanilla: Vec<usize> = (0..runs.len()).filter(|&i| identities[i].perturbation.is_vanilla() && column_of[i].is_some()).collect();
-    let scored_ids = |index: usize| -> BTreeSet<&str> { runs[index].records.iter().filter(|(_, r)| !r.is_error()).map(|(id, _)| id.as_str()).collect() };
-    let candidates: Vec<Candidate<'_>> = shown_vanilla.iter().map(|&i| Candidate { identity: &identities[i], sample_ids: scored_ids(i) }).collect();
+    let shown_vanilla: Vec<usize> =
+        (0..runs.len()).filter(|&i| identities[i].perturbation.is_vanilla() && column_of[i].is_some()).collect();
+    let scored_ids = |index: usize| -> BTreeSet<&str> {
+        runs[index].records.iter().filter(|(_, r)| !r.is_error()).map(|(id, _)| id.as_str()).collect()
+    };
+    let candidates: Vec<Candidate<'_>> =
+        shown_vanilla.iter().map(|&i| Candidate { identity: &identities[i], sample_ids: scored_ids(i) }).collect();
     for (index, identity) in identities.iter().enumerate().filter(|(_, id)| !id.perturbation.is_vanilla()) {
         let pairing = pair_with_vanilla(identity, &scored_ids(index), &candidates);
         let dataset = match &pairing {
@@ -200,7 +209,12 @@ pub fn compare(runs: &[RunInput], options: &CompareOptions) -> Comparison {
             vanilla_of[index] = Some(shown_vanilla[p.vanilla]);
             paired_ids[index] = p.original_ids;
         }
-        claim(index, Column { dataset, task: identity.task, perturbation: identity.perturbation.clone() }, &mut notes, &mut column_of);
+        claim(
+            index,
+            Column { dataset, task: identity.task, perturbation: identity.perturbation.clone() },
+            &mut notes,
+            &mut column_of,
+        );
     }
 
     let models: Vec<String> = identities.iter().map(|i| i.model.clone()).collect::<BTreeSet<_>>().into_iter().collect();
@@ -224,7 +238,8 @@ pub fn compare(runs: &[RunInput], options: &CompareOptions) -> Comparison {
                     drop = drop_of(&samples);
                     pairs.push(Pair { mode, vanilla, perturbed: run, samples, drop: drop.clone() });
                 }
-                cells[model_index][column_index] = Some(Cell { run, score: score_run(&runs[run], mode, options), drop });
+                cells[model_index][column_index] =
+                    Some(Cell { run, score: score_run(&runs[run], mode, options), drop });
                 if !options.categories.is_empty() {
                     let scores = category_scores(&runs[run], mode, &options.categories, options);
                     categories.push(RunCategories { mode, run, model: model_index, column: column_index, scores });

@@ -22,7 +22,8 @@ fn runs() -> Vec<RunInput> {
 }
 
 fn comparison() -> Comparison {
-    let categories: BTreeMap<String, String> = (0..20).map(|i| (format!("sample_{i}"), if i < 10 { "easy" } else { "hard" }.to_string())).collect();
+    let categories: BTreeMap<String, String> =
+        (0..20).map(|i| (format!("sample_{i}"), if i < 10 { "easy" } else { "hard" }.to_string())).collect();
     compare(&runs(), &CompareOptions { bootstrap: 200, categories, ..Default::default() })
 }
 
@@ -69,7 +70,10 @@ fn assert_theme_safe(svg: &str) {
     let inks: Vec<String> = DROP_BINS.iter().map(|b| format!("fill=\"{}\">", b.ink)).collect();
     for text in svg.split("<text").skip(1) {
         let tag = &text[..text.find('>').unwrap() + 1];
-        assert!(tag.contains("fill=\"currentColor\"") || inks.iter().any(|i| tag.ends_with(i.as_str())), "text not in currentColor nor on a fill: {tag}");
+        assert!(
+            tag.contains("fill=\"currentColor\"") || inks.iter().any(|i| tag.ends_with(i.as_str())),
+            "text not in currentColor nor on a fill: {tag}"
+        );
     }
     for line in svg.lines().filter(|l| l.starts_with("<line") || l.starts_with("<path")) {
         assert!(line.contains("currentColor") || !line.contains("stroke=\"#"), "{line}");
@@ -90,7 +94,11 @@ fn pass_at_1_bars_are_as_tall_as_the_figures_with_their_intervals() {
             let Some(cell) = &table.cells[m][c] else { continue };
             bars += 1;
             let value = cell.score.pass_at_1.unwrap();
-            let marker = format!("<title>{} · {}: ", model.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;"), comparison.column_label(c));
+            let marker = format!(
+                "<title>{} · {}: ",
+                model.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;"),
+                comparison.column_label(c)
+            );
             let height = attribute(&svg, &marker, "height");
             assert!((height - 2.0 * value).abs() <= 0.05 + 1e-9, "{marker}: height {height} for {value}%");
             let fill_at = svg.find(&marker).unwrap();
@@ -129,11 +137,27 @@ fn the_heat_map_colours_each_cell_by_its_drop() {
     }
     assert_eq!(coloured, 3, "alpha REN, alpha MCC, beta MCC");
     // alpha MCC lost 10 of 16: 62.5%, the darkest orange; beta MCC gained 10%: the middle purple.
-    assert!(svg.contains("fill=\"#b35806\" stroke=\"currentColor\" stroke-width=\"0.5\"><title>alpha · MCC: relative drop 62.5%"), "{svg}");
+    assert!(
+        svg.contains(
+            "fill=\"#b35806\" stroke=\"currentColor\" stroke-width=\"0.5\"><title>alpha · MCC: relative drop 62.5%"
+        ),
+        "{svg}"
+    );
     assert!(svg.contains("<title>beta &lt;&amp;&gt; · REN: no drop (no run)</title>"), "{svg}");
     assert!(svg.contains(">-10.0%</text>"), "{svg}");
     // Bins are [lower, upper) on the drop, in ColorBrewer PuOr's order.
-    let bins = [(-40.0, "#542788"), (-25.0, "#998ec3"), (-10.5, "#998ec3"), (-10.0, "#d8daeb"), (-2.0, "#f7f7f7"), (0.0, "#f7f7f7"), (2.0, "#fee0b6"), (10.0, "#f1a340"), (25.0, "#b35806"), (400.0, "#b35806")];
+    let bins = [
+        (-40.0, "#542788"),
+        (-25.0, "#998ec3"),
+        (-10.5, "#998ec3"),
+        (-10.0, "#d8daeb"),
+        (-2.0, "#f7f7f7"),
+        (0.0, "#f7f7f7"),
+        (2.0, "#fee0b6"),
+        (10.0, "#f1a340"),
+        (25.0, "#b35806"),
+        (400.0, "#b35806"),
+    ];
     for (relative, fill) in bins {
         assert_eq!(drop_bin(relative).fill, fill, "{relative}");
     }
@@ -156,16 +180,21 @@ fn category_bars_have_a_group_per_category_and_a_bar_per_run() {
 
 #[test]
 fn the_chart_of_a_fixed_input_is_byte_for_byte_the_snapshot() {
-    let runs = vec![run_of("v", "m", "d.jsonl", None, 4, |i| i < 3), run_of("r", "m", "d.jsonl", Some("REN"), 4, |i| i < 2)];
+    let runs =
+        vec![run_of("v", "m", "d.jsonl", None, 4, |i| i < 3), run_of("r", "m", "d.jsonl", Some("REN"), 4, |i| i < 2)];
     let comparison = compare(&runs, &CompareOptions { bootstrap: 50, ..Default::default() });
-    let charts = [("pass_at_1.svg", pass_at_1_chart(&comparison, Mode::Strict).unwrap()), ("relative_drop.svg", drop_heatmap(&comparison, Mode::Strict).unwrap())];
+    let charts = [
+        ("pass_at_1.svg", pass_at_1_chart(&comparison, Mode::Strict).unwrap()),
+        ("relative_drop.svg", drop_heatmap(&comparison, Mode::Strict).unwrap()),
+    ];
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/snapshots");
     for (name, svg) in charts {
         let path = dir.join(name);
         if std::env::var_os("EXECBENCH_BLESS").is_some() {
             std::fs::write(&path, &svg).unwrap();
         }
-        let expected = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e} (EXECBENCH_BLESS=1 writes it)", path.display()));
+        let expected = std::fs::read_to_string(&path)
+            .unwrap_or_else(|e| panic!("{}: {e} (EXECBENCH_BLESS=1 writes it)", path.display()));
         assert_eq!(svg, expected, "{name} changed; if on purpose, rerun with EXECBENCH_BLESS=1 and review the diff");
     }
 }

@@ -71,7 +71,14 @@ fn the_csv_has_one_header_and_one_line_per_cell() {
         assert_eq!(record.len(), header.len());
     }
     let perturbed = &records[2];
-    assert_eq!((perturbed[column("model")].as_str(), perturbed[column("perturbation")].as_str(), perturbed[column("vanilla_run_id")].as_str()), ("model, \"quoted\"", "GBC", "v"));
+    assert_eq!(
+        (
+            perturbed[column("model")].as_str(),
+            perturbed[column("perturbation")].as_str(),
+            perturbed[column("vanilla_run_id")].as_str()
+        ),
+        ("model, \"quoted\"", "GBC", "v")
+    );
     let table = comparison.tables[0].cells[0][1].as_ref().unwrap();
     let drop = table.drop.as_ref().unwrap();
     assert_eq!(perturbed[column("drop_abs")], format!("{:.4}", drop.absolute));
@@ -83,11 +90,20 @@ fn the_csv_has_one_header_and_one_line_per_cell() {
 #[test]
 fn markdown_sections_append_without_touching_what_is_there() {
     // (existing text, expected text before the section)
-    let cases = [("", ""), ("# Results\n", "# Results\n\n"), ("# Results", "# Results\n\n"), ("# Results\n\n", "# Results\n\n"), ("a\n\n\n", "a\n\n\n")];
+    let cases = [
+        ("", ""),
+        ("# Results\n", "# Results\n\n"),
+        ("# Results", "# Results\n\n"),
+        ("# Results\n\n", "# Results\n\n"),
+        ("a\n\n\n", "a\n\n\n"),
+    ];
     for (existing, prefix) in cases {
         assert_eq!(append_section(existing, "## Comparison x\n"), format!("{prefix}## Comparison x\n"), "{existing:?}");
     }
-    let runs = vec![run_of("v", "m|1", "d.jsonl", None, 10, |i| i < 8), run_of("p", "m|1", "d.jsonl", Some("MHC"), 10, |i| i < 4)];
+    let runs = vec![
+        run_of("v", "m|1", "d.jsonl", None, 10, |i| i < 8),
+        run_of("p", "m|1", "d.jsonl", Some("MHC"), 10, |i| i < 4),
+    ];
     let comparison = compare(&runs, &CompareOptions::default());
     let first = markdown_section(&comparison, "2026-11-25");
     let second = markdown_section(&comparison, "2026-11-26");
@@ -105,7 +121,11 @@ fn markdown_sections_append_without_touching_what_is_there() {
 
 #[test]
 fn the_pairing_jsonl_has_one_line_per_pair_and_sample() {
-    let runs = vec![run_of("v", "m", "d.jsonl", None, 3, |i| i != 1), run_of("r", "m", "d.jsonl", Some("REN"), 3, |i| i == 1), run_of("c", "m", "d.jsonl", Some("MCC"), 2, |_| true)];
+    let runs = vec![
+        run_of("v", "m", "d.jsonl", None, 3, |i| i != 1),
+        run_of("r", "m", "d.jsonl", Some("REN"), 3, |i| i == 1),
+        run_of("c", "m", "d.jsonl", Some("MCC"), 2, |_| true),
+    ];
     let comparison = compare(&runs, &CompareOptions::default());
     let text = pairs_jsonl(&comparison);
     let lines: Vec<serde_json::Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
@@ -114,10 +134,26 @@ fn the_pairing_jsonl_has_one_line_per_pair_and_sample() {
         text.lines().next().unwrap(),
         r#"{"mode":"strict","model":"m","dataset":"d","task":"output","perturbation":"REN","vanilla_run":"v","perturbed_run":"r","original_id":"sample_0","vanilla_right":true,"perturbed_right":false}"#
     );
-    let got: Vec<(String, String, bool, bool)> = lines.iter().map(|l| (l["perturbation"].as_str().unwrap().into(), l["original_id"].as_str().unwrap().into(), l["vanilla_right"].as_bool().unwrap(), l["perturbed_right"].as_bool().unwrap())).collect();
-    let expected: Vec<(String, String, bool, bool)> = [("REN", "sample_0", true, false), ("REN", "sample_1", false, true), ("REN", "sample_2", true, false), ("MCC", "sample_0", true, true), ("MCC", "sample_1", false, true)]
-        .into_iter()
-        .map(|(p, id, v, r)| (p.to_string(), id.to_string(), v, r))
+    let got: Vec<(String, String, bool, bool)> = lines
+        .iter()
+        .map(|l| {
+            (
+                l["perturbation"].as_str().unwrap().into(),
+                l["original_id"].as_str().unwrap().into(),
+                l["vanilla_right"].as_bool().unwrap(),
+                l["perturbed_right"].as_bool().unwrap(),
+            )
+        })
         .collect();
+    let expected: Vec<(String, String, bool, bool)> = [
+        ("REN", "sample_0", true, false),
+        ("REN", "sample_1", false, true),
+        ("REN", "sample_2", true, false),
+        ("MCC", "sample_0", true, true),
+        ("MCC", "sample_1", false, true),
+    ]
+    .into_iter()
+    .map(|(p, id, v, r)| (p.to_string(), id.to_string(), v, r))
+    .collect();
     assert_eq!(got, expected);
 }

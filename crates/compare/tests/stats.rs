@@ -25,10 +25,10 @@ fn mcnemar_matches_the_binomial_summed_by_hand() {
     // (b, c, p written out where it is short)
     let cases: &[(u32, u32, Option<f64>)] = &[
         (0, 0, Some(1.0)),
-        (1, 0, Some(1.0)),          // 2 · 1/2
-        (2, 0, Some(0.5)),          // 2 · 1/4
-        (5, 0, Some(0.0625)),       // 2 · 1/32
-        (6, 1, Some(0.125)),        // 2 · (1 + 7)/128
+        (1, 0, Some(1.0)),    // 2 · 1/2
+        (2, 0, Some(0.5)),    // 2 · 1/4
+        (5, 0, Some(0.0625)), // 2 · 1/32
+        (6, 1, Some(0.125)),  // 2 · (1 + 7)/128
         (1, 6, Some(0.125)),
         (3, 3, Some(1.0)),
         (10, 2, Some(158.0 / 4096.0)), // 2 · (1 + 12 + 66)/4096
@@ -41,7 +41,11 @@ fn mcnemar_matches_the_binomial_summed_by_hand() {
         let got = mcnemar(b as usize, c as usize);
         assert_eq!((got.b, got.c), (b as usize, c as usize));
         let expected = exact_two_sided(b, c);
-        assert!((got.p_value - expected).abs() <= 1e-12 * expected.max(1e-300) + 1e-15, "b={b} c={c}: {} vs {expected}", got.p_value);
+        assert!(
+            (got.p_value - expected).abs() <= 1e-12 * expected.max(1e-300) + 1e-15,
+            "b={b} c={c}: {} vs {expected}",
+            got.p_value
+        );
         if let Some(written) = written {
             assert!((got.p_value - written).abs() < 1e-12, "b={b} c={c}: {} vs {written}", got.p_value);
         }

@@ -13,7 +13,22 @@ use execbench_eval::score::{Mode, Verdict};
 
 #[test]
 fn rows_are_models_by_name_and_columns_dataset_task_then_perturbation_order() {
-    let names = ["crux_MHC_output", "crux_VAN_output", "crux_REN_output", "crux_ALL_output", "crux_MCC_output", "crux_PSC_ALL_output", "crux_GBC_output", "crux_MPS_output", "crux_RTF_output", "crux_ZZZ_output", "crux_VAN_input", "crux_MCC_input", "lcb_VAN_output", "aaa.jsonl"];
+    let names = [
+        "crux_MHC_output",
+        "crux_VAN_output",
+        "crux_REN_output",
+        "crux_ALL_output",
+        "crux_MCC_output",
+        "crux_PSC_ALL_output",
+        "crux_GBC_output",
+        "crux_MPS_output",
+        "crux_RTF_output",
+        "crux_ZZZ_output",
+        "crux_VAN_input",
+        "crux_MCC_input",
+        "lcb_VAN_output",
+        "aaa.jsonl",
+    ];
     let mut runs = Vec::new();
     for (i, name) in names.iter().enumerate() {
         let mut r = run_of(&format!("r{i}"), "alpha", &format!("{name}.jsonl"), None, 2, |_| true);
@@ -68,7 +83,8 @@ fn cells_and_drops_match_figures_recomputed_from_the_answers() {
         ("s3", [false; 5]),
         ("s4", [true, true, true, true, false]),
     ];
-    let as_samples = |rows: &[(&'static str, [bool; 5])]| rows.iter().map(|(id, a)| (*id, a.to_vec())).collect::<Vec<_>>();
+    let as_samples =
+        |rows: &[(&'static str, [bool; 5])]| rows.iter().map(|(id, a)| (*id, a.to_vec())).collect::<Vec<_>>();
     let (v, p) = (as_samples(&vanilla), as_samples(&perturbed));
     let v_ref: Vec<(&str, &[bool])> = v.iter().map(|(id, a)| (*id, &a[..])).collect();
     let p_ref: Vec<(&str, &[bool])> = p.iter().map(|(id, a)| (*id, &a[..])).collect();
@@ -84,7 +100,9 @@ fn cells_and_drops_match_figures_recomputed_from_the_answers() {
     let mean = |xs: Vec<f64>| xs.iter().sum::<f64>() / xs.len() as f64 * 100.0;
 
     let vanilla_cell = table.cells[0][0].as_ref().unwrap();
-    assert!((vanilla_cell.score.pass_at_1.unwrap() - mean(vanilla.iter().map(|(_, a)| rate(a)).collect())).abs() < 1e-9);
+    assert!(
+        (vanilla_cell.score.pass_at_1.unwrap() - mean(vanilla.iter().map(|(_, a)| rate(a)).collect())).abs() < 1e-9
+    );
     // n = 5: pass@5 is 1 when any answer is right.
     assert!((vanilla_cell.score.pass_at_5.unwrap() - mean(vanilla.iter().map(|(_, a)| any(a)).collect())).abs() < 1e-9);
     assert!(vanilla_cell.drop.is_none());
@@ -108,7 +126,14 @@ fn cells_and_drops_match_figures_recomputed_from_the_answers() {
     assert_eq!(comparison.pairs[0].flips(&runs), flips, "a pair's flips are its two runs'");
     assert_eq!(flips.len(), drop.mcnemar.b + drop.mcnemar.c);
     let got: Vec<(&str, FlipDirection)> = flips.iter().map(|f| (f.original_id.as_str(), f.direction)).collect();
-    assert_eq!(got, vec![("s0", FlipDirection::RightToWrong), ("s1", FlipDirection::RightToWrong), ("s2", FlipDirection::WrongToRight)]);
+    assert_eq!(
+        got,
+        vec![
+            ("s0", FlipDirection::RightToWrong),
+            ("s1", FlipDirection::RightToWrong),
+            ("s2", FlipDirection::WrongToRight)
+        ]
+    );
     // Both stored results ride along for the side-by-side view.
     assert_eq!(flips[0].first.answers[0].response.as_deref(), Some("response 0 to s0: correct"));
     assert_eq!(flips[0].second.answers[0].response.as_deref(), Some("response 0 to s0: wrong_value"));
@@ -137,8 +162,22 @@ fn each_mode_has_its_table_and_runs_without_a_mode_leave_it_empty() {
     let both = [Mode::Strict, Mode::Compatible];
     let dropped = || Verdict::Dropped { why: "w".into() };
     let records = vec![
-        record("s0", 0, vec![result("s0", Mode::Strict, vec![wrong(), Verdict::Correct]), result("s0", Mode::Compatible, vec![dropped(), Verdict::Correct])]),
-        record("s1", 1, vec![result("s1", Mode::Strict, vec![wrong(), wrong()]), result("s1", Mode::Compatible, vec![wrong(), wrong()])]),
+        record(
+            "s0",
+            0,
+            vec![
+                result("s0", Mode::Strict, vec![wrong(), Verdict::Correct]),
+                result("s0", Mode::Compatible, vec![dropped(), Verdict::Correct]),
+            ],
+        ),
+        record(
+            "s1",
+            1,
+            vec![
+                result("s1", Mode::Strict, vec![wrong(), wrong()]),
+                result("s1", Mode::Compatible, vec![wrong(), wrong()]),
+            ],
+        ),
     ];
     let vanilla = RunInput::new("v.jsonl", manifest("v", "m", "d.jsonl", None, Task::Output, &both), records);
     let strict_only = run("p", "m", "d.jsonl", Some("REN"), &[("s0", &[false, false]), ("s1", &[true, true])]);
@@ -158,25 +197,66 @@ fn each_mode_has_its_table_and_runs_without_a_mode_leave_it_empty() {
 
 #[test]
 fn a_second_run_for_a_filled_cell_is_noted_not_shown() {
-    let runs = vec![run_of("first", "m", "d.jsonl", None, 3, |_| true), run_of("second", "m", "d.jsonl", None, 3, |_| false), run_of("ren", "m", "d.jsonl", Some("REN"), 3, |i| i == 0)];
+    let runs = vec![
+        run_of("first", "m", "d.jsonl", None, 3, |_| true),
+        run_of("second", "m", "d.jsonl", None, 3, |_| false),
+        run_of("ren", "m", "d.jsonl", Some("REN"), 3, |i| i == 0),
+    ];
     let comparison = compare(&runs, &CompareOptions::default());
     assert_eq!(comparison.runs.iter().map(|r| r.column).collect::<Vec<_>>(), vec![Some(0), None, Some(1)]);
-    assert_eq!(comparison.notes, vec!["second.jsonl (second) is not shown: first.jsonl already fills model m, column d · output · vanilla".to_string()]);
+    assert_eq!(
+        comparison.notes,
+        vec![
+            "second.jsonl (second) is not shown: first.jsonl already fills model m, column d · output · vanilla"
+                .to_string()
+        ]
+    );
     assert_eq!(comparison.runs[2].vanilla, Some(0), "pairs with the vanilla run shown");
 }
 
 #[test]
 fn categories_give_pass_at_1_per_category_of_the_original_samples() {
-    let categories: BTreeMap<String, String> = [("sample_0", "easy"), ("sample_1", "easy"), ("sample_2", "hard"), ("sample_3", "hard"), ("sample_4", "hard")].into_iter().map(|(a, b)| (a.to_string(), b.to_string())).collect();
-    let runs = vec![run_of("v", "m", "d.jsonl", None, 6, |i| i != 3), run_of("p", "m", "d.jsonl", Some("MCC"), 6, |i| i < 2)];
+    let categories: BTreeMap<String, String> =
+        [("sample_0", "easy"), ("sample_1", "easy"), ("sample_2", "hard"), ("sample_3", "hard"), ("sample_4", "hard")]
+            .into_iter()
+            .map(|(a, b)| (a.to_string(), b.to_string()))
+            .collect();
+    let runs =
+        vec![run_of("v", "m", "d.jsonl", None, 6, |i| i != 3), run_of("p", "m", "d.jsonl", Some("MCC"), 6, |i| i < 2)];
     let comparison = compare(&runs, &CompareOptions { categories, ..Default::default() });
     // Percentages rounded to 1e-9 so the test does not depend on the order of a sum.
     type PerRun = Vec<(usize, Vec<(String, usize, i64)>)>;
-    let got: PerRun = comparison.categories.iter().map(|c| (c.run, c.scores.iter().map(|s| (s.category.clone(), s.samples, (s.pass_at_1.unwrap() * 1e9).round() as i64)).collect())).collect();
+    let got: PerRun = comparison
+        .categories
+        .iter()
+        .map(|c| {
+            (
+                c.run,
+                c.scores
+                    .iter()
+                    .map(|s| (s.category.clone(), s.samples, (s.pass_at_1.unwrap() * 1e9).round() as i64))
+                    .collect(),
+            )
+        })
+        .collect();
     let percent = |p: f64| (p * 1e9).round() as i64;
     let expected = vec![
-        (0, vec![("(none)".to_string(), 1, percent(100.0)), ("easy".to_string(), 2, percent(100.0)), ("hard".to_string(), 3, percent(200.0 / 3.0))]),
-        (1, vec![("(none)".to_string(), 1, percent(0.0)), ("easy".to_string(), 2, percent(100.0)), ("hard".to_string(), 3, percent(0.0))]),
+        (
+            0,
+            vec![
+                ("(none)".to_string(), 1, percent(100.0)),
+                ("easy".to_string(), 2, percent(100.0)),
+                ("hard".to_string(), 3, percent(200.0 / 3.0)),
+            ],
+        ),
+        (
+            1,
+            vec![
+                ("(none)".to_string(), 1, percent(0.0)),
+                ("easy".to_string(), 2, percent(100.0)),
+                ("hard".to_string(), 3, percent(0.0)),
+            ],
+        ),
     ];
     assert_eq!(got, expected);
     assert!(compare(&runs, &CompareOptions::default()).categories.is_empty());
@@ -184,16 +264,22 @@ fn categories_give_pass_at_1_per_category_of_the_original_samples() {
 
 #[test]
 fn the_same_runs_give_the_same_figures_whatever_else_is_compared() {
-    let runs = vec![run_of("v", "m", "d.jsonl", None, 40, |i| i % 3 != 0), run_of("p", "m", "d.jsonl", Some("RTF"), 40, |i| i % 2 == 0)];
+    let runs = vec![
+        run_of("v", "m", "d.jsonl", None, 40, |i| i % 3 != 0),
+        run_of("p", "m", "d.jsonl", Some("RTF"), 40, |i| i % 2 == 0),
+    ];
     let alone = compare(&runs, &CompareOptions::default());
     let mut more = vec![run_of("other", "n", "d.jsonl", None, 40, |i| i % 5 == 0)];
     more.extend(runs.iter().cloned());
     let with_other = compare(&more, &CompareOptions::default());
     let cell = |c: &execbench_compare::Comparison, model: usize| c.tables[0].cells[model][1].clone();
-    assert_eq!(cell(&alone, 0), cell(&with_other, 0).map(|mut c| {
-        c.run -= 1;
-        c
-    }));
+    assert_eq!(
+        cell(&alone, 0),
+        cell(&with_other, 0).map(|mut c| {
+            c.run -= 1;
+            c
+        })
+    );
     let interval = |c: &execbench_compare::Comparison| c.tables[0].cells[0][0].as_ref().unwrap().score.interval;
     assert_eq!(interval(&compare(&runs, &CompareOptions::default())), interval(&alone), "deterministic");
     // 40 right/wrong samples give a coarse grid of means: few resamples make the seed visible.

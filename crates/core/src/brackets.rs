@@ -79,7 +79,14 @@ mod tests {
 
     #[test]
     fn balance_cases() {
-        let cases = [("1, 2", true), ("[1, (2, 3)], 'a)'", true), ("1)(2", false), ("[1", false), ("'unclosed", false), ("\"a\\\"b\"", true)];
+        let cases = [
+            ("1, 2", true),
+            ("[1, (2, 3)], 'a)'", true),
+            ("1)(2", false),
+            ("[1", false),
+            ("'unclosed", false),
+            ("\"a\\\"b\"", true),
+        ];
         for (text, expected) in cases {
             assert_eq!(balanced(text), expected, "{text}");
         }

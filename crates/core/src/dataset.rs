@@ -62,7 +62,11 @@ pub fn load_jsonl_bytes(file: &str, bytes: &[u8]) -> LoadReport {
 
 /// Loads JSON Lines whose rows `convert` turns into samples: the line splitting, JSON parsing and
 /// duplicate ids of [`load_jsonl_bytes`] for formats that read their rows differently.
-pub fn load_jsonl_with(file: &str, bytes: &[u8], convert: impl FnMut(Map<String, Value>) -> Result<Sample, FieldError>) -> LoadReport {
+pub fn load_jsonl_with(
+    file: &str,
+    bytes: &[u8],
+    convert: impl FnMut(Map<String, Value>) -> Result<Sample, FieldError>,
+) -> LoadReport {
     let mut reader = JsonlReader::new(file, convert);
     reader.feed(bytes);
     reader.finish()
@@ -135,7 +139,11 @@ impl<'a, F: FnMut(Map<String, Value>) -> Result<Sample, FieldError>> JsonlReader
         self.lines += 1;
         match std::str::from_utf8(raw) {
             Ok(line) => self.loader.line(self.lines, line, &mut self.convert),
-            Err(e) => self.loader.error(self.lines, None, format!("not valid UTF-8 (byte {} of the line)", e.valid_up_to() + 1)),
+            Err(e) => self.loader.error(
+                self.lines,
+                None,
+                format!("not valid UTF-8 (byte {} of the line)", e.valid_up_to() + 1),
+            ),
         }
     }
 }
@@ -160,7 +168,12 @@ impl<'a> RowLoader<'a> {
 
     /// A problem with row `line` (1-based), or with the file when nothing better can be named.
     pub fn error(&mut self, line: usize, field: Option<&str>, message: String) {
-        self.report.errors.push(RowError { file: self.file.to_string(), line, field: field.map(str::to_string), message });
+        self.report.errors.push(RowError {
+            file: self.file.to_string(),
+            line,
+            field: field.map(str::to_string),
+            message,
+        });
     }
 
     /// Row `line` (1-based) was read: its sample, or the field that made it unusable.
@@ -198,7 +211,12 @@ impl<'a> RowLoader<'a> {
         self.report
     }
 
-    fn line(&mut self, number: usize, line: &str, convert: &mut impl FnMut(Map<String, Value>) -> Result<Sample, FieldError>) {
+    fn line(
+        &mut self,
+        number: usize,
+        line: &str,
+        convert: &mut impl FnMut(Map<String, Value>) -> Result<Sample, FieldError>,
+    ) {
         let line = line.strip_suffix('\r').unwrap_or(line);
         if line.trim().is_empty() {
             return;
@@ -326,7 +344,10 @@ pub fn sample_from_row(mut row: Map<String, Value>) -> Result<Sample, FieldError
             return Err(("correct_condition", format!("calls `{condition_call}`, but the row's call is `{call}`")));
         }
         if squeezed(condition_output) != squeezed(&output) {
-            return Err(("correct_condition", format!("expects `{condition_output}`, but the row's output is `{output}`")));
+            return Err((
+                "correct_condition",
+                format!("expects `{condition_output}`, but the row's output is `{output}`"),
+            ));
         }
     }
     Ok(Sample { id, code, function_name, input, call, output, meta: row })
@@ -428,7 +449,9 @@ mod tests {
 
     #[test]
     fn a_file_read_in_chunks_loads_as_the_whole_file_does() {
-        let row = |id: &str| format!(r#"{{"code": "def f(a):\n    return a", "input": "'é€'", "output": "'é€'", "id": "{id}"}}"#);
+        let row = |id: &str| {
+            format!(r#"{{"code": "def f(a):\n    return a", "input": "'é€'", "output": "'é€'", "id": "{id}"}}"#)
+        };
         let files: Vec<Vec<u8>> = vec![
             Vec::new(),
             b"\n\n".to_vec(),
@@ -455,10 +478,16 @@ mod tests {
 
     #[test]
     fn cruxeval_row() {
-        let r = load_jsonl("d.jsonl", r#"{"code": "def f(a, b):\n    return a + b", "input": "1, 2", "output": "3", "id": "sample_0"}"#);
+        let r = load_jsonl(
+            "d.jsonl",
+            r#"{"code": "def f(a, b):\n    return a + b", "input": "1, 2", "output": "3", "id": "sample_0"}"#,
+        );
         assert!(r.is_clean(), "{:?}", r.errors);
         let s = &r.samples[0];
-        assert_eq!((s.id.as_str(), s.function_name.as_str(), s.call.as_str(), s.input.as_str()), ("sample_0", "f", "f(1, 2)", "1, 2"));
+        assert_eq!(
+            (s.id.as_str(), s.function_name.as_str(), s.call.as_str(), s.input.as_str()),
+            ("sample_0", "f", "f(1, 2)", "1, 2")
+        );
     }
 
     #[test]
@@ -477,27 +506,59 @@ mod tests {
     #[test]
     fn leetcode_contest_rows_and_their_correct_condition() {
         let solution = "class Solution:\\n    def countSeniors(self, details: List[str]) -> int:\\n        return 2";
-        let row = |extra: &str| format!(r#"{{"id": "sample_0", "question_id": 2727, "function_name": "countSeniors", "code": "{solution}", {extra}, "contest_id": "biweekly-contest-104"}}"#);
+        let row = |extra: &str| {
+            format!(
+                r#"{{"id": "sample_0", "question_id": 2727, "function_name": "countSeniors", "code": "{solution}", {extra}, "contest_id": "biweekly-contest-104"}}"#
+            )
+        };
         let call = "countSeniors(details = ['7868190130M7522', '5303914400F9211'])";
         let cases: Vec<(String, Result<(&str, &str, &str), &str>)> = vec![
-            (row(&format!(r#""input": "{call}", "output": "2", "correct_condition": "{call} == 2""#)), Ok(("sample_0", call, "2"))),
+            (
+                row(&format!(r#""input": "{call}", "output": "2", "correct_condition": "{call} == 2""#)),
+                Ok(("sample_0", call, "2")),
+            ),
             // Spaces around `=` and `==` do not matter; spaces inside strings do.
-            (row(&format!(r#""input": "{call}", "output": "2", "correct_condition": "countSeniors(details=['7868190130M7522', '5303914400F9211'])==2""#)), Ok(("sample_0", call, "2"))),
+            (
+                row(&format!(
+                    r#""input": "{call}", "output": "2", "correct_condition": "countSeniors(details=['7868190130M7522', '5303914400F9211'])==2""#
+                )),
+                Ok(("sample_0", call, "2")),
+            ),
             // No output: the condition gives it. No input either: the condition gives the call.
             (row(&format!(r#""input": "{call}", "correct_condition": "{call} == 2""#)), Ok(("sample_0", call, "2"))),
             (row(&format!(r#""correct_condition": "{call} == 2""#)), Ok(("sample_0", call, "2"))),
-            (row(r#""input": "countSeniors(details = ['a == b'])", "output": "0", "correct_condition": "countSeniors(details = ['a == b']) == 0""#), Ok(("sample_0", "countSeniors(details = ['a == b'])", "0"))),
+            (
+                row(
+                    r#""input": "countSeniors(details = ['a == b'])", "output": "0", "correct_condition": "countSeniors(details = ['a == b']) == 0""#,
+                ),
+                Ok(("sample_0", "countSeniors(details = ['a == b'])", "0")),
+            ),
             (
                 row(&format!(r#""input": "{call}", "output": "2", "correct_condition": "{call} == 3""#)),
                 Err("lc.jsonl:1: field `correct_condition`: expects `3`, but the row's output is `2`"),
             ),
             (
-                row(&format!(r#""input": "{call}", "output": "2", "correct_condition": "countSeniors(details = ['7868190130M7522 ']) == 2""#)),
-                Err("lc.jsonl:1: field `correct_condition`: calls `countSeniors(details = ['7868190130M7522 '])`, but the row's call is `countSeniors(details = ['7868190130M7522', '5303914400F9211'])`"),
+                row(&format!(
+                    r#""input": "{call}", "output": "2", "correct_condition": "countSeniors(details = ['7868190130M7522 ']) == 2""#
+                )),
+                Err(
+                    "lc.jsonl:1: field `correct_condition`: calls `countSeniors(details = ['7868190130M7522 '])`, but the row's call is `countSeniors(details = ['7868190130M7522', '5303914400F9211'])`",
+                ),
             ),
-            (row(&format!(r#""input": "{call}", "output": "2", "correct_condition": "{call} != 2""#)), Err("lc.jsonl:1: field `correct_condition`: `countSeniors(details = ['7868190130M7522', '5303914400F9211']) != 2` is not `<call> == <output>`")),
-            (row(r#""input": "x", "output": "2", "correct_condition": "f(1) <== 2""#), Err("lc.jsonl:1: field `correct_condition`: `f(1) <== 2` is not `<call> == <output>`")),
-            (row(r#""input": "x", "output": "2", "correct_condition": 5"#), Err("lc.jsonl:1: field `correct_condition`: expected a string, found a number")),
+            (
+                row(&format!(r#""input": "{call}", "output": "2", "correct_condition": "{call} != 2""#)),
+                Err(
+                    "lc.jsonl:1: field `correct_condition`: `countSeniors(details = ['7868190130M7522', '5303914400F9211']) != 2` is not `<call> == <output>`",
+                ),
+            ),
+            (
+                row(r#""input": "x", "output": "2", "correct_condition": "f(1) <== 2""#),
+                Err("lc.jsonl:1: field `correct_condition`: `f(1) <== 2` is not `<call> == <output>`"),
+            ),
+            (
+                row(r#""input": "x", "output": "2", "correct_condition": 5"#),
+                Err("lc.jsonl:1: field `correct_condition`: expected a string, found a number"),
+            ),
             (row(r#""input": "x""#), Err("lc.jsonl:1: field `output`: missing (required)")),
         ];
         for (text, expected) in cases {
@@ -532,7 +593,10 @@ mod tests {
             let r = load_jsonl("cc.jsonl", row);
             assert!(r.is_clean(), "{:?}", r.errors);
             let s = &r.samples[0];
-            assert_eq!((s.id.as_str(), s.function_name.as_str(), s.call.as_str(), s.input.as_str()), (id, name, call, input));
+            assert_eq!(
+                (s.id.as_str(), s.function_name.as_str(), s.call.as_str(), s.input.as_str()),
+                (id, name, call, input)
+            );
             assert_eq!(s.meta.get("dataset").and_then(Value::as_str), Some(dataset));
             assert!(s.meta.contains_key("test") && !s.meta.contains_key("function_call"), "{:?}", s.meta);
         }
@@ -540,9 +604,15 @@ mod tests {
 
     #[test]
     fn a_question_id_alone_is_the_id_and_stays_in_meta() {
-        let r = load_jsonl("lc.jsonl", r#"{"question_id": 2727, "function_name": "f", "code": "def f(x):\n    return x", "input": "f(1)", "output": "1"}"#);
+        let r = load_jsonl(
+            "lc.jsonl",
+            r#"{"question_id": 2727, "function_name": "f", "code": "def f(x):\n    return x", "input": "f(1)", "output": "1"}"#,
+        );
         assert!(r.is_clean(), "{:?}", r.errors);
-        assert_eq!((r.samples[0].id.as_str(), r.samples[0].meta.get("question_id")), ("2727", Some(&Value::from(2727))));
+        assert_eq!(
+            (r.samples[0].id.as_str(), r.samples[0].meta.get("question_id")),
+            ("2727", Some(&Value::from(2727)))
+        );
     }
 
     #[test]
@@ -565,16 +635,40 @@ mod tests {
             ("{\"id\": \"a\", \"code\": ", "d.jsonl:2: not valid JSON at column 20: EOF while parsing a value"),
             ("[1, 2]", "d.jsonl:2: expected a JSON object, found an array"),
             (r#"{"id": "a", "input": "1", "output": "1"}"#, "d.jsonl:2: field `code`: missing (required)"),
-            (r#"{"id": "a", "code": 5, "input": "1", "output": "1"}"#, "d.jsonl:2: field `code`: expected a string, found a number"),
+            (
+                r#"{"id": "a", "code": 5, "input": "1", "output": "1"}"#,
+                "d.jsonl:2: field `code`: expected a string, found a number",
+            ),
             (r#"{"id": "a", "code": null, "input": "1", "output": "1"}"#, "d.jsonl:2: field `code`: null (required)"),
-            (r#"{"id": "a", "code": "def f(x): return x", "input": "1"}"#, "d.jsonl:2: field `output`: missing (required)"),
-            (r#"{"id": "a", "code": "def f(x): return x", "output": "1"}"#, "d.jsonl:2: field `input`: missing (required unless the row has `call`)"),
-            (r#"{"code": "def f(x): return x", "input": "1", "output": "1"}"#, "d.jsonl:2: field `id`: missing (required)"),
-            (r#"{"id": ["x"], "code": "def f(x): return x", "input": "1", "output": "1"}"#, "d.jsonl:2: field `id`: expected a string or a number, found an array"),
-            (r#"{"id": "a", "code": "x = 1", "input": "1", "output": "1"}"#, "d.jsonl:2: field `code`: defines no top-level function (and the row has no `function_name`)"),
-            (r#"{"id": "a", "function_name": "not valid", "code": "def f(x): return x", "input": "1", "output": "1"}"#, "d.jsonl:2: field `function_name`: `not valid` is not a Python identifier"),
+            (
+                r#"{"id": "a", "code": "def f(x): return x", "input": "1"}"#,
+                "d.jsonl:2: field `output`: missing (required)",
+            ),
+            (
+                r#"{"id": "a", "code": "def f(x): return x", "output": "1"}"#,
+                "d.jsonl:2: field `input`: missing (required unless the row has `call`)",
+            ),
+            (
+                r#"{"code": "def f(x): return x", "input": "1", "output": "1"}"#,
+                "d.jsonl:2: field `id`: missing (required)",
+            ),
+            (
+                r#"{"id": ["x"], "code": "def f(x): return x", "input": "1", "output": "1"}"#,
+                "d.jsonl:2: field `id`: expected a string or a number, found an array",
+            ),
+            (
+                r#"{"id": "a", "code": "x = 1", "input": "1", "output": "1"}"#,
+                "d.jsonl:2: field `code`: defines no top-level function (and the row has no `function_name`)",
+            ),
+            (
+                r#"{"id": "a", "function_name": "not valid", "code": "def f(x): return x", "input": "1", "output": "1"}"#,
+                "d.jsonl:2: field `function_name`: `not valid` is not a Python identifier",
+            ),
             (r#"{"id": "a", "code": "   ", "input": "1", "output": "1"}"#, "d.jsonl:2: field `code`: is empty"),
-            (r#"{"id": "ok", "code": "def f(x): return x", "input": "1", "output": "1"}"#, "d.jsonl:2: field `id`: duplicate id `ok`"),
+            (
+                r#"{"id": "ok", "code": "def f(x): return x", "input": "1", "output": "1"}"#,
+                "d.jsonl:2: field `id`: duplicate id `ok`",
+            ),
         ];
         for (bad, message) in cases {
             let text = format!("{good}\n{bad}\n{}", good.replace("\"ok\"", "\"ok2\""));
@@ -587,7 +681,10 @@ mod tests {
     #[test]
     fn empty_and_blank_files() {
         for text in ["", "\n\n  \n"] {
-            assert_eq!(errors_of(text), vec!["d.jsonl:1: the file is empty: expected one JSON object per line".to_string()]);
+            assert_eq!(
+                errors_of(text),
+                vec!["d.jsonl:1: the file is empty: expected one JSON object per line".to_string()]
+            );
         }
     }
 
@@ -606,7 +703,13 @@ mod tests {
 
     #[test]
     fn a_50_megabyte_file_loads() {
-        let row = |i: usize| format!(r#"{{"id": "s{i}", "code": "def f(x):\n    return x * 2  # {}", "input": "{i}", "output": "{}"}}"#, "#".repeat(300), i * 2);
+        let row = |i: usize| {
+            format!(
+                r#"{{"id": "s{i}", "code": "def f(x):\n    return x * 2  # {}", "input": "{i}", "output": "{}"}}"#,
+                "#".repeat(300),
+                i * 2
+            )
+        };
         let mut text = String::new();
         let mut i = 0;
         while text.len() < 50 * 1024 * 1024 {

@@ -37,7 +37,13 @@ pub struct RunRequest {
 
 impl RunRequest {
     pub fn new(program: impl Into<String>, expression: impl Into<String>) -> Self {
-        RunRequest { prelude: String::new(), program: program.into(), expression: expression.into(), expected: None, limits: Limits::default() }
+        RunRequest {
+            prelude: String::new(),
+            program: program.into(),
+            expression: expression.into(),
+            expected: None,
+            limits: Limits::default(),
+        }
     }
 
     pub fn expecting(mut self, expected: impl Into<String>) -> Self {

@@ -13,7 +13,10 @@ pub mod rng;
 pub mod sample;
 pub mod verify;
 
-pub use dataset::{FieldError, JsonlReader, LoadReport, RowError, RowLoader, load_jsonl, load_jsonl_bytes, load_jsonl_with, sample_from_row};
+pub use dataset::{
+    FieldError, JsonlReader, LoadReport, RowError, RowLoader, load_jsonl, load_jsonl_bytes, load_jsonl_with,
+    sample_from_row,
+};
 pub use engine::{Limits, Outcome, PythonEngine, RunRequest, RunResult};
 pub use program::{Convention, LEETCODE_PRELUDE};
 pub use provenance::Provenance;

@@ -145,9 +145,11 @@ mod tests {
     #[test]
     fn no_more_engines_than_items_and_none_for_nothing() {
         let engines = AtomicUsize::new(0);
-        let results = map_with_engines(&[1, 2], 8, || engines.fetch_add(1, Ordering::SeqCst), |_, item| item + 1, |_| {});
+        let results =
+            map_with_engines(&[1, 2], 8, || engines.fetch_add(1, Ordering::SeqCst), |_, item| item + 1, |_| {});
         assert_eq!((results, engines.load(Ordering::SeqCst)), (vec![2, 3], 2));
-        let none: Vec<i32> = map_with_engines(&[], 8, || engines.fetch_add(1, Ordering::SeqCst), |_, item: &i32| *item, |_| {});
+        let none: Vec<i32> =
+            map_with_engines(&[], 8, || engines.fetch_add(1, Ordering::SeqCst), |_, item: &i32| *item, |_| {});
         assert!(none.is_empty());
         assert_eq!(engines.load(Ordering::SeqCst), 2, "no engine made for no items");
         assert!(available_jobs() >= 1);
@@ -156,6 +158,12 @@ mod tests {
     #[test]
     #[should_panic(expected = "item 3 broke")]
     fn a_panic_in_a_thread_is_the_callers() {
-        map_with_engines(&[1, 2, 3, 4], 2, || (), |_, item| if *item == 3 { panic!("item {item} broke") } else { *item }, |_| {});
+        map_with_engines(
+            &[1, 2, 3, 4],
+            2,
+            || (),
+            |_, item| if *item == 3 { panic!("item {item} broke") } else { *item },
+            |_| {},
+        );
     }
 }

@@ -90,7 +90,9 @@ pub fn runnable_code(code: &str, function_name: &str) -> String {
         return code.to_string();
     }
     let separator = if code.ends_with('\n') { "\n" } else { "\n\n" };
-    format!("{code}{separator}def {function_name}(*args, **kwargs):\n    return Solution().{function_name}(*args, **kwargs)\n")
+    format!(
+        "{code}{separator}def {function_name}(*args, **kwargs):\n    return Solution().{function_name}(*args, **kwargs)\n"
+    )
 }
 
 fn defines_top_level(code: &str, name: &str) -> bool {
@@ -130,7 +132,8 @@ fn solution_method(code: &str, name: &str) -> bool {
 mod tests {
     use super::*;
 
-    const SOLUTION: &str = "class Solution:\n    def countSeniors(self, details: List[str]) -> int:\n        return 1\n";
+    const SOLUTION: &str =
+        "class Solution:\n    def countSeniors(self, details: List[str]) -> int:\n        return 1\n";
 
     #[test]
     fn class_solution_methods_get_a_top_level_caller() {
@@ -183,7 +186,10 @@ mod tests {
     #[test]
     fn only_leetcode_requests_carry_the_prelude() {
         let plain = Convention::Plain.request("def f(): return 1", "f", "f()");
-        assert_eq!((plain.program.as_str(), plain.prelude.as_str(), plain.expression.as_str()), ("def f(): return 1", "", "f()"));
+        assert_eq!(
+            (plain.program.as_str(), plain.prelude.as_str(), plain.expression.as_str()),
+            ("def f(): return 1", "", "f()")
+        );
         let leetcode = Convention::LeetCode.request(SOLUTION, "countSeniors", "countSeniors(details=[])");
         assert_eq!(leetcode.prelude, LEETCODE_PRELUDE);
         assert!(leetcode.program.starts_with(SOLUTION) && leetcode.program.contains("Solution().countSeniors"));

@@ -45,7 +45,12 @@ pub struct Provenance {
 impl Provenance {
     /// A dataset's provenance: where rows that name no run came from.
     pub fn of_dataset(app_version: &str, dataset: &str, samples: &[Sample]) -> Self {
-        Provenance { app_version: app_version.to_string(), dataset: dataset.to_string(), dataset_hash: dataset_hash(samples), ..Provenance::default() }
+        Provenance {
+            app_version: app_version.to_string(),
+            dataset: dataset.to_string(),
+            dataset_hash: dataset_hash(samples),
+            ..Provenance::default()
+        }
     }
 
     /// `row` (a JSON object) as one line of JSON with a `provenance` field added after the row's
@@ -56,7 +61,9 @@ impl Provenance {
         let provenance = serde_json::to_string(self).unwrap_or_default();
         let row = serde_json::to_string(row).unwrap_or_else(|e| Value::String(e.to_string()).to_string());
         match row.strip_suffix('}') {
-            Some(fields) if row.starts_with('{') && fields.len() > 1 => format!("{fields},\"provenance\":{provenance}}}"),
+            Some(fields) if row.starts_with('{') && fields.len() > 1 => {
+                format!("{fields},\"provenance\":{provenance}}}")
+            }
             Some(_) if row == "{}" => format!("{{\"provenance\":{provenance}}}"),
             _ => format!("{{\"row\":{row},\"provenance\":{provenance}}}"),
         }
@@ -119,7 +126,8 @@ pub fn fnv1a_hex(parts: &[&str]) -> String {
 
 /// A hash of what the samples say (id, code, call, output), whatever the file's formatting.
 pub fn dataset_hash(samples: &[Sample]) -> String {
-    let parts: Vec<&str> = samples.iter().flat_map(|s| [s.id.as_str(), s.code.as_str(), s.call.as_str(), s.output.as_str()]).collect();
+    let parts: Vec<&str> =
+        samples.iter().flat_map(|s| [s.id.as_str(), s.code.as_str(), s.call.as_str(), s.output.as_str()]).collect();
     fnv1a_hex(&parts)
 }
 
@@ -129,18 +137,33 @@ mod tests {
     use serde_json::json;
 
     fn sample(id: &str, output: &str) -> Sample {
-        Sample { id: id.into(), code: "def f(x):\n    return x".into(), function_name: "f".into(), input: "1".into(), call: "f(1)".into(), output: output.into(), meta: Default::default() }
+        Sample {
+            id: id.into(),
+            code: "def f(x):\n    return x".into(),
+            function_name: "f".into(),
+            input: "1".into(),
+            call: "f(1)".into(),
+            output: output.into(),
+            meta: Default::default(),
+        }
     }
 
     #[test]
     fn attaches_after_the_rows_own_fields_and_leaves_out_what_is_unknown() {
-        let p = Provenance { run_id: Some("run-1".into()), task: Some("output".into()), ..Provenance::of_dataset("0.1.0", "cruxeval", &[sample("a", "1")]) };
+        let p = Provenance {
+            run_id: Some("run-1".into()),
+            task: Some("output".into()),
+            ..Provenance::of_dataset("0.1.0", "cruxeval", &[sample("a", "1")])
+        };
         #[derive(Serialize)]
         struct Row {
             z: u8,
             a: &'static str,
         }
-        let provenance = format!(r#"{{"app_version":"0.1.0","dataset":"cruxeval","dataset_hash":"{}","run_id":"run-1","task":"output"}}"#, p.dataset_hash);
+        let provenance = format!(
+            r#"{{"app_version":"0.1.0","dataset":"cruxeval","dataset_hash":"{}","run_id":"run-1","task":"output"}}"#,
+            p.dataset_hash
+        );
         let cases: Vec<(String, String)> = vec![
             // A struct's fields keep their order.
             (p.line(&Row { z: 1, a: "}" }), format!(r#"{{"z":1,"a":"}}","provenance":{provenance}}}"#)),
@@ -165,15 +188,33 @@ mod tests {
         let ren0 = json!({"kind": "REN", "seed": 0});
         let cases: Vec<(Vec<Sample>, Option<Value>)> = vec![
             (vec![sample("a", "1")], None),
-            (vec![with(json!({"kind": "REN", "seed": 0})), with(json!({"kind": "REN", "seed": 0}))], Some(ren0.clone())),
+            (
+                vec![with(json!({"kind": "REN", "seed": 0})), with(json!({"kind": "REN", "seed": 0}))],
+                Some(ren0.clone()),
+            ),
             (vec![with(json!({"perturbation": "REN", "seed": 0}))], Some(ren0.clone())),
-            (vec![with(json!({"provenance": {"perturbation": {"kind": "RTF", "seed": 3}}}))], Some(json!({"kind": "RTF", "seed": 3}))),
-            (vec![with(json!({"kind": "REN", "seed": 0})), with(json!({"kind": "REN", "seed": 1})), sample("b", "2")], Some(json!({"mixed": [ren0, {"kind": "REN", "seed": 1}]}))),
+            (
+                vec![with(json!({"provenance": {"perturbation": {"kind": "RTF", "seed": 3}}}))],
+                Some(json!({"kind": "RTF", "seed": 3})),
+            ),
+            (
+                vec![
+                    with(json!({"kind": "REN", "seed": 0})),
+                    with(json!({"kind": "REN", "seed": 1})),
+                    sample("b", "2"),
+                ],
+                Some(json!({"mixed": [ren0, {"kind": "REN", "seed": 1}]})),
+            ),
             // A `kind` that is not a name (a LeetCode row's own field, say) is not a perturbation.
             (vec![with(json!({"kind": 3}))], None),
         ];
         for (samples, expected) in cases {
-            assert_eq!(perturbation_of(&samples), expected, "{:?}", samples.iter().map(|s| &s.meta).collect::<Vec<_>>());
+            assert_eq!(
+                perturbation_of(&samples),
+                expected,
+                "{:?}",
+                samples.iter().map(|s| &s.meta).collect::<Vec<_>>()
+            );
         }
     }
 
@@ -182,7 +223,9 @@ mod tests {
     fn dataset_hash_tells_datasets_apart() {
         let base = dataset_hash(&[sample("a", "1"), sample("b", "2")]);
         assert_eq!(base, dataset_hash(&[sample("a", "1"), sample("b", "2")]));
-        for other in [vec![sample("a", "1")], vec![sample("b", "2"), sample("a", "1")], vec![sample("a", "1"), sample("b", "3")]] {
+        for other in
+            [vec![sample("a", "1")], vec![sample("b", "2"), sample("a", "1")], vec![sample("a", "1"), sample("b", "3")]]
+        {
             assert_ne!(base, dataset_hash(&other));
         }
         // Parts are separated, so moving a character between fields changes the hash.

@@ -71,7 +71,8 @@ mod tests {
     /// reference C implementation seeded with 1234567.
     #[test]
     fn known_values() {
-        let cases: &[(&[u8], u64)] = &[(b"", 0xcbf29ce484222325), (b"a", 0xaf63dc4c8601ec8c), (b"foobar", 0x85944171f73967e8)];
+        let cases: &[(&[u8], u64)] =
+            &[(b"", 0xcbf29ce484222325), (b"a", 0xaf63dc4c8601ec8c), (b"foobar", 0x85944171f73967e8)];
         for (input, expected) in cases {
             assert_eq!(fnv1a(input), *expected, "{input:?}");
         }

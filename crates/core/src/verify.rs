@@ -11,9 +11,13 @@ use crate::sample::{OutputKind, Sample};
 pub enum Verdict {
     Pass,
     /// The call returned something else, raised, or ran out of budget.
-    Fail { reason: String },
+    Fail {
+        reason: String,
+    },
     /// A mismatch explained by a known difference between RustPython and CPython, not by the data.
-    EngineDifference { reason: String },
+    EngineDifference {
+        reason: String,
+    },
 }
 
 impl Verdict {
@@ -64,11 +68,20 @@ pub fn check_sample(engine: &mut dyn PythonEngine, sample: &Sample, limits: Limi
 /// to blame.
 fn classify_mismatch(sample: &Sample, actual: &str) -> Verdict {
     let reason = format!("returned {actual}, expected {}", sample.output);
-    let uses_sets = sample.code.contains("set(") || sample.code.contains("frozenset") || actual.contains('{') && !actual.contains(':');
+    let uses_sets = sample.code.contains("set(")
+        || sample.code.contains("frozenset")
+        || actual.contains('{') && !actual.contains(':');
     let kind = OutputKind::of_literal(actual);
-    let orderable = matches!(kind, OutputKind::Str | OutputKind::List | OutputKind::Tuple | OutputKind::Set | OutputKind::Dict);
-    if uses_sets && orderable && kind == OutputKind::of_literal(&sample.output) && same_characters(actual, &sample.output) {
-        return Verdict::EngineDifference { reason: format!("{reason} (same items in another order: set iteration order differs from CPython)") };
+    let orderable =
+        matches!(kind, OutputKind::Str | OutputKind::List | OutputKind::Tuple | OutputKind::Set | OutputKind::Dict);
+    if uses_sets
+        && orderable
+        && kind == OutputKind::of_literal(&sample.output)
+        && same_characters(actual, &sample.output)
+    {
+        return Verdict::EngineDifference {
+            reason: format!("{reason} (same items in another order: set iteration order differs from CPython)"),
+        };
     }
     Verdict::Fail { reason }
 }
@@ -130,7 +143,11 @@ mod tests {
     }
 
     fn value(repr: &str, matches: bool) -> RunResult {
-        RunResult { outcome: Outcome::Value { repr: repr.into(), matches: Some(matches) }, stdout: String::new(), elapsed_ms: 1.0 }
+        RunResult {
+            outcome: Outcome::Value { repr: repr.into(), matches: Some(matches) },
+            stdout: String::new(),
+            elapsed_ms: 1.0,
+        }
     }
 
     #[test]
@@ -186,7 +203,12 @@ mod tests {
     fn summary_counts() {
         let mut s = VerifySummary::default();
         s.add(SampleCheck { id: "a".into(), verdict: Verdict::Pass, actual: "1".into(), elapsed_ms: 1.5 });
-        s.add(SampleCheck { id: "b".into(), verdict: Verdict::Fail { reason: "x".into() }, actual: "2".into(), elapsed_ms: 0.5 });
+        s.add(SampleCheck {
+            id: "b".into(),
+            verdict: Verdict::Fail { reason: "x".into() },
+            actual: "2".into(),
+            elapsed_ms: 0.5,
+        });
         assert_eq!((s.passed, s.failed, s.total(), s.problems.len(), s.elapsed_ms), (1, 1, 2, 1, 2.0));
     }
 }

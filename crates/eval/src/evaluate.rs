@@ -37,11 +37,17 @@ pub fn score_responses(
     let task = plan.template.task;
     let (texts, extractions): (Vec<String>, Vec<Extraction>) = match responses {
         Ok(texts) => {
-            let extractions = texts.iter().map(|t| if extracted { Extraction::verbatim(t.clone()) } else { extract(t, task) }).collect();
+            let extractions = texts
+                .iter()
+                .map(|t| if extracted { Extraction::verbatim(t.clone()) } else { extract(t, task) })
+                .collect();
             (texts.clone(), extractions)
         }
         Err(error) => {
-            let failed = Extraction::Failed { failure: ExtractFailure::EmptyResponse, detail: format!("the model gave no response: {error}") };
+            let failed = Extraction::Failed {
+                failure: ExtractFailure::EmptyResponse,
+                detail: format!("the model gave no response: {error}"),
+            };
             (vec![String::new(); plan.n.max(1)], vec![failed; plan.n.max(1)])
         }
     };
@@ -76,7 +82,15 @@ pub fn evaluate(
         let responses = respond(model, &ModelRequest { sample, task, prompt: &prompt, n: plan.n }, engine, http);
         let prompt_text = prompt.text();
         for (mode, per_mode) in plan.modes.iter().zip(results.iter_mut()) {
-            per_mode.push(score_responses(engine, sample, plan, *mode, Some(prompt_text.clone()), &responses, model.gives_extracted_answers(&sample.id)));
+            per_mode.push(score_responses(
+                engine,
+                sample,
+                plan,
+                *mode,
+                Some(prompt_text.clone()),
+                &responses,
+                model.gives_extracted_answers(&sample.id),
+            ));
         }
         progress(index + 1, samples.len());
     }
@@ -93,21 +107,46 @@ mod tests {
     use crate::task::Task;
 
     fn sample(id: &str, output: &str) -> Sample {
-        Sample { id: id.into(), code: "def f(x):\n    return x".into(), function_name: "f".into(), input: "1".into(), call: "f(1)".into(), output: output.into(), meta: Default::default() }
+        Sample {
+            id: id.into(),
+            code: "def f(x):\n    return x".into(),
+            function_name: "f".into(),
+            input: "1".into(),
+            call: "f(1)".into(),
+            output: output.into(),
+            meta: Default::default(),
+        }
     }
 
     #[test]
     fn a_baseline_evaluation_runs_end_to_end() {
         let samples = vec![sample("a", "[]"), sample("b", "[1]"), sample("c", "0")];
-        let plan = EvalPlan { template: default_template(Task::Output, Style::Direct), n: 5, modes: vec![Mode::Strict, Mode::Compatible], options: ScoreOptions::default() };
+        let plan = EvalPlan {
+            template: default_template(Task::Output, Style::Direct),
+            n: 5,
+            modes: vec![Mode::Strict, Mode::Compatible],
+            options: ScoreOptions::default(),
+        };
         // The fake engine plays Python for the compatible assertions.
-        let pass = |expected: &str| format!("assert {expected} == {}", crate::models::type_default(execbench_core::sample::OutputKind::of_literal(expected)));
+        let pass = |expected: &str| {
+            format!(
+                "assert {expected} == {}",
+                crate::models::type_default(execbench_core::sample::OutputKind::of_literal(expected))
+            )
+        };
         let mut engine = FakeEngine::new().value(&pass("[]"), "None").value(&pass("0"), "None").rule(
             &pass("[1]"),
-            execbench_core::Outcome::Raised { kind: "AssertionError".into(), message: String::new(), traceback: String::new(), phase: "program".into() },
+            execbench_core::Outcome::Raised {
+                kind: "AssertionError".into(),
+                message: String::new(),
+                traceback: String::new(),
+                phase: "program".into(),
+            },
         );
         let mut ticks = Vec::new();
-        let evaluation = evaluate(&mut TypeDefault, &mut engine, &mut no_http, &samples, &plan, &mut |done, total| ticks.push((done, total)));
+        let evaluation = evaluate(&mut TypeDefault, &mut engine, &mut no_http, &samples, &plan, &mut |done, total| {
+            ticks.push((done, total))
+        });
         assert_eq!(ticks, vec![(1, 3), (2, 3), (3, 3)]);
         assert_eq!(evaluation.model, "type-default");
         for summary in &evaluation.summaries {
@@ -121,9 +160,26 @@ mod tests {
 
     #[test]
     fn a_model_error_scores_as_wrong_answers() {
-        let plan = EvalPlan { template: default_template(Task::Output, Style::Direct), n: 3, modes: vec![Mode::Strict], options: ScoreOptions::default() };
-        let r = score_responses(&mut FakeEngine::new(), &sample("a", "1"), &plan, Mode::Strict, None, &Err("rate limited".into()), false);
+        let plan = EvalPlan {
+            template: default_template(Task::Output, Style::Direct),
+            n: 3,
+            modes: vec![Mode::Strict],
+            options: ScoreOptions::default(),
+        };
+        let r = score_responses(
+            &mut FakeEngine::new(),
+            &sample("a", "1"),
+            &plan,
+            Mode::Strict,
+            None,
+            &Err("rate limited".into()),
+            false,
+        );
         assert_eq!((r.n, r.correct, r.model_error.as_deref()), (3, 0, Some("rate limited")));
-        assert!(r.answers.iter().all(|a| a.verdict.to_string() == "extraction failed: the model gave no response: rate limited"));
+        assert!(
+            r.answers
+                .iter()
+                .all(|a| a.verdict.to_string() == "extraction failed: the model gave no response: rate limited")
+        );
     }
 }

@@ -123,7 +123,10 @@ pub fn extract(response: &str, task: Task) -> Extraction {
         return Extraction::failed(ExtractFailure::EmptyResponse, "the response is empty");
     }
     let Some(region) = after_reasoning(response) else {
-        return Extraction::failed(ExtractFailure::UnfinishedThinking, "the response ended inside <think> before giving an answer");
+        return Extraction::failed(
+            ExtractFailure::UnfinishedThinking,
+            "the response ended inside <think> before giving an answer",
+        );
     };
     if let Some((block, closed)) = last_answer_block(region) {
         return from_block(&clean(block), closed, task);
@@ -138,7 +141,10 @@ pub fn extract(response: &str, task: Task) -> Extraction {
     if let Some(answer) = text.lines().rev().find(|l| !l.trim().is_empty()).and_then(|line| bare_answer(line, task)) {
         return Extraction::Found { answer, rule: ExtractRule::LastLine };
     }
-    Extraction::failed(ExtractFailure::NothingFound, "no [ANSWER] block, no assertion, and the last line is not a bare answer")
+    Extraction::failed(
+        ExtractFailure::NothingFound,
+        "no [ANSWER] block, no assertion, and the last line is not a bare answer",
+    )
 }
 
 /// The text after the reasoning: after the last `</think>`; `None` when `<think>` never closes.
@@ -254,7 +260,10 @@ fn from_block(block: &str, closed: bool, task: Task) -> Extraction {
         return Extraction::Found { answer, rule: ExtractRule::AnswerBlockValue };
     }
     let first_line = block.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or("");
-    Extraction::failed(ExtractFailure::BlockWithoutAnswer, format!("the [ANSWER] block holds no assertion that parses: `{}`", shorten(first_line)))
+    Extraction::failed(
+        ExtractFailure::BlockWithoutAnswer,
+        format!("the [ANSWER] block holds no assertion that parses: `{}`", shorten(first_line)),
+    )
 }
 
 /// The last assertion in `text` that parses (possibly spanning lines): `Some(Ok(answer))`,
@@ -324,7 +333,10 @@ fn assertion_answer(source: &str, task: Task) -> Result<Result<String, String>, 
         return Ok(Err(format!("the assertion `{}` is not `X == Y`", shorten(&source[assert.test.range()]))));
     };
     if compare.ops.len() != 1 || compare.ops[0] != CmpOp::Eq {
-        return Ok(Err(format!("the assertion `{}` is not a single `==` comparison", shorten(&source[compare.range()]))));
+        return Ok(Err(format!(
+            "the assertion `{}` is not a single `==` comparison",
+            shorten(&source[compare.range()])
+        )));
     }
     let side = match task {
         Task::Output => &compare.comparators[0],
@@ -351,11 +363,7 @@ fn with_parentheses(source: &str, range: ruff_text_size::TextRange) -> &str {
 /// An expression's text, parenthesized when it spans lines and would not parse on its own.
 fn expression_text(text: &str) -> String {
     let text = text.trim();
-    if text.contains('\n') && parse_expression_guarded(text).is_err() {
-        format!("({text})")
-    } else {
-        text.to_string()
-    }
+    if text.contains('\n') && parse_expression_guarded(text).is_err() { format!("({text})") } else { text.to_string() }
 }
 
 /// A bare answer: a literal for the output task, a call for the input task.

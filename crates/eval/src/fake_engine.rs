@@ -35,7 +35,9 @@ impl PythonEngine for FakeEngine {
             .iter()
             .find(|(text, _)| request.expression == *text || request.program.ends_with(text.as_str()))
             .map(|(_, outcome)| outcome.clone())
-            .unwrap_or(Outcome::Crashed { reason: format!("the fake engine has no rule for `{}`", request.expression) });
+            .unwrap_or(Outcome::Crashed {
+                reason: format!("the fake engine has no rule for `{}`", request.expression),
+            });
         RunResult { outcome, stdout: String::new(), elapsed_ms: 0.0 }
     }
 }

@@ -25,8 +25,8 @@ use serde_json::Value;
 use crate::extract::{Extraction, extract};
 use crate::models::{FileScope, Replay};
 use crate::report::{SampleResult, Summary, summarize};
-use crate::stored::{StoredScores, read_stored};
 use crate::score::{Mode, ScoreOptions, score_answers};
+use crate::stored::{StoredScores, read_stored};
 use crate::task::Task;
 
 /// Whether the answers still need extracting.
@@ -101,8 +101,16 @@ pub fn import_generations(file: &str, text: &str) -> Generations {
         Err(e) => {
             // Not one JSON value: JSON Lines, unless it is a broken multi-line object.
             let first = text.trim_start().lines().next().unwrap_or("");
-            if first.trim_start().starts_with('{') && serde_json::from_str::<Value>(first).is_err() && text.trim().contains('\n') {
-                return Generations { kind: GenerationsKind::Extracted, entries: Vec::new(), errors: vec![json_error(file, &e)], stored: None };
+            if first.trim_start().starts_with('{')
+                && serde_json::from_str::<Value>(first).is_err()
+                && text.trim().contains('\n')
+            {
+                return Generations {
+                    kind: GenerationsKind::Extracted,
+                    entries: Vec::new(),
+                    errors: vec![json_error(file, &e)],
+                    stored: None,
+                };
             }
         }
     }
@@ -110,7 +118,12 @@ pub fn import_generations(file: &str, text: &str) -> Generations {
 }
 
 fn json_error(file: &str, e: &serde_json::Error) -> ImportError {
-    ImportError { file: file.into(), line: Some(e.line()), field: None, message: execbench_core::dataset::json_error(e) }
+    ImportError {
+        file: file.into(),
+        line: Some(e.line()),
+        field: None,
+        message: execbench_core::dataset::json_error(e),
+    }
 }
 
 fn json_type(v: &Value) -> &'static str {
@@ -144,7 +157,12 @@ fn import_evaluation(file: &str, text: &str, mut map: serde_json::Map<String, Va
         Some(Value::Object(answers)) => import_extracted(file, text, answers, "raw_generations."),
         other => {
             let found = other.as_ref().map_or("null", json_type);
-            let error = ImportError { file: file.into(), line: line_of_key(text, "raw_generations"), field: Some("raw_generations".into()), message: format!("expected an object of answer lists, found {found}") };
+            let error = ImportError {
+                file: file.into(),
+                line: line_of_key(text, "raw_generations"),
+                field: Some("raw_generations".into()),
+                message: format!("expected an object of answer lists, found {found}"),
+            };
             Generations { kind: GenerationsKind::Extracted, entries: Vec::new(), errors: vec![error], stored: None }
         }
     };
@@ -161,14 +179,25 @@ fn import_evaluation(file: &str, text: &str, mut map: serde_json::Map<String, Va
 /// LiveCodeBench's results list: each row's `pred_list` (answers already extracted), and when
 /// present its `graded_list` and `pass@1` as the file's stored verdicts and figure.
 fn import_lcb_results(file: &str, rows: Vec<Value>) -> Generations {
-    let mut generations = Generations { kind: GenerationsKind::Extracted, entries: Vec::new(), errors: Vec::new(), stored: None };
+    let mut generations =
+        Generations { kind: GenerationsKind::Extracted, entries: Vec::new(), errors: Vec::new(), stored: None };
     let mut stored = StoredScores::default();
     let mut row_figures = Vec::new();
     let mut seen = HashSet::new();
     for (index, row) in rows.into_iter().enumerate() {
-        let error = |field: &str, message: String| ImportError { file: file.into(), line: None, field: Some(format!("[{index}].{field}")), message };
+        let error = |field: &str, message: String| ImportError {
+            file: file.into(),
+            line: None,
+            field: Some(format!("[{index}].{field}")),
+            message,
+        };
         let Value::Object(mut row) = row else {
-            generations.errors.push(ImportError { file: file.into(), line: None, field: Some(format!("[{index}]")), message: format!("expected an object, found {}", json_type(&row)) });
+            generations.errors.push(ImportError {
+                file: file.into(),
+                line: None,
+                field: Some(format!("[{index}]")),
+                message: format!("expected an object, found {}", json_type(&row)),
+            });
             continue;
         };
         let id = match row.remove("id") {
@@ -183,7 +212,9 @@ fn import_lcb_results(file: &str, rows: Vec<Value>) -> Generations {
             Some(Value::Array(items)) => match strings(items) {
                 Ok(answers) => answers,
                 Err((i, found)) => {
-                    generations.errors.push(error(&format!("pred_list[{i}]"), format!("expected an answer string, found {found}")));
+                    generations
+                        .errors
+                        .push(error(&format!("pred_list[{i}]"), format!("expected an answer string, found {found}")));
                     continue;
                 }
             },
@@ -213,11 +244,17 @@ fn import_lcb_results(file: &str, rows: Vec<Value>) -> Generations {
     }
     if !stored.verdicts.is_empty() || !row_figures.is_empty() {
         // LiveCodeBench reports the mean of the rows' fractions, as a percentage.
-        stored.pass_at_1 = (!row_figures.is_empty()).then(|| row_figures.iter().sum::<f64>() / row_figures.len() as f64 * 100.0);
+        stored.pass_at_1 =
+            (!row_figures.is_empty()).then(|| row_figures.iter().sum::<f64>() / row_figures.len() as f64 * 100.0);
         generations.stored = Some(stored);
     }
     if generations.entries.is_empty() && generations.errors.is_empty() {
-        generations.errors.push(ImportError { file: file.into(), line: None, field: None, message: "no samples in the file".into() });
+        generations.errors.push(ImportError {
+            file: file.into(),
+            line: None,
+            field: None,
+            message: "no samples in the file".into(),
+        });
     }
     generations
 }
@@ -225,21 +262,36 @@ fn import_lcb_results(file: &str, rows: Vec<Value>) -> Generations {
 /// `{"sample_0": ["answer", ...]}`; `prefix` goes before ids in field names (an evaluation
 /// file's answers are under `raw_generations`).
 fn import_extracted(file: &str, text: &str, map: serde_json::Map<String, Value>, prefix: &str) -> Generations {
-    let mut generations = Generations { kind: GenerationsKind::Extracted, entries: Vec::new(), errors: Vec::new(), stored: None };
+    let mut generations =
+        Generations { kind: GenerationsKind::Extracted, entries: Vec::new(), errors: Vec::new(), stored: None };
     for (id, value) in map {
         let line = line_of_key(text, &id);
-        let error = |field: String, message: String| ImportError { file: file.into(), line, field: Some(format!("{prefix}{field}")), message };
+        let error = |field: String, message: String| ImportError {
+            file: file.into(),
+            line,
+            field: Some(format!("{prefix}{field}")),
+            message,
+        };
         let Value::Array(items) = value else {
-            generations.errors.push(error(id.clone(), format!("expected a list of answers, found {}", json_type(&value))));
+            generations
+                .errors
+                .push(error(id.clone(), format!("expected a list of answers, found {}", json_type(&value))));
             continue;
         };
         match strings(items) {
             Ok(answers) => generations.entries.push(GenerationEntry { id, answers }),
-            Err((index, found)) => generations.errors.push(error(format!("{id}[{index}]"), format!("expected an answer string, found {found}"))),
+            Err((index, found)) => generations
+                .errors
+                .push(error(format!("{id}[{index}]"), format!("expected an answer string, found {found}"))),
         }
     }
     if generations.entries.is_empty() && generations.errors.is_empty() {
-        generations.errors.push(ImportError { file: file.into(), line: None, field: None, message: "no samples in the file".into() });
+        generations.errors.push(ImportError {
+            file: file.into(),
+            line: None,
+            field: None,
+            message: "no samples in the file".into(),
+        });
     }
     generations
 }
@@ -256,7 +308,8 @@ fn strings(items: Vec<Value>) -> Result<Vec<String>, (usize, &'static str)> {
 }
 
 fn import_responses(file: &str, text: &str) -> Generations {
-    let mut generations = Generations { kind: GenerationsKind::Responses, entries: Vec::new(), errors: Vec::new(), stored: None };
+    let mut generations =
+        Generations { kind: GenerationsKind::Responses, entries: Vec::new(), errors: Vec::new(), stored: None };
     let mut seen = HashSet::new();
     let mut rows = 0;
     for (index, line) in text.lines().enumerate() {
@@ -266,7 +319,12 @@ fn import_responses(file: &str, text: &str) -> Generations {
             continue;
         }
         rows += 1;
-        let error = |field: Option<&str>, message: String| ImportError { file: file.into(), line: Some(number), field: field.map(str::to_string), message };
+        let error = |field: Option<&str>, message: String| ImportError {
+            file: file.into(),
+            line: Some(number),
+            field: field.map(str::to_string),
+            message,
+        };
         let row: Value = match serde_json::from_str(line) {
             Ok(v) => v,
             Err(e) => {
@@ -289,7 +347,9 @@ fn import_responses(file: &str, text: &str) -> Generations {
                 continue;
             }
             Some(other) => {
-                generations.errors.push(error(Some("id"), format!("expected a string or a number, found {}", json_type(&other))));
+                generations
+                    .errors
+                    .push(error(Some("id"), format!("expected a string or a number, found {}", json_type(&other))));
                 continue;
             }
         };
@@ -297,16 +357,24 @@ fn import_responses(file: &str, text: &str) -> Generations {
             Some(Value::Array(items)) => match strings(items) {
                 Ok(answers) => answers,
                 Err((i, found)) => {
-                    generations.errors.push(error(Some(&format!("responses[{i}]")), format!("expected a response string, found {found}")));
+                    generations.errors.push(error(
+                        Some(&format!("responses[{i}]")),
+                        format!("expected a response string, found {found}"),
+                    ));
                     continue;
                 }
             },
             None => {
-                generations.errors.push(error(Some("responses"), "missing (required): a list of response strings".into()));
+                generations
+                    .errors
+                    .push(error(Some("responses"), "missing (required): a list of response strings".into()));
                 continue;
             }
             Some(other) => {
-                generations.errors.push(error(Some("responses"), format!("expected a list of response strings, found {}", json_type(&other))));
+                generations.errors.push(error(
+                    Some("responses"),
+                    format!("expected a list of response strings, found {}", json_type(&other)),
+                ));
                 continue;
             }
         };
@@ -317,7 +385,12 @@ fn import_responses(file: &str, text: &str) -> Generations {
         generations.entries.push(GenerationEntry { id, answers });
     }
     if rows == 0 {
-        generations.errors.push(ImportError { file: file.into(), line: None, field: None, message: "the file is empty".into() });
+        generations.errors.push(ImportError {
+            file: file.into(),
+            line: None,
+            field: None,
+            message: "the file is empty".into(),
+        });
     }
     generations
 }
@@ -335,9 +408,20 @@ pub struct Rescore {
 }
 
 /// Scores every sample of `dataset` that has answers in `generations`.
-pub fn rescore(engine: &mut dyn PythonEngine, dataset: &[Sample], generations: &Generations, task: Task, mode: Mode, options: &ScoreOptions) -> Rescore {
+pub fn rescore(
+    engine: &mut dyn PythonEngine,
+    dataset: &[Sample],
+    generations: &Generations,
+    task: Task,
+    mode: Mode,
+    options: &ScoreOptions,
+) -> Rescore {
     let scope = RescoreScope::of(dataset, generations);
-    let results = scope.pairs.iter().map(|(sample, entry)| score_entry(engine, generations, sample, entry, task, mode, options)).collect();
+    let results = scope
+        .pairs
+        .iter()
+        .map(|(sample, entry)| score_entry(engine, generations, sample, entry, task, mode, options))
+        .collect();
     scope.finish(results, task, mode)
 }
 
@@ -356,7 +440,9 @@ pub fn rescore_in_parallel<E: PythonEngine>(
     on_sample: impl FnMut(&SampleResult),
 ) -> Rescore {
     let scope = RescoreScope::of(dataset, generations);
-    let score = |engine: &mut E, (sample, entry): &(&Sample, &GenerationEntry)| score_entry(engine, generations, sample, entry, task, mode, options);
+    let score = |engine: &mut E, (sample, entry): &(&Sample, &GenerationEntry)| {
+        score_entry(engine, generations, sample, entry, task, mode, options)
+    };
     let results = execbench_core::parallel::map_with_engines(&scope.pairs, jobs, make_engine, score, on_sample);
     scope.finish(results, task, mode)
 }
@@ -373,7 +459,8 @@ impl<'a> RescoreScope<'a> {
         let by_id: HashMap<&str, &GenerationEntry> = generations.entries.iter().map(|e| (e.id.as_str(), e)).collect();
         // The same scope as a replayed file's, so both give the same figures.
         let FileScope { missing, unknown, .. } = Replay::from_generations("", generations).scope(dataset);
-        let pairs = dataset.iter().filter_map(|sample| by_id.get(sample.id.as_str()).map(|entry| (sample, *entry))).collect();
+        let pairs =
+            dataset.iter().filter_map(|sample| by_id.get(sample.id.as_str()).map(|entry| (sample, *entry))).collect();
         RescoreScope { pairs, missing, unknown }
     }
 
@@ -383,7 +470,15 @@ impl<'a> RescoreScope<'a> {
     }
 }
 
-fn score_entry(engine: &mut dyn PythonEngine, generations: &Generations, sample: &Sample, entry: &GenerationEntry, task: Task, mode: Mode, options: &ScoreOptions) -> SampleResult {
+fn score_entry(
+    engine: &mut dyn PythonEngine,
+    generations: &Generations,
+    sample: &Sample,
+    entry: &GenerationEntry,
+    task: Task,
+    mode: Mode,
+    options: &ScoreOptions,
+) -> SampleResult {
     let extractions = generations.extractions(entry, task);
     let score = score_answers(engine, sample, task, mode, &extractions, options);
     let responses = match generations.kind {
@@ -407,7 +502,13 @@ mod tests {
         let g = import_generations("g.json", r#"{"sample_0": ["[1]", "[2]"], "sample_1": ["'a'"]}"#);
         assert_eq!(g.kind, GenerationsKind::Extracted);
         assert!(g.errors.is_empty(), "{:?}", g.errors);
-        assert_eq!(g.entries, vec![GenerationEntry { id: "sample_0".into(), answers: vec!["[1]".into(), "[2]".into()] }, GenerationEntry { id: "sample_1".into(), answers: vec!["'a'".into()] }]);
+        assert_eq!(
+            g.entries,
+            vec![
+                GenerationEntry { id: "sample_0".into(), answers: vec!["[1]".into(), "[2]".into()] },
+                GenerationEntry { id: "sample_1".into(), answers: vec!["'a'".into()] }
+            ]
+        );
     }
 
     #[test]
@@ -426,17 +527,35 @@ mod tests {
     #[test]
     fn problems_are_named_by_file_line_and_field() {
         let cases: &[(&str, &str)] = &[
-            ("{\n  \"sample_0\": [\"1\"],\n  \"sample_1\": \"2\"\n}", "g:3: field `sample_1`: expected a list of answers, found a string"),
+            (
+                "{\n  \"sample_0\": [\"1\"],\n  \"sample_1\": \"2\"\n}",
+                "g:3: field `sample_1`: expected a list of answers, found a string",
+            ),
             ("{\n  \"sample_0\": [\"1\", 2]\n}", "g:2: field `sample_0[1]`: expected an answer string, found a number"),
             ("{}", "g: no samples in the file"),
             ("{\n  \"sample_0\": [\"1\",\n", "g:3: not valid JSON at column 0: EOF while parsing a value"),
-            ("{\"id\": \"a\", \"responses\": [\"x\"]}\n{\"id\": \"b\"}", "g:2: field `responses`: missing (required): a list of response strings"),
-            ("{\"id\": \"a\", \"responses\": \"x\"}", "g:1: field `responses`: expected a list of response strings, found a string"),
-            ("{\"id\": \"a\", \"responses\": [\"x\", null]}", "g:1: field `responses[1]`: expected a response string, found null"),
+            (
+                "{\"id\": \"a\", \"responses\": [\"x\"]}\n{\"id\": \"b\"}",
+                "g:2: field `responses`: missing (required): a list of response strings",
+            ),
+            (
+                "{\"id\": \"a\", \"responses\": \"x\"}",
+                "g:1: field `responses`: expected a list of response strings, found a string",
+            ),
+            (
+                "{\"id\": \"a\", \"responses\": [\"x\", null]}",
+                "g:1: field `responses[1]`: expected a response string, found null",
+            ),
             ("{\"responses\": [\"x\"]}", "g:1: field `id`: missing (required)"),
-            ("{\"id\": \"a\", \"responses\": []}\n{\"id\": \"a\", \"responses\": []}", "g:2: field `id`: duplicate id `a`"),
+            (
+                "{\"id\": \"a\", \"responses\": []}\n{\"id\": \"a\", \"responses\": []}",
+                "g:2: field `id`: duplicate id `a`",
+            ),
             ("{\"id\": \"a\", \"responses\": []}\n[1]", "g:2: expected a JSON object, found a list"),
-            ("{\"id\": \"a\", \"responses\": []}\n{\"id\": ", "g:2: not valid JSON at column 7: EOF while parsing a value"),
+            (
+                "{\"id\": \"a\", \"responses\": []}\n{\"id\": ",
+                "g:2: not valid JSON at column 7: EOF while parsing a value",
+            ),
             ("", "g: the file is empty"),
         ];
         for (text, message) in cases {
@@ -454,7 +573,10 @@ mod tests {
             let g = import_generations("e.json", text);
             assert!(g.errors.is_empty(), "{:?}", g.errors);
             assert_eq!((g.kind, g.entries.len()), (GenerationsKind::Extracted, 2));
-            assert_eq!(g.entries[1], GenerationEntry { id: "sample_1".into(), answers: vec!["'a'".into(), "'b'".into()] });
+            assert_eq!(
+                g.entries[1],
+                GenerationEntry { id: "sample_1".into(), answers: vec!["'a'".into(), "'b'".into()] }
+            );
             let stored = g.stored.expect("stored scores");
             assert_eq!((stored.pass_at_1, stored.pass_at_5), (Some(25.0), pass_at_5));
             assert_eq!(stored.verdicts.get("sample_0"), Some(&vec![true, false]));
@@ -465,10 +587,22 @@ mod tests {
     #[test]
     fn evaluation_file_problems_are_named() {
         let cases: &[(&str, &str)] = &[
-            ("{\n\"raw_generations\": [1]\n}", "e:2: field `raw_generations`: expected an object of answer lists, found a list"),
-            ("{\"raw_generations\": {\n\"sample_0\": \"1\"}}", "e:2: field `raw_generations.sample_0`: expected a list of answers, found a string"),
-            ("{\"raw_generations\": {\"sample_0\": [\"1\"]},\n\"raw_scored_generations\": {\"sample_0\": [1]}}", "e:2: field `raw_scored_generations.sample_0`: expected a list of true/false"),
-            ("{\"raw_generations\": {\"sample_0\": [\"1\"]},\n\"pass_at_1\": \"high\"}", "e:2: field `pass_at_1`: expected a number"),
+            (
+                "{\n\"raw_generations\": [1]\n}",
+                "e:2: field `raw_generations`: expected an object of answer lists, found a list",
+            ),
+            (
+                "{\"raw_generations\": {\n\"sample_0\": \"1\"}}",
+                "e:2: field `raw_generations.sample_0`: expected a list of answers, found a string",
+            ),
+            (
+                "{\"raw_generations\": {\"sample_0\": [\"1\"]},\n\"raw_scored_generations\": {\"sample_0\": [1]}}",
+                "e:2: field `raw_scored_generations.sample_0`: expected a list of true/false",
+            ),
+            (
+                "{\"raw_generations\": {\"sample_0\": [\"1\"]},\n\"pass_at_1\": \"high\"}",
+                "e:2: field `pass_at_1`: expected a number",
+            ),
         ];
         for (text, message) in cases {
             assert_eq!(errors("e", text), vec![message.to_string()], "{text}");
@@ -492,7 +626,16 @@ mod tests {
         let g = import_generations("e.json", text);
         let r = rescore(&mut FakeEngine::new(), &dataset, &g, Task::Output, Mode::Strict, &ScoreOptions::default());
         let comparison = crate::stored::compare_stored(g.stored.as_ref().expect("stored"), &r);
-        assert_eq!(comparison.disagreements, vec![crate::stored::Disagreement { id: "b".into(), answer: 0, stored: true, execbench: "wrong_value".into(), reason: "wrong value: got 5, expected 2".into() }]);
+        assert_eq!(
+            comparison.disagreements,
+            vec![crate::stored::Disagreement {
+                id: "b".into(),
+                answer: 0,
+                stored: true,
+                execbench: "wrong_value".into(),
+                reason: "wrong value: got 5, expected 2".into()
+            }]
+        );
         assert_eq!(comparison.without_verdicts, vec!["c".to_string()]);
         // Stored over a and b: (1/2 + 1) / 2; execbench over a, b, c: (1/2 + 0 + 1) / 3.
         assert_eq!(comparison.pass_at_1.display(), "75.0");
@@ -527,10 +670,22 @@ mod tests {
     fn lcb_results_problems_are_named() {
         let cases: &[(&str, &str)] = &[
             (r#"[{"pred_list": ["1"]}]"#, "r: field `[0].id`: missing (required)"),
-            (r#"[{"id": "a", "pred_list": ["1"]}, {"id": "b"}]"#, "r: field `[1].pred_list`: missing (required): a list of extracted answers"),
-            (r#"[{"id": "a", "pred_list": [1]}]"#, "r: field `[0].pred_list[0]`: expected an answer string, found a number"),
-            (r#"[{"id": "a", "pred_list": ["1"], "graded_list": ["yes"]}]"#, "r: field `[0].graded_list`: expected a list of true/false"),
-            (r#"[{"id": "a", "pred_list": ["1"]}, {"id": "a", "pred_list": ["1"]}]"#, "r: field `[1].id`: duplicate id `a`"),
+            (
+                r#"[{"id": "a", "pred_list": ["1"]}, {"id": "b"}]"#,
+                "r: field `[1].pred_list`: missing (required): a list of extracted answers",
+            ),
+            (
+                r#"[{"id": "a", "pred_list": [1]}]"#,
+                "r: field `[0].pred_list[0]`: expected an answer string, found a number",
+            ),
+            (
+                r#"[{"id": "a", "pred_list": ["1"], "graded_list": ["yes"]}]"#,
+                "r: field `[0].graded_list`: expected a list of true/false",
+            ),
+            (
+                r#"[{"id": "a", "pred_list": ["1"]}, {"id": "a", "pred_list": ["1"]}]"#,
+                "r: field `[1].id`: duplicate id `a`",
+            ),
             (r#"[3]"#, "r: field `[0]`: expected an object, found a number"),
             ("[]", "r: no samples in the file"),
         ];
@@ -554,7 +709,10 @@ mod tests {
         let g = import_generations("g.json", r#"{"a": ["1", "1.0", "True", "f(1)", "1"], "b": ["[2]"], "zz": ["1"]}"#);
         let r = rescore(&mut FakeEngine::new(), &dataset, &g, Task::Output, Mode::Strict, &ScoreOptions::default());
         assert_eq!((r.missing.clone(), r.unknown.clone()), (vec!["c".to_string()], vec!["zz".to_string()]));
-        assert_eq!(r.results.iter().map(|x| (x.id.as_str(), x.n, x.correct)).collect::<Vec<_>>(), vec![("a", 5, 2), ("b", 1, 1)]);
+        assert_eq!(
+            r.results.iter().map(|x| (x.id.as_str(), x.n, x.correct)).collect::<Vec<_>>(),
+            vec![("a", 5, 2), ("b", 1, 1)]
+        );
         assert_eq!(r.summary.pass_at_1.display(), "70.0");
         assert_eq!((r.summary.pass_at_5.available, r.summary.pass_at_5.total), (1, 2));
     }
@@ -565,26 +723,47 @@ mod tests {
     fn rescoring_in_parallel_equals_one_engine() {
         use execbench_core::Outcome;
         let dataset: Vec<Sample> = (0..12)
-            .map(|i| Sample { id: format!("s{i}"), code: "def f(x):\n    return x".into(), function_name: "f".into(), input: "1".into(), call: "f(1)".into(), output: "1".into(), meta: Default::default() })
+            .map(|i| Sample {
+                id: format!("s{i}"),
+                code: "def f(x):\n    return x".into(),
+                function_name: "f".into(),
+                input: "1".into(),
+                call: "f(1)".into(),
+                output: "1".into(),
+                meta: Default::default(),
+            })
             .collect();
         let answers = ["\"1\"", "\"2\"", "\"3\"", "\"f(1)\""];
-        let entries: Vec<String> = (0..12).map(|i| format!("\"s{i}\": [{}, {}]", answers[i % 4], answers[(i / 4) % 4])).collect();
+        let entries: Vec<String> =
+            (0..12).map(|i| format!("\"s{i}\": [{}, {}]", answers[i % 4], answers[(i / 4) % 4])).collect();
         let g = import_generations("g.json", &format!("{{{}}}", entries.join(", ")));
         let engine = || {
             FakeEngine::new()
                 .value("assert 1 == 1", "None")
                 .rule("assert 1 == 2", Outcome::TimedOut { limit_ms: 3000 })
-                .rule("assert 1 == 3", Outcome::Raised { kind: "AssertionError".into(), message: String::new(), traceback: String::new(), phase: "program".into() })
+                .rule(
+                    "assert 1 == 3",
+                    Outcome::Raised {
+                        kind: "AssertionError".into(),
+                        message: String::new(),
+                        traceback: String::new(),
+                        phase: "program".into(),
+                    },
+                )
         };
         for mode in Mode::ALL {
             let one = rescore(&mut engine(), &dataset, &g, Task::Output, mode, &ScoreOptions::default());
             let mut reported = 0;
-            let three = rescore_in_parallel(engine, 3, &dataset, &g, Task::Output, mode, &ScoreOptions::default(), |_| reported += 1);
+            let three =
+                rescore_in_parallel(engine, 3, &dataset, &g, Task::Output, mode, &ScoreOptions::default(), |_| {
+                    reported += 1
+                });
             assert_eq!(three, one, "{mode:?}");
             assert_eq!(reported, 12);
         }
         let compatible = rescore(&mut engine(), &dataset, &g, Task::Output, Mode::Compatible, &ScoreOptions::default());
-        let labels: Vec<&str> = compatible.results.iter().flat_map(|r| r.answers.iter().map(|a| a.verdict.label())).collect();
+        let labels: Vec<&str> =
+            compatible.results.iter().flat_map(|r| r.answers.iter().map(|a| a.verdict.label())).collect();
         assert!(["correct", "timeout", "wrong_value", "dropped"].iter().all(|l| labels.contains(l)), "{labels:?}");
     }
 }

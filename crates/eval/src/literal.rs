@@ -26,7 +26,10 @@ pub enum PyValue {
     /// Decimal digits without leading zeros; `-` first when negative; zero is `0`.
     Int(String),
     Float(f64),
-    Complex { re: f64, im: f64 },
+    Complex {
+        re: f64,
+        im: f64,
+    },
     Str(String),
     Bytes(Vec<u8>),
     List(Vec<PyValue>),
@@ -103,7 +106,9 @@ pub fn value_of(expr: &Expr) -> Result<PyValue, NotLiteral> {
         Expr::BooleanLiteral(b) => Ok(PyValue::Bool(b.value)),
         Expr::NumberLiteral(n) => number(&n.value),
         Expr::StringLiteral(s) => Ok(PyValue::Str(s.value.to_str().to_string())),
-        Expr::BytesLiteral(b) => Ok(PyValue::Bytes(b.value.iter().flat_map(|part| part.value.iter().copied()).collect())),
+        Expr::BytesLiteral(b) => {
+            Ok(PyValue::Bytes(b.value.iter().flat_map(|part| part.value.iter().copied()).collect()))
+        }
         Expr::List(list) => Ok(PyValue::List(elements(&list.elts)?)),
         Expr::Tuple(tuple) => Ok(PyValue::Tuple(elements(&tuple.elts)?)),
         Expr::Set(set) => Ok(PyValue::Set(elements(&set.elts)?)),
@@ -183,9 +188,12 @@ fn complex_sum(binop: &ast::ExprBinOp) -> Result<PyValue, NotLiteral> {
         PyValue::Float(f) => f,
         _ => return Err(refuse()),
     };
-    let imaginary_literal = matches!(&*binop.right, Expr::NumberLiteral(n) if matches!(n.value, Number::Complex { .. }));
+    let imaginary_literal =
+        matches!(&*binop.right, Expr::NumberLiteral(n) if matches!(n.value, Number::Complex { .. }));
     match value_of(&binop.right).map_err(|_| refuse())? {
-        PyValue::Complex { re, im } if imaginary_literal && re == 0.0 => Ok(PyValue::Complex { re: real, im: sign * im }),
+        PyValue::Complex { re, im } if imaginary_literal && re == 0.0 => {
+            Ok(PyValue::Complex { re: real, im: sign * im })
+        }
         _ => Err(refuse()),
     }
 }
@@ -290,7 +298,8 @@ impl PyValue {
             PyValue::FrozenSet(items) => push_unordered(out, 'Z', items),
             PyValue::Dict(items) => {
                 // Later keys win, as in Python; then order by key.
-                let entries: BTreeMap<String, String> = items.iter().map(|(k, v)| (k.canonical(), v.canonical())).collect();
+                let entries: BTreeMap<String, String> =
+                    items.iter().map(|(k, v)| (k.canonical(), v.canonical())).collect();
                 out.push_str("d{");
                 for (k, v) in entries {
                     let _ = write!(out, "{k}:{v},");
@@ -509,7 +518,11 @@ mod tests {
 
     #[test]
     fn hostile_nesting_is_refused_without_crashing() {
-        for text in ["[".repeat(100_000), format!("{}1", "-".repeat(100_000)), format!("{}1{}", "(".repeat(5000), ")".repeat(5000))] {
+        for text in [
+            "[".repeat(100_000),
+            format!("{}1", "-".repeat(100_000)),
+            format!("{}1{}", "(".repeat(5000), ")".repeat(5000)),
+        ] {
             assert!(parse_literal(&text).unwrap_err().0.contains("nested"), "{}", &text[..10]);
         }
         // Brackets inside strings do not count.
@@ -519,7 +532,15 @@ mod tests {
 
     #[test]
     fn big_ints_in_canonical_decimal() {
-        let cases = [("0", "0"), ("000", "0"), ("007", "7"), ("0x0", "0"), ("0xDEADBEEF", "3735928559"), ("1_000_000_000", "1000000000"), ("0b", "0")];
+        let cases = [
+            ("0", "0"),
+            ("000", "0"),
+            ("007", "7"),
+            ("0x0", "0"),
+            ("0xDEADBEEF", "3735928559"),
+            ("1_000_000_000", "1000000000"),
+            ("0b", "0"),
+        ];
         for (token, digits) in cases {
             assert_eq!(decimal(token).as_deref(), Some(digits), "{token}");
         }

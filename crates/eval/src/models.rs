@@ -87,7 +87,12 @@ pub trait Model {
 
 /// Drives a model to its responses with a blocking engine and HTTP client (native callers and
 /// tests; the page drives the steps itself). At most `max_steps` exchanges.
-pub fn respond(model: &mut dyn Model, request: &ModelRequest, engine: &mut dyn execbench_core::PythonEngine, http: &mut dyn FnMut(&HttpRequest) -> HttpResponse) -> Result<Vec<String>, String> {
+pub fn respond(
+    model: &mut dyn Model,
+    request: &ModelRequest,
+    engine: &mut dyn execbench_core::PythonEngine,
+    http: &mut dyn FnMut(&HttpRequest) -> HttpResponse,
+) -> Result<Vec<String>, String> {
     const MAX_STEPS: usize = 64;
     let mut step = model.start(request);
     for _ in 0..MAX_STEPS {
@@ -139,7 +144,9 @@ impl Model for Oracle {
 
     fn resume(&mut self, request: &ModelRequest, reply: Reply) -> ModelStep {
         ModelStep::Done(match reply {
-            Reply::Run(RunResult { outcome: Outcome::Value { repr, .. }, .. }) => Ok(vec![answer_block(&request.sample.call, &repr); request.n]),
+            Reply::Run(RunResult { outcome: Outcome::Value { repr, .. }, .. }) => {
+                Ok(vec![answer_block(&request.sample.call, &repr); request.n])
+            }
             Reply::Run(other) => Err(format!("the oracle's run failed: {}", other.outcome.summary())),
             Reply::Http(_) => Err("the oracle makes no HTTP requests".into()),
         })
@@ -231,7 +238,11 @@ impl Replay {
         let extracted = generations.kind == GenerationsKind::Extracted;
         Replay {
             label: label.into(),
-            answers: generations.entries.iter().map(|e| (e.id.clone(), Replayed { answers: e.answers.clone(), extracted })).collect(),
+            answers: generations
+                .entries
+                .iter()
+                .map(|e| (e.id.clone(), Replayed { answers: e.answers.clone(), extracted }))
+                .collect(),
         }
     }
 
@@ -245,7 +256,10 @@ impl Replay {
             .map(|row| {
                 let replayed = match row.answers.iter().map(|a| a.response.clone()).collect::<Option<Vec<_>>>() {
                     Some(responses) => Replayed { answers: responses, extracted: false },
-                    None => Replayed { answers: row.answers.iter().filter_map(|a| a.extraction.answer().map(str::to_string)).collect(), extracted: true },
+                    None => Replayed {
+                        answers: row.answers.iter().filter_map(|a| a.extraction.answer().map(str::to_string)).collect(),
+                        extracted: true,
+                    },
                 };
                 (row.id.clone(), replayed)
             })
@@ -273,12 +287,19 @@ pub struct FileScope {
 impl Replay {
     /// The samples of `dataset` this file covers.
     pub fn scope(&self, dataset: &[Sample]) -> FileScope {
-        let (samples, missing): (Vec<&Sample>, Vec<&Sample>) = dataset.iter().partition(|s| self.answers.contains_key(&s.id));
-        let n = samples.iter().filter_map(|s| self.answers.get(&s.id)).map(|r| r.answers.len()).max().unwrap_or(1).max(1);
+        let (samples, missing): (Vec<&Sample>, Vec<&Sample>) =
+            dataset.iter().partition(|s| self.answers.contains_key(&s.id));
+        let n =
+            samples.iter().filter_map(|s| self.answers.get(&s.id)).map(|r| r.answers.len()).max().unwrap_or(1).max(1);
         let known: std::collections::HashSet<&str> = dataset.iter().map(|s| s.id.as_str()).collect();
         let mut unknown: Vec<String> = self.answers.keys().filter(|id| !known.contains(id.as_str())).cloned().collect();
         unknown.sort();
-        FileScope { samples: samples.into_iter().cloned().collect(), n, missing: missing.into_iter().map(|s| s.id.clone()).collect(), unknown }
+        FileScope {
+            samples: samples.into_iter().cloned().collect(),
+            n,
+            missing: missing.into_iter().map(|s| s.id.clone()).collect(),
+            unknown,
+        }
     }
 
     /// True when the file has no answers for any sample.
@@ -324,10 +345,17 @@ mod tests {
         }
     }
 
-    fn answers(model: &mut dyn Model, engine: &mut FakeEngine, sample: &Sample, task: Task, n: usize) -> Result<Vec<String>, String> {
+    fn answers(
+        model: &mut dyn Model,
+        engine: &mut FakeEngine,
+        sample: &Sample,
+        task: Task,
+        n: usize,
+    ) -> Result<Vec<String>, String> {
         let prompt = default_template(task, Style::Direct).render(sample);
         let request = ModelRequest { sample, task, prompt: &prompt, n };
-        respond(model, &request, engine, &mut no_http).map(|rs| rs.iter().map(|r| extract(r, task).answer().unwrap_or("<none>").to_string()).collect())
+        respond(model, &request, engine, &mut no_http)
+            .map(|rs| rs.iter().map(|r| extract(r, task).answer().unwrap_or("<none>").to_string()).collect())
     }
 
     /// (model, task, call arguments, expected output, extracted answers).
@@ -371,10 +399,20 @@ mod tests {
         let s = sample("1", "1");
         let prompt = default_template(Task::Output, Style::Direct).render(&s);
         let mut engine = FakeEngine::new();
-        let got = respond(&mut replay, &ModelRequest { sample: &s, task: Task::Output, prompt: &prompt, n: 2 }, &mut engine, &mut no_http);
+        let got = respond(
+            &mut replay,
+            &ModelRequest { sample: &s, task: Task::Output, prompt: &prompt, n: 2 },
+            &mut engine,
+            &mut no_http,
+        );
         assert_eq!(got, Ok(vec!["[1]".to_string(), "[2]".to_string()]));
         let other = Sample { id: "nope".into(), ..s };
-        let got = respond(&mut replay, &ModelRequest { sample: &other, task: Task::Output, prompt: &prompt, n: 2 }, &mut engine, &mut no_http);
+        let got = respond(
+            &mut replay,
+            &ModelRequest { sample: &other, task: Task::Output, prompt: &prompt, n: 2 },
+            &mut engine,
+            &mut no_http,
+        );
         assert_eq!(got, Err("the file has no answers for `nope`".into()));
     }
 
@@ -382,7 +420,12 @@ mod tests {
     /// results file would be.
     fn results_file(model: &mut dyn Model, samples: &[Sample], n: usize) -> Vec<SampleResult> {
         use crate::evaluate::{EvalPlan, evaluate};
-        let plan = EvalPlan { template: default_template(Task::Output, Style::Direct), n, modes: vec![crate::score::Mode::Strict], options: Default::default() };
+        let plan = EvalPlan {
+            template: default_template(Task::Output, Style::Direct),
+            n,
+            modes: vec![crate::score::Mode::Strict],
+            options: Default::default(),
+        };
         let evaluation = evaluate(model, &mut FakeEngine::new(), &mut no_http, samples, &plan, &mut |_, _| {});
         crate::report::from_jsonl("results.jsonl", &crate::report::to_jsonl(&evaluation.results[0])).unwrap()
     }
@@ -415,9 +458,17 @@ mod tests {
     /// extracted answers, marked as extracted, instead of having nothing to replay.
     #[test]
     fn replaying_a_results_file_of_extracted_answers_uses_the_answers() {
-        let dataset = vec![Sample { id: "a".into(), ..sample("1", "[1]") }, Sample { id: "b".into(), ..sample("1", "'y'") }];
+        let dataset =
+            vec![Sample { id: "a".into(), ..sample("1", "[1]") }, Sample { id: "b".into(), ..sample("1", "'y'") }];
         let g = crate::generations::import_generations("g.json", r#"{"a": ["[1]", "[2]", "[1]"], "b": ["'y'", "1"]}"#);
-        let rescored = crate::generations::rescore(&mut FakeEngine::new(), &dataset, &g, Task::Output, crate::score::Mode::Strict, &Default::default());
+        let rescored = crate::generations::rescore(
+            &mut FakeEngine::new(),
+            &dataset,
+            &g,
+            Task::Output,
+            crate::score::Mode::Strict,
+            &Default::default(),
+        );
         let file = crate::report::from_jsonl("r.jsonl", &crate::report::to_jsonl(&rescored.results)).unwrap();
         assert_eq!(figures(&file), vec![("a".into(), 3, 2, false), ("b".into(), 2, 1, false)]);
         let mut replay = Replay::from_results("r.jsonl", &file);
@@ -439,7 +490,12 @@ mod tests {
                 "echoing".into()
             }
             fn start(&mut self, request: &ModelRequest) -> ModelStep {
-                ModelStep::Http(HttpRequest { method: "POST".into(), url: "https://api.invalid/v1".into(), headers: vec![], body: request.prompt.text() })
+                ModelStep::Http(HttpRequest {
+                    method: "POST".into(),
+                    url: "https://api.invalid/v1".into(),
+                    headers: vec![],
+                    body: request.prompt.text(),
+                })
             }
             fn resume(&mut self, _: &ModelRequest, reply: Reply) -> ModelStep {
                 match reply {

@@ -67,12 +67,12 @@ mod tests {
         let cases: &[(usize, usize, usize, Option<f64>)] = &[
             (1, 0, 1, Some(0.0)),
             (1, 1, 1, Some(1.0)),
-            (10, 3, 1, Some(0.3)),                    // c/n
+            (10, 3, 1, Some(0.3)), // c/n
             (10, 0, 5, Some(0.0)),
-            (10, 1, 5, Some(0.5)),                    // 1 - C(9,5)/C(10,5) = 1 - 126/252
-            (10, 2, 5, Some(1.0 - 56.0 / 252.0)),     // C(8,5) = 56
-            (10, 5, 5, Some(1.0 - 1.0 / 252.0)),      // C(5,5) = 1
-            (10, 6, 5, Some(1.0)),                    // n - c < k
+            (10, 1, 5, Some(0.5)),                // 1 - C(9,5)/C(10,5) = 1 - 126/252
+            (10, 2, 5, Some(1.0 - 56.0 / 252.0)), // C(8,5) = 56
+            (10, 5, 5, Some(1.0 - 1.0 / 252.0)),  // C(5,5) = 1
+            (10, 6, 5, Some(1.0)),                // n - c < k
             (5, 1, 5, Some(1.0)),
             (5, 0, 5, Some(0.0)),
             (6, 1, 5, Some(1.0 - 1.0 / 6.0)),         // C(5,5)/C(6,5) = 1/6
@@ -81,7 +81,7 @@ mod tests {
             (4, 0, 5, None),
             (0, 0, 1, None),
             (5, 2, 0, None),
-            (3, 7, 1, Some(1.0)),                     // more correct than answers is clamped
+            (3, 7, 1, Some(1.0)), // more correct than answers is clamped
         ];
         for &(n, c, k, expected) in cases {
             let got = pass_at_k(n, c, k);
@@ -110,7 +110,10 @@ mod tests {
         ];
         for (figures, percent, available, shown) in cases {
             let score = dataset_score(figures.iter().copied());
-            assert_eq!((score.percent, score.available, score.total, score.display().as_str()), (*percent, *available, figures.len(), *shown));
+            assert_eq!(
+                (score.percent, score.available, score.total, score.display().as_str()),
+                (*percent, *available, figures.len(), *shown)
+            );
         }
     }
 }

@@ -136,7 +136,9 @@ impl Template {
     /// not start the way this template does, nothing is cut: the whole prompt is the own part.
     pub fn parts(&self, rendered: &str) -> PromptParts {
         let user = self.user.as_str();
-        let Some(code_at) = ["{code}", "{program}"].iter().filter_map(|p| user.find(p)).min() else { return PromptParts::whole(rendered) };
+        let Some(code_at) = ["{code}", "{program}"].iter().filter_map(|p| user.find(p)).min() else {
+            return PromptParts::whole(rendered);
+        };
         let own_start = user[..code_at].rfind("\n\n").map_or(0, |i| i + 2);
         let before = &user[..own_start];
         if before.is_empty() || PLACEHOLDERS.iter().any(|p| before.contains(&format!("{{{p}}}"))) {
@@ -230,11 +232,41 @@ pub fn builtin_templates() -> Vec<Template> {
         stop: vec![ANSWER_STOP.into()],
     };
     vec![
-        template("output-direct", "Output prediction, direct (2 examples)", Task::Output, Style::Direct, include_str!("templates/output_direct.txt")),
-        template("output-cot", "Output prediction, chain of thought", Task::Output, Style::ChainOfThought, include_str!("templates/output_cot.txt")),
-        template("input-direct", "Input prediction, direct (2 examples)", Task::Input, Style::Direct, include_str!("templates/input_direct.txt")),
-        template("input-cot", "Input prediction, chain of thought", Task::Input, Style::ChainOfThought, include_str!("templates/input_cot.txt")),
-        template("output-zero-shot", "Output prediction, zero-shot", Task::Output, Style::Direct, include_str!("templates/output_zero_shot.txt")),
+        template(
+            "output-direct",
+            "Output prediction, direct (2 examples)",
+            Task::Output,
+            Style::Direct,
+            include_str!("templates/output_direct.txt"),
+        ),
+        template(
+            "output-cot",
+            "Output prediction, chain of thought",
+            Task::Output,
+            Style::ChainOfThought,
+            include_str!("templates/output_cot.txt"),
+        ),
+        template(
+            "input-direct",
+            "Input prediction, direct (2 examples)",
+            Task::Input,
+            Style::Direct,
+            include_str!("templates/input_direct.txt"),
+        ),
+        template(
+            "input-cot",
+            "Input prediction, chain of thought",
+            Task::Input,
+            Style::ChainOfThought,
+            include_str!("templates/input_cot.txt"),
+        ),
+        template(
+            "output-zero-shot",
+            "Output prediction, zero-shot",
+            Task::Output,
+            Style::Direct,
+            include_str!("templates/output_zero_shot.txt"),
+        ),
     ]
 }
 
@@ -254,7 +286,15 @@ mod tests {
     use super::*;
 
     fn sample(code: &str, input: &str, output: &str) -> Sample {
-        Sample { id: "t".into(), code: code.into(), function_name: "f".into(), input: input.into(), call: format!("f({input})"), output: output.into(), meta: Default::default() }
+        Sample {
+            id: "t".into(),
+            code: code.into(),
+            function_name: "f".into(),
+            input: input.into(),
+            call: format!("f({input})"),
+            output: output.into(),
+            meta: Default::default(),
+        }
     }
 
     /// (template text, filled text) for a sample whose code is full of braces.
@@ -298,7 +338,10 @@ mod tests {
 
     #[test]
     fn system_message_comes_first() {
-        let t = Template { system: Some("You run {function_name} in your head.".into()), ..default_template(Task::Output, Style::Direct) };
+        let t = Template {
+            system: Some("You run {function_name} in your head.".into()),
+            ..default_template(Task::Output, Style::Direct)
+        };
         let prompt = t.render(&sample("def f(x):\n    return x", "1", "1"));
         let roles: Vec<&str> = prompt.messages.iter().map(|m| m.role.as_str()).collect();
         assert_eq!(roles, ["system", "user"]);
@@ -314,9 +357,18 @@ mod tests {
         let cases: &[(&str, &str)] = &[
             ("{", "not valid JSON"),
             (r#"{"id": "x"}"#, "not a template: missing field `name`"),
-            (r#"{"id": "x", "name": "x", "task": "output", "style": "direct", "user": "Say {call}"}"#, "template `x`: no {code} or {program} placeholder"),
-            (r#"{"id": "x", "name": "x", "task": "input", "style": "direct", "user": "{code} {call}"}"#, "no {output} placeholder, which the input task needs"),
-            (r#"{"id": "x", "name": "x", "task": "both", "style": "direct", "user": "{code}"}"#, "unknown variant `both`"),
+            (
+                r#"{"id": "x", "name": "x", "task": "output", "style": "direct", "user": "Say {call}"}"#,
+                "template `x`: no {code} or {program} placeholder",
+            ),
+            (
+                r#"{"id": "x", "name": "x", "task": "input", "style": "direct", "user": "{code} {call}"}"#,
+                "no {output} placeholder, which the input task needs",
+            ),
+            (
+                r#"{"id": "x", "name": "x", "task": "both", "style": "direct", "user": "{code}"}"#,
+                "unknown variant `both`",
+            ),
         ];
         for (json, message) in cases {
             let err = Template::import_json(json).unwrap_err();

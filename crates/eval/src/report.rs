@@ -39,7 +39,15 @@ pub struct SampleResult {
 impl SampleResult {
     /// Puts a sample's answers and their score together. `responses` may be empty (answers that
     /// came already extracted); otherwise it pairs with `extractions` one to one.
-    pub fn new(id: &str, task: Task, mode: Mode, prompt: Option<String>, responses: Vec<String>, extractions: Vec<Extraction>, score: SampleScore) -> Self {
+    pub fn new(
+        id: &str,
+        task: Task,
+        mode: Mode,
+        prompt: Option<String>,
+        responses: Vec<String>,
+        extractions: Vec<Extraction>,
+        score: SampleScore,
+    ) -> Self {
         let mut responses = responses.into_iter();
         let answers = extractions
             .into_iter()
@@ -182,7 +190,9 @@ pub fn markdown_table(summaries: &[Summary]) -> String {
     );
     for s in summaries {
         let figure = |score: &DatasetScore| match score.percent {
-            Some(_) if score.available < score.total => format!("{} ({}/{})", score.display(), score.available, score.total),
+            Some(_) if score.available < score.total => {
+                format!("{} ({}/{})", score.display(), score.available, score.total)
+            }
             _ => score.display(),
         };
         out.push_str(&format!(
@@ -209,7 +219,15 @@ mod tests {
 
     fn result(id: &str, mode: Mode, verdicts: Vec<Verdict>) -> SampleResult {
         let extractions = verdicts.iter().map(|_| Extraction::verbatim("1")).collect();
-        SampleResult::new(id, Task::Output, mode, None, Vec::new(), extractions, SampleScore::from_verdicts(mode, verdicts))
+        SampleResult::new(
+            id,
+            Task::Output,
+            mode,
+            None,
+            Vec::new(),
+            extractions,
+            SampleScore::from_verdicts(mode, verdicts),
+        )
     }
 
     fn wrong() -> Verdict {
@@ -220,11 +238,19 @@ mod tests {
     fn summary_and_markdown() {
         let strict = vec![
             result("a", Mode::Strict, vec![Verdict::Correct, wrong(), wrong(), wrong(), wrong()]),
-            result("b", Mode::Strict, vec![wrong(), Verdict::NotALiteral { detail: "x".into() }, wrong(), wrong(), wrong()]),
+            result(
+                "b",
+                Mode::Strict,
+                vec![wrong(), Verdict::NotALiteral { detail: "x".into() }, wrong(), wrong(), wrong()],
+            ),
         ];
         let compatible = vec![
             result("a", Mode::Compatible, vec![Verdict::Correct, Verdict::Dropped { why: "x".into() }]),
-            result("b", Mode::Compatible, vec![Verdict::Timeout { detail: "t".into() }, wrong(), wrong(), wrong(), wrong()]),
+            result(
+                "b",
+                Mode::Compatible,
+                vec![Verdict::Timeout { detail: "t".into() }, wrong(), wrong(), wrong(), wrong()],
+            ),
         ];
         let s = summarize(Task::Output, Mode::Strict, &strict);
         assert_eq!((s.samples, s.answers, s.correct, s.not_literal, s.wrong_value), (2, 10, 1, 1, 8));
@@ -247,11 +273,26 @@ mod tests {
         let dropped = || Verdict::Dropped { why: "w".into() };
         let cases = [
             (Mode::Strict, vec![Verdict::Correct, wrong(), wrong()], RowOutcome::SomeRight, "1 of 3 right"),
-            (Mode::Strict, vec![Verdict::Correct, Verdict::Correct, Verdict::Correct], RowOutcome::AllRight, "3 of 3 right"),
-            (Mode::Strict, vec![wrong(), Verdict::ExtractionFailed { detail: "x".into() }], RowOutcome::NoneRight, "0 of 2 right"),
+            (
+                Mode::Strict,
+                vec![Verdict::Correct, Verdict::Correct, Verdict::Correct],
+                RowOutcome::AllRight,
+                "3 of 3 right",
+            ),
+            (
+                Mode::Strict,
+                vec![wrong(), Verdict::ExtractionFailed { detail: "x".into() }],
+                RowOutcome::NoneRight,
+                "0 of 2 right",
+            ),
             (Mode::Strict, vec![Verdict::Correct], RowOutcome::AllRight, "1 of 1 right"),
             // Compatible: a dropped answer leaves n when another is right, and counts when none is.
-            (Mode::Compatible, vec![Verdict::Correct, dropped(), wrong()], RowOutcome::SomeRight, "1 of 2 right, 1 dropped"),
+            (
+                Mode::Compatible,
+                vec![Verdict::Correct, dropped(), wrong()],
+                RowOutcome::SomeRight,
+                "1 of 2 right, 1 dropped",
+            ),
             (Mode::Compatible, vec![Verdict::Correct, dropped()], RowOutcome::AllRight, "1 of 1 right, 1 dropped"),
             (Mode::Compatible, vec![dropped(), wrong()], RowOutcome::NoneRight, "0 of 2 right, 1 dropped"),
             (Mode::Strict, vec![], RowOutcome::NoAnswers, "no answers"),
@@ -264,7 +305,10 @@ mod tests {
 
     #[test]
     fn rows_round_trip_through_jsonl() {
-        let rows = vec![result("a", Mode::Strict, vec![Verdict::Correct, wrong()]), result("b", Mode::Compatible, vec![Verdict::Dropped { why: "w".into() }])];
+        let rows = vec![
+            result("a", Mode::Strict, vec![Verdict::Correct, wrong()]),
+            result("b", Mode::Compatible, vec![Verdict::Dropped { why: "w".into() }]),
+        ];
         let text = to_jsonl(&rows);
         assert_eq!(text.lines().count(), 2);
         assert!(text.starts_with(r#"{"id":"a","task":"output","mode":"strict","answers":[{"extraction":{"status":"found","answer":"1","rule":"verbatim"},"verdict":{"verdict":"correct"}}"#), "{text}");

@@ -62,11 +62,21 @@ pub fn read_reproductions(file: &str, text: &str) -> Reproductions {
         }
         match row_of(index + 1, line) {
             Ok(row) => read.rows.push(row),
-            Err((field, message)) => read.errors.push(ImportError { file: file.into(), line: Some(index + 1), field: field.map(str::to_string), message }),
+            Err((field, message)) => read.errors.push(ImportError {
+                file: file.into(),
+                line: Some(index + 1),
+                field: field.map(str::to_string),
+                message,
+            }),
         }
     }
     if read.rows.is_empty() && read.errors.is_empty() {
-        read.errors.push(ImportError { file: file.into(), line: None, field: None, message: "the file is empty: expected one JSON object per line".into() });
+        read.errors.push(ImportError {
+            file: file.into(),
+            line: None,
+            field: None,
+            message: "the file is empty: expected one JSON object per line".into(),
+        });
     }
     read
 }
@@ -79,13 +89,17 @@ fn row_of(line: usize, text: &str) -> Result<ReproductionRow, RowProblem> {
         let what = message.rsplit_once(" at line ").map_or(message.as_str(), |(what, _)| what);
         (None, format!("not valid JSON at column {}: {what}", e.column()))
     })?;
-    let Value::Object(mut row) = value else { return Err((None, format!("expected a JSON object, found {}", json_type(&value)))) };
+    let Value::Object(mut row) = value else {
+        return Err((None, format!("expected a JSON object, found {}", json_type(&value))));
+    };
     let problem_id = match row.remove("problem_id") {
         Some(Value::Number(n)) => n.to_string(),
         Some(Value::String(s)) if !s.trim().is_empty() => s,
         Some(Value::String(_)) => return Err((Some("problem_id"), "is empty".into())),
         None | Some(Value::Null) => return Err((Some("problem_id"), "missing (required)".into())),
-        Some(other) => return Err((Some("problem_id"), format!("expected a number or a string, found {}", json_type(&other)))),
+        Some(other) => {
+            return Err((Some("problem_id"), format!("expected a number or a string, found {}", json_type(&other))));
+        }
     };
     let model_name = string_field(&mut row, "model_name")?;
     let generated_code = string_field(&mut row, "generated_code")?;
@@ -104,7 +118,6 @@ fn string_field(row: &mut Map<String, Value>, field: &'static str) -> Result<Str
         Some(other) => Err((Some(field), format!("expected a string, found {}", json_type(&other)))),
     }
 }
-
 
 /// Finds samples by the ids results files use: `question_id` (in the sample's `meta`) first, then
 /// the sample's own id.
@@ -185,8 +198,12 @@ pub fn judge(row: &ReproductionRow, sample: &Sample, result: &RunResult) -> Resc
     let reason = match &result.outcome {
         Outcome::Value { matches: Some(true), .. } => None,
         Outcome::Value { repr, .. } => Some(format!("returned {repr}, expected {}", sample.output)),
-        Outcome::Raised { phase, .. } if phase == "expected" => Some(format!("the expected output is not a valid Python expression: {}", result.outcome.summary())),
-        Outcome::Raised { phase, .. } if phase == "program" => Some(format!("the code raised {}", result.outcome.summary())),
+        Outcome::Raised { phase, .. } if phase == "expected" => {
+            Some(format!("the expected output is not a valid Python expression: {}", result.outcome.summary()))
+        }
+        Outcome::Raised { phase, .. } if phase == "program" => {
+            Some(format!("the code raised {}", result.outcome.summary()))
+        }
         Outcome::Raised { .. } => Some(format!("raised {}", result.outcome.summary())),
         other => Some(other.summary()),
     };
@@ -278,7 +295,12 @@ impl ReproductionReport {
 }
 
 /// Re-scores every row with a blocking engine (the command line, tests).
-pub fn rescore_with(engine: &mut dyn PythonEngine, rows: &[ReproductionRow], samples: &[Sample], limits: Limits) -> ReproductionReport {
+pub fn rescore_with(
+    engine: &mut dyn PythonEngine,
+    rows: &[ReproductionRow],
+    samples: &[Sample],
+    limits: Limits,
+) -> ReproductionReport {
     let index = ProblemIndex::new(samples);
     let mut report = ReproductionReport::default();
     for row in rows {
@@ -292,9 +314,18 @@ pub fn rescore_with(engine: &mut dyn PythonEngine, rows: &[ReproductionRow], sam
 
 /// One line a model, for the command line and Markdown: `model  n  stored  execbench  disagreements`.
 pub fn markdown_table(tallies: &[ModelTally]) -> String {
-    let mut out = String::from("| model | rows | stored success | execbench success | disagreements |\n|---|---:|---:|---:|---:|\n");
+    let mut out = String::from(
+        "| model | rows | stored success | execbench success | disagreements |\n|---|---:|---:|---:|---:|\n",
+    );
     for t in tallies {
-        out.push_str(&format!("| {} | {} | {:.1}% | {:.1}% | {} |\n", t.model, t.rows, 100.0 * t.stored_rate(), 100.0 * t.execbench_rate(), t.disagreements));
+        out.push_str(&format!(
+            "| {} | {} | {:.1}% | {:.1}% | {} |\n",
+            t.model,
+            t.rows,
+            100.0 * t.stored_rate(),
+            100.0 * t.execbench_rate(),
+            t.disagreements
+        ));
     }
     out
 }
@@ -307,7 +338,10 @@ mod tests {
     fn results_files_are_recognised_by_their_fields() {
         let cases = [
             (r#"{"problem_id": 1, "model_name": "m", "generated_code": "x", "success": true}"#, true),
-            ("\n\n{\"problem_id\": \"a\", \"model_name\": \"m\", \"generated_code\": \"x\", \"success\": false, \"latency_ms\": 3}", true),
+            (
+                "\n\n{\"problem_id\": \"a\", \"model_name\": \"m\", \"generated_code\": \"x\", \"success\": false, \"latency_ms\": 3}",
+                true,
+            ),
             (r#"{"problem_id": 1, "model_name": "m", "generated_code": "x"}"#, false),
             (r#"{"id": "sample_0", "responses": ["x"]}"#, false),
             (r#"{"sample_0": ["x"]}"#, false),
@@ -324,11 +358,26 @@ mod tests {
         let cases = [
             ("{oops", "r.jsonl:2: not valid JSON at column 2: key must be a string"),
             ("[1]", "r.jsonl:2: expected a JSON object, found an array"),
-            (r#"{"model_name": "m", "generated_code": "x", "success": true}"#, "r.jsonl:2: field `problem_id`: missing (required)"),
-            (r#"{"problem_id": [1], "model_name": "m", "generated_code": "x", "success": true}"#, "r.jsonl:2: field `problem_id`: expected a number or a string, found an array"),
-            (r#"{"problem_id": 1, "model_name": 4, "generated_code": "x", "success": true}"#, "r.jsonl:2: field `model_name`: expected a string, found a number"),
-            (r#"{"problem_id": 1, "model_name": "m", "success": true}"#, "r.jsonl:2: field `generated_code`: missing (required)"),
-            (r#"{"problem_id": 1, "model_name": "m", "generated_code": "x", "success": "yes"}"#, "r.jsonl:2: field `success`: expected true or false, found a string"),
+            (
+                r#"{"model_name": "m", "generated_code": "x", "success": true}"#,
+                "r.jsonl:2: field `problem_id`: missing (required)",
+            ),
+            (
+                r#"{"problem_id": [1], "model_name": "m", "generated_code": "x", "success": true}"#,
+                "r.jsonl:2: field `problem_id`: expected a number or a string, found an array",
+            ),
+            (
+                r#"{"problem_id": 1, "model_name": 4, "generated_code": "x", "success": true}"#,
+                "r.jsonl:2: field `model_name`: expected a string, found a number",
+            ),
+            (
+                r#"{"problem_id": 1, "model_name": "m", "success": true}"#,
+                "r.jsonl:2: field `generated_code`: missing (required)",
+            ),
+            (
+                r#"{"problem_id": 1, "model_name": "m", "generated_code": "x", "success": "yes"}"#,
+                "r.jsonl:2: field `success`: expected true or false, found a string",
+            ),
         ];
         for (bad, message) in cases {
             let read = read_reproductions("r.jsonl", &format!("{good}\n{bad}\n{good}\n"));
@@ -337,6 +386,9 @@ mod tests {
             assert_eq!(read.rows.iter().map(|r| r.line).collect::<Vec<_>>(), vec![1, 3]);
             assert_eq!(read.rows[0].rest.get("latency_ms"), Some(&Value::from(5)));
         }
-        assert_eq!(read_reproductions("r.jsonl", "\n").errors[0].to_string(), "r.jsonl: the file is empty: expected one JSON object per line");
+        assert_eq!(
+            read_reproductions("r.jsonl", "\n").errors[0].to_string(),
+            "r.jsonl: the file is empty: expected one JSON object per line"
+        );
     }
 }

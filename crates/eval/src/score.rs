@@ -41,8 +41,8 @@
 use std::fmt;
 
 use execbench_core::{Limits, Outcome, PythonEngine, RunRequest, RunResult, Sample};
-use ruff_python_ast::visitor::{Visitor, walk_expr};
 use ruff_python_ast::Expr;
+use ruff_python_ast::visitor::{Visitor, walk_expr};
 use serde::{Deserialize, Serialize};
 
 use crate::extract::Extraction;
@@ -95,19 +95,34 @@ impl Default for ScoreOptions {
 pub enum Verdict {
     Correct,
     /// A well-formed answer with the wrong value.
-    WrongValue { got: String, expected: String },
+    WrongValue {
+        got: String,
+        expected: String,
+    },
     /// Strict output: the answer (or, strict input, the call's result) is not a literal.
-    NotALiteral { detail: String },
+    NotALiteral {
+        detail: String,
+    },
     /// Strict input: the answer is not a plain call of the function under test, or its
     /// arguments use names that could forge a result.
-    NotACall { detail: String },
-    ExtractionFailed { detail: String },
+    NotACall {
+        detail: String,
+    },
+    ExtractionFailed {
+        detail: String,
+    },
     /// The time or step budget ran out.
-    Timeout { detail: String },
+    Timeout {
+        detail: String,
+    },
     /// Python raised, or the engine failed.
-    Error { message: String },
+    Error {
+        message: String,
+    },
     /// Compatible mode only: removed from the sample's list (see the module documentation).
-    Dropped { why: String },
+    Dropped {
+        why: String,
+    },
 }
 
 impl Verdict {
@@ -182,7 +197,14 @@ pub enum Step {
 }
 
 /// The first half of judging: decide without running, or say what to run.
-pub fn plan(sample: &Sample, task: Task, mode: Mode, extraction: &Extraction, expected: &Expected, options: &ScoreOptions) -> Step {
+pub fn plan(
+    sample: &Sample,
+    task: Task,
+    mode: Mode,
+    extraction: &Extraction,
+    expected: &Expected,
+    options: &ScoreOptions,
+) -> Step {
     let answer = match extraction {
         Extraction::Found { answer, .. } => answer.trim(),
         Extraction::Failed { detail, .. } => return Step::Done(Verdict::ExtractionFailed { detail: detail.clone() }),
@@ -198,7 +220,9 @@ pub fn conclude(mode: Mode, answer: &str, expected: &Expected, result: &RunResul
     match (&result.outcome, mode) {
         (Outcome::Value { .. }, Mode::Compatible) => Verdict::Correct,
         (Outcome::Value { repr, .. }, Mode::Strict) => match (parse_literal(repr), &expected.value) {
-            (Err(why), _) => Verdict::NotALiteral { detail: format!("the call returned `{}`, which is not a literal ({why})", short(repr)) },
+            (Err(why), _) => Verdict::NotALiteral {
+                detail: format!("the call returned `{}`, which is not a literal ({why})", short(repr)),
+            },
             (Ok(_), Err(why)) => bad_expected(expected, why),
             (Ok(got), Ok(want)) if got == *want => Verdict::Correct,
             (Ok(_), Ok(_)) => Verdict::WrongValue { got: repr.clone(), expected: expected.text.clone() },
@@ -207,12 +231,22 @@ pub fn conclude(mode: Mode, answer: &str, expected: &Expected, result: &RunResul
             Verdict::WrongValue { got: answer.to_string(), expected: expected.text.clone() }
         }
         (Outcome::Raised { .. } | Outcome::Crashed { .. }, _) => Verdict::Error { message: result.outcome.summary() },
-        (Outcome::TimedOut { .. } | Outcome::StepLimit { .. }, _) => Verdict::Timeout { detail: result.outcome.summary() },
+        (Outcome::TimedOut { .. } | Outcome::StepLimit { .. }, _) => {
+            Verdict::Timeout { detail: result.outcome.summary() }
+        }
     }
 }
 
 /// Judges one answer, running the engine when needed.
-pub fn judge(engine: &mut dyn PythonEngine, sample: &Sample, task: Task, mode: Mode, extraction: &Extraction, expected: &Expected, options: &ScoreOptions) -> Verdict {
+pub fn judge(
+    engine: &mut dyn PythonEngine,
+    sample: &Sample,
+    task: Task,
+    mode: Mode,
+    extraction: &Extraction,
+    expected: &Expected,
+    options: &ScoreOptions,
+) -> Verdict {
     match plan(sample, task, mode, extraction, expected, options) {
         Step::Done(verdict) => verdict,
         Step::Run(request) => {
@@ -239,7 +273,9 @@ fn plan_strict(sample: &Sample, task: Task, answer: &str, expected: &Expected, o
 
 fn plan_compatible(sample: &Sample, task: Task, answer: &str, expected: &Expected, options: &ScoreOptions) -> Step {
     let dropped = match task {
-        Task::Output if answer.contains(sample.call.trim()) => Some(format!("the answer contains the call `{}`", short(&sample.call))),
+        Task::Output if answer.contains(sample.call.trim()) => {
+            Some(format!("the answer contains the call `{}`", short(&sample.call)))
+        }
         Task::Input if !answer.contains(&format!("{}(", sample.function_name)) => {
             Some(format!("the answer does not call `{}`", sample.function_name))
         }
@@ -255,22 +291,50 @@ fn plan_compatible(sample: &Sample, task: Task, answer: &str, expected: &Expecte
 }
 
 fn bad_expected(expected: &Expected, why: &NotLiteral) -> Verdict {
-    Verdict::Error { message: format!("the dataset's expected output `{}` is not a literal: {why}", short(&expected.text)) }
+    Verdict::Error {
+        message: format!("the dataset's expected output `{}` is not a literal: {why}", short(&expected.text)),
+    }
 }
 
 /// Names an argument of a strict input answer may not use: with them an expression could build a
 /// class (`type`), reach into interpreter state, or run arbitrary code.
 pub const FORBIDDEN_NAMES: &[&str] = &[
-    "eval", "exec", "compile", "getattr", "setattr", "delattr", "globals", "locals", "vars", "type", "object", "super",
-    "open", "input", "breakpoint", "help", "exit", "quit", "classmethod", "staticmethod", "property", "memoryview",
-    "dir", "id", "hash",
+    "eval",
+    "exec",
+    "compile",
+    "getattr",
+    "setattr",
+    "delattr",
+    "globals",
+    "locals",
+    "vars",
+    "type",
+    "object",
+    "super",
+    "open",
+    "input",
+    "breakpoint",
+    "help",
+    "exit",
+    "quit",
+    "classmethod",
+    "staticmethod",
+    "property",
+    "memoryview",
+    "dir",
+    "id",
+    "hash",
 ];
 
 /// `Ok` when `answer` is, as a whole, a call of `function_name` with harmless arguments.
 fn checked_call(answer: &str, function_name: &str) -> Result<(), String> {
     let expr = parse_expression_guarded(answer)?;
     let Expr::Call(call) = &expr else {
-        return Err(format!("`{}` is {}, not a call of `{function_name}`", short(answer), crate::literal::describe(&expr)));
+        return Err(format!(
+            "`{}` is {}, not a call of `{function_name}`",
+            short(answer),
+            crate::literal::describe(&expr)
+        ));
     };
     match &*call.func {
         Expr::Name(name) if name.id.as_str() == function_name => {}
@@ -341,7 +405,14 @@ impl SampleScore {
             Mode::Compatible if correct > 0 => verdicts.len() - dropped,
             _ => verdicts.len(),
         };
-        SampleScore { n, correct, dropped, pass_at_1: pass_at_k(n, correct, 1), pass_at_5: pass_at_k(n, correct, 5), verdicts }
+        SampleScore {
+            n,
+            correct,
+            dropped,
+            pass_at_1: pass_at_k(n, correct, 1),
+            pass_at_5: pass_at_k(n, correct, 5),
+            verdicts,
+        }
     }
 
     pub fn pass_at(&self, k: usize) -> Option<f64> {
@@ -350,7 +421,14 @@ impl SampleScore {
 }
 
 /// Judges every answer a model gave for one sample.
-pub fn score_answers(engine: &mut dyn PythonEngine, sample: &Sample, task: Task, mode: Mode, answers: &[Extraction], options: &ScoreOptions) -> SampleScore {
+pub fn score_answers(
+    engine: &mut dyn PythonEngine,
+    sample: &Sample,
+    task: Task,
+    mode: Mode,
+    answers: &[Extraction],
+    options: &ScoreOptions,
+) -> SampleScore {
     let expected = Expected::of(sample);
     let verdicts = answers.iter().map(|answer| judge(engine, sample, task, mode, answer, &expected, options)).collect();
     SampleScore::from_verdicts(mode, verdicts)

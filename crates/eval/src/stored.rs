@@ -26,7 +26,8 @@ pub struct StoredScores {
 /// Reads `raw_scored_generations`, `pass_at_1` and `pass_at_5` from an evaluation file's top-level
 /// object; problems are pushed to `errors` and cost only their entry.
 pub fn read_stored(file: &str, object: &Map<String, Value>, errors: &mut Vec<ImportError>) -> StoredScores {
-    let error = |field: String, message: String| ImportError { file: file.into(), line: None, field: Some(field), message };
+    let error =
+        |field: String, message: String| ImportError { file: file.into(), line: None, field: Some(field), message };
     let mut stored = StoredScores::default();
     match object.get("raw_scored_generations") {
         None | Some(Value::Null) => {}
@@ -40,14 +41,18 @@ pub fn read_stored(file: &str, object: &Map<String, Value>, errors: &mut Vec<Imp
                     Some(verdicts) => {
                         stored.verdicts.insert(id.clone(), verdicts);
                     }
-                    None => errors.push(error(format!("raw_scored_generations.{id}"), "expected a list of true/false".into())),
+                    None => errors
+                        .push(error(format!("raw_scored_generations.{id}"), "expected a list of true/false".into())),
                 }
             }
         }
-        Some(_) => errors.push(error("raw_scored_generations".into(), "expected an object of lists of true/false".into())),
+        Some(_) => {
+            errors.push(error("raw_scored_generations".into(), "expected an object of lists of true/false".into()))
+        }
     }
     let from_verdicts = |k: usize| {
-        let score = dataset_score(stored.verdicts.values().map(|v| pass_at_k(v.len(), v.iter().filter(|b| **b).count(), k)));
+        let score =
+            dataset_score(stored.verdicts.values().map(|v| pass_at_k(v.len(), v.iter().filter(|b| **b).count(), k)));
         score.percent
     };
     for (key, k) in [("pass_at_1", 1), ("pass_at_5", 5)] {
@@ -123,11 +128,18 @@ pub fn compare_stored_results(stored: &StoredScores, results: &[crate::report::S
         for (answer, (record, stored_verdict)) in result.answers.iter().zip(verdicts).enumerate() {
             let label = record.verdict.label();
             if label != "dropped" && record.verdict.is_correct() != *stored_verdict {
-                disagreements.push(Disagreement { id: result.id.clone(), answer, stored: *stored_verdict, execbench: label.to_string(), reason: record.verdict.to_string() });
+                disagreements.push(Disagreement {
+                    id: result.id.clone(),
+                    answer,
+                    stored: *stored_verdict,
+                    execbench: label.to_string(),
+                    reason: record.verdict.to_string(),
+                });
             }
         }
     }
-    let figure = |k: usize| dataset_score(per_sample.iter().map(|v| pass_at_k(v.len(), v.iter().filter(|b| **b).count(), k)));
+    let figure =
+        |k: usize| dataset_score(per_sample.iter().map(|v| pass_at_k(v.len(), v.iter().filter(|b| **b).count(), k)));
     StoredComparison { pass_at_1: figure(1), pass_at_5: figure(5), without_verdicts, disagreements }
 }
 
@@ -138,7 +150,14 @@ mod tests {
     #[test]
     fn figures_in_percent_whatever_the_file_wrote() {
         // (stored value, pass@1 of the file's verdicts, percent)
-        let cases = [(45.5, Some(45.5), 45.5), (0.455, Some(45.5), 45.5), (0.5, Some(0.5), 0.5), (0.25, None, 25.0), (80.0, None, 80.0), (1.0, None, 100.0)];
+        let cases = [
+            (45.5, Some(45.5), 45.5),
+            (0.455, Some(45.5), 45.5),
+            (0.5, Some(0.5), 0.5),
+            (0.25, None, 25.0),
+            (80.0, None, 80.0),
+            (1.0, None, 100.0),
+        ];
         for (value, from_verdicts, percent) in cases {
             assert_eq!(as_percent(value, from_verdicts), percent, "{value} {from_verdicts:?}");
         }

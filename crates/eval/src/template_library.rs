@@ -52,7 +52,12 @@ pub struct TemplateDraft {
 
 impl TemplateDraft {
     pub fn of(template: &Template) -> TemplateDraft {
-        TemplateDraft { name: template.name.clone(), system: template.system.clone().unwrap_or_default(), user: template.user.clone(), stop: stop_sequences_text(&template.stop) }
+        TemplateDraft {
+            name: template.name.clone(),
+            system: template.system.clone().unwrap_or_default(),
+            user: template.user.clone(),
+            stop: stop_sequences_text(&template.stop),
+        }
     }
 
     /// `template` with the draft's fields; its id, task and style stay.
@@ -105,8 +110,15 @@ impl TemplateLibrary {
     pub fn add_copy_of(&mut self, id: &str) -> Result<Template, String> {
         let original = self.get(id).ok_or(format!("there is no template `{id}` to copy"))?;
         let stem = copy_stem(&original.id);
-        let new_id = (1..).map(|n| if n == 1 { format!("{stem}{COPY_SUFFIX}") } else { format!("{stem}{COPY_SUFFIX}-{n}") }).find(|candidate| self.get(candidate).is_none()).unwrap_or_default();
-        let name = if original.name.ends_with(COPY_NAME_SUFFIX) { original.name.clone() } else { format!("{}{COPY_NAME_SUFFIX}", original.name) };
+        let new_id = (1..)
+            .map(|n| if n == 1 { format!("{stem}{COPY_SUFFIX}") } else { format!("{stem}{COPY_SUFFIX}-{n}") })
+            .find(|candidate| self.get(candidate).is_none())
+            .unwrap_or_default();
+        let name = if original.name.ends_with(COPY_NAME_SUFFIX) {
+            original.name.clone()
+        } else {
+            format!("{}{COPY_NAME_SUFFIX}", original.name)
+        };
         let copy = Template { id: new_id, name, ..original.clone() };
         self.custom.push(copy.clone());
         Ok(copy)
@@ -128,7 +140,10 @@ impl TemplateLibrary {
     pub fn problems_of(&self, template: &Template) -> Vec<String> {
         let mut problems = Vec::new();
         if self.is_builtin(&template.id) {
-            problems.push(format!("`{}` is the id of a built-in template, which cannot be changed: make a copy and edit that", template.id));
+            problems.push(format!(
+                "`{}` is the id of a built-in template, which cannot be changed: make a copy and edit that",
+                template.id
+            ));
         }
         if template.name.trim().is_empty() {
             problems.push("the name is empty".to_string());
@@ -197,7 +212,8 @@ impl TemplateLibrary {
     /// The custom templates, for the page's storage. A failure is an error, never an empty text:
     /// written to storage, that would replace the templates saved before.
     pub fn to_storage(&self) -> Result<String, String> {
-        serde_json::to_string(&self.custom).map_err(|e| format!("the custom templates could not be written as JSON: {e}"))
+        serde_json::to_string(&self.custom)
+            .map_err(|e| format!("the custom templates could not be written as JSON: {e}"))
     }
 
     /// The library with the custom templates saved by [`TemplateLibrary::to_storage`] (`None`:
@@ -208,7 +224,12 @@ impl TemplateLibrary {
         let Some(text) = stored.filter(|t| !t.trim().is_empty()) else { return (library, None) };
         let entries = match serde_json::from_str::<Vec<serde_json::Value>>(text) {
             Ok(entries) => entries,
-            Err(e) => return (library, Some(format!("the saved templates could not be read ({e}); starting with no custom templates"))),
+            Err(e) => {
+                return (
+                    library,
+                    Some(format!("the saved templates could not be read ({e}); starting with no custom templates")),
+                );
+            }
         };
         let mut dropped = Vec::new();
         for (index, entry) in entries.into_iter().enumerate() {
@@ -229,7 +250,8 @@ impl TemplateLibrary {
                 dropped.push(format!("saved template `{}`: {}", template.id, problems.join("; ")));
             }
         }
-        let message = (!dropped.is_empty()).then(|| format!("left out {} of the saved templates: {}", dropped.len(), dropped.join(" · ")));
+        let message = (!dropped.is_empty())
+            .then(|| format!("left out {} of the saved templates: {}", dropped.len(), dropped.join(" · ")));
         (library, message)
     }
 }
@@ -263,7 +285,11 @@ pub fn parse_stop_sequences(text: &str) -> Vec<String> {
 
 /// The stop list as [`parse_stop_sequences`] reads it back.
 pub fn stop_sequences_text(stops: &[String]) -> String {
-    stops.iter().map(|s| s.replace('\\', "\\\\").replace('\n', "\\n").replace('\r', "\\r").replace('\t', "\\t")).collect::<Vec<_>>().join("\n")
+    stops
+        .iter()
+        .map(|s| s.replace('\\', "\\\\").replace('\n', "\\n").replace('\r', "\\r").replace('\t', "\\t"))
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 fn unescape(line: &str) -> String {
@@ -300,7 +326,15 @@ mod tests {
             Task::Output => "{code}\nassert {call} == ??",
             Task::Input => "{code}\nassert f(??) == {output}",
         };
-        Template { id: id.into(), name: format!("Mine: {id}"), task, style: Style::Direct, system: None, user: user.into(), stop: vec![ANSWER_STOP.into()] }
+        Template {
+            id: id.into(),
+            name: format!("Mine: {id}"),
+            task,
+            style: Style::Direct,
+            system: None,
+            user: user.into(),
+            stop: vec![ANSWER_STOP.into()],
+        }
     }
 
     fn library_with(customs: &[Template]) -> TemplateLibrary {
@@ -317,8 +351,12 @@ mod tests {
 
     #[test]
     fn lists_builtins_first_then_custom_by_task() {
-        let library = library_with(&[custom("b-out", Task::Output), custom("a-in", Task::Input), custom("a-out", Task::Output)]);
-        assert_eq!(ids(library.for_task(Task::Output)), ["output-direct", "output-cot", "output-zero-shot", "b-out", "a-out"]);
+        let library =
+            library_with(&[custom("b-out", Task::Output), custom("a-in", Task::Input), custom("a-out", Task::Output)]);
+        assert_eq!(
+            ids(library.for_task(Task::Output)),
+            ["output-direct", "output-cot", "output-zero-shot", "b-out", "a-out"]
+        );
         assert_eq!(ids(library.for_task(Task::Input)), ["input-direct", "input-cot", "a-in"]);
         assert!(library.is_builtin("output-cot") && !library.is_builtin("a-out"));
         assert_eq!(library.get("a-in").map(|t| t.task), Some(Task::Input));
@@ -330,20 +368,41 @@ mod tests {
     fn copies_get_unique_ids_and_copy_names() {
         let cases: &[(&[&str], &str, &str, &str)] = &[
             (&[], "output-direct", "output-direct-copy", "Output prediction, direct (2 examples) (copy)"),
-            (&["output-direct-copy"], "output-direct", "output-direct-copy-2", "Output prediction, direct (2 examples) (copy)"),
-            (&["output-direct-copy", "output-direct-copy-2"], "output-direct-copy", "output-direct-copy-3", "Mine: output-direct-copy (copy)"),
-            (&["output-direct-copy", "output-direct-copy-2"], "output-direct-copy-2", "output-direct-copy-3", "Mine: output-direct-copy-2 (copy)"),
+            (
+                &["output-direct-copy"],
+                "output-direct",
+                "output-direct-copy-2",
+                "Output prediction, direct (2 examples) (copy)",
+            ),
+            (
+                &["output-direct-copy", "output-direct-copy-2"],
+                "output-direct-copy",
+                "output-direct-copy-3",
+                "Mine: output-direct-copy (copy)",
+            ),
+            (
+                &["output-direct-copy", "output-direct-copy-2"],
+                "output-direct-copy-2",
+                "output-direct-copy-3",
+                "Mine: output-direct-copy-2 (copy)",
+            ),
             (&["mine"], "mine", "mine-copy", "Mine: mine (copy)"),
             (&["mine-copy-x"], "mine-copy-x", "mine-copy-x-copy", "Mine: mine-copy-x (copy)"),
             (&["input-cot-copy"], "input-cot", "input-cot-copy-2", "Input prediction, chain of thought (copy)"),
         ];
         for (existing, original, id, name) in cases {
-            let customs: Vec<Template> = existing.iter().map(|id| custom(id, if id.starts_with("input") { Task::Input } else { Task::Output })).collect();
+            let customs: Vec<Template> = existing
+                .iter()
+                .map(|id| custom(id, if id.starts_with("input") { Task::Input } else { Task::Output }))
+                .collect();
             let mut library = library_with(&customs);
             let copy = library.add_copy_of(original).unwrap();
             assert_eq!((copy.id.as_str(), copy.name.as_str()), (*id, *name), "copy of {original} with {existing:?}");
             let source = library.get(original).unwrap().clone();
-            assert_eq!((copy.task, copy.style, &copy.user, &copy.stop), (source.task, source.style, &source.user, &source.stop));
+            assert_eq!(
+                (copy.task, copy.style, &copy.user, &copy.stop),
+                (source.task, source.style, &source.user, &source.stop)
+            );
             assert_eq!(library.custom().last(), Some(&copy), "the copy is a custom template");
         }
         // A copy of a copy that is already named "(copy)" keeps its name.
@@ -365,12 +424,30 @@ mod tests {
 
         // (the template, the reasons it is refused)
         let cases: Vec<(Template, Vec<&str>)> = vec![
-            (Template { user: "{code}".into(), ..copy.clone() }, vec!["no {call} placeholder, which the output task needs"]),
-            (Template { user: "   ".into(), ..copy.clone() }, vec!["the user message is empty", "no {code} or {program} placeholder: the model would not see the program", "no {call} placeholder, which the output task needs"]),
+            (
+                Template { user: "{code}".into(), ..copy.clone() },
+                vec!["no {call} placeholder, which the output task needs"],
+            ),
+            (
+                Template { user: "   ".into(), ..copy.clone() },
+                vec![
+                    "the user message is empty",
+                    "no {code} or {program} placeholder: the model would not see the program",
+                    "no {call} placeholder, which the output task needs",
+                ],
+            ),
             (Template { name: " ".into(), ..copy.clone() }, vec!["the name is empty"]),
             (Template { id: "".into(), ..copy.clone() }, vec!["the id is empty"]),
-            (Template { id: "output-direct".into(), ..copy.clone() }, vec!["`output-direct` is the id of a built-in template, which cannot be changed: make a copy and edit that"]),
-            (Template { task: Task::Input, ..copy.clone() }, vec!["no {output} placeholder, which the input task needs"]),
+            (
+                Template { id: "output-direct".into(), ..copy.clone() },
+                vec![
+                    "`output-direct` is the id of a built-in template, which cannot be changed: make a copy and edit that",
+                ],
+            ),
+            (
+                Template { task: Task::Input, ..copy.clone() },
+                vec!["no {output} placeholder, which the input task needs"],
+            ),
         ];
         for (template, reasons) in cases {
             assert_eq!(library.save(template.clone()).unwrap_err(), reasons, "{template:?}");
@@ -383,7 +460,10 @@ mod tests {
         let mut library = library_with(&[custom("a", Task::Output), custom("b", Task::Output)]);
         assert_eq!(library.delete("a").unwrap().id, "a");
         assert_eq!(ids(library.custom().iter()), ["b"]);
-        let cases: &[(&str, &str)] = &[("a", "there is no custom template `a`"), ("output-direct", "`output-direct` is a built-in template and cannot be deleted")];
+        let cases: &[(&str, &str)] = &[
+            ("a", "there is no custom template `a`"),
+            ("output-direct", "`output-direct` is a built-in template and cannot be deleted"),
+        ];
         for (id, error) in cases {
             assert_eq!(library.delete(id).unwrap_err(), *error);
         }
@@ -396,7 +476,10 @@ mod tests {
         let new_old = Template { name: "Old, renewed".into(), ..custom("old", Task::Output) };
         let file = serde_json::to_string(&[custom("fresh", Task::Input), new_old.clone()]).unwrap();
         let report = library.import("templates.json", &file).unwrap();
-        assert_eq!(report, ImportReport { file: "templates.json".into(), added: vec!["fresh".into()], replaced: vec!["old".into()] });
+        assert_eq!(
+            report,
+            ImportReport { file: "templates.json".into(), added: vec!["fresh".into()], replaced: vec!["old".into()] }
+        );
         assert_eq!(report.describe(), "templates.json: added `fresh`; replaced `old`");
         assert_eq!(ids(library.custom().iter()), ["kept", "old", "fresh"]);
         assert_eq!(library.get("old"), Some(&new_old));
@@ -408,11 +491,19 @@ mod tests {
         let no_call = r#"{"id": "x", "name": "x", "task": "output", "style": "direct", "user": "{code}"}"#;
         let builtin = builtin_templates()[0].to_json();
         let twice = serde_json::to_string(&[custom("t", Task::Output), custom("t", Task::Output)]).unwrap();
-        let one_bad = serde_json::to_string(&vec![serde_json::to_value(custom("good", Task::Output)).unwrap(), serde_json::from_str(no_call).unwrap()]).unwrap();
-        let nameless = serde_json::to_string(&Template { name: "".into(), ..custom("nameless", Task::Output) }).unwrap();
+        let one_bad = serde_json::to_string(&vec![
+            serde_json::to_value(custom("good", Task::Output)).unwrap(),
+            serde_json::from_str(no_call).unwrap(),
+        ])
+        .unwrap();
+        let nameless =
+            serde_json::to_string(&Template { name: "".into(), ..custom("nameless", Task::Output) }).unwrap();
         let cases: &[(&str, &str)] = &[
             (no_call, "templates.json: template `x`: no {call} placeholder, which the output task needs"),
-            (&builtin, "templates.json: template `output-direct`: `output-direct` is the id of a built-in template, which cannot be changed: make a copy and edit that"),
+            (
+                &builtin,
+                "templates.json: template `output-direct`: `output-direct` is the id of a built-in template, which cannot be changed: make a copy and edit that",
+            ),
             (&twice, "templates.json: template `t` appears twice"),
             (&one_bad, "templates.json: template `x`: no {call} placeholder, which the output task needs"),
             (&nameless, "templates.json: template `nameless`: the name is empty"),
@@ -431,7 +522,11 @@ mod tests {
     fn exports_read_back_the_same() {
         let mut library = TemplateLibrary::new();
         let copy = library.add_copy_of("output-cot").unwrap();
-        let braces = Template { system: Some("You are {function_name}'s judge.\n\"quoted\" \\ {}".into()), stop: vec!["[/ANSWER]".into(), "\n\n".into()], ..copy };
+        let braces = Template {
+            system: Some("You are {function_name}'s judge.\n\"quoted\" \\ {}".into()),
+            stop: vec!["[/ANSWER]".into(), "\n\n".into()],
+            ..copy
+        };
         library.save(braces.clone()).unwrap();
         library.save(custom("in-mine", Task::Input)).unwrap();
 
@@ -445,7 +540,10 @@ mod tests {
         assert_eq!(one.custom(), [braces]);
         assert_eq!(library.export_one("nope"), None);
         // A built-in's export reads as that template (importing it as custom is refused).
-        assert_eq!(Template::import_json(&library.export_one("input-direct").unwrap()).unwrap()[0], *library.get("input-direct").unwrap());
+        assert_eq!(
+            Template::import_json(&library.export_one("input-direct").unwrap()).unwrap()[0],
+            *library.get("input-direct").unwrap()
+        );
         assert_eq!(TemplateLibrary::new().export_custom(), "[]");
     }
 
@@ -457,17 +555,42 @@ mod tests {
         assert_eq!(TemplateLibrary::restore(Some(&library.to_storage().unwrap())), (library.clone(), None));
 
         let good = serde_json::to_value(custom("good", Task::Output)).unwrap();
-        let unusable = serde_json::to_value(Template { user: "{code}".into(), ..custom("unusable", Task::Output) }).unwrap();
+        let unusable =
+            serde_json::to_value(Template { user: "{code}".into(), ..custom("unusable", Task::Output) }).unwrap();
         let builtin = serde_json::to_value(&builtin_templates()[1]).unwrap();
         let entries = |values: Vec<serde_json::Value>| serde_json::to_string(&values).unwrap();
         // (stored text, custom ids restored, message)
         let cases: Vec<(Option<String>, Vec<&str>, Option<&str>)> = vec![
             (None, vec![], None),
             (Some("".into()), vec![], None),
-            (Some("[not json".into()), vec![], Some("the saved templates could not be read (expected ident at line 1 column 3); starting with no custom templates")),
-            (Some("{\"a\": 1}".into()), vec![], Some("the saved templates could not be read (invalid type: map, expected a sequence at line 1 column 0); starting with no custom templates")),
-            (Some(entries(vec![good.clone(), serde_json::json!(7), good.clone()])), vec!["good"], Some("left out 2 of the saved templates: saved template 2: invalid type: integer `7`, expected struct Template · saved template `good`: its id appears twice")),
-            (Some(entries(vec![unusable, builtin, good])), vec!["good"], Some("left out 2 of the saved templates: saved template `unusable`: no {call} placeholder, which the output task needs · saved template `output-cot`: `output-cot` is the id of a built-in template, which cannot be changed: make a copy and edit that")),
+            (
+                Some("[not json".into()),
+                vec![],
+                Some(
+                    "the saved templates could not be read (expected ident at line 1 column 3); starting with no custom templates",
+                ),
+            ),
+            (
+                Some("{\"a\": 1}".into()),
+                vec![],
+                Some(
+                    "the saved templates could not be read (invalid type: map, expected a sequence at line 1 column 0); starting with no custom templates",
+                ),
+            ),
+            (
+                Some(entries(vec![good.clone(), serde_json::json!(7), good.clone()])),
+                vec!["good"],
+                Some(
+                    "left out 2 of the saved templates: saved template 2: invalid type: integer `7`, expected struct Template · saved template `good`: its id appears twice",
+                ),
+            ),
+            (
+                Some(entries(vec![unusable, builtin, good])),
+                vec!["good"],
+                Some(
+                    "left out 2 of the saved templates: saved template `unusable`: no {call} placeholder, which the output task needs · saved template `output-cot`: `output-cot` is the id of a built-in template, which cannot be changed: make a copy and edit that",
+                ),
+            ),
         ];
         for (stored, restored, message) in cases {
             let (library, got) = TemplateLibrary::restore(stored.as_deref());
@@ -503,11 +626,38 @@ mod tests {
 
     #[test]
     fn drafts_edit_the_text_fields_only() {
-        let original = Template { system: Some("sys".into()), stop: vec!["[/ANSWER]".into(), "\n".into()], ..custom("d", Task::Input) };
+        let original = Template {
+            system: Some("sys".into()),
+            stop: vec!["[/ANSWER]".into(), "\n".into()],
+            ..custom("d", Task::Input)
+        };
         let draft = TemplateDraft::of(&original);
-        assert_eq!(draft, TemplateDraft { name: "Mine: d".into(), system: "sys".into(), user: original.user.clone(), stop: "[/ANSWER]\n\\n".into() });
+        assert_eq!(
+            draft,
+            TemplateDraft {
+                name: "Mine: d".into(),
+                system: "sys".into(),
+                user: original.user.clone(),
+                stop: "[/ANSWER]\n\\n".into()
+            }
+        );
         assert_eq!(draft.apply_to(&original), original);
-        let edited = TemplateDraft { name: "  Renamed ".into(), system: " \n".into(), user: "new {code} {output}".into(), stop: "".into() }.apply_to(&original);
-        assert_eq!(edited, Template { name: "Renamed".into(), system: None, user: "new {code} {output}".into(), stop: vec![], ..original });
+        let edited = TemplateDraft {
+            name: "  Renamed ".into(),
+            system: " \n".into(),
+            user: "new {code} {output}".into(),
+            stop: "".into(),
+        }
+        .apply_to(&original);
+        assert_eq!(
+            edited,
+            Template {
+                name: "Renamed".into(),
+                system: None,
+                user: "new {code} {output}".into(),
+                stop: vec![],
+                ..original
+            }
+        );
     }
 }

@@ -28,7 +28,11 @@ fn prompts_match_their_snapshots() {
         let template: &Template = templates.iter().find(|t| t.id == *template_id).expect("built-in template");
         let sample = report.samples.iter().find(|s| s.id == *sample_id).expect("sample in the file");
         let prompt = template.render(sample);
-        let rendered = format!("stop: {:?}\n{}", prompt.stop, prompt.messages.iter().map(|m| format!("--- {}\n{}", m.role, m.content)).collect::<String>());
+        let rendered = format!(
+            "stop: {:?}\n{}",
+            prompt.stop,
+            prompt.messages.iter().map(|m| format!("--- {}\n{}", m.role, m.content)).collect::<String>()
+        );
         let path = dir.join(format!("{template_id}__{sample_id}.txt"));
         if bless {
             std::fs::write(&path, &rendered).expect("write snapshot");

@@ -27,21 +27,44 @@ fn the_oracle_scores_100_percent_on_cruxeval_in_both_modes() {
     let mut engine = RustPythonEngine::new();
     let mut summaries = Vec::new();
     for task in Task::ALL {
-        let plan = EvalPlan { template: default_template(task, Style::Direct), n: 1, modes: Mode::ALL.to_vec(), options: ScoreOptions::default() };
+        let plan = EvalPlan {
+            template: default_template(task, Style::Direct),
+            n: 1,
+            modes: Mode::ALL.to_vec(),
+            options: ScoreOptions::default(),
+        };
         let started = Instant::now();
         let evaluation = evaluate(&mut Oracle::default(), &mut engine, &mut no_http, &samples, &plan, &mut |_, _| {});
-        eprintln!("oracle, {} prediction, 800 samples, both modes: {:.1} s", task.label(), started.elapsed().as_secs_f64());
+        eprintln!(
+            "oracle, {} prediction, 800 samples, both modes: {:.1} s",
+            task.label(),
+            started.elapsed().as_secs_f64()
+        );
         for (mode, results) in Mode::ALL.iter().zip(&evaluation.results) {
             let known = |id: &str| KNOWN_ENGINE_DIFFERENCES.iter().any(|(known, _)| *known == id);
             for r in results.iter().filter(|r| r.correct != 1 && known(&r.id)) {
-                eprintln!("known engine difference, {} {}: {}", task.label(), mode.label(), r.answers.first().map(|a| a.verdict.to_string()).unwrap_or_default());
+                eprintln!(
+                    "known engine difference, {} {}: {}",
+                    task.label(),
+                    mode.label(),
+                    r.answers.first().map(|a| a.verdict.to_string()).unwrap_or_default()
+                );
             }
             let wrong: Vec<String> = results
                 .iter()
                 .filter(|r| r.correct != 1 && !known(&r.id))
-                .map(|r| format!("{}: {:?} {:?}", r.id, r.model_error, r.answers.first().map(|a| a.verdict.to_string())))
+                .map(|r| {
+                    format!("{}: {:?} {:?}", r.id, r.model_error, r.answers.first().map(|a| a.verdict.to_string()))
+                })
                 .collect();
-            assert!(wrong.is_empty(), "{} {}: {} samples not correct:\n{}", task.label(), mode.label(), wrong.len(), wrong[..wrong.len().min(15)].join("\n"));
+            assert!(
+                wrong.is_empty(),
+                "{} {}: {} samples not correct:\n{}",
+                task.label(),
+                mode.label(),
+                wrong.len(),
+                wrong[..wrong.len().min(15)].join("\n")
+            );
         }
         summaries.extend(evaluation.summaries);
     }
@@ -49,7 +72,15 @@ fn the_oracle_scores_100_percent_on_cruxeval_in_both_modes() {
 }
 
 fn sample(code: &str, input: &str, output: &str) -> Sample {
-    Sample { id: "t".into(), code: code.into(), function_name: "f".into(), input: input.into(), call: format!("f({input})"), output: output.into(), meta: Default::default() }
+    Sample {
+        id: "t".into(),
+        code: code.into(),
+        function_name: "f".into(),
+        input: input.into(),
+        call: format!("f({input})"),
+        output: output.into(),
+        meta: Default::default(),
+    }
 }
 
 /// (task, answer, verdict in compatible mode, verdict in strict mode) for `f(x) = x + 1`, `f(1) == 2`.
@@ -83,7 +114,15 @@ fn attacks_pass_compatible_mode_and_fail_strict_mode() {
     let expected = Expected::of(&s);
     for (task, answer, compatible, strict) in cases {
         for (mode, want) in [(Mode::Compatible, compatible), (Mode::Strict, strict)] {
-            let verdict = judge(&mut engine, &s, *task, mode, &Extraction::verbatim(*answer), &expected, &ScoreOptions::default());
+            let verdict = judge(
+                &mut engine,
+                &s,
+                *task,
+                mode,
+                &Extraction::verbatim(*answer),
+                &expected,
+                &ScoreOptions::default(),
+            );
             assert_eq!(verdict.label(), *want, "{task:?} {mode:?} `{answer}`: {verdict}");
         }
     }
@@ -95,7 +134,8 @@ fn loops_time_out_within_the_budget() {
     let mut engine = RustPythonEngine::new();
     let options = ScoreOptions { limits: execbench_core::Limits { time_ms: 300, max_steps: 0 } };
     for mode in Mode::ALL {
-        let verdict = judge(&mut engine, &s, Task::Input, mode, &Extraction::verbatim("f(1)"), &Expected::of(&s), &options);
+        let verdict =
+            judge(&mut engine, &s, Task::Input, mode, &Extraction::verbatim("f(1)"), &Expected::of(&s), &options);
         assert_eq!(verdict.label(), "timeout", "{mode:?}: {verdict}");
     }
 }

@@ -36,12 +36,28 @@ fn rows_are_rescored_by_execution_and_disagreements_named() {
 
     let mut engine = RustPythonEngine::new();
     // The first run imports the prelude's modules, slowly in a debug build.
-    engine.run(&request_for(&read.rows[0], ProblemIndex::new(&dataset.samples).get("2727").unwrap(), Limits { time_ms: 120_000, max_steps: 0 }));
+    engine.run(&request_for(
+        &read.rows[0],
+        ProblemIndex::new(&dataset.samples).get("2727").unwrap(),
+        Limits { time_ms: 120_000, max_steps: 0 },
+    ));
     let report = rescore_with(&mut engine, &read.rows, &dataset.samples, Limits { time_ms: 1_000, max_steps: 0 });
 
     // (line, sample, model, stored, execbench's, reason)
-    let verdicts: Vec<(usize, &str, &str, bool, bool, Option<&str>)> =
-        report.rescored.iter().map(|r| (r.line, r.sample_id.as_str(), r.model_name.as_str(), r.stored_success, r.execbench_success, r.reason.as_deref())).collect();
+    let verdicts: Vec<(usize, &str, &str, bool, bool, Option<&str>)> = report
+        .rescored
+        .iter()
+        .map(|r| {
+            (
+                r.line,
+                r.sample_id.as_str(),
+                r.model_name.as_str(),
+                r.stored_success,
+                r.execbench_success,
+                r.reason.as_deref(),
+            )
+        })
+        .collect();
     assert_eq!(
         verdicts,
         [
@@ -55,7 +71,11 @@ fn rows_are_rescored_by_execution_and_disagreements_named() {
     let disagreements: Vec<usize> = report.disagreements().map(|r| r.line).collect();
     assert_eq!(disagreements, [2, 4]);
     assert_eq!(report.unknown, [("9999".to_string(), 2)]);
-    let tallies: Vec<(String, usize, usize, usize, usize)> = report.models().into_iter().map(|t| (t.model, t.rows, t.stored_successes, t.execbench_successes, t.disagreements)).collect();
+    let tallies: Vec<(String, usize, usize, usize, usize)> = report
+        .models()
+        .into_iter()
+        .map(|t| (t.model, t.rows, t.stored_successes, t.execbench_successes, t.disagreements))
+        .collect();
     assert_eq!(tallies, [("model-a".to_string(), 3, 2, 1, 1), ("model-b".to_string(), 2, 1, 0, 1)]);
     // The export keeps the row's own fields.
     let exported = serde_json::to_value(&report.rescored[1]).unwrap();

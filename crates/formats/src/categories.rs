@@ -76,7 +76,11 @@ pub fn dataset_shape(report: &LoadReport, category_field: Option<&str>) -> Datas
     let mut fields: BTreeMap<&str, FieldSummary> = BTreeMap::new();
     for sample in &report.samples {
         for (name, value) in &sample.meta {
-            let summary = fields.entry(name).or_insert_with(|| FieldSummary { name: name.clone(), present: 0, types: BTreeMap::new() });
+            let summary = fields.entry(name).or_insert_with(|| FieldSummary {
+                name: name.clone(),
+                present: 0,
+                types: BTreeMap::new(),
+            });
             summary.present += 1;
             *summary.types.entry(type_name(value)).or_insert(0) += 1;
         }
@@ -95,7 +99,8 @@ pub fn dataset_shape(report: &LoadReport, category_field: Option<&str>) -> Datas
             }
         }
     }
-    let mut categories: Vec<CategoryCount> = counts.into_iter().map(|(value, samples)| CategoryCount { value, samples }).collect();
+    let mut categories: Vec<CategoryCount> =
+        counts.into_iter().map(|(value, samples)| CategoryCount { value, samples }).collect();
     categories.sort_by(|a, b| b.samples.cmp(&a.samples).then_with(|| a.value.cmp(&b.value)));
     DatasetShape {
         rows: report.rows,

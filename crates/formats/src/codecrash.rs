@@ -42,7 +42,11 @@ pub fn parse_file_name(path: &str) -> Option<CodeCrashName> {
     if !matches!(dataset, "crux" | "lcb") || !matches!(task, "input" | "output") {
         return None;
     }
-    Some(CodeCrashName { dataset: dataset.to_string(), perturbation: canonical_kind(kind)?.to_string(), task: task.to_string() })
+    Some(CodeCrashName {
+        dataset: dataset.to_string(),
+        perturbation: canonical_kind(kind)?.to_string(),
+        task: task.to_string(),
+    })
 }
 
 /// A kind as CodeCrash spells it today; older names mapped, anything else `None`.
@@ -80,10 +84,15 @@ fn sample_from_record(mut row: Map<String, Value>, name: Option<&CodeCrashName>)
     let test = match row.get("test") {
         None | Some(Value::Null) => None,
         Some(Value::String(test)) => Some(test.clone()),
-        Some(other) => return Err(("test", format!("expected a string, found {}", execbench_core::dataset::json_type(other)))),
+        Some(other) => {
+            return Err(("test", format!("expected a string, found {}", execbench_core::dataset::json_type(other))));
+        }
     };
     let perturbation = match row.get("perturbation") {
-        Some(Value::String(kind)) => Some(canonical_kind(kind).ok_or(("perturbation", format!("`{kind}` is not a CodeCrash perturbation (known: {})", PERTURBATIONS.join(", "))))?),
+        Some(Value::String(kind)) => Some(canonical_kind(kind).ok_or((
+            "perturbation",
+            format!("`{kind}` is not a CodeCrash perturbation (known: {})", PERTURBATIONS.join(", ")),
+        ))?),
         _ => name.map(|n| n.perturbation.as_str()).and_then(canonical_kind),
     };
     if let (Some(name), false) = (name, row.contains_key("dataset")) {
@@ -112,7 +121,9 @@ mod tests {
 
     #[test]
     fn file_names() {
-        let name = |d: &str, p: &str, t: &str| Some(CodeCrashName { dataset: d.into(), perturbation: p.into(), task: t.into() });
+        let name = |d: &str, p: &str, t: &str| {
+            Some(CodeCrashName { dataset: d.into(), perturbation: p.into(), task: t.into() })
+        };
         let cases = [
             ("crux_REN_output.jsonl", name("crux", "REN", "output")),
             ("data/lcb_PSC_ALL_input.jsonl", name("lcb", "PSC_ALL", "input")),

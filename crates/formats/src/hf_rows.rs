@@ -76,11 +76,17 @@ impl<'a> RowsPages<'a> {
     /// Reads the page fetched at `offset`. A page that cannot be read is one error (its rows are
     /// then reported missing by [`RowsPages::finish`]); a bad row on a good page is that row's.
     pub fn add_page(&mut self, offset: usize, text: &str) -> Option<PageInfo> {
-        let page_error = |loader: &mut RowLoader, field: Option<&str>, message: String| loader.error(offset + 1, field, format!("the page at offset {offset}: {message}"));
+        let page_error = |loader: &mut RowLoader, field: Option<&str>, message: String| {
+            loader.error(offset + 1, field, format!("the page at offset {offset}: {message}"))
+        };
         let mut page = match serde_json::from_str::<Value>(text) {
             Ok(Value::Object(page)) => page,
             Ok(other) => {
-                page_error(&mut self.loader, None, format!("expected a JSON object, found {}", execbench_core::dataset::json_type(&other)));
+                page_error(
+                    &mut self.loader,
+                    None,
+                    format!("expected a JSON object, found {}", execbench_core::dataset::json_type(&other)),
+                );
                 return None;
             }
             Err(e) => {
@@ -92,7 +98,8 @@ impl<'a> RowsPages<'a> {
             page_error(&mut self.loader, None, format!("the API answered with an error: {message}"));
             return None;
         }
-        let Some(total) = page.get("num_rows_total").and_then(Value::as_u64).and_then(|n| usize::try_from(n).ok()) else {
+        let Some(total) = page.get("num_rows_total").and_then(Value::as_u64).and_then(|n| usize::try_from(n).ok())
+        else {
             page_error(&mut self.loader, Some("num_rows_total"), "missing or not a count".to_string());
             return None;
         };
@@ -111,14 +118,26 @@ impl<'a> RowsPages<'a> {
 
     fn entry(&mut self, offset: usize, index: usize, entry: Value, features: &Features) {
         let Value::Object(mut entry) = entry else {
-            return self.loader.unreadable(offset + index + 1, None, format!("the page at offset {offset}, entry {index}: expected an object"));
+            return self.loader.unreadable(
+                offset + index + 1,
+                None,
+                format!("the page at offset {offset}, entry {index}: expected an object"),
+            );
         };
         let Some(row_idx) = entry.get("row_idx").and_then(Value::as_u64).and_then(|n| usize::try_from(n).ok()) else {
-            return self.loader.unreadable(offset + index + 1, Some("row_idx"), format!("the page at offset {offset}, entry {index}: missing or not a count"));
+            return self.loader.unreadable(
+                offset + index + 1,
+                Some("row_idx"),
+                format!("the page at offset {offset}, entry {index}: missing or not a count"),
+            );
         };
         let number = row_idx + 1;
         if !self.seen.insert(row_idx) {
-            return self.loader.error(number, Some("row_idx"), format!("row_idx {row_idx} is on two pages (kept once)"));
+            return self.loader.error(
+                number,
+                Some("row_idx"),
+                format!("row_idx {row_idx} is on two pages (kept once)"),
+            );
         }
         let Some(Value::Object(row)) = entry.remove("row") else {
             return self.loader.unreadable(number, Some("row"), "missing or not an object".to_string());
@@ -126,10 +145,15 @@ impl<'a> RowsPages<'a> {
         if let Some(Value::Array(truncated)) = entry.get("truncated_cells")
             && let Some(Value::String(cell)) = truncated.first()
         {
-            return self.loader.unreadable(number, Some(cell), "cut short by the rows API (the cell is too long): read the Parquet file instead".to_string());
+            return self.loader.unreadable(
+                number,
+                Some(cell),
+                "cut short by the rows API (the cell is too long): read the Parquet file instead".to_string(),
+            );
         }
         let row = features.normalized(row);
-        let converted = if features.lcb { livecodebench::sample_from_row(row) } else { execbench_core::sample_from_row(row) };
+        let converted =
+            if features.lcb { livecodebench::sample_from_row(row) } else { execbench_core::sample_from_row(row) };
         self.loader.row(number, converted);
     }
 
@@ -155,7 +179,12 @@ impl<'a> RowsPages<'a> {
             while row < total && !self.seen.contains(&row) {
                 row += 1;
             }
-            let message = format!("rows {} to {} of {total} were not on any page (fetch offsets {start} to {})", start + 1, row, row - 1);
+            let message = format!(
+                "rows {} to {} of {total} were not on any page (fetch offsets {start} to {})",
+                start + 1,
+                row,
+                row - 1
+            );
             self.loader.unreadable_rows(start + 1, row - start, None, message);
         }
         match self.num_rows_total {

@@ -32,7 +32,13 @@ pub fn sample_from_row(row: Map<String, Value>) -> Result<Sample, FieldError> {
     if let (Some(input), Some(name)) = (input, name)
         && !is_call_of(input.trim(), name)
     {
-        return Err(("input", format!("`{}` is not a call of `{name}`: LiveCodeBench rows hold the whole call, `{name}(...)`", short(input))));
+        return Err((
+            "input",
+            format!(
+                "`{}` is not a call of `{name}`: LiveCodeBench rows hold the whole call, `{name}(...)`",
+                short(input)
+            ),
+        ));
     }
     execbench_core::sample_from_row(row)
 }

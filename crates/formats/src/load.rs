@@ -90,7 +90,8 @@ pub fn load_dataset(file: &str, bytes: &[u8]) -> LoadedDataset {
 }
 
 /// The conversion of one JSON Lines row into a sample, for the format a stream was found to be.
-pub(crate) type Convert<'a> = Box<dyn FnMut(serde_json::Map<String, Value>) -> Result<execbench_core::Sample, execbench_core::FieldError> + 'a>;
+pub(crate) type Convert<'a> =
+    Box<dyn FnMut(serde_json::Map<String, Value>) -> Result<execbench_core::Sample, execbench_core::FieldError> + 'a>;
 
 /// A dataset file read in chunks (a big file, sliced so the page can show progress between
 /// slices): JSON Lines and CodeCrash files are loaded row by row as the chunks arrive; Parquet and
@@ -177,7 +178,9 @@ fn decide(file: &str, head: &[u8]) -> Option<Option<Format>> {
     match serde_json::from_slice::<Value>(first_line) {
         // A rows-API page written on one line.
         Ok(Value::Object(row)) if row.contains_key("rows") && row.contains_key("num_rows_total") => Some(None),
-        Ok(Value::Object(row)) if parse_file_name(file).is_some() || is_codecrash_row(&row) => Some(Some(Format::CodeCrash)),
+        Ok(Value::Object(row)) if parse_file_name(file).is_some() || is_codecrash_row(&row) => {
+            Some(Some(Format::CodeCrash))
+        }
         Ok(Value::Object(_)) => Some(Some(Format::Jsonl)),
         // Not a row (a pretty-printed page, broken JSON): the whole file decides.
         _ => Some(None),

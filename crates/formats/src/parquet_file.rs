@@ -37,8 +37,11 @@ pub fn load_parquet(file: &str, bytes: &[u8]) -> LoadReport {
         .filter(|c| matches!(c.logical_type_ref(), Some(LogicalType::Timestamp(t)) if t.unit == ParquetTimeUnit::NANOS))
         .map(|c| c.path().string())
         .collect();
-    let convert: fn(Map<String, Value>) -> Result<Sample, FieldError> =
-        if livecodebench::is_lcb_schema(&columns) { livecodebench::sample_from_row } else { execbench_core::sample_from_row };
+    let convert: fn(Map<String, Value>) -> Result<Sample, FieldError> = if livecodebench::is_lcb_schema(&columns) {
+        livecodebench::sample_from_row
+    } else {
+        execbench_core::sample_from_row
+    };
 
     let mut first_row = 1;
     for group in 0..reader.num_row_groups() {
@@ -46,7 +49,11 @@ pub fn load_parquet(file: &str, bytes: &[u8]) -> LoadReport {
         let count = usize::try_from(metadata.num_rows()).unwrap_or(0);
         let last_row = first_row + count.saturating_sub(1);
         let where_ = format!("rows {first_row} to {last_row} (row group {} of {})", group + 1, reader.num_row_groups());
-        if let Some((column, codec)) = metadata.columns().iter().find_map(|c| unsupported_codec(c.compression()).map(|codec| (c.column_path().string(), codec))) {
+        if let Some((column, codec)) = metadata
+            .columns()
+            .iter()
+            .find_map(|c| unsupported_codec(c.compression()).map(|codec| (c.column_path().string(), codec)))
+        {
             loader.unreadable_rows(
                 first_row,
                 count,
@@ -56,7 +63,9 @@ pub fn load_parquet(file: &str, bytes: &[u8]) -> LoadReport {
             first_row += count;
             continue;
         }
-        let rows = match guarded(|| reader.get_row_group(group).and_then(|g| g.get_row_iter(None).map(|rows| rows.collect::<Vec<_>>()))) {
+        let rows = match guarded(|| {
+            reader.get_row_group(group).and_then(|g| g.get_row_iter(None).map(|rows| rows.collect::<Vec<_>>()))
+        }) {
             Ok(rows) => rows,
             Err(e) => {
                 loader.unreadable_rows(first_row, count, None, format!("{where_} cannot be read: {e}"));
@@ -72,7 +81,12 @@ pub fn load_parquet(file: &str, bytes: &[u8]) -> LoadReport {
                 },
                 Err(e) => {
                     let rest = (last_row + 1).saturating_sub(number);
-                    loader.unreadable_rows(number, rest, None, format!("rows {number} to {last_row} cannot be read: {e}"));
+                    loader.unreadable_rows(
+                        number,
+                        rest,
+                        None,
+                        format!("rows {number} to {last_row} cannot be read: {e}"),
+                    );
                     break;
                 }
             }
@@ -92,7 +106,8 @@ fn guarded<T>(read: impl FnOnce() -> parquet::errors::Result<T>) -> Result<T, St
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(read)) {
         Ok(result) => result.map_err(|e| e.to_string()),
         Err(panic) => {
-            let what = panic.downcast_ref::<&str>().map(|s| s.to_string()).or_else(|| panic.downcast_ref::<String>().cloned());
+            let what =
+                panic.downcast_ref::<&str>().map(|s| s.to_string()).or_else(|| panic.downcast_ref::<String>().cloned());
             Err(format!("damaged data ({})", what.unwrap_or_else(|| "the Parquet reader gave up".to_string())))
         }
     }
@@ -147,7 +162,9 @@ fn json_value(field: &Field) -> Result<Value, String> {
         Field::TimestampMicros(us) => Value::String(timestamp_text(*us, TimeUnit::Micros)),
         // Decimals and times of day: their own text form.
         Field::Decimal(_) | Field::TimeMillis(_) | Field::TimeMicros(_) => Value::String(field.to_string()),
-        Field::Group(row) => Value::Object(json_row(row, &[]).map_err(|(inner, message)| format!("`{inner}`: {message}"))?),
+        Field::Group(row) => {
+            Value::Object(json_row(row, &[]).map_err(|(inner, message)| format!("`{inner}`: {message}"))?)
+        }
         Field::ListInternal(list) => Value::Array(list.elements().iter().map(json_value).collect::<Result<_, _>>()?),
         Field::MapInternal(map) => {
             let mut object = Map::new();

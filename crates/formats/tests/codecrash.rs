@@ -6,7 +6,10 @@ use serde_json::{Value, json};
 
 fn record(id: &str, dataset: &str, code: &str, name: &str, call: &str, output: &str) -> String {
     let test = format!("assert {call} == {output}");
-    format!("{}\n", json!({"task_id": id, "dataset": dataset, "code": code, "function_name": name, "function_call": call, "output": output, "test": test}))
+    format!(
+        "{}\n",
+        json!({"task_id": id, "dataset": dataset, "code": code, "function_name": name, "function_call": call, "output": output, "test": test})
+    )
 }
 
 fn crux(id: &str, code: &str) -> String {
@@ -20,15 +23,46 @@ const RENAMED: &str = "def f(Var_1, Var_2):\n    return Var_1 * Var_2";
 #[test]
 fn the_file_name_gives_kind_and_task() {
     let cases: Vec<(&str, String, [Option<&str>; 4])> = vec![
-        ("crux_REN_output.jsonl", crux("sample_7", RENAMED), [Some("REN"), Some("output"), Some("sample_7"), Some("crux")]),
-        ("/data/crux_VAN_input.jsonl", crux("sample_7", VANILLA), [Some("VAN"), Some("input"), Some("sample_7"), Some("crux")]),
-        ("crux_ALL_output.jsonl", crux("sample_7", RENAMED), [Some("PSC_ALL"), Some("output"), Some("sample_7"), Some("crux")]),
-        ("crux_MDC_input.jsonl", crux("sample_7", VANILLA), [Some("MCC"), Some("input"), Some("sample_7"), Some("crux")]),
+        (
+            "crux_REN_output.jsonl",
+            crux("sample_7", RENAMED),
+            [Some("REN"), Some("output"), Some("sample_7"), Some("crux")],
+        ),
+        (
+            "/data/crux_VAN_input.jsonl",
+            crux("sample_7", VANILLA),
+            [Some("VAN"), Some("input"), Some("sample_7"), Some("crux")],
+        ),
+        (
+            "crux_ALL_output.jsonl",
+            crux("sample_7", RENAMED),
+            [Some("PSC_ALL"), Some("output"), Some("sample_7"), Some("crux")],
+        ),
+        (
+            "crux_MDC_input.jsonl",
+            crux("sample_7", VANILLA),
+            [Some("MCC"), Some("input"), Some("sample_7"), Some("crux")],
+        ),
         // Not CodeCrash's name, but its records: the original id is still known, the kind is not.
         ("mine.jsonl", crux("sample_7", RENAMED), [None, None, Some("sample_7"), Some("crux")]),
         // execbench's own CodeCrash-layout export says the kind in each row.
-        ("export.jsonl", crux("sample_7", RENAMED).replace("\"test\"", "\"perturbation\": \"REN\", \"seed\": 0, \"test\""), [Some("REN"), None, Some("sample_7"), Some("crux")]),
-        ("lcb_MHC_output.jsonl", record("sample_3", "lcb", "def minimumCost(s: List[str]) -> int:\n    return 2", "minimumCost", "minimumCost(s = ['0'])", "2"), [Some("MHC"), Some("output"), Some("sample_3"), Some("lcb")]),
+        (
+            "export.jsonl",
+            crux("sample_7", RENAMED).replace("\"test\"", "\"perturbation\": \"REN\", \"seed\": 0, \"test\""),
+            [Some("REN"), None, Some("sample_7"), Some("crux")],
+        ),
+        (
+            "lcb_MHC_output.jsonl",
+            record(
+                "sample_3",
+                "lcb",
+                "def minimumCost(s: List[str]) -> int:\n    return 2",
+                "minimumCost",
+                "minimumCost(s = ['0'])",
+                "2",
+            ),
+            [Some("MHC"), Some("output"), Some("sample_3"), Some("lcb")],
+        ),
     ];
     for (file, text, [perturbation, task, original_id, dataset]) in cases {
         let loaded = load_dataset(file, text.as_bytes());
@@ -36,7 +70,11 @@ fn the_file_name_gives_kind_and_task() {
         assert!(loaded.report.is_clean(), "{file}: {:?}", loaded.report.errors);
         let meta = &loaded.report.samples[0].meta;
         let get = |key: &str| meta.get(key).and_then(Value::as_str);
-        assert_eq!([get("perturbation"), get("task"), get("original_id"), get("dataset")], [perturbation, task, original_id, dataset], "{file}");
+        assert_eq!(
+            [get("perturbation"), get("task"), get("original_id"), get("dataset")],
+            [perturbation, task, original_id, dataset],
+            "{file}"
+        );
     }
 }
 
@@ -73,13 +111,31 @@ fn lcb_records_run_with_leetcode_names() {
 fn bad_records_are_named() {
     let good = crux("sample_0", VANILLA);
     let cases: Vec<(String, &str)> = vec![
-        (crux("sample_1", VANILLA).replace("assert f('ab', 2) == 'abab'", "assert f('ab', 3) == 'abab'"), "crux_REN_output.jsonl:2: field `test`: `assert f('ab', 3) == 'abab'` does not agree with the row's call and output (`assert f('ab', 2) == 'abab'`)"),
-        (crux("sample_1", VANILLA).replace("\"test\":\"assert f('ab', 2) == 'abab'\"", "\"test\":5"), "crux_REN_output.jsonl:2: field `test`: expected a string, found a number"),
-        (record("sample_1", "lcb", VANILLA, "f", "f('ab', 2)", "'abab'"), "crux_REN_output.jsonl:2: field `dataset`: is `lcb`, but the file name says `crux`"),
-        (crux("sample_1", VANILLA).replace("\"function_call\":\"f('ab', 2)\",", ""), "crux_REN_output.jsonl:2: field `input`: missing (required unless the row has `call`)"),
-        (crux("sample_1", VANILLA).replace("\"code\":", "\"perturbation\": \"XYZ\", \"code\":"), "crux_REN_output.jsonl:2: field `perturbation`: `XYZ` is not a CodeCrash perturbation (known: VAN, REN, RTF, GBC, PSC_ALL, MCC, MPS, MHC)"),
+        (
+            crux("sample_1", VANILLA).replace("assert f('ab', 2) == 'abab'", "assert f('ab', 3) == 'abab'"),
+            "crux_REN_output.jsonl:2: field `test`: `assert f('ab', 3) == 'abab'` does not agree with the row's call and output (`assert f('ab', 2) == 'abab'`)",
+        ),
+        (
+            crux("sample_1", VANILLA).replace("\"test\":\"assert f('ab', 2) == 'abab'\"", "\"test\":5"),
+            "crux_REN_output.jsonl:2: field `test`: expected a string, found a number",
+        ),
+        (
+            record("sample_1", "lcb", VANILLA, "f", "f('ab', 2)", "'abab'"),
+            "crux_REN_output.jsonl:2: field `dataset`: is `lcb`, but the file name says `crux`",
+        ),
+        (
+            crux("sample_1", VANILLA).replace("\"function_call\":\"f('ab', 2)\",", ""),
+            "crux_REN_output.jsonl:2: field `input`: missing (required unless the row has `call`)",
+        ),
+        (
+            crux("sample_1", VANILLA).replace("\"code\":", "\"perturbation\": \"XYZ\", \"code\":"),
+            "crux_REN_output.jsonl:2: field `perturbation`: `XYZ` is not a CodeCrash perturbation (known: VAN, REN, RTF, GBC, PSC_ALL, MCC, MPS, MHC)",
+        ),
         (crux("sample_0", VANILLA), "crux_REN_output.jsonl:2: field `id`: duplicate id `sample_0`"),
-        ("{\"task_id\": ".to_string(), "crux_REN_output.jsonl:2: not valid JSON at column 11: EOF while parsing a value"),
+        (
+            "{\"task_id\": ".to_string(),
+            "crux_REN_output.jsonl:2: not valid JSON at column 11: EOF while parsing a value",
+        ),
     ];
     for (bad, message) in cases {
         let text = format!("{good}{}\n{}", bad.trim_end(), crux("sample_2", VANILLA));

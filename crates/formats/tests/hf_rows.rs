@@ -29,7 +29,10 @@ fn row(idx: usize) -> Value {
 }
 
 fn page(rows: Vec<Value>, total: usize) -> String {
-    format!(r#"{{"features": {FEATURES}, "rows": {}, "num_rows_total": {total}, "num_rows_per_page": 100, "partial": false}}"#, Value::Array(rows))
+    format!(
+        r#"{{"features": {FEATURES}, "rows": {}, "num_rows_total": {total}, "num_rows_per_page": 100, "partial": false}}"#,
+        Value::Array(rows)
+    )
 }
 
 #[test]
@@ -41,7 +44,10 @@ fn offsets_and_addresses() {
         rows_url("livecodebench/execution-v2", "default", "test", 200, 500),
         "https://datasets-server.huggingface.co/rows?dataset=livecodebench/execution-v2&config=default&split=test&offset=200&length=100"
     );
-    assert_eq!(rows_url("a b&c", "x", "y", 0, 10), "https://datasets-server.huggingface.co/rows?dataset=a%20b%26c&config=x&split=y&offset=0&length=10");
+    assert_eq!(
+        rows_url("a b&c", "x", "y", 0, 10),
+        "https://datasets-server.huggingface.co/rows?dataset=a%20b%26c&config=x&split=y&offset=0&length=10"
+    );
 }
 
 #[test]
@@ -71,15 +77,67 @@ fn bad_pages_and_rows_are_named() {
     // (pages as (offset, text), the errors, samples kept)
     type Case = (Vec<(usize, String)>, Vec<&'static str>, usize);
     let cases: Vec<Case> = vec![
-        (vec![(0, page(vec![row(0), with(1, |r| r["row"]["code"] = Value::Null), row(2)], 3))], vec!["lcb:2: field `code`: null (required)"], 2),
-        (vec![(0, page(vec![row(0), with(1, |r| r["row"]["input"] = json!("x = 1")), row(2)], 3))], vec!["lcb:2: field `input`: `x = 1` is not a call of `double`: LiveCodeBench rows hold the whole call, `double(...)`"], 2),
-        (vec![(0, page(vec![row(0), with(1, |r| r["truncated_cells"] = json!(["code"])), row(2)], 3))], vec!["lcb:2: field `code`: cut short by the rows API (the cell is too long): read the Parquet file instead"], 2),
-        (vec![(0, page(vec![row(0), with(1, |r| r["row_idx"] = json!("one"))], 2))], vec!["lcb:2: field `row_idx`: the page at offset 0, entry 1: missing or not a count", "lcb:2: rows 2 to 2 of 2 were not on any page (fetch offsets 1 to 1)"], 1),
-        (vec![(0, page(vec![row(0), row(1)], 2)), (1, page(vec![row(1)], 2))], vec!["lcb:2: field `row_idx`: row_idx 1 is on two pages (kept once)"], 2),
-        (vec![(0, page(vec![row(0)], 250))], vec!["lcb:2: rows 2 to 250 of 250 were not on any page (fetch offsets 1 to 249)"], 1),
-        (vec![(0, page((0..100).map(row).collect(), 200)), (100, "{\"error\": \"Not found\"}".into())], vec!["lcb:101: the page at offset 100: the API answered with an error: Not found", "lcb:101: rows 101 to 200 of 200 were not on any page (fetch offsets 100 to 199)"], 100),
-        (vec![(0, "<html>".into())], vec!["lcb:1: the page at offset 0: not valid JSON: expected value at line 1 column 1", "lcb:1: no page of rows was read"], 0),
-        (vec![(0, r#"{"rows": [], "num_rows_total": "many"}"#.into())], vec!["lcb:1: field `num_rows_total`: the page at offset 0: missing or not a count", "lcb:1: no page of rows was read"], 0),
+        (
+            vec![(0, page(vec![row(0), with(1, |r| r["row"]["code"] = Value::Null), row(2)], 3))],
+            vec!["lcb:2: field `code`: null (required)"],
+            2,
+        ),
+        (
+            vec![(0, page(vec![row(0), with(1, |r| r["row"]["input"] = json!("x = 1")), row(2)], 3))],
+            vec![
+                "lcb:2: field `input`: `x = 1` is not a call of `double`: LiveCodeBench rows hold the whole call, `double(...)`",
+            ],
+            2,
+        ),
+        (
+            vec![(0, page(vec![row(0), with(1, |r| r["truncated_cells"] = json!(["code"])), row(2)], 3))],
+            vec![
+                "lcb:2: field `code`: cut short by the rows API (the cell is too long): read the Parquet file instead",
+            ],
+            2,
+        ),
+        (
+            vec![(0, page(vec![row(0), with(1, |r| r["row_idx"] = json!("one"))], 2))],
+            vec![
+                "lcb:2: field `row_idx`: the page at offset 0, entry 1: missing or not a count",
+                "lcb:2: rows 2 to 2 of 2 were not on any page (fetch offsets 1 to 1)",
+            ],
+            1,
+        ),
+        (
+            vec![(0, page(vec![row(0), row(1)], 2)), (1, page(vec![row(1)], 2))],
+            vec!["lcb:2: field `row_idx`: row_idx 1 is on two pages (kept once)"],
+            2,
+        ),
+        (
+            vec![(0, page(vec![row(0)], 250))],
+            vec!["lcb:2: rows 2 to 250 of 250 were not on any page (fetch offsets 1 to 249)"],
+            1,
+        ),
+        (
+            vec![(0, page((0..100).map(row).collect(), 200)), (100, "{\"error\": \"Not found\"}".into())],
+            vec![
+                "lcb:101: the page at offset 100: the API answered with an error: Not found",
+                "lcb:101: rows 101 to 200 of 200 were not on any page (fetch offsets 100 to 199)",
+            ],
+            100,
+        ),
+        (
+            vec![(0, "<html>".into())],
+            vec![
+                "lcb:1: the page at offset 0: not valid JSON: expected value at line 1 column 1",
+                "lcb:1: no page of rows was read",
+            ],
+            0,
+        ),
+        (
+            vec![(0, r#"{"rows": [], "num_rows_total": "many"}"#.into())],
+            vec![
+                "lcb:1: field `num_rows_total`: the page at offset 0: missing or not a count",
+                "lcb:1: no page of rows was read",
+            ],
+            0,
+        ),
         (vec![(0, page(vec![], 0))], vec!["lcb:1: the split has no rows"], 0),
     ];
     for (pages, expected, samples) in cases {
@@ -105,7 +163,10 @@ fn a_saved_page_is_sniffed_and_read_alone() {
     let loaded = load_dataset("page.json", text.as_bytes());
     assert_eq!(loaded.format, Format::HfRowsPage);
     assert!(loaded.report.is_clean(), "{:?}", loaded.report.errors);
-    assert_eq!(loaded.report.samples.iter().map(|s| s.id.as_str()).collect::<Vec<_>>(), ["sample_200", "sample_201", "sample_202"]);
+    assert_eq!(
+        loaded.report.samples.iter().map(|s| s.id.as_str()).collect::<Vec<_>>(),
+        ["sample_200", "sample_201", "sample_202"]
+    );
 }
 
 #[test]

@@ -52,8 +52,13 @@ fn streamed(name: &str, bytes: &[u8], size: usize) -> execbench_formats::LoadedD
 
 #[test]
 fn a_file_streamed_in_chunks_loads_as_the_whole_file_does() {
-    let cruxeval = |id: &str| format!(r#"{{"id": "{id}", "code": "def f(x):\n    return x", "input": "1", "output": "1"}}"#);
-    let codecrash = |id: &str| format!(r#"{{"task_id": "{id}", "dataset": "crux", "code": "def f(x):\n    return x", "function_name": "f", "function_call": "f(1)", "output": "1", "test": "assert f(1) == 1"}}"#);
+    let cruxeval =
+        |id: &str| format!(r#"{{"id": "{id}", "code": "def f(x):\n    return x", "input": "1", "output": "1"}}"#);
+    let codecrash = |id: &str| {
+        format!(
+            r#"{{"task_id": "{id}", "dataset": "crux", "code": "def f(x):\n    return x", "function_name": "f", "function_call": "f(1)", "output": "1", "test": "assert f(1) == 1"}}"#
+        )
+    };
     let many: String = (0..50).map(|i| cruxeval(&format!("sample_{i}")) + "\n").collect();
     let broken = format!("{}\n{{oops\n{}\n{}", cruxeval("a"), cruxeval("b"), cruxeval("a"));
     let codecrash_file = format!("\u{feff}\n{}\n{}\n", codecrash("sample_0"), codecrash("sample_1"));

@@ -29,7 +29,10 @@ fn good_rows_become_samples_with_the_metadata() {
         })
     );
     assert_eq!(Convention::of(s), Convention::LeetCode, "question_id makes it LeetCode's: the prelude runs");
-    assert_eq!(report.samples.iter().map(|s| s.id.as_str()).collect::<Vec<_>>(), ["sample_0", "sample_1", "sample_2", "sample_3", "sample_4"]);
+    assert_eq!(
+        report.samples.iter().map(|s| s.id.as_str()).collect::<Vec<_>>(),
+        ["sample_0", "sample_1", "sample_2", "sample_3", "sample_4"]
+    );
 }
 
 /// A Parquet row and its JSON Lines twin give the same sample.
@@ -62,9 +65,18 @@ fn bad_rows_are_named_by_row_and_field() {
     let cases: &[(Spoil, &str)] = &[
         (|r| r.code = None, "lcb.parquet:3: field `code`: null (required)"),
         (|r| r.output = None, "lcb.parquet:3: field `output`: null (required)"),
-        (|r| r.input = Some("s = '0011'".into()), "lcb.parquet:3: field `input`: `s = '0011'` is not a call of `minimumCost`: LiveCodeBench rows hold the whole call, `minimumCost(...)`"),
-        (|r| r.input = Some("minimumCost(s = '0011'".into()), "lcb.parquet:3: field `input`: `minimumCost(s = '0011'` is not a call of `minimumCost`: LiveCodeBench rows hold the whole call, `minimumCost(...)`"),
-        (|r| r.function_name = Some("minimum cost".into()), "lcb.parquet:3: field `input`: `minimumCost(s = '00')` is not a call of `minimum cost`: LiveCodeBench rows hold the whole call, `minimum cost(...)`"),
+        (
+            |r| r.input = Some("s = '0011'".into()),
+            "lcb.parquet:3: field `input`: `s = '0011'` is not a call of `minimumCost`: LiveCodeBench rows hold the whole call, `minimumCost(...)`",
+        ),
+        (
+            |r| r.input = Some("minimumCost(s = '0011'".into()),
+            "lcb.parquet:3: field `input`: `minimumCost(s = '0011'` is not a call of `minimumCost`: LiveCodeBench rows hold the whole call, `minimumCost(...)`",
+        ),
+        (
+            |r| r.function_name = Some("minimum cost".into()),
+            "lcb.parquet:3: field `input`: `minimumCost(s = '00')` is not a call of `minimum cost`: LiveCodeBench rows hold the whole call, `minimum cost(...)`",
+        ),
         (|r| r.function_name = None, "lcb.parquet:3: field `function_name`: null (required)"),
         (|r| r.id = Some("sample_0".into()), "lcb.parquet:3: field `id`: duplicate id `sample_0`"),
         (|r| r.code = Some("  ".into()), "lcb.parquet:3: field `code`: is empty"),
@@ -84,10 +96,14 @@ fn bad_rows_are_named_by_row_and_field() {
 fn a_missing_column_is_named_in_every_row() {
     let schema = LCB_SCHEMA.replace("  optional binary output (STRING);\n", "");
     let rows: Vec<LcbRow> = (0..2).map(|n| lcb_row(n, "easy")).collect();
-    let columns: Vec<(&str, Column)> = LcbRow::columns(&rows).into_iter().filter(|(name, _)| *name != "output").collect();
+    let columns: Vec<(&str, Column)> =
+        LcbRow::columns(&rows).into_iter().filter(|(name, _)| *name != "output").collect();
     let report = load_parquet("lcb.parquet", &write_parquet(&schema, Compression::SNAPPY, &[columns]));
     let errors: Vec<String> = report.errors.iter().map(ToString::to_string).collect();
-    assert_eq!(errors, ["lcb.parquet:1: field `output`: missing (required)", "lcb.parquet:2: field `output`: missing (required)"]);
+    assert_eq!(
+        errors,
+        ["lcb.parquet:1: field `output`: missing (required)", "lcb.parquet:2: field `output`: missing (required)"]
+    );
 }
 
 /// Files that cannot be read at all, or only in part.

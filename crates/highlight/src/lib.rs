@@ -45,15 +45,52 @@ pub struct Span {
 }
 
 const KEYWORDS: &[&str] = &[
-    "and", "as", "assert", "async", "await", "break", "class", "continue", "def", "del", "elif", "else", "except", "finally", "for",
-    "from", "global", "if", "import", "in", "is", "lambda", "nonlocal", "not", "or", "pass", "raise", "return", "try", "while",
-    "with", "yield", "match", "case",
+    "and", "as", "assert", "async", "await", "break", "class", "continue", "def", "del", "elif", "else", "except",
+    "finally", "for", "from", "global", "if", "import", "in", "is", "lambda", "nonlocal", "not", "or", "pass", "raise",
+    "return", "try", "while", "with", "yield", "match", "case",
 ];
 
 const BUILTINS: &[&str] = &[
-    "abs", "all", "any", "bool", "bytes", "chr", "dict", "divmod", "enumerate", "filter", "float", "format", "frozenset",
-    "getattr", "hasattr", "hash", "int", "isinstance", "iter", "len", "list", "map", "max", "min", "next", "ord", "pow",
-    "print", "range", "repr", "reversed", "round", "set", "setattr", "sorted", "str", "sum", "tuple", "type", "zip",
+    "abs",
+    "all",
+    "any",
+    "bool",
+    "bytes",
+    "chr",
+    "dict",
+    "divmod",
+    "enumerate",
+    "filter",
+    "float",
+    "format",
+    "frozenset",
+    "getattr",
+    "hasattr",
+    "hash",
+    "int",
+    "isinstance",
+    "iter",
+    "len",
+    "list",
+    "map",
+    "max",
+    "min",
+    "next",
+    "ord",
+    "pow",
+    "print",
+    "range",
+    "repr",
+    "reversed",
+    "round",
+    "set",
+    "setattr",
+    "sorted",
+    "str",
+    "sum",
+    "tuple",
+    "type",
+    "zip",
 ];
 
 /// Highlights `code`. Code that does not parse is still highlighted as far as tree-sitter's error
@@ -93,8 +130,14 @@ fn classify(node: Node, source: &[u8]) -> Option<Token> {
         "identifier" => {
             let parent = node.parent()?;
             match parent.kind() {
-                "function_definition" | "class_definition" if parent.child_by_field_name("name") == Some(node) => Some(Token::FunctionName),
-                "parameters" | "default_parameter" | "typed_parameter" | "typed_default_parameter" | "lambda_parameters"
+                "function_definition" | "class_definition" if parent.child_by_field_name("name") == Some(node) => {
+                    Some(Token::FunctionName)
+                }
+                "parameters"
+                | "default_parameter"
+                | "typed_parameter"
+                | "typed_default_parameter"
+                | "lambda_parameters"
                     if parent.child_by_field_name("value") != Some(node) =>
                 {
                     Some(Token::Parameter)
@@ -110,8 +153,33 @@ fn classify(node: Node, source: &[u8]) -> Option<Token> {
 fn is_operator(kind: &str) -> bool {
     matches!(
         kind,
-        "+" | "-" | "*" | "/" | "//" | "%" | "**" | "=" | "==" | "!=" | "<" | ">" | "<=" | ">=" | "+=" | "-=" | "*=" | "/=" | "//=" | "%="
-            | "&" | "|" | "^" | "~" | "<<" | ">>" | ":=" | "->"
+        "+" | "-"
+            | "*"
+            | "/"
+            | "//"
+            | "%"
+            | "**"
+            | "="
+            | "=="
+            | "!="
+            | "<"
+            | ">"
+            | "<="
+            | ">="
+            | "+="
+            | "-="
+            | "*="
+            | "/="
+            | "//="
+            | "%="
+            | "&"
+            | "|"
+            | "^"
+            | "~"
+            | "<<"
+            | ">>"
+            | ":="
+            | "->"
     )
 }
 

@@ -8,7 +8,7 @@ use idb::{Query, TransactionMode};
 use wasm_bindgen::JsValue;
 
 use crate::idb_store::{IdbRunStore, describe, from_json, kind_of, pair_key, pairs_of, to_json};
-use crate::{GENERATIONS, GENERATION_ROWS};
+use crate::{GENERATION_ROWS, GENERATIONS};
 
 fn read_error(what: &str, e: &idb::Error) -> StoreError {
     StoreError::new(kind_of(e), format!("could not read {what} from IndexedDB: {}", describe(e)))
@@ -18,18 +18,27 @@ impl GenerationStore for IdbRunStore {
     async fn save_generation(&self, entry: &GenerationEntry) -> StoreResult<()> {
         let value = to_json(entry, "the generation entry")?;
         let key = JsValue::from_str(&entry.id);
-        self.write_pair([GENERATIONS, GENERATION_ROWS], &format!("could not keep generation `{}`", entry.id), |entries, _| entries.put(&value, Some(&key)).map(|_| ())).await
+        self.write_pair(
+            [GENERATIONS, GENERATION_ROWS],
+            &format!("could not keep generation `{}`", entry.id),
+            |entries, _| entries.put(&value, Some(&key)).map(|_| ()),
+        )
+        .await
     }
 
     async fn put_generation_row(&self, entry: &GenerationEntry, row: &GenerationRow) -> StoreResult<()> {
         let row_value = to_json(row, "the generation row")?;
         let entry_value = to_json(entry, "the generation entry")?;
         let (row_key, entry_key) = (pair_key(&entry.id, &row.id), JsValue::from_str(&entry.id));
-        self.write_pair([GENERATIONS, GENERATION_ROWS], &format!("could not keep the response to `{}` of generation `{}`", row.id, entry.id), |entries, rows| {
-            rows.put(&row_value, Some(&row_key))?;
-            entries.put(&entry_value, Some(&entry_key))?;
-            Ok(())
-        })
+        self.write_pair(
+            [GENERATIONS, GENERATION_ROWS],
+            &format!("could not keep the response to `{}` of generation `{}`", row.id, entry.id),
+            |entries, rows| {
+                rows.put(&row_value, Some(&row_key))?;
+                entries.put(&entry_value, Some(&entry_key))?;
+                Ok(())
+            },
+        )
         .await
     }
 
@@ -67,11 +76,15 @@ impl GenerationStore for IdbRunStore {
 
     async fn delete_generation(&self, id: &str) -> StoreResult<()> {
         let key = JsValue::from_str(id);
-        self.write_pair([GENERATIONS, GENERATION_ROWS], &format!("could not delete generation `{id}`"), |entries, rows| {
-            rows.delete(pairs_of(id)?)?;
-            entries.delete(Query::Key(key))?;
-            Ok(())
-        })
+        self.write_pair(
+            [GENERATIONS, GENERATION_ROWS],
+            &format!("could not delete generation `{id}`"),
+            |entries, rows| {
+                rows.delete(pairs_of(id)?)?;
+                entries.delete(Query::Key(key))?;
+                Ok(())
+            },
+        )
         .await
     }
 }

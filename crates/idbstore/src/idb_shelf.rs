@@ -19,11 +19,15 @@ impl DatasetShelf for IdbRunStore {
         let value = to_json(entry, "the dataset entry")?;
         let data: JsValue = Uint8Array::from(bytes).into();
         let key = JsValue::from_str(&entry.id);
-        self.write_pair([DATASETS, DATASET_BYTES], &format!("could not keep dataset `{}`", entry.name), |entries, files| {
-            files.put(&data, Some(&key))?;
-            entries.put(&value, Some(&key))?;
-            Ok(())
-        })
+        self.write_pair(
+            [DATASETS, DATASET_BYTES],
+            &format!("could not keep dataset `{}`", entry.name),
+            |entries, files| {
+                files.put(&data, Some(&key))?;
+                entries.put(&value, Some(&key))?;
+                Ok(())
+            },
+        )
         .await
     }
 
@@ -37,7 +41,12 @@ impl DatasetShelf for IdbRunStore {
         }
         let value = to_json(entry, "the dataset entry")?;
         let key = JsValue::from_str(&entry.id);
-        self.write_pair([DATASETS, DATASET_BYTES], &format!("could not update dataset `{}`", entry.name), |entries, _| entries.put(&value, Some(&key)).map(|_| ())).await
+        self.write_pair(
+            [DATASETS, DATASET_BYTES],
+            &format!("could not update dataset `{}`", entry.name),
+            |entries, _| entries.put(&value, Some(&key)).map(|_| ()),
+        )
+        .await
     }
 
     async fn list(&self) -> StoreResult<Vec<ShelfEntry>> {
@@ -55,11 +64,20 @@ impl DatasetShelf for IdbRunStore {
     async fn bytes(&self, id: &str) -> StoreResult<Vec<u8>> {
         let tx = self.transaction(&[DATASET_BYTES], TransactionMode::ReadOnly)?;
         let err = |e: idb::Error| read_error(&format!("dataset `{id}`"), &e);
-        let value = tx.object_store(DATASET_BYTES).map_err(err)?.get(Query::Key(JsValue::from_str(id))).map_err(err)?.await.map_err(err)?;
+        let value = tx
+            .object_store(DATASET_BYTES)
+            .map_err(err)?
+            .get(Query::Key(JsValue::from_str(id)))
+            .map_err(err)?
+            .await
+            .map_err(err)?;
         match value {
             Some(v) if !v.is_undefined() => match v.dyn_into::<Uint8Array>() {
                 Ok(array) => Ok(array.to_vec()),
-                Err(_) => Err(StoreError::new(execbench_run::store::StoreErrorKind::Other, format!("dataset `{id}` in IndexedDB is not a byte array"))),
+                Err(_) => Err(StoreError::new(
+                    execbench_run::store::StoreErrorKind::Other,
+                    format!("dataset `{id}` in IndexedDB is not a byte array"),
+                )),
             },
             _ => Err(not_kept(id)),
         }

@@ -27,9 +27,13 @@ impl IdbRunStore {
     /// `Unavailable` when the browser has no IndexedDB or refuses to open it (a private window,
     /// storage blocked for the site, a newer schema left by a newer version of the page).
     pub async fn open(db_name: &str) -> Result<IdbRunStore, StoreError> {
-        let unavailable = |what: &str, e: &idb::Error| StoreError::new(StoreErrorKind::Unavailable, format!("{what}: {}", describe(e)));
+        let unavailable = |what: &str, e: &idb::Error| {
+            StoreError::new(StoreErrorKind::Unavailable, format!("{what}: {}", describe(e)))
+        };
         let factory = Factory::new().map_err(|e| unavailable("this browser has no IndexedDB", &e))?;
-        let mut request = factory.open(db_name, Some(DB_VERSION)).map_err(|e| unavailable(&format!("IndexedDB refused to open database `{db_name}`"), &e))?;
+        let mut request = factory
+            .open(db_name, Some(DB_VERSION))
+            .map_err(|e| unavailable(&format!("IndexedDB refused to open database `{db_name}`"), &e))?;
         request.on_upgrade_needed(|event| {
             // A store that cannot be created is reported after the open (below).
             let Ok(db) = idb::DatabaseEvent::database(&event) else { return };
@@ -40,11 +44,18 @@ impl IdbRunStore {
                 }
             }
         });
-        let mut db = request.await.map_err(|e| unavailable(&format!("could not open IndexedDB database `{db_name}`"), &e))?;
+        let mut db =
+            request.await.map_err(|e| unavailable(&format!("could not open IndexedDB database `{db_name}`"), &e))?;
         let names = db.store_names();
-        if let Some(missing) = [RUNS, RECORDS, DATASETS, DATASET_BYTES, GENERATIONS, GENERATION_ROWS].into_iter().find(|s| !names.iter().any(|n| n == s)) {
+        if let Some(missing) = [RUNS, RECORDS, DATASETS, DATASET_BYTES, GENERATIONS, GENERATION_ROWS]
+            .into_iter()
+            .find(|s| !names.iter().any(|n| n == s))
+        {
             db.close();
-            return Err(StoreError::new(StoreErrorKind::Unavailable, format!("IndexedDB database `{db_name}` has no object store `{missing}`")));
+            return Err(StoreError::new(
+                StoreErrorKind::Unavailable,
+                format!("IndexedDB database `{db_name}` has no object store `{missing}`"),
+            ));
         }
         // Another tab that deletes or upgrades the database waits until this connection closes.
         db.on_version_change(|event| {
@@ -64,20 +75,33 @@ impl IdbRunStore {
         self.db.transaction(stores, mode).map_err(|e| {
             let (name, _) = error_name(&e);
             // InvalidStateError: the connection was closed (another tab deleted or upgraded it).
-            let kind = if name.as_deref() == Some("InvalidStateError") { StoreErrorKind::Unavailable } else { kind_of(&e) };
-            StoreError::new(kind, format!("could not start an IndexedDB transaction on `{}`: {}", self.name, describe(&e)))
+            let kind =
+                if name.as_deref() == Some("InvalidStateError") { StoreErrorKind::Unavailable } else { kind_of(&e) };
+            StoreError::new(
+                kind,
+                format!("could not start an IndexedDB transaction on `{}`: {}", self.name, describe(&e)),
+            )
         })
     }
 
     /// Runs `requests` in one readwrite transaction over both stores and waits until it
     /// commits. A request that throws aborts the transaction (nothing of it is written).
-    async fn write(&self, what: &str, requests: impl FnOnce(&ObjectStore, &ObjectStore) -> Result<(), idb::Error>) -> StoreResult<()> {
+    async fn write(
+        &self,
+        what: &str,
+        requests: impl FnOnce(&ObjectStore, &ObjectStore) -> Result<(), idb::Error>,
+    ) -> StoreResult<()> {
         self.write_pair([RUNS, RECORDS], what, requests).await
     }
 
     /// Runs `requests` in one readwrite transaction over the two `stores` and waits until it
     /// commits (the runs' pair, or the dataset shelf's).
-    pub(crate) async fn write_pair(&self, stores: [&str; 2], what: &str, requests: impl FnOnce(&ObjectStore, &ObjectStore) -> Result<(), idb::Error>) -> StoreResult<()> {
+    pub(crate) async fn write_pair(
+        &self,
+        stores: [&str; 2],
+        what: &str,
+        requests: impl FnOnce(&ObjectStore, &ObjectStore) -> Result<(), idb::Error>,
+    ) -> StoreResult<()> {
         let tx = self.transaction(&stores, TransactionMode::ReadWrite)?;
         let fail = |e: &idb::Error| StoreError::new(kind_of(e), format!("{what}: {}", describe(e)));
         let runs = tx.object_store(stores[0]).map_err(|e| fail(&e))?;
@@ -95,7 +119,8 @@ impl IdbRunStore {
             Ok(_) => Ok(()),
             Err(_) => Err(match tx.error() {
                 Some(e) => {
-                    let kind = if e.name() == "QuotaExceededError" { StoreErrorKind::Quota } else { StoreErrorKind::Other };
+                    let kind =
+                        if e.name() == "QuotaExceededError" { StoreErrorKind::Quota } else { StoreErrorKind::Other };
                     StoreError::new(kind, format!("{what}: the transaction was aborted: {}: {}", e.name(), e.message()))
                 }
                 None => StoreError::new(StoreErrorKind::Other, format!("{what}: the transaction was aborted")),
@@ -131,12 +156,17 @@ pub(crate) fn pairs_of(owner: &str) -> Result<Query, idb::Error> {
 }
 
 pub(crate) fn to_json<T: serde::Serialize>(value: &T, what: &str) -> StoreResult<JsValue> {
-    serde_json::to_string(value).map(|s| JsValue::from_str(&s)).map_err(|e| StoreError::new(StoreErrorKind::Other, format!("could not serialize {what}: {e}")))
+    serde_json::to_string(value)
+        .map(|s| JsValue::from_str(&s))
+        .map_err(|e| StoreError::new(StoreErrorKind::Other, format!("could not serialize {what}: {e}")))
 }
 
 pub(crate) fn from_json<T: serde::de::DeserializeOwned>(value: &JsValue, what: &dyn Fn() -> String) -> StoreResult<T> {
-    let text = value.as_string().ok_or_else(|| StoreError::new(StoreErrorKind::Other, format!("{} in IndexedDB is not a JSON string", what())))?;
-    serde_json::from_str(&text).map_err(|e| StoreError::new(StoreErrorKind::Other, format!("{} in IndexedDB is not readable: {e}", what())))
+    let text = value.as_string().ok_or_else(|| {
+        StoreError::new(StoreErrorKind::Other, format!("{} in IndexedDB is not a JSON string", what()))
+    })?;
+    serde_json::from_str(&text)
+        .map_err(|e| StoreError::new(StoreErrorKind::Other, format!("{} in IndexedDB is not readable: {e}", what())))
 }
 
 /// The JS error's `name` and `message` inside an idb error, where there is one.
@@ -201,25 +231,30 @@ impl RunStore for IdbRunStore {
     async fn save_entry(&self, entry: &RunEntry) -> StoreResult<()> {
         let value = to_json(entry, "the run entry")?;
         let key = run_key(entry.id());
-        self.write(&format!("could not store run `{}`", entry.id()), |runs, _| runs.put(&value, Some(&key)).map(|_| ())).await
+        self.write(&format!("could not store run `{}`", entry.id()), |runs, _| runs.put(&value, Some(&key)).map(|_| ()))
+            .await
     }
 
     async fn put_record(&self, entry: &RunEntry, record: &SampleRecord) -> StoreResult<()> {
         let record_value = to_json(record, "the sample record")?;
         let entry_value = to_json(entry, "the run entry")?;
         let (record_key, entry_key) = (pair_key(entry.id(), &record.sample_id), run_key(entry.id()));
-        self.write(&format!("could not store the record of sample `{}` of run `{}`", record.sample_id, entry.id()), |runs, records| {
-            records.put(&record_value, Some(&record_key))?;
-            runs.put(&entry_value, Some(&entry_key))?;
-            Ok(())
-        })
+        self.write(
+            &format!("could not store the record of sample `{}` of run `{}`", record.sample_id, entry.id()),
+            |runs, records| {
+                records.put(&record_value, Some(&record_key))?;
+                runs.put(&entry_value, Some(&entry_key))?;
+                Ok(())
+            },
+        )
         .await
     }
 
     async fn entries(&self) -> StoreResult<Vec<RunEntry>> {
         let tx = self.transaction(&[RUNS], TransactionMode::ReadOnly)?;
         let runs = tx.object_store(RUNS).map_err(|e| read_error(None, &e))?;
-        let values = runs.get_all(None, None).map_err(|e| read_error(None, &e))?.await.map_err(|e| read_error(None, &e))?;
+        let values =
+            runs.get_all(None, None).map_err(|e| read_error(None, &e))?.await.map_err(|e| read_error(None, &e))?;
         let mut all = Vec::with_capacity(values.len());
         for (i, v) in values.iter().enumerate() {
             all.push(from_json::<RunEntry>(v, &|| format!("run entry #{i}"))?);
@@ -275,7 +310,9 @@ impl RunStore for IdbRunStore {
 /// `navigator.storage.estimate()`: (bytes used, bytes the origin may use), or `None` where the
 /// browser does not say (no Storage API, an insecure context, a refusal).
 pub async fn storage_estimate() -> Option<(f64, f64)> {
-    let get = |target: &JsValue, key: &str| Reflect::get(target, &JsValue::from_str(key)).ok().filter(|v| !v.is_undefined() && !v.is_null());
+    let get = |target: &JsValue, key: &str| {
+        Reflect::get(target, &JsValue::from_str(key)).ok().filter(|v| !v.is_undefined() && !v.is_null())
+    };
     let navigator = get(&js_sys::global(), "navigator")?;
     let storage = get(&navigator, "storage")?;
     let estimate = get(&storage, "estimate")?.dyn_into::<Function>().ok()?;

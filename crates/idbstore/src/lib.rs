@@ -37,11 +37,11 @@
 //! nothing: [`IdbRunStore::open`] fails with `Unavailable` and [`storage_estimate`] is `None`.
 
 #[cfg(target_arch = "wasm32")]
-mod idb_store;
+mod idb_generations;
 #[cfg(target_arch = "wasm32")]
 mod idb_shelf;
 #[cfg(target_arch = "wasm32")]
-mod idb_generations;
+mod idb_store;
 #[cfg(not(target_arch = "wasm32"))]
 #[path = "native.rs"]
 mod idb_store;

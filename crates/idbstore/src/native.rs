@@ -15,7 +15,10 @@ pub struct IdbRunStore {
 impl IdbRunStore {
     /// Natively always `Unavailable`.
     pub async fn open(db_name: &str) -> Result<IdbRunStore, StoreError> {
-        Err(StoreError::new(StoreErrorKind::Unavailable, format!("IndexedDB (database `{db_name}`) exists only in a browser")))
+        Err(StoreError::new(
+            StoreErrorKind::Unavailable,
+            format!("IndexedDB (database `{db_name}`) exists only in a browser"),
+        ))
     }
 
     pub fn name(&self) -> &str {
@@ -89,7 +92,8 @@ pub async fn storage_estimate() -> Option<(f64, f64)> {
 mod tests {
     #[test]
     fn natively_there_is_no_indexeddb() {
-        let err = futures::executor::block_on(super::IdbRunStore::open("execbench")).expect_err("no IndexedDB natively");
+        let err =
+            futures::executor::block_on(super::IdbRunStore::open("execbench")).expect_err("no IndexedDB natively");
         assert_eq!(err.kind, execbench_run::store::StoreErrorKind::Unavailable);
         assert_eq!(futures::executor::block_on(super::storage_estimate()), None);
     }

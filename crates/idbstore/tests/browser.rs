@@ -52,9 +52,17 @@ async fn a_full_disk_is_quota_and_keeps_what_was_stored() {
 
     let err = failed.expect_err("a put that throws QuotaExceededError fails the write");
     assert_eq!(err.kind, StoreErrorKind::Quota, "{err:?}");
-    assert!(err.message.contains("QuotaExceededError") && err.message.contains("s1"), "the message says what happened: {}", err.message);
+    assert!(
+        err.message.contains("QuotaExceededError") && err.message.contains("s1"),
+        "the message says what happened: {}",
+        err.message
+    );
     let records = store.records("r").await.unwrap();
-    assert_eq!(records.iter().map(|r| r.sample_id.as_str()).collect::<Vec<_>>(), ["s0"], "the earlier record is intact, the failed one absent");
+    assert_eq!(
+        records.iter().map(|r| r.sample_id.as_str()).collect::<Vec<_>>(),
+        ["s0"],
+        "the earlier record is intact, the failed one absent"
+    );
     let entry = store.entry("r").await.unwrap().expect("the entry is still there");
     assert_eq!(entry.tally.scored, 1, "the entry is the one written with s0");
     assert_eq!(recorder.entry().tally.scored, 1, "the recorder did not count the failed record");
@@ -71,7 +79,11 @@ async fn a_full_disk_is_quota_and_keeps_what_was_stored() {
     let failed = recorder.record(&record("s1", 1, Some(0.0), false)).await;
     eval("IDBObjectStore.prototype.put = globalThis.__execbenchPut; delete globalThis.__execbenchPut;");
     assert_eq!(failed.map_err(|e| e.kind), Err(StoreErrorKind::Quota));
-    assert_eq!(store.records("r").await.unwrap().len(), 1, "the record written before the entry's put threw was rolled back");
+    assert_eq!(
+        store.records("r").await.unwrap().len(),
+        1,
+        "the record written before the entry's put threw was rolled back"
+    );
 
     // With room again the same record goes in.
     recorder.record(&record("s1", 1, Some(0.0), false)).await.unwrap();
@@ -105,7 +117,9 @@ async fn no_indexeddb_is_unavailable() {
          Object.defineProperty(globalThis, 'indexedDB', { value: undefined, configurable: true });",
     );
     let result = IdbRunStore::open(&fresh_name("none")).await;
-    eval("Object.defineProperty(globalThis, 'indexedDB', globalThis.__execbenchIdb); delete globalThis.__execbenchIdb;");
+    eval(
+        "Object.defineProperty(globalThis, 'indexedDB', globalThis.__execbenchIdb); delete globalThis.__execbenchIdb;",
+    );
     let err = result.expect_err("no indexedDB");
     assert_eq!(err.kind, StoreErrorKind::Unavailable, "{err:?}");
     assert!(err.message.contains("no IndexedDB"), "{}", err.message);
@@ -155,7 +169,11 @@ async fn a_version_1_database_keeps_its_runs_and_gains_a_shelf() {
     wasm_bindgen_futures::JsFuture::from(promise).await.expect("a version 1 database is written");
 
     let store = open(&name).await;
-    assert_eq!(store.entry("before-upgrade").await.unwrap(), Some(entry), "the run written by version 1 is still there");
+    assert_eq!(
+        store.entry("before-upgrade").await.unwrap(),
+        Some(entry),
+        "the run written by version 1 is still there"
+    );
     execbench_run::shelf::conformance::check(&store).await;
     execbench_run::generation_store::conformance::check(&store).await;
 }

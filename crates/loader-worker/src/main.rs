@@ -12,10 +12,16 @@ use serde::{Deserialize, Serialize};
 pub enum Loaded {
     /// Listening: the page may send the file.
     Ready,
-    Report { report: LoadReport },
+    Report {
+        report: LoadReport,
+    },
     /// The decoder panicked; the worker is about to die.
-    Panic { message: String },
-    BadMessage { error: String },
+    Panic {
+        message: String,
+    },
+    BadMessage {
+        error: String,
+    },
 }
 
 #[cfg(target_arch = "wasm32")]
@@ -28,7 +34,8 @@ fn main() {
     let post = {
         let scope = scope.clone();
         move |message: &Loaded| {
-            let text = serde_json::to_string(message).unwrap_or_else(|e| format!("{{\"kind\":\"bad_message\",\"error\":\"{e}\"}}"));
+            let text = serde_json::to_string(message)
+                .unwrap_or_else(|e| format!("{{\"kind\":\"bad_message\",\"error\":\"{e}\"}}"));
             let _ = scope.post_message(&JsValue::from_str(&text));
         }
     };
@@ -37,7 +44,11 @@ fn main() {
         // The panic's own words, without the source path of the crate that panicked.
         std::panic::set_hook(Box::new(move |info| {
             let payload = info.payload();
-            let message = payload.downcast_ref::<&str>().map(|s| s.to_string()).or_else(|| payload.downcast_ref::<String>().cloned()).unwrap_or_else(|| info.to_string());
+            let message = payload
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| payload.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| info.to_string());
             post(&Loaded::Panic { message })
         }));
     }
@@ -49,7 +60,9 @@ fn main() {
         let file = get("file").and_then(|v| v.as_string());
         let bytes = get("bytes").and_then(|v| v.dyn_into::<js_sys::Uint8Array>().ok());
         match (file, bytes) {
-            (Some(file), Some(bytes)) => post(&Loaded::Report { report: execbench_formats::load_dataset(&file, &bytes.to_vec()).report }),
+            (Some(file), Some(bytes)) => {
+                post(&Loaded::Report { report: execbench_formats::load_dataset(&file, &bytes.to_vec()).report })
+            }
             _ => post(&Loaded::BadMessage { error: "expected {file, bytes}".to_string() }),
         }
     });
@@ -72,13 +85,19 @@ mod tests {
     /// The page reads these shapes back: a report survives the trip as JSON.
     #[test]
     fn a_report_round_trips_as_json() {
-        let report = execbench_core::load_jsonl("d.jsonl", "{\"id\": \"a\", \"code\": \"def f(x):\\n    return x\", \"input\": \"1\", \"output\": \"1\"}\n{\"id\": 3}");
+        let report = execbench_core::load_jsonl(
+            "d.jsonl",
+            "{\"id\": \"a\", \"code\": \"def f(x):\\n    return x\", \"input\": \"1\", \"output\": \"1\"}\n{\"id\": 3}",
+        );
         assert_eq!((report.samples.len(), report.errors.len()), (1, 1));
         let text = serde_json::to_string(&Loaded::Report { report: report.clone() }).unwrap();
         match serde_json::from_str::<Loaded>(&text).unwrap() {
             Loaded::Report { report: back } => assert_eq!(back, report),
             other => panic!("{other:?}"),
         }
-        assert_eq!(serde_json::to_string(&Loaded::Panic { message: "m".into() }).unwrap(), r#"{"kind":"panic","message":"m"}"#);
+        assert_eq!(
+            serde_json::to_string(&Loaded::Panic { message: "m".into() }).unwrap(),
+            r#"{"kind":"panic","message":"m"}"#
+        );
     }
 }

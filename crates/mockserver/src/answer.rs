@@ -50,7 +50,9 @@ pub fn answer_text(sample: &Sample, task: Task, right: bool) -> String {
     let assertion = match (task, right) {
         (_, true) => format!("assert {call} == {output}"),
         (Task::Output, false) => format!("assert {call} == {}", if output == "None" { "0" } else { "None" }),
-        (Task::Input, false) if sample.input.trim().is_empty() => format!("assert {}(None) == {output}", sample.function_name),
+        (Task::Input, false) if sample.input.trim().is_empty() => {
+            format!("assert {}(None) == {output}", sample.function_name)
+        }
         (Task::Input, false) => format!("assert {}() == {output}", sample.function_name),
     };
     format!("[ANSWER]\n{assertion}\n[/ANSWER]")
@@ -202,11 +204,17 @@ mod tests {
     }
 
     fn output_prompt(few_shot: &str, s: &Sample) -> String {
-        format!("Complete the assertion.\n\n[PYTHON]\n{few_shot}\nassert f(3) == ??\n[/PYTHON]\n[ANSWER]\nassert f(3) == 4\n[/ANSWER]\n\n[PYTHON]\n{}\nassert {} == ??\n[/PYTHON]\n[ANSWER]", s.code, s.call)
+        format!(
+            "Complete the assertion.\n\n[PYTHON]\n{few_shot}\nassert f(3) == ??\n[/PYTHON]\n[ANSWER]\nassert f(3) == 4\n[/ANSWER]\n\n[PYTHON]\n{}\nassert {} == ??\n[/PYTHON]\n[ANSWER]",
+            s.code, s.call
+        )
     }
 
     fn input_prompt(few_shot: &str, s: &Sample) -> String {
-        format!("Find an input.\n\n[PYTHON]\n{few_shot}\nassert f(??) == 4\n[/PYTHON]\n[ANSWER]\nassert f(3) == 4\n[/ANSWER]\n\n[PYTHON]\n{}\nassert {}(??) == {}\n[/PYTHON]\n[THOUGHT]", s.code, s.function_name, s.output)
+        format!(
+            "Find an input.\n\n[PYTHON]\n{few_shot}\nassert f(??) == 4\n[/PYTHON]\n[ANSWER]\nassert f(3) == 4\n[/ANSWER]\n\n[PYTHON]\n{}\nassert {}(??) == {}\n[/PYTHON]\n[THOUGHT]",
+            s.code, s.function_name, s.output
+        )
     }
 
     /// (prompt, expected): few-shot programs that are themselves dataset samples come first and

@@ -27,7 +27,14 @@ pub struct MockConfig {
 
 impl Default for MockConfig {
     fn default() -> Self {
-        MockConfig { latency_ms: 0, cors: Cors::AllowAll, api_key: None, models: None, answers: AnswerPolicy::default(), faults: Vec::new() }
+        MockConfig {
+            latency_ms: 0,
+            cors: Cors::AllowAll,
+            api_key: None,
+            models: None,
+            answers: AnswerPolicy::default(),
+            faults: Vec::new(),
+        }
     }
 }
 
@@ -185,7 +192,8 @@ mod tests {
 
     #[test]
     fn policy_every_kth_and_ids() {
-        let policy = AnswerPolicy { wrong_every: Some(3), wrong_ids: ["sample_7".to_string()].into(), ..Default::default() };
+        let policy =
+            AnswerPolicy { wrong_every: Some(3), wrong_ids: ["sample_7".to_string()].into(), ..Default::default() };
         let right: Vec<bool> = (0..9).map(|i| policy.is_right(i, &format!("sample_{i}"))).collect();
         assert_eq!(right, [true, true, false, true, true, false, true, false, false]);
         assert!(AnswerPolicy { wrong_every: Some(0), ..Default::default() }.is_right(0, "x"));
@@ -212,9 +220,17 @@ mod tests {
             cors: Cors::Origins(vec!["http://127.0.0.1:8080".into()]),
             api_key: Some("k".into()),
             models: Some(vec!["m".into()]),
-            answers: AnswerPolicy { wrong_every: Some(4), wrong_ids: ["sample_1".to_string()].into(), ..Default::default() },
+            answers: AnswerPolicy {
+                wrong_every: Some(4),
+                wrong_ids: ["sample_1".to_string()].into(),
+                ..Default::default()
+            },
             faults: vec![
-                FaultRule::on_attempts(SampleMatch::Id("sample_2".into()), &[1, 2], Fault::RateLimit { retry_after_s: Some(1.5), retry_after_ms: None }),
+                FaultRule::on_attempts(
+                    SampleMatch::Id("sample_2".into()),
+                    &[1, 2],
+                    Fault::RateLimit { retry_after_s: Some(1.5), retry_after_ms: None },
+                ),
                 FaultRule::always(SampleMatch::EveryKth(10), Fault::StreamCut { after_chunks: 2 }),
                 FaultRule::always(SampleMatch::All, Fault::ServerError),
             ],

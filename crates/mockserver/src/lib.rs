@@ -73,7 +73,10 @@ use std::path::{Path, PathBuf};
 
 use execbench_core::Sample;
 
-pub use answer::{CONNECTION_TEST_ANSWER, CONNECTION_TEST_PHRASE, Dataset, Task, UNIDENTIFIED_ANSWER, answer_text, is_connection_test, token_count};
+pub use answer::{
+    CONNECTION_TEST_ANSWER, CONNECTION_TEST_PHRASE, Dataset, Task, UNIDENTIFIED_ANSWER, answer_text,
+    is_connection_test, token_count,
+};
 pub use config::{AnswerPolicy, Cors, Fault, FaultRule, MockConfig, SampleMatch};
 pub use server::MockServer;
 pub use stats::{RequestRecord, Stats};
@@ -89,8 +92,12 @@ pub fn load_dataset(path: &Path) -> std::io::Result<Vec<Sample>> {
     let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let report = execbench_core::load_jsonl_bytes(&name, &bytes);
     if report.samples.is_empty() {
-        let first = report.errors.first().map(|e| format!(": {} line {}: {}", e.file, e.line, e.message)).unwrap_or_default();
-        return Err(std::io::Error::new(std::io::ErrorKind::InvalidData, format!("{} holds no usable sample{first}", path.display())));
+        let first =
+            report.errors.first().map(|e| format!(": {} line {}: {}", e.file, e.line, e.message)).unwrap_or_default();
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!("{} holds no usable sample{first}", path.display()),
+        ));
     }
     Ok(report.samples)
 }

@@ -32,7 +32,8 @@ fn parse_args(args: &[String]) -> Result<Args, String> {
             Some((name, value)) if name.starts_with("--") => (name, Some(value.to_string())),
             _ => (flag.as_str(), None),
         };
-        let known = ["--port", "--dataset", "--config", "--latency-ms", "--wrong-every", "--cors", "--api-key", "--models"];
+        let known =
+            ["--port", "--dataset", "--config", "--latency-ms", "--wrong-every", "--cors", "--api-key", "--models"];
         if !known.contains(&name) {
             return Err(format!("unknown argument `{flag}`"));
         }
@@ -45,23 +46,31 @@ fn parse_args(args: &[String]) -> Result<Args, String> {
             "--port" => parsed.port = Some(value.parse().map_err(|_| number("a port number (0 to 65535)"))?),
             "--dataset" => parsed.dataset = Some(PathBuf::from(&value)),
             "--config" => parsed.config = Some(PathBuf::from(&value)),
-            "--latency-ms" => parsed.latency_ms = Some(value.parse().map_err(|_| number("a whole number of milliseconds"))?),
+            "--latency-ms" => {
+                parsed.latency_ms = Some(value.parse().map_err(|_| number("a whole number of milliseconds"))?)
+            }
             "--wrong-every" => parsed.wrong_every = Some(value.parse().map_err(|_| number("a whole number"))?),
             "--cors" => {
                 parsed.cors = Some(match value.as_str() {
                     "all" => Cors::AllowAll,
                     "none" => Cors::None,
                     list => {
-                        let origins: Vec<String> = list.split(',').map(str::trim).filter(|o| !o.is_empty()).map(str::to_string).collect();
+                        let origins: Vec<String> =
+                            list.split(',').map(str::trim).filter(|o| !o.is_empty()).map(str::to_string).collect();
                         if origins.is_empty() || origins.iter().any(|o| !o.contains("://")) {
-                            return Err(format!("--cors needs all, none or a comma-separated list of origins like http://127.0.0.1:8080, not `{value}`"));
+                            return Err(format!(
+                                "--cors needs all, none or a comma-separated list of origins like http://127.0.0.1:8080, not `{value}`"
+                            ));
                         }
                         Cors::Origins(origins)
                     }
                 })
             }
             "--api-key" => parsed.api_key = Some(value),
-            _ => parsed.models = Some(value.split(',').map(str::trim).filter(|m| !m.is_empty()).map(str::to_string).collect()),
+            _ => {
+                parsed.models =
+                    Some(value.split(',').map(str::trim).filter(|m| !m.is_empty()).map(str::to_string).collect())
+            }
         }
     }
     Ok(parsed)
@@ -71,7 +80,8 @@ fn config_of(args: &Args) -> Result<MockConfig, String> {
     let mut config = match &args.config {
         Some(path) => {
             let text = std::fs::read_to_string(path).map_err(|e| format!("--config {}: {e}", path.display()))?;
-            serde_json::from_str(&text).map_err(|e| format!("--config {}: not a mock configuration: {e}", path.display()))?
+            serde_json::from_str(&text)
+                .map_err(|e| format!("--config {}: not a mock configuration: {e}", path.display()))?
         }
         None => MockConfig::default(),
     };
@@ -144,12 +154,28 @@ mod tests {
 
     #[test]
     fn parses_flags() {
-        let args = parse_args(&strings(&["--port", "0", "--latency-ms=20", "--wrong-every", "4", "--cors", "http://a:1,http://b:2", "--api-key", "k", "--models", "m1,m2"])).unwrap();
+        let args = parse_args(&strings(&[
+            "--port",
+            "0",
+            "--latency-ms=20",
+            "--wrong-every",
+            "4",
+            "--cors",
+            "http://a:1,http://b:2",
+            "--api-key",
+            "k",
+            "--models",
+            "m1,m2",
+        ]))
+        .unwrap();
         assert_eq!(args.port, Some(0));
         assert_eq!(args.latency_ms, Some(20));
         assert_eq!(args.cors, Some(Cors::Origins(vec!["http://a:1".into(), "http://b:2".into()])));
         let config = config_of(&args).unwrap();
-        assert_eq!((config.answers.wrong_every, config.api_key.as_deref(), config.models.map(|m| m.len())), (Some(4), Some("k"), Some(2)));
+        assert_eq!(
+            (config.answers.wrong_every, config.api_key.as_deref(), config.models.map(|m| m.len())),
+            (Some(4), Some("k"), Some(2))
+        );
         assert_eq!(parse_args(&strings(&["--cors", "none"])).unwrap().cors, Some(Cors::None));
     }
 

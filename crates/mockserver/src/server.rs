@@ -42,7 +42,12 @@ pub(crate) struct Shared {
 
 impl Shared {
     fn new(dataset: Vec<Sample>, config: MockConfig) -> Shared {
-        Shared { dataset: Dataset::new(dataset), config: RwLock::new(config), counters: Arc::default(), next_id: AtomicU64::new(1) }
+        Shared {
+            dataset: Dataset::new(dataset),
+            config: RwLock::new(config),
+            counters: Arc::default(),
+            next_id: AtomicU64::new(1),
+        }
     }
 
     fn config(&self) -> MockConfig {
@@ -87,7 +92,11 @@ impl MockServer {
         let listener = std::net::TcpListener::bind(("127.0.0.1", port))?;
         listener.set_nonblocking(true)?;
         let addr = listener.local_addr()?;
-        let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).thread_name("execbench-mock-server").enable_all().build()?;
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .thread_name("execbench-mock-server")
+            .enable_all()
+            .build()?;
         let shared = Arc::new(Shared::new(dataset, config));
         let (shutdown, stop) = oneshot::channel();
         let served = shared.clone();
@@ -225,9 +234,16 @@ async fn route(shared: Arc<Shared>, request: Request) -> Response {
     let get = method == Method::GET || method == Method::HEAD;
     let post = method == Method::POST;
     match path.as_str() {
-        "/" if get => plain(StatusCode::OK, "execbench mock model server (OpenAI: /v1, Anthropic: /v1/messages, Gemini: /v1beta)\n"),
-        "/_mock/stats" if get => json_response(StatusCode::OK, &serde_json::to_value(shared.stats()).unwrap_or_default()),
-        "/_mock/config" if get => json_response(StatusCode::OK, &serde_json::to_value(shared.config()).unwrap_or_default()),
+        "/" if get => plain(
+            StatusCode::OK,
+            "execbench mock model server (OpenAI: /v1, Anthropic: /v1/messages, Gemini: /v1beta)\n",
+        ),
+        "/_mock/stats" if get => {
+            json_response(StatusCode::OK, &serde_json::to_value(shared.stats()).unwrap_or_default())
+        }
+        "/_mock/config" if get => {
+            json_response(StatusCode::OK, &serde_json::to_value(shared.config()).unwrap_or_default())
+        }
         "/_mock/reset" if post => {
             shared.reset();
             json_response(StatusCode::OK, &json!({"ok": true}))
@@ -239,16 +255,26 @@ async fn route(shared: Arc<Shared>, request: Request) -> Response {
                     shared.set_config(config);
                     json_response(StatusCode::OK, &json!({"ok": true}))
                 }
-                Err(e) => json_response(StatusCode::BAD_REQUEST, &json!({"error": {"message": format!("not a mock configuration: {e}")}})),
+                Err(e) => json_response(
+                    StatusCode::BAD_REQUEST,
+                    &json!({"error": {"message": format!("not a mock configuration: {e}")}}),
+                ),
             }
         }
-        "/rows" if get => json_response(StatusCode::OK, &rows_page(shared.dataset.samples(), request.uri().query().unwrap_or(""))),
+        "/rows" if get => {
+            json_response(StatusCode::OK, &rows_page(shared.dataset.samples(), request.uri().query().unwrap_or("")))
+        }
         "/v1/models" | "/models" if get => {
-            let format = if request.headers().contains_key("anthropic-version") { Format::Anthropic } else { Format::OpenAi };
+            let format =
+                if request.headers().contains_key("anthropic-version") { Format::Anthropic } else { Format::OpenAi };
             json_response(StatusCode::OK, &wire::models_body(format, &model_list(&shared)))
         }
-        "/v1beta/models" | "/v1/models" if get => json_response(StatusCode::OK, &wire::models_body(Format::Gemini, &model_list(&shared))),
-        "/v1/chat/completions" | "/chat/completions" if post => chat(shared, ModelRoute::OpenAi { deployment: None }, request).await,
+        "/v1beta/models" | "/v1/models" if get => {
+            json_response(StatusCode::OK, &wire::models_body(Format::Gemini, &model_list(&shared)))
+        }
+        "/v1/chat/completions" | "/chat/completions" if post => {
+            chat(shared, ModelRoute::OpenAi { deployment: None }, request).await
+        }
         "/v1/messages" if post => chat(shared, ModelRoute::Anthropic, request).await,
         _ if post && path.starts_with("/openai/deployments/") && path.ends_with("/chat/completions") => {
             let deployment = path["/openai/deployments/".len()..path.len() - "/chat/completions".len()].to_string();
@@ -257,8 +283,12 @@ async fn route(shared: Arc<Shared>, request: Request) -> Response {
         _ if post && (path.starts_with("/v1beta/models/") || path.starts_with("/v1/models/")) => {
             let last = path.rsplit('/').next().unwrap_or("");
             match last.split_once(':') {
-                Some((model, "generateContent")) => chat(shared, ModelRoute::Gemini { model: model.to_string(), stream: false }, request).await,
-                Some((model, "streamGenerateContent")) => chat(shared, ModelRoute::Gemini { model: model.to_string(), stream: true }, request).await,
+                Some((model, "generateContent")) => {
+                    chat(shared, ModelRoute::Gemini { model: model.to_string(), stream: false }, request).await
+                }
+                Some((model, "streamGenerateContent")) => {
+                    chat(shared, ModelRoute::Gemini { model: model.to_string(), stream: true }, request).await
+                }
                 _ => not_found(&method, &path),
             }
         }
@@ -272,10 +302,19 @@ async fn route(shared: Arc<Shared>, request: Request) -> Response {
 /// are not checked.
 fn rows_page(samples: &[Sample], query: &str) -> Value {
     let number = |key: &str, default: usize| {
-        query.split('&').filter_map(|pair| pair.split_once('=')).find(|(k, _)| *k == key).and_then(|(_, v)| v.parse::<usize>().ok()).unwrap_or(default)
+        query
+            .split('&')
+            .filter_map(|pair| pair.split_once('='))
+            .find(|(k, _)| *k == key)
+            .and_then(|(_, v)| v.parse::<usize>().ok())
+            .unwrap_or(default)
     };
     let (offset, length) = (number("offset", 0), number("length", 100).min(100));
-    let features: Vec<Value> = ["id", "code", "input", "output"].iter().enumerate().map(|(i, name)| json!({"feature_idx": i, "name": name, "type": {"dtype": "string", "_type": "Value"}})).collect();
+    let features: Vec<Value> = ["id", "code", "input", "output"]
+        .iter()
+        .enumerate()
+        .map(|(i, name)| json!({"feature_idx": i, "name": name, "type": {"dtype": "string", "_type": "Value"}}))
+        .collect();
     let rows: Vec<Value> = samples
         .iter()
         .enumerate()
@@ -294,7 +333,10 @@ fn not_found(method: &Method, path: &str) -> Response {
     let message = format!(
         "the mock model server has no {method} {path}; it serves POST /v1/chat/completions, POST /v1/messages, POST /v1beta/models/MODEL:generateContent (and :streamGenerateContent), GET /_mock/stats"
     );
-    json_response(StatusCode::NOT_FOUND, &json!({"error": {"message": message, "type": "invalid_request_error", "param": null, "code": "unknown_url"}}))
+    json_response(
+        StatusCode::NOT_FOUND,
+        &json!({"error": {"message": message, "type": "invalid_request_error", "param": null, "code": "unknown_url"}}),
+    )
 }
 
 fn plain(status: StatusCode, text: &'static str) -> Response {
@@ -338,7 +380,11 @@ async fn chat(shared: Arc<Shared>, route: ModelRoute, request: Request) -> Respo
     let created = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
     let ids = Ids { number: shared.next_id.fetch_add(1, Ordering::Relaxed), created };
     let format = record_format(&route);
-    let mut record = RequestRecord { format: format.name().to_string(), path: request.uri().path().to_string(), ..RequestRecord::default() };
+    let mut record = RequestRecord {
+        format: format.name().to_string(),
+        path: request.uri().path().to_string(),
+        ..RequestRecord::default()
+    };
     let (planned, hang_ms) = plan(&shared, &config, route, request, &ids, &mut record).await;
     record.status = match &planned {
         Planned::Whole { status, .. } => *status,
@@ -383,7 +429,11 @@ async fn chat(shared: Arc<Shared>, route: ModelRoute, request: Request) -> Respo
 }
 
 fn error_planned(spec: &ErrorSpec, format: Format, ids: &Ids) -> Planned {
-    Planned::Whole { status: spec.status, body: spec.body(format, &ids.request()).to_string(), headers: spec.headers.clone() }
+    Planned::Whole {
+        status: spec.status,
+        body: spec.body(format, &ids.request()).to_string(),
+        headers: spec.headers.clone(),
+    }
 }
 
 fn header_str<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
@@ -392,18 +442,25 @@ fn header_str<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
 
 /// The key a request carries, by its format's conventions.
 fn key_of(format: Format, headers: &HeaderMap, query: Option<&str>) -> Option<String> {
-    let bearer = header_str(headers, "authorization").and_then(|a| a.strip_prefix("Bearer ").or_else(|| a.strip_prefix("bearer "))).map(|k| k.trim().to_string());
+    let bearer = header_str(headers, "authorization")
+        .and_then(|a| a.strip_prefix("Bearer ").or_else(|| a.strip_prefix("bearer ")))
+        .map(|k| k.trim().to_string());
     let named = |name: &str| header_str(headers, name).map(|k| k.trim().to_string());
     match format {
         Format::OpenAi => bearer.or_else(|| named("api-key")),
         Format::Anthropic => named("x-api-key").or(bearer),
-        Format::Gemini => named("x-goog-api-key").or_else(|| query.and_then(|q| q.split('&').find_map(|p| p.strip_prefix("key=").map(str::to_string)))),
+        Format::Gemini => named("x-goog-api-key")
+            .or_else(|| query.and_then(|q| q.split('&').find_map(|p| p.strip_prefix("key=").map(str::to_string)))),
     }
 }
 
 /// 401 for a missing or wrong key.
 pub(crate) fn bad_key(missing: bool) -> ErrorSpec {
-    let message = if missing { "No API key provided (mock server)." } else { "Incorrect API key provided (mock server). API key not valid. Please pass a valid API key." };
+    let message = if missing {
+        "No API key provided (mock server)."
+    } else {
+        "Incorrect API key provided (mock server). API key not valid. Please pass a valid API key."
+    };
     ErrorSpec::new(401, message, "invalid_request_error", "authentication_error", "UNAUTHENTICATED")
         .code("invalid_api_key")
         .detail(json!({"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": "API_KEY_INVALID", "domain": "googleapis.com"}))
@@ -458,17 +515,34 @@ fn error_in_200() -> ErrorSpec {
 }
 
 /// Reads, checks, identifies, counts, and decides the response (and how long to hang first).
-async fn plan(shared: &Shared, config: &MockConfig, route: ModelRoute, request: Request, ids: &Ids, record: &mut RequestRecord) -> (Planned, u64) {
+async fn plan(
+    shared: &Shared,
+    config: &MockConfig,
+    route: ModelRoute,
+    request: Request,
+    ids: &Ids,
+    record: &mut RequestRecord,
+) -> (Planned, u64) {
     let format = record_format(&route);
     let (parts, body) = request.into_parts();
     let headers = &parts.headers;
     let bytes = match axum::body::to_bytes(body, BODY_LIMIT).await {
         Ok(bytes) => bytes,
-        Err(e) => return (error_planned(&ErrorSpec::bad_request(format!("cannot read the body: {e}")), format, ids), 0),
+        Err(e) => {
+            return (error_planned(&ErrorSpec::bad_request(format!("cannot read the body: {e}")), format, ids), 0);
+        }
     };
     if format == Format::Anthropic {
-        if headers.contains_key(header::ORIGIN) && header_str(headers, "anthropic-dangerous-direct-browser-access") != Some("true") {
-            let spec = ErrorSpec::new(401, "CORS requests must set 'anthropic-dangerous-direct-browser-access' header", "invalid_request_error", "authentication_error", "UNAUTHENTICATED");
+        if headers.contains_key(header::ORIGIN)
+            && header_str(headers, "anthropic-dangerous-direct-browser-access") != Some("true")
+        {
+            let spec = ErrorSpec::new(
+                401,
+                "CORS requests must set 'anthropic-dangerous-direct-browser-access' header",
+                "invalid_request_error",
+                "authentication_error",
+                "UNAUTHENTICATED",
+            );
             return (error_planned(&spec, format, ids), 0);
         }
         if !headers.contains_key("anthropic-version") {
@@ -483,7 +557,12 @@ async fn plan(shared: &Shared, config: &MockConfig, route: ModelRoute, request: 
     }
     let value: Value = match serde_json::from_slice(&bytes) {
         Ok(value) => value,
-        Err(e) => return (error_planned(&ErrorSpec::bad_request(format!("the body is not valid JSON: {e}")), format, ids), 0),
+        Err(e) => {
+            return (
+                error_planned(&ErrorSpec::bad_request(format!("the body is not valid JSON: {e}")), format, ids),
+                0,
+            );
+        }
     };
     let parsed = match &route {
         ModelRoute::OpenAi { deployment } => wire::parse_openai(&value, deployment.as_deref()),
@@ -506,8 +585,14 @@ async fn plan(shared: &Shared, config: &MockConfig, route: ModelRoute, request: 
     if let Some(models) = &config.models
         && !models.contains(&request.model)
     {
-        let spec = ErrorSpec::new(404, format!("The model `{}` does not exist or you do not have access to it.", request.model), "invalid_request_error", "not_found_error", "NOT_FOUND")
-            .code("model_not_found");
+        let spec = ErrorSpec::new(
+            404,
+            format!("The model `{}` does not exist or you do not have access to it.", request.model),
+            "invalid_request_error",
+            "not_found_error",
+            "NOT_FOUND",
+        )
+        .code("model_not_found");
         return (error_planned(&spec, format, ids), 0);
     }
 
@@ -553,7 +638,11 @@ async fn plan(shared: &Shared, config: &MockConfig, route: ModelRoute, request: 
         Subject::Sample(index, _) => sample.map(|s| (index, s.id.as_str())),
         _ => None,
     };
-    let fault = config.faults.iter().find(|rule| rule.sample.matches(matched) && (rule.attempts.is_empty() || rule.attempts.contains(&attempt))).map(|rule| rule.fault.clone());
+    let fault = config
+        .faults
+        .iter()
+        .find(|rule| rule.sample.matches(matched) && (rule.attempts.is_empty() || rule.attempts.contains(&attempt)))
+        .map(|rule| rule.fault.clone());
     if let Some(fault) = &fault {
         shared.counters.lock().stats.faults_served += 1;
         record.fault = Some(fault.name().to_string());
@@ -591,12 +680,23 @@ async fn plan(shared: &Shared, config: &MockConfig, route: ModelRoute, request: 
             let half = body.char_indices().map(|(i, _)| i).find(|&i| i >= body.len() / 2).unwrap_or(0);
             Planned::Whole { status: 200, body: body[..half].to_string(), headers: Vec::new() }
         }
-        Some(Fault::ErrorEventAfter200) if request.stream => {
-            Planned::Stream { events: stream_of(&request, &reply, ids, Some(&error_in_200())), content_type: stream_type(&request) }
+        Some(Fault::ErrorEventAfter200) if request.stream => Planned::Stream {
+            events: stream_of(&request, &reply, ids, Some(&error_in_200())),
+            content_type: stream_type(&request),
+        },
+        Some(Fault::ErrorEventAfter200) => Planned::Whole {
+            status: 200,
+            body: error_in_200().body(format, &ids.request()).to_string(),
+            headers: Vec::new(),
+        },
+        _ if request.stream => {
+            Planned::Stream { events: stream_of(&request, &reply, ids, None), content_type: stream_type(&request) }
         }
-        Some(Fault::ErrorEventAfter200) => Planned::Whole { status: 200, body: error_in_200().body(format, &ids.request()).to_string(), headers: Vec::new() },
-        _ if request.stream => Planned::Stream { events: stream_of(&request, &reply, ids, None), content_type: stream_type(&request) },
-        _ => Planned::Whole { status: 200, body: wire::full_body(&request, &reply, ids).to_string(), headers: Vec::new() },
+        _ => Planned::Whole {
+            status: 200,
+            body: wire::full_body(&request, &reply, ids).to_string(),
+            headers: Vec::new(),
+        },
     };
     (planned, hang_ms)
 }

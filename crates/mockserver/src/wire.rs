@@ -62,8 +62,23 @@ pub struct ErrorSpec {
 }
 
 impl ErrorSpec {
-    pub fn new(status: u16, message: impl Into<String>, openai_type: &'static str, anthropic_type: &'static str, gemini_status: &'static str) -> ErrorSpec {
-        ErrorSpec { status, message: message.into(), openai_type, openai_code: None, anthropic_type, gemini_status, gemini_details: Vec::new(), headers: Vec::new() }
+    pub fn new(
+        status: u16,
+        message: impl Into<String>,
+        openai_type: &'static str,
+        anthropic_type: &'static str,
+        gemini_status: &'static str,
+    ) -> ErrorSpec {
+        ErrorSpec {
+            status,
+            message: message.into(),
+            openai_type,
+            openai_code: None,
+            anthropic_type,
+            gemini_status,
+            gemini_details: Vec::new(),
+            headers: Vec::new(),
+        }
     }
 
     pub fn code(mut self, code: &'static str) -> ErrorSpec {
@@ -89,8 +104,12 @@ impl ErrorSpec {
     /// The body in `format`'s shape.
     pub fn body(&self, format: Format, request_id: &str) -> Value {
         match format {
-            Format::OpenAi => json!({"error": {"message": self.message, "type": self.openai_type, "param": null, "code": self.openai_code}}),
-            Format::Anthropic => json!({"type": "error", "error": {"type": self.anthropic_type, "message": self.message}, "request_id": request_id}),
+            Format::OpenAi => {
+                json!({"error": {"message": self.message, "type": self.openai_type, "param": null, "code": self.openai_code}})
+            }
+            Format::Anthropic => {
+                json!({"type": "error", "error": {"type": self.anthropic_type, "message": self.message}, "request_id": request_id})
+            }
             Format::Gemini => {
                 let mut error = json!({"code": self.status, "message": self.message, "status": self.gemini_status});
                 if !self.gemini_details.is_empty() {
@@ -310,13 +329,25 @@ impl Reply {
             Some(m) if token_count(text) > m => (text.chars().take((m * 4) as usize).collect(), Finish::Length),
             _ => (text.to_string(), Finish::Stop),
         };
-        Reply { completion_tokens: token_count(&text), text, finish, prompt_tokens: token_count(prompt), hidden_tokens: 0 }
+        Reply {
+            completion_tokens: token_count(&text),
+            text,
+            finish,
+            prompt_tokens: token_count(prompt),
+            hidden_tokens: 0,
+        }
     }
 
     /// No text, the whole budget (`max_tokens`, 0 without one) spent: stopped for length.
     pub fn empty_length(prompt: &str, max_tokens: Option<u64>) -> Reply {
         let spent = max_tokens.unwrap_or(0);
-        Reply { text: String::new(), finish: Finish::Length, prompt_tokens: token_count(prompt), completion_tokens: spent, hidden_tokens: spent }
+        Reply {
+            text: String::new(),
+            finish: Finish::Length,
+            prompt_tokens: token_count(prompt),
+            completion_tokens: spent,
+            hidden_tokens: spent,
+        }
     }
 
     fn total_completion(&self, n: u32) -> u64 {
@@ -422,7 +453,12 @@ fn named_event(name: &str, value: &Value) -> String {
 /// The events of a streamed answer, the terminator last (OpenAI `[DONE]`, Anthropic
 /// `message_stop`, Gemini the chunk with `finishReason`). `error_after_first_piece`: the stream
 /// carries the format's error after the first piece of text instead and ends there.
-pub fn stream_events(request: &ChatRequest, reply: &Reply, ids: &Ids, error_after_first_piece: Option<&ErrorSpec>) -> Vec<String> {
+pub fn stream_events(
+    request: &ChatRequest,
+    reply: &Reply,
+    ids: &Ids,
+    error_after_first_piece: Option<&ErrorSpec>,
+) -> Vec<String> {
     let parts = pieces(&reply.text);
     let n = request.n;
     let mut events = Vec::new();
@@ -441,7 +477,12 @@ pub fn stream_events(request: &ChatRequest, reply: &Reply, ids: &Ids, error_afte
             }
             for (k, piece) in parts.iter().enumerate() {
                 for i in 0..n {
-                    events.push(data_event(Format::OpenAi, &chunk(json!([{"index": i, "delta": {"content": piece}, "logprobs": null, "finish_reason": null}]))));
+                    events.push(data_event(
+                        Format::OpenAi,
+                        &chunk(
+                            json!([{"index": i, "delta": {"content": piece}, "logprobs": null, "finish_reason": null}]),
+                        ),
+                    ));
                 }
                 if k == 0
                     && let Some(error) = error_after_first_piece
@@ -451,7 +492,12 @@ pub fn stream_events(request: &ChatRequest, reply: &Reply, ids: &Ids, error_afte
                 }
             }
             for i in 0..n {
-                events.push(data_event(Format::OpenAi, &chunk(json!([{"index": i, "delta": {}, "logprobs": null, "finish_reason": reply.finish.openai()}]))));
+                events.push(data_event(
+                    Format::OpenAi,
+                    &chunk(
+                        json!([{"index": i, "delta": {}, "logprobs": null, "finish_reason": reply.finish.openai()}]),
+                    ),
+                ));
             }
             if request.include_usage {
                 let mut c = chunk(json!([]));
@@ -467,7 +513,10 @@ pub fn stream_events(request: &ChatRequest, reply: &Reply, ids: &Ids, error_afte
             }});
             events.push(named_event("message_start", &start));
             if !parts.is_empty() {
-                events.push(named_event("content_block_start", &json!({"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}})));
+                events.push(named_event(
+                    "content_block_start",
+                    &json!({"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}),
+                ));
                 for (k, piece) in parts.iter().enumerate() {
                     events.push(named_event("content_block_delta", &json!({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": piece}})));
                     if k == 0 {
@@ -502,7 +551,8 @@ pub fn stream_events(request: &ChatRequest, reply: &Reply, ids: &Ids, error_afte
                         c
                     })
                     .collect();
-                let mut chunk = json!({"candidates": candidates, "modelVersion": request.model, "responseId": ids.gemini()});
+                let mut chunk =
+                    json!({"candidates": candidates, "modelVersion": request.model, "responseId": ids.gemini()});
                 if last {
                     chunk["usageMetadata"] = gemini_usage(reply, n);
                 }
@@ -523,7 +573,9 @@ pub fn stream_events(request: &ChatRequest, reply: &Reply, ids: &Ids, error_afte
 /// `GET /v1beta/models` (Gemini shape).
 pub fn models_body(format: Format, models: &[String]) -> Value {
     match format {
-        Format::OpenAi => json!({"object": "list", "data": models.iter().map(|m| json!({"id": m, "object": "model", "created": 0, "owned_by": "execbench-mock"})).collect::<Vec<_>>()}),
+        Format::OpenAi => {
+            json!({"object": "list", "data": models.iter().map(|m| json!({"id": m, "object": "model", "created": 0, "owned_by": "execbench-mock"})).collect::<Vec<_>>()})
+        }
         Format::Anthropic => json!({
             "data": models.iter().map(|m| json!({"type": "model", "id": m, "display_name": m, "created_at": "2025-01-01T00:00:00Z"})).collect::<Vec<_>>(),
             "has_more": false, "first_id": models.first(), "last_id": models.last(),
@@ -540,7 +592,12 @@ mod tests {
 
     #[test]
     fn pieces_split_evenly() {
-        let cases: [(&str, &[&str]); 4] = [("", &[]), ("ab", &["a", "b"]), ("abcdefgh", &["ab", "cd", "ef", "gh"]), ("abcdefghi", &["abc", "def", "ghi"])];
+        let cases: [(&str, &[&str]); 4] = [
+            ("", &[]),
+            ("ab", &["a", "b"]),
+            ("abcdefgh", &["ab", "cd", "ef", "gh"]),
+            ("abcdefghi", &["abc", "def", "ghi"]),
+        ];
         for (text, want) in cases {
             assert_eq!(pieces(text), want, "{text:?}");
         }
@@ -549,7 +606,10 @@ mod tests {
     #[test]
     fn reply_honours_max_tokens() {
         let r = Reply::new("abcdefghij", "xyz", Some(2));
-        assert_eq!((r.text.as_str(), r.finish, r.completion_tokens, r.prompt_tokens), ("abcdefgh", Finish::Length, 2, 1));
+        assert_eq!(
+            (r.text.as_str(), r.finish, r.completion_tokens, r.prompt_tokens),
+            ("abcdefgh", Finish::Length, 2, 1)
+        );
         let r = Reply::new("abcdefghij", "", Some(3));
         assert_eq!((r.text.as_str(), r.finish, r.completion_tokens), ("abcdefghij", Finish::Stop, 3));
     }
@@ -558,14 +618,24 @@ mod tests {
     fn parses_each_format() {
         let openai = json!({"model": "m", "messages": [{"role": "system", "content": "S"}, {"role": "user", "content": [{"type": "text", "text": "U"}]}], "n": 2, "stream": true, "stream_options": {"include_usage": true}, "max_completion_tokens": 7, "temperature": 0.2, "top_p": 0.95});
         let r = parse_openai(&openai, None).unwrap();
-        assert_eq!((r.model.as_str(), r.prompt.as_str(), r.n, r.stream, r.include_usage, r.max_tokens, r.temperature, r.top_p), ("m", "S\n\nU", 2, true, true, Some(7), Some(0.2), Some(0.95)));
-        assert_eq!(parse_openai(&json!({"messages": [{"role": "user", "content": "x"}]}), Some("dep")).unwrap().model, "dep");
-        let anthropic = json!({"model": "c", "max_tokens": 9, "system": "S", "messages": [{"role": "user", "content": "U"}]});
+        assert_eq!(
+            (r.model.as_str(), r.prompt.as_str(), r.n, r.stream, r.include_usage, r.max_tokens, r.temperature, r.top_p),
+            ("m", "S\n\nU", 2, true, true, Some(7), Some(0.2), Some(0.95))
+        );
+        assert_eq!(
+            parse_openai(&json!({"messages": [{"role": "user", "content": "x"}]}), Some("dep")).unwrap().model,
+            "dep"
+        );
+        let anthropic =
+            json!({"model": "c", "max_tokens": 9, "system": "S", "messages": [{"role": "user", "content": "U"}]});
         let r = parse_anthropic(&anthropic).unwrap();
         assert_eq!((r.prompt.as_str(), r.n, r.max_tokens), ("S\n\nU", 1, Some(9)));
         let gemini = json!({"systemInstruction": {"parts": [{"text": "S"}]}, "contents": [{"role": "user", "parts": [{"text": "U"}]}], "generationConfig": {"candidateCount": 3, "maxOutputTokens": 5, "temperature": 1.0, "topP": 0.5}});
         let r = parse_gemini(&gemini, "g", true, true).unwrap();
-        assert_eq!((r.prompt.as_str(), r.n, r.max_tokens, r.temperature, r.top_p, r.json_array_stream), ("S\n\nU", 3, Some(5), Some(1.0), Some(0.5), false));
+        assert_eq!(
+            (r.prompt.as_str(), r.n, r.max_tokens, r.temperature, r.top_p, r.json_array_stream),
+            ("S\n\nU", 3, Some(5), Some(1.0), Some(0.5), false)
+        );
     }
 
     /// (body, format, message fragment)
@@ -575,11 +645,23 @@ mod tests {
             (json!({"model": "m", "messages": []}), Format::OpenAi, "messages"),
             (json!({"messages": [{"role": "user", "content": "x"}]}), Format::OpenAi, "model"),
             (json!({"model": "m", "messages": [{"role": "user", "content": "x"}], "n": 0}), Format::OpenAi, "n: 0"),
-            (json!({"model": "m", "messages": [{"role": "user", "content": "x"}], "temperature": 3}), Format::OpenAi, "temperature"),
+            (
+                json!({"model": "m", "messages": [{"role": "user", "content": "x"}], "temperature": 3}),
+                Format::OpenAi,
+                "temperature",
+            ),
             (json!({"model": "m", "messages": [{"role": "user", "content": "x"}]}), Format::Anthropic, "max_tokens"),
-            (json!({"model": "m", "max_tokens": 5, "messages": [{"role": "user", "content": "x"}], "temperature": 1.5}), Format::Anthropic, "temperature"),
+            (
+                json!({"model": "m", "max_tokens": 5, "messages": [{"role": "user", "content": "x"}], "temperature": 1.5}),
+                Format::Anthropic,
+                "temperature",
+            ),
             (json!({"contents": []}), Format::Gemini, "contents"),
-            (json!({"contents": [{"parts": [{"text": "x"}]}], "generationConfig": {"candidateCount": 9}}), Format::Gemini, "candidateCount"),
+            (
+                json!({"contents": [{"parts": [{"text": "x"}]}], "generationConfig": {"candidateCount": 9}}),
+                Format::Gemini,
+                "candidateCount",
+            ),
         ];
         for (body, format, fragment) in cases {
             let result = match format {

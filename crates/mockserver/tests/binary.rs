@@ -38,10 +38,14 @@ fn serves_the_bundled_dataset() {
 
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     let body = json!({"model": "m", "messages": [{"role": "user", "content": "def f(nums):\n    output = []\n    for n in nums:\n        output.append((nums.count(n), n))\n    output.sort(reverse=True)\n    return output\nassert f([1, 1, 3, 1, 3, 1]) == ??"}]}).to_string();
-    let response = runtime.block_on(common::post(addr, "/v1/chat/completions", &[("Authorization", "Bearer k")], &body));
+    let response =
+        runtime.block_on(common::post(addr, "/v1/chat/completions", &[("Authorization", "Bearer k")], &body));
     assert_eq!(response.status, 200, "{}", response.body);
     // --wrong-every 1: every answer is wrong.
-    assert_eq!(response.json()["choices"][0]["message"]["content"], "[ANSWER]\nassert f([1, 1, 3, 1, 3, 1]) == None\n[/ANSWER]");
+    assert_eq!(
+        response.json()["choices"][0]["message"]["content"],
+        "[ANSWER]\nassert f([1, 1, 3, 1, 3, 1]) == None\n[/ANSWER]"
+    );
     assert_eq!(response.header("access-control-allow-origin"), None);
     let response = runtime.block_on(common::post(addr, "/v1/chat/completions", &[], &body));
     assert_eq!(response.status, 401);

@@ -11,7 +11,8 @@ use std::time::{Duration, Instant};
 use common::{Response, get, post, send};
 use execbench_core::Sample;
 use execbench_mockserver::{
-    AnswerPolicy, Cors, Fault, FaultRule, MockConfig, MockServer, SampleMatch, Task, UNIDENTIFIED_ANSWER, answer_text, bundled_dataset, token_count,
+    AnswerPolicy, Cors, Fault, FaultRule, MockConfig, MockServer, SampleMatch, Task, UNIDENTIFIED_ANSWER, answer_text,
+    bundled_dataset, token_count,
 };
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -66,7 +67,16 @@ struct Call {
 
 impl Call {
     fn new(fmt: Fmt, prompt: String) -> Call {
-        Call { fmt, model: "mock-model", prompt, stream: false, n: 1, max_tokens: None, key: Some("sk-test"), extra_headers: Vec::new() }
+        Call {
+            fmt,
+            model: "mock-model",
+            prompt,
+            stream: false,
+            n: 1,
+            max_tokens: None,
+            key: Some("sk-test"),
+            extra_headers: Vec::new(),
+        }
     }
 
     fn stream(mut self) -> Call {
@@ -125,7 +135,11 @@ impl Call {
                 if let Some(m) = self.max_tokens {
                     body["max_completion_tokens"] = json!(m);
                 }
-                let path = if self.fmt == Fmt::Azure { format!("/openai/deployments/{}/chat/completions?api-version=2024-10-21", self.model) } else { "/v1/chat/completions".to_string() };
+                let path = if self.fmt == Fmt::Azure {
+                    format!("/openai/deployments/{}/chat/completions?api-version=2024-10-21", self.model)
+                } else {
+                    "/v1/chat/completions".to_string()
+                };
                 (path, body)
             }
             Fmt::Anthropic => {
@@ -246,7 +260,9 @@ fn read_answer(fmt: Fmt, stream: bool, response: &Response) -> Answer {
                 let value: Value = serde_json::from_str(&data).unwrap();
                 assert_eq!(value["type"].as_str(), name.as_deref(), "the event name is the data's type");
                 match name.as_deref() {
-                    Some("message_start") => a.prompt_tokens = value["message"]["usage"]["input_tokens"].as_u64().unwrap(),
+                    Some("message_start") => {
+                        a.prompt_tokens = value["message"]["usage"]["input_tokens"].as_u64().unwrap()
+                    }
                     Some("content_block_delta") => {
                         assert_eq!(value["delta"]["type"], "text_delta");
                         a.texts[0].push_str(value["delta"]["text"].as_str().unwrap());
@@ -285,7 +301,8 @@ fn read_answer(fmt: Fmt, stream: bool, response: &Response) -> Answer {
                 }
                 if let Some(usage) = chunk.get("usageMetadata") {
                     a.prompt_tokens = usage["promptTokenCount"].as_u64().unwrap();
-                    a.completion_tokens = usage["candidatesTokenCount"].as_u64().unwrap() + usage.get("thoughtsTokenCount").and_then(Value::as_u64).unwrap_or(0);
+                    a.completion_tokens = usage["candidatesTokenCount"].as_u64().unwrap()
+                        + usage.get("thoughtsTokenCount").and_then(Value::as_u64).unwrap_or(0);
                     assert_eq!(usage["totalTokenCount"].as_u64().unwrap(), a.prompt_tokens + a.completion_tokens);
                 }
             }
@@ -317,7 +334,8 @@ async fn start(config: MockConfig) -> MockServer {
 /// Every format, streamed and not, gives the answer the policy says, with the documented usage.
 #[tokio::test]
 async fn answers_follow_the_policy_in_every_format() {
-    let policy = AnswerPolicy { wrong_every: Some(3), wrong_ids: ["sample_4".to_string()].into(), ..Default::default() };
+    let policy =
+        AnswerPolicy { wrong_every: Some(3), wrong_ids: ["sample_4".to_string()].into(), ..Default::default() };
     let server = start(MockConfig { answers: policy.clone(), ..MockConfig::default() }).await;
     assert_eq!(server.policy(), policy);
     // (format, streamed, n, sample index, task)
@@ -359,7 +377,11 @@ async fn answers_follow_the_policy_in_every_format() {
             assert!(answer.text_events >= 3 * n as usize, "{what}: the text comes in several chunks");
         }
         let record = server.stats().recent.last().cloned().unwrap();
-        assert_eq!((record.sample_id.as_deref(), record.task, record.right, record.n, record.stream), (Some(s.id.as_str()), Some(task), Some(right), n, stream), "{what}");
+        assert_eq!(
+            (record.sample_id.as_deref(), record.task, record.right, record.n, record.stream),
+            (Some(s.id.as_str()), Some(task), Some(right), n, stream),
+            "{what}"
+        );
     }
     let stats = server.stats();
     assert_eq!(stats.requests_total, cases.len() as u64);
@@ -367,7 +389,10 @@ async fn answers_follow_the_policy_in_every_format() {
     assert_eq!(stats.per_sample.get("sample_8"), Some(&2));
     assert_eq!((stats.unidentified, stats.faults_served, stats.cancelled, stats.in_flight), (0, 0, 0, 0));
     let record = &stats.recent[0];
-    assert_eq!((record.format.as_str(), record.temperature, record.top_p, record.status), ("openai", Some(0.2), Some(0.95), 200));
+    assert_eq!(
+        (record.format.as_str(), record.temperature, record.top_p, record.status),
+        ("openai", Some(0.2), Some(0.95), 200)
+    );
 }
 
 /// Connection tests, unidentified prompts, `max_tokens`, the other OpenAI path and Gemini's
@@ -399,7 +424,8 @@ async fn special_prompts_and_limits() {
     let response = post(server.addr(), "/v1beta/models/gemini-x:streamGenerateContent", &[], &body).await;
     assert_eq!(response.header("content-type"), Some("application/json"));
     let chunks: Vec<Value> = serde_json::from_str(&response.body).unwrap();
-    let text: String = chunks.iter().map(|c| c["candidates"][0]["content"]["parts"][0]["text"].as_str().unwrap()).collect();
+    let text: String =
+        chunks.iter().map(|c| c["candidates"][0]["content"]["parts"][0]["text"].as_str().unwrap()).collect();
     assert_eq!(text, answer_text(&s, Task::Output, true));
     assert_eq!(chunks.last().unwrap()["modelVersion"], "gemini-x");
 }
@@ -427,7 +453,11 @@ async fn error_faults_in_every_format() {
         (
             Fault::RateLimit { retry_after_s: Some(2.0), retry_after_ms: None },
             429,
-            [(Fmt::OpenAi, &[("/error/code", "\"rate_limit_exceeded\"")]), (Fmt::Anthropic, &[("/error/type", "\"rate_limit_error\"")]), (Fmt::Gemini, &[("/error/code", "429")])],
+            [
+                (Fmt::OpenAi, &[("/error/code", "\"rate_limit_exceeded\"")]),
+                (Fmt::Anthropic, &[("/error/type", "\"rate_limit_error\"")]),
+                (Fmt::Gemini, &[("/error/code", "429")]),
+            ],
             "",
             &[("retry-after", "2")],
             &["retry-after-ms"],
@@ -438,7 +468,13 @@ async fn error_faults_in_every_format() {
             [
                 (Fmt::OpenAi, &[("/error/code", "\"rate_limit_exceeded\"")]),
                 (Fmt::Anthropic, &[("/error/type", "\"rate_limit_error\"")]),
-                (Fmt::Gemini, &[("/error/details/0/@type", "\"type.googleapis.com/google.rpc.RetryInfo\""), ("/error/details/0/retryDelay", "\"1.5s\"")]),
+                (
+                    Fmt::Gemini,
+                    &[
+                        ("/error/details/0/@type", "\"type.googleapis.com/google.rpc.RetryInfo\""),
+                        ("/error/details/0/retryDelay", "\"1.5s\""),
+                    ],
+                ),
             ],
             "1.5s",
             &[],
@@ -447,7 +483,11 @@ async fn error_faults_in_every_format() {
         (
             Fault::ServerError,
             500,
-            [(Fmt::OpenAi, &[("/error/type", "\"server_error\"")]), (Fmt::Anthropic, &[("/error/type", "\"api_error\"")]), (Fmt::Gemini, &[("/error/status", "\"INTERNAL\""), ("/error/code", "500")])],
+            [
+                (Fmt::OpenAi, &[("/error/type", "\"server_error\"")]),
+                (Fmt::Anthropic, &[("/error/type", "\"api_error\"")]),
+                (Fmt::Gemini, &[("/error/status", "\"INTERNAL\""), ("/error/code", "500")]),
+            ],
             "",
             &[],
             &[],
@@ -467,7 +507,11 @@ async fn error_faults_in_every_format() {
         (
             Fault::Unavailable,
             503,
-            [(Fmt::OpenAi, &[("/error/type", "\"server_error\"")]), (Fmt::Anthropic, &[("/error/type", "\"api_error\"")]), (Fmt::Gemini, &[("/error/status", "\"UNAVAILABLE\"")])],
+            [
+                (Fmt::OpenAi, &[("/error/type", "\"server_error\"")]),
+                (Fmt::Anthropic, &[("/error/type", "\"api_error\"")]),
+                (Fmt::Gemini, &[("/error/status", "\"UNAVAILABLE\"")]),
+            ],
             "",
             &[],
             &[],
@@ -478,7 +522,13 @@ async fn error_faults_in_every_format() {
             [
                 (Fmt::OpenAi, &[("/error/type", "\"insufficient_quota\""), ("/error/code", "\"insufficient_quota\"")]),
                 (Fmt::Anthropic, &[("/error/type", "\"insufficient_quota\"")]),
-                (Fmt::Gemini, &[("/error/status", "\"RESOURCE_EXHAUSTED\""), ("/error/details/0/@type", "\"type.googleapis.com/google.rpc.QuotaFailure\"")]),
+                (
+                    Fmt::Gemini,
+                    &[
+                        ("/error/status", "\"RESOURCE_EXHAUSTED\""),
+                        ("/error/details/0/@type", "\"type.googleapis.com/google.rpc.QuotaFailure\""),
+                    ],
+                ),
             ],
             quota,
             &[],
@@ -490,7 +540,10 @@ async fn error_faults_in_every_format() {
             [
                 (Fmt::OpenAi, &[("/error/code", "\"invalid_api_key\"")]),
                 (Fmt::Anthropic, &[("/error/type", "\"authentication_error\"")]),
-                (Fmt::Gemini, &[("/error/status", "\"UNAUTHENTICATED\""), ("/error/details/0/reason", "\"API_KEY_INVALID\"")]),
+                (
+                    Fmt::Gemini,
+                    &[("/error/status", "\"UNAUTHENTICATED\""), ("/error/details/0/reason", "\"API_KEY_INVALID\"")],
+                ),
             ],
             "",
             &[],
@@ -499,7 +552,10 @@ async fn error_faults_in_every_format() {
     ];
     let s = sample(12);
     for (fault, status, formats, fragment, headers, absent) in &cases {
-        server.set_config(MockConfig { faults: vec![FaultRule::always(SampleMatch::All, fault.clone())], ..MockConfig::default() });
+        server.set_config(MockConfig {
+            faults: vec![FaultRule::always(SampleMatch::All, fault.clone())],
+            ..MockConfig::default()
+        });
         for (fmt, checks) in formats {
             for stream in [false, true] {
                 let mut call = Call::new(*fmt, output_prompt(&s));
@@ -537,7 +593,12 @@ async fn error_faults_in_every_format() {
 async fn faults_inside_a_200() {
     let server = start(MockConfig::default()).await;
     let s = sample(20);
-    let set = |fault: Fault| server.set_config(MockConfig { faults: vec![FaultRule::always(SampleMatch::Id(s.id.clone()), fault)], ..MockConfig::default() });
+    let set = |fault: Fault| {
+        server.set_config(MockConfig {
+            faults: vec![FaultRule::always(SampleMatch::Id(s.id.clone()), fault)],
+            ..MockConfig::default()
+        })
+    };
     let all = [Fmt::OpenAi, Fmt::Anthropic, Fmt::Gemini];
 
     set(Fault::StreamCut { after_chunks: 2 });
@@ -549,7 +610,11 @@ async fn faults_inside_a_200() {
         assert!(!answer.complete, "{fmt:?}: no terminator");
         let response = Call::new(fmt, output_prompt(&s)).send(&server).await;
         assert_eq!(response.status, 200);
-        assert!(response.body.starts_with('{') && serde_json::from_str::<Value>(&response.body).is_err(), "{fmt:?}: {}", response.body);
+        assert!(
+            response.body.starts_with('{') && serde_json::from_str::<Value>(&response.body).is_err(),
+            "{fmt:?}: {}",
+            response.body
+        );
     }
     // More chunks asked than there are: still no terminator.
     set(Fault::StreamCut { after_chunks: 1000 });
@@ -573,9 +638,15 @@ async fn faults_inside_a_200() {
             Fmt::Gemini => assert_eq!(error["error"]["status"], "UNAVAILABLE"),
             _ => assert_eq!(error["error"]["type"], "server_error"),
         }
-        assert!(!response.body.contains("[DONE]") && !response.body.contains("message_stop") && !response.body.contains("finishReason"));
-        let error_at = response.body.rfind(if fmt == Fmt::Anthropic { "event: error" } else { "data: {\"error\"" }).unwrap();
-        let answer = read_answer(fmt, true, &Response { body: response.body[..error_at].to_string(), ..response.clone() });
+        assert!(
+            !response.body.contains("[DONE]")
+                && !response.body.contains("message_stop")
+                && !response.body.contains("finishReason")
+        );
+        let error_at =
+            response.body.rfind(if fmt == Fmt::Anthropic { "event: error" } else { "data: {\"error\"" }).unwrap();
+        let answer =
+            read_answer(fmt, true, &Response { body: response.body[..error_at].to_string(), ..response.clone() });
         assert!(!answer.texts[0].is_empty(), "{fmt:?}: some text came before the error");
         let response = Call::new(fmt, output_prompt(&s)).send(&server).await;
         assert_eq!(response.status, 200);
@@ -592,7 +663,11 @@ async fn faults_inside_a_200() {
             let response = call.send(&server).await;
             let answer = read_answer(fmt, stream, &response);
             assert_eq!(answer.texts, [""], "{fmt:?} {stream}");
-            assert_eq!((answer.finish[0].as_str(), answer.completion_tokens), (length_word(fmt), 50), "{fmt:?} {stream}");
+            assert_eq!(
+                (answer.finish[0].as_str(), answer.completion_tokens),
+                (length_word(fmt), 50),
+                "{fmt:?} {stream}"
+            );
             assert!(answer.complete);
             if !stream {
                 let body = response.json();
@@ -607,7 +682,8 @@ async fn faults_inside_a_200() {
 
     set(Fault::Hang { ms: 300 });
     let started = Instant::now();
-    let answer = read_answer(Fmt::Gemini, true, &Call::new(Fmt::Gemini, output_prompt(&s)).stream().send(&server).await);
+    let answer =
+        read_answer(Fmt::Gemini, true, &Call::new(Fmt::Gemini, output_prompt(&s)).stream().send(&server).await);
     assert!(started.elapsed() >= Duration::from_millis(300));
     assert_eq!(answer.texts, [answer_text(&s, Task::Output, true)]);
     let stats = server.stats();
@@ -619,7 +695,11 @@ async fn faults_inside_a_200() {
 async fn attempts_and_counts() {
     let config = MockConfig {
         faults: vec![
-            FaultRule::on_attempts(SampleMatch::Id("sample_1".into()), &[1, 2], Fault::RateLimit { retry_after_s: None, retry_after_ms: Some(10) }),
+            FaultRule::on_attempts(
+                SampleMatch::Id("sample_1".into()),
+                &[1, 2],
+                Fault::RateLimit { retry_after_s: None, retry_after_ms: Some(10) },
+            ),
             FaultRule::always(SampleMatch::EveryKth(4), Fault::ServerError),
         ],
         ..MockConfig::default()
@@ -730,7 +810,11 @@ async fn cors_policies() {
     let server = start(MockConfig::default()).await;
     for (i, (cors, method, origin, status, allow)) in cases.iter().enumerate() {
         server.set_config(MockConfig { cors: cors.clone(), ..MockConfig::default() });
-        let mut headers = vec![("Access-Control-Request-Method", "POST"), ("Access-Control-Request-Headers", "authorization,content-type"), ("Access-Control-Request-Private-Network", "true")];
+        let mut headers = vec![
+            ("Access-Control-Request-Method", "POST"),
+            ("Access-Control-Request-Headers", "authorization,content-type"),
+            ("Access-Control-Request-Private-Network", "true"),
+        ];
         if let Some(origin) = origin {
             headers.push(("Origin", origin));
         }
@@ -742,7 +826,8 @@ async fn cors_policies() {
         let what = format!("case {i}: {cors:?} {method} {origin:?}");
         assert_eq!(response.status, *status, "{what}");
         assert_eq!(response.header("access-control-allow-origin"), *allow, "{what}");
-        let cors_headers = response.headers.iter().filter(|(n, _)| n.to_ascii_lowercase().starts_with("access-control-")).count();
+        let cors_headers =
+            response.headers.iter().filter(|(n, _)| n.to_ascii_lowercase().starts_with("access-control-")).count();
         if allow.is_none() {
             assert_eq!(cors_headers, 0, "{what}: {:?}", response.headers);
             continue;
@@ -750,7 +835,15 @@ async fn cors_policies() {
         assert_eq!(response.header("access-control-expose-headers"), Some("retry-after, retry-after-ms"), "{what}");
         if *method == "OPTIONS" {
             let allowed = response.header("access-control-allow-headers").unwrap();
-            for name in ["authorization", "content-type", "x-api-key", "api-key", "x-goog-api-key", "anthropic-version", "anthropic-dangerous-direct-browser-access"] {
+            for name in [
+                "authorization",
+                "content-type",
+                "x-api-key",
+                "api-key",
+                "x-goog-api-key",
+                "anthropic-version",
+                "anthropic-dangerous-direct-browser-access",
+            ] {
                 assert!(allowed.contains(name), "{what}: {name}");
             }
             assert!(allowed.starts_with('*'));
@@ -767,7 +860,12 @@ async fn cors_policies() {
 /// (format, key sent, model, expected status, JSON pointer and value)
 #[tokio::test]
 async fn keys_and_models_are_checked() {
-    let server = start(MockConfig { api_key: Some("sk-right".into()), models: Some(vec!["m-ok".into()]), ..MockConfig::default() }).await;
+    let server = start(MockConfig {
+        api_key: Some("sk-right".into()),
+        models: Some(vec!["m-ok".into()]),
+        ..MockConfig::default()
+    })
+    .await;
     let cases: [(Fmt, Option<&'static str>, &'static str, u16, (&str, &str)); 12] = [
         (Fmt::OpenAi, Some("sk-right"), "m-ok", 200, ("/object", "\"chat.completion\"")),
         (Fmt::OpenAi, Some("sk-wrong"), "m-ok", 401, ("/error/code", "\"invalid_api_key\"")),
@@ -785,14 +883,23 @@ async fn keys_and_models_are_checked() {
     for (i, (fmt, key, model, status, (pointer, value))) in cases.iter().enumerate() {
         let response = Call::new(*fmt, output_prompt(&sample(50))).key(*key).model(model).send(&server).await;
         assert_eq!(response.status, *status, "case {i}: {}", response.body);
-        assert_eq!(response.json().pointer(pointer), Some(&serde_json::from_str::<Value>(value).unwrap()), "case {i}: {}", response.body);
+        assert_eq!(
+            response.json().pointer(pointer),
+            Some(&serde_json::from_str::<Value>(value).unwrap()),
+            "case {i}: {}",
+            response.body
+        );
     }
     // Gemini's key in the query.
     let body = json!({"contents": [{"parts": [{"text": "Reply with the word OK."}]}]}).to_string();
     assert_eq!(post(server.addr(), "/v1beta/models/m-ok:generateContent?key=sk-right", &[], &body).await.status, 200);
     assert_eq!(post(server.addr(), "/v1beta/models/m-ok:generateContent?key=nope", &[], &body).await.status, 401);
     let stats = server.stats();
-    assert_eq!((stats.requests_total, stats.per_sample.get("sample_50")), (14, Some(&4)), "refused requests count in the total only");
+    assert_eq!(
+        (stats.requests_total, stats.per_sample.get("sample_50")),
+        (14, Some(&4)),
+        "refused requests count in the total only"
+    );
 }
 
 /// Anthropic's own header rules, and bodies no format accepts.
@@ -800,26 +907,48 @@ async fn keys_and_models_are_checked() {
 async fn bad_requests() {
     let server = start(MockConfig::default()).await;
     let prompt = output_prompt(&sample(60));
-    let response = Call::new(Fmt::Anthropic, prompt.clone()).header("Origin", "http://127.0.0.1:8080").send(&server).await;
+    let response =
+        Call::new(Fmt::Anthropic, prompt.clone()).header("Origin", "http://127.0.0.1:8080").send(&server).await;
     assert_eq!(response.status, 401);
     assert!(response.body.contains("CORS requests must set 'anthropic-dangerous-direct-browser-access' header"));
-    let response = Call::new(Fmt::Anthropic, prompt.clone()).header("Origin", "http://127.0.0.1:8080").header("anthropic-dangerous-direct-browser-access", "true").send(&server).await;
+    let response = Call::new(Fmt::Anthropic, prompt.clone())
+        .header("Origin", "http://127.0.0.1:8080")
+        .header("anthropic-dangerous-direct-browser-access", "true")
+        .send(&server)
+        .await;
     assert_eq!(response.status, 200);
     let body = json!({"model": "c", "max_tokens": 10, "messages": [{"role": "user", "content": "x"}]}).to_string();
     let response = post(server.addr(), "/v1/messages", &[], &body).await;
-    assert_eq!((response.status, response.json()["error"]["message"].as_str()), (400, Some("anthropic-version: header is required")));
+    assert_eq!(
+        (response.status, response.json()["error"]["message"].as_str()),
+        (400, Some("anthropic-version: header is required"))
+    );
     // (path, headers, body, JSON pointer to a message)
     let cases: [(&str, &[(&str, &str)], String, &str); 5] = [
         ("/v1/chat/completions", &[], "{not json".into(), "/error/message"),
-        ("/v1/chat/completions", &[], json!({"model": "m", "messages": [{"role": "user", "content": "x"}], "n": 0}).to_string(), "/error/message"),
-        ("/v1/messages", &[("anthropic-version", "2023-06-01")], json!({"model": "m", "messages": [{"role": "user", "content": "x"}]}).to_string(), "/error/message"),
+        (
+            "/v1/chat/completions",
+            &[],
+            json!({"model": "m", "messages": [{"role": "user", "content": "x"}], "n": 0}).to_string(),
+            "/error/message",
+        ),
+        (
+            "/v1/messages",
+            &[("anthropic-version", "2023-06-01")],
+            json!({"model": "m", "messages": [{"role": "user", "content": "x"}]}).to_string(),
+            "/error/message",
+        ),
         ("/v1beta/models/g:generateContent", &[], json!({"contents": []}).to_string(), "/error/message"),
         ("/v1beta/models/g:generateContent", &[], "[]".into(), "/error/message"),
     ];
     for (path, headers, body, pointer) in cases {
         let response = post(server.addr(), path, headers, &body).await;
         assert_eq!(response.status, 400, "{path} {body}: {}", response.body);
-        assert!(response.json().pointer(pointer).and_then(Value::as_str).is_some_and(|m| !m.is_empty()), "{}", response.body);
+        assert!(
+            response.json().pointer(pointer).and_then(Value::as_str).is_some_and(|m| !m.is_empty()),
+            "{}",
+            response.body
+        );
     }
     let response = post(server.addr(), "/v1/completions", &[], "{}").await;
     assert_eq!(response.status, 404);
@@ -832,14 +961,16 @@ async fn control_endpoints() {
     let server = start(MockConfig { models: Some(vec!["a".into(), "b".into()]), ..MockConfig::default() }).await;
     let s = sample(70);
     let _ = Call::new(Fmt::OpenAi, output_prompt(&s)).model("a").send(&server).await;
-    let stats: execbench_mockserver::Stats = serde_json::from_str(&get(server.addr(), "/_mock/stats", &[]).await.body).unwrap();
+    let stats: execbench_mockserver::Stats =
+        serde_json::from_str(&get(server.addr(), "/_mock/stats", &[]).await.body).unwrap();
     assert_eq!(stats, server.stats());
     assert_eq!(stats.per_sample.get(&s.id), Some(&1));
 
     let config = json!({"answers": {"wrong_ids": [s.id]}, "models": ["a"]}).to_string();
     assert_eq!(post(server.addr(), "/_mock/config", &[], &config).await.status, 200);
     assert_eq!(server.policy().wrong_ids.len(), 1);
-    let answer = read_answer(Fmt::OpenAi, false, &Call::new(Fmt::OpenAi, output_prompt(&s)).model("a").send(&server).await);
+    let answer =
+        read_answer(Fmt::OpenAi, false, &Call::new(Fmt::OpenAi, output_prompt(&s)).model("a").send(&server).await);
     assert_eq!(answer.texts, [answer_text(&s, Task::Output, false)]);
     let response = post(server.addr(), "/_mock/config", &[], r#"{"latency": 3}"#).await;
     assert_eq!(response.status, 400);

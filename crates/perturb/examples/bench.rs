@@ -13,16 +13,29 @@ const DEFAULT_DATASET: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../public
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let path = args.iter().enumerate().find(|(i, a)| !a.starts_with("--") && (*i == 0 || !["--repeat", "--kind"].contains(&args[i - 1].as_str()))).map(|(_, a)| a).cloned().unwrap_or_else(|| DEFAULT_DATASET.to_string());
+    let path = args
+        .iter()
+        .enumerate()
+        .find(|(i, a)| !a.starts_with("--") && (*i == 0 || !["--repeat", "--kind"].contains(&args[i - 1].as_str())))
+        .map(|(_, a)| a)
+        .cloned()
+        .unwrap_or_else(|| DEFAULT_DATASET.to_string());
     let with_verification = args.iter().any(|a| a == "--verify");
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
     let samples = execbench_core::load_jsonl(&path, &text).samples;
-    let repeat: usize = args.iter().position(|a| a == "--repeat").and_then(|i| args.get(i + 1)).and_then(|n| n.parse().ok()).unwrap_or(1).max(1);
+    let repeat: usize = args
+        .iter()
+        .position(|a| a == "--repeat")
+        .and_then(|i| args.get(i + 1))
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(1)
+        .max(1);
     // The floor: every kind parses its input once (an incremental re-parse checks the output).
     let mut parse_only = f64::INFINITY;
     for _ in 0..repeat {
         let started = Instant::now();
-        let valid = samples.iter().filter(|s| execbench_perturb::syntax::parse_valid(&s.code, "the code").is_ok()).count();
+        let valid =
+            samples.iter().filter(|s| execbench_perturb::syntax::parse_valid(&s.code, "the code").is_ok()).count();
         parse_only = parse_only.min(started.elapsed().as_secs_f64() * 1000.0);
         assert_eq!(valid, samples.len(), "every sample parses");
     }
@@ -30,7 +43,8 @@ fn main() {
     let options = Options::default();
     let mut total = 0.0;
     let mut deterministic = 0.0;
-    let only: Option<Kind> = args.iter().position(|a| a == "--kind").and_then(|i| args.get(i + 1)).and_then(|k| Kind::parse(k));
+    let only: Option<Kind> =
+        args.iter().position(|a| a == "--kind").and_then(|i| args.get(i + 1)).and_then(|k| Kind::parse(k));
     for kind in Kind::ALL.into_iter().filter(|k| only.is_none_or(|o| o == *k)) {
         // On a shared machine the fastest of several runs is the least disturbed one.
         let mut best = f64::INFINITY;

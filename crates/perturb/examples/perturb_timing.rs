@@ -32,7 +32,9 @@ fn main() {
     let path = args
         .iter()
         .enumerate()
-        .find(|(i, a)| !a.starts_with("--") && (*i == 0 || !["--reps", "--digest", "--kind"].contains(&args[i - 1].as_str())))
+        .find(|(i, a)| {
+            !a.starts_with("--") && (*i == 0 || !["--reps", "--digest", "--kind"].contains(&args[i - 1].as_str()))
+        })
         .map_or_else(|| DEFAULT_DATASET.to_string(), |(_, a)| a.clone());
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
     let samples = execbench_core::load_jsonl(&path, &text).samples;
@@ -63,7 +65,15 @@ fn main() {
             let started = Instant::now();
             let parsed: Vec<_> = samples.iter().map(Parsed::new).collect();
             for kind in Kind::DETERMINISTIC {
-                let ok = samples.iter().zip(&parsed).filter(|(s, p)| p.as_ref().is_ok_and(|p| perturb_parsed(s, p, kind, &options, &mut OfflineWrongAnswers::default()).is_ok())).count();
+                let ok = samples
+                    .iter()
+                    .zip(&parsed)
+                    .filter(|(s, p)| {
+                        p.as_ref().is_ok_and(|p| {
+                            perturb_parsed(s, p, kind, &options, &mut OfflineWrongAnswers::default()).is_ok()
+                        })
+                    })
+                    .count();
                 std::hint::black_box(ok);
             }
             best = best.min(started.elapsed().as_secs_f64() * 1000.0);
@@ -86,8 +96,13 @@ fn main() {
                 for (sample, parsed) in samples.iter().zip(&parsed) {
                     let result = perturb_sample(sample, kind, &options);
                     if let Some(parsed) = parsed {
-                        let shared = perturb_parsed(sample, parsed, kind, &options, &mut OfflineWrongAnswers::default());
-                        assert_eq!(shared, result, "{} {kind} seed {seed} {profile}: perturb_parsed differs", sample.id);
+                        let shared =
+                            perturb_parsed(sample, parsed, kind, &options, &mut OfflineWrongAnswers::default());
+                        assert_eq!(
+                            shared, result,
+                            "{} {kind} seed {seed} {profile}: perturb_parsed differs",
+                            sample.id
+                        );
                     }
                     let line = serde_json::to_string(&result).unwrap_or_else(|e| panic!("{}: {e}", sample.id));
                     hash = fnv1a(hash, line.as_bytes());

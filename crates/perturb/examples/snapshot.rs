@@ -25,7 +25,8 @@ fn main() {
         for seed in 0..5 {
             let options = Options::with_seed(seed);
             let file = format!("{dir}/{}-seed{seed}.jsonl", kind.name());
-            let mut out = std::io::BufWriter::new(std::fs::File::create(&file).unwrap_or_else(|e| panic!("{file}: {e}")));
+            let mut out =
+                std::io::BufWriter::new(std::fs::File::create(&file).unwrap_or_else(|e| panic!("{file}: {e}")));
             for sample in &samples {
                 let result = perturb_sample(sample, kind, &options);
                 let line = serde_json::to_string(&result).unwrap_or_else(|e| panic!("{}: {e}", sample.id));

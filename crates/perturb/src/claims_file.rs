@@ -10,11 +10,11 @@ use std::collections::{BTreeMap, BTreeSet};
 use execbench_eval::parse_literal;
 use serde_json::Value;
 
+use crate::Prediction;
 use crate::distance::call_arguments;
 use crate::rng::Rng;
 use crate::syntax::{self, NodeKind, preorder, text};
 use crate::wrong_answer::{OfflineWrongAnswers, WrongAnswerRequest, WrongAnswerSource};
-use crate::Prediction;
 
 /// The claims of one file, by sample and task.
 #[derive(Clone, Debug, Default)]
@@ -127,7 +127,11 @@ impl FileWrongAnswers {
 
 impl WrongAnswerSource for FileWrongAnswers {
     fn candidates(&mut self, request: &WrongAnswerRequest, rng: &mut Rng) -> Result<Vec<String>, String> {
-        let mut out: Vec<String> = self.claims_for(request.sample_id, request.prediction).iter().filter_map(|c| as_claim(c, request)).collect();
+        let mut out: Vec<String> = self
+            .claims_for(request.sample_id, request.prediction)
+            .iter()
+            .filter_map(|c| as_claim(c, request))
+            .collect();
         if out.is_empty() {
             self.missing.insert(request.sample_id.to_string());
         }
@@ -139,7 +143,11 @@ impl WrongAnswerSource for FileWrongAnswers {
     /// Only for samples the file has nothing for: a probe's value is claimed before the
     /// candidates, which would put it before the file's own claim.
     fn probes(&mut self, request: &WrongAnswerRequest, rng: &mut Rng) -> Vec<String> {
-        if self.claims_for(request.sample_id, request.prediction).is_empty() { self.fallback.probes(request, rng) } else { Vec::new() }
+        if self.claims_for(request.sample_id, request.prediction).is_empty() {
+            self.fallback.probes(request, rng)
+        } else {
+            Vec::new()
+        }
     }
 }
 
@@ -153,7 +161,8 @@ fn as_claim(claim: &str, request: &WrongAnswerRequest) -> Option<String> {
     match request.prediction {
         Prediction::Output => Some(claim.to_string()),
         Prediction::Input => {
-            let called = claim.strip_prefix(request.function_name).is_some_and(|rest| rest.trim_start().starts_with('('));
+            let called =
+                claim.strip_prefix(request.function_name).is_some_and(|rest| rest.trim_start().starts_with('('));
             match called.then(|| call_arguments(claim)).flatten() {
                 Some(arguments) => Some(arguments),
                 None => Some(claim.to_string()),
@@ -172,7 +181,8 @@ fn claims_of_row(row: &Value) -> Result<(String, Vec<(Prediction, String)>), Str
     if let Some(id) = id_of("task_id") {
         let code = row.get("code").and_then(Value::as_str).ok_or("a CodeCrash row without `code`")?;
         let function_name = row.get("function_name").and_then(Value::as_str).unwrap_or("f");
-        let found = claim_in_hint_comment(code, function_name).ok_or("no hint comment with a value or a call in `code`")?;
+        let found =
+            claim_in_hint_comment(code, function_name).ok_or("no hint comment with a value or a call in `code`")?;
         return Ok((id, vec![found]));
     }
     let id = id_of("id").ok_or("neither `task_id` (CodeCrash) nor `id`")?;
@@ -197,7 +207,8 @@ fn claims_of_row(row: &Value) -> Result<(String, Vec<(Prediction, String)>), Str
 /// `#` inside a string is no comment.
 pub fn claim_in_hint_comment(code: &str, function_name: &str) -> Option<(Prediction, String)> {
     let tree = syntax::parse(code).ok()?;
-    let comments: Vec<tree_sitter::Node> = preorder(tree.root_node()).into_iter().filter(|n| n.kind_name() == "comment").collect();
+    let comments: Vec<tree_sitter::Node> =
+        preorder(tree.root_node()).into_iter().filter(|n| n.kind_name() == "comment").collect();
     let def_rows: Vec<usize> = preorder(tree.root_node())
         .into_iter()
         .filter(|n| n.kind_name() == "function_definition")
@@ -211,7 +222,11 @@ pub fn claim_in_hint_comment(code: &str, function_name: &str) -> Option<(Predict
             return Some((Prediction::Input, arguments));
         }
     }
-    comments.iter().rev().find_map(|comment| literal_at_end(text(*comment, code))).map(|literal| (Prediction::Output, literal))
+    comments
+        .iter()
+        .rev()
+        .find_map(|comment| literal_at_end(text(*comment, code)))
+        .map(|literal| (Prediction::Output, literal))
 }
 
 /// The argument text of the first call of `function_name` in a comment (`# The call is f(1, [2])`
@@ -223,7 +238,9 @@ fn call_in(comment: &str, function_name: &str) -> Option<String> {
         let start = from + offset;
         from = start + function_name.len();
         // The name alone, not the end of a longer one (`elf(` for `f`).
-        if body[..start].chars().next_back().is_some_and(|c| c.is_alphanumeric() || c == '_') || !body[from..].starts_with('(') {
+        if body[..start].chars().next_back().is_some_and(|c| c.is_alphanumeric() || c == '_')
+            || !body[from..].starts_with('(')
+        {
             continue;
         }
         // The longest prefix of what follows that is one call: a trailing period or words after it are dropped.
@@ -240,7 +257,8 @@ fn call_in(comment: &str, function_name: &str) -> Option<String> {
 /// is [1, 2]` gives `[1, 2]`; a final period is allowed).
 fn literal_at_end(comment: &str) -> Option<String> {
     let body = comment.trim_start_matches('#').trim();
-    let starts = std::iter::once(0).chain(body.char_indices().filter(|(_, c)| c.is_whitespace()).map(|(i, c)| i + c.len_utf8()));
+    let starts =
+        std::iter::once(0).chain(body.char_indices().filter(|(_, c)| c.is_whitespace()).map(|(i, c)| i + c.len_utf8()));
     for start in starts {
         let tail = body[start..].trim();
         for candidate in [tail, tail.strip_suffix('.').unwrap_or(tail).trim_end()] {
@@ -258,7 +276,14 @@ mod tests {
 
     #[test]
     fn ids_match_across_layouts() {
-        let cases: &[(&str, &str)] = &[("sample_12", "12"), ("12", "12"), ("crux_012", "12"), ("sample_0", "0"), ("HumanEval/3", "HumanEval/3"), ("abc", "abc")];
+        let cases: &[(&str, &str)] = &[
+            ("sample_12", "12"),
+            ("12", "12"),
+            ("crux_012", "12"),
+            ("sample_0", "0"),
+            ("HumanEval/3", "HumanEval/3"),
+            ("abc", "abc"),
+        ];
         for (id, normal) in cases {
             assert_eq!(normalise_id(id), *normal, "{id}");
         }
@@ -270,12 +295,21 @@ mod tests {
     fn claims_are_read_from_hint_comments() {
         let cases: &[(&str, Option<(Prediction, &str)>)] = &[
             ("def f(x):\n    return x + 1  # The return value is 7", Some((Prediction::Output, "7"))),
-            ("def f(x):\n    if x:\n        return 1\n    return 2\n# The return value is [1, 'a #b'].", Some((Prediction::Output, "[1, 'a #b']"))),
-            ("def f(x):  # The function call is f('ab', [1, 2])\n    return x", Some((Prediction::Input, "'ab', [1, 2]"))),
+            (
+                "def f(x):\n    if x:\n        return 1\n    return 2\n# The return value is [1, 'a #b'].",
+                Some((Prediction::Output, "[1, 'a #b']")),
+            ),
+            (
+                "def f(x):  # The function call is f('ab', [1, 2])\n    return x",
+                Some((Prediction::Input, "'ab', [1, 2]")),
+            ),
             ("def f(x):  # the call f(3) gives it.\n    return x", Some((Prediction::Input, "3"))),
             ("def f(x):\n    s = '# 5'\n    return s", None),
             ("def f(x):\n    # no value here\n    return x", None),
-            ("def f(x):\n    return x  # The return value is {'a': (1, None)}", Some((Prediction::Output, "{'a': (1, None)}"))),
+            (
+                "def f(x):\n    return x  # The return value is {'a': (1, None)}",
+                Some((Prediction::Output, "{'a': (1, None)}")),
+            ),
         ];
         for (code, expected) in cases {
             let got = claim_in_hint_comment(code, "f");
@@ -307,20 +341,42 @@ mod tests {
 
     #[test]
     fn file_claims_come_first_then_offline_proposals() {
-        let mut file = FileWrongAnswers::parse(r#"{"id": "sample_1", "claim": "f(9, 'q')", "prediction": "input"}"#).unwrap();
-        let request = WrongAnswerRequest { sample_id: "sample_1", code: "", function_name: "f", call: "f(1, 'a')", expected_output: "0", prediction: Prediction::Input };
+        let mut file =
+            FileWrongAnswers::parse(r#"{"id": "sample_1", "claim": "f(9, 'q')", "prediction": "input"}"#).unwrap();
+        let request = WrongAnswerRequest {
+            sample_id: "sample_1",
+            code: "",
+            function_name: "f",
+            call: "f(1, 'a')",
+            expected_output: "0",
+            prediction: Prediction::Input,
+        };
         let got = file.candidates(&request, &mut Rng::new(1)).unwrap();
         assert_eq!(got[0], "9, 'q'");
         assert!(got.len() > 1, "offline proposals follow: {got:?}");
-        assert!(!file.probes(&WrongAnswerRequest { prediction: Prediction::Output, ..request.clone() }, &mut Rng::new(1)).is_empty(), "nothing for output in the file: offline probes");
+        assert!(
+            !file
+                .probes(&WrongAnswerRequest { prediction: Prediction::Output, ..request.clone() }, &mut Rng::new(1))
+                .is_empty(),
+            "nothing for output in the file: offline probes"
+        );
         assert!(file.missing.is_empty());
         let other = WrongAnswerRequest { sample_id: "sample_2", ..request.clone() };
-        assert_eq!(file.candidates(&other, &mut Rng::new(1)).unwrap(), OfflineWrongAnswers::default().candidates(&other, &mut Rng::new(1)).unwrap());
+        assert_eq!(
+            file.candidates(&other, &mut Rng::new(1)).unwrap(),
+            OfflineWrongAnswers::default().candidates(&other, &mut Rng::new(1)).unwrap()
+        );
         assert_eq!(file.missing.iter().collect::<Vec<_>>(), ["sample_2"]);
         // Sample 1 exported with the file's claim, sample 2 with an offline one.
         let row = |id: &str, claimed: &str| crate::HintRow {
             id: id.to_string(),
-            hint: crate::Hint { prediction: Prediction::Input, claimed: claimed.to_string(), alternatives: Vec::new(), probes: Vec::new(), probed: None },
+            hint: crate::Hint {
+                prediction: Prediction::Input,
+                claimed: claimed.to_string(),
+                alternatives: Vec::new(),
+                probes: Vec::new(),
+                probed: None,
+            },
             distance: None,
         };
         let report = file.report(&[row("sample_1", "9, 'q'"), row("sample_2", "3, 'a'")]);

@@ -89,7 +89,13 @@ impl DistanceSummary {
 
 impl std::fmt::Display for DistanceSummary {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "median {} characters, {:.1}% at distance <= 1 ({} hints)", self.median, self.percent_within_one(), self.hints)
+        write!(
+            f,
+            "median {} characters, {:.1}% at distance <= 1 ({} hints)",
+            self.median,
+            self.percent_within_one(),
+            self.hints
+        )
     }
 }
 
@@ -118,7 +124,12 @@ mod tests {
 
     #[test]
     fn distances_compare_with_the_truth_of_the_task() {
-        let sample = execbench_core::load_jsonl("d", r#"{"id": "s", "code": "def f(a, b):\n    return a", "input": "'abc', 2", "output": "'abc'"}"#).samples.remove(0);
+        let sample = execbench_core::load_jsonl(
+            "d",
+            r#"{"id": "s", "code": "def f(a, b):\n    return a", "input": "'abc', 2", "output": "'abc'"}"#,
+        )
+        .samples
+        .remove(0);
         let cases: &[(Prediction, &str, Option<usize>)] = &[
             (Prediction::Output, "'abd'", Some(1)),
             (Prediction::Output, " 'xyz' ", Some(3)),
@@ -126,7 +137,13 @@ mod tests {
             (Prediction::Input, "'cba', 12", Some(3)),
         ];
         for (prediction, claim, expected) in cases {
-            let hint = Hint { prediction: *prediction, claimed: claim.to_string(), alternatives: Vec::new(), probes: Vec::new(), probed: None };
+            let hint = Hint {
+                prediction: *prediction,
+                claimed: claim.to_string(),
+                alternatives: Vec::new(),
+                probes: Vec::new(),
+                probed: None,
+            };
             assert_eq!(hint_distance(&sample, &hint), *expected, "{prediction:?} {claim}");
         }
         assert_eq!(call_arguments("f(\n  1, x=2 )").as_deref(), Some("1, x=2"));
@@ -142,7 +159,11 @@ mod tests {
         ];
         for (distances, median, within_one, text) in cases {
             let summary = DistanceSummary::of(distances);
-            assert_eq!((summary.median, summary.within_one, summary.hints), (*median, *within_one, distances.len()), "{distances:?}");
+            assert_eq!(
+                (summary.median, summary.within_one, summary.hints),
+                (*median, *within_one, distances.len()),
+                "{distances:?}"
+            );
             assert_eq!(summary.to_string(), *text);
         }
     }

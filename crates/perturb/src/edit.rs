@@ -63,7 +63,12 @@ pub fn apply(source: &str, kind: Kind, edits: Vec<TextEdit>) -> Result<(String, 
 }
 
 /// [`apply`] to the code or the call.
-pub fn apply_to(source: &str, kind: Kind, target: Target, mut edits: Vec<TextEdit>) -> Result<(String, Vec<Edit>), PerturbError> {
+pub fn apply_to(
+    source: &str,
+    kind: Kind,
+    target: Target,
+    mut edits: Vec<TextEdit>,
+) -> Result<(String, Vec<Edit>), PerturbError> {
     // A stable sort keeps the given order among insertions at one position.
     edits.sort_by_key(|e| (e.start, e.end));
     let mut out = String::with_capacity(source.len() + edits.iter().map(|e| e.text.len()).sum::<usize>());
@@ -144,7 +149,8 @@ fn place_in_one_text(edits: &[Edit]) -> Vec<Placed> {
             }
             let (mut after_start, mut after_end) = (e.after_start_byte, e.after_start_byte + e.after.len());
             for later in &stages[k + 1..] {
-                (after_start, after_end) = (map_forward(later, after_start, false), map_forward(later, after_end, true));
+                (after_start, after_end) =
+                    (map_forward(later, after_start, false), map_forward(later, after_end, true));
             }
             placed.push(Placed { before: start..end.max(start), after: after_start..after_end.max(after_start) });
         }
@@ -209,7 +215,9 @@ mod tests {
 
     #[test]
     fn report_positions_point_into_both_texts() {
-        let (out, report) = apply("x = a + b", Kind::Ren, vec![TextEdit::replace(4, 5, "Var_1"), TextEdit::replace(8, 9, "Var_2")]).unwrap();
+        let (out, report) =
+            apply("x = a + b", Kind::Ren, vec![TextEdit::replace(4, 5, "Var_1"), TextEdit::replace(8, 9, "Var_2")])
+                .unwrap();
         assert_eq!(out, "x = Var_1 + Var_2");
         for e in &report {
             assert_eq!(&out[e.after_start_byte..e.after_start_byte + e.after.len()], e.after);
@@ -221,12 +229,14 @@ mod tests {
     fn stages_are_placed_in_the_first_and_last_text() {
         // Stage one turns `x = a` into `x = (a)`; stage two renames `a` (in its own text) and `x`.
         let (one, first) = apply("x = a", Kind::Rtf, vec![TextEdit::replace(4, 5, "(a)")]).unwrap();
-        let (two, second) = apply(&one, Kind::Ren, vec![TextEdit::replace(0, 1, "Var_1"), TextEdit::replace(5, 6, "Var_2")]).unwrap();
+        let (two, second) =
+            apply(&one, Kind::Ren, vec![TextEdit::replace(0, 1, "Var_1"), TextEdit::replace(5, 6, "Var_2")]).unwrap();
         assert_eq!(two, "Var_1 = (Var_2)");
         let edits: Vec<Edit> = first.into_iter().chain(second).collect();
         let placed = place(&edits);
         let original = "x = a";
-        let texts: Vec<(&str, &str)> = placed.iter().map(|p| (&original[p.before.clone()], &two[p.after.clone()])).collect();
+        let texts: Vec<(&str, &str)> =
+            placed.iter().map(|p| (&original[p.before.clone()], &two[p.after.clone()])).collect();
         assert_eq!(texts, vec![("a", "(Var_2)"), ("x", "Var_1"), ("a", "Var_2")]);
     }
 

@@ -147,7 +147,8 @@ pub fn unchanged(sample: &Sample, perturbed: &Perturbed) -> bool {
 
 /// Perturbs one sample into an export row (no verification).
 pub fn perturb_row(sample: &Sample, dataset: &str, kind: Kind, options: &Options) -> Result<ExportRow, Failure> {
-    let failure = |stage: Stage, reason: String| Failure { id: sample.id.clone(), kind, seed: options.seed, stage, reason };
+    let failure =
+        |stage: Stage, reason: String| Failure { id: sample.id.clone(), kind, seed: options.seed, stage, reason };
     let perturbed = crate::perturb_sample(sample, kind, options).map_err(|e| failure(Stage::Perturb, e.to_string()))?;
     Ok(row_of(sample, dataset, kind, options, perturbed))
 }
@@ -159,7 +160,12 @@ pub fn row_of(sample: &Sample, dataset: &str, kind: Kind, options: &Options, per
         dataset: dataset.to_string(),
         kind,
         seed: options.seed,
-        options: RowOptions { p: options.p, once: options.once, prediction: options.prediction, profile: options.profile },
+        options: RowOptions {
+            p: options.p,
+            once: options.once,
+            prediction: options.prediction,
+            profile: options.profile,
+        },
         code: perturbed.code,
         function_name: perturbed.function_name,
         call: perturbed.call,
@@ -207,7 +213,13 @@ pub fn perturb_dataset_with_source(
                 let perturbed = match result {
                     Ok(p) => p,
                     Err(e) => {
-                        run.failures.push(Failure { id: sample.id.clone(), kind, seed, stage: Stage::Perturb, reason: e.to_string() });
+                        run.failures.push(Failure {
+                            id: sample.id.clone(),
+                            kind,
+                            seed,
+                            stage: Stage::Perturb,
+                            reason: e.to_string(),
+                        });
                         continue;
                     }
                 };
@@ -216,7 +228,13 @@ pub fn perturb_dataset_with_source(
                     Some((engine, limits)) => match verify(&mut **engine, sample, &perturbed, *limits) {
                         Ok(verified) => verified,
                         Err(e) => {
-                            run.failures.push(Failure { id: sample.id.clone(), kind, seed, stage: Stage::Verify, reason: e.to_string() });
+                            run.failures.push(Failure {
+                                id: sample.id.clone(),
+                                kind,
+                                seed,
+                                stage: Stage::Verify,
+                                reason: e.to_string(),
+                            });
                             continue;
                         }
                     },
@@ -226,7 +244,11 @@ pub fn perturb_dataset_with_source(
                     *run.unchanged.entry(kind).or_default() += 1;
                 }
                 if let Some(hint) = &perturbed.hint {
-                    run.hints.push(HintRow { id: sample.id.clone(), hint: hint.clone(), distance: crate::distance::hint_distance(sample, hint) });
+                    run.hints.push(HintRow {
+                        id: sample.id.clone(),
+                        hint: hint.clone(),
+                        distance: crate::distance::hint_distance(sample, hint),
+                    });
                 }
                 run.rows.push(row_of(sample, dataset, kind, &options, perturbed));
             }
@@ -261,14 +283,24 @@ mod tests {
     use super::*;
 
     fn sample() -> Sample {
-        execbench_core::load_jsonl("d", r#"{"id": "s1", "code": "def f(a):\n    return a + 1", "input": "1", "output": "2"}"#).samples.remove(0)
+        execbench_core::load_jsonl(
+            "d",
+            r#"{"id": "s1", "code": "def f(a):\n    return a + 1", "input": "1", "output": "2"}"#,
+        )
+        .samples
+        .remove(0)
     }
 
     /// Exact bytes, written by hand from the field order and REN's documented naming.
     #[test]
     fn rows_serialize_byte_for_byte() {
         let row = perturb_row(&sample(), "cruxeval", Kind::Ren, &Options::default()).unwrap();
-        let dataset = Provenance { app_version: "0.1.0".into(), dataset: "cruxeval".into(), dataset_hash: "00ff".into(), ..Provenance::default() };
+        let dataset = Provenance {
+            app_version: "0.1.0".into(),
+            dataset: "cruxeval".into(),
+            dataset_hash: "00ff".into(),
+            ..Provenance::default()
+        };
         let provenance = r#""provenance":{"app_version":"0.1.0","dataset":"cruxeval","dataset_hash":"00ff","perturbation":{"kind":"REN","options":{"once":false,"p":1.0,"prediction":"output","profile":"execbench"},"seed":0}}"#;
         let expected = concat!(
             r#"{"id":"s1","dataset":"cruxeval","kind":"REN","seed":0,"options":{"p":1.0,"once":false,"prediction":"output","profile":"execbench"},"#,
@@ -289,11 +321,19 @@ mod tests {
         let text = r#"{"id": "s1", "code": "def f(a):\n    return a > 1", "input": "1", "output": "False"}"#;
         let sample = execbench_core::load_jsonl("d", text).samples.remove(0);
         let dataset = Provenance::default();
-        let cases = [(Kind::Mcc, Profile::Codecrash, true), (Kind::Mps, Profile::Codecrash, true), (Kind::Mcc, Profile::Execbench, false), (Kind::Gbc, Profile::Codecrash, false)];
+        let cases = [
+            (Kind::Mcc, Profile::Codecrash, true),
+            (Kind::Mps, Profile::Codecrash, true),
+            (Kind::Mcc, Profile::Execbench, false),
+            (Kind::Gbc, Profile::Codecrash, false),
+        ];
         for (kind, profile, flagged) in cases {
             let row = perturb_row(&sample, "d", kind, &Options { profile, ..Options::default() }).unwrap();
             assert_eq!((row.options.profile, row.message_true), (profile, flagged), "{kind} {profile}");
-            for line in [to_jsonl(std::slice::from_ref(&row), &dataset), to_codecrash_jsonl(std::slice::from_ref(&row), &dataset)] {
+            for line in [
+                to_jsonl(std::slice::from_ref(&row), &dataset),
+                to_codecrash_jsonl(std::slice::from_ref(&row), &dataset),
+            ] {
                 assert_eq!(line.contains(r#""message_true":true"#), flagged, "{line}");
                 assert!(line.contains(&format!(r#""profile":"{profile}""#)), "{line}");
             }
@@ -327,11 +367,21 @@ mod tests {
     #[test]
     fn the_seed_matters_to_every_kind_but_ren() {
         let code = "def f(text, n):\n    out = []\n    for i in range(n):\n        if i % 2 == 0:\n            out.append(text[i])\n        elif len(out) > 3:\n            out.pop()\n    while len(out) > n:\n        out.pop()\n    return ''.join(out)";
-        let row = format!(r#"{{"id": "s1", "code": {}, "input": "'abcdef', 4", "output": "'ac'"}}"#, serde_json::to_string(code).unwrap());
+        let row = format!(
+            r#"{{"id": "s1", "code": {}, "input": "'abcdef', 4", "output": "'ac'"}}"#,
+            serde_json::to_string(code).unwrap()
+        );
         let sample = execbench_core::load_jsonl("d", &row).samples.remove(0);
         for kind in Kind::DETERMINISTIC {
-            let programs: std::collections::BTreeSet<String> = (0..8).map(|seed| crate::perturb_sample(&sample, kind, &Options::with_seed(seed)).unwrap().code).collect();
-            assert_eq!(programs.len() > 1, kind.uses_seed(), "{kind}: {} distinct programs over 8 seeds", programs.len());
+            let programs: std::collections::BTreeSet<String> = (0..8)
+                .map(|seed| crate::perturb_sample(&sample, kind, &Options::with_seed(seed)).unwrap().code)
+                .collect();
+            assert_eq!(
+                programs.len() > 1,
+                kind.uses_seed(),
+                "{kind}: {} distinct programs over 8 seeds",
+                programs.len()
+            );
         }
         assert_eq!(Kind::Ren.seeds_that_matter(&[3, 4, 5]), &[3]);
         assert_eq!(Kind::Rtf.seeds_that_matter(&[3, 4, 5]), &[3, 4, 5]);

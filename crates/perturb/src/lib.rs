@@ -23,10 +23,13 @@ pub mod syntax;
 pub mod verify;
 pub mod wrong_answer;
 
-pub use edit::{Edit, Placed, Target, place};
 pub use claims_file::{FileReport, FileWrongAnswers};
 pub use distance::{DistanceSummary, hint_distance, levenshtein};
-pub use export::{CodeCrashRow, DatasetRun, ExportRow, Failure, HintRow, RowOptions, Stage, perturb_dataset, perturb_dataset_with_source, perturb_row, row_of, to_codecrash_jsonl, to_jsonl, unchanged};
+pub use edit::{Edit, Placed, Target, place};
+pub use export::{
+    CodeCrashRow, DatasetRun, ExportRow, Failure, HintRow, RowOptions, Stage, perturb_dataset,
+    perturb_dataset_with_source, perturb_row, row_of, to_codecrash_jsonl, to_jsonl, unchanged,
+};
 pub use verify::{Step, Verification, VerifyFailure, verify};
 pub use wrong_answer::{OfflineWrongAnswers, WrongAnswerRequest, WrongAnswerSource};
 
@@ -274,7 +277,12 @@ pub fn perturb_sample(sample: &Sample, kind: Kind, options: &Options) -> Result<
 
 /// [`perturb_sample`] with MHC's wrong answers from `source` (the other kinds ignore it). Runs no
 /// Python: [`verify`] checks the hint and falls back on the source's next proposals.
-pub fn perturb_with_source(sample: &Sample, kind: Kind, options: &Options, source: &mut dyn WrongAnswerSource) -> Result<Perturbed, PerturbError> {
+pub fn perturb_with_source(
+    sample: &Sample,
+    kind: Kind,
+    options: &Options,
+    source: &mut dyn WrongAnswerSource,
+) -> Result<Perturbed, PerturbError> {
     perturb_parsed(sample, &Parsed::new(sample)?, kind, options, source)
 }
 
@@ -305,7 +313,13 @@ impl Parsed {
 
 /// [`perturb_with_source`] with the sample's trees parsed already: the same result, without
 /// parsing the input again. A `parsed` of another program is ignored (the sample is parsed).
-pub fn perturb_parsed(sample: &Sample, parsed: &Parsed, kind: Kind, options: &Options, source: &mut dyn WrongAnswerSource) -> Result<Perturbed, PerturbError> {
+pub fn perturb_parsed(
+    sample: &Sample,
+    parsed: &Parsed,
+    kind: Kind,
+    options: &Options,
+    source: &mut dyn WrongAnswerSource,
+) -> Result<Perturbed, PerturbError> {
     if !parsed.is_of(sample) {
         return perturb_parsed(sample, &Parsed::new(sample)?, kind, options, source);
     }
@@ -317,23 +331,35 @@ pub fn perturb_parsed(sample: &Sample, parsed: &Parsed, kind: Kind, options: &Op
     let (tree, call_tree) = (parsed.tree.clone(), parsed.call_tree.clone());
     let mut edits = Vec::new();
     let mut hint = None;
-    let mut stage = |kind: Kind, program: Program, tree: Tree, call_tree: Tree, edits: &mut Vec<Edit>| -> Result<(Program, Tree, Tree), PerturbError> {
+    let mut stage = |kind: Kind,
+                     program: Program,
+                     tree: Tree,
+                     call_tree: Tree,
+                     edits: &mut Vec<Edit>|
+     -> Result<(Program, Tree, Tree), PerturbError> {
         let mut rng = Rng::new(rng::derive_seed(sample_id, kind.name(), options.seed));
         let mut call_edits = Vec::new();
         let (next, new_edits) = match kind {
             Kind::Ren => {
-                let (next, code_edits, renamed_call) = kinds::ren::rename(&program, &tree, &call_tree, options.profile)?;
+                let (next, code_edits, renamed_call) =
+                    kinds::ren::rename(&program, &tree, &call_tree, options.profile)?;
                 call_edits = renamed_call;
                 (next, code_edits)
             }
             Kind::Rtf => code_only(&program, kind, kinds::rtf::reformat_conditions(&program.code, &tree, &mut rng)?)?,
-            Kind::Gbc => code_only(&program, kind, kinds::gbc::garbage_code(&program, &tree, &call_tree, options.profile, &mut rng)?)?,
+            Kind::Gbc => code_only(
+                &program,
+                kind,
+                kinds::gbc::garbage_code(&program, &tree, &call_tree, options.profile, &mut rng)?,
+            )?,
             Kind::Mcc | Kind::Mps => {
-                let text_edits = kinds::comments::misleading(&program, &tree, expected_output, kind, options, &mut rng)?;
+                let text_edits =
+                    kinds::comments::misleading(&program, &tree, expected_output, kind, options, &mut rng)?;
                 code_only(&program, kind, text_edits)?
             }
             Kind::Mhc => {
-                let (next, report, claimed) = kinds::hint::hint(sample_id, &program, &tree, expected_output, options, &mut rng, &mut *source)?;
+                let (next, report, claimed) =
+                    kinds::hint::hint(sample_id, &program, &tree, expected_output, options, &mut rng, &mut *source)?;
                 hint = Some(claimed);
                 (next, report)
             }
@@ -341,7 +367,8 @@ pub fn perturb_parsed(sample: &Sample, parsed: &Parsed, kind: Kind, options: &Op
         };
         let next_tree = syntax::check_edited_output(&tree, &next.code, &new_edits, kind.name())?;
         // The input call parsed; only a changed call needs another look.
-        let next_call_tree = if next.call == program.call { call_tree } else { syntax::check_output(&next.call, kind.name())? };
+        let next_call_tree =
+            if next.call == program.call { call_tree } else { syntax::check_output(&next.call, kind.name())? };
         edits.extend(new_edits);
         edits.extend(call_edits);
         Ok((next, next_tree, next_call_tree))
@@ -358,7 +385,11 @@ pub fn perturb_parsed(sample: &Sample, parsed: &Parsed, kind: Kind, options: &Op
 }
 
 /// Applies edits that touch only the code.
-fn code_only(program: &Program, kind: Kind, text_edits: Vec<edit::TextEdit>) -> Result<(Program, Vec<Edit>), PerturbError> {
+fn code_only(
+    program: &Program,
+    kind: Kind,
+    text_edits: Vec<edit::TextEdit>,
+) -> Result<(Program, Vec<Edit>), PerturbError> {
     let (code, report) = edit::apply(&program.code, kind, text_edits)?;
     Ok((Program { code, ..program.clone() }, report))
 }

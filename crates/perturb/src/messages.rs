@@ -18,8 +18,15 @@ pub enum Category {
 }
 
 impl Category {
-    pub const ALL: [Category; 7] =
-        [Category::Function, Category::Return, Category::Loop, Category::Condition, Category::Assignment, Category::Arithmetic, Category::MethodCall];
+    pub const ALL: [Category; 7] = [
+        Category::Function,
+        Category::Return,
+        Category::Loop,
+        Category::Condition,
+        Category::Assignment,
+        Category::Arithmetic,
+        Category::MethodCall,
+    ];
 
     pub fn header(self) -> &'static str {
         match self {
@@ -46,8 +53,22 @@ impl Category {
 
 /// The methods whose calls are MCC/MPS sites.
 pub const METHODS: &[&str] = &[
-    "append", "extend", "insert", "remove", "pop", "sort", "reverse", "update", "add", "split", "join", "replace", "lower", "upper",
-    "capitalize", "swapcase",
+    "append",
+    "extend",
+    "insert",
+    "remove",
+    "pop",
+    "sort",
+    "reverse",
+    "update",
+    "add",
+    "split",
+    "join",
+    "replace",
+    "lower",
+    "upper",
+    "capitalize",
+    "swapcase",
 ];
 
 const SOURCE: &str = include_str!("../messages/misleading.txt");
@@ -95,7 +116,9 @@ pub fn useless_value(expected_output: &str) -> &'static str {
         Some(PyValue::Float(f)) => *f == 0.0,
         Some(PyValue::Str(s)) => s.is_empty(),
         Some(PyValue::Bytes(b)) => b.is_empty(),
-        Some(PyValue::List(items) | PyValue::Tuple(items) | PyValue::Set(items) | PyValue::FrozenSet(items)) => items.is_empty(),
+        Some(PyValue::List(items) | PyValue::Tuple(items) | PyValue::Set(items) | PyValue::FrozenSet(items)) => {
+            items.is_empty()
+        }
         Some(PyValue::Dict(items)) => items.is_empty(),
         _ => false,
     };

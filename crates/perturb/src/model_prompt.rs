@@ -25,7 +25,14 @@ pub struct Rejected {
 /// for CRUXEval; input prediction shows `{function_name}(??)` for the call to invent.
 /// `rejected`: the model's earlier proposals for this sample that execution ruled out, listed
 /// after the request so the next proposal differs.
-pub fn wrong_answer_prompt(code: &str, function_name: &str, call: &str, output: &str, prediction: Prediction, rejected: &[Rejected]) -> String {
+pub fn wrong_answer_prompt(
+    code: &str,
+    function_name: &str,
+    call: &str,
+    output: &str,
+    prediction: Prediction,
+    rejected: &[Rejected],
+) -> String {
     let mut prompt = first_request(code.trim_end(), function_name, call, output, prediction);
     if !rejected.is_empty() {
         prompt.push_str("\n\nThese proposals were already tried and cannot be used; propose something different:");
@@ -71,7 +78,9 @@ pub fn claim_from_reply(reply: &str, function_name: &str, prediction: Prediction
     let claim = match (prediction, statement.split_once("==")) {
         (Prediction::Output, Some((_, right))) => right.trim().to_string(),
         (Prediction::Output, None) => statement.to_string(),
-        (Prediction::Input, Some((left, _))) => call_arguments(left.trim()).filter(|_| left.trim().starts_with(function_name))?,
+        (Prediction::Input, Some((left, _))) => {
+            call_arguments(left.trim()).filter(|_| left.trim().starts_with(function_name))?
+        }
         (Prediction::Input, None) => call_arguments(statement).filter(|_| statement.starts_with(function_name))?,
     };
     (!claim.is_empty() || prediction == Prediction::Input).then_some(claim)
@@ -81,7 +90,8 @@ pub fn claim_from_reply(reply: &str, function_name: &str, prediction: Prediction
 /// true output (output prediction) or the function called with the claimed arguments (input
 /// prediction, `claim` being the argument text). Read the outcome with [`claim_check`].
 pub fn claim_check_request(sample: &Sample, prediction: Prediction, claim: &str, limits: Limits) -> RunRequest {
-    let program = Program { code: sample.code.clone(), call: sample.call.clone(), function_name: sample.function_name.clone() };
+    let program =
+        Program { code: sample.code.clone(), call: sample.call.clone(), function_name: sample.function_name.clone() };
     hint_request(&program, Convention::of(sample), &sample.output, prediction, claim, limits)
 }
 
@@ -94,7 +104,9 @@ pub fn claim_check(prediction: Prediction, claim: &str, outcome: &Outcome) -> Re
     }
     match outcome {
         Outcome::Value { matches: Some(false), .. } => Ok(()),
-        Outcome::Value { matches: Some(true), .. } if prediction == Prediction::Output => Err("that is the true return value".to_string()),
+        Outcome::Value { matches: Some(true), .. } if prediction == Prediction::Output => {
+            Err("that is the true return value".to_string())
+        }
         Outcome::Value { matches: Some(true), .. } => Err("that call returns the same value".to_string()),
         Outcome::Value { matches: None, .. } => Err("it could not be compared with the true answer".to_string()),
         Outcome::Raised { kind, .. } if prediction == Prediction::Input => Err(format!("that call raises {kind}")),
@@ -127,7 +139,11 @@ mod tests {
     #[test]
     fn prompts_carry_the_program_and_the_form() {
         let output = wrong_answer_prompt("def f(a):\n    return a\n", "f", "f(3)", "3", Prediction::Output, &[]);
-        assert!(output.contains("[PYTHON]\ndef f(a):\n    return a\n[/PYTHON]") && output.contains("assert f(3) == <the wrong value"), "{output}");
+        assert!(
+            output.contains("[PYTHON]\ndef f(a):\n    return a\n[/PYTHON]")
+                && output.contains("assert f(3) == <the wrong value"),
+            "{output}"
+        );
         let input = wrong_answer_prompt("def f(a):\n    return a", "f", "f(3)", "3", Prediction::Input, &[]);
         assert!(input.contains("assert f(??) == 3") && input.contains("assert f(<the arguments>) == 3"), "{input}");
         assert!(!output.contains("already tried") && !input.contains("already tried"));
@@ -136,17 +152,29 @@ mod tests {
     /// Asked again, the model sees what it proposed before and why that cannot be the hint.
     #[test]
     fn rejected_proposals_are_listed_when_asking_again() {
-        let rejected = [Rejected { claim: "3".into(), why: "that is the true return value".into() }, Rejected { claim: "x".into(), why: "not a Python literal".into() }];
+        let rejected = [
+            Rejected { claim: "3".into(), why: "that is the true return value".into() },
+            Rejected { claim: "x".into(), why: "not a Python literal".into() },
+        ];
         let prompt = wrong_answer_prompt("def f(a):\n    return a", "f", "f(3)", "3", Prediction::Output, &rejected);
         let tail = prompt.split("[/ANSWER]").last().unwrap();
-        assert!(tail.contains("already tried") && tail.contains("\n- 3 (that is the true return value)\n- x (not a Python literal)"), "{prompt}");
+        assert!(
+            tail.contains("already tried")
+                && tail.contains("\n- 3 (that is the true return value)\n- x (not a Python literal)"),
+            "{prompt}"
+        );
     }
 
     /// The verdict on a claim from its run's outcome, per task.
     #[test]
     fn claims_are_judged_from_their_run() {
         let value = |matches| Outcome::Value { repr: "r".into(), matches: Some(matches) };
-        let raised = Outcome::Raised { kind: "TypeError".into(), message: "m".into(), phase: "expression".into(), traceback: String::new() };
+        let raised = Outcome::Raised {
+            kind: "TypeError".into(),
+            message: "m".into(),
+            phase: "expression".into(),
+            traceback: String::new(),
+        };
         let cases: &[(Prediction, &str, Outcome, Result<(), &str>)] = &[
             (Prediction::Output, "[1, 2]", value(false), Ok(())),
             (Prediction::Output, "[1, 2]", value(true), Err("that is the true return value")),
@@ -164,9 +192,17 @@ mod tests {
     /// the sample's function.
     #[test]
     fn the_check_runs_the_claim_as_verification_does() {
-        let sample = execbench_core::load_jsonl("d", r#"{"id": "s", "code": "def f(a):\n    return a - 1", "input": "2", "output": "1"}"#).samples.remove(0);
+        let sample = execbench_core::load_jsonl(
+            "d",
+            r#"{"id": "s", "code": "def f(a):\n    return a - 1", "input": "2", "output": "1"}"#,
+        )
+        .samples
+        .remove(0);
         let output = claim_check_request(&sample, Prediction::Output, "5", Limits::default());
-        assert_eq!((output.program.as_str(), output.expression.as_str(), output.expected.as_deref()), ("", "5", Some("1")));
+        assert_eq!(
+            (output.program.as_str(), output.expression.as_str(), output.expected.as_deref()),
+            ("", "5", Some("1"))
+        );
         let input = claim_check_request(&sample, Prediction::Input, "7", Limits::default());
         assert!(input.program.contains("return a - 1") && input.expression == "f(7)", "{input:?}");
     }

@@ -6,12 +6,12 @@
 //! normalised program like any perturbation (`normalised_as_perturbed` and `verify`).
 
 use execbench_core::{Limits, Outcome, Provenance, PythonEngine, RunRequest, Sample};
-use serde_json::{Map, Value};
 use execbench_eval::literal::PyValue;
 use execbench_eval::parse_literal;
+use serde_json::{Map, Value};
 
-use crate::{Perturbed, verify};
 use crate::kinds::comments::python_string;
+use crate::{Perturbed, verify};
 
 /// Where a normalised row says how it was made (`meta`), so a baseline file explains itself.
 pub const NORMALISED_FIELD: &str = "normalised";
@@ -45,19 +45,30 @@ pub fn normalised_sample(sample: &Sample, outcome: &Outcome) -> Result<Sample, S
 /// The normalised program as a perturbation of the original (no edits to show), for
 /// verification: run with the original's call, it must give the original's output.
 pub fn normalised_as_perturbed(normalised: &Sample) -> Perturbed {
-    Perturbed { code: normalised.code.clone(), call: normalised.call.clone(), function_name: normalised.function_name.clone(), edits: Vec::new(), hint: None }
+    Perturbed {
+        code: normalised.code.clone(),
+        call: normalised.call.clone(),
+        function_name: normalised.function_name.clone(),
+        edits: Vec::new(),
+        hint: None,
+    }
 }
 
 /// Normalises `sample` in `engine` and, with `verify_limits`, checks the result by execution. A
 /// sample normalised already is returned as it is.
-pub fn normalise(engine: &mut dyn PythonEngine, sample: &Sample, verify_limits: Option<Limits>) -> Result<Sample, String> {
+pub fn normalise(
+    engine: &mut dyn PythonEngine,
+    sample: &Sample,
+    verify_limits: Option<Limits>,
+) -> Result<Sample, String> {
     if is_normalised(sample) {
         return Ok(sample.clone());
     }
     let run = engine.run(&unparse_request(sample, Limits::default()));
     let normalised = normalised_sample(sample, &run.outcome)?;
     if let Some(limits) = verify_limits {
-        verify(engine, sample, &normalised_as_perturbed(&normalised), limits).map_err(|e| format!("the normalised program fails verification: {e}"))?;
+        verify(engine, sample, &normalised_as_perturbed(&normalised), limits)
+            .map_err(|e| format!("the normalised program fails verification: {e}"))?;
     }
     Ok(normalised)
 }
@@ -110,11 +121,22 @@ mod tests {
         let value = |repr: &str| Outcome::Value { repr: repr.to_string(), matches: None };
         let normalised = normalised_sample(&original, &value("'def f(a):\\n    return a + 1'")).unwrap();
         assert_eq!(normalised.code, "def f(a):\n    return a + 1\n");
-        assert_eq!((normalised.call.as_str(), normalised.output.as_str()), (original.call.as_str(), original.output.as_str()));
+        assert_eq!(
+            (normalised.call.as_str(), normalised.output.as_str()),
+            (original.call.as_str(), original.output.as_str())
+        );
         assert!(is_normalised(&normalised) && !is_normalised(&original));
         let cases: &[(Outcome, &str)] = &[
             (value("3"), "ast.unparse returned 3, not a string"),
-            (Outcome::Raised { kind: "SyntaxError".into(), message: "invalid syntax".into(), traceback: String::new(), phase: "expression".into() }, "ast.unparse failed: SyntaxError: invalid syntax"),
+            (
+                Outcome::Raised {
+                    kind: "SyntaxError".into(),
+                    message: "invalid syntax".into(),
+                    traceback: String::new(),
+                    phase: "expression".into(),
+                },
+                "ast.unparse failed: SyntaxError: invalid syntax",
+            ),
         ];
         for (outcome, error) in cases {
             assert_eq!(normalised_sample(&original, outcome).unwrap_err(), *error);

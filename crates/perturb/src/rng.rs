@@ -20,7 +20,8 @@ mod tests {
 
     #[test]
     fn seeds_separate_fields() {
-        let cases = [(("ab", "c", 0), ("a", "bc", 0)), (("s", "REN", 0), ("s", "REN", 1)), (("s", "REN", 0), ("s", "RTF", 0))];
+        let cases =
+            [(("ab", "c", 0), ("a", "bc", 0)), (("s", "REN", 0), ("s", "REN", 1)), (("s", "REN", 0), ("s", "RTF", 0))];
         for (a, b) in cases {
             assert_ne!(derive_seed(a.0, a.1, a.2), derive_seed(b.0, b.1, b.2), "{a:?} vs {b:?}");
         }

@@ -152,7 +152,11 @@ impl Analysis {
 
     /// Names that some occurrence resolves to the module or to builtins (free names).
     pub fn free_names(&self) -> BTreeSet<String> {
-        self.occurrences.iter().filter(|o| self.resolve(o.scope, &o.name).is_none_or(|s| s == 0)).map(|o| o.name.clone()).collect()
+        self.occurrences
+            .iter()
+            .filter(|o| self.resolve(o.scope, &o.name).is_none_or(|s| s == 0))
+            .map(|o| o.name.clone())
+            .collect()
     }
 
     /// Whether `name` is bound anywhere in the program.
@@ -174,7 +178,8 @@ struct Walker<'s> {
     analysis: Analysis,
 }
 
-const COMPREHENSIONS: &[&str] = &["list_comprehension", "set_comprehension", "dictionary_comprehension", "generator_expression"];
+const COMPREHENSIONS: &[&str] =
+    &["list_comprehension", "set_comprehension", "dictionary_comprehension", "generator_expression"];
 
 impl<'s> Walker<'s> {
     fn open(&mut self, kind: ScopeKind, parent: Option<usize>, node: Node) -> usize {
@@ -198,7 +203,13 @@ impl<'s> Walker<'s> {
         let name = text(node, self.source).to_string();
         let s = &mut self.analysis.scopes[scope];
         s.bound.entry(name.clone()).or_insert(self.offset + node.start_byte());
-        self.analysis.occurrences.push(Occurrence { start: self.offset + node.start_byte(), end: self.offset + node.end_byte(), name, scope, role: Role::Binding });
+        self.analysis.occurrences.push(Occurrence {
+            start: self.offset + node.start_byte(),
+            end: self.offset + node.end_byte(),
+            name,
+            scope,
+            role: Role::Binding,
+        });
     }
 
     fn bind_other(&mut self, node: Node, scope: usize) {
@@ -215,7 +226,13 @@ impl<'s> Walker<'s> {
 
     fn use_name(&mut self, node: Node, scope: usize) {
         let name = text(node, self.source).to_string();
-        self.analysis.occurrences.push(Occurrence { start: self.offset + node.start_byte(), end: self.offset + node.end_byte(), name, scope, role: Role::Use });
+        self.analysis.occurrences.push(Occurrence {
+            start: self.offset + node.start_byte(),
+            end: self.offset + node.end_byte(),
+            name,
+            scope,
+            role: Role::Use,
+        });
     }
 
     /// The scope a walrus binds in: the nearest one that is not a comprehension.
@@ -242,8 +259,16 @@ impl<'s> Walker<'s> {
     fn target(&mut self, node: Node, scope: usize) {
         match node.kind_name() {
             "identifier" => self.bind_other(node, scope),
-            "pattern_list" | "tuple_pattern" | "list_pattern" | "tuple" | "list" | "parenthesized_expression"
-            | "list_splat_pattern" | "list_splat" | "expression_list" | "as_pattern_target" => {
+            "pattern_list"
+            | "tuple_pattern"
+            | "list_pattern"
+            | "tuple"
+            | "list"
+            | "parenthesized_expression"
+            | "list_splat_pattern"
+            | "list_splat"
+            | "expression_list"
+            | "as_pattern_target" => {
                 let kids = named_children(node);
                 if kids.is_empty() && node.kind_name() == "as_pattern_target" {
                     self.bind_other(node, scope);
@@ -351,7 +376,8 @@ impl<'s> Walker<'s> {
                 if let Some(f) = function {
                     self.visit(f, scope);
                 }
-                let callee = function.filter(|f| f.kind_name() == "identifier").map(|f| text(f, self.source).to_string());
+                let callee =
+                    function.filter(|f| f.kind_name() == "identifier").map(|f| text(f, self.source).to_string());
                 if let Some(arguments) = node.child_by_field_name("arguments") {
                     if arguments.kind_name() == "argument_list" {
                         for arg in named_children(arguments) {
@@ -531,13 +557,26 @@ mod tests {
     fn joined_analysis_is_the_joined_text_s() {
         let cases = [
             ("def f(a, b=1):\n    return [a for a in b]\n", "f(1, b=2)"),
-            ("x = 3\ndef f(s):\n    def g(k=x):\n        return k\n    return g()\n    # trailing comment", "f(lambda y: y + x)"),
-            ("import os\nclass A:\n    n = 1\ndef f(v):\n    global x\n    x = v\n    return A.n", "f(v=[i for i in range(3)])"),
+            (
+                "x = 3\ndef f(s):\n    def g(k=x):\n        return k\n    return g()\n    # trailing comment",
+                "f(lambda y: y + x)",
+            ),
+            (
+                "import os\nclass A:\n    n = 1\ndef f(v):\n    global x\n    x = v\n    return A.n",
+                "f(v=[i for i in range(3)])",
+            ),
         ];
         let summary = |a: &Analysis| {
-            let occurrences: Vec<_> = a.occurrences.iter().map(|o| (o.start, o.end, o.name.clone(), o.scope, o.role)).collect();
-            let keywords: Vec<_> = a.keywords.iter().map(|k| (k.start, k.end, k.name.clone(), k.scope, k.callee.clone())).collect();
-            let scopes: Vec<_> = a.scopes.iter().skip(1).map(|s| (s.kind, s.parent, s.bound.clone(), s.params.clone(), s.range)).collect();
+            let occurrences: Vec<_> =
+                a.occurrences.iter().map(|o| (o.start, o.end, o.name.clone(), o.scope, o.role)).collect();
+            let keywords: Vec<_> =
+                a.keywords.iter().map(|k| (k.start, k.end, k.name.clone(), k.scope, k.callee.clone())).collect();
+            let scopes: Vec<_> = a
+                .scopes
+                .iter()
+                .skip(1)
+                .map(|s| (s.kind, s.parent, s.bound.clone(), s.params.clone(), s.range))
+                .collect();
             (occurrences, keywords, scopes, a.scopes[0].bound.clone(), a.unsupported.clone())
         };
         for (code, call) in cases {

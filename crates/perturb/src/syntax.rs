@@ -81,7 +81,9 @@ pub fn reparse(old_tree: &Tree, new_source: &str, edits: &[Edit]) -> Result<Tree
     // Edits of the call are in another text.
     for edit in edits.iter().filter(|e| e.target.is_code()) {
         let start_byte = edit.after_start_byte;
-        let gap = new_source.get(scanned..start_byte).ok_or_else(|| PerturbError::Internal("an edit report does not match its output".to_string()))?;
+        let gap = new_source
+            .get(scanned..start_byte)
+            .ok_or_else(|| PerturbError::Internal("an edit report does not match its output".to_string()))?;
         at = advance(at, gap);
         scanned = start_byte;
         tree.edit(&InputEdit {
@@ -128,7 +130,9 @@ fn refuse_errors(tree: Tree, source: &str, stage: &str) -> Result<Tree, PerturbE
         return Err(PerturbError::Internal(format!("{stage} produced code that does not parse (byte {at})")));
     }
     if let Some(at) = misindented(tree.root_node(), source) {
-        return Err(PerturbError::Internal(format!("{stage} produced code with an indentation Python rejects (byte {at})")));
+        return Err(PerturbError::Internal(format!(
+            "{stage} produced code with an indentation Python rejects (byte {at})"
+        )));
     }
     Ok(tree)
 }
@@ -192,7 +196,10 @@ pub fn misindented(root: Node, source: &str) -> Option<usize> {
     let mut cursor = node.walk();
     for child in node.named_children(&mut cursor) {
         let kind = child.kind_name();
-        let may_hold_blocks = kind == "block" || kind.ends_with("_statement") || kind.ends_with("_clause") || kind.ends_with("_definition");
+        let may_hold_blocks = kind == "block"
+            || kind.ends_with("_statement")
+            || kind.ends_with("_clause")
+            || kind.ends_with("_definition");
         if may_hold_blocks && let Some(at) = misindented(child, source) {
             return Some(at);
         }
@@ -335,7 +342,10 @@ pub fn comment_fits_at(source: &str, root: Node, at: usize) -> bool {
     }
     let mut node = root.descendant_for_byte_range(at.saturating_sub(1), at).unwrap_or(root);
     loop {
-        if matches!(node.kind_name(), "string" | "concatenated_string") && node.start_byte() < at && at < node.end_byte() {
+        if matches!(node.kind_name(), "string" | "concatenated_string")
+            && node.start_byte() < at
+            && at < node.end_byte()
+        {
             return false;
         }
         match node.parent() {
@@ -347,12 +357,74 @@ pub fn comment_fits_at(source: &str, root: Node, at: usize) -> bool {
 
 /// Python's builtin names that programs commonly call; a perturbation must not shadow these.
 pub const BUILTINS: &[&str] = &[
-    "abs", "all", "any", "ascii", "bin", "bool", "bytearray", "bytes", "callable", "chr", "classmethod", "compile",
-    "complex", "delattr", "dict", "dir", "divmod", "enumerate", "eval", "exec", "filter", "float", "format",
-    "frozenset", "getattr", "globals", "hasattr", "hash", "hex", "id", "input", "int", "isinstance", "issubclass",
-    "iter", "len", "list", "locals", "map", "max", "min", "next", "object", "oct", "open", "ord", "pow", "print",
-    "property", "range", "repr", "reversed", "round", "set", "setattr", "slice", "sorted", "staticmethod", "str",
-    "sum", "super", "tuple", "type", "vars", "zip", "True", "False", "None",
+    "abs",
+    "all",
+    "any",
+    "ascii",
+    "bin",
+    "bool",
+    "bytearray",
+    "bytes",
+    "callable",
+    "chr",
+    "classmethod",
+    "compile",
+    "complex",
+    "delattr",
+    "dict",
+    "dir",
+    "divmod",
+    "enumerate",
+    "eval",
+    "exec",
+    "filter",
+    "float",
+    "format",
+    "frozenset",
+    "getattr",
+    "globals",
+    "hasattr",
+    "hash",
+    "hex",
+    "id",
+    "input",
+    "int",
+    "isinstance",
+    "issubclass",
+    "iter",
+    "len",
+    "list",
+    "locals",
+    "map",
+    "max",
+    "min",
+    "next",
+    "object",
+    "oct",
+    "open",
+    "ord",
+    "pow",
+    "print",
+    "property",
+    "range",
+    "repr",
+    "reversed",
+    "round",
+    "set",
+    "setattr",
+    "slice",
+    "sorted",
+    "staticmethod",
+    "str",
+    "sum",
+    "super",
+    "tuple",
+    "type",
+    "vars",
+    "zip",
+    "True",
+    "False",
+    "None",
 ];
 
 #[cfg(test)]
@@ -382,7 +454,10 @@ mod tests {
         // At least one rejected case gets past tree-sitter's own error check: the check adds something.
         let tolerated = "def f(x):\n    if x:\n        a = 1\n    b = 2\n        c = 3\n    return x\n";
         let tree = parse(tolerated).unwrap();
-        assert_eq!((first_error(tree.root_node()), misindented(tree.root_node(), tolerated)), (None, Some(tolerated.find("c = 3").unwrap())));
+        assert_eq!(
+            (first_error(tree.root_node()), misindented(tree.root_node(), tolerated)),
+            (None, Some(tolerated.find("c = 3").unwrap()))
+        );
     }
 
     /// Re-parsing after edits gives the same tree as parsing from scratch, with few edits (the
@@ -390,15 +465,24 @@ mod tests {
     #[test]
     fn reparse_matches_a_fresh_parse() {
         let code = "def f(a, b):\n    if a < b:\n        return a\n    while b:\n        b -= 1\n    return b\n";
-        let few = vec![crate::edit::TextEdit::replace(20, 25, "not not (a < b)"), crate::edit::TextEdit::insert(code.len(), "x = 1\n")];
-        let many: Vec<_> = code.match_indices('b').map(|(i, _)| crate::edit::TextEdit::replace(i, i + 1, "Var_2")).collect();
+        let few = vec![
+            crate::edit::TextEdit::replace(20, 25, "not not (a < b)"),
+            crate::edit::TextEdit::insert(code.len(), "x = 1\n"),
+        ];
+        let many: Vec<_> =
+            code.match_indices('b').map(|(i, _)| crate::edit::TextEdit::replace(i, i + 1, "Var_2")).collect();
         for edits in [few, many] {
             let (new_code, report) = crate::edit::apply(code, crate::Kind::Rtf, edits).unwrap();
             let old = parse(code).unwrap();
             let reparsed = reparse(&old, &new_code, &report).unwrap();
             let fresh = parse(&new_code).unwrap();
             assert_eq!(reparsed.root_node().to_sexp(), fresh.root_node().to_sexp(), "{new_code}");
-            let ranges = |t: &Tree| preorder(t.root_node()).iter().map(|n| (n.byte_range(), n.start_position(), n.end_position())).collect::<Vec<_>>();
+            let ranges = |t: &Tree| {
+                preorder(t.root_node())
+                    .iter()
+                    .map(|n| (n.byte_range(), n.start_position(), n.end_position()))
+                    .collect::<Vec<_>>()
+            };
             assert_eq!(ranges(&reparsed), ranges(&fresh), "{new_code}");
         }
     }

@@ -19,15 +19,31 @@ use crate::{Hint, Perturbed, Prediction, Program};
 #[serde(tag = "failure", rename_all = "snake_case")]
 pub enum VerifyFailure {
     /// It returned something else.
-    Mismatch { expected: String, actual: String },
+    Mismatch {
+        expected: String,
+        actual: String,
+    },
     /// It raised. `phase`: `program`, `expression` or `expected`.
-    Raised { kind: String, message: String, phase: String },
-    TimedOut { limit_ms: u32 },
-    StepLimit { steps: u64 },
+    Raised {
+        kind: String,
+        message: String,
+        phase: String,
+    },
+    TimedOut {
+        limit_ms: u32,
+    },
+    StepLimit {
+        steps: u64,
+    },
     /// The engine failed.
-    Crashed { reason: String },
+    Crashed {
+        reason: String,
+    },
     /// MHC: the hint's claimed answer is in fact right, or could not be evaluated.
-    HintNotWrong { claimed: String, reason: String },
+    HintNotWrong {
+        claimed: String,
+        reason: String,
+    },
 }
 
 impl fmt::Display for VerifyFailure {
@@ -35,10 +51,14 @@ impl fmt::Display for VerifyFailure {
         match self {
             VerifyFailure::Mismatch { expected, actual } => write!(f, "returned {actual}, expected {expected}"),
             VerifyFailure::Raised { kind, message, phase } => write!(f, "raised {kind}: {message} (in the {phase})"),
-            VerifyFailure::TimedOut { limit_ms } => write!(f, "timed out after {}", execbench_core::engine::seconds(*limit_ms)),
+            VerifyFailure::TimedOut { limit_ms } => {
+                write!(f, "timed out after {}", execbench_core::engine::seconds(*limit_ms))
+            }
             VerifyFailure::StepLimit { steps } => write!(f, "stopped after {steps} steps (step limit)"),
             VerifyFailure::Crashed { reason } => write!(f, "engine failure: {reason}"),
-            VerifyFailure::HintNotWrong { claimed, reason } => write!(f, "the hint's answer {claimed} is not wrong: {reason}"),
+            VerifyFailure::HintNotWrong { claimed, reason } => {
+                write!(f, "the hint's answer {claimed} is not wrong: {reason}")
+            }
         }
     }
 }
@@ -59,7 +79,12 @@ fn failure_of(outcome: Outcome, expected: &str) -> VerifyFailure {
 /// in the same engine instead. For MHC, the hint's answer must also be shown wrong, first: when it
 /// is not, the hint is placed again with the next alternative (see [`Verification`]). Returns the
 /// program that passed, which is `perturbed` unless MHC's hint changed.
-pub fn verify(engine: &mut dyn PythonEngine, original: &Sample, perturbed: &Perturbed, limits: Limits) -> Result<Perturbed, VerifyFailure> {
+pub fn verify(
+    engine: &mut dyn PythonEngine,
+    original: &Sample,
+    perturbed: &Perturbed,
+    limits: Limits,
+) -> Result<Perturbed, VerifyFailure> {
     let (mut verification, mut step) = Verification::start(original, perturbed, limits);
     loop {
         match step {
@@ -113,32 +138,51 @@ pub struct Verification {
 enum Waiting {
     /// MHC, output prediction: the function's run on probe number `index`; `found`: the values
     /// earlier probes returned that can be claimed.
-    Probe { index: usize, found: Vec<String> },
+    Probe {
+        index: usize,
+        found: Vec<String>,
+    },
     /// MHC: the run that shows claim number `index` (0: the placed one) wrong. `first_reason`: why
     /// the first claim was not; `first_raising`: the first claimed call that raised (input
     /// prediction's last resort).
-    Hint { index: usize, first_reason: Option<String>, first_raising: Option<usize> },
+    Hint {
+        index: usize,
+        first_reason: Option<String>,
+        first_raising: Option<usize>,
+    },
     /// The perturbed program's run.
     Perturbed,
     /// The original program's run in this engine, to compare with the perturbed program's `repr`.
-    Baseline { perturbed_repr: String },
+    Baseline {
+        perturbed_repr: String,
+    },
     Finished,
 }
 
 impl Verification {
     pub fn start(original: &Sample, perturbed: &Perturbed, limits: Limits) -> (Verification, Step) {
         let mut verification = Verification {
-            original: Program { code: original.code.clone(), call: original.call.clone(), function_name: original.function_name.clone() },
+            original: Program {
+                code: original.code.clone(),
+                call: original.call.clone(),
+                function_name: original.function_name.clone(),
+            },
             convention: Convention::of(original),
             expected_output: original.output.clone(),
             perturbed: perturbed.clone(),
             limits,
             probed: Vec::new(),
-            claims: perturbed.hint.iter().flat_map(|h| std::iter::once(h.claimed.clone()).chain(h.alternatives.iter().cloned())).collect(),
+            claims: perturbed
+                .hint
+                .iter()
+                .flat_map(|h| std::iter::once(h.claimed.clone()).chain(h.alternatives.iter().cloned()))
+                .collect(),
             waiting_for: Waiting::Finished,
         };
         let step = match &perturbed.hint {
-            Some(hint) if hint.prediction == Prediction::Output && !hint.probes.is_empty() => verification.ask_probe(0, Vec::new()),
+            Some(hint) if hint.prediction == Prediction::Output && !hint.probes.is_empty() => {
+                verification.ask_probe(0, Vec::new())
+            }
             Some(_) => verification.ask_claim(0, None, None),
             None => verification.run_perturbed(),
         };
@@ -168,14 +212,16 @@ impl Verification {
                     && self.claimable(&repr)
                     && !found.contains(&repr)
                 {
-                    let probe = self.perturbed.hint.as_ref().and_then(|h| h.probes.get(index)).cloned().unwrap_or_default();
+                    let probe =
+                        self.perturbed.hint.as_ref().and_then(|h| h.probes.get(index)).cloned().unwrap_or_default();
                     self.probed.push((repr.clone(), probe));
                     found.push(repr);
                 }
                 let far = found.iter().any(|c| levenshtein(c, self.expected_output.trim()) >= 2);
                 let probes = self.perturbed.hint.as_ref().map_or(0, |h| h.probes.len());
                 if far || index + 1 >= probes {
-                    let source = std::mem::take(&mut self.claims).into_iter().filter(|c| !found.contains(c)).collect::<Vec<_>>();
+                    let source =
+                        std::mem::take(&mut self.claims).into_iter().filter(|c| !found.contains(c)).collect::<Vec<_>>();
                     self.claims = far_first([found, source].concat(), self.expected_output.trim(), &[]);
                     self.ask_claim(0, None, None)
                 } else {
@@ -190,7 +236,11 @@ impl Verification {
                 let first_raising = first_raising.or((raised && input).then_some(index));
                 match hint_verdict(outcome) {
                     Ok(true) => self.claim_is_wrong(index),
-                    Ok(false) => self.ask_claim(index + 1, first_reason.or_else(|| Some("it equals the true answer".to_string())), first_raising),
+                    Ok(false) => self.ask_claim(
+                        index + 1,
+                        first_reason.or_else(|| Some("it equals the true answer".to_string())),
+                        first_raising,
+                    ),
                     Err(reason) => self.ask_claim(index + 1, first_reason.or(Some(reason)), first_raising),
                 }
             }
@@ -198,15 +248,24 @@ impl Verification {
                 Outcome::Value { matches: Some(true), .. } => Step::Done(Ok(())),
                 Outcome::Value { repr, .. } => {
                     self.waiting_for = Waiting::Baseline { perturbed_repr: repr };
-                    Step::Run(self.convention.request(&self.original.code, &self.original.function_name, self.original.call.clone()).with_limits(self.limits))
+                    Step::Run(
+                        self.convention
+                            .request(&self.original.code, &self.original.function_name, self.original.call.clone())
+                            .with_limits(self.limits),
+                    )
                 }
                 other => Step::Done(Err(failure_of(other, &self.expected_output))),
             },
             Waiting::Baseline { perturbed_repr } => match outcome {
                 Outcome::Value { repr, .. } if repr == perturbed_repr => Step::Done(Ok(())),
-                _ => Step::Done(Err(VerifyFailure::Mismatch { expected: self.expected_output.clone(), actual: perturbed_repr })),
+                _ => Step::Done(Err(VerifyFailure::Mismatch {
+                    expected: self.expected_output.clone(),
+                    actual: perturbed_repr,
+                })),
             },
-            Waiting::Finished => Step::Done(Err(VerifyFailure::Crashed { reason: "an answer came after the verdict".to_string() })),
+            Waiting::Finished => {
+                Step::Done(Err(VerifyFailure::Crashed { reason: "an answer came after the verdict".to_string() }))
+            }
         }
     }
 
@@ -219,7 +278,8 @@ impl Verification {
         let Some(hint) = &self.perturbed.hint else { return self.run_perturbed() };
         let Some(probe) = hint.probes.get(index) else { return self.ask_claim(0, None, None) };
         let limits = Limits { time_ms: self.limits.time_ms.min(CLAIM_TIME_MS), ..self.limits };
-        let request = hint_request(&self.original, self.convention, &self.expected_output, Prediction::Input, probe, limits);
+        let request =
+            hint_request(&self.original, self.convention, &self.expected_output, Prediction::Input, probe, limits);
         self.waiting_for = Waiting::Probe { index, found };
         Step::Run(request)
     }
@@ -246,7 +306,14 @@ impl Verification {
                 // A claim needs no long run to be disproved: one that takes longer (a loop that
                 // never ends on the claimed input) is skipped rather than waited for.
                 let limits = Limits { time_ms: self.limits.time_ms.min(CLAIM_TIME_MS), ..self.limits };
-                let request = hint_request(&self.original, self.convention, &self.expected_output, hint.prediction, claim, limits);
+                let request = hint_request(
+                    &self.original,
+                    self.convention,
+                    &self.expected_output,
+                    hint.prediction,
+                    claim,
+                    limits,
+                );
                 self.waiting_for = Waiting::Hint { index, first_reason, first_raising };
                 Step::Run(request)
             }
@@ -260,7 +327,10 @@ impl Verification {
                     2 => format!("{reason}; the other proposed answer is not wrong either"),
                     n => format!("{reason}; none of the {} other proposed answers is wrong either", n - 1),
                 };
-                Step::Done(Err(VerifyFailure::HintNotWrong { claimed: claims.first().map_or_else(String::new, |c| c.to_string()), reason }))
+                Step::Done(Err(VerifyFailure::HintNotWrong {
+                    claimed: claims.first().map_or_else(String::new, |c| c.to_string()),
+                    reason,
+                }))
             }
         }
     }
@@ -279,22 +349,38 @@ impl Verification {
                         call: program.call,
                         function_name: program.function_name,
                         edits,
-                        hint: Some(Hint { prediction: hint.prediction, claimed, alternatives, probes: hint.probes, probed: None }),
+                        hint: Some(Hint {
+                            prediction: hint.prediction,
+                            claimed,
+                            alternatives,
+                            probes: hint.probes,
+                            probed: None,
+                        }),
                     };
                 }
-                Err(e) => return Step::Done(Err(VerifyFailure::HintNotWrong { claimed, reason: format!("it could not be placed: {e}") })),
+                Err(e) => {
+                    return Step::Done(Err(VerifyFailure::HintNotWrong {
+                        claimed,
+                        reason: format!("it could not be placed: {e}"),
+                    }));
+                }
             }
         }
         // Said whether the claim is a value the function really returns (on that probe).
         if let Some(placed) = self.perturbed.hint.as_mut() {
-            placed.probed = self.probed.iter().find(|(value, _)| *value == placed.claimed).map(|(_, probe)| probe.clone());
+            placed.probed =
+                self.probed.iter().find(|(value, _)| *value == placed.claimed).map(|(_, probe)| probe.clone());
         }
         self.run_perturbed()
     }
 
     fn run_perturbed(&mut self) -> Step {
         self.waiting_for = Waiting::Perturbed;
-        let request = self.convention.request(&self.perturbed.code, &self.perturbed.function_name, self.perturbed.call.clone()).expecting(self.expected_output.clone()).with_limits(self.limits);
+        let request = self
+            .convention
+            .request(&self.perturbed.code, &self.perturbed.function_name, self.perturbed.call.clone())
+            .expecting(self.expected_output.clone())
+            .with_limits(self.limits);
         Step::Run(request)
     }
 }
@@ -302,8 +388,8 @@ impl Verification {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::wrong_answer::{WrongAnswerRequest, WrongAnswerSource};
     use crate::rng::Rng;
+    use crate::wrong_answer::{WrongAnswerRequest, WrongAnswerSource};
     use crate::{Kind, Options, Prediction, perturb_with_source};
 
     /// A source that proposes fixed answers, as a model might.
@@ -316,7 +402,12 @@ mod tests {
     }
 
     fn sample() -> Sample {
-        execbench_core::load_jsonl("d", r#"{"id": "s", "code": "def f(a):\n    return a - 1", "input": "2", "output": "1"}"#).samples.remove(0)
+        execbench_core::load_jsonl(
+            "d",
+            r#"{"id": "s", "code": "def f(a):\n    return a - 1", "input": "2", "output": "1"}"#,
+        )
+        .samples
+        .remove(0)
     }
 
     fn value(matches: bool) -> Outcome {
@@ -328,10 +419,15 @@ mod tests {
     /// the program, so the code that passes is the code that was run.
     #[test]
     fn a_claim_that_is_right_after_all_gives_way_to_the_next() {
-        let perturbed = perturb_with_source(&sample(), Kind::Mhc, &Options::default(), &mut Fixed(vec!["1", "True", "'x'", "5"])).unwrap();
+        let perturbed =
+            perturb_with_source(&sample(), Kind::Mhc, &Options::default(), &mut Fixed(vec!["1", "True", "'x'", "5"]))
+                .unwrap();
         let hint = perturbed.hint.clone().unwrap();
         // The literal equal to the answer is never proposed.
-        assert_eq!((hint.claimed.as_str(), hint.alternatives.clone()), ("True", vec!["'x'".to_string(), "5".to_string()]));
+        assert_eq!(
+            (hint.claimed.as_str(), hint.alternatives.clone()),
+            ("True", vec!["'x'".to_string(), "5".to_string()])
+        );
         let (mut verification, step) = Verification::start(&sample(), &perturbed, Limits::default());
         let asked = |step: &Step| match step {
             Step::Run(r) => (r.program.clone(), r.expression.clone()),
@@ -341,7 +437,12 @@ mod tests {
         assert!(!verification.running_perturbed());
         let step = verification.answer(value(true)); // True == 1: not wrong
         assert_eq!(asked(&step).1, "'x'");
-        let step = verification.answer(Outcome::Raised { kind: "SyntaxError".into(), message: String::new(), traceback: String::new(), phase: "expression".into() });
+        let step = verification.answer(Outcome::Raised {
+            kind: "SyntaxError".into(),
+            message: String::new(),
+            traceback: String::new(),
+            phase: "expression".into(),
+        });
         assert_eq!(asked(&step).1, "5");
         let step = verification.answer(value(false)); // 5 != 1: a real lie
         let (code, call) = asked(&step);
@@ -364,7 +465,10 @@ mod tests {
         verification.answer(value(true));
         let verdict = verification.answer(value(true));
         let Step::Done(Err(failure)) = verdict else { panic!("{verdict:?}") };
-        assert_eq!(failure.to_string(), "the hint's answer 2 is not wrong: it equals the true answer; the other proposed answer is not wrong either");
+        assert_eq!(
+            failure.to_string(),
+            "the hint's answer 2 is not wrong: it equals the true answer; the other proposed answer is not wrong either"
+        );
         // An answer after the verdict is refused, not acted on.
         assert!(matches!(verification.answer(value(false)), Step::Done(Err(VerifyFailure::Crashed { .. }))));
     }
@@ -373,9 +477,15 @@ mod tests {
     /// another value; output prediction never takes a claim that does not evaluate.
     #[test]
     fn a_raising_call_is_the_last_resort() {
-        let raised = || Outcome::Raised { kind: "TypeError".into(), message: String::new(), traceback: String::new(), phase: "expression".into() };
+        let raised = || Outcome::Raised {
+            kind: "TypeError".into(),
+            message: String::new(),
+            traceback: String::new(),
+            phase: "expression".into(),
+        };
         let options = Options { prediction: Prediction::Input, ..Options::default() };
-        let perturbed = perturb_with_source(&sample(), Kind::Mhc, &options, &mut Fixed(vec!["'x'", "2", "None"])).unwrap();
+        let perturbed =
+            perturb_with_source(&sample(), Kind::Mhc, &options, &mut Fixed(vec!["'x'", "2", "None"])).unwrap();
         let (mut verification, _) = Verification::start(&sample(), &perturbed, Limits::default());
         verification.answer(raised()); // f('x')
         verification.answer(value(true)); // f(2) is the real call
@@ -387,8 +497,10 @@ mod tests {
         assert_eq!(request.limits.time_ms, 2_000);
         assert_eq!(verification.answer(value(true)), Step::Done(Ok(())));
 
-        let perturbed = perturb_with_source(&sample(), Kind::Mhc, &Options::default(), &mut Fixed(vec!["[1", "2"])).unwrap();
-        let (mut verification, step) = Verification::start(&sample(), &perturbed, Limits { time_ms: 5_000, max_steps: 0 });
+        let perturbed =
+            perturb_with_source(&sample(), Kind::Mhc, &Options::default(), &mut Fixed(vec!["[1", "2"])).unwrap();
+        let (mut verification, step) =
+            Verification::start(&sample(), &perturbed, Limits { time_ms: 5_000, max_steps: 0 });
         assert!(matches!(step, Step::Run(RunRequest { limits: Limits { time_ms: 1_000, .. }, .. })));
         verification.answer(raised());
         let verdict = verification.answer(value(true));
@@ -414,7 +526,13 @@ mod tests {
     #[test]
     fn probed_values_are_claimed_first() {
         let returned = |repr: &str, matches: bool| Outcome::Value { repr: repr.to_string(), matches: Some(matches) };
-        let perturbed = perturb_with_source(&sample(), Kind::Mhc, &Options::default(), &mut Probing(vec!["3", "25"], vec!["5", "6", "8", "7", "9", "10"])).unwrap();
+        let perturbed = perturb_with_source(
+            &sample(),
+            Kind::Mhc,
+            &Options::default(),
+            &mut Probing(vec!["3", "25"], vec!["5", "6", "8", "7", "9", "10"]),
+        )
+        .unwrap();
         assert_eq!(perturbed.hint.as_ref().map(|h| h.claimed.as_str()), Some("3"));
         let (mut verification, step) = Verification::start(&sample(), &perturbed, Limits::default());
         let expression = |step: &Step| match step {
@@ -440,12 +558,16 @@ mod tests {
         assert_eq!(request.program, "def f(a):\n    return a - 1  # The return value is 40");
         assert_eq!(verification.answer(value(true)), Step::Done(Ok(())));
         let hint = verification.into_perturbed().hint.unwrap();
-        assert_eq!((hint.claimed.as_str(), hint.alternatives), ("40", vec!["25".to_string(), "4".to_string(), "3".to_string()]));
+        assert_eq!(
+            (hint.claimed.as_str(), hint.alternatives),
+            ("40", vec!["25".to_string(), "4".to_string(), "3".to_string()])
+        );
         assert_eq!(hint.probed.as_deref(), Some("9"), "the claim is what f(9) returns");
 
         // Input prediction never probes.
         let options = Options { prediction: Prediction::Input, ..Options::default() };
-        let perturbed = perturb_with_source(&sample(), Kind::Mhc, &options, &mut Probing(vec!["3"], vec!["5"])).unwrap();
+        let perturbed =
+            perturb_with_source(&sample(), Kind::Mhc, &options, &mut Probing(vec!["3"], vec!["5"])).unwrap();
         assert!(perturbed.hint.as_ref().unwrap().probes.is_empty());
         let (_, step) = Verification::start(&sample(), &perturbed, Limits::default());
         assert_eq!(expression(&step), "f(3)");
@@ -453,7 +575,8 @@ mod tests {
 
     #[test]
     fn a_source_with_nothing_usable_is_a_refusal() {
-        let error = perturb_with_source(&sample(), Kind::Mhc, &Options::default(), &mut Fixed(vec!["1", " 1 ", "1\n"])).unwrap_err();
+        let error = perturb_with_source(&sample(), Kind::Mhc, &Options::default(), &mut Fixed(vec!["1", " 1 ", "1\n"]))
+            .unwrap_err();
         assert_eq!(error.to_string(), "unsupported: MHC: every proposed answer equals the true one");
     }
 }

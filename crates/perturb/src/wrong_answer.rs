@@ -7,11 +7,11 @@
 
 use tree_sitter::Node;
 
-use crate::distance::{call_arguments, levenshtein};
-use crate::syntax::NodeKind;
-use crate::rng::Rng;
-use crate::syntax::{self, named_children, text};
 use crate::Prediction;
+use crate::distance::{call_arguments, levenshtein};
+use crate::rng::Rng;
+use crate::syntax::NodeKind;
+use crate::syntax::{self, named_children, text};
 
 /// What a source is asked for.
 #[derive(Clone, Debug)]
@@ -91,12 +91,14 @@ impl WrongAnswerSource for OfflineWrongAnswers {
                 rng.shuffle(&mut all);
                 let ordered = far_first(all, truth, &[]);
                 // At most `limit` of each group, so the near fallback is never crowded out.
-                let (far, near): (Vec<String>, Vec<String>) = ordered.into_iter().partition(|c| levenshtein(c, truth) >= 2);
+                let (far, near): (Vec<String>, Vec<String>) =
+                    ordered.into_iter().partition(|c| levenshtein(c, truth) >= 2);
                 far.into_iter().take(self.limit).chain(near.into_iter().take(self.limit)).collect()
             }
             Prediction::Input => {
                 let same_type = self.same_type_arguments(request.call, rng)?;
-                let retyped: Vec<String> = retyped_arguments(request.call)?.into_iter().filter(|r| !same_type.contains(r)).collect();
+                let retyped: Vec<String> =
+                    retyped_arguments(request.call)?.into_iter().filter(|r| !same_type.contains(r)).collect();
                 let truth = call_arguments(request.call).unwrap_or_default();
                 far_first(same_type, &truth, &retyped)
             }
@@ -159,8 +161,11 @@ pub fn far_first(same_type: Vec<String>, truth: &str, other_type: &[String]) -> 
             (false, true, false, _) => 2,
         }
     };
-    let mut tiered: Vec<(u8, String)> =
-        same_type.into_iter().map(|c| (tier(&c, true), c)).chain(other_type.iter().map(|c| (tier(c, false), c.clone()))).collect();
+    let mut tiered: Vec<(u8, String)> = same_type
+        .into_iter()
+        .map(|c| (tier(&c, true), c))
+        .chain(other_type.iter().map(|c| (tier(c, false), c.clone())))
+        .collect();
     // `sort_by_key` is stable: the shuffle's order survives inside each tier.
     tiered.sort_by_key(|(tier, _)| *tier);
     tiered.into_iter().map(|(_, c)| c).collect()
@@ -174,7 +179,8 @@ pub fn wider_mutations_of_literal(literal: &str) -> Result<Vec<String>, String> 
         .first()
         .and_then(|statement| named_children(*statement).into_iter().next())
         .ok_or_else(|| "the value is not an expression".to_string())?;
-    let out: Vec<String> = wider(expression, literal, 0).into_iter().filter(|m| m != literal && !m.contains('\n')).collect();
+    let out: Vec<String> =
+        wider(expression, literal, 0).into_iter().filter(|m| m != literal && !m.contains('\n')).collect();
     Ok(out)
 }
 
@@ -201,7 +207,11 @@ fn instead_of_none(call: &str) -> Vec<String> {
         .filter(|n| n.kind_name() == "call")
         .and_then(|c| c.child_by_field_name("arguments"));
     for argument in arguments.map(named_children).unwrap_or_default() {
-        let value = if argument.kind_name() == "keyword_argument" { argument.child_by_field_name("value") } else { Some(argument) };
+        let value = if argument.kind_name() == "keyword_argument" {
+            argument.child_by_field_name("value")
+        } else {
+            Some(argument)
+        };
         let Some(value) = value else { continue };
         let t = text(value, call);
         // Short first: it also bounds how deep `is_plain_literal` recurses.
@@ -332,8 +342,15 @@ fn mutations(node: Node, source: &str, depth: usize) -> Vec<String> {
     match node.kind_name() {
         "integer" => off_by_one(t),
         "float" => vec![bump_last_digit(t)],
-        "unary_operator" if t.starts_with('-') && named_children(node).first().is_some_and(|n| matches!(n.kind_name(), "integer" | "float")) => {
-            if named_children(node)[0].kind_name() == "integer" { off_by_one(t) } else { vec![bump_last_digit(t)] }
+        "unary_operator"
+            if t.starts_with('-')
+                && named_children(node).first().is_some_and(|n| matches!(n.kind_name(), "integer" | "float")) =>
+        {
+            if named_children(node)[0].kind_name() == "integer" {
+                off_by_one(t)
+            } else {
+                vec![bump_last_digit(t)]
+            }
         }
         "true" => vec!["False".to_string()],
         "false" => vec!["True".to_string()],
@@ -355,7 +372,8 @@ fn mutations(node: Node, source: &str, depth: usize) -> Vec<String> {
 /// character classes are what string functions tell apart. ASCII only: RustPython 0.5 panics
 /// natively on some slices of non-ASCII strings (`s[::-1][::2].rfind(...)`), which would abort
 /// the command line; no sample's own input is made non-ASCII.
-const OTHER_STRINGS: &[&str] = &["", "a", "A", "1", " ", "abc", "ABC", "123", "a1 B2", "Hello, World!", "aaaa", "x.y-z", "42.42"];
+const OTHER_STRINGS: &[&str] =
+    &["", "a", "A", "1", " ", "abc", "ABC", "123", "a1 B2", "Hello, World!", "aaaa", "x.y-z", "42.42"];
 /// What an empty container may be filled with, so that its elements' type can still be guessed.
 const OTHER_ELEMENTS: &[&str] = &["0", "1, 2, 3", "'a'", "'a', 'b'", "-1, 0", "[0]"];
 const OTHER_ENTRIES: &[&str] = &["0: 0", "'a': 1", "'a': 'b'", "1: 'a'", "'a': [0]"];
@@ -371,7 +389,19 @@ fn wider(node: Node, source: &str, depth: usize) -> Vec<String> {
     match node.kind_name() {
         "integer" | "unary_operator" if int_value(t).is_some() => {
             let v = int_value(t).unwrap_or(0);
-            out.extend([Some(0), v.checked_neg(), v.checked_add(10), v.checked_mul(2).and_then(|d| d.checked_add(3)), Some(100), Some(-7)].into_iter().flatten().map(|w| w.to_string()));
+            out.extend(
+                [
+                    Some(0),
+                    v.checked_neg(),
+                    v.checked_add(10),
+                    v.checked_mul(2).and_then(|d| d.checked_add(3)),
+                    Some(100),
+                    Some(-7),
+                ]
+                .into_iter()
+                .flatten()
+                .map(|w| w.to_string()),
+            );
         }
         "float" | "unary_operator" if t.trim_start_matches('-').parse::<f64>().is_ok() => {
             out.extend(["0.0", "1.5", "-2.25", "100.0"].iter().map(|s| s.to_string()));
@@ -386,18 +416,33 @@ fn wider(node: Node, source: &str, depth: usize) -> Vec<String> {
         "call" if t == "set()" => out.extend(OTHER_ELEMENTS.iter().map(|e| format!("{{{e}}}"))),
         // `dict(a=1)`, `range(1, 5)`, `''.join(['A'] * 3)`: the values inside change.
         "call" => {
-            let arguments: Vec<Node> = node.child_by_field_name("arguments").map(named_children).unwrap_or_default().into_iter().filter(|n| n.kind_name() != "comment").collect();
+            let arguments: Vec<Node> = node
+                .child_by_field_name("arguments")
+                .map(named_children)
+                .unwrap_or_default()
+                .into_iter()
+                .filter(|n| n.kind_name() != "comment")
+                .collect();
             // One argument left out: `range(2, 9)` -> `range(9)`, `dict(a=1, b=2)` -> `dict(b=2)`.
             for (i, argument) in arguments.iter().enumerate() {
                 let end = arguments.get(i + 1).map_or(argument.end_byte(), |next| next.start_byte());
-                let start = if i + 1 == arguments.len() && i > 0 { arguments[i - 1].end_byte() } else { argument.start_byte() };
+                let start =
+                    if i + 1 == arguments.len() && i > 0 { arguments[i - 1].end_byte() } else { argument.start_byte() };
                 out.push(format!("{}{}", &source[node.start_byte()..start], &source[end..node.end_byte()]));
             }
             for argument in arguments {
-                let value = if argument.kind_name() == "keyword_argument" { argument.child_by_field_name("value") } else { Some(argument) };
+                let value = if argument.kind_name() == "keyword_argument" {
+                    argument.child_by_field_name("value")
+                } else {
+                    Some(argument)
+                };
                 let Some(value) = value else { continue };
                 for m in wider(value, source, depth + 1).into_iter().take(8) {
-                    out.push(format!("{}{m}{}", &source[node.start_byte()..value.start_byte()], &source[value.end_byte()..node.end_byte()]));
+                    out.push(format!(
+                        "{}{m}{}",
+                        &source[node.start_byte()..value.start_byte()],
+                        &source[value.end_byte()..node.end_byte()]
+                    ));
                 }
             }
         }
@@ -405,7 +450,11 @@ fn wider(node: Node, source: &str, depth: usize) -> Vec<String> {
             for side in ["left", "right"] {
                 let Some(operand) = node.child_by_field_name(side) else { continue };
                 for m in wider(operand, source, depth + 1).into_iter().take(8) {
-                    out.push(format!("{}{m}{}", &source[node.start_byte()..operand.start_byte()], &source[operand.end_byte()..node.end_byte()]));
+                    out.push(format!(
+                        "{}{m}{}",
+                        &source[node.start_byte()..operand.start_byte()],
+                        &source[operand.end_byte()..node.end_byte()]
+                    ));
                 }
             }
         }
@@ -441,11 +490,7 @@ fn other_strings(t: &str) -> Vec<String> {
         bodies.push(chars.iter().skip(1).collect());
         bodies.push(chars.iter().take(chars.len().saturating_sub(1)).collect());
     }
-    bodies
-        .into_iter()
-        .filter(|b| b != body)
-        .map(|b| format!("{prefix}{quotes}{b}{quotes}"))
-        .collect()
+    bodies.into_iter().filter(|b| b != body).map(|b| format!("{prefix}{quotes}{b}{quotes}")).collect()
 }
 
 /// Emptied, reversed, grown, or (when empty) filled containers of the same kind, and wider
@@ -479,11 +524,19 @@ fn other_containers(node: Node, source: &str, depth: usize) -> Vec<String> {
     }
     for &i in [0, elements.len() / 2, elements.len() - 1].iter().collect::<std::collections::BTreeSet<_>>() {
         // An element, or a dict entry's value and its key.
-        let targets = if nodes[i].kind_name() == "pair" { vec![nodes[i].child_by_field_name("value"), nodes[i].child_by_field_name("key")] } else { vec![Some(nodes[i])] };
+        let targets = if nodes[i].kind_name() == "pair" {
+            vec![nodes[i].child_by_field_name("value"), nodes[i].child_by_field_name("key")]
+        } else {
+            vec![Some(nodes[i])]
+        };
         for target in targets.into_iter().flatten() {
             for m in wider(target, source, depth + 1).into_iter().take(6) {
                 let mut changed = elements.clone();
-                changed[i] = format!("{}{m}{}", &source[nodes[i].start_byte()..target.start_byte()], &source[target.end_byte()..nodes[i].end_byte()]);
+                changed[i] = format!(
+                    "{}{m}{}",
+                    &source[nodes[i].start_byte()..target.start_byte()],
+                    &source[target.end_byte()..nodes[i].end_byte()]
+                );
                 out.push(rebuild(&changed));
             }
         }
@@ -533,10 +586,8 @@ fn change_one_character(t: &str) -> Vec<String> {
     }
     let body = &t[open + quote_len..t.len() - quote_len];
     // Characters not after a backslash, so escapes stay intact.
-    let positions: Vec<(usize, char)> = body
-        .char_indices()
-        .filter(|(i, c)| c.is_ascii_alphanumeric() && !body[..*i].ends_with('\\'))
-        .collect();
+    let positions: Vec<(usize, char)> =
+        body.char_indices().filter(|(i, c)| c.is_ascii_alphanumeric() && !body[..*i].ends_with('\\')).collect();
     if positions.is_empty() {
         return vec![format!("{prefix}{q}{body}a{q}", q = &t[open..open + quote_len])];
     }
@@ -558,7 +609,11 @@ fn change_one_character(t: &str) -> Vec<String> {
 }
 
 fn container_mutations(node: Node, source: &str, depth: usize) -> Vec<String> {
-    let elements: Vec<String> = named_children(node).into_iter().filter(|n| n.kind_name() != "comment").map(|n| text(n, source).to_string()).collect();
+    let elements: Vec<String> = named_children(node)
+        .into_iter()
+        .filter(|n| n.kind_name() != "comment")
+        .map(|n| text(n, source).to_string())
+        .collect();
     let nodes: Vec<Node> = named_children(node).into_iter().filter(|n| n.kind_name() != "comment").collect();
     let rebuild = |items: &[String]| rebuild_container(node.kind_name(), items);
     if elements.is_empty() {
@@ -570,7 +625,11 @@ fn container_mutations(node: Node, source: &str, depth: usize) -> Vec<String> {
         let mut dropped = elements.clone();
         dropped.remove(i);
         out.push(rebuild(&dropped));
-        if i + 1 < elements.len() && elements[i] != elements[i + 1] && node.kind_name() != "set" && node.kind_name() != "dictionary" {
+        if i + 1 < elements.len()
+            && elements[i] != elements[i + 1]
+            && node.kind_name() != "set"
+            && node.kind_name() != "dictionary"
+        {
             let mut swapped = elements.clone();
             swapped.swap(i, i + 1);
             out.push(rebuild(&swapped));
@@ -579,10 +638,16 @@ fn container_mutations(node: Node, source: &str, depth: usize) -> Vec<String> {
     // One element (a dict entry's value) mutated: the first, middle and last, to keep the count small.
     let picks = [0, elements.len() / 2, elements.len() - 1];
     for &i in picks.iter().collect::<std::collections::BTreeSet<_>>() {
-        let target = if nodes[i].kind_name() == "pair" { nodes[i].child_by_field_name("value") } else { Some(nodes[i]) };
+        let target =
+            if nodes[i].kind_name() == "pair" { nodes[i].child_by_field_name("value") } else { Some(nodes[i]) };
         let Some(target) = target else { continue };
         for mutated in mutations(target, source, depth + 1).into_iter().take(2) {
-            let element = format!("{}{}{}", &source[nodes[i].start_byte()..target.start_byte()], mutated, &source[target.end_byte()..nodes[i].end_byte()]);
+            let element = format!(
+                "{}{}{}",
+                &source[nodes[i].start_byte()..target.start_byte()],
+                mutated,
+                &source[target.end_byte()..nodes[i].end_byte()]
+            );
             let mut changed = elements.clone();
             changed[i] = element;
             out.push(rebuild(&changed));
@@ -635,7 +700,14 @@ mod tests {
 
     #[test]
     fn none_gets_plausible_values_of_other_types() {
-        let request = WrongAnswerRequest { sample_id: "s", code: "", function_name: "f", call: "f([1, 2], None, k=-3, g=len)", expected_output: "None", prediction: Prediction::Output };
+        let request = WrongAnswerRequest {
+            sample_id: "s",
+            code: "",
+            function_name: "f",
+            call: "f([1, 2], None, k=-3, g=len)",
+            expected_output: "None",
+            prediction: Prediction::Output,
+        };
         let mut got = OfflineWrongAnswers::default().candidates(&request, &mut Rng::new(0)).unwrap();
         got.sort();
         assert_eq!(got, ["''", "-3", "0", "False", "[1, 2]", "[]"]);
@@ -650,20 +722,51 @@ mod tests {
     #[test]
     fn input_candidates_widen_and_end_with_other_types() {
         let wider = wider_mutations_of_arguments("f('ab', [], range(1, 3))").unwrap();
-        for expected in ["'', [], range(1, 3)", "'ba', [], range(1, 3)", "'ab', [0], range(1, 3)", "'ab', ['a', 'b'], range(1, 3)", "'ab', [], range(3)", "'ab', [], range(1, 13)", "'bb', [0], range(1, 3)"] {
+        for expected in [
+            "'', [], range(1, 3)",
+            "'ba', [], range(1, 3)",
+            "'ab', [0], range(1, 3)",
+            "'ab', ['a', 'b'], range(1, 3)",
+            "'ab', [], range(3)",
+            "'ab', [], range(1, 13)",
+            "'bb', [0], range(1, 3)",
+        ] {
             assert!(wider.contains(&expected.to_string()), "{expected} not in {wider:?}");
         }
         assert!(wider.iter().all(|w| w.is_ascii() && !w.contains('\n')), "{wider:?}");
         assert_eq!(retyped_arguments("f()").unwrap(), ["0"]);
-        assert_eq!(retyped_arguments("f(x=1)").unwrap(), ["x=None", "x=0", "x=''", "x=[]", "x={}", "x=[0]", "x={0: 0}"]);
-        let request = WrongAnswerRequest { sample_id: "s", code: "", function_name: "f", call: "f('abc', 2)", expected_output: "0", prediction: Prediction::Input };
+        assert_eq!(
+            retyped_arguments("f(x=1)").unwrap(),
+            ["x=None", "x=0", "x=''", "x=[]", "x={}", "x=[0]", "x={0: 0}"]
+        );
+        let request = WrongAnswerRequest {
+            sample_id: "s",
+            code: "",
+            function_name: "f",
+            call: "f('abc', 2)",
+            expected_output: "0",
+            prediction: Prediction::Input,
+        };
         let all = OfflineWrongAnswers::default().candidates(&request, &mut Rng::new(3)).unwrap();
         // Other types after every same-type proposal at distance >= 2, in their fixed order; `''`
         // for the string is no other type (it is a same-type proposal), and `'abc', 0` is one edit
         // from the truth, so it is the very last.
         let first_retyped = all.iter().position(|c| c == "None, 2").unwrap();
         assert!(all[..first_retyped].iter().all(|c| levenshtein(c, "'abc', 2") >= 2), "{all:?}");
-        let far_retyped = ["None, 2", "0, 2", "[], 2", "{}, 2", "[0], 2", "{0: 0}, 2", "'abc', None", "'abc', ''", "'abc', []", "'abc', {}", "'abc', [0]", "'abc', {0: 0}"];
+        let far_retyped = [
+            "None, 2",
+            "0, 2",
+            "[], 2",
+            "{}, 2",
+            "[0], 2",
+            "{0: 0}, 2",
+            "'abc', None",
+            "'abc', ''",
+            "'abc', []",
+            "'abc', {}",
+            "'abc', [0]",
+            "'abc', {0: 0}",
+        ];
         assert_eq!(all[first_retyped..first_retyped + far_retyped.len()], far_retyped, "{all:?}");
         assert_eq!(all.last().map(String::as_str), Some("'abc', 0"));
         assert_eq!(all, OfflineWrongAnswers::default().candidates(&request, &mut Rng::new(3)).unwrap(), "seeded");
@@ -684,7 +787,14 @@ mod tests {
             (Prediction::Input, "f([1, 2], x='a')", "0"),
         ];
         for (prediction, call, output) in cases {
-            let request = WrongAnswerRequest { sample_id: "s", code: "", function_name: "f", call, expected_output: output, prediction: *prediction };
+            let request = WrongAnswerRequest {
+                sample_id: "s",
+                code: "",
+                function_name: "f",
+                call,
+                expected_output: output,
+                prediction: *prediction,
+            };
             let truth = match prediction {
                 Prediction::Output => output.to_string(),
                 Prediction::Input => call_arguments(call).unwrap(),
@@ -696,7 +806,10 @@ mod tests {
                 assert!(near[first_near..].iter().all(|n| *n), "{call} -> {output}, seed {seed}: {all:?}");
                 // `True` has one wrong value of its type and it is four edits away.
                 assert!(first_near > 0, "{call} -> {output}: nothing at distance >= 2 in {all:?}");
-                assert!(*output == "True" || first_near < all.len() || *prediction == Prediction::Input, "{call} -> {output}: no near fallback in {all:?}");
+                assert!(
+                    *output == "True" || first_near < all.len() || *prediction == Prediction::Input,
+                    "{call} -> {output}: no near fallback in {all:?}"
+                );
             }
         }
     }
@@ -707,13 +820,22 @@ mod tests {
         // (truth, same-type candidates, other-type candidates, expected order)
         type Case<'a> = (&'a str, &'a [&'a str], &'a [&'a str], &'a [&'a str]);
         let cases: &[Case] = &[
-            ("'abc'", &["'abd'", "'Hello, World!'", "'cba'", "'xyz'"], &[], &["'cba'", "'xyz'", "'Hello, World!'", "'abd'"]),
+            (
+                "'abc'",
+                &["'abd'", "'Hello, World!'", "'cba'", "'xyz'"],
+                &[],
+                &["'cba'", "'xyz'", "'Hello, World!'", "'abd'"],
+            ),
             // `15` is one edit from `5` (an insertion); a one-character truth has nothing to keep.
             ("5", &["6", "15", "-7", "100"], &["None", "''"], &["-7", "100", "None", "''", "6", "15"]),
             ("[1, 2]", &["[2]", "[]", "[1, 2, 1, 2]", "[2, 1]"], &["0"], &["[2]", "[2, 1]", "[]", "[1, 2, 1, 2]", "0"]),
         ];
         for (truth, same, other, expected) in cases {
-            let got = far_first(same.iter().map(|s| s.to_string()).collect(), truth, &other.iter().map(|s| s.to_string()).collect::<Vec<_>>());
+            let got = far_first(
+                same.iter().map(|s| s.to_string()).collect(),
+                truth,
+                &other.iter().map(|s| s.to_string()).collect::<Vec<_>>(),
+            );
             assert_eq!(got, *expected, "{truth}");
         }
     }
@@ -722,14 +844,23 @@ mod tests {
     #[test]
     fn output_prediction_probes_nearby_inputs() {
         let mut source = OfflineWrongAnswers::default();
-        let request = WrongAnswerRequest { sample_id: "s", code: "", function_name: "f", call: "f('abc', 2)", expected_output: "'c'", prediction: Prediction::Output };
+        let request = WrongAnswerRequest {
+            sample_id: "s",
+            code: "",
+            function_name: "f",
+            call: "f('abc', 2)",
+            expected_output: "'c'",
+            prediction: Prediction::Output,
+        };
         let probes = source.probes(&request, &mut Rng::new(5));
         let near = mutations_of_arguments("f('abc', 2)").unwrap();
         assert_eq!(probes.len(), 4);
         assert!(probes.iter().all(|p| near.contains(p)), "{probes:?}");
         let none = WrongAnswerRequest { expected_output: "None", ..request.clone() };
         let input = WrongAnswerRequest { prediction: Prediction::Input, ..request.clone() };
-        assert!(source.probes(&none, &mut Rng::new(5)).is_empty() && source.probes(&input, &mut Rng::new(5)).is_empty());
+        assert!(
+            source.probes(&none, &mut Rng::new(5)).is_empty() && source.probes(&input, &mut Rng::new(5)).is_empty()
+        );
     }
 
     /// Deep or long values cost a bounded number of candidates, never a hang.
@@ -747,7 +878,14 @@ mod tests {
 
     #[test]
     fn offline_source_is_seeded() {
-        let request = WrongAnswerRequest { sample_id: "s", code: "", function_name: "f", call: "f(1)", expected_output: "[1, 2, 3]", prediction: Prediction::Output };
+        let request = WrongAnswerRequest {
+            sample_id: "s",
+            code: "",
+            function_name: "f",
+            call: "f(1)",
+            expected_output: "[1, 2, 3]",
+            prediction: Prediction::Output,
+        };
         let a = OfflineWrongAnswers::default().candidates(&request, &mut Rng::new(1)).unwrap();
         let b = OfflineWrongAnswers::default().candidates(&request, &mut Rng::new(1)).unwrap();
         assert_eq!(a, b);

@@ -46,7 +46,9 @@ fn offers(code: &str, function_name: &str) -> Offers {
     });
     let parameter = tested.and_then(|f| f.child_by_field_name("parameters")).is_some_and(|p| p.named_child_count() > 0);
     let body_on_own_lines = tested.is_some_and(|f| {
-        f.child_by_field_name("body").and_then(|b| b.named_child(0)).is_some_and(|first| first.start_position().row > f.start_position().row)
+        f.child_by_field_name("body")
+            .and_then(|b| b.named_child(0))
+            .is_some_and(|first| first.start_position().row > f.start_position().row)
     });
     Offers { condition, parameter, body_on_own_lines }
 }
@@ -81,7 +83,8 @@ fn all_kinds_all_seeds_parse_and_are_deterministic() {
     // CRUXEval has many programs without any `if`/`elif`/`while`: RTF leaves those as they are.
     assert!((300..600).contains(&with_conditions), "{with_conditions} programs with a condition");
     let runs = Kind::ALL.into_iter().flat_map(|kind| {
-        let profiles: &[Profile] = if matches!(kind, Kind::Rtf | Kind::Mhc) { &[Profile::Execbench] } else { &Profile::ALL };
+        let profiles: &[Profile] =
+            if matches!(kind, Kind::Rtf | Kind::Mhc) { &[Profile::Execbench] } else { &Profile::ALL };
         profiles.iter().map(move |profile| (kind, *profile))
     });
     for (kind, profile) in runs {
@@ -104,7 +107,10 @@ fn all_kinds_all_seeds_parse_and_are_deterministic() {
                         // The engine checks outputs by re-parsing after the edits: that must give
                         // the tree a fresh parse gives (single-stage kinds report edits to the input).
                         if kind != Kind::PscAll && !reparse_matches_fresh_parse(&sample.code, &a.code, &a.edits) {
-                            problems.push(format!("{kind} {profile} seed {seed} {}: re-parse after edits differs from a fresh parse", sample.id));
+                            problems.push(format!(
+                                "{kind} {profile} seed {seed} {}: re-parse after edits differs from a fresh parse",
+                                sample.id
+                            ));
                         }
                         let did_change = a.code != sample.code;
                         changed += usize::from(did_change);
@@ -113,11 +119,14 @@ fn all_kinds_all_seeds_parse_and_are_deterministic() {
                             problems.push(format!("{kind} {profile} seed {seed} {}: left unchanged, though the program offers something to change", sample.id));
                         }
                         if kind == Kind::Rtf && did_change && !offers.condition {
-                            problems.push(format!("RTF seed {seed} {}: changed a program without conditions", sample.id));
+                            problems
+                                .push(format!("RTF seed {seed} {}: changed a program without conditions", sample.id));
                         }
                     }
                     (Err(e), _) => problems.push(format!("{kind} {profile} seed {seed} {}: {e}", sample.id)),
-                    (Ok(_), Err(e)) => problems.push(format!("{kind} {profile} seed {seed} {}: second run failed: {e}", sample.id)),
+                    (Ok(_), Err(e)) => {
+                        problems.push(format!("{kind} {profile} seed {seed} {}: second run failed: {e}", sample.id))
+                    }
                 }
             }
         }

@@ -12,7 +12,8 @@ use execbench_pyengine::RustPythonEngine;
 const DATASET: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../public/data/cruxeval/cruxeval.jsonl");
 
 fn samples() -> Vec<Sample> {
-    let report = execbench_core::load_jsonl("cruxeval.jsonl", &std::fs::read_to_string(DATASET).expect("the bundled dataset"));
+    let report =
+        execbench_core::load_jsonl("cruxeval.jsonl", &std::fs::read_to_string(DATASET).expect("the bundled dataset"));
     assert!(report.errors.is_empty() && report.samples.len() == 800);
     report.samples
 }
@@ -20,7 +21,12 @@ fn samples() -> Vec<Sample> {
 /// CPython's `ast.unparse` of every program, in order (JSON in, JSON out).
 fn cpython_unparse(samples: &[Sample]) -> Vec<String> {
     let script = "import ast, json, sys\nprint(json.dumps([ast.unparse(ast.parse(c)) for c in json.load(sys.stdin)]))";
-    let mut child = Command::new("python3").args(["-c", script]).stdin(Stdio::piped()).stdout(Stdio::piped()).spawn().expect("python3 runs (CPython is on every machine of this kind)");
+    let mut child = Command::new("python3")
+        .args(["-c", script])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("python3 runs (CPython is on every machine of this kind)");
     let codes: Vec<&str> = samples.iter().map(|s| s.code.as_str()).collect();
     child.stdin.take().unwrap().write_all(serde_json::to_string(&codes).unwrap().as_bytes()).unwrap();
     let output = child.wait_with_output().unwrap();

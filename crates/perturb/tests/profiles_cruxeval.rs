@@ -97,7 +97,8 @@ fn profiles_on_cruxeval_within_bounds_read_from_the_trees() {
                     f.new_else += new_else;
                     f.with_new_else += usize::from(new_else > 0);
                     // GBC adds five pieces; only the codecrash profile opens `else` clauses.
-                    let most_else = if profile == Profile::Codecrash && matches!(kind, Kind::Gbc | Kind::PscAll) { 5 } else { 0 };
+                    let most_else =
+                        if profile == Profile::Codecrash && matches!(kind, Kind::Gbc | Kind::PscAll) { 5 } else { 0 };
                     if new_else > most_else {
                         problems.push(format!("{id}: {new_else} new else clauses (at most {most_else})"));
                     }
@@ -109,12 +110,19 @@ fn profiles_on_cruxeval_within_bounds_read_from_the_trees() {
                         if profile == Profile::Codecrash {
                             // One claim per return site and nowhere else (p = 1): MPS prints before
                             // every return that begins its line; MCC comments at least there.
-                            let (low, high) = if kind == Kind::Mps { (original.returns_on_own_line, original.returns_on_own_line) } else { (original.returns_on_own_line, original.returns) };
+                            let (low, high) = if kind == Kind::Mps {
+                                (original.returns_on_own_line, original.returns_on_own_line)
+                            } else {
+                                (original.returns_on_own_line, original.returns)
+                            };
                             if !(low..=high).contains(&claims) {
                                 problems.push(format!("{id}: {claims} value claims, expected {low}..={high}"));
                             }
                             if row.message_true != (claims > 0 && is_do_nothing_value(&sample.output)) {
-                                problems.push(format!("{id}: message_true {} for output {}", row.message_true, sample.output));
+                                problems.push(format!(
+                                    "{id}: message_true {} for output {}",
+                                    row.message_true, sample.output
+                                ));
                             }
                         } else if row.message_true {
                             problems.push(format!("{id}: a true message under the execbench profile"));
@@ -123,8 +131,13 @@ fn profiles_on_cruxeval_within_bounds_read_from_the_trees() {
                 }
             }
             let per = |n: usize| n as f64 / f.rows.max(1) as f64;
-            let claims = if matches!(kind, Kind::Mcc | Kind::Mps) { format!("{:.2}", per(f.claims)) } else { "-".to_string() };
-            let message_true = if matches!(kind, Kind::Mcc | Kind::Mps) { format!("{} ({:.1}%)", f.message_true, 100.0 * per(f.message_true)) } else { "-".to_string() };
+            let claims =
+                if matches!(kind, Kind::Mcc | Kind::Mps) { format!("{:.2}", per(f.claims)) } else { "-".to_string() };
+            let message_true = if matches!(kind, Kind::Mcc | Kind::Mps) {
+                format!("{} ({:.1}%)", f.message_true, 100.0 * per(f.message_true))
+            } else {
+                "-".to_string()
+            };
             table.push(format!(
                 "| {kind} | {profile} | {} of {} ({:.1}%) | {claims} | {message_true} | {} ({:.1}%) | {:.2} |",
                 f.changed,
@@ -143,10 +156,20 @@ fn profiles_on_cruxeval_within_bounds_read_from_the_trees() {
     for kind in [Kind::Mcc, Kind::Mps] {
         let (ours, theirs) = (&by_row[&(kind, Profile::Execbench)], &by_row[&(kind, Profile::Codecrash)]);
         assert!(theirs.claims < ours.claims, "{kind}: codecrash claims {} >= execbench {}", theirs.claims, ours.claims);
-        assert!(theirs.message_true > 0 && ours.message_true == 0, "{kind}: true messages {} / {}", theirs.message_true, ours.message_true);
+        assert!(
+            theirs.message_true > 0 && ours.message_true == 0,
+            "{kind}: true messages {} / {}",
+            theirs.message_true,
+            ours.message_true
+        );
     }
     let gbc = &by_row[&(Kind::Gbc, Profile::Codecrash)];
-    assert!((gbc.rows / 5..=gbc.rows * 9 / 10).contains(&gbc.with_new_else), "GBC codecrash: {} of {} with a new else", gbc.with_new_else, gbc.rows);
+    assert!(
+        (gbc.rows / 5..=gbc.rows * 9 / 10).contains(&gbc.with_new_else),
+        "GBC codecrash: {} of {} with a new else",
+        gbc.with_new_else,
+        gbc.rows
+    );
     // REN renames the same programs under both profiles.
     assert_eq!(by_row[&(Kind::Ren, Profile::Execbench)].changed, by_row[&(Kind::Ren, Profile::Codecrash)].changed);
     assert!(problems.is_empty(), "{} problems:\n{}", problems.len(), problems.join("\n"));

@@ -38,7 +38,9 @@ fn perturb_and_verify_all(kinds: &[Kind], options: Options) {
             let options = Options { seed, ..options };
             for sample in &samples {
                 let outcome = perturb_sample(sample, kind, &options).map_err(|e| e.to_string()).and_then(|p| {
-                    verify(&mut engine as &mut dyn PythonEngine, sample, &p, limits).map(|passed| (passed.hint != p.hint, passed.hint)).map_err(|e| e.to_string())
+                    verify(&mut engine as &mut dyn PythonEngine, sample, &p, limits)
+                        .map(|passed| (passed.hint != p.hint, passed.hint))
+                        .map_err(|e| e.to_string())
                 });
                 match outcome {
                     Ok((replaced, hint)) => {
@@ -54,11 +56,29 @@ fn perturb_and_verify_all(kinds: &[Kind], options: Options) {
             }
         }
         // The docs' table (docs/perturbations.md) takes MHC's hint-to-truth distance from here.
-        let replaced = if kind == Kind::Mhc { format!(", the hint's first claim replaced by a later one {hint_replaced} times; hint-to-truth edit distance: {}", DistanceSummary::of(&distances)) } else { String::new() };
-        eprintln!("{kind} ({:?} prediction, {} profile): {verified} of 4000 verified in {:?}{replaced}", options.prediction, options.profile, started.elapsed());
+        let replaced = if kind == Kind::Mhc {
+            format!(
+                ", the hint's first claim replaced by a later one {hint_replaced} times; hint-to-truth edit distance: {}",
+                DistanceSummary::of(&distances)
+            )
+        } else {
+            String::new()
+        };
+        eprintln!(
+            "{kind} ({:?} prediction, {} profile): {verified} of 4000 verified in {:?}{replaced}",
+            options.prediction,
+            options.profile,
+            started.elapsed()
+        );
     }
-    let unexpected: Vec<&String> = reasons.iter().filter(|r| !KNOWN_EXCEPTIONS.iter().any(|(id, _)| r.starts_with(&format!("{id} ")))).collect();
-    assert!(unexpected.is_empty(), "{} unexpected failures:\n{}", unexpected.len(), unexpected.iter().map(|s| s.as_str()).collect::<Vec<_>>().join("\n"));
+    let unexpected: Vec<&String> =
+        reasons.iter().filter(|r| !KNOWN_EXCEPTIONS.iter().any(|(id, _)| r.starts_with(&format!("{id} ")))).collect();
+    assert!(
+        unexpected.is_empty(),
+        "{} unexpected failures:\n{}",
+        unexpected.len(),
+        unexpected.iter().map(|s| s.as_str()).collect::<Vec<_>>().join("\n")
+    );
     for (id, why) in KNOWN_EXCEPTIONS {
         let sample = samples.iter().find(|s| s.id == *id).expect("listed sample exists");
         let original = execbench_core::verify::check_sample(&mut engine, sample, limits);
@@ -86,5 +106,8 @@ fn mhc_for_input_prediction_verifies_on_every_sample() {
 /// profile.
 #[test]
 fn codecrash_profile_keeps_every_result() {
-    perturb_and_verify_all(&[Kind::Ren, Kind::Gbc, Kind::PscAll, Kind::Mcc, Kind::Mps], Options { profile: Profile::Codecrash, ..Options::default() });
+    perturb_and_verify_all(
+        &[Kind::Ren, Kind::Gbc, Kind::PscAll, Kind::Mcc, Kind::Mps],
+        Options { profile: Profile::Codecrash, ..Options::default() },
+    );
 }

@@ -29,7 +29,10 @@ pub type HttpOutcome = (u16, Vec<(String, String)>, String);
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum ConnectionVerdict {
-    Ok { model: String, latency_ms: u64 },
+    Ok {
+        model: String,
+        latency_ms: u64,
+    },
     /// The status and the provider's message, e.g. "401: Incorrect API key provided".
     BadKey(String),
     UnknownModel(String),
@@ -56,7 +59,9 @@ impl ConnectionVerdict {
             ConnectionVerdict::RateLimited(s) => {
                 format!("Rate limited: the settings work, but the provider asks to slow down ({s}).")
             }
-            ConnectionVerdict::Blocked(s) => sentence(&format!("Blocked by the browser (CORS): the server did not allow this page's origin. {s}")),
+            ConnectionVerdict::Blocked(s) => {
+                sentence(&format!("Blocked by the browser (CORS): the server did not allow this page's origin. {s}"))
+            }
             ConnectionVerdict::Unreachable(s) => sentence(&format!("Unreachable: {s}")),
             ConnectionVerdict::Failed(s) => sentence(&format!("Failed: {s}")),
         }
@@ -103,13 +108,18 @@ pub fn connection_verdict(
                 )),
                 // The page's fetch client tells a CORS refusal (kind Blocked) from a server that
                 // does not answer (it probes the URL), so Network means nothing answered.
-                ErrorKind::Network => ConnectionVerdict::Unreachable(format!("{}. Check the base URL and that the server is running", status_message(&e))),
+                ErrorKind::Network => ConnectionVerdict::Unreachable(format!(
+                    "{}. Check the base URL and that the server is running",
+                    status_message(&e)
+                )),
                 _ => ConnectionVerdict::Failed(e.to_string()),
             };
         }
     };
     match parse_response(endpoint.wire(), status, &headers, &body) {
-        Ok(c) => ConnectionVerdict::Ok { model: c.model.unwrap_or_else(|| endpoint.model.trim().to_string()), latency_ms },
+        Ok(c) => {
+            ConnectionVerdict::Ok { model: c.model.unwrap_or_else(|| endpoint.model.trim().to_string()), latency_ms }
+        }
         // The model answered but ran out of its 16 tokens (reasoning models think first): the
         // settings work.
         Err(e) if e.kind == ErrorKind::EmptyOutput => {
@@ -121,7 +131,11 @@ pub fn connection_verdict(
             // permissions.
             ErrorKind::Forbidden => {
                 let lc = e.message.to_ascii_lowercase();
-                if endpoint.preset().is_some_and(|p| p.local) || lc.contains("origin") || lc.contains("cors") || lc.is_empty() {
+                if endpoint.preset().is_some_and(|p| p.local)
+                    || lc.contains("origin")
+                    || lc.contains("cors")
+                    || lc.is_empty()
+                {
                     ConnectionVerdict::Blocked(format!(
                         "{} answered 403 ({}). {}",
                         host,

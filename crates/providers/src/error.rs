@@ -213,23 +213,39 @@ fn fields_of(e: &Value) -> ErrorFields {
 
 /// The kind the words of an error say, given an HTTP status when there is one. None when
 /// nothing specific matched (the caller picks the fallback).
-pub(crate) fn kind_from(status: Option<u16>, fields: &ErrorFields, body_lc: &str, retry_ms: Option<u64>) -> Option<ErrorKind> {
+pub(crate) fn kind_from(
+    status: Option<u16>,
+    fields: &ErrorFields,
+    body_lc: &str,
+    retry_ms: Option<u64>,
+) -> Option<ErrorKind> {
     use ErrorKind::*;
     let hints = fields.hints.as_str();
     let msg = fields.message.to_ascii_lowercase();
     let status = status.or(fields.code.filter(|c| (400..600).contains(c)));
     let has = |words: &[&str]| words.iter().any(|w| hints.contains(w) || msg.contains(w));
 
-    if has(&["api_key_invalid", "invalid_api_key", "authentication_error", "api key not valid", "incorrect api key", "invalid api key", "invalid x-api-key"]) {
+    if has(&[
+        "api_key_invalid",
+        "invalid_api_key",
+        "authentication_error",
+        "api key not valid",
+        "incorrect api key",
+        "invalid api key",
+        "invalid x-api-key",
+    ]) {
         return Some(BadKey);
     }
     if status == Some(401) {
         return Some(BadKey);
     }
-    if status == Some(402) || has(&["credit balance is too low", "insufficient credits", "insufficient balance", "insufficient_balance"]) {
+    if status == Some(402)
+        || has(&["credit balance is too low", "insufficient credits", "insufficient balance", "insufficient_balance"])
+    {
         return Some(NoCredits);
     }
-    let rate_words = status == Some(429) || has(&["rate_limit", "resource_exhausted", "rate limit", "too many requests"]);
+    let rate_words =
+        status == Some(429) || has(&["rate_limit", "resource_exhausted", "rate limit", "too many requests"]);
     if hints.contains("insufficient_quota")
         || (rate_words && ["perday", "per day", "per_day", "daily"].iter().any(|w| body_lc.contains(w)))
         || (rate_words && retry_ms.is_some_and(|ms| ms >= QUOTA_DELAY_MS))
@@ -240,7 +256,16 @@ pub(crate) fn kind_from(status: Option<u16>, fields: &ErrorFields, body_lc: &str
         return Some(Forbidden);
     }
     if status == Some(404)
-        || has(&["model_not_found", "not_found_error", "does not exist", "model not found", "unknown model", "no such model", "is not found for api version", "invalid model"])
+        || has(&[
+            "model_not_found",
+            "not_found_error",
+            "does not exist",
+            "model not found",
+            "unknown model",
+            "no such model",
+            "is not found for api version",
+            "invalid model",
+        ])
     {
         return Some(UnknownModel);
     }
@@ -359,10 +384,9 @@ fn to_ms(ms: f64) -> u64 {
 /// Gemini's RetryInfo: the first string "retryDelay" anywhere in the value.
 fn find_retry_delay(v: &Value) -> Option<&str> {
     match v {
-        Value::Object(m) => m
-            .get("retryDelay")
-            .and_then(Value::as_str)
-            .or_else(|| m.values().find_map(find_retry_delay)),
+        Value::Object(m) => {
+            m.get("retryDelay").and_then(Value::as_str).or_else(|| m.values().find_map(find_retry_delay))
+        }
         Value::Array(a) => a.iter().find_map(find_retry_delay),
         _ => None,
     }

@@ -12,13 +12,7 @@ pub struct HttpRequest {
 }
 
 /// Headers whose values are credentials.
-const SECRET_HEADERS: &[&str] = &[
-    "authorization",
-    "proxy-authorization",
-    "x-api-key",
-    "api-key",
-    "x-goog-api-key",
-];
+const SECRET_HEADERS: &[&str] = &["authorization", "proxy-authorization", "x-api-key", "api-key", "x-goog-api-key"];
 
 /// Query parameters that carry keys (Gemini accepts `?key=`; this crate never puts a key there,
 /// but a user-typed base URL might).
@@ -38,12 +32,7 @@ impl HttpRequest {
                 (name.clone(), if secret { MASK.to_string() } else { value.clone() })
             })
             .collect();
-        HttpRequest {
-            method: self.method.clone(),
-            url: redact_url(&self.url),
-            headers,
-            body: self.body.clone(),
-        }
+        HttpRequest { method: self.method.clone(), url: redact_url(&self.url), headers, body: self.body.clone() }
     }
 }
 

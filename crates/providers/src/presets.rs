@@ -75,7 +75,15 @@ use WireFormat::*;
 
 static PRESETS: [Preset; 15] = [
     remote("openai", "OpenAI", OpenAiChat, "https://api.openai.com/v1", "OPENAI_API_KEY", true, Bearer),
-    remote("anthropic", "Anthropic", Anthropic, "https://api.anthropic.com/v1", "ANTHROPIC_API_KEY", false, AnthropicKey),
+    remote(
+        "anthropic",
+        "Anthropic",
+        Anthropic,
+        "https://api.anthropic.com/v1",
+        "ANTHROPIC_API_KEY",
+        false,
+        AnthropicKey,
+    ),
     remote(
         "gemini",
         "Google Gemini",
@@ -146,10 +154,7 @@ pub fn presets() -> &'static [Preset] {
 /// The preset with this id (exact, else ASCII case ignored).
 pub fn preset(id: &str) -> Option<&'static Preset> {
     let id = id.trim();
-    PRESETS
-        .iter()
-        .find(|p| p.id == id)
-        .or_else(|| PRESETS.iter().find(|p| p.id.eq_ignore_ascii_case(id)))
+    PRESETS.iter().find(|p| p.id == id).or_else(|| PRESETS.iter().find(|p| p.id.eq_ignore_ascii_case(id)))
 }
 
 /// What to tell the user when the browser blocked a request to this provider (a CORS refusal

@@ -124,7 +124,8 @@ fn openai(
     let id = endpoint.preset().map(|p| p.id);
     let azure = id == Some("azure");
     // A pasted full endpoint URL is accepted as it is.
-    let mut url = if base.ends_with("/chat/completions") { base.to_string() } else { format!("{base}/chat/completions") };
+    let mut url =
+        if base.ends_with("/chat/completions") { base.to_string() } else { format!("{base}/chat/completions") };
     if azure && !url.contains("api-version=") {
         url.push(if url.contains('?') { '&' } else { '?' });
         url.push_str("api-version=");
@@ -167,14 +168,17 @@ fn openai(
     (url, Value::Object(b), sent)
 }
 
-fn anthropic(base: &str, model: &str, params: &GenerationParams, messages: &[Message], stop: &[&str]) -> (String, Value, Value) {
+fn anthropic(
+    base: &str,
+    model: &str,
+    params: &GenerationParams,
+    messages: &[Message],
+    stop: &[&str],
+) -> (String, Value, Value) {
     let url = if base.ends_with("/messages") { base.to_string() } else { format!("{base}/messages") };
     let system: Vec<&str> = messages.iter().filter(|m| m.role == "system").map(|m| m.content.as_str()).collect();
-    let turns: Vec<Value> = messages
-        .iter()
-        .filter(|m| m.role != "system")
-        .map(|m| json!({"role": m.role, "content": m.content}))
-        .collect();
+    let turns: Vec<Value> =
+        messages.iter().filter(|m| m.role != "system").map(|m| json!({"role": m.role, "content": m.content})).collect();
     let mut b = Map::new();
     b.insert("model".into(), json!(model));
     b.insert("max_tokens".into(), json!(params.max_tokens));

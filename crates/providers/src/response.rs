@@ -109,7 +109,12 @@ impl Assembly {
 /// Parses a whole (non-streamed) response. Non-2xx: Err(classify_error(..)). 2xx: the
 /// completion; Err(EmptyOutput) when every choice has empty text, Err(Unreadable) when the
 /// JSON is not the format's.
-pub fn parse_response(wire: WireFormat, status: u16, headers: &[(String, String)], body: &str) -> Result<Completion, ProviderError> {
+pub fn parse_response(
+    wire: WireFormat,
+    status: u16,
+    headers: &[(String, String)],
+    body: &str,
+) -> Result<Completion, ProviderError> {
     if !(200..300).contains(&status) {
         return Err(classify_error(wire, status, headers, body));
     }
@@ -208,11 +213,8 @@ fn read_anthropic_message(v: &Value, asm: &mut Assembly) -> bool {
     let Some(blocks) = v.get("content").and_then(Value::as_array) else {
         return false;
     };
-    let text: String = blocks
-        .iter()
-        .filter(|b| str_field(b, "type") == Some("text"))
-        .filter_map(|b| str_field(b, "text"))
-        .collect();
+    let text: String =
+        blocks.iter().filter(|b| str_field(b, "type") == Some("text")).filter_map(|b| str_field(b, "text")).collect();
     let choice = asm.choice(0);
     choice.text = text;
     choice.finish = str_field(v, "stop_reason").map(str::to_string);

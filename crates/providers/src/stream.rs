@@ -5,7 +5,9 @@ use serde_json::Value;
 
 use crate::error::{ErrorFields, ErrorKind, ProviderError, error_fields, inband_error};
 use crate::presets::WireFormat;
-use crate::response::{Assembly, Completion, apply_anthropic_usage, parse_response, read_gemini_into, read_openai_into, wire_name};
+use crate::response::{
+    Assembly, Completion, apply_anthropic_usage, parse_response, read_gemini_into, read_openai_into, wire_name,
+};
 use crate::util::{shorten, str_field};
 
 /// Longest line accepted: a stream that never breaks its lines is garbage, not a slow answer.
@@ -108,7 +110,11 @@ impl StreamParser {
         let flushed = self.line_done(&line, &mut ignored).and_then(|()| self.dispatch(&mut ignored));
         if let Err(e) = flushed {
             if partial && e.kind == ErrorKind::Unreadable {
-                return Err(ProviderError::new(ErrorKind::StreamCut, None, format!("the stream ended inside an event ({})", e.message)));
+                return Err(ProviderError::new(
+                    ErrorKind::StreamCut,
+                    None,
+                    format!("the stream ended inside an event ({})", e.message),
+                ));
             }
             return Err(e);
         }
@@ -240,10 +246,19 @@ impl StreamParser {
     fn not_json(&mut self, data: &str, event: &str) -> ProviderError {
         if event == "error" {
             // An error event whose data is plain text.
-            let e = inband_error(ErrorFields { message: data.to_string(), ..Default::default() }, data, ErrorKind::StreamError, None);
+            let e = inband_error(
+                ErrorFields { message: data.to_string(), ..Default::default() },
+                data,
+                ErrorKind::StreamError,
+                None,
+            );
             return self.fail(e);
         }
-        self.fail(ProviderError::new(ErrorKind::Unreadable, None, format!("a stream event that is not JSON: {}", shorten(data, 200))))
+        self.fail(ProviderError::new(
+            ErrorKind::Unreadable,
+            None,
+            format!("a stream event that is not JSON: {}", shorten(data, 200)),
+        ))
     }
 
     fn handle(&mut self, event: &str, v: &Value, deltas: &mut Vec<StreamDelta>) -> Result<(), ProviderError> {
@@ -251,7 +266,12 @@ impl StreamParser {
             return Err(self.fail(inband_error(fields, &v.to_string(), ErrorKind::StreamError, None)));
         }
         if event == "error" {
-            let e = inband_error(ErrorFields { message: v.to_string(), ..Default::default() }, &v.to_string(), ErrorKind::StreamError, None);
+            let e = inband_error(
+                ErrorFields { message: v.to_string(), ..Default::default() },
+                &v.to_string(),
+                ErrorKind::StreamError,
+                None,
+            );
             return Err(self.fail(e));
         }
         let mut push_delta = |index: u32, text: &str| match deltas.last_mut() {
@@ -259,7 +279,9 @@ impl StreamParser {
             _ => deltas.push(StreamDelta { index, text: text.to_string() }),
         };
         let understood = match self.wire {
-            WireFormat::OpenAiChat => read_openai_into(v, &mut self.asm, true, &mut push_delta) || v.get("usage").is_some(),
+            WireFormat::OpenAiChat => {
+                read_openai_into(v, &mut self.asm, true, &mut push_delta) || v.get("usage").is_some()
+            }
             WireFormat::Gemini => {
                 let ok = read_gemini_into(v, &mut self.asm, &mut push_delta);
                 if self.asm.blocked.is_some() || self.asm.choices.values().any(|c| c.finish.is_some()) {

@@ -4,10 +4,7 @@ use serde_json::Value;
 
 /// The value of a header, names compared case-insensitively (HTTP header names are).
 pub(crate) fn header<'a>(headers: &'a [(String, String)], name: &str) -> Option<&'a str> {
-    headers
-        .iter()
-        .find(|(n, _)| n.trim().eq_ignore_ascii_case(name))
-        .map(|(_, v)| v.trim())
+    headers.iter().find(|(n, _)| n.trim().eq_ignore_ascii_case(name)).map(|(_, v)| v.trim())
 }
 
 /// A token count from JSON: integers as they are, floats and huge numbers clamped into u64
@@ -46,8 +43,7 @@ pub(crate) fn shorten(s: &str, max: usize) -> String {
 
 /// `s` starts with `prefix`, ASCII case ignored (URL schemes are case-insensitive).
 pub(crate) fn starts_with_ci(s: &str, prefix: &str) -> bool {
-    s.len() >= prefix.len()
-        && s.as_bytes()[..prefix.len()].eq_ignore_ascii_case(prefix.as_bytes())
+    s.len() >= prefix.len() && s.as_bytes()[..prefix.len()].eq_ignore_ascii_case(prefix.as_bytes())
 }
 
 #[cfg(test)]

@@ -27,7 +27,10 @@ fn verdicts_table() {
         (
             "openai answers",
             ep("openai", "gpt-4o-mini"),
-            response(200, json!({"model": "gpt-4o-mini-2024-07-18", "choices": [{"index": 0, "message": {"content": "OK"}, "finish_reason": "stop"}]})),
+            response(
+                200,
+                json!({"model": "gpt-4o-mini-2024-07-18", "choices": [{"index": 0, "message": {"content": "OK"}, "finish_reason": "stop"}]}),
+            ),
             |v| matches!(v, ConnectionVerdict::Ok { model, latency_ms: 412 } if model == "gpt-4o-mini-2024-07-18"),
             &["OK: gpt-4o-mini-2024-07-18 answered in 412 ms"],
         ),
@@ -41,21 +44,30 @@ fn verdicts_table() {
         (
             "gemini answers",
             ep("gemini", "gemini-2.5-flash"),
-            response(200, json!({"candidates": [{"content": {"parts": [{"text": "OK"}]}, "finishReason": "STOP"}], "modelVersion": "gemini-2.5-flash"})),
+            response(
+                200,
+                json!({"candidates": [{"content": {"parts": [{"text": "OK"}]}, "finishReason": "STOP"}], "modelVersion": "gemini-2.5-flash"}),
+            ),
             ConnectionVerdict::is_ok,
             &["OK: gemini-2.5-flash"],
         ),
         (
             "bad key",
             ep("openai", "gpt-4o-mini"),
-            response(401, json!({"error": {"message": "Incorrect API key provided", "type": "invalid_request_error", "code": "invalid_api_key"}})),
+            response(
+                401,
+                json!({"error": {"message": "Incorrect API key provided", "type": "invalid_request_error", "code": "invalid_api_key"}}),
+            ),
             |v| matches!(v, ConnectionVerdict::BadKey(s) if s == "401: Incorrect API key provided"),
             &["Bad key: the provider refused it (401: Incorrect API key provided)."],
         ),
         (
             "gemini bad key is a 400",
             ep("gemini", "gemini-2.5-flash"),
-            response(400, json!({"error": {"code": 400, "message": "API key not valid. Please pass a valid API key.", "status": "INVALID_ARGUMENT", "details": [{"reason": "API_KEY_INVALID"}]}})),
+            response(
+                400,
+                json!({"error": {"code": 400, "message": "API key not valid. Please pass a valid API key.", "status": "INVALID_ARGUMENT", "details": [{"reason": "API_KEY_INVALID"}]}}),
+            ),
             |v| matches!(v, ConnectionVerdict::BadKey(_)),
             &["Bad key", "API key not valid."],
         ),
@@ -76,14 +88,20 @@ fn verdicts_table() {
         (
             "quota exhausted counts as no credits",
             ep("openai", "gpt-4o-mini"),
-            response(429, json!({"error": {"message": "You exceeded your current quota", "type": "insufficient_quota", "code": "insufficient_quota"}})),
+            response(
+                429,
+                json!({"error": {"message": "You exceeded your current quota", "type": "insufficient_quota", "code": "insufficient_quota"}}),
+            ),
             |v| matches!(v, ConnectionVerdict::NoCredits(_)),
             &["No credits or quota left", "429"],
         ),
         (
             "rate limited",
             ep("gemini", "gemini-2.5-pro"),
-            response(429, json!({"error": {"code": 429, "message": "Quota exceeded per minute", "status": "RESOURCE_EXHAUSTED"}})),
+            response(
+                429,
+                json!({"error": {"code": 429, "message": "Quota exceeded per minute", "status": "RESOURCE_EXHAUSTED"}}),
+            ),
             |v| matches!(v, ConnectionVerdict::RateLimited(_)),
             &["Rate limited", "settings work"],
         ),
@@ -104,7 +122,10 @@ fn verdicts_table() {
         (
             "a remote 403 is about the key",
             ep("anthropic", "claude-sonnet-4-5"),
-            response(403, json!({"type": "error", "error": {"type": "permission_error", "message": "Your API key does not have permission to use the specified resource."}})),
+            response(
+                403,
+                json!({"type": "error", "error": {"type": "permission_error", "message": "Your API key does not have permission to use the specified resource."}}),
+            ),
             |v| matches!(v, ConnectionVerdict::BadKey(_)),
             &["Bad key", "permission"],
         ),
@@ -132,7 +153,10 @@ fn verdicts_table() {
         (
             "a bad request",
             ep("openai", "o3"),
-            response(400, json!({"error": {"message": "Unsupported parameter: 'max_tokens'", "type": "invalid_request_error"}})),
+            response(
+                400,
+                json!({"error": {"message": "Unsupported parameter: 'max_tokens'", "type": "invalid_request_error"}}),
+            ),
             |v| matches!(v, ConnectionVerdict::Failed(_)),
             &["Failed: bad request (400): Unsupported parameter: 'max_tokens'."],
         ),
@@ -165,7 +189,11 @@ fn cors_advice_per_provider() {
         ("anthropic", ORIGIN, &["anthropic-dangerous-direct-browser-access"]),
         ("openai", ORIGIN, &["https://api.openai.com/v1"]),
         ("deepseek", ORIGIN, &["not known", "execbench run --provider deepseek", "DEEPSEEK_API_KEY"]),
-        ("openai-compatible", ORIGIN, &["Access-Control-Allow-Origin: https://execbench.example", "Authorization", "Content-Type", "Chrome asks"]),
+        (
+            "openai-compatible",
+            ORIGIN,
+            &["Access-Control-Allow-Origin: https://execbench.example", "Authorization", "Content-Type", "Chrome asks"],
+        ),
         ("some-gateway", "", &["Access-Control-Allow-Origin: this page's origin"]),
         ("sglang", "http://127.0.0.1:8080", &["30000"]),
         ("llamacpp", ORIGIN, &["8080", "Chrome asks"]),

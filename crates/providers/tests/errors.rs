@@ -397,7 +397,9 @@ fn long_bodies_are_shortened() {
 
 #[test]
 fn retry_after_table() {
-    let h = |pairs: &[(&str, &str)]| -> Vec<(String, String)> { pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect() };
+    let h = |pairs: &[(&str, &str)]| -> Vec<(String, String)> {
+        pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
+    };
     type Headers = Vec<(String, String)>;
     let cases: Vec<(Headers, &str, Option<u64>)> = vec![
         (h(&[("retry-after-ms", "1234")]), "", Some(1234)),
@@ -417,7 +419,11 @@ fn retry_after_table() {
         (vec![], "Retry after 2 minutes", Some(120_000)),
         (vec![], "Please retry in 38.02s.", Some(38_020)),
         (vec![], "try again in a moment, or retry after 5 seconds", Some(5000)),
-        (vec![], r#"{"error":{"details":[{"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"38s"}]}}"#, Some(38_000)),
+        (
+            vec![],
+            r#"{"error":{"details":[{"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"38s"}]}}"#,
+            Some(38_000),
+        ),
         (vec![], r#"[{"error":{"details":[{"retryDelay":"1.5s"}]}}]"#, Some(1500)),
         (vec![], r#"{"error":{"details":[{"retryDelay":"soon"}]}}"#, None),
         (vec![], "try again later", None),
@@ -432,8 +438,22 @@ fn retry_after_table() {
 #[test]
 fn labels_are_distinct_and_plain() {
     let all = [
-        RateLimited, QuotaExhausted, BadKey, Forbidden, NoCredits, UnknownModel, BadRequest, Overloaded, ServerError, Timeout,
-        Network, Blocked, StreamCut, StreamError, EmptyOutput, Unreadable,
+        RateLimited,
+        QuotaExhausted,
+        BadKey,
+        Forbidden,
+        NoCredits,
+        UnknownModel,
+        BadRequest,
+        Overloaded,
+        ServerError,
+        Timeout,
+        Network,
+        Blocked,
+        StreamCut,
+        StreamError,
+        EmptyOutput,
+        Unreadable,
     ];
     let labels: std::collections::HashSet<&str> = all.iter().map(|k| k.label()).collect();
     assert_eq!(labels.len(), all.len());

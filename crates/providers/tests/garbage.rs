@@ -31,7 +31,27 @@ const SEEDS: &[&str] = &[
     "event: error\ndata: oops\n\n",
 ];
 
-const NASTY: &[&[u8]] = &[b"\n", b"\r\n", b":", b"data: ", b"event: error\n", b"{", b"}", b"[", b"\"", b"\\", b"\xff", b"\xe2\x82", b"\xf0\x9f", b"\0", b"1e999", b"-1", b"99999999999999999999999", b"[DONE]", b"\n\n"];
+const NASTY: &[&[u8]] = &[
+    b"\n",
+    b"\r\n",
+    b":",
+    b"data: ",
+    b"event: error\n",
+    b"{",
+    b"}",
+    b"[",
+    b"\"",
+    b"\\",
+    b"\xff",
+    b"\xe2\x82",
+    b"\xf0\x9f",
+    b"\0",
+    b"1e999",
+    b"-1",
+    b"99999999999999999999999",
+    b"[DONE]",
+    b"\n\n",
+];
 
 fn mutate(rng: &mut Rng, seed: &[u8]) -> Vec<u8> {
     let mut v = seed.to_vec();
@@ -92,7 +112,11 @@ fn exercise(rng: &mut Rng, bytes: &[u8]) {
         }
         let e = classify_error(wire, 429, &headers, &text);
         let _ = (e.to_string(), e.kind.disposition(), e.kind.label());
-        let ep = Endpoint { provider: "ollama".into(), base_url: text.chars().take(40).collect(), model: text.chars().take(20).collect() };
+        let ep = Endpoint {
+            provider: "ollama".into(),
+            base_url: text.chars().take(40).collect(),
+            model: text.chars().take(20).collect(),
+        };
         let _ = connection_verdict(&ep, Ok((200, headers.clone(), text.to_string())), 1, &text).describe();
         let _ = ep.host();
         let _ = build_request(&ep, Some(&text), &GenerationParams::default(), &[Message::user(text.to_string())], 1);
@@ -122,7 +146,10 @@ fn extreme_inputs() {
     let long_line = format!("data: \"{}", "a".repeat(1 << 20));
     let many_choices = format!(
         "data: {{\"choices\":[{}]}}\n\ndata: [DONE]\n\n",
-        (0..2000).map(|i| format!("{{\"index\":{},\"delta\":{{\"content\":\"x\"}}}}", 4_000_000_000u64 - i)).collect::<Vec<_>>().join(",")
+        (0..2000)
+            .map(|i| format!("{{\"index\":{},\"delta\":{{\"content\":\"x\"}}}}", 4_000_000_000u64 - i))
+            .collect::<Vec<_>>()
+            .join(",")
     );
     let inputs: Vec<Vec<u8>> = vec![
         deep.into_bytes(),
@@ -140,7 +167,10 @@ fn extreme_inputs() {
     let mut p = StreamParser::new(WireFormat::OpenAiChat, 1);
     let body = format!(
         "data: {{\"choices\":[{}]}}\n\ndata: [DONE]\n\n",
-        (0..10_000u32).map(|i| format!("{{\"index\":{},\"delta\":{{\"content\":\"x\"}}}}", u32::MAX - i)).collect::<Vec<_>>().join(",")
+        (0..10_000u32)
+            .map(|i| format!("{{\"index\":{},\"delta\":{{\"content\":\"x\"}}}}", u32::MAX - i))
+            .collect::<Vec<_>>()
+            .join(",")
     );
     p.push(body.as_bytes()).unwrap();
     assert_eq!(p.finish().unwrap().texts.len(), 10_000);

@@ -33,7 +33,8 @@ const JSON: (&str, &str) = ("content-type", "application/json");
 const BEARER: (&str, &str) = ("authorization", "Bearer sk-test");
 
 fn openai_body(model: &str, max_field: &str, extra: Value) -> Value {
-    let mut b = json!({"model": model, "messages": openai_messages(), max_field: 2000, "temperature": 0.2, "top_p": 0.95});
+    let mut b =
+        json!({"model": model, "messages": openai_messages(), max_field: 2000, "temperature": 0.2, "top_p": 0.95});
     for (k, v) in extra.as_object().unwrap() {
         b[k] = v.clone();
     }
@@ -54,7 +55,11 @@ fn cases() -> Vec<Case> {
             n: 5,
             url: "https://api.openai.com/v1/chat/completions",
             headers: &[JSON, BEARER],
-            body: openai_body("gpt-4o-mini", "max_completion_tokens", json!({"n": 5, "stream": true, "stream_options": {"include_usage": true}})),
+            body: openai_body(
+                "gpt-4o-mini",
+                "max_completion_tokens",
+                json!({"n": 5, "stream": true, "stream_options": {"include_usage": true}}),
+            ),
             choices: 5,
         },
         Case {
@@ -286,7 +291,9 @@ fn every_preset_builds_its_request() {
 #[test]
 fn redacted_requests_hold_no_key() {
     for p in presets() {
-        let built = build_request(&ep(p.id, "m"), Some("sk-SECRET-123"), &GenerationParams::default(), &conversation(), 1).unwrap();
+        let built =
+            build_request(&ep(p.id, "m"), Some("sk-SECRET-123"), &GenerationParams::default(), &conversation(), 1)
+                .unwrap();
         assert!(format!("{:?}", built.http).contains("sk-SECRET-123"), "{}", p.id);
         let r = built.http.redacted();
         assert!(!format!("{r:?}").contains("SECRET"), "{}: {r:?}", p.id);
@@ -311,8 +318,16 @@ fn parameter_variants() {
             },
             vec![("/temperature", Value::Null), ("/top_p", Value::Null), ("/max_completion_tokens", json!(2000))],
         ),
-        ("openai", |p| p.max_tokens_field = MaxTokensField::MaxTokens, vec![("/max_tokens", json!(2000)), ("/max_completion_tokens", Value::Null)]),
-        ("vllm", |p| p.max_tokens_field = MaxTokensField::MaxCompletionTokens, vec![("/max_completion_tokens", json!(2000)), ("/max_tokens", Value::Null)]),
+        (
+            "openai",
+            |p| p.max_tokens_field = MaxTokensField::MaxTokens,
+            vec![("/max_tokens", json!(2000)), ("/max_completion_tokens", Value::Null)],
+        ),
+        (
+            "vllm",
+            |p| p.max_tokens_field = MaxTokensField::MaxCompletionTokens,
+            vec![("/max_completion_tokens", json!(2000)), ("/max_tokens", Value::Null)],
+        ),
         ("my-gateway", |_| {}, vec![("/max_tokens", json!(2000)), ("/n", Value::Null)]),
         (
             "openai",
@@ -334,7 +349,11 @@ fn parameter_variants() {
             },
             vec![("/thinking", json!({"type": "enabled", "budget_tokens": 1024})), ("/temperature", Value::Null)],
         ),
-        ("gemini", |p| p.thinking_budget = Some(0), vec![("/generationConfig/thinkingConfig", json!({"thinkingBudget": 0}))]),
+        (
+            "gemini",
+            |p| p.thinking_budget = Some(0),
+            vec![("/generationConfig/thinkingConfig", json!({"thinkingBudget": 0}))],
+        ),
         ("openai", |p| p.thinking_budget = Some(2048), vec![("/thinking", Value::Null)]),
         ("openai", |p| p.stream = false, vec![("/stream", Value::Null), ("/stream_options", Value::Null)]),
         ("anthropic", |p| p.stream = false, vec![("/stream", Value::Null)]),
@@ -367,7 +386,10 @@ fn conversation_roles_per_format() {
     };
     let a = body("anthropic");
     assert_eq!(a["system"], "S1\n\nS2");
-    assert_eq!(a["messages"], json!([{"role":"user","content":"Q"},{"role":"assistant","content":"A"},{"role":"user","content":"Q2"}]));
+    assert_eq!(
+        a["messages"],
+        json!([{"role":"user","content":"Q"},{"role":"assistant","content":"A"},{"role":"user","content":"Q2"}])
+    );
     let g = body("gemini");
     assert_eq!(g["systemInstruction"], json!({"parts":[{"text":"S1\n\nS2"}]}));
     assert_eq!(
@@ -387,7 +409,11 @@ fn base_url_forms() {
         ("openai-compatible", "http://h:1/v1/", "http://h:1/v1/chat/completions"),
         ("openai-compatible", "  http://h:1/v1/chat/completions ", "http://h:1/v1/chat/completions"),
         ("openai-compatible", "HTTPS://H/v1", "HTTPS://H/v1/chat/completions"),
-        ("azure", "https://r.openai.azure.com/openai/deployments/d/", "https://r.openai.azure.com/openai/deployments/d/chat/completions?api-version=2024-10-21"),
+        (
+            "azure",
+            "https://r.openai.azure.com/openai/deployments/d/",
+            "https://r.openai.azure.com/openai/deployments/d/chat/completions?api-version=2024-10-21",
+        ),
         ("anthropic", "https://proxy.example/v1/", "https://proxy.example/v1/messages"),
         ("gemini", "https://g.example/v1beta/", "https://g.example/v1beta/models/m:generateContent"),
     ];

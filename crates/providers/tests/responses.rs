@@ -4,11 +4,21 @@
 use execbench_providers::*;
 use serde_json::json;
 
-fn done(texts: &[&str], finish: &[Option<&str>], usage: [u64; 4], model: Option<&str>) -> Result<Completion, ErrorKind> {
+fn done(
+    texts: &[&str],
+    finish: &[Option<&str>],
+    usage: [u64; 4],
+    model: Option<&str>,
+) -> Result<Completion, ErrorKind> {
     Ok(Completion {
         texts: texts.iter().map(|s| s.to_string()).collect(),
         finish_reasons: finish.iter().map(|f| f.map(str::to_string)).collect(),
-        usage: Usage { prompt_tokens: usage[0], completion_tokens: usage[1], reasoning_tokens: usage[2], cached_tokens: usage[3] },
+        usage: Usage {
+            prompt_tokens: usage[0],
+            completion_tokens: usage[1],
+            reasoning_tokens: usage[2],
+            cached_tokens: usage[3],
+        },
         model: model.map(str::to_string),
     })
 }
@@ -184,7 +194,12 @@ fn responses_table() {
 #[test]
 fn empty_output_names_the_finish_reason() {
     let cases = [
-        (OpenAiChat, json!({"choices": [{"message": {"content": ""}, "finish_reason": "length"}]}), "length", "max tokens"),
+        (
+            OpenAiChat,
+            json!({"choices": [{"message": {"content": ""}, "finish_reason": "length"}]}),
+            "length",
+            "max tokens",
+        ),
         (Gemini, json!({"candidates": [{"finishReason": "SAFETY"}]}), "SAFETY", "withheld"),
         (Gemini, json!({"promptFeedback": {"blockReason": "OTHER"}}), "OTHER", "refused the prompt"),
         (Anthropic, json!({"content": [], "stop_reason": "end_turn"}), "end_turn", "no text"),

@@ -82,7 +82,12 @@ fn completion(texts: &[&str], finish: &[&str], usage: [u64; 4], model: &str) -> 
     Completion {
         texts: texts.iter().map(|s| s.to_string()).collect(),
         finish_reasons: finish.iter().map(|f| Some(f.to_string())).collect(),
-        usage: Usage { prompt_tokens: usage[0], completion_tokens: usage[1], reasoning_tokens: usage[2], cached_tokens: usage[3] },
+        usage: Usage {
+            prompt_tokens: usage[0],
+            completion_tokens: usage[1],
+            reasoning_tokens: usage[2],
+            cached_tokens: usage[3],
+        },
         model: Some(model.to_string()),
     }
 }
@@ -96,8 +101,20 @@ fn streams() -> Vec<(&'static str, WireFormat, u32, &'static str, Completion)> {
             OPENAI,
             completion(&["The café → 4", "🦀 says 4"], &["stop", "length"], [21, 9, 3, 8], "gpt-4o-mini-2024-07-18"),
         ),
-        ("anthropic", Anthropic, 1, ANTHROPIC, completion(&["Résultat : 4 ✓"], &["end_turn"], [35, 37, 0, 10], "claude-sonnet-4-5")),
-        ("gemini", Gemini, 2, GEMINI, completion(&["Die Antwort ist 4.", "答案是 4"], &["STOP", "STOP"], [12, 39, 30, 4], "gemini-2.5-flash")),
+        (
+            "anthropic",
+            Anthropic,
+            1,
+            ANTHROPIC,
+            completion(&["Résultat : 4 ✓"], &["end_turn"], [35, 37, 0, 10], "claude-sonnet-4-5"),
+        ),
+        (
+            "gemini",
+            Gemini,
+            2,
+            GEMINI,
+            completion(&["Die Antwort ist 4.", "答案是 4"], &["STOP", "STOP"], [12, 39, 30, 4], "gemini-2.5-flash"),
+        ),
     ]
 }
 
@@ -289,14 +306,24 @@ fn error_events() {
 fn lenient_framing() {
     type Row = (&'static str, WireFormat, &'static str, Result<Vec<&'static str>, ErrorKind>);
     let cases: Vec<Row> = vec![
-        ("data without space after the colon", OpenAiChat, "data:{\"choices\":[{\"delta\":{\"content\":\"a\"}}]}\n\ndata:[DONE]\n\n", Ok(vec!["a"])),
+        (
+            "data without space after the colon",
+            OpenAiChat,
+            "data:{\"choices\":[{\"delta\":{\"content\":\"a\"}}]}\n\ndata:[DONE]\n\n",
+            Ok(vec!["a"]),
+        ),
         (
             "two data lines with no blank line between",
             OpenAiChat,
             "data: {\"choices\":[{\"delta\":{\"content\":\"a\"}}]}\ndata: {\"choices\":[{\"delta\":{\"content\":\"b\"}}]}\ndata: [DONE]\n\n",
             Ok(vec!["ab"]),
         ),
-        ("id and retry fields ignored", OpenAiChat, "id: 1\nretry: 100\ndata: {\"choices\":[{\"delta\":{\"content\":\"a\"}}]}\n\ndata: [DONE]\n\n", Ok(vec!["a"])),
+        (
+            "id and retry fields ignored",
+            OpenAiChat,
+            "id: 1\nretry: 100\ndata: {\"choices\":[{\"delta\":{\"content\":\"a\"}}]}\n\ndata: [DONE]\n\n",
+            Ok(vec!["a"]),
+        ),
         (
             "unknown objects skipped",
             OpenAiChat,

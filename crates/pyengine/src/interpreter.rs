@@ -6,7 +6,8 @@ use rustpython_vm::{Interpreter, PyResult, Settings, VirtualMachine, compiler::M
 use crate::budget::Watchdog;
 use crate::run;
 
-const FROZEN_STDLIB: &rustpython_compiler_core::frozen::FrozenLib = include!(concat!(env!("OUT_DIR"), "/frozen_stdlib.rs"));
+const FROZEN_STDLIB: &rustpython_compiler_core::frozen::FrozenLib =
+    include!(concat!(env!("OUT_DIR"), "/frozen_stdlib.rs"));
 
 /// Python's recursion limit in the browser (CPython and the native engine use 1000).
 #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
@@ -72,7 +73,9 @@ impl PythonEngine for RustPythonEngine {
         let started = crate::clock::now_ms();
         let watchdog = &self.watchdog;
         let interpreter = &self.interpreter;
-        match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| interpreter.enter(|vm| run::run(vm, request, watchdog)))) {
+        match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            interpreter.enter(|vm| run::run(vm, request, watchdog))
+        })) {
             Ok(result) => result,
             Err(payload) => {
                 let message = payload
@@ -93,7 +96,9 @@ impl PythonEngine for RustPythonEngine {
                 let outcome = if limit_ms > 0 && elapsed_ms >= limit_ms as f64 {
                     Outcome::TimedOut { limit_ms }
                 } else {
-                    Outcome::Crashed { reason: format!("RustPython failed inside the run ({message}); the interpreter was restarted") }
+                    Outcome::Crashed {
+                        reason: format!("RustPython failed inside the run ({message}); the interpreter was restarted"),
+                    }
                 };
                 RunResult { outcome, stdout: String::new(), elapsed_ms }
             }
@@ -121,12 +126,23 @@ fn install_sandbox(vm: &VirtualMachine) -> PyResult<()> {
     // In a browser each Python call uses the JavaScript engine's native stack, which overflows
     // (killing the worker) between 600 and 800 nested calls; stop earlier with a RecursionError.
     #[cfg(target_arch = "wasm32")]
-    run_source(vm, &format!("import sys\nsys.setrecursionlimit({WASM_RECURSION_LIMIT})"), "<execbench limits>", vm.ctx.new_dict())?;
+    run_source(
+        vm,
+        &format!("import sys\nsys.setrecursionlimit({WASM_RECURSION_LIMIT})"),
+        "<execbench limits>",
+        vm.ctx.new_dict(),
+    )?;
     Ok(())
 }
 
-fn run_source(vm: &VirtualMachine, source: &str, name: &str, globals: rustpython_vm::builtins::PyDictRef) -> PyResult<()> {
-    let code = vm.compile(source, Mode::Exec, name.to_owned()).map_err(|err| vm.new_syntax_error(&err, Some(source)))?;
+fn run_source(
+    vm: &VirtualMachine,
+    source: &str,
+    name: &str,
+    globals: rustpython_vm::builtins::PyDictRef,
+) -> PyResult<()> {
+    let code =
+        vm.compile(source, Mode::Exec, name.to_owned()).map_err(|err| vm.new_syntax_error(&err, Some(source)))?;
     let scope = rustpython_vm::scope::Scope::with_builtins(None, globals, vm);
     vm.run_code_obj(code, scope).map(drop)
 }

@@ -86,7 +86,11 @@ fn raised(vm: &VirtualMachine, exc: &PyBaseExceptionRef, phase: &str) -> Outcome
 fn crashed(vm: &VirtualMachine, exc: &PyBaseExceptionRef, started: f64) -> RunResult {
     let mut text = String::new();
     let _ = vm.write_exception(&mut text, exc);
-    RunResult { outcome: Outcome::Crashed { reason: format!("could not set up the run: {text}") }, stdout: String::new(), elapsed_ms: now_ms() - started }
+    RunResult {
+        outcome: Outcome::Crashed { reason: format!("could not set up the run: {text}") },
+        stdout: String::new(),
+        elapsed_ms: now_ms() - started,
+    }
 }
 
 /// Points `sys.stdout` and `sys.stderr` at a fresh `io.StringIO` (the engine has no real stdio).
@@ -132,23 +136,33 @@ fn install_tracer(vm: &VirtualMachine, request: &RunRequest, stop: Rc<Cell<Stop>
     let steps = Rc::new(Cell::new(0u64));
     let this: Rc<Cell<Option<PyObjectRef>>> = Rc::new(Cell::new(None));
     let this_inner = this.clone();
-    let tracer = vm.new_function("_execbench_tracer", move |_args: FuncArgs, vm: &VirtualMachine| -> PyResult<PyObjectRef> {
-        let n = steps.get() + 1;
-        steps.set(n);
-        if n > max_steps {
-            stop.set(Stop::Steps);
-            return Err(vm.new_exception_msg(vm.ctx.exceptions.runtime_error.to_owned(), format!("execbench: step limit of {max_steps} reached").into()));
-        }
-        if n.is_multiple_of(1024) && now_ms() > deadline {
-            stop.set(Stop::Time);
-            return Err(vm.new_os_subtype_error(vm.ctx.exceptions.timeout_error.to_owned(), None, "execbench: time limit reached").upcast());
-        }
-        // Returning the tracer itself keeps line events coming for the new frame.
-        let me = this_inner.take();
-        let result = me.clone().unwrap_or_else(|| vm.ctx.none());
-        this_inner.set(me);
-        Ok(result)
-    });
+    let tracer =
+        vm.new_function("_execbench_tracer", move |_args: FuncArgs, vm: &VirtualMachine| -> PyResult<PyObjectRef> {
+            let n = steps.get() + 1;
+            steps.set(n);
+            if n > max_steps {
+                stop.set(Stop::Steps);
+                return Err(vm.new_exception_msg(
+                    vm.ctx.exceptions.runtime_error.to_owned(),
+                    format!("execbench: step limit of {max_steps} reached").into(),
+                ));
+            }
+            if n.is_multiple_of(1024) && now_ms() > deadline {
+                stop.set(Stop::Time);
+                return Err(vm
+                    .new_os_subtype_error(
+                        vm.ctx.exceptions.timeout_error.to_owned(),
+                        None,
+                        "execbench: time limit reached",
+                    )
+                    .upcast());
+            }
+            // Returning the tracer itself keeps line events coming for the new frame.
+            let me = this_inner.take();
+            let result = me.clone().unwrap_or_else(|| vm.ctx.none());
+            this_inner.set(me);
+            Ok(result)
+        });
     let tracer: PyObjectRef = tracer.into();
     this.set(Some(tracer.clone()));
     vm.sys_module.get_attr("settrace", vm).and_then(|f| f.call((tracer,), vm)).is_ok()

@@ -18,7 +18,12 @@ fn values_and_printed_output() {
     let cases = [
         ("def f(a):\n    print('hi', a)\n    return [a, a]", "f(3)", value("[3, 3]"), "hi 3\n"),
         ("def f(s):\n    return s.upper()", "f('ab')", value("'AB'"), ""),
-        ("import sys\ndef f():\n    print('to stderr', file=sys.stderr)\n    return None", "f()", value("None"), "to stderr\n"),
+        (
+            "import sys\ndef f():\n    print('to stderr', file=sys.stderr)\n    return None",
+            "f()",
+            value("None"),
+            "to stderr\n",
+        ),
         ("", "{'b': 1, 'a': (1.5, True, b'x')}", value("{'b': 1, 'a': (1.5, True, b'x')}"), ""),
         ("", "2 ** 100", value("1267650600228229401496703205376"), ""),
     ];
@@ -81,7 +86,11 @@ fn every_run_gets_fresh_globals() {
 fn an_infinite_loop_times_out_and_the_engine_stays_usable() {
     let mut engine = RustPythonEngine::new();
     let limits = Limits { time_ms: 300, max_steps: 0 };
-    let programs = ["while True: pass", "while True:\n    try:\n        while True: pass\n    except BaseException:\n        pass", "def f(n):\n    return 1 if n == 0 else f(n - 1) + f(n - 1)\n"];
+    let programs = [
+        "while True: pass",
+        "while True:\n    try:\n        while True: pass\n    except BaseException:\n        pass",
+        "def f(n):\n    return 1 if n == 0 else f(n - 1) + f(n - 1)\n",
+    ];
     for program in programs {
         let expression = if program.starts_with("def") { "f(40)" } else { "1" };
         let r = engine.run(&RunRequest::new(program, expression).with_limits(limits));
@@ -95,7 +104,8 @@ fn an_infinite_loop_times_out_and_the_engine_stays_usable() {
 fn the_step_limit_stops_a_loop() {
     let mut engine = RustPythonEngine::new();
     let limits = Limits { time_ms: 10_000, max_steps: 10_000 };
-    let r = engine.run(&RunRequest::new("def f():\n    i = 0\n    while True:\n        i += 1\n", "f()").with_limits(limits));
+    let r = engine
+        .run(&RunRequest::new("def f():\n    i = 0\n    while True:\n        i += 1\n", "f()").with_limits(limits));
     assert_eq!(r.outcome, Outcome::StepLimit { steps: 10_000 });
     let r = engine.run(&RunRequest::new("def f():\n    return sum(range(10))", "f()").with_limits(limits));
     assert_eq!(r.outcome, value("45"), "a short run is not stopped");
@@ -134,7 +144,9 @@ fn the_sandbox_refuses_host_access_with_clear_errors() {
                 assert_eq!(k, kind, "{program}; {expression}");
                 assert!(m.contains(message), "{m}");
             }
-            (Outcome::Value { repr, .. }, "") if expression.contains("environ") => assert_eq!(repr, "None", "the environment is empty"),
+            (Outcome::Value { repr, .. }, "") if expression.contains("environ") => {
+                assert_eq!(repr, "None", "the environment is empty")
+            }
             (_, "") if expression.contains("_thread") => {
                 assert!(!matches!(outcome, Outcome::Crashed { .. }), "{outcome:?}");
             }
@@ -167,7 +179,11 @@ fn the_curated_standard_library_works() {
         ("from decimal import Decimal", "Decimal('0.1') + Decimal('0.2')", "Decimal('0.3')"),
         ("import datetime", "datetime.date(2024, 3, 1) - datetime.timedelta(days=1)", "datetime.date(2024, 2, 29)"),
         ("import datetime", "datetime.datetime.strptime('2024-01-02', '%Y-%m-%d').day", "2"),
-        ("import random\nrandom.seed(42)\na = [random.random() for _ in range(3)]\nrandom.seed(42)", "a == [random.random() for _ in range(3)]", "True"),
+        (
+            "import random\nrandom.seed(42)\na = [random.random() for _ in range(3)]\nrandom.seed(42)",
+            "a == [random.random() for _ in range(3)]",
+            "True",
+        ),
         ("import textwrap", "textwrap.wrap('aa bb cc', 5)", "['aa bb', 'cc']"),
         ("import unicodedata", "unicodedata.name('é')", "'LATIN SMALL LETTER E WITH ACUTE'"),
         ("import statistics", "statistics.median([3, 1, 2])", "2"),
@@ -190,8 +206,16 @@ fn every_listed_module_imports_and_works() {
     let mut engine = RustPythonEngine::new();
     let cases = [
         ("import queue\nq = queue.Queue()\nq.put(2)\nq.put(1)", "(q.get(), q.qsize())", "(2, 1)"),
-        ("import queue\nq = queue.PriorityQueue()\nfor x in (3, 1, 2):\n    q.put(x)", "[q.get() for _ in range(3)]", "[1, 2, 3]"),
-        ("import graphlib", "list(graphlib.TopologicalSorter({'b': {'a'}, 'c': {'b'}}).static_order())", "['a', 'b', 'c']"),
+        (
+            "import queue\nq = queue.PriorityQueue()\nfor x in (3, 1, 2):\n    q.put(x)",
+            "[q.get() for _ in range(3)]",
+            "[1, 2, 3]",
+        ),
+        (
+            "import graphlib",
+            "list(graphlib.TopologicalSorter({'b': {'a'}, 'c': {'b'}}).static_order())",
+            "['a', 'b', 'c']",
+        ),
         ("import difflib", "difflib.SequenceMatcher(None, 'abcd', 'abed').ratio()", "0.75"),
         ("import pprint", "pprint.pformat({'b': 1, 'a': [1, 2]})", "\"{'a': [1, 2], 'b': 1}\""),
         ("import struct", "struct.unpack('<hI', struct.pack('<hI', -2, 7))", "(-2, 7)"),
@@ -202,17 +226,29 @@ fn every_listed_module_imports_and_works() {
         ("import keyword", "keyword.iskeyword('lambda'), keyword.iskeyword('f')", "(True, False)"),
         ("import reprlib", "reprlib.repr(list(range(20)))", "'[0, 1, 2, 3, 4, 5, ...]'"),
         ("import locale", "locale.atoi('42')", "42"),
-        ("import tokenize, io", "[t.string for t in tokenize.generate_tokens(io.StringIO('x = 1').readline)][:3]", "['x', '=', '1']"),
+        (
+            "import tokenize, io",
+            "[t.string for t in tokenize.generate_tokens(io.StringIO('x = 1').readline)][:3]",
+            "['x', '=', '1']",
+        ),
         ("import dis", "callable(dis.dis)", "True"),
         ("import numbers", "isinstance(3, numbers.Integral), isinstance(0.5, numbers.Rational)", "(True, False)"),
         ("import types", "types.SimpleNamespace(a=1)", "namespace(a=1)"),
         ("import string", "string.Template('$x!').substitute(x='hi')", "'hi!'"),
-        ("import codecs", "codecs.encode('é', 'latin-1'), 'é'.encode('utf-16-le'), 'é€'.encode('cp1252')", "(b'\\xe9', b'\\xe9\\x00', b'\\xe9\\x80')"),
+        (
+            "import codecs",
+            "codecs.encode('é', 'latin-1'), 'é'.encode('utf-16-le'), 'é€'.encode('cp1252')",
+            "(b'\\xe9', b'\\xe9\\x00', b'\\xe9\\x80')",
+        ),
         ("", "'münchen.de'.encode('idna')", "b'xn--mnchen-3ya.de'"),
         ("import traceback", "traceback.format_exception_only(ValueError('bad'))", "['ValueError: bad\\n']"),
         ("import weakref\nclass C:\n    pass\nc = C()\nr = weakref.ref(c)", "r() is c", "True"),
         ("import warnings", "warnings.warn('careful') is None", "True"),
-        ("import abc\nclass A(abc.ABC):\n    @abc.abstractmethod\n    def m(self): ...", "A.__abstractmethods__ == frozenset({'m'})", "True"),
+        (
+            "import abc\nclass A(abc.ABC):\n    @abc.abstractmethod\n    def m(self): ...",
+            "A.__abstractmethods__ == frozenset({'m'})",
+            "True",
+        ),
     ];
     let mut broken = Vec::new();
     for (program, expression, repr) in cases {
@@ -276,7 +312,10 @@ fn leetcode_rows_run_with_the_prelude_and_class_solution() {
             Ok(()),
         ),
         // A top-level function in a LeetCode row, with an annotation from typing.
-        (r#"{"id": "lc3", "question_id": 2, "function_name": "g", "code": "def g(xs: Optional[List[int]]) -> int:\n    return pow(2, 10, 1000) + len(Counter(xs)) + len(List[int].__args__)", "input": "g([1, 1, 2])", "output": "27"}"#, Ok(())),
+        (
+            r#"{"id": "lc3", "question_id": 2, "function_name": "g", "code": "def g(xs: Optional[List[int]]) -> int:\n    return pow(2, 10, 1000) + len(Counter(xs)) + len(List[int].__args__)", "input": "g([1, 1, 2])", "output": "27"}"#,
+            Ok(()),
+        ),
         // A method that raises names its own line, not the caller's.
         (
             r#"{"id": "lc4", "question_id": 3, "function_name": "h", "code": "class Solution:\n    def h(self, n: int) -> int:\n        return 1 // n", "input": "h(n = 0)", "output": "0"}"#,
@@ -284,8 +323,14 @@ fn leetcode_rows_run_with_the_prelude_and_class_solution() {
         ),
         // CRUXEval runs exactly as before: no pre-imports. (Annotations alone would not show it:
         // the engine, like Python 3.14, evaluates them lazily.)
-        (r#"{"id": "plain", "code": "def f(xs):\n    return len(Counter(xs))", "input": "[1]", "output": "1"}"#, Err("raised NameError: name 'Counter' is not defined")),
-        (r#"{"id": "plain2", "code": "def f(xs):\n    return List[int]", "input": "[1]", "output": "1"}"#, Err("raised NameError: name 'List' is not defined")),
+        (
+            r#"{"id": "plain", "code": "def f(xs):\n    return len(Counter(xs))", "input": "[1]", "output": "1"}"#,
+            Err("raised NameError: name 'Counter' is not defined"),
+        ),
+        (
+            r#"{"id": "plain2", "code": "def f(xs):\n    return List[int]", "input": "[1]", "output": "1"}"#,
+            Err("raised NameError: name 'List' is not defined"),
+        ),
     ];
     let mut engine = RustPythonEngine::new();
     // The first run imports the prelude's modules (slow in a debug build); later runs reuse them.

@@ -5,7 +5,8 @@
 use std::cell::RefCell;
 
 use execbench_providers::{
-    Completion, Endpoint, ErrorKind, GenerationParams, HttpRequest, Message, ProviderError, StreamParser, Usage, WireFormat, build_request, classify_error, parse_response,
+    Completion, Endpoint, ErrorKind, GenerationParams, HttpRequest, Message, ProviderError, StreamParser, Usage,
+    WireFormat, build_request, classify_error, parse_response,
 };
 use futures::FutureExt;
 use serde::{Deserialize, Serialize};
@@ -27,7 +28,10 @@ pub struct ApiModel {
 
 impl std::fmt::Debug for ApiModel {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ApiModel").field("settings", &self.settings).field("key", &self.key.as_ref().map(|_| "***")).finish()
+        f.debug_struct("ApiModel")
+            .field("settings", &self.settings)
+            .field("key", &self.key.as_ref().map(|_| "***"))
+            .finish()
     }
 }
 
@@ -47,7 +51,14 @@ pub struct ApiSettings {
 
 impl ApiSettings {
     pub fn new(endpoint: Endpoint) -> Self {
-        ApiSettings { endpoint, params: GenerationParams::default(), concurrency: 4, delay_ms: 0, timeout_ms: 300_000, retry: RetryPolicy::default() }
+        ApiSettings {
+            endpoint,
+            params: GenerationParams::default(),
+            concurrency: 4,
+            delay_ms: 0,
+            timeout_ms: 300_000,
+            retry: RetryPolicy::default(),
+        }
     }
 }
 
@@ -92,7 +103,13 @@ pub struct RequestContext<'a, H, C> {
 /// requests do not all succeed is an error, retried as a whole by "Retry errors".
 /// `on_delta(choice, text)` receives streamed text as it arrives; `text` is `None` when a
 /// choice starts over (a retry after a stream broke off).
-pub async fn ask<H: HttpClient, C: Clock>(ctx: &RequestContext<'_, H, C>, model: &ApiModel, messages: &[Message], n: u32, on_delta: &dyn Fn(u32, Option<&str>)) -> Result<Answered, AskFailure> {
+pub async fn ask<H: HttpClient, C: Clock>(
+    ctx: &RequestContext<'_, H, C>,
+    model: &ApiModel,
+    messages: &[Message],
+    n: u32,
+    on_delta: &dyn Fn(u32, Option<&str>),
+) -> Result<Answered, AskFailure> {
     let settings = &model.settings;
     let per_request = if settings.endpoint.supports_n() { n } else { 1 };
     let requests = n.div_ceil(per_request.max(1));
@@ -114,7 +131,13 @@ pub async fn ask<H: HttpClient, C: Clock>(ctx: &RequestContext<'_, H, C>, model:
         with_retries(ctx, settings, wire, &b.http, b.choices, on_delta)
     }))
     .await;
-    let mut answered = Answered { texts: Vec::new(), finish_reasons: Vec::new(), usage: Usage::default(), sent: sent.clone(), attempts: Vec::new() };
+    let mut answered = Answered {
+        texts: Vec::new(),
+        finish_reasons: Vec::new(),
+        usage: Usage::default(),
+        sent: sent.clone(),
+        attempts: Vec::new(),
+    };
     let mut failure: Option<(ProviderError, bool)> = None;
     for outcome in outcomes {
         match outcome {
@@ -201,7 +224,8 @@ async fn with_retries<H: HttpClient, C: Clock>(
                             ctx.gate.on_rate_limited(now, after_ms);
                         }
                         let k = if rate_limited { rate_limit_waits } else { failures - rate_limit_waits };
-                        let max = if rate_limited { settings.retry.max_rate_limit_waits } else { settings.retry.max_retries };
+                        let max =
+                            if rate_limited { settings.retry.max_rate_limit_waits } else { settings.retry.max_retries };
                         ctx.live.waiting(id, now + after_ms as f64, rate_limited, (k, max));
                         let waiting = OnDrop(|| ctx.live.done_waiting(id));
                         ctx.clock.sleep(after_ms).await;
@@ -226,7 +250,14 @@ impl<F: FnMut()> Drop for OnDrop<F> {
 }
 
 /// One try: send, then read the whole body (or the stream, event by event).
-async fn attempt<H: HttpClient>(http: &H, wire: WireFormat, request: &HttpRequest, stream: bool, choices: u32, on_delta: &impl Fn(u32, Option<&str>)) -> Result<Completion, ProviderError> {
+async fn attempt<H: HttpClient>(
+    http: &H,
+    wire: WireFormat,
+    request: &HttpRequest,
+    stream: bool,
+    choices: u32,
+    on_delta: &impl Fn(u32, Option<&str>),
+) -> Result<Completion, ProviderError> {
     let mut head = http.send(request).await?;
     if !(200..300).contains(&head.status) {
         let body = read_all(&mut head.body).await.unwrap_or_default();

@@ -25,7 +25,13 @@ pub struct RetryPolicy {
 
 impl Default for RetryPolicy {
     fn default() -> Self {
-        RetryPolicy { max_retries: 5, max_rate_limit_waits: 10, base_ms: 1_000, cap_ms: 60_000, longest_wait_ms: 300_000 }
+        RetryPolicy {
+            max_retries: 5,
+            max_rate_limit_waits: 10,
+            base_ms: 1_000,
+            cap_ms: 60_000,
+            longest_wait_ms: 300_000,
+        }
     }
 }
 
@@ -41,7 +47,13 @@ pub enum Decision {
 
 /// `failures`: failed attempts of this request so far, this one included (1 on the first
 /// failure). `rate_limit_waits`: how many of them were rate limits. `jitter` in [0, 1).
-pub fn decide(policy: &RetryPolicy, error: &ProviderError, failures: u32, rate_limit_waits: u32, jitter: f64) -> Decision {
+pub fn decide(
+    policy: &RetryPolicy,
+    error: &ProviderError,
+    failures: u32,
+    rate_limit_waits: u32,
+    jitter: f64,
+) -> Decision {
     // A refused parameter (temperature on a reasoning model, an unknown field) would be refused
     // for every sample alike: stop and show the provider's message rather than fail them all.
     if error.kind == ErrorKind::BadRequest {
@@ -141,14 +153,21 @@ mod tests {
             (EmptyOutput, None, 1, 0, 0.0, GiveUp),
         ];
         for (kind, retry_after, failures, waits, jitter, want) in cases {
-            assert_eq!(decide(&p, &error(kind, retry_after), failures, waits, jitter), want, "{kind:?} {retry_after:?} {failures} {waits} {jitter}");
+            assert_eq!(
+                decide(&p, &error(kind, retry_after), failures, waits, jitter),
+                want,
+                "{kind:?} {retry_after:?} {failures} {waits} {jitter}"
+            );
         }
     }
 
     #[test]
     fn back_off_is_capped() {
         let p = RetryPolicy { max_retries: 100, ..RetryPolicy::default() };
-        assert_eq!(decide(&p, &error(ErrorKind::ServerError, None), 40, 0, 1.0), Decision::Retry { after_ms: 60_000, rate_limited: false });
+        assert_eq!(
+            decide(&p, &error(ErrorKind::ServerError, None), 40, 0, 1.0),
+            Decision::Retry { after_ms: 60_000, rate_limited: false }
+        );
     }
 
     #[test]

@@ -109,11 +109,22 @@ impl Stages for TheFilter {
 /// Judges every candidate in order: the static rules, then (when they pass) the instrumented run.
 /// `on_judged` gets the tally so far and the newest verdict. A run that Stop cuts short is no
 /// verdict: it is dropped, as is anything that finishes after Stop.
-pub async fn filter_candidates<P: Python>(python: &P, candidates: &[Candidate], cancel: &CancelToken, on_judged: &mut dyn FnMut(&FilterTally, &Judged)) -> FilterOutcome {
+pub async fn filter_candidates<P: Python>(
+    python: &P,
+    candidates: &[Candidate],
+    cancel: &CancelToken,
+    on_judged: &mut dyn FnMut(&FilterTally, &Judged),
+) -> FilterOutcome {
     filter_with(&TheFilter, python, candidates, cancel, on_judged).await
 }
 
-async fn filter_with<S: Stages, P: Python>(stages: &S, python: &P, candidates: &[Candidate], cancel: &CancelToken, on_judged: &mut dyn FnMut(&FilterTally, &Judged)) -> FilterOutcome {
+async fn filter_with<S: Stages, P: Python>(
+    stages: &S,
+    python: &P,
+    candidates: &[Candidate],
+    cancel: &CancelToken,
+    on_judged: &mut dyn FnMut(&FilterTally, &Judged),
+) -> FilterOutcome {
     let mut outcome = FilterOutcome::default();
     // Candidates are run as many at a time as the Python takes; judged in order.
     let mut verdicts = futures::stream::iter(candidates)
@@ -200,9 +211,17 @@ mod tests {
             let outcome = if request.program.contains("loop") {
                 Outcome::TimedOut { limit_ms: request.limits.time_ms }
             } else if request.program.contains("boom") {
-                Outcome::Raised { kind: "ValueError".into(), message: "boom".into(), phase: "expression".into(), traceback: String::new() }
+                Outcome::Raised {
+                    kind: "ValueError".into(),
+                    message: "boom".into(),
+                    phase: "expression".into(),
+                    traceback: String::new(),
+                }
             } else {
-                Outcome::Value { repr: request.expression.trim_start_matches("f(").trim_end_matches(')').to_string(), matches: None }
+                Outcome::Value {
+                    repr: request.expression.trim_start_matches("f(").trim_end_matches(')').to_string(),
+                    matches: None,
+                }
             };
             RunResult { outcome, stdout: String::new(), elapsed_ms: 1.0 }
         }
@@ -214,22 +233,37 @@ mod tests {
 
     #[test]
     fn every_candidate_is_judged_in_order_and_static_rejections_skip_python() {
-        let candidates = vec![candidate("a", "ok"), candidate("b", "import os"), candidate("c", "loop"), candidate("d", "boom"), candidate("e", "ok"), candidate("f", "import re")];
+        let candidates = vec![
+            candidate("a", "ok"),
+            candidate("b", "import os"),
+            candidate("c", "loop"),
+            candidate("d", "boom"),
+            candidate("e", "ok"),
+            candidate("f", "import re"),
+        ];
         let python = BlockingPython::new(TextEngine::default());
         let mut seen = Vec::new();
-        let outcome = block_on(filter_with(&FakeStages, &python, &candidates, &CancelToken::new(), &mut |tally, j| seen.push((tally.judged(), tally.kept, j.candidate.id.clone()))));
+        let outcome = block_on(filter_with(&FakeStages, &python, &candidates, &CancelToken::new(), &mut |tally, j| {
+            seen.push((tally.judged(), tally.kept, j.candidate.id.clone()))
+        }));
         assert!(!outcome.stopped);
         let want = [(1, 1, "a"), (2, 1, "b"), (3, 1, "c"), (4, 1, "d"), (5, 2, "e"), (6, 2, "f")];
         assert_eq!(seen, want.map(|(n, k, id)| (n, k, id.to_string())));
         assert_eq!(python.0.borrow().runs, 4, "the two static rejections never reach Python");
-        let verdicts: Vec<Option<Rule>> = outcome.judged.iter().map(|j| j.verdict.rejection().map(|r| r.rule)).collect();
-        assert_eq!(verdicts, [None, Some(Rule::Import), Some(Rule::TimedOut), Some(Rule::Raised), None, Some(Rule::Import)]);
+        let verdicts: Vec<Option<Rule>> =
+            outcome.judged.iter().map(|j| j.verdict.rejection().map(|r| r.rule)).collect();
+        assert_eq!(
+            verdicts,
+            [None, Some(Rule::Import), Some(Rule::TimedOut), Some(Rule::Raised), None, Some(Rule::Import)]
+        );
         assert_eq!(outcome.judged[0].verdict, Verdict::Kept { output: "'a'".into() });
         assert_eq!(outcome.tally.summary(), "kept 2, rejected 4: import 2, timed_out 1, raised 1");
         // Over a pool the runs overlap; the verdicts and their order are the same.
         let pool = crate::io::overlapping::Overlapping::new(TextEngine::default(), 3);
         let mut in_pool = Vec::new();
-        let pooled = block_on(filter_with(&FakeStages, &pool, &candidates, &CancelToken::new(), &mut |tally, j| in_pool.push((tally.judged(), tally.kept, j.candidate.id.clone()))));
+        let pooled = block_on(filter_with(&FakeStages, &pool, &candidates, &CancelToken::new(), &mut |tally, j| {
+            in_pool.push((tally.judged(), tally.kept, j.candidate.id.clone()))
+        }));
         assert_eq!((pooled.judged, in_pool), (outcome.judged, seen));
         assert!(pool.max_in_flight.get() > 1);
     }
@@ -242,8 +276,14 @@ mod tests {
         let cases: Vec<(Vec<Verdict>, &str)> = vec![
             (vec![], "kept 0, rejected 0"),
             (vec![kept.clone(), kept.clone()], "kept 2, rejected 0"),
-            (vec![rejected(Rule::Float), rejected(Rule::Syntax), kept.clone(), rejected(Rule::Float)], "kept 1, rejected 3: syntax 1, float 2"),
-            (vec![rejected(Rule::EngineFailure), rejected(Rule::Unparseable)], "kept 0, rejected 2: unparseable 1, engine_failure 1"),
+            (
+                vec![rejected(Rule::Float), rejected(Rule::Syntax), kept.clone(), rejected(Rule::Float)],
+                "kept 1, rejected 3: syntax 1, float 2",
+            ),
+            (
+                vec![rejected(Rule::EngineFailure), rejected(Rule::Unparseable)],
+                "kept 0, rejected 2: unparseable 1, engine_failure 1",
+            ),
         ];
         for (verdicts, line) in cases {
             let mut tally = FilterTally::default();
@@ -268,7 +308,11 @@ mod tests {
             self.runs.set(self.runs.get() + 1);
             if self.runs.get() == self.at {
                 self.cancel.cancel();
-                return RunResult { outcome: Outcome::Crashed { reason: "stopped by the user".into() }, stdout: String::new(), elapsed_ms: 0.0 };
+                return RunResult {
+                    outcome: Outcome::Crashed { reason: "stopped by the user".into() },
+                    stdout: String::new(),
+                    elapsed_ms: 0.0,
+                };
             }
             TextEngine::default().run(&request)
         }
@@ -276,7 +320,8 @@ mod tests {
 
     #[test]
     fn a_run_cut_short_by_stop_is_no_verdict() {
-        let candidates: Vec<Candidate> = (0..10).map(|i| candidate(&format!("c{i}"), if i == 1 { "import x" } else { "ok" })).collect();
+        let candidates: Vec<Candidate> =
+            (0..10).map(|i| candidate(&format!("c{i}"), if i == 1 { "import x" } else { "ok" })).collect();
         let cancel = CancelToken::new();
         let python = StoppedAfter { cancel: cancel.clone(), runs: Cell::new(0), at: 4 };
         let mut calls = 0;
@@ -322,7 +367,12 @@ mod tests {
         cancel.cancel();
         let python = BlockingPython::new(TextEngine::default());
         // The real filter's entry point: nothing is judged, so its rules are never asked.
-        let outcome = block_on(filter_candidates(&python, &[candidate("a", "ok"), candidate("b", "import os")], &cancel, &mut |_, _| {}));
+        let outcome = block_on(filter_candidates(
+            &python,
+            &[candidate("a", "ok"), candidate("b", "import os")],
+            &cancel,
+            &mut |_, _| {},
+        ));
         assert!(outcome.stopped && outcome.judged.is_empty());
         assert_eq!(python.0.borrow().runs, 0);
         let outcome = block_on(filter_candidates(&python, &[], &CancelToken::new(), &mut |_, _| {}));

@@ -1,14 +1,23 @@
 //! "Test connection": one tiny request, then a plain verdict (OK with the model and latency, bad
 //! key, unknown model, no credits, rate limited, blocked by the browser with the fix, unreachable).
 
-use execbench_providers::{ConnectionVerdict, Endpoint, ErrorKind, ProviderError, connection_test_request, connection_verdict};
+use execbench_providers::{
+    ConnectionVerdict, Endpoint, ErrorKind, ProviderError, connection_test_request, connection_verdict,
+};
 use futures::{FutureExt, select};
 
 use crate::io::{Clock, HttpClient, read_all};
 
 /// Sends the test request and judges the answer. `page_origin` goes into the advice for a
 /// blocked request (the origin a local server must allow).
-pub async fn test_connection<H: HttpClient, C: Clock>(http: &H, clock: &C, endpoint: &Endpoint, key: Option<&str>, timeout_ms: u64, page_origin: &str) -> ConnectionVerdict {
+pub async fn test_connection<H: HttpClient, C: Clock>(
+    http: &H,
+    clock: &C,
+    endpoint: &Endpoint,
+    key: Option<&str>,
+    timeout_ms: u64,
+    page_origin: &str,
+) -> ConnectionVerdict {
     let built = match connection_test_request(endpoint, key) {
         Ok(b) => b,
         Err(e) => return ConnectionVerdict::Failed(e),

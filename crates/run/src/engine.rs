@@ -78,7 +78,8 @@ pub struct PriorAnswers {
 impl PriorAnswers {
     /// The raw responses and usage of a scored record (none for an error or extracted answers).
     pub fn of(record: &SampleRecord) -> Option<PriorAnswers> {
-        let responses: Option<Vec<String>> = record.results.first()?.answers.iter().map(|a| a.response.clone()).collect();
+        let responses: Option<Vec<String>> =
+            record.results.first()?.answers.iter().map(|a| a.response.clone()).collect();
         Some(PriorAnswers { responses: responses?, usage: record.usage.unwrap_or_default() })
     }
 }
@@ -86,7 +87,16 @@ impl PriorAnswers {
 impl EvalJob {
     /// Every sample to ask, none done, no cap.
     pub fn new(samples: Vec<Sample>, template: Template, n: usize, modes: Vec<Mode>) -> EvalJob {
-        EvalJob { samples, template, n, modes, options: ScoreOptions::default(), done: BTreeSet::new(), prior: BTreeMap::new(), spend_cap: None }
+        EvalJob {
+            samples,
+            template,
+            n,
+            modes,
+            options: ScoreOptions::default(),
+            done: BTreeSet::new(),
+            prior: BTreeMap::new(),
+            spend_cap: None,
+        }
     }
 
     /// Samples that will be asked (no record yet), and answers asked of each.
@@ -107,7 +117,11 @@ pub struct Io<'a, P, H, C, S> {
 pub enum Event<'a> {
     Status(&'a RunStatus),
     /// Streamed text of one response; `None` when the response starts over (a retry).
-    Delta { sample_id: &'a str, choice: u32, text: Option<&'a str> },
+    Delta {
+        sample_id: &'a str,
+        choice: u32,
+        text: Option<&'a str>,
+    },
     /// A sample finished and was stored.
     Record(&'a SampleRecord),
 }
@@ -122,7 +136,10 @@ pub enum RunEnd {
     /// A record could not be stored: the run stopped rather than lose results.
     StoreFailed(String),
     /// The next request could have taken spending past the cap: (spent, cap) in dollars.
-    SpendCap { spent: f64, limit: f64 },
+    SpendCap {
+        spent: f64,
+        limit: f64,
+    },
 }
 
 impl RunEnd {
@@ -168,7 +185,8 @@ pub async fn run_evaluation<P: Python, H: HttpClient, C: Clock, S: ResultStore>(
     let started = io.clock.now_ms();
     let python_runs = Cell::new(0usize);
     let records = RefCell::new(Vec::new());
-    let todo: Vec<(usize, &Sample)> = job.samples.iter().enumerate().filter(|(_, s)| !job.done.contains(&s.id)).collect();
+    let todo: Vec<(usize, &Sample)> =
+        job.samples.iter().enumerate().filter(|(_, s)| !job.done.contains(&s.id)).collect();
     let concurrency = match responder {
         Responder::Api(model) => model.settings.concurrency.max(1),
         Responder::Offline(_) => 1,
@@ -257,7 +275,10 @@ pub async fn run_evaluation<P: Python, H: HttpClient, C: Clock, S: ResultStore>(
                     };
                     queue.next();
                     reserved.set(reserved.get() + worst);
-                    in_flight.push(api_sample(job, model, &ctx, io.python, index, sample, &python_runs, on_event).map(move |done| (done, worst)));
+                    in_flight.push(
+                        api_sample(job, model, &ctx, io.python, index, sample, &python_runs, on_event)
+                            .map(move |done| (done, worst)),
+                    );
                 }
                 if in_flight.is_empty() {
                     if let (Some(spent), Some(cap)) = (capped, &job.spend_cap) {
@@ -297,7 +318,14 @@ pub async fn run_evaluation<P: Python, H: HttpClient, C: Clock, S: ResultStore>(
     };
     let final_status = status(false);
     on_event(Event::Status(&final_status));
-    RunOutcome { end, records: records.into_inner(), unsaved: unsaved.into_inner(), status: final_status, most_concurrent: gate.most_in_use(), python_runs: python_runs.get() }
+    RunOutcome {
+        end,
+        records: records.into_inner(),
+        unsaved: unsaved.into_inner(),
+        status: final_status,
+        most_concurrent: gate.most_in_use(),
+        python_runs: python_runs.get(),
+    }
 }
 
 fn messages(prompt: &execbench_eval::prompt::Prompt) -> Vec<Message> {
@@ -336,7 +364,13 @@ async fn api_sample<P: Python, H: HttpClient, C: Clock>(
     let to_ask = job.to_ask(sample) as u32;
     let asked = if to_ask == 0 {
         // Nothing new to ask (an extended run's sample that already has n answers): re-scored.
-        Ok(crate::api::Answered { texts: Vec::new(), finish_reasons: Vec::new(), usage: Usage::default(), sent: serde_json::Value::Null, attempts: Vec::new() })
+        Ok(crate::api::Answered {
+            texts: Vec::new(),
+            finish_reasons: Vec::new(),
+            usage: Usage::default(),
+            sent: serde_json::Value::Null,
+            attempts: Vec::new(),
+        })
     } else {
         ask(ctx, model, &messages(&prompt), to_ask, &on_delta).await
     };
@@ -346,7 +380,10 @@ async fn api_sample<P: Python, H: HttpClient, C: Clock>(
             let mut responses = prior.responses;
             responses.extend(answered.texts);
             let answers = Answers { prompt: Some(prompt.text()), responses: &responses, extracted: false };
-            record.results = score_sample(python, sample, task, &job.modes, answers, &job.options, &mut || python_runs.set(python_runs.get() + 1)).await;
+            record.results = score_sample(python, sample, task, &job.modes, answers, &job.options, &mut || {
+                python_runs.set(python_runs.get() + 1)
+            })
+            .await;
             let mut usage = prior.usage;
             usage.add(&answered.usage);
             record.usage = Some(usage);
@@ -377,7 +414,14 @@ fn worst_case_cost(job: &EvalJob, model: &ApiModel, sample: &Sample, cap: &Spend
 
 /// One sample with an offline model: its Python steps go to the engine, then its answers are scored.
 /// The model is borrowed only between awaits, so samples in flight together can share it.
-async fn offline_sample<P: Python, M: Model + ?Sized>(job: &EvalJob, model: &RefCell<&mut M>, python: &P, index: usize, sample: &Sample, python_runs: &Cell<usize>) -> SampleRecord {
+async fn offline_sample<P: Python, M: Model + ?Sized>(
+    job: &EvalJob,
+    model: &RefCell<&mut M>,
+    python: &P,
+    index: usize,
+    sample: &Sample,
+    python_runs: &Cell<usize>,
+) -> SampleRecord {
     let task = job.template.task;
     let prompt = job.template.render(sample);
     let prior = job.prior.get(&sample.id).map_or(&[][..], |p| &p.responses[..]);
@@ -396,21 +440,37 @@ async fn offline_sample<P: Python, M: Model + ?Sized>(job: &EvalJob, model: &Ref
                 python_runs.set(python_runs.get() + 1);
                 model.borrow_mut().resume(&request, Reply::Run(result))
             }
-            ModelStep::Http(_) => model.borrow_mut().resume(&request, Reply::Http(execbench_eval::models::no_http(&execbench_eval::models::HttpRequest {
-                method: String::new(),
-                url: String::new(),
-                headers: Vec::new(),
-                body: String::new(),
-            }))),
+            ModelStep::Http(_) => model.borrow_mut().resume(
+                &request,
+                Reply::Http(execbench_eval::models::no_http(&execbench_eval::models::HttpRequest {
+                    method: String::new(),
+                    url: String::new(),
+                    headers: Vec::new(),
+                    body: String::new(),
+                })),
+            ),
         };
     }
     let extracted = model.borrow().gives_extracted_answers(&sample.id);
-    let mut record = SampleRecord { sample_id: sample.id.clone(), index, results: Vec::new(), error: None, usage: None, sent: None, finish_reasons: Vec::new(), attempts: Vec::new(), latency_ms: 0.0 };
+    let mut record = SampleRecord {
+        sample_id: sample.id.clone(),
+        index,
+        results: Vec::new(),
+        error: None,
+        usage: None,
+        sent: None,
+        finish_reasons: Vec::new(),
+        attempts: Vec::new(),
+        latency_ms: 0.0,
+    };
     match responses {
         Ok(texts) => {
             let texts: Vec<String> = prior.iter().cloned().chain(texts).collect();
             let answers = Answers { prompt: Some(prompt.text()), responses: &texts, extracted };
-            record.results = score_sample(python, sample, task, &job.modes, answers, &job.options, &mut || python_runs.set(python_runs.get() + 1)).await;
+            record.results = score_sample(python, sample, task, &job.modes, answers, &job.options, &mut || {
+                python_runs.set(python_runs.get() + 1)
+            })
+            .await;
         }
         Err(message) => record.error = Some(SampleError { kind: None, message }),
     }

@@ -140,8 +140,17 @@ pub async fn run_generation<H: HttpClient, C: Clock>(
                     end = RunEnd::Stopped;
                     break;
                 }
-                let result = answer(request).map(|text| parse_response(&request.id, &request.method, &text)).map_err(|message| SampleError { kind: None, message });
-                finish(Generated { request_id: request.id.clone(), method: request.method.clone(), result, usage: None, attempts: Vec::new(), latency_ms: 0.0 });
+                let result = answer(request)
+                    .map(|text| parse_response(&request.id, &request.method, &text))
+                    .map_err(|message| SampleError { kind: None, message });
+                finish(Generated {
+                    request_id: request.id.clone(),
+                    method: request.method.clone(),
+                    result,
+                    usage: None,
+                    attempts: Vec::new(),
+                    latency_ms: 0.0,
+                });
                 // Lets a Stop pressed meanwhile (and the page's other work) get a turn.
                 futures::future::ready(()).await;
             }
@@ -164,7 +173,12 @@ pub async fn run_generation<H: HttpClient, C: Clock>(
                     let worst = match &job.spend_cap {
                         None => 0.0,
                         Some(cap) => {
-                            let worst = cap.price.worst_case(request.prompt.len() as u64, 1, 1, model.settings.params.max_tokens as u64);
+                            let worst = cap.price.worst_case(
+                                request.prompt.len() as u64,
+                                1,
+                                1,
+                                model.settings.params.max_tokens as u64,
+                            );
                             if let Err(spent) = cap.admit(&live.usage(), reserved.get(), worst) {
                                 capped = Some(spent);
                                 break;
@@ -212,21 +226,40 @@ pub async fn run_generation<H: HttpClient, C: Clock>(
     };
     let final_status = status(false);
     on_event(GenerationEvent::Status(&final_status));
-    GenerationOutcome { end, generated: generated.into_inner(), status: final_status, most_concurrent: gate.most_in_use() }
+    GenerationOutcome {
+        end,
+        generated: generated.into_inner(),
+        status: final_status,
+        most_concurrent: gate.most_in_use(),
+    }
 }
 
 /// One request through the provider. `Some(error)`: the run must stop (the request is then not
 /// reported: it was never really tried).
-async fn ask_one<H: HttpClient, C: Clock>(ctx: &RequestContext<'_, H, C>, model: &ApiModel, request: &GenerationRequest) -> (Generated, Option<ProviderError>) {
+async fn ask_one<H: HttpClient, C: Clock>(
+    ctx: &RequestContext<'_, H, C>,
+    model: &ApiModel,
+    request: &GenerationRequest,
+) -> (Generated, Option<ProviderError>) {
     let started = ctx.clock.now_ms();
     let messages = [Message { role: "user".into(), content: request.prompt.clone() }];
     let asked = ask(ctx, model, &messages, 1, &|_, _| {}).await;
     let latency_ms = ctx.clock.now_ms() - started;
-    let base = |result, usage, attempts| Generated { request_id: request.id.clone(), method: request.method.clone(), result, usage, attempts, latency_ms };
+    let base = |result, usage, attempts| Generated {
+        request_id: request.id.clone(),
+        method: request.method.clone(),
+        result,
+        usage,
+        attempts,
+        latency_ms,
+    };
     match asked {
         Ok(answered) => {
             let text = answered.texts.into_iter().next().unwrap_or_default();
-            (base(Ok(parse_response(&request.id, &request.method, &text)), Some(answered.usage), answered.attempts), None)
+            (
+                base(Ok(parse_response(&request.id, &request.method, &text)), Some(answered.usage), answered.attempts),
+                None,
+            )
         }
         Err(failure) => {
             let error = SampleError { kind: Some(failure.error.kind), message: failure.error.to_string() };
@@ -238,7 +271,11 @@ async fn ask_one<H: HttpClient, C: Clock>(ctx: &RequestContext<'_, H, C>, model:
 
 /// The provenance's description of a generation's model: the source, and for an API its
 /// provider, model and sampling parameters as sent (never the key: `ApiSettings` has none).
-pub fn generator_for(source: execbench_build::GeneratorSource, api: Option<&crate::api::ApiSettings>, seed: u64) -> execbench_build::Generator {
+pub fn generator_for(
+    source: execbench_build::GeneratorSource,
+    api: Option<&crate::api::ApiSettings>,
+    seed: u64,
+) -> execbench_build::Generator {
     execbench_build::Generator {
         source,
         provider: api.map(|s| s.endpoint.provider.clone()),

@@ -83,7 +83,16 @@ pub struct GenerationEntry {
 impl GenerationEntry {
     /// The entry of a generation about to start. Fails when the plan makes no prompts.
     #[allow(clippy::too_many_arguments)]
-    pub fn new(created_ms: f64, api: ApiSettings, price: Option<PriceUsed>, methods: Vec<String>, per_method: usize, seed: u64, template: PromptTemplate, pool: Vec<FewShot>) -> Result<GenerationEntry, String> {
+    pub fn new(
+        created_ms: f64,
+        api: ApiSettings,
+        price: Option<PriceUsed>,
+        methods: Vec<String>,
+        per_method: usize,
+        seed: u64,
+        template: PromptTemplate,
+        pool: Vec<FewShot>,
+    ) -> Result<GenerationEntry, String> {
         let mut entry = GenerationEntry {
             id: format!("gen-{}", created_ms.max(0.0) as u64),
             created_ms,
@@ -118,7 +127,11 @@ impl GenerationEntry {
         self.failed = latest.values().filter(|r| r.response.is_none()).count();
         self.usage = Usage::default();
         for row in latest.values() {
-            self.usage.add(&Usage { prompt_tokens: row.prompt_tokens.unwrap_or(0), completion_tokens: row.completion_tokens.unwrap_or(0), ..Usage::default() });
+            self.usage.add(&Usage {
+                prompt_tokens: row.prompt_tokens.unwrap_or(0),
+                completion_tokens: row.completion_tokens.unwrap_or(0),
+                ..Usage::default()
+            });
         }
     }
 
@@ -139,7 +152,14 @@ impl GenerationEntry {
             0 => String::new(),
             n => format!(", {n} failed"),
         };
-        format!("{} ({}): {} of {} responses{failed}, {}", self.api.endpoint.model, self.api.endpoint.provider, self.answered, self.total, self.state.label())
+        format!(
+            "{} ({}): {} of {} responses{failed}, {}",
+            self.api.endpoint.model,
+            self.api.endpoint.provider,
+            self.answered,
+            self.total,
+            self.state.label()
+        )
     }
 }
 
@@ -161,12 +181,18 @@ pub fn resume_plan(entry: &GenerationEntry, rows: &[GenerationRow]) -> Result<Re
     let mut latest: BTreeMap<usize, GenerationRow> = BTreeMap::new();
     for row in rows {
         let Some(&at) = order.get(row.id.as_str()) else {
-            return Err(format!("{}: a kept row answers `{}`, which is not one of its {} prompts", entry.id, row.id, requests.len()));
+            return Err(format!(
+                "{}: a kept row answers `{}`, which is not one of its {} prompts",
+                entry.id,
+                row.id,
+                requests.len()
+            ));
         };
         latest.insert(at, row.clone());
     }
     let rows: Vec<GenerationRow> = latest.into_values().collect();
-    let answered: Vec<ParsedResponse> = rows.iter().filter_map(|r| r.response.as_ref().map(|text| parse_response(&r.id, &r.method, text))).collect();
+    let answered: Vec<ParsedResponse> =
+        rows.iter().filter_map(|r| r.response.as_ref().map(|text| parse_response(&r.id, &r.method, text))).collect();
     let done: BTreeSet<String> = answered.iter().map(|p| p.request_id.clone()).collect();
     Ok(ResumePlan { job: GenerationJob { requests, done, spend_cap: entry.cap() }, answered, rows })
 }
@@ -181,7 +207,8 @@ pub trait GenerationStore {
     /// Writes (creates or replaces) a generation's entry.
     fn save_generation(&self, entry: &GenerationEntry) -> impl Future<Output = StoreResult<()>>;
     /// Writes a request's row (replacing its earlier one) and the entry, together or neither.
-    fn put_generation_row(&self, entry: &GenerationEntry, row: &GenerationRow) -> impl Future<Output = StoreResult<()>>;
+    fn put_generation_row(&self, entry: &GenerationEntry, row: &GenerationRow)
+    -> impl Future<Output = StoreResult<()>>;
     /// Every kept generation's entry, newest first.
     fn generations(&self) -> impl Future<Output = StoreResult<Vec<GenerationEntry>>>;
     /// A generation's rows, one per request; `NotFound` when it is not kept.
@@ -210,7 +237,8 @@ impl MemoryGenerationStore {
 
 impl GenerationStore for MemoryGenerationStore {
     async fn save_generation(&self, entry: &GenerationEntry) -> StoreResult<()> {
-        self.kept.borrow_mut().entry(entry.id.clone()).or_insert_with(|| (entry.clone(), BTreeMap::new())).0 = entry.clone();
+        self.kept.borrow_mut().entry(entry.id.clone()).or_insert_with(|| (entry.clone(), BTreeMap::new())).0 =
+            entry.clone();
         Ok(())
     }
 
@@ -246,8 +274,22 @@ pub mod conformance {
 
     /// The entry of a small generation (2 methods × 2 requests) created at `created_ms`.
     pub fn entry(created_ms: f64) -> GenerationEntry {
-        let api = ApiSettings::new(Endpoint { provider: "openai".into(), base_url: "http://127.0.0.1:9/v1".into(), model: "gpt-test".into() });
-        GenerationEntry::new(created_ms, api, None, vec!["str.split".into(), "list.append".into()], 2, 7, PromptTemplate::default(), default_pool()).expect("the default plan makes prompts")
+        let api = ApiSettings::new(Endpoint {
+            provider: "openai".into(),
+            base_url: "http://127.0.0.1:9/v1".into(),
+            model: "gpt-test".into(),
+        });
+        GenerationEntry::new(
+            created_ms,
+            api,
+            None,
+            vec!["str.split".into(), "list.append".into()],
+            2,
+            7,
+            PromptTemplate::default(),
+            default_pool(),
+        )
+        .expect("the default plan makes prompts")
     }
 
     pub async fn check(store: &impl GenerationStore) {
@@ -267,17 +309,26 @@ pub mod conformance {
         a.count(&rows);
         store.put_generation_row(&a, &failed).await.unwrap();
         assert_eq!(store.generations().await.unwrap()[1].failed, 1);
-        let answered = GenerationRow { prompt_tokens: Some(10), completion_tokens: Some(5), ..GenerationRow::answered(&first.id, &first.method, "def f(x):\n    return x") };
+        let answered = GenerationRow {
+            prompt_tokens: Some(10),
+            completion_tokens: Some(5),
+            ..GenerationRow::answered(&first.id, &first.method, "def f(x):\n    return x")
+        };
         rows.push(answered.clone());
         a.count(&rows);
         store.put_generation_row(&a, &answered).await.unwrap();
-        assert_eq!(store.generation_rows(&a.id).await.unwrap(), vec![answered.clone()], "one row per request, the latest");
+        assert_eq!(
+            store.generation_rows(&a.id).await.unwrap(),
+            vec![answered.clone()],
+            "one row per request, the latest"
+        );
         let kept = store.generations().await.unwrap()[1].clone();
         assert_eq!((kept.answered, kept.failed, kept.usage.prompt_tokens, kept.usage.completion_tokens), (1, 0, 10, 5));
 
         // A row with characters JSON escapes comes back exactly.
         let second = a.requests().unwrap()[1].clone();
-        let odd = GenerationRow::answered(&second.id, &second.method, "def f(s):\n    return s + \"\\u00e9\\t\" + 'ü'\n");
+        let odd =
+            GenerationRow::answered(&second.id, &second.method, "def f(s):\n    return s + \"\\u00e9\\t\" + 'ü'\n");
         store.put_generation_row(&a, &odd).await.unwrap();
         let back = store.generation_rows(&a.id).await.unwrap();
         assert!(back.contains(&odd) && back.len() == 2, "{back:?}");
@@ -291,7 +342,11 @@ pub mod conformance {
         store.delete_generation(&a.id).await.unwrap();
         store.delete_generation(&a.id).await.unwrap();
         assert_eq!(store.generations().await.unwrap(), vec![b.clone()]);
-        assert_eq!(store.generation_rows(&a.id).await.unwrap_err().kind, StoreErrorKind::NotFound, "its rows went with it");
+        assert_eq!(
+            store.generation_rows(&a.id).await.unwrap_err().kind,
+            StoreErrorKind::NotFound,
+            "its rows went with it"
+        );
         store.delete_generation(&b.id).await.unwrap();
         assert!(store.generations().await.unwrap().is_empty());
     }
@@ -314,13 +369,26 @@ mod tests {
         // (rows kept, requests still to ask, responses given back)
         let cases: Vec<(Vec<GenerationRow>, Vec<&str>, usize)> = vec![
             (vec![], ids.clone(), 0),
-            (vec![GenerationRow::answered(ids[2], &requests[2].method, "no code here")], vec![ids[0], ids[1], ids[3]], 1),
+            (
+                vec![GenerationRow::answered(ids[2], &requests[2].method, "no code here")],
+                vec![ids[0], ids[1], ids[3]],
+                1,
+            ),
             // An error is asked again; an error later answered is not.
-            (vec![GenerationRow::failed(ids[0], &requests[0].method, "HTTP 429"), GenerationRow::failed(ids[1], &requests[1].method, "HTTP 500"), GenerationRow::answered(ids[1], &requests[1].method, "x")], vec![ids[0], ids[2], ids[3]], 1),
+            (
+                vec![
+                    GenerationRow::failed(ids[0], &requests[0].method, "HTTP 429"),
+                    GenerationRow::failed(ids[1], &requests[1].method, "HTTP 500"),
+                    GenerationRow::answered(ids[1], &requests[1].method, "x"),
+                ],
+                vec![ids[0], ids[2], ids[3]],
+                1,
+            ),
         ];
         for (rows, todo, answered) in cases {
             let plan = resume_plan(&entry, &rows).unwrap();
-            let asked: Vec<&str> = plan.job.requests.iter().filter(|r| !plan.job.done.contains(&r.id)).map(|r| r.id.as_str()).collect();
+            let asked: Vec<&str> =
+                plan.job.requests.iter().filter(|r| !plan.job.done.contains(&r.id)).map(|r| r.id.as_str()).collect();
             assert_eq!(asked, todo, "{rows:?}");
             assert_eq!(plan.answered.len(), answered);
             assert_eq!(plan.job.requests, requests, "the same prompts, byte for byte");
@@ -337,9 +405,15 @@ mod tests {
             GenerationRow::answered(&requests[0].id, &requests[0].method, &response("def f(s):\n    return s.upper()")),
         ];
         let plan = resume_plan(&entry, &rows).unwrap();
-        assert_eq!(plan.answered.iter().map(|p| p.request_id.as_str()).collect::<Vec<_>>(), [requests[0].id.as_str(), requests[3].id.as_str()]);
+        assert_eq!(
+            plan.answered.iter().map(|p| p.request_id.as_str()).collect::<Vec<_>>(),
+            [requests[0].id.as_str(), requests[3].id.as_str()]
+        );
         assert_eq!(plan.answered.iter().map(|p| p.candidates.len()).collect::<Vec<_>>(), [2, 2], "{:?}", plan.answered);
-        assert_eq!(plan.rows.iter().map(|r| r.id.as_str()).collect::<Vec<_>>(), [requests[0].id.as_str(), requests[3].id.as_str()]);
+        assert_eq!(
+            plan.rows.iter().map(|r| r.id.as_str()).collect::<Vec<_>>(),
+            [requests[0].id.as_str(), requests[3].id.as_str()]
+        );
     }
 
     #[test]
@@ -353,7 +427,10 @@ mod tests {
     fn counts_and_labels() {
         let mut entry = conformance::entry(0.0);
         let r = entry.requests().unwrap();
-        entry.count(&[GenerationRow::answered(&r[0].id, &r[0].method, "a"), GenerationRow::failed(&r[1].id, &r[1].method, "e")]);
+        entry.count(&[
+            GenerationRow::answered(&r[0].id, &r[0].method, "a"),
+            GenerationRow::failed(&r[1].id, &r[1].method, "e"),
+        ]);
         assert_eq!(entry.label(), "gpt-test (openai): 1 of 4 responses, 1 failed, running");
         assert!(entry.unfinished());
         entry.state = GenerationState::Interrupted;

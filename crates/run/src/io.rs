@@ -110,7 +110,12 @@ impl ResponseBody for NoBody {
 impl HttpClient for NoHttp {
     type Body = NoBody;
     fn send(&self, _: &HttpRequest) -> impl Future<Output = Result<HttpHead<NoBody>, ProviderError>> {
-        std::future::ready(Err(ProviderError { kind: ErrorKind::Network, status: None, message: "no HTTP client in this context".into(), retry_after_ms: None }))
+        std::future::ready(Err(ProviderError {
+            kind: ErrorKind::Network,
+            status: None,
+            message: "no HTTP client in this context".into(),
+            retry_after_ms: None,
+        }))
     }
 }
 
@@ -135,7 +140,13 @@ pub(crate) mod overlapping {
 
     impl<E: PythonEngine> Overlapping<E> {
         pub fn new(engine: E, width: usize) -> Self {
-            Overlapping { engine: RefCell::new(engine), width, issued: Cell::new(0), in_flight: Cell::new(0), max_in_flight: Cell::new(0) }
+            Overlapping {
+                engine: RefCell::new(engine),
+                width,
+                issued: Cell::new(0),
+                in_flight: Cell::new(0),
+                max_in_flight: Cell::new(0),
+            }
         }
     }
 

@@ -8,7 +8,10 @@ use std::collections::BTreeMap;
 
 use execbench_core::{Limits, RunResult, Sample};
 use execbench_perturb::normalise::{normalised_as_perturbed, normalised_sample, unparse_request};
-use execbench_perturb::{ExportRow, Failure, FileWrongAnswers, Kind, OfflineWrongAnswers, Options, Parsed, PerturbError, Perturbed, Profile, Stage, Step, Verification, VerifyFailure, perturb_parsed, row_of, unchanged};
+use execbench_perturb::{
+    ExportRow, Failure, FileWrongAnswers, Kind, OfflineWrongAnswers, Options, Parsed, PerturbError, Perturbed, Profile,
+    Stage, Step, Verification, VerifyFailure, perturb_parsed, row_of, unchanged,
+};
 use futures::{FutureExt, StreamExt, select_biased};
 
 use crate::cancel::CancelToken;
@@ -104,7 +107,12 @@ pub struct PerturbOutcome {
 /// `execbench_perturb::verify` with each run awaited. Also returns the perturbed program's own run
 /// (for MHC the claims run first). The verified program is MHC's with the hint that proved wrong,
 /// which is not always the first one.
-pub async fn verify_perturbed<P: Python>(python: &P, original: &Sample, perturbed: &Perturbed, limits: Limits) -> (Option<RunResult>, Result<Perturbed, VerifyFailure>) {
+pub async fn verify_perturbed<P: Python>(
+    python: &P,
+    original: &Sample,
+    perturbed: &Perturbed,
+    limits: Limits,
+) -> (Option<RunResult>, Result<Perturbed, VerifyFailure>) {
     let (mut verification, mut step) = Verification::start(original, perturbed, limits);
     let mut perturbed_run = None;
     loop {
@@ -140,7 +148,8 @@ async fn normalise_samples<P: Python>(
             let result = match execbench_perturb::normalise::is_normalised(sample) {
                 true => Ok(sample.clone()),
                 false => match normalised_sample(sample, &python.run(unparse_request(sample, limits)).await.outcome) {
-                    Ok(done) => match verify_perturbed(python, sample, &normalised_as_perturbed(&done), limits).await.1 {
+                    Ok(done) => match verify_perturbed(python, sample, &normalised_as_perturbed(&done), limits).await.1
+                    {
                         Ok(_) => Ok(done),
                         Err(e) => Err(format!("the normalised program fails verification: {e}")),
                     },
@@ -185,19 +194,25 @@ pub async fn perturb_and_verify<P: Python, C: Clock>(
     cancel: &CancelToken,
     on_progress: &mut dyn FnMut(&PerturbTally),
 ) -> PerturbOutcome {
-    let mut tally = PerturbTally { counts: job.kinds.iter().map(|&k| (k, KindCounts::default())).collect(), ..PerturbTally::default() };
+    let mut tally = PerturbTally {
+        counts: job.kinds.iter().map(|&k| (k, KindCounts::default())).collect(),
+        ..PerturbTally::default()
+    };
     // The codecrash profile perturbs the programs as CodeCrash does: normalised first.
     // `None` under the execbench profile: the samples as they are, nothing copied.
     let normalised = match job.options.profile {
-        Profile::Codecrash => match normalise_samples(python, job.samples, job.limits, cancel, &mut tally, on_progress).await {
-            Some(normalised) => Some(normalised),
-            None => return PerturbOutcome { tally, stopped: true, baseline: Vec::new() },
-        },
+        Profile::Codecrash => {
+            match normalise_samples(python, job.samples, job.limits, cancel, &mut tally, on_progress).await {
+                Some(normalised) => Some(normalised),
+                None => return PerturbOutcome { tally, stopped: true, baseline: Vec::new() },
+            }
+        }
         Profile::Execbench => None,
     };
     // The program each kind perturbs: the normalised one where there is one, else the original
     // (whose normalising failure refuses it below).
-    let working = |index: usize| normalised.as_ref().and_then(|n| n[index].as_ref().ok()).unwrap_or(&job.samples[index]);
+    let working =
+        |index: usize| normalised.as_ref().and_then(|n| n[index].as_ref().ok()).unwrap_or(&job.samples[index]);
     let not_normalised = |index: usize| normalised.as_ref().and_then(|n| n[index].as_ref().err());
     let samples = job.samples;
     // Each program is parsed once for every kind and seed (when its first is perturbed, in that
@@ -223,7 +238,9 @@ pub async fn perturb_and_verify<P: Python, C: Clock>(
                             Err(e) => Err(e.clone()),
                             Ok(trees) => match claims.as_mut() {
                                 Some(source) => perturb_parsed(sample, trees, kind, &options, source),
-                                None => perturb_parsed(sample, trees, kind, &options, &mut OfflineWrongAnswers::default()),
+                                None => {
+                                    perturb_parsed(sample, trees, kind, &options, &mut OfflineWrongAnswers::default())
+                                }
                             },
                         },
                     });
@@ -262,7 +279,8 @@ pub async fn perturb_and_verify<P: Python, C: Clock>(
                 let at = clock.now_ms();
                 tally.kind(kind).verify_ms += at - verify_started;
                 verify_started = at;
-                let failure = |stage: Stage, reason: String| Failure { id: sample.id.clone(), kind, seed, stage, reason };
+                let failure =
+                    |stage: Stage, reason: String| Failure { id: sample.id.clone(), kind, seed, stage, reason };
                 match verdict {
                     Err(e) => {
                         tally.kind(kind).refused += 1;
@@ -310,10 +328,20 @@ mod tests {
     impl PythonEngine for HashEngine {
         fn run(&mut self, request: &RunRequest) -> RunResult {
             let outcome = if request.program.is_empty() {
-                Outcome::Value { repr: request.expression.clone(), matches: request.expected.as_ref().map(|e| *e == request.expression) }
+                Outcome::Value {
+                    repr: request.expression.clone(),
+                    matches: request.expected.as_ref().map(|e| *e == request.expression),
+                }
             } else {
-                let hash = request.program.bytes().chain(request.expression.bytes()).fold(7u64, |h, b| h.wrapping_mul(31).wrapping_add(b as u64));
-                Outcome::Value { repr: (hash % 3).to_string(), matches: request.expected.as_ref().map(|_| hash % 4 != 0) }
+                let hash = request
+                    .program
+                    .bytes()
+                    .chain(request.expression.bytes())
+                    .fold(7u64, |h, b| h.wrapping_mul(31).wrapping_add(b as u64));
+                Outcome::Value {
+                    repr: (hash % 3).to_string(),
+                    matches: request.expected.as_ref().map(|_| hash % 4 != 0),
+                }
             };
             RunResult { outcome, stdout: String::new(), elapsed_ms: 1.0 }
         }
@@ -354,7 +382,15 @@ mod tests {
     const KINDS: [Kind; 4] = [Kind::Ren, Kind::Rtf, Kind::Mcc, Kind::Mhc];
 
     fn job<'a>(samples: &'a [Sample], seeds: &'a [u64]) -> PerturbJob<'a> {
-        PerturbJob { samples, dataset: "t", kinds: &KINDS, seeds, options: Options::default(), limits: Limits::default(), claims: None }
+        PerturbJob {
+            samples,
+            dataset: "t",
+            kinds: &KINDS,
+            seeds,
+            options: Options::default(),
+            limits: Limits::default(),
+            claims: None,
+        }
     }
 
     #[test]
@@ -364,17 +400,30 @@ mod tests {
         for profile in [Profile::Execbench, Profile::Codecrash] {
             let options = Options { profile, ..Options::default() };
             let job = PerturbJob { options, ..job(&samples, &seeds) };
-            let one = block_on(perturb_and_verify(&BlockingPython::new(HashEngine), &TickingClock::default(), &job, &CancelToken::new(), &mut |_| {}));
+            let one = block_on(perturb_and_verify(
+                &BlockingPython::new(HashEngine),
+                &TickingClock::default(),
+                &job,
+                &CancelToken::new(),
+                &mut |_| {},
+            ));
             let pool = crate::io::overlapping::Overlapping::new(HashEngine, 16);
             let mut reported = Vec::new();
-            let many = block_on(perturb_and_verify(&pool, &TickingClock::default(), &job, &CancelToken::new(), &mut |t| reported.push(t.done)));
+            let many =
+                block_on(perturb_and_verify(&pool, &TickingClock::default(), &job, &CancelToken::new(), &mut |t| {
+                    reported.push(t.done)
+                }));
             assert!(pool.max_in_flight.get() > 1, "{profile:?}: runs overlapped");
             assert_eq!(many.tally.rows, one.tally.rows, "{profile:?}");
             assert_eq!(many.tally.failures, one.tally.failures, "{profile:?}");
             assert_eq!(many.tally.normalised, one.tally.normalised, "{profile:?}");
             assert_eq!(many.baseline, one.baseline, "{profile:?}");
             let progress: Vec<usize> = reported.into_iter().filter(|&d| d > 0).collect();
-            assert_eq!(progress, (1..=many.tally.done).collect::<Vec<_>>(), "{profile:?}: one report per program, in order");
+            assert_eq!(
+                progress,
+                (1..=many.tally.done).collect::<Vec<_>>(),
+                "{profile:?}: one report per program, in order"
+            );
         }
     }
 
@@ -384,8 +433,21 @@ mod tests {
         let seeds = [0, 3];
         let clock = TickingClock::default();
         let mut reported = Vec::new();
-        let outcome = block_on(perturb_and_verify(&BlockingPython::new(HashEngine), &clock, &job(&samples, &seeds), &CancelToken::new(), &mut |t| reported.push(t.done)));
-        let native = perturb_dataset(&samples, "t", &KINDS, &seeds, &Options::default(), Some((&mut HashEngine, Limits::default())));
+        let outcome = block_on(perturb_and_verify(
+            &BlockingPython::new(HashEngine),
+            &clock,
+            &job(&samples, &seeds),
+            &CancelToken::new(),
+            &mut |t| reported.push(t.done),
+        ));
+        let native = perturb_dataset(
+            &samples,
+            "t",
+            &KINDS,
+            &seeds,
+            &Options::default(),
+            Some((&mut HashEngine, Limits::default())),
+        );
         let tally = &outcome.tally;
         assert!(!outcome.stopped);
         assert_eq!(tally.rows, native.rows);
@@ -425,7 +487,11 @@ mod tests {
             self.runs.set(self.runs.get() + 1);
             if self.runs.get() == self.at {
                 self.cancel.cancel();
-                return RunResult { outcome: Outcome::Crashed { reason: "stopped by the user".into() }, stdout: String::new(), elapsed_ms: 0.0 };
+                return RunResult {
+                    outcome: Outcome::Crashed { reason: "stopped by the user".into() },
+                    stdout: String::new(),
+                    elapsed_ms: 0.0,
+                };
             }
             self.engine.borrow_mut().run(&request)
         }
@@ -436,11 +502,26 @@ mod tests {
     #[test]
     fn mhc_takes_the_claims_given() {
         let samples = samples();
-        let claims = FileWrongAnswers::from_claims([("a".to_string(), execbench_perturb::Prediction::Output, "41".to_string())]);
+        let claims =
+            FileWrongAnswers::from_claims([("a".to_string(), execbench_perturb::Prediction::Output, "41".to_string())]);
         let seeds = [0, 1];
         let job = PerturbJob { kinds: &[Kind::Mhc], claims: Some(&claims), ..job(&samples, &seeds) };
-        let outcome = block_on(perturb_and_verify(&BlockingPython::new(HashEngine), &TickingClock::default(), &job, &CancelToken::new(), &mut |_| {}));
-        let native = perturb_dataset_with_source(&samples, "t", &[Kind::Mhc], &seeds, &Options::default(), Some((&mut HashEngine, Limits::default())), &mut claims.clone());
+        let outcome = block_on(perturb_and_verify(
+            &BlockingPython::new(HashEngine),
+            &TickingClock::default(),
+            &job,
+            &CancelToken::new(),
+            &mut |_| {},
+        ));
+        let native = perturb_dataset_with_source(
+            &samples,
+            "t",
+            &[Kind::Mhc],
+            &seeds,
+            &Options::default(),
+            Some((&mut HashEngine, Limits::default())),
+            &mut claims.clone(),
+        );
         assert_eq!(outcome.tally.rows, native.rows);
         let of_a: Vec<&ExportRow> = outcome.tally.rows.iter().filter(|r| r.id == "a").collect();
         assert!(!of_a.is_empty() && of_a.iter().all(|r| r.code.contains("# The return value is 41")), "{of_a:?}");
@@ -453,15 +534,29 @@ mod tests {
 
     impl PythonEngine for Unparsing {
         fn run(&mut self, request: &RunRequest) -> RunResult {
-            let Some(source) = request.program.strip_prefix("import ast\nsource = ").filter(|_| request.expression.starts_with("ast.unparse")) else {
+            let Some(source) = request
+                .program
+                .strip_prefix("import ast\nsource = ")
+                .filter(|_| request.expression.starts_with("ast.unparse"))
+            else {
                 let outcome = Outcome::Value { repr: "2".into(), matches: request.expected.as_ref().map(|_| true) };
                 return RunResult { outcome, stdout: String::new(), elapsed_ms: 0.0 };
             };
-            let Ok(execbench_eval::PyValue::Str(code)) = execbench_eval::parse_literal(source.trim_end()) else { panic!("{source}") };
+            let Ok(execbench_eval::PyValue::Str(code)) = execbench_eval::parse_literal(source.trim_end()) else {
+                panic!("{source}")
+            };
             let outcome = if code.contains("locals()") {
-                Outcome::Raised { kind: "SyntaxError".into(), message: "no".into(), traceback: String::new(), phase: "expression".into() }
+                Outcome::Raised {
+                    kind: "SyntaxError".into(),
+                    message: "no".into(),
+                    traceback: String::new(),
+                    phase: "expression".into(),
+                }
             } else {
-                Outcome::Value { repr: format!("{:?}", format!("{}\nx = 1", code.trim_end())).replace('"', "'"), matches: None }
+                Outcome::Value {
+                    repr: format!("{:?}", format!("{}\nx = 1", code.trim_end())).replace('"', "'"),
+                    matches: None,
+                }
             };
             RunResult { outcome, stdout: String::new(), elapsed_ms: 0.0 }
         }
@@ -476,19 +571,44 @@ mod tests {
         let options = Options { profile: Profile::Codecrash, ..Options::default() };
         let job = PerturbJob { kinds: &[Kind::Rtf, Kind::Mcc], options, ..job(&samples, &seeds) };
         let mut progress = Vec::new();
-        let outcome = block_on(perturb_and_verify(&BlockingPython::new(Unparsing), &TickingClock::default(), &job, &CancelToken::new(), &mut |t| progress.push(t.normalised.as_ref().map_or(0, |n| n.done))));
+        let outcome = block_on(perturb_and_verify(
+            &BlockingPython::new(Unparsing),
+            &TickingClock::default(),
+            &job,
+            &CancelToken::new(),
+            &mut |t| progress.push(t.normalised.as_ref().map_or(0, |n| n.done)),
+        ));
         let tally = &outcome.tally;
         let normalised = tally.normalised.as_ref().unwrap();
         let unparseable = samples.iter().filter(|s| s.code.contains("locals()")).count();
-        assert_eq!((normalised.done, normalised.changed, normalised.failed.len()), (samples.len(), samples.len() - unparseable, unparseable));
-        assert_eq!(progress[..samples.len()], (1..=samples.len()).collect::<Vec<_>>()[..], "progress while normalising");
-        assert!(!tally.rows.is_empty() && tally.rows.iter().all(|r| r.original_code.ends_with("\nx = 1\n")), "{:?}", tally.rows.first());
+        assert_eq!(
+            (normalised.done, normalised.changed, normalised.failed.len()),
+            (samples.len(), samples.len() - unparseable, unparseable)
+        );
+        assert_eq!(
+            progress[..samples.len()],
+            (1..=samples.len()).collect::<Vec<_>>()[..],
+            "progress while normalising"
+        );
+        assert!(
+            !tally.rows.is_empty() && tally.rows.iter().all(|r| r.original_code.ends_with("\nx = 1\n")),
+            "{:?}",
+            tally.rows.first()
+        );
         let refused: Vec<&Failure> = tally.failures.iter().filter(|f| f.stage == Stage::Perturb).collect();
         assert_eq!(refused.len(), unparseable * 2);
-        assert!(refused.iter().all(|f| f.id == "c" && f.reason.contains("ast.unparse failed: SyntaxError")), "{refused:?}");
+        assert!(
+            refused.iter().all(|f| f.id == "c" && f.reason.contains("ast.unparse failed: SyntaxError")),
+            "{refused:?}"
+        );
         assert!(!outcome.stopped);
         assert_eq!(outcome.baseline.len(), samples.len() - unparseable);
-        assert!(outcome.baseline.iter().all(|s| s.code.ends_with("\nx = 1\n") && execbench_perturb::normalise::is_normalised(s)));
+        assert!(
+            outcome
+                .baseline
+                .iter()
+                .all(|s| s.code.ends_with("\nx = 1\n") && execbench_perturb::normalise::is_normalised(s))
+        );
     }
 
     #[test]
@@ -497,7 +617,10 @@ mod tests {
         let cancel = CancelToken::new();
         let python = StoppedAt { engine: RefCell::new(HashEngine), cancel: cancel.clone(), runs: Cell::new(0), at: 40 };
         let mut last = PerturbTally::default();
-        let outcome = block_on(perturb_and_verify(&python, &TickingClock::default(), &job(&samples, &[0]), &cancel, &mut |t| last = t.clone()));
+        let outcome =
+            block_on(perturb_and_verify(&python, &TickingClock::default(), &job(&samples, &[0]), &cancel, &mut |t| {
+                last = t.clone()
+            }));
         assert!(outcome.stopped);
         assert_eq!(python.runs.get(), 40, "nothing runs after Stop");
         let tally = outcome.tally;
@@ -516,7 +639,13 @@ mod tests {
         let samples = samples();
         let cancel = CancelToken::new();
         cancel.cancel();
-        let outcome = block_on(perturb_and_verify(&BlockingPython::new(HashEngine), &TickingClock::default(), &job(&samples, &[0]), &cancel, &mut |_| {}));
+        let outcome = block_on(perturb_and_verify(
+            &BlockingPython::new(HashEngine),
+            &TickingClock::default(),
+            &job(&samples, &[0]),
+            &cancel,
+            &mut |_| {},
+        ));
         assert!(outcome.stopped);
         assert_eq!((outcome.tally.done, outcome.tally.rows.len()), (0, 0));
         assert!(outcome.tally.counts.values().all(|c| *c == KindCounts::default()));
@@ -531,7 +660,11 @@ mod tests {
             self.0.borrow_mut().push(request.clone());
             let repr = if request.program.is_empty() { "-1".to_string() } else { "2".to_string() };
             let matches = request.expected.as_ref().map(|e| *e == repr);
-            std::future::ready(RunResult { outcome: Outcome::Value { repr, matches }, stdout: request.program, elapsed_ms: 0.0 })
+            std::future::ready(RunResult {
+                outcome: Outcome::Value { repr, matches },
+                stdout: request.program,
+                elapsed_ms: 0.0,
+            })
         }
     }
 
@@ -547,7 +680,11 @@ mod tests {
             assert_eq!(run.map(|r| r.stdout), Some(verified.code.clone()), "{kind}");
             // MHC: the probes (the function on nearby inputs) and the claim first, then the program.
             let probes = perturbed.hint.as_ref().map_or(0, |h| h.probes.len());
-            assert_eq!(asked.borrow().len(), if kind == Kind::Mhc { probes + 2 } else { 1 }, "{kind}: the probes and the claim first, then the program");
+            assert_eq!(
+                asked.borrow().len(),
+                if kind == Kind::Mhc { probes + 2 } else { 1 },
+                "{kind}: the probes and the claim first, then the program"
+            );
         }
     }
 }

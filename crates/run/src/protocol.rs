@@ -48,16 +48,23 @@ mod tests {
         let cases: Vec<(Value, Vec<&str>)> = vec![
             (json!({"model": "m", "temperature": 0.2, "top_p": 0.95, "max_tokens": 2000, "n": 5}), vec![]),
             (json!({"model": "m", "temperature": 0.2, "top_p": 0.95, "max_completion_tokens": 2000}), vec![]),
-            (json!({"model": "o3", "max_completion_tokens": 4000, "reasoning_effort": "low"}), vec![
-                "temperature not sent (protocol 0.2)",
-                "top-p not sent (protocol 0.95)",
-                "max tokens 4000 (protocol 2000)",
-                "reasoning_effort \"low\"",
-            ]),
-            (json!({"model": "g", "generationConfig": {"temperature": 1.0, "topP": 0.95, "maxOutputTokens": 2000}}), vec!["temperature 1 (protocol 0.2)"]),
-            (json!({"model": "c", "temperature": 0.2, "top_p": 0.95, "max_tokens": 2000, "thinking": {"type": "enabled", "budget_tokens": 1024}}), vec![
-                "thinking {\"budget_tokens\":1024,\"type\":\"enabled\"}",
-            ]),
+            (
+                json!({"model": "o3", "max_completion_tokens": 4000, "reasoning_effort": "low"}),
+                vec![
+                    "temperature not sent (protocol 0.2)",
+                    "top-p not sent (protocol 0.95)",
+                    "max tokens 4000 (protocol 2000)",
+                    "reasoning_effort \"low\"",
+                ],
+            ),
+            (
+                json!({"model": "g", "generationConfig": {"temperature": 1.0, "topP": 0.95, "maxOutputTokens": 2000}}),
+                vec!["temperature 1 (protocol 0.2)"],
+            ),
+            (
+                json!({"model": "c", "temperature": 0.2, "top_p": 0.95, "max_tokens": 2000, "thinking": {"type": "enabled", "budget_tokens": 1024}}),
+                vec!["thinking {\"budget_tokens\":1024,\"type\":\"enabled\"}"],
+            ),
         ];
         for (sent, want) in cases {
             assert_eq!(deviations(&sent), want, "{sent}");

@@ -3,7 +3,9 @@
 //! with progress and Stop.
 
 use execbench_core::{Limits, Sample};
-use execbench_eval::reproduction::{ProblemIndex, RescoredRow, ReproductionReport, ReproductionRow, judge, request_for};
+use execbench_eval::reproduction::{
+    ProblemIndex, ReproductionReport, ReproductionRow, RescoredRow, judge, request_for,
+};
 use futures::{FutureExt, StreamExt, select_biased};
 
 use crate::cancel::CancelToken;
@@ -80,36 +82,65 @@ mod tests {
     /// The same verdicts as the blocking re-scoring, in order, unknown problems counted; Stop ends it.
     #[test]
     fn rows_are_rescored_in_order_and_stop_ends_the_loop() {
-        let dataset = load_jsonl("d.jsonl", "{\"id\": \"a\", \"code\": \"def f(): pass\", \"call\": \"1\", \"output\": \"1\"}\n{\"id\": \"b\", \"question_id\": 7, \"code\": \"def f(): pass\", \"call\": \"boom()\", \"output\": \"1\"}");
+        let dataset = load_jsonl(
+            "d.jsonl",
+            "{\"id\": \"a\", \"code\": \"def f(): pass\", \"call\": \"1\", \"output\": \"1\"}\n{\"id\": \"b\", \"question_id\": 7, \"code\": \"def f(): pass\", \"call\": \"boom()\", \"output\": \"1\"}",
+        );
         assert!(dataset.is_clean(), "{:?}", dataset.errors);
         let rows: Vec<String> = [("\"a\"", true), ("7", true), ("8", false), ("\"a\"", false)]
             .iter()
-            .map(|(id, ok)| format!(r#"{{"problem_id": {id}, "model_name": "m", "generated_code": "def f(): pass", "success": {ok}}}"#))
+            .map(|(id, ok)| {
+                format!(
+                    r#"{{"problem_id": {id}, "model_name": "m", "generated_code": "def f(): pass", "success": {ok}}}"#
+                )
+            })
             .collect();
         let read = read_reproductions("r.jsonl", &rows.join("\n"));
         let python = BlockingPython::new(RuleEngine::default());
         let mut seen = Vec::new();
-        let outcome = block_on(rescore_reproductions(&python, &read.rows, &dataset.samples, Limits::default(), &CancelToken::new(), &mut |done, _, row| {
-            seen.push((done, row.map(|r| r.execbench_success)))
-        }));
+        let outcome = block_on(rescore_reproductions(
+            &python,
+            &read.rows,
+            &dataset.samples,
+            Limits::default(),
+            &CancelToken::new(),
+            &mut |done, _, row| seen.push((done, row.map(|r| r.execbench_success))),
+        ));
         assert!(!outcome.stopped);
         assert_eq!(seen, [(1, Some(true)), (2, Some(false)), (3, None), (4, Some(true))]);
-        let blocking = execbench_eval::reproduction::rescore_with(&mut RuleEngine::default(), &read.rows, &dataset.samples, Limits::default());
+        let blocking = execbench_eval::reproduction::rescore_with(
+            &mut RuleEngine::default(),
+            &read.rows,
+            &dataset.samples,
+            Limits::default(),
+        );
         assert_eq!(outcome.report, blocking);
         assert_eq!(blocking.disagreements().map(|r| r.line).collect::<Vec<_>>(), [2, 4]);
         assert_eq!(blocking.rescored[1].reason.as_deref(), Some("raised ValueError: boom"));
         // Over a pool the runs overlap and the report is the same, rows in order.
         let pool = crate::io::overlapping::Overlapping::new(RuleEngine::default(), 3);
         let mut in_pool = Vec::new();
-        let pooled = block_on(rescore_reproductions(&pool, &read.rows, &dataset.samples, Limits::default(), &CancelToken::new(), &mut |done, _, row| {
-            in_pool.push((done, row.map(|r| r.execbench_success)))
-        }));
+        let pooled = block_on(rescore_reproductions(
+            &pool,
+            &read.rows,
+            &dataset.samples,
+            Limits::default(),
+            &CancelToken::new(),
+            &mut |done, _, row| in_pool.push((done, row.map(|r| r.execbench_success))),
+        ));
         assert_eq!((pooled.report, in_pool), (blocking.clone(), seen.clone()));
         assert!(pool.max_in_flight.get() > 1);
 
         let cancel = CancelToken::new();
         cancel.cancel();
-        let stopped = block_on(rescore_reproductions(&python, &read.rows, &dataset.samples, Limits::default(), &cancel, &mut |_, _, _| {}));
+        let stopped = block_on(rescore_reproductions(
+            &python,
+            &read.rows,
+            &dataset.samples,
+            Limits::default(),
+            &cancel,
+            &mut |_, _, _| {},
+        ));
         assert!(stopped.stopped && stopped.report.rescored.is_empty());
     }
 }

@@ -104,7 +104,10 @@ impl RunManifest {
         if template_hash(&self.template) != template_hash(&wanted.template) {
             out.push(format!("the template differs (the run: {}, now: {})", self.template.id, wanted.template.id));
         }
-        if self.model != wanted.model || self.api.as_ref().map(|a| (&a.endpoint.provider, &a.endpoint.model)) != wanted.api.as_ref().map(|a| (&a.endpoint.provider, &a.endpoint.model)) {
+        if self.model != wanted.model
+            || self.api.as_ref().map(|a| (&a.endpoint.provider, &a.endpoint.model))
+                != wanted.api.as_ref().map(|a| (&a.endpoint.provider, &a.endpoint.model))
+        {
             out.push(format!("the model differs (the run: {}, now: {})", self.model, wanted.model));
         }
         if self.n != wanted.n {
@@ -177,7 +180,8 @@ impl RunFile {
     /// Whether `text` looks like a run file (its first line is a manifest), without parsing it all.
     pub fn sniff(text: &str) -> bool {
         let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
-        serde_json::from_str::<serde_json::Value>(first).is_ok_and(|v| v.get("manifest").and_then(|m| m.get("format")).and_then(|f| f.as_str()) == Some(FORMAT))
+        serde_json::from_str::<serde_json::Value>(first)
+            .is_ok_and(|v| v.get("manifest").and_then(|m| m.get("format")).and_then(|f| f.as_str()) == Some(FORMAT))
     }
 
     /// The samples that need no new request: those with a record that is not an error.
@@ -190,7 +194,9 @@ impl RunFile {
 pub fn read_run_file(name: &str, text: &str) -> Result<RunFile, String> {
     let mut lines = text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()).peekable();
     let Some((_, first)) = lines.next() else { return Err(format!("{name}: empty file, no manifest line")) };
-    let manifest = serde_json::from_str::<ManifestLine>(first).map_err(|e| format!("{name}:1: not an execbench run manifest ({e})"))?.manifest;
+    let manifest = serde_json::from_str::<ManifestLine>(first)
+        .map_err(|e| format!("{name}:1: not an execbench run manifest ({e})"))?
+        .manifest;
     if manifest.format != FORMAT {
         return Err(format!("{name}:1: format is `{}`, expected `{FORMAT}`", manifest.format));
     }
@@ -219,7 +225,12 @@ pub fn read_run_file(name: &str, text: &str) -> Result<RunFile, String> {
 /// A stored run as a file: its manifest, its state, then its records (the command line's run file
 /// and the page's export are the same; both import anywhere).
 pub fn export_run(entry: &crate::store::RunEntry, records: &[SampleRecord]) -> String {
-    let state = StateLine { state: entry.state, note: entry.note.clone(), updated_ms: entry.updated_ms, active_ms: entry.active_ms };
+    let state = StateLine {
+        state: entry.state,
+        note: entry.note.clone(),
+        updated_ms: entry.updated_ms,
+        active_ms: entry.active_ms,
+    };
     let mut out = manifest_line(&entry.manifest);
     out.push('\n');
     for record in records {
@@ -278,7 +289,15 @@ mod tests {
     use execbench_eval::prompt::{Style, default_template};
 
     fn sample(id: &str, output: &str) -> Sample {
-        Sample { id: id.into(), code: "def f(x):\n    return x".into(), function_name: "f".into(), input: "1".into(), call: "f(1)".into(), output: output.into(), meta: Default::default() }
+        Sample {
+            id: id.into(),
+            code: "def f(x):\n    return x".into(),
+            function_name: "f".into(),
+            input: "1".into(),
+            call: "f(1)".into(),
+            output: output.into(),
+            meta: Default::default(),
+        }
     }
 
     fn manifest() -> RunManifest {
@@ -328,9 +347,23 @@ mod tests {
 
     #[test]
     fn a_file_reads_back_with_the_latest_record_per_sample() {
-        let paused = StateLine { state: crate::store::RunState::Paused, note: Some("spend cap".into()), updated_ms: 1.0, active_ms: 2.0 };
-        let finished = StateLine { state: crate::store::RunState::Finished, note: None, updated_ms: 3.0, active_ms: 4.0 };
-        let text = [manifest_line(&manifest()), record_line(&record("a", true)), state_line(&paused), record_line(&record("b", false)), record_line(&record("a", false)), state_line(&finished)].join("\n");
+        let paused = StateLine {
+            state: crate::store::RunState::Paused,
+            note: Some("spend cap".into()),
+            updated_ms: 1.0,
+            active_ms: 2.0,
+        };
+        let finished =
+            StateLine { state: crate::store::RunState::Finished, note: None, updated_ms: 3.0, active_ms: 4.0 };
+        let text = [
+            manifest_line(&manifest()),
+            record_line(&record("a", true)),
+            state_line(&paused),
+            record_line(&record("b", false)),
+            record_line(&record("a", false)),
+            state_line(&finished),
+        ]
+        .join("\n");
         let file = read_run_file("run.jsonl", &text).unwrap();
         assert_eq!(file.records.len(), 2);
         assert_eq!(file.state, Some(finished), "the latest state line");
@@ -351,7 +384,11 @@ mod tests {
         let err = read_run_file("run.jsonl", &text).unwrap_err();
         assert!(err.starts_with("run.jsonl:2: not a sample record"), "{err}");
         assert!(read_run_file("run.jsonl", "").unwrap_err().contains("no manifest"));
-        assert!(read_run_file("run.jsonl", "{\"a\":1}").unwrap_err().starts_with("run.jsonl:1: not an execbench run manifest"));
+        assert!(
+            read_run_file("run.jsonl", "{\"a\":1}")
+                .unwrap_err()
+                .starts_with("run.jsonl:1: not an execbench run manifest")
+        );
     }
 
     #[test]
@@ -365,13 +402,16 @@ mod tests {
         assert_eq!(back.manifest, entry.manifest);
         assert_eq!(back.records.values().cloned().collect::<Vec<_>>(), records);
         let state = back.state.unwrap();
-        assert_eq!((state.state, state.note.as_deref(), state.updated_ms), (crate::store::RunState::Paused, Some("spend cap"), 5.0));
+        assert_eq!(
+            (state.state, state.note.as_deref(), state.updated_ms),
+            (crate::store::RunState::Paused, Some("spend cap"), 5.0)
+        );
     }
 
     #[test]
     fn the_codecrash_layout_has_its_seven_fields_and_the_answers() {
         use execbench_eval::report::{AnswerRecord, SampleResult};
-        use execbench_eval::{Extraction, ExtractFailure, Verdict};
+        use execbench_eval::{ExtractFailure, Extraction, Verdict};
         let mut found = record("a", false);
         found.results = vec![SampleResult {
             id: "a".into(),
@@ -379,8 +419,16 @@ mod tests {
             mode: Mode::Strict,
             prompt: Some("PROMPT".into()),
             answers: vec![
-                AnswerRecord { response: Some("[ANSWER]1[/ANSWER]".into()), extraction: Extraction::verbatim("1"), verdict: Verdict::Correct },
-                AnswerRecord { response: Some("no idea".into()), extraction: Extraction::Failed { failure: ExtractFailure::EmptyResponse, detail: String::new() }, verdict: Verdict::ExtractionFailed { detail: String::new() } },
+                AnswerRecord {
+                    response: Some("[ANSWER]1[/ANSWER]".into()),
+                    extraction: Extraction::verbatim("1"),
+                    verdict: Verdict::Correct,
+                },
+                AnswerRecord {
+                    response: Some("no idea".into()),
+                    extraction: Extraction::Failed { failure: ExtractFailure::EmptyResponse, detail: String::new() },
+                    verdict: Verdict::ExtractionFailed { detail: String::new() },
+                },
             ],
             n: 2,
             correct: 1,
@@ -392,13 +440,27 @@ mod tests {
         let (text, left_out) = export_codecrash(&manifest(), &[sample("a", "1")], &[found, record("zzz", false)]);
         assert_eq!(left_out, 1, "a record of a sample the dataset lacks");
         let row: serde_json::Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
-        for field in ["task_id", "dataset", "code", "function_name", "function_call", "output", "test", "input_prompt", "responses", "solutions"] {
+        for field in [
+            "task_id",
+            "dataset",
+            "code",
+            "function_name",
+            "function_call",
+            "output",
+            "test",
+            "input_prompt",
+            "responses",
+            "solutions",
+        ] {
             assert!(row.get(field).is_some(), "{field}");
         }
         assert_eq!(row["test"], "assert f(1) == 1");
         assert_eq!(row["solutions"], serde_json::json!(["1", null]));
         assert_eq!(row["responses"][1], "no idea");
-        assert_eq!((row["provenance"]["run_id"].as_str(), row["provenance"]["template_id"].as_str()), (Some("r1"), Some("output-direct")));
+        assert_eq!(
+            (row["provenance"]["run_id"].as_str(), row["provenance"]["template_id"].as_str()),
+            (Some("r1"), Some("output-direct"))
+        );
     }
 
     #[test]

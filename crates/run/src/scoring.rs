@@ -6,11 +6,11 @@
 use std::collections::HashMap;
 
 use execbench_core::{RunRequest, Sample};
-use futures::future::join_all;
 use execbench_eval::Task;
 use execbench_eval::extract::{Extraction, extract};
 use execbench_eval::report::SampleResult;
 use execbench_eval::score::{self, Expected, Mode, SampleScore, ScoreOptions, Step, Verdict};
+use futures::future::join_all;
 
 use crate::io::Python;
 
@@ -28,8 +28,20 @@ pub struct Answers<'a> {
 /// all asked for at once, so an engine with several interpreters (the command line's threads)
 /// works on them side by side; one that runs one at a time queues them. `on_run` is called once
 /// per Python run (for progress counts), when the sample's runs are done.
-pub async fn score_sample<P: Python>(python: &P, sample: &Sample, task: Task, modes: &[Mode], answers: Answers<'_>, options: &ScoreOptions, on_run: &mut dyn FnMut()) -> Vec<SampleResult> {
-    let extractions: Vec<Extraction> = answers.responses.iter().map(|t| if answers.extracted { Extraction::verbatim(t.clone()) } else { extract(t, task) }).collect();
+pub async fn score_sample<P: Python>(
+    python: &P,
+    sample: &Sample,
+    task: Task,
+    modes: &[Mode],
+    answers: Answers<'_>,
+    options: &ScoreOptions,
+    on_run: &mut dyn FnMut(),
+) -> Vec<SampleResult> {
+    let extractions: Vec<Extraction> = answers
+        .responses
+        .iter()
+        .map(|t| if answers.extracted { Extraction::verbatim(t.clone()) } else { extract(t, task) })
+        .collect();
     let kept_responses = if answers.extracted { Vec::new() } else { answers.responses.to_vec() };
     let expected = Expected::of(sample);
     // Per mode, per answer: its verdict, or which of the distinct runs decides it.
@@ -42,10 +54,12 @@ pub async fn score_sample<P: Python>(python: &P, sample: &Sample, task: Task, mo
                 .iter()
                 .map(|extraction| match score::plan(sample, task, mode, extraction, &expected, options) {
                     Step::Done(verdict) => Planned::Known(verdict),
-                    Step::Run(request) => Planned::Run(*run_of.entry((mode, extraction.answer().unwrap_or(""))).or_insert_with(|| {
-                        runs.push(request);
-                        runs.len() - 1
-                    })),
+                    Step::Run(request) => {
+                        Planned::Run(*run_of.entry((mode, extraction.answer().unwrap_or(""))).or_insert_with(|| {
+                            runs.push(request);
+                            runs.len() - 1
+                        }))
+                    }
                 })
                 .collect()
         })
@@ -61,10 +75,20 @@ pub async fn score_sample<P: Python>(python: &P, sample: &Sample, task: Task, mo
             .zip(&extractions)
             .map(|(plan, extraction)| match plan {
                 Planned::Known(verdict) => verdict,
-                Planned::Run(index) => score::conclude(mode, extraction.answer().unwrap_or(""), &expected, &results[index]),
+                Planned::Run(index) => {
+                    score::conclude(mode, extraction.answer().unwrap_or(""), &expected, &results[index])
+                }
             })
             .collect();
-        rows.push(SampleResult::new(&sample.id, task, mode, answers.prompt.clone(), kept_responses.clone(), extractions.clone(), SampleScore::from_verdicts(mode, verdicts)));
+        rows.push(SampleResult::new(
+            &sample.id,
+            task,
+            mode,
+            answers.prompt.clone(),
+            kept_responses.clone(),
+            extractions.clone(),
+            SampleScore::from_verdicts(mode, verdicts),
+        ));
     }
     rows
 }

@@ -76,7 +76,9 @@ pub fn human_bytes(bytes: usize) -> String {
 
 /// Most recently used first (then by name, so the order is total).
 pub fn recent_first(entries: &mut [ShelfEntry]) {
-    entries.sort_by(|a, b| b.used_ms.total_cmp(&a.used_ms).then_with(|| a.name.cmp(&b.name)).then_with(|| a.id.cmp(&b.id)));
+    entries.sort_by(|a, b| {
+        b.used_ms.total_cmp(&a.used_ms).then_with(|| a.name.cmp(&b.name)).then_with(|| a.id.cmp(&b.id))
+    });
 }
 
 /// Where imported datasets are kept.
@@ -153,7 +155,8 @@ pub mod conformance {
     pub async fn check(shelf: &impl DatasetShelf) {
         let a = br#"{"id": "a0", "code": "def f(x):\n    return x", "input": "1", "output": "1"}"#;
         // Not UTF-8 on its second line: kept byte for byte, so its report is the same next time.
-        let b: &[u8] = b"{\"id\": \"b0\", \"code\": \"def f():\\n    return 2\", \"input\": \"\", \"output\": \"2\"}\n\xff\xfe\n";
+        let b: &[u8] =
+            b"{\"id\": \"b0\", \"code\": \"def f():\\n    return 2\", \"input\": \"\", \"output\": \"2\"}\n\xff\xfe\n";
         assert!(shelf.list().await.unwrap().is_empty(), "a new shelf is empty");
 
         let (ea, eb) = (entry("a.jsonl", a, 10.0), entry("b.jsonl", b, 20.0));
@@ -216,7 +219,16 @@ mod tests {
         for (bytes, text) in cases {
             assert_eq!(human_bytes(bytes), text);
         }
-        let e = ShelfEntry { id: "ds-x".into(), name: "lc.jsonl".into(), bytes: 2_500, rows: 12, samples: 10, errors: 2, added_ms: 0.0, used_ms: 0.0 };
+        let e = ShelfEntry {
+            id: "ds-x".into(),
+            name: "lc.jsonl".into(),
+            bytes: 2_500,
+            rows: 12,
+            samples: 10,
+            errors: 2,
+            added_ms: 0.0,
+            used_ms: 0.0,
+        };
         assert_eq!(e.label(), "lc.jsonl (10 samples, 2 rows refused, 2 kB)");
         assert_eq!(ShelfEntry { errors: 0, ..e.clone() }.label(), "lc.jsonl (10 samples, 2 kB)");
         assert_eq!(ShelfEntry { errors: 1, ..e }.label(), "lc.jsonl (10 samples, 1 row refused, 2 kB)");

@@ -63,7 +63,9 @@ impl<C: Clock> SimulatedHttp<C> {
         let wrong = self.simulation.wrong_every.is_some_and(|k| k > 0 && (position + 1).is_multiple_of(k));
         let (call, value) = match (self.task, wrong) {
             (_, false) => (sample.call.clone(), sample.output.clone()),
-            (Task::Output, true) => (sample.call.clone(), if sample.output == "None" { "0".into() } else { "None".into() }),
+            (Task::Output, true) => {
+                (sample.call.clone(), if sample.output == "None" { "0".into() } else { "None".into() })
+            }
             (Task::Input, true) => (format!("{}(None)", sample.function_name), sample.output.clone()),
         };
         format!("[ANSWER]\nassert {call} == {value}\n[/ANSWER]")
@@ -71,13 +73,21 @@ impl<C: Clock> SimulatedHttp<C> {
 
     fn reply(&self, request: &HttpRequest) -> Result<(u16, String), String> {
         let body: Value = serde_json::from_str(&request.body).map_err(|e| format!("not JSON: {e}"))?;
-        let last = body.pointer("/messages").and_then(Value::as_array).and_then(|m| m.last()).and_then(|m| m.get("content")).and_then(Value::as_str).unwrap_or("");
+        let last = body
+            .pointer("/messages")
+            .and_then(Value::as_array)
+            .and_then(|m| m.last())
+            .and_then(|m| m.get("content"))
+            .and_then(Value::as_str)
+            .unwrap_or("");
         let Some((position, sample)) = self.prompts.get(last) else {
             return Ok((400, json!({"error": {"message": "the simulated model only knows the prompts of the run it was made for", "type": "invalid_request_error"}}).to_string()));
         };
         let n = body.get("n").and_then(Value::as_u64).unwrap_or(1).max(1);
         let text = self.answer(*position, sample);
-        let prompt_tokens: u64 = body.pointer("/messages").and_then(Value::as_array).map_or(0, |m| m.iter().filter_map(|m| m.get("content").and_then(Value::as_str)).map(simulated_tokens).sum());
+        let prompt_tokens: u64 = body.pointer("/messages").and_then(Value::as_array).map_or(0, |m| {
+            m.iter().filter_map(|m| m.get("content").and_then(Value::as_str)).map(simulated_tokens).sum()
+        });
         let per_answer = simulated_tokens(&text) + self.simulation.reasoning_tokens;
         let usage = json!({
             "prompt_tokens": prompt_tokens,
@@ -88,7 +98,11 @@ impl<C: Clock> SimulatedHttp<C> {
         let model = body.get("model").cloned().unwrap_or(Value::Null);
         let stream = body.get("stream").and_then(Value::as_bool).unwrap_or(false);
         if !stream {
-            let choices: Vec<Value> = (0..n).map(|i| json!({"index": i, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"})).collect();
+            let choices: Vec<Value> = (0..n)
+                .map(
+                    |i| json!({"index": i, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}),
+                )
+                .collect();
             return Ok((200, json!({"id": "simulated", "object": "chat.completion", "model": model, "choices": choices, "usage": usage}).to_string()));
         }
         let mut events = String::new();
@@ -100,7 +114,10 @@ impl<C: Clock> SimulatedHttp<C> {
             }
             events.push_str(&format!("data: {}\n\n", json!({"id": "simulated", "model": model, "choices": [{"index": i, "delta": {}, "finish_reason": "stop"}]})));
         }
-        events.push_str(&format!("data: {}\n\n", json!({"id": "simulated", "model": model, "choices": [], "usage": usage})));
+        events.push_str(&format!(
+            "data: {}\n\n",
+            json!({"id": "simulated", "model": model, "choices": [], "usage": usage})
+        ));
         events.push_str("data: [DONE]\n\n");
         Ok((200, events))
     }
@@ -119,10 +136,18 @@ impl<C: Clock> HttpClient for SimulatedHttp<C> {
     type Body = SimulatedBody;
 
     async fn send(&self, request: &HttpRequest) -> Result<HttpHead<SimulatedBody>, ProviderError> {
-        let (status, body) = self.reply(request).map_err(|message| ProviderError { kind: ErrorKind::BadRequest, status: None, message, retry_after_ms: None })?;
+        let (status, body) = self.reply(request).map_err(|message| ProviderError {
+            kind: ErrorKind::BadRequest,
+            status: None,
+            message,
+            retry_after_ms: None,
+        })?;
         // Dropping this future (Stop, a time-out) cancels the wait, as it aborts a real request.
         self.clock.sleep(self.simulation.latency_ms).await;
-        let headers = vec![("content-type".to_string(), if body.starts_with("data:") { "text/event-stream" } else { "application/json" }.to_string())];
+        let headers = vec![(
+            "content-type".to_string(),
+            if body.starts_with("data:") { "text/event-stream" } else { "application/json" }.to_string(),
+        )];
         Ok(HttpHead { status, headers, body: SimulatedBody(Some(body.into_bytes())) })
     }
 }

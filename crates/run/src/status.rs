@@ -40,7 +40,11 @@ impl RunStatus {
         }
         parts.push(format!("{} running", self.running));
         if self.rate_limited > 0 {
-            parts.push(format!("{} waiting {} s after a rate limit", self.rate_limited, self.longest_wait_ms.div_ceil(1000)));
+            parts.push(format!(
+                "{} waiting {} s after a rate limit",
+                self.rate_limited,
+                self.longest_wait_ms.div_ceil(1000)
+            ));
         }
         if let Some((k, max)) = self.worst_retry.filter(|_| self.retrying > 0) {
             parts.push(format!("{} {} {k}/{max}", self.retrying, if self.retrying == 1 { "retry" } else { "retries" }));
@@ -152,8 +156,21 @@ mod tests {
     fn the_status_line_says_what_is_happening() {
         let cases: Vec<(RunStatus, &str)> = vec![
             (RunStatus::default(), "0 running"),
-            (RunStatus { running: 4, rate_limited: 2, longest_wait_ms: 11_200, retrying: 1, worst_retry: Some((2, 5)), ..Default::default() }, "4 running, 2 waiting 12 s after a rate limit, 1 retry 2/5"),
-            (RunStatus { running: 1, retrying: 3, worst_retry: Some((4, 5)), errors: 2, ..Default::default() }, "1 running, 3 retries 4/5, 2 errors"),
+            (
+                RunStatus {
+                    running: 4,
+                    rate_limited: 2,
+                    longest_wait_ms: 11_200,
+                    retrying: 1,
+                    worst_retry: Some((2, 5)),
+                    ..Default::default()
+                },
+                "4 running, 2 waiting 12 s after a rate limit, 1 retry 2/5",
+            ),
+            (
+                RunStatus { running: 1, retrying: 3, worst_retry: Some((4, 5)), errors: 2, ..Default::default() },
+                "1 running, 3 retries 4/5, 2 errors",
+            ),
             (RunStatus { stopping: true, errors: 1, ..Default::default() }, "stopping, 0 running, 1 error"),
         ];
         for (status, want) in cases {
@@ -170,7 +187,10 @@ mod tests {
         live.waiting(b, 12_000.0, true, (1, 10));
         live.waiting(c, 0.0, false, (2, 5));
         let s = live.snapshot(1_000.0, 1_000.0, 4);
-        assert_eq!((s.running, s.rate_limited, s.longest_wait_ms, s.retrying, s.worst_retry), (1, 2, 11_000, 1, Some((2, 5))));
+        assert_eq!(
+            (s.running, s.rate_limited, s.longest_wait_ms, s.retrying, s.worst_retry),
+            (1, 2, 11_000, 1, Some((2, 5)))
+        );
         live.done_waiting(b);
         live.sample_done(true);
         let s = live.snapshot(1_000.0, 1_000.0, 4);
@@ -199,7 +219,12 @@ mod quantile_tests {
         // (values, expected) worked out by hand: ranks round((len - 1) x q).
         let hundred: Vec<f64> = (1..=100).map(f64::from).collect();
         type Case<'a> = (&'a [f64], Option<(f64, f64)>);
-        let cases: [Case; 4] = [(&[], None), (&[5.0], Some((5.0, 5.0))), (&[3.0, 1.0, 2.0], Some((2.0, 3.0))), (&hundred, Some((51.0, 99.0)))];
+        let cases: [Case; 4] = [
+            (&[], None),
+            (&[5.0], Some((5.0, 5.0))),
+            (&[3.0, 1.0, 2.0], Some((2.0, 3.0))),
+            (&hundred, Some((51.0, 99.0))),
+        ];
         for (values, expected) in cases {
             assert_eq!(median_and_p99(values), expected, "{values:?}");
         }

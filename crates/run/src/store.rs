@@ -63,7 +63,11 @@ pub struct Contribution {
 
 impl Contribution {
     pub fn of(record: &SampleRecord) -> Contribution {
-        Contribution { error: record.is_error(), pass_at_1: record.results.iter().map(|r| r.pass_at_1).collect(), usage: record.usage.unwrap_or_default() }
+        Contribution {
+            error: record.is_error(),
+            pass_at_1: record.results.iter().map(|r| r.pass_at_1).collect(),
+            usage: record.usage.unwrap_or_default(),
+        }
     }
 }
 
@@ -164,7 +168,14 @@ pub struct RunEntry {
 
 impl RunEntry {
     pub fn new(manifest: RunManifest, now_ms: f64) -> RunEntry {
-        RunEntry { manifest, state: RunState::Running, note: None, updated_ms: now_ms, active_ms: 0.0, tally: Tally::default() }
+        RunEntry {
+            manifest,
+            state: RunState::Running,
+            note: None,
+            updated_ms: now_ms,
+            active_ms: 0.0,
+            tally: Tally::default(),
+        }
     }
 
     pub fn id(&self) -> &str {
@@ -206,8 +217,16 @@ impl StoreError {
 impl std::fmt::Display for StoreError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self.kind {
-            StoreErrorKind::Quota => write!(f, "the storage is full [{}]. Free some space (delete old runs) and press Resume: nothing stored so far is lost", self.message),
-            StoreErrorKind::Unavailable => write!(f, "no storage is available here [{}]: results are kept only while this page is open", self.message),
+            StoreErrorKind::Quota => write!(
+                f,
+                "the storage is full [{}]. Free some space (delete old runs) and press Resume: nothing stored so far is lost",
+                self.message
+            ),
+            StoreErrorKind::Unavailable => write!(
+                f,
+                "no storage is available here [{}]: results are kept only while this page is open",
+                self.message
+            ),
             _ => f.write_str(&self.message),
         }
     }
@@ -233,7 +252,9 @@ pub trait RunStore {
 
 /// Sorts entries newest first (by creation, then id), as every store returns them.
 pub fn newest_first(entries: &mut [RunEntry]) {
-    entries.sort_by(|a, b| b.manifest.created.cmp(&a.manifest.created).then_with(|| b.manifest.run_id.cmp(&a.manifest.run_id)));
+    entries.sort_by(|a, b| {
+        b.manifest.created.cmp(&a.manifest.created).then_with(|| b.manifest.run_id.cmp(&a.manifest.run_id))
+    });
 }
 
 /// A run in memory: its entry and its records by sample id.
@@ -324,7 +345,12 @@ impl<'a, S: RunStore> Recorder<'a, S> {
     pub fn new(store: &'a S, entry: RunEntry, records: &[SampleRecord], now_ms: WallClock<'a>) -> Self {
         let contributions = records.iter().map(|r| (r.sample_id.clone(), Contribution::of(r))).collect();
         let started = now_ms();
-        Recorder { store, entry: RefCell::new(entry), contributions: RefCell::new(contributions), clock_ms: RefCell::new((started, now_ms)) }
+        Recorder {
+            store,
+            entry: RefCell::new(entry),
+            contributions: RefCell::new(contributions),
+            clock_ms: RefCell::new((started, now_ms)),
+        }
     }
 
     pub fn entry(&self) -> RunEntry {
@@ -443,7 +469,10 @@ pub mod conformance {
             // An empty store lists nothing; a run it does not have has no entry and no records.
             assert_eq!(store.entries().await.unwrap(), Vec::new(), "empty store");
             assert_eq!(store.entry("nope").await.unwrap(), None, "unknown run's entry");
-            assert!(store.records("nope").await.is_err_and(|e| e.kind == StoreErrorKind::NotFound), "unknown run's records");
+            assert!(
+                store.records("nope").await.is_err_and(|e| e.kind == StoreErrorKind::NotFound),
+                "unknown run's records"
+            );
 
             // Two runs; the list is newest first.
             let clock = std::cell::Cell::new(1_000.0);
@@ -465,7 +494,11 @@ pub mod conformance {
             recorder.record(&record("s1", 1, Some(1.0), false)).await.unwrap();
             recorder.record(&record("s0", 0, Some(1.0), false)).await.unwrap();
             let records = store.records("run-b").await.unwrap();
-            assert_eq!(records.iter().map(|r| r.sample_id.as_str()).collect::<Vec<_>>(), ["s0", "s1", "s2"], "one record per sample, in order");
+            assert_eq!(
+                records.iter().map(|r| r.sample_id.as_str()).collect::<Vec<_>>(),
+                ["s0", "s1", "s2"],
+                "one record per sample, in order"
+            );
             assert!(!records[0].is_error(), "the retried record replaced the error");
             let entry = store.entry("run-b").await.unwrap().expect("entry stored with the records");
             assert_eq!((entry.tally.scored, entry.tally.errors), (3, 0), "tally after a replaced error");

@@ -96,7 +96,11 @@ mod tests {
     impl PythonEngine for Echo {
         fn run(&mut self, request: &RunRequest) -> RunResult {
             std::thread::sleep(std::time::Duration::from_millis(5));
-            RunResult { outcome: Outcome::Value { repr: request.program.clone(), matches: None }, stdout: format!("{:?}", thread::current().id()), elapsed_ms: 0.0 }
+            RunResult {
+                outcome: Outcome::Value { repr: request.program.clone(), matches: None },
+                stdout: format!("{:?}", thread::current().id()),
+                elapsed_ms: 0.0,
+            }
         }
     }
 

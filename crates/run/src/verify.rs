@@ -30,7 +30,9 @@ pub async fn verify_dataset<P: Python>(
     on_check: &mut dyn FnMut(&VerifySummary, &SampleCheck),
 ) -> VerifyOutcome {
     let mut outcome = VerifyOutcome::default();
-    let mut runs = futures::stream::iter(samples).map(|sample| python.run(request_for(sample, limits)).map(move |result| (sample, result))).buffered(python.runs_at_once().max(1));
+    let mut runs = futures::stream::iter(samples)
+        .map(|sample| python.run(request_for(sample, limits)).map(move |result| (sample, result)))
+        .buffered(python.runs_at_once().max(1));
     loop {
         if cancel.is_cancelled() {
             break;
@@ -75,23 +77,50 @@ pub(crate) mod tests {
             self.runs += 1;
             let outcome = match request.expression.as_str() {
                 "loop()" => Outcome::TimedOut { limit_ms: request.limits.time_ms },
-                "boom()" => Outcome::Raised { kind: "ValueError".into(), message: "boom".into(), phase: "expression".into(), traceback: String::new() },
-                call => Outcome::Value { repr: call.to_string(), matches: request.expected.as_ref().map(|e| e == call) },
+                "boom()" => Outcome::Raised {
+                    kind: "ValueError".into(),
+                    message: "boom".into(),
+                    phase: "expression".into(),
+                    traceback: String::new(),
+                },
+                call => {
+                    Outcome::Value { repr: call.to_string(), matches: request.expected.as_ref().map(|e| e == call) }
+                }
             };
             RunResult { outcome, stdout: String::new(), elapsed_ms: 1.0 }
         }
     }
 
     pub(crate) fn sample(id: &str, call: &str, output: &str) -> Sample {
-        Sample { id: id.into(), code: "def f(): pass".into(), function_name: "f".into(), input: String::new(), call: call.into(), output: output.into(), meta: Default::default() }
+        Sample {
+            id: id.into(),
+            code: "def f(): pass".into(),
+            function_name: "f".into(),
+            input: String::new(),
+            call: call.into(),
+            output: output.into(),
+            meta: Default::default(),
+        }
     }
 
     #[test]
     fn every_sample_is_judged_in_order() {
-        let samples = vec![sample("a", "1", "1"), sample("b", "2", "3"), sample("c", "loop()", "1"), sample("d", "boom()", "1"), sample("e", "5", "5")];
+        let samples = vec![
+            sample("a", "1", "1"),
+            sample("b", "2", "3"),
+            sample("c", "loop()", "1"),
+            sample("d", "boom()", "1"),
+            sample("e", "5", "5"),
+        ];
         let python = BlockingPython::new(RuleEngine::default());
         let mut seen = Vec::new();
-        let outcome = block_on(verify_dataset(&python, &samples, Limits::default(), &CancelToken::new(), &mut |summary, check| seen.push((summary.total(), check.id.clone()))));
+        let outcome = block_on(verify_dataset(
+            &python,
+            &samples,
+            Limits::default(),
+            &CancelToken::new(),
+            &mut |summary, check| seen.push((summary.total(), check.id.clone())),
+        ));
         assert!(!outcome.stopped);
         assert_eq!(seen, [(1, "a"), (2, "b"), (3, "c"), (4, "d"), (5, "e")].map(|(n, id)| (n, id.to_string())));
         let ids: Vec<&str> = outcome.checks.iter().map(|c| c.id.as_str()).collect();
@@ -99,21 +128,31 @@ pub(crate) mod tests {
         assert_eq!((outcome.summary.passed, outcome.summary.failed, outcome.summary.engine_differences), (2, 3, 0));
         // The same verdicts as the blocking check the command line makes.
         let mut engine = RuleEngine::default();
-        let blocking: Vec<SampleCheck> = samples.iter().map(|s| execbench_core::verify::check_sample(&mut engine, s, Limits::default())).collect();
+        let blocking: Vec<SampleCheck> =
+            samples.iter().map(|s| execbench_core::verify::check_sample(&mut engine, s, Limits::default())).collect();
         assert_eq!(outcome.checks, blocking);
-        assert_eq!(outcome.summary.problems.iter().map(|p| p.verdict.clone()).collect::<Vec<_>>()[0], Verdict::Fail { reason: "returned 2, expected 3".into() });
+        assert_eq!(
+            outcome.summary.problems.iter().map(|p| p.verdict.clone()).collect::<Vec<_>>()[0],
+            Verdict::Fail { reason: "returned 2, expected 3".into() }
+        );
     }
 
     #[test]
     fn runs_overlap_in_a_pool_and_are_judged_in_dataset_order() {
-        let samples: Vec<Sample> = (0..40).map(|i| if i % 3 == 0 { sample(&format!("s{i}"), "2", "3") } else { sample(&format!("s{i}"), "1", "1") }).collect();
+        let samples: Vec<Sample> = (0..40)
+            .map(|i| if i % 3 == 0 { sample(&format!("s{i}"), "2", "3") } else { sample(&format!("s{i}"), "1", "1") })
+            .collect();
         let python = crate::io::overlapping::Overlapping::new(RuleEngine::default(), 8);
         let mut seen = Vec::new();
-        let outcome = block_on(verify_dataset(&python, &samples, Limits::default(), &CancelToken::new(), &mut |_, check| seen.push(check.id.clone())));
+        let outcome =
+            block_on(verify_dataset(&python, &samples, Limits::default(), &CancelToken::new(), &mut |_, check| {
+                seen.push(check.id.clone())
+            }));
         assert_eq!(seen, samples.iter().map(|s| s.id.clone()).collect::<Vec<_>>());
         assert_eq!(python.max_in_flight.get(), 8, "as many runs as the pool takes, and no more");
         let mut engine = RuleEngine::default();
-        let one_at_a_time: Vec<SampleCheck> = samples.iter().map(|s| execbench_core::verify::check_sample(&mut engine, s, Limits::default())).collect();
+        let one_at_a_time: Vec<SampleCheck> =
+            samples.iter().map(|s| execbench_core::verify::check_sample(&mut engine, s, Limits::default())).collect();
         assert_eq!(outcome.checks, one_at_a_time);
     }
 
@@ -130,7 +169,11 @@ pub(crate) mod tests {
             self.runs.set(self.runs.get() + 1);
             if self.runs.get() == self.at {
                 self.cancel.cancel();
-                return RunResult { outcome: Outcome::Crashed { reason: "stopped by the user".into() }, stdout: String::new(), elapsed_ms: 0.0 };
+                return RunResult {
+                    outcome: Outcome::Crashed { reason: "stopped by the user".into() },
+                    stdout: String::new(),
+                    elapsed_ms: 0.0,
+                };
             }
             RuleEngine::default().run(&request)
         }
@@ -183,7 +226,8 @@ pub(crate) mod tests {
         let cancel = CancelToken::new();
         cancel.cancel();
         let python = BlockingPython::new(RuleEngine::default());
-        let outcome = block_on(verify_dataset(&python, &[sample("a", "1", "1")], Limits::default(), &cancel, &mut |_, _| {}));
+        let outcome =
+            block_on(verify_dataset(&python, &[sample("a", "1", "1")], Limits::default(), &cancel, &mut |_, _| {}));
         assert!(outcome.stopped && outcome.checks.is_empty());
         assert_eq!(python.0.borrow().runs, 0);
         // An empty dataset is finished, not stopped.

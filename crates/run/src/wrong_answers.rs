@@ -10,7 +10,9 @@ use std::collections::BTreeMap;
 
 use execbench_core::provenance::fnv1a_hex;
 use execbench_core::{Limits, Sample};
-use execbench_perturb::model_prompt::{Rejected, claim_check, claim_check_request, claim_from_reply, wrong_answer_prompt};
+use execbench_perturb::model_prompt::{
+    Rejected, claim_check, claim_check_request, claim_from_reply, wrong_answer_prompt,
+};
 use execbench_perturb::{FileWrongAnswers, Prediction};
 use execbench_providers::Message;
 use futures::{FutureExt, StreamExt};
@@ -68,7 +70,9 @@ impl ModelProposal {
         }
         Some(match (&self.error, self.rejected.last()) {
             (Some(error), _) => format!("the request failed: {error}"),
-            (None, Some(last)) => format!("{} proposals, none usable (last: {}: {})", self.rejected.len(), last.claim, last.why),
+            (None, Some(last)) => {
+                format!("{} proposals, none usable (last: {}: {})", self.rejected.len(), last.claim, last.why)
+            }
             (None, None) => "no proposal".to_string(),
         })
     }
@@ -91,7 +95,14 @@ pub struct ProposalCache {
 type CacheKey = (String, bool, String, String, String, u32);
 
 fn key_of(proposal: &ModelProposal) -> CacheKey {
-    (proposal.sample_hash.clone(), proposal.prediction == Prediction::Input, proposal.provider.clone(), proposal.base_url.clone(), proposal.model.clone(), proposal.prompt_version)
+    (
+        proposal.sample_hash.clone(),
+        proposal.prediction == Prediction::Input,
+        proposal.provider.clone(),
+        proposal.base_url.clone(),
+        proposal.model.clone(),
+        proposal.prompt_version,
+    )
 }
 
 impl ProposalCache {
@@ -102,7 +113,8 @@ impl ProposalCache {
             if line.trim().is_empty() {
                 continue;
             }
-            let proposal: ModelProposal = serde_json::from_str(line).map_err(|e| format!("{name}:{}: not a stored proposal: {e}", number + 1))?;
+            let proposal: ModelProposal =
+                serde_json::from_str(line).map_err(|e| format!("{name}:{}: not a stored proposal: {e}", number + 1))?;
             cache.insert(proposal);
         }
         Ok(cache)
@@ -128,7 +140,14 @@ impl ProposalCache {
     /// The stored proposal for `sample` from `model`, made with this prompt version.
     pub fn get(&self, sample: &Sample, prediction: Prediction, model: &ApiModel) -> Option<&ModelProposal> {
         let endpoint = &model.settings.endpoint;
-        self.entries.get(&(sample_hash(sample), prediction == Prediction::Input, endpoint.provider.clone(), endpoint.base_url.clone(), endpoint.model.clone(), PROMPT_VERSION))
+        self.entries.get(&(
+            sample_hash(sample),
+            prediction == Prediction::Input,
+            endpoint.provider.clone(),
+            endpoint.base_url.clone(),
+            endpoint.model.clone(),
+            PROMPT_VERSION,
+        ))
     }
 }
 
@@ -251,11 +270,20 @@ async fn ask_one<H: HttpClient, C: Clock, P: Python>(
     };
     let mut requests = 0;
     while requests < ASKS_PER_SAMPLE {
-        let prompt = wrong_answer_prompt(&sample.code, &sample.function_name, &sample.call, &sample.output, prediction, &proposal.rejected);
+        let prompt = wrong_answer_prompt(
+            &sample.code,
+            &sample.function_name,
+            &sample.call,
+            &sample.output,
+            prediction,
+            &proposal.rejected,
+        );
         requests += 1;
         let answered = match ask(context, model, &[Message::user(prompt)], 1, &|_, _| {}).await {
             Ok(answered) => answered,
-            Err(failure) if failure.stop_run => return Err(format!("the model cannot be asked: {}", failure.error.message)),
+            Err(failure) if failure.stop_run => {
+                return Err(format!("the model cannot be asked: {}", failure.error.message));
+            }
             Err(failure) => {
                 // The engine has retried already: this sample goes offline, the others go on.
                 proposal.error = Some(failure.error.message);
@@ -267,7 +295,10 @@ async fn ask_one<H: HttpClient, C: Clock, P: Python>(
         let reply = answered.texts.first().map_or("", String::as_str);
         let Some(claim) = claim_from_reply(reply, &sample.function_name, prediction) else {
             let first_line = reply.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or("(an empty reply)");
-            proposal.rejected.push(RejectedProposal { claim: first_line.chars().take(120).collect(), why: "no answer in the asked form".to_string() });
+            proposal.rejected.push(RejectedProposal {
+                claim: first_line.chars().take(120).collect(),
+                why: "no answer in the asked form".to_string(),
+            });
             continue;
         };
         let shown_claim = match prediction {
@@ -334,7 +365,8 @@ mod tests {
             let body: Value = serde_json::from_str(&request.body).unwrap();
             let prompt = body["messages"][0]["content"].as_str().unwrap().to_string();
             self.prompts.borrow_mut().push(prompt.clone());
-            let (code, replies) = self.replies.iter().find(|(code, _)| prompt.contains(code)).expect("a prompt about a scripted sample");
+            let (code, replies) =
+                self.replies.iter().find(|(code, _)| prompt.contains(code)).expect("a prompt about a scripted sample");
             let n = *self.asked.borrow_mut().entry(code).and_modify(|n| *n += 1).or_insert(1);
             let text = replies[(n - 1).min(replies.len() - 1)];
             let body = if self.status == 200 {
@@ -342,7 +374,11 @@ mod tests {
             } else {
                 json!({"error": {"message": "Incorrect API key provided", "type": "invalid_request_error"}})
             };
-            Ok(HttpHead { status: self.status, headers: vec![("content-type".into(), "application/json".into())], body: Body(Some(body.to_string().into_bytes())) })
+            Ok(HttpHead {
+                status: self.status,
+                headers: vec![("content-type".into(), "application/json".into())],
+                body: Body(Some(body.to_string().into_bytes())),
+            })
         }
     }
 
@@ -365,7 +401,12 @@ mod tests {
         fn run(&mut self, request: &RunRequest) -> RunResult {
             let outcome = match (request.program.is_empty(), request.expression.as_str()) {
                 (true, e) => Outcome::Value { repr: e.to_string(), matches: request.expected.as_ref().map(|x| x == e) },
-                (false, "f()") => Outcome::Raised { kind: "TypeError".into(), message: "missing".into(), traceback: String::new(), phase: "expression".into() },
+                (false, "f()") => Outcome::Raised {
+                    kind: "TypeError".into(),
+                    message: "missing".into(),
+                    traceback: String::new(),
+                    phase: "expression".into(),
+                },
                 (false, e) => Outcome::Value { repr: "?".into(), matches: Some(e == "f(2)") },
             };
             RunResult { outcome, stdout: String::new(), elapsed_ms: 0.0 }
@@ -386,7 +427,11 @@ mod tests {
     }
 
     fn model() -> ApiModel {
-        let mut settings = ApiSettings::new(Endpoint { provider: "openai".into(), base_url: "http://fake.invalid/v1".into(), model: "m".into() });
+        let mut settings = ApiSettings::new(Endpoint {
+            provider: "openai".into(),
+            base_url: "http://fake.invalid/v1".into(),
+            model: "m".into(),
+        });
         settings.concurrency = 2;
         ApiModel { settings, key: Some("sk-test".into()) }
     }
@@ -397,15 +442,29 @@ mod tests {
         let context = RequestContext { http, clock: &Immediate, gate: &gate, live: &live, jitter: &jitter };
         let python = BlockingPython::new(Judge);
         let mut seen = Vec::new();
-        let asked = block_on(ask_wrong_answers(&context, &model, Some(&python), ProposalJob { samples: &samples(), prediction, cache }, &CancelToken::new(), &mut |done, p| seen.push((done, p.sample_id.clone()))));
+        let asked = block_on(ask_wrong_answers(
+            &context,
+            &model,
+            Some(&python),
+            ProposalJob { samples: &samples(), prediction, cache },
+            &CancelToken::new(),
+            &mut |done, p| seen.push((done, p.sample_id.clone())),
+        ));
         if let Ok(asked) = &asked {
-            assert_eq!(seen, asked.proposals.iter().enumerate().map(|(i, p)| (i + 1, p.sample_id.clone())).collect::<Vec<_>>(), "progress in sample order");
+            assert_eq!(
+                seen,
+                asked.proposals.iter().enumerate().map(|(i, p)| (i + 1, p.sample_id.clone())).collect::<Vec<_>>(),
+                "progress in sample order"
+            );
         }
         asked
     }
 
     fn leaked(replies: Vec<(&'static str, Vec<String>)>) -> Vec<(&'static str, Vec<&'static str>)> {
-        replies.into_iter().map(|(c, r)| (c, r.into_iter().map(|s| &*Box::leak(s.into_boxed_str())).collect())).collect()
+        replies
+            .into_iter()
+            .map(|(c, r)| (c, r.into_iter().map(|s| &*Box::leak(s.into_boxed_str())).collect()))
+            .collect()
     }
 
     /// A proposal shown right is put to the model again; one that never changes ends in the
@@ -426,31 +485,53 @@ mod tests {
         let claims: Vec<Option<&str>> = asked.proposals.iter().map(|p| p.claim.as_deref()).collect();
         assert_eq!(claims, [Some("4"), None, Some("[2, 2]")]);
         assert_eq!(asked.requests, 2 + ASKS_PER_SAMPLE + 2);
-        assert_eq!(asked.proposals[0].rejected, [RejectedProposal { claim: "3".into(), why: "that is the true return value".into() }]);
+        assert_eq!(
+            asked.proposals[0].rejected,
+            [RejectedProposal { claim: "3".into(), why: "that is the true return value".into() }]
+        );
         // A reply without the asked form is read as a bare answer, which is no literal here.
-        assert_eq!(asked.proposals[2].rejected[0], RejectedProposal { claim: "I would rather not.".into(), why: "not a Python literal".into() });
-        assert_eq!(asked.fell_back(), [("b".to_string(), "3 proposals, none usable (last: 20: that is the true return value)".to_string())]);
+        assert_eq!(
+            asked.proposals[2].rejected[0],
+            RejectedProposal { claim: "I would rather not.".into(), why: "not a Python literal".into() }
+        );
+        assert_eq!(
+            asked.fell_back(),
+            [("b".to_string(), "3 proposals, none usable (last: 20: that is the true return value)".to_string())]
+        );
         assert_eq!(asked.tokens(), (70, 21));
         // The second prompt about `a` lists the first proposal; a first prompt lists nothing.
         let prompts = http.prompts.borrow();
         let about_a: Vec<&String> = prompts.iter().filter(|p| p.contains("x + 1")).collect();
-        assert!(!about_a[0].contains("already tried") && about_a[1].contains("- 3 (that is the true return value)"), "{about_a:?}");
+        assert!(
+            !about_a[0].contains("already tried") && about_a[1].contains("- 3 (that is the true return value)"),
+            "{about_a:?}"
+        );
         let table = asked.claims_table(&samples());
-        assert_eq!((table.claims_for("a", Prediction::Output), table.claims_for("b", Prediction::Output)), (&["4".to_string()][..], &[][..]));
+        assert_eq!(
+            (table.claims_for("a", Prediction::Output), table.claims_for("b", Prediction::Output)),
+            (&["4".to_string()][..], &[][..])
+        );
     }
 
     /// Input prediction: a call that raises is no hint; the claims table holds calls.
     #[test]
     fn input_claims_are_calls_that_return_something_else() {
         let http = ScriptedModel {
-            replies: leaked(vec![("x + 1", vec![answer("f() == 3"), answer("f(5) == 3")]), ("x * 10", vec![answer("f(2) == 20")]), ("[x]", vec![answer("g(1) == [2]")])]),
+            replies: leaked(vec![
+                ("x + 1", vec![answer("f() == 3"), answer("f(5) == 3")]),
+                ("x * 10", vec![answer("f(2) == 20")]),
+                ("[x]", vec![answer("g(1) == [2]")]),
+            ]),
             status: 200,
             prompts: RefCell::default(),
             asked: RefCell::default(),
         };
         let asked = run(&http, Prediction::Input, &ProposalCache::default()).unwrap();
         assert_eq!(asked.proposals[0].claim.as_deref(), Some("5"));
-        assert_eq!(asked.proposals[0].rejected, [RejectedProposal { claim: "f()".into(), why: "that call raises TypeError".into() }]);
+        assert_eq!(
+            asked.proposals[0].rejected,
+            [RejectedProposal { claim: "f()".into(), why: "that call raises TypeError".into() }]
+        );
         assert_eq!(asked.proposals[1].rejected[0].why, "that call returns the same value");
         assert_eq!(asked.proposals[2].rejected[0].why, "no answer in the asked form");
         assert_eq!(asked.claims_table(&samples()).claims_for("a", Prediction::Input), ["f(5)".to_string()]);
@@ -460,8 +541,15 @@ mod tests {
     /// sends no request and gives the same proposals.
     #[test]
     fn cached_proposals_are_not_asked_again() {
-        let script = || leaked(vec![("x + 1", vec![answer("f(2) == 5")]), ("x * 10", vec![answer("f(2) == 21")]), ("[x]", vec![answer("f(2) == []")])]);
-        let http = ScriptedModel { replies: script(), status: 200, prompts: RefCell::default(), asked: RefCell::default() };
+        let script = || {
+            leaked(vec![
+                ("x + 1", vec![answer("f(2) == 5")]),
+                ("x * 10", vec![answer("f(2) == 21")]),
+                ("[x]", vec![answer("f(2) == []")]),
+            ])
+        };
+        let http =
+            ScriptedModel { replies: script(), status: 200, prompts: RefCell::default(), asked: RefCell::default() };
         let first = run(&http, Prediction::Output, &ProposalCache::default()).unwrap();
         let mut cache = ProposalCache::default();
         first.proposals.iter().cloned().for_each(|p| cache.insert(p));
@@ -469,20 +557,33 @@ mod tests {
         assert!(!text.contains("sk-test"), "no key in stored proposals");
         let read = ProposalCache::parse("proposals.jsonl", &text).unwrap();
         assert_eq!(read, cache);
-        let again = ScriptedModel { replies: script(), status: 200, prompts: RefCell::default(), asked: RefCell::default() };
+        let again =
+            ScriptedModel { replies: script(), status: 200, prompts: RefCell::default(), asked: RefCell::default() };
         let second = run(&again, Prediction::Output, &read).unwrap();
-        assert_eq!((second.requests, second.from_cache, second.proposals.clone(), second.tokens()), (0, 3, first.proposals.clone(), (0, 0)));
+        assert_eq!(
+            (second.requests, second.from_cache, second.proposals.clone(), second.tokens()),
+            (0, 3, first.proposals.clone(), (0, 0))
+        );
         assert!(again.prompts.borrow().is_empty());
         // Another task, another model: asked again.
-        let other = ScriptedModel { replies: script(), status: 200, prompts: RefCell::default(), asked: RefCell::default() };
+        let other =
+            ScriptedModel { replies: script(), status: 200, prompts: RefCell::default(), asked: RefCell::default() };
         assert_eq!(run(&other, Prediction::Input, &read).unwrap().from_cache, 0);
-        assert_eq!(ProposalCache::parse("p.jsonl", "\n{\"sample_id\": 3}\n").unwrap_err().split(": not").next(), Some("p.jsonl:2"));
+        assert_eq!(
+            ProposalCache::parse("p.jsonl", "\n{\"sample_id\": 3}\n").unwrap_err().split(": not").next(),
+            Some("p.jsonl:2")
+        );
     }
 
     /// A model that cannot be asked (a bad key) stops the whole job with the provider's message.
     #[test]
     fn a_bad_key_stops_everything() {
-        let http = ScriptedModel { replies: leaked(vec![("def f", vec![String::new()])]), status: 401, prompts: RefCell::default(), asked: RefCell::default() };
+        let http = ScriptedModel {
+            replies: leaked(vec![("def f", vec![String::new()])]),
+            status: 401,
+            prompts: RefCell::default(),
+            asked: RefCell::default(),
+        };
         let error = run(&http, Prediction::Output, &ProposalCache::default()).unwrap_err();
         assert!(error.starts_with("the model cannot be asked: ") && error.contains("Incorrect API key"), "{error}");
         assert!(http.prompts.borrow().len() <= 2, "not retried: {}", http.prompts.borrow().len());

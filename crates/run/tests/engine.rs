@@ -26,7 +26,10 @@ use execbench_providers::{Disposition, Endpoint, ErrorKind, HttpRequest, Provide
 use execbench_run::api::{ApiModel, ApiSettings};
 use execbench_run::io::{BlockingPython, NoHttp};
 use execbench_run::runfile::{FORMAT, RunManifest, dataset_hash, manifest_line, read_run_file, record_line};
-use execbench_run::{CancelToken, Clock, EvalJob, Event, HttpClient, HttpHead, Io, Responder, ResponseBody, ResultStore, RunEnd, RunOutcome, RunStatus, SampleRecord, run_evaluation};
+use execbench_run::{
+    CancelToken, Clock, EvalJob, Event, HttpClient, HttpHead, Io, Responder, ResponseBody, ResultStore, RunEnd,
+    RunOutcome, RunStatus, SampleRecord, run_evaluation,
+};
 use futures::executor::LocalPool;
 use futures::task::LocalSpawnExt;
 use serde_json::{Value, json};
@@ -99,11 +102,18 @@ impl VirtualClock {
         let wakers: Vec<Waker> = {
             let mut timers = self.0.borrow_mut();
             let now = timers.now;
-            let Some(next) = timers.pending.values().map(|(deadline, _)| *deadline).filter(|d| *d > now).min_by(f64::total_cmp) else {
+            let Some(next) =
+                timers.pending.values().map(|(deadline, _)| *deadline).filter(|d| *d > now).min_by(f64::total_cmp)
+            else {
                 return false;
             };
             timers.now = next;
-            timers.pending.values_mut().filter(|(deadline, _)| *deadline <= next).filter_map(|(_, waker)| waker.take()).collect()
+            timers
+                .pending
+                .values_mut()
+                .filter(|(deadline, _)| *deadline <= next)
+                .filter_map(|(_, waker)| waker.take())
+                .collect()
         };
         wakers.into_iter().for_each(Waker::wake);
         true
@@ -119,8 +129,17 @@ fn samples(count: usize) -> Vec<Sample> {
     (0..count)
         .map(|i| {
             let x = 100 + i;
-            let (code, output) = if i % 3 == 2 { ("def f(x):\n    return x + 1", x + 1) } else { ("def f(x):\n    return x", x) };
-            Sample { id: id(i), code: code.into(), function_name: "f".into(), input: x.to_string(), call: format!("f({x})"), output: output.to_string(), meta: Default::default() }
+            let (code, output) =
+                if i % 3 == 2 { ("def f(x):\n    return x + 1", x + 1) } else { ("def f(x):\n    return x", x) };
+            Sample {
+                id: id(i),
+                code: code.into(),
+                function_name: "f".into(),
+                input: x.to_string(),
+                call: format!("f({x})"),
+                output: output.to_string(),
+                meta: Default::default(),
+            }
         })
         .collect()
 }
@@ -134,7 +153,8 @@ fn job(samples: Vec<Sample>, n: usize, modes: Vec<Mode>) -> EvalJob {
 }
 
 fn api_model(provider: &str, base_url: &str, concurrency: usize, stream: bool) -> ApiModel {
-    let mut settings = ApiSettings::new(Endpoint { provider: provider.into(), base_url: base_url.into(), model: "m".into() });
+    let mut settings =
+        ApiSettings::new(Endpoint { provider: provider.into(), base_url: base_url.into(), model: "m".into() });
     settings.concurrency = concurrency;
     settings.params.stream = stream;
     ApiModel { settings, key: Some(KEY.into()) }
@@ -152,7 +172,12 @@ impl PythonEngine for AssertEngine {
         let last = request.program.lines().last().unwrap_or("");
         let outcome = match last.strip_prefix("assert ").and_then(|a| a.split_once(" == ")) {
             Some((a, b)) if a.trim() == b.trim() => Outcome::Value { repr: "None".into(), matches: None },
-            Some(_) => Outcome::Raised { kind: "AssertionError".into(), message: String::new(), traceback: String::new(), phase: "program".into() },
+            Some(_) => Outcome::Raised {
+                kind: "AssertionError".into(),
+                message: String::new(),
+                traceback: String::new(),
+                phase: "program".into(),
+            },
             None => Outcome::Crashed { reason: format!("the fake engine has no rule for `{}`", request.expression) },
         };
         RunResult { outcome, stdout: String::new(), elapsed_ms: 0.0 }
@@ -233,7 +258,11 @@ impl Traffic {
     }
 
     fn at(&self, sample: &str, attempt: u32) -> f64 {
-        self.seen.iter().find(|s| s.sample == sample && s.attempt == attempt).map(|s| s.at_ms).unwrap_or_else(|| panic!("no attempt {attempt} of {sample}"))
+        self.seen
+            .iter()
+            .find(|s| s.sample == sample && s.attempt == attempt)
+            .map(|s| s.at_ms)
+            .unwrap_or_else(|| panic!("no attempt {attempt} of {sample}"))
     }
 }
 
@@ -325,39 +354,81 @@ impl FakeProvider {
 
     /// The sample a request is about: its call stands in the prompt's last `assert ... == ??`.
     fn identify(&self, body: &str) -> (String, String, String) {
-        let found: Vec<_> = self.answers.iter().filter(|(call, _)| body.contains(&format!("assert {call} == ??"))).collect();
+        let found: Vec<_> =
+            self.answers.iter().filter(|(call, _)| body.contains(&format!("assert {call} == ??"))).collect();
         assert_eq!(found.len(), 1, "the request names no single sample: {body}");
         let (call, (sample, output)) = found[0];
         (call.clone(), sample.clone(), output.clone())
     }
 
-    fn respond(&self, url: &str, body: &Value, call: &str, sample: &str, output: &str, fault: Option<Fault>) -> (u16, Vec<(String, String)>, Vec<Vec<u8>>) {
+    fn respond(
+        &self,
+        url: &str,
+        body: &Value,
+        call: &str,
+        sample: &str,
+        output: &str,
+        fault: Option<Fault>,
+    ) -> (u16, Vec<(String, String)>, Vec<Vec<u8>>) {
         let error = |status: u16, headers: &[(&str, &str)], body: Value| {
-            (status, headers.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(), vec![body.to_string().into_bytes()])
+            (
+                status,
+                headers.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
+                vec![body.to_string().into_bytes()],
+            )
         };
         match fault {
             Some(Fault::RateLimitHeader) => {
-                return error(429, &[("retry-after", "1.5")], json!({"error": {"message": "Rate limit reached for requests", "type": "requests", "code": "rate_limit_exceeded"}}));
+                return error(
+                    429,
+                    &[("retry-after", "1.5")],
+                    json!({"error": {"message": "Rate limit reached for requests", "type": "requests", "code": "rate_limit_exceeded"}}),
+                );
             }
             Some(Fault::RateLimitBody) => {
                 let message = "Rate limit reached for m in organization org-x on tokens per min (TPM): Limit 30000, Used 29500, Requested 900. Please try again in 1.5s.";
-                return error(429, &[], json!({"error": {"message": message, "type": "tokens", "code": "rate_limit_exceeded"}}));
+                return error(
+                    429,
+                    &[],
+                    json!({"error": {"message": message, "type": "tokens", "code": "rate_limit_exceeded"}}),
+                );
             }
-            Some(Fault::ServerError) => return error(500, &[], json!({"error": {"message": "The server had an error while processing your request.", "type": "server_error"}})),
-            Some(Fault::Overloaded) => return error(529, &[], json!({"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}})),
+            Some(Fault::ServerError) => {
+                return error(
+                    500,
+                    &[],
+                    json!({"error": {"message": "The server had an error while processing your request.", "type": "server_error"}}),
+                );
+            }
+            Some(Fault::Overloaded) => {
+                return error(
+                    529,
+                    &[],
+                    json!({"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}),
+                );
+            }
             Some(Fault::BadKey) => {
-                return error(401, &[], json!({"error": {"message": "Incorrect API key provided: sk-test-****CRET.", "type": "invalid_request_error", "code": "invalid_api_key"}}));
+                return error(
+                    401,
+                    &[],
+                    json!({"error": {"message": "Incorrect API key provided: sk-test-****CRET.", "type": "invalid_request_error", "code": "invalid_api_key"}}),
+                );
             }
             Some(Fault::Quota) => {
                 let message = "You exceeded your current quota, please check your plan and billing details.";
-                return error(429, &[], json!({"error": {"message": message, "type": "insufficient_quota", "code": "insufficient_quota"}}));
+                return error(
+                    429,
+                    &[],
+                    json!({"error": {"message": message, "type": "insufficient_quota", "code": "insufficient_quota"}}),
+                );
             }
             Some(Fault::StreamCut | Fault::EmptyLength) | None => {}
         }
         let value = if self.wrong.contains(sample) { "-1" } else { output };
         let text = format!("[ANSWER]\nassert {call} == {value}\n[/ANSWER]");
         let usage = json!({"prompt_tokens": 50, "completion_tokens": 12, "total_tokens": 62});
-        let ok = |chunks: Vec<Vec<u8>>| (200, vec![("content-type".to_string(), "application/json".to_string())], chunks);
+        let ok =
+            |chunks: Vec<Vec<u8>>| (200, vec![("content-type".to_string(), "application/json".to_string())], chunks);
         let stream = body.get("stream") == Some(&Value::Bool(true));
         if url.ends_with("/messages") {
             assert!(!stream && fault.is_none(), "the fake speaks Anthropic only whole and without faults");
@@ -382,14 +453,23 @@ impl FakeProvider {
             return ok(halves(response.to_string()));
         }
         if !stream {
-            let choices: Vec<Value> = (0..n).map(|i| json!({"index": i, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"})).collect();
+            let choices: Vec<Value> = (0..n)
+                .map(
+                    |i| json!({"index": i, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}),
+                )
+                .collect();
             let response = json!({"id": "chatcmpl-1", "object": "chat.completion", "model": "m", "choices": choices, "usage": usage});
             return ok(halves(response.to_string()));
         }
         // A stream: each choice's text in three pieces, then the finish reasons, the usage and
         // [DONE]; the bytes cut every 40 (inside lines and events). A cut stream stops after the
         // first pieces.
-        let chunk = |choices: Value| format!("data: {}\n\n", json!({"id": "c1", "object": "chat.completion.chunk", "model": "m", "choices": choices}));
+        let chunk = |choices: Value| {
+            format!(
+                "data: {}\n\n",
+                json!({"id": "c1", "object": "chat.completion.chunk", "model": "m", "choices": choices})
+            )
+        };
         let third = text.len() / 3;
         let pieces = [&text[..third], &text[third..2 * third], &text[2 * third..]];
         let mut sse = String::new();
@@ -405,10 +485,17 @@ impl FakeProvider {
             for i in 0..n {
                 sse.push_str(&chunk(json!([{"index": i, "delta": {}, "finish_reason": "stop"}])));
             }
-            sse.push_str(&format!("data: {}\n\n", json!({"id": "c1", "object": "chat.completion.chunk", "choices": [], "usage": usage})));
+            sse.push_str(&format!(
+                "data: {}\n\n",
+                json!({"id": "c1", "object": "chat.completion.chunk", "choices": [], "usage": usage})
+            ));
             sse.push_str("data: [DONE]\n\n");
         }
-        (200, vec![("content-type".into(), "text/event-stream".into())], sse.into_bytes().chunks(40).map(<[u8]>::to_vec).collect())
+        (
+            200,
+            vec![("content-type".into(), "text/event-stream".into())],
+            sse.into_bytes().chunks(40).map(<[u8]>::to_vec).collect(),
+        )
     }
 }
 
@@ -426,9 +513,19 @@ impl HttpClient for FakeProvider {
         let body: Value = serde_json::from_str(&request.body).expect("a JSON body");
         let (call, sample, output) = self.identify(&request.body);
         let attempt = self.traffic.borrow().requests(&sample) + 1;
-        let seen = Seen { sample: sample.clone(), attempt, at_ms: self.clock.now(), headers: request.headers.clone(), body: body.clone() };
+        let seen = Seen {
+            sample: sample.clone(),
+            attempt,
+            at_ms: self.clock.now(),
+            headers: request.headers.clone(),
+            body: body.clone(),
+        };
         self.traffic.borrow_mut().seen.push(seen);
-        let fault = self.faults.iter().find(|(s, a, _)| s.as_ref().is_none_or(|s| *s == sample) && a.is_none_or(|a| a == attempt)).map(|(_, _, f)| *f);
+        let fault = self
+            .faults
+            .iter()
+            .find(|(s, a, _)| s.as_ref().is_none_or(|s| *s == sample) && a.is_none_or(|a| a == attempt))
+            .map(|(_, _, f)| *f);
         let (status, headers, chunks) = self.respond(&request.url, &body, &call, &sample, &output, fault);
         let guard = InFlight::start(&self.traffic, &sample);
         let (clock, latency_ms, chunk_ms) = (self.clock.clone(), self.latency_ms, self.chunk_ms);
@@ -454,7 +551,14 @@ struct Ran {
 
 /// Runs `job` on a local executor: runs every task until all wait, then moves virtual time to the
 /// next deadline, until the run has ended. `cancel_at_ms`: press Stop then.
-fn drive<H: HttpClient + 'static>(job: EvalJob, mut responder: Responder, clock: &VirtualClock, http: Rc<H>, store: Rc<MemStore>, cancel_at_ms: Option<u64>) -> Ran {
+fn drive<H: HttpClient + 'static>(
+    job: EvalJob,
+    mut responder: Responder,
+    clock: &VirtualClock,
+    http: Rc<H>,
+    store: Rc<MemStore>,
+    cancel_at_ms: Option<u64>,
+) -> Ran {
     let mut pool = LocalPool::new();
     let spawner = pool.spawner();
     let outcome: Rc<RefCell<Option<RunOutcome>>> = Rc::default();
@@ -464,12 +568,15 @@ fn drive<H: HttpClient + 'static>(job: EvalJob, mut responder: Responder, clock:
     let cancel = CancelToken::new();
     let started = clock.now();
     {
-        let (clock, outcome, statuses, recorded, deltas, cancel) = (clock.clone(), outcome.clone(), statuses.clone(), recorded.clone(), deltas.clone(), cancel.clone());
+        let (clock, outcome, statuses, recorded, deltas, cancel) =
+            (clock.clone(), outcome.clone(), statuses.clone(), recorded.clone(), deltas.clone(), cancel.clone());
         let run = async move {
             let python = BlockingPython::new(AssertEngine);
             let on_event = |event: Event<'_>| match event {
                 Event::Status(s) => statuses.borrow_mut().push(s.clone()),
-                Event::Delta { sample_id, choice, text } => deltas.borrow_mut().push((sample_id.to_string(), choice, text.map(str::to_string))),
+                Event::Delta { sample_id, choice, text } => {
+                    deltas.borrow_mut().push((sample_id.to_string(), choice, text.map(str::to_string)))
+                }
                 Event::Record(r) => recorded.borrow_mut().push(r.sample_id.clone()),
             };
             let io = Io { python: &python, http: &*http, clock: &clock, store: &*store };
@@ -490,7 +597,13 @@ fn drive<H: HttpClient + 'static>(job: EvalJob, mut responder: Responder, clock:
     for _ in 0..100_000 {
         pool.run_until_stalled();
         if let Some(outcome) = outcome.borrow_mut().take() {
-            return Ran { outcome, statuses: statuses.take(), recorded: recorded.take(), deltas: deltas.take(), elapsed_ms: clock.now() - started };
+            return Ran {
+                outcome,
+                statuses: statuses.take(),
+                recorded: recorded.take(),
+                deltas: deltas.take(),
+                elapsed_ms: clock.now() - started,
+            };
         }
         assert!(clock.advance(), "the run hangs at {} ms: nothing left to wake", clock.now());
     }
@@ -538,19 +651,42 @@ fn faults_table() {
     }
     let retries = execbench_run::backoff::RetryPolicy::default().max_retries;
     let cases = vec![
-        Case { name: "clean, 5 wrong", samples: 20, stream: false, wrong: vec![1, 4, 7, 10, 13], faults: vec![], end: End::Finished, errors: vec![], correct: 15, requests: vec![], others: 1..=1, attempts: vec![] },
+        Case {
+            name: "clean, 5 wrong",
+            samples: 20,
+            stream: false,
+            wrong: vec![1, 4, 7, 10, 13],
+            faults: vec![],
+            end: End::Finished,
+            errors: vec![],
+            correct: 15,
+            requests: vec![],
+            others: 1..=1,
+            attempts: vec![],
+        },
         Case {
             name: "transient faults are retried",
             samples: 8,
             stream: true,
             wrong: vec![],
-            faults: vec![(Some(0), Some(1), Fault::RateLimitHeader), (Some(1), Some(1), Fault::RateLimitBody), (Some(2), Some(1), Fault::ServerError), (Some(2), Some(2), Fault::Overloaded), (Some(3), Some(1), Fault::StreamCut)],
+            faults: vec![
+                (Some(0), Some(1), Fault::RateLimitHeader),
+                (Some(1), Some(1), Fault::RateLimitBody),
+                (Some(2), Some(1), Fault::ServerError),
+                (Some(2), Some(2), Fault::Overloaded),
+                (Some(3), Some(1), Fault::StreamCut),
+            ],
             end: End::Finished,
             errors: vec![],
             correct: 8,
             requests: vec![(0, 2), (1, 2), (2, 3), (3, 2)],
             others: 1..=1,
-            attempts: vec![(0, vec![Some(RateLimited), None]), (1, vec![Some(RateLimited), None]), (2, vec![Some(ErrorKind::ServerError), Some(ErrorKind::Overloaded), None]), (3, vec![Some(ErrorKind::StreamCut), None])],
+            attempts: vec![
+                (0, vec![Some(RateLimited), None]),
+                (1, vec![Some(RateLimited), None]),
+                (2, vec![Some(ErrorKind::ServerError), Some(ErrorKind::Overloaded), None]),
+                (3, vec![Some(ErrorKind::StreamCut), None]),
+            ],
         },
         Case {
             name: "a fault that never goes away",
@@ -565,8 +701,32 @@ fn faults_table() {
             others: 1..=1,
             attempts: vec![(4, vec![Some(ErrorKind::ServerError); retries as usize + 1])],
         },
-        Case { name: "bad key", samples: 10, stream: false, wrong: vec![], faults: vec![(None, None, Fault::BadKey)], end: End::ProviderStopped(ErrorKind::BadKey), errors: vec![], correct: 0, requests: vec![], others: 0..=1, attempts: vec![] },
-        Case { name: "no quota left", samples: 10, stream: false, wrong: vec![], faults: vec![(None, None, Fault::Quota)], end: End::ProviderStopped(QuotaExhausted), errors: vec![], correct: 0, requests: vec![], others: 0..=1, attempts: vec![] },
+        Case {
+            name: "bad key",
+            samples: 10,
+            stream: false,
+            wrong: vec![],
+            faults: vec![(None, None, Fault::BadKey)],
+            end: End::ProviderStopped(ErrorKind::BadKey),
+            errors: vec![],
+            correct: 0,
+            requests: vec![],
+            others: 0..=1,
+            attempts: vec![],
+        },
+        Case {
+            name: "no quota left",
+            samples: 10,
+            stream: false,
+            wrong: vec![],
+            faults: vec![(None, None, Fault::Quota)],
+            end: End::ProviderStopped(QuotaExhausted),
+            errors: vec![],
+            correct: 0,
+            requests: vec![],
+            others: 0..=1,
+            attempts: vec![],
+        },
         Case {
             name: "empty output, token limit",
             samples: 5,
@@ -591,12 +751,21 @@ fn faults_table() {
         }
         let provider = Rc::new(provider);
         let store = Rc::new(MemStore::default());
-        let ran = drive(job(all.clone(), 1, vec![Mode::Strict]), Responder::Api(openai(4, case.stream)), &clock, provider.clone(), store.clone(), None);
+        let ran = drive(
+            job(all.clone(), 1, vec![Mode::Strict]),
+            Responder::Api(openai(4, case.stream)),
+            &clock,
+            provider.clone(),
+            store.clone(),
+            None,
+        );
         let outcome = &ran.outcome;
         let traffic = provider.traffic.borrow();
 
         match (&outcome.end, &case.end) {
-            (RunEnd::Finished, End::Finished) => assert_eq!(outcome.records.len(), case.samples, "{name}: one record per sample"),
+            (RunEnd::Finished, End::Finished) => {
+                assert_eq!(outcome.records.len(), case.samples, "{name}: one record per sample")
+            }
             (RunEnd::ProviderStopped(e), End::ProviderStopped(kind)) => {
                 assert_eq!(e.kind, *kind, "{name}");
                 assert!(traffic.seen.len() <= 4, "{name}: {} requests after a run-stopping answer", traffic.seen.len());
@@ -609,15 +778,26 @@ fn faults_table() {
         assert_eq!(*store.records.borrow(), outcome.records, "{name}");
         assert_eq!(ran.recorded, outcome.records.iter().map(|r| r.sample_id.clone()).collect::<Vec<_>>(), "{name}");
         assert_eq!(store.ids().len(), outcome.records.len(), "{name}: a sample stored twice");
-        assert!(outcome.records.iter().all(|r| error_kind(r).is_none_or(|k| k.disposition() != Disposition::StopRun)), "{name}");
+        assert!(
+            outcome.records.iter().all(|r| error_kind(r).is_none_or(|k| k.disposition() != Disposition::StopRun)),
+            "{name}"
+        );
 
-        let errors: Vec<(String, ErrorKind)> = outcome.records.iter().filter(|r| r.is_error()).map(|r| (r.sample_id.clone(), error_kind(r).expect("a provider error has a kind"))).collect();
+        let errors: Vec<(String, ErrorKind)> = outcome
+            .records
+            .iter()
+            .filter(|r| r.is_error())
+            .map(|r| (r.sample_id.clone(), error_kind(r).expect("a provider error has a kind")))
+            .collect();
         let mut want_errors: Vec<(String, ErrorKind)> = case.errors.iter().map(|(i, k)| (id(*i), *k)).collect();
         let mut got_errors = errors.clone();
         got_errors.sort_by(|a, b| a.0.cmp(&b.0));
         want_errors.sort_by(|a, b| a.0.cmp(&b.0));
         assert_eq!(got_errors, want_errors, "{name}: errors");
-        assert!(outcome.records.iter().filter(|r| r.is_error()).all(|r| r.results.is_empty()), "{name}: an error has no results");
+        assert!(
+            outcome.records.iter().filter(|r| r.is_error()).all(|r| r.results.is_empty()),
+            "{name}: an error has no results"
+        );
         assert_eq!(outcome.status.errors, case.errors.len(), "{name}");
         assert_eq!(outcome.status.done, outcome.records.len(), "{name}");
 
@@ -630,7 +810,11 @@ fn faults_table() {
         assert_eq!(summary.pass_at_1.total, rows.len(), "{name}");
         if !rows.is_empty() {
             let want = case.correct as f64 / rows.len() as f64 * 100.0;
-            assert!(summary.pass_at_1.percent.is_some_and(|p| (p - want).abs() < 1e-9), "{name}: pass@1 {:?}, expected {want}", summary.pass_at_1.percent);
+            assert!(
+                summary.pass_at_1.percent.is_some_and(|p| (p - want).abs() < 1e-9),
+                "{name}: pass@1 {:?}, expected {want}",
+                summary.pass_at_1.percent
+            );
         }
 
         for sample in &all {
@@ -642,7 +826,11 @@ fn faults_table() {
             }
         }
         for (index, want) in &case.attempts {
-            let record = outcome.records.iter().find(|r| r.sample_id == id(*index)).unwrap_or_else(|| panic!("{name}: no record of {}", id(*index)));
+            let record = outcome
+                .records
+                .iter()
+                .find(|r| r.sample_id == id(*index))
+                .unwrap_or_else(|| panic!("{name}: no record of {}", id(*index)));
             assert_eq!(attempt_kinds(record), *want, "{name}: attempts of {}", record.sample_id);
             assert!(record.attempts.iter().all(|a| a.ms >= LATENCY_MS as f64), "{name}: {:?}", record.attempts);
         }
@@ -661,11 +849,22 @@ fn twenty_samples_four_at_a_time() {
     let all = samples(20);
     let provider = Rc::new(FakeProvider::new(&clock, &all).wrong([0, 5, 10, 15, 19]));
     let store = Rc::new(MemStore::default());
-    let ran = drive(job(all.clone(), 1, vec![Mode::Strict, Mode::Compatible]), Responder::Api(openai(4, false)), &clock, provider.clone(), store.clone(), None);
+    let ran = drive(
+        job(all.clone(), 1, vec![Mode::Strict, Mode::Compatible]),
+        Responder::Api(openai(4, false)),
+        &clock,
+        provider.clone(),
+        store.clone(),
+        None,
+    );
     let outcome = &ran.outcome;
     assert_eq!(outcome.end, RunEnd::Finished);
     let ids: Vec<String> = outcome.records.iter().map(|r| r.sample_id.clone()).collect();
-    assert_eq!(ids.iter().cloned().collect::<BTreeSet<_>>(), all.iter().map(|s| s.id.clone()).collect(), "every sample has a record");
+    assert_eq!(
+        ids.iter().cloned().collect::<BTreeSet<_>>(),
+        all.iter().map(|s| s.id.clone()).collect(),
+        "every sample has a record"
+    );
     assert_eq!(ids.len(), 20, "and only one");
     for record in &outcome.records {
         assert_eq!(record.index, all.iter().position(|s| s.id == record.sample_id).unwrap());
@@ -701,7 +900,14 @@ fn rate_limits_wait_what_the_provider_asks_and_lower_concurrency() {
             .fault(Some(1), Some(1), Fault::RateLimitBody)
             .fault(Some(3), Some(1), Fault::StreamCut),
     );
-    let ran = drive(job(all, 1, vec![Mode::Strict]), Responder::Api(openai(4, true)), &clock, provider.clone(), Rc::default(), None);
+    let ran = drive(
+        job(all, 1, vec![Mode::Strict]),
+        Responder::Api(openai(4, true)),
+        &clock,
+        provider.clone(),
+        Rc::default(),
+        None,
+    );
     assert_eq!(ran.outcome.end, RunEnd::Finished);
     let traffic = provider.traffic.borrow();
     for sample in ["s00", "s01"] {
@@ -713,7 +919,10 @@ fn rate_limits_wait_what_the_provider_asks_and_lower_concurrency() {
     }
     // No request starts while the provider's wait runs (the gate pauses them all).
     let resumed = traffic.at("s00", 2).min(traffic.at("s01", 2));
-    assert!(traffic.seen.iter().all(|s| s.at_ms <= LATENCY_MS as f64 || s.at_ms >= resumed), "a request started during the pause");
+    assert!(
+        traffic.seen.iter().all(|s| s.at_ms <= LATENCY_MS as f64 || s.at_ms >= resumed),
+        "a request started during the pause"
+    );
     let lowest = ran.statuses.iter().map(|s| s.concurrency_limit).min().unwrap();
     assert!(lowest < 4, "the limit never dropped");
     assert!(ran.statuses.iter().any(|s| s.rate_limited > 0 && s.longest_wait_ms > 0), "the wait was never shown");
@@ -734,7 +943,14 @@ fn stop_drops_the_requests_in_flight() {
     provider.chunk_ms = 25;
     let provider = Rc::new(provider);
     let store = Rc::new(MemStore::default());
-    let ran = drive(job(all, 1, vec![Mode::Strict]), Responder::Api(openai(4, true)), &clock, provider.clone(), store.clone(), Some(1_010));
+    let ran = drive(
+        job(all, 1, vec![Mode::Strict]),
+        Responder::Api(openai(4, true)),
+        &clock,
+        provider.clone(),
+        store.clone(),
+        Some(1_010),
+    );
     assert_eq!(ran.outcome.end, RunEnd::Stopped);
     assert!((1_010.0..1_011.0).contains(&ran.elapsed_ms), "stopped at {} ms", ran.elapsed_ms);
     let traffic = provider.traffic.borrow();
@@ -761,18 +977,37 @@ fn stop_drops_the_requests_in_flight() {
 fn stop_during_waits_leaves_none_shown() {
     let clock = VirtualClock::default();
     let all = samples(3);
-    let provider = Rc::new(FakeProvider::new(&clock, &all).fault(Some(0), Some(1), Fault::RateLimitHeader).fault(Some(1), Some(1), Fault::ServerError));
+    let provider = Rc::new(FakeProvider::new(&clock, &all).fault(Some(0), Some(1), Fault::RateLimitHeader).fault(
+        Some(1),
+        Some(1),
+        Fault::ServerError,
+    ));
     let mut model = openai(4, false);
     // A back-off of 5 to 10 s: certainly still waiting at Stop.
     model.settings.retry.base_ms = 10_000;
-    let ran = drive(job(all, 1, vec![Mode::Strict]), Responder::Api(model), &clock, provider.clone(), Rc::default(), Some(1_000));
+    let ran = drive(
+        job(all, 1, vec![Mode::Strict]),
+        Responder::Api(model),
+        &clock,
+        provider.clone(),
+        Rc::default(),
+        Some(1_000),
+    );
     assert_eq!(ran.outcome.end, RunEnd::Stopped);
-    assert!(ran.statuses.iter().any(|s| (s.rate_limited, s.retrying, s.worst_retry) == (1, 1, Some((1, 5)))), "the waits were shown");
+    assert!(
+        ran.statuses.iter().any(|s| (s.rate_limited, s.retrying, s.worst_retry) == (1, 1, Some((1, 5)))),
+        "the waits were shown"
+    );
     let traffic = provider.traffic.borrow();
     assert_eq!((traffic.requests("s00"), traffic.requests("s01"), traffic.abandoned), (1, 1, 0));
     assert_eq!(ran.outcome.records.iter().map(|r| r.sample_id.as_str()).collect::<Vec<_>>(), ["s02"]);
     let last = &ran.outcome.status;
-    assert_eq!((last.running, last.rate_limited, last.retrying, last.worst_retry), (0, 0, 0, None), "{}", last.describe());
+    assert_eq!(
+        (last.running, last.rate_limited, last.retrying, last.worst_retry),
+        (0, 0, 0, None),
+        "{}",
+        last.describe()
+    );
 }
 
 /// A provider slower than the time-out: each attempt is dropped at the time-out and retried, then
@@ -787,7 +1022,8 @@ fn a_request_that_outlasts_the_timeout_is_dropped_and_retried() {
     let mut model = openai(4, false);
     model.settings.timeout_ms = 5_000;
     model.settings.retry.max_retries = 2;
-    let ran = drive(job(all, 1, vec![Mode::Strict]), Responder::Api(model), &clock, provider.clone(), Rc::default(), None);
+    let ran =
+        drive(job(all, 1, vec![Mode::Strict]), Responder::Api(model), &clock, provider.clone(), Rc::default(), None);
     assert_eq!(ran.outcome.end, RunEnd::Finished);
     assert_eq!(ran.outcome.status.errors, 2);
     for record in &ran.outcome.records {
@@ -826,26 +1062,64 @@ fn a_resumed_run_asks_only_for_the_rest() {
 /// record says what was sent.
 #[test]
 fn n_responses_by_provider() {
-    let temperature_and_top_p = |prefix: &str| vec![(format!("{prefix}/temperature"), json!(0.2)), (format!("{prefix}/{}", if prefix.is_empty() { "top_p" } else { "topP" }), json!(0.95))];
+    let temperature_and_top_p = |prefix: &str| {
+        vec![
+            (format!("{prefix}/temperature"), json!(0.2)),
+            (format!("{prefix}/{}", if prefix.is_empty() { "top_p" } else { "topP" }), json!(0.95)),
+        ]
+    };
     // (provider, base URL, requests per sample, key header, what `sent` holds)
     let cases: Vec<(&str, &str, u32, &str, Vec<(String, Value)>)> = vec![
-        ("openai-compatible", "http://127.0.0.1:9/v1", 1, "authorization", vec![("/n".into(), json!(5)), ("/max_tokens".into(), json!(2000)), ("/stop".into(), json!(["[/ANSWER]"]))]),
+        (
+            "openai-compatible",
+            "http://127.0.0.1:9/v1",
+            1,
+            "authorization",
+            vec![("/n".into(), json!(5)), ("/max_tokens".into(), json!(2000)), ("/stop".into(), json!(["[/ANSWER]"]))],
+        ),
         ("ollama", "http://127.0.0.1:9/v1", 5, "authorization", vec![("/n".into(), Value::Null)]),
-        ("anthropic", "http://127.0.0.1:9/v1", 5, "x-api-key", vec![("/n".into(), Value::Null), ("/max_tokens".into(), json!(2000)), ("/stop_sequences".into(), json!(["[/ANSWER]"]))]),
-        ("gemini", "http://127.0.0.1:9/v1beta", 1, "x-goog-api-key", vec![("/generationConfig/candidateCount".into(), json!(5))]),
+        (
+            "anthropic",
+            "http://127.0.0.1:9/v1",
+            5,
+            "x-api-key",
+            vec![
+                ("/n".into(), Value::Null),
+                ("/max_tokens".into(), json!(2000)),
+                ("/stop_sequences".into(), json!(["[/ANSWER]"])),
+            ],
+        ),
+        (
+            "gemini",
+            "http://127.0.0.1:9/v1beta",
+            1,
+            "x-goog-api-key",
+            vec![("/generationConfig/candidateCount".into(), json!(5))],
+        ),
     ];
     for (provider_id, base_url, per_sample, key_header, sent) in cases {
         let clock = VirtualClock::default();
         let all = samples(2);
         let provider = Rc::new(FakeProvider::new(&clock, &all));
-        let ran = drive(job(all.clone(), 5, vec![Mode::Strict]), Responder::Api(api_model(provider_id, base_url, 4, false)), &clock, provider.clone(), Rc::default(), None);
+        let ran = drive(
+            job(all.clone(), 5, vec![Mode::Strict]),
+            Responder::Api(api_model(provider_id, base_url, 4, false)),
+            &clock,
+            provider.clone(),
+            Rc::default(),
+            None,
+        );
         assert_eq!(ran.outcome.end, RunEnd::Finished, "{provider_id}");
         let traffic = provider.traffic.borrow();
         let gemini = provider_id == "gemini";
         for record in &ran.outcome.records {
             assert_eq!(traffic.requests(&record.sample_id), per_sample, "{provider_id}");
             let result = &record.results[0];
-            assert_eq!((result.n, result.correct, record.finish_reasons.len(), record.attempts.len()), (5, 5, 5, per_sample as usize), "{provider_id}");
+            assert_eq!(
+                (result.n, result.correct, record.finish_reasons.len(), record.attempts.len()),
+                (5, 5, 5, per_sample as usize),
+                "{provider_id}"
+            );
             let usage = record.usage.unwrap();
             assert_eq!(usage.prompt_tokens, 50 * per_sample as u64, "{provider_id}");
             let sent_json = record.sent.as_ref().expect("the parameters sent");
@@ -854,14 +1128,26 @@ fn n_responses_by_provider() {
             want.push(("/model".into(), json!("m")));
             want.extend(sent.iter().cloned());
             for (pointer, value) in want {
-                assert_eq!(sent_json.pointer(&pointer).cloned().unwrap_or(Value::Null), value, "{provider_id}: {pointer} in {sent_json}");
+                assert_eq!(
+                    sent_json.pointer(&pointer).cloned().unwrap_or(Value::Null),
+                    value,
+                    "{provider_id}: {pointer} in {sent_json}"
+                );
             }
-            assert!(sent_json.get("messages").is_none() && sent_json.get("contents").is_none(), "{provider_id}: the prompt is not a parameter");
+            assert!(
+                sent_json.get("messages").is_none() && sent_json.get("contents").is_none(),
+                "{provider_id}: the prompt is not a parameter"
+            );
         }
         for seen in &traffic.seen {
             let key = seen.headers.iter().find(|(k, _)| k == key_header).map(|(_, v)| v.as_str());
             assert!(key.is_some_and(|k| k.ends_with(KEY)), "{provider_id}: the key goes in {key_header}");
-            let choices = seen.body.get("n").or(seen.body.pointer("/generationConfig/candidateCount")).and_then(Value::as_u64).unwrap_or(1);
+            let choices = seen
+                .body
+                .get("n")
+                .or(seen.body.pointer("/generationConfig/candidateCount"))
+                .and_then(Value::as_u64)
+                .unwrap_or(1);
             assert_eq!(choices, if per_sample == 1 { 5 } else { 1 }, "{provider_id}");
         }
     }
@@ -885,10 +1171,20 @@ fn keys_stay_out_of_records_manifests_and_debug_output() {
     let settings = model.settings.clone();
     let responder = Responder::Api(model.clone());
     let name = responder.name();
-    let ran = drive(job(all.clone(), 1, vec![Mode::Strict, Mode::Compatible]), responder, &clock, provider.clone(), Rc::default(), None);
+    let ran = drive(
+        job(all.clone(), 1, vec![Mode::Strict, Mode::Compatible]),
+        responder,
+        &clock,
+        provider.clone(),
+        Rc::default(),
+        None,
+    );
     assert_eq!(ran.outcome.end, RunEnd::Finished);
     let traffic = provider.traffic.borrow();
-    assert!(traffic.seen.iter().all(|s| s.headers.contains(&("authorization".into(), format!("Bearer {KEY}")))), "the key was sent");
+    assert!(
+        traffic.seen.iter().all(|s| s.headers.contains(&("authorization".into(), format!("Bearer {KEY}")))),
+        "the key was sent"
+    );
 
     let manifest = RunManifest {
         format: FORMAT.into(),
@@ -910,16 +1206,25 @@ fn keys_stay_out_of_records_manifests_and_debug_output() {
         spend_cap: None,
         stored: None,
     };
-    let mut texts = vec![manifest_line(&manifest), serde_json::to_string(&manifest).unwrap(), format!("{model:?}"), format!("{:?}", ran.outcome)];
+    let mut texts = vec![
+        manifest_line(&manifest),
+        serde_json::to_string(&manifest).unwrap(),
+        format!("{model:?}"),
+        format!("{:?}", ran.outcome),
+    ];
     texts.extend(ran.outcome.records.iter().map(|r| serde_json::to_string(r).unwrap()));
     texts.extend(ran.statuses.iter().map(|s| serde_json::to_string(s).unwrap()));
     for text in &texts {
         assert!(!text.contains(KEY) && !text.contains("SECRET"), "the key leaked: {text}");
     }
-    assert!(ran.outcome.records.iter().any(|r| r.is_error()) && ran.outcome.records.iter().any(|r| r.attempts.len() > 1), "the run had errors and retries");
+    assert!(
+        ran.outcome.records.iter().any(|r| r.is_error()) && ran.outcome.records.iter().any(|r| r.attempts.len() > 1),
+        "the run had errors and retries"
+    );
 
     // A run file of these records reads back the same.
-    let lines: Vec<String> = std::iter::once(manifest_line(&manifest)).chain(ran.outcome.records.iter().map(record_line)).collect();
+    let lines: Vec<String> =
+        std::iter::once(manifest_line(&manifest)).chain(ran.outcome.records.iter().map(record_line)).collect();
     let file = read_run_file("run.jsonl", &lines.join("\n")).unwrap();
     assert_eq!(file.manifest, manifest);
     assert!(!file.truncated_tail);
@@ -938,7 +1243,14 @@ fn a_failing_store_stops_the_run_without_losing_records() {
     let all = samples(10);
     let provider = Rc::new(FakeProvider::new(&clock, &all));
     let store = Rc::new(MemStore { fail_at: Some(3), ..MemStore::default() });
-    let ran = drive(job(all, 1, vec![Mode::Strict]), Responder::Api(openai(4, false)), &clock, provider.clone(), store.clone(), None);
+    let ran = drive(
+        job(all, 1, vec![Mode::Strict]),
+        Responder::Api(openai(4, false)),
+        &clock,
+        provider.clone(),
+        store.clone(),
+        None,
+    );
     match &ran.outcome.end {
         RunEnd::StoreFailed(message) => assert!(message.contains("disk full at record 3"), "{message}"),
         other => panic!("ended {other:?}"),
@@ -959,10 +1271,22 @@ fn an_offline_model_scores_as_evaluate_does() {
     let clock = VirtualClock::default();
     let all = samples(7);
     let modes = vec![Mode::Strict, Mode::Compatible];
-    let ran = drive(job(all.clone(), 2, modes.clone()), Responder::Offline(Box::new(EchoFirstArgument)), &clock, Rc::new(NoHttp), Rc::default(), None);
+    let ran = drive(
+        job(all.clone(), 2, modes.clone()),
+        Responder::Offline(Box::new(EchoFirstArgument)),
+        &clock,
+        Rc::new(NoHttp),
+        Rc::default(),
+        None,
+    );
     assert_eq!(ran.outcome.end, RunEnd::Finished);
     assert_eq!(ran.outcome.most_concurrent, 0, "no requests");
-    let plan = EvalPlan { template: default_template(Task::Output, Style::Direct), n: 2, modes: modes.clone(), options: ScoreOptions::default() };
+    let plan = EvalPlan {
+        template: default_template(Task::Output, Style::Direct),
+        n: 2,
+        modes: modes.clone(),
+        options: ScoreOptions::default(),
+    };
     let evaluation = evaluate(&mut EchoFirstArgument, &mut AssertEngine, &mut no_http, &all, &plan, &mut |_, _| {});
     assert_eq!(ran.outcome.records.len(), all.len());
     for (i, record) in ran.outcome.records.iter().enumerate() {
@@ -996,18 +1320,34 @@ fn an_offline_run_over_a_pool_stores_what_one_at_a_time_stores() {
     let (one, one_stored) = run_with(&|clock, store| {
         let python = BlockingPython::new(AssertEngine);
         let io = Io { python: &python, http: &NoHttp, clock, store };
-        futures::executor::block_on(run_evaluation(&job(all.clone(), 3, modes.clone()), &mut Responder::Offline(Box::new(EchoFirstArgument)), io, &CancelToken::new(), &|_| {}))
+        futures::executor::block_on(run_evaluation(
+            &job(all.clone(), 3, modes.clone()),
+            &mut Responder::Offline(Box::new(EchoFirstArgument)),
+            io,
+            &CancelToken::new(),
+            &|_| {},
+        ))
     });
     let (pool, pool_stored) = run_with(&|clock, store| {
         let python = ThreadedPython::new(3, || AssertEngine);
         assert_eq!(execbench_run::io::Python::runs_at_once(&python), 12);
         let io = Io { python: &python, http: &NoHttp, clock, store };
-        futures::executor::block_on(run_evaluation(&job(all.clone(), 3, modes.clone()), &mut Responder::Offline(Box::new(EchoFirstArgument)), io, &CancelToken::new(), &|_| {}))
+        futures::executor::block_on(run_evaluation(
+            &job(all.clone(), 3, modes.clone()),
+            &mut Responder::Offline(Box::new(EchoFirstArgument)),
+            io,
+            &CancelToken::new(),
+            &|_| {},
+        ))
     });
     assert_eq!(pool.end, RunEnd::Finished);
     assert_eq!(pool.records, one.records);
     assert_eq!(pool_stored, one_stored);
-    assert_eq!(pool_stored.iter().map(|r| r.index).collect::<Vec<_>>(), (0..all.len()).collect::<Vec<_>>(), "stored in dataset order");
+    assert_eq!(
+        pool_stored.iter().map(|r| r.index).collect::<Vec<_>>(),
+        (0..all.len()).collect::<Vec<_>>(),
+        "stored in dataset order"
+    );
     assert_eq!(pool.python_runs, one.python_runs);
 }
 
@@ -1030,7 +1370,14 @@ fn a_replayed_file_scores_like_a_rescored_one() {
     assert_eq!(scope.missing, ["s04", "s05", "s06", "s07", "s08"]);
     assert_eq!(scope.unknown, ["s99"]);
     let modes = vec![Mode::Strict, Mode::Compatible];
-    let ran = drive(job(scope.samples.clone(), scope.n, modes.clone()), Responder::Offline(Box::new(replay)), &clock, Rc::new(NoHttp), Rc::default(), None);
+    let ran = drive(
+        job(scope.samples.clone(), scope.n, modes.clone()),
+        Responder::Offline(Box::new(replay)),
+        &clock,
+        Rc::new(NoHttp),
+        Rc::default(),
+        None,
+    );
     assert_eq!(ran.outcome.end, RunEnd::Finished);
     assert!(ran.outcome.records.iter().all(|r| r.error.is_none()), "no sample of the scope is an error");
     for (m, mode) in modes.iter().enumerate() {
@@ -1090,20 +1437,36 @@ fn extending_n_asks_only_for_the_missing_answers() {
     let clock = VirtualClock::default();
     let all = samples(3);
     let provider = Rc::new(FakeProvider::new(&clock, &all).wrong([1]));
-    let first = drive(job(all.clone(), 2, vec![Mode::Strict]), Responder::Api(openai(4, false)), &clock, provider.clone(), Rc::default(), None);
+    let first = drive(
+        job(all.clone(), 2, vec![Mode::Strict]),
+        Responder::Api(openai(4, false)),
+        &clock,
+        provider.clone(),
+        Rc::default(),
+        None,
+    );
     assert_eq!(first.outcome.end, RunEnd::Finished);
     let mut extended = job(all.clone(), 5, vec![Mode::Strict]);
-    extended.prior = first.outcome.records.iter().filter_map(|r| PriorAnswers::of(r).map(|p| (r.sample_id.clone(), p))).collect();
+    extended.prior =
+        first.outcome.records.iter().filter_map(|r| PriorAnswers::of(r).map(|p| (r.sample_id.clone(), p))).collect();
     assert_eq!(extended.prior.len(), 3);
     let second = drive(extended, Responder::Api(openai(4, false)), &clock, provider.clone(), Rc::default(), None);
     assert_eq!(second.outcome.end, RunEnd::Finished);
     let traffic = provider.traffic.borrow();
-    assert_eq!(traffic.seen.iter().map(|s| s.body["n"].as_u64().unwrap_or(1)).collect::<Vec<_>>(), [2, 2, 2, 3, 3, 3], "the second session asks 3 more per sample");
+    assert_eq!(
+        traffic.seen.iter().map(|s| s.body["n"].as_u64().unwrap_or(1)).collect::<Vec<_>>(),
+        [2, 2, 2, 3, 3, 3],
+        "the second session asks 3 more per sample"
+    );
     for record in &second.outcome.records {
         let earlier = first.outcome.records.iter().find(|r| r.sample_id == record.sample_id).unwrap();
         let result = &record.results[0];
         assert_eq!(result.answers.len(), 5);
-        assert_eq!(result.answers[..2].iter().map(|a| a.response.clone()).collect::<Vec<_>>(), earlier.results[0].answers.iter().map(|a| a.response.clone()).collect::<Vec<_>>(), "the first answers kept");
+        assert_eq!(
+            result.answers[..2].iter().map(|a| a.response.clone()).collect::<Vec<_>>(),
+            earlier.results[0].answers.iter().map(|a| a.response.clone()).collect::<Vec<_>>(),
+            "the first answers kept"
+        );
         assert_eq!(result.correct, if record.sample_id == "s01" { 0 } else { 5 });
         assert_eq!(record.usage.unwrap().prompt_tokens, 100, "both sessions' tokens");
     }
@@ -1121,7 +1484,8 @@ fn the_simulated_model_answers_like_a_provider() {
         let simulation = Simulation { latency_ms: 300, wrong_every: Some(4), reasoning_tokens: 7 };
         let http = Rc::new(SimulatedHttp::new(clock.clone(), simulation, &all, &template));
         let model = api_model(PROVIDER, "http://simulated.invalid/v1", 3, stream);
-        let ran = drive(job(all.clone(), 2, vec![Mode::Strict]), Responder::Api(model), &clock, http, Rc::default(), None);
+        let ran =
+            drive(job(all.clone(), 2, vec![Mode::Strict]), Responder::Api(model), &clock, http, Rc::default(), None);
         assert_eq!(ran.outcome.end, RunEnd::Finished, "stream {stream}");
         let rows: Vec<_> = ran.outcome.records.iter().map(|r| r.results[0].clone()).collect();
         // Samples 4, 8 and 12 (positions 3, 7, 11) are wrong: 9 of 12.

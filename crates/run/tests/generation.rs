@@ -78,7 +78,10 @@ impl VirtualClock {
         let wakers: Vec<Waker> = {
             let mut timers = self.0.borrow_mut();
             let now = timers.now;
-            let Some(next) = timers.pending.values().map(|(d, _)| *d).filter(|d| *d > now).min_by(f64::total_cmp) else { return false };
+            let Some(next) = timers.pending.values().map(|(d, _)| *d).filter(|d| *d > now).min_by(f64::total_cmp)
+            else {
+                return false;
+            };
             timers.now = next;
             timers.pending.values_mut().filter(|(d, _)| *d <= next).filter_map(|(_, w)| w.take()).collect()
         };
@@ -121,14 +124,22 @@ impl HttpClient for FakeProvider {
         self.clock.sleep(LATENCY_MS).await;
         self.in_flight.borrow_mut().0 -= 1;
         let (status, text) = match self.faults.get(&asked.id) {
-            Some(&status) => (status, json!({"error": {"message": format!("scripted {status}"), "type": "server_error"}}).to_string()),
+            Some(&status) => (
+                status,
+                json!({"error": {"message": format!("scripted {status}"), "type": "server_error"}}).to_string(),
+            ),
             None => {
-                let text = offline_response(&asked.method, SEED, asked.id.rsplit('-').next().unwrap().parse().unwrap()).unwrap();
+                let text = offline_response(&asked.method, SEED, asked.id.rsplit('-').next().unwrap().parse().unwrap())
+                    .unwrap();
                 let usage = json!({"prompt_tokens": prompt.len() as u64 / 4, "completion_tokens": text.len() as u64 / 4, "total_tokens": 0});
                 (200, json!({"id": "x", "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}], "usage": usage}).to_string())
             }
         };
-        Ok(HttpHead { status, headers: vec![("content-type".into(), "application/json".into())], body: Body(Some(text.into_bytes())) })
+        Ok(HttpHead {
+            status,
+            headers: vec![("content-type".into(), "application/json".into())],
+            body: Body(Some(text.into_bytes())),
+        })
     }
 }
 
@@ -138,7 +149,11 @@ fn requests(methods: &[&str], per_method: usize) -> Vec<GenerationRequest> {
 }
 
 fn model(concurrency: usize) -> ApiModel {
-    let mut settings = ApiSettings::new(Endpoint { provider: "openai".into(), base_url: "http://fake.invalid/v1".into(), model: "m".into() });
+    let mut settings = ApiSettings::new(Endpoint {
+        provider: "openai".into(),
+        base_url: "http://fake.invalid/v1".into(),
+        model: "m".into(),
+    });
     settings.concurrency = concurrency;
     ApiModel { settings, key: Some("sk-gen-SECRET".into()) }
 }
@@ -151,7 +166,12 @@ struct Ran {
     most_in_flight: usize,
 }
 
-fn drive(job: GenerationJob, source: GenerationSource<'static>, faults: &[(&str, u16)], cancel_at_ms: Option<u64>) -> Ran {
+fn drive(
+    job: GenerationJob,
+    source: GenerationSource<'static>,
+    faults: &[(&str, u16)],
+    cancel_at_ms: Option<u64>,
+) -> Ran {
     let clock = VirtualClock::default();
     let seen: Rc<RefCell<BTreeMap<String, u32>>> = Rc::default();
     let in_flight: Rc<RefCell<(usize, usize)>> = Rc::default();
@@ -217,7 +237,16 @@ fn api_generation_table() {
         attempts_of: Option<(&'static str, u32)>,
     }
     let cases = [
-        Case { name: "every request answered", faults: &[], done: &[], cancel_at_ms: None, end: |e| *e == RunEnd::Finished, answered: 6, errors: &[], attempts_of: Some(("str.split-1", 1)) },
+        Case {
+            name: "every request answered",
+            faults: &[],
+            done: &[],
+            cancel_at_ms: None,
+            end: |e| *e == RunEnd::Finished,
+            answered: 6,
+            errors: &[],
+            attempts_of: Some(("str.split-1", 1)),
+        },
         Case {
             name: "a request the server keeps failing is an error after bounded retries",
             faults: &[("list.sort-2", 500)],
@@ -248,19 +277,39 @@ fn api_generation_table() {
             errors: &[],
             attempts_of: Some(("str.split-1", 0)),
         },
-        Case { name: "stop drops what is in flight", faults: &[], done: &[], cancel_at_ms: Some(LATENCY_MS + LATENCY_MS / 2), end: |e| *e == RunEnd::Stopped, answered: 2, errors: &[], attempts_of: None },
+        Case {
+            name: "stop drops what is in flight",
+            faults: &[],
+            done: &[],
+            cancel_at_ms: Some(LATENCY_MS + LATENCY_MS / 2),
+            end: |e| *e == RunEnd::Stopped,
+            answered: 2,
+            errors: &[],
+            attempts_of: None,
+        },
     ];
     let all = requests(&["str.split", "dict.get", "list.sort"], 2);
     for case in cases {
-        let job = GenerationJob { requests: all.clone(), done: case.done.iter().map(|s| s.to_string()).collect(), spend_cap: None };
+        let job = GenerationJob {
+            requests: all.clone(),
+            done: case.done.iter().map(|s| s.to_string()).collect(),
+            spend_cap: None,
+        };
         let ran = drive(job, GenerationSource::Api(model(2)), case.faults, case.cancel_at_ms);
         let out = &ran.outcome;
         assert!((case.end)(&out.end), "{}: {:?}", case.name, out.end);
-        let answered: Vec<&str> = out.generated.iter().filter(|g| g.result.is_ok()).map(|g| g.request_id.as_str()).collect();
-        let errors: Vec<&str> = out.generated.iter().filter(|g| g.result.is_err()).map(|g| g.request_id.as_str()).collect();
+        let answered: Vec<&str> =
+            out.generated.iter().filter(|g| g.result.is_ok()).map(|g| g.request_id.as_str()).collect();
+        let errors: Vec<&str> =
+            out.generated.iter().filter(|g| g.result.is_err()).map(|g| g.request_id.as_str()).collect();
         assert_eq!(answered.len(), case.answered, "{}: {answered:?}", case.name);
         assert_eq!(errors, case.errors, "{}", case.name);
-        assert_eq!(ran.reported, out.generated.iter().map(|g| g.request_id.clone()).collect::<Vec<_>>(), "{}: every finished request reported", case.name);
+        assert_eq!(
+            ran.reported,
+            out.generated.iter().map(|g| g.request_id.clone()).collect::<Vec<_>>(),
+            "{}: every finished request reported",
+            case.name
+        );
         assert!(ran.most_in_flight <= 2, "{}: {} in flight", case.name, ran.most_in_flight);
         if let Some((id, n)) = case.attempts_of {
             assert_eq!(ran.seen.get(id).copied().unwrap_or(0), n, "{}: requests for {id}", case.name);
@@ -276,7 +325,12 @@ fn api_generation_table() {
             match &g.result {
                 Ok(parsed) => {
                     let k: usize = g.request_id.rsplit('-').next().unwrap().parse().unwrap();
-                    assert_eq!(parsed, &parse_response(&g.request_id, &g.method, &offline_response(&g.method, SEED, k).unwrap()), "{}", case.name);
+                    assert_eq!(
+                        parsed,
+                        &parse_response(&g.request_id, &g.method, &offline_response(&g.method, SEED, k).unwrap()),
+                        "{}",
+                        case.name
+                    );
                     let usage = g.usage.expect("usage of an answered request");
                     assert!(usage.completion_tokens > 0);
                     tokens += usage.prompt_tokens + usage.completion_tokens;
@@ -285,11 +339,20 @@ fn api_generation_table() {
                 Err(e) => {
                     assert_eq!(e.kind, Some(ErrorKind::ServerError), "{}", case.name);
                     let row = g.row();
-                    assert!(row.response.is_none() && row.error.as_deref() == Some(e.message.as_str()), "{}: an error row, never a response", case.name);
+                    assert!(
+                        row.response.is_none() && row.error.as_deref() == Some(e.message.as_str()),
+                        "{}: an error row, never a response",
+                        case.name
+                    );
                 }
             }
         }
-        assert_eq!(out.status.usage.prompt_tokens + out.status.usage.completion_tokens, tokens, "{}: the status counts every token", case.name);
+        assert_eq!(
+            out.status.usage.prompt_tokens + out.status.usage.completion_tokens,
+            tokens,
+            "{}: the status counts every token",
+            case.name
+        );
     }
 }
 
@@ -312,20 +375,32 @@ fn offline_and_replayed_sources_go_through_the_same_loop() {
             }
             offline_response(&r.method, SEED, r.id.rsplit('-').next().unwrap().parse().unwrap())
         }));
-        let job = GenerationJob { requests: all.clone(), done: done.iter().map(|s| s.to_string()).collect::<BTreeSet<_>>(), spend_cap: None };
+        let job = GenerationJob {
+            requests: all.clone(),
+            done: done.iter().map(|s| s.to_string()).collect::<BTreeSet<_>>(),
+            spend_cap: None,
+        };
         let cancel = CancelToken::new();
         if cancelled {
             cancel.cancel();
         }
         let mut source = source;
-        let out = futures::executor::block_on(run_generation(&job, &mut source, &NoHttp, &VirtualClock::default(), &cancel, &|_| {}));
+        let out = futures::executor::block_on(run_generation(
+            &job,
+            &mut source,
+            &NoHttp,
+            &VirtualClock::default(),
+            &cancel,
+            &|_| {},
+        ));
         if cancelled {
             assert_eq!((out.end, out.generated.len()), (RunEnd::Stopped, 0), "{name}");
             continue;
         }
         assert_eq!(out.end, RunEnd::Finished, "{name}");
         assert_eq!(out.generated.len(), 6 - done.len(), "{name}");
-        let errors: Vec<&str> = out.generated.iter().filter(|g| g.result.is_err()).map(|g| g.request_id.as_str()).collect();
+        let errors: Vec<&str> =
+            out.generated.iter().filter(|g| g.result.is_err()).map(|g| g.request_id.as_str()).collect();
         assert_eq!(errors, missing.iter().map(String::as_str).collect::<Vec<_>>(), "{name}");
         assert_eq!(out.status.errors, errors.len(), "{name}");
         assert!(out.generated.iter().all(|g| g.usage.is_none()), "{name}: no tokens without a provider");
@@ -359,9 +434,14 @@ fn the_spend_cap_stops_before_a_request_that_could_pass_it() {
     let all_actual: f64 = all.iter().map(actual_one).sum();
     assert!(worst_one(&all[0]) < all_actual * 0.999, "the middle case can start");
     // (cap in dollars, the run reaches the end, asked at least, asked at most)
-    let cases = [(worst_one(&all[0]) * 0.5, false, 0, 0), (all_actual * 0.999, false, 1, 5), (all_worst * 1.01, true, 6, 6)];
+    let cases =
+        [(worst_one(&all[0]) * 0.5, false, 0, 0), (all_actual * 0.999, false, 1, 5), (all_worst * 1.01, true, 6, 6)];
     for (limit, finishes, least, most) in cases {
-        let job = GenerationJob { requests: all.clone(), done: BTreeSet::new(), spend_cap: Some(SpendCap { limit, price, spent_before: 0.0 }) };
+        let job = GenerationJob {
+            requests: all.clone(),
+            done: BTreeSet::new(),
+            spend_cap: Some(SpendCap { limit, price, spent_before: 0.0 }),
+        };
         let ran = drive(job, GenerationSource::Api(model(1)), &[], None);
         let asked = ran.seen.values().sum::<u32>() as usize;
         assert!((least..=most).contains(&asked), "cap {limit}: {asked} asked");

@@ -2,8 +2,8 @@
 //! scripts/setup.sh), for tests that use the built app as a person would.
 
 use std::net::TcpStream;
-use std::path::PathBuf;
 use std::os::unix::process::CommandExt;
+use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -38,7 +38,10 @@ fn start_driver() -> (u16, Child) {
             .spawn()
             .expect("chromedriver must be installed (scripts/setup.sh installs it)");
         let deadline = Instant::now() + Duration::from_secs(20);
-        while TcpStream::connect(("127.0.0.1", port)).is_err() && Instant::now() < deadline && matches!(driver.try_wait(), Ok(None)) {
+        while TcpStream::connect(("127.0.0.1", port)).is_err()
+            && Instant::now() < deadline
+            && matches!(driver.try_wait(), Ok(None))
+        {
             std::thread::sleep(Duration::from_millis(50));
         }
         // A driver that lost the port exits within moments of starting.
@@ -102,12 +105,26 @@ impl Browser {
     }
 
     pub async fn click(&self, css: &str) {
-        self.client.wait().at_most(Duration::from_secs(20)).for_element(Locator::Css(css)).await.unwrap_or_else(|e| panic!("no `{css}`: {e}")).click().await.unwrap();
+        self.client
+            .wait()
+            .at_most(Duration::from_secs(20))
+            .for_element(Locator::Css(css))
+            .await
+            .unwrap_or_else(|e| panic!("no `{css}`: {e}"))
+            .click()
+            .await
+            .unwrap();
     }
 
     /// Replaces the content of an input or textarea, firing input events as typing would.
     pub async fn fill(&self, css: &str, text: &str) {
-        let el = self.client.wait().at_most(Duration::from_secs(20)).for_element(Locator::Css(css)).await.unwrap_or_else(|e| panic!("no `{css}`: {e}"));
+        let el = self
+            .client
+            .wait()
+            .at_most(Duration::from_secs(20))
+            .for_element(Locator::Css(css))
+            .await
+            .unwrap_or_else(|e| panic!("no `{css}`: {e}"));
         el.clear().await.unwrap();
         if text.is_empty() {
             // `clear` fires no input event; type and erase a character so the app sees the change.
@@ -145,7 +162,10 @@ impl Browser {
     /// screen would be, and returns the width the page then reports (`window.innerWidth`).
     /// Headless Chromium has no window frame, but the outer size is corrected for one if it had.
     pub async fn set_viewport(&self, width: u32, height: u32) -> u32 {
-        let inner = || async { self.client.execute("return window.innerWidth", vec![]).await.ok().and_then(|v| v.as_u64()).unwrap_or(0) as u32 };
+        let inner = || async {
+            self.client.execute("return window.innerWidth", vec![]).await.ok().and_then(|v| v.as_u64()).unwrap_or(0)
+                as u32
+        };
         self.client.set_window_size(width, height).await.expect("set the window size");
         let got = inner().await;
         if got != width && got > 0 {

@@ -15,6 +15,10 @@ pub fn repo_root() -> PathBuf {
 /// is a failure, not a skip.
 pub fn dist_dir() -> PathBuf {
     let dist = std::env::var("EXECBENCH_DIST").map(PathBuf::from).unwrap_or_else(|_| repo_root().join("dist"));
-    assert!(dist.join("index.html").is_file(), "no built site at {}: run `trunk build --release` (scripts/test.sh does)", dist.display());
+    assert!(
+        dist.join("index.html").is_file(),
+        "no built site at {}: run `trunk build --release` (scripts/test.sh does)",
+        dist.display()
+    );
     dist
 }

@@ -52,14 +52,27 @@ mod tests {
     fn messages_round_trip_in_their_documented_shape() {
         let to = ToWorker { runs: vec![RunMessage { id: 3, request: RunRequest::new("x = 1", "x") }] };
         let text = serde_json::to_string(&to).unwrap();
-        assert_eq!(text, r#"{"runs":[{"id":3,"request":{"program":"x = 1","expression":"x","limits":{"time_ms":2000,"max_steps":0}}}]}"#);
+        assert_eq!(
+            text,
+            r#"{"runs":[{"id":3,"request":{"program":"x = 1","expression":"x","limits":{"time_ms":2000,"max_steps":0}}}]}"#
+        );
         let from = FromWorker::Result {
             id: 3,
-            result: RunResult { outcome: Outcome::Value { repr: "1".into(), matches: None }, stdout: String::new(), elapsed_ms: 0.5 },
+            result: RunResult {
+                outcome: Outcome::Value { repr: "1".into(), matches: None },
+                stdout: String::new(),
+                elapsed_ms: 0.5,
+            },
         };
         let text = serde_json::to_string(&from).unwrap();
-        assert_eq!(text, r#"{"kind":"result","id":3,"result":{"outcome":{"status":"value","repr":"1","matches":null},"stdout":"","elapsed_ms":0.5}}"#);
+        assert_eq!(
+            text,
+            r#"{"kind":"result","id":3,"result":{"outcome":{"status":"value","repr":"1","matches":null},"stdout":"","elapsed_ms":0.5}}"#
+        );
         assert!(matches!(serde_json::from_str::<FromWorker>(&text).unwrap(), FromWorker::Result { id: 3, .. }));
-        assert_eq!(serde_json::to_string(&FromWorker::Ready { init_ms: 1.0, memory_bytes: 65536 }).unwrap(), r#"{"kind":"ready","init_ms":1.0,"memory_bytes":65536}"#);
+        assert_eq!(
+            serde_json::to_string(&FromWorker::Ready { init_ms: 1.0, memory_bytes: 65536 }).unwrap(),
+            r#"{"kind":"ready","init_ms":1.0,"memory_bytes":65536}"#
+        );
     }
 }

@@ -17,7 +17,8 @@ fn main() {
     let post = {
         let scope = scope.clone();
         move |message: &FromWorker| {
-            let text = serde_json::to_string(message).unwrap_or_else(|e| format!("{{\"kind\":\"bad_message\",\"error\":\"{e}\"}}"));
+            let text = serde_json::to_string(message)
+                .unwrap_or_else(|e| format!("{{\"kind\":\"bad_message\",\"error\":\"{e}\"}}"));
             let _ = scope.post_message(&JsValue::from_str(&text));
         }
     };

@@ -43,7 +43,15 @@ pub enum WorkerStatus {
     /// `start_ms`: from creating a worker to its engine being ready, for the latest worker;
     /// `workers` ready now out of the pool's `size`; `memory_bytes`: their WebAssembly memory.
     /// `ready_at_ms`: when the first worker became ready, from the page's navigation start.
-    Ready { start_ms: f64, ready_at_ms: f64, restarts: u32, workers: usize, size: usize, memory_bytes: u64, note: Option<String> },
+    Ready {
+        start_ms: f64,
+        ready_at_ms: f64,
+        restarts: u32,
+        workers: usize,
+        size: usize,
+        memory_bytes: u64,
+        note: Option<String>,
+    },
     Failed(String),
 }
 
@@ -63,7 +71,9 @@ pub fn stored_pool_size(text: Option<&str>) -> Option<usize> {
 
 /// The device's cores and memory, as the browser reports them.
 pub fn device() -> (usize, Option<f64>) {
-    let read = |on: &JsValue, name: &str| js_sys::Reflect::get(on, &JsValue::from_str(name)).ok().filter(|v| !v.is_undefined());
+    let read = |on: &JsValue, name: &str| {
+        js_sys::Reflect::get(on, &JsValue::from_str(name)).ok().filter(|v| !v.is_undefined())
+    };
     let Some(navigator) = read(&js_sys::global(), "navigator") else { return (1, None) };
     let cores = read(&navigator, "hardwareConcurrency").and_then(|v| v.as_f64()).unwrap_or(1.0) as usize;
     // `deviceMemory` is Chromium's only; elsewhere it is unknown.
@@ -136,7 +146,8 @@ impl PythonWorker {
     /// someone clicks Run.
     pub fn start() -> Self {
         let inner = Inner { next_job: FIRST_FREE_JOB, size: pool_size(), ..Inner::default() };
-        let pool = PythonWorker { inner: Rc::new(RefCell::new(inner)), status: RwSignal::new(WorkerStatus::Starting), job: 0 };
+        let pool =
+            PythonWorker { inner: Rc::new(RefCell::new(inner)), status: RwSignal::new(WorkerStatus::Starting), job: 0 };
         pool.add_worker();
         pool.publish();
         pool
@@ -248,7 +259,8 @@ impl PythonWorker {
     }
 
     fn new_worker(&self, generation: u64) -> Result<web_sys::Worker, String> {
-        let worker = web_sys::Worker::new_with_options(WORKER_URL, &web_sys::WorkerOptions::new()).map_err(|e| format!("{e:?}"))?;
+        let worker = web_sys::Worker::new_with_options(WORKER_URL, &web_sys::WorkerOptions::new())
+            .map_err(|e| format!("{e:?}"))?;
         let weak = Rc::downgrade(&self.inner);
         let status = self.status;
         let on_message = {
@@ -322,7 +334,9 @@ impl PythonWorker {
                 self.publish();
             }
             Ok(FromWorker::Panic { message }) => self.inner.borrow_mut().slots[at].last_panic = Some(message),
-            Ok(FromWorker::BadMessage { error }) => self.fail_batch(at, format!("the worker rejected a message: {error}")),
+            Ok(FromWorker::BadMessage { error }) => {
+                self.fail_batch(at, format!("the worker rejected a message: {error}"))
+            }
             Err(e) => self.fail_batch(at, format!("unreadable message from the worker: {e}")),
         }
     }
@@ -357,7 +371,11 @@ impl PythonWorker {
             Some((running, limit_ms)) if running == id => limit_ms,
             _ => return,
         };
-        self.replace(generation, |started| RunResult { outcome: Outcome::TimedOut { limit_ms }, stdout: String::new(), elapsed_ms: now() - started });
+        self.replace(generation, |started| RunResult {
+            outcome: Outcome::TimedOut { limit_ms },
+            stdout: String::new(),
+            elapsed_ms: now() - started,
+        });
         self.dispatch();
     }
 
@@ -460,7 +478,9 @@ impl PythonWorker {
                     break;
                 }
                 // Workers running low, the emptiest first.
-                let mut idle: Vec<usize> = (0..inner.slots.len()).filter(|&i| inner.slots[i].ready && inner.slots[i].batch.wants_more()).collect();
+                let mut idle: Vec<usize> = (0..inner.slots.len())
+                    .filter(|&i| inner.slots[i].ready && inner.slots[i].batch.wants_more())
+                    .collect();
                 idle.sort_by_key(|&i| inner.slots[i].batch.len());
                 let Some(&at) = idle.first() else { break };
                 let batch = inner.queue.take_batch(idle.len());
@@ -484,7 +504,10 @@ impl PythonWorker {
         }
         let grow = {
             let inner = self.inner.borrow();
-            !inner.queue.is_empty() && inner.latest_start_ms.is_some() && inner.slots.len() < inner.size && inner.slots.iter().all(|s| s.ready)
+            !inner.queue.is_empty()
+                && inner.latest_start_ms.is_some()
+                && inner.slots.len() < inner.size
+                && inner.slots.iter().all(|s| s.ready)
         };
         if grow {
             let missing = {
@@ -532,7 +555,13 @@ fn crashed(reason: String, elapsed_ms: f64) -> RunResult {
 fn set_timer(ms: u32, f: impl FnOnce() + 'static) -> i32 {
     let callback = Closure::once_into_js(f);
     web_sys::window()
-        .and_then(|w| w.set_timeout_with_callback_and_timeout_and_arguments_0(callback.unchecked_ref(), ms.min(i32::MAX as u32) as i32).ok())
+        .and_then(|w| {
+            w.set_timeout_with_callback_and_timeout_and_arguments_0(
+                callback.unchecked_ref(),
+                ms.min(i32::MAX as u32) as i32,
+            )
+            .ok()
+        })
         .unwrap_or(0)
 }
 
@@ -565,7 +594,15 @@ mod tests {
     #[test]
     fn the_default_pool_leaves_a_core_to_the_page() {
         // (cores, device memory in GB) -> workers
-        let cases = [(1, None, 1), (2, None, 1), (4, None, 3), (8, Some(8.0), 4), (16, None, 4), (8, Some(2.0), 1), (8, Some(0.5), 1)];
+        let cases = [
+            (1, None, 1),
+            (2, None, 1),
+            (4, None, 3),
+            (8, Some(8.0), 4),
+            (16, None, 4),
+            (8, Some(2.0), 1),
+            (8, Some(0.5), 1),
+        ];
         for (cores, memory, expected) in cases {
             assert_eq!(default_pool_size(cores, memory), expected, "{cores} cores, {memory:?} GB");
         }
@@ -573,7 +610,14 @@ mod tests {
 
     #[test]
     fn a_stored_size_counts_only_when_the_setting_offers_it() {
-        let cases = [(None, None), (Some("2"), Some(2)), (Some(" 8 "), Some(8)), (Some("0"), None), (Some("9"), None), (Some("two"), None)];
+        let cases = [
+            (None, None),
+            (Some("2"), Some(2)),
+            (Some(" 8 "), Some(8)),
+            (Some("0"), None),
+            (Some("9"), None),
+            (Some("two"), None),
+        ];
         for (text, expected) in cases {
             assert_eq!(stored_pool_size(text), expected, "{text:?}");
         }

@@ -185,7 +185,13 @@ impl<R> Batch<R> {
     /// (then the worker must be replaced, the only way to interrupt Python).
     pub fn stop_job(&mut self, job: u64) -> (Vec<R>, bool) {
         let running_is_mine = self.runs.front().is_some_and(|r| r.job == job);
-        let replies = self.runs.iter_mut().skip(usize::from(running_is_mine)).filter(|r| r.job == job).filter_map(|r| r.reply.take()).collect();
+        let replies = self
+            .runs
+            .iter_mut()
+            .skip(usize::from(running_is_mine))
+            .filter(|r| r.job == job)
+            .filter_map(|r| r.reply.take())
+            .collect();
         (replies, running_is_mine)
     }
 }
@@ -232,7 +238,16 @@ mod tests {
     #[test]
     fn batches_share_the_queue_evenly_up_to_the_cap() {
         // (queued, idle workers) -> runs in one batch
-        let cases = [(0, 1, 1), (1, 4, 1), (10, 1, 10), (10, 2, 5), (11, 2, 6), (100, 1, MAX_BATCH), (800, 4, MAX_BATCH), (130, 3, 44)];
+        let cases = [
+            (0, 1, 1),
+            (1, 4, 1),
+            (10, 1, 10),
+            (10, 2, 5),
+            (11, 2, 6),
+            (100, 1, MAX_BATCH),
+            (800, 4, MAX_BATCH),
+            (130, 3, 44),
+        ];
         for (queued, workers, expected) in cases {
             assert_eq!(batch_len(queued, workers), expected, "{queued} queued over {workers} workers");
         }
@@ -315,7 +330,8 @@ mod tests {
             (&[(1, "a")], 1, &["a"], true, &[]),
         ];
         for (runs, job, answered, replaced, back) in cases {
-            let runs: Vec<(u64, &'static str)> = runs.iter().map(|&(j, n)| (j, &*Box::leak(n.to_string().into_boxed_str()))).collect();
+            let runs: Vec<(u64, &'static str)> =
+                runs.iter().map(|&(j, n)| (j, &*Box::leak(n.to_string().into_boxed_str()))).collect();
             let mut q = queue(&runs);
             let mut batch = q.take_batch(1);
             let (mut now, mine) = batch.stop_job(job);

@@ -82,7 +82,14 @@ mod tests {
 
     #[test]
     fn widths_are_per_unit() {
-        let funnel = Funnel { responses: Some(2), parsed: 10, passed_static: 5, passed_runtime: 0, unique: 0, ..Funnel::default() };
+        let funnel = Funnel {
+            responses: Some(2),
+            parsed: 10,
+            passed_static: 5,
+            passed_runtime: 0,
+            unique: 0,
+            ..Funnel::default()
+        };
         let all = bars(&funnel);
         let widths: Vec<f64> = all.iter().map(|b| width_percent(b, &all)).collect();
         assert_eq!(widths, [100.0, 100.0, 50.0, 0.0, 0.0]);

@@ -13,12 +13,16 @@ pub const MAX_ROWS: usize = 200;
 
 /// The rejected candidates, those of `rule` only when one is chosen, in judging order.
 pub fn rejected(judged: &[Judged], rule: Option<Rule>) -> Vec<&Judged> {
-    judged.iter().filter(|j| matches!(&j.verdict, Verdict::Rejected(r) if rule.is_none_or(|want| r.rule == want))).collect()
+    judged
+        .iter()
+        .filter(|j| matches!(&j.verdict, Verdict::Rejected(r) if rule.is_none_or(|want| r.rule == want)))
+        .collect()
 }
 
 #[component]
 pub fn RejectionTable(#[prop(into)] judged: Signal<Arc<Vec<Judged>>>, rule: RwSignal<Option<Rule>>) -> impl IntoView {
-    let rows = Memo::new(move |_| judged.with(|all| rejected(all, rule.get()).into_iter().cloned().collect::<Vec<_>>()));
+    let rows =
+        Memo::new(move |_| judged.with(|all| rejected(all, rule.get()).into_iter().cloned().collect::<Vec<_>>()));
     view! {
         <div class="rejections">
             <label>"Rule "
@@ -66,7 +70,10 @@ mod tests {
 
     #[test]
     fn the_filter_picks_one_rule() {
-        let judged = |id: &str, verdict: Verdict| Judged { candidate: Candidate { id: id.into(), method: None, code: "def f(x): return x".into(), input: "1".into() }, verdict };
+        let judged = |id: &str, verdict: Verdict| Judged {
+            candidate: Candidate { id: id.into(), method: None, code: "def f(x): return x".into(), input: "1".into() },
+            verdict,
+        };
         let all = vec![
             judged("a", Verdict::Kept { output: "1".into() }),
             judged("b", Verdict::Rejected(Rejection::new(Rule::Float, "x"))),

@@ -19,14 +19,27 @@ pub fn markdown_summary(runs: &[Arc<RunResults>]) -> String {
             out.push_str(&format!("Stopped after {} of {} samples.\n\n", run.scored(), run.planned));
         }
         if !run.errors.is_empty() {
-            out.push_str(&format!("{} samples ended in an error (the provider failed; not scored, not in pass@k).\n\n", run.errors.len()));
+            out.push_str(&format!(
+                "{} samples ended in an error (the provider failed; not scored, not in pass@k).\n\n",
+                run.errors.len()
+            ));
         }
         if let Some(u) = run.usage {
-            out.push_str(&format!("Tokens: {} prompt, {} completion ({} reasoning) in {} requests.\n\n", u.prompt_tokens, u.completion_tokens, u.reasoning_tokens, run.requests));
+            out.push_str(&format!(
+                "Tokens: {} prompt, {} completion ({} reasoning) in {} requests.\n\n",
+                u.prompt_tokens, u.completion_tokens, u.reasoning_tokens, run.requests
+            ));
         }
         if let Some(sent) = &run.sent {
             let deviations = execbench_run::protocol::deviations(sent);
-            out.push_str(&format!("Parameters sent: `{sent}`{}.\n\n", if deviations.is_empty() { String::new() } else { format!(" (differs from CodeCrash's protocol: {})", deviations.join("; ")) }));
+            out.push_str(&format!(
+                "Parameters sent: `{sent}`{}.\n\n",
+                if deviations.is_empty() {
+                    String::new()
+                } else {
+                    format!(" (differs from CodeCrash's protocol: {})", deviations.join("; "))
+                }
+            ));
         }
         out.push_str(&markdown_table(&summaries));
         out.push('\n');
@@ -62,7 +75,9 @@ pub fn ResultsExports(#[prop(into)] runs: Signal<Vec<Arc<RunResults>>>) -> impl 
         });
     };
     let download_markdown = move |_| {
-        if let Err(e) = crate::browser::download::download_text("execbench-summary.md", "text/markdown", &markdown.get_untracked()) {
+        if let Err(e) =
+            crate::browser::download::download_text("execbench-summary.md", "text/markdown", &markdown.get_untracked())
+        {
             set_notice.set(format!("download failed: {e}"));
         }
     };

@@ -41,7 +41,9 @@ impl FormSettings {
     /// The settings stored, or the defaults where nothing (or nothing readable) is: the form
     /// always opens. A field that is missing or of the wrong shape falls back on its own.
     pub fn parse(stored: Option<&str>) -> FormSettings {
-        let Some(Ok(serde_json::Value::Object(fields))) = stored.map(serde_json::from_str::<serde_json::Value>) else { return FormSettings::default() };
+        let Some(Ok(serde_json::Value::Object(fields))) = stored.map(serde_json::from_str::<serde_json::Value>) else {
+            return FormSettings::default();
+        };
         let mut settings = FormSettings::default();
         let field = |name: &str| fields.get(name).cloned();
         let take = |name: &str| field(name).and_then(|v| v.as_str().map(str::to_string));
@@ -80,7 +82,15 @@ mod tests {
 
     #[test]
     fn stored_settings_are_read_back_and_anything_else_gives_defaults() {
-        let chosen = FormSettings { model: "api".into(), task: Task::Input, template: "input-cot".into(), n: "3".into(), limit: "20".into(), strict: false, compatible: true };
+        let chosen = FormSettings {
+            model: "api".into(),
+            task: Task::Input,
+            template: "input-cot".into(),
+            n: "3".into(),
+            limit: "20".into(),
+            strict: false,
+            compatible: true,
+        };
         let partial = FormSettings { n: "10".into(), ..FormSettings::default() };
         let cases: [(Option<&str>, FormSettings); 6] = [
             (None, FormSettings::default()),

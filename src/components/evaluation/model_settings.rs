@@ -64,7 +64,11 @@ impl ApiForm {
     pub fn new() -> Self {
         let kept: Kept = storage::get(SETTINGS_KEY).and_then(|t| serde_json::from_str(&t).ok()).unwrap_or_default();
         let provider = if preset(&kept.provider).is_some() { kept.provider } else { "openai-compatible".to_string() };
-        let base_url = if kept.base_url.is_empty() { preset(&provider).map(|p| p.base_url.to_string()).unwrap_or_default() } else { kept.base_url };
+        let base_url = if kept.base_url.is_empty() {
+            preset(&provider).map(|p| p.base_url.to_string()).unwrap_or_default()
+        } else {
+            kept.base_url
+        };
         let remembered = storage::get(&format!("{KEY_PREFIX}{provider}"));
         let defaults = GenerationParams::default();
         ApiForm {
@@ -102,7 +106,10 @@ impl ApiForm {
             return Ok(None);
         }
         let latency = self.sim_latency_ms.get_untracked();
-        let latency_ms = latency.trim().parse::<u64>().map_err(|_| format!("simulated latency: `{latency}` is not a whole number of ms"))?;
+        let latency_ms = latency
+            .trim()
+            .parse::<u64>()
+            .map_err(|_| format!("simulated latency: `{latency}` is not a whole number of ms"))?;
         let wrong = self.sim_wrong_every.get_untracked();
         let wrong_every = match wrong.trim() {
             "" | "0" => None,
@@ -118,7 +125,12 @@ impl ApiForm {
         let field = |signal: RwSignal<String>, name: &str| -> Result<Option<f64>, String> {
             match signal.get_untracked().trim() {
                 "" => Ok(None),
-                t => t.parse::<f64>().ok().filter(|v| *v >= 0.0 && v.is_finite()).map(Some).ok_or(format!("{name}: `{t}` is not a price in dollars")),
+                t => t
+                    .parse::<f64>()
+                    .ok()
+                    .filter(|v| *v >= 0.0 && v.is_finite())
+                    .map(Some)
+                    .ok_or(format!("{name}: `{t}` is not a price in dollars")),
             }
         };
         let mut overrides = saved_prices();
@@ -130,7 +142,11 @@ impl ApiForm {
                 return Ok(Some(PriceUsed { price, source: format!("entered: ${input} / ${output} per 1M tokens") }));
             }
             (None, None) => {}
-            _ => return Err("price: enter both the input and the output price (dollars per 1M tokens), or neither".to_string()),
+            _ => {
+                return Err(
+                    "price: enter both the input and the output price (dollars per 1M tokens), or neither".to_string()
+                );
+            }
         }
         Ok(self.known_price(&overrides).map(|(price, source)| PriceUsed { price, source }))
     }
@@ -141,7 +157,9 @@ impl ApiForm {
         let table = PriceTable::bundled();
         if provider == simulate::PROVIDER {
             let (p, m) = SIMULATED_PRICED_AS;
-            return table.price_for(p, m).map(|l| (l.price, format!("priced as {m} (LiteLLM, {}) to show the arithmetic: nothing is paid", table.date)));
+            return table.price_for(p, m).map(|l| {
+                (l.price, format!("priced as {m} (LiteLLM, {}) to show the arithmetic: nothing is paid", table.date))
+            });
         }
         overrides.resolve(table, &provider, model.trim())
     }
@@ -150,14 +168,21 @@ impl ApiForm {
     pub fn spend_cap(self) -> Result<Option<f64>, String> {
         match self.spend_cap.get_untracked().trim() {
             "" => Ok(None),
-            t => t.parse::<f64>().ok().filter(|v| *v > 0.0 && v.is_finite()).map(Some).ok_or(format!("spend cap: `{t}` is not an amount in dollars")),
+            t => t
+                .parse::<f64>()
+                .ok()
+                .filter(|v| *v > 0.0 && v.is_finite())
+                .map(Some)
+                .ok_or(format!("spend cap: `{t}` is not an amount in dollars")),
         }
     }
 
     fn endpoint(self) -> Result<Endpoint, String> {
         let model = self.model.get_untracked().trim().to_string();
         if model.is_empty() {
-            return Err("model: enter the model's name (e.g. gpt-4o-mini, or the name your local server serves)".to_string());
+            return Err(
+                "model: enter the model's name (e.g. gpt-4o-mini, or the name your local server serves)".to_string()
+            );
         }
         let base_url = self.base_url.get_untracked().trim().trim_end_matches('/').to_string();
         if !(base_url.starts_with("http://") || base_url.starts_with("https://")) {
@@ -175,7 +200,10 @@ impl ApiForm {
         let endpoint = self.endpoint()?;
         let key = self.key();
         if key.is_none() && endpoint.preset().is_some_and(|p| p.key_required) {
-            return Err(format!("API key: {} needs a key", endpoint.preset().map(|p| p.label).unwrap_or("this provider")));
+            return Err(format!(
+                "API key: {} needs a key",
+                endpoint.preset().map(|p| p.label).unwrap_or("this provider")
+            ));
         }
         let number = |signal: RwSignal<String>, name: &str| -> Result<Option<f64>, String> {
             let text = signal.get_untracked();
@@ -185,23 +213,33 @@ impl ApiForm {
             }
         };
         let mut settings = ApiSettings::new(endpoint);
-        settings.params.max_tokens = number(self.max_tokens, "max tokens")?.filter(|m| *m >= 1.0 && *m <= 1e6).ok_or("max tokens: a whole number from 1 is needed")? as u32;
+        settings.params.max_tokens = number(self.max_tokens, "max tokens")?
+            .filter(|m| *m >= 1.0 && *m <= 1e6)
+            .ok_or("max tokens: a whole number from 1 is needed")? as u32;
         settings.params.temperature = number(self.temperature, "temperature")?;
         settings.params.top_p = number(self.top_p, "top-p")?;
         settings.params.stream = self.stream.get_untracked();
         settings.params.max_tokens_field = MaxTokensField::Auto;
-        settings.concurrency = number(self.concurrency, "concurrency")?.filter(|c| (1.0..=64.0).contains(c)).ok_or("concurrency: between 1 and 64")? as usize;
+        settings.concurrency = number(self.concurrency, "concurrency")?
+            .filter(|c| (1.0..=64.0).contains(c))
+            .ok_or("concurrency: between 1 and 64")? as usize;
         settings.delay_ms = number(self.delay_ms, "delay")?.unwrap_or(0.0).max(0.0) as u64;
         settings.params.reasoning_effort = Some(self.reasoning_effort.get_untracked()).filter(|e| !e.is_empty());
         settings.params.thinking_budget = number(self.thinking_budget, "thinking budget")?.map(|b| b.max(0.0) as u32);
-        settings.timeout_ms = (number(self.timeout_s, "time-out")?.filter(|t| *t > 0.0).ok_or("time-out: more than 0 seconds")? * 1000.0) as u64;
+        settings.timeout_ms =
+            (number(self.timeout_s, "time-out")?.filter(|t| *t > 0.0).ok_or("time-out: more than 0 seconds")? * 1000.0)
+                as u64;
         self.keep();
         Ok(ApiModel { settings, key })
     }
 
     /// Keeps provider, URL and model for the next visit, and the key only when asked to.
     fn keep(self) {
-        let kept = Kept { provider: self.provider.get_untracked(), base_url: self.base_url.get_untracked(), model: self.model.get_untracked() };
+        let kept = Kept {
+            provider: self.provider.get_untracked(),
+            base_url: self.base_url.get_untracked(),
+            model: self.model.get_untracked(),
+        };
         let _ = storage::set(SETTINGS_KEY, &serde_json::to_string(&kept).unwrap_or_default());
         let entry = format!("{KEY_PREFIX}{}", kept.provider);
         match (self.remember_key.get_untracked(), self.key()) {
@@ -230,7 +268,10 @@ impl ApiForm {
         };
         if endpoint.provider == simulate::PROVIDER {
             // Nothing to reach: the simulated model answers in this page.
-            return self.verdict.set(Some(ConnectionVerdict::Ok { model: format!("{} (simulated in this page)", endpoint.model), latency_ms: 0 }));
+            return self.verdict.set(Some(ConnectionVerdict::Ok {
+                model: format!("{} (simulated in this page)", endpoint.model),
+                latency_ms: 0,
+            }));
         }
         self.keep();
         let key = self.key();
@@ -238,7 +279,15 @@ impl ApiForm {
         self.verdict.set(None);
         leptos::task::spawn_local(async move {
             let origin = web_sys::window().and_then(|w| w.location().origin().ok()).unwrap_or_default();
-            let verdict = execbench_run::connection::test_connection(&FetchHttp, &BrowserClock, &endpoint, key.as_deref(), 30_000, &origin).await;
+            let verdict = execbench_run::connection::test_connection(
+                &FetchHttp,
+                &BrowserClock,
+                &endpoint,
+                key.as_deref(),
+                30_000,
+                &origin,
+            )
+            .await;
             self.verdict.set(Some(verdict));
             self.testing.set(false);
         });
@@ -247,7 +296,11 @@ impl ApiForm {
 
 #[component]
 pub fn ApiSettingsPanel(form: ApiForm) -> impl IntoView {
-    let text_field = move |label: &'static str, signal: RwSignal<String>, testid: &'static str, kind: &'static str, class: &'static str| {
+    let text_field = move |label: &'static str,
+                           signal: RwSignal<String>,
+                           testid: &'static str,
+                           kind: &'static str,
+                           class: &'static str| {
         view! {
             <label class=format!("field {class}")>
                 <span class="label">{label}</span>
@@ -351,7 +404,10 @@ fn saved_prices() -> PriceOverrides {
 
 fn price_placeholder(form: ApiForm, input: bool) -> String {
     match form.known_price(&saved_prices()) {
-        Some((price, _)) => format!("{:.4}", if input { price.input } else { price.output } * 1e6).trim_end_matches('0').trim_end_matches('.').to_string(),
+        Some((price, _)) => format!("{:.4}", if input { price.input } else { price.output } * 1e6)
+            .trim_end_matches('0')
+            .trim_end_matches('.')
+            .to_string(),
         None => "unknown".to_string(),
     }
 }
@@ -363,7 +419,10 @@ fn price_source(form: ApiForm) -> String {
     }
     let table = PriceTable::bundled();
     match form.known_price(&saved_prices()) {
-        Some((_, source)) => format!("Price: {source}. Enter your own to override (bundled prices: {}, {}).", table.source, table.date),
-        None => "No price known for this model: enter one (dollars per 1M tokens) to see costs and use a spend cap.".to_string(),
+        Some((_, source)) => {
+            format!("Price: {source}. Enter your own to override (bundled prices: {}, {}).", table.source, table.date)
+        }
+        None => "No price known for this model: enter one (dollars per 1M tokens) to see costs and use a spend cap."
+            .to_string(),
     }
 }

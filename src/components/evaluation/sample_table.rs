@@ -50,7 +50,8 @@ pub enum RowFilter {
 }
 
 impl RowFilter {
-    pub const ALL: [RowFilter; 4] = [RowFilter::All, RowFilter::WrongOnly, RowFilter::Dropped, RowFilter::ExtractionFailed];
+    pub const ALL: [RowFilter; 4] =
+        [RowFilter::All, RowFilter::WrongOnly, RowFilter::Dropped, RowFilter::ExtractionFailed];
 
     /// The name in the select and in the address.
     pub fn value(self) -> &'static str {
@@ -89,7 +90,9 @@ impl RowFilter {
     }
 
     fn keeps(self, row: &SampleResult) -> bool {
-        self == RowFilter::All || row.answers.iter().any(|a| self.accepts(a)) || (self == RowFilter::WrongOnly && row.model_error.is_some())
+        self == RowFilter::All
+            || row.answers.iter().any(|a| self.accepts(a))
+            || (self == RowFilter::WrongOnly && row.model_error.is_some())
     }
 }
 
@@ -111,7 +114,9 @@ pub fn SampleTable(run: Arc<RunResults>, mode: RwSignal<Mode>, filter: RwSignal<
         let mode_index = mode_index.clone();
         Memo::new(move |_| {
             let filter = filter.get();
-            run.per_mode.get(mode_index()).map_or_else(Vec::new, |m| m.rows.iter().enumerate().filter(|(_, r)| filter.keeps(r)).map(|(i, _)| i).collect::<Vec<_>>())
+            run.per_mode.get(mode_index()).map_or_else(Vec::new, |m| {
+                m.rows.iter().enumerate().filter(|(_, r)| filter.keeps(r)).map(|(i, _)| i).collect::<Vec<_>>()
+            })
         })
     };
     let pages = move || matching.with(|m| m.len().div_ceil(ROWS_PER_PAGE).max(1));
@@ -124,7 +129,14 @@ pub fn SampleTable(run: Arc<RunResults>, mode: RwSignal<Mode>, filter: RwSignal<
             let Some(results) = run.per_mode.get(mode_index()) else { return Vec::new() };
             let template = run.prompt_template.as_ref();
             let first = page.get() * ROWS_PER_PAGE;
-            matching.with(|indices| indices.iter().skip(first).take(ROWS_PER_PAGE).map(|&i| sample_row(&results.rows[i], template)).collect::<Vec<_>>())
+            matching.with(|indices| {
+                indices
+                    .iter()
+                    .skip(first)
+                    .take(ROWS_PER_PAGE)
+                    .map(|&i| sample_row(&results.rows[i], template))
+                    .collect::<Vec<_>>()
+            })
         }
     };
     let mode_options = run
@@ -195,7 +207,8 @@ fn sample_row(row: &SampleResult, template: Option<&Template>) -> impl IntoView 
 
 /// The prompt open at the sample's own part; the instructions and worked examples before it folded.
 fn prompt_cell(prompt: &str, template: Option<&Template>) -> impl IntoView + use<> {
-    let parts = template.map_or_else(|| PromptParts { own: prompt.to_string(), ..PromptParts::default() }, |t| t.parts(prompt));
+    let parts =
+        template.map_or_else(|| PromptParts { own: prompt.to_string(), ..PromptParts::default() }, |t| t.parts(prompt));
     let lead = format!("{}{}", parts.instructions, parts.examples.concat());
     let summary = match parts.examples.len() {
         0 => "instructions".to_string(),
@@ -238,7 +251,10 @@ fn reason_of(verdict: &Verdict) -> String {
     match verdict {
         Verdict::Correct => String::new(),
         Verdict::WrongValue { got, expected } => format!("got {got}, expected {expected}"),
-        Verdict::NotALiteral { detail } | Verdict::NotACall { detail } | Verdict::ExtractionFailed { detail } | Verdict::Timeout { detail } => detail.clone(),
+        Verdict::NotALiteral { detail }
+        | Verdict::NotACall { detail }
+        | Verdict::ExtractionFailed { detail }
+        | Verdict::Timeout { detail } => detail.clone(),
         Verdict::Error { message } => message.clone(),
         Verdict::Dropped { why } => why.clone(),
     }
@@ -257,12 +273,21 @@ mod tests {
     #[test]
     fn columns_are_named_by_the_exports_fields() {
         let verdicts = vec![Verdict::Correct, Verdict::WrongValue { got: "1".into(), expected: "2".into() }];
-        let mut row = SampleResult::new("sample_0", Task::Output, Mode::Strict, Some("prompt".into()), vec!["r1".into(), "r2".into()], vec![Extraction::verbatim("2"), Extraction::verbatim("1")], SampleScore::from_verdicts(Mode::Strict, verdicts));
+        let mut row = SampleResult::new(
+            "sample_0",
+            Task::Output,
+            Mode::Strict,
+            Some("prompt".into()),
+            vec!["r1".into(), "r2".into()],
+            vec![Extraction::verbatim("2"), Extraction::verbatim("1")],
+            SampleScore::from_verdicts(Mode::Strict, verdicts),
+        );
         row.model_error = Some("none".into());
         let provenance = execbench_core::Provenance { run_id: Some("run-1".into()), ..Default::default() };
         let exported: serde_json::Value = serde_json::from_str(provenance.jsonl([&row]).trim_end()).unwrap();
         let keys: Vec<&str> = exported.as_object().unwrap().keys().map(String::as_str).collect();
-        let mut placed: Vec<&str> = COLUMNS.iter().copied().chain(SHOWN_ELSEWHERE.iter().map(|(field, _)| *field)).collect();
+        let mut placed: Vec<&str> =
+            COLUMNS.iter().copied().chain(SHOWN_ELSEWHERE.iter().map(|(field, _)| *field)).collect();
         let mut sorted_keys = keys.clone();
         sorted_keys.sort();
         placed.sort();
@@ -293,7 +318,15 @@ mod tests {
         ];
         for (filter, verdicts, kept) in cases {
             let extractions = verdicts.iter().map(|_| Extraction::verbatim("1")).collect();
-            let row = SampleResult::new("s", Task::Output, Mode::Compatible, None, Vec::new(), extractions, SampleScore::from_verdicts(Mode::Compatible, verdicts.clone()));
+            let row = SampleResult::new(
+                "s",
+                Task::Output,
+                Mode::Compatible,
+                None,
+                Vec::new(),
+                extractions,
+                SampleScore::from_verdicts(Mode::Compatible, verdicts.clone()),
+            );
             assert_eq!(filter.keeps(&row), kept, "{filter:?} {verdicts:?}");
         }
     }

@@ -18,7 +18,11 @@ const LISTED: usize = 50;
 pub fn StoredVerdicts(run: Arc<RunResults>) -> impl IntoView {
     let stored = run.stored.clone()?;
     let published = |p: Option<f64>| p.map_or("not given".to_string(), |p| format!("{p:.1}"));
-    let heading = format!("The file's own verdicts (it says pass@1 {}, pass@5 {})", published(stored.pass_at_1), published(stored.pass_at_5));
+    let heading = format!(
+        "The file's own verdicts (it says pass@1 {}, pass@5 {})",
+        published(stored.pass_at_1),
+        published(stored.pass_at_5)
+    );
     let modes = run
         .per_mode
         .iter()

@@ -10,7 +10,9 @@ use super::RunResults;
 /// `61.3`, `n/a`, or `61.3 (12/800)` when only some samples have the figure (pass@5 needs n >= 5).
 pub fn figure(score: &DatasetScore) -> String {
     match score.percent {
-        Some(_) if score.available < score.total => format!("{} ({}/{})", score.display(), score.available, score.total),
+        Some(_) if score.available < score.total => {
+            format!("{} ({}/{})", score.display(), score.available, score.total)
+        }
         _ => score.display(),
     }
 }

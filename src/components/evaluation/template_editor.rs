@@ -37,7 +37,10 @@ impl TemplateState {
     pub fn load(first: &str) -> TemplateState {
         let (library, message) = match read_stored() {
             Ok(stored) => TemplateLibrary::restore(stored.as_deref()),
-            Err(e) => (TemplateLibrary::new(), Some(format!("this browser cannot keep custom templates ({e}); they last until the page is closed"))),
+            Err(e) => (
+                TemplateLibrary::new(),
+                Some(format!("this browser cannot keep custom templates ({e}); they last until the page is closed")),
+            ),
         };
         TemplateState {
             library: RwSignal::new(library),
@@ -64,7 +67,10 @@ impl TemplateState {
     /// would silently not be used).
     pub fn for_evaluation(self, task: Task) -> Result<Template, String> {
         let id = self.selected.get_untracked();
-        let template = self.library.with_untracked(|l| l.get(&id).filter(|t| t.task == task).cloned()).ok_or(format!("no {} prediction template `{id}`", task.label()))?;
+        let template = self
+            .library
+            .with_untracked(|l| l.get(&id).filter(|t| t.task == task).cloned())
+            .ok_or(format!("no {} prediction template `{id}`", task.label()))?;
         if self.has_unsaved_edits(&template) {
             return Err(format!("the template “{}” has unsaved changes: save or revert them first", template.name));
         }
@@ -84,7 +90,9 @@ impl TemplateState {
         let stored = library.to_storage().and_then(|text| write_stored(&text));
         self.library.set(library);
         if let Err(e) = stored {
-            self.complain(format!("could not keep the custom templates in this browser ({e}); they last until the page is closed"));
+            self.complain(format!(
+                "could not keep the custom templates in this browser ({e}); they last until the page is closed"
+            ));
         }
         Ok(result)
     }
@@ -117,7 +125,11 @@ fn write_stored(text: &str) -> Result<(), String> {
 type DraftField = fn(&mut TemplateDraft, String);
 
 #[component]
-pub fn TemplatePanel(state: TemplateState, #[prop(into)] task: Signal<Task>, #[prop(into)] sample: Signal<Option<Sample>>) -> impl IntoView {
+pub fn TemplatePanel(
+    state: TemplateState,
+    #[prop(into)] task: Signal<Task>,
+    #[prop(into)] sample: Signal<Option<Sample>>,
+) -> impl IntoView {
     // The selected template and whether it is a built-in.
     let selected = Memo::new(move |_| {
         let id = state.selected.get();
@@ -128,9 +140,19 @@ pub fn TemplatePanel(state: TemplateState, #[prop(into)] task: Signal<Task>, #[p
     // The fields as the editor shows them: the unsaved edits, else the saved template.
     let draft = move || {
         let id = state.selected.get();
-        state.drafts.with(|d| d.get(&id).cloned()).or_else(|| selected.with(|s| s.as_ref().map(|(t, _)| TemplateDraft::of(t)))).unwrap_or_default()
+        state
+            .drafts
+            .with(|d| d.get(&id).cloned())
+            .or_else(|| selected.with(|s| s.as_ref().map(|(t, _)| TemplateDraft::of(t))))
+            .unwrap_or_default()
     };
-    let unsaved = move || selected.with(|s| s.as_ref().is_some_and(|(t, builtin)| !builtin && state.drafts.with(|d| d.get(&t.id).is_some_and(|draft| draft.apply_to(t) != *t))));
+    let unsaved = move || {
+        selected.with(|s| {
+            s.as_ref().is_some_and(|(t, builtin)| {
+                !builtin && state.drafts.with(|d| d.get(&t.id).is_some_and(|draft| draft.apply_to(t) != *t))
+            })
+        })
+    };
     let edit = move |field: DraftField| {
         move |ev: leptos::ev::Event| {
             let value = event_target_value(&ev);
@@ -205,7 +227,12 @@ pub fn TemplatePanel(state: TemplateState, #[prop(into)] task: Signal<Task>, #[p
         let id = state.selected.get_untracked();
         download(format!("{id}.json"), state.library.with_untracked(|l| l.export_one(&id)));
     };
-    let export_custom = move |_| download("execbench-templates.json".to_string(), Some(state.library.with_untracked(TemplateLibrary::export_custom)));
+    let export_custom = move |_| {
+        download(
+            "execbench-templates.json".to_string(),
+            Some(state.library.with_untracked(TemplateLibrary::export_custom)),
+        )
+    };
     let import = move |ev: leptos::ev::Event| {
         let input: web_sys::HtmlInputElement = event_target(&ev);
         let Some(file) = input.files().and_then(|files| files.get(0)) else { return };
@@ -223,7 +250,14 @@ pub fn TemplatePanel(state: TemplateState, #[prop(into)] task: Signal<Task>, #[p
                     state.say(format!("Imported {}.", report.describe()));
                     // Show the first imported template when it is for the task at hand.
                     let task = task.get_untracked();
-                    let first = state.library.with_untracked(|l| report.added.iter().chain(&report.replaced).find(|id| l.get(id).is_some_and(|t| t.task == task)).cloned());
+                    let first = state.library.with_untracked(|l| {
+                        report
+                            .added
+                            .iter()
+                            .chain(&report.replaced)
+                            .find(|id| l.get(id).is_some_and(|t| t.task == task))
+                            .cloned()
+                    });
                     if let Some(id) = first {
                         state.select(id);
                     }
@@ -258,7 +292,8 @@ pub fn TemplatePanel(state: TemplateState, #[prop(into)] task: Signal<Task>, #[p
         })
     };
     let editor = move || {
-        let problems = move || state.problems.get().filter(|(id, _)| *id == state.selected.get()).map(|(_, problems)| problems);
+        let problems =
+            move || state.problems.get().filter(|(id, _)| *id == state.selected.get()).map(|(_, problems)| problems);
         view! {
             <div class="template-fields" data-testid="template-editor">
                 <label class="field">
@@ -304,7 +339,11 @@ pub fn TemplatePanel(state: TemplateState, #[prop(into)] task: Signal<Task>, #[p
         let sample = sample.get()?;
         let shown = if builtin { template } else { draft().apply_to(&template) };
         let prompt = shown.render(&sample);
-        let stops = if prompt.stop.is_empty() { "none".to_string() } else { prompt.stop.iter().map(|s| format!("{s:?}")).collect::<Vec<_>>().join(", ") };
+        let stops = if prompt.stop.is_empty() {
+            "none".to_string()
+        } else {
+            prompt.stop.iter().map(|s| format!("{s:?}")).collect::<Vec<_>>().join(", ")
+        };
         Some(view! {
             <details class="template-preview">
                 <summary>{format!("Preview: the prompt for {}", sample.id)}</summary>

@@ -53,9 +53,11 @@ impl Rewriter<'_> {
     fn emit(&mut self, node: Node, out: &mut String) {
         match node.kind() {
             "binary_operator" => {
-                if let (Some(left), Some(operator), Some(right)) =
-                    (node.child_by_field_name("left"), node.child_by_field_name("operator"), node.child_by_field_name("right"))
-                    && let Some(k) = symbol_index(text(operator, self.source))
+                if let (Some(left), Some(operator), Some(right)) = (
+                    node.child_by_field_name("left"),
+                    node.child_by_field_name("operator"),
+                    node.child_by_field_name("right"),
+                ) && let Some(k) = symbol_index(text(operator, self.source))
                 {
                     let site = self.site(SYMBOLS[k], node);
                     out.push_str(&format!("__ebop__({site}, {k}, "));
@@ -68,9 +70,11 @@ impl Rewriter<'_> {
                 }
             }
             "augmented_assignment" => {
-                if let (Some(left), Some(operator), Some(right)) =
-                    (node.child_by_field_name("left"), node.child_by_field_name("operator"), node.child_by_field_name("right"))
-                    && let Some(k) = text(operator, self.source).strip_suffix('=').and_then(symbol_index)
+                if let (Some(left), Some(operator), Some(right)) = (
+                    node.child_by_field_name("left"),
+                    node.child_by_field_name("operator"),
+                    node.child_by_field_name("right"),
+                ) && let Some(k) = text(operator, self.source).strip_suffix('=').and_then(symbol_index)
                 {
                     // `a[i] += x` evaluates `a[i]` twice here; a target with side effects is rare
                     // enough in generated snippets to accept.
@@ -85,7 +89,8 @@ impl Rewriter<'_> {
                 }
             }
             "call" => {
-                if let (Some(function), Some(arguments)) = (node.child_by_field_name("function"), node.child_by_field_name("arguments"))
+                if let (Some(function), Some(arguments)) =
+                    (node.child_by_field_name("function"), node.child_by_field_name("arguments"))
                     && function.kind() == "identifier"
                 {
                     let name = text(function, self.source);
@@ -156,6 +161,9 @@ mod tests {
             assert_eq!(got.program.matches('\n').count(), code.matches('\n').count(), "{code}");
         }
         let sites = instrument("x = a + b * c").unwrap().sites;
-        assert_eq!(sites, [Site { operator: "+".into(), start: 4, end: 13 }, Site { operator: "*".into(), start: 8, end: 13 }]);
+        assert_eq!(
+            sites,
+            [Site { operator: "+".into(), start: 4, end: 13 }, Site { operator: "*".into(), start: 8, end: 13 }]
+        );
     }
 }

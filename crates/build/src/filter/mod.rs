@@ -91,7 +91,13 @@ pub fn runtime_request(candidate: &Candidate) -> RunRequest {
     let program = instrument(&candidate.code).map(|i| i.program).unwrap_or_else(|| candidate.code.clone());
     let call = format!("lambda: f({})", candidate.input);
     let expression = format!("__ebrun__({call}, {call})");
-    RunRequest { prelude: short_prelude().to_string(), program, expression, expected: None, limits: Limits { time_ms: 2 * TIME_LIMIT_MS + 500, max_steps: 0 } }
+    RunRequest {
+        prelude: short_prelude().to_string(),
+        program,
+        expression,
+        expected: None,
+        limits: Limits { time_ms: 2 * TIME_LIMIT_MS + 500, max_steps: 0 },
+    }
 }
 
 /// Reads the instrumented run's result: kept with its output, or the rule it broke.
@@ -99,7 +105,11 @@ pub fn judge_run(candidate: &Candidate, result: &RunResult) -> Verdict {
     let rejection = match &result.outcome {
         Outcome::Value { .. } if result.elapsed_ms > 2.0 * TIME_LIMIT_MS as f64 => Rejection::new(
             Rule::TimedOut,
-            format!("two calls took {:.2} s, more than {} each", result.elapsed_ms / 1000.0, execbench_core::engine::seconds(TIME_LIMIT_MS)),
+            format!(
+                "two calls took {:.2} s, more than {} each",
+                result.elapsed_ms / 1000.0,
+                execbench_core::engine::seconds(TIME_LIMIT_MS)
+            ),
         ),
         Outcome::Value { repr, .. } => match serde_json::from_str::<Value>(repr) {
             Ok(report) => return read_report(candidate, &report),
@@ -112,7 +122,10 @@ pub fn judge_run(candidate: &Candidate, result: &RunResult) -> Verdict {
             let when = if phase == "program" { "while defining f" } else { "while calling f" };
             Rejection::new(Rule::Raised, format!("{kind}: {} ({when})", clip(message)))
         }
-        Outcome::TimedOut { limit_ms } => Rejection::new(Rule::TimedOut, format!("still running after {}", execbench_core::engine::seconds(*limit_ms))),
+        Outcome::TimedOut { limit_ms } => Rejection::new(
+            Rule::TimedOut,
+            format!("still running after {}", execbench_core::engine::seconds(*limit_ms)),
+        ),
         Outcome::StepLimit { steps } => Rejection::new(Rule::StepLimit, format!("more than {steps} steps")),
         Outcome::Crashed { reason } => Rejection::new(Rule::EngineFailure, reason.clone()),
     };
@@ -148,7 +161,10 @@ fn read_report(candidate: &Candidate, report: &Value) -> Verdict {
         rejection.detail = detail;
         return Verdict::Rejected(rejection);
     }
-    Verdict::Rejected(Rejection::new(Rule::EngineFailure, format!("the harness answered `{}`", clip(&report.to_string()))))
+    Verdict::Rejected(Rejection::new(
+        Rule::EngineFailure,
+        format!("the harness answered `{}`", clip(&report.to_string())),
+    ))
 }
 
 /// The byte range of a 1-based line, without its indentation.
@@ -165,7 +181,11 @@ fn line_range(code: &str, line: usize) -> Option<(usize, usize)> {
 }
 
 fn clip(text: &str) -> String {
-    if text.chars().count() <= 120 { text.to_string() } else { format!("{}...", text.chars().take(117).collect::<String>()) }
+    if text.chars().count() <= 120 {
+        text.to_string()
+    } else {
+        format!("{}...", text.chars().take(117).collect::<String>())
+    }
 }
 
 /// Both stages with a synchronous engine (natively: tests and the CLI).

@@ -12,8 +12,26 @@ use crate::rules::{Rejection, Rule};
 /// with CPython's hash seed, which RustPython cannot vary). Flagged only when the program does
 /// not bind the name itself.
 pub const FORBIDDEN_NAMES: [&str; 20] = [
-    "input", "open", "__builtins__", "__import__", "random", "hash", "id", "globals", "locals", "vars", "exec", "eval",
-    "compile", "breakpoint", "exit", "quit", "help", "memoryview", "set", "frozenset",
+    "input",
+    "open",
+    "__builtins__",
+    "__import__",
+    "random",
+    "hash",
+    "id",
+    "globals",
+    "locals",
+    "vars",
+    "exec",
+    "eval",
+    "compile",
+    "breakpoint",
+    "exit",
+    "quit",
+    "help",
+    "memoryview",
+    "set",
+    "frozenset",
 ];
 
 /// Attributes that lead from any object to the interpreter's internals.
@@ -29,9 +47,16 @@ pub fn check(candidate: &Candidate) -> Option<Rejection> {
     };
     let root = tree.root_node();
     if let Some(error) = first_error(root) {
-        let what = if error.is_missing() { format!("missing `{}`", error.kind()) } else { "not valid Python here".to_string() };
+        let what = if error.is_missing() {
+            format!("missing `{}`", error.kind())
+        } else {
+            "not valid Python here".to_string()
+        };
         let (start, end) = (error.start_byte(), error.end_byte().max(error.start_byte() + 1).min(code.len()));
-        return Some(Rejection::new(Rule::Syntax, format!("line {}: {what}", error.start_position().row + 1)).at(start.min(end), end));
+        return Some(
+            Rejection::new(Rule::Syntax, format!("line {}: {what}", error.start_position().row + 1))
+                .at(start.min(end), end),
+        );
     }
     let Some(function) = function_f(root, code) else {
         return Some(Rejection::new(Rule::NoFunctionF, "no top-level `def f(...)`"));
@@ -100,7 +125,10 @@ fn unused_argument(function: Node, code: &str) -> Option<Rejection> {
         let mut used = false;
         walk(body, &mut |n| used |= n.kind() == "identifier" && text(n, code) == name);
         if !used {
-            return Some(Rejection::new(Rule::UnusedArgument, format!("argument `{name}` is never used")).at(name_node.start_byte(), name_node.end_byte()));
+            return Some(
+                Rejection::new(Rule::UnusedArgument, format!("argument `{name}` is never used"))
+                    .at(name_node.start_byte(), name_node.end_byte()),
+            );
         }
     }
     None
@@ -117,13 +145,16 @@ fn bad_input(input: &str) -> Option<Rejection> {
             return None;
         }
         let statement = root.named_child(0)?;
-        let expression = (statement.kind() == "expression_statement" && statement.named_child_count() == 1).then(|| statement.named_child(0))??;
+        let expression = (statement.kind() == "expression_statement" && statement.named_child_count() == 1)
+            .then(|| statement.named_child(0))??;
         let arguments = (expression.kind() == "call").then(|| expression.child_by_field_name("arguments"))??;
         (expression.byte_range() == (0..call.len()) && arguments.byte_range() == (1..call.len())).then_some(())
     })();
     match whole_call {
         Some(()) => None,
-        None => Some(Rejection::new(Rule::BadInput, format!("`assert f({input}) == ...` does not parse as one call of f"))),
+        None => {
+            Some(Rejection::new(Rule::BadInput, format!("`assert f({input}) == ...` does not parse as one call of f")))
+        }
     }
 }
 
@@ -141,14 +172,24 @@ fn reaches_outside(root: Node, source: &str) -> Option<Rejection> {
             }
             "identifier" => {
                 let name = text(node, source);
-                let is_attribute_name = node.parent().is_some_and(|p| p.kind() == "attribute" && p.child_by_field_name("attribute") == Some(node));
-                let is_keyword_name = node.parent().is_some_and(|p| p.kind() == "keyword_argument" && p.child_by_field_name("name") == Some(node));
+                let is_attribute_name = node
+                    .parent()
+                    .is_some_and(|p| p.kind() == "attribute" && p.child_by_field_name("attribute") == Some(node));
+                let is_keyword_name = node
+                    .parent()
+                    .is_some_and(|p| p.kind() == "keyword_argument" && p.child_by_field_name("name") == Some(node));
                 if is_attribute_name {
                     if FORBIDDEN_ATTRIBUTES.contains(&name) {
-                        found = Some(at(Rejection::new(Rule::ForbiddenName, format!("attribute `{name}` reaches the interpreter"))));
+                        found = Some(at(Rejection::new(
+                            Rule::ForbiddenName,
+                            format!("attribute `{name}` reaches the interpreter"),
+                        )));
                     }
                 } else if !is_keyword_name && FORBIDDEN_NAMES.contains(&name) && !bound.contains(name) {
-                    found = Some(at(Rejection::new(Rule::ForbiddenName, format!("`{name}` reaches outside the function or is nondeterministic"))));
+                    found = Some(at(Rejection::new(
+                        Rule::ForbiddenName,
+                        format!("`{name}` reaches outside the function or is nondeterministic"),
+                    )));
                 }
             }
             _ => {}

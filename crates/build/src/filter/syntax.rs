@@ -71,7 +71,9 @@ pub fn bound_names(root: Node, source: &str) -> BTreeSet<String> {
         let target = match node.kind() {
             "parameters" | "lambda_parameters" => Some(node),
             "function_definition" | "class_definition" => node.child_by_field_name("name"),
-            "assignment" | "augmented_assignment" | "for_statement" | "for_in_clause" => node.child_by_field_name("left"),
+            "assignment" | "augmented_assignment" | "for_statement" | "for_in_clause" => {
+                node.child_by_field_name("left")
+            }
             "named_expression" => node.child_by_field_name("name"),
             "as_pattern" => node.child_by_field_name("alias"),
             "global_statement" | "nonlocal_statement" => Some(node),
@@ -88,7 +90,10 @@ fn collect_identifiers(node: Node, source: &str, names: &mut BTreeSet<String>) {
     walk(node, &mut |n| {
         if n.kind() == "identifier" {
             // A default value's names are uses, not bindings: `def f(x=len)`.
-            let in_default = n.parent().is_some_and(|p| matches!(p.kind(), "default_parameter" | "typed_default_parameter") && p.child_by_field_name("value") == Some(n));
+            let in_default = n.parent().is_some_and(|p| {
+                matches!(p.kind(), "default_parameter" | "typed_default_parameter")
+                    && p.child_by_field_name("value") == Some(n)
+            });
             if !in_default {
                 names.insert(text(n, source).to_string());
             }

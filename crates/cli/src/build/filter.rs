@@ -2,7 +2,10 @@
 //! their computed output) and rejected rows (with the rule, its detail and the blamed line) go to
 //! two files; the last line on stdout counts kept and rejected per rule.
 
-use execbench_build::{Candidate, Judged, Verdict, check_static, filter_one, judge_run, kept_jsonl, read_candidates, rejected_jsonl, runtime_request};
+use execbench_build::{
+    Candidate, Judged, Verdict, check_static, filter_one, judge_run, kept_jsonl, read_candidates, rejected_jsonl,
+    runtime_request,
+};
 use execbench_core::PythonEngine;
 use execbench_pyengine::RustPythonEngine;
 use execbench_run::build_filter::FilterTally;
@@ -10,7 +13,8 @@ use execbench_run::build_filter::FilterTally;
 use crate::args::Args;
 use crate::progress::Progress;
 
-pub const USAGE: &str = "execbench build filter --candidates FILE.jsonl --out KEPT.jsonl --rejected REJECTED.jsonl [--time-limit SECONDS]";
+pub const USAGE: &str =
+    "execbench build filter --candidates FILE.jsonl --out KEPT.jsonl --rejected REJECTED.jsonl [--time-limit SECONDS]";
 
 /// Returns the process exit code: 0 once it ran (bad rows are named on stderr and skipped).
 pub fn run(args: &Args) -> Result<i32, String> {
@@ -45,7 +49,11 @@ pub fn run(args: &Args) -> Result<i32, String> {
     }
     std::fs::write(out, kept_jsonl(&judged)).map_err(|e| format!("cannot write {out}: {e}"))?;
     std::fs::write(rejected_path, rejected_jsonl(&judged)).map_err(|e| format!("cannot write {rejected_path}: {e}"))?;
-    println!("{} candidates, {} invalid rows; kept rows in {out}, rejected rows in {rejected_path}", judged.len(), errors.len());
+    println!(
+        "{} candidates, {} invalid rows; kept rows in {out}, rejected rows in {rejected_path}",
+        judged.len(),
+        errors.len()
+    );
     println!("{}", tally.summary());
     Ok(0)
 }

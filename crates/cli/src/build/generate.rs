@@ -13,9 +13,12 @@ use execbench_build::Candidate;
 use execbench_build::methods::{all_methods, parse_method_list};
 use execbench_build::offline::offline_response;
 use execbench_build::parse::{ParsedResponse, parse_response};
-use execbench_build::prompt::{GenerationRequest, PromptTemplate, default_pool, generation_requests, pool_to_jsonl, pool_hash, read_pool, request_index};
-use execbench_build::{Generation, GeneratorSource};
+use execbench_build::prompt::{
+    GenerationRequest, PromptTemplate, default_pool, generation_requests, pool_hash, pool_to_jsonl, read_pool,
+    request_index,
+};
 use execbench_build::replay::{GenerationRow, answered_ids, latest_by_id, read_generations};
+use execbench_build::{Generation, GeneratorSource};
 use execbench_providers::Usage;
 use execbench_run::api::ApiModel;
 use execbench_run::cost::{SpendCap, format_usd};
@@ -28,7 +31,21 @@ use crate::http::{NativeHttp, TokioClock};
 
 pub const USAGE: &str = "execbench build generate --methods str.split,list.sort|str|all --per-method N [--seed S] [--source offline|replay FILE|api] [--prompt TEMPLATE.txt] [--pool POOL.jsonl] --out GENERATIONS.jsonl --candidates CANDIDATES.jsonl [--record GENERATION.json] [--resume] [provider flags of `execbench run` with --source api: --provider P --model M ...]\n  execbench build generate --show-template | --show-pool   (the built-in prompt template or example pool, to edit)";
 pub const SWITCHES: &[&str] = &["resume", "stream", "show-template", "show-pool"];
-const OWN_FLAGS: &[&str] = &["methods", "per-method", "seed", "source", "replay", "prompt", "pool", "out", "candidates", "record", "resume", "show-template", "show-pool"];
+const OWN_FLAGS: &[&str] = &[
+    "methods",
+    "per-method",
+    "seed",
+    "source",
+    "replay",
+    "prompt",
+    "pool",
+    "out",
+    "candidates",
+    "record",
+    "resume",
+    "show-template",
+    "show-pool",
+];
 
 /// `--source replay FILE` as two words: read as `--source replay --replay FILE`.
 pub fn normalize(raw: &[String]) -> Vec<String> {
@@ -36,7 +53,10 @@ pub fn normalize(raw: &[String]) -> Vec<String> {
     let mut i = 0;
     while i < raw.len() {
         out.push(raw[i].clone());
-        if raw[i] == "--source" && raw.get(i + 1).is_some_and(|s| s == "replay") && raw.get(i + 2).is_some_and(|s| !s.starts_with("--")) {
+        if raw[i] == "--source"
+            && raw.get(i + 1).is_some_and(|s| s == "replay")
+            && raw.get(i + 2).is_some_and(|s| !s.starts_with("--"))
+        {
             out.push("replay".into());
             out.push("--replay".into());
             out.push(raw[i + 2].clone());
@@ -79,7 +99,9 @@ pub fn run(args: &Args) -> Result<i32, String> {
         (_, Some(_)) => return Err("--replay FILE goes with --source replay".into()),
         (Some(other), None) => return Err(format!("unknown --source `{other}` (known: offline, replay FILE, api)")),
     };
-    if !matches!(source, Source::Api) && let Some(flag) = API_FLAGS.iter().find(|f| args.optional(f).is_some() || args.switch(f)) {
+    if !matches!(source, Source::Api)
+        && let Some(flag) = API_FLAGS.iter().find(|f| args.optional(f).is_some() || args.switch(f))
+    {
         return Err(format!("--{flag} is a provider flag: it goes with --source api"));
     }
     let methods = match (args.optional("methods"), &source) {
@@ -104,7 +126,10 @@ pub fn run(args: &Args) -> Result<i32, String> {
         Some(path) => {
             let (pool, errors) = read_pool(path, &read_text(path)?);
             if !errors.is_empty() {
-                return Err(format!("the example pool has bad lines:\n  {}", errors.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("\n  ")));
+                return Err(format!(
+                    "the example pool has bad lines:\n  {}",
+                    errors.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("\n  ")
+                ));
             }
             pool
         }
@@ -160,7 +185,11 @@ pub fn run(args: &Args) -> Result<i32, String> {
         (Some(limit), Some(price)) => {
             let mut before = Usage::default();
             for row in latest_by_id(&earlier).values() {
-                before.add(&Usage { prompt_tokens: row.prompt_tokens.unwrap_or(0), completion_tokens: row.completion_tokens.unwrap_or(0), ..Usage::default() });
+                before.add(&Usage {
+                    prompt_tokens: row.prompt_tokens.unwrap_or(0),
+                    completion_tokens: row.completion_tokens.unwrap_or(0),
+                    ..Usage::default()
+                });
             }
             Some(SpendCap { limit, price: price.price, spent_before: price.price.cost(&before) })
         }
@@ -173,9 +202,18 @@ pub fn run(args: &Args) -> Result<i32, String> {
         Source::Replay(file) => format!("replay of {file}"),
         Source::Api => api.as_ref().map(ApiModel::name).unwrap_or_default(),
     };
-    eprintln!("{source_name}: {} requests for {} methods ({} already answered, {to_ask} to ask)", job.requests.len(), methods.len(), job.requests.len() - to_ask);
+    eprintln!(
+        "{source_name}: {} requests for {} methods ({} already answered, {to_ask} to ask)",
+        job.requests.len(),
+        methods.len(),
+        job.requests.len() - to_ask
+    );
 
-    let file = std::fs::OpenOptions::new().create(true).append(true).open(&out).map_err(|e| format!("cannot open {out}: {e}"))?;
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&out)
+        .map_err(|e| format!("cannot open {out}: {e}"))?;
     let write_error: RefCell<Option<String>> = RefCell::new(None);
     let cancel = CancelToken::new();
     let fresh: RefCell<Vec<GenerationRow>> = RefCell::new(Vec::new());
@@ -191,7 +229,14 @@ pub fn run(args: &Args) -> Result<i32, String> {
             fresh.borrow_mut().push(row);
         }
         GenerationEvent::Status(status) => {
-            let line = format!("{}/{} responses, {}; tokens {} in / {} out", status.done, status.total, status.describe(), status.usage.prompt_tokens, status.usage.completion_tokens);
+            let line = format!(
+                "{}/{} responses, {}; tokens {} in / {} out",
+                status.done,
+                status.total,
+                status.describe(),
+                status.usage.prompt_tokens,
+                status.usage.completion_tokens
+            );
             let mut last = last_line.borrow_mut();
             if status.done == status.total || (status.done % 50 == 0 && *last != line) {
                 if *last != line {
@@ -201,7 +246,10 @@ pub fn run(args: &Args) -> Result<i32, String> {
             }
         }
     };
-    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(|e| format!("cannot start the async runtime: {e}"))?;
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot start the async runtime: {e}"))?;
     let (http, clock) = (NativeHttp::new(), TokioClock::new());
     let settings = api.as_ref().map(|m| m.settings.clone());
     let mut generation_source = match (&source, api) {
@@ -211,11 +259,15 @@ pub fn run(args: &Args) -> Result<i32, String> {
             let file = file.clone();
             GenerationSource::Offline(Box::new(move |r: &GenerationRequest| match latest.get(&r.id) {
                 Some(GenerationRow { response: Some(text), .. }) => Ok(text.clone()),
-                Some(GenerationRow { error: Some(e), .. }) => Err(format!("the replayed row of {} in {file} holds an error: {e}", r.id)),
+                Some(GenerationRow { error: Some(e), .. }) => {
+                    Err(format!("the replayed row of {} in {file} holds an error: {e}", r.id))
+                }
                 _ => Err(format!("no response for {} in {file}", r.id)),
             }))
         }
-        _ => GenerationSource::Offline(Box::new(move |r: &GenerationRequest| offline_response(&r.method, seed, request_index(&r.id)))),
+        _ => GenerationSource::Offline(Box::new(move |r: &GenerationRequest| {
+            offline_response(&r.method, seed, request_index(&r.id))
+        })),
     };
     let outcome = runtime.block_on(run_generation(&job, &mut generation_source, &http, &clock, &cancel, &on_event));
     if let Some(e) = write_error.into_inner() {
@@ -233,7 +285,11 @@ pub fn run(args: &Args) -> Result<i32, String> {
     let mut usage = Usage::default();
     for request in &requests {
         let Some(row) = latest.get(&request.id) else { continue };
-        usage.add(&Usage { prompt_tokens: row.prompt_tokens.unwrap_or(0), completion_tokens: row.completion_tokens.unwrap_or(0), ..Usage::default() });
+        usage.add(&Usage {
+            prompt_tokens: row.prompt_tokens.unwrap_or(0),
+            completion_tokens: row.completion_tokens.unwrap_or(0),
+            ..Usage::default()
+        });
         match (&row.response, &row.error) {
             (Some(text), _) => parsed.push(parse_response(&request.id, &request.method, text)),
             (None, Some(e)) => failed.push((request.id.clone(), e.clone())),
@@ -253,11 +309,24 @@ pub fn run(args: &Args) -> Result<i32, String> {
             Source::Api => GeneratorSource::Model,
         };
         let generator = generator_for(kind, settings.as_ref(), seed);
-        let record = Generation { generator, methods: methods.clone(), prompt_template: template.text.clone(), few_shot_pool_hash: pool_hash(&pool), responses: parsed.len(), unparseable: unparseable.len() };
+        let record = Generation {
+            generator,
+            methods: methods.clone(),
+            prompt_template: template.text.clone(),
+            few_shot_pool_hash: pool_hash(&pool),
+            responses: parsed.len(),
+            unparseable: unparseable.len(),
+        };
         let text = serde_json::to_string_pretty(&record).map_err(|e| e.to_string())? + "\n";
         std::fs::write(path, text).map_err(|e| format!("cannot write {path}: {e}"))?;
     }
-    eprintln!("{}; {} of {} requests answered, {} failed", outcome.end.describe(), parsed.len(), requests.len(), failed.len());
+    eprintln!(
+        "{}; {} of {} requests answered, {} failed",
+        outcome.end.describe(),
+        parsed.len(),
+        requests.len(),
+        failed.len()
+    );
     for (id, e) in failed.iter().take(10) {
         eprintln!("  failed: {id}: {e}");
     }
@@ -265,7 +334,11 @@ pub fn run(args: &Args) -> Result<i32, String> {
         eprintln!("  unparseable: {}: {}", p.request_id, p.problem.as_deref().unwrap_or(""));
     }
     println!("responses: {} answered, {} unparseable, {} failed", parsed.len(), unparseable.len(), failed.len());
-    println!("candidates: {} from {} functions, written to {candidates_path}", candidates.len(), parsed.len() - unparseable.len());
+    println!(
+        "candidates: {} from {} functions, written to {candidates_path}",
+        candidates.len(),
+        parsed.len() - unparseable.len()
+    );
     if matches!(source, Source::Api) {
         println!("tokens: {} prompt, {} completion", usage.prompt_tokens, usage.completion_tokens);
         if let Some(price) = &price {
@@ -298,7 +371,10 @@ mod tests {
             (&["--methods", "all", "--source", "replay"], "--source replay needs the file"),
             (&["--methods", "all", "--model", "m"], "--model is a provider flag: it goes with --source api"),
             (&["--methods", "all", "--source", "api"], "--provider is required"),
-            (&["--methods", "all", "--source", "api", "--provider", "openai", "--model", "m", "--spend-cap", "1"], "--spend-cap needs a price"),
+            (
+                &["--methods", "all", "--source", "api", "--provider", "openai", "--model", "m", "--spend-cap", "1"],
+                "--spend-cap needs a price",
+            ),
             (&["--methods", "all", "--api-key", "sk"], "unknown flag --api-key"),
             (&["--methods", "all", "--source", "replay", "/nonexistent/r.jsonl"], "cannot read /nonexistent/r.jsonl"),
         ];
@@ -311,7 +387,10 @@ mod tests {
     #[test]
     fn replay_file_reads_as_two_words_or_a_flag() {
         let cases: &[(&[&str], &[&str])] = &[
-            (&["--source", "replay", "g.jsonl", "--seed", "1"], &["--source", "replay", "--replay", "g.jsonl", "--seed", "1"]),
+            (
+                &["--source", "replay", "g.jsonl", "--seed", "1"],
+                &["--source", "replay", "--replay", "g.jsonl", "--seed", "1"],
+            ),
             (&["--source", "replay", "--replay", "g.jsonl"], &["--source", "replay", "--replay", "g.jsonl"]),
             (&["--source", "offline", "--seed", "1"], &["--source", "offline", "--seed", "1"]),
         ];

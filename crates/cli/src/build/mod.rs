@@ -13,10 +13,19 @@ pub const USAGE: &str = "execbench build generate|filter|sample …\n  execbench
 /// Dispatches `build`'s subcommands; returns the exit code, or a usage error (exit 2).
 pub fn run(rest: &[String]) -> Result<i32, String> {
     match rest.split_first() {
-        Some((sub, flags)) if sub == "filter" => filter::run(&Args::parse(flags, &[])?).map_err(|e| format!("{e}\nusage: {}", filter::USAGE)),
-        Some((sub, flags)) if sub == "sample" => sample::run(&Args::parse(flags, sample::SWITCHES)?).map_err(|e| format!("{e}\nusage: {}", sample::USAGE)),
-        Some((sub, flags)) if sub == "generate" => generate::run(&Args::parse(&generate::normalize(flags), generate::SWITCHES)?).map_err(|e| format!("{e}\nusage: {}", generate::USAGE)),
-        Some((other, _)) => Err(format!("unknown build command `{other}` (known: generate, filter, sample)\nusage: {USAGE}")),
+        Some((sub, flags)) if sub == "filter" => {
+            filter::run(&Args::parse(flags, &[])?).map_err(|e| format!("{e}\nusage: {}", filter::USAGE))
+        }
+        Some((sub, flags)) if sub == "sample" => {
+            sample::run(&Args::parse(flags, sample::SWITCHES)?).map_err(|e| format!("{e}\nusage: {}", sample::USAGE))
+        }
+        Some((sub, flags)) if sub == "generate" => {
+            generate::run(&Args::parse(&generate::normalize(flags), generate::SWITCHES)?)
+                .map_err(|e| format!("{e}\nusage: {}", generate::USAGE))
+        }
+        Some((other, _)) => {
+            Err(format!("unknown build command `{other}` (known: generate, filter, sample)\nusage: {USAGE}"))
+        }
         None => Err(format!("a build command is required (generate, filter, sample)\nusage: {USAGE}")),
     }
 }

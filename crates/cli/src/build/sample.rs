@@ -10,7 +10,9 @@ pub const USAGE: &str = "execbench build sample --in KEPT.jsonl [--n N] [--seed 
 pub const SWITCHES: &[&str] = &["balanced"];
 
 fn read(path: &str) -> Result<String, String> {
-    std::fs::read(path).map(|b| String::from_utf8_lossy(&b).into_owned()).map_err(|e| format!("cannot read {path}: {e}"))
+    std::fs::read(path)
+        .map(|b| String::from_utf8_lossy(&b).into_owned())
+        .map_err(|e| format!("cannot read {path}: {e}"))
 }
 
 /// Returns the process exit code: 0 when the benchmark was written, 1 when nothing could be.
@@ -18,7 +20,11 @@ pub fn run(args: &Args) -> Result<i32, String> {
     args.reject_unknown(&["in", "n", "seed", "balanced", "rejected", "generation", "out", "provenance"])?;
     let input = args.required("in")?;
     let out = args.required("out")?;
-    let spec = SampleSpec { n: args.number("n", DEFAULT_N)?, seed: args.number("seed", 0u64)?, balanced: args.switch("balanced") };
+    let spec = SampleSpec {
+        n: args.number("n", DEFAULT_N)?,
+        seed: args.number("seed", 0u64)?,
+        balanced: args.switch("balanced"),
+    };
     let (kept, mut errors) = read_kept(input, &read(input)?);
     let mut judged: Vec<Judged> = kept.iter().map(|k| k.judged()).collect();
     if let Some(path) = args.optional("rejected") {
@@ -48,7 +54,16 @@ pub fn run(args: &Args) -> Result<i32, String> {
         std::fs::write(path, p.to_pretty_json()).map_err(|e| format!("cannot write {path}: {e}"))?;
     }
     let how = if spec.balanced { "balanced across methods" } else { "not balanced" };
-    println!("{} kept rows, {} invalid rows, {} duplicates dropped, {} unique", kept.len(), errors.len(), p.duplicates_dropped, p.funnel.unique);
-    println!("sampled {} of {} (seed {}, {how}) into {out}, dataset hash {}", p.rows, p.funnel.unique, spec.seed, p.dataset_hash);
+    println!(
+        "{} kept rows, {} invalid rows, {} duplicates dropped, {} unique",
+        kept.len(),
+        errors.len(),
+        p.duplicates_dropped,
+        p.funnel.unique
+    );
+    println!(
+        "sampled {} of {} (seed {}, {how}) into {out}, dataset hash {}",
+        p.rows, p.funnel.unique, spec.seed, p.dataset_hash
+    );
     Ok(0)
 }

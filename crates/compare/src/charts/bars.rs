@@ -63,10 +63,25 @@ pub fn grouped_bars(chart: &GroupedBars) -> String {
     out.push_str("<g class=\"axis\" stroke=\"currentColor\">\n");
     for tick in [0.0, 20.0, 40.0, 60.0, 80.0, 100.0] {
         let ty = coord(y(tick));
-        out.push_str(&format!("<line x1=\"{}\" y1=\"{ty}\" x2=\"{}\" y2=\"{ty}\" stroke-opacity=\"{}\"/>\n", coord(LEFT), coord(LEFT + plot_width), if tick == 0.0 { "1" } else { "0.2" }));
-        out.push_str(&format!("<text x=\"{}\" y=\"{}\" text-anchor=\"end\" stroke=\"none\" fill=\"currentColor\">{}</text>\n", coord(LEFT - 6.0), coord(y(tick) + 4.0), tick as u32));
+        out.push_str(&format!(
+            "<line x1=\"{}\" y1=\"{ty}\" x2=\"{}\" y2=\"{ty}\" stroke-opacity=\"{}\"/>\n",
+            coord(LEFT),
+            coord(LEFT + plot_width),
+            if tick == 0.0 { "1" } else { "0.2" }
+        ));
+        out.push_str(&format!(
+            "<text x=\"{}\" y=\"{}\" text-anchor=\"end\" stroke=\"none\" fill=\"currentColor\">{}</text>\n",
+            coord(LEFT - 6.0),
+            coord(y(tick) + 4.0),
+            tick as u32
+        ));
     }
-    out.push_str(&format!("<line x1=\"{l}\" y1=\"{}\" x2=\"{l}\" y2=\"{}\"/>\n", coord(TOP), coord(axis_bottom), l = coord(LEFT)));
+    out.push_str(&format!(
+        "<line x1=\"{l}\" y1=\"{}\" x2=\"{l}\" y2=\"{}\"/>\n",
+        coord(TOP),
+        coord(axis_bottom),
+        l = coord(LEFT)
+    ));
     out.push_str(&format!(
         "<text transform=\"translate(14 {}) rotate(-90)\" text-anchor=\"middle\" stroke=\"none\" fill=\"currentColor\">{}</text>\n</g>\n",
         coord(TOP + PLOT_HEIGHT / 2.0),
@@ -81,7 +96,11 @@ pub fn grouped_bars(chart: &GroupedBars) -> String {
         for (s, bar) in chart.bars.get(g).into_iter().flatten().enumerate() {
             let bar_x = first_bar + s as f64 * (BAR_WIDTH + BAR_GAP);
             let Some(bar) = bar else {
-                out.push_str(&format!("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" fill=\"currentColor\">–</text>\n", coord(bar_x + BAR_WIDTH / 2.0), coord(axis_bottom - 4.0)));
+                out.push_str(&format!(
+                    "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" fill=\"currentColor\">–</text>\n",
+                    coord(bar_x + BAR_WIDTH / 2.0),
+                    coord(axis_bottom - 4.0)
+                ));
                 continue;
             };
             let top = y(bar.value);
@@ -153,12 +172,22 @@ pub fn pass_at_1_chart(comparison: &Comparison, mode: Mode) -> Option<String> {
                 .map(|(cell, column)| {
                     let cell = cell.as_ref()?;
                     let value = cell.score.pass_at_1?;
-                    Some(Bar { value, interval: cell.score.interval, title: bar_title(&format!("{model} · {column}"), value, cell.score.interval) })
+                    Some(Bar {
+                        value,
+                        interval: cell.score.interval,
+                        title: bar_title(&format!("{model} · {column}"), value, cell.score.interval),
+                    })
                 })
                 .collect()
         })
         .collect();
-    Some(grouped_bars(&GroupedBars { title: format!("pass@1 per model and perturbation ({})", mode.label()), y_label: "pass@1 (%)".to_string(), groups: comparison.models.clone(), series, bars }))
+    Some(grouped_bars(&GroupedBars {
+        title: format!("pass@1 per model and perturbation ({})", mode.label()),
+        y_label: "pass@1 (%)".to_string(),
+        groups: comparison.models.clone(),
+        series,
+        bars,
+    }))
 }
 
 /// pass@1 per category (groups) and run (bars) in `mode`; `None` without categories.
@@ -167,8 +196,16 @@ pub fn category_chart(comparison: &Comparison, mode: Mode) -> Option<String> {
     if runs.is_empty() {
         return None;
     }
-    let groups: Vec<String> = runs.iter().flat_map(|r| r.scores.iter().map(|s| s.category.clone())).collect::<BTreeSet<_>>().into_iter().collect();
-    let series: Vec<String> = runs.iter().map(|r| format!("{} · {}", comparison.models[r.model], comparison.column_label(r.column))).collect();
+    let groups: Vec<String> = runs
+        .iter()
+        .flat_map(|r| r.scores.iter().map(|s| s.category.clone()))
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    let series: Vec<String> = runs
+        .iter()
+        .map(|r| format!("{} · {}", comparison.models[r.model], comparison.column_label(r.column)))
+        .collect();
     let bars = groups
         .iter()
         .map(|category| {
@@ -177,10 +214,24 @@ pub fn category_chart(comparison: &Comparison, mode: Mode) -> Option<String> {
                 .map(|(run, name)| {
                     let score = run.scores.iter().find(|s| &s.category == category)?;
                     let value = score.pass_at_1?;
-                    Some(Bar { value, interval: score.interval, title: bar_title(&format!("{name} · {category} ({} samples)", score.samples), value, score.interval) })
+                    Some(Bar {
+                        value,
+                        interval: score.interval,
+                        title: bar_title(
+                            &format!("{name} · {category} ({} samples)", score.samples),
+                            value,
+                            score.interval,
+                        ),
+                    })
                 })
                 .collect()
         })
         .collect();
-    Some(grouped_bars(&GroupedBars { title: format!("pass@1 per category ({})", mode.label()), y_label: "pass@1 (%)".to_string(), groups, series, bars }))
+    Some(grouped_bars(&GroupedBars {
+        title: format!("pass@1 per category ({})", mode.label()),
+        y_label: "pass@1 (%)".to_string(),
+        groups,
+        series,
+        bars,
+    }))
 }

@@ -39,7 +39,8 @@ const TOP: f64 = 36.0;
 /// or no column is perturbed.
 pub fn drop_heatmap(comparison: &Comparison, mode: Mode) -> Option<String> {
     let table = comparison.table(mode)?;
-    let columns: Vec<usize> = (0..comparison.columns.len()).filter(|&c| !comparison.columns[c].perturbation.is_vanilla()).collect();
+    let columns: Vec<usize> =
+        (0..comparison.columns.len()).filter(|&c| !comparison.columns[c].perturbation.is_vanilla()).collect();
     if columns.is_empty() {
         return None;
     }
@@ -50,7 +51,8 @@ pub fn drop_heatmap(comparison: &Comparison, mode: Mode) -> Option<String> {
     let grid_bottom = grid_top + CELL_HEIGHT * comparison.models.len() as f64;
     let legend_entry = 18.0 + DROP_BINS.iter().map(|b| text_width(b.label)).fold(0.0, f64::max) + 12.0;
     let title = format!("Relative drop of pass@1 against the vanilla run ({})", mode.label());
-    let width = (left + cell_width * columns.len() as f64 + 16.0).max(8.0 + legend_entry * 2.0).max(title_width(&title));
+    let width =
+        (left + cell_width * columns.len() as f64 + 16.0).max(8.0 + legend_entry * 2.0).max(title_width(&title));
     let per_row = (((width - 16.0) / legend_entry).floor() as usize).max(1);
     let legend_rows = DROP_BINS.len().div_ceil(per_row);
     let height = grid_bottom + 16.0 + legend_rows as f64 * 18.0 + 8.0;
@@ -58,14 +60,25 @@ pub fn drop_heatmap(comparison: &Comparison, mode: Mode) -> Option<String> {
     let mut out = open(width, height, &title);
     out.push_str("<g class=\"columns\">\n");
     for (i, label) in labels.iter().enumerate() {
-        out.push_str(&format!("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" fill=\"currentColor\">{}</text>\n", coord(left + cell_width * (i as f64 + 0.5)), coord(grid_top - 6.0), escape(label)));
+        out.push_str(&format!(
+            "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" fill=\"currentColor\">{}</text>\n",
+            coord(left + cell_width * (i as f64 + 0.5)),
+            coord(grid_top - 6.0),
+            escape(label)
+        ));
     }
     out.push_str("</g>\n<g class=\"cells\">\n");
     for (m, model) in comparison.models.iter().enumerate() {
         let row_top = grid_top + CELL_HEIGHT * m as f64;
-        out.push_str(&format!("<text x=\"{}\" y=\"{}\" text-anchor=\"end\" fill=\"currentColor\">{}</text>\n", coord(left - 8.0), coord(row_top + CELL_HEIGHT / 2.0 + 4.0), escape(model)));
+        out.push_str(&format!(
+            "<text x=\"{}\" y=\"{}\" text-anchor=\"end\" fill=\"currentColor\">{}</text>\n",
+            coord(left - 8.0),
+            coord(row_top + CELL_HEIGHT / 2.0 + 4.0),
+            escape(model)
+        ));
         for (i, (&c, label)) in columns.iter().zip(&labels).enumerate() {
-            let (x, cx, ty) = (left + cell_width * i as f64, left + cell_width * (i as f64 + 0.5), row_top + CELL_HEIGHT / 2.0 + 4.0);
+            let (x, cx, ty) =
+                (left + cell_width * i as f64, left + cell_width * (i as f64 + 0.5), row_top + CELL_HEIGHT / 2.0 + 4.0);
             let cell = table.cells[m][c].as_ref();
             let drop = cell.and_then(|cell| cell.drop.as_ref());
             match drop.and_then(|d| d.relative.map(|r| (d, r))) {
@@ -87,7 +100,13 @@ pub fn drop_heatmap(comparison: &Comparison, mode: Mode) -> Option<String> {
                         bin.fill,
                         escape(&title)
                     ));
-                    out.push_str(&format!("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" fill=\"{}\">{}%</text>\n", coord(cx), coord(ty), bin.ink, one_decimal(relative)));
+                    out.push_str(&format!(
+                        "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" fill=\"{}\">{}%</text>\n",
+                        coord(cx),
+                        coord(ty),
+                        bin.ink,
+                        one_decimal(relative)
+                    ));
                 }
                 None => {
                     let why = match (cell, drop) {
@@ -104,7 +123,11 @@ pub fn drop_heatmap(comparison: &Comparison, mode: Mode) -> Option<String> {
                         escape(model),
                         escape(label)
                     ));
-                    out.push_str(&format!("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" fill=\"currentColor\">–</text>\n", coord(cx), coord(ty)));
+                    out.push_str(&format!(
+                        "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" fill=\"currentColor\">–</text>\n",
+                        coord(cx),
+                        coord(ty)
+                    ));
                 }
             }
         }

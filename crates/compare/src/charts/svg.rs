@@ -2,7 +2,8 @@
 
 /// Okabe and Ito's colour-blind-safe palette, black left out (it vanishes on a dark page). Series
 /// take the colours in this order and wrap after eight.
-pub const SERIES_PALETTE: [&str; 8] = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#999999"];
+pub const SERIES_PALETTE: [&str; 8] =
+    ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#999999"];
 
 /// Text as XML character data or an attribute value.
 pub fn escape(text: &str) -> String {

@@ -28,7 +28,11 @@ fn cell_words(cell: &Cell) -> String {
     let mut words = score_words(&cell.score);
     if let Some(drop) = &cell.drop {
         let relative = drop.relative.map(|r| format!(" ({}%)", one_decimal(r))).unwrap_or_default();
-        words.push_str(&format!("; drop {} pt{relative}, p {}", one_decimal(drop.absolute), p_value_words(drop.mcnemar.p_value)));
+        words.push_str(&format!(
+            "; drop {} pt{relative}, p {}",
+            one_decimal(drop.absolute),
+            p_value_words(drop.mcnemar.p_value)
+        ));
     }
     words
 }
@@ -68,8 +72,15 @@ pub fn markdown_section(comparison: &Comparison, date: &str) -> String {
             for pair in pairs {
                 let run = &comparison.runs[pair.perturbed];
                 let column = run.column.map(|c| comparison.column_label(c)).unwrap_or_default();
-                let (b, c, p) = pair.drop.as_ref().map_or((0, 0, 1.0), |d| (d.mcnemar.b, d.mcnemar.c, d.mcnemar.p_value));
-                out.push_str(&format!("| {} | {} | {} | {b} | {c} | {} |\n", cell_text(&run.identity.model), cell_text(&column), pair.samples.len(), p_value_words(p)));
+                let (b, c, p) =
+                    pair.drop.as_ref().map_or((0, 0, 1.0), |d| (d.mcnemar.b, d.mcnemar.c, d.mcnemar.p_value));
+                out.push_str(&format!(
+                    "| {} | {} | {} | {b} | {c} | {} |\n",
+                    cell_text(&run.identity.model),
+                    cell_text(&column),
+                    pair.samples.len(),
+                    p_value_words(p)
+                ));
             }
             out.push('\n');
         }
@@ -80,7 +91,9 @@ pub fn markdown_section(comparison: &Comparison, date: &str) -> String {
             for run in categories {
                 for score in &run.scores {
                     let figure = match (score.pass_at_1, score.interval) {
-                        (Some(p), Some(i)) => format!("{} [{}, {}]", one_decimal(p), one_decimal(i.low), one_decimal(i.high)),
+                        (Some(p), Some(i)) => {
+                            format!("{} [{}, {}]", one_decimal(p), one_decimal(i.low), one_decimal(i.high))
+                        }
                         (Some(p), None) => one_decimal(p),
                         (None, _) => "n/a".to_string(),
                     };

@@ -24,7 +24,8 @@ pub fn pairs_jsonl(comparison: &Comparison) -> String {
     let mut out = String::new();
     for pair in &comparison.pairs {
         let (vanilla, perturbed) = (&comparison.runs[pair.vanilla], &comparison.runs[pair.perturbed]);
-        let dataset = perturbed.column.map_or(perturbed.identity.dataset.as_str(), |c| comparison.columns[c].dataset.as_str());
+        let dataset =
+            perturbed.column.map_or(perturbed.identity.dataset.as_str(), |c| comparison.columns[c].dataset.as_str());
         for sample in &pair.samples {
             let line = PairLine {
                 mode: pair.mode.label(),

@@ -12,7 +12,14 @@ use execbench_eval::score::{Mode, SampleScore, Verdict};
 use execbench_run::record::{SampleError, SampleRecord};
 use execbench_run::runfile::{FORMAT, RunManifest};
 
-pub fn manifest(run_id: &str, model: &str, dataset: &str, kind: Option<&str>, task: Task, modes: &[Mode]) -> RunManifest {
+pub fn manifest(
+    run_id: &str,
+    model: &str,
+    dataset: &str,
+    kind: Option<&str>,
+    task: Task,
+    modes: &[Mode],
+) -> RunManifest {
     RunManifest {
         format: FORMAT.to_string(),
         run_id: run_id.to_string(),
@@ -46,25 +53,60 @@ pub fn verdicts(answers: &[bool]) -> Vec<Verdict> {
 pub fn result(id: &str, mode: Mode, verdicts: Vec<Verdict>) -> SampleResult {
     let responses = verdicts.iter().enumerate().map(|(i, v)| format!("response {i} to {id}: {}", v.label())).collect();
     let extractions = verdicts.iter().map(|v| Extraction::verbatim(if v.is_correct() { "1" } else { "0" })).collect();
-    SampleResult::new(id, Task::Output, mode, Some(format!("prompt of {id}")), responses, extractions, SampleScore::from_verdicts(mode, verdicts))
+    SampleResult::new(
+        id,
+        Task::Output,
+        mode,
+        Some(format!("prompt of {id}")),
+        responses,
+        extractions,
+        SampleScore::from_verdicts(mode, verdicts),
+    )
 }
 
 pub fn record(id: &str, index: usize, results: Vec<SampleResult>) -> SampleRecord {
-    SampleRecord { sample_id: id.to_string(), index, results, error: None, usage: None, sent: None, finish_reasons: Vec::new(), attempts: Vec::new(), latency_ms: 0.0 }
+    SampleRecord {
+        sample_id: id.to_string(),
+        index,
+        results,
+        error: None,
+        usage: None,
+        sent: None,
+        finish_reasons: Vec::new(),
+        attempts: Vec::new(),
+        latency_ms: 0.0,
+    }
 }
 
 pub fn error_record(id: &str, index: usize) -> SampleRecord {
-    SampleRecord { error: Some(SampleError { kind: None, message: "the provider failed".into() }), ..record(id, index, Vec::new()) }
+    SampleRecord {
+        error: Some(SampleError { kind: None, message: "the provider failed".into() }),
+        ..record(id, index, Vec::new())
+    }
 }
 
 /// A strict-mode output run: `samples` are (id, answers).
 pub fn run(run_id: &str, model: &str, dataset: &str, kind: Option<&str>, samples: &[(&str, &[bool])]) -> RunInput {
-    let records = samples.iter().enumerate().map(|(i, (id, answers))| record(id, i, vec![result(id, Mode::Strict, verdicts(answers))]));
-    RunInput::new(format!("{run_id}.jsonl"), manifest(run_id, model, dataset, kind, Task::Output, &[Mode::Strict]), records)
+    let records = samples
+        .iter()
+        .enumerate()
+        .map(|(i, (id, answers))| record(id, i, vec![result(id, Mode::Strict, verdicts(answers))]));
+    RunInput::new(
+        format!("{run_id}.jsonl"),
+        manifest(run_id, model, dataset, kind, Task::Output, &[Mode::Strict]),
+        records,
+    )
 }
 
 /// `count` samples `sample_0..`, the first answer right where `right(i)`; one answer each.
-pub fn run_of(run_id: &str, model: &str, dataset: &str, kind: Option<&str>, count: usize, right: impl Fn(usize) -> bool) -> RunInput {
+pub fn run_of(
+    run_id: &str,
+    model: &str,
+    dataset: &str,
+    kind: Option<&str>,
+    count: usize,
+    right: impl Fn(usize) -> bool,
+) -> RunInput {
     let ids: Vec<String> = (0..count).map(|i| format!("sample_{i}")).collect();
     let answers: Vec<[bool; 1]> = (0..count).map(|i| [right(i)]).collect();
     let samples: Vec<(&str, &[bool])> = ids.iter().zip(&answers).map(|(id, a)| (id.as_str(), &a[..])).collect();

@@ -117,9 +117,21 @@ fn extraction_table() {
 #[test]
 fn failure_details_say_what_was_there() {
     let got = extract("[ANSWER]\nassert f(1) != 2\n[/ANSWER]", Task::Output);
-    assert_eq!(got, Extraction::Failed { failure: ExtractFailure::NotAnEquality, detail: "the assertion `f(1) != 2` is not a single `==` comparison".into() });
+    assert_eq!(
+        got,
+        Extraction::Failed {
+            failure: ExtractFailure::NotAnEquality,
+            detail: "the assertion `f(1) != 2` is not a single `==` comparison".into()
+        }
+    );
     let got = extract("[ANSWER]\nno idea\n[/ANSWER]", Task::Output);
-    assert_eq!(got, Extraction::Failed { failure: ExtractFailure::BlockWithoutAnswer, detail: "the [ANSWER] block holds no assertion that parses: `no idea`".into() });
+    assert_eq!(
+        got,
+        Extraction::Failed {
+            failure: ExtractFailure::BlockWithoutAnswer,
+            detail: "the [ANSWER] block holds no assertion that parses: `no idea`".into()
+        }
+    );
 }
 
 #[test]

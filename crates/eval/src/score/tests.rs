@@ -76,7 +76,16 @@ fn strict_input_table() {
         ("f(Forged())", Some(value(object)), "not_a_literal"),
         ("f(3)", Some(Outcome::TimedOut { limit_ms: 3000 }), "timeout"),
         ("f(3)", Some(Outcome::StepLimit { steps: 10 }), "timeout"),
-        ("f('a')", Some(Outcome::Raised { kind: "TypeError".into(), message: "bad".into(), traceback: String::new(), phase: "expression".into() }), "error"),
+        (
+            "f('a')",
+            Some(Outcome::Raised {
+                kind: "TypeError".into(),
+                message: "bad".into(),
+                traceback: String::new(),
+                phase: "expression".into(),
+            }),
+            "error",
+        ),
         // The attacks are refused before anything runs.
         ("f(1) or True", None, "not_a_call"),
         ("True or f(1)", None, "not_a_call"),
@@ -116,7 +125,14 @@ fn value(repr: &str) -> Outcome {
 fn compatible_table() {
     let s = sample("def f(x):\n    return x * 2", "2", "4");
     let passes = || Some(value("None"));
-    let fails = || Some(Outcome::Raised { kind: "AssertionError".into(), message: String::new(), traceback: String::new(), phase: "program".into() });
+    let fails = || {
+        Some(Outcome::Raised {
+            kind: "AssertionError".into(),
+            message: String::new(),
+            traceback: String::new(),
+            phase: "program".into(),
+        })
+    };
     let cases: Vec<(Task, &str, Option<Outcome>, &str)> = vec![
         (Task::Output, "4", passes(), "correct"),
         (Task::Output, "5", fails(), "wrong_value"),
@@ -133,7 +149,17 @@ fn compatible_table() {
         (Task::Input, "2", None, "dropped"),
         (Task::Input, "g(2)", None, "dropped"),
         (Task::Output, "4", Some(Outcome::TimedOut { limit_ms: 3000 }), "timeout"),
-        (Task::Output, "nope(", Some(Outcome::Raised { kind: "SyntaxError".into(), message: "invalid syntax".into(), traceback: String::new(), phase: "program".into() }), "error"),
+        (
+            Task::Output,
+            "nope(",
+            Some(Outcome::Raised {
+                kind: "SyntaxError".into(),
+                message: "invalid syntax".into(),
+                traceback: String::new(),
+                phase: "program".into(),
+            }),
+            "error",
+        ),
     ];
     for (task, answer, outcome, label) in cases {
         let assertion = format!("assert 4 == {answer}");
@@ -156,7 +182,8 @@ fn failed_extractions_are_wrong_in_both_modes() {
     let s = sample("def f(x):\n    return x", "1", "1");
     let failed = crate::extract::extract("no idea", Task::Output);
     for mode in Mode::ALL {
-        let verdict = judge(&mut FakeEngine::new(), &s, Task::Output, mode, &failed, &Expected::of(&s), &ScoreOptions::default());
+        let verdict =
+            judge(&mut FakeEngine::new(), &s, Task::Output, mode, &failed, &Expected::of(&s), &ScoreOptions::default());
         assert_eq!(verdict.label(), "extraction_failed", "{mode:?}");
     }
 }
@@ -168,7 +195,10 @@ fn expected_output_that_is_not_a_literal_is_an_error_not_a_pass() {
     assert_eq!(verdict.label(), "not_a_literal");
     let mut engine = FakeEngine::new().value("f(1)", "1");
     let verdict = verdict_of(&mut engine, &s, Task::Input, Mode::Strict, "f(1)");
-    assert!(matches!(&verdict, Verdict::Error { message } if message.contains("expected output `object()` is not a literal")), "{verdict}");
+    assert!(
+        matches!(&verdict, Verdict::Error { message } if message.contains("expected output `object()` is not a literal")),
+        "{verdict}"
+    );
 }
 
 /// How verdicts become n, c and pass@k in each mode: (mode, verdicts, n, correct, pass@1, pass@5).

@@ -102,7 +102,8 @@ pub fn write_parquet(schema: &str, codec: Compression, groups: &[Vec<(&str, Colu
             let (_, values) = columns.next().expect("as many columns as the schema");
             match values {
                 Column::Text(values) => {
-                    let (levels, present): (Vec<i16>, Vec<ByteArray>) = levels(values, |v| ByteArray::from(v.as_bytes().to_vec()));
+                    let (levels, present): (Vec<i16>, Vec<ByteArray>) =
+                        levels(values, |v| ByteArray::from(v.as_bytes().to_vec()));
                     column.typed::<ByteArrayType>().write_batch(&present, Some(&levels), None).expect("text values");
                 }
                 Column::Int(values) => {

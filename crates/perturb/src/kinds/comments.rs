@@ -17,12 +17,14 @@
 
 use tree_sitter::{Node, Tree};
 
-use crate::syntax::NodeKind;
 use crate::edit::TextEdit;
 use crate::messages::{Category, Fill, METHODS, codecrash_useless_value, pool, render, useless_value};
 use crate::rng::Rng;
 use crate::scope::Analysis;
-use crate::syntax::{self, comment_fits_at, indent_of_line_start, line_end, line_start, named_children, newline_of, preorder, text};
+use crate::syntax::NodeKind;
+use crate::syntax::{
+    self, comment_fits_at, indent_of_line_start, line_end, line_start, named_children, newline_of, preorder, text,
+};
 use crate::{Kind, Options, PerturbError, Profile, Program};
 
 #[derive(Clone, Debug)]
@@ -54,7 +56,8 @@ pub fn value_claims(sample: &execbench_core::Sample, kind: Kind, options: &Optio
         return Ok(0);
     }
     let tree = syntax::parse_valid(&sample.code, "the code")?;
-    let program = Program { code: sample.code.clone(), call: sample.call.clone(), function_name: sample.function_name.clone() };
+    let program =
+        Program { code: sample.code.clone(), call: sample.call.clone(), function_name: sample.function_name.clone() };
     let mut rng = Rng::new(crate::rng::derive_seed(&sample.id, kind.name(), options.seed));
     misleading_counted(&program, &tree, &sample.output, kind, options, &mut rng).map(|(_, claims)| claims)
 }
@@ -88,7 +91,8 @@ fn misleading_counted(
         return Err(PerturbError::Unsupported("MPS: the code defines its own `print`".to_string()));
     }
     let codecrash = options.profile == Profile::Codecrash;
-    let useless = if codecrash { codecrash_useless_value(expected_output).0 } else { useless_value(expected_output) }.to_string();
+    let useless =
+        if codecrash { codecrash_useless_value(expected_output).0 } else { useless_value(expected_output) }.to_string();
     let mut sites = find_sites(root, code, &useless, options.profile);
     // Keep only sites this kind can use, one comment per line.
     sites.retain(|s| if kind == Kind::Mcc { s.comment_at.is_some() } else { s.print_at.is_some() });
@@ -99,7 +103,10 @@ fn misleading_counted(
     let chosen: Vec<&Site> = if options.once && codecrash {
         // In source order, each category's first site that passes the coin flip.
         let mut done = std::collections::BTreeSet::new();
-        sites.iter().filter(|s| !done.contains(&s.category) && rng.chance(options.p) && done.insert(s.category)).collect()
+        sites
+            .iter()
+            .filter(|s| !done.contains(&s.category) && rng.chance(options.p) && done.insert(s.category))
+            .collect()
     } else if options.once {
         Category::ALL
             .iter()
@@ -119,12 +126,15 @@ fn misleading_counted(
         let full = pool(site.category);
         // codecrash: return messages always name the value, the others never do.
         let names_value = |t: &&String| t.contains("{useless}") == (site.category == Category::Return);
-        let templates: Vec<&String> = if codecrash { full.iter().filter(names_value).collect() } else { full.iter().collect() };
+        let templates: Vec<&String> =
+            if codecrash { full.iter().filter(names_value).collect() } else { full.iter().collect() };
         let template = rng.pick(&templates).map(|t| t.to_string()).unwrap_or_default();
         let message = render(&template, &site.fill);
         let placed = match kind {
             Kind::Mcc => site.comment_at.map(|at| TextEdit::insert(at, format!("  # {message}"))),
-            _ => site.print_at.as_ref().map(|(at, indent)| TextEdit::insert(*at, format!("{indent}print({}){newline}", python_string(&message)))),
+            _ => site.print_at.as_ref().map(|(at, indent)| {
+                TextEdit::insert(*at, format!("{indent}print({}){newline}", python_string(&message)))
+            }),
         };
         if let Some(edit) = placed {
             claims += usize::from(template.contains("{useless}"));
@@ -176,9 +186,15 @@ fn print_before(code: &str, statement: Node) -> Option<(usize, String)> {
 /// A print as the first statement of `block` (after a docstring when `skip_docstring`).
 fn print_inside(code: &str, block: Node, skip_docstring: bool) -> Option<(usize, String)> {
     let statements: Vec<Node> = named_children(block).into_iter().filter(|n| n.kind_name() != "comment").collect();
-    let is_docstring =
-        |s: &Node| s.kind_name() == "expression_statement" && named_children(*s).first().is_some_and(|e| matches!(e.kind_name(), "string" | "concatenated_string"));
-    let first = if skip_docstring && statements.first().is_some_and(is_docstring) { statements.get(1)? } else { statements.first()? };
+    let is_docstring = |s: &Node| {
+        s.kind_name() == "expression_statement"
+            && named_children(*s).first().is_some_and(|e| matches!(e.kind_name(), "string" | "concatenated_string"))
+    };
+    let first = if skip_docstring && statements.first().is_some_and(is_docstring) {
+        statements.get(1)?
+    } else {
+        statements.first()?
+    };
     print_before(code, *first)
 }
 
@@ -218,7 +234,8 @@ fn find_sites(root: Node, code: &str, useless: &str, profile: Profile) -> Vec<Si
                     _ => (Category::Condition, "consequence"),
                 };
                 // codecrash: an `if` prints as the first line of its body, as `elif` always does.
-                let inside = node.kind_name() == "elif_clause" || (node.kind_name() == "if_statement" && profile == Profile::Codecrash);
+                let inside = node.kind_name() == "elif_clause"
+                    || (node.kind_name() == "if_statement" && profile == Profile::Codecrash);
                 let print_at = if inside {
                     node.child_by_field_name(body).and_then(|b| print_inside(code, b, false))
                 } else {
@@ -261,7 +278,9 @@ fn statement_site(statement: Node, code: &str, base: &Fill) -> Option<(Category,
         "assignment" if inner.child_by_field_name("right").is_some_and(|r| r.kind_name() == "binary_operator") => {
             Some((Category::Arithmetic, Fill { var: target(), ..base.clone() }))
         }
-        "assignment" if inner.child_by_field_name("right").is_some() => Some((Category::Assignment, Fill { var: target(), ..base.clone() })),
+        "assignment" if inner.child_by_field_name("right").is_some() => {
+            Some((Category::Assignment, Fill { var: target(), ..base.clone() }))
+        }
         _ => None,
     }
 }
@@ -282,7 +301,8 @@ mod tests {
     fn sites_and_their_categories() {
         let tree = syntax::parse(CODE).unwrap();
         let sites = find_sites(tree.root_node(), CODE, "zero", Profile::Execbench);
-        let got: Vec<(usize, Category)> = sites.iter().map(|s| (CODE[..s.comment_at.unwrap()].matches('\n').count(), s.category)).collect();
+        let got: Vec<(usize, Category)> =
+            sites.iter().map(|s| (CODE[..s.comment_at.unwrap()].matches('\n').count(), s.category)).collect();
         use Category::*;
         let expected = vec![
             (0, Function),
@@ -373,8 +393,16 @@ mod tests {
                     };
                     let out = crate::perturb_sample(&sample, kind, &options).unwrap().code;
                     // Each claim is the return pool's "{useless}" rendered as "zero".
-                    let return_messages: Vec<&str> = pool(Category::Return).iter().filter(|t| t.contains("{useless}")).map(|t| t.as_str()).collect();
-                    let claims = out.lines().filter(|l| return_messages.iter().any(|t| l.contains(&t.replace("{useless}", "zero").replace("{func}", "f")))).count();
+                    let return_messages: Vec<&str> =
+                        pool(Category::Return).iter().filter(|t| t.contains("{useless}")).map(|t| t.as_str()).collect();
+                    let claims = out
+                        .lines()
+                        .filter(|l| {
+                            return_messages
+                                .iter()
+                                .any(|t| l.contains(&t.replace("{useless}", "zero").replace("{func}", "f")))
+                        })
+                        .count();
                     assert_eq!(claims, returns, "{kind} seed {seed}:\n{out}");
                     assert_eq!(value_claims(&sample, kind, &options).unwrap(), returns);
                     assert_eq!(message_true(&sample, kind, &options), true_claim, "{kind} {output}");
@@ -390,7 +418,8 @@ mod tests {
         let once = codecrash(Options { once: true, ..Options::default() });
         for seed in 0..10 {
             let out = run(CODE, Kind::Mcc, Options { seed, ..once }).unwrap();
-            let commented: Vec<usize> = out.lines().enumerate().filter(|(_, l)| l.contains("  # ")).map(|(i, _)| i).collect();
+            let commented: Vec<usize> =
+                out.lines().enumerate().filter(|(_, l)| l.contains("  # ")).map(|(i, _)| i).collect();
             // Function 0, assignment 1, arithmetic 2, method 3, loop 4, condition 5, return 11.
             assert_eq!(commented, vec![0, 1, 2, 3, 4, 5, 11], "seed {seed}:\n{out}");
         }
@@ -411,7 +440,12 @@ mod tests {
 
     #[test]
     fn print_strings_are_exact_literals() {
-        let cases = [("plain", "\"plain\""), ("a\"b", "\"a\\\"b\""), ("back\\slash", "\"back\\\\slash\""), ("''.join", "\"''.join\"")];
+        let cases = [
+            ("plain", "\"plain\""),
+            ("a\"b", "\"a\\\"b\""),
+            ("back\\slash", "\"back\\\\slash\""),
+            ("''.join", "\"''.join\""),
+        ];
         for (text, literal) in cases {
             assert_eq!(python_string(text), literal);
         }

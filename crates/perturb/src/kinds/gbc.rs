@@ -13,11 +13,11 @@ use std::collections::BTreeSet;
 
 use tree_sitter::{Node, Tree};
 
-use crate::syntax::NodeKind;
 use crate::edit::TextEdit;
 use crate::kinds::rtf::Deletion;
 use crate::rng::Rng;
 use crate::scope::{Analysis, ScopeKind};
+use crate::syntax::NodeKind;
 use crate::syntax::{BUILTINS, deeper, indent_of_line_start, line_start, named_children, newline_of, preorder, text};
 use crate::{PerturbError, Profile, Program};
 
@@ -36,7 +36,13 @@ pub(crate) struct Position {
 }
 
 /// `tree` and `call_tree` are the syntax trees of the program's code and call.
-pub fn garbage_code(program: &Program, tree: &Tree, call_tree: &Tree, profile: Profile, rng: &mut Rng) -> Result<Vec<TextEdit>, PerturbError> {
+pub fn garbage_code(
+    program: &Program,
+    tree: &Tree,
+    call_tree: &Tree,
+    profile: Profile,
+    rng: &mut Rng,
+) -> Result<Vec<TextEdit>, PerturbError> {
     if profile == Profile::Codecrash {
         return crate::kinds::gbc_codecrash::garbage_code(program, tree, call_tree, rng);
     }
@@ -45,7 +51,8 @@ pub fn garbage_code(program: &Program, tree: &Tree, call_tree: &Tree, profile: P
     let analysis = Analysis::of(root, code);
     // One walk of the tree serves every question below.
     let all_nodes = preorder(root);
-    let used: BTreeSet<&str> = all_nodes.iter().filter(|n| n.kind_name() == "identifier").map(|n| text(*n, code)).collect();
+    let used: BTreeSet<&str> =
+        all_nodes.iter().filter(|n| n.kind_name() == "identifier").map(|n| text(*n, code)).collect();
     if let Some(clash) = DEAD_VARIABLES.iter().chain(DEAD_FUNCTIONS.iter()).find(|n| used.contains(*n)) {
         return Err(PerturbError::Unsupported(format!("GBC: the code already uses the name `{clash}`")));
     }
@@ -88,7 +95,11 @@ pub(crate) fn place(statement: &str, position: &Position, newline: &str) -> Stri
             format!("{indent}{}", line.trim_start_matches(' '))
         })
         .collect();
-    if position.at_end_of_file { format!("{newline}{}", lines.join(newline)) } else { format!("{}{newline}", lines.join(newline)) }
+    if position.at_end_of_file {
+        format!("{newline}{}", lines.join(newline))
+    } else {
+        format!("{}{newline}", lines.join(newline))
+    }
 }
 
 fn indent_width(inserted: &str) -> usize {
@@ -107,21 +118,32 @@ pub(crate) fn module_assignments(
     newline: &str,
     values: (usize, usize),
 ) -> Result<Vec<TextEdit>, PerturbError> {
-    let Some(function) = analysis
-        .scopes
-        .iter()
-        .find(|s| s.kind == ScopeKind::Function && s.parent == Some(0) && s.def_name.as_deref() == Some(program.function_name.as_str()))
-    else {
-        return Err(PerturbError::InvalidInput(format!("the code defines no top-level function `{}`", program.function_name)));
+    let Some(function) = analysis.scopes.iter().find(|s| {
+        s.kind == ScopeKind::Function
+            && s.parent == Some(0)
+            && s.def_name.as_deref() == Some(program.function_name.as_str())
+    }) else {
+        return Err(PerturbError::InvalidInput(format!(
+            "the code defines no top-level function `{}`",
+            program.function_name
+        )));
     };
     let free = analysis.free_names();
-    let call_names: BTreeSet<&str> =
-        preorder(call_tree.root_node()).into_iter().filter(|n| n.kind_name() == "identifier").map(|n| text(n, &program.call)).collect();
+    let call_names: BTreeSet<&str> = preorder(call_tree.root_node())
+        .into_iter()
+        .filter(|n| n.kind_name() == "identifier")
+        .map(|n| text(n, &program.call))
+        .collect();
     let module = &analysis.scopes[0];
     let mut candidates: Vec<String> = function
         .params
         .iter()
-        .filter(|p| !free.contains(*p) && !module.bound.contains_key(*p) && !BUILTINS.contains(&p.as_str()) && !call_names.contains(p.as_str()))
+        .filter(|p| {
+            !free.contains(*p)
+                && !module.bound.contains_key(*p)
+                && !BUILTINS.contains(&p.as_str())
+                && !call_names.contains(p.as_str())
+        })
         .filter(|p| !(p.starts_with("__") && p.ends_with("__")))
         .cloned()
         .collect();
@@ -148,11 +170,16 @@ fn top_level_positions(root: Node, code: &str) -> Vec<usize> {
             skip = index + 1;
         }
     }
-    statements[skip..].iter().filter(|s| indent_of_line_start(code, **s).is_some_and(|i| i.is_empty())).map(|s| s.start_byte()).collect()
+    statements[skip..]
+        .iter()
+        .filter(|s| indent_of_line_start(code, **s).is_some_and(|i| i.is_empty()))
+        .map(|s| s.start_byte())
+        .collect()
 }
 
 pub(crate) fn is_docstring(statement: Node) -> bool {
-    statement.kind_name() == "expression_statement" && named_children(statement).first().is_some_and(|e| e.kind_name() == "string")
+    statement.kind_name() == "expression_statement"
+        && named_children(statement).first().is_some_and(|e| e.kind_name() == "string")
 }
 
 fn ends_flow(statement: Node) -> bool {
@@ -178,7 +205,12 @@ pub(crate) fn statement_positions(nodes: &[Node], code: &str, analysis: &Analysi
         let is_function_body = block.parent().is_some_and(|p| p.kind_name() == "function_definition");
         for (index, statement) in statements.iter().enumerate() {
             if !(index == 0 && is_function_body && is_docstring(*statement)) {
-                positions.push(Position { at: line_start(code, statement.start_byte()), indent: indent.clone(), at_end_of_file: false, scope });
+                positions.push(Position {
+                    at: line_start(code, statement.start_byte()),
+                    indent: indent.clone(),
+                    at_end_of_file: false,
+                    scope,
+                });
             }
             if ends_flow(*statement) {
                 break;
@@ -212,7 +244,14 @@ pub(crate) enum Shape {
 const FALSE_CONSTANTS: &[&str] = &["False", "None", "0", "''"];
 const FALSE_WITH_PARAMETER: &[&str] = &["{p} != {p}", "not {p} == {p}"];
 
-pub(crate) fn dead_statement(shape: Shape, variable: &str, position: &Position, analysis: &Analysis, deletions: &[Deletion], rng: &mut Rng) -> String {
+pub(crate) fn dead_statement(
+    shape: Shape,
+    variable: &str,
+    position: &Position,
+    analysis: &Analysis,
+    deletions: &[Deletion],
+    rng: &mut Rng,
+) -> String {
     let witnesses: Vec<String> = crate::kinds::rtf::bool_witnesses(analysis, position.scope, deletions)
         .into_iter()
         .filter(|w| w != "True" && w != "False")
@@ -260,7 +299,10 @@ mod tests {
     }
 
     fn module_assigned(out: &str) -> Vec<String> {
-        out.lines().filter(|l| !l.starts_with(' ') && l.contains(" = ")).map(|l| l.split(" = ").next().unwrap().to_string()).collect()
+        out.lines()
+            .filter(|l| !l.starts_with(' ') && l.contains(" = "))
+            .map(|l| l.split(" = ").next().unwrap().to_string())
+            .collect()
     }
 
     #[test]
@@ -278,7 +320,8 @@ mod tests {
     /// No inserted line follows a `return` at the same indentation.
     #[test]
     fn nothing_after_a_return_in_its_block() {
-        let code = "def f(a, b, c):\n    if a:\n        return 1\n    elif b:\n        c = 2\n        return c\n    return 3";
+        let code =
+            "def f(a, b, c):\n    if a:\n        return 1\n    elif b:\n        c = 2\n        return c\n    return 3";
         for seed in 0..50 {
             let out = gbc(code, seed).unwrap();
             let lines: Vec<&str> = out.lines().collect();
@@ -347,7 +390,8 @@ mod nesting_tests {
     fn insertions_at_one_offset_nest_correctly() {
         let code = "def f(sample):\n    i = -1\n    while sample.find('/', i+1) != -1:\n        i = sample.find('/', i+1)\n    return i\ndef g(x):\n    return x";
         for seed in 0..200 {
-            let out = perturb(code, "f", "f('a/b')", "1", Kind::Gbc, &Options::with_seed(seed), "sample_214").unwrap().code;
+            let out =
+                perturb(code, "f", "f('a/b')", "1", Kind::Gbc, &Options::with_seed(seed), "sample_214").unwrap().code;
             let lines: Vec<&str> = out.lines().collect();
             for pair in lines.windows(2) {
                 let width = |l: &str| l.len() - l.trim_start().len();

@@ -21,7 +21,9 @@
 use tree_sitter::{Node, Tree};
 
 use crate::edit::TextEdit;
-use crate::kinds::gbc::{DEAD_FUNCTIONS, DEAD_VARIABLES, Position, Shape, dead_statement, module_assignments, place, statement_positions};
+use crate::kinds::gbc::{
+    DEAD_FUNCTIONS, DEAD_VARIABLES, Position, Shape, dead_statement, module_assignments, place, statement_positions,
+};
 use crate::rng::Rng;
 use crate::scope::{Analysis, ScopeKind};
 use crate::syntax::{self, NodeKind, indent_of_line_start, newline_of, preorder, text};
@@ -34,13 +36,28 @@ const OWN_PREFIXES: [&str; 2] = ["TempVar", "TempFunc"];
 /// Functions that never return if called, written with `\n` and 4-space levels; `{name}` is the
 /// function's name. Each is harmless to define: only a call would loop.
 pub const NEVER_ENDING: [(&str, &str); 7] = [
-    ("mutual recursion", "def {name}(count):\n    return {name}_b(count + 1)\ndef {name}_b(count):\n    return {name}(count - 1)"),
-    ("nested recursive def", "def {name}(limit):\n    def {name}_step(k):\n        return {name}_step(k + limit)\n    return {name}_step(0)"),
+    (
+        "mutual recursion",
+        "def {name}(count):\n    return {name}_b(count + 1)\ndef {name}_b(count):\n    return {name}(count - 1)",
+    ),
+    (
+        "nested recursive def",
+        "def {name}(limit):\n    def {name}_step(k):\n        return {name}_step(k + limit)\n    return {name}_step(0)",
+    ),
     ("while True", "def {name}(flag):\n    while True:\n        flag = not flag\n    return flag"),
     ("iter(int, 1)", "def {name}(acc):\n    for _ in iter(int, 1):\n        acc += 1\n    return acc"),
-    ("recursion in try/except", "def {name}(depth):\n    try:\n        return {name}(depth + 1)\n    except RecursionError:\n        return {name}(depth + 2)"),
-    ("growing list", "def {name}(first):\n    seen = [first]\n    for item in seen:\n        seen.append(item)\n    return seen"),
-    ("iter(lambda: True, False)", "def {name}(total):\n    for _ in iter(lambda: True, False):\n        total = total\n    return total"),
+    (
+        "recursion in try/except",
+        "def {name}(depth):\n    try:\n        return {name}(depth + 1)\n    except RecursionError:\n        return {name}(depth + 2)",
+    ),
+    (
+        "growing list",
+        "def {name}(first):\n    seen = [first]\n    for item in seen:\n        seen.append(item)\n    return seen",
+    ),
+    (
+        "iter(lambda: True, False)",
+        "def {name}(total):\n    for _ in iter(lambda: True, False):\n        total = total\n    return total",
+    ),
 ];
 
 /// Where one piece of garbage can go: a statement position, or a new `else:` clause.
@@ -58,11 +75,21 @@ enum Garbage {
     Function(&'static str, usize),
 }
 
-pub fn garbage_code(program: &Program, tree: &Tree, call_tree: &Tree, rng: &mut Rng) -> Result<Vec<TextEdit>, PerturbError> {
+pub fn garbage_code(
+    program: &Program,
+    tree: &Tree,
+    call_tree: &Tree,
+    rng: &mut Rng,
+) -> Result<Vec<TextEdit>, PerturbError> {
     let code = &program.code;
     let root = tree.root_node();
     let nodes = preorder(root);
-    if let Some(clash) = nodes.iter().filter(|n| n.kind_name() == "identifier").map(|n| text(*n, code)).find(|t| OWN_PREFIXES.iter().any(|p| t.starts_with(p))) {
+    if let Some(clash) = nodes
+        .iter()
+        .filter(|n| n.kind_name() == "identifier")
+        .map(|n| text(*n, code))
+        .find(|t| OWN_PREFIXES.iter().any(|p| t.starts_with(p)))
+    {
         return Err(PerturbError::Unsupported(format!("GBC: the code already uses the name `{clash}`")));
     }
     let newline = newline_of(code);
@@ -94,7 +121,11 @@ pub fn garbage_code(program: &Program, tree: &Tree, call_tree: &Tree, rng: &mut 
             }
             Garbage::Function(name, index) => NEVER_ENDING[index].1.replace("{name}", name),
         };
-        let statement = if slot.new_else { format!("else:\n{}", statement.lines().map(|l| format!("    {l}")).collect::<Vec<_>>().join("\n")) } else { statement };
+        let statement = if slot.new_else {
+            format!("else:\n{}", statement.lines().map(|l| format!("    {l}")).collect::<Vec<_>>().join("\n"))
+        } else {
+            statement
+        };
         let inserted = place(&statement, &slot.position, newline);
         let offset = insertions.original_offset_or_inside(slot.position.at);
         insertions.insert_into(offset, &inserted);
@@ -106,8 +137,12 @@ pub fn garbage_code(program: &Program, tree: &Tree, call_tree: &Tree, rng: &mut 
 /// Statement positions inside functions, and the missing `else` of each `if`, `for` and `while`
 /// in a function that starts its own line, in source order.
 fn slots(nodes: &[Node], code: &str, analysis: &Analysis) -> Vec<Slot> {
-    let mut slots: Vec<Slot> = statement_positions(nodes, code, analysis).into_iter().map(|position| Slot { position, new_else: false }).collect();
-    for &node in nodes.iter().filter(|n| matches!(n.kind_name(), "if_statement" | "for_statement" | "while_statement")) {
+    let mut slots: Vec<Slot> = statement_positions(nodes, code, analysis)
+        .into_iter()
+        .map(|position| Slot { position, new_else: false })
+        .collect();
+    for &node in nodes.iter().filter(|n| matches!(n.kind_name(), "if_statement" | "for_statement" | "while_statement"))
+    {
         let has_else = syntax::named_children(node).iter().any(|c| c.kind_name() == "else_clause");
         let scope = analysis.scope_at(node.start_byte());
         if has_else || analysis.scopes[scope].kind != ScopeKind::Function {
@@ -192,7 +227,9 @@ mod tests {
 
     fn gbc(code: &str, call: &str, seed: u64) -> String {
         let options = Options { profile: Profile::Codecrash, ..Options::with_seed(seed) };
-        perturb(code, "f", call, "1", Kind::Gbc, &options, "t").unwrap_or_else(|e| panic!("seed {seed}: {e}\n{code}")).code
+        perturb(code, "f", call, "1", Kind::Gbc, &options, "t")
+            .unwrap_or_else(|e| panic!("seed {seed}: {e}\n{code}"))
+            .code
     }
 
     /// Offsets map back to the original text whether they fall before, between, at the edge of
@@ -241,10 +278,16 @@ mod tests {
                     assert_eq!(out.matches('\n').count(), out.matches("\r\n").count(), "{out:?}");
                 }
                 if code.contains('\t') {
-                    assert!(out.lines().filter(|l| l.starts_with(' ')).all(|l| !l.starts_with("    ")), "spaces in a tab file: {out:?}");
+                    assert!(
+                        out.lines().filter(|l| l.starts_with(' ')).all(|l| !l.starts_with("    ")),
+                        "spaces in a tab file: {out:?}"
+                    );
                 }
                 if code.contains("def g(inner)") {
-                    let outside: Vec<&str> = out.lines().filter(|l| l.starts_with("    ") && !l.starts_with("        ") && l.contains("inner")).collect();
+                    let outside: Vec<&str> = out
+                        .lines()
+                        .filter(|l| l.starts_with("    ") && !l.starts_with("        ") && l.contains("inner"))
+                        .collect();
                     assert!(outside.iter().all(|l| l.contains("def g(")), "reads `inner` outside g: {out}");
                 }
             }
@@ -261,7 +304,8 @@ mod tests {
         let (mut new_else, mut nested) = (0, 0);
         for seed in 0..60 {
             let out = gbc(code, call, seed);
-            let statements = DEAD_VARIABLES.iter().filter(|v| out.contains(&format!("{v} ="))).count() + out.matches("print(").count();
+            let statements = DEAD_VARIABLES.iter().filter(|v| out.contains(&format!("{v} ="))).count()
+                + out.matches("print(").count();
             assert_eq!(statements, 3, "seed {seed}:\n{out}");
             assert!(out.contains("def TempFunc0(") && out.contains("def TempFunc1("), "seed {seed}:\n{out}");
             for line in out.lines().filter(|l| !l.starts_with(' ') && l.contains(" = ")) {
@@ -278,7 +322,12 @@ mod tests {
                 .enumerate()
                 .filter(|(i, l)| {
                     (l.contains("TempVar") || l.contains("def TempFunc") || l.contains("print("))
-                        && lines[..*i].iter().rev().find(|p| width(p) < width(l)).is_some_and(|p| p.contains("TempFunc") || p.contains("if ") && !code.contains(p.trim()) || p.contains("while ") || p.contains("for _"))
+                        && lines[..*i].iter().rev().find(|p| width(p) < width(l)).is_some_and(|p| {
+                            p.contains("TempFunc")
+                                || p.contains("if ") && !code.contains(p.trim())
+                                || p.contains("while ")
+                                || p.contains("for _")
+                        })
                 })
                 .count();
         }

@@ -12,9 +12,9 @@ use execbench_core::{Convention, Limits, Outcome, RunRequest};
 use execbench_eval::parse_literal;
 use tree_sitter::{Node, Tree};
 
-use crate::syntax::NodeKind;
 use crate::edit::{self, TextEdit};
 use crate::rng::Rng;
+use crate::syntax::NodeKind;
 use crate::syntax::{self, comment_fits_at, line_end, named_children, newline_of, preorder, text};
 use crate::wrong_answer::{WrongAnswerRequest, WrongAnswerSource};
 use crate::{Edit, Hint, Kind, Options, PerturbError, Prediction, Program};
@@ -30,24 +30,54 @@ pub fn hint(
     source: &mut dyn WrongAnswerSource,
 ) -> Result<(Program, Vec<Edit>, Hint), PerturbError> {
     let mut candidates = candidates(sample_id, program, expected_output, options, rng, source)?.into_iter();
-    let claimed = candidates.next().ok_or_else(|| PerturbError::Unsupported("MHC: no wrong answer proposed".to_string()))?;
+    let claimed =
+        candidates.next().ok_or_else(|| PerturbError::Unsupported("MHC: no wrong answer proposed".to_string()))?;
     let (next, edits) = place_hint(program, tree, options.prediction, &claimed)?;
     let probes = match options.prediction {
-        Prediction::Output => source.probes(&request(sample_id, program, expected_output, options), rng).into_iter().filter(|p| !p.contains('\n') && !p.contains('\r')).collect(),
+        Prediction::Output => source
+            .probes(&request(sample_id, program, expected_output, options), rng)
+            .into_iter()
+            .filter(|p| !p.contains('\n') && !p.contains('\r'))
+            .collect(),
         Prediction::Input => Vec::new(),
     };
-    Ok((next, edits, Hint { prediction: options.prediction, claimed, alternatives: candidates.collect(), probes, probed: None }))
+    Ok((
+        next,
+        edits,
+        Hint { prediction: options.prediction, claimed, alternatives: candidates.collect(), probes, probed: None },
+    ))
 }
 
-fn request<'a>(sample_id: &'a str, program: &'a Program, expected_output: &'a str, options: &Options) -> WrongAnswerRequest<'a> {
-    WrongAnswerRequest { sample_id, code: &program.code, function_name: &program.function_name, call: &program.call, expected_output, prediction: options.prediction }
+fn request<'a>(
+    sample_id: &'a str,
+    program: &'a Program,
+    expected_output: &'a str,
+    options: &Options,
+) -> WrongAnswerRequest<'a> {
+    WrongAnswerRequest {
+        sample_id,
+        code: &program.code,
+        function_name: &program.function_name,
+        call: &program.call,
+        expected_output,
+        prediction: options.prediction,
+    }
 }
 
 /// The source's proposals in its order, without repeats, line breaks (a comment is one line) or,
 /// for output prediction, values equal to the true one as literals (type-aware: `1` and `1.0`
 /// differ; what only Python's `==` equates is left to the execution check).
-fn candidates(sample_id: &str, program: &Program, expected_output: &str, options: &Options, rng: &mut Rng, source: &mut dyn WrongAnswerSource) -> Result<Vec<String>, PerturbError> {
-    let proposed = source.candidates(&request(sample_id, program, expected_output, options), rng).map_err(|e| PerturbError::Unsupported(format!("MHC: {e}")))?;
+fn candidates(
+    sample_id: &str,
+    program: &Program,
+    expected_output: &str,
+    options: &Options,
+    rng: &mut Rng,
+    source: &mut dyn WrongAnswerSource,
+) -> Result<Vec<String>, PerturbError> {
+    let proposed = source
+        .candidates(&request(sample_id, program, expected_output, options), rng)
+        .map_err(|e| PerturbError::Unsupported(format!("MHC: {e}")))?;
     let truth = match options.prediction {
         Prediction::Output => parse_literal(expected_output).ok(),
         Prediction::Input => None,
@@ -68,7 +98,11 @@ fn candidates(sample_id: &str, program: &Program, expected_output: &str, options
 
 /// The hint claiming `claimed`, placed on the unhinted program again: verification's fallback when
 /// the first claim turned out not to be wrong. The output is re-parsed like any perturbation's.
-pub fn replace_hint(original: &Program, prediction: Prediction, claimed: &str) -> Result<(Program, Vec<Edit>), PerturbError> {
+pub fn replace_hint(
+    original: &Program,
+    prediction: Prediction,
+    claimed: &str,
+) -> Result<(Program, Vec<Edit>), PerturbError> {
     let tree = syntax::parse_valid(&original.code, "the code")?;
     let (next, edits) = place_hint(original, &tree, prediction, claimed)?;
     syntax::check_edited_output(&tree, &next.code, &edits, Kind::Mhc.name())?;
@@ -77,10 +111,19 @@ pub fn replace_hint(original: &Program, prediction: Prediction, claimed: &str) -
 
 /// The run that decides whether a claim is wrong: the claimed value compared with the expected
 /// output (output prediction), or the function called with the claimed arguments (input prediction).
-pub fn hint_request(program: &Program, convention: Convention, expected_output: &str, prediction: Prediction, claimed: &str, limits: Limits) -> RunRequest {
+pub fn hint_request(
+    program: &Program,
+    convention: Convention,
+    expected_output: &str,
+    prediction: Prediction,
+    claimed: &str,
+    limits: Limits,
+) -> RunRequest {
     let request = match prediction {
         Prediction::Output => RunRequest::new("", claimed),
-        Prediction::Input => convention.request(&program.code, &program.function_name, format!("{}({claimed})", program.function_name)),
+        Prediction::Input => {
+            convention.request(&program.code, &program.function_name, format!("{}({claimed})", program.function_name))
+        }
     };
     request.expecting(expected_output).with_limits(limits)
 }
@@ -96,14 +139,32 @@ pub fn hint_verdict(outcome: Outcome) -> Result<bool, String> {
 }
 
 /// `tree` is the program's syntax tree.
-fn place_hint(program: &Program, tree: &Tree, prediction: Prediction, claimed: &str) -> Result<(Program, Vec<Edit>), PerturbError> {
+fn place_hint(
+    program: &Program,
+    tree: &Tree,
+    prediction: Prediction,
+    claimed: &str,
+) -> Result<(Program, Vec<Edit>), PerturbError> {
     let code = &program.code;
     let root = tree.root_node();
     let function = named_children(root)
         .into_iter()
-        .map(|n| if n.kind_name() == "decorated_definition" { n.child_by_field_name("definition").unwrap_or(n) } else { n })
-        .find(|n| n.kind_name() == "function_definition" && n.child_by_field_name("name").is_some_and(|name| text(name, code) == program.function_name))
-        .ok_or_else(|| PerturbError::InvalidInput(format!("the code defines no top-level function `{}`", program.function_name)))?;
+        .map(
+            |n| {
+                if n.kind_name() == "decorated_definition" {
+                    n.child_by_field_name("definition").unwrap_or(n)
+                } else {
+                    n
+                }
+            },
+        )
+        .find(|n| {
+            n.kind_name() == "function_definition"
+                && n.child_by_field_name("name").is_some_and(|name| text(name, code) == program.function_name)
+        })
+        .ok_or_else(|| {
+            PerturbError::InvalidInput(format!("the code defines no top-level function `{}`", program.function_name))
+        })?;
     let newline = newline_of(code);
     let edit = match prediction {
         Prediction::Input => {
@@ -111,7 +172,9 @@ fn place_hint(program: &Program, tree: &Tree, prediction: Prediction, claimed: &
             let body = function.child_by_field_name("body").map_or(function.end_byte(), |b| b.start_byte());
             let colon = syntax::children(function).into_iter().rfind(|c| c.kind_name() == ":" && c.end_byte() <= body);
             let at = colon.map(|c| line_end(code, c.end_byte())).filter(|at| comment_fits_at(code, root, *at));
-            let at = at.ok_or_else(|| PerturbError::Unsupported("MHC: no room for a comment on the definition line".to_string()))?;
+            let at = at.ok_or_else(|| {
+                PerturbError::Unsupported("MHC: no room for a comment on the definition line".to_string())
+            })?;
             TextEdit::insert(at, comment)
         }
         Prediction::Output => {
@@ -176,7 +239,13 @@ mod tests {
             assert!(out.code.contains(needle), "{}", out.code);
             let hint = out.hint.unwrap();
             assert!(out.code.contains(&hint.claimed), "{}", out.code);
-            assert_ne!(hint.claimed, match prediction { Prediction::Output => *output, Prediction::Input => "1" });
+            assert_ne!(
+                hint.claimed,
+                match prediction {
+                    Prediction::Output => *output,
+                    Prediction::Input => "1",
+                }
+            );
         }
     }
 }

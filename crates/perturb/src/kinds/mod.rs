@@ -2,7 +2,7 @@
 
 pub mod comments;
 pub mod gbc;
+pub mod gbc_codecrash;
 pub mod hint;
 pub mod ren;
 pub mod rtf;
-pub mod gbc_codecrash;

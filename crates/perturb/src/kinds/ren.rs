@@ -21,9 +21,9 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use tree_sitter::Tree;
 
-use crate::syntax::NodeKind;
 use crate::edit::{Edit, TextEdit};
 use crate::scope::{Analysis, ScopeKind};
+use crate::syntax::NodeKind;
 use crate::syntax::{self, named_children, preorder, text};
 use crate::{Kind, PerturbError, Profile, Program};
 
@@ -35,7 +35,12 @@ const INTROSPECTING_ATTRIBUTES: &[&str] =
 
 /// The renamed program, the edits made to its code and those made to its call. `code_tree` and
 /// `call_tree` are the syntax trees of the program's code and call.
-pub fn rename(program: &Program, code_tree: &Tree, call_tree: &Tree, profile: Profile) -> Result<(Program, Vec<Edit>, Vec<Edit>), PerturbError> {
+pub fn rename(
+    program: &Program,
+    code_tree: &Tree,
+    call_tree: &Tree,
+    profile: Profile,
+) -> Result<(Program, Vec<Edit>, Vec<Edit>), PerturbError> {
     if let Some(at) = syntax::first_error(code_tree.root_node()) {
         return Err(PerturbError::InvalidInput(format!("the code does not parse (syntax error at byte {at})")));
     }
@@ -58,7 +63,9 @@ pub fn rename(program: &Program, code_tree: &Tree, call_tree: &Tree, profile: Pr
         };
         let tree = syntax::reparse(code_tree, &combined, std::slice::from_ref(&appended))?;
         if let Some(at) = syntax::first_error(tree.root_node()) {
-            return Err(PerturbError::InvalidInput(format!("the code followed by the call does not parse (syntax error at byte {at})")));
+            return Err(PerturbError::InvalidInput(format!(
+                "the code followed by the call does not parse (syntax error at byte {at})"
+            )));
         }
         let analysis = Analysis::of(tree.root_node(), &combined);
         if let Some(what) = analysis.unsupported.first() {
@@ -67,7 +74,13 @@ pub fn rename(program: &Program, code_tree: &Tree, call_tree: &Tree, profile: Pr
         check_no_introspection(tree.root_node(), &combined, 0, &analysis)?;
         analysis
     } else {
-        let analysis = Analysis::of_joined(code_tree.root_node(), &program.code, call_tree.root_node(), &program.call, call_offset);
+        let analysis = Analysis::of_joined(
+            code_tree.root_node(),
+            &program.code,
+            call_tree.root_node(),
+            &program.call,
+            call_offset,
+        );
         if let Some(what) = analysis.unsupported.first() {
             return Err(PerturbError::Unsupported(format!("REN does not handle {what}")));
         }
@@ -124,7 +137,12 @@ fn check_call(tree: &Tree, call: &str, function_name: &str) -> Result<(), Pertur
 }
 
 /// `offset`: where `source` starts in the text `analysis` counts positions in.
-fn check_no_introspection(root: tree_sitter::Node, source: &str, offset: usize, analysis: &Analysis) -> Result<(), PerturbError> {
+fn check_no_introspection(
+    root: tree_sitter::Node,
+    source: &str,
+    offset: usize,
+    analysis: &Analysis,
+) -> Result<(), PerturbError> {
     for node in preorder(root) {
         match node.kind_name() {
             "call" => {
@@ -139,7 +157,9 @@ fn check_no_introspection(root: tree_sitter::Node, source: &str, offset: usize, 
                 if name == "eval" && evaluates_only_a_str_call(node, source) {
                     continue; // RTF's `eval(str(c))`: the text is a bool's repr, no names.
                 }
-                return Err(PerturbError::Unsupported(format!("REN: the code calls `{name}()`, which sees variable names")));
+                return Err(PerturbError::Unsupported(format!(
+                    "REN: the code calls `{name}()`, which sees variable names"
+                )));
             }
             "attribute" => {
                 let Some(attribute) = node.child_by_field_name("attribute") else { continue };
@@ -157,7 +177,9 @@ fn check_no_introspection(root: tree_sitter::Node, source: &str, offset: usize, 
 fn evaluates_only_a_str_call(call: tree_sitter::Node, source: &str) -> bool {
     let Some(arguments) = call.child_by_field_name("arguments") else { return false };
     match named_children(arguments).as_slice() {
-        [only] if only.kind_name() == "call" => only.child_by_field_name("function").is_some_and(|f| text(f, source) == "str"),
+        [only] if only.kind_name() == "call" => {
+            only.child_by_field_name("function").is_some_and(|f| text(f, source) == "str")
+        }
         _ => false,
     }
 }
@@ -187,7 +209,11 @@ fn renaming_of(analysis: &Analysis, scope: usize, name: &str) -> Renaming {
     match s.kind {
         ScopeKind::Class => Renaming::Keep,
         ScopeKind::Module if s.defined_functions.contains(name) => {
-            if s.bound_otherwise.contains(name) { Renaming::Keep } else { Renaming::Function }
+            if s.bound_otherwise.contains(name) {
+                Renaming::Keep
+            } else {
+                Renaming::Function
+            }
         }
         ScopeKind::Function if s.params.iter().any(|p| p == name) && is_method(analysis, scope) => Renaming::Keep,
         _ => Renaming::Variable,
@@ -202,10 +228,14 @@ impl Plan {
     fn new(analysis: &Analysis, function_under_test: &str, profile: Profile) -> Result<Plan, PerturbError> {
         let module = &analysis.scopes[0];
         if !module.defined_functions.contains(function_under_test) {
-            return Err(PerturbError::InvalidInput(format!("the code defines no top-level function `{function_under_test}`")));
+            return Err(PerturbError::InvalidInput(format!(
+                "the code defines no top-level function `{function_under_test}`"
+            )));
         }
         if renaming_of(analysis, 0, function_under_test) != Renaming::Function {
-            return Err(PerturbError::Unsupported(format!("REN: `{function_under_test}` is also bound by something other than `def`")));
+            return Err(PerturbError::Unsupported(format!(
+                "REN: `{function_under_test}` is also bound by something other than `def`"
+            )));
         }
         // Names we keep may not be taken by a new name.
         let mut taken: BTreeSet<String> = BTreeSet::new();
@@ -238,7 +268,9 @@ impl Plan {
             taken.extend(scope.frozen.iter().cloned());
         }
         if taken.contains("f") {
-            return Err(PerturbError::Unsupported("REN: the name `f` is already used for something that is not renamed".to_string()));
+            return Err(PerturbError::Unsupported(
+                "REN: the name `f` is already used for something that is not renamed".to_string(),
+            ));
         }
         functions.sort();
         if profile == Profile::Codecrash {
@@ -254,7 +286,8 @@ impl Plan {
         if profile == Profile::Codecrash {
             // `variables` is a BTreeMap keyed by name: already in alphabetical order.
             let mut counter = 0;
-            let variable_names = variables.into_keys().map(|name| (name, next_free(&mut counter, "Var_", &taken))).collect();
+            let variable_names =
+                variables.into_keys().map(|name| (name, next_free(&mut counter, "Var_", &taken))).collect();
             return Ok(Plan { function_names, variable_names });
         }
         // The tested function's parameters first, so that its signature reads `f(Var_1, Var_2)`.
@@ -266,8 +299,11 @@ impl Plan {
             .unwrap_or_default();
         let mut order: Vec<String> = tested_parameters.into_iter().filter(|p| variables.contains_key(p)).collect();
         order.dedup();
-        let mut by_position: Vec<(usize, String)> =
-            variables.into_iter().filter(|(name, _)| !order.contains(name)).map(|(name, first)| (first, name)).collect();
+        let mut by_position: Vec<(usize, String)> = variables
+            .into_iter()
+            .filter(|(name, _)| !order.contains(name))
+            .map(|(name, first)| (first, name))
+            .collect();
         by_position.sort();
         order.extend(by_position.into_iter().map(|(_, name)| name));
         let mut counter = 0;
@@ -285,7 +321,11 @@ impl Plan {
     }
 
     /// `g(x=1)` where `g` is one of our functions and `x` its (renamed) parameter: rename `x`.
-    fn new_keyword(&self, analysis: &Analysis, keyword: &crate::scope::KeywordArgument) -> Result<Option<&String>, PerturbError> {
+    fn new_keyword(
+        &self,
+        analysis: &Analysis,
+        keyword: &crate::scope::KeywordArgument,
+    ) -> Result<Option<&String>, PerturbError> {
         let Some(callee) = &keyword.callee else { return Ok(None) };
         let Some(target) = analysis.resolve(keyword.scope, callee) else { return Ok(None) };
         let definitions: Vec<_> = analysis
@@ -321,7 +361,6 @@ fn next_free(counter: &mut usize, prefix: &str, taken: &BTreeSet<String>) -> Str
         }
     }
 }
-
 
 #[cfg(test)]
 mod tests {
@@ -363,7 +402,10 @@ mod tests {
         // The same names are renamed under both profiles: only the numbers move.
         let code = "def f(s, k):\n    out = [c for c in s if c != k]\n    return ''.join(out)";
         let strip = |t: String| t.chars().filter(|c| !c.is_ascii_digit()).collect::<String>();
-        assert_eq!(strip(ren(code, "f", "f('ab', 'a')").unwrap().0), strip(ren_codecrash(code, "f", "f('ab', 'a')").unwrap().0));
+        assert_eq!(
+            strip(ren(code, "f", "f('ab', 'a')").unwrap().0),
+            strip(ren_codecrash(code, "f", "f('ab', 'a')").unwrap().0)
+        );
     }
 
     /// (what, code, function, call, expected code, expected call), expected text written by hand.
@@ -480,7 +522,16 @@ mod tests {
     fn call_edits_are_reported_and_placed_in_the_call() {
         use crate::{Target, place};
         for kind in [Kind::Ren, Kind::PscAll] {
-            let out = perturb("def minimumCost(s):\n    if s:\n        return 1\n    return 0", "minimumCost", "minimumCost(s='0011')", "1", kind, &Options::default(), "t").unwrap();
+            let out = perturb(
+                "def minimumCost(s):\n    if s:\n        return 1\n    return 0",
+                "minimumCost",
+                "minimumCost(s='0011')",
+                "1",
+                kind,
+                &Options::default(),
+                "t",
+            )
+            .unwrap();
             assert_eq!(out.call, "f(Var_1='0011')");
             let placed = place(&out.edits);
             let in_call: Vec<(&str, &str, &str, &str)> = out
@@ -488,11 +539,19 @@ mod tests {
                 .iter()
                 .zip(&placed)
                 .filter(|(e, _)| e.target == Target::Call)
-                .map(|(e, p)| (e.before.as_str(), e.after.as_str(), &"minimumCost(s='0011')"[p.before.clone()], &out.call[p.after.clone()]))
+                .map(|(e, p)| {
+                    (
+                        e.before.as_str(),
+                        e.after.as_str(),
+                        &"minimumCost(s='0011')"[p.before.clone()],
+                        &out.call[p.after.clone()],
+                    )
+                })
                 .collect();
             assert_eq!(in_call, [("minimumCost", "f", "minimumCost", "f"), ("s", "Var_1", "s", "Var_1")], "{kind}");
             // Code edits still point into the code.
-            for (e, p) in out.edits.iter().zip(&placed).filter(|(e, _)| e.target == Target::Code && e.kind == Kind::Ren) {
+            for (e, p) in out.edits.iter().zip(&placed).filter(|(e, _)| e.target == Target::Code && e.kind == Kind::Ren)
+            {
                 assert_eq!(&out.code[p.after.clone()], e.after, "{kind}");
             }
         }
@@ -500,7 +559,8 @@ mod tests {
 
     #[test]
     fn rtf_eval_of_str_is_not_introspection() {
-        let (code, _) = ren("def f(x):\n    while eval(str(x > 1)):\n        x -= 1\n    return x", "f", "f(3)").unwrap();
+        let (code, _) =
+            ren("def f(x):\n    while eval(str(x > 1)):\n        x -= 1\n    return x", "f", "f(3)").unwrap();
         assert_eq!(code, "def f(Var_1):\n    while eval(str(Var_1 > 1)):\n        Var_1 -= 1\n    return Var_1");
     }
 }

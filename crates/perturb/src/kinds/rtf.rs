@@ -5,11 +5,11 @@
 
 use tree_sitter::{Node, Tree};
 
-use crate::syntax::NodeKind;
 use crate::PerturbError;
 use crate::edit::TextEdit;
 use crate::rng::Rng;
 use crate::scope::{Analysis, ScopeKind};
+use crate::syntax::NodeKind;
 use crate::syntax::{named_children, preorder, text};
 
 /// How a form uses the condition: `{c}` as written, `{w}` wrapped in parentheses unless it already
@@ -108,9 +108,11 @@ pub fn reformat_conditions(code: &str, tree: &Tree, rng: &mut Rng) -> Result<Vec
         } else {
             String::new()
         };
-        let wrapped = if condition.kind_name() == "parenthesized_expression" { c.to_string() } else { format!("({c})") };
+        let wrapped =
+            if condition.kind_name() == "parenthesized_expression" { c.to_string() } else { format!("({c})") };
         let as_element = if condition.kind_name() == "named_expression" { format!("({c})") } else { c.to_string() };
-        let replacement = form.template.replace("{w}", &wrapped).replace("{t}", &as_element).replace("{c}", c).replace("{p}", &p);
+        let replacement =
+            form.template.replace("{w}", &wrapped).replace("{t}", &as_element).replace("{c}", c).replace("{p}", &p);
         // `while(x):` has no space after the keyword; `whilenot not (x)` would not parse.
         let glued = code[..condition.start_byte()].ends_with(|ch: char| ch.is_alphanumeric() || ch == '_');
         let replacement = if glued { format!(" {replacement}") } else { replacement };
@@ -135,7 +137,11 @@ pub fn deletions(nodes: &[Node], code: &str) -> Vec<Deletion> {
         .map(|d| Deletion {
             start: d.start_byte(),
             end: d.end_byte(),
-            names: preorder(*d).into_iter().filter(|n| n.kind_name() == "identifier").map(|n| text(n, code).to_string()).collect(),
+            names: preorder(*d)
+                .into_iter()
+                .filter(|n| n.kind_name() == "identifier")
+                .map(|n| text(n, code).to_string())
+                .collect(),
         })
         .collect()
 }
@@ -147,7 +153,8 @@ pub fn bool_witnesses(analysis: &Analysis, scope: usize, deletions: &[Deletion])
     let s = &analysis.scopes[scope];
     if s.kind == ScopeKind::Function {
         let (start, end) = s.range;
-        let deleted: Vec<&String> = deletions.iter().filter(|d| start <= d.start && d.end <= end).flat_map(|d| &d.names).collect();
+        let deleted: Vec<&String> =
+            deletions.iter().filter(|d| start <= d.start && d.end <= end).flat_map(|d| &d.names).collect();
         names = s.params.iter().filter(|p| !deleted.contains(p)).cloned().collect();
         names.sort();
         names.dedup();
@@ -166,12 +173,15 @@ mod tests {
     use crate::{Kind, Options, perturb};
 
     fn rtf(code: &str, seed: u64) -> String {
-        perturb(code, "f", "f(1, 2)", "1", Kind::Rtf, &Options::with_seed(seed), "t").unwrap_or_else(|e| panic!("{code}: {e}")).code
+        perturb(code, "f", "f(1, 2)", "1", Kind::Rtf, &Options::with_seed(seed), "t")
+            .unwrap_or_else(|e| panic!("{code}: {e}"))
+            .code
     }
 
     /// The condition text of the first `if`/`while` line of `code`.
     fn condition(code: &str) -> String {
-        let line = code.lines().find(|l| l.trim_start().starts_with("if ") || l.trim_start().starts_with("while ")).unwrap();
+        let line =
+            code.lines().find(|l| l.trim_start().starts_with("if ") || l.trim_start().starts_with("while ")).unwrap();
         let line = line.trim_start();
         let start = line.find(' ').unwrap() + 1;
         line[start..line.len() - 1].to_string()
@@ -201,7 +211,9 @@ mod tests {
     /// Over many seeds, every form of the family shows up and nothing else does.
     #[test]
     fn forms_of_each_family() {
-        let with_p = |template: &str| -> Vec<String> { ["a", "b", "True", "False"].iter().map(|p| template.replace("P", p)).collect() };
+        let with_p = |template: &str| -> Vec<String> {
+            ["a", "b", "True", "False"].iter().map(|p| template.replace("P", p)).collect()
+        };
         let comparison: Vec<String> = [
             vec!["(_ := (a < b,)[0])".to_string(), "(lambda: a < b)()".to_string()],
             with_p("(a < b) == (P == P)"),
@@ -216,7 +228,8 @@ mod tests {
             vec!["bool(-~int(True)) == (True)".to_string(), "eval(str(True))".to_string()],
         ]
         .concat();
-        let general: Vec<String> = ["not not (a)", "(a) or False", "(a) and True", "(_ := (a,)[0])"].map(String::from).to_vec();
+        let general: Vec<String> =
+            ["not not (a)", "(a) or False", "(a) and True", "(_ := (a,)[0])"].map(String::from).to_vec();
         let cases = [
             ("def f(a, b):\n    if a < b:\n        return 1\n    return 2", comparison),
             ("def f(a, b):\n    while True:\n        return 1", constant),
@@ -259,7 +272,8 @@ mod tests {
     fn snapshot_seed_0() {
         let code = "def f(text, lower, upper):\n    count = 0\n    new_text = list()\n    for char in text:\n        char = lower if char.isdecimal() else upper\n        if char in ['p', 'C']:\n            count += 1\n        new_text.append(char)\n    return count, ''.join(new_text)";
         let expected = code.replace("if char in ['p', 'C']:", "if (_ := (char in ['p', 'C'],)[0]):");
-        let out = perturb(code, "f", "f('a', 'b', 'c')", "(0, '')", Kind::Rtf, &Options::with_seed(0), "sample_5").unwrap();
+        let out =
+            perturb(code, "f", "f('a', 'b', 'c')", "(0, '')", Kind::Rtf, &Options::with_seed(0), "sample_5").unwrap();
         assert_eq!(out.code, expected);
         assert_eq!(out.edits.len(), 1);
         assert_eq!(out.edits[0].before, "char in ['p', 'C']");

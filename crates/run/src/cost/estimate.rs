@@ -57,7 +57,13 @@ pub fn estimate_tokens(text: &str) -> u64 {
                 continue;
             }
         }
-        let lead = usize::from(!c.is_alphabetic() && !c.is_numeric() && c != '\r' && c != '\n' && chars.get(i + 1).is_some_and(|c| c.is_alphabetic()));
+        let lead = usize::from(
+            !c.is_alphabetic()
+                && !c.is_numeric()
+                && c != '\r'
+                && c != '\n'
+                && chars.get(i + 1).is_some_and(|c| c.is_alphabetic()),
+        );
         if c.is_alphabetic() || lead == 1 {
             let start = i + lead;
             let mut end = start;
@@ -65,7 +71,13 @@ pub fn estimate_tokens(text: &str) -> u64 {
                 end += 1;
             }
             total += camel_parts(&chars[start..end])
-                .map(|part| if part.len() > 1 && part.iter().all(|c| c.is_uppercase()) { 1.0 + bytes(part).saturating_sub(2) as f64 / 3.0 } else { 1.0 + bytes(part).saturating_sub(6) as f64 / 4.0 })
+                .map(|part| {
+                    if part.len() > 1 && part.iter().all(|c| c.is_uppercase()) {
+                        1.0 + bytes(part).saturating_sub(2) as f64 / 3.0
+                    } else {
+                        1.0 + bytes(part).saturating_sub(6) as f64 / 4.0
+                    }
+                })
                 .sum::<f64>();
             i = end;
             continue;
@@ -116,7 +128,11 @@ fn camel_parts(word: &[char]) -> impl Iterator<Item = &[char]> {
         if start >= word.len() {
             return None;
         }
-        let cut = |k: usize| word[k].is_uppercase() && (word[k - 1].is_lowercase() || (word[k - 1].is_uppercase() && word.get(k + 1).is_some_and(|c| c.is_lowercase())));
+        let cut = |k: usize| {
+            word[k].is_uppercase()
+                && (word[k - 1].is_lowercase()
+                    || (word[k - 1].is_uppercase() && word.get(k + 1).is_some_and(|c| c.is_lowercase())))
+        };
         let end = (start + 1..word.len()).find(|&k| cut(k)).unwrap_or(word.len());
         let part = &word[start..end];
         start = end;
@@ -165,7 +181,8 @@ impl PilotFigures {
     /// Real prompt tokens over estimated ones (chat formatting and the real tokenizer's
     /// difference from [`estimate_tokens`]).
     pub fn prompt_ratio(&self) -> Option<f64> {
-        (self.estimated_prompt_tokens > 0 && self.usage.prompt_tokens > 0).then(|| self.usage.prompt_tokens as f64 / self.estimated_prompt_tokens as f64)
+        (self.estimated_prompt_tokens > 0 && self.usage.prompt_tokens > 0)
+            .then(|| self.usage.prompt_tokens as f64 / self.estimated_prompt_tokens as f64)
     }
 }
 
@@ -192,15 +209,36 @@ pub struct Estimate {
 /// output is the maximum; with one, its mean completion tokens per answer, and the prompt estimate
 /// is scaled by the pilot's real / estimated prompt tokens, and cached and reasoning tokens get
 /// the pilot's shares. Dollars only with a price.
-pub fn estimate_run(prompts: &[String], n: usize, requests_per_sample: usize, max_tokens: u64, price: Option<Price>, pilot: Option<&PilotFigures>) -> Estimate {
+pub fn estimate_run(
+    prompts: &[String],
+    n: usize,
+    requests_per_sample: usize,
+    max_tokens: u64,
+    price: Option<Price>,
+    pilot: Option<&PilotFigures>,
+) -> Estimate {
     let samples = prompts.len();
     let estimated: u64 = prompts.iter().map(|p| estimate_tokens(p)).sum::<u64>() * requests_per_sample as u64;
     let output_tokens_max = samples as u64 * n as u64 * max_tokens;
     let measured = pilot.and_then(|p| p.output_per_answer().map(|per_answer| (p, per_answer)));
     let (prompt_tokens, output_tokens_expected, usage_expected, basis) = match measured {
         None => {
-            let why = if pilot.is_some() { "output from max tokens (upper bound): the pilot gave no answers" } else { "output from max tokens (upper bound)" };
-            (estimated, output_tokens_max, Usage { prompt_tokens: estimated, completion_tokens: output_tokens_max, reasoning_tokens: 0, cached_tokens: 0 }, why.to_string())
+            let why = if pilot.is_some() {
+                "output from max tokens (upper bound): the pilot gave no answers"
+            } else {
+                "output from max tokens (upper bound)"
+            };
+            (
+                estimated,
+                output_tokens_max,
+                Usage {
+                    prompt_tokens: estimated,
+                    completion_tokens: output_tokens_max,
+                    reasoning_tokens: 0,
+                    cached_tokens: 0,
+                },
+                why.to_string(),
+            )
         }
         Some((pilot, per_answer)) => {
             let ratio = pilot.prompt_ratio();
@@ -210,10 +248,16 @@ pub fn estimate_run(prompts: &[String], n: usize, requests_per_sample: usize, ma
             let usage = Usage {
                 prompt_tokens,
                 completion_tokens: output,
-                reasoning_tokens: (output as f64 * share(pilot.usage.reasoning_tokens, pilot.usage.completion_tokens)).round() as u64,
-                cached_tokens: (prompt_tokens as f64 * share(pilot.usage.cached_tokens, pilot.usage.prompt_tokens)).round() as u64,
+                reasoning_tokens: (output as f64 * share(pilot.usage.reasoning_tokens, pilot.usage.completion_tokens))
+                    .round() as u64,
+                cached_tokens: (prompt_tokens as f64 * share(pilot.usage.cached_tokens, pilot.usage.prompt_tokens))
+                    .round() as u64,
             };
-            let mut basis = format!("output from a pilot of {} samples: {} tokens per answer on average", pilot.samples, per_answer.round());
+            let mut basis = format!(
+                "output from a pilot of {} samples: {} tokens per answer on average",
+                pilot.samples,
+                per_answer.round()
+            );
             if let Some(ratio) = ratio {
                 basis.push_str(&format!("; prompt tokens x{ratio:.2} as measured"));
             }
@@ -221,7 +265,9 @@ pub fn estimate_run(prompts: &[String], n: usize, requests_per_sample: usize, ma
         }
     };
     let expected_usd = price.map(|p| p.cost(&usage_expected));
-    let max_usd = price.map(|p| prompt_tokens as f64 * p.input + output_tokens_max as f64 * p.output.max(p.reasoning.unwrap_or(p.output)));
+    let max_usd = price.map(|p| {
+        prompt_tokens as f64 * p.input + output_tokens_max as f64 * p.output.max(p.reasoning.unwrap_or(p.output))
+    });
     Estimate { samples, n, prompt_tokens, output_tokens_expected, output_tokens_max, expected_usd, max_usd, basis }
 }
 
@@ -245,11 +291,21 @@ pub fn describe(estimate: &Estimate) -> String {
     let no_pilot = estimate.output_tokens_expected == estimate.output_tokens_max;
     match (estimate.expected_usd, estimate.max_usd) {
         (Some(_), Some(0.0)) => {
-            format!("free: about {} prompt + {} output tokens for {size}", format_tokens(estimate.prompt_tokens), output_words(estimate))
+            format!(
+                "free: about {} prompt + {} output tokens for {size}",
+                format_tokens(estimate.prompt_tokens),
+                output_words(estimate)
+            )
         }
-        (Some(expected), Some(max)) if !no_pilot => format!("about {} (at most {}) for {size}", format_usd(expected), format_usd(max)),
+        (Some(expected), Some(max)) if !no_pilot => {
+            format!("about {} (at most {}) for {size}", format_usd(expected), format_usd(max))
+        }
         (_, Some(max)) => format!("at most {} for {size} (every answer at the token limit)", format_usd(max)),
-        _ => format!("about {} prompt + {} output tokens (no price known for this model: enter one)", format_tokens(estimate.prompt_tokens), output_words(estimate)),
+        _ => format!(
+            "about {} prompt + {} output tokens (no price known for this model: enter one)",
+            format_tokens(estimate.prompt_tokens),
+            output_words(estimate)
+        ),
     }
 }
 
@@ -295,7 +351,11 @@ mod tests {
     }
 
     fn record(answers: usize, usage: Option<Usage>, error: bool) -> SampleRecord {
-        let answer = AnswerRecord { response: Some("1".into()), extraction: Extraction::verbatim("1"), verdict: Verdict::Correct };
+        let answer = AnswerRecord {
+            response: Some("1".into()),
+            extraction: Extraction::verbatim("1"),
+            verdict: Verdict::Correct,
+        };
         let result = SampleResult {
             id: "s".into(),
             task: Task::Output,
@@ -328,7 +388,11 @@ mod tests {
 
     /// A pilot of 3 samples, 5 answers each: two answered, one failed.
     fn pilot() -> PilotFigures {
-        let records = [record(5, Some(usage(600, 700, 100, 200)), false), record(5, Some(usage(400, 300, 0, 0)), false), record(0, None, true)];
+        let records = [
+            record(5, Some(usage(600, 700, 100, 200)), false),
+            record(5, Some(usage(400, 300, 0, 0)), false),
+            record(0, None, true),
+        ];
         // 1200 estimated for the 3 samples' prompts: 800 for the 2 kept.
         PilotFigures::from_records(&records, 1200)
     }
@@ -336,11 +400,17 @@ mod tests {
     #[test]
     fn a_pilot_sums_the_records_that_answered() {
         let figures = pilot();
-        assert_eq!(figures, PilotFigures { samples: 2, answers: 10, usage: usage(1000, 1000, 100, 200), estimated_prompt_tokens: 800 });
+        assert_eq!(
+            figures,
+            PilotFigures { samples: 2, answers: 10, usage: usage(1000, 1000, 100, 200), estimated_prompt_tokens: 800 }
+        );
         assert_eq!(figures.output_per_answer(), Some(100.0));
         assert_eq!(figures.prompt_ratio(), Some(1.25));
         let empty = PilotFigures::from_records(&[record(0, None, true)], 50);
-        assert_eq!((empty.samples, empty.answers, empty.estimated_prompt_tokens, empty.output_per_answer()), (0, 0, 0, None));
+        assert_eq!(
+            (empty.samples, empty.answers, empty.estimated_prompt_tokens, empty.output_per_answer()),
+            (0, 0, 0, None)
+        );
     }
 
     #[test]
@@ -354,27 +424,86 @@ mod tests {
         const MAX: &str = "output from max tokens (upper bound)";
         // (requests per sample, price, pilot) → (prompt, expected output, max output, expected $, max $, basis, description)
         #[allow(clippy::type_complexity)]
-        let cases: [((usize, Option<Price>, Option<&PilotFigures>), (u64, u64, u64, Option<f64>, Option<f64>, &str, &str)); 5] = [
+        let cases: [(
+            (usize, Option<Price>, Option<&PilotFigures>),
+            (u64, u64, u64, Option<f64>, Option<f64>, &str, &str),
+        ); 5] = [
             // n in one request: 4 x 4 prompt tokens; 4 x 5 x 1000 output.
-            ((1, None, None), (16, 20_000, 20_000, None, None, MAX, "about 16 prompt + up to 20.0k output tokens (no price known for this model: enter one)")),
+            (
+                (1, None, None),
+                (
+                    16,
+                    20_000,
+                    20_000,
+                    None,
+                    None,
+                    MAX,
+                    "about 16 prompt + up to 20.0k output tokens (no price known for this model: enter one)",
+                ),
+            ),
             // One request per answer: 16 x 5 = 80 prompt tokens. Expected $ at the output price, the
             // most at the dearer reasoning price: 80e-6 + 20000 x 2e-6; 80e-6 + 20000 x 4e-6.
-            ((5, Some(dear_reasoning), None), (80, 20_000, 20_000, Some(0.04008), Some(0.08008), MAX, "at most $0.08 for 4 x 5 (every answer at the token limit)")),
+            (
+                (5, Some(dear_reasoning), None),
+                (
+                    80,
+                    20_000,
+                    20_000,
+                    Some(0.04008),
+                    Some(0.08008),
+                    MAX,
+                    "at most $0.08 for 4 x 5 (every answer at the token limit)",
+                ),
+            ),
             // The pilot: 100 tokens per answer → 4 x 5 x 100 = 2000 out, 10% of it reasoning (billed as
             // output here); prompt 80 x 1.25 = 100, 20% of it cached.
             // $: 80 x 1e-6 + 20 x 0.5e-6 + 2000 x 2e-6 = 0.00409; at most 100 x 1e-6 + 20000 x 2e-6 = 0.0401.
             (
                 (5, Some(price), Some(&pilot)),
-                (100, 2000, 20_000, Some(0.00409), Some(0.0401), "output from a pilot of 2 samples: 100 tokens per answer on average; prompt tokens x1.25 as measured", "about $0.0041 (at most $0.04) for 4 x 5"),
+                (
+                    100,
+                    2000,
+                    20_000,
+                    Some(0.00409),
+                    Some(0.0401),
+                    "output from a pilot of 2 samples: 100 tokens per answer on average; prompt tokens x1.25 as measured",
+                    "about $0.0041 (at most $0.04) for 4 x 5",
+                ),
             ),
-            ((1, Some(Price::FREE), None), (16, 20_000, 20_000, Some(0.0), Some(0.0), MAX, "free: about 16 prompt + up to 20.0k output tokens for 4 x 5")),
-            ((1, None, Some(&no_answers)), (16, 20_000, 20_000, None, None, "output from max tokens (upper bound): the pilot gave no answers", "about 16 prompt + up to 20.0k output tokens (no price known for this model: enter one)")),
+            (
+                (1, Some(Price::FREE), None),
+                (
+                    16,
+                    20_000,
+                    20_000,
+                    Some(0.0),
+                    Some(0.0),
+                    MAX,
+                    "free: about 16 prompt + up to 20.0k output tokens for 4 x 5",
+                ),
+            ),
+            (
+                (1, None, Some(&no_answers)),
+                (
+                    16,
+                    20_000,
+                    20_000,
+                    None,
+                    None,
+                    "output from max tokens (upper bound): the pilot gave no answers",
+                    "about 16 prompt + up to 20.0k output tokens (no price known for this model: enter one)",
+                ),
+            ),
         ];
         for ((requests, price, pilot), (prompt, expected, max, expected_usd, max_usd, basis, described)) in cases {
             let estimate = estimate_run(&prompts, 5, requests, 1000, price, pilot);
             let case = format!("{requests} {price:?} {pilot:?}");
             assert_eq!((estimate.samples, estimate.n), (4, 5), "{case}");
-            assert_eq!((estimate.prompt_tokens, estimate.output_tokens_expected, estimate.output_tokens_max), (prompt, expected, max), "{case}");
+            assert_eq!(
+                (estimate.prompt_tokens, estimate.output_tokens_expected, estimate.output_tokens_max),
+                (prompt, expected, max),
+                "{case}"
+            );
             for (got, want) in [(estimate.expected_usd, expected_usd), (estimate.max_usd, max_usd)] {
                 assert_eq!(got.is_some(), want.is_some(), "{case}");
                 assert!((got.unwrap_or(0.0) - want.unwrap_or(0.0)).abs() < 1e-12, "{case}: {got:?} vs {want:?}");
@@ -398,8 +527,20 @@ mod tests {
         };
         assert_eq!(describe(&estimate), "about $0.42 (at most $1.10) for 800 x 5");
         let unpriced = Estimate { expected_usd: None, max_usd: None, ..estimate };
-        assert_eq!(describe(&unpriced), "about 1.2M prompt + 0.4M output tokens (no price known for this model: enter one)");
-        for (tokens, text) in [(0, "0"), (999, "999"), (1000, "1.0k"), (12_345, "12.3k"), (99_949, "99.9k"), (99_950, "0.1M"), (100_000, "0.1M"), (1_250_000, "1.2M")] {
+        assert_eq!(
+            describe(&unpriced),
+            "about 1.2M prompt + 0.4M output tokens (no price known for this model: enter one)"
+        );
+        for (tokens, text) in [
+            (0, "0"),
+            (999, "999"),
+            (1000, "1.0k"),
+            (12_345, "12.3k"),
+            (99_949, "99.9k"),
+            (99_950, "0.1M"),
+            (100_000, "0.1M"),
+            (1_250_000, "1.2M"),
+        ] {
             assert_eq!(format_tokens(tokens), text);
         }
     }

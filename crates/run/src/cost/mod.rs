@@ -45,7 +45,12 @@ impl Price {
     /// The most one sample can cost: its prompt sent `requests` times (once, or n times where the
     /// provider takes no `n`) and `n` responses of at most `max_tokens` each.
     pub fn worst_case(&self, prompt_tokens: u64, requests: u64, n: u64, max_tokens: u64) -> f64 {
-        let usage = Usage { prompt_tokens: prompt_tokens * requests, completion_tokens: n * max_tokens, reasoning_tokens: 0, cached_tokens: 0 };
+        let usage = Usage {
+            prompt_tokens: prompt_tokens * requests,
+            completion_tokens: n * max_tokens,
+            reasoning_tokens: 0,
+            cached_tokens: 0,
+        };
         self.cost(&usage)
     }
 }
@@ -94,8 +99,14 @@ mod tests {
         let price = Price { input: 2e-6, output: 8e-6, cached_input: Some(0.5e-6), reasoning: None };
         // (usage, expected dollars) computed by hand.
         let cases = [
-            (Usage { prompt_tokens: 1000, completion_tokens: 100, reasoning_tokens: 0, cached_tokens: 0 }, 1000.0 * 2e-6 + 100.0 * 8e-6),
-            (Usage { prompt_tokens: 1000, completion_tokens: 100, reasoning_tokens: 60, cached_tokens: 400 }, 600.0 * 2e-6 + 400.0 * 0.5e-6 + 100.0 * 8e-6),
+            (
+                Usage { prompt_tokens: 1000, completion_tokens: 100, reasoning_tokens: 0, cached_tokens: 0 },
+                1000.0 * 2e-6 + 100.0 * 8e-6,
+            ),
+            (
+                Usage { prompt_tokens: 1000, completion_tokens: 100, reasoning_tokens: 60, cached_tokens: 400 },
+                600.0 * 2e-6 + 400.0 * 0.5e-6 + 100.0 * 8e-6,
+            ),
             (Usage::default(), 0.0),
         ];
         for (usage, expected) in cases {
@@ -106,7 +117,10 @@ mod tests {
         assert!((reasoning_priced.cost(&usage) - (10.0 * 1e-6 + 20.0 * 4e-6 + 30.0 * 1e-6)).abs() < 1e-12);
         assert_eq!(Price::FREE.cost(&usage), 0.0);
         // Counts that contradict each other (more cached than prompt) never go negative.
-        assert!(price.cost(&Usage { prompt_tokens: 5, completion_tokens: 0, reasoning_tokens: 9, cached_tokens: 50 }) >= 0.0);
+        assert!(
+            price.cost(&Usage { prompt_tokens: 5, completion_tokens: 0, reasoning_tokens: 9, cached_tokens: 50 })
+                >= 0.0
+        );
     }
 
     #[test]

@@ -123,7 +123,12 @@ impl PriceTable {
 
     /// The table in `text`, or an empty one that says why (never a panic).
     pub fn parse_or_empty(text: &str) -> PriceTable {
-        PriceTable::parse(text).unwrap_or_else(|error| PriceTable { source: String::new(), date: String::new(), models: Vec::new(), error: Some(error) })
+        PriceTable::parse(text).unwrap_or_else(|error| PriceTable {
+            source: String::new(),
+            date: String::new(),
+            models: Vec::new(),
+            error: Some(error),
+        })
     }
 
     /// The bundled snapshot, parsed once.
@@ -141,7 +146,11 @@ impl PriceTable {
     /// ASCII case ignored.
     fn find(&self, key: &str, providers: Option<&[&str]>) -> Option<&PricedModel> {
         let allowed = |m: &&PricedModel| providers.is_none_or(|p| p.contains(&m.provider.as_str()));
-        self.models.iter().filter(allowed).find(|m| m.model == key).or_else(|| self.models.iter().filter(allowed).find(|m| m.model.eq_ignore_ascii_case(key)))
+        self.models
+            .iter()
+            .filter(allowed)
+            .find(|m| m.model == key)
+            .or_else(|| self.models.iter().filter(allowed).find(|m| m.model.eq_ignore_ascii_case(key)))
     }
 
     /// The price of `model` at the provider preset `provider_preset` (execbench's preset ids).
@@ -177,7 +186,9 @@ impl PriceTable {
                 keys.push(format!("{prefix}{bare}"));
             }
         }
-        keys.iter().find_map(|key| self.models.iter().find(|m| providers.contains(&m.provider.as_str()) && m.model == *key)).or_else(|| keys.iter().find_map(|key| self.find(key, Some(providers))))
+        keys.iter()
+            .find_map(|key| self.models.iter().find(|m| providers.contains(&m.provider.as_str()) && m.model == *key))
+            .or_else(|| keys.iter().find_map(|key| self.find(key, Some(providers))))
     }
 
     /// OpenRouter ids are `vendor/model[:variant]`.
@@ -187,7 +198,11 @@ impl PriceTable {
             _ => (model, None),
         };
         if variant.is_some_and(|v| v.eq_ignore_ascii_case("free")) {
-            return Some(Lookup { price: Price::FREE, matched: format!("openrouter: {model} (a free variant)"), max_output: None });
+            return Some(Lookup {
+                price: Price::FREE,
+                matched: format!("openrouter: {model} (a free variant)"),
+                max_output: None,
+            });
         }
         let (vendor, name) = base.split_once('/')?;
         let table = openrouter_vendor(vendor)?;
@@ -228,7 +243,11 @@ impl PriceOverrides {
             return Some((price, "override".to_string()));
         }
         let found = table.price_for(provider, model)?;
-        let from = if found.matched == LOCAL_SERVER { "local server".to_string() } else { format!("LiteLLM {}: {}", table.date, found.matched) };
+        let from = if found.matched == LOCAL_SERVER {
+            "local server".to_string()
+        } else {
+            format!("LiteLLM {}: {}", table.date, found.matched)
+        };
         Some((found.price, from))
     }
 }
@@ -240,12 +259,23 @@ mod tests {
     /// The bundled file's own entry for `key`, read with serde_json (not through `PriceTable`).
     fn raw(key: &str) -> serde_json::Value {
         let file: serde_json::Value = serde_json::from_str(BUNDLED).unwrap();
-        file["models"].as_array().unwrap().iter().find(|m| m["model"] == key).unwrap_or_else(|| panic!("{key} is not in the bundled file")).clone()
+        file["models"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|m| m["model"] == key)
+            .unwrap_or_else(|| panic!("{key} is not in the bundled file"))
+            .clone()
     }
 
     fn raw_price(key: &str) -> Price {
         let m = raw(key);
-        Price { input: m["input"].as_f64().unwrap(), output: m["output"].as_f64().unwrap(), cached_input: m["cached_input"].as_f64(), reasoning: m["reasoning"].as_f64() }
+        Price {
+            input: m["input"].as_f64().unwrap(),
+            output: m["output"].as_f64().unwrap(),
+            cached_input: m["cached_input"].as_f64(),
+            reasoning: m["reasoning"].as_f64(),
+        }
     }
 
     #[test]
@@ -257,10 +287,21 @@ mod tests {
         let date = table.date.as_bytes();
         assert!(date.len() == 10 && date[4] == b'-' && date[7] == b'-', "{}", table.date);
         for pair in table.models().windows(2) {
-            assert!((&pair[0].provider, &pair[0].model) < (&pair[1].provider, &pair[1].model), "{:?} then {:?}", pair[0].model, pair[1].model);
+            assert!(
+                (&pair[0].provider, &pair[0].model) < (&pair[1].provider, &pair[1].model),
+                "{:?} then {:?}",
+                pair[0].model,
+                pair[1].model
+            );
         }
         for m in table.models() {
-            assert!(m.price.input >= 0.0 && m.price.output >= 0.0 && m.price.input.is_finite() && m.price.output.is_finite(), "{m:?}");
+            assert!(
+                m.price.input >= 0.0
+                    && m.price.output >= 0.0
+                    && m.price.input.is_finite()
+                    && m.price.output.is_finite(),
+                "{m:?}"
+            );
         }
     }
 
@@ -291,7 +332,11 @@ mod tests {
             ("deepseek", "deepseek-chat", "deepseek-chat"),
             ("deepseek", "deepseek-reasoner", "deepseek-reasoner"),
             ("deepinfra", "meta-llama/Meta-Llama-3.1-8B-Instruct", "deepinfra/meta-llama/Meta-Llama-3.1-8B-Instruct"),
-            ("together", "meta-llama/Llama-3.3-70B-Instruct-Turbo", "together_ai/meta-llama/Llama-3.3-70B-Instruct-Turbo"),
+            (
+                "together",
+                "meta-llama/Llama-3.3-70B-Instruct-Turbo",
+                "together_ai/meta-llama/Llama-3.3-70B-Instruct-Turbo",
+            ),
             ("qwen", "qwen-plus", "dashscope/qwen-plus"),
             ("qwen", "qwen3-max", "dashscope/qwen3-max"),
             ("azure", "gpt-4o-mini", "azure/gpt-4o-mini"),
@@ -361,6 +406,9 @@ mod tests {
         assert!(json.starts_with("{\"openai-compatible/my-finetune\":"), "{json}");
         assert_eq!(serde_json::from_str::<PriceOverrides>(&json).unwrap(), overrides);
         assert_eq!(overrides.remove("openai", "gpt-4o-mini"), Some(mine));
-        assert_eq!(overrides.resolve(table, "openai", "gpt-4o-mini").unwrap().1, format!("LiteLLM {}: gpt-4o-mini", table.date));
+        assert_eq!(
+            overrides.resolve(table, "openai", "gpt-4o-mini").unwrap().1,
+            format!("LiteLLM {}: gpt-4o-mini", table.date)
+        );
     }
 }
