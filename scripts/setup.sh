@@ -49,6 +49,12 @@ install_rust_tools() {
     say "adding the wasm32-unknown-unknown target"
     rustup target add wasm32-unknown-unknown
   fi
+  for component in rustfmt clippy; do
+    if ! rustup component list --installed 2>/dev/null | grep -q "^$component"; then
+      say "adding the $component component (scripts/test.sh checks format and lints)"
+      rustup component add "$component"
+    fi
+  done
   if ! trunk --version 2>/dev/null | grep -q "$TRUNK_VERSION"; then
     # 0.22 needs a newer rustc than 1.95.
     say "installing trunk $TRUNK_VERSION (takes 6-8 min on 2 cores)"

@@ -6,6 +6,8 @@ source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 setup_all with-browser
 cd "$ROOT"
 started=$(date +%s)
+say "format: cargo fmt --all --check (rustfmt.toml; run \`cargo fmt --all\` to fix)"
+cargo fmt --all --check
 say "lint: cargo clippy --workspace -- -D warnings (a warning fails the run)"
 cargo clippy --workspace --locked -- -D warnings
 say "building the site (trunk build --release)"
