@@ -13,7 +13,6 @@
 pub mod evaluate;
 pub mod extract;
 pub mod generations;
-pub mod literal;
 pub mod models;
 pub mod passk;
 pub mod prompt;
@@ -27,6 +26,8 @@ pub mod template_library;
 #[cfg(test)]
 pub(crate) mod fake_engine;
 
+/// The literal parser lives in its own crate (`execbench-literal`); these paths stay as they were.
+pub use execbench_literal as literal;
 pub use extract::{ExtractFailure, ExtractRule, Extraction, extract};
 pub use literal::{PyValue, parse_literal};
 pub use passk::{DatasetScore, dataset_score, pass_at_k};

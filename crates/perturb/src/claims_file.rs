@@ -7,7 +7,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use execbench_eval::parse_literal;
+use execbench_literal::parse_literal;
 use serde_json::Value;
 
 use crate::Prediction;

@@ -107,10 +107,10 @@ fn parse(source: &str) -> [Vec<String>; 7] {
 /// returns {useless}"). Usually the type's empty or zero value; when the output is that value the
 /// phrase names another one, so a message never states the right answer by accident.
 pub fn useless_value(expected_output: &str) -> &'static str {
-    use execbench_eval::PyValue;
+    use execbench_literal::PyValue;
     // By value where the output parses as a literal (`0x0`, `""` and `( )` are empty too), by its
     // look otherwise.
-    let value = execbench_eval::parse_literal(expected_output).ok();
+    let value = execbench_literal::parse_literal(expected_output).ok();
     let empty = match &value {
         Some(PyValue::Int(digits)) => digits == "0",
         Some(PyValue::Float(f)) => *f == 0.0,
@@ -149,8 +149,8 @@ pub fn useless_value(expected_output: &str) -> &'static str {
 /// The codecrash profile's phrase: always the type's do-nothing value, as CodeCrash names it,
 /// and whether that phrase describes `expected_output` itself (the message is then true).
 pub fn codecrash_useless_value(expected_output: &str) -> (&'static str, bool) {
-    use execbench_eval::PyValue;
-    let value = execbench_eval::parse_literal(expected_output).ok();
+    use execbench_literal::PyValue;
+    let value = execbench_literal::parse_literal(expected_output).ok();
     let is_empty = match &value {
         Some(PyValue::Int(digits)) => digits == "0",
         Some(PyValue::Float(f)) => *f == 0.0,

@@ -4,7 +4,7 @@
 //! shows right falls back on the offline source exactly as a file's claim does.
 
 use execbench_core::{Convention, Limits, Outcome, RunRequest, Sample};
-use execbench_eval::parse_literal;
+use execbench_literal::parse_literal;
 
 use crate::distance::call_arguments;
 use crate::kinds::hint::hint_request;

@@ -6,8 +6,7 @@
 //! normalised program like any perturbation (`normalised_as_perturbed` and `verify`).
 
 use execbench_core::{Limits, Outcome, Provenance, PythonEngine, RunRequest, Sample};
-use execbench_eval::literal::PyValue;
-use execbench_eval::parse_literal;
+use execbench_literal::{PyValue, parse_literal};
 use serde_json::{Map, Value};
 
 use crate::kinds::comments::python_string;

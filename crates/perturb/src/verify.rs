@@ -7,7 +7,7 @@ use execbench_core::{Convention, Limits, Outcome, PythonEngine, RunRequest, Samp
 use serde::{Deserialize, Serialize};
 
 use execbench_core::sample::OutputKind;
-use execbench_eval::parse_literal;
+use execbench_literal::parse_literal;
 
 use crate::distance::levenshtein;
 use crate::kinds::hint::{hint_request, hint_verdict, replace_hint};

@@ -9,7 +9,7 @@
 use std::collections::BTreeSet;
 
 use execbench_core::{Convention, Limits, Outcome, RunRequest};
-use execbench_eval::parse_literal;
+use execbench_literal::parse_literal;
 use tree_sitter::{Node, Tree};
 
 use crate::edit::{self, TextEdit};
