@@ -1,5 +1,6 @@
-//! A cheap scan of Python literal text that knows about quotes and bracket nesting, without a
-//! parser: enough to classify and split literals (real parsing lives in crates/eval).
+//! A cheap scan of Python text that knows about quotes and bracket nesting, without a parser:
+//! enough to split a `call == output` condition and check a call's brackets balance. Literals are
+//! read with the real parser (crates/literal).
 
 use std::str::Chars;
 

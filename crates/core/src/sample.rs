@@ -1,3 +1,4 @@
+use execbench_literal::{PyValue, parse_literal};
 use serde::{Deserialize, Serialize};
 
 /// One benchmark problem, whatever dataset it came from.
@@ -25,7 +26,7 @@ impl Sample {
         self.code.lines().find(|l| !l.trim().is_empty()).unwrap_or("").trim()
     }
 
-    /// A coarse type of the expected output, read off the literal's first character(s).
+    /// The type of the expected output (`Other` when it is not a Python literal).
     pub fn output_kind(&self) -> OutputKind {
         OutputKind::of_literal(&self.output)
     }
@@ -82,43 +83,29 @@ impl OutputKind {
         OutputKind::ALL.into_iter().find(|k| k.label() == label)
     }
 
-    /// Classifies a Python literal without evaluating it.
+    /// The type of a Python literal, read with the real parser (`execbench_literal`). Text that
+    /// is not a literal (`<object at 0x1>`, a call, an expression) is `Other`.
     pub fn of_literal(literal: &str) -> OutputKind {
-        let s = literal.trim();
-        let body = s.strip_prefix('-').unwrap_or(s);
-        match s {
-            "True" | "False" => return OutputKind::Bool,
-            "None" => return OutputKind::None,
-            "set()" => return OutputKind::Set,
-            _ => {}
-        }
-        let first = s.chars().next().unwrap_or(' ');
-        match first {
-            '\'' | '"' => OutputKind::Str,
-            '[' => OutputKind::List,
-            '(' => OutputKind::Tuple,
-            '{' => {
-                if is_dict_literal(s) {
-                    OutputKind::Dict
-                } else {
-                    OutputKind::Set
-                }
-            }
-            'b' if s[1..].starts_with(['\'', '"']) => OutputKind::Bytes,
-            _ if body.parse::<i128>().is_ok() || is_big_int(body) => OutputKind::Int,
-            _ if body.parse::<f64>().is_ok() => OutputKind::Float,
-            _ => OutputKind::Other,
+        parse_literal(literal).map_or(OutputKind::Other, |value| OutputKind::of_value(&value))
+    }
+
+    /// The kind of a parsed value; types the browser has no filter for (frozenset, complex,
+    /// `...`) are `Other`.
+    pub fn of_value(value: &PyValue) -> OutputKind {
+        match value {
+            PyValue::Str(_) => OutputKind::Str,
+            PyValue::Int(_) => OutputKind::Int,
+            PyValue::Float(_) => OutputKind::Float,
+            PyValue::Bool(_) => OutputKind::Bool,
+            PyValue::None => OutputKind::None,
+            PyValue::List(_) => OutputKind::List,
+            PyValue::Tuple(_) => OutputKind::Tuple,
+            PyValue::Dict(_) => OutputKind::Dict,
+            PyValue::Set(_) => OutputKind::Set,
+            PyValue::Bytes(_) => OutputKind::Bytes,
+            PyValue::FrozenSet(_) | PyValue::Complex { .. } | PyValue::Ellipsis => OutputKind::Other,
         }
     }
-}
-
-fn is_big_int(s: &str) -> bool {
-    !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit())
-}
-
-/// `{}` is a dict; otherwise a dict has a `:` at nesting depth 1 outside strings.
-fn is_dict_literal(s: &str) -> bool {
-    s == "{}" || crate::brackets::scan(s).any(|(c, depth)| c == ':' && depth == 1)
 }
 
 #[cfg(test)]
@@ -147,6 +134,17 @@ mod tests {
             ("b'xy'", OutputKind::Bytes),
             ("inf", OutputKind::Float),
             ("<object at 0x1>", OutputKind::Other),
+            // Read by the parser, not by the look of the first character.
+            ("(1)", OutputKind::Int),
+            ("(1+2j)", OutputKind::Other),
+            ("frozenset({1})", OutputKind::Other),
+            ("0xff", OutputKind::Int),
+            ("rb'x'", OutputKind::Bytes),
+            ("'a' 'b'", OutputKind::Str),
+            ("  -inf ", OutputKind::Float),
+            ("[<A object at 0x1>]", OutputKind::Other),
+            ("{Point(1, 2)}", OutputKind::Other),
+            ("(1, 2", OutputKind::Other),
         ];
         for (literal, kind) in cases {
             assert_eq!(OutputKind::of_literal(literal), kind, "{literal}");

@@ -108,8 +108,7 @@ fn parse(source: &str) -> [Vec<String>; 7] {
 /// phrase names another one, so a message never states the right answer by accident.
 pub fn useless_value(expected_output: &str) -> &'static str {
     use execbench_literal::PyValue;
-    // By value where the output parses as a literal (`0x0`, `""` and `( )` are empty too), by its
-    // look otherwise.
+    // By value (`0x0`, `""` and `( )` are empty too); an output that is not a literal is `Other`.
     let value = execbench_literal::parse_literal(expected_output).ok();
     let empty = match &value {
         Some(PyValue::Int(digits)) => digits == "0",
@@ -122,7 +121,7 @@ pub fn useless_value(expected_output: &str) -> &'static str {
         Some(PyValue::Dict(items)) => items.is_empty(),
         _ => false,
     };
-    match (OutputKind::of_literal(expected_output), empty) {
+    match (value.as_ref().map_or(OutputKind::Other, OutputKind::of_value), empty) {
         (OutputKind::Str, false) => "an empty string",
         (OutputKind::Str, true) => "a single space",
         (OutputKind::Int, false) => "zero",
@@ -161,7 +160,7 @@ pub fn codecrash_useless_value(expected_output: &str) -> (&'static str, bool) {
         _ => false,
     };
     let trimmed = expected_output.trim();
-    match OutputKind::of_literal(expected_output) {
+    match value.as_ref().map_or(OutputKind::Other, OutputKind::of_value) {
         OutputKind::Str => ("an empty string", is_empty),
         OutputKind::Int => ("zero", is_empty),
         OutputKind::Float => ("0.0", is_empty),

@@ -292,8 +292,7 @@ impl Verification {
         !repr.contains('\n')
             && !repr.contains('\r')
             && repr.len() <= longest
-            && OutputKind::of_literal(repr) == OutputKind::of_literal(truth)
-            && parse_literal(repr).is_ok()
+            && parse_literal(repr).is_ok_and(|value| OutputKind::of_value(&value) == OutputKind::of_literal(truth))
     }
 
     /// Asks about claim `index`; when there is none left, takes the first call that raised or
