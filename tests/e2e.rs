@@ -339,7 +339,12 @@ async fn verify_spreads_over_a_pool_and_a_runaway_fails_only_itself() {
     assert_eq!(workers.as_str(), Some("2"), "the pool grew to its size while runs waited");
     b.click("[data-testid=engine-menu] summary").await;
     let panel = b.wait_text("[data-testid=engine-state]", Duration::from_secs(5), |_| true).await;
-    assert!(panel.starts_with("2 of 2 workers") && panel.contains("1 restart."), "{panel}");
+    // One restart when the runaway is known at once, two when it first hid among runs whose
+    // results the worker still held (they are then run again one answer at a time).
+    assert!(
+        panel.starts_with("2 of 2 workers") && (panel.contains(" 1 restart.") || panel.contains(" 2 restarts.")),
+        "{panel}"
+    );
     // The choice is kept for the next visit.
     let kept = b.client.execute("return localStorage.getItem('execbench.python-workers')", vec![]).await.unwrap();
     assert_eq!(kept.as_str(), Some("2"));

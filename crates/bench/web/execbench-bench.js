@@ -20,8 +20,9 @@ const log = (line) => {
 };
 
 // Both workers speak the same JSON text protocol (crates/worker-protocol): they post
-// {"kind":"ready",...} once started, then answer {"runs":[{"id":N,"request":{...}},...]} with one
-// {"kind":"result","id":N,"result":{...}} per run, in order.
+// {"kind":"ready",...} once started, then answer {"runs":[{"id":N,"request":{...}},...]} with
+// {"kind":"results","results":[{"id":N,"result":{...}},...]} messages, in order, a few
+// milliseconds of runs each.
 function startWorker() {
   const startedAt = performance.now();
   const worker =
@@ -44,8 +45,14 @@ function runner(worker) {
   let pending = null;
   worker.onmessage = (e) => {
     const msg = JSON.parse(e.data);
-    if (msg.kind === "result" && pending && msg.id === pending.ids[pending.results.length]) {
-      pending.results.push(msg.result);
+    if (msg.kind === "results" && pending) {
+      for (const { id, result } of msg.results) {
+        if (id !== pending.ids[pending.results.length]) {
+          state.error = `result for run ${id} out of order`;
+          return;
+        }
+        pending.results.push(result);
+      }
       if (pending.results.length === pending.ids.length) {
         const { resolve, results } = pending;
         pending = null;

@@ -37,11 +37,25 @@ def _bench_run(program, expression, expected):
 const run = pyodide.globals.get("_bench_run");
 const init_ms = performance.now() - started;
 
+// Results go in groups by the same rule as execbench's worker (crates/worker-protocol's
+// `Outbox`): what is held is posted before a run starts once 4 ms have passed since the last
+// post, and at the end of the batch.
+const FLUSH_MS = 4;
 onmessage = (e) => {
+  let held = [];
+  let lastPost = performance.now();
+  const flush = () => {
+    postMessage(`{"kind":"results","results":[${held.join(",")}]}`);
+    held = [];
+    lastPost = performance.now();
+  };
   for (const { id, request } of JSON.parse(e.data).runs) {
+    if (held.length > 0 && performance.now() - lastPost >= FLUSH_MS) flush();
     const result = run(request.program, request.expression, request.expected ?? null);
-    postMessage(`{"kind":"result","id":${id},"result":${result}}`);
+    held.push(`{"id":${id},"result":${result}}`);
   }
+  if (held.length > 0) flush();
+  postMessage(`{"kind":"idle","memory_bytes":0}`);
 };
 
 // What loadPyodide fetched (this worker's own timeline), for the size comparison.

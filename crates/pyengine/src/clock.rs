@@ -13,16 +13,11 @@ pub fn now_ms() -> f64 {
     // `performance` exists in windows and workers alike; Date is the fallback.
     use js_sys::Reflect;
     let global = js_sys::global();
-    if let Ok(perf) = Reflect::get(&global, &"performance".into()) {
-        if let Ok(now) = Reflect::get(&perf, &"now".into()) {
-            if let Ok(f) = now.dyn_into::<js_sys::Function>() {
-                if let Some(ms) = f.call0(&perf).ok().and_then(|v| v.as_f64()) {
-                    return ms;
-                }
-            }
-        }
-    }
-    js_sys::Date::now()
+    let ms = Reflect::get(&global, &"performance".into()).ok().and_then(|perf| {
+        let now = Reflect::get(&perf, &"now".into()).ok()?.dyn_into::<js_sys::Function>().ok()?;
+        now.call0(&perf).ok()?.as_f64()
+    });
+    ms.unwrap_or_else(js_sys::Date::now)
 }
 
 #[cfg(target_arch = "wasm32")]

@@ -31,6 +31,8 @@ pub fn run(vm: &VirtualMachine, request: &RunRequest, watchdog: &Watchdog) -> Ru
     let deadline = watchdog.arm(request.limits.time_ms);
     let result = evaluate(vm, request);
     let timed_out = deadline.fired();
+    // Natively the deadline is a guard whose drop disarms the watchdog; in wasm it is plain data.
+    #[allow(clippy::drop_non_drop)]
     drop(deadline);
     if tracing {
         let _ = vm.sys_module.get_attr("settrace", vm).and_then(|f| f.call((vm.ctx.none(),), vm));

@@ -2,16 +2,34 @@
 //! so they cannot drift apart.
 //!
 //! The page sends runs in batches (one message, several runs) so the worker never waits for the
-//! page between runs; the worker answers each run with its own message as soon as it is done, so
-//! the page always knows which run is executing and keeps a deadline for that run alone.
+//! page between runs. The worker answers with the results of the runs done so far, in order: it
+//! posts what it holds before it starts a run once [`FLUSH_MS`] have passed since its last post,
+//! and at the end of a batch. A message costs both threads far more than a short run does, so
+//! results travel in groups; yet every run that is still unreported when the page gives up on a
+//! worker started at most `FLUSH_MS` after the worker's last message, which is what lets the page
+//! find a runaway run among them (see the app's `browser/python/schedule.rs`). A batch sent with
+//! `report_each` is answered run by run: the page then knows exactly which run is executing.
 
 use execbench_core::{RunRequest, RunResult};
 use serde::{Deserialize, Serialize};
+
+/// The longest a finished run's result waits in the worker before the worker starts another run.
+pub const FLUSH_MS: f64 = 4.0;
 
 /// Page to worker: runs to do in order.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct ToWorker {
     pub runs: Vec<RunMessage>,
+    /// Post every run's result as soon as it is done (the page is looking for a runaway run).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub report_each: bool,
+}
+
+/// One run's result, tagged with the run's id.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct RunOutput {
+    pub id: u64,
+    pub result: RunResult,
 }
 
 /// One run of a batch; `id` comes back with its result.
@@ -32,14 +50,54 @@ pub enum FromWorker {
         #[serde(default)]
         memory_bytes: u64,
     },
-    /// One run's result, in the order of its batch.
-    Result { id: u64, result: RunResult },
+    /// The results of the next runs, in the order they were sent.
+    Results { results: Vec<RunOutput> },
     /// A batch is done; the worker's memory now (WebAssembly memory only grows).
     Idle { memory_bytes: u64 },
     /// The worker could not read a message (a bug on the page's side).
     BadMessage { error: String },
     /// A Rust panic inside the worker: the worker is about to die and must be replaced.
     Panic { message: String },
+}
+
+/// The worker's held results and when to post them: the rule of [`FLUSH_MS`], testable without a
+/// browser. `now` is any clock in milliseconds.
+#[derive(Debug)]
+pub struct Outbox {
+    held: Vec<RunOutput>,
+    last_post: f64,
+    report_each: bool,
+}
+
+impl Outbox {
+    /// A batch starts; `report_each` as the batch asked.
+    pub fn new(report_each: bool, now: f64) -> Self {
+        Outbox { held: Vec::new(), last_post: now, report_each }
+    }
+
+    /// About to start a run: what to post first, if anything.
+    pub fn before_run(&mut self, now: f64) -> Option<FromWorker> {
+        if self.held.is_empty() || now - self.last_post < FLUSH_MS {
+            return None;
+        }
+        self.take(now)
+    }
+
+    /// A run is done: what to post now, if anything.
+    pub fn finished(&mut self, output: RunOutput, now: f64) -> Option<FromWorker> {
+        self.held.push(output);
+        if self.report_each { self.take(now) } else { None }
+    }
+
+    /// The batch is done: everything still held.
+    pub fn end(&mut self, now: f64) -> Option<FromWorker> {
+        if self.held.is_empty() { None } else { self.take(now) }
+    }
+
+    fn take(&mut self, now: f64) -> Option<FromWorker> {
+        self.last_post = now;
+        Some(FromWorker::Results { results: std::mem::take(&mut self.held) })
+    }
 }
 
 #[cfg(test)]
@@ -50,29 +108,74 @@ mod tests {
     /// The JSON shapes are the contract with the page (and the benchmark page's script): pin them.
     #[test]
     fn messages_round_trip_in_their_documented_shape() {
-        let to = ToWorker { runs: vec![RunMessage { id: 3, request: RunRequest::new("x = 1", "x") }] };
+        let to =
+            ToWorker { runs: vec![RunMessage { id: 3, request: RunRequest::new("x = 1", "x") }], report_each: false };
         let text = serde_json::to_string(&to).unwrap();
         assert_eq!(
             text,
             r#"{"runs":[{"id":3,"request":{"program":"x = 1","expression":"x","limits":{"time_ms":2000,"max_steps":0}}}]}"#
         );
-        let from = FromWorker::Result {
-            id: 3,
+        let from = FromWorker::Results { results: vec![output(3)] };
+        let text = serde_json::to_string(&from).unwrap();
+        assert_eq!(
+            text,
+            r#"{"kind":"results","results":[{"id":3,"result":{"outcome":{"status":"value","repr":"1","matches":null},"stdout":"","elapsed_ms":0.5}}]}"#
+        );
+        assert!(
+            matches!(serde_json::from_str::<FromWorker>(&text).unwrap(), FromWorker::Results { results } if results[0].id == 3)
+        );
+        let each = r#"{"runs":[],"report_each":true}"#;
+        assert!(serde_json::from_str::<ToWorker>(each).unwrap().report_each);
+        assert_eq!(serde_json::to_string(&ToWorker { runs: vec![], report_each: true }).unwrap(), each);
+        assert_eq!(
+            serde_json::to_string(&FromWorker::Ready { init_ms: 1.0, memory_bytes: 65536 }).unwrap(),
+            r#"{"kind":"ready","init_ms":1.0,"memory_bytes":65536}"#
+        );
+    }
+
+    fn output(id: u64) -> RunOutput {
+        RunOutput {
+            id,
             result: RunResult {
                 outcome: Outcome::Value { repr: "1".into(), matches: None },
                 stdout: String::new(),
                 elapsed_ms: 0.5,
             },
-        };
-        let text = serde_json::to_string(&from).unwrap();
-        assert_eq!(
-            text,
-            r#"{"kind":"result","id":3,"result":{"outcome":{"status":"value","repr":"1","matches":null},"stdout":"","elapsed_ms":0.5}}"#
-        );
-        assert!(matches!(serde_json::from_str::<FromWorker>(&text).unwrap(), FromWorker::Result { id: 3, .. }));
-        assert_eq!(
-            serde_json::to_string(&FromWorker::Ready { init_ms: 1.0, memory_bytes: 65536 }).unwrap(),
-            r#"{"kind":"ready","init_ms":1.0,"memory_bytes":65536}"#
-        );
+        }
+    }
+
+    /// The ids each post carries.
+    fn ids(post: Option<FromWorker>) -> Option<Vec<u64>> {
+        match post? {
+            FromWorker::Results { results } => Some(results.iter().map(|r| r.id).collect()),
+            other => panic!("not results: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn results_wait_until_a_run_would_start_late_or_the_batch_ends() {
+        // (report each, the runs' durations in ms, run back to back from 0) -> the posts, in order
+        let cases: [(bool, &[f64], &[&[u64]]); 6] = [
+            (false, &[1.0, 1.0, 2.5, 1.0], &[&[1, 2, 3], &[4]]),
+            (false, &[0.1, 0.1, 0.1], &[&[1, 2, 3]]),
+            // A slow run: what finished before it is posted before it starts.
+            (false, &[5.0, 500.0, 1.0], &[&[1], &[2], &[3]]),
+            (false, &[1.0, 500.0, 1.0], &[&[1, 2], &[3]]),
+            (false, &[], &[]),
+            (true, &[1.0, 1.0], &[&[1], &[2]]),
+        ];
+        for (report_each, durations, expected) in cases {
+            let mut outbox = Outbox::new(report_each, 0.0);
+            let mut posts = Vec::new();
+            let mut now = 0.0;
+            for (i, duration) in durations.iter().enumerate() {
+                posts.extend(ids(outbox.before_run(now)));
+                now += duration;
+                posts.extend(ids(outbox.finished(output(i as u64 + 1), now)));
+            }
+            posts.extend(ids(outbox.end(now)));
+            let expected: Vec<Vec<u64>> = expected.iter().map(|ids| ids.to_vec()).collect();
+            assert_eq!(posts, expected, "report_each {report_each}, durations {durations:?}");
+        }
     }
 }

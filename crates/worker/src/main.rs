@@ -1,5 +1,5 @@
 //! The Python worker: starts RustPython, then runs each batch of `ToWorker` runs in order,
-//! answering every run as soon as it is done. Python runs here and never on the page's thread;
+//! posting their results in groups by the protocol's `Outbox` rule. Python runs here and never on the page's thread;
 //! the page stops a runaway run by terminating this worker and starting a new one.
 
 #[cfg(target_arch = "wasm32")]
@@ -8,7 +8,7 @@ fn main() {
 
     use execbench_core::PythonEngine;
     use execbench_pyengine::RustPythonEngine;
-    use execbench_worker_protocol::{FromWorker, ToWorker};
+    use execbench_worker_protocol::{FromWorker, Outbox, RunOutput, ToWorker};
     use wasm_bindgen::JsCast;
     use wasm_bindgen::prelude::*;
     use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
@@ -37,10 +37,19 @@ fn main() {
     let reply_with = post.clone();
     let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| {
         match event.data().as_string().map(|t| serde_json::from_str::<ToWorker>(&t)) {
-            Some(Ok(ToWorker { runs })) => {
+            Some(Ok(ToWorker { runs, report_each })) => {
+                let mut outbox = Outbox::new(report_each, now());
                 for run in runs {
+                    if let Some(post) = outbox.before_run(now()) {
+                        reply_with(&post);
+                    }
                     let result = engine.borrow_mut().run(&run.request);
-                    reply_with(&FromWorker::Result { id: run.id, result });
+                    if let Some(post) = outbox.finished(RunOutput { id: run.id, result }, now()) {
+                        reply_with(&post);
+                    }
+                }
+                if let Some(post) = outbox.end(now()) {
+                    reply_with(&post);
                 }
                 reply_with(&FromWorker::Idle { memory_bytes: memory_bytes() });
             }

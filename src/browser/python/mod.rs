@@ -2,12 +2,14 @@
 //!
 //! Python runs in a pool of dedicated Web Workers (`crates/worker`), each with its own
 //! RustPython. Runs are queued and handed out in batches (`schedule.rs`): one message carries up
-//! to [`schedule::MAX_BATCH`] runs and the worker answers each run as soon as it is done, so the
-//! page always knows which run is executing and keeps a wall-clock deadline for that run alone
-//! (its time limit plus a grace period). When a deadline passes or a worker dies (a trap, running
-//! out of memory), only that worker is terminated and replaced, the only hard stop a browser
-//! offers; the batch's other runs go back to the front of the queue. The page never waits on
-//! Python synchronously, so it stays responsive whatever the program does.
+//! to [`schedule::MAX_BATCH`] runs, and the worker posts their results in groups, a few
+//! milliseconds apart at most (a message costs more than a short run). The page keeps a
+//! wall-clock deadline for the first unanswered run of each worker (its time limit plus a grace
+//! period). When a deadline passes or a worker dies (a trap, running out of memory), only that
+//! worker is terminated and replaced, the only hard stop a browser offers; its unanswered runs go
+//! back to the front of the queue, run again one answer at a time when the culprit is not yet
+//! known, so a runaway fails alone. The page never waits on Python synchronously, so it stays
+//! responsive whatever the program does.
 //!
 //! The pool starts with one worker (Python is warm by the first click) and grows to its size
 //! when runs wait in the queue. Its size is a setting (`pool_size`); a worker that fails to start
@@ -25,12 +27,10 @@ use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
 
-use schedule::{Batch, RunQueue};
+use schedule::{Batch, GiveUp, RunQueue};
 
 /// Trunk writes the worker's loader next to index.html; relative, so sub-paths work.
 const WORKER_URL: &str = "execbench-worker_loader.js";
-/// Added to each run's time limit before the page gives up on the worker.
-const GRACE_MS: u32 = 500;
 /// Where the user's choice of pool size is kept.
 const POOL_SIZE_KEY: &str = "execbench.python-workers";
 /// The largest pool the setting offers.
@@ -188,10 +188,10 @@ impl PythonWorker {
         self.for_job(job)
     }
 
-    /// How many runs it pays a job to have waiting at once: enough for a full batch per worker
-    /// and the next one queued behind it.
+    /// How many runs it pays a job to have waiting at once: a worker holds up to two full
+    /// batches (the one it runs and the next), and one more waits in the queue.
     pub fn runs_at_once(&self) -> usize {
-        2 * schedule::MAX_BATCH * self.inner.borrow().size.max(1)
+        3 * schedule::MAX_BATCH * self.inner.borrow().size.max(1)
     }
 
     /// The pool's size now.
@@ -230,7 +230,7 @@ impl PythonWorker {
             let _ = reply.send(crashed(reason.clone(), 0.0));
         }
         for generation in to_replace {
-            self.replace(generation, |started| crashed(reason.clone(), now() - started));
+            self.replace(generation, GiveUp::Stopped, |started| crashed(reason.clone(), now() - started));
         }
         self.dispatch();
     }
@@ -310,22 +310,27 @@ impl PythonWorker {
                 self.dispatch();
                 self.publish();
             }
-            Ok(FromWorker::Result { id, result }) => {
-                let finished = {
-                    let mut inner = self.inner.borrow_mut();
-                    let slot = &mut inner.slots[at];
-                    let finished = slot.batch.finish(id);
-                    if finished.is_some() {
-                        clear_timer(slot.timer.take());
+            Ok(FromWorker::Results { results }) => {
+                let mut more = false;
+                let mut any = false;
+                for output in results {
+                    let finished = self.inner.borrow_mut().slots[at].batch.finish(output.id);
+                    let Some(finished) = finished else { continue };
+                    any = true;
+                    self.inner.borrow_mut().queue.pace.observe(output.result.elapsed_ms);
+                    more = finished.next_limit_ms.is_some();
+                    if let Some(reply) = finished.reply {
+                        let _ = reply.send(output.result);
                     }
-                    finished
-                };
-                let Some(finished) = finished else { return };
-                if let Some(reply) = finished.reply {
-                    let _ = reply.send(result);
                 }
-                if finished.next_limit_ms.is_some() {
+                if !any {
+                    return;
+                }
+                // One deadline per message: for the first run still unanswered, from now.
+                if more {
                     self.arm_deadline(at);
+                } else {
+                    clear_timer(self.inner.borrow_mut().slots[at].timer.take());
                 }
                 self.dispatch();
             }
@@ -361,7 +366,7 @@ impl PythonWorker {
             }
             None => format!("the Python worker stopped ({message}); a fresh worker was started"),
         };
-        self.replace(generation, |started| crashed(reason.clone(), now() - started));
+        self.replace(generation, GiveUp::Stuck, |started| crashed(reason.clone(), now() - started));
         self.dispatch();
     }
 
@@ -371,7 +376,7 @@ impl PythonWorker {
             Some((running, limit_ms)) if running == id => limit_ms,
             _ => return,
         };
-        self.replace(generation, |started| RunResult {
+        self.replace(generation, GiveUp::Stuck, |started| RunResult {
             outcome: Outcome::TimedOut { limit_ms },
             stdout: String::new(),
             elapsed_ms: now() - started,
@@ -379,18 +384,19 @@ impl PythonWorker {
         self.dispatch();
     }
 
-    /// Terminates a worker and starts a fresh one in its place: its executing run is answered
-    /// with `result`, the rest of its batch goes back to the front of the queue.
-    fn replace(&self, generation: u64, result: impl FnOnce(f64) -> RunResult) {
+    /// Terminates a worker and starts a fresh one in its place: the run that caused it, when it
+    /// is known, is answered with `result`; the others go back to the front of the queue.
+    fn replace(&self, generation: u64, why: GiveUp, result: impl FnOnce(f64) -> RunResult) {
         let Some(at) = self.slot_of(generation) else { return };
         let (running, started) = {
             let mut inner = self.inner.borrow_mut();
             let slot = &mut inner.slots[at];
             clear_timer(slot.timer.take());
             slot.worker.terminate();
-            let (running, rest) = slot.batch.abandon();
+            let abandoned = slot.batch.abandon(why);
             let started = slot.run_started;
-            inner.queue.put_back(rest);
+            let running = abandoned.culprit;
+            inner.queue.put_back(abandoned.requeue, running.is_none());
             inner.slots.remove(at);
             inner.restarts += 1;
             (running, started)
@@ -413,9 +419,10 @@ impl PythonWorker {
                 clear_timer(slot.timer.take());
                 slot.worker.terminate();
                 // A worker that never started has no batch; stay correct anyway.
-                let (running, rest) = slot.batch.abandon();
-                failed.extend(running.and_then(|r| r.reply));
-                inner.queue.put_back(rest);
+                let abandoned = slot.batch.abandon(GiveUp::Stuck);
+                let suspects = abandoned.culprit.is_none();
+                failed.extend(abandoned.culprit.and_then(|r| r.reply));
+                inner.queue.put_back(abandoned.requeue, suspects);
             }
             inner.given_up.push(reason.clone());
             inner.size = inner.slots.len().max(1);
@@ -449,13 +456,13 @@ impl PythonWorker {
     fn arm_deadline(&self, at: usize) {
         let mut inner = self.inner.borrow_mut();
         let slot = &mut inner.slots[at];
-        let Some((id, limit_ms)) = slot.batch.running() else { return };
+        let (Some((id, _)), Some(deadline_ms)) = (slot.batch.running(), slot.batch.deadline_ms()) else { return };
         let weak = Rc::downgrade(&self.inner);
         let status = self.status;
         let generation = slot.generation;
         clear_timer(slot.timer.take());
         slot.run_started = now();
-        slot.timer = Some(set_timer(limit_ms.saturating_add(GRACE_MS), move || {
+        slot.timer = Some(set_timer(deadline_ms, move || {
             if let Some(pool) = Self::from_weak(&weak, status) {
                 pool.on_deadline(generation, id);
             }
@@ -478,8 +485,9 @@ impl PythonWorker {
                     break;
                 }
                 // Workers running low, the emptiest first.
+                let refill_at = inner.queue.pace.refill_at();
                 let mut idle: Vec<usize> = (0..inner.slots.len())
-                    .filter(|&i| inner.slots[i].ready && inner.slots[i].batch.wants_more())
+                    .filter(|&i| inner.slots[i].ready && inner.slots[i].batch.wants_more(refill_at))
                     .collect();
                 idle.sort_by_key(|&i| inner.slots[i].batch.len());
                 let Some(&at) = idle.first() else { break };
