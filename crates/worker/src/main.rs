@@ -2,6 +2,9 @@
 //! posting their results in groups by the protocol's `Outbox` rule. Python runs here and never on the page's thread;
 //! the page stops a runaway run by terminating this worker and starting a new one.
 
+#[cfg(any(target_arch = "wasm32", test))]
+mod warm_up;
+
 #[cfg(target_arch = "wasm32")]
 fn main() {
     use std::cell::RefCell;
@@ -32,9 +35,10 @@ fn main() {
     };
     let now = || js_sys::Date::now();
     let started = now();
-    let engine = RefCell::new(RustPythonEngine::new());
+    let engine = std::rc::Rc::new(RefCell::new(RustPythonEngine::new()));
     let init_ms = now() - started;
     let reply_with = post.clone();
+    let run_engine = engine.clone();
     let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| {
         match event.data().as_string().map(|t| serde_json::from_str::<ToWorker>(&t)) {
             Some(Ok(ToWorker { runs, report_each })) => {
@@ -43,7 +47,7 @@ fn main() {
                     if let Some(post) = outbox.before_run(now()) {
                         reply_with(&post);
                     }
-                    let result = engine.borrow_mut().run(&run.request);
+                    let result = run_engine.borrow_mut().run(&run.request);
                     if let Some(post) = outbox.finished(RunOutput { id: run.id, result }, now()) {
                         reply_with(&post);
                     }
@@ -60,6 +64,32 @@ fn main() {
     scope.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
     on_message.forget();
     post(&FromWorker::Ready { init_ms, memory_bytes: memory_bytes() });
+    warm_up_when_idle(scope, engine, 0);
+}
+
+/// Runs the warm-up programs one per task after Ready (`at` counts them): a batch that arrives
+/// meanwhile runs before the next one, so warming never delays a user's run by more than one
+/// short program.
+#[cfg(target_arch = "wasm32")]
+fn warm_up_when_idle(
+    scope: web_sys::DedicatedWorkerGlobalScope,
+    engine: std::rc::Rc<std::cell::RefCell<execbench_pyengine::RustPythonEngine>>,
+    at: usize,
+) {
+    use execbench_core::{PythonEngine, RunRequest};
+    use wasm_bindgen::JsCast;
+    use wasm_bindgen::prelude::*;
+
+    if at >= warm_up::PROGRAMS.len() * warm_up::ROUNDS {
+        return;
+    }
+    let next_scope = scope.clone();
+    let tick = Closure::once_into_js(move || {
+        let (program, expression) = warm_up::PROGRAMS[at % warm_up::PROGRAMS.len()];
+        let _ = engine.borrow_mut().run(&RunRequest::new(program, expression));
+        warm_up_when_idle(next_scope, engine, at + 1);
+    });
+    let _ = scope.set_timeout_with_callback_and_timeout_and_arguments_0(tick.unchecked_ref(), 0);
 }
 
 /// Natively there is no worker: the command line uses the engine directly.
