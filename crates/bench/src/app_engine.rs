@@ -25,10 +25,15 @@ pub struct AppPool {
 pub struct AppFigures {
     /// Navigation start to the first worker's ready message, on a cold page.
     pub ready_ms: f64,
+    /// One worker: the first verify-all pass of a fresh page clicked `IDLE_BEFORE_FIRST` after
+    /// ready, as a person who looks at the page first would (the worker warms up meanwhile).
+    pub first_after_idle_ms: f64,
     pub pools: Vec<AppPool>,
 }
 
 const POOL_SIZE_KEY: &str = "execbench.python-workers";
+/// How long after ready the idle first pass is clicked.
+pub const IDLE_BEFORE_FIRST: Duration = Duration::from_secs(3);
 
 /// Measures in a fresh browser: a cold load for "ready", then each pool size (kept in
 /// `localStorage`, the page reloaded) with one first and `warm` warm verify-all passes.
@@ -73,6 +78,13 @@ async fn drive(b: &Browser, app_url: &str, pool_sizes: &[usize], warm: usize) ->
         pool.memory_bytes = engine[1].as_u64().unwrap_or(0);
         figures.pools.push(pool);
     }
+    // A fresh page with one worker, the first pass clicked a while after ready.
+    js(b, &format!("localStorage.setItem('{POOL_SIZE_KEY}', '1'); return true")).await?;
+    b.client.goto("about:blank").await.map_err(|e| e.to_string())?;
+    b.client.goto(&format!("{app_url}#/verify")).await.map_err(|e| format!("could not open the app: {e}"))?;
+    ready_at(b).await?;
+    tokio::time::sleep(IDLE_BEFORE_FIRST).await;
+    figures.first_after_idle_ms = verify_all(b).await?.0;
     js(b, &format!("localStorage.removeItem('{POOL_SIZE_KEY}'); return true")).await?;
     Ok(figures)
 }
