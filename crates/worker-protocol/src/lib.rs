@@ -4,6 +4,12 @@
 //! The page sends runs in batches (one message, several runs) so the worker never waits for the
 //! page between runs; the worker answers each run with its own message as soon as it is done, so
 //! the page always knows which run is executing and keeps a deadline for that run alone.
+//!
+//! [`bootstrap`] (wasm32 only) is the workers' own start: the link to the page and the panic hook
+//! that the Python worker and the dataset loader's worker share.
+
+#[cfg(target_arch = "wasm32")]
+pub mod bootstrap;
 
 use execbench_core::{RunRequest, RunResult};
 use serde::{Deserialize, Serialize};

@@ -8,24 +8,13 @@ fn main() {
 
     use execbench_core::PythonEngine;
     use execbench_pyengine::RustPythonEngine;
+    use execbench_worker_protocol::bootstrap::Page;
     use execbench_worker_protocol::{FromWorker, ToWorker};
     use wasm_bindgen::JsCast;
-    use wasm_bindgen::prelude::*;
-    use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
+    use web_sys::MessageEvent;
 
-    let scope: DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
-    let post = {
-        let scope = scope.clone();
-        move |message: &FromWorker| {
-            let text = serde_json::to_string(message)
-                .unwrap_or_else(|e| format!("{{\"kind\":\"bad_message\",\"error\":\"{e}\"}}"));
-            let _ = scope.post_message(&JsValue::from_str(&text));
-        }
-    };
-    {
-        let post = post.clone();
-        std::panic::set_hook(Box::new(move |info| post(&FromWorker::Panic { message: info.to_string() })));
-    }
+    let page = Page::this_worker();
+    page.post_panics(|info| FromWorker::Panic { message: info.to_string() });
     let memory_bytes = || {
         let memory: js_sys::WebAssembly::Memory = wasm_bindgen::memory().unchecked_into();
         memory.buffer().unchecked_into::<js_sys::ArrayBuffer>().byte_length() as u64
@@ -34,23 +23,21 @@ fn main() {
     let started = now();
     let engine = RefCell::new(RustPythonEngine::new());
     let init_ms = now() - started;
-    let reply_with = post.clone();
-    let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| {
+    let reply = page.clone();
+    page.on_message(move |event: MessageEvent| {
         match event.data().as_string().map(|t| serde_json::from_str::<ToWorker>(&t)) {
             Some(Ok(ToWorker { runs })) => {
                 for run in runs {
                     let result = engine.borrow_mut().run(&run.request);
-                    reply_with(&FromWorker::Result { id: run.id, result });
+                    reply.post(&FromWorker::Result { id: run.id, result });
                 }
-                reply_with(&FromWorker::Idle { memory_bytes: memory_bytes() });
+                reply.post(&FromWorker::Idle { memory_bytes: memory_bytes() });
             }
-            Some(Err(e)) => reply_with(&FromWorker::BadMessage { error: e.to_string() }),
-            None => reply_with(&FromWorker::BadMessage { error: "expected a JSON string".to_string() }),
+            Some(Err(e)) => reply.post(&FromWorker::BadMessage { error: e.to_string() }),
+            None => reply.post(&FromWorker::BadMessage { error: "expected a JSON string".to_string() }),
         }
     });
-    scope.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
-    on_message.forget();
-    post(&FromWorker::Ready { init_ms, memory_bytes: memory_bytes() });
+    page.post(&FromWorker::Ready { init_ms, memory_bytes: memory_bytes() });
 }
 
 /// Natively there is no worker: the command line uses the engine directly.
