@@ -163,7 +163,7 @@ pub struct Summary {
 
 /// Sums up the results of one task and mode.
 pub fn summarize(task: Task, mode: Mode, results: &[SampleResult]) -> Summary {
-    let count = |label: &str| results.iter().flat_map(|r| &r.answers).filter(|a| a.verdict.label() == label).count();
+    let count = |is: fn(&Verdict) -> bool| results.iter().flat_map(|r| &r.answers).filter(|a| is(&a.verdict)).count();
     Summary {
         task,
         mode,
@@ -171,14 +171,14 @@ pub fn summarize(task: Task, mode: Mode, results: &[SampleResult]) -> Summary {
         answers: results.iter().map(|r| r.answers.len()).sum(),
         pass_at_1: dataset_score(results.iter().map(|r| r.pass_at_1)),
         pass_at_5: dataset_score(results.iter().map(|r| r.pass_at_5)),
-        correct: count("correct"),
-        dropped: count("dropped"),
-        extraction_failed: count("extraction_failed"),
-        not_literal: count("not_a_literal"),
-        not_a_call: count("not_a_call"),
-        wrong_value: count("wrong_value"),
-        timeouts: count("timeout"),
-        errors: count("error"),
+        correct: count(|v| matches!(v, Verdict::Correct)),
+        dropped: count(|v| matches!(v, Verdict::Dropped { .. })),
+        extraction_failed: count(|v| matches!(v, Verdict::ExtractionFailed { .. })),
+        not_literal: count(|v| matches!(v, Verdict::NotALiteral { .. })),
+        not_a_call: count(|v| matches!(v, Verdict::NotACall { .. })),
+        wrong_value: count(|v| matches!(v, Verdict::WrongValue { .. })),
+        timeouts: count(|v| matches!(v, Verdict::Timeout { .. })),
+        errors: count(|v| matches!(v, Verdict::Error { .. })),
     }
 }
 
@@ -265,6 +265,35 @@ mod tests {
              | output | strict | 2 | 10 | 10.0 | 50.0 | 0 | 0 | 1 | 0 | 0 |\n\
              | output | compatible | 2 | 7 | 50.0 | 0.0 (1/2) | 1 | 0 | 0 | 1 | 0 |\n"
         );
+    }
+
+    /// Each verdict is counted once, by its own figure (one answer of every kind, in strict
+    /// mode so none is dropped from the row).
+    #[test]
+    fn every_verdict_has_its_own_count() {
+        let detail = || "d".to_string();
+        let verdicts = vec![
+            Verdict::Correct,
+            wrong(),
+            Verdict::NotALiteral { detail: detail() },
+            Verdict::NotACall { detail: detail() },
+            Verdict::ExtractionFailed { detail: detail() },
+            Verdict::Timeout { detail: detail() },
+            Verdict::Error { message: detail() },
+            Verdict::Dropped { why: detail() },
+        ];
+        let s = summarize(Task::Output, Mode::Strict, &[result("a", Mode::Strict, verdicts)]);
+        let counts = [
+            s.correct,
+            s.wrong_value,
+            s.not_literal,
+            s.not_a_call,
+            s.extraction_failed,
+            s.timeouts,
+            s.errors,
+            s.dropped,
+        ];
+        assert_eq!((s.answers, counts), (8, [1; 8]));
     }
 
     /// (mode, verdicts, outcome, words): a sample partly right never reads as wrong.

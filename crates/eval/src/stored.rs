@@ -11,6 +11,7 @@ use serde_json::{Map, Value};
 
 use crate::generations::{ImportError, Rescore};
 use crate::passk::{DatasetScore, dataset_score, pass_at_k};
+use crate::score::Verdict;
 
 /// The verdicts and figures a file carries. Kept with a re-scored run (its manifest's `stored`),
 /// so the comparison is shown again whenever the run is opened.
@@ -126,13 +127,13 @@ pub fn compare_stored_results(stored: &StoredScores, results: &[crate::report::S
         };
         per_sample.push(verdicts);
         for (answer, (record, stored_verdict)) in result.answers.iter().zip(verdicts).enumerate() {
-            let label = record.verdict.label();
-            if label != "dropped" && record.verdict.is_correct() != *stored_verdict {
+            let dropped = matches!(record.verdict, Verdict::Dropped { .. });
+            if !dropped && record.verdict.is_correct() != *stored_verdict {
                 disagreements.push(Disagreement {
                     id: result.id.clone(),
                     answer,
                     stored: *stored_verdict,
-                    execbench: label.to_string(),
+                    execbench: record.verdict.label().to_string(),
                     reason: record.verdict.to_string(),
                 });
             }

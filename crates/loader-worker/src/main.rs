@@ -26,35 +26,25 @@ pub enum Loaded {
 
 #[cfg(target_arch = "wasm32")]
 fn main() {
+    use execbench_worker_protocol::bootstrap::Page;
     use wasm_bindgen::JsCast;
     use wasm_bindgen::prelude::*;
-    use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
+    use web_sys::MessageEvent;
 
-    let scope: DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
-    let post = {
-        let scope = scope.clone();
-        move |message: &Loaded| {
-            let text = serde_json::to_string(message)
-                .unwrap_or_else(|e| format!("{{\"kind\":\"bad_message\",\"error\":\"{e}\"}}"));
-            let _ = scope.post_message(&JsValue::from_str(&text));
-        }
-    };
-    {
-        let post = post.clone();
-        // The panic's own words, without the source path of the crate that panicked.
-        std::panic::set_hook(Box::new(move |info| {
-            let payload = info.payload();
-            let message = payload
-                .downcast_ref::<&str>()
-                .map(|s| s.to_string())
-                .or_else(|| payload.downcast_ref::<String>().cloned())
-                .unwrap_or_else(|| info.to_string());
-            post(&Loaded::Panic { message })
-        }));
-    }
-    let reply = post.clone();
-    let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| {
-        let post = &reply;
+    let page = Page::this_worker();
+    // The panic's own words, without the source path of the crate that panicked.
+    page.post_panics(|info| {
+        let payload = info.payload();
+        let message = payload
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| info.to_string());
+        Loaded::Panic { message }
+    });
+    let reply = page.clone();
+    page.on_message(move |event: MessageEvent| {
+        let post = |message: &Loaded| reply.post(message);
         let data = event.data();
         let get = |name: &str| js_sys::Reflect::get(&data, &JsValue::from_str(name)).ok();
         let file = get("file").and_then(|v| v.as_string());
@@ -66,9 +56,7 @@ fn main() {
             _ => post(&Loaded::BadMessage { error: "expected {file, bytes}".to_string() }),
         }
     });
-    scope.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
-    on_message.forget();
-    post(&Loaded::Ready);
+    page.post(&Loaded::Ready);
 }
 
 /// Natively there is no worker: the command line loads files itself.

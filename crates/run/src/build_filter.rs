@@ -4,10 +4,11 @@
 
 use execbench_build::{Candidate, Judged, Rejection, Rule, Verdict};
 use execbench_core::{RunRequest, RunResult};
-use futures::{FutureExt, StreamExt, select_biased};
+use futures::StreamExt;
 
 use crate::cancel::CancelToken;
 use crate::io::Python;
+use crate::stoppable::{Next, next_or_stopped};
 
 /// Kept and rejected counts so far, rejections per rule.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -144,18 +145,7 @@ async fn filter_with<S: Stages, P: Python>(
             (candidate, verdict)
         })
         .buffered(python.runs_at_once().max(1));
-    loop {
-        if cancel.is_cancelled() {
-            break;
-        }
-        let next = select_biased! {
-            _ = cancel.cancelled().fuse() => break,
-            next = verdicts.next().fuse() => next,
-        };
-        let Some((candidate, verdict)) = next else { break };
-        if cancel.is_cancelled() {
-            break;
-        }
+    while let Next::Item((candidate, verdict)) = next_or_stopped(&mut verdicts, cancel).await {
         outcome.tally.add(&verdict);
         let judged = Judged { candidate: candidate.clone(), verdict };
         on_judged(&outcome.tally, &judged);

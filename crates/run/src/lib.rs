@@ -18,6 +18,7 @@
 //!   verifies every result: the Verify and Perturb jobs, with progress and Stop.
 //! - [`build_filter`] judges generated candidates (static rules, then one instrumented run each)
 //!   for the Build job and `execbench build filter`, with progress and Stop.
+//! - [`stoppable`] takes a stream's next result unless Stop came first: the step those loops share.
 //! - `threaded_python` (native only) runs Python on several threads, one interpreter each: the
 //!   command line's `--jobs`.
 //! - [`generation`] asks a model for benchmark candidates (issue 13's Generate step).
@@ -42,6 +43,7 @@ pub mod scoring;
 pub mod shelf;
 pub mod simulate;
 pub mod status;
+pub mod stoppable;
 pub mod store;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod threaded_python;

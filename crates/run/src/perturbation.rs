@@ -12,10 +12,11 @@ use execbench_perturb::{
     ExportRow, Failure, FileWrongAnswers, Kind, OfflineWrongAnswers, Options, Parsed, PerturbError, Perturbed, Profile,
     Stage, Step, Verification, VerifyFailure, perturb_parsed, row_of, unchanged,
 };
-use futures::{FutureExt, StreamExt, select_biased};
+use futures::StreamExt;
 
 use crate::cancel::CancelToken;
 use crate::io::{Clock, Python};
+use crate::stoppable::{Next, next_or_stopped};
 
 /// Perturbing hands the thread back at least this often, in milliseconds.
 pub const SLICE_MS: f64 = 12.0;
@@ -160,17 +161,11 @@ async fn normalise_samples<P: Python>(
         })
         .buffered(python.runs_at_once().max(1));
     loop {
-        if cancel.is_cancelled() {
-            return None;
-        }
-        let next = select_biased! {
-            _ = cancel.cancelled().fuse() => return None,
-            next = results.next().fuse() => next,
+        let (sample, result) = match next_or_stopped(&mut results, cancel).await {
+            Next::Item(next) => next,
+            Next::Done => break,
+            Next::Stopped => return None, // a run that Stop cut short is no verdict
         };
-        let Some((sample, result)) = next else { break };
-        if cancel.is_cancelled() {
-            return None; // cut short by Stop: no verdict
-        }
         let counts = tally.normalised.get_or_insert_with(Normalised::default);
         counts.done += 1;
         match &result {
@@ -264,17 +259,11 @@ pub async fn perturb_and_verify<P: Python, C: Clock>(
                 .buffered(python.runs_at_once().max(1));
             let mut verify_started = clock.now_ms();
             loop {
-                if cancel.is_cancelled() {
-                    break 'all;
-                }
-                let next = select_biased! {
-                    _ = cancel.cancelled().fuse() => break 'all,
-                    next = verdicts.next().fuse() => next,
+                let (sample, verdict) = match next_or_stopped(&mut verdicts, cancel).await {
+                    Next::Item(next) => next,
+                    Next::Done => break,
+                    Next::Stopped => break 'all, // a verification that Stop cut short is no verdict
                 };
-                let Some((sample, verdict)) = next else { break };
-                if cancel.is_cancelled() {
-                    break 'all; // finished after Stop (cut short by it): no verdict
-                }
                 // Wall time of the verification, whatever the overlap.
                 let at = clock.now_ms();
                 tally.kind(kind).verify_ms += at - verify_started;

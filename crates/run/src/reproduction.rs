@@ -6,10 +6,11 @@ use execbench_core::{Limits, Sample};
 use execbench_eval::reproduction::{
     ProblemIndex, ReproductionReport, ReproductionRow, RescoredRow, judge, request_for,
 };
-use futures::{FutureExt, StreamExt, select_biased};
+use futures::StreamExt;
 
 use crate::cancel::CancelToken;
 use crate::io::Python;
+use crate::stoppable::{Next, next_or_stopped};
 
 /// A re-scoring, whole or stopped.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -43,19 +44,14 @@ pub async fn rescore_reproductions<P: Python>(
         .buffered(python.runs_at_once().max(1));
     let mut done = 0;
     loop {
-        if cancel.is_cancelled() {
-            outcome.stopped = true;
-            break;
-        }
-        let next = select_biased! {
-            _ = cancel.cancelled().fuse() => None,
-            next = runs.next().fuse() => Some(next),
+        let (row, ran) = match next_or_stopped(&mut runs, cancel).await {
+            Next::Item(next) => next,
+            Next::Done => break,
+            Next::Stopped => {
+                outcome.stopped = true;
+                break;
+            }
         };
-        let Some(next) = next.filter(|_| !cancel.is_cancelled()) else {
-            outcome.stopped = true;
-            break;
-        };
-        let Some((row, ran)) = next else { break };
         done += 1;
         let Some((sample, result)) = ran else {
             outcome.report.add_unknown(&row.problem_id);

@@ -4,10 +4,11 @@
 
 use execbench_core::verify::{SampleCheck, VerifySummary, judge, request_for};
 use execbench_core::{Limits, Sample};
-use futures::{FutureExt, StreamExt, select_biased};
+use futures::{FutureExt, StreamExt};
 
 use crate::cancel::CancelToken;
 use crate::io::Python;
+use crate::stoppable::{Next, next_or_stopped};
 
 /// A verification, whole or stopped.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -33,18 +34,7 @@ pub async fn verify_dataset<P: Python>(
     let mut runs = futures::stream::iter(samples)
         .map(|sample| python.run(request_for(sample, limits)).map(move |result| (sample, result)))
         .buffered(python.runs_at_once().max(1));
-    loop {
-        if cancel.is_cancelled() {
-            break;
-        }
-        let next = select_biased! {
-            _ = cancel.cancelled().fuse() => break,
-            next = runs.next().fuse() => next,
-        };
-        let Some((sample, result)) = next else { break };
-        if cancel.is_cancelled() {
-            break;
-        }
+    while let Next::Item((sample, result)) = next_or_stopped(&mut runs, cancel).await {
         let check = judge(sample, &result);
         outcome.summary.add(check.clone());
         on_check(&outcome.summary, &check);

@@ -9,6 +9,12 @@
 //! worker started at most `FLUSH_MS` after the worker's last message, which is what lets the page
 //! find a runaway run among them (see the app's `browser/python/schedule.rs`). A batch sent with
 //! `report_each` is answered run by run: the page then knows exactly which run is executing.
+//!
+//! [`bootstrap`] (wasm32 only) is the workers' own start: the link to the page and the panic hook
+//! that the Python worker and the dataset loader's worker share.
+
+#[cfg(target_arch = "wasm32")]
+pub mod bootstrap;
 
 use execbench_core::{RunRequest, RunResult};
 use serde::{Deserialize, Serialize};

@@ -1,6 +1,7 @@
 //! The Python worker: starts RustPython, then runs each batch of `ToWorker` runs in order,
-//! posting their results in groups by the protocol's `Outbox` rule. Python runs here and never on the page's thread;
-//! the page stops a runaway run by terminating this worker and starting a new one.
+//! posting their results in groups by the protocol's `Outbox` rule. Python runs here and never on
+//! the page's thread; the page stops a runaway run by terminating this worker and starting a new
+//! one. Once ready, the worker warms its engine in idle time (`warm_up.rs`).
 
 #[cfg(any(target_arch = "wasm32", test))]
 mod warm_up;
@@ -8,74 +9,58 @@ mod warm_up;
 #[cfg(target_arch = "wasm32")]
 fn main() {
     use std::cell::RefCell;
+    use std::rc::Rc;
 
     use execbench_core::PythonEngine;
     use execbench_pyengine::RustPythonEngine;
+    use execbench_worker_protocol::bootstrap::Page;
     use execbench_worker_protocol::{FromWorker, Outbox, RunOutput, ToWorker};
     use wasm_bindgen::JsCast;
-    use wasm_bindgen::prelude::*;
-    use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
+    use web_sys::MessageEvent;
 
-    let scope: DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
-    let post = {
-        let scope = scope.clone();
-        move |message: &FromWorker| {
-            let text = serde_json::to_string(message)
-                .unwrap_or_else(|e| format!("{{\"kind\":\"bad_message\",\"error\":\"{e}\"}}"));
-            let _ = scope.post_message(&JsValue::from_str(&text));
-        }
-    };
-    {
-        let post = post.clone();
-        std::panic::set_hook(Box::new(move |info| post(&FromWorker::Panic { message: info.to_string() })));
-    }
+    let page = Page::this_worker();
+    page.post_panics(|info| FromWorker::Panic { message: info.to_string() });
     let memory_bytes = || {
         let memory: js_sys::WebAssembly::Memory = wasm_bindgen::memory().unchecked_into();
         memory.buffer().unchecked_into::<js_sys::ArrayBuffer>().byte_length() as u64
     };
     let now = || js_sys::Date::now();
     let started = now();
-    let engine = std::rc::Rc::new(RefCell::new(RustPythonEngine::new()));
+    let engine = Rc::new(RefCell::new(RustPythonEngine::new()));
     let init_ms = now() - started;
-    let reply_with = post.clone();
+    let reply = page.clone();
     let run_engine = engine.clone();
-    let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| {
+    page.on_message(move |event: MessageEvent| {
         match event.data().as_string().map(|t| serde_json::from_str::<ToWorker>(&t)) {
             Some(Ok(ToWorker { runs, report_each })) => {
                 let mut outbox = Outbox::new(report_each, now());
                 for run in runs {
-                    if let Some(post) = outbox.before_run(now()) {
-                        reply_with(&post);
+                    if let Some(results) = outbox.before_run(now()) {
+                        reply.post(&results);
                     }
                     let result = run_engine.borrow_mut().run(&run.request);
-                    if let Some(post) = outbox.finished(RunOutput { id: run.id, result }, now()) {
-                        reply_with(&post);
+                    if let Some(results) = outbox.finished(RunOutput { id: run.id, result }, now()) {
+                        reply.post(&results);
                     }
                 }
-                if let Some(post) = outbox.end(now()) {
-                    reply_with(&post);
+                if let Some(results) = outbox.end(now()) {
+                    reply.post(&results);
                 }
-                reply_with(&FromWorker::Idle { memory_bytes: memory_bytes() });
+                reply.post(&FromWorker::Idle { memory_bytes: memory_bytes() });
             }
-            Some(Err(e)) => reply_with(&FromWorker::BadMessage { error: e.to_string() }),
-            None => reply_with(&FromWorker::BadMessage { error: "expected a JSON string".to_string() }),
+            Some(Err(e)) => reply.post(&FromWorker::BadMessage { error: e.to_string() }),
+            None => reply.post(&FromWorker::BadMessage { error: "expected a JSON string".to_string() }),
         }
     });
-    scope.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
-    on_message.forget();
-    post(&FromWorker::Ready { init_ms, memory_bytes: memory_bytes() });
-    warm_up_when_idle(scope, engine, 0);
+    page.post(&FromWorker::Ready { init_ms, memory_bytes: memory_bytes() });
+    warm_up_when_idle(engine, 0);
 }
 
 /// Runs the warm-up programs one per task after Ready (`at` counts them): a batch that arrives
 /// meanwhile runs before the next one, so warming never delays a user's run by more than one
 /// short program.
 #[cfg(target_arch = "wasm32")]
-fn warm_up_when_idle(
-    scope: web_sys::DedicatedWorkerGlobalScope,
-    engine: std::rc::Rc<std::cell::RefCell<execbench_pyengine::RustPythonEngine>>,
-    at: usize,
-) {
+fn warm_up_when_idle(engine: std::rc::Rc<std::cell::RefCell<execbench_pyengine::RustPythonEngine>>, at: usize) {
     use execbench_core::{PythonEngine, RunRequest};
     use wasm_bindgen::JsCast;
     use wasm_bindgen::prelude::*;
@@ -83,12 +68,12 @@ fn warm_up_when_idle(
     if at >= warm_up::PROGRAMS.len() * warm_up::ROUNDS {
         return;
     }
-    let next_scope = scope.clone();
     let tick = Closure::once_into_js(move || {
         let (program, expression) = warm_up::PROGRAMS[at % warm_up::PROGRAMS.len()];
         let _ = engine.borrow_mut().run(&RunRequest::new(program, expression));
-        warm_up_when_idle(next_scope, engine, at + 1);
+        warm_up_when_idle(engine, at + 1);
     });
+    let scope: web_sys::WorkerGlobalScope = js_sys::global().unchecked_into();
     let _ = scope.set_timeout_with_callback_and_timeout_and_arguments_0(tick.unchecked_ref(), 0);
 }
 

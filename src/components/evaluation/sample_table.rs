@@ -77,15 +77,15 @@ impl RowFilter {
     }
 
     fn counts_against(answer: &AnswerRecord) -> bool {
-        !matches!(answer.verdict.label(), "correct" | "dropped")
+        !matches!(answer.verdict, Verdict::Correct | Verdict::Dropped { .. })
     }
 
     fn accepts(self, answer: &AnswerRecord) -> bool {
         match self {
             RowFilter::All => true,
             RowFilter::WrongOnly => Self::counts_against(answer),
-            RowFilter::Dropped => answer.verdict.label() == "dropped",
-            RowFilter::ExtractionFailed => answer.verdict.label() == "extraction_failed",
+            RowFilter::Dropped => matches!(answer.verdict, Verdict::Dropped { .. }),
+            RowFilter::ExtractionFailed => matches!(answer.verdict, Verdict::ExtractionFailed { .. }),
         }
     }
 
