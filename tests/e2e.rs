@@ -352,6 +352,48 @@ async fn verify_spreads_over_a_pool_and_a_runaway_fails_only_itself() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A runaway among fast runs: the worker holds the fast runs' results when it gets stuck, so the
+/// page cannot tell which unanswered run is the runaway. It runs them again one answer at a time
+/// on a fresh worker, where the runaway is caught alone: two restarts, and no other run fails.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_runaway_hidden_among_held_results_is_found_on_a_second_try() {
+    let (b, base) = open_app().await;
+    let mut rows: Vec<String> = (0..40)
+        .map(|i| {
+            serde_json::json!({"id": format!("fast_{i:02}"), "code": "def f(x):\n    return x * 2", "input": i.to_string(), "output": (i * 2).to_string()})
+                .to_string()
+        })
+        .collect();
+    let runaway = serde_json::json!({"id": "runaway", "code": "def f(x):\n    return sum(range(2**31 - 1))", "input": "1", "output": "1"}).to_string();
+    rows.insert(10, runaway);
+    let dir = import_rows(&b, &base, "hidden.jsonl", &rows).await;
+    b.client.goto(&format!("{base}#/verify")).await.unwrap();
+    wait_engine_ready(&b).await;
+    b.click("[data-testid=engine-menu] summary").await;
+    b.client
+        .find(fantoccini::Locator::Css("[data-testid=pool-size]"))
+        .await
+        .unwrap()
+        .select_by_value("1")
+        .await
+        .unwrap();
+    b.click("[data-testid=engine-menu] summary").await;
+    b.click("[data-testid=verify-start]").await;
+    let state = b.wait_text("[data-testid=verify-state]", Duration::from_secs(120), |t| !t.is_empty()).await;
+    assert_eq!(state, "finished");
+    assert_eq!(b.wait_text("[data-testid=verify-passed]", Duration::from_secs(5), |_| true).await, "40 passed");
+    assert_eq!(b.wait_text("[data-testid=verify-failed]", Duration::from_secs(5), |_| true).await, "1 failed");
+    let problems = b.wait_text("[data-testid=verify-problems]", Duration::from_secs(5), |_| true).await;
+    assert!(problems.contains("runaway") && problems.contains("timed out"), "{problems}");
+    assert!(!problems.contains("fast_"), "only the runaway failed: {problems}");
+    b.click("[data-testid=engine-menu] summary").await;
+    let panel = b.wait_text("[data-testid=engine-state]", Duration::from_secs(5), |_| true).await;
+    // The runaway shares its batch with runs after it, so the first try cannot be sure of it.
+    assert!(panel.contains(" 2 restarts."), "{panel}");
+    b.close().await;
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn import_a_user_dataset_with_bad_rows() {
     let dir = std::env::temp_dir().join(format!("execbench-e2e-{}", std::process::id()));
