@@ -301,6 +301,45 @@ async fn verify_can_be_stopped_midway() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// Chooses the pool's size in the header's engine panel (and closes the panel).
+async fn choose_pool_size(b: &Browser, size: usize, screenshot: Option<&str>) {
+    b.click("[data-testid=engine-menu] summary").await;
+    b.wait_text("[data-testid=engine-state]", Duration::from_secs(5), |t| t.contains(" of ")).await;
+    b.client
+        .find(fantoccini::Locator::Css("[data-testid=pool-size]"))
+        .await
+        .unwrap()
+        .select_by_value(&size.to_string())
+        .await
+        .unwrap();
+    if let Some(name) = screenshot {
+        b.screenshot(name).await;
+    }
+    b.click("[data-testid=engine-menu] summary").await;
+}
+
+/// Verifies all and checks that only the sample `runaway` failed, timed out, among `passed`
+/// passing samples whose ids start with `others`. Returns the engine panel's text.
+async fn verify_all_with_one_runaway(b: &Browser, passed: usize, others: &str) -> String {
+    b.click("[data-testid=verify-start]").await;
+    let state = b.wait_text("[data-testid=verify-state]", Duration::from_secs(120), |t| !t.is_empty()).await;
+    assert_eq!(state, "finished");
+    let expected = format!("{passed} passed");
+    assert_eq!(b.wait_text("[data-testid=verify-passed]", Duration::from_secs(5), |_| true).await, expected);
+    assert_eq!(b.wait_text("[data-testid=verify-failed]", Duration::from_secs(5), |_| true).await, "1 failed");
+    let problems = b.wait_text("[data-testid=verify-problems]", Duration::from_secs(5), |_| true).await;
+    assert!(problems.contains("runaway") && problems.contains("timed out"), "{problems}");
+    assert!(!problems.contains(others), "only the runaway failed: {problems}");
+    b.click("[data-testid=engine-menu] summary").await;
+    b.wait_text("[data-testid=engine-state]", Duration::from_secs(5), |_| true).await
+}
+
+/// A sample that only killing its worker stops: one long builtin call.
+fn runaway_row() -> String {
+    serde_json::json!({"id": "runaway", "code": "def f(x):\n    return sum(range(2**31 - 1))", "input": "1", "output": "1"})
+        .to_string()
+}
+
 /// With a pool of two workers (chosen in the header's engine panel), verification spreads over
 /// both; a runaway sample (one long builtin call, which only killing its worker stops) fails
 /// alone, its worker is replaced, and the runs that shared its batch still pass.
@@ -308,37 +347,14 @@ async fn verify_can_be_stopped_midway() {
 async fn verify_spreads_over_a_pool_and_a_runaway_fails_only_itself() {
     let (b, base) = open_app().await;
     let mut rows: Vec<String> = (0..120).map(slow_row).collect();
-    let runaway = serde_json::json!({"id": "runaway", "code": "def f(x):\n    return sum(range(2**31 - 1))", "input": "1", "output": "1"}).to_string();
-    rows.insert(30, runaway);
+    rows.insert(30, runaway_row());
     let dir = import_rows(&b, &base, "pool.jsonl", &rows).await;
     b.client.goto(&format!("{base}#/verify")).await.unwrap();
     wait_engine_ready(&b).await;
-    b.click("[data-testid=engine-menu] summary").await;
-    b.wait_text("[data-testid=engine-state]", Duration::from_secs(5), |t| {
-        t.contains("of 1 worker") || t.contains("of 2 workers")
-    })
-    .await;
-    b.client
-        .find(fantoccini::Locator::Css("[data-testid=pool-size]"))
-        .await
-        .unwrap()
-        .select_by_value("2")
-        .await
-        .unwrap();
-    b.screenshot("engine-panel").await;
-    b.click("[data-testid=engine-menu] summary").await;
-    b.click("[data-testid=verify-start]").await;
-    let state = b.wait_text("[data-testid=verify-state]", Duration::from_secs(120), |t| !t.is_empty()).await;
-    assert_eq!(state, "finished");
-    assert_eq!(b.wait_text("[data-testid=verify-passed]", Duration::from_secs(5), |_| true).await, "120 passed");
-    assert_eq!(b.wait_text("[data-testid=verify-failed]", Duration::from_secs(5), |_| true).await, "1 failed");
-    let problems = b.wait_text("[data-testid=verify-problems]", Duration::from_secs(5), |_| true).await;
-    assert!(problems.contains("runaway") && problems.contains("timed out"), "{problems}");
-    assert!(!problems.contains("slow_"), "only the runaway failed: {problems}");
+    choose_pool_size(&b, 2, Some("engine-panel")).await;
+    let panel = verify_all_with_one_runaway(&b, 120, "slow_").await;
     let workers = b.client.execute("return document.querySelector('.engine').dataset.workers", vec![]).await.unwrap();
     assert_eq!(workers.as_str(), Some("2"), "the pool grew to its size while runs waited");
-    b.click("[data-testid=engine-menu] summary").await;
-    let panel = b.wait_text("[data-testid=engine-state]", Duration::from_secs(5), |_| true).await;
     // One restart when the runaway is known at once, two when it first hid among runs whose
     // results the worker still held (they are then run again one answer at a time).
     assert!(
@@ -364,30 +380,12 @@ async fn a_runaway_hidden_among_held_results_is_found_on_a_second_try() {
                 .to_string()
         })
         .collect();
-    let runaway = serde_json::json!({"id": "runaway", "code": "def f(x):\n    return sum(range(2**31 - 1))", "input": "1", "output": "1"}).to_string();
-    rows.insert(10, runaway);
+    rows.insert(10, runaway_row());
     let dir = import_rows(&b, &base, "hidden.jsonl", &rows).await;
     b.client.goto(&format!("{base}#/verify")).await.unwrap();
     wait_engine_ready(&b).await;
-    b.click("[data-testid=engine-menu] summary").await;
-    b.client
-        .find(fantoccini::Locator::Css("[data-testid=pool-size]"))
-        .await
-        .unwrap()
-        .select_by_value("1")
-        .await
-        .unwrap();
-    b.click("[data-testid=engine-menu] summary").await;
-    b.click("[data-testid=verify-start]").await;
-    let state = b.wait_text("[data-testid=verify-state]", Duration::from_secs(120), |t| !t.is_empty()).await;
-    assert_eq!(state, "finished");
-    assert_eq!(b.wait_text("[data-testid=verify-passed]", Duration::from_secs(5), |_| true).await, "40 passed");
-    assert_eq!(b.wait_text("[data-testid=verify-failed]", Duration::from_secs(5), |_| true).await, "1 failed");
-    let problems = b.wait_text("[data-testid=verify-problems]", Duration::from_secs(5), |_| true).await;
-    assert!(problems.contains("runaway") && problems.contains("timed out"), "{problems}");
-    assert!(!problems.contains("fast_"), "only the runaway failed: {problems}");
-    b.click("[data-testid=engine-menu] summary").await;
-    let panel = b.wait_text("[data-testid=engine-state]", Duration::from_secs(5), |_| true).await;
+    choose_pool_size(&b, 1, None).await;
+    let panel = verify_all_with_one_runaway(&b, 40, "fast_").await;
     // The runaway shares its batch with runs after it, so the first try cannot be sure of it.
     assert!(panel.contains(" 2 restarts."), "{panel}");
     b.close().await;
