@@ -351,6 +351,8 @@ async fn a_new_user_imports_lcb_and_codecrash_evaluates_both_and_compares() {
     assert!(replay.contains("(b 4, c 0)"), "four answers went from right to wrong: {replay}");
     let worse = js(&b, "return document.querySelectorAll('[data-testid=compare-cell] .drop-worse').length").await;
     assert_eq!(worse, json!(1), "one cell is marked as a drop");
+    let better = js(&b, "return document.querySelectorAll('[data-testid=compare-cell] .drop-better').length").await;
+    assert_eq!(better, json!(0), "a change of 0.0 is neither better nor worse");
     shot(&b, "09-compare-table").await;
 
     // The flipped samples of the model's pair: MISLED, each right → wrong; the first opened

@@ -89,7 +89,8 @@ fn cell_view(cell: &Cell) -> impl IntoView + use<> {
         (
             format!("vs vanilla {} pt{relative}", signed(-d.absolute)),
             format!("McNemar p {} (b {}, c {})", p_value_words(d.mcnemar.p_value), d.mcnemar.b, d.mcnemar.c),
-            d.absolute > 0.0,
+            // Worse, better, or (shown as 0.0) neither.
+            (one_decimal(d.absolute) != "0.0").then_some(d.absolute > 0.0),
         )
     });
     view! {
@@ -97,7 +98,7 @@ fn cell_view(cell: &Cell) -> impl IntoView + use<> {
             <span class="compare-main">{main}</span>
             {interval.map(|i| view! { <span class="muted small">" "{i}</span> })}
             {pass5.map(|p| view! { <div class="small">{p}</div> })}
-            {drop.map(|(d, p, worse)| view! { <div class="small" class:drop-worse=worse class:drop-better=!worse>{d}</div><div class="muted small">{p}</div> })}
+            {drop.map(|(d, p, worse)| view! { <div class="small" class:drop-worse=worse == Some(true) class:drop-better=worse == Some(false)>{d}</div><div class="muted small">{p}</div> })}
         </div>
     }
 }
