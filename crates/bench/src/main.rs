@@ -397,7 +397,7 @@ async fn engine_section(opts: &Options, server: &StaticServer, built: &Path, dis
     );
     println!(
         "ready: navigation start to the worker's ready message, fresh browser profile each time. \
-         Passes: wall time for 800 samples sent to one worker in batches of 64 runs a message, one result message a run, \
+         Passes: wall time for 800 samples sent to one worker in batches of 64 runs a message, results posted in groups at most 4 ms of runs apart, \
          as the app sends them (fresh globals, exec, f(input) == output); 'app page' rows: the app's Verify page, its own \
          elapsed time, with the pool size set in the page's setting (the pool grows during the first pass); \
          'inside the engine' sums the workers' own per-sample elapsed_ms (no messaging). \
