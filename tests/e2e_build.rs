@@ -325,8 +325,9 @@ async fn a_model_generation_cut_by_a_reload_resumes_asking_only_what_is_missing(
     assert_eq!(mock.stats().requests_total, asked_before_resume, "no request past the cap");
     b.fill("[data-testid=spend-cap]", "1").await;
     b.click("[data-testid=build-kept-resume]").await;
-    let ended = wait_finished(&b, Duration::from_secs(120)).await;
-    assert!(ended.starts_with("Last job finished"), "{ended}");
+    // The paused job's "Last job stopped" still shows until this one starts: wait for the end of
+    // this one by its own words (a timeout names the last text seen).
+    b.wait_text("[data-testid=build-progress]", Duration::from_secs(120), |t| t.starts_with("Last job finished")).await;
     assert_eq!(count(&b, "generated").await, 11, "every prompt has its response: {kept} kept, the rest asked now");
     assert_eq!(
         mock.stats().requests_total - asked_before_resume,
