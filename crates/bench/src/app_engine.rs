@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use execbench_testkit::browser::Browser;
 
-use crate::page::{click, js, wait_text};
+use crate::page::{js, wait_text};
 
 /// One pool size's figures.
 #[derive(Clone, Debug, Default)]
@@ -89,10 +89,48 @@ async fn drive(b: &Browser, app_url: &str, pool_sizes: &[usize], warm: usize) ->
     Ok(figures)
 }
 
+/// Clicks Verify all and waits for its outcome inside the page, without polling: a poll is a
+/// WebDriver command that runs script on the page's thread (finding an element, reading its text),
+/// and every 20 ms during a 150 ms pass it would take the thread from the pass being timed. The
+/// script resolves once the outcome has gone (the pass started) and come back (it ended).
+const CLICK_AND_AWAIT_VERIFY: &str = r#"
+const done = arguments[arguments.length - 1];
+const state = () => document.querySelector('[data-testid=verify-state]');
+let started = false;
+const check = () => {
+  const element = state();
+  if (!element) { started = true; return false; }
+  if (started && element.textContent !== '') { observer.disconnect(); done(element.textContent); return true; }
+  return false;
+};
+const observer = new MutationObserver(check);
+observer.observe(document.body, { subtree: true, childList: true, characterData: true });
+document.querySelector('[data-testid=verify-start]').click();
+check();
+"#;
+
 /// One verify-all pass on the Verify page: (the page's elapsed ms, samples passed).
 async fn verify_all(b: &Browser) -> Result<(f64, u64), String> {
-    click(b, "[data-testid=verify-start]").await?;
-    let state = wait_text(b, "[data-testid=verify-state]", Duration::from_secs(600), |t| !t.is_empty()).await?;
+    // The start button must be there and enabled (a dataset loaded) before the script clicks it.
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    while js(b, "const e = document.querySelector('[data-testid=verify-start]'); return !!e && !e.disabled").await?
+        != serde_json::Value::Bool(true)
+    {
+        if std::time::Instant::now() > deadline {
+            return Err("Verify all stayed disabled for 60 s".into());
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    b.client
+        .update_timeouts(fantoccini::wd::TimeoutConfiguration::new(Some(Duration::from_secs(600)), None, None))
+        .await
+        .map_err(|e| format!("setting the script time-out: {e}"))?;
+    let state = b
+        .client
+        .execute_async(CLICK_AND_AWAIT_VERIFY, vec![])
+        .await
+        .map_err(|e| format!("waiting for verify-all: {e}"))?;
+    let state = state.as_str().unwrap_or_default().to_string();
     if !state.contains("finished") {
         return Err(format!("verify-all ended with `{state}`"));
     }
@@ -104,4 +142,161 @@ async fn verify_all(b: &Browser) -> Result<(f64, u64), String> {
         .and_then(|n| n.parse().ok())
         .ok_or(format!("no passed count: {read}"))?;
     Ok((ms, passed))
+}
+
+/// Where a warm verify-all pass spends its time, thread by thread, from Chromium's trace.
+#[derive(Clone, Debug, Default)]
+pub struct PassProfile {
+    pub workers: usize,
+    /// The page's own elapsed time for the pass.
+    pub pass_ms: f64,
+    /// The page's thread: busy in all, and the parts: script (the app's wasm and its JS glue,
+    /// message handlers included), garbage collection, style, layout and paint.
+    pub page: ThreadBusy,
+    /// Each Python worker's thread, busiest first.
+    pub worker_busy_ms: Vec<f64>,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct ThreadBusy {
+    pub busy_ms: f64,
+    pub script_ms: f64,
+    pub gc_ms: f64,
+    pub render_ms: f64,
+}
+
+/// The trace categories a profile needs: top-level tasks, and the timeline's script, GC and
+/// rendering events.
+const TRACE_CATEGORIES: &str = "toplevel,devtools.timeline,v8,disabled-by-default-devtools.timeline";
+
+/// Profiles one warm verify-all pass per pool size (after `warm` untimed ones) in a traced
+/// browser. Tracing slows the page, so these passes are not the table's figures.
+pub async fn profile(app_url: &str, pool_sizes: &[usize], warm: usize) -> Result<Vec<PassProfile>, String> {
+    let b = Browser::launch_traced(TRACE_CATEGORIES).await;
+    let result = profile_in(&b, app_url, pool_sizes, warm).await;
+    b.close().await;
+    result
+}
+
+async fn profile_in(b: &Browser, app_url: &str, pool_sizes: &[usize], warm: usize) -> Result<Vec<PassProfile>, String> {
+    let mut profiles = Vec::new();
+    b.client.goto(&format!("{app_url}#/verify")).await.map_err(|e| format!("could not open the app: {e}"))?;
+    ready_at(b).await?;
+    for &workers in pool_sizes {
+        js(b, &format!("localStorage.setItem('{POOL_SIZE_KEY}', '{workers}'); return true")).await?;
+        b.client.goto("about:blank").await.map_err(|e| e.to_string())?;
+        b.client.goto(&format!("{app_url}#/verify")).await.map_err(|e| format!("could not open the app: {e}"))?;
+        ready_at(b).await?;
+        for _ in 0..warm.max(1) {
+            verify_all(b).await?;
+        }
+        b.trace_events().await?;
+        let (pass_ms, _) = verify_all(b).await?;
+        let events = b.trace_events().await?;
+        profiles.push(PassProfile { workers, pass_ms, ..summarise(&events) });
+    }
+    js(b, &format!("localStorage.removeItem('{POOL_SIZE_KEY}'); return true")).await?;
+    Ok(profiles)
+}
+
+/// Busy time per thread from trace events: the sum of each thread's top-level tasks, and on the
+/// page's thread the time inside script, GC and rendering events (outermost events only, so
+/// nested ones are not counted twice).
+pub fn summarise(events: &[serde_json::Value]) -> PassProfile {
+    use std::collections::HashMap;
+    type Thread = (u64, u64);
+    let flat: Vec<&serde_json::Value> = events
+        .iter()
+        .flat_map(|e| match e["value"].as_array() {
+            Some(list) => list.iter().collect::<Vec<_>>(),
+            None => vec![e],
+        })
+        .collect();
+    let key = |e: &serde_json::Value| -> Thread { (e["pid"].as_u64().unwrap_or(0), e["tid"].as_u64().unwrap_or(0)) };
+    let mut names: HashMap<Thread, String> = HashMap::new();
+    for e in &flat {
+        if e["ph"] == "M" && e["name"] == "thread_name" {
+            names.insert(key(e), e["args"]["name"].as_str().unwrap_or_default().to_string());
+        }
+    }
+    // Complete events ("X") with a duration; top-level tasks, then the page's parts.
+    let mut busy: HashMap<Thread, f64> = HashMap::new();
+    let mut parts: HashMap<Thread, Vec<(f64, f64, &'static str)>> = HashMap::new();
+    for e in &flat {
+        if e["ph"] != "X" {
+            continue;
+        }
+        let (Some(ts), Some(dur)) = (e["ts"].as_f64(), e["dur"].as_f64()) else { continue };
+        let name = e["name"].as_str().unwrap_or_default();
+        let cat = e["cat"].as_str().unwrap_or_default();
+        if cat.split(',').any(|c| c == "toplevel") && name.contains("RunTask") {
+            *busy.entry(key(e)).or_default() += dur / 1000.0;
+        }
+        let part = match name {
+            "FunctionCall" | "EvaluateScript" | "v8.callFunction" | "RunMicrotasks" | "EventDispatch" => "script",
+            "MinorGC" | "MajorGC" | "V8.GC_SCAVENGER" | "V8.GC_MARK_COMPACTOR" | "BlinkGC.AtomicPhase" => "gc",
+            "UpdateLayoutTree" | "Layout" | "Paint" | "PrePaint" | "Layerize" | "Commit" | "UpdateLayer" => "render",
+            _ => continue,
+        };
+        parts.entry(key(e)).or_default().push((ts, ts + dur, part));
+    }
+    let is = |thread: &Thread, want: &str| names.get(thread).is_some_and(|n| n.contains(want));
+    let page_thread =
+        busy.keys().filter(|t| is(t, "CrRendererMain")).max_by(|a, b| busy[a].total_cmp(&busy[b])).copied();
+    let mut profile = PassProfile::default();
+    if let Some(page) = page_thread {
+        profile.page.busy_ms = busy[&page];
+        let mut spans = parts.remove(&page).unwrap_or_default();
+        spans.sort_by(|a, b| a.0.total_cmp(&b.0).then(b.1.total_cmp(&a.1)));
+        let mut covered_to = f64::MIN;
+        for (start, end, part) in spans {
+            if start < covered_to {
+                continue; // inside an outer event already counted
+            }
+            covered_to = end;
+            let ms = (end - start) / 1000.0;
+            match part {
+                "script" => profile.page.script_ms += ms,
+                "gc" => profile.page.gc_ms += ms,
+                _ => profile.page.render_ms += ms,
+            }
+        }
+    }
+    let mut workers: Vec<f64> =
+        busy.iter().filter(|(t, _)| is(t, "DedicatedWorker")).map(|(_, ms)| *ms).filter(|ms| *ms > 1.0).collect();
+    workers.sort_by(|a, b| b.total_cmp(a));
+    profile.worker_busy_ms = workers;
+    profile
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_trace_is_summed_per_thread_with_nested_events_counted_once() {
+        let x = |tid: u64, name: &str, cat: &str, ts: f64, dur: f64| json!({"ph": "X", "pid": 1, "tid": tid, "name": name, "cat": cat, "ts": ts, "dur": dur});
+        let events = vec![
+            json!({"ph": "M", "pid": 1, "tid": 10, "name": "thread_name", "args": {"name": "CrRendererMain"}}),
+            json!({"ph": "M", "pid": 1, "tid": 20, "name": "thread_name", "args": {"name": "DedicatedWorker thread"}}),
+            json!({"ph": "M", "pid": 1, "tid": 30, "name": "thread_name", "args": {"name": "DedicatedWorker thread"}}),
+            // The page: two tasks (5 ms + 3 ms); script 4 ms with a nested call, GC 1 ms, layout 2 ms.
+            x(10, "ThreadControllerImpl::RunTask", "toplevel", 0.0, 5000.0),
+            x(10, "FunctionCall", "devtools.timeline", 100.0, 4000.0),
+            x(10, "FunctionCall", "devtools.timeline", 200.0, 1000.0),
+            x(10, "MinorGC", "devtools.timeline,v8", 4200.0, 1000.0),
+            x(10, "ThreadControllerImpl::RunTask", "toplevel", 10000.0, 3000.0),
+            x(10, "Layout", "devtools.timeline", 10500.0, 2000.0),
+            // Two workers; the idle one's tiny task is left out.
+            x(20, "ThreadControllerImpl::RunTask", "toplevel", 0.0, 90000.0),
+            x(30, "ThreadControllerImpl::RunTask", "toplevel", 0.0, 500.0),
+        ];
+        // chromedriver may hand the events one by one or as a `value` list: both read the same.
+        for events in [events.clone(), vec![json!({"value": events})]] {
+            let p = summarise(&events);
+            assert_eq!((p.page.busy_ms, p.page.script_ms, p.page.gc_ms, p.page.render_ms), (8.0, 4.0, 1.0, 2.0));
+            assert_eq!(p.worker_busy_ms, vec![90.0]);
+        }
+    }
 }

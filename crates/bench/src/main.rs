@@ -339,6 +339,11 @@ async fn engine_section(opts: &Options, server: &StaticServer, built: &Path, dis
             None
         }
     };
+    // Where a warm pass spends its time, thread by thread (a traced browser of its own).
+    match app_engine::profile(&app_url, &[1, pool], 2).await {
+        Ok(profiles) => print_profiles(&profiles),
+        Err(e) => eprintln!("the app's pass profile failed: {e}"),
+    }
     let browser_secs = started.elapsed().as_secs_f64();
 
     // Sizes. The execbench page may fetch any file of the built site: count them all (hidden
@@ -404,6 +409,52 @@ async fn engine_section(opts: &Options, server: &StaticServer, built: &Path, dis
          Sizes: each file gzip -9 / brotli 11 on its own; execbench = every file of dist/ (app, worker, dataset), \
          Pyodide = its engine files only. Restart: terminate the worker, new worker until ready (no HTTP cache here)."
     );
+}
+
+/// The profile of a warm verify-all pass as a table (and as figures for `--json`): per pool
+/// size, the page's thread busy (and its parts) against each worker's thread.
+fn print_profiles(profiles: &[app_engine::PassProfile]) {
+    println!(
+        "\n| warm verify-all, traced | pass | page thread busy | script | GC | style, layout, paint | workers busy | CPU busy / pass |"
+    );
+    println!("|---|---:|---:|---:|---:|---:|---|---:|");
+    let mut rows = Vec::new();
+    for p in profiles {
+        let workers: f64 = p.worker_busy_ms.iter().sum();
+        println!(
+            "| {} worker(s) | {:.0} ms | {:.0} ms | {:.0} ms | {:.0} ms | {:.0} ms | {} ms | {:.2} |",
+            p.workers,
+            p.pass_ms,
+            p.page.busy_ms,
+            p.page.script_ms,
+            p.page.gc_ms,
+            p.page.render_ms,
+            p.worker_busy_ms.iter().map(|t| format!("{t:.0}")).collect::<Vec<_>>().join(" + "),
+            (p.page.busy_ms + workers) / p.pass_ms
+        );
+        let figure = |metric: String, ms: f64| Figure {
+            section: "engine-profile".into(),
+            metric,
+            execbench: Some(Amount::Ms(ms)),
+            reference: None,
+            reference_amount: None,
+            ratio: None,
+            target: None,
+            met: None,
+        };
+        rows.push(figure(format!("traced warm pass, {} worker(s)", p.workers), p.pass_ms));
+        rows.push(figure(format!("page thread busy, {} worker(s)", p.workers), p.page.busy_ms));
+        rows.push(figure(format!("page thread script, {} worker(s)", p.workers), p.page.script_ms));
+        rows.push(figure(format!("page thread GC, {} worker(s)", p.workers), p.page.gc_ms));
+        rows.push(figure(format!("page thread rendering, {} worker(s)", p.workers), p.page.render_ms));
+        rows.push(figure(format!("worker threads busy, {} worker(s)", p.workers), workers));
+    }
+    println!(
+        "Busy: the sum of each thread's top-level tasks in Chromium's trace during one warm pass (after two untraced ones); \
+         script, GC and rendering are the outermost such events on the page's thread. Tracing slows the page: compare the \
+         threads with each other, not these passes with the table's."
+    );
+    figures::record(rows);
 }
 
 /// Copies the built site (without hidden folders such as Trunk's `.stage`).

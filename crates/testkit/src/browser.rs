@@ -57,6 +57,17 @@ fn start_driver() -> (u16, Child) {
 
 impl Browser {
     pub async fn launch() -> Browser {
+        Browser::launch_with(None).await
+    }
+
+    /// A browser that records Chromium's trace events of `categories` (comma-separated, as
+    /// `chrome://tracing` names them) for every thread, read with [`Browser::trace_events`]. For
+    /// the benchmark's profiles only: tracing costs the page time.
+    pub async fn launch_traced(categories: &str) -> Browser {
+        Browser::launch_with(Some(categories)).await
+    }
+
+    async fn launch_with(trace_categories: Option<&str>) -> Browser {
         // Fails harmlessly when a provider is already installed.
         let _ = rustls::crypto::aws_lc_rs::default_provider().install_default();
         let (port, driver) = start_driver();
@@ -72,6 +83,14 @@ impl Browser {
                          format!("--user-data-dir={}", profile.display())],
             }),
         );
+        if let Some(categories) = trace_categories {
+            let options = caps.get_mut("goog:chromeOptions").and_then(|o| o.as_object_mut()).expect("set above");
+            options.insert(
+                "perfLoggingPrefs".into(),
+                serde_json::json!({"enableNetwork": false, "enablePage": false, "traceCategories": categories}),
+            );
+            caps.insert("goog:loggingPrefs".into(), serde_json::json!({"performance": "ALL"}));
+        }
         let client = ClientBuilder::rustls()
             .expect("rustls connector")
             .capabilities(caps)
@@ -175,12 +194,42 @@ impl Browser {
         inner().await
     }
 
+    /// The trace events recorded since the last call (a browser from [`Browser::launch_traced`]):
+    /// chromedriver's performance log, whose `Tracing.dataCollected` entries carry them.
+    pub async fn trace_events(&self) -> Result<Vec<serde_json::Value>, String> {
+        let log =
+            self.client.issue_cmd(PerformanceLog).await.map_err(|e| format!("reading the performance log: {e}"))?;
+        let mut events = Vec::new();
+        for entry in log.as_array().into_iter().flatten() {
+            let Some(text) = entry["message"].as_str() else { continue };
+            let Ok(message) = serde_json::from_str::<serde_json::Value>(text) else { continue };
+            if message["message"]["method"] == "Tracing.dataCollected" {
+                events.push(message["message"]["params"].clone());
+            }
+        }
+        Ok(events)
+    }
+
     /// Saves a screenshot as a test artifact (tests/artifacts/NAME.png) to look at.
     pub async fn screenshot(&self, name: &str) {
         let dir = crate::repo_root().join("tests/artifacts");
         std::fs::create_dir_all(&dir).unwrap();
         let png = self.client.screenshot().await.expect("screenshot");
         std::fs::write(dir.join(format!("{name}.png")), png).unwrap();
+    }
+}
+
+/// chromedriver's own command that returns (and empties) a log, here the performance log.
+#[derive(Debug)]
+struct PerformanceLog;
+
+impl fantoccini::wd::WebDriverCompatibleCommand for PerformanceLog {
+    fn endpoint(&self, base_url: &url::Url, session_id: Option<&str>) -> Result<url::Url, url::ParseError> {
+        base_url.join(&format!("session/{}/se/log", session_id.unwrap_or_default()))
+    }
+
+    fn method_and_body(&self, _: &url::Url) -> (http::Method, Option<String>) {
+        (http::Method::POST, Some(r#"{"type":"performance"}"#.to_string()))
     }
 }
 
