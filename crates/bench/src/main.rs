@@ -17,11 +17,14 @@
 //!
 //! Options: `--reps N` cold pages per engine (3), `--warm N` warm passes per page (3),
 //! `--restarts N` worker restarts timed on each execbench page (3), `--sections LIST` which parts
-//! to run (`engine,perturb,score,models,store,build,compare,cli`, all by default; only `engine` needs Pyodide; `store`
+//! to run (`engine,profile,perturb,score,models,store,build,compare,cli`, all by default; only `engine` needs Pyodide; `store`
 //! times the page's IndexedDB run store, `store.rs`; `build` the Build page's filter on the 800
 //! samples as candidates, natively, in CPython and in the page, `build_filter.rs`; `cli` the
 //! command line's `--jobs`, one against all, `cli_jobs.rs`, the only section without a browser),
-//! `--json FILE` also writes the figures as JSON (`figures.rs`). Nothing here asserts a time: it
+//! `--json FILE` also writes the figures as JSON (`figures.rs`). `profile` traces one warm
+//! verify-all pass of the app per pool size and sums each thread's busy time
+//! (`app_engine::profile`); `EXECBENCH_TRACE_DIR=DIR` also keeps the raw traces there, to open in
+//! Perfetto or `chrome://tracing`. Nothing here asserts a time: it
 //! prints figures.
 
 use std::io::Write;
@@ -73,7 +76,7 @@ struct Options {
     json: Option<PathBuf>,
 }
 
-const SECTIONS: [&str; 8] = ["engine", "perturb", "score", "models", "store", "build", "compare", "cli"];
+const SECTIONS: [&str; 9] = ["engine", "profile", "perturb", "score", "models", "store", "build", "compare", "cli"];
 
 fn options() -> Options {
     let mut o = Options { reps: 3, warm: 3, restarts: 3, sections: SECTIONS.map(String::from).to_vec(), json: None };
@@ -102,7 +105,7 @@ fn options() -> Options {
 
 fn usage() -> ! {
     eprintln!(
-        "usage: execbench-bench [--reps N] [--warm N] [--restarts N] [--sections engine,perturb,score,models,store,build,compare,cli] [--json FILE]"
+        "usage: execbench-bench [--reps N] [--warm N] [--restarts N] [--sections engine,profile,perturb,score,models,store,build,compare,cli] [--json FILE]"
     );
     std::process::exit(2)
 }
@@ -173,6 +176,14 @@ async fn browser_sections(opts: &Options) {
     let app_url = format!("{}/execbench/", server.origin);
     if let Some(pyodide) = &pyodide {
         engine_section(opts, &server, &built, &dist, pyodide).await;
+    }
+    if section("profile") {
+        // Where a warm pass spends its time, thread by thread (a traced browser of its own).
+        let pool = std::thread::available_parallelism().map_or(2, |n| n.get()).clamp(2, 4);
+        match app_engine::profile(&app_url, &[1, pool], 1).await {
+            Ok(profiles) => print_profiles(&profiles),
+            Err(e) => eprintln!("the app's pass profile failed: {e}"),
+        }
     }
     let dataset_path = dist.join("data/cruxeval/cruxeval.jsonl");
     let samples = read_samples(&dataset_path);
@@ -339,11 +350,6 @@ async fn engine_section(opts: &Options, server: &StaticServer, built: &Path, dis
             None
         }
     };
-    // Where a warm pass spends its time, thread by thread (a traced browser of its own).
-    match app_engine::profile(&app_url, &[1, pool], 2).await {
-        Ok(profiles) => print_profiles(&profiles),
-        Err(e) => eprintln!("the app's pass profile failed: {e}"),
-    }
     let browser_secs = started.elapsed().as_secs_f64();
 
     // Sizes. The execbench page may fetch any file of the built site: count them all (hidden
@@ -412,28 +418,29 @@ async fn engine_section(opts: &Options, server: &StaticServer, built: &Path, dis
 }
 
 /// The profile of a warm verify-all pass as a table (and as figures for `--json`): per pool
-/// size, the page's thread busy (and its parts) against each worker's thread.
+/// size, the page's thread (busy, its CPU, and the parts) against each worker's thread.
 fn print_profiles(profiles: &[app_engine::PassProfile]) {
     println!(
-        "\n| warm verify-all, traced | pass | page thread busy | script | GC | style, layout, paint | workers busy | CPU busy / pass |"
+        "\n| warm verify-all, traced | pass | page thread busy (CPU) | script and messages | GC | style, layout, paint | each worker busy (CPU) | CPU of these threads / pass |"
     );
     println!("|---|---:|---:|---:|---:|---:|---|---:|");
     let mut rows = Vec::new();
     for p in profiles {
-        let workers: f64 = p.worker_busy_ms.iter().sum();
+        let workers_cpu: f64 = p.workers_busy.iter().map(|(_, cpu)| cpu).sum();
         println!(
-            "| {} worker(s) | {:.0} ms | {:.0} ms | {:.0} ms | {:.0} ms | {:.0} ms | {} ms | {:.2} |",
+            "| {} worker(s) | {:.0} ms | {:.0} ms ({:.0}) | {:.0} ms | {:.0} ms | {:.0} ms | {} | {:.2} |",
             p.workers,
             p.pass_ms,
             p.page.busy_ms,
+            p.page.cpu_ms,
             p.page.script_ms,
             p.page.gc_ms,
             p.page.render_ms,
-            p.worker_busy_ms.iter().map(|t| format!("{t:.0}")).collect::<Vec<_>>().join(" + "),
-            (p.page.busy_ms + workers) / p.pass_ms
+            p.workers_busy.iter().map(|(ms, cpu)| format!("{ms:.0} ms ({cpu:.0})")).collect::<Vec<_>>().join(", "),
+            (p.page.cpu_ms + workers_cpu) / p.pass_ms
         );
         let figure = |metric: String, ms: f64| Figure {
-            section: "engine-profile".into(),
+            section: "profile".into(),
             metric,
             execbench: Some(Amount::Ms(ms)),
             reference: None,
@@ -442,17 +449,23 @@ fn print_profiles(profiles: &[app_engine::PassProfile]) {
             target: None,
             met: None,
         };
-        rows.push(figure(format!("traced warm pass, {} worker(s)", p.workers), p.pass_ms));
-        rows.push(figure(format!("page thread busy, {} worker(s)", p.workers), p.page.busy_ms));
-        rows.push(figure(format!("page thread script, {} worker(s)", p.workers), p.page.script_ms));
-        rows.push(figure(format!("page thread GC, {} worker(s)", p.workers), p.page.gc_ms));
-        rows.push(figure(format!("page thread rendering, {} worker(s)", p.workers), p.page.render_ms));
-        rows.push(figure(format!("worker threads busy, {} worker(s)", p.workers), workers));
+        let n = p.workers;
+        rows.push(figure(format!("traced warm pass, {n} worker(s)"), p.pass_ms));
+        rows.push(figure(format!("page thread busy, {n} worker(s)"), p.page.busy_ms));
+        rows.push(figure(format!("page thread CPU, {n} worker(s)"), p.page.cpu_ms));
+        rows.push(figure(format!("page thread script and messages, {n} worker(s)"), p.page.script_ms));
+        rows.push(figure(format!("page thread GC, {n} worker(s)"), p.page.gc_ms));
+        rows.push(figure(format!("page thread rendering, {n} worker(s)"), p.page.render_ms));
+        for (i, (ms, cpu)) in p.workers_busy.iter().enumerate() {
+            rows.push(figure(format!("worker {} busy, {n} worker(s)", i + 1), *ms));
+            rows.push(figure(format!("worker {} CPU, {n} worker(s)", i + 1), *cpu));
+        }
     }
     println!(
-        "Busy: the sum of each thread's top-level tasks in Chromium's trace during one warm pass (after two untraced ones); \
-         script, GC and rendering are the outermost such events on the page's thread. Tracing slows the page: compare the \
-         threads with each other, not these passes with the table's."
+        "Busy: wall time inside each thread's tasks in Chromium's trace during one warm pass (after one untimed one), \
+         between marks the click script sets; CPU: the thread's own clock in those tasks (less than busy while it \
+         waited for a core). Script and messages, GC and rendering are the outermost such events on the page's thread. \
+         Tracing slows the page: compare the threads with each other, not these passes with the table's."
     );
     figures::record(rows);
 }
