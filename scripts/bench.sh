@@ -4,7 +4,7 @@
 # perturbation times, model API throughput against the mock server (command line and page), and
 # the Build page's filter on the 800 samples (natively, CPython, page); prints Markdown tables.
 # Installs what is missing. Extra arguments go to the benchmark
-# (--reps N, --warm N, --restarts N, --sections engine,perturb,score,models,store,build,compare,cli,
+# (--reps N, --warm N, --restarts N, --sections engine,profile,perturb,score,models,store,build,compare,cli,
 # --json FILE: every figure as JSON too).
 set -euo pipefail
 # The benchmark runs from the repository's root: make a relative --json FILE the caller's.

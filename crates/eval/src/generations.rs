@@ -265,10 +265,10 @@ fn import_extracted(file: &str, text: &str, map: serde_json::Map<String, Value>,
     let mut generations =
         Generations { kind: GenerationsKind::Extracted, entries: Vec::new(), errors: Vec::new(), stored: None };
     for (id, value) in map {
-        let line = line_of_key(text, &id);
+        // Looked up only for an error: a scan of the text per sample is quadratic on big files.
         let error = |field: String, message: String| ImportError {
             file: file.into(),
-            line,
+            line: line_of_key(text, &id),
             field: Some(format!("{prefix}{field}")),
             message,
         };
