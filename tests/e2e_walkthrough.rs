@@ -383,7 +383,7 @@ async fn a_new_user_imports_lcb_and_codecrash_evaluates_both_and_compares() {
     assert_eq!(
         diff,
         json!([
-            "What the perturbation changed in the prompt: 1 lines out, 2 in",
+            "What the perturbation changed in the prompt: 1 line out, 2 in",
             ["- \n"],
             ["+     # s holds no '1' here, so nothing is counted\n", "+     # the function returns 0\n"]
         ])

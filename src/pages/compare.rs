@@ -166,7 +166,8 @@ fn prompt_diff(first: &SampleResult, second: &SampleResult) -> Option<impl IntoV
     let summary = if removed + added == 0 {
         "The two prompts are the same.".to_string()
     } else {
-        format!("What the perturbation changed in the prompt: {removed} lines out, {added} in")
+        let lines = if removed == 1 { "line" } else { "lines" };
+        format!("What the perturbation changed in the prompt: {removed} {lines} out, {added} in")
     };
     Some(view! {
         <details class="prompt-diff" open={removed + added > 0} data-testid="compare-prompt-diff" data-removed=removed.to_string() data-added=added.to_string()>
