@@ -51,6 +51,7 @@ async fn ready_at(b: &Browser) -> Result<f64, String> {
 }
 
 async fn drive(b: &Browser, app_url: &str, pool_sizes: &[usize], warm: usize) -> Result<AppFigures, String> {
+    allow_long_scripts(b).await?;
     let mut figures = AppFigures::default();
     b.client.goto(&format!("{app_url}#/verify")).await.map_err(|e| format!("could not open the app: {e}"))?;
     figures.ready_ms = ready_at(b).await?;
@@ -115,6 +116,14 @@ document.querySelector('[data-testid=verify-start]').click();
 check();
 "#;
 
+/// A pass is awaited by one script: let scripts run as long as a first pass may take. Once per browser.
+async fn allow_long_scripts(b: &Browser) -> Result<(), String> {
+    b.client
+        .update_timeouts(fantoccini::wd::TimeoutConfiguration::new(Some(Duration::from_secs(600)), None, None))
+        .await
+        .map_err(|e| format!("setting the script time-out: {e}"))
+}
+
 /// One verify-all pass on the Verify page: (the page's elapsed ms, samples passed).
 async fn verify_all(b: &Browser) -> Result<(f64, u64), String> {
     // The start button must be there and enabled (a dataset loaded) before the script clicks it.
@@ -127,10 +136,6 @@ async fn verify_all(b: &Browser) -> Result<(f64, u64), String> {
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
-    b.client
-        .update_timeouts(fantoccini::wd::TimeoutConfiguration::new(Some(Duration::from_secs(600)), None, None))
-        .await
-        .map_err(|e| format!("setting the script time-out: {e}"))?;
     let state = b
         .client
         .execute_async(CLICK_AND_AWAIT_VERIFY, vec![])
@@ -194,6 +199,7 @@ pub async fn profile(app_url: &str, pool_sizes: &[usize], warm: usize) -> Result
 }
 
 async fn profile_in(b: &Browser, app_url: &str, workers: usize, warm: usize) -> Result<PassProfile, String> {
+    allow_long_scripts(b).await?;
     b.client.goto(&format!("{app_url}#/verify")).await.map_err(|e| format!("could not open the app: {e}"))?;
     ready_at(b).await?;
     js(b, &format!("localStorage.setItem('{POOL_SIZE_KEY}', '{workers}'); return true")).await?;
@@ -247,10 +253,9 @@ fn last_pass_window(events: &[serde_json::Value]) -> Option<(f64, f64)> {
 pub fn summarise(events: &[serde_json::Value], window: (f64, f64)) -> PassProfile {
     use std::collections::HashMap;
     type Thread = (u64, u64);
-    let flat: Vec<&serde_json::Value> = events.iter().collect();
     let key = |e: &serde_json::Value| -> Thread { (e["pid"].as_u64().unwrap_or(0), e["tid"].as_u64().unwrap_or(0)) };
     let mut names: HashMap<Thread, String> = HashMap::new();
-    for e in &flat {
+    for e in events {
         if e["ph"] == "M" && e["name"] == "thread_name" {
             names.insert(key(e), e["args"]["name"].as_str().unwrap_or_default().to_string());
         }
@@ -258,7 +263,7 @@ pub fn summarise(events: &[serde_json::Value], window: (f64, f64)) -> PassProfil
     // Complete events ("X") with a duration; top-level tasks, then the page's parts.
     let mut busy: HashMap<Thread, (f64, f64)> = HashMap::new();
     let mut parts: HashMap<Thread, Vec<(f64, f64, &'static str)>> = HashMap::new();
-    for e in &flat {
+    for e in events {
         if e["ph"] != "X" {
             continue;
         }
