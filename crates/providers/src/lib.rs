@@ -7,6 +7,7 @@
 //! [`HttpRequest`] and hands the bytes back. Keys are passed in separately and never stored in
 //! anything serializable ([`Endpoint`] holds none; [`HttpRequest::redacted`] masks them).
 
+pub mod address;
 pub mod connection;
 pub mod error;
 pub mod http;
@@ -18,6 +19,7 @@ pub mod stream;
 
 mod util;
 
+pub use address::{Address, KeyScope, KeyUse, TrustedEndpoints, key_use, plain_http_refusal, redact_base_url};
 pub use connection::{ConnectionVerdict, HttpOutcome, connection_test_request, connection_verdict};
 pub use error::{Disposition, ErrorKind, ProviderError, classify_error, retry_after_ms};
 pub use http::HttpRequest;
