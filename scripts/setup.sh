@@ -103,6 +103,9 @@ for p in m["packages"]:
 
 execbench_env() {
   export PATH="$HOME/.cargo/bin:$TOOLS/node_modules/.bin:$PATH"
+  # One build cache outside the clone, shared by every checkout on this machine (a work tree and a
+  # fresh CI clone): cargo's fingerprints keep it correct, and a clone does not rebuild RustPython.
+  export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/execbench-target}"
   local ar
   if ! command -v llvm-ar >/dev/null 2>&1; then
     ar=$(ls /usr/bin/llvm-ar-* 2>/dev/null | sort -V | tail -n 1 || true)

@@ -9,6 +9,7 @@ pub mod data;
 pub mod download;
 pub mod fetch;
 pub mod hf_rows;
+pub mod key_scopes;
 pub mod loader;
 pub mod python;
 pub mod storage;

@@ -10,10 +10,12 @@ use execbench_build::methods::all_methods;
 use execbench_build::prompt::{DEFAULT_TEMPLATE, PromptTemplate, default_pool, pool_to_jsonl, read_pool};
 use execbench_build::replay::read_generations;
 use execbench_build::{Funnel, Rule, SampleSpec, dedupe, kept_jsonl, kept_of, read_candidates, rejected_jsonl};
+use execbench_providers::{KeyScope, KeyUse, key_use};
 use execbench_run::generation_store::GenerationEntry;
 use leptos::prelude::*;
 
 use crate::app::AppState;
+use crate::browser::key_scopes;
 use crate::components::build::funnel_chart::FunnelChart;
 use crate::components::build::method_picker::MethodPicker;
 use crate::components::build::rejections::RejectionTable;
@@ -248,15 +250,16 @@ pub fn BuildPage() -> impl IntoView {
         let _ = window().location().set_hash(&Route::datasets().href());
     };
     let generating = move || matches!(form.source.get().as_str(), "offline" | "model" | "replay");
-    // The key goes only to the provider it was entered for: the form's, when it is the kept
-    // generation's provider at the same address.
+    // The key goes only where the library's rule lets it: the kept generation's provider and
+    // origin must be the form's (typed here), or one the user typed or confirmed before.
     let key_for = move |entry: &GenerationEntry| -> Option<String> {
         let model = form.api.model().ok()?;
-        let same = |a: &str, b: &str| a.trim_end_matches('/') == b.trim_end_matches('/');
-        let endpoint = &model.settings.endpoint;
-        (endpoint.provider == entry.api.endpoint.provider && same(&endpoint.base_url, &entry.api.endpoint.base_url))
-            .then_some(model.key)
-            .flatten()
+        let typed = KeyScope::of(&model.settings.endpoint.provider, &model.settings.endpoint.base_url).ok()?;
+        let stored = &entry.api.endpoint;
+        match key_use(&key_scopes::trusted(), &stored.provider, &stored.base_url, false) {
+            KeyUse::Allowed(scope) if scope == typed => model.key,
+            _ => None,
+        }
     };
 
     view! {

@@ -5,16 +5,18 @@
 
 use std::sync::Arc;
 
+use execbench_providers::{KeyScope, KeyUse};
 use execbench_run::cost::estimate::format_tokens;
 use execbench_run::cost::format_usd;
+use execbench_run::file_review::{FormLimits, review_continuation};
 use execbench_run::runfile::{export_codecrash, export_run};
 use execbench_run::store::{RunEntry, RunState, RunStore};
 use leptos::prelude::*;
 
 use crate::app::{AppState, DatasetState};
 use crate::browser::download::{download_text, read_file_text};
+use crate::browser::key_scopes;
 use crate::browser::python::use_python;
-use crate::browser::storage;
 use crate::components::evaluation::exports::ResultsExports;
 use crate::components::evaluation::sample_table::{RowFilter, SampleTable};
 use crate::components::evaluation::stored_verdicts::StoredVerdicts;
@@ -37,6 +39,18 @@ struct RunsPageState {
     message: RwSignal<Option<(bool, String)>>,
     /// The run whose Delete asks for confirmation.
     confirm_delete: RwSignal<Option<String>>,
+    /// A run whose address the user has not typed or confirmed here: nothing is sent until yes.
+    confirm_endpoint: RwSignal<Option<PendingContinuation>>,
+}
+
+/// What waits for the user's yes: the run (settings already clamped), what to do, the lines shown.
+#[derive(Clone)]
+struct PendingContinuation {
+    entry: RunEntry,
+    what: Continue,
+    scope: KeyScope,
+    origin: String,
+    lines: Vec<String>,
 }
 
 fn bytes(n: f64) -> String {
@@ -72,20 +86,64 @@ fn started(created_s: u64) -> String {
     )
 }
 
-/// The key for a run's provider: the one typed here, else the one the user asked this browser
-/// to remember (the Evaluate form's "remember on this device").
-fn key_for(state: RunsPageState, entry: &RunEntry) -> Option<String> {
+/// The key for a scope the user typed or confirmed: the one typed here, else the one remembered
+/// for that provider at that origin (the Evaluate form's "remember on this device").
+fn key_for(state: RunsPageState, scope: Option<&KeyScope>) -> Option<String> {
     let typed = state.key.get_untracked().trim().to_string();
     if !typed.is_empty() {
         return Some(typed);
     }
-    let provider = entry.manifest.api.as_ref()?.endpoint.provider.clone();
-    storage::get(&format!("execbench.api-key.{provider}")).filter(|k| !k.is_empty())
+    scope.and_then(key_scopes::remembered_key)
 }
 
-/// Resume, Retry errors or Extend: checked against the loaded dataset, then run by the
-/// evaluation job (its progress shows here and on Evaluate).
+/// Resume, Retry errors or Extend: the run's endpoint and settings checked first (clamped to the
+/// form's limits; an address not typed or confirmed here waits for the user's yes), then checked
+/// against the loaded dataset and run by the evaluation job (its progress shows here and on
+/// Evaluate).
 fn carry_on(app: AppState, state: RunsPageState, entry: RunEntry, what: Continue) {
+    let cap = match state.cap.get_untracked().trim() {
+        "" => None,
+        t => match t.parse::<f64>().ok().filter(|c| *c > 0.0 && c.is_finite()) {
+            Some(c) => Some(c),
+            None => return state.message.set(Some((false, format!("spend cap: `{t}` is not an amount in dollars")))),
+        },
+    };
+    let review = review_continuation(&entry.manifest, &FormLimits::default(), cap, &key_scopes::trusted());
+    let mut entry = entry;
+    let lines = review.lines();
+    entry.manifest = review.manifest;
+    match review.key {
+        None => go_on(app, state, entry, what, None, cap),
+        Some(KeyUse::Refused(why)) => state.message.set(Some((false, format!("{}: {why}", entry.id())))),
+        Some(KeyUse::Allowed(scope)) => {
+            let key = key_for(state, Some(&scope));
+            go_on(app, state, entry, what, key, cap)
+        }
+        Some(KeyUse::Confirm { scope, address }) => {
+            state.message.set(None);
+            state.confirm_endpoint.set(Some(PendingContinuation {
+                entry,
+                what,
+                scope,
+                origin: address.origin(),
+                lines,
+            }))
+        }
+    }
+}
+
+/// The user said yes to the address: it is trusted from now on, and the run goes on with the key
+/// typed on this page (no remembered key was ever used with this address).
+fn confirm_endpoint(app: AppState, state: RunsPageState) {
+    let Some(pending) = state.confirm_endpoint.get_untracked() else { return };
+    state.confirm_endpoint.set(None);
+    key_scopes::trust(pending.scope.clone());
+    let typed = state.key.get_untracked().trim().to_string();
+    let cap = pending.entry.manifest.spend_cap.filter(|_| !state.cap.get_untracked().trim().is_empty());
+    go_on(app, state, pending.entry, pending.what, Some(typed).filter(|k| !k.is_empty()), cap)
+}
+
+fn go_on(app: AppState, state: RunsPageState, entry: RunEntry, what: Continue, key: Option<String>, cap: Option<f64>) {
     let python = use_python();
     let DatasetState::Loaded(report) = app.dataset.get_untracked() else {
         return state.message.set(Some((false, "the dataset is still loading".into())));
@@ -94,14 +152,6 @@ fn carry_on(app: AppState, state: RunsPageState, entry: RunEntry, what: Continue
     if job.progress.running.get_untracked() {
         return state.message.set(Some((false, "an evaluation is running: stop it or wait for it first".into())));
     }
-    let key = key_for(state, &entry);
-    let cap = match state.cap.get_untracked().trim() {
-        "" => None,
-        t => match t.parse::<f64>().ok().filter(|c| *c > 0.0 && c.is_finite()) {
-            Some(c) => Some(c),
-            None => return state.message.set(Some((false, format!("spend cap: `{t}` is not an amount in dollars")))),
-        },
-    };
     state.message.set(None);
     leptos::task::spawn_local(async move {
         match continue_plan_with_cap(app.runs, &entry, &report.samples, key, what, cap).await {
@@ -162,16 +212,18 @@ pub fn RunsPage() -> impl IntoView {
         cap: RwSignal::new(String::new()),
         message: RwSignal::new(None),
         confirm_delete: RwSignal::new(None),
+        confirm_endpoint: RwSignal::new(None),
     };
     let job = evaluation_job();
     // A run against a remote server may need its key again (it is never stored with the run).
     let needs_key = move || {
-        runs.entries.with(|e| {
-            e.iter().any(|e| {
-                (e.state.resumable() || e.tally.errors > 0)
-                    && e.manifest.api.as_ref().is_some_and(|a| a.endpoint.preset().is_some_and(|p| !p.local))
+        state.confirm_endpoint.with(Option::is_some)
+            || runs.entries.with(|e| {
+                e.iter().any(|e| {
+                    (e.state.resumable() || e.tally.errors > 0)
+                        && e.manifest.api.as_ref().is_some_and(|a| a.endpoint.preset().is_some_and(|p| !p.local))
+                })
             })
-        })
     };
     view! {
         <section class="runs" data-testid="runs-page">
@@ -194,6 +246,18 @@ pub fn RunsPage() -> impl IntoView {
             </p>
             {move || runs.problem.get().map(|p| view! { <p class="error-box" role="alert" data-testid="runs-problem">{p}</p> })}
             {move || state.message.get().map(|(ok, text)| view! { <p class=if ok { "ok-box" } else { "error-box" } role="status" data-testid="runs-message">{text}</p> })}
+            {move || state.confirm_endpoint.get().map(|p| view! {
+                <div class="warn-box" role="alertdialog" data-testid="runs-confirm-endpoint">
+                    <p><strong>{format!("{} would send requests to {}", p.entry.id(), p.origin)}</strong>
+                    " — an address you have not used with this provider in this browser. A run file can name any server: if you did not expect this one, do not send your key there."</p>
+                    <ul class="small" data-testid="runs-confirm-lines">{p.lines.iter().map(|l| view! { <li>{l.clone()}</li> }).collect_view()}</ul>
+                    <p class="muted small">"The key typed above (if any) is what will be sent; no remembered key is used for a new address."</p>
+                    <div class="toolbar">
+                        <button class="danger" data-testid="runs-confirm-go" on:click=move |_| confirm_endpoint(app, state)>{format!("Send requests to {}", p.origin)}</button>
+                        <button data-testid="runs-confirm-cancel" on:click=move |_| state.confirm_endpoint.set(None)>"Cancel"</button>
+                    </div>
+                </div>
+            })}
             <Show when=needs_key>
                 <label class="field">
                     <span class="label">"API key for resuming (kept in memory only)"</span>

@@ -21,6 +21,7 @@
 //! - [`stoppable`] takes a stream's next result unless Stop came first: the step those loops share.
 //! - `threaded_python` (native only) runs Python on several threads, one interpreter each: the
 //!   command line's `--jobs`.
+//! - [`file_review`] checks a stored or imported run's endpoint and settings before it goes on.
 //! - [`generation`] asks a model for benchmark candidates (issue 13's Generate step).
 
 pub mod api;
@@ -30,6 +31,7 @@ pub mod cancel;
 pub mod connection;
 pub mod cost;
 pub mod engine;
+pub mod file_review;
 pub mod gate;
 pub mod generation;
 pub mod generation_store;

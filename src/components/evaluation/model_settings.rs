@@ -2,7 +2,10 @@
 //! and Test connection. The key stays in memory unless "remember on this device" is ticked; it is
 //! never put in a URL, an export or a stored record.
 
-use execbench_providers::{ConnectionVerdict, Endpoint, GenerationParams, MaxTokensField, preset, presets};
+use execbench_providers::{
+    Address, ConnectionVerdict, Endpoint, GenerationParams, KeyScope, MaxTokensField, plain_http_refusal, preset,
+    presets,
+};
 use execbench_run::api::{ApiModel, ApiSettings};
 use execbench_run::cost::Price;
 use execbench_run::cost::prices::{PriceOverrides, PriceTable};
@@ -10,10 +13,9 @@ use execbench_run::runfile::PriceUsed;
 use execbench_run::simulate::{self, Simulation};
 use leptos::prelude::*;
 
-use crate::browser::{clock::BrowserClock, fetch::FetchHttp, storage};
+use crate::browser::{clock::BrowserClock, fetch::FetchHttp, key_scopes, storage};
 
 const SETTINGS_KEY: &str = "execbench.api-settings";
-const KEY_PREFIX: &str = "execbench.api-key.";
 /// The user's own prices, by `provider/model` (`PriceOverrides`).
 const PRICES_KEY: &str = "execbench.prices";
 /// What a simulated run is priced as, to show the arithmetic (nothing is paid).
@@ -29,6 +31,9 @@ pub struct ApiForm {
     pub model: RwSignal<String>,
     pub key: RwSignal<String>,
     pub remember_key: RwSignal<bool>,
+    /// The scope whose remembered key fills the key field (None: typed by the user). When the
+    /// provider or the address moves to another scope, that key is taken out of the field.
+    pub key_filled_for: RwSignal<Option<KeyScope>>,
     pub max_tokens: RwSignal<String>,
     pub temperature: RwSignal<String>,
     pub top_p: RwSignal<String>,
@@ -69,13 +74,16 @@ impl ApiForm {
         } else {
             kept.base_url
         };
-        let remembered = storage::get(&format!("{KEY_PREFIX}{provider}"));
+        key_scopes::migrate_legacy_keys();
+        let scope = KeyScope::of(&provider, &base_url).ok();
+        let remembered = scope.as_ref().and_then(key_scopes::remembered_key);
         let defaults = GenerationParams::default();
         ApiForm {
             provider: RwSignal::new(provider),
             base_url: RwSignal::new(base_url),
             model: RwSignal::new(kept.model),
             remember_key: RwSignal::new(remembered.is_some()),
+            key_filled_for: RwSignal::new(scope.filter(|_| remembered.is_some())),
             key: RwSignal::new(remembered.unwrap_or_default()),
             max_tokens: RwSignal::new(defaults.max_tokens.to_string()),
             temperature: RwSignal::new(defaults.temperature.map(|t| t.to_string()).unwrap_or_default()),
@@ -241,23 +249,57 @@ impl ApiForm {
             model: self.model.get_untracked(),
         };
         let _ = storage::set(SETTINGS_KEY, &serde_json::to_string(&kept).unwrap_or_default());
-        let entry = format!("{KEY_PREFIX}{}", kept.provider);
+        let Ok(scope) = KeyScope::of(&kept.provider, &kept.base_url) else { return };
         match (self.remember_key.get_untracked(), self.key()) {
-            (true, Some(key)) => {
-                let _ = storage::set(&entry, &key);
-            }
-            _ => storage::remove(&entry),
+            (true, Some(key)) => key_scopes::remember_key(&scope, &key),
+            _ => key_scopes::forget_key(&scope),
         }
+        // Typed here by the user: a stored run at this provider and origin may use its key.
+        if self.key().is_some() {
+            key_scopes::trust(scope);
+        }
+    }
+
+    /// The scope of the provider and address in the form, when the address reads as one.
+    pub fn scope(self) -> Option<KeyScope> {
+        KeyScope::of(&self.provider.get(), &self.base_url.get()).ok()
+    }
+
+    /// After the provider or the address changed: a remembered key leaves the field unless it
+    /// was remembered for the new scope, and the new scope's remembered key comes in.
+    pub fn refill_key(self) {
+        let scope = self.scope();
+        if self.key_filled_for.get_untracked() == scope
+            || (self.key_filled_for.get_untracked().is_none() && !self.key.get_untracked().is_empty())
+        {
+            return;
+        }
+        let remembered = scope.as_ref().and_then(key_scopes::remembered_key);
+        self.remember_key.set(remembered.is_some());
+        self.key_filled_for.set(scope.filter(|_| remembered.is_some()));
+        self.key.set(remembered.unwrap_or_default());
+    }
+
+    /// Why the key would be exposed on the way (plain http to another machine), for a warning.
+    pub fn http_warning(self) -> Option<String> {
+        if self.key.get().trim().is_empty() {
+            return None;
+        }
+        Address::parse(&self.base_url.get()).ok().and_then(|a| plain_http_refusal(&a, false))
     }
 
     pub fn pick_provider(self, id: String) {
         if let Some(p) = preset(&id) {
             self.base_url.set(p.base_url.to_string());
         }
-        let remembered = storage::get(&format!("{KEY_PREFIX}{id}"));
-        self.remember_key.set(remembered.is_some());
-        self.key.set(remembered.unwrap_or_default());
         self.provider.set(id);
+        // A key typed for one provider does not follow the user to another.
+        self.key_filled_for.set(None);
+        self.key.set(String::new());
+        let remembered = self.scope().as_ref().and_then(key_scopes::remembered_key);
+        self.remember_key.set(remembered.is_some());
+        self.key_filled_for.set(self.scope().filter(|_| remembered.is_some()));
+        self.key.set(remembered.unwrap_or_default());
         self.verdict.set(None);
     }
 
@@ -328,9 +370,15 @@ pub fn ApiSettingsPanel(form: ApiForm) -> impl IntoView {
                 </label>
                 {text_field("Model", form.model, "api-model", "text", "")}
             </div>
-            {text_field("Base URL", form.base_url, "api-base-url", "url", "grow")}
+            <label class="field grow">
+                <span class="label">"Base URL"</span>
+                <input type="url" data-testid="api-base-url" prop:value=move || form.base_url.get() on:input=move |ev| { form.base_url.set(event_target_value(&ev)); form.refill_key(); } />
+            </label>
             <div class="row-fields">
-                {text_field("API key", form.key, "api-key", "password", "grow")}
+                <label class="field grow">
+                    <span class="label">"API key"</span>
+                    <input type="password" data-testid="api-key" prop:value=move || form.key.get() on:input=move |ev| { form.key_filled_for.set(None); form.key.set(event_target_value(&ev)); } />
+                </label>
                 <label class="field check">
                     <input type="checkbox" data-testid="api-remember" prop:checked=move || form.remember_key.get() on:change=move |ev| form.remember_key.set(event_target_checked(&ev)) />
                     " remember on this device"
@@ -339,7 +387,8 @@ pub fn ApiSettingsPanel(form: ApiForm) -> impl IntoView {
             <Show when=move || form.remember_key.get()>
                 <p class="muted small">"The key will be kept in this browser's storage: anyone using this browser profile can read it."</p>
             </Show>
-            <p class="muted small">"The key is sent only to the base URL's host, and never stored in results, exports or links. Empty temperature or top-p: not sent (reasoning models refuse them); the results say when the parameters differ from CodeCrash's protocol (2000 tokens, 0.2, 0.95)."</p>
+            {move || form.http_warning().map(|w| view! { <p class="error-box small" role="alert" data-testid="api-http-warning">{format!("Careful: {w}.")}</p> })}
+            <p class="muted small">"The key is sent only to the provider and address typed here (a run file from elsewhere asks first), a remembered key only to the address it was used with, and never stored in results, exports or links. Empty temperature or top-p: not sent (reasoning models refuse them); the results say when the parameters differ from CodeCrash's protocol (2000 tokens, 0.2, 0.95)."</p>
             <div class="row-fields">
                 {text_field("Max tokens", form.max_tokens, "api-max-tokens", "number", "narrow-field")}
                 {text_field("Temperature", form.temperature, "api-temperature", "text", "narrow-field")}

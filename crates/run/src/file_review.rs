@@ -1,0 +1,267 @@
+//! A stored or imported run's model settings, checked before it goes on. A run file is data from
+//! anywhere: its manifest names the endpoint a key would go to and the settings that spend the
+//! user's credit. Before any request, the page (and any front end) passes it through
+//! [`review_continuation`]: the settings are clamped to the form's own limits, a spend cap typed
+//! there replaces the file's (which is shown either way), and the key decision comes from the one rule of
+//! [`execbench_providers::key_use`]. [`ContinuationReview::lines`] is what the user confirms.
+
+use execbench_providers::{Address, KeyScope, KeyUse, TrustedEndpoints, key_use};
+
+use crate::backoff::RetryPolicy;
+use crate::runfile::RunManifest;
+use crate::simulate;
+
+/// The limits of the Evaluate form (and the command line's flags): what a person could have typed.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FormLimits {
+    pub max_concurrency: usize,
+    pub max_n: usize,
+    pub max_tokens: u32,
+    pub max_timeout_ms: u64,
+    /// Retries and waits at most the defaults (the form does not offer more).
+    pub retry: RetryPolicy,
+}
+
+impl Default for FormLimits {
+    fn default() -> Self {
+        FormLimits {
+            max_concurrency: 64,
+            max_n: 100,
+            max_tokens: 1_000_000,
+            max_timeout_ms: 3_600_000,
+            retry: RetryPolicy::default(),
+        }
+    }
+}
+
+/// What continuing a stored run would do, after clamping.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ContinuationReview {
+    /// The manifest with its settings clamped and the spend cap decided.
+    pub manifest: RunManifest,
+    /// What was lowered or added, in words (empty: the file was within the limits).
+    pub changes: Vec<String>,
+    /// For an API model: may the key go, must the user confirm the address first, or never.
+    pub key: Option<KeyUse>,
+}
+
+impl ContinuationReview {
+    /// The address the requests would go to, when they go to one.
+    pub fn address(&self) -> Option<Address> {
+        let api = self.manifest.api.as_ref()?;
+        Address::parse(&api.endpoint.base_url).ok()
+    }
+
+    /// The scope a key is bound to, when requests leave the page.
+    pub fn scope(&self) -> Option<&KeyScope> {
+        match self.key.as_ref()? {
+            KeyUse::Allowed(scope) | KeyUse::Confirm { scope, .. } => Some(scope),
+            KeyUse::Refused(_) => None,
+        }
+    }
+
+    /// The endpoint and the settings, a line each, as a confirmation shows them.
+    pub fn lines(&self) -> Vec<String> {
+        let m = &self.manifest;
+        let Some(api) = &m.api else { return vec![format!("model: {} (no request leaves this page)", m.model)] };
+        let mut out = Vec::new();
+        match self.address() {
+            Some(a) => {
+                out.push(format!("address: {a}"));
+                out.push(format!("scheme {}, host {}, port {}, path {}", a.scheme, a.host, a.port, a.path));
+            }
+            None => out.push(format!("address: {}", execbench_providers::redact_base_url(&api.endpoint.base_url))),
+        }
+        out.push(format!("provider {}, model {}", api.endpoint.provider, api.endpoint.model));
+        out.push(format!(
+            "n {}, {} requests at once, max tokens {}, retries {}, time-out {} s",
+            m.n,
+            api.concurrency,
+            api.params.max_tokens,
+            api.retry.max_retries,
+            api.timeout_ms / 1000
+        ));
+        out.push(match m.spend_cap {
+            Some(cap) => format!("spend cap ${cap}"),
+            None => "no spend cap".to_string(),
+        });
+        out.extend(self.changes.iter().map(|c| format!("changed from the file: {c}")));
+        out
+    }
+}
+
+/// Clamps `manifest`'s settings to `limits`, puts in `typed_cap` (the spend cap the user typed
+/// where the run is continued) when there is one, and decides about the key with the trusted scopes. A simulated run sends nothing.
+pub fn review_continuation(
+    manifest: &RunManifest,
+    limits: &FormLimits,
+    typed_cap: Option<f64>,
+    trusted: &TrustedEndpoints,
+) -> ContinuationReview {
+    let mut m = manifest.clone();
+    let mut changes = Vec::new();
+    let mut lower = |name: &str, value: &mut u64, most: u64, least: u64| {
+        let was = *value;
+        *value = was.clamp(least, most);
+        if *value != was {
+            changes.push(format!("{name} {was} -> {}", *value));
+        }
+    };
+    let mut n = m.n as u64;
+    lower("n", &mut n, limits.max_n as u64, 1);
+    m.n = n as usize;
+    let key = m.api.as_mut().and_then(|api| {
+        let mut c = api.concurrency as u64;
+        lower("concurrency", &mut c, limits.max_concurrency as u64, 1);
+        api.concurrency = c as usize;
+        let mut t = api.params.max_tokens as u64;
+        lower("max tokens", &mut t, limits.max_tokens as u64, 1);
+        api.params.max_tokens = t as u32;
+        lower("time-out (ms)", &mut api.timeout_ms, limits.max_timeout_ms, 1_000);
+        let (r, most) = (&mut api.retry, &limits.retry);
+        let mut retries = r.max_retries as u64;
+        lower("retries", &mut retries, most.max_retries as u64, 0);
+        r.max_retries = retries as u32;
+        let mut waits = r.max_rate_limit_waits as u64;
+        lower("rate-limit waits", &mut waits, most.max_rate_limit_waits as u64, 0);
+        r.max_rate_limit_waits = waits as u32;
+        lower("back-off (ms)", &mut r.base_ms, most.base_ms, 0);
+        lower("longest back-off (ms)", &mut r.cap_ms, most.cap_ms, 0);
+        lower("longest wait (ms)", &mut r.longest_wait_ms, most.longest_wait_ms, 0);
+        let endpoint = &api.endpoint;
+        (endpoint.provider != simulate::PROVIDER)
+            .then(|| key_use(trusted, &endpoint.provider, &endpoint.base_url, false))
+    });
+    // The cap typed where the run is continued is the user's own decision: it replaces the file's.
+    if let Some(typed) = typed_cap.filter(|c| Some(*c) != m.spend_cap) {
+        let was = m.spend_cap.map_or("none".to_string(), |c| format!("${c}"));
+        changes.push(format!("spend cap {was} -> ${typed}"));
+        m.spend_cap = Some(typed);
+    }
+    ContinuationReview { manifest: m, changes, key }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api::ApiSettings;
+    use crate::runfile::{FORMAT, RunManifest};
+    use execbench_eval::Task;
+    use execbench_eval::prompt::{Style, default_template};
+    use execbench_providers::Endpoint;
+
+    fn manifest(provider: &str, base_url: &str) -> RunManifest {
+        let mut api =
+            ApiSettings::new(Endpoint { provider: provider.into(), base_url: base_url.into(), model: "m".into() });
+        api.concurrency = 4;
+        RunManifest {
+            format: FORMAT.into(),
+            run_id: "r".into(),
+            model: "m".into(),
+            api: Some(api),
+            dataset: "d".into(),
+            dataset_hash: "h".into(),
+            samples: 3,
+            task: Task::Output,
+            template: default_template(Task::Output, Style::Direct),
+            n: 1,
+            modes: vec![],
+            created: 0,
+            app_version: "t".into(),
+            provenance: None,
+            simulation: None,
+            price: None,
+            spend_cap: None,
+            stored: None,
+        }
+    }
+
+    fn trusted() -> TrustedEndpoints {
+        let mut t = TrustedEndpoints::default();
+        t.trust(KeyScope::of("openai", "https://api.openai.com/v1").unwrap());
+        t
+    }
+
+    #[test]
+    fn a_file_pointing_elsewhere_must_be_confirmed_and_a_trusted_one_goes_on() {
+        // (provider, base url, the decision's kind)
+        let cases = [
+            ("openai", "https://api.openai.com/v1", "allowed"),
+            ("openai", "https://elsewhere.example/v1", "confirm"),
+            ("openai-compatible", "https://api.openai.com/v1", "confirm"),
+            ("openai", "http://elsewhere.example/v1", "refused"),
+            ("simulated", "https://elsewhere.example/v1", "nothing sent"),
+        ];
+        for (provider, url, want) in cases {
+            let review = review_continuation(&manifest(provider, url), &FormLimits::default(), None, &trusted());
+            let got = match &review.key {
+                Some(KeyUse::Allowed(_)) => "allowed",
+                Some(KeyUse::Confirm { .. }) => "confirm",
+                Some(KeyUse::Refused(_)) => "refused",
+                None => "nothing sent",
+            };
+            assert_eq!(got, want, "{provider} {url}");
+        }
+    }
+
+    #[test]
+    fn settings_from_a_file_are_clamped_to_the_forms_limits() {
+        let mut m = manifest("openai", "https://elsewhere.example:8443/v1/chat");
+        m.n = 10_000;
+        let api = m.api.as_mut().unwrap();
+        api.concurrency = 5_000;
+        api.params.max_tokens = u32::MAX;
+        api.timeout_ms = u64::MAX;
+        api.retry.max_retries = 1_000;
+        api.retry.longest_wait_ms = u64::MAX;
+        let review = review_continuation(&m, &FormLimits::default(), Some(2.5), &trusted());
+        let api = review.manifest.api.as_ref().unwrap();
+        assert_eq!(
+            (review.manifest.n, api.concurrency, api.params.max_tokens, api.timeout_ms, api.retry.max_retries),
+            (100, 64, 1_000_000, 3_600_000, 5)
+        );
+        assert_eq!(review.manifest.spend_cap, Some(2.5), "the typed cap");
+        assert_eq!(
+            review.changes,
+            [
+                "n 10000 -> 100",
+                "concurrency 5000 -> 64",
+                "max tokens 4294967295 -> 1000000",
+                "time-out (ms) 18446744073709551615 -> 3600000",
+                "retries 1000 -> 5",
+                "longest wait (ms) 18446744073709551615 -> 300000",
+                "spend cap none -> $2.5",
+            ]
+        );
+        let lines = review.lines();
+        assert_eq!(lines[0], "address: https://elsewhere.example:8443/v1/chat");
+        assert_eq!(lines[1], "scheme https, host elsewhere.example, port 8443, path /v1/chat");
+        assert!(lines.contains(&"spend cap $2.5".to_string()), "{lines:?}");
+    }
+
+    #[test]
+    fn a_spend_cap_typed_by_the_user_replaces_the_files() {
+        // (the file's cap, the cap typed, the cap used)
+        let cases = [
+            (Some(1.0), Some(2.0), Some(2.0)),
+            (Some(5.0), Some(2.0), Some(2.0)),
+            (Some(5.0), None, Some(5.0)),
+            (None, Some(3.0), Some(3.0)),
+            (None, None, None),
+        ];
+        for (file, typed, want) in cases {
+            let mut m = manifest("openai", "https://api.openai.com/v1");
+            m.spend_cap = file;
+            let review = review_continuation(&m, &FormLimits::default(), typed, &trusted());
+            assert_eq!(review.manifest.spend_cap, want, "{file:?} {typed:?}");
+        }
+    }
+
+    #[test]
+    fn a_file_within_the_limits_is_unchanged() {
+        let m = manifest("openai", "https://api.openai.com/v1");
+        let review = review_continuation(&m, &FormLimits::default(), None, &trusted());
+        assert_eq!(review.manifest, m);
+        assert!(review.changes.is_empty());
+    }
+}
