@@ -530,3 +530,52 @@ async fn the_filtered_list_survives_a_reload_and_a_sample_steps_through_its_matc
     assert_eq!(value_of("[data-testid=kind-filter]").await, "list");
     b.close().await;
 }
+
+/// The Content-Security-Policy: every page works under it with no violation, and a script put
+/// into the page (inline, or as an event handler) does not run.
+#[tokio::test(flavor = "multi_thread")]
+async fn every_page_works_under_the_content_security_policy_and_injected_scripts_do_not_run() {
+    let (b, base) = open_app().await;
+    b.client.goto(&format!("{base}#/")).await.unwrap();
+    wait_engine_ready(&b).await;
+    b.client
+        .execute("window.violations = []; document.addEventListener('securitypolicyviolation', e => window.violations.push(e.violatedDirective + ' ' + e.blockedURI));", vec![])
+        .await
+        .unwrap();
+    for (route, ready) in [
+        ("#/datasets", "[data-testid=match-count]"),
+        ("#/sample/sample_3", "[data-testid=sample-call]"),
+        ("#/playground", ".page.playground"),
+        ("#/verify", ".page.verify"),
+        ("#/perturb", ".page.perturb"),
+        ("#/evaluate", ".page.evaluate"),
+        ("#/runs", "[data-testid=runs-page]"),
+        ("#/build", ".page.build"),
+        ("#/compare", ".page.compare"),
+    ] {
+        b.client.execute(&format!("location.hash = '{route}'"), vec![]).await.unwrap();
+        b.wait_text(ready, Duration::from_secs(30), |_| true).await;
+    }
+    // The sample page runs its program under the policy (the worker, wasm, messages).
+    b.client.execute("location.hash = '#/sample/sample_5'", vec![]).await.unwrap();
+    b.wait_text("[data-testid=sample-call]", Duration::from_secs(20), |t| t.starts_with("f(")).await;
+    b.click("[data-testid=run]").await;
+    b.wait_text("[data-testid=result-badge]", Duration::from_secs(30), |t| !t.is_empty()).await;
+    let violations = b.client.execute("return window.violations", vec![]).await.unwrap();
+    assert_eq!(violations, serde_json::json!([]), "the app itself breaks no rule");
+
+    let injected = b
+        .client
+        .execute_async(
+            "const done = arguments[arguments.length - 1];
+             const s = document.createElement('script'); s.textContent = 'window.injected = 1'; document.body.appendChild(s);
+             const d = document.createElement('div'); d.innerHTML = '<img src=\"data:,x\" onerror=\"window.handler = 1\">'; document.body.appendChild(d);
+             setTimeout(() => done([window.injected === undefined, window.handler === undefined, window.violations.length]), 500);",
+            vec![],
+        )
+        .await
+        .unwrap();
+    assert_eq!(injected[0], true, "an injected inline script ran");
+    assert_eq!(injected[1], true, "an injected event handler ran");
+    assert!(injected[2].as_u64().unwrap() >= 2, "both were reported: {injected}");
+}

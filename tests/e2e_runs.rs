@@ -492,3 +492,97 @@ async fn a_spend_cap_pauses_the_run_and_a_higher_one_lets_it_finish() {
     assert_eq!(entries[0]["manifest"]["spend_cap"], serde_json::json!(1.0), "the new cap is the run's");
     b.close().await;
 }
+
+/// Clicks the Resume of the run whose id ends with `suffix`.
+async fn resume_run_ending(b: &Browser, suffix: &str) {
+    let clicked = js(b, &format!("const r = document.querySelector('[data-testid=run-row][data-run$=\"{suffix}\"] [data-testid=run-resume]'); if (r) r.click(); return !!r")).await;
+    assert_eq!(clicked, Value::Bool(true), "no Resume on the run ending {suffix}");
+}
+
+/// A shared run file can name any server. A run made against the first mock server (its key
+/// remembered for that server) is exported, edited to point at the second, and imported: Resume
+/// shows the second's address and sends nothing until the user confirms; confirmed without a key
+/// typed, the second server gets requests but never the remembered key (it refuses them all);
+/// with the key typed, the run finishes there.
+#[tokio::test(flavor = "multi_thread")]
+async fn an_imported_run_pointing_elsewhere_sends_no_key_until_the_address_is_confirmed() {
+    let start = || async {
+        let config = MockConfig { api_key: Some(KEY.into()), ..Default::default() };
+        MockServer::start(bundled_dataset().unwrap(), config, 0).await.unwrap()
+    };
+    let (first, second) = (start().await, start().await);
+    let (b, site) = open_evaluate().await;
+    use_mock(&b, &first).await;
+    b.click("[data-testid=api-remember]").await;
+    b.fill("[data-testid=eval-n]", "1").await;
+    b.fill("[data-testid=eval-limit]", "8").await;
+    start_api_run(&b).await;
+    b.wait_text("[data-testid=eval-state]", Duration::from_secs(60), |t| t == "finished").await;
+    open_runs(&b, &site).await;
+    js(&b, "window.savedBlobs = []; const make = URL.createObjectURL; URL.createObjectURL = blob => { window.savedBlobs.push(blob); return make(blob); };").await;
+    b.click("[data-testid=run-export]").await;
+    let saved = b.client.execute_async("const done = arguments[arguments.length - 1]; setTimeout(() => Promise.all(window.savedBlobs.map(b => b.text())).then(done), 500);", vec![]).await.unwrap();
+    let exported: Vec<String> = serde_json::from_value(saved).unwrap();
+    let lines: Vec<&str> = exported[0].lines().collect();
+    // The edit: the second server's address, three records kept, no state line (so it resumes).
+    let manifest = lines[0].replace(&first.base_url(), &second.base_url());
+    assert_ne!(manifest, lines[0], "the export names the first server");
+    let edited = [vec![manifest.as_str()], lines[1..4].to_vec()].concat().join("\n");
+    let path = std::env::temp_dir().join(format!("execbench-e2e-elsewhere-{}.jsonl", std::process::id()));
+    std::fs::write(&path, edited).unwrap();
+    b.client
+        .find(Locator::Css("[data-testid=runs-import]"))
+        .await
+        .unwrap()
+        .send_keys(path.to_str().unwrap())
+        .await
+        .unwrap();
+    let said = b.wait_text("[data-testid=runs-message]", Duration::from_secs(20), |t| !t.is_empty()).await;
+    assert!(said.starts_with("imported"), "{said}");
+    let _ = std::fs::remove_file(&path);
+
+    let port = second.base_url().rsplit(':').next().unwrap().to_string();
+    let confirm = "[data-testid=runs-confirm-endpoint]";
+    resume_run_ending(&b, "-imported-2").await;
+    let shown = b.wait_text(confirm, Duration::from_secs(10), |t| !t.is_empty()).await;
+    assert!(shown.contains(&format!("http://127.0.0.1:{port}/v1")), "the address in full: {shown}");
+    assert!(shown.contains(&format!("host 127.0.0.1, port {port}, path /v1")), "{shown}");
+    assert!(shown.contains("n 1,") && shown.contains("requests at once"), "the settings: {shown}");
+    b.screenshot("runs-confirm-endpoint").await;
+    tokio::time::sleep(Duration::from_millis(800)).await;
+    assert_eq!(second.stats().requests_total, 0, "nothing is sent before the user says yes");
+    b.click("[data-testid=runs-confirm-cancel]").await;
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert_eq!(second.stats().requests_total, 0, "nor after Cancel");
+
+    // Confirmed with no key typed: the key remembered for the first server does not go along.
+    resume_run_ending(&b, "-imported-2").await;
+    b.wait_text(confirm, Duration::from_secs(10), |t| !t.is_empty()).await;
+    b.click("[data-testid=runs-confirm-go]").await;
+    let said = b.wait_text("[data-testid=runs-job-error]", Duration::from_secs(30), |t| !t.is_empty()).await;
+    assert!(said.to_lowercase().contains("key"), "{said}");
+    let stats = second.stats();
+    assert!(stats.requests_total > 0, "the confirmed address was asked");
+    assert!(stats.per_sample.is_empty(), "no request carried the key: {:?}", stats.recent);
+    assert!(stats.recent.iter().all(|r| r.status == 401), "{:?}", stats.recent);
+
+    // The key typed: the address is confirmed now, so no question, and the run finishes there.
+    b.fill("[data-testid=runs-key]", KEY).await;
+    resume_run_ending(&b, "-imported-2").await;
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while second.stats().per_sample.len() < 5 {
+        assert!(Instant::now() < deadline, "the confirmed run did not finish: {:?}", second.stats());
+        assert!(
+            js(&b, &format!("return !document.querySelector('{confirm}')")).await == Value::Bool(true),
+            "asked twice"
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    let keys = js(&b, "return Object.keys(localStorage).filter(k => k.startsWith('execbench.api-key.'))").await;
+    assert_eq!(
+        keys,
+        serde_json::json!([format!("execbench.api-key.openai-compatible@{}", first.base_url())]),
+        "remembered for the first server only"
+    );
+    b.close().await;
+}

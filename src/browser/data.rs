@@ -40,6 +40,7 @@ pub async fn read_dataset_file(
 ) -> Result<(Vec<u8>, LoadReport), String> {
     let name = file.name();
     let total = file.size();
+    crate::browser::download::check_size(&name, total, crate::browser::download::MAX_DATASET_FILE_BYTES)?;
     let mut bytes = Vec::with_capacity(total as usize);
     let mut stream = execbench_formats::DatasetStream::new(&name);
     let mut at = 0.0;

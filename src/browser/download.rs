@@ -3,9 +3,29 @@
 
 use wasm_bindgen::{JsCast, JsValue};
 
-/// Reads a file the user picked as text.
+/// The largest text file the page reads at once (run files, generations, templates, claims). It
+/// is held twice while read (the browser's copy and the page's), in a 4 GB address space shared
+/// with everything else the tab holds.
+pub const MAX_TEXT_FILE_BYTES: f64 = 256e6;
+/// The largest dataset file: read in slices, but its bytes are kept for the dataset shelf.
+pub const MAX_DATASET_FILE_BYTES: f64 = 512e6;
+
+/// Refuses a picked file larger than `limit` bytes, saying how large it is and what to do.
+pub fn check_size(name: &str, size: f64, limit: f64) -> Result<(), String> {
+    if size > limit {
+        return Err(format!(
+            "{name} is {:.0} MB: the page reads files of up to {:.0} MB at once (split it, or use the command line, which has no such limit)",
+            size / 1e6,
+            limit / 1e6
+        ));
+    }
+    Ok(())
+}
+
+/// Reads a file the user picked as text (refused above [`MAX_TEXT_FILE_BYTES`]).
 pub async fn read_file_text(file: &web_sys::File) -> Result<String, String> {
     let name = file.name();
+    check_size(&name, file.size(), MAX_TEXT_FILE_BYTES)?;
     let value =
         wasm_bindgen_futures::JsFuture::from(file.text()).await.map_err(|e| format!("could not read {name}: {e:?}"))?;
     value.as_string().ok_or(format!("could not read {name}: not text"))
@@ -58,4 +78,23 @@ async fn svg_to_png(file_name: &str, svg: &str) -> Result<(), JsValue> {
     a.set_download(file_name);
     a.click();
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_picked_file_over_the_limit_is_refused_with_its_size() {
+        let cases = [
+            (10.0, 256e6, None),
+            (256e6, 256e6, None),
+            (300e6, 256e6, Some("big.jsonl is 300 MB: the page reads files of up to 256 MB at once")),
+            (2e9, 512e6, Some("big.jsonl is 2000 MB: the page reads files of up to 512 MB at once")),
+        ];
+        for (size, limit, want) in cases {
+            let got = check_size("big.jsonl", size, limit).err();
+            assert_eq!(got.as_deref().map(|e| e.split(" (").next().unwrap()), want, "{size}");
+        }
+    }
 }

@@ -87,6 +87,8 @@ impl HttpClient for FetchHttp {
         // Never send the page's cookies or referrer to a provider.
         init.set_credentials(web_sys::RequestCredentials::Omit);
         init.set_referrer_policy(web_sys::ReferrerPolicy::NoReferrer);
+        // A redirect would carry the key headers to wherever it points: it is an error instead.
+        init.set_redirect(web_sys::RequestRedirect::Error);
         let response = match JsFuture::from(window.fetch_with_str_and_init(&request.url, &init)).await {
             Ok(r) => r.unchecked_into::<web_sys::Response>(),
             Err(e) => return Err(classify_failure(&request.url, &e).await),
@@ -110,11 +112,23 @@ async fn classify_failure(url: &str, rejection: &JsValue) -> ProviderError {
     init.set_method("GET");
     init.set_mode(web_sys::RequestMode::NoCors);
     init.set_credentials(web_sys::RequestCredentials::Omit);
+    // The probe carries no key, and still does not follow a redirect: it only looks for one.
+    init.set_redirect(web_sys::RequestRedirect::Manual);
     let probe = crate::browser::clock::Sleep::new(5_000);
     let fetched = JsFuture::from(window.fetch_with_str_and_init(url, &init));
     futures::pin_mut!(probe);
-    let reachable = matches!(futures::future::select(fetched, probe).await, futures::future::Either::Left((Ok(_), _)));
-    if reachable {
+    let answer = match futures::future::select(fetched, probe).await {
+        futures::future::Either::Left((Ok(response), _)) => Some(response.unchecked_into::<web_sys::Response>()),
+        _ => None,
+    };
+    if answer.as_ref().is_some_and(|r| r.type_() == web_sys::ResponseType::Opaqueredirect) {
+        error(
+            ErrorKind::BadRequest,
+            format!(
+                "{origin} answered with a redirect: model calls do not follow redirects (one would take the key elsewhere); use the address it redirects to as the base URL"
+            ),
+        )
+    } else if answer.is_some() {
         error(
             ErrorKind::Blocked,
             format!(

@@ -4,7 +4,7 @@
 
 use execbench_providers::{
     Address, ConnectionVerdict, Endpoint, GenerationParams, KeyScope, MaxTokensField, plain_http_refusal, preset,
-    presets,
+    presets, redact_base_url,
 };
 use execbench_run::api::{ApiModel, ApiSettings};
 use execbench_run::cost::Price;
@@ -245,7 +245,8 @@ impl ApiForm {
     fn keep(self) {
         let kept = Kept {
             provider: self.provider.get_untracked(),
-            base_url: self.base_url.get_untracked(),
+            // Kept without `user:password@` or a `?key=`: those are keys, and stay in memory only.
+            base_url: redact_base_url(&self.base_url.get_untracked()),
             model: self.model.get_untracked(),
         };
         let _ = storage::set(SETTINGS_KEY, &serde_json::to_string(&kept).unwrap_or_default());
