@@ -265,12 +265,14 @@ async fn retry_errors_asks_only_for_the_failed_samples() {
     assert_eq!(stats.requests_total, 14);
 
     // Remembered on request: in local storage under the provider's entry; unticking forgets it.
-    let stored = js(&b, "return localStorage.getItem('execbench.api-key.openai-compatible')").await;
+    // Remembered for the provider at this server's origin only.
+    let entry = format!("execbench.api-key.openai-compatible@{}", mock.base_url());
+    let stored = js(&b, &format!("return localStorage.getItem('{entry}')")).await;
     assert_eq!(stored.as_str(), Some(KEY));
     b.click("[data-testid=api-remember]").await;
     b.click("[data-testid=api-test]").await;
     b.wait_text("[data-testid=connection-verdict]", Duration::from_secs(20), |t| !t.is_empty()).await;
-    let stored = js(&b, "return localStorage.getItem('execbench.api-key.openai-compatible')").await;
+    let stored = js(&b, &format!("return localStorage.getItem('{entry}')")).await;
     assert!(stored.is_null(), "{stored}");
     b.close().await;
 }
@@ -431,4 +433,68 @@ async fn a_run_file_imports_and_replays_with_the_same_figures() {
     assert_eq!(b.wait_text("[data-testid=pass1-output-strict]", Duration::from_secs(5), |_| true).await, expected);
     b.close().await;
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A tiny server on 127.0.0.1 that answers every request but a preflight with a redirect to
+/// `target` (allowing any origin, as a proxy in front of a provider might), counting requests.
+fn start_redirector(target: String) -> (String, std::sync::Arc<std::sync::atomic::AtomicUsize>) {
+    use std::io::{BufRead, BufReader, Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let address = format!("http://{}", listener.local_addr().unwrap());
+    let count = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let seen = count.clone();
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            seen.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            let mut reader = BufReader::new(stream.try_clone().unwrap());
+            let (mut first, mut length, mut asked_headers) = (String::new(), 0usize, String::new());
+            let _ = reader.read_line(&mut first);
+            loop {
+                let mut line = String::new();
+                if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
+                    break;
+                }
+                let lower = line.to_ascii_lowercase();
+                if let Some(v) = lower.strip_prefix("content-length:") {
+                    length = v.trim().parse().unwrap_or(0);
+                }
+                if let Some(v) = lower.strip_prefix("access-control-request-headers:") {
+                    asked_headers = v.trim().to_string();
+                }
+            }
+            let _ = reader.by_ref().take(length as u64).read_to_end(&mut Vec::new());
+            let cors = format!(
+                "Access-Control-Allow-Origin: *\r\nAccess-Control-Allow-Methods: GET, POST, OPTIONS\r\nAccess-Control-Allow-Headers: {asked_headers}\r\n"
+            );
+            let answer = if first.starts_with("OPTIONS") {
+                format!("HTTP/1.1 204 No Content\r\n{cors}Content-Length: 0\r\nConnection: close\r\n\r\n")
+            } else {
+                format!(
+                    "HTTP/1.1 302 Found\r\nLocation: {target}\r\n{cors}Content-Length: 0\r\nConnection: close\r\n\r\n"
+                )
+            };
+            let mut stream = stream;
+            let _ = stream.write_all(answer.as_bytes());
+        }
+    });
+    (address, count)
+}
+
+/// A model server that answers with a redirect: the page does not follow it (the key headers
+/// would go along), and says so; the address it points to gets no request.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_redirect_is_not_followed_and_the_page_says_so() {
+    let (elsewhere, reached) = start_redirector("http://127.0.0.1:9/never".into());
+    let (redirector, _) = start_redirector(format!("{elsewhere}/v1/chat/completions"));
+    let (b, _site) = open_evaluate().await;
+    select(&b, "[data-testid=eval-model]", "api").await;
+    select(&b, "[data-testid=api-provider]", "openai-compatible").await;
+    b.fill("[data-testid=api-base-url]", &format!("{redirector}/v1")).await;
+    b.fill("[data-testid=api-model]", "mock-model").await;
+    b.fill("[data-testid=api-key]", KEY).await;
+    b.click("[data-testid=api-test]").await;
+    let verdict = b.wait_text("[data-testid=connection-verdict]", Duration::from_secs(30), |t| !t.is_empty()).await;
+    assert!(verdict.contains("redirect"), "{verdict}");
+    assert_eq!(reached.load(std::sync::atomic::Ordering::SeqCst), 0, "the redirect's target was asked");
+    b.close().await;
 }

@@ -104,35 +104,42 @@ impl HttpClient for FetchHttp {
     }
 }
 
-/// A rejected fetch: blocked by the browser (the server answers a `no-cors` probe) or unreachable.
+/// A rejected fetch: a redirect (model calls follow none), blocked by the browser (the server
+/// answers a `no-cors` probe) or unreachable. The probes are GETs without the key.
 async fn classify_failure(url: &str, rejection: &JsValue) -> ProviderError {
     let origin = origin_of(url);
     let Some(window) = web_sys::window() else { return error(ErrorKind::Network, js_text(rejection)) };
-    let init = web_sys::RequestInit::new();
-    init.set_method("GET");
-    init.set_mode(web_sys::RequestMode::NoCors);
-    init.set_credentials(web_sys::RequestCredentials::Omit);
-    // The probe carries no key, and still does not follow a redirect: it only looks for one.
-    init.set_redirect(web_sys::RequestRedirect::Manual);
-    let probe = crate::browser::clock::Sleep::new(5_000);
-    let fetched = JsFuture::from(window.fetch_with_str_and_init(url, &init));
-    futures::pin_mut!(probe);
-    let answer = match futures::future::select(fetched, probe).await {
-        futures::future::Either::Left((Ok(response), _)) => Some(response.unchecked_into::<web_sys::Response>()),
-        _ => None,
+    let probe = async |mode: web_sys::RequestMode, redirect: web_sys::RequestRedirect| {
+        let init = web_sys::RequestInit::new();
+        init.set_method("GET");
+        init.set_mode(mode);
+        init.set_redirect(redirect);
+        init.set_credentials(web_sys::RequestCredentials::Omit);
+        let timer = crate::browser::clock::Sleep::new(5_000);
+        let fetched = JsFuture::from(window.fetch_with_str_and_init(url, &init));
+        futures::pin_mut!(timer);
+        match futures::future::select(fetched, timer).await {
+            futures::future::Either::Left((Ok(response), _)) => Some(response.unchecked_into::<web_sys::Response>()),
+            _ => None,
+        }
     };
-    if answer.as_ref().is_some_and(|r| r.type_() == web_sys::ResponseType::Opaqueredirect) {
-        error(
+    // A redirect is seen only by a CORS request that does not follow it (a `no-cors` one must).
+    let redirected = probe(web_sys::RequestMode::Cors, web_sys::RequestRedirect::Manual)
+        .await
+        .is_some_and(|r| r.type_() == web_sys::ResponseType::Opaqueredirect);
+    if redirected {
+        return error(
             ErrorKind::BadRequest,
             format!(
                 "{origin} answered with a redirect: model calls do not follow redirects (one would take the key elsewhere); use the address it redirects to as the base URL"
             ),
-        )
-    } else if answer.is_some() {
+        );
+    }
+    if probe(web_sys::RequestMode::NoCors, web_sys::RequestRedirect::Follow).await.is_some() {
         error(
             ErrorKind::Blocked,
             format!(
-                "the browser blocked the request to {origin}: the server answered, but did not allow this page's origin (CORS)"
+                "the browser blocked the request to {origin}: the server answered, but did not allow this page's origin (CORS), or answered with a redirect, which model calls do not follow"
             ),
         )
     } else {
