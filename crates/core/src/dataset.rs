@@ -512,6 +512,8 @@ mod tests {
             )
         };
         let call = "countSeniors(details = ['7868190130M7522', '5303914400F9211'])";
+        // A table of cases is a tuple: (row, its sample's (call, output, name) or the error).
+        #[allow(clippy::type_complexity)]
         let cases: Vec<(String, Result<(&str, &str, &str), &str>)> = vec![
             (
                 row(&format!(r#""input": "{call}", "output": "2", "correct_condition": "{call} == 2""#)),

@@ -6,6 +6,7 @@
 pub mod brackets;
 pub mod dataset;
 pub mod engine;
+pub mod markdown;
 pub mod parallel;
 pub mod program;
 pub mod provenance;
@@ -18,6 +19,7 @@ pub use dataset::{
     sample_from_row,
 };
 pub use engine::{Limits, Outcome, PythonEngine, RunRequest, RunResult};
+pub use markdown::markdown_text;
 pub use program::{Convention, LEETCODE_PRELUDE};
 pub use provenance::Provenance;
 pub use sample::Sample;

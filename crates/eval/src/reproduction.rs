@@ -320,7 +320,7 @@ pub fn markdown_table(tallies: &[ModelTally]) -> String {
     for t in tallies {
         out.push_str(&format!(
             "| {} | {} | {:.1}% | {:.1}% | {} |\n",
-            t.model,
+            execbench_core::markdown_text(&t.model),
             t.rows,
             100.0 * t.stored_rate(),
             100.0 * t.execbench_rate(),
@@ -390,5 +390,33 @@ mod tests {
             read_reproductions("r.jsonl", "\n").errors[0].to_string(),
             "r.jsonl: the file is empty: expected one JSON object per line"
         );
+    }
+
+    /// A model name from the results file is data: in the Markdown table it is one cell of one
+    /// row, never HTML, a link or a new row. (model name, the row written)
+    #[test]
+    fn model_names_are_escaped_in_the_markdown_table() {
+        let cases = [
+            ("plain-model", "| plain-model | 2 | 50.0% | 100.0% | 1 |"),
+            ("<img src=x onerror=alert(1)>", "| \\<img src=x onerror=alert\\(1\\)\\> | 2 | 50.0% | 100.0% | 1 |"),
+            ("[click](https://evil)", "| \\[click\\]\\(https://evil\\) | 2 | 50.0% | 100.0% | 1 |"),
+            (
+                "m\n| forged | 9 | 100.0% | 100.0% | 0 |",
+                "| m \\| forged \\| 9 \\| 100.0% \\| 100.0% \\| 0 \\| | 2 | 50.0% | 100.0% | 1 |",
+            ),
+        ];
+        for (model, row) in cases {
+            let tally = ModelTally {
+                model: model.to_string(),
+                rows: 2,
+                stored_successes: 1,
+                execbench_successes: 2,
+                disagreements: 1,
+            };
+            let table = markdown_table(&[tally]);
+            let lines: Vec<&str> = table.lines().collect();
+            assert_eq!(lines.len(), 3, "header, separator and one row: {table}");
+            assert_eq!(lines[2], row, "{model:?}");
+        }
     }
 }

@@ -89,6 +89,8 @@ fn custom(system: Option<&str>, user: &str) -> Template {
 fn templates_whose_cut_is_found_or_not() {
     let sample = samples().into_iter().find(|s| s.id == "sample_0").unwrap();
     let code = sample.code.clone();
+    // A table of cases is a tuple.
+    #[allow(clippy::type_complexity)]
     let cases: Vec<(Option<&str>, &str, Option<&str>, (&str, Vec<&str>, &str))> = vec![
         // A system message with a placeholder: the cut is found after it.
         (

@@ -44,6 +44,7 @@ fn rows_are_rescored_by_execution_and_disagreements_named() {
     let report = rescore_with(&mut engine, &read.rows, &dataset.samples, Limits { time_ms: 1_000, max_steps: 0 });
 
     // (line, sample, model, stored, execbench's, reason)
+    #[allow(clippy::type_complexity)]
     let verdicts: Vec<(usize, &str, &str, bool, bool, Option<&str>)> = report
         .rescored
         .iter()

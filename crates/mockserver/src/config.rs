@@ -6,8 +6,9 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
 
-/// The whole configuration. `MockConfig::default()`: no latency, CORS open to every origin, any
-/// key (or none) accepted, any model name accepted, every answer right, no faults.
+/// The whole configuration. `MockConfig::default()`: no latency, CORS open to pages on this
+/// machine only ([`Cors::Loopback`]), any key (or none) accepted, any model name accepted, every
+/// answer right, no faults.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct MockConfig {
@@ -29,7 +30,7 @@ impl Default for MockConfig {
     fn default() -> Self {
         MockConfig {
             latency_ms: 0,
-            cors: Cors::AllowAll,
+            cors: Cors::Loopback,
             api_key: None,
             models: None,
             answers: AnswerPolicy::default(),
@@ -42,8 +43,15 @@ impl Default for MockConfig {
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Cors {
-    /// Every origin: `Access-Control-Allow-Origin: *` on every response, preflights answered.
+    /// The default: pages served from this machine, the tests' (`http://127.0.0.1:PORT`, any
+    /// port; `localhost` and `[::1]` too). Such an `Origin` gets the headers with it echoed; any
+    /// other `Origin` (a web site, `null`) gets 403 with no CORS header, so no page elsewhere can
+    /// read or change the server. Requests without `Origin` (native clients) pass, without CORS
+    /// headers.
     #[default]
+    Loopback,
+    /// Every origin: `Access-Control-Allow-Origin: *` on every response, preflights answered.
+    /// Only when asked for (`"allow_all"`, `--cors all`).
     AllowAll,
     /// No CORS header at all: a page on another origin is blocked by its browser.
     None,

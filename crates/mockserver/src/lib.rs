@@ -15,7 +15,9 @@
 //! - Model lists: `GET /v1/models` (OpenAI shape, Anthropic shape with `anthropic-version`),
 //!   `GET /v1beta/models` (Gemini shape): the configured models, else `mock-model`.
 //! - Control: `GET /_mock/stats`, `POST /_mock/reset`, `GET`/`POST /_mock/config` (JSON of
-//!   [`MockConfig`]).
+//!   [`MockConfig`]; `GET` shows `api_key_set: true|false` in place of the key).
+//! - CORS ([`Cors`]): by default only pages on this machine (loopback origins, any port) get CORS
+//!   headers; another `Origin` gets 403 on every route. Every origin (`*`) only when configured.
 //!
 //! # Answers
 //! The prompt is the text of every message (system first; each text part its own piece), joined

@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use execbench_mockserver::{Cors, MockConfig, MockServer, bundled_dataset_path, load_dataset};
 
-const USAGE: &str = "usage: execbench-mock-server [--port 8000] [--dataset FILE.jsonl] [--config mock.json] [--latency-ms N] [--wrong-every K] [--cors all|none|ORIGIN,ORIGIN] [--api-key KEY] [--models NAME,NAME]";
+const USAGE: &str = "usage: execbench-mock-server [--port 8000] [--dataset FILE.jsonl] [--config mock.json] [--latency-ms N] [--wrong-every K] [--cors loopback|all|none|ORIGIN,ORIGIN] [--api-key KEY] [--models NAME,NAME]";
 
 #[derive(Debug, Default, PartialEq)]
 struct Args {
@@ -52,6 +52,7 @@ fn parse_args(args: &[String]) -> Result<Args, String> {
             "--wrong-every" => parsed.wrong_every = Some(value.parse().map_err(|_| number("a whole number"))?),
             "--cors" => {
                 parsed.cors = Some(match value.as_str() {
+                    "loopback" => Cors::Loopback,
                     "all" => Cors::AllowAll,
                     "none" => Cors::None,
                     list => {
@@ -59,7 +60,7 @@ fn parse_args(args: &[String]) -> Result<Args, String> {
                             list.split(',').map(str::trim).filter(|o| !o.is_empty()).map(str::to_string).collect();
                         if origins.is_empty() || origins.iter().any(|o| !o.contains("://")) {
                             return Err(format!(
-                                "--cors needs all, none or a comma-separated list of origins like http://127.0.0.1:8080, not `{value}`"
+                                "--cors needs loopback, all, none or a comma-separated list of origins like http://127.0.0.1:8080, not `{value}`"
                             ));
                         }
                         Cors::Origins(origins)
@@ -177,6 +178,9 @@ mod tests {
             (Some(4), Some("k"), Some(2))
         );
         assert_eq!(parse_args(&strings(&["--cors", "none"])).unwrap().cors, Some(Cors::None));
+        assert_eq!(parse_args(&strings(&["--cors", "all"])).unwrap().cors, Some(Cors::AllowAll));
+        assert_eq!(parse_args(&strings(&["--cors", "loopback"])).unwrap().cors, Some(Cors::Loopback));
+        assert_eq!(config_of(&parse_args(&[]).unwrap()).unwrap().cors, Cors::Loopback, "the default");
     }
 
     /// (arguments, fragment of the error)
@@ -186,7 +190,7 @@ mod tests {
             (&["--port", "x"], "--port needs a port number"),
             (&["--port", "70000"], "--port"),
             (&["--latency-ms"], "--latency-ms needs a value"),
-            (&["--cors", "sometimes"], "--cors needs all, none"),
+            (&["--cors", "sometimes"], "--cors needs loopback, all, none"),
             (&["--frobnicate"], "unknown argument `--frobnicate`"),
             (&["--wrong-every", "-1"], "--wrong-every needs a whole number"),
         ];

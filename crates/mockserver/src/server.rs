@@ -181,6 +181,13 @@ async fn dispatch(State(shared): State<Arc<Shared>>, request: Request) -> Respon
         shared.counters.lock().stats.preflights += 1;
     }
     let allow_origin = match (&cors, &origin) {
+        (Cors::Loopback, Some(origin)) => {
+            if !is_loopback_origin(origin) {
+                return plain(StatusCode::FORBIDDEN, "");
+            }
+            Some(origin.clone())
+        }
+        (Cors::Loopback, None) => None,
         (Cors::AllowAll, _) => Some("*".to_string()),
         (Cors::None, _) => None,
         (Cors::Origins(list), Some(origin)) => {
@@ -221,6 +228,23 @@ async fn dispatch(State(shared): State<Arc<Shared>>, request: Request) -> Respon
     response
 }
 
+/// An `Origin` on this machine: `http(s)://` a loopback host (any port), nothing after it.
+fn is_loopback_origin(origin: &str) -> bool {
+    execbench_providers::Address::parse(origin)
+        .is_ok_and(|a| a.is_loopback() && a.path == "/" && !a.had_credentials && !origin.contains(['?', '#']))
+}
+
+/// What `GET /_mock/config` shows: the configuration, with whether a key is expected in place of
+/// the key itself (`api_key_set`), so no page or log that reads it learns the key.
+pub(crate) fn config_view(config: &MockConfig) -> Value {
+    let mut view = serde_json::to_value(config).unwrap_or_default();
+    if let Some(fields) = view.as_object_mut() {
+        fields.remove("api_key");
+        fields.insert("api_key_set".to_string(), Value::Bool(config.api_key.is_some()));
+    }
+    view
+}
+
 /// Where a model request goes.
 enum ModelRoute {
     OpenAi { deployment: Option<String> },
@@ -241,9 +265,7 @@ async fn route(shared: Arc<Shared>, request: Request) -> Response {
         "/_mock/stats" if get => {
             json_response(StatusCode::OK, &serde_json::to_value(shared.stats()).unwrap_or_default())
         }
-        "/_mock/config" if get => {
-            json_response(StatusCode::OK, &serde_json::to_value(shared.config()).unwrap_or_default())
-        }
+        "/_mock/config" if get => json_response(StatusCode::OK, &config_view(&shared.config())),
         "/_mock/reset" if post => {
             shared.reset();
             json_response(StatusCode::OK, &json!({"ok": true}))

@@ -795,7 +795,20 @@ async fn cancelled_requests_are_counted() {
 async fn cors_policies() {
     let listed = "http://127.0.0.1:8080";
     let body = json!({"model": "m", "messages": [{"role": "user", "content": "Reply with the word OK."}]}).to_string();
-    let cases: [(Cors, &str, Option<&str>, u16, Option<&str>); 10] = [
+    let cases: [(Cors, &str, Option<&str>, u16, Option<&str>); 21] = [
+        // The default: pages on this machine (the tests' site on 127.0.0.1, any port) only.
+        (Cors::Loopback, "OPTIONS", Some(listed), 204, Some(listed)),
+        (Cors::Loopback, "POST", Some(listed), 200, Some(listed)),
+        (Cors::Loopback, "GET", Some("http://localhost:5173"), 200, Some("http://localhost:5173")),
+        (Cors::Loopback, "POST", Some("http://[::1]:3000"), 200, Some("http://[::1]:3000")),
+        (Cors::Loopback, "OPTIONS", Some("https://evil.example"), 403, None),
+        (Cors::Loopback, "POST", Some("http://elsewhere.test"), 403, None),
+        (Cors::Loopback, "GET", Some("http://elsewhere.test"), 403, None),
+        // Look-alikes of a loopback host, and the opaque origin of a file or sandboxed frame.
+        (Cors::Loopback, "POST", Some("http://127.0.0.1.evil.example"), 403, None),
+        (Cors::Loopback, "POST", Some("http://localhost.evil.example:8080"), 403, None),
+        (Cors::Loopback, "POST", Some("null"), 403, None),
+        (Cors::Loopback, "POST", None, 200, None),
         (Cors::AllowAll, "OPTIONS", Some("http://elsewhere.test"), 204, Some("*")),
         (Cors::AllowAll, "POST", Some("http://elsewhere.test"), 200, Some("*")),
         (Cors::AllowAll, "GET", Some("http://elsewhere.test"), 200, Some("*")),
@@ -854,7 +867,47 @@ async fn cors_policies() {
             assert_eq!(response.header("vary"), Some("Origin"), "{what}");
         }
     }
-    assert_eq!(server.stats().preflights, 4);
+    assert_eq!(server.stats().preflights, 6);
+}
+
+/// A server started with the default configuration, as the end-to-end tests and the benchmark
+/// start it: the tests' page (on 127.0.0.1) may call it; a web site open in the same browser
+/// cannot, not even with a request a browser sends without a preflight (a form-like POST replacing
+/// the configuration: refused before it is read). Whoever wants every origin says so
+/// (`Cors::AllowAll`).
+#[tokio::test]
+async fn the_default_cors_admits_only_pages_on_this_machine() {
+    let server = start(MockConfig::default()).await;
+    let page = "http://127.0.0.1:43210";
+    let forged = json!({"answers": {"wrong_every": 1}}).to_string();
+    let response = post(server.addr(), "/_mock/config", &[("Origin", "https://evil.example")], &forged).await;
+    assert_eq!((response.status, response.header("access-control-allow-origin")), (403, None));
+    assert_eq!(server.config(), MockConfig::default(), "the configuration is unchanged");
+    let response = get(server.addr(), "/_mock/stats", &[("Origin", "https://evil.example")]).await;
+    assert_eq!((response.status, response.header("access-control-allow-origin")), (403, None));
+
+    let response = get(server.addr(), "/_mock/stats", &[("Origin", page)]).await;
+    assert_eq!((response.status, response.header("access-control-allow-origin")), (200, Some(page)));
+    let response = post(server.addr(), "/_mock/config", &[("Origin", page)], &forged).await;
+    assert_eq!(response.status, 200);
+    assert_eq!(server.policy().wrong_every, Some(1));
+}
+
+/// `GET /_mock/config` says whether a key is expected, never which. (key configured, shown as set)
+#[tokio::test]
+async fn the_config_shown_never_holds_the_key() {
+    let cases = [(Some("sk-mock-SECRET-7f3a"), true), (None, false)];
+    let server = start(MockConfig::default()).await;
+    for (key, set) in cases {
+        server.set_config(MockConfig { api_key: key.map(str::to_string), ..MockConfig::default() });
+        let response = get(server.addr(), "/_mock/config", &[]).await;
+        assert_eq!(response.status, 200);
+        assert!(!response.body.contains("SECRET"), "{key:?}: {}", response.body);
+        let shown = response.json();
+        assert_eq!(shown["api_key_set"], json!(set), "{key:?}: {shown}");
+        assert!(shown.get("api_key").is_none(), "{key:?}: {shown}");
+        assert_eq!(shown["cors"], json!("loopback"));
+    }
 }
 
 /// (format, key sent, model, expected status, JSON pointer and value)

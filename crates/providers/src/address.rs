@@ -130,6 +130,13 @@ pub fn redact_base_url(url: &str) -> String {
     format!("{prefix}{authority}{path}{query}")
 }
 
+/// Serde's `serialize_with` for a kept base URL: whatever holds it (an [`crate::Endpoint`] in a
+/// run manifest or a generation entry, a cached proposal) writes it [`redact_base_url`]ed, so a
+/// credential typed into the URL never reaches a file, a store or an export.
+pub fn serialize_redacted_base_url<S: serde::Serializer>(url: &str, serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.serialize_str(&redact_base_url(url))
+}
+
 /// A provider at an origin: what a key is bound to.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub struct KeyScope {
@@ -218,6 +225,7 @@ mod tests {
     #[test]
     fn addresses_are_taken_apart() {
         // (url, origin, path, loopback, credentials) or the start of the error.
+        #[allow(clippy::type_complexity)]
         let cases: &[(&str, Result<(&str, &str, bool, bool), &str>)] = &[
             ("https://api.openai.com/v1", Ok(("https://api.openai.com:443", "/v1", false, false))),
             ("HTTPS://API.OpenAI.com:443/v1/", Ok(("https://api.openai.com:443", "/v1/", false, false))),

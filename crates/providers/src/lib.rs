@@ -19,7 +19,10 @@ pub mod stream;
 
 mod util;
 
-pub use address::{Address, KeyScope, KeyUse, TrustedEndpoints, key_use, plain_http_refusal, redact_base_url};
+pub use address::{
+    Address, KeyScope, KeyUse, TrustedEndpoints, key_use, plain_http_refusal, redact_base_url,
+    serialize_redacted_base_url,
+};
 pub use connection::{ConnectionVerdict, HttpOutcome, connection_test_request, connection_verdict};
 pub use error::{Disposition, ErrorKind, ProviderError, classify_error, retry_after_ms};
 pub use http::HttpRequest;

@@ -6,12 +6,27 @@ use serde::{Deserialize, Serialize};
 use crate::presets::{Preset, WireFormat, preset};
 
 /// Where and how to call: no key inside (keys are passed separately and never serialized).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, PartialEq, Serialize, Deserialize)]
 pub struct Endpoint {
     /// A preset id; an unknown id is treated as an OpenAI-compatible server.
     pub provider: String,
+    /// Serialized without credentials, fragment or query parameters other than `api-version`
+    /// ([`crate::redact_base_url`]): every manifest, entry and export that keeps an endpoint keeps
+    /// it so. In memory it stays as typed, for the requests.
+    #[serde(serialize_with = "crate::address::serialize_redacted_base_url")]
     pub base_url: String,
     pub model: String,
+}
+
+/// The base URL redacted, as when serialized: a debug print lands in logs and messages.
+impl std::fmt::Debug for Endpoint {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Endpoint")
+            .field("provider", &self.provider)
+            .field("base_url", &crate::redact_base_url(&self.base_url))
+            .field("model", &self.model)
+            .finish()
+    }
 }
 
 impl Endpoint {
@@ -144,6 +159,38 @@ mod tests {
         assert_eq!(ep("gemini", "").wire(), WireFormat::Gemini);
         assert!(ep("vllm", "").supports_n());
         assert!(!ep("anthropic", "").supports_n());
+    }
+
+    /// An endpoint is kept (manifests, generation entries) by serializing it: its base URL loses
+    /// credentials, fragment and every query parameter but `api-version`, and so does its debug
+    /// print. (typed base URL, as kept)
+    #[test]
+    fn endpoints_are_kept_without_secrets_in_the_base_url() {
+        let cases = [
+            (
+                "https://generativelanguage.googleapis.com/v1beta?key=SECRET",
+                "https://generativelanguage.googleapis.com/v1beta",
+            ),
+            ("https://user:SECRET@proxy.example/v1", "https://proxy.example/v1"),
+            (
+                "https://x.openai.azure.com/openai?api-version=2024-10-21&sig=SECRET",
+                "https://x.openai.azure.com/openai?api-version=2024-10-21",
+            ),
+            ("https://proxy.example/v1#SECRET", "https://proxy.example/v1"),
+            ("http://127.0.0.1:8000/v1", "http://127.0.0.1:8000/v1"),
+        ];
+        for (typed, kept) in cases {
+            let endpoint = ep("gemini", typed);
+            let json = serde_json::to_string(&endpoint).unwrap();
+            let debug = format!("{endpoint:?}");
+            for text in [&json, &debug] {
+                assert!(!text.contains("SECRET"), "{typed}: {text}");
+            }
+            let back: Endpoint = serde_json::from_str(&json).unwrap();
+            assert_eq!(back.base_url, kept, "{typed}");
+            assert!(debug.contains(kept), "{debug}");
+            assert_eq!(endpoint.base_url, typed, "in memory the URL stays as typed, for the requests");
+        }
     }
 
     #[test]

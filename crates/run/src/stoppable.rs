@@ -93,6 +93,7 @@ mod tests {
     fn items_until_done_or_stopped() {
         use Step::*;
         // (case, cancelled before the first call, steps, items seen, how it ended, stream polls)
+        #[allow(clippy::type_complexity)]
         let cases: &[(&str, bool, &[Step], &[u32], Next<u32>, usize)] = &[
             ("item then done", false, &[Item(1), Item(2), End], &[1, 2], Next::Done, 3),
             ("an empty stream is done", false, &[End], &[], Next::Done, 1),

@@ -14,7 +14,7 @@ use execbench_perturb::model_prompt::{
     Rejected, claim_check, claim_check_request, claim_from_reply, wrong_answer_prompt,
 };
 use execbench_perturb::{FileWrongAnswers, Prediction};
-use execbench_providers::Message;
+use execbench_providers::{Message, redact_base_url};
 use futures::{FutureExt, StreamExt};
 use serde::{Deserialize, Serialize};
 
@@ -42,6 +42,9 @@ pub struct ModelProposal {
     /// [`sample_hash`]: the proposal belongs to this program, call and output only.
     pub sample_hash: String,
     pub provider: String,
+    /// Kept [`redact_base_url`]ed: made so, compared so in the cache and written so, whatever a
+    /// caller or an older cache file put here.
+    #[serde(serialize_with = "execbench_providers::serialize_redacted_base_url")]
     pub base_url: String,
     pub model: String,
     pub prompt_version: u32,
@@ -91,7 +94,7 @@ pub struct ProposalCache {
     entries: BTreeMap<CacheKey, ModelProposal>,
 }
 
-/// (sample hash, input prediction, provider, base URL, model, prompt version).
+/// (sample hash, input prediction, provider, base URL redacted, model, prompt version).
 type CacheKey = (String, bool, String, String, String, u32);
 
 fn key_of(proposal: &ModelProposal) -> CacheKey {
@@ -99,7 +102,7 @@ fn key_of(proposal: &ModelProposal) -> CacheKey {
         proposal.sample_hash.clone(),
         proposal.prediction == Prediction::Input,
         proposal.provider.clone(),
-        proposal.base_url.clone(),
+        redact_base_url(&proposal.base_url),
         proposal.model.clone(),
         proposal.prompt_version,
     )
@@ -144,7 +147,7 @@ impl ProposalCache {
             sample_hash(sample),
             prediction == Prediction::Input,
             endpoint.provider.clone(),
-            endpoint.base_url.clone(),
+            redact_base_url(&endpoint.base_url),
             endpoint.model.clone(),
             PROMPT_VERSION,
         ))
@@ -258,7 +261,7 @@ async fn ask_one<H: HttpClient, C: Clock, P: Python>(
         prediction,
         sample_hash: sample_hash(sample),
         provider: endpoint.provider.clone(),
-        base_url: endpoint.base_url.clone(),
+        base_url: redact_base_url(&endpoint.base_url),
         model: endpoint.model.clone(),
         prompt_version: PROMPT_VERSION,
         app_version: env!("CARGO_PKG_VERSION").to_string(),
@@ -426,18 +429,24 @@ mod tests {
         format!("[ANSWER]\nassert {assertion}\n[/ANSWER]")
     }
 
-    fn model() -> ApiModel {
-        let mut settings = ApiSettings::new(Endpoint {
-            provider: "openai".into(),
-            base_url: "http://fake.invalid/v1".into(),
-            model: "m".into(),
-        });
+    fn model_at(base_url: &str) -> ApiModel {
+        let mut settings =
+            ApiSettings::new(Endpoint { provider: "openai".into(), base_url: base_url.into(), model: "m".into() });
         settings.concurrency = 2;
         ApiModel { settings, key: Some("sk-test".into()) }
     }
 
     fn run(http: &ScriptedModel, prediction: Prediction, cache: &ProposalCache) -> Result<AskedClaims, String> {
-        let model = model();
+        run_at("http://fake.invalid/v1", http, prediction, cache)
+    }
+
+    fn run_at(
+        base_url: &str,
+        http: &ScriptedModel,
+        prediction: Prediction,
+        cache: &ProposalCache,
+    ) -> Result<AskedClaims, String> {
+        let model = model_at(base_url);
         let (gate, live, jitter) = (Gate::new(2, 0), Live::new(3, 0), RefCell::new(Jitter::new(0)));
         let context = RequestContext { http, clock: &Immediate, gate: &gate, live: &live, jitter: &jitter };
         let python = BlockingPython::new(Judge);
@@ -573,6 +582,47 @@ mod tests {
             ProposalCache::parse("p.jsonl", "\n{\"sample_id\": 3}\n").unwrap_err().split(": not").next(),
             Some("p.jsonl:2")
         );
+    }
+
+    /// A base URL typed with a secret (a `?key=`, a `user:password@`) is kept without it: in the
+    /// proposals made, in the cache's lines, and in lines of a proposal made elsewhere; the cache
+    /// still finds what the same endpoint asked. (typed base URL, as kept)
+    #[test]
+    fn cached_proposals_keep_the_base_url_without_secrets() {
+        let cases = [
+            ("http://fake.invalid/v1beta?key=SECRET", "http://fake.invalid/v1beta"),
+            ("http://user:SECRET@fake.invalid/v1", "http://fake.invalid/v1"),
+            (
+                "http://fake.invalid/openai?api-version=2024-10-21&sig=SECRET",
+                "http://fake.invalid/openai?api-version=2024-10-21",
+            ),
+        ];
+        for (typed, kept) in cases {
+            let script = || leaked(vec![("def f", vec![answer("f(2) == 99")])]);
+            let http = ScriptedModel {
+                replies: script(),
+                status: 200,
+                prompts: RefCell::default(),
+                asked: RefCell::default(),
+            };
+            let first = run_at(typed, &http, Prediction::Output, &ProposalCache::default()).unwrap();
+            assert!(first.proposals.iter().all(|p| p.base_url == kept), "{typed}: {:?}", first.proposals);
+            let mut cache = ProposalCache::default();
+            first.proposals.iter().cloned().for_each(|p| cache.insert(p));
+            // A proposal built by hand with the URL as typed is written without the secret too.
+            cache.insert(ModelProposal { sample_id: "z".into(), base_url: typed.into(), ..first.proposals[0].clone() });
+            let text = cache.to_jsonl();
+            assert!(!text.contains("SECRET"), "{typed}: {text}");
+            let read = ProposalCache::parse("proposals.jsonl", &text).unwrap();
+            let again = ScriptedModel {
+                replies: script(),
+                status: 200,
+                prompts: RefCell::default(),
+                asked: RefCell::default(),
+            };
+            let second = run_at(typed, &again, Prediction::Output, &read).unwrap();
+            assert_eq!((second.requests, second.from_cache), (0, 3), "{typed}: the same endpoint finds its proposals");
+        }
     }
 
     /// A model that cannot be asked (a bad key) stops the whole job with the provider's message.

@@ -1,14 +1,11 @@
 //! The comparison as a Markdown section headed `## Comparison <date>`: a report file collects one
 //! section per comparison, appended (as CodeGrapher's runner appends its results).
 
+use execbench_core::markdown_text;
+
 use crate::report::{one_decimal, p_value_words};
 use crate::score::RunScore;
 use crate::table::{Cell, Comparison};
-
-/// `|` would end a table cell; line breaks would end the row.
-fn cell_text(text: &str) -> String {
-    text.replace('|', "\\|").replace(['\r', '\n'], " ")
-}
 
 fn score_words(score: &RunScore) -> String {
     let mut words = match score.pass_at_1 {
@@ -39,7 +36,7 @@ fn cell_words(cell: &Cell) -> String {
 
 /// The section for `comparison`, dated by the caller (`2026-11-25`, or with a time).
 pub fn markdown_section(comparison: &Comparison, date: &str) -> String {
-    let mut out = format!("## Comparison {}\n\n", cell_text(date));
+    let mut out = format!("## Comparison {}\n\n", markdown_text(date));
     out.push_str(&format!(
         "{} runs, seed {}, {} bootstrap resamples. A cell is pass@1 in percent with its 95% bootstrap interval, \
          pass@5 where samples have 5 answers, and for a perturbed run the drop against the vanilla run of the same \
@@ -49,16 +46,16 @@ pub fn markdown_section(comparison: &Comparison, date: &str) -> String {
         comparison.options.bootstrap
     ));
     for table in &comparison.tables {
-        let mode = table.mode.label();
+        let mode = markdown_text(table.mode.label());
         out.push_str(&format!("### {mode}\n\n| model |"));
         for column in 0..comparison.columns.len() {
-            out.push_str(&format!(" {} |", cell_text(&comparison.column_label(column))));
+            out.push_str(&format!(" {} |", markdown_text(&comparison.column_label(column))));
         }
         out.push_str("\n|---|");
         out.push_str(&"---:|".repeat(comparison.columns.len()));
         out.push('\n');
         for (model, row) in comparison.models.iter().zip(&table.cells) {
-            out.push_str(&format!("| {} |", cell_text(model)));
+            out.push_str(&format!("| {} |", markdown_text(model)));
             for cell in row {
                 out.push_str(&format!(" {} |", cell.as_ref().map_or_else(|| "–".to_string(), cell_words)));
             }
@@ -76,8 +73,8 @@ pub fn markdown_section(comparison: &Comparison, date: &str) -> String {
                     pair.drop.as_ref().map_or((0, 0, 1.0), |d| (d.mcnemar.b, d.mcnemar.c, d.mcnemar.p_value));
                 out.push_str(&format!(
                     "| {} | {} | {} | {b} | {c} | {} |\n",
-                    cell_text(&run.identity.model),
-                    cell_text(&column),
+                    markdown_text(&run.identity.model),
+                    markdown_text(&column),
                     pair.samples.len(),
                     p_value_words(p)
                 ));
@@ -99,9 +96,9 @@ pub fn markdown_section(comparison: &Comparison, date: &str) -> String {
                     };
                     out.push_str(&format!(
                         "| {} | {} | {} | {figure} | {} |\n",
-                        cell_text(&comparison.models[run.model]),
-                        cell_text(&comparison.column_label(run.column)),
-                        cell_text(&score.category),
+                        markdown_text(&comparison.models[run.model]),
+                        markdown_text(&comparison.column_label(run.column)),
+                        markdown_text(&score.category),
                         score.samples
                     ));
                 }
@@ -117,19 +114,19 @@ pub fn markdown_section(comparison: &Comparison, date: &str) -> String {
         let dataset = run.column.map_or(identity.dataset.clone(), |c| comparison.columns[c].dataset.clone());
         out.push_str(&format!(
             "| {} | {} | {} | {} | {} | {} | {} |\n",
-            cell_text(&run.run_id),
-            cell_text(&run.source),
-            cell_text(&identity.model),
-            cell_text(&dataset),
-            identity.task.label(),
-            cell_text(&identity.perturbation.label()),
-            cell_text(&vanilla)
+            markdown_text(&run.run_id),
+            markdown_text(&run.source),
+            markdown_text(&identity.model),
+            markdown_text(&dataset),
+            markdown_text(identity.task.label()),
+            markdown_text(&identity.perturbation.label()),
+            markdown_text(&vanilla)
         ));
     }
     if !comparison.notes.is_empty() {
         out.push_str("\nNotes:\n\n");
         for note in &comparison.notes {
-            out.push_str(&format!("- {}\n", note.replace(['\r', '\n'], " ")));
+            out.push_str(&format!("- {}\n", markdown_text(note)));
         }
     }
     out
