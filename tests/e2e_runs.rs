@@ -8,7 +8,7 @@ mod common;
 
 use std::time::{Duration, Instant};
 
-use execbench_mockserver::{AnswerPolicy, MockConfig, MockServer, bundled_dataset};
+use execbench_mockserver::{AnswerPolicy, Fault, FaultRule, MockConfig, MockServer, SampleMatch, bundled_dataset};
 use execbench_run::cost::Price;
 use execbench_run::cost::estimate::{PilotFigures, describe, estimate_run, estimate_tokens};
 use execbench_run::record::SampleRecord;
@@ -584,5 +584,66 @@ async fn an_imported_run_pointing_elsewhere_sends_no_key_until_the_address_is_co
         serde_json::json!([format!("execbench.api-key.openai-compatible@{}", first.base_url())]),
         "remembered for the first server only"
     );
+    b.close().await;
+}
+
+/// Standard base64, to search for the key in that spelling too.
+fn base64(bytes: &[u8]) -> String {
+    const ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::new();
+    for chunk in bytes.chunks(3) {
+        let n = chunk.iter().enumerate().fold(0u32, |n, (i, b)| n | (*b as u32) << (16 - 8 * i));
+        for i in 0..4 {
+            out.push(if i <= chunk.len() { ALPHABET[(n >> (18 - 6 * i) & 63) as usize] as char } else { '=' });
+        }
+    }
+    out
+}
+
+/// A proxy that repeats the request's headers in its error messages (the key among them): the
+/// run ends with those samples as errors, and the key is nowhere after it, in any spelling: not in
+/// IndexedDB, local or session storage, the page's text, nor any export of the run.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_proxy_echoing_the_key_into_its_errors_leaves_the_key_nowhere() {
+    assert_eq!(base64(b"Man"), "TWFu");
+    let echo = |id: &str| FaultRule::always(SampleMatch::Id(id.into()), Fault::EchoHeaders);
+    let config = MockConfig {
+        api_key: Some(KEY.into()),
+        faults: vec![echo("sample_1"), echo("sample_2")],
+        ..Default::default()
+    };
+    let mock = MockServer::start(bundled_dataset().unwrap(), config, 0).await.unwrap();
+    let (b, site) = open_evaluate().await;
+    use_mock(&b, &mock).await;
+    b.fill("[data-testid=eval-n]", "1").await;
+    b.fill("[data-testid=eval-limit]", "4").await;
+    start_api_run(&b).await;
+    b.wait_text("[data-testid=eval-state]", Duration::from_secs(60), |t| !t.is_empty() && t != "running").await;
+    assert!(mock.stats().recent.iter().any(|r| r.fault.as_deref() == Some("echo_headers")), "the proxy echoed");
+    let (_, records) = stored(&b).await;
+    assert!(
+        records.iter().any(|r| r["error"]["message"].as_str().is_some_and(|m| m.contains("***"))),
+        "the echo is kept, masked: {records:?}"
+    );
+
+    js(&b, "window.savedBlobs = []; const make = URL.createObjectURL; URL.createObjectURL = blob => { window.savedBlobs.push(blob); return make(blob); };").await;
+    b.click("[data-testid=download-jsonl]").await;
+    b.click("[data-testid=download-markdown]").await;
+    let mut everything = js(&b, "return document.body.innerText").await.as_str().unwrap().to_string();
+    open_runs(&b, &site).await;
+    b.click("[data-testid=run-export]").await;
+    b.click("[data-testid=run-export-codecrash]").await;
+    let saved = b.client.execute_async("const done = arguments[arguments.length - 1]; setTimeout(() => Promise.all(window.savedBlobs.map(b => b.text())).then(done), 500);", vec![]).await.unwrap();
+    let saved: Vec<String> = serde_json::from_value(saved).unwrap();
+    assert!(saved.len() >= 3, "the exports were made: {}", saved.len());
+    everything += &saved.concat();
+    everything += &stored_text(&b).await;
+    everything += js(&b, "return JSON.stringify(Object.assign({}, localStorage)) + JSON.stringify(Object.assign({}, sessionStorage)) + document.body.innerText + location.href")
+        .await
+        .as_str()
+        .unwrap();
+    for spelling in [KEY.to_string(), base64(KEY.as_bytes()), base64(format!("Bearer {KEY}").as_bytes())] {
+        assert!(!everything.contains(&spelling), "`{spelling}` found");
+    }
     b.close().await;
 }

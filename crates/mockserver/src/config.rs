@@ -173,6 +173,9 @@ pub enum Fault {
     EmptyLength,
     /// Waits `ms`, then answers normally.
     Hang { ms: u64 },
+    /// 400 whose message repeats the request's headers, key headers included, as a careless
+    /// proxy does: what a client stores or shows of an error must not carry the key.
+    EchoHeaders,
 }
 
 impl Fault {
@@ -190,6 +193,7 @@ impl Fault {
             Fault::ErrorEventAfter200 => "error_event_after_200",
             Fault::EmptyLength => "empty_length",
             Fault::Hang { .. } => "hang",
+            Fault::EchoHeaders => "echo_headers",
         }
     }
 }

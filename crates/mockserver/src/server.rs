@@ -682,6 +682,12 @@ async fn plan(
         Some(Fault::Hang { ms }) => *ms,
         _ => 0,
     };
+    if matches!(fault, Some(Fault::EchoHeaders)) {
+        let echoed: Vec<String> =
+            headers.iter().map(|(name, value)| format!("{name}: {}", value.to_str().unwrap_or("?"))).collect();
+        let spec = ErrorSpec::bad_request(format!("the proxy could not forward this request: {}", echoed.join("; ")));
+        return (error_planned(&spec, format, ids), 0);
+    }
     if let Some(spec) = fault.as_ref().and_then(|f| fault_error(f, &request.model)) {
         return (error_planned(&spec, format, ids), hang_ms);
     }

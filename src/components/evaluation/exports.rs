@@ -3,6 +3,7 @@
 
 use std::sync::Arc;
 
+use execbench_core::markdown_text;
 use execbench_eval::report::markdown_table;
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
@@ -14,7 +15,8 @@ pub fn markdown_summary(runs: &[Arc<RunResults>]) -> String {
     let mut out = String::new();
     for run in runs {
         let summaries: Vec<_> = run.per_mode.iter().map(|m| m.summary.clone()).collect();
-        out.push_str(&format!("### {}\n\n", run.title()));
+        // Titles and sent parameters name models from data: escaped, never markup or a way out of a span.
+        out.push_str(&format!("### {}\n\n", markdown_text(&run.title())));
         if run.stopped {
             out.push_str(&format!("Stopped after {} of {} samples.\n\n", run.scored(), run.planned));
         }
@@ -33,7 +35,8 @@ pub fn markdown_summary(runs: &[Arc<RunResults>]) -> String {
         if let Some(sent) = &run.sent {
             let deviations = execbench_run::protocol::deviations(sent);
             out.push_str(&format!(
-                "Parameters sent: `{sent}`{}.\n\n",
+                "Parameters sent: {}{}.\n\n",
+                markdown_text(&sent.to_string()),
                 if deviations.is_empty() {
                     String::new()
                 } else {
