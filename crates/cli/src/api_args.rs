@@ -1,8 +1,17 @@
 //! The model-API flags every command that calls a provider shares (`execbench run`,
 //! `execbench build generate`): provider and model, generation parameters, concurrency, time-out,
-//! where the key comes from, the price. One parser, so the commands take the same options.
+//! where the key comes from and where it may go, the price. One parser, so the commands take the
+//! same options.
+//!
+//! A key goes only where its owner sent it: a preset's own variable (`OPENAI_API_KEY`, ...) is
+//! read only for that preset's own address; any other server (`openai-compatible`, the local
+//! servers, `--base-url` elsewhere) gets a key only from the variable `--key-env` names. A key
+//! never travels over plain http to another machine without `--allow-http`, and never comes from
+//! the URL (`user:password@`, `?key=`).
 
-use execbench_providers::{Endpoint, MaxTokensField, preset, presets};
+use execbench_providers::{
+    Address, Endpoint, MaxTokensField, Preset, plain_http_refusal, preset, presets, redact_base_url,
+};
 use execbench_run::api::ApiSettings;
 use execbench_run::cost::Price;
 use execbench_run::cost::prices::{PriceOverrides, PriceTable};
@@ -26,17 +35,22 @@ pub const API_FLAGS: &[&str] = &[
     "delay-ms",
     "timeout",
     "key-env",
+    "allow-http",
     "price",
     "spend-cap",
 ];
+
+/// The provider flags that take no value: every command's switches list them (a test checks;
+/// an unknown switch would take the next flag as its value).
+#[cfg(test)]
+pub const API_SWITCHES: &[&str] = &["stream", "allow-http"];
 
 /// A provider's settings as the flags give them. No key: that comes from [`api_key`].
 #[derive(Debug)]
 pub struct ApiOptions {
     pub api: ApiSettings,
-    /// Where the key comes from (an environment variable), when the provider takes one.
-    pub key_env: Option<String>,
-    pub key_required: bool,
+    /// Where the key comes from and where it may go.
+    pub key: KeySource,
     /// The price costs are computed with: `--price`, else the bundled table's.
     pub price: Option<PriceUsed>,
     /// `--spend-cap`: dollars.
@@ -52,7 +66,16 @@ pub fn api_options(args: &Args, provider: &str, offline: &[&str]) -> Result<ApiO
         offline.join(", ")
     ))?;
     let model = args.required("model")?.to_string();
-    let base_url = args.optional("base-url").unwrap_or(preset.base_url).trim_end_matches('/').to_string();
+    let base_url = args.optional("base-url").unwrap_or(preset.base_url).trim().trim_end_matches('/').to_string();
+    let address = Address::parse(&base_url).map_err(|e| format!("--base-url: {e}"))?;
+    // A credential in the URL would be sent, kept in the run file and shown in messages.
+    if address.had_credentials || redact_base_url(&base_url) != base_url {
+        return Err(format!(
+            "--base-url {} carries what looks like a credential (user:password@, or a query parameter or fragment other than api-version): a key is never taken from the URL; put it in an environment variable and name it with --key-env NAME",
+            redact_base_url(&base_url)
+        ));
+    }
+    let key = key_source(preset, &address, args.optional("key-env"), args.switch("allow-http"))?;
     let mut api = ApiSettings::new(Endpoint { provider: preset.id.to_string(), base_url, model });
     api.concurrency = args.number("concurrency", 4usize)?;
     if !(1..=64).contains(&api.concurrency) {
@@ -87,7 +110,6 @@ pub fn api_options(args: &Args, provider: &str, offline: &[&str]) -> Result<ApiO
         return Err(format!("--timeout must be between 0 and 3600 seconds, got {timeout_s}"));
     }
     api.timeout_ms = (timeout_s * 1000.0) as u64;
-    let key_env = args.optional("key-env").map(str::to_string).or(preset.key_env.map(str::to_string));
     let price = match args.optional("price") {
         Some(text) => {
             let parsed = text
@@ -121,17 +143,288 @@ pub fn api_options(args: &Args, provider: &str, offline: &[&str]) -> Result<ApiO
             api.endpoint.model, api.endpoint.provider
         ));
     }
-    Ok(ApiOptions { api, key_env, key_required: preset.key_required, price, spend_cap })
+    Ok(ApiOptions { api, key, price, spend_cap })
 }
 
-/// The key from the environment; never from a flag (flags end up in shell histories and process lists).
-pub fn api_key(key_env: Option<&str>, required: bool) -> Result<Option<String>, String> {
-    let Some(var) = key_env else { return Ok(None) };
-    match std::env::var(var) {
-        Ok(k) if !k.trim().is_empty() => Ok(Some(k.trim().to_string())),
-        _ if required => {
+/// Where a key comes from (an environment variable, never a flag: flags end up in shell
+/// histories and process lists) and where it is going.
+#[derive(Clone, Debug)]
+pub struct KeySource {
+    /// The variable read, when any: `--key-env`, else the preset's own for its own address.
+    pub env: Option<String>,
+    pub required: bool,
+    /// Where requests go (the key with them).
+    pub address: Address,
+    /// `--allow-http`: a key may travel over plain http to another machine.
+    pub allow_http: bool,
+}
+
+/// The preset's own variable, for the preset's own address only. None for servers that are
+/// anyone's (`openai-compatible`, the local presets): their key is named on purpose.
+fn default_key_env(preset: &Preset, address: &Address) -> Option<&'static str> {
+    if preset.local || preset.id == "openai-compatible" {
+        return None;
+    }
+    let own = Address::parse(preset.base_url).ok()?;
+    let same_host = match own.host.strip_prefix("resource.") {
+        // Azure's address names the user's resource (`RESOURCE.openai.azure.com`): any one
+        // resource under Azure's domain is Azure's own.
+        Some(domain) if preset.base_url.contains("RESOURCE") => address
+            .host
+            .strip_suffix(domain)
+            .and_then(|h| h.strip_suffix('.'))
+            .is_some_and(|label| !label.is_empty() && !label.contains('.')),
+        _ => address.host == own.host,
+    };
+    (same_host && address.scheme == own.scheme && address.port == own.port).then_some(preset.key_env?)
+}
+
+/// Where the key comes from for `preset` at `address`. A provider that needs a key at an address
+/// that is not its own says to name the variable.
+fn key_source(
+    preset: &Preset,
+    address: &Address,
+    key_env: Option<&str>,
+    allow_http: bool,
+) -> Result<KeySource, String> {
+    let env = key_env.map(str::to_string).or(default_key_env(preset, address).map(str::to_string));
+    if env.is_none() && preset.key_required {
+        let own = preset
+            .key_env
+            .map_or(String::new(), |var| format!(" ({var} is read only for {})", redact_base_url(preset.base_url)));
+        return Err(format!(
+            "--provider {} at {} needs a key: name the environment variable that holds it with --key-env NAME{own}",
+            preset.id,
+            address.origin()
+        ));
+    }
+    Ok(KeySource { env, required: preset.key_required, address: address.clone(), allow_http })
+}
+
+/// The key from the environment, checked against where it would go.
+pub fn api_key(source: &KeySource) -> Result<Option<String>, String> {
+    key_from(source, |var| std::env::var(var).ok())
+}
+
+/// [`api_key`] over any environment (the tests' tables).
+fn key_from(source: &KeySource, env: impl Fn(&str) -> Option<String>) -> Result<Option<String>, String> {
+    let Some(var) = source.env.as_deref() else { return Ok(None) };
+    let key = env(var).map(|k| k.trim().to_string()).filter(|k| !k.is_empty());
+    match key {
+        None if source.required => {
             Err(format!("no API key: set the environment variable {var} (or name another with --key-env)"))
         }
-        _ => Ok(None),
+        None => Ok(None),
+        Some(key) => match plain_http_refusal(&source.address, source.allow_http) {
+            // No key, no refusal: a local server without auth over http is fine.
+            Some(refusal) => Err(format!("{refusal} (--allow-http); the key is in {var}")),
+            None => Ok(Some(key)),
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The variable whose key would be sent for these flags and environment (`None`: no key is
+    /// sent), or the start of the error.
+    fn key_variable(flags: &[&str], env: &[(&str, &str)]) -> Result<Option<String>, String> {
+        let args = Args::of(&[&["--model", "m"][..], flags].concat(), API_SWITCHES);
+        let options = api_options(&args, args.required("provider")?, &[])?;
+        let lookup = |var: &str| env.iter().find(|(name, _)| *name == var).map(|(_, value)| value.to_string());
+        Ok(key_from(&options.key, lookup)?.map(|_| options.key.env.clone().unwrap_or_default()))
+    }
+
+    #[test]
+    fn a_key_comes_only_from_the_variable_meant_for_that_address() {
+        let openai_key = [("OPENAI_API_KEY", "sk-openai")];
+        let both = [("OPENAI_API_KEY", "sk-openai"), ("MY_KEY", "sk-mine")];
+        let all = [
+            ("OPENAI_API_KEY", "sk-openai"),
+            ("ANTHROPIC_API_KEY", "sk-ant"),
+            ("AZURE_OPENAI_API_KEY", "az"),
+            ("DEEPSEEK_API_KEY", "ds"),
+        ];
+        type Case<'a> = (&'a [&'a str], &'a [(&'a str, &'a str)], Result<Option<&'a str>, &'a str>);
+        let cases: &[Case] = &[
+            // A preset's own variable at its own address (any path, the port spelled out or not).
+            (&["--provider", "openai"], &openai_key, Ok(Some("OPENAI_API_KEY"))),
+            (
+                &["--provider", "openai", "--base-url", "https://API.openai.com:443/v1/"],
+                &openai_key,
+                Ok(Some("OPENAI_API_KEY")),
+            ),
+            (&["--provider", "deepseek"], &all, Ok(Some("DEEPSEEK_API_KEY"))),
+            (&["--provider", "openai"], &[], Err("no API key: set the environment variable OPENAI_API_KEY")),
+            // Azure: any one resource under Azure's domain is Azure's own; nothing else is.
+            (
+                &[
+                    "--provider",
+                    "azure",
+                    "--base-url",
+                    "https://myres.openai.azure.com/openai/deployments/d?api-version=2024-10-21",
+                ],
+                &all,
+                Ok(Some("AZURE_OPENAI_API_KEY")),
+            ),
+            (
+                &["--provider", "azure", "--base-url", "https://myres.openai.azure.com.evil.example/openai"],
+                &all,
+                Err(
+                    "--provider azure at https://myres.openai.azure.com.evil.example:443 needs a key: name the environment variable that holds it with --key-env NAME",
+                ),
+            ),
+            (
+                &["--provider", "azure", "--base-url", "https://a.b.openai.azure.com/x"],
+                &all,
+                Err("--provider azure at https://a.b.openai.azure.com:443 needs a key"),
+            ),
+            // Another address: the preset's variable is not read; the user names one on purpose.
+            (
+                &["--provider", "openai", "--base-url", "https://evil.example/v1"],
+                &openai_key,
+                Err(
+                    "--provider openai at https://evil.example:443 needs a key: name the environment variable that holds it with --key-env NAME (OPENAI_API_KEY is read only for https://api.openai.com/v1)",
+                ),
+            ),
+            (
+                &["--provider", "openai", "--base-url", "https://evil.example/v1", "--key-env", "MY_KEY"],
+                &both,
+                Ok(Some("MY_KEY")),
+            ),
+            (
+                &["--provider", "openai", "--base-url", "https://api.openai.com:8443/v1"],
+                &openai_key,
+                Err("--provider openai at https://api.openai.com:8443 needs a key"),
+            ),
+            (
+                &["--provider", "anthropic", "--base-url", "http://api.anthropic.com/v1"],
+                &all,
+                Err("--provider anthropic at http://api.anthropic.com:80 needs a key"),
+            ),
+            // openai-compatible and the local servers have no variable of their own.
+            (&["--provider", "openai-compatible", "--base-url", "https://llm.example/v1"], &openai_key, Ok(None)),
+            (&["--provider", "openai-compatible"], &openai_key, Ok(None)),
+            (
+                &["--provider", "openai-compatible", "--base-url", "https://llm.example/v1", "--key-env", "MY_KEY"],
+                &both,
+                Ok(Some("MY_KEY")),
+            ),
+            (
+                &["--provider", "openai-compatible", "--base-url", "https://llm.example/v1", "--key-env", "MY_KEY"],
+                &[("MY_KEY", "  ")],
+                Ok(None),
+            ),
+            (&["--provider", "vllm"], &all, Ok(None)),
+            (&["--provider", "vllm", "--key-env", "MY_KEY"], &both, Ok(Some("MY_KEY"))),
+            (&["--provider", "ollama", "--base-url", "http://gpu-box.lan:11434/v1"], &all, Ok(None)),
+            // Plain http to another machine: refused with a key, fine without one or on purpose.
+            (
+                &["--provider", "openai-compatible", "--base-url", "http://10.0.0.5:8000/v1", "--key-env", "MY_KEY"],
+                &both,
+                Err("a key would travel unencrypted to http://10.0.0.5:8000"),
+            ),
+            (
+                &[
+                    "--provider",
+                    "openai-compatible",
+                    "--base-url",
+                    "http://10.0.0.5:8000/v1",
+                    "--key-env",
+                    "MY_KEY",
+                    "--allow-http",
+                ],
+                &both,
+                Ok(Some("MY_KEY")),
+            ),
+            (
+                &["--provider", "ollama", "--base-url", "http://gpu-box.lan:11434/v1", "--key-env", "MY_KEY"],
+                &both,
+                Err("a key would travel unencrypted to http://gpu-box.lan:11434"),
+            ),
+            (
+                &[
+                    "--provider",
+                    "anthropic",
+                    "--base-url",
+                    "http://api.anthropic.com/v1",
+                    "--key-env",
+                    "ANTHROPIC_API_KEY",
+                ],
+                &all,
+                Err("a key would travel unencrypted"),
+            ),
+            (
+                &["--provider", "openai-compatible", "--base-url", "http://127.0.0.1:8000/v1", "--key-env", "MY_KEY"],
+                &both,
+                Ok(Some("MY_KEY")),
+            ),
+            (
+                &["--provider", "openai-compatible", "--base-url", "http://localhost:8000/v1", "--key-env", "MY_KEY"],
+                &both,
+                Ok(Some("MY_KEY")),
+            ),
+            // A credential in the URL: refused, the message without it.
+            (
+                &[
+                    "--provider",
+                    "gemini",
+                    "--base-url",
+                    "https://generativelanguage.googleapis.com/v1beta?key=AIzaSECRET",
+                ],
+                &all,
+                Err(
+                    "--base-url https://generativelanguage.googleapis.com/v1beta carries what looks like a credential (user:password@, or a query parameter or fragment other than api-version): a key is never taken from the URL; put it in an environment variable and name it with --key-env NAME",
+                ),
+            ),
+            (
+                &["--provider", "openai-compatible", "--base-url", "https://user:pw@llm.example/v1"],
+                &all,
+                Err("--base-url https://llm.example/v1 carries what looks like a credential"),
+            ),
+            (
+                &["--provider", "openai-compatible", "--base-url", "https://llm.example/v1?token=t&api-version=1"],
+                &all,
+                Err("--base-url https://llm.example/v1?api-version=1 carries"),
+            ),
+            (
+                &["--provider", "openai", "--base-url", "ftp://api.openai.com/v1"],
+                &all,
+                Err("--base-url: the scheme `ftp`"),
+            ),
+        ];
+        for (flags, env, want) in cases {
+            let got = key_variable(flags, env);
+            let ok = match (&got, want) {
+                (Ok(var), Ok(w)) => var.as_deref() == *w,
+                (Err(e), Err(start)) => e.starts_with(start),
+                _ => false,
+            };
+            assert!(ok, "{flags:?}: got {got:?}, want {want:?}");
+            // No message ever carries a key or a secret query parameter.
+            if let Err(e) = &got {
+                for secret in ["sk-", "AIzaSECRET", "pw@", "token=t"] {
+                    assert!(!e.contains(secret), "{flags:?}: {e}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn every_command_with_provider_flags_knows_their_switches() {
+        // A switch a command does not know swallows the next flag as its value.
+        for (command, switches) in [
+            ("run", crate::run::SWITCHES),
+            ("perturb", crate::perturb::SWITCHES),
+            ("build generate", crate::build::generate::SWITCHES),
+        ] {
+            for switch in API_SWITCHES {
+                assert!(switches.contains(switch), "{command} does not know --{switch}");
+            }
+        }
+        for switch in API_SWITCHES {
+            assert!(API_FLAGS.contains(switch), "--{switch}");
+        }
     }
 }

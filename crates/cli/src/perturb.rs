@@ -29,11 +29,11 @@ use crate::args::Args;
 use crate::http::{NativeHttp, TokioClock};
 use crate::progress::Progress;
 
-pub const USAGE: &str = "execbench perturb --dataset FILE.jsonl --kind KIND [--seed N] [--p X] [--once] [--prediction output|input] [--no-verify] [--time-limit SECONDS] [--profile execbench|codecrash] [--format execbench|codecrash] [--wrong-answers offline|file:PATH|model --provider P --model M [--base-url U] [--proposals FILE.jsonl]] --out FILE.jsonl";
+pub const USAGE: &str = "execbench perturb --dataset FILE.jsonl --kind KIND [--seed N] [--p X] [--once] [--prediction output|input] [--no-verify] [--time-limit SECONDS] [--profile execbench|codecrash] [--format execbench|codecrash] [--wrong-answers offline|file:PATH|model --provider P --model M [--base-url U] [--key-env NAME] [--allow-http] [--proposals FILE.jsonl]] --out FILE.jsonl";
 
 /// Flags that take no value. `--verify` is what the command does anyway; it is still accepted so
 /// that scripts written when verifying was optional keep working.
-pub const SWITCHES: &[&str] = &["once", "verify", "no-verify", "stream"];
+pub const SWITCHES: &[&str] = &["once", "verify", "no-verify", "stream", "allow-http"];
 
 const KNOWN_FLAGS: &[&str] = &[
     "dataset",
@@ -178,7 +178,7 @@ fn model_claims(
     options: &ApiOptions,
 ) -> Result<(FileWrongAnswers, AskedClaims), String> {
     let prediction = settings.options.prediction;
-    let key = api_key(options.key_env.as_deref(), options.key_required)?;
+    let key = api_key(&options.key)?;
     let model = ApiModel { settings: options.api.clone(), key };
     let path = settings.proposals.as_str();
     let mut cache = match std::fs::read_to_string(path) {
@@ -190,7 +190,7 @@ fn model_claims(
         .enable_all()
         .build()
         .map_err(|e| format!("cannot start the async runtime: {e}"))?;
-    let (http, clock) = (NativeHttp::new(), TokioClock::new());
+    let (http, clock) = (NativeHttp::new()?, TokioClock::new());
     let gate = Gate::new(model.settings.concurrency, model.settings.delay_ms);
     let live = Live::new(samples.len(), 0);
     let jitter = RefCell::new(Jitter::new(0));

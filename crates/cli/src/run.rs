@@ -12,7 +12,7 @@ use execbench_eval::models::{EchoFirstArgument, Oracle, TypeDefault};
 use execbench_eval::prompt::{Style, Template, builtin_templates, default_template};
 use execbench_eval::report::{markdown_table, summarize};
 use execbench_eval::{Mode, Task};
-use execbench_providers::Usage;
+use execbench_providers::{KeyScope, Usage};
 use execbench_pyengine::RustPythonEngine;
 use execbench_run::api::{ApiModel, ApiSettings};
 use execbench_run::cost::{SpendCap, format_usd};
@@ -23,13 +23,13 @@ use execbench_run::store::{Recorder, RunEntry, RunState, Tally};
 use execbench_run::threaded_python::ThreadedPython;
 use execbench_run::{CancelToken, EvalJob, Event, Io, Responder, RunEnd, run_evaluation};
 
-use crate::api_args::{api_key, api_options};
+use crate::api_args::{KeySource, api_key, api_options};
 use crate::args::Args;
 use crate::http::{NativeHttp, TokioClock};
 use crate::store::JsonlRunStore;
 
-pub const USAGE: &str = "execbench run --dataset FILE.jsonl --task output|input [--template ID] --provider P --model M [--base-url URL] [--n N] [--concurrency C] [--temperature T|none] [--top-p P|none] [--max-tokens N] [--max-tokens-field auto|max_tokens|max_completion_tokens] [--reasoning-effort low|medium|high] [--thinking-budget N] [--stream] [--delay-ms MS] [--timeout S] [--limit N] [--mode strict|compatible] [--key-env NAME] [--price IN,OUT] [--spend-cap USD] [--jobs N] --out RUN.jsonl [--resume]\n  providers: openai, anthropic, gemini, openrouter, deepseek, deepinfra, together, qwen, azure, vllm, sglang, ollama, llamacpp, openai-compatible; offline: oracle, echo-first-argument, type-default";
-pub const SWITCHES: &[&str] = &["resume", "stream"];
+pub const USAGE: &str = "execbench run --dataset FILE.jsonl --task output|input [--template ID] --provider P --model M [--base-url URL] [--n N] [--concurrency C] [--temperature T|none] [--top-p P|none] [--max-tokens N] [--max-tokens-field auto|max_tokens|max_completion_tokens] [--reasoning-effort low|medium|high] [--thinking-budget N] [--stream] [--delay-ms MS] [--timeout S] [--limit N] [--mode strict|compatible] [--key-env NAME] [--allow-http] [--price IN,OUT] [--spend-cap USD] [--jobs N] --out RUN.jsonl [--resume]\n  the key: from the variable --key-env names; a provider's own (OPENAI_API_KEY, ANTHROPIC_API_KEY, ...) only for its own address; never over plain http to another machine without --allow-http\n  providers: openai, anthropic, gemini, openrouter, deepseek, deepinfra, together, qwen, azure, vllm, sglang, ollama, llamacpp, openai-compatible; offline: oracle, echo-first-argument, type-default";
+pub const SWITCHES: &[&str] = &["resume", "stream", "allow-http"];
 const KNOWN_FLAGS: &[&str] = &[
     "dataset",
     "task",
@@ -48,6 +48,7 @@ const KNOWN_FLAGS: &[&str] = &[
     "limit",
     "mode",
     "key-env",
+    "allow-http",
     "out",
     "resume",
     "reasoning-effort",
@@ -68,9 +69,8 @@ struct Settings {
     /// `None` for an offline model.
     api: Option<ApiSettings>,
     offline: Option<String>,
-    /// Where the key comes from (an environment variable), when the provider takes one.
-    key_env: Option<String>,
-    key_required: bool,
+    /// Where the key comes from and where it goes; `None` for an offline model.
+    key: Option<KeySource>,
     n: usize,
     limit: Option<usize>,
     modes: Vec<Mode>,
@@ -138,8 +138,7 @@ fn settings(args: &Args) -> Result<Settings, String> {
             template,
             api: None,
             offline: Some(provider.to_string()),
-            key_env: None,
-            key_required: false,
+            key: None,
             n,
             limit,
             modes,
@@ -160,8 +159,7 @@ fn settings(args: &Args) -> Result<Settings, String> {
         template,
         api: Some(options.api),
         offline: None,
-        key_env: options.key_env,
-        key_required: options.key_required,
+        key: Some(options.key),
         n,
         limit,
         modes,
@@ -174,7 +172,7 @@ fn settings(args: &Args) -> Result<Settings, String> {
 }
 
 fn key(settings: &Settings) -> Result<Option<String>, String> {
-    api_key(settings.key_env.as_deref(), settings.key_required)
+    settings.key.as_ref().map_or(Ok(None), api_key)
 }
 
 /// Wall-clock time, ms since 1970 (the run entry's times).
@@ -230,7 +228,8 @@ pub fn run(args: &Args) -> Result<i32, String> {
     let entry = if settings.resume && file_exists {
         let text = std::fs::read_to_string(&settings.out).map_err(|e| format!("cannot read {}: {e}", settings.out))?;
         let run_file = read_run_file(&settings.out, &text)?;
-        let conflicts = run_file.manifest.resume_conflicts(&manifest);
+        let mut conflicts = run_file.manifest.resume_conflicts(&manifest);
+        conflicts.extend(endpoint_conflict(run_file.manifest.api.as_ref(), settings.api.as_ref()));
         if !conflicts.is_empty() {
             eprintln!("cannot resume {}:", settings.out);
             for c in &conflicts {
@@ -312,7 +311,7 @@ pub fn run(args: &Args) -> Result<i32, String> {
     } else {
         CliPython::Threads(ThreadedPython::new(settings.jobs, RustPythonEngine::new))
     };
-    let (http, clock) = (NativeHttp::new(), TokioClock::new());
+    let (http, clock) = (NativeHttp::new()?, TokioClock::new());
     let cancel = CancelToken::new();
     let last_line = RefCell::new((0.0f64, String::new()));
     let on_event = |event: Event| {
@@ -409,6 +408,23 @@ pub fn run(args: &Args) -> Result<i32, String> {
     })
 }
 
+/// A run file resumed with flags that name another provider or origin than its manifest: refused
+/// before any request. Requests always go where the flags say (never to the file's address), and
+/// a file edited to point elsewhere must not quietly become a run against another server.
+fn endpoint_conflict(file: Option<&ApiSettings>, flags: Option<&ApiSettings>) -> Option<String> {
+    let (file, flags) = (file?, flags?);
+    let scope = |api: &ApiSettings| KeyScope::of(&api.endpoint.provider, &api.endpoint.base_url);
+    match (scope(file), scope(flags)) {
+        (Ok(f), Ok(now)) if f == now => None,
+        (Ok(f), Ok(now)) => Some(format!(
+            "the endpoint differs (the run: {} at {}, now: {} at {}): resume with the run's --provider and --base-url, or start a new --out",
+            f.provider, f.origin, now.provider, now.origin
+        )),
+        (Err(e), _) => Some(format!("the run's base URL cannot be read ({e}): start a new --out")),
+        (_, Err(e)) => Some(format!("--base-url: {e}")),
+    }
+}
+
 /// One interpreter on the main thread (`--jobs 1`, as before there were jobs), or several threads.
 enum CliPython {
     One(Box<BlockingPython<RustPythonEngine>>),
@@ -461,13 +477,16 @@ mod tests {
         .unwrap();
         let api = s.api.unwrap();
         assert_eq!(
-            (api.endpoint.base_url.as_str(), api.params.stream, s.n, s.key_env.as_deref()),
+            (api.endpoint.base_url.as_str(), api.params.stream, s.n, s.key.unwrap().env.as_deref()),
             ("https://api.anthropic.com/v1", true, 5, Some("ANTHROPIC_API_KEY"))
         );
         let s = settings(&parsed(
             &[&base[..], &["--provider", "vllm", "--model", "q", "--base-url", "http://127.0.0.1:9/v1/"]].concat(),
         ))
         .unwrap();
-        assert_eq!((s.api.unwrap().endpoint.base_url, s.key_required), ("http://127.0.0.1:9/v1".to_string(), false));
+        assert_eq!(
+            (s.api.unwrap().endpoint.base_url, s.key.unwrap().required),
+            ("http://127.0.0.1:9/v1".to_string(), false)
+        );
     }
 }

@@ -360,6 +360,8 @@ fn misleading_hints_from_a_model() {
                 &base,
                 "--model",
                 "mock",
+                "--key-env",
+                "OPENAI_API_KEY",
                 "--out",
                 out.to_str().unwrap(),
             ])

@@ -37,6 +37,9 @@ fn command(server: &MockServer, out: &Path, extra: &[&str]) -> Command {
         &base,
         "--model",
         "mock",
+        // openai-compatible reads no variable by default: the key is named on purpose.
+        "--key-env",
+        "OPENAI_API_KEY",
     ]);
     cmd.args(["--out", out.to_str().unwrap()]).args(extra).env("OPENAI_API_KEY", KEY);
     cmd

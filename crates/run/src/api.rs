@@ -111,6 +111,7 @@ pub async fn ask<H: HttpClient, C: Clock>(
     on_delta: &dyn Fn(u32, Option<&str>),
 ) -> Result<Answered, AskFailure> {
     let settings = &model.settings;
+    let redactor = KeyRedactor::new(model.key.as_deref());
     let per_request = if settings.endpoint.supports_n() { n } else { 1 };
     let requests = n.div_ceil(per_request.max(1));
     let mut built = Vec::new();
@@ -118,6 +119,7 @@ pub async fn ask<H: HttpClient, C: Clock>(
         match build_request(&settings.endpoint, model.key.as_deref(), &settings.params, messages, per_request) {
             Ok(b) => built.push(b),
             Err(message) => {
+                let message = redactor.text(&message);
                 let error = ProviderError { kind: ErrorKind::BadRequest, status: None, message, retry_after_ms: None };
                 return Err(AskFailure { error, stop_run: true, attempts: Vec::new(), sent: None });
             }
@@ -128,7 +130,7 @@ pub async fn ask<H: HttpClient, C: Clock>(
     let outcomes = futures::future::join_all(built.iter().enumerate().map(|(i, b)| {
         let offset = i as u32 * per_request;
         let on_delta = move |choice: u32, text: Option<&str>| on_delta(offset + choice, text);
-        with_retries(ctx, settings, wire, &b.http, b.choices, on_delta)
+        with_retries(ctx, settings, &redactor, wire, &b.http, b.choices, on_delta)
     }))
     .await;
     let mut answered = Answered {
@@ -172,6 +174,7 @@ type Failed = (ProviderError, bool, Vec<AttemptRecord>);
 async fn with_retries<H: HttpClient, C: Clock>(
     ctx: &RequestContext<'_, H, C>,
     settings: &ApiSettings,
+    redactor: &KeyRedactor,
     wire: WireFormat,
     request: &HttpRequest,
     choices: u32,
@@ -192,7 +195,7 @@ async fn with_retries<H: HttpClient, C: Clock>(
             }
         }
         let result = {
-            let attempt = attempt(ctx.http, wire, request, settings.params.stream, choices, &on_delta).fuse();
+            let attempt = attempt(ctx.http, redactor, wire, request, settings.params.stream, choices, &on_delta).fuse();
             let timeout = ctx.clock.sleep(settings.timeout_ms).fuse();
             futures::pin_mut!(attempt, timeout);
             futures::select! {
@@ -202,6 +205,9 @@ async fn with_retries<H: HttpClient, C: Clock>(
         };
         drop(running);
         drop(permit);
+        // Before the error is recorded, retried, shown or stops the run: whatever the provider or
+        // a proxy echoed of the key is gone.
+        let result = result.map_err(|e| redactor.error(e));
         let ms = ctx.clock.now_ms() - started;
         match result {
             Ok(completion) => {
@@ -252,6 +258,7 @@ impl<F: FnMut()> Drop for OnDrop<F> {
 /// One try: send, then read the whole body (or the stream, event by event).
 async fn attempt<H: HttpClient>(
     http: &H,
+    redactor: &KeyRedactor,
     wire: WireFormat,
     request: &HttpRequest,
     stream: bool,
@@ -261,7 +268,9 @@ async fn attempt<H: HttpClient>(
     let mut head = http.send(request).await?;
     if !(200..300).contains(&head.status) {
         let body = read_all(&mut head.body).await.unwrap_or_default();
-        return Err(classify_error(wire, head.status, &head.headers, &String::from_utf8_lossy(&body)));
+        // Redacted whole, before the message is cut short (a cut could leave half a key).
+        let body = redactor.text(&String::from_utf8_lossy(&body));
+        return Err(classify_error(wire, head.status, &head.headers, &body));
     }
     if stream {
         let mut parser = StreamParser::new(wire, choices);
@@ -275,4 +284,97 @@ async fn attempt<H: HttpClient>(
         let body = read_all(&mut head.body).await?;
         parse_response(wire, head.status, &head.headers, &String::from_utf8_lossy(&body))
     }
+}
+
+/// Takes the key out of what a provider (or a proxy in front of it) says back. A server that
+/// echoes the request's headers into its error body would otherwise put the key into records,
+/// the page and the terminal. Every occurrence becomes `***`: the key itself (so `Bearer KEY`
+/// too), the key inside base64 text at any alignment (an echoed header encoded whole, `Basic`
+/// credentials, `base64(KEY)` itself; standard and URL-safe alphabets), and a key's beginning
+/// left at the end of a message cut short with "...".
+#[derive(Clone, Debug, Default)]
+pub struct KeyRedactor {
+    /// The spellings to replace, longest first.
+    secrets: Vec<String>,
+    /// The key itself, for the beginning of a key at a cut.
+    key: String,
+}
+
+/// Keys shorter than this are not looked for in base64 (a few characters would match text by
+/// chance); the key itself always is.
+const SHORTEST_KEY_FOR_BASE64: usize = 8;
+
+/// A key's beginning this long or longer, left before a cut's "...", is replaced too.
+const SHORTEST_PREFIX_AT_CUT: usize = 4;
+
+impl KeyRedactor {
+    pub fn new(key: Option<&str>) -> KeyRedactor {
+        let key = key.map(str::trim).unwrap_or("");
+        if key.is_empty() {
+            return KeyRedactor::default();
+        }
+        let mut secrets = vec![key.to_string()];
+        if key.len() >= SHORTEST_KEY_FOR_BASE64 {
+            for skipped in 0..3 {
+                let inner = base64_inner(key.as_bytes(), skipped);
+                secrets.push(inner.replace('+', "-").replace('/', "_"));
+                secrets.push(inner);
+            }
+        }
+        secrets.sort_by_key(|s| std::cmp::Reverse(s.len()));
+        secrets.dedup();
+        KeyRedactor { secrets, key: key.to_string() }
+    }
+
+    /// `text` with every spelling of the key replaced by `***`.
+    pub fn text(&self, text: &str) -> String {
+        if self.key.is_empty() {
+            return text.to_string();
+        }
+        let mut out = text.to_string();
+        for secret in &self.secrets {
+            if out.contains(secret.as_str()) {
+                out = out.replace(secret.as_str(), "***");
+            }
+        }
+        // A message cut short ("..."): the key's first characters may stand just before the cut.
+        if let Some(head) = out.strip_suffix("...") {
+            let longest = (SHORTEST_PREFIX_AT_CUT..self.key.len())
+                .rev()
+                .find(|&n| self.key.is_char_boundary(n) && head.ends_with(&self.key[..n]));
+            if let Some(n) = longest {
+                out = format!("{}***...", &head[..head.len() - n]);
+            }
+        }
+        out
+    }
+
+    /// The error with its message redacted.
+    pub fn error(&self, error: ProviderError) -> ProviderError {
+        ProviderError { message: self.text(&error.message), ..error }
+    }
+}
+
+const BASE64: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+/// The characters of `base64(P + bytes + S)` that depend on `bytes` alone, for any `skipped`
+/// (0 to 2) bytes before them (`P`) and anything after (`S`): the same whichever text the key
+/// was encoded inside. Each character is 6 bits; the ones that straddle the key's edges drop.
+fn base64_inner(bytes: &[u8], skipped: usize) -> String {
+    let mut padded = vec![0u8; skipped];
+    padded.extend_from_slice(bytes);
+    let bits = padded.len() * 8;
+    // Characters wholly inside the key's bits: from the first at or after bit 8*skipped to the
+    // last that ends at or before the key's end.
+    let first = (8 * skipped).div_ceil(6);
+    let last = bits / 6;
+    (first..last)
+        .map(|c| {
+            let bit = c * 6;
+            let (byte, offset) = (bit / 8, bit % 8);
+            let pair = (u16::from(padded[byte]) << 8) | u16::from(padded.get(byte + 1).copied().unwrap_or(0));
+            let index = (pair >> (10 - offset)) & 0x3f;
+            BASE64[index as usize] as char
+        })
+        .collect()
 }

@@ -6,6 +6,7 @@ use execbench_providers::{
 };
 use futures::{FutureExt, select};
 
+use crate::api::KeyRedactor;
 use crate::io::{Clock, HttpClient, read_all};
 
 /// Sends the test request and judges the answer. `page_origin` goes into the advice for a
@@ -36,5 +37,11 @@ pub async fn test_connection<H: HttpClient, C: Clock>(
         _ = timeout => Err(ProviderError { kind: ErrorKind::Timeout, status: None, message: format!("no answer within {} s", timeout_ms / 1000), retry_after_ms: None }),
     };
     let latency_ms = (clock.now_ms() - started).max(0.0) as u64;
+    // The verdict quotes the provider's answer: what it (or a proxy) echoed of the key is gone.
+    let redactor = KeyRedactor::new(key);
+    let outcome = match outcome {
+        Ok((status, headers, body)) => Ok((status, headers, redactor.text(&body))),
+        Err(e) => Err(redactor.error(e)),
+    };
     connection_verdict(endpoint, outcome, latency_ms, page_origin)
 }

@@ -29,8 +29,8 @@ use crate::api_args::{API_FLAGS, api_key, api_options};
 use crate::args::Args;
 use crate::http::{NativeHttp, TokioClock};
 
-pub const USAGE: &str = "execbench build generate --methods str.split,list.sort|str|all --per-method N [--seed S] [--source offline|replay FILE|api] [--prompt TEMPLATE.txt] [--pool POOL.jsonl] --out GENERATIONS.jsonl --candidates CANDIDATES.jsonl [--record GENERATION.json] [--resume] [provider flags of `execbench run` with --source api: --provider P --model M ...]\n  execbench build generate --show-template | --show-pool   (the built-in prompt template or example pool, to edit)";
-pub const SWITCHES: &[&str] = &["resume", "stream", "show-template", "show-pool"];
+pub const USAGE: &str = "execbench build generate --methods str.split,list.sort|str|all --per-method N [--seed S] [--source offline|replay FILE|api] [--prompt TEMPLATE.txt] [--pool POOL.jsonl] --out GENERATIONS.jsonl --candidates CANDIDATES.jsonl [--record GENERATION.json] [--resume] [provider flags of `execbench run` with --source api: --provider P --model M [--base-url URL] [--key-env NAME] [--allow-http] ...]\n  execbench build generate --show-template | --show-pool   (the built-in prompt template or example pool, to edit)";
+pub const SWITCHES: &[&str] = &["resume", "stream", "allow-http", "show-template", "show-pool"];
 const OWN_FLAGS: &[&str] = &[
     "methods",
     "per-method",
@@ -138,7 +138,7 @@ pub fn run(args: &Args) -> Result<i32, String> {
         Source::Api => {
             let provider = args.required("provider")?;
             let options = api_options(args, provider, &[])?;
-            let key = api_key(options.key_env.as_deref(), options.key_required)?;
+            let key = api_key(&options.key)?;
             (Some(ApiModel { settings: options.api, key }), options.price, options.spend_cap)
         }
         _ => (None, None, None),
@@ -250,7 +250,7 @@ pub fn run(args: &Args) -> Result<i32, String> {
         .enable_all()
         .build()
         .map_err(|e| format!("cannot start the async runtime: {e}"))?;
-    let (http, clock) = (NativeHttp::new(), TokioClock::new());
+    let (http, clock) = (NativeHttp::new()?, TokioClock::new());
     let settings = api.as_ref().map(|m| m.settings.clone());
     let mut generation_source = match (&source, api) {
         (Source::Api, Some(model)) => GenerationSource::Api(model),

@@ -3,7 +3,7 @@
 //! with their provenance. Both are thin over `execbench-build`.
 
 mod filter;
-mod generate;
+pub(crate) mod generate;
 mod sample;
 
 use crate::args::Args;
