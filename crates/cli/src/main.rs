@@ -10,6 +10,7 @@ mod http;
 mod normalise;
 mod perturb;
 mod progress;
+mod python;
 mod run;
 mod score;
 mod store;
@@ -39,6 +40,8 @@ fn main() {
 
 fn dispatch(command: &str, rest: &[String]) -> Result<i32, String> {
     match command {
+        // Started by this binary itself (python/): not in the usage text.
+        python::WORKER_COMMAND if rest.is_empty() => Ok(python::serve()),
         "verify" => verify::run(&Args::parse(rest, &[])?).map_err(|e| format!("{e}\nusage: {}", verify::USAGE)),
         "normalise" => normalise::run(&Args::parse(rest, normalise::SWITCHES)?)
             .map_err(|e| format!("{e}\nusage: {}", normalise::USAGE)),
