@@ -1,10 +1,9 @@
 //! The owner's side: [`WorkerEngine`], a `PythonEngine` whose runs happen in a worker process.
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
+use std::os::fd::AsRawFd;
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
-use std::thread::JoinHandle;
+use std::process::{Child, ChildStdin, ChildStdout, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
 use execbench_core::{Outcome, PythonEngine, RunRequest, RunResult};
@@ -39,12 +38,20 @@ pub struct WorkerEngine {
     next_id: u64,
 }
 
-/// A started worker: its stdin for requests, and the lines of its stdout read by a thread.
+/// A started worker: its stdin for requests, its stdout for replies (read on this thread, waiting
+/// with `poll` so that a deadline needs no other thread).
 struct Live {
     child: Child,
     requests: ChildStdin,
-    replies: Receiver<Reply>,
-    reader: Option<JoinHandle<()>>,
+    replies: Replies,
+}
+
+/// The worker's stdout, cut into lines.
+struct Replies {
+    output: ChildStdout,
+    buffer: Vec<u8>,
+    /// How much of `buffer` is known to hold no line end.
+    searched: usize,
 }
 
 enum Reply {
@@ -54,6 +61,8 @@ enum Reply {
     TooLong,
     /// End of the worker's output: it has exited.
     Closed,
+    /// Nothing (or no whole line) by the deadline.
+    Late,
 }
 
 /// Why a worker had to go, which becomes its run's outcome.
@@ -83,18 +92,18 @@ impl WorkerEngine {
             return Err((live.failure(format!("the request could not be sent ({e})")), sent));
         }
         let deadline = sent + Duration::from_millis(u64::from(request.limits.time_ms) + KILL_MARGIN_MS);
-        match live.replies.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
-            Ok(Reply::Message(FromWorker::Results { mut results })) if results.len() == 1 && results[0].id == id => {
+        match live.replies.next(deadline) {
+            Reply::Message(FromWorker::Results { mut results }) if results.len() == 1 && results[0].id == id => {
                 let RunOutput { result, .. } = results.remove(0);
                 Ok(result)
             }
-            Ok(Reply::Message(other)) => Err(live.failure(format!("unexpected reply {}", kind_of(&other)))),
-            Ok(Reply::Unreadable(why)) => Err(live.failure(format!("unreadable reply ({why})"))),
-            Ok(Reply::TooLong) => {
+            Reply::Message(other) => Err(live.failure(format!("unexpected reply {}", kind_of(&other)))),
+            Reply::Unreadable(why) => Err(live.failure(format!("unreadable reply ({why})"))),
+            Reply::TooLong => {
                 Err(live.failure(format!("the run's result is larger than {} MiB", MAX_REPLY_BYTES >> 20)))
             }
-            Ok(Reply::Closed) | Err(RecvTimeoutError::Disconnected) => Err(Failure::Crashed(live.died())),
-            Err(RecvTimeoutError::Timeout) => Err(Failure::Deadline),
+            Reply::Closed => Err(Failure::Crashed(live.died())),
+            Reply::Late => Err(Failure::Deadline),
         }
         .map_err(|failure| (failure, sent))
     }
@@ -146,20 +155,15 @@ impl Live {
             (Some(requests), Some(output)) => (requests, output),
             _ => unreachable!("both pipes were asked for"),
         };
-        let (sender, replies) = mpsc::channel();
-        let reader = std::thread::Builder::new()
-            .name("python-worker-reader".into())
-            .spawn(move || read_replies(output, sender))
-            .map_err(|e| format!("cannot start a thread to read the Python worker ({e})"))?;
-        let mut live = Live { child, requests, replies, reader: Some(reader) };
-        match live.replies.recv_timeout(START_TIMEOUT) {
-            Ok(Reply::Message(FromWorker::Ready { .. })) => Ok(live),
-            Ok(Reply::Closed) | Err(RecvTimeoutError::Disconnected) => {
+        let mut live = Live { child, requests, replies: Replies { output, buffer: Vec::new(), searched: 0 } };
+        match live.replies.next(Instant::now() + START_TIMEOUT) {
+            Reply::Message(FromWorker::Ready { .. }) => Ok(live),
+            Reply::Closed => {
                 let why = live.died();
                 live.stop();
                 Err(format!("the Python worker did not start: {why}"))
             }
-            Ok(_) | Err(RecvTimeoutError::Timeout) => {
+            _ => {
                 live.stop();
                 Err("the Python worker did not start: no ready message".to_string())
             }
@@ -195,31 +199,64 @@ impl Live {
         }
     }
 
-    /// Kills the worker (a no-op if it has exited) and collects it and its reader.
+    /// Kills the worker (a no-op if it has exited) and collects it.
     fn stop(mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
-        if let Some(reader) = self.reader.take() {
-            let _ = reader.join();
+    }
+}
+
+impl Replies {
+    /// The next line, parsed; `Late` if none is whole by `deadline`.
+    fn next(&mut self, deadline: Instant) -> Reply {
+        loop {
+            if let Some(at) = self.buffer[self.searched..].iter().position(|&b| b == b'\n') {
+                let line: Vec<u8> = self.buffer.drain(..=self.searched + at).collect();
+                self.searched = 0;
+                return match serde_json::from_slice::<FromWorker>(&line) {
+                    Ok(message) => Reply::Message(message),
+                    Err(e) => Reply::Unreadable(e.to_string()),
+                };
+            }
+            self.searched = self.buffer.len();
+            if self.buffer.len() as u64 > MAX_REPLY_BYTES {
+                return Reply::TooLong;
+            }
+            match readable(&self.output, deadline) {
+                Ok(true) => {}
+                Ok(false) => return Reply::Late,
+                Err(_) => return Reply::Closed,
+            }
+            let mut chunk = [0u8; 64 * 1024];
+            match self.output.read(&mut chunk) {
+                Ok(0) => return Reply::Closed,
+                Ok(n) => self.buffer.extend_from_slice(&chunk[..n]),
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(_) => return Reply::Closed,
+            }
         }
     }
 }
 
-fn read_replies(output: impl Read, sender: mpsc::Sender<Reply>) {
-    let mut output = BufReader::new(output);
+/// Waits until `output` can be read without blocking (data, or its end), or `deadline` passes.
+fn readable(output: &ChildStdout, deadline: Instant) -> std::io::Result<bool> {
     loop {
-        let mut line = Vec::new();
-        let reply = match (&mut output).take(MAX_REPLY_BYTES + 1).read_until(b'\n', &mut line) {
-            Ok(0) | Err(_) => Reply::Closed,
-            Ok(n) if n as u64 > MAX_REPLY_BYTES => Reply::TooLong,
-            Ok(_) => match serde_json::from_slice::<FromWorker>(&line) {
-                Ok(message) => Reply::Message(message),
-                Err(e) => Reply::Unreadable(e.to_string()),
-            },
-        };
-        let last = !matches!(reply, Reply::Message(_));
-        if sender.send(reply).is_err() || last {
-            return;
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return Ok(false);
+        }
+        let mut poll = libc::pollfd { fd: output.as_raw_fd(), events: libc::POLLIN, revents: 0 };
+        let timeout_ms = left.as_millis().clamp(1, i32::MAX as u128) as libc::c_int;
+        // SAFETY: one valid pollfd, for a descriptor this process owns for the call's duration.
+        match unsafe { libc::poll(&mut poll, 1, timeout_ms) } {
+            0 => continue,
+            n if n > 0 => return Ok(true),
+            _ => {
+                let error = std::io::Error::last_os_error();
+                if error.kind() != std::io::ErrorKind::Interrupted {
+                    return Err(error);
+                }
+            }
         }
     }
 }
@@ -236,7 +273,6 @@ fn kind_of(message: &FromWorker) -> &'static str {
 
 /// How a worker that ended by itself ended, in words.
 fn exit_reason(status: ExitStatus) -> String {
-    #[cfg(unix)]
     {
         use std::os::unix::process::ExitStatusExt;
         if let Some(signal) = status.signal() {
@@ -257,7 +293,6 @@ fn exit_reason(status: ExitStatus) -> String {
 /// The worker's limits, set in the child between fork and exec: its address space, no core file,
 /// and (on Linux) death when the thread that started it ends, so that no worker outlives a
 /// killed `execbench`.
-#[cfg(unix)]
 fn limit(command: &mut Command) {
     use std::os::unix::process::CommandExt;
     // SAFETY: the closure runs in the forked child before exec and only makes async-signal-safe
@@ -280,6 +315,3 @@ fn limit(command: &mut Command) {
         });
     }
 }
-
-#[cfg(not(unix))]
-fn limit(_command: &mut Command) {}
