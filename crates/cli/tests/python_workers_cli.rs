@@ -156,6 +156,41 @@ fn a_worker_sees_nothing_of_the_environment_of_the_execbench_that_starts_it() {
     assert!(address_space.split_whitespace().any(|w| w == "4294967296"), "{limits}");
 }
 
+/// A run still going at its deadline (limit + margin) has its worker killed; the next run gets a
+/// new worker, which answers. The workers are seen in /proc while they live.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_worker_killed_at_the_deadline_is_replaced_by_a_new_one() {
+    let dir = scratch("replaced");
+    let dataset = dir.join("sleepers.jsonl");
+    std::fs::write(
+        &dataset,
+        concat!(
+            r#"{"id": "forever", "code": "def f(x):\n    import time\n    time.sleep(1e9)\n    return x", "input": "1", "output": "1"}"#,
+            "\n",
+            r#"{"id": "short", "code": "def f(x):\n    import time\n    time.sleep(0.3)\n    return x", "input": "2", "output": "2"}"#,
+        ),
+    )
+    .unwrap();
+    let child = execbench()
+        .args(["verify", "--dataset", path(&dataset), "--time-limit", "0.5", "--jobs", "1"])
+        .spawn()
+        .unwrap();
+    let parent = child.id();
+    let mut workers = std::collections::BTreeSet::new();
+    let started = Instant::now();
+    // Until the second worker is seen (the first is killed 1.5 s in); both live for a while.
+    while workers.len() < 2 && started.elapsed() < Duration::from_secs(10) {
+        workers.extend(children_of(parent));
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let output = finished_within(child, Duration::from_secs(30));
+    let stdout = text(&output.stdout);
+    assert_eq!(workers.len(), 2, "workers seen: {workers:?}\n{stdout}");
+    assert!(stdout.contains("FAIL forever: timed out after 0.5 s"), "{stdout}");
+    assert!(stdout.ends_with("1 passed, 1 failed\n"), "{stdout}");
+}
+
 /// The processes whose parent is `parent`, from /proc/*/stat.
 #[cfg(target_os = "linux")]
 fn children_of(parent: u32) -> Vec<u32> {
