@@ -41,6 +41,9 @@ async fn runaway_programs_memory_bombs_and_escapes_end_in_clear_errors() {
         ("import js", "1", "2", "ModuleNotFoundError"),
         ("import socket", "1", "2", "ModuleNotFoundError"),
         ("", "__import__('sys').modules.get('js') is None and 'no js bridge'", "2", "'no js bridge'"),
+        // Hand-made bytecode could corrupt the engine's memory: no code object from fields or bytes.
+        ("import types", "types.CodeType(*range(18))", "2", "PermissionError: types.CodeType() is not available"),
+        ("import marshal", "marshal.loads(marshal.dumps(1))", "2", "PermissionError: marshal.loads() is not available"),
         ("def f(n):\n    return f(n + 1)\n", "f(0)", "5", "RecursionError"),
         ("", "6 * 7", "2", "42"),
         // Modules whose imports reach further than they look (threading, codeop, punycode).

@@ -44,8 +44,8 @@ impl Args {
         }
     }
 
-    /// `--jobs N`: how many Python interpreters run at once (one thread each); every core by
-    /// default. `--jobs 1` runs everything on the main thread.
+    /// `--jobs N`: how many Python worker processes run at once (`python/`); every core by
+    /// default.
     pub fn jobs(&self) -> Result<usize, String> {
         let jobs: usize = self.number("jobs", execbench_core::parallel::available_jobs())?;
         if !(1..=1024).contains(&jobs) {

@@ -8,6 +8,7 @@ use execbench_perturb::normalise::dataset_jsonl;
 
 use crate::args::Args;
 use crate::perturb::{PERTURB_STACK_BYTES, dataset_name, normalise_all};
+use crate::python::Workers;
 
 pub const USAGE: &str =
     "execbench normalise --dataset FILE(.jsonl|.parquet) [--no-verify] [--time-limit SECONDS] --out FILE.jsonl";
@@ -26,11 +27,12 @@ pub fn run(args: &Args) -> Result<i32, String> {
     let verify_limits =
         (!args.switch("no-verify")).then(|| Limits { time_ms: (seconds * 1000.0).round() as u32, max_steps: 0 });
     let report = crate::dataset::read_dataset(dataset)?;
+    let workers = Workers::of_this_binary()?;
     // RustPython's frames are large: the same big stack as perturbing.
     let (normalised, failed) = std::thread::scope(|scope| {
         std::thread::Builder::new()
             .stack_size(PERTURB_STACK_BYTES)
-            .spawn_scoped(scope, || normalise_all(&report.samples, verify_limits))
+            .spawn_scoped(scope, || normalise_all(&workers, &report.samples, verify_limits))
             .map_err(|e| format!("cannot start the normalising thread: {e}"))?
             .join()
             .map_err(|_| "the normalising thread panicked".to_string())

@@ -11,7 +11,6 @@ use execbench_perturb::{
     DatasetRun, DistanceSummary, FileWrongAnswers, Kind, OfflineWrongAnswers, Options, Prediction, Profile, Stage,
     WrongAnswerSource, perturb_dataset_with_source, to_codecrash_jsonl, to_jsonl,
 };
-use execbench_pyengine::RustPythonEngine;
 
 use std::cell::RefCell;
 
@@ -28,6 +27,7 @@ use crate::api_args::{API_FLAGS, ApiOptions, api_key, api_options};
 use crate::args::Args;
 use crate::http::{NativeHttp, TokioClock};
 use crate::progress::Progress;
+use crate::python::Workers;
 
 pub const USAGE: &str = "execbench perturb --dataset FILE.jsonl --kind KIND [--seed N] [--p X] [--once] [--prediction output|input] [--no-verify] [--time-limit SECONDS] [--profile execbench|codecrash] [--format execbench|codecrash] [--wrong-answers offline|file:PATH|model --provider P --model M [--base-url U] [--key-env NAME] [--allow-http] [--proposals FILE.jsonl]] --out FILE.jsonl";
 
@@ -195,7 +195,10 @@ fn model_claims(
     let live = Live::new(samples.len(), 0);
     let jitter = RefCell::new(Jitter::new(0));
     let context = RequestContext { http: &http, clock: &clock, gate: &gate, live: &live, jitter: &jitter };
-    let python = settings.verify_limits.map(|_| BlockingPython::new(RustPythonEngine::new()));
+    let python = match settings.verify_limits {
+        Some(_) => Some(BlockingPython::new(Workers::of_this_binary()?.engine())),
+        None => None,
+    };
     eprintln!(
         "asking {} for a wrong answer to each of {} samples (at most {ASKS_PER_SAMPLE} requests each; proposals kept in {path})",
         model.name(),
@@ -233,8 +236,12 @@ fn model_claims(
 
 /// Every sample normalised by `ast.unparse` (and verified, unless `verify_limits` is `None`),
 /// with the ids of those that could not be and why.
-pub fn normalise_all(samples: &[Sample], verify_limits: Option<Limits>) -> (Vec<Sample>, Vec<(String, String)>) {
-    let mut engine = RustPythonEngine::new();
+pub fn normalise_all(
+    workers: &Workers,
+    samples: &[Sample],
+    verify_limits: Option<Limits>,
+) -> (Vec<Sample>, Vec<(String, String)>) {
+    let mut engine = workers.engine();
     let mut progress = Progress::new(samples.len());
     let (mut normalised, mut failed) = (Vec::with_capacity(samples.len()), Vec::new());
     eprintln!("normalising {} programs with ast.unparse, as CodeCrash does", samples.len());
@@ -258,10 +265,11 @@ pub const PERTURB_STACK_BYTES: usize = 512 << 20;
 
 fn perturb_all(settings: &Settings) -> Result<i32, String> {
     let report = crate::dataset::read_dataset(settings.dataset)?;
+    let workers = Workers::of_this_binary()?;
     // The codecrash profile perturbs what CodeCrash perturbs: the programs normalised by
     // `ast.unparse`. A program that cannot be normalised is not perturbed.
     let (samples, not_normalised) = match settings.options.profile {
-        Profile::Codecrash => normalise_all(&report.samples, settings.verify_limits),
+        Profile::Codecrash => normalise_all(&workers, &report.samples, settings.verify_limits),
         Profile::Execbench => (report.samples.clone(), Vec::new()),
     };
     let name = dataset_name(settings.dataset);
@@ -290,7 +298,7 @@ fn perturb_all(settings: &Settings) -> Result<i32, String> {
         }
     };
     let mut offline = OfflineWrongAnswers::default();
-    let mut engine = settings.verify_limits.map(|_| RustPythonEngine::new());
+    let mut engine = settings.verify_limits.map(|_| workers.engine());
     let mut run = DatasetRun::default();
     let mut unchanged = 0;
     let mut progress = Progress::new(samples.len());

@@ -13,19 +13,17 @@ use execbench_eval::prompt::{Style, Template, builtin_templates, default_templat
 use execbench_eval::report::{markdown_table, summarize};
 use execbench_eval::{Mode, Task};
 use execbench_providers::{KeyScope, Usage};
-use execbench_pyengine::RustPythonEngine;
 use execbench_run::api::{ApiModel, ApiSettings};
 use execbench_run::cost::{SpendCap, format_usd};
-use execbench_run::io::{BlockingPython, Python};
 use execbench_run::record::SampleRecord;
 use execbench_run::runfile::{FORMAT, PriceUsed, RunManifest, dataset_hash, read_run_file};
 use execbench_run::store::{Recorder, RunEntry, RunState, Tally};
-use execbench_run::threaded_python::ThreadedPython;
 use execbench_run::{CancelToken, EvalJob, Event, Io, Responder, RunEnd, run_evaluation};
 
 use crate::api_args::{KeySource, api_key, api_options};
 use crate::args::Args;
 use crate::http::{NativeHttp, TokioClock};
+use crate::python::Workers;
 use crate::store::JsonlRunStore;
 
 pub const USAGE: &str = "execbench run --dataset FILE.jsonl --task output|input [--template ID] --provider P --model M [--base-url URL] [--n N] [--concurrency C] [--temperature T|none] [--top-p P|none] [--max-tokens N] [--max-tokens-field auto|max_tokens|max_completion_tokens] [--reasoning-effort low|medium|high] [--thinking-budget N] [--stream] [--delay-ms MS] [--timeout S] [--limit N] [--mode strict|compatible] [--key-env NAME] [--allow-http] [--price IN,OUT] [--spend-cap USD] [--jobs N] --out RUN.jsonl [--resume]\n  the key: from the variable --key-env names; a provider's own (OPENAI_API_KEY, ANTHROPIC_API_KEY, ...) only for its own address; never over plain http to another machine without --allow-http\n  providers: openai, anthropic, gemini, openrouter, deepseek, deepinfra, together, qwen, azure, vllm, sglang, ollama, llamacpp, openai-compatible; offline: oracle, echo-first-argument, type-default";
@@ -306,11 +304,7 @@ pub fn run(args: &Args) -> Result<i32, String> {
         settings.template.id
     );
 
-    let python = if settings.jobs == 1 {
-        CliPython::One(Box::new(BlockingPython::new(RustPythonEngine::new())))
-    } else {
-        CliPython::Threads(ThreadedPython::new(settings.jobs, RustPythonEngine::new))
-    };
+    let python = Workers::of_this_binary()?.python(settings.jobs);
     let (http, clock) = (NativeHttp::new()?, TokioClock::new());
     let cancel = CancelToken::new();
     let last_line = RefCell::new((0.0f64, String::new()));
@@ -422,21 +416,6 @@ fn endpoint_conflict(file: Option<&ApiSettings>, flags: Option<&ApiSettings>) ->
         )),
         (Err(e), _) => Some(format!("the run's base URL cannot be read ({e}): start a new --out")),
         (_, Err(e)) => Some(format!("--base-url: {e}")),
-    }
-}
-
-/// One interpreter on the main thread (`--jobs 1`, as before there were jobs), or several threads.
-enum CliPython {
-    One(Box<BlockingPython<RustPythonEngine>>),
-    Threads(ThreadedPython),
-}
-
-impl Python for CliPython {
-    async fn run(&self, request: execbench_core::RunRequest) -> execbench_core::RunResult {
-        match self {
-            CliPython::One(python) => python.run(request).await,
-            CliPython::Threads(python) => python.run(request).await,
-        }
     }
 }
 

@@ -12,9 +12,9 @@ use execbench_eval::generations::{Rescore, import_generations, rescore_in_parall
 use execbench_eval::report::markdown_table;
 use execbench_eval::stored::{StoredScores, compare_stored};
 use execbench_eval::{Mode, ScoreOptions, Task};
-use execbench_pyengine::RustPythonEngine;
 
 use crate::args::Args;
+use crate::python::Workers;
 
 pub const USAGE: &str = "execbench score --dataset FILE(.jsonl|.parquet) --generations FILE --task output|input [--mode strict|compatible] [--time-limit SECONDS] [--jobs N] [--out FILE.jsonl]";
 
@@ -72,11 +72,12 @@ pub fn run(args: &Args) -> Result<i32, String> {
         return Ok(1);
     }
 
+    let workers = Workers::of_this_binary()?;
     let mut rescores: Vec<Rescore> = Vec::new();
     for mode in &settings.modes {
         let started = Instant::now();
         let rescore = rescore_in_parallel(
-            RustPythonEngine::new,
+            || workers.engine(),
             settings.jobs,
             &dataset.samples,
             &generations,

@@ -8,10 +8,10 @@ use execbench_core::Limits;
 use execbench_core::parallel::map_with_engines;
 use execbench_core::verify::{Verdict, VerifySummary, check_sample};
 use execbench_formats::categories::{category_value, dataset_shape};
-use execbench_pyengine::RustPythonEngine;
 
 use crate::args::Args;
 use crate::progress::Progress;
+use crate::python::Workers;
 
 pub const USAGE: &str =
     "execbench verify --dataset FILE(.jsonl|.parquet) [--category FIELD] [--time-limit SECONDS] [--jobs N]";
@@ -26,6 +26,7 @@ pub fn run(args: &Args) -> Result<i32, String> {
     }
     let jobs = args.jobs()?;
     let report = crate::dataset::read_dataset(path)?;
+    let workers = Workers::of_this_binary()?;
     let shape = dataset_shape(&report, args.optional("category"));
     for inconsistency in shape.inconsistencies() {
         eprintln!("schema: {inconsistency}");
@@ -36,7 +37,7 @@ pub fn run(args: &Args) -> Result<i32, String> {
     let checks = map_with_engines(
         &report.samples,
         jobs,
-        RustPythonEngine::new,
+        || workers.engine(),
         |engine, sample| check_sample(engine, sample, limits),
         |check| {
             failed_so_far += usize::from(!check.verdict.is_pass());

@@ -38,8 +38,11 @@ impl RustPythonEngine {
         settings.path_list.clear();
         let builder = Interpreter::builder(settings);
         let native = rustpython_stdlib::stdlib_module_defs(&builder.ctx);
+        // After the stdlib's: a later definition of a name replaces RustPython's own.
+        let guarded = crate::lockdown::guarded_module_defs(&builder.ctx);
         let interpreter = builder
             .add_native_modules(&native)
+            .add_native_modules(&guarded)
             .add_frozen_modules(FROZEN_STDLIB)
             .init_hook(move |vm| {
                 if let Some(rx) = signals {
@@ -106,9 +109,11 @@ impl PythonEngine for RustPythonEngine {
     }
 }
 
-/// Registers the sandbox `posix` as a built-in module, before anything imports `os`, and makes
-/// file access fail with a message that says why.
+/// Refuses code objects made from anything but source (`lockdown.rs`), registers the sandbox
+/// `posix` as a built-in module, before anything imports `os`, and makes file access fail with a
+/// message that says why.
 fn install_sandbox(vm: &VirtualMachine) -> PyResult<()> {
+    crate::lockdown::lock_code_type(vm);
     run_source(vm, SANDBOX_IO, "<execbench io>", vm.ctx.new_dict())?;
     let module = vm.new_module("posix", vm.ctx.new_dict(), None);
     run_source(vm, SANDBOX_POSIX, "<execbench posix>", module.dict())?;

@@ -10,6 +10,7 @@
 mod budget;
 mod clock;
 mod interpreter;
+mod lockdown;
 mod run;
 
 pub use interpreter::{FROZEN_MODULES, RustPythonEngine};

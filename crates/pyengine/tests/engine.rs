@@ -359,3 +359,101 @@ fn leetcode_rows_run_with_the_prelude_and_class_solution() {
 fn rows_traceback() -> &'static str {
     r#"{"id": "lc4", "question_id": 3, "function_name": "h", "code": "class Solution:\n    def h(self, n: int) -> int:\n        return 1 // n", "input": "h(n = 0)", "output": "0"}"#
 }
+
+/// A function to take code objects from, and the 18 fields `types.CodeType` takes, read off it.
+const CODE_FIELDS: &str = "import types, sys, copy, io, marshal, _imp
+def g(a):
+    return a + 1
+c = g.__code__
+fields = (c.co_argcount, c.co_posonlyargcount, c.co_kwonlyargcount, c.co_nlocals, c.co_stacksize,
+          c.co_flags, c.co_code, c.co_consts, c.co_names, c.co_varnames, c.co_filename, c.co_name,
+          c.co_qualname, c.co_firstlineno, c.co_linetable, c.co_exceptiontable, c.co_freevars,
+          c.co_cellvars)
+";
+
+/// RustPython 0.5 runs a code object's bytecode unchecked, so hand-made bytecode can corrupt the
+/// engine's memory: every way to make a code object from fields or bytes is refused, including
+/// the roundabout ones. (expression run after CODE_FIELDS, what the refusal names)
+#[test]
+fn code_objects_cannot_be_made_from_fields_or_bytes() {
+    let mut engine = RustPythonEngine::new();
+    let cases = [
+        ("types.CodeType(*fields)", "types.CodeType()"),
+        ("type(g.__code__)(*fields)", "types.CodeType()"),
+        ("g.__code__.__class__(*fields)", "types.CodeType()"),
+        ("type(c).__new__(type(c), *fields)", "types.CodeType()"),
+        ("(lambda: 0).__code__.replace(co_code=c.co_code)", "code.replace()"),
+        ("c.replace(co_stacksize=0)", "code.replace()"),
+        ("c.replace()", "code.replace()"),
+        ("c.__replace__(co_stacksize=0)", "code.__replace__()"),
+        ("copy.replace(c, co_stacksize=0)", "code.__replace__()"),
+        ("marshal.loads(marshal.dumps(c))", "marshal.loads()"),
+        ("marshal.loads(marshal.dumps([1, 2]))", "marshal.loads()"),
+        ("marshal.load(io.BytesIO(marshal.dumps(c)))", "marshal.load()"),
+        ("__import__('marshal').loads(marshal.dumps(c))", "marshal.loads()"),
+        ("__builtins__.__import__('marshal').loads(b'')", "marshal.loads()"),
+        // The module made again, by the import system or by hand, is the guarded one.
+        ("(sys.modules.pop('marshal'), __import__('marshal'))[1].loads(marshal.dumps(c))", "marshal.loads()"),
+        ("__import__('importlib').reload(marshal).loads(b'')", "marshal.loads()"),
+        (
+            "(__import__('importlib.machinery'), sys.modules.pop('marshal'), _imp.create_builtin(sys.modules['importlib.machinery'].ModuleSpec('marshal', None)))[2].loads(b'')",
+            "marshal.loads()",
+        ),
+        // importlib's own loader of compiled files uses the module it imported at start-up.
+        (
+            "(__import__('importlib._bootstrap_external'), sys.modules['importlib._bootstrap_external']._compile_bytecode(marshal.dumps(c)))",
+            "marshal.loads()",
+        ),
+        ("_imp.get_frozen_object('g', marshal.dumps(c))", "_imp.get_frozen_object() with data"),
+        ("_imp.get_frozen_object('g', data=marshal.dumps(c)[1:])", "_imp.get_frozen_object() with data"),
+        (
+            "(sys.modules.pop('_imp'), __import__('_imp'))[1].get_frozen_object('g', marshal.dumps(c))",
+            "_imp.get_frozen_object() with data",
+        ),
+    ];
+    let mut wrong = Vec::new();
+    for (expression, refused) in cases {
+        let outcome = run(&mut engine, CODE_FIELDS, expression).outcome;
+        let says_why =
+            |m: &str| m.starts_with(&format!("{refused} is not available")) && m.contains("only from source text");
+        if !matches!(&outcome, Outcome::Raised { kind, message, .. } if kind == "PermissionError" && says_why(message))
+        {
+            wrong.push(format!("{expression}: {outcome:?}"));
+        }
+    }
+    assert!(wrong.is_empty(), "not refused as expected:\n{}", wrong.join("\n"));
+}
+
+/// The refusals leave alone what programs do with code they compiled: compile and exec, frozen
+/// imports, copies, disassembly, functions made from a compiled code object. Built-in types stay
+/// read-only, so the guard cannot be taken off from Python. (expression after CODE_FIELDS, repr)
+#[test]
+fn compiled_code_still_runs_and_the_guard_stays_on() {
+    let mut engine = RustPythonEngine::new();
+    let cases = [
+        ("exec(compile('y = 2', 's', 'exec'), d := {}) or d['y']", "2"),
+        ("eval(compile('6 * 7', 's', 'eval'))", "42"),
+        ("types.FunctionType(c, {})(1)", "2"),
+        ("copy.copy(c) is c and copy.deepcopy(g)(1)", "2"),
+        ("_imp.get_frozen_object('json') is not None", "True"),
+        ("__import__('json').dumps([1])", "'[1]'"),
+        ("len(marshal.dumps([1, 2])) > 0", "True"),
+        ("__import__('dis').dis(g)", "None"),
+        ("c.co_name, c.co_argcount, c.co_varnames", "('g', 1, ('a',))"),
+    ];
+    for (expression, repr) in cases {
+        assert_eq!(run(&mut engine, CODE_FIELDS, expression).outcome, value(repr), "{expression}");
+    }
+    // Taking the guard off, or going around it with a subclass.
+    let refused_writes = [
+        "setattr(type(c), 'replace', lambda *a, **k: None)",
+        "type.__setattr__(type(c), '__new__', staticmethod(lambda *a: None))",
+        "type('Code2', (type(c),), {})",
+    ];
+    for expression in refused_writes {
+        match run(&mut engine, CODE_FIELDS, expression).outcome {
+            Outcome::Raised { kind, .. } => assert_eq!(kind, "TypeError", "{expression}"),
+            other => panic!("{expression}: {other:?}"),
+        }
+    }
+}

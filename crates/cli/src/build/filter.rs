@@ -7,11 +7,11 @@ use execbench_build::{
     runtime_request,
 };
 use execbench_core::PythonEngine;
-use execbench_pyengine::RustPythonEngine;
 use execbench_run::build_filter::FilterTally;
 
 use crate::args::Args;
 use crate::progress::Progress;
+use crate::python::Workers;
 
 pub const USAGE: &str =
     "execbench build filter --candidates FILE.jsonl --out KEPT.jsonl --rejected REJECTED.jsonl [--time-limit SECONDS]";
@@ -37,7 +37,7 @@ pub fn run(args: &Args) -> Result<i32, String> {
     for error in &errors {
         eprintln!("invalid row: {error}");
     }
-    let mut engine = RustPythonEngine::new();
+    let mut engine = Workers::of_this_binary()?.engine();
     let mut tally = FilterTally::default();
     let mut judged = Vec::with_capacity(candidates.len());
     let mut progress = Progress::new(candidates.len());
