@@ -578,6 +578,8 @@ async fn an_imported_run_pointing_elsewhere_sends_no_key_until_the_address_is_co
         );
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
+    let kept = stored_text(&b).await;
+    assert!(!kept.contains(KEY) && !kept.contains(&base64(KEY.as_bytes())), "no key in IndexedDB");
     let keys = js(&b, "return Object.keys(localStorage).filter(k => k.startsWith('execbench.api-key.'))").await;
     assert_eq!(
         keys,

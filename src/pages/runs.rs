@@ -251,7 +251,7 @@ pub fn RunsPage() -> impl IntoView {
                     <p><strong>{format!("{} would send requests to {}", p.entry.id(), p.origin)}</strong>
                     " — an address you have not used with this provider in this browser. A run file can name any server: if you did not expect this one, do not send your key there."</p>
                     <ul class="small" data-testid="runs-confirm-lines">{p.lines.iter().map(|l| view! { <li>{l.clone()}</li> }).collect_view()}</ul>
-                    <p class="muted small">"The key typed above (if any) is what will be sent; no remembered key is used for a new address."</p>
+                    <p class="muted small">{if p.entry.manifest.spend_cap.is_none() { "The key typed below (if any) is what will be sent; no remembered key is used for a new address. This run has no spend cap: type one below (then Resume again) to limit what it may spend." } else { "The key typed below (if any) is what will be sent; no remembered key is used for a new address. A spend cap typed below replaces the run's." }}</p>
                     <div class="toolbar">
                         <button class="danger" data-testid="runs-confirm-go" on:click=move |_| confirm_endpoint(app, state)>{format!("Send requests to {}", p.origin)}</button>
                         <button data-testid="runs-confirm-cancel" on:click=move |_| state.confirm_endpoint.set(None)>"Cancel"</button>
@@ -264,7 +264,7 @@ pub fn RunsPage() -> impl IntoView {
                     <input type="password" class="key-field" data-testid="runs-key" prop:value=move || state.key.get() on:input=move |ev| state.key.set(event_target_value(&ev)) />
                 </label>
             </Show>
-            <Show when=move || runs.entries.with(|e| e.iter().any(|e| e.manifest.spend_cap.is_some() && e.state.resumable()))>
+            <Show when=move || state.confirm_endpoint.with(Option::is_some) || runs.entries.with(|e| e.iter().any(|e| e.manifest.spend_cap.is_some() && e.state.resumable()))>
                 <label class="field">
                     <span class="label">"New spend cap for resuming ($, the whole run; empty: the run's own)"</span>
                     <input type="text" class="narrow" data-testid="runs-cap" prop:value=move || state.cap.get() on:input=move |ev| state.cap.set(event_target_value(&ev)) />
