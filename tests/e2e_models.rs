@@ -498,3 +498,32 @@ async fn a_redirect_is_not_followed_and_the_page_says_so() {
     assert_eq!(reached.load(std::sync::atomic::Ordering::SeqCst), 0, "the redirect's target was asked");
     b.close().await;
 }
+
+/// A key typed for plain http to another machine gets a warning in the form (the command line
+/// refuses it without `--allow-http`); loopback and https do not.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_key_over_plain_http_to_another_machine_is_warned_about() {
+    let (b, _site) = open_evaluate().await;
+    select(&b, "[data-testid=eval-model]", "api").await;
+    select(&b, "[data-testid=api-provider]", "openai-compatible").await;
+    b.fill("[data-testid=api-key]", KEY).await;
+    // (base URL, warned)
+    for (url, warned) in [
+        ("http://10.1.2.3:8000/v1", true),
+        ("http://127.0.0.1:8000/v1", false),
+        ("https://gateway.example/v1", false),
+        ("http://gateway.example/v1", true),
+    ] {
+        b.fill("[data-testid=api-base-url]", url).await;
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        let shown =
+            js(&b, "const w = document.querySelector('[data-testid=api-http-warning]'); return w ? w.textContent : ''")
+                .await;
+        let shown = shown.as_str().unwrap_or("");
+        assert_eq!(!shown.is_empty(), warned, "{url}: {shown:?}");
+        if warned {
+            assert!(shown.contains("unencrypted"), "{shown}");
+        }
+    }
+    b.close().await;
+}

@@ -341,6 +341,7 @@ async fn costs_follow_the_price_and_the_servers_usage() {
     assert_eq!(shown, describe(&estimate_run(&prompts, 2, 1, 500, Some(price), Some(&pilot))));
     b.screenshot("runs-estimate-pilot").await;
     b.click("[data-testid=estimate-go]").await;
+    wait_records(&b, 30, Duration::from_secs(60)).await;
     b.wait_text("[data-testid=eval-state]", Duration::from_secs(60), |t| t == "finished").await;
 
     // After: the server's usage by its rule, at the price: computed here from the prompts and

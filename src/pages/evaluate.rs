@@ -494,6 +494,8 @@ fn go_ahead(state: EvaluateState, python: PythonWorker, runs: Runs, pilot: bool)
             state.job.launch(python, runs, pending.plan(), pending.dataset.clone(), target);
         }
         Some(entry) => {
+            // The pilot's "finished" must not stand for the whole run while the plan is read.
+            state.job.progress.outcome.set(None);
             let (entry, samples, key) = (entry.clone(), pending.job.samples.clone(), pending.model.key.clone());
             leptos::task::spawn_local(async move {
                 match continue_plan(runs, &entry, &samples, key, Continue::Resume).await {
