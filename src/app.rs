@@ -54,6 +54,8 @@ pub struct AppState {
 impl AppState {
     /// Opens the dataset the user had open last (a kept import), else the bundled CRUXEval.
     pub fn restore(self) {
+        // Once a start, before any form reads a remembered key.
+        crate::browser::key_scopes::migrate_legacy_keys();
         match Shelf::remembered() {
             Some(id) => self.open_kept(id),
             None => self.load_bundled(),

@@ -523,6 +523,8 @@ async fn a_key_over_plain_http_to_another_machine_is_warned_about() {
         assert_eq!(!shown.is_empty(), warned, "{url}: {shown:?}");
         if warned {
             assert!(shown.contains("unencrypted"), "{shown}");
+            scroll_to(&b, "[data-testid=api-settings]").await;
+            b.screenshot("models-http-warning").await;
         }
     }
     b.close().await;

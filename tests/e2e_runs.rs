@@ -17,7 +17,7 @@ use execbench_testkit::static_server::StaticServer;
 use fantoccini::Locator;
 use serde_json::Value;
 
-use common::{open_evaluate, start_api_run};
+use common::{capture_downloads, downloaded, open_evaluate, start_api_run};
 
 const KEY: &str = "sk-e2e-RUNS-4242";
 
@@ -369,11 +369,10 @@ async fn costs_follow_the_price_and_the_servers_usage() {
 
     // No key in IndexedDB or in either export.
     assert!(!stored_text(&b).await.contains(KEY));
-    js(&b, "window.savedBlobs = []; const make = URL.createObjectURL; URL.createObjectURL = blob => { window.savedBlobs.push(blob); return make(blob); };").await;
+    capture_downloads(&b).await;
     b.click("[data-testid=run-export]").await;
     b.click("[data-testid=run-export-codecrash]").await;
-    let saved = b.client.execute_async("const done = arguments[arguments.length - 1]; setTimeout(() => Promise.all(window.savedBlobs.map(b => b.text())).then(done), 500);", vec![]).await.unwrap();
-    let saved: Vec<String> = serde_json::from_value(saved).unwrap();
+    let saved = downloaded(&b).await;
     assert_eq!(saved.len(), 2);
     assert!(saved.iter().all(|t| !t.contains(KEY)));
     let run_file = execbench_run::runfile::read_run_file("export.jsonl", &saved[0]).unwrap();
@@ -394,10 +393,9 @@ async fn export_import_extend_and_delete() {
     b.wait_text("[data-testid=eval-state]", Duration::from_secs(60), |t| t == "finished").await;
     open_runs(&b, &site).await;
     let pass = b.wait_text("[data-testid=run-pass1]", Duration::from_secs(5), |_| true).await;
-    js(&b, "window.savedBlobs = []; const make = URL.createObjectURL; URL.createObjectURL = blob => { window.savedBlobs.push(blob); return make(blob); };").await;
+    capture_downloads(&b).await;
     b.click("[data-testid=run-export]").await;
-    let saved = b.client.execute_async("const done = arguments[arguments.length - 1]; setTimeout(() => Promise.all(window.savedBlobs.map(b => b.text())).then(done), 500);", vec![]).await.unwrap();
-    let exported: Vec<String> = serde_json::from_value(saved).unwrap();
+    let exported = downloaded(&b).await;
 
     // Extend: n 1 -> 6, the first answer of each sample kept.
     let (_, before) = stored(&b).await;
@@ -520,10 +518,9 @@ async fn an_imported_run_pointing_elsewhere_sends_no_key_until_the_address_is_co
     start_api_run(&b).await;
     b.wait_text("[data-testid=eval-state]", Duration::from_secs(60), |t| t == "finished").await;
     open_runs(&b, &site).await;
-    js(&b, "window.savedBlobs = []; const make = URL.createObjectURL; URL.createObjectURL = blob => { window.savedBlobs.push(blob); return make(blob); };").await;
+    capture_downloads(&b).await;
     b.click("[data-testid=run-export]").await;
-    let saved = b.client.execute_async("const done = arguments[arguments.length - 1]; setTimeout(() => Promise.all(window.savedBlobs.map(b => b.text())).then(done), 500);", vec![]).await.unwrap();
-    let exported: Vec<String> = serde_json::from_value(saved).unwrap();
+    let exported = downloaded(&b).await;
     let lines: Vec<&str> = exported[0].lines().collect();
     // The edit: the second server's address, three records kept, no state line (so it resumes).
     let manifest = lines[0].replace(&first.base_url(), &second.base_url());
@@ -628,15 +625,14 @@ async fn a_proxy_echoing_the_key_into_its_errors_leaves_the_key_nowhere() {
     let page = js(&b, "return document.body.innerText").await;
     assert!(kept.contains("***"), "the echo is kept, masked: {kept}\n{page}");
 
-    js(&b, "window.savedBlobs = []; const make = URL.createObjectURL; URL.createObjectURL = blob => { window.savedBlobs.push(blob); return make(blob); };").await;
+    capture_downloads(&b).await;
     b.click("[data-testid=download-jsonl]").await;
     b.click("[data-testid=download-markdown]").await;
     let mut everything = js(&b, "return document.body.innerText").await.as_str().unwrap().to_string();
     open_runs(&b, &site).await;
     b.click("[data-testid=run-export]").await;
     b.click("[data-testid=run-export-codecrash]").await;
-    let saved = b.client.execute_async("const done = arguments[arguments.length - 1]; setTimeout(() => Promise.all(window.savedBlobs.map(b => b.text())).then(done), 500);", vec![]).await.unwrap();
-    let saved: Vec<String> = serde_json::from_value(saved).unwrap();
+    let saved = downloaded(&b).await;
     assert!(saved.len() >= 3, "the exports were made: {}", saved.len());
     everything += &saved.concat();
     everything += &stored_text(&b).await;

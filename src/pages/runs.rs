@@ -51,6 +51,8 @@ struct PendingContinuation {
     scope: KeyScope,
     origin: String,
     lines: Vec<String>,
+    /// The spend cap typed when Resume was clicked (already in the entry's manifest).
+    cap: Option<f64>,
 }
 
 fn bytes(n: f64) -> String {
@@ -127,6 +129,7 @@ fn carry_on(app: AppState, state: RunsPageState, entry: RunEntry, what: Continue
                 scope,
                 origin: address.origin(),
                 lines,
+                cap,
             }))
         }
     }
@@ -139,8 +142,7 @@ fn confirm_endpoint(app: AppState, state: RunsPageState) {
     state.confirm_endpoint.set(None);
     key_scopes::trust(pending.scope.clone());
     let typed = state.key.get_untracked().trim().to_string();
-    let cap = pending.entry.manifest.spend_cap.filter(|_| !state.cap.get_untracked().trim().is_empty());
-    go_on(app, state, pending.entry, pending.what, Some(typed).filter(|k| !k.is_empty()), cap)
+    go_on(app, state, pending.entry, pending.what, Some(typed).filter(|k| !k.is_empty()), pending.cap)
 }
 
 fn go_on(app: AppState, state: RunsPageState, entry: RunEntry, what: Continue, key: Option<String>, cap: Option<f64>) {

@@ -24,3 +24,24 @@ pub async fn start_api_run(b: &Browser) {
     b.wait_text("[data-testid=estimate-text]", Duration::from_secs(20), |t| !t.is_empty()).await;
     b.click("[data-testid=estimate-go]").await;
 }
+
+#[allow(dead_code)]
+/// From now on, every file the page offers for download is also kept, for [`downloaded`].
+pub async fn capture_downloads(b: &Browser) {
+    b.client
+        .execute("window.savedBlobs = []; const make = URL.createObjectURL; URL.createObjectURL = blob => { window.savedBlobs.push(blob); return make(blob); };", vec![])
+        .await
+        .unwrap();
+}
+
+#[allow(dead_code)]
+/// The texts of the files downloaded since [`capture_downloads`], in order (after half a second,
+/// so that downloads made asynchronously are there).
+pub async fn downloaded(b: &Browser) -> Vec<String> {
+    let saved = b
+        .client
+        .execute_async("const done = arguments[arguments.length - 1]; setTimeout(() => Promise.all(window.savedBlobs.map(b => b.text())).then(done), 500);", vec![])
+        .await
+        .unwrap();
+    serde_json::from_value(saved).unwrap()
+}

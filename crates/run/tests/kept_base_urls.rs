@@ -4,7 +4,9 @@
 //! manifest line, a stored run's entry (what IndexedDB and the JSONL store keep), the run's export,
 //! its CodeCrash-layout rows with their provenance, and a kept model generation's entry.
 
-use execbench_core::Sample;
+mod common;
+
+use common::identity_sample;
 use execbench_providers::Endpoint;
 use execbench_run::api::ApiSettings;
 use execbench_run::generation_store::{GenerationEntry, conformance as generations};
@@ -30,18 +32,6 @@ fn manifest(base_url: &str) -> RunManifest {
     RunManifest { api: Some(api(base_url)), ..runs::manifest("run-1", 0) }
 }
 
-fn sample(id: &str) -> Sample {
-    Sample {
-        id: id.into(),
-        code: "def f(x):\n    return x".into(),
-        function_name: "f".into(),
-        input: "1".into(),
-        call: "f(1)".into(),
-        output: "1".into(),
-        meta: Default::default(),
-    }
-}
-
 /// Every kept or exported form of an endpoint, by name, for a base URL typed as `typed`.
 fn kept_forms(typed: &str) -> Vec<(&'static str, String)> {
     let manifest = manifest(typed);
@@ -52,7 +42,10 @@ fn kept_forms(typed: &str) -> Vec<(&'static str, String)> {
         ("run file manifest line", manifest_line(&manifest)),
         ("stored run entry", serde_json::to_string(&entry).unwrap()),
         ("exported run", export_run(&entry, &records)),
-        ("CodeCrash-layout rows", export_codecrash(&manifest, &[sample("a"), sample("b")], &records).0),
+        (
+            "CodeCrash-layout rows",
+            export_codecrash(&manifest, &[identity_sample("a"), identity_sample("b")], &records).0,
+        ),
         ("row provenance", serde_json::to_string(&manifest.row_provenance()).unwrap()),
         ("kept generation entry", serde_json::to_string(&generation).unwrap()),
     ]

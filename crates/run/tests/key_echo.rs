@@ -3,10 +3,13 @@
 //! client below answers every request by writing back the headers it received: as they came, and
 //! base64-encoded as a proxy's debug output might. Nothing touches the network.
 
+mod common;
+
+use common::identity_sample;
 use std::cell::RefCell;
 use std::future::Future;
 
-use execbench_core::{RunRequest, RunResult, Sample};
+use execbench_core::{RunRequest, RunResult};
 use execbench_eval::Task;
 use execbench_eval::prompt::{Style, default_template};
 use execbench_eval::score::Mode;
@@ -177,18 +180,6 @@ impl ResultStore for Lines {
     }
 }
 
-fn sample() -> Sample {
-    Sample {
-        id: "sample_0".into(),
-        code: "def f(x):\n    return x".into(),
-        function_name: "f".into(),
-        input: "1".into(),
-        call: "f(1)".into(),
-        output: "1".into(),
-        meta: Default::default(),
-    }
-}
-
 fn model(stream: bool) -> ApiModel {
     let endpoint = Endpoint {
         provider: "openai-compatible".into(),
@@ -212,7 +203,12 @@ fn a_provider_echoing_the_key_leaves_none_in_records_or_the_run_end() {
     ];
     for (echo, kind) in cases {
         let stream = matches!(echo, Echo::StreamErrorCutInKey);
-        let job = EvalJob::new(vec![sample()], default_template(Task::Output, Style::Direct), 1, vec![Mode::Strict]);
+        let job = EvalJob::new(
+            vec![identity_sample("sample_0")],
+            default_template(Task::Output, Style::Direct),
+            1,
+            vec![Mode::Strict],
+        );
         let store = Lines::default();
         let http = EchoHttp { echo };
         let io = Io { python: &NoPython, http: &http, clock: &InstantClock, store: &store };

@@ -74,17 +74,14 @@ impl ApiForm {
         } else {
             kept.base_url
         };
-        key_scopes::migrate_legacy_keys();
-        let scope = KeyScope::of(&provider, &base_url).ok();
-        let remembered = scope.as_ref().and_then(key_scopes::remembered_key);
         let defaults = GenerationParams::default();
-        ApiForm {
+        let form = ApiForm {
             provider: RwSignal::new(provider),
             base_url: RwSignal::new(base_url),
             model: RwSignal::new(kept.model),
-            remember_key: RwSignal::new(remembered.is_some()),
-            key_filled_for: RwSignal::new(scope.filter(|_| remembered.is_some())),
-            key: RwSignal::new(remembered.unwrap_or_default()),
+            remember_key: RwSignal::new(false),
+            key_filled_for: RwSignal::new(None),
+            key: RwSignal::new(String::new()),
             max_tokens: RwSignal::new(defaults.max_tokens.to_string()),
             temperature: RwSignal::new(defaults.temperature.map(|t| t.to_string()).unwrap_or_default()),
             top_p: RwSignal::new(defaults.top_p.map(|t| t.to_string()).unwrap_or_default()),
@@ -101,7 +98,9 @@ impl ApiForm {
             spend_cap: RwSignal::new(String::new()),
             sim_latency_ms: RwSignal::new("400".to_string()),
             sim_wrong_every: RwSignal::new("4".to_string()),
-        }
+        };
+        form.fill_remembered_key();
+        form
     }
 
     pub fn is_simulated(self) -> bool {
@@ -263,18 +262,22 @@ impl ApiForm {
 
     /// The scope of the provider and address in the form, when the address reads as one.
     pub fn scope(self) -> Option<KeyScope> {
-        KeyScope::of(&self.provider.get(), &self.base_url.get()).ok()
+        KeyScope::of(&self.provider.get_untracked(), &self.base_url.get_untracked()).ok()
     }
 
     /// After the provider or the address changed: a remembered key leaves the field unless it
-    /// was remembered for the new scope, and the new scope's remembered key comes in.
+    /// was remembered for the new scope, and the new scope's remembered key comes in. A key the
+    /// user typed stays.
     pub fn refill_key(self) {
-        let scope = self.scope();
-        if self.key_filled_for.get_untracked() == scope
-            || (self.key_filled_for.get_untracked().is_none() && !self.key.get_untracked().is_empty())
-        {
-            return;
+        let typed = self.key_filled_for.get_untracked().is_none() && !self.key.get_untracked().is_empty();
+        if !typed && self.key_filled_for.get_untracked() != self.scope() {
+            self.fill_remembered_key();
         }
+    }
+
+    /// The key field and "remember" as kept for the form's scope (empty when nothing is).
+    fn fill_remembered_key(self) {
+        let scope = self.scope();
         let remembered = scope.as_ref().and_then(key_scopes::remembered_key);
         self.remember_key.set(remembered.is_some());
         self.key_filled_for.set(scope.filter(|_| remembered.is_some()));
@@ -295,12 +298,7 @@ impl ApiForm {
         }
         self.provider.set(id);
         // A key typed for one provider does not follow the user to another.
-        self.key_filled_for.set(None);
-        self.key.set(String::new());
-        let remembered = self.scope().as_ref().and_then(key_scopes::remembered_key);
-        self.remember_key.set(remembered.is_some());
-        self.key_filled_for.set(self.scope().filter(|_| remembered.is_some()));
-        self.key.set(remembered.unwrap_or_default());
+        self.fill_remembered_key();
         self.verdict.set(None);
     }
 
