@@ -101,11 +101,27 @@ for p in m["packages"]:
   fi
 }
 
+# Cargo names a workspace crate's artifacts by its path inside the workspace and trusts file
+# times, so a crate built in another checkout of the same cache looks up to date here when this
+# checkout's files are older. When the cache was last used from elsewhere, this checkout's own
+# files are touched first: its crates are rebuilt (as a fresh clone's are), dependencies are not.
+claim_build_cache() {
+  local marker="$CARGO_TARGET_DIR/.execbench-checkout"
+  mkdir -p "$CARGO_TARGET_DIR"
+  if [ "$(cat "$marker" 2>/dev/null || true)" != "$ROOT" ]; then
+    say "the build cache was last used from another checkout: rebuilding this checkout's own crates"
+    find "$ROOT/src" "$ROOT/crates" "$ROOT/tests" "$ROOT/index.html" "$ROOT/Cargo.toml" "$ROOT/style" \
+      -path "$ROOT/crates/*/target" -prune -o -type f -exec touch {} + 2>/dev/null || true
+    printf '%s\n' "$ROOT" > "$marker"
+  fi
+}
+
 execbench_env() {
   export PATH="$HOME/.cargo/bin:$TOOLS/node_modules/.bin:$PATH"
   # One build cache outside the clone, shared by every checkout on this machine (a work tree and a
   # fresh CI clone): cargo's fingerprints keep it correct, and a clone does not rebuild RustPython.
   export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/execbench-target}"
+  claim_build_cache
   local ar
   if ! command -v llvm-ar >/dev/null 2>&1; then
     ar=$(ls /usr/bin/llvm-ar-* 2>/dev/null | sort -V | tail -n 1 || true)

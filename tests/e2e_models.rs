@@ -287,9 +287,25 @@ async fn stopping_one_page_leaves_another_pages_python_runs_alone() {
     b.click("[data-testid=eval-run]").await;
     b.wait_text("[data-testid=eval-stats]", Duration::from_secs(30), |t| !t.starts_with("0 /")).await;
     b.click("a[href='#/verify']").await;
-    b.click("[data-testid=verify-start]").await;
-    b.wait_text("[data-testid=verify-stats]", Duration::from_secs(30), |t| !t.starts_with("0 /")).await;
-    b.click("[data-testid=verify-stop]").await;
+    // Start, then Stop as soon as the first result is in, from inside the page: a warm pool can
+    // verify all 800 samples within a WebDriver round trip or two, and Stop must land mid-way.
+    let stopped_at = b
+        .client
+        .execute_async(
+            "const done = arguments[arguments.length - 1];
+             document.querySelector('[data-testid=verify-start]').click();
+             const tick = () => {
+                 const stop = document.querySelector('[data-testid=verify-stop]');
+                 const stats = document.querySelector('[data-testid=verify-stats]');
+                 if (stop && !stop.disabled && stats && !stats.textContent.startsWith('0 /')) { stop.click(); done(stats.textContent); }
+                 else setTimeout(tick, 2);
+             };
+             tick();",
+            vec![],
+        )
+        .await
+        .unwrap();
+    assert!(stopped_at.as_str().is_some_and(|t| !t.starts_with("800 /")), "stopped at {stopped_at}");
     let state = b.wait_text("[data-testid=verify-state]", Duration::from_secs(30), |t| !t.is_empty()).await;
     assert!(state.contains("stopped"), "{state}");
     b.click("a[href='#/evaluate']").await;

@@ -8,7 +8,14 @@ use std::path::PathBuf;
 
 /// The repository's root folder.
 pub fn repo_root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+    // At run time first: builds share one cache across checkouts (scripts/setup.sh), and a
+    // testkit compiled in another checkout would name that checkout's `dist/` and `tests/`.
+    // `cargo test` and `cargo run` set CARGO_MANIFEST_DIR for what they run; the workspace root
+    // is the folder above it that holds Trunk.toml.
+    let running = std::env::var_os("CARGO_MANIFEST_DIR").map(PathBuf::from);
+    running
+        .and_then(|dir| dir.ancestors().find(|d| d.join("Trunk.toml").is_file()).map(PathBuf::from))
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../.."))
 }
 
 /// The built site. The test command builds it first (`trunk build --release`); a missing build
