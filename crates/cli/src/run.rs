@@ -4,21 +4,20 @@
 //! `--resume` asks only for the rest. Scoring runs its Python on `--jobs` interpreters.
 
 use std::cell::RefCell;
-use std::collections::BTreeSet;
 use std::io::Write;
 
 use execbench_core::Sample;
-use execbench_eval::models::{EchoFirstArgument, Oracle, TypeDefault};
 use execbench_eval::prompt::{Style, Template, builtin_templates, default_template};
 use execbench_eval::report::{markdown_table, summarize};
 use execbench_eval::{Mode, Task};
 use execbench_providers::{KeyScope, Usage};
 use execbench_run::api::{ApiModel, ApiSettings};
-use execbench_run::cost::{SpendCap, format_usd};
+use execbench_run::cost::format_usd;
+use execbench_run::manifest::{PriceUsed, RunEntry, Tally};
 use execbench_run::record::SampleRecord;
-use execbench_run::runfile::{FORMAT, PriceUsed, RunManifest, dataset_hash, read_run_file};
-use execbench_run::store::{Recorder, RunEntry, RunState, Tally};
-use execbench_run::{CancelToken, EvalJob, Event, Io, Responder, RunEnd, run_evaluation};
+use execbench_run::runfile::read_run_file;
+use execbench_run::session::{self, Continue, NewRun, Session, SessionEvent, SessionIo, run_session};
+use execbench_run::{CancelToken, EvalJob, Event, Responder, RunEnd};
 
 use crate::api_args::{KeySource, api_key, api_options};
 use crate::args::Args;
@@ -182,8 +181,8 @@ fn now_secs() -> u64 {
     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0)
 }
 
-/// Returns the exit code: 0 finished, 1 finished with errors or bad rows, 3 stopped by the provider
-/// or the store.
+/// Returns the exit code: 0 finished, 1 finished with errors or bad rows, or paused (Ctrl-C, the
+/// spend cap), 3 stopped by the provider or the store.
 pub fn run(args: &Args) -> Result<i32, String> {
     let settings = settings(args)?;
     let key = key(&settings)?;
@@ -192,38 +191,32 @@ pub fn run(args: &Args) -> Result<i32, String> {
     if samples.is_empty() {
         return Err(format!("{} has no usable samples", settings.dataset));
     }
-    let model_name = match (&settings.api, &settings.offline) {
-        (Some(api), _) => ApiModel { settings: api.clone(), key: None }.name(),
-        (None, Some(name)) => name.clone(),
+    let mut responder = match (&settings.api, settings.offline.as_deref()) {
+        (Some(api), _) => Responder::Api(ApiModel { settings: api.clone(), key }),
+        (None, Some(name)) => Responder::Offline(
+            execbench_eval::models::offline_model(name).ok_or(format!("unknown offline model `{name}`"))?,
+        ),
         (None, None) => unreachable!("settings() sets one of the two"),
     };
-    let manifest = RunManifest {
-        format: FORMAT.to_string(),
+    let job = EvalJob::new(samples.clone(), settings.template.clone(), settings.n, settings.modes.clone());
+    let about = NewRun {
         run_id: format!("run-{}", now_secs()),
-        model: model_name,
+        created: now_secs(),
+        model: session::model_name(&responder, None),
         api: settings.api.clone(),
         dataset: settings.dataset.clone(),
-        dataset_hash: dataset_hash(&samples),
-        samples: samples.len(),
-        task: settings.task,
-        template: settings.template.clone(),
-        n: settings.n,
-        modes: settings.modes.clone(),
-        created: now_secs(),
-        app_version: env!("CARGO_PKG_VERSION").to_string(),
-        provenance: execbench_core::provenance::perturbation_of(&samples),
         simulation: None,
         price: settings.price.clone(),
-        spend_cap: settings.spend_cap,
         stored: None,
+        app_version: env!("CARGO_PKG_VERSION").to_string(),
     };
+    let mut manifest = session::new_manifest(&job, about);
+    manifest.spend_cap = settings.spend_cap;
 
     // Resume: the file's manifest must describe the same run; its finished samples are skipped.
     let store = JsonlRunStore::in_dir(".");
-    let mut earlier: Vec<SampleRecord> = Vec::new();
-    let mut done = BTreeSet::new();
     let file_exists = std::path::Path::new(&settings.out).exists();
-    let entry = if settings.resume && file_exists {
+    let (entry, job, earlier) = if settings.resume && file_exists {
         let text = std::fs::read_to_string(&settings.out).map_err(|e| format!("cannot read {}: {e}", settings.out))?;
         let run_file = read_run_file(&settings.out, &text)?;
         let mut conflicts = run_file.manifest.resume_conflicts(&manifest);
@@ -247,69 +240,49 @@ pub fn run(args: &Args) -> Result<i32, String> {
                 .map_err(|e| format!("cannot open {}: {e}", settings.out))?;
             writeln!(f).map_err(|e| format!("cannot write {}: {e}", settings.out))?;
         }
-        done = run_file.finished_ids();
-        earlier = run_file.records.values().filter(|r| done.contains(&r.sample_id)).cloned().collect();
-        eprintln!("resuming {}: {} of {} samples already done", settings.out, done.len(), samples.len());
         store.bind(&run_file.manifest.run_id, &settings.out);
+        let records: Vec<SampleRecord> = run_file.records.into_values().collect();
         let mut entry = RunEntry::new(run_file.manifest, now_ms());
         if let Some(state) = run_file.state {
             entry.active_ms = state.active_ms;
         }
-        entry.tally = Tally::of(&earlier);
-        if settings.spend_cap.is_some() {
-            entry.manifest.spend_cap = settings.spend_cap;
-        }
-        entry
+        entry.tally = Tally::of(&records);
+        // Errors are asked again: a resumed file ends with every sample scored if it can be.
+        let plan = session::continuation(&entry, records, &samples, Continue::RetryErrors, settings.spend_cap)
+            .map_err(|e| format!("cannot resume {}: {e}", settings.out))?;
+        eprintln!("resuming {}: {} of {} samples already done", settings.out, plan.job.done.len(), samples.len());
+        (plan.entry, plan.job, plan.earlier)
     } else {
         if file_exists && !settings.resume {
             return Err(format!("{} exists: pass --resume to continue it, or choose another --out", settings.out));
         }
         store.bind(&manifest.run_id, &settings.out);
-        RunEntry::new(manifest, now_ms())
-    };
-    let spend_cap = match (entry.manifest.spend_cap, &entry.manifest.price) {
-        (Some(limit), Some(price)) => {
-            Some(SpendCap { limit, price: price.price, spent_before: price.price.cost(&entry.tally.usage) })
-        }
-        _ => None,
+        let entry = RunEntry::new(manifest, now_ms());
+        let job = EvalJob { spend_cap: session::spend_cap_of(&entry), ..job };
+        (entry, job, Vec::new())
     };
     let price = entry.manifest.price.clone();
-    let recorder = Recorder::new(&store, entry, &earlier, Box::new(now_ms));
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| format!("cannot start the async runtime: {e}"))?;
-    runtime
-        .block_on(recorder.set_state(RunState::Running, None))
-        .map_err(|e| format!("cannot write {}: {e}", settings.out))?;
-
-    let job = EvalJob {
-        done,
-        spend_cap,
-        ..EvalJob::new(samples.clone(), settings.template.clone(), settings.n, settings.modes.clone())
-    };
-    let mut responder = match (&settings.api, settings.offline.as_deref()) {
-        (Some(api), _) => Responder::Api(ApiModel { settings: api.clone(), key }),
-        (None, Some("echo-first-argument")) => Responder::Offline(Box::new(EchoFirstArgument)),
-        (None, Some("type-default")) => Responder::Offline(Box::new(TypeDefault)),
-        _ => Responder::Offline(Box::new(Oracle::default())),
-    };
     eprintln!(
         "{}: {} samples x {} ({} to ask), {} prediction, template {}",
         responder.name(),
         samples.len(),
-        settings.n,
+        job.n,
         samples.len() - job.done.len(),
         settings.task.label(),
         settings.template.id
     );
 
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot start the async runtime: {e}"))?;
     let python = Workers::of_this_binary()?.python(settings.jobs);
     let (http, clock) = (NativeHttp::new()?, TokioClock::new());
     let cancel = CancelToken::new();
+    runtime.spawn(stop_on_ctrl_c(cancel.clone()));
     let last_line = RefCell::new((0.0f64, String::new()));
-    let on_event = |event: Event| {
-        if let Event::Status(status) = event {
+    let on_event = |event: SessionEvent| {
+        if let SessionEvent::Engine(Event::Status(status), _) = event {
             let line = format!(
                 "{}/{} samples, {}; {} requests, tokens {} in / {} out",
                 status.done,
@@ -327,30 +300,16 @@ pub fn run(args: &Args) -> Result<i32, String> {
             }
         }
     };
-    let outcome = runtime.block_on(run_evaluation(
-        &job,
-        &mut responder,
-        Io { python: &python, http: &http, clock: &clock, store: &recorder },
-        &cancel,
-        &on_event,
-    ));
-
-    // The file says how the run ended (a store failure cannot be written, and leaves it interrupted).
-    let state = match &outcome.end {
-        RunEnd::Finished => Some((RunState::Finished, None)),
-        RunEnd::Stopped => Some((RunState::Paused, Some("stopped".to_string()))),
-        RunEnd::SpendCap { .. } => Some((RunState::Paused, Some(outcome.end.describe()))),
-        RunEnd::ProviderStopped(_) => Some((RunState::Failed, Some(outcome.end.describe()))),
-        RunEnd::StoreFailed(_) => None,
-    };
-    if let Some((state, note)) = state
-        && let Err(e) = runtime.block_on(recorder.set_state(state, note))
-    {
+    let session = Session { store: &store, entry, earlier, unsaved: Vec::new(), now_ms: Box::new(now_ms) };
+    let io = SessionIo { python: &python, http: &http, clock: &clock };
+    let end = runtime
+        .block_on(run_session(session, job, &mut responder, io, &cancel, &on_event))
+        .map_err(|e| format!("cannot write {}: {}", settings.out, e.error))?;
+    if let Some(e) = &end.state_error {
         eprintln!("cannot record the run's state in {}: {e}", settings.out);
     }
-    let mut all = earlier;
-    all.extend(outcome.records.iter().cloned());
-    all.sort_by_key(|r| r.index);
+    let outcome = &end.outcome;
+    let all = &end.records;
     let errors: Vec<&SampleRecord> = all.iter().filter(|r| r.is_error()).collect();
     let usage = all.iter().filter_map(|r| r.usage).fold(Usage::default(), |mut total, u| {
         total.add(&u);
@@ -395,11 +354,23 @@ pub fn run(args: &Args) -> Result<i32, String> {
         );
     }
     println!("\n{}", markdown_table(&summaries));
-    Ok(match outcome.end {
+    Ok(match &outcome.end {
         RunEnd::Finished if errors.is_empty() && report.errors.is_empty() => 0,
         RunEnd::Finished | RunEnd::Stopped | RunEnd::SpendCap { .. } => 1,
         RunEnd::ProviderStopped(_) | RunEnd::StoreFailed(_) => 3,
     })
+}
+
+/// Ctrl-C stops the run as the page's Stop does: requests in flight are dropped, the file says
+/// it paused, `--resume` asks for the rest. A second Ctrl-C quits at once.
+async fn stop_on_ctrl_c(cancel: CancelToken) {
+    if tokio::signal::ctrl_c().await.is_ok() {
+        eprintln!("stopping: the samples in flight are dropped (Ctrl-C again quits at once)");
+        cancel.cancel();
+        if tokio::signal::ctrl_c().await.is_ok() {
+            std::process::exit(130);
+        }
+    }
 }
 
 /// A run file resumed with flags that name another provider or origin than its manifest: refused
