@@ -484,7 +484,6 @@ mod tests {
 
     #[test]
     fn every_command_with_provider_flags_takes_them_and_never_a_key() {
-        use clap::Parser;
         let provider_flags = ["--stream", "--allow-http", "--key-env", "MY_KEY", "--model", "m"];
         let commands: [&[&str]; 3] = [
             &["run", "--dataset", "d", "--task", "output", "--out", "o", "--provider", "openai"],
@@ -505,12 +504,12 @@ mod tests {
         ];
         for command in commands {
             let argv = [&["execbench"][..], command, &provider_flags].concat();
-            let cli = crate::cli::Cli::try_parse_from(&argv).unwrap_or_else(|e| panic!("{command:?}: {e}"));
+            let cli = crate::cli::parse_from(argv.clone()).unwrap_or_else(|e| panic!("{command:?}: {e}"));
             let api = cli.command.api_flags().unwrap_or_else(|| panic!("{command:?} has no provider flags"));
             assert!(api.stream && api.allow_http, "{command:?}");
             assert_eq!((api.key_env.as_deref(), api.model.as_deref()), (Some("MY_KEY"), Some("m")), "{command:?}");
             // A key never comes from a flag.
-            let refused = crate::cli::Cli::try_parse_from([&argv[..], &["--api-key", "sk-secret"]].concat())
+            let refused = crate::cli::parse_from([&argv[..], &["--api-key", "sk-secret"]].concat())
                 .err()
                 .unwrap_or_else(|| panic!("{command:?} took --api-key"));
             assert_eq!(refused.kind(), clap::error::ErrorKind::UnknownArgument);

@@ -2,7 +2,7 @@
 //! gives the help texts, `--version`, the errors for unknown or missing flags and the shell
 //! completions from the same declarations.
 
-use clap::{CommandFactory, Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use clap_complete::Shell;
 
 #[cfg(test)]
@@ -72,6 +72,27 @@ impl Command {
     }
 }
 
+/// The grammar with the conventions of the hand-written parser it replaced: a flag given twice
+/// takes its last value, and a negative number is a (bad) value, not an unknown flag `-1`.
+pub fn grammar() -> clap::Command {
+    fn conventions(command: clap::Command) -> clap::Command {
+        command.args_override_self(true).allow_negative_numbers(true).mut_subcommands(conventions)
+    }
+    conventions(Cli::command())
+}
+
+/// Parses a command line (the program's name first); help, `--version` and refusals are errors
+/// that print themselves (`clap::Error::exit`).
+pub fn parse_from<I, T>(argv: I) -> Result<Cli, clap::Error>
+where
+    I: IntoIterator<Item = T>,
+    T: Into<std::ffi::OsString> + Clone,
+{
+    let mut command = grammar();
+    let matches = command.try_get_matches_from_mut(argv)?;
+    Cli::from_arg_matches(&matches).map_err(|e| e.format(&mut command))
+}
+
 /// Runs the command; returns its exit code, or an error that is the user's to fix (exit 2).
 pub fn dispatch(command: Command) -> Result<i32, String> {
     match command {
@@ -83,7 +104,7 @@ pub fn dispatch(command: Command) -> Result<i32, String> {
         Command::Build(sub) => build::run(sub),
         Command::Compare(args) => compare::run(&args),
         Command::Completions { shell } => {
-            clap_complete::generate(shell, &mut Cli::command(), "execbench", &mut std::io::stdout());
+            clap_complete::generate(shell, &mut grammar(), "execbench", &mut std::io::stdout());
             Ok(0)
         }
     }
@@ -91,7 +112,7 @@ pub fn dispatch(command: Command) -> Result<i32, String> {
 
 /// The usage line of a subcommand, as clap writes it (`Usage: execbench run [OPTIONS] ...`).
 pub fn usage(words: &[&str]) -> String {
-    let mut command = Cli::command();
+    let mut command = grammar();
     command.build();
     usage_in(&mut command, words)
 }
@@ -112,7 +133,7 @@ mod tests {
     #[test]
     fn the_grammar_is_consistent() {
         // clap's own checks: no two flags with one name, defaults that parse, and so on.
-        Cli::command().debug_assert();
+        grammar().debug_assert();
     }
 
     #[test]

@@ -30,7 +30,7 @@ pub struct CompareArgs {
     #[arg(long, value_name = "DIR")]
     svg_dir: Option<String>,
     /// The bootstrap's seed
-    #[arg(long, value_name = "N", default_value_t = 0, allow_negative_numbers = true)]
+    #[arg(long, value_name = "N", default_value_t = 0)]
     seed: u64,
     /// Bootstrap resamples (at most 1000000)
     #[arg(long, value_name = "B", default_value_t = DEFAULT_BOOTSTRAP)]
@@ -164,13 +164,12 @@ pub fn run(settings: &CompareArgs) -> Result<i32, String> {
 mod tests {
     use super::*;
 
-    use clap::Parser;
     use clap::error::ErrorKind;
 
-    use crate::cli::{Cli, Command};
+    use crate::cli::Command;
 
     fn parsed(raw: &[&str]) -> Result<CompareArgs, clap::Error> {
-        match Cli::try_parse_from([&["execbench", "compare"][..], raw].concat())?.command {
+        match crate::cli::parse_from([&["execbench", "compare"][..], raw].concat())?.command {
             Command::Compare(args) => Ok(args),
             other => panic!("{other:?}"),
         }

@@ -17,8 +17,6 @@ mod score;
 mod store;
 mod verify;
 
-use clap::Parser;
-
 fn main() {
     // A key may be in this process's environment. A Python worker that escaped RustPython runs as
     // the same user and could read /proc/<this pid>/environ; a process that is not dumpable has
@@ -35,7 +33,7 @@ fn main() {
         std::process::exit(python::serve());
     }
     // Help and --version exit 0; an unknown or missing flag exits 2, clap's message naming it.
-    let command = cli::Cli::parse().command;
+    let command = cli::parse_from(std::env::args_os()).unwrap_or_else(|e| e.exit()).command;
     let words = command.words();
     let code = match cli::dispatch(command) {
         Ok(code) => code,

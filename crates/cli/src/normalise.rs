@@ -21,7 +21,7 @@ pub struct NormaliseArgs {
     #[arg(long)]
     no_verify: bool,
     /// How long a program may run when verified
-    #[arg(long, value_name = "SECONDS", default_value_t = 2.0, allow_negative_numbers = true)]
+    #[arg(long, value_name = "SECONDS", default_value_t = 2.0)]
     time_limit: f64,
 }
 

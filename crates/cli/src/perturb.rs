@@ -37,8 +37,7 @@ pub struct PerturbArgs {
     #[arg(long, value_name = "KIND")]
     kind: String,
     /// The seed of the perturbation's choices
-    // A negative seed is refused as a bad number, not taken for an unknown flag `-1`.
-    #[arg(long, value_name = "N", default_value_t = 0, allow_negative_numbers = true)]
+    #[arg(long, value_name = "N", default_value_t = 0)]
     seed: u64,
     /// The chance each candidate site is perturbed (0 to 1)
     #[arg(long, value_name = "X", default_value_t = 1.0)]
@@ -56,7 +55,7 @@ pub struct PerturbArgs {
     #[arg(long)]
     no_verify: bool,
     /// How long a program may run when verified
-    #[arg(long, value_name = "SECONDS", default_value_t = 2.0, allow_negative_numbers = true)]
+    #[arg(long, value_name = "SECONDS", default_value_t = 2.0)]
     time_limit: f64,
     /// Conventions: execbench's, or CodeCrash's (programs normalised first) [default: execbench]
     #[arg(long, value_name = "execbench|codecrash")]
@@ -453,8 +452,7 @@ mod tests {
     use super::*;
 
     fn parsed(raw: &[&str]) -> Result<PerturbArgs, clap::Error> {
-        use clap::Parser;
-        match crate::cli::Cli::try_parse_from([&["execbench", "perturb"][..], raw].concat())?.command {
+        match crate::cli::parse_from([&["execbench", "perturb"][..], raw].concat())?.command {
             crate::cli::Command::Perturb(args) => Ok(args),
             other => panic!("{other:?}"),
         }

@@ -438,14 +438,13 @@ fn endpoint_conflict(file: Option<&ApiSettings>, flags: Option<&ApiSettings>) ->
 
 #[cfg(test)]
 mod tests {
-    use clap::Parser;
     use clap::error::ErrorKind;
 
     use super::*;
-    use crate::cli::{Cli, Command};
+    use crate::cli::Command;
 
     fn parsed(raw: &[&str]) -> Result<RunArgs, clap::Error> {
-        match Cli::try_parse_from([&["execbench", "run"][..], raw].concat())?.command {
+        match crate::cli::parse_from([&["execbench", "run"][..], raw].concat())?.command {
             Command::Run(args) => Ok(args),
             other => panic!("{other:?}"),
         }

@@ -31,7 +31,7 @@ pub struct ScoreArgs {
     #[arg(long, value_name = "strict|compatible")]
     mode: Option<String>,
     /// How long a program may run
-    #[arg(long, value_name = "SECONDS", default_value_t = 3.0, allow_negative_numbers = true)]
+    #[arg(long, value_name = "SECONDS", default_value_t = 3.0)]
     time_limit: f64,
     /// Python worker processes at once [default: every core]
     #[arg(long, value_name = "N")]
@@ -222,14 +222,13 @@ fn figure_with_coverage(score: &execbench_eval::DatasetScore) -> String {
 
 #[cfg(test)]
 mod tests {
-    use clap::Parser;
     use clap::error::ErrorKind;
 
     use super::*;
-    use crate::cli::{Cli, Command};
+    use crate::cli::Command;
 
     fn parsed(raw: &[&str]) -> Result<ScoreArgs, clap::Error> {
-        match Cli::try_parse_from([&["execbench", "score"][..], raw].concat())?.command {
+        match crate::cli::parse_from([&["execbench", "score"][..], raw].concat())?.command {
             Command::Score(args) => Ok(args),
             other => panic!("{other:?}"),
         }

@@ -21,7 +21,7 @@ pub struct VerifyArgs {
     #[arg(long, value_name = "FIELD")]
     category: Option<String>,
     /// How long a program may run
-    #[arg(long, value_name = "SECONDS", default_value_t = 2.0, allow_negative_numbers = true)]
+    #[arg(long, value_name = "SECONDS", default_value_t = 2.0)]
     time_limit: f64,
     /// Python worker processes at once [default: every core]
     #[arg(long, value_name = "N")]

@@ -490,7 +490,7 @@ fn clear_errors_for_bad_arguments() {
         assert_eq!(output.status.code(), Some(2), "{args:?}");
         let log = stderr(&output);
         assert!(log.contains(&message), "{args:?}: {log}");
-        assert!(log.contains("Usage: execbench perturb [OPTIONS] --dataset"), "{args:?}: {log}");
+        assert!(log.contains("Usage: execbench perturb ") && log.contains("--kind <KIND>"), "{args:?}: {log}");
     }
     assert!(!dir.join("out.jsonl").exists(), "nothing is written when the arguments are wrong");
 }

@@ -24,7 +24,7 @@ pub struct FilterArgs {
     #[arg(long, value_name = "REJECTED.jsonl")]
     rejected: String,
     /// How long a candidate may run [default: the filter's own budget]
-    #[arg(long, value_name = "SECONDS", allow_negative_numbers = true)]
+    #[arg(long, value_name = "SECONDS")]
     time_limit: Option<f64>,
 }
 

@@ -37,7 +37,7 @@ pub struct GenerateArgs {
     #[arg(long, value_name = "N", default_value_t = 1)]
     per_method: usize,
     /// The seed of the worked examples' choice (and of the offline source)
-    #[arg(long, value_name = "S", default_value_t = 0, allow_negative_numbers = true)]
+    #[arg(long, value_name = "S", default_value_t = 0)]
     seed: u64,
     /// Where the answers come from: offline, replay FILE, or api [default: offline]
     #[arg(long, value_name = "SOURCE", num_args = 1..=2)]
@@ -369,8 +369,7 @@ mod tests {
     use super::*;
 
     fn parsed(raw: &[&str]) -> Result<GenerateArgs, clap::Error> {
-        use clap::Parser;
-        match crate::cli::Cli::try_parse_from([&["execbench", "build", "generate"][..], raw].concat())?.command {
+        match crate::cli::parse_from([&["execbench", "build", "generate"][..], raw].concat())?.command {
             crate::cli::Command::Build(crate::build::BuildCommand::Generate(args)) => Ok(args),
             other => panic!("{other:?}"),
         }

@@ -12,7 +12,7 @@ pub struct SampleArgs {
     #[arg(long, value_name = "N", default_value_t = DEFAULT_N)]
     n: usize,
     /// The sampling's seed
-    #[arg(long, value_name = "S", default_value_t = 0, allow_negative_numbers = true)]
+    #[arg(long, value_name = "S", default_value_t = 0)]
     seed: u64,
     /// As many from each method as can be
     #[arg(long)]
