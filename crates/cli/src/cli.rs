@@ -2,6 +2,8 @@
 //! gives the help texts, `--version`, the errors for unknown or missing flags and the shell
 //! completions from the same declarations.
 
+use std::io::Write;
+
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use clap_complete::Shell;
 
@@ -21,6 +23,8 @@ pub struct Cli {
     pub command: Command,
 }
 
+// Made once per process: a boxed variant would save nothing worth its noise.
+#[allow(clippy::large_enum_variant)]
 #[derive(Subcommand, Debug)]
 pub enum Command {
     /// Run every sample of a dataset and report failures (and results per category)
@@ -104,7 +108,10 @@ pub fn dispatch(command: Command) -> Result<i32, String> {
         Command::Build(sub) => build::run(sub),
         Command::Compare(args) => compare::run(&args),
         Command::Completions { shell } => {
-            clap_complete::generate(shell, &mut grammar(), "execbench", &mut std::io::stdout());
+            // Written whole, so that a closed pipe is an error message rather than a panic.
+            let mut script = Vec::new();
+            clap_complete::generate(shell, &mut grammar(), "execbench", &mut script);
+            std::io::stdout().write_all(&script).map_err(|e| format!("cannot write the script: {e}"))?;
             Ok(0)
         }
     }

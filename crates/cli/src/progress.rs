@@ -12,7 +12,7 @@ fn terminal_bar(total: usize) -> Option<ProgressBar> {
     if !std::io::stderr().is_terminal() {
         return None;
     }
-    let style = ProgressStyle::with_template("[{bar:30}] {pos}/{len} {msg} {elapsed}, {per_sec}")
+    let style = ProgressStyle::with_template("[{bar:30}] {pos}/{len} {elapsed}, {eta} left {wide_msg}")
         .expect("the template is valid")
         .progress_chars("#>-");
     Some(ProgressBar::with_draw_target(Some(total as u64), ProgressDrawTarget::stderr()).with_style(style))
@@ -53,8 +53,9 @@ impl Progress {
         if let Some(bar) = &self.bar {
             bar.set_message(format!("({failed} failed)"));
             bar.set_position(self.done as u64);
+            // Cleared when done: the command's summary follows, and the bar has no line end.
             if self.done >= self.total {
-                bar.finish();
+                bar.finish_and_clear();
             }
             return;
         }
@@ -101,7 +102,7 @@ impl StatusBar {
         self.0.set_position(done as u64);
         self.0.set_message(message.to_string());
         if done >= total {
-            self.0.finish();
+            self.0.finish_and_clear();
         }
     }
 }

@@ -27,6 +27,7 @@ use execbench_run::{CancelToken, RunEnd};
 
 use crate::api_args::{ApiFlags, api_key, api_options};
 use crate::http::{NativeHttp, TokioClock};
+use crate::progress::StatusBar;
 
 #[derive(clap::Args, Debug)]
 pub struct GenerateArgs {
@@ -230,6 +231,7 @@ pub fn run(args: &GenerateArgs) -> Result<i32, String> {
     let cancel = CancelToken::new();
     let fresh: RefCell<Vec<GenerationRow>> = RefCell::new(Vec::new());
     let last_line = RefCell::new(String::new());
+    let bar = StatusBar::on_terminal(to_ask);
     let on_event = |event: GenerationEvent| match event {
         GenerationEvent::Generated(g) => {
             let row = g.row();
@@ -241,6 +243,16 @@ pub fn run(args: &GenerateArgs) -> Result<i32, String> {
             fresh.borrow_mut().push(row);
         }
         GenerationEvent::Status(status) => {
+            if let Some(bar) = &bar {
+                let message = format!(
+                    "{}; tokens {} in / {} out",
+                    status.describe(),
+                    status.usage.prompt_tokens,
+                    status.usage.completion_tokens
+                );
+                bar.show(status.done, status.total, &message);
+                return;
+            }
             let line = format!(
                 "{}/{} responses, {}; tokens {} in / {} out",
                 status.done,
@@ -406,7 +418,9 @@ mod tests {
 
     #[test]
     fn replay_file_reads_as_two_words_or_a_flag() {
-        let cases: &[(&[&str], &[&str], Option<&str>, u64)] = &[
+        // (flags, --source's words, --replay, --seed)
+        type Case<'a> = (&'a [&'a str], &'a [&'a str], Option<&'a str>, u64);
+        let cases: &[Case] = &[
             (&["--source", "replay", "g.jsonl", "--seed", "1"], &["replay", "g.jsonl"], None, 1),
             (&["--source", "replay", "--replay", "g.jsonl"], &["replay"], Some("g.jsonl"), 0),
             (&["--source", "offline", "--seed", "1"], &["offline"], None, 1),

@@ -6,6 +6,8 @@ mod filter;
 pub(crate) mod generate;
 mod sample;
 
+// Made once per process: a boxed variant would save nothing worth its noise.
+#[allow(clippy::large_enum_variant)]
 #[derive(clap::Subcommand, Debug)]
 pub enum BuildCommand {
     /// Candidate functions from a prompt per method: offline, a replayed file or a model's API
