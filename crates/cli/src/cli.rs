@@ -42,7 +42,7 @@ pub enum Command {
     Build(build::BuildCommand),
     /// Compare run files: pass@1 with intervals, drops, McNemar's test, as a Markdown report
     Compare(compare::CompareArgs),
-    /// Print a shell completion script (e.g. `execbench completions bash > ~/.local/share/bash-completion/completions/execbench`)
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell)
     Completions {
         #[arg(value_enum)]
         shell: Shell,
