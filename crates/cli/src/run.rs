@@ -19,42 +19,51 @@ use execbench_run::runfile::read_run_file;
 use execbench_run::session::{self, Continue, NewRun, Session, SessionEvent, SessionIo, run_session};
 use execbench_run::{CancelToken, EvalJob, Event, Responder, RunEnd};
 
-use crate::api_args::{KeySource, api_key, api_options};
-use crate::args::Args;
+use crate::api_args::{ApiFlags, KeySource, api_key, api_options};
 use crate::http::{NativeHttp, TokioClock};
+use crate::progress::StatusBar;
 use crate::python::Workers;
 use crate::store::JsonlRunStore;
 
-pub const USAGE: &str = "execbench run --dataset FILE.jsonl --task output|input [--template ID] --provider P --model M [--base-url URL] [--n N] [--concurrency C] [--temperature T|none] [--top-p P|none] [--max-tokens N] [--max-tokens-field auto|max_tokens|max_completion_tokens] [--reasoning-effort low|medium|high] [--thinking-budget N] [--stream] [--delay-ms MS] [--timeout S] [--limit N] [--mode strict|compatible] [--key-env NAME] [--allow-http] [--price IN,OUT] [--spend-cap USD] [--jobs N] --out RUN.jsonl [--resume]\n  the key: from the variable --key-env names; a provider's own (OPENAI_API_KEY, ANTHROPIC_API_KEY, ...) only for its own address; never over plain http to another machine without --allow-http\n  providers: openai, anthropic, gemini, openrouter, deepseek, deepinfra, together, qwen, azure, vllm, sglang, ollama, llamacpp, openai-compatible; offline: oracle, echo-first-argument, type-default";
-pub const SWITCHES: &[&str] = &["resume", "stream", "allow-http"];
-const KNOWN_FLAGS: &[&str] = &[
-    "dataset",
-    "task",
-    "template",
-    "provider",
-    "model",
-    "base-url",
-    "n",
-    "concurrency",
-    "temperature",
-    "top-p",
-    "max-tokens",
-    "stream",
-    "delay-ms",
-    "timeout",
-    "limit",
-    "mode",
-    "key-env",
-    "allow-http",
-    "out",
-    "resume",
-    "reasoning-effort",
-    "thinking-budget",
-    "max-tokens-field",
-    "price",
-    "spend-cap",
-    "jobs",
-];
+#[derive(clap::Args, Debug)]
+#[command(
+    after_help = "The key comes from the variable --key-env names; a provider's own (OPENAI_API_KEY, ANTHROPIC_API_KEY, ...) is read only for its own address, and never sent over plain http to another machine without --allow-http.\nProviders: openai, anthropic, gemini, openrouter, deepseek, deepinfra, together, qwen, azure, vllm, sglang, ollama, llamacpp, openai-compatible; offline: oracle, echo-first-argument, type-default."
+)]
+pub struct RunArgs {
+    /// The dataset (.jsonl or .parquet)
+    #[arg(long, value_name = "FILE")]
+    dataset: String,
+    /// What the model predicts
+    #[arg(long, value_name = "output|input")]
+    task: String,
+    /// A built-in prompt template's id [default: the task's direct one]
+    #[arg(long, value_name = "ID")]
+    template: Option<String>,
+    /// A model API's preset, or an offline model
+    #[arg(long, value_name = "P")]
+    provider: String,
+    /// Answers asked per sample (1 to 100)
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    n: usize,
+    /// Only the first N samples
+    #[arg(long, value_name = "N")]
+    limit: Option<usize>,
+    /// One scoring mode [default: both]
+    #[arg(long, value_name = "strict|compatible")]
+    mode: Option<String>,
+    /// Python worker processes scoring at once [default: every core]
+    #[arg(long, value_name = "N")]
+    jobs: Option<usize>,
+    /// The run file (JSON Lines), written as samples finish
+    #[arg(long, value_name = "RUN.jsonl")]
+    out: String,
+    /// Continue the run file --out names, asking only for the samples not yet done
+    #[arg(long)]
+    resume: bool,
+    #[command(flatten)]
+    pub api: ApiFlags,
+}
+
 const OFFLINE: &[&str] = &["oracle", "echo-first-argument", "type-default"];
 
 /// The settings, checked before any file is read or request sent.
@@ -81,12 +90,11 @@ struct Settings {
     jobs: usize,
 }
 
-fn settings(args: &Args) -> Result<Settings, String> {
-    args.reject_unknown(KNOWN_FLAGS)?;
-    let dataset = args.required("dataset")?.to_string();
-    let task_label = args.required("task")?;
+fn settings(args: &RunArgs) -> Result<Settings, String> {
+    let dataset = args.dataset.clone();
+    let task_label = args.task.as_str();
     let task = Task::from_label(task_label).ok_or(format!("unknown --task `{task_label}` (known: output, input)"))?;
-    let template = match args.optional("template") {
+    let template = match args.template.as_deref() {
         None => default_template(task, Style::Direct),
         Some(id) => {
             let all = builtin_templates();
@@ -104,29 +112,26 @@ fn settings(args: &Args) -> Result<Settings, String> {
             found
         }
     };
-    let provider = args.required("provider")?;
-    let n: usize = args.number("n", 1)?;
+    let provider = args.provider.as_str();
+    let n = args.n;
     if !(1..=100).contains(&n) {
         return Err(format!("--n must be between 1 and 100, got {n}"));
     }
-    let limit = match args.optional("limit") {
-        None => None,
-        Some(_) => Some(args.number::<usize>("limit", 0)?)
-            .filter(|l| *l > 0)
-            .map(Some)
-            .ok_or("--limit must be a positive number".to_string())?,
+    let limit = match args.limit {
+        Some(0) => return Err("--limit must be a positive number".to_string()),
+        limit => limit,
     };
-    let modes = match args.optional("mode") {
+    let modes = match args.mode.as_deref() {
         None => Mode::ALL.to_vec(),
         Some(label) => {
             vec![Mode::from_label(label).ok_or(format!("unknown --mode `{label}` (known: strict, compatible)"))?]
         }
     };
-    let out = args.required("out")?.to_string();
-    let resume = args.switch("resume");
-    let jobs = args.jobs()?;
+    let out = args.out.clone();
+    let resume = args.resume;
+    let jobs = crate::args::jobs(args.jobs)?;
     if OFFLINE.contains(&provider) {
-        if args.optional("spend-cap").is_some() || args.optional("price").is_some() {
+        if args.api.spend_cap.is_some() || args.api.price.is_some() {
             return Err(format!("--spend-cap and --price are for model APIs; `{provider}` costs nothing"));
         }
         return Ok(Settings {
@@ -149,7 +154,7 @@ fn settings(args: &Args) -> Result<Settings, String> {
     if provider == execbench_run::simulate::PROVIDER {
         return Err("the simulated model answers inside the web page; here, run the mock model server (cargo run -p execbench-mockserver) and use --provider openai-compatible --base-url".to_string());
     }
-    let options = api_options(args, provider, OFFLINE)?;
+    let options = api_options(&args.api, provider, OFFLINE)?;
     Ok(Settings {
         dataset,
         task,
@@ -183,7 +188,7 @@ fn now_secs() -> u64 {
 
 /// Returns the exit code: 0 finished, 1 finished with errors or bad rows, or paused (Ctrl-C, the
 /// spend cap), 3 stopped by the provider or the store.
-pub fn run(args: &Args) -> Result<i32, String> {
+pub fn run(args: &RunArgs) -> Result<i32, String> {
     let settings = settings(args)?;
     let key = key(&settings)?;
     let report = crate::dataset::read_dataset(&settings.dataset)?;
@@ -281,8 +286,20 @@ pub fn run(args: &Args) -> Result<i32, String> {
     let cancel = CancelToken::new();
     runtime.spawn(stop_on_ctrl_c(cancel.clone()));
     let last_line = RefCell::new((0.0f64, String::new()));
+    let bar = StatusBar::on_terminal(samples.len());
     let on_event = |event: SessionEvent| {
         if let SessionEvent::Engine(Event::Status(status), _) = event {
+            if let Some(bar) = &bar {
+                let message = format!(
+                    "{}; {} requests, tokens {} in / {} out",
+                    status.describe(),
+                    status.requests_sent,
+                    status.usage.prompt_tokens,
+                    status.usage.completion_tokens
+                );
+                bar.show(status.done, status.total, &message);
+                return;
+            }
             let line = format!(
                 "{}/{} samples, {}; {} requests, tokens {} in / {} out",
                 status.done,
@@ -392,17 +409,33 @@ fn endpoint_conflict(file: Option<&ApiSettings>, flags: Option<&ApiSettings>) ->
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use clap::error::ErrorKind;
 
-    fn parsed(raw: &[&str]) -> Args {
-        Args::of(raw, SWITCHES)
+    use super::*;
+    use crate::cli::Command;
+
+    fn parsed(raw: &[&str]) -> Result<RunArgs, clap::Error> {
+        match crate::cli::parse_from([&["execbench", "run"][..], raw].concat())?.command {
+            Command::Run(args) => Ok(args),
+            other => panic!("{other:?}"),
+        }
     }
 
     #[test]
     fn settings_are_checked_before_any_work() {
         let base = ["--dataset", "d.jsonl", "--task", "output", "--out", "r.jsonl"];
+        // What clap refuses, naming the flag at fault; a key is never a flag.
+        let refused: &[(&[&str], ErrorKind, &str)] = &[
+            (&[], ErrorKind::MissingRequiredArgument, "--provider"),
+            (&["--provider", "openai", "--model", "m", "--api-key", "sk"], ErrorKind::UnknownArgument, "--api-key"),
+            (&["--provider", "openai", "--model", "m", "--n", "many"], ErrorKind::ValueValidation, "--n"),
+        ];
+        for (extra, kind, flag) in refused {
+            let err = parsed(&[&base[..], extra].concat()).expect_err("refused");
+            assert_eq!(err.kind(), *kind, "{extra:?}: {err}");
+            assert!(err.to_string().contains(flag), "{extra:?}: {err}");
+        }
         let cases: &[(&[&str], &str)] = &[
-            (&[], "--provider is required"),
             (&["--provider", "nope"], "unknown --provider `nope`"),
             (&["--provider", "openai"], "--model is required"),
             (&["--provider", "openai", "--model", "m", "--n", "0"], "--n must be between 1 and 100, got 0"),
@@ -414,25 +447,30 @@ mod tests {
                 &["--provider", "openai", "--model", "m", "--template", "input-direct"],
                 "--template `input-direct` is for input prediction, not output",
             ),
-            (&["--provider", "openai", "--model", "m", "--api-key", "sk"], "unknown flag --api-key"),
+            (&["--provider", "oracle", "--limit", "0"], "--limit must be a positive number"),
+            (&["--provider", "oracle", "--price", "1,2"], "--spend-cap and --price are for model APIs"),
         ];
         for (extra, message) in cases {
-            let args = parsed(&[&base[..], extra].concat());
+            let args = parsed(&[&base[..], extra].concat()).expect("flags parse");
             let err = settings(&args).err().unwrap_or_default();
             assert!(err.starts_with(message), "{extra:?}: {err}");
         }
-        let s = settings(&parsed(
-            &[&base[..], &["--provider", "anthropic", "--model", "claude", "--n", "5", "--stream"]].concat(),
-        ))
+        let s = settings(
+            &parsed(&[&base[..], &["--provider", "anthropic", "--model", "claude", "--n", "5", "--stream"]].concat())
+                .expect("flags parse"),
+        )
         .unwrap();
         let api = s.api.unwrap();
         assert_eq!(
             (api.endpoint.base_url.as_str(), api.params.stream, s.n, s.key.unwrap().env.as_deref()),
             ("https://api.anthropic.com/v1", true, 5, Some("ANTHROPIC_API_KEY"))
         );
-        let s = settings(&parsed(
-            &[&base[..], &["--provider", "vllm", "--model", "q", "--base-url", "http://127.0.0.1:9/v1/"]].concat(),
-        ))
+        let s = settings(
+            &parsed(
+                &[&base[..], &["--provider", "vllm", "--model", "q", "--base-url", "http://127.0.0.1:9/v1/"]].concat(),
+            )
+            .expect("flags parse"),
+        )
         .unwrap();
         assert_eq!(
             (s.api.unwrap().endpoint.base_url, s.key.unwrap().required),
