@@ -9,7 +9,7 @@ use std::rc::Rc;
 
 use execbench_idbstore::IdbRunStore;
 use execbench_run::generation_store::{
-    GenerationEntry, GenerationRow, GenerationState, GenerationStore, MemoryGenerationStore, newest_first,
+    GenerationEntry, GenerationRow, GenerationStore, MemoryGenerationStore, newest_first,
 };
 use execbench_run::store::StoreResult;
 use leptos::prelude::*;
