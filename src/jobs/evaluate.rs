@@ -11,23 +11,23 @@ use execbench_core::Sample;
 use execbench_eval::Task;
 use execbench_eval::report::{SampleResult, summarize};
 use execbench_eval::score::Mode;
-use execbench_providers::{HttpRequest, ProviderError};
 use execbench_run::api::ApiModel;
 use execbench_run::cost::SpendCap;
 use execbench_run::engine::PriorAnswers;
-use execbench_run::io::{HttpClient, HttpHead, ResponseBody};
 use execbench_run::runfile::{FORMAT, PriceUsed, RunManifest, dataset_hash};
-use execbench_run::simulate::{SimulatedBody, SimulatedHttp, Simulation};
+use execbench_run::simulate::{SimulatedHttp, Simulation};
 use execbench_run::store::{Recorder, RunEntry, RunState};
 use execbench_run::{CancelToken, EvalJob, Event, Io, Responder, RunEnd, RunStatus, SampleRecord, run_evaluation};
 use leptos::prelude::*;
 
 use super::JobProgress;
+use super::results::{ModeResults, RunResults};
 use super::runs::Runs;
 use crate::browser::clock::BrowserClock;
-use crate::browser::fetch::{FetchBody, FetchHttp};
+use crate::browser::fetch::FetchHttp;
+use crate::browser::page_http::PageHttp;
 use crate::browser::python::PythonWorker;
-use crate::components::evaluation::{ModeResults, RunResults};
+use crate::browser::stores::TimedStore;
 
 /// Runs kept in the results view (each holds every row of every mode).
 const MAX_RUNS_KEPT: usize = 6;
@@ -84,60 +84,6 @@ pub enum Target {
         entry: Box<RunEntry>,
         records: Vec<SampleRecord>,
     },
-}
-
-/// The page's HTTP: `fetch`, or the simulated model answering in the page.
-enum PageHttp {
-    Fetch(FetchHttp),
-    Simulated(SimulatedHttp<BrowserClock>),
-}
-
-enum PageBody {
-    Fetch(FetchBody),
-    Simulated(SimulatedBody),
-}
-
-impl ResponseBody for PageBody {
-    async fn chunk(&mut self) -> Result<Option<Vec<u8>>, ProviderError> {
-        match self {
-            PageBody::Fetch(b) => b.chunk().await,
-            PageBody::Simulated(b) => b.chunk().await,
-        }
-    }
-}
-
-impl HttpClient for PageHttp {
-    type Body = PageBody;
-    async fn send(&self, request: &HttpRequest) -> Result<HttpHead<PageBody>, ProviderError> {
-        match self {
-            PageHttp::Fetch(h) => h.send(request).await.map(|head| HttpHead {
-                status: head.status,
-                headers: head.headers,
-                body: PageBody::Fetch(head.body),
-            }),
-            PageHttp::Simulated(h) => h.send(request).await.map(|head| HttpHead {
-                status: head.status,
-                headers: head.headers,
-                body: PageBody::Simulated(head.body),
-            }),
-        }
-    }
-}
-
-/// The run's store, timed: how long each record takes to be written (median and p99 are shown
-/// with the results, and read by the benchmark).
-struct TimedStore<'r, 'a, S: execbench_run::store::RunStore> {
-    recorder: &'r Recorder<'a, S>,
-    times_ms: RefCell<Vec<f64>>,
-}
-
-impl<S: execbench_run::store::RunStore> execbench_run::ResultStore for TimedStore<'_, '_, S> {
-    async fn put(&self, record: &SampleRecord) -> Result<(), String> {
-        let started = crate::browser::clock::now_ms();
-        let result = self.recorder.record(record).await.map_err(|e| e.to_string());
-        self.times_ms.borrow_mut().push(crate::browser::clock::now_ms() - started);
-        result
-    }
 }
 
 /// A new run's manifest: what it is, without any key.
