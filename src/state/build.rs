@@ -8,8 +8,8 @@ use execbench_build::prompt::{DEFAULT_TEMPLATE, PromptTemplate, default_pool, po
 use execbench_build::{Rule, SampleSpec};
 use leptos::prelude::*;
 
-use crate::components::evaluation::model_settings::ApiForm;
 use crate::jobs::build::GenerationPlan;
+use crate::state::api_form::ApiForm;
 
 /// A file the user gave, read: its name and what it held (or why not).
 #[derive(Clone)]

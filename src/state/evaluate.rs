@@ -20,13 +20,13 @@ use execbench_run::simulate::Simulation;
 use execbench_run::store::{RunEntry, RunStore};
 use leptos::prelude::*;
 
-use crate::components::evaluation::form_settings::{FormSettings, STORAGE_KEY as FORM_KEY};
-use crate::components::evaluation::model_settings::ApiForm;
-use crate::components::evaluation::template_editor::TemplateState;
 use crate::jobs::evaluate::results_of;
 use crate::jobs::results::RunResults;
 use crate::jobs::{EvaluationJob, Runs};
 use crate::route::{EvaluateQuery, RowFilter};
+use crate::state::api_form::ApiForm;
+use crate::state::evaluate_form::{FormSettings, STORAGE_KEY as FORM_KEY};
+use crate::state::templates::TemplateState;
 
 /// The models the page offers: a provider's API, or an offline one.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -3,9 +3,12 @@
 //! renders: the shell (`crate::app`) provides `AppState` in context, and each page's own state is
 //! made once under the app's root owner, so leaving a page does not dispose it.
 
+pub mod api_form;
 pub mod build;
 pub mod compare;
 pub mod evaluate;
+pub mod evaluate_form;
+pub mod templates;
 
 use std::sync::Arc;
 

@@ -3,7 +3,6 @@
 //! `crate::jobs::results::RunResults`, which the evaluation job produces.
 
 pub mod exports;
-pub mod form_settings;
 pub mod model_settings;
 pub mod sample_table;
 pub mod stored_verdicts;

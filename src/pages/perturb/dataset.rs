@@ -7,11 +7,12 @@ use execbench_perturb::{Kind, Options, Prediction};
 use leptos::prelude::*;
 
 use super::shared::{OptionFields, PredictionField, ProfileField, parse_seeds};
-use crate::components::evaluation::model_settings::{ApiForm, ApiSettingsPanel};
+use crate::components::evaluation::model_settings::ApiSettingsPanel;
 use crate::components::perturbed_rows::PerturbedRows;
 use crate::components::progress_bar::ProgressBar;
 use crate::jobs::PerturbRun;
 use crate::route::{parse_p, perturb_link};
+use crate::state::api_form::ApiForm;
 use crate::state::{AppState, DatasetState, dataset_column};
 
 /// Failures listed in the page; the rest are counted.
