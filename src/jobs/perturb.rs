@@ -11,7 +11,7 @@ use execbench_perturb::{ExportRow, Failure, Kind, Options};
 use execbench_run::api::{ApiModel, RequestContext};
 use execbench_run::backoff::Jitter;
 use execbench_run::gate::Gate;
-use execbench_run::perturbation::{KindCounts, Normalised, PerturbJob, PerturbTally, perturb_and_verify};
+use execbench_run::perturbation::{KindCounts, Normalised, PerturbPlan, PerturbTally, perturb_and_verify};
 use execbench_run::status::Live;
 use execbench_run::wrong_answers::{
     AskedClaims, ProposalCache, ProposalJob, STOPPED as ASK_STOPPED, ask_wrong_answers,
@@ -118,7 +118,7 @@ impl PerturbRun {
                 None => None,
             };
             let cancel = self.job.begin(format!("Perturbing with {label}"), total, &python);
-            let job = PerturbJob {
+            let job = PerturbPlan {
                 samples: &samples,
                 dataset: &dataset,
                 kinds: &kinds,
