@@ -375,7 +375,8 @@ async fn a_run_file_imports_and_replays_with_the_same_figures() {
     use execbench_eval::prompt::{Style, default_template};
     use execbench_eval::{Mode, Task};
     use execbench_run::io::{BlockingPython, Clock, NoHttp, NoStore};
-    use execbench_run::runfile::{FORMAT, RunManifest, dataset_hash, manifest_line, read_run_file, record_line};
+    use execbench_run::manifest::{FORMAT, RunManifest, dataset_hash};
+    use execbench_run::runfile::{manifest_line, read_run_file, record_line};
     use execbench_run::{CancelToken, EvalJob, Io, Responder, run_evaluation};
 
     struct NoWait;

@@ -6,9 +6,10 @@ use std::rc::Rc;
 
 use execbench_idbstore::IdbStore;
 use execbench_run::generation_store::{GenerationEntry, GenerationRow, GenerationStore};
+use execbench_run::manifest::RunEntry;
 use execbench_run::record::SampleRecord;
 use execbench_run::shelf::{DatasetShelf, ShelfEntry};
-use execbench_run::store::{RunEntry, RunStore, StoreResult};
+use execbench_run::store::{RunStore, StoreResult};
 use leptos::prelude::*;
 
 use super::clock::BrowserClock;
@@ -151,4 +152,3 @@ impl<S: 'static> Default for Opening<S> {
         Self::new()
     }
 }
-

@@ -16,7 +16,7 @@ use execbench_run::api::ApiModel;
 use execbench_run::build_filter::filter_candidates;
 use execbench_run::generation::{GenerationEvent, GenerationJob, GenerationSource, generator_for, run_generation};
 use execbench_run::generation_store::{GenerationEntry, GenerationState, GenerationStore, resume_plan};
-use execbench_run::runfile::PriceUsed;
+use execbench_run::manifest::PriceUsed;
 use execbench_run::{CancelToken, RunEnd};
 use leptos::prelude::*;
 

@@ -6,9 +6,10 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::rc::Rc;
 
+use execbench_run::manifest::{RunEntry, RunState};
 use execbench_run::record::SampleRecord;
 use execbench_run::runfile::read_run_file;
-use execbench_run::store::{MemoryRunStore, RunEntry, RunState, RunStore};
+use execbench_run::store::{MemoryRunStore, RunStore};
 use leptos::prelude::*;
 
 use crate::browser::stores::{BrowserStore, Opening};
@@ -168,7 +169,7 @@ impl Runs {
         entry.state = RunState::Interrupted;
         store.save_entry(&entry).await.map_err(|e| e.to_string())?;
         for record in &records {
-            entry.tally.replace(None, &execbench_run::store::Contribution::of(record));
+            entry.tally.replace(None, &execbench_run::manifest::Contribution::of(record));
             store.put_record(&entry, record).await.map_err(|e| e.to_string())?;
         }
         entry.state = final_state;

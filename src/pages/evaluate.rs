@@ -21,7 +21,7 @@ use execbench_eval::score::Mode;
 use execbench_run::api::ApiModel;
 use execbench_run::cost::SpendCap;
 use execbench_run::cost::estimate::{Estimate, PilotFigures, describe, estimate_run, estimate_tokens};
-use execbench_run::runfile::PriceUsed;
+use execbench_run::manifest::PriceUsed;
 use execbench_run::store::RunStore;
 use execbench_run::{EvalJob, Responder};
 use leptos::prelude::*;

@@ -9,8 +9,9 @@ use execbench_providers::{KeyScope, KeyUse};
 use execbench_run::cost::estimate::format_tokens;
 use execbench_run::cost::format_usd;
 use execbench_run::file_review::{FormLimits, review_continuation};
+use execbench_run::manifest::{RunEntry, RunState};
 use execbench_run::runfile::{export_codecrash, export_run};
-use execbench_run::store::{RunEntry, RunState, RunStore};
+use execbench_run::store::RunStore;
 use leptos::prelude::*;
 
 use crate::browser::download::{download_text, read_file_text};

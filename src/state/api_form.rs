@@ -10,7 +10,7 @@ use execbench_providers::{
 use execbench_run::api::{ApiModel, ApiSettings};
 use execbench_run::cost::Price;
 use execbench_run::cost::prices::{PriceOverrides, PriceTable};
-use execbench_run::runfile::PriceUsed;
+use execbench_run::manifest::PriceUsed;
 use execbench_run::simulate::{self, Simulation};
 use leptos::prelude::*;
 

@@ -15,9 +15,11 @@ use execbench_eval::score::Mode;
 use execbench_run::EvalJob;
 use execbench_run::api::ApiModel;
 use execbench_run::cost::estimate::Estimate;
-use execbench_run::runfile::{PriceUsed, RunFile, read_run_file};
+use execbench_run::manifest::PriceUsed;
+use execbench_run::manifest::RunEntry;
+use execbench_run::runfile::{RunFile, read_run_file};
 use execbench_run::simulate::Simulation;
-use execbench_run::store::{RunEntry, RunStore};
+use execbench_run::store::RunStore;
 use leptos::prelude::*;
 
 use crate::jobs::evaluate::results_of;

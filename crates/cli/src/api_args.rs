@@ -15,7 +15,7 @@ use execbench_providers::{
 use execbench_run::api::ApiSettings;
 use execbench_run::cost::Price;
 use execbench_run::cost::prices::{PriceOverrides, PriceTable};
-use execbench_run::runfile::PriceUsed;
+use execbench_run::manifest::PriceUsed;
 
 /// The provider flags `run`, `perturb --wrong-answers model` and `build generate --source api`
 /// share. `--provider` is each command's own (required by some, a choice among offline models in

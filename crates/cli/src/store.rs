@@ -11,11 +11,10 @@ use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+use execbench_run::manifest::{RunEntry, RunState, Tally};
 use execbench_run::record::SampleRecord;
 use execbench_run::runfile::{StateLine, manifest_line, read_run_file, record_line, state_line};
-use execbench_run::store::{
-    RunEntry, RunState, RunStore, StoreError, StoreErrorKind, StoreResult, Tally, newest_first,
-};
+use execbench_run::store::{RunStore, StoreError, StoreErrorKind, StoreResult, newest_first};
 
 pub struct JsonlRunStore {
     dir: PathBuf,

@@ -13,8 +13,9 @@ use execbench_eval::extract::Extraction;
 use execbench_eval::prompt::{Style, default_template};
 use execbench_eval::report::SampleResult;
 use execbench_eval::score::{Mode, SampleScore, Verdict};
+use execbench_run::manifest::{FORMAT, RunManifest};
 use execbench_run::record::SampleRecord;
-use execbench_run::runfile::{FORMAT, RunManifest, manifest_line, record_line};
+use execbench_run::runfile::{manifest_line, record_line};
 
 fn scratch(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("execbench-compare-cli-{}-{name}", std::process::id()));

@@ -276,7 +276,7 @@ fn a_spend_cap_pauses_and_a_higher_one_on_resume_finishes() {
     let paused = records(&out).len();
     assert!((2..20).contains(&paused), "{paused} samples before the cap");
     let file = execbench_run::runfile::read_run_file("run.jsonl", &std::fs::read_to_string(&out).unwrap()).unwrap();
-    assert_eq!(file.state.unwrap().state, execbench_run::store::RunState::Paused);
+    assert_eq!(file.state.unwrap().state, execbench_run::manifest::RunState::Paused);
 
     let output = run(&mut command(&server, &out, &[&flags[..], &["--spend-cap", "1", "--resume"]].concat()));
     assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));

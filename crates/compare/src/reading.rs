@@ -4,7 +4,8 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use execbench_run::store::{RunEntry, RunStore};
+use execbench_run::manifest::RunEntry;
+use execbench_run::store::RunStore;
 
 use crate::run::RunInput;
 

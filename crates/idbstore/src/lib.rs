@@ -5,7 +5,7 @@
 //!
 //! Layout (database version 3; version 1 had only the first two stores, version 2 the first
 //! four, and opening an older one upgrades it in place, keeping what it holds):
-//! - object store `runs`: key `run_id`, value the [`RunEntry`](execbench_run::store::RunEntry)
+//! - object store `runs`: key `run_id`, value the [`RunEntry`](execbench_run::manifest::RunEntry)
 //!   as a JSON string;
 //! - object store `records`: key `[run_id, sample_id]`, value the
 //!   [`SampleRecord`](execbench_run::record::SampleRecord) as a JSON string;

@@ -2,9 +2,10 @@
 //! `Unavailable`, so no `IdbStore` can exist and its methods are never reached.
 
 use execbench_run::generation_store::{GenerationEntry, GenerationRow, GenerationStore};
+use execbench_run::manifest::RunEntry;
 use execbench_run::record::SampleRecord;
 use execbench_run::shelf::{DatasetShelf, ShelfEntry};
-use execbench_run::store::{RunEntry, RunStore, StoreError, StoreErrorKind, StoreResult};
+use execbench_run::store::{RunStore, StoreError, StoreErrorKind, StoreResult};
 
 /// A [`RunStore`] over IndexedDB; natively it cannot be opened.
 #[derive(Debug)]

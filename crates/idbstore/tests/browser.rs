@@ -6,8 +6,9 @@
 #![cfg(target_arch = "wasm32")]
 
 use execbench_idbstore::{IdbStore, storage_estimate};
+use execbench_run::manifest::RunEntry;
 use execbench_run::store::conformance::{manifest, record};
-use execbench_run::store::{Recorder, RunEntry, RunStore, StoreErrorKind};
+use execbench_run::store::{Recorder, RunStore, StoreErrorKind};
 use wasm_bindgen_test::{wasm_bindgen_test, wasm_bindgen_test_configure};
 
 wasm_bindgen_test_configure!(run_in_browser);

@@ -8,7 +8,7 @@
 use execbench_providers::{Address, KeyScope, KeyUse, TrustedEndpoints, key_use};
 
 use crate::backoff::RetryPolicy;
-use crate::runfile::RunManifest;
+use crate::manifest::RunManifest;
 use crate::simulate;
 
 /// The limits of the Evaluate form (and the command line's flags): what a person could have typed.
@@ -145,7 +145,7 @@ pub fn review_continuation(
 mod tests {
     use super::*;
     use crate::api::ApiSettings;
-    use crate::runfile::{FORMAT, RunManifest};
+    use crate::manifest::{FORMAT, RunManifest};
     use execbench_eval::Task;
     use execbench_eval::prompt::{Style, default_template};
     use execbench_providers::Endpoint;

@@ -290,4 +290,3 @@ impl RunEntry {
         self.manifest.samples.saturating_sub(self.tally.recorded())
     }
 }
-

@@ -12,8 +12,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::record::SampleRecord;
 
-// Until every caller names `crate::manifest`.
-pub use crate::manifest::{FORMAT, PriceUsed, Provenance, RunManifest, dataset_hash, fnv1a_hex, template_hash};
+use crate::manifest::{FORMAT, RunEntry, RunManifest, RunState};
 
 #[derive(Serialize, Deserialize)]
 struct ManifestLine {
@@ -31,7 +30,7 @@ pub fn record_line(record: &SampleRecord) -> String {
 /// A line that says where the run stands (appended when its state changes; the latest counts).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct StateLine {
-    pub state: crate::manifest::RunState,
+    pub state: RunState,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
     pub updated_ms: f64,
@@ -114,7 +113,7 @@ pub fn read_run_file(name: &str, text: &str) -> Result<RunFile, String> {
 
 /// A stored run as a file: its manifest, its state, then its records (the command line's run file
 /// and the page's export are the same; both import anywhere).
-pub fn export_run(entry: &crate::manifest::RunEntry, records: &[SampleRecord]) -> String {
+pub fn export_run(entry: &RunEntry, records: &[SampleRecord]) -> String {
     let state = StateLine {
         state: entry.state,
         note: entry.note.clone(),
@@ -175,6 +174,7 @@ pub fn export_codecrash(manifest: &RunManifest, samples: &[Sample], records: &[S
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::manifest::{dataset_hash, fnv1a_hex};
     use execbench_eval::Task;
     use execbench_eval::prompt::{Style, default_template};
     use execbench_eval::score::Mode;
@@ -238,14 +238,9 @@ mod tests {
 
     #[test]
     fn a_file_reads_back_with_the_latest_record_per_sample() {
-        let paused = StateLine {
-            state: crate::manifest::RunState::Paused,
-            note: Some("spend cap".into()),
-            updated_ms: 1.0,
-            active_ms: 2.0,
-        };
-        let finished =
-            StateLine { state: crate::manifest::RunState::Finished, note: None, updated_ms: 3.0, active_ms: 4.0 };
+        let paused =
+            StateLine { state: RunState::Paused, note: Some("spend cap".into()), updated_ms: 1.0, active_ms: 2.0 };
+        let finished = StateLine { state: RunState::Finished, note: None, updated_ms: 3.0, active_ms: 4.0 };
         let text = [
             manifest_line(&manifest()),
             record_line(&record("a", true)),
@@ -284,8 +279,8 @@ mod tests {
 
     #[test]
     fn an_export_reads_back_as_the_same_run() {
-        let mut entry = crate::manifest::RunEntry::new(manifest(), 5.0);
-        entry.state = crate::manifest::RunState::Paused;
+        let mut entry = RunEntry::new(manifest(), 5.0);
+        entry.state = RunState::Paused;
         entry.note = Some("spend cap".into());
         let records = vec![record("a", false), record("b", true)];
         let text = export_run(&entry, &records);
@@ -293,10 +288,7 @@ mod tests {
         assert_eq!(back.manifest, entry.manifest);
         assert_eq!(back.records.values().cloned().collect::<Vec<_>>(), records);
         let state = back.state.unwrap();
-        assert_eq!(
-            (state.state, state.note.as_deref(), state.updated_ms),
-            (crate::manifest::RunState::Paused, Some("spend cap"), 5.0)
-        );
+        assert_eq!((state.state, state.note.as_deref(), state.updated_ms), (RunState::Paused, Some("spend cap"), 5.0));
     }
 
     #[test]

@@ -16,9 +16,8 @@ use execbench_providers::Usage;
 use serde::{Deserialize, Serialize};
 
 use crate::io::ResultStore;
+use crate::manifest::{Contribution, RunEntry, RunState, Tally};
 use crate::record::SampleRecord;
-// Until every caller names `crate::manifest`.
-pub use crate::manifest::{Contribution, RunEntry, RunState, Tally};
 
 /// Why a store could not do what it was asked. `Quota`: the storage is full (the run pauses and
 /// nothing already stored is lost); `Unavailable`: there is no storage here (a private window).
@@ -237,8 +236,8 @@ impl<S: RunStore> ResultStore for Recorder<'_, S> {
 /// command line, IndexedDB in the browser tests). Panics with the case that failed.
 pub mod conformance {
     use super::*;
+    use crate::manifest::{FORMAT, RunManifest};
     use crate::record::SampleError;
-    use crate::runfile::{FORMAT, RunManifest};
     use execbench_eval::Task;
     use execbench_eval::prompt::{Style, default_template};
     use execbench_eval::report::SampleResult;

@@ -25,7 +25,8 @@ use execbench_eval::score::{Mode, ScoreOptions};
 use execbench_providers::{Disposition, Endpoint, ErrorKind, HttpRequest, ProviderError};
 use execbench_run::api::{ApiModel, ApiSettings};
 use execbench_run::io::{BlockingPython, NoHttp};
-use execbench_run::runfile::{FORMAT, RunManifest, dataset_hash, manifest_line, read_run_file, record_line};
+use execbench_run::manifest::{FORMAT, RunManifest, dataset_hash};
+use execbench_run::runfile::{manifest_line, read_run_file, record_line};
 use execbench_run::{
     CancelToken, Clock, EvalJob, Event, HttpClient, HttpHead, Io, Responder, ResponseBody, ResultStore, RunEnd,
     RunOutcome, RunStatus, SampleRecord, run_evaluation,

@@ -10,8 +10,10 @@ use common::identity_sample;
 use execbench_providers::Endpoint;
 use execbench_run::api::ApiSettings;
 use execbench_run::generation_store::{GenerationEntry, conformance as generations};
-use execbench_run::runfile::{RunManifest, export_codecrash, export_run, manifest_line, read_run_file};
-use execbench_run::store::{RunEntry, conformance as runs};
+use execbench_run::manifest::RunEntry;
+use execbench_run::manifest::RunManifest;
+use execbench_run::runfile::{export_codecrash, export_run, manifest_line, read_run_file};
+use execbench_run::store::conformance as runs;
 
 /// (base URL as typed, as kept)
 const CASES: [(&str, &str); 4] = [
