@@ -347,11 +347,13 @@ pub fn perturb_parsed(
                 (next, code_edits)
             }
             Kind::Rtf => code_only(&program, kind, kinds::rtf::reformat_conditions(&program.code, &tree, &mut rng)?)?,
-            Kind::Gbc => code_only(
-                &program,
-                kind,
-                kinds::gbc::garbage_code(&program, &tree, &call_tree, options.profile, &mut rng)?,
-            )?,
+            Kind::Gbc => {
+                let text_edits = match options.profile {
+                    Profile::Execbench => kinds::gbc::garbage_code(&program, &tree, &call_tree, &mut rng)?,
+                    Profile::Codecrash => kinds::gbc_codecrash::garbage_code(&program, &tree, &call_tree, &mut rng)?,
+                };
+                code_only(&program, kind, text_edits)?
+            }
             Kind::Mcc | Kind::Mps => {
                 let text_edits =
                     kinds::comments::misleading(&program, &tree, expected_output, kind, options, &mut rng)?;
