@@ -440,15 +440,6 @@ async fn offline_sample<P: Python, M: Model + ?Sized>(
                 python_runs.set(python_runs.get() + 1);
                 model.borrow_mut().resume(&request, Reply::Run(result))
             }
-            ModelStep::Http(_) => model.borrow_mut().resume(
-                &request,
-                Reply::Http(execbench_eval::models::no_http(&execbench_eval::models::HttpRequest {
-                    method: String::new(),
-                    url: String::new(),
-                    headers: Vec::new(),
-                    body: String::new(),
-                })),
-            ),
         };
     }
     let extracted = model.borrow().gives_extracted_answers(&sample.id);
