@@ -21,7 +21,7 @@ pub mod rng;
 pub mod scope;
 pub mod syntax;
 pub mod verify;
-pub mod wrong_answer;
+pub mod wrong_answer_sources;
 
 pub use claims_file::{FileReport, FileWrongAnswers};
 pub use distance::{DistanceSummary, hint_distance, levenshtein};
@@ -31,7 +31,7 @@ pub use export::{
     perturb_dataset_with_source, perturb_row, row_of, to_codecrash_jsonl, to_jsonl, unchanged,
 };
 pub use verify::{Step, Verification, VerifyFailure, verify};
-pub use wrong_answer::{OfflineWrongAnswers, WrongAnswerRequest, WrongAnswerSource};
+pub use wrong_answer_sources::{OfflineWrongAnswers, WrongAnswerRequest, WrongAnswerSource};
 
 use execbench_core::Sample;
 use rng::Rng;

@@ -36,6 +36,7 @@ pub mod gate;
 pub mod generation;
 pub mod generation_store;
 pub mod io;
+pub mod model_wrong_answers;
 pub mod perturbation;
 pub mod protocol;
 pub mod record;
@@ -50,7 +51,6 @@ pub mod store;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod threaded_python;
 pub mod verify;
-pub mod wrong_answers;
 
 pub use cancel::CancelToken;
 pub use engine::{EvalJob, Event, Io, Responder, RunEnd, RunOutcome, run_evaluation};
