@@ -42,6 +42,7 @@ pub mod protocol;
 pub mod record;
 pub mod reproduction;
 pub mod runfile;
+mod schedule;
 pub mod scoring;
 pub mod shelf;
 pub mod simulate;
