@@ -13,13 +13,13 @@ use execbench_eval::report::{SampleResult, summarize};
 use execbench_eval::score::Mode;
 use execbench_providers::{HttpRequest, ProviderError};
 use execbench_run::api::ApiModel;
-use execbench_run::cost::SpendCap;
-use execbench_run::engine::PriorAnswers;
 use execbench_run::io::{HttpClient, HttpHead, ResponseBody};
-use execbench_run::runfile::{FORMAT, PriceUsed, RunManifest, dataset_hash};
+use execbench_run::manifest::{PriceUsed, RunEntry, RunState};
+use execbench_run::session::{self, NewRun, NotStarted, Session, SessionEvent, SessionIo, run_session};
 use execbench_run::simulate::{SimulatedBody, SimulatedHttp, Simulation};
-use execbench_run::store::{Recorder, RunEntry, RunState};
-use execbench_run::{CancelToken, EvalJob, Event, Io, Responder, RunEnd, RunStatus, SampleRecord, run_evaluation};
+use execbench_run::{CancelToken, EvalJob, Event, Responder, RunEnd, RunStatus, SampleRecord};
+
+pub use execbench_run::session::Continue;
 use leptos::prelude::*;
 
 use super::JobProgress;
@@ -124,53 +124,6 @@ impl HttpClient for PageHttp {
     }
 }
 
-/// The run's store, timed: how long each record takes to be written (median and p99 are shown
-/// with the results, and read by the benchmark).
-struct TimedStore<'r, 'a, S: execbench_run::store::RunStore> {
-    recorder: &'r Recorder<'a, S>,
-    times_ms: RefCell<Vec<f64>>,
-}
-
-impl<S: execbench_run::store::RunStore> execbench_run::ResultStore for TimedStore<'_, '_, S> {
-    async fn put(&self, record: &SampleRecord) -> Result<(), String> {
-        let started = crate::browser::clock::now_ms();
-        let result = self.recorder.record(record).await.map_err(|e| e.to_string());
-        self.times_ms.borrow_mut().push(crate::browser::clock::now_ms() - started);
-        result
-    }
-}
-
-/// A new run's manifest: what it is, without any key.
-pub fn new_manifest(plan: &EvaluationPlan, dataset: &str) -> RunManifest {
-    let now = js_sys::Date::now();
-    let salt = (js_sys::Math::random() * 65536.0) as u32;
-    let (model, api) = match (&plan.responder, plan.shown.rescored_file()) {
-        (_, Some(file)) => (format!("re-scored {file}"), None),
-        (Responder::Api(m), None) => (m.name(), Some(m.settings.clone())),
-        (Responder::Offline(m), None) => (m.name(), None),
-    };
-    RunManifest {
-        format: FORMAT.to_string(),
-        run_id: format!("run-{}-{salt:04x}", now as u64),
-        model,
-        api,
-        dataset: dataset.to_string(),
-        dataset_hash: dataset_hash(&plan.job.samples),
-        samples: plan.job.samples.len(),
-        task: plan.job.template.task,
-        template: plan.job.template.clone(),
-        n: plan.job.n,
-        modes: plan.job.modes.clone(),
-        created: (now / 1000.0) as u64,
-        app_version: env!("CARGO_PKG_VERSION").to_string(),
-        provenance: execbench_core::provenance::perturbation_of(&plan.job.samples),
-        simulation: plan.simulation,
-        price: plan.price.clone(),
-        spend_cap: plan.job.spend_cap.map(|c| c.limit),
-        stored: plan.shown.file.as_ref().and_then(|f| f.stored.clone()),
-    }
-}
-
 /// How a job's results are labelled, beyond what the engine reports.
 #[derive(Clone, Default)]
 pub struct Shown {
@@ -258,17 +211,38 @@ impl EvaluationJob {
         });
     }
 
-    /// Runs a plan with the library's engine, every finished sample written to the run's store
-    /// before it is shown; the page only shows what the job reports.
+    /// Runs a plan as a session of its stored run (`execbench_run::session`: the library sets the
+    /// run up, stores every finished sample before it is shown, and stores how it ended); the
+    /// page only shows what the session reports.
     pub fn launch(self, python: PythonWorker, runs: Runs, plan: EvaluationPlan, dataset: String, target: Target) {
-        let manifest = match &target {
-            Target::New { .. } => new_manifest(&plan, &dataset),
-            Target::Stored { entry, .. } => entry.manifest.clone(),
+        let EvaluationPlan { mut responder, mut job, shown, simulation, price } = plan;
+        let (entry, earlier) = match target {
+            Target::New { pilot } => {
+                let now = js_sys::Date::now();
+                let salt = (js_sys::Math::random() * 65536.0) as u32;
+                let api = match (&responder, shown.rescored_file()) {
+                    (Responder::Api(m), None) => Some(m.settings.clone()),
+                    _ => None,
+                };
+                let about = NewRun {
+                    run_id: format!("run-{}-{salt:04x}", now as u64),
+                    created: (now / 1000.0) as u64,
+                    model: session::model_name(&responder, shown.rescored_file()),
+                    api,
+                    dataset,
+                    simulation,
+                    price,
+                    stored: shown.file.as_ref().and_then(|f| f.stored.clone()),
+                    app_version: env!("CARGO_PKG_VERSION").to_string(),
+                };
+                let entry = RunEntry::new(session::new_manifest(&job, about), now);
+                if let Some(first) = pilot {
+                    job.samples.truncate(first);
+                }
+                (entry, Vec::new())
+            }
+            Target::Stored { entry, records } => (*entry, records),
         };
-        let EvaluationPlan { mut responder, mut job, shown, simulation, .. } = plan;
-        if let Target::New { pilot: Some(first) } = target {
-            job.samples.truncate(first);
-        }
         let to_ask = job.samples.len() - job.done.len();
         let (name, label) = match shown.rescored_file() {
             Some(file) => (file.to_string(), format!("Re-scoring {file} ({to_ask} samples)")),
@@ -283,55 +257,31 @@ impl EvaluationJob {
             Responder::Api(model) => Some(model.clone()),
             Responder::Offline(_) => None,
         };
-        let run_id = manifest.run_id.clone();
+        let run_id = entry.id().to_string();
         self.run_id.set(Some(run_id.clone()));
         leptos::task::spawn_local(async move {
             let started = js_sys::Date::now();
             let store = runs.store().await;
-            let (entry, earlier) = match target {
-                Target::New { .. } => (RunEntry::new(manifest, started), Vec::new()),
-                Target::Stored { entry, records } => (*entry, records),
-            };
-            let recorder = Recorder::new(&*store, entry, &earlier, Box::new(js_sys::Date::now));
-            // Records a full disk refused earlier in this page go first.
-            let mut stored_first = Vec::new();
-            let mut failed: Option<String> =
-                recorder.set_state(RunState::Running, None).await.err().map(|e| e.to_string());
-            if failed.is_none() {
-                let pending = runs.take_unsaved(&run_id);
-                for (i, record) in pending.iter().enumerate() {
-                    if let Err(e) = recorder.record(record).await {
-                        runs.keep_unsaved(&run_id, pending[i..].to_vec());
-                        failed = Some(e.to_string());
-                        break;
-                    }
-                    stored_first.push(record.clone());
-                }
-            }
-            if let Some(e) = failed {
-                self.error.set(Some(format!("The run cannot start: {e}")));
-                self.progress.finish(0, "not started");
-                return;
-            }
-            runs.active.update(|a| {
-                a.insert(run_id.clone());
-            });
-            runs.show(recorder.entry());
-            job.done.extend(stored_first.iter().map(|r| r.sample_id.clone()));
             let live_text: RefCell<BTreeMap<String, Vec<String>>> = RefCell::new(BTreeMap::new());
             let answers = Cell::new(0usize);
-            let on_event = |event: Event| match event {
-                Event::Status(status) => {
+            let on_event = |event: SessionEvent| match event {
+                SessionEvent::Started(entry) => {
+                    runs.active.update(|a| {
+                        a.insert(run_id.clone());
+                    });
+                    runs.show(entry.clone());
+                }
+                SessionEvent::Engine(Event::Status(status), entry) => {
                     // At most every 100 ms: redrawing more often would cost more than the work.
                     if self.progress.publish(status.done) {
                         self.answers_judged.set(answers.get());
                         self.status.set(Some(status.clone()));
                         self.transcripts
                             .set(live_text.borrow().iter().map(|(id, texts)| (id.clone(), texts.clone())).collect());
-                        runs.show(recorder.entry());
+                        runs.show(entry());
                     }
                 }
-                Event::Delta { sample_id, choice, text } => {
+                SessionEvent::Engine(Event::Delta { sample_id, choice, text }, _) => {
                     let mut live = live_text.borrow_mut();
                     let texts = live.entry(sample_id.to_string()).or_default();
                     let choice = choice as usize;
@@ -343,7 +293,7 @@ impl EvaluationJob {
                         None => texts[choice].clear(),
                     }
                 }
-                Event::Record(record) => {
+                SessionEvent::Engine(Event::Record(record), _) => {
                     live_text.borrow_mut().remove(&record.sample_id);
                     answers.set(answers.get() + record.results.iter().map(|r| r.answers.len()).sum::<usize>());
                 }
@@ -354,45 +304,38 @@ impl EvaluationJob {
                 }
                 None => PageHttp::Fetch(FetchHttp),
             };
-            let timed = TimedStore { recorder: &recorder, times_ms: RefCell::new(Vec::new()) };
-            let io = Io { python: &python, http: &http, clock: &BrowserClock, store: &timed };
-            let outcome = run_evaluation(&job, &mut responder, io, &cancel, &on_event).await;
-            let store_times = timed.times_ms.take();
-            self.transcripts.set(Vec::new());
-
-            // How the stored run ends: finished, paused (Stop, the spend cap, a full disk), failed.
-            let missing = recorder.entry().missing();
-            let state = match &outcome.end {
-                RunEnd::Finished if missing > 0 => {
-                    (RunState::Paused, Some(format!("{missing} samples not asked yet: Resume asks for them")))
-                }
-                RunEnd::Finished => (RunState::Finished, None),
-                RunEnd::Stopped => (RunState::Paused, Some("stopped: Resume asks for the rest".to_string())),
-                RunEnd::SpendCap { .. } | RunEnd::StoreFailed(_) => (RunState::Paused, Some(outcome.end.describe())),
-                RunEnd::ProviderStopped(_) => (RunState::Failed, Some(outcome.end.describe())),
+            let total = job.samples.len();
+            let all_samples = (api_model.is_some()).then(|| job.samples.clone());
+            let session = Session {
+                store: &*store,
+                entry,
+                earlier,
+                unsaved: runs.take_unsaved(&run_id),
+                now_ms: Box::new(js_sys::Date::now),
             };
-            runs.keep_unsaved(&run_id, outcome.unsaved.clone());
-            if let Err(e) = recorder.set_state(state.0, state.1).await {
+            let io = SessionIo { python: &python, http: &http, clock: &BrowserClock };
+            let end = match run_session(session, job, &mut responder, io, &cancel, &on_event).await {
+                Ok(end) => end,
+                Err(NotStarted { error, unsaved }) => {
+                    runs.keep_unsaved(&run_id, unsaved);
+                    self.error.set(Some(format!("The run cannot start: {error}")));
+                    self.progress.finish(0, "not started");
+                    return;
+                }
+            };
+            self.transcripts.set(Vec::new());
+            runs.keep_unsaved(&run_id, end.unsaved.clone());
+            if let Some(e) = &end.state_error {
                 runs.problem.set(Some(format!("the run's state could not be stored: {e}")));
             }
             runs.active.update(|a| {
                 a.remove(&run_id);
             });
-            let entry = recorder.entry();
-            runs.show(entry.clone());
+            runs.show(end.entry.clone());
             runs.refresh_storage();
 
-            // Every record of the run: the stored ones, replaced by this session's.
-            let by_id: BTreeMap<String, SampleRecord> = earlier
-                .into_iter()
-                .chain(stored_first)
-                .chain(outcome.records.iter().cloned())
-                .chain(outcome.unsaved.iter().cloned())
-                .map(|r| (r.sample_id.clone(), r))
-                .collect();
-            let mut records: Vec<SampleRecord> = by_id.into_values().collect();
-            records.sort_by_key(|r| r.index);
-            let mut run = results_of(&entry, &records, shown.rescored_file().is_some());
+            let outcome = &end.outcome;
+            let mut run = results_of(&end.entry, &end.records, shown.rescored_file().is_some());
             run.source = name;
             run.elapsed_ms = js_sys::Date::now() - started;
             run.python_runs = outcome.python_runs;
@@ -403,8 +346,9 @@ impl EvaluationJob {
             run.most_concurrent = outcome.most_concurrent;
             run.stopped = outcome.end != RunEnd::Finished;
             run.end = outcome.end.describe();
-            run.store_times = execbench_run::status::median_and_p99(&store_times)
-                .map(|(median, p99)| (store_times.len(), median, p99));
+            let times = &end.store_times_ms;
+            run.store_times =
+                execbench_run::status::median_and_p99(times).map(|(median, p99)| (times.len(), median, p99));
             self.answers_judged.set(answers.get());
             self.status.set(Some(outcome.status.clone()));
             let scored = run.scored();
@@ -416,7 +360,7 @@ impl EvaluationJob {
                     run.errors.len(),
                     if run.errors.len() == 1 { "" } else { "s" }
                 ),
-                RunEnd::Stopped => format!("stopped after {} of {} samples", records.len(), job.samples.len()),
+                RunEnd::Stopped => format!("stopped after {} of {} samples", end.records.len(), total),
                 other => other.describe(),
             };
             match &outcome.end {
@@ -426,10 +370,10 @@ impl EvaluationJob {
                 }
                 _ => {}
             }
-            self.last_api_run.set_value(api_model.map(|model| LastApiRun {
+            self.last_api_run.set_value(api_model.zip(all_samples).map(|(model, samples)| LastApiRun {
                 model,
                 run_id: run_id.clone(),
-                samples: job.samples.clone(),
+                samples,
             }));
             self.add_run(run);
             self.progress.finish(outcome.status.done, &ended);
@@ -481,20 +425,10 @@ pub fn results_of(entry: &RunEntry, records: &[SampleRecord], rescored: bool) ->
     }
 }
 
-/// What to do with a stored run.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Continue {
-    /// Ask for the samples with no record.
-    Resume,
-    /// Ask again for the samples whose record is an error.
-    RetryErrors,
-    /// Ask `extra` more answers of every sample (n grows).
-    Extend { extra: usize },
-}
-
-/// A plan that carries a stored run on, checked against the dataset the page has now: its first
-/// `samples` samples must be the run's (same content hash), else the plan is refused with what
-/// differs. `key`: for an API run whose provider needs one.
+/// A plan that carries a stored run on (`execbench_run::session::continuation`), checked against
+/// the dataset the page has now: its first `samples` samples must be the run's (same content
+/// hash), else the plan is refused with what differs. `key`: for an API run whose provider needs
+/// one.
 pub async fn continue_plan(
     runs: Runs,
     entry: &RunEntry,
@@ -514,78 +448,21 @@ pub async fn continue_plan_with_cap(
     what: Continue,
     cap: Option<f64>,
 ) -> Result<(EvaluationPlan, Target), String> {
-    let manifest = &entry.manifest;
-    if manifest.model.starts_with("re-scored ") || manifest.model.starts_with("replay") {
-        return Err(format!(
-            "{} replayed a file: import the file again on the Evaluate page to run it",
-            manifest.run_id
-        ));
-    }
-    let samples: Vec<Sample> = dataset.iter().take(manifest.samples).cloned().collect();
-    let mut now = manifest.clone();
-    now.samples = samples.len();
-    now.dataset_hash = dataset_hash(&samples);
-    let conflicts = manifest.resume_conflicts(&now);
-    if !conflicts.is_empty() {
-        return Err(format!(
-            "{} cannot go on with the dataset loaded now: {}. Load the run's dataset ({}) first.",
-            manifest.run_id,
-            conflicts.join("; "),
-            manifest.dataset
-        ));
-    }
-    let responder = match &manifest.api {
-        Some(settings) => {
-            let needs_key = settings.endpoint.preset().is_some_and(|p| p.key_required);
-            if needs_key && key.as_deref().is_none_or(str::is_empty) {
-                return Err(format!(
-                    "{} needs the API key of {}: enter it above (it is not stored unless you ask)",
-                    manifest.run_id, settings.endpoint.provider
-                ));
-            }
-            Responder::Api(ApiModel { settings: settings.clone(), key })
-        }
-        None => match manifest.model.as_str() {
-            "oracle" => Responder::Offline(Box::new(execbench_eval::models::Oracle::default())),
-            "echo-first-argument" => Responder::Offline(Box::new(execbench_eval::models::EchoFirstArgument)),
-            "type-default" => Responder::Offline(Box::new(execbench_eval::models::TypeDefault)),
-            other => return Err(format!("{}: the model `{other}` cannot be run again from here", manifest.run_id)),
-        },
-    };
     let store = runs.store().await;
-    let records =
-        execbench_run::store::RunStore::records(&*store, manifest.run_id.as_str()).await.map_err(|e| e.to_string())?;
-    let mut entry = entry.clone();
-    let mut job = EvalJob::new(samples, manifest.template.clone(), manifest.n, manifest.modes.clone());
-    match what {
-        Continue::Resume => job.done = records.iter().map(|r| r.sample_id.clone()).collect(),
-        Continue::RetryErrors => {
-            job.done = records.iter().filter(|r| !r.is_error()).map(|r| r.sample_id.clone()).collect()
-        }
-        Continue::Extend { extra } => {
-            job.n = manifest.n + extra;
-            entry.manifest.n = job.n;
-            job.prior = records.iter().filter_map(|r| PriorAnswers::of(r).map(|p| (r.sample_id.clone(), p))).collect();
-            // Errors and samples without a record are asked for all n.
-        }
-    }
-    if cap.is_some() && manifest.price.is_none() {
-        return Err(format!("{}: a spend cap needs a price, and this run has none", manifest.run_id));
-    }
-    entry.manifest.spend_cap = cap.or(manifest.spend_cap);
-    if let (Some(limit), Some(price)) = (entry.manifest.spend_cap, &manifest.price) {
-        job.spend_cap =
-            Some(SpendCap { limit, price: price.price, spent_before: price.price.cost(&entry.tally.usage) });
-    }
-    let plan = EvaluationPlan {
+    let records = execbench_run::store::RunStore::records(&*store, entry.id()).await.map_err(|e| e.to_string())?;
+    let plan = session::continuation(entry, records, dataset, what, cap)?;
+    let manifest = &plan.entry.manifest;
+    let responder = session::stored_responder(manifest, key)?;
+    let evaluation = EvaluationPlan {
         responder,
-        job,
+        job: plan.job,
         shown: Shown::default(),
         price: manifest.price.clone(),
         simulation: manifest.simulation,
     };
-    Ok((plan, Target::Stored { entry: Box::new(entry), records }))
+    Ok((evaluation, Target::Stored { entry: Box::new(plan.entry), records: plan.earlier }))
 }
+
 impl Default for EvaluationJob {
     fn default() -> Self {
         Self::new()

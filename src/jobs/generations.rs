@@ -102,14 +102,10 @@ impl KeptGenerations {
             };
             let store = Rc::new(store);
             kept.store.set_value(Some(store.clone()));
-            match store.generations().await {
-                Ok(mut entries) => {
-                    for entry in entries.iter_mut().filter(|e| e.state == GenerationState::Running) {
-                        entry.state = GenerationState::Interrupted;
-                        entry.note = Some("the page was closed or reloaded while it ran: Resume asks only the prompts without a response".into());
-                        if let Err(e) = store.save_generation(entry).await {
-                            kept.problem.set(Some(e.to_string()));
-                        }
+            match execbench_run::generation_store::open_generations(&*store).await {
+                Ok((entries, problems)) => {
+                    if let Some(e) = problems.first() {
+                        kept.problem.set(Some(e.to_string()));
                     }
                     kept.entries.set(entries);
                 }

@@ -112,14 +112,10 @@ impl Runs {
             };
             let store = Rc::new(store);
             runs.store.set_value(Some(store.clone()));
-            match store.entries().await {
-                Ok(mut entries) => {
-                    for entry in entries.iter_mut().filter(|e| e.state == RunState::Running) {
-                        entry.state = RunState::Interrupted;
-                        entry.note = Some("the page was closed or reloaded while it ran: Resume asks only for the samples without a record".into());
-                        if let Err(e) = store.save_entry(entry).await {
-                            runs.problem.set(Some(e.to_string()));
-                        }
+            match execbench_run::session::open_runs(&*store).await {
+                Ok((entries, problems)) => {
+                    if let Some(e) = problems.first() {
+                        runs.problem.set(Some(e.to_string()));
                     }
                     runs.entries.set(entries);
                 }

@@ -78,36 +78,39 @@ struct Options {
 
 const SECTIONS: [&str; 9] = ["engine", "profile", "perturb", "score", "models", "store", "build", "compare", "cli"];
 
-fn options() -> Options {
-    let mut o = Options { reps: 3, warm: 3, restarts: 3, sections: SECTIONS.map(String::from).to_vec(), json: None };
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let mut i = 0;
-    while i < args.len() {
-        let value = || args.get(i + 1).and_then(|v| v.parse::<usize>().ok()).unwrap_or_else(|| usage());
-        match args[i].as_str() {
-            "--reps" => o.reps = value().max(1),
-            "--warm" => o.warm = value().max(1),
-            "--restarts" => o.restarts = value(),
-            "--json" => o.json = Some(args.get(i + 1).map(PathBuf::from).unwrap_or_else(|| usage())),
-            "--sections" => {
-                let list = args.get(i + 1).cloned().unwrap_or_default();
-                o.sections = list.split(',').map(|s| s.trim().to_string()).filter(|s| !s.is_empty()).collect();
-                if o.sections.is_empty() || o.sections.iter().any(|s| !SECTIONS.contains(&s.as_str())) {
-                    usage();
-                }
-            }
-            _ => usage(),
-        }
-        i += 2;
-    }
-    o
+/// The benchmark's flags, as typed; [`options`] turns them into [`Options`].
+#[derive(clap::Parser, Debug)]
+#[command(
+    name = "execbench-bench",
+    version,
+    about = "execbench's Python worker against Pyodide, and the library's timings"
+)]
+struct Flags {
+    /// Cold pages per engine (at least 1)
+    #[arg(long, value_name = "N", default_value_t = 3)]
+    reps: usize,
+    /// Warm passes per page (at least 1)
+    #[arg(long, value_name = "N", default_value_t = 3)]
+    warm: usize,
+    /// Worker restarts timed on each execbench page
+    #[arg(long, value_name = "N", default_value_t = 3)]
+    restarts: usize,
+    /// Which parts to run, comma-separated [default: all]
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = clap::builder::PossibleValuesParser::new(SECTIONS))]
+    sections: Vec<String>,
+    /// Also write every figure as JSON to this file
+    #[arg(long, value_name = "FILE")]
+    json: Option<PathBuf>,
 }
 
-fn usage() -> ! {
-    eprintln!(
-        "usage: execbench-bench [--reps N] [--warm N] [--restarts N] [--sections engine,profile,perturb,score,models,store,build,compare,cli] [--json FILE]"
-    );
-    std::process::exit(2)
+fn options() -> Options {
+    use clap::Parser;
+    options_of(Flags::parse())
+}
+
+fn options_of(flags: Flags) -> Options {
+    let sections = if flags.sections.is_empty() { SECTIONS.map(String::from).to_vec() } else { flags.sections };
+    Options { reps: flags.reps.max(1), warm: flags.warm.max(1), restarts: flags.restarts, sections, json: flags.json }
 }
 
 fn pyodide_dir() -> PathBuf {
@@ -818,4 +821,32 @@ fn print_table(ours: &[PageRun], theirs: &[PageRun], app: Option<&app_engine::Ap
     }
     println!("\n{}", figures::markdown_table("Pyodide", &rows));
     figures::record(rows);
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::{CommandFactory, Parser};
+
+    use super::*;
+
+    fn parsed(args: &[&str]) -> Result<Options, clap::Error> {
+        Flags::try_parse_from([&["execbench-bench"][..], args].concat()).map(options_of)
+    }
+
+    #[test]
+    fn flags_become_options() {
+        Flags::command().debug_assert();
+        let all = parsed(&[]).unwrap();
+        assert_eq!((all.reps, all.warm, all.restarts, all.sections.len(), all.json), (3, 3, 3, SECTIONS.len(), None));
+        let some = parsed(&["--reps", "0", "--sections", "cli,score", "--json", "f.json", "--restarts", "0"]).unwrap();
+        assert_eq!((some.reps, some.restarts, some.sections), (1, 0, vec!["cli".to_string(), "score".to_string()]));
+        assert_eq!(some.json, Some(PathBuf::from("f.json")));
+        for (args, flag) in
+            [(&["--sections", "cli,nope"][..], "--sections"), (&["--reps", "x"], "--reps"), (&["--bogus"], "--bogus")]
+        {
+            let error = parsed(args).err().unwrap_or_else(|| panic!("{args:?} parsed"));
+            assert!(error.to_string().contains(flag), "{args:?}: {error}");
+            assert_eq!(error.exit_code(), 2);
+        }
+    }
 }

@@ -17,33 +17,97 @@ use execbench_run::cost::Price;
 use execbench_run::cost::prices::{PriceOverrides, PriceTable};
 use execbench_run::runfile::PriceUsed;
 
-use crate::args::Args;
+/// The provider flags `run`, `perturb --wrong-answers model` and `build generate --source api`
+/// share. `--provider` is each command's own (required by some, a choice among offline models in
+/// `run`). No flag takes a key: keys come only from environment variables.
+#[derive(clap::Args, Debug, Clone, Default)]
+#[command(next_help_heading = "Model API")]
+pub struct ApiFlags {
+    /// The model's name at the provider
+    #[arg(long, value_name = "M")]
+    pub model: Option<String>,
+    /// The provider's address, when not its own (e.g. a local server)
+    #[arg(long, value_name = "URL")]
+    pub base_url: Option<String>,
+    /// Requests in flight at once (1 to 64) [default: 4]
+    #[arg(long, value_name = "C")]
+    pub concurrency: Option<usize>,
+    /// Sampling temperature, or `none` to send none [default: 0.2]
+    #[arg(long, value_name = "T|none")]
+    pub temperature: Option<String>,
+    /// Nucleus sampling, or `none` to send none [default: 0.95]
+    #[arg(long, value_name = "P|none")]
+    pub top_p: Option<String>,
+    /// Longest answer, in tokens [default: 2000]
+    #[arg(long, value_name = "N")]
+    pub max_tokens: Option<u32>,
+    /// The request field the token limit goes in [default: auto]
+    #[arg(long, value_name = "auto|max_tokens|max_completion_tokens")]
+    pub max_tokens_field: Option<String>,
+    /// OpenAI reasoning models' effort (low, medium, high)
+    #[arg(long, value_name = "low|medium|high")]
+    pub reasoning_effort: Option<String>,
+    /// Anthropic's and Gemini's thinking budget, in tokens
+    #[arg(long, value_name = "N")]
+    pub thinking_budget: Option<u32>,
+    /// Stream the answers
+    #[arg(long)]
+    pub stream: bool,
+    /// Pause between requests, in milliseconds [default: 0]
+    #[arg(long, value_name = "MS")]
+    pub delay_ms: Option<u64>,
+    /// A request's time-out, in seconds (at most 3600) [default: 300]
+    #[arg(long, value_name = "S")]
+    pub timeout: Option<f64>,
+    /// The environment variable that holds the key (a provider's own variable is read only for
+    /// its own address)
+    #[arg(long, value_name = "NAME")]
+    pub key_env: Option<String>,
+    /// Let a key travel over plain http to another machine
+    #[arg(long)]
+    pub allow_http: bool,
+    /// Dollars per million tokens, input and output (else the bundled price table's)
+    #[arg(long, value_name = "IN,OUT")]
+    pub price: Option<String>,
+    /// Stop once the run has cost this many dollars
+    #[arg(long, value_name = "USD")]
+    pub spend_cap: Option<String>,
+}
 
-/// The flags [`api_options`] reads (commands add their own to their list of known flags).
-pub const API_FLAGS: &[&str] = &[
-    "provider",
-    "model",
-    "base-url",
-    "concurrency",
-    "temperature",
-    "top-p",
-    "max-tokens",
-    "max-tokens-field",
-    "reasoning-effort",
-    "thinking-budget",
-    "stream",
-    "delay-ms",
-    "timeout",
-    "key-env",
-    "allow-http",
-    "price",
-    "spend-cap",
-];
+impl ApiFlags {
+    /// The provider flags given on the command line, by name (for "goes with --source api").
+    pub fn given(&self) -> Vec<&'static str> {
+        let flags = [
+            ("model", self.model.is_some()),
+            ("base-url", self.base_url.is_some()),
+            ("concurrency", self.concurrency.is_some()),
+            ("temperature", self.temperature.is_some()),
+            ("top-p", self.top_p.is_some()),
+            ("max-tokens", self.max_tokens.is_some()),
+            ("max-tokens-field", self.max_tokens_field.is_some()),
+            ("reasoning-effort", self.reasoning_effort.is_some()),
+            ("thinking-budget", self.thinking_budget.is_some()),
+            ("stream", self.stream),
+            ("delay-ms", self.delay_ms.is_some()),
+            ("timeout", self.timeout.is_some()),
+            ("key-env", self.key_env.is_some()),
+            ("allow-http", self.allow_http),
+            ("price", self.price.is_some()),
+            ("spend-cap", self.spend_cap.is_some()),
+        ];
+        flags.iter().filter(|(_, given)| *given).map(|(name, _)| *name).collect()
+    }
+}
 
-/// The provider flags that take no value: every command's switches list them (a test checks;
-/// an unknown switch would take the next flag as its value).
-#[cfg(test)]
-pub const API_SWITCHES: &[&str] = &["stream", "allow-http"];
+/// `--temperature`/`--top-p`: a number, or `none` (not sent: reasoning models refuse a
+/// temperature other than 1).
+fn number_or_none(flag: &str, value: Option<&str>, default: f64) -> Result<Option<f64>, String> {
+    match value {
+        None => Ok(Some(default)),
+        Some("none") => Ok(None),
+        Some(text) => text.parse().map(Some).map_err(|_| format!("--{flag} expects a number or none, got `{text}`")),
+    }
+}
 
 /// A provider's settings as the flags give them. No key: that comes from [`api_key`].
 #[derive(Debug)]
@@ -59,14 +123,14 @@ pub struct ApiOptions {
 
 /// Reads the provider flags for `provider`. `offline` names the command's own non-API choices,
 /// for the message about an unknown provider.
-pub fn api_options(args: &Args, provider: &str, offline: &[&str]) -> Result<ApiOptions, String> {
+pub fn api_options(flags: &ApiFlags, provider: &str, offline: &[&str]) -> Result<ApiOptions, String> {
     let preset = preset(provider).ok_or(format!(
         "unknown --provider `{provider}` (known: {}, and offline: {})",
         presets().iter().map(|p| p.id).collect::<Vec<_>>().join(", "),
         offline.join(", ")
     ))?;
-    let model = args.required("model")?.to_string();
-    let base_url = args.optional("base-url").unwrap_or(preset.base_url).trim().trim_end_matches('/').to_string();
+    let model = flags.model.clone().ok_or("--model is required")?;
+    let base_url = flags.base_url.as_deref().unwrap_or(preset.base_url).trim().trim_end_matches('/').to_string();
     let address = Address::parse(&base_url).map_err(|e| format!("--base-url: {e}"))?;
     // A credential in the URL would be sent, kept in the run file and shown in messages.
     if address.had_credentials || redact_base_url(&base_url) != base_url {
@@ -75,18 +139,16 @@ pub fn api_options(args: &Args, provider: &str, offline: &[&str]) -> Result<ApiO
             redact_base_url(&base_url)
         ));
     }
-    let key = key_source(preset, &address, args.optional("key-env"), args.switch("allow-http"))?;
+    let key = key_source(preset, &address, flags.key_env.as_deref(), flags.allow_http)?;
     let mut api = ApiSettings::new(Endpoint { provider: preset.id.to_string(), base_url, model });
-    api.concurrency = args.number("concurrency", 4usize)?;
+    api.concurrency = flags.concurrency.unwrap_or(4);
     if !(1..=64).contains(&api.concurrency) {
         return Err(format!("--concurrency must be between 1 and 64, got {}", api.concurrency));
     }
-    // `none`: not sent (reasoning models refuse a temperature other than 1).
-    api.params.temperature =
-        if args.optional("temperature") == Some("none") { None } else { Some(args.number("temperature", 0.2f64)?) };
-    api.params.top_p = if args.optional("top-p") == Some("none") { None } else { Some(args.number("top-p", 0.95f64)?) };
-    api.params.max_tokens = args.number("max-tokens", 2000u32)?;
-    api.params.max_tokens_field = match args.optional("max-tokens-field") {
+    api.params.temperature = number_or_none("temperature", flags.temperature.as_deref(), 0.2)?;
+    api.params.top_p = number_or_none("top-p", flags.top_p.as_deref(), 0.95)?;
+    api.params.max_tokens = flags.max_tokens.unwrap_or(2000);
+    api.params.max_tokens_field = match flags.max_tokens_field.as_deref() {
         None | Some("auto") => MaxTokensField::Auto,
         Some("max_tokens") => MaxTokensField::MaxTokens,
         Some("max_completion_tokens") => MaxTokensField::MaxCompletionTokens,
@@ -98,19 +160,17 @@ pub fn api_options(args: &Args, provider: &str, offline: &[&str]) -> Result<ApiO
     };
     // Reasoning models: OpenAI's effort, or a thinking budget (Anthropic, Gemini). Temperature and
     // top-p are still sent as given; a model that refuses them stops the run with its message.
-    api.params.reasoning_effort = args.optional("reasoning-effort").map(str::to_string);
-    if args.optional("thinking-budget").is_some() {
-        api.params.thinking_budget = Some(args.number("thinking-budget", 0u32)?);
-    }
+    api.params.reasoning_effort = flags.reasoning_effort.clone();
+    api.params.thinking_budget = flags.thinking_budget;
 
-    api.params.stream = args.switch("stream");
-    api.delay_ms = args.number("delay-ms", 0u64)?;
-    let timeout_s: f64 = args.number("timeout", 300.0)?;
+    api.params.stream = flags.stream;
+    api.delay_ms = flags.delay_ms.unwrap_or(0);
+    let timeout_s = flags.timeout.unwrap_or(300.0);
     if !(timeout_s > 0.0 && timeout_s <= 3600.0) {
         return Err(format!("--timeout must be between 0 and 3600 seconds, got {timeout_s}"));
     }
     api.timeout_ms = (timeout_s * 1000.0) as u64;
-    let price = match args.optional("price") {
+    let price = match flags.price.as_deref() {
         Some(text) => {
             let parsed = text
                 .split_once(',')
@@ -128,7 +188,7 @@ pub fn api_options(args: &Args, provider: &str, offline: &[&str]) -> Result<ApiO
             .resolve(PriceTable::bundled(), &api.endpoint.provider, &api.endpoint.model)
             .map(|(price, source)| PriceUsed { price, source }),
     };
-    let spend_cap = match args.optional("spend-cap") {
+    let spend_cap = match flags.spend_cap.as_deref() {
         None => None,
         Some(text) => Some(
             text.parse::<f64>()
@@ -227,11 +287,22 @@ fn key_from(source: &KeySource, env: impl Fn(&str) -> Option<String>) -> Result<
 mod tests {
     use super::*;
 
+    /// The provider flags alone, parsed as every command that has them parses them.
+    #[derive(clap::Parser)]
+    struct ProviderFlags {
+        #[arg(long)]
+        provider: String,
+        #[command(flatten)]
+        api: ApiFlags,
+    }
+
     /// The variable whose key would be sent for these flags and environment (`None`: no key is
     /// sent), or the start of the error.
     fn key_variable(flags: &[&str], env: &[(&str, &str)]) -> Result<Option<String>, String> {
-        let args = Args::of(&[&["--model", "m"][..], flags].concat(), API_SWITCHES);
-        let options = api_options(&args, args.required("provider")?, &[])?;
+        use clap::Parser;
+        let argv = [&["test", "--model", "m"][..], flags].concat();
+        let parsed = ProviderFlags::try_parse_from(argv).map_err(|e| e.to_string())?;
+        let options = api_options(&parsed.api, &parsed.provider, &[])?;
         let lookup = |var: &str| env.iter().find(|(name, _)| *name == var).map(|(_, value)| value.to_string());
         Ok(key_from(&options.key, lookup)?.map(|_| options.key.env.clone().unwrap_or_default()))
     }
@@ -412,19 +483,37 @@ mod tests {
     }
 
     #[test]
-    fn every_command_with_provider_flags_knows_their_switches() {
-        // A switch a command does not know swallows the next flag as its value.
-        for (command, switches) in [
-            ("run", crate::run::SWITCHES),
-            ("perturb", crate::perturb::SWITCHES),
-            ("build generate", crate::build::generate::SWITCHES),
-        ] {
-            for switch in API_SWITCHES {
-                assert!(switches.contains(switch), "{command} does not know --{switch}");
-            }
-        }
-        for switch in API_SWITCHES {
-            assert!(API_FLAGS.contains(switch), "--{switch}");
+    fn every_command_with_provider_flags_takes_them_and_never_a_key() {
+        let provider_flags = ["--stream", "--allow-http", "--key-env", "MY_KEY", "--model", "m"];
+        let commands: [&[&str]; 3] = [
+            &["run", "--dataset", "d", "--task", "output", "--out", "o", "--provider", "openai"],
+            &[
+                "perturb",
+                "--dataset",
+                "d",
+                "--kind",
+                "MHC",
+                "--out",
+                "o",
+                "--wrong-answers",
+                "model",
+                "--provider",
+                "openai",
+            ],
+            &["build", "generate", "--out", "o", "--candidates", "c", "--source", "api", "--provider", "openai"],
+        ];
+        for command in commands {
+            let argv = [&["execbench"][..], command, &provider_flags].concat();
+            let cli = crate::cli::parse_from(argv.clone()).unwrap_or_else(|e| panic!("{command:?}: {e}"));
+            let api = cli.command.api_flags().unwrap_or_else(|| panic!("{command:?} has no provider flags"));
+            assert!(api.stream && api.allow_http, "{command:?}");
+            assert_eq!((api.key_env.as_deref(), api.model.as_deref()), (Some("MY_KEY"), Some("m")), "{command:?}");
+            // A key never comes from a flag.
+            let refused = crate::cli::parse_from([&argv[..], &["--api-key", "sk-secret"]].concat())
+                .err()
+                .unwrap_or_else(|| panic!("{command:?} took --api-key"));
+            assert_eq!(refused.kind(), clap::error::ErrorKind::UnknownArgument);
+            assert!(refused.to_string().contains("--api-key"), "{refused}");
         }
     }
 }

@@ -12,89 +12,52 @@ use execbench_compare::report::{append_section, csv_table, markdown_section, pai
 use execbench_compare::{CompareOptions, DEFAULT_BOOTSTRAP, RunInput, compare};
 use serde_json::Value;
 
-use crate::args::Args;
-
-pub const USAGE: &str = "execbench compare RUN.jsonl... --out REPORT.md [--csv TABLE.csv] [--pairs PAIRS.jsonl] [--svg-dir DIR] [--seed N] [--bootstrap B] [--categories DATASET.jsonl [--category-field FIELD]] [--date TEXT]";
-
-const KNOWN_FLAGS: &[&str] =
-    &["out", "csv", "pairs", "svg-dir", "seed", "bootstrap", "categories", "category-field", "date"];
-
-/// The run files (arguments that are not flags) and the flags. Every flag of this command takes
-/// a value, so `--flag value` pairs are set aside and the rest are run files.
-fn split_arguments(raw: &[String]) -> Result<(Vec<String>, Args), String> {
-    let (mut files, mut flags) = (Vec::new(), Vec::new());
-    let mut iter = raw.iter();
-    while let Some(arg) = iter.next() {
-        if arg.starts_with("--") {
-            flags.push(arg.clone());
-            if !arg.contains('=') {
-                flags.push(iter.next().ok_or(format!("{arg} needs a value"))?.clone());
-            }
-        } else {
-            files.push(arg.clone());
-        }
-    }
-    Ok((files, Args::parse(&flags, &[])?))
-}
-
-struct Settings {
+#[derive(clap::Args, Debug)]
+pub struct CompareArgs {
+    /// The run files (as `execbench run` writes them and the page exports them)
+    #[arg(value_name = "RUN.jsonl", required = true)]
     files: Vec<String>,
+    /// The Markdown report; a section is appended when it exists
+    #[arg(long, value_name = "REPORT.md")]
     out: String,
+    /// Also the table as CSV
+    #[arg(long, value_name = "TABLE.csv")]
     csv: Option<String>,
+    /// Also the per-sample pairing as JSON Lines
+    #[arg(long, value_name = "PAIRS.jsonl")]
     pairs: Option<String>,
+    /// Also the charts, as SVG files in this directory
+    #[arg(long, value_name = "DIR")]
     svg_dir: Option<String>,
+    /// The bootstrap's seed
+    #[arg(long, value_name = "N", default_value_t = 0)]
     seed: u64,
+    /// Bootstrap resamples (at most 1000000)
+    #[arg(long, value_name = "B", default_value_t = DEFAULT_BOOTSTRAP)]
     bootstrap: usize,
-    categories: Option<(String, String)>,
-    date: String,
+    /// A dataset file whose rows give each sample's category
+    #[arg(long, value_name = "DATASET.jsonl")]
+    categories: Option<String>,
+    /// The categories' field [default: category]
+    #[arg(long, value_name = "FIELD", requires = "categories")]
+    category_field: Option<String>,
+    /// The section's date [default: today, UTC]
+    #[arg(long, value_name = "TEXT")]
+    date: Option<String>,
 }
 
-fn settings(raw: &[String]) -> Result<Settings, String> {
-    let (files, args) = split_arguments(raw)?;
-    args.reject_unknown(KNOWN_FLAGS)?;
-    if files.is_empty() {
-        return Err("give at least one run file".to_string());
+/// The ranges clap does not check.
+fn check(args: &CompareArgs) -> Result<(), String> {
+    if args.bootstrap > 1_000_000 {
+        return Err(format!("--bootstrap must be at most 1000000, got {}", args.bootstrap));
     }
-    let bootstrap: usize = args.number("bootstrap", DEFAULT_BOOTSTRAP)?;
-    if bootstrap > 1_000_000 {
-        return Err(format!("--bootstrap must be at most 1000000, got {bootstrap}"));
-    }
-    let owned = |name: &str| args.optional(name).map(str::to_string);
-    let categories =
-        owned("categories").map(|file| (file, owned("category-field").unwrap_or_else(|| "category".to_string())));
-    if categories.is_none() && args.optional("category-field").is_some() {
-        return Err("--category-field needs --categories".to_string());
-    }
-    Ok(Settings {
-        files,
-        out: args.required("out")?.to_string(),
-        csv: owned("csv"),
-        pairs: owned("pairs"),
-        svg_dir: owned("svg-dir"),
-        seed: args.number("seed", 0)?,
-        bootstrap,
-        categories,
-        date: owned("date").unwrap_or_else(today_utc),
-    })
+    Ok(())
 }
 
 /// Today as `YYYY-MM-DD` in UTC.
 fn today_utc() -> String {
-    utc_date(std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs()))
-}
-
-/// Seconds since 1970 as a UTC calendar date (Howard Hinnant's days-to-civil algorithm).
-fn utc_date(secs: u64) -> String {
-    let days = (secs / 86_400) as i64 + 719_468;
-    let era = days.div_euclid(146_097);
-    let day_of_era = days.rem_euclid(146_097);
-    let year_of_era = (day_of_era - day_of_era / 1460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
-    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
-    let month_index = (5 * day_of_year + 2) / 153;
-    let day = day_of_year - (153 * month_index + 2) / 5 + 1;
-    let month = if month_index < 10 { month_index + 3 } else { month_index - 9 };
-    let year = year_of_era + era * 400 + i64::from(month <= 2);
-    format!("{year:04}-{month:02}-{day:02}")
+    let secs = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
+    execbench_formats::datetime::date_text((secs / 86_400) as i64)
 }
 
 /// Original sample id → category from a dataset file: each row's `id` (or `task_id`,
@@ -132,14 +95,15 @@ fn write(path: &str, text: &str) -> Result<(), String> {
     std::fs::write(path, text).map_err(|e| format!("cannot write {path}: {e}"))
 }
 
-pub fn run(raw: &[String]) -> Result<i32, String> {
-    let settings = settings(raw)?;
+pub fn run(settings: &CompareArgs) -> Result<i32, String> {
+    check(settings)?;
     let mut runs = Vec::new();
     for file in &settings.files {
         runs.push(RunInput::parse(file, &read(file)?)?);
     }
     let categories = match &settings.categories {
-        Some((file, field)) => {
+        Some(file) => {
+            let field = settings.category_field.as_deref().unwrap_or("category");
             let categories = read_categories(file, &read(file)?, field)?;
             if categories.is_empty() {
                 eprintln!("{file}: no row has a `{field}` field: no per-category figures");
@@ -154,7 +118,8 @@ pub fn run(raw: &[String]) -> Result<i32, String> {
         eprintln!("note: {note}");
     }
 
-    let section = markdown_section(&comparison, &settings.date);
+    let date = settings.date.clone().unwrap_or_else(today_utc);
+    let section = markdown_section(&comparison, &date);
     let appended = Path::new(&settings.out).exists();
     let report = if appended { append_section(&read(&settings.out)?, &section) } else { section };
     write(&settings.out, &report)?;
@@ -199,38 +164,44 @@ pub fn run(raw: &[String]) -> Result<i32, String> {
 mod tests {
     use super::*;
 
-    fn strings(v: &[&str]) -> Vec<String> {
-        v.iter().map(|s| s.to_string()).collect()
+    use clap::error::ErrorKind;
+
+    use crate::cli::Command;
+
+    fn parsed(raw: &[&str]) -> Result<CompareArgs, clap::Error> {
+        match crate::cli::parse_from([&["execbench", "compare"][..], raw].concat())?.command {
+            Command::Compare(args) => Ok(args),
+            other => panic!("{other:?}"),
+        }
     }
 
     #[test]
     fn run_files_are_the_arguments_that_are_not_flags() {
-        let s = settings(&strings(&[
-            "a.jsonl",
-            "--out",
-            "r.md",
-            "b.jsonl",
-            "--seed=3",
-            "--bootstrap",
-            "10",
-            "c.jsonl",
-            "--date",
-            "d",
-        ]))
-        .unwrap();
-        assert_eq!(s.files, strings(&["a.jsonl", "b.jsonl", "c.jsonl"]));
-        assert_eq!((s.out.as_str(), s.seed, s.bootstrap, s.date.as_str()), ("r.md", 3, 10, "d"));
-        let errors: &[(&[&str], &str)] = &[
-            (&["--out", "r.md"], "give at least one run file"),
-            (&["a.jsonl"], "--out is required"),
-            (&["a.jsonl", "--out"], "--out needs a value"),
-            (&["a.jsonl", "--out", "r.md", "--nope", "1"], "unknown flag --nope"),
-            (&["a.jsonl", "--out", "r.md", "--bootstrap", "many"], "--bootstrap expects a number, got `many`"),
-            (&["a.jsonl", "--out", "r.md", "--category-field", "x"], "--category-field needs --categories"),
+        let s =
+            parsed(&["a.jsonl", "--out", "r.md", "b.jsonl", "--seed=3", "--bootstrap", "10", "c.jsonl", "--date", "d"])
+                .unwrap();
+        assert_eq!(s.files, ["a.jsonl", "b.jsonl", "c.jsonl"]);
+        assert_eq!((s.out.as_str(), s.seed, s.bootstrap, s.date.as_deref()), ("r.md", 3, 10, Some("d")));
+        // What clap refuses, naming what is at fault.
+        let refused: &[(&[&str], ErrorKind, &str)] = &[
+            (&["--out", "r.md"], ErrorKind::MissingRequiredArgument, "RUN.jsonl"),
+            (&["a.jsonl"], ErrorKind::MissingRequiredArgument, "--out"),
+            (&["a.jsonl", "--out"], ErrorKind::InvalidValue, "--out"),
+            (&["a.jsonl", "--out", "r.md", "--nope", "1"], ErrorKind::UnknownArgument, "--nope"),
+            (&["a.jsonl", "--out", "r.md", "--bootstrap", "many"], ErrorKind::ValueValidation, "--bootstrap"),
+            (
+                &["a.jsonl", "--out", "r.md", "--category-field", "x"],
+                ErrorKind::MissingRequiredArgument,
+                "--categories",
+            ),
         ];
-        for (raw, message) in errors {
-            assert_eq!(settings(&strings(raw)).err().as_deref(), Some(*message), "{raw:?}");
+        for (raw, kind, named) in refused {
+            let err = parsed(raw).expect_err("refused");
+            assert_eq!(err.kind(), *kind, "{raw:?}: {err}");
+            assert!(err.to_string().contains(named), "{raw:?}: {err}");
         }
+        let too_many = parsed(&["a.jsonl", "--out", "r.md", "--bootstrap", "1000001"]).unwrap();
+        assert_eq!(check(&too_many), Err("--bootstrap must be at most 1000000, got 1000001".to_string()));
     }
 
     #[test]
@@ -255,18 +226,11 @@ mod tests {
         assert!(read_categories("d.jsonl", "{oops", "category").unwrap_err().starts_with("d.jsonl:1: not JSON"));
     }
 
-    /// Dates checked against Python's `datetime.fromtimestamp(s, timezone.utc)`.
     #[test]
-    fn seconds_become_utc_dates() {
-        let cases = [
-            (0, "1970-01-01"),
-            (951_782_400, "2000-02-29"),
-            (951_868_800, "2000-03-01"),
-            (1_764_028_800, "2025-11-25"),
-            (4_102_444_799, "2099-12-31"),
-        ];
-        for (secs, date) in cases {
-            assert_eq!(utc_date(secs), date, "{secs}");
-        }
+    fn today_is_a_calendar_date() {
+        let today = today_utc();
+        let parts: Vec<&str> = today.split('-').collect();
+        assert_eq!(parts.iter().map(|p| p.len()).collect::<Vec<_>>(), [4, 2, 2], "{today}");
+        assert!(parts[0] >= "2025", "{today}");
     }
 }

@@ -3,29 +3,33 @@
 //! dataset file that every `--dataset` reads. Perturbing with `--profile codecrash` normalises the
 //! same way first, so the two compare.
 
-use execbench_core::{Limits, Provenance};
+use execbench_core::Provenance;
 use execbench_perturb::normalise::dataset_jsonl;
 
-use crate::args::Args;
 use crate::perturb::{PERTURB_STACK_BYTES, dataset_name, normalise_all};
 use crate::python::Workers;
 
-pub const USAGE: &str =
-    "execbench normalise --dataset FILE(.jsonl|.parquet) [--no-verify] [--time-limit SECONDS] --out FILE.jsonl";
-
-pub const SWITCHES: &[&str] = &["no-verify"];
+#[derive(clap::Args, Debug)]
+pub struct NormaliseArgs {
+    /// The dataset (.jsonl or .parquet)
+    #[arg(long, value_name = "FILE")]
+    dataset: String,
+    /// Where the normalised dataset goes (JSON Lines)
+    #[arg(long, value_name = "FILE")]
+    out: String,
+    /// Do not run the normalised programs to check them
+    #[arg(long)]
+    no_verify: bool,
+    /// How long a program may run when verified
+    #[arg(long, value_name = "SECONDS", default_value_t = 2.0)]
+    time_limit: f64,
+}
 
 /// Exit code 0 when every row was read and normalised, 1 otherwise (the others are written).
-pub fn run(args: &Args) -> Result<i32, String> {
-    args.reject_unknown(&["dataset", "out", "no-verify", "time-limit"])?;
-    let dataset = args.required("dataset")?;
-    let out = args.required("out")?;
-    let seconds: f64 = args.number("time-limit", 2.0)?;
-    if !(seconds > 0.0 && seconds <= 3600.0) {
-        return Err(format!("--time-limit must be between 0 and 3600 seconds, got {seconds}"));
-    }
-    let verify_limits =
-        (!args.switch("no-verify")).then(|| Limits { time_ms: (seconds * 1000.0).round() as u32, max_steps: 0 });
+pub fn run(args: &NormaliseArgs) -> Result<i32, String> {
+    let (dataset, out) = (args.dataset.as_str(), args.out.as_str());
+    let limits = crate::args::time_limit(args.time_limit)?;
+    let verify_limits = (!args.no_verify).then_some(limits);
     let report = crate::dataset::read_dataset(dataset)?;
     let workers = Workers::of_this_binary()?;
     // RustPython's frames are large: the same big stack as perturbing.

@@ -23,34 +23,61 @@ use execbench_run::io::BlockingPython;
 use execbench_run::model_wrong_answers::{ASKS_PER_SAMPLE, AskedClaims, ProposalCache, ProposalJob, ask_wrong_answers};
 use execbench_run::status::Live;
 
-use crate::api_args::{API_FLAGS, ApiOptions, api_key, api_options};
-use crate::args::Args;
+use crate::api_args::{ApiFlags, ApiOptions, api_key, api_options};
 use crate::http::{NativeHttp, TokioClock};
 use crate::progress::Progress;
 use crate::python::Workers;
 
-pub const USAGE: &str = "execbench perturb --dataset FILE.jsonl --kind KIND [--seed N] [--p X] [--once] [--prediction output|input] [--no-verify] [--time-limit SECONDS] [--profile execbench|codecrash] [--format execbench|codecrash] [--wrong-answers offline|file:PATH|model --provider P --model M [--base-url U] [--key-env NAME] [--allow-http] [--proposals FILE.jsonl]] --out FILE.jsonl";
-
-/// Flags that take no value. `--verify` is what the command does anyway; it is still accepted so
-/// that scripts written when verifying was optional keep working.
-pub const SWITCHES: &[&str] = &["once", "verify", "no-verify", "stream", "allow-http"];
-
-const KNOWN_FLAGS: &[&str] = &[
-    "dataset",
-    "kind",
-    "seed",
-    "p",
-    "once",
-    "prediction",
-    "verify",
-    "no-verify",
-    "time-limit",
-    "format",
-    "profile",
-    "wrong-answers",
-    "proposals",
-    "out",
-];
+#[derive(clap::Args, Debug)]
+pub struct PerturbArgs {
+    /// The dataset (.jsonl or .parquet)
+    #[arg(long, value_name = "FILE")]
+    dataset: String,
+    /// The perturbation: REN, RTF, GBC, PSC_ALL, MCC, MPS or MHC
+    #[arg(long, value_name = "KIND")]
+    kind: String,
+    /// The seed of the perturbation's choices
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    seed: u64,
+    /// The chance each candidate site is perturbed (0 to 1)
+    #[arg(long, value_name = "X", default_value_t = 1.0)]
+    p: f64,
+    /// At most one site per program
+    #[arg(long)]
+    once: bool,
+    /// The task the perturbed dataset is for [default: output]
+    #[arg(long, value_name = "output|input")]
+    prediction: Option<String>,
+    /// Verify each perturbed program by execution (the default; kept for older scripts)
+    #[arg(long)]
+    verify: bool,
+    /// Do not run the perturbed programs to check them
+    #[arg(long)]
+    no_verify: bool,
+    /// How long a program may run when verified
+    #[arg(long, value_name = "SECONDS", default_value_t = 2.0)]
+    time_limit: f64,
+    /// Conventions: execbench's, or CodeCrash's (programs normalised first) [default: execbench]
+    #[arg(long, value_name = "execbench|codecrash")]
+    profile: Option<String>,
+    /// The rows' field layout [default: execbench]
+    #[arg(long, value_name = "execbench|codecrash")]
+    format: Option<String>,
+    /// Where MHC's wrong answers come from [default: offline]
+    #[arg(long, value_name = "offline|file:PATH|model")]
+    wrong_answers: Option<String>,
+    /// With --wrong-answers model: the file the model's proposals are kept in [default: OUT.proposals.jsonl]
+    #[arg(long, value_name = "FILE.jsonl")]
+    proposals: Option<String>,
+    /// Where the perturbed rows go (JSON Lines)
+    #[arg(long, value_name = "FILE")]
+    out: String,
+    /// With --wrong-answers model: the model API's preset
+    #[arg(long, value_name = "P")]
+    provider: Option<String>,
+    #[command(flatten)]
+    pub api: ApiFlags,
+}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Format {
@@ -85,45 +112,38 @@ enum WrongAnswers<'a> {
     Model,
 }
 
-fn settings(args: &Args) -> Result<Settings<'_>, String> {
-    args.reject_unknown(&[KNOWN_FLAGS, API_FLAGS].concat())?;
-    let dataset = args.required("dataset")?;
-    let kind_name = args.required("kind")?;
+fn settings(args: &PerturbArgs) -> Result<Settings<'_>, String> {
+    let (dataset, out) = (args.dataset.as_str(), args.out.as_str());
+    let kind_name = args.kind.as_str();
     let kind = Kind::parse(kind_name).ok_or_else(|| {
         let known: Vec<&str> = Kind::ALL.iter().map(|k| k.name()).collect();
         format!("unknown kind `{kind_name}` (known: {})", known.join(", "))
     })?;
-    let out = args.required("out")?;
-    let seed: u64 = args.number("seed", 0)?;
-    let p: f64 = args.number("p", 1.0)?;
+    let (seed, p) = (args.seed, args.p);
     if !(0.0..=1.0).contains(&p) {
         return Err(format!("--p must be between 0 and 1, got {p}"));
     }
-    let format = match args.optional("format").unwrap_or("execbench") {
+    let format = match args.format.as_deref().unwrap_or("execbench") {
         "execbench" => Format::Execbench,
         "codecrash" => Format::CodeCrash,
         other => return Err(format!("unknown --format `{other}` (known: execbench, codecrash)")),
     };
-    let seconds: f64 = args.number("time-limit", 2.0)?;
-    if !(seconds > 0.0 && seconds <= 3600.0) {
-        return Err(format!("--time-limit must be between 0 and 3600 seconds, got {seconds}"));
-    }
-    let prediction = match args.optional("prediction").unwrap_or("output") {
+    let limits = crate::args::time_limit(args.time_limit)?;
+    let prediction = match args.prediction.as_deref().unwrap_or("output") {
         "output" => Prediction::Output,
         "input" => Prediction::Input,
         other => return Err(format!("unknown --prediction `{other}` (known: output, input)")),
     };
-    if args.switch("verify") && args.switch("no-verify") {
+    if args.verify && args.no_verify {
         return Err("--verify and --no-verify contradict each other (verifying is the default)".to_string());
     }
-    let verify_limits =
-        (!args.switch("no-verify")).then(|| Limits { time_ms: (seconds * 1000.0).round() as u32, max_steps: 0 });
+    let verify_limits = (!args.no_verify).then_some(limits);
     // The profile chooses conventions; `--format` only the field layout: they combine freely.
-    let profile_name = args.optional("profile").unwrap_or("execbench");
+    let profile_name = args.profile.as_deref().unwrap_or("execbench");
     let profile = Profile::parse(profile_name)
         .ok_or_else(|| format!("unknown --profile `{profile_name}` (known: execbench, codecrash)"))?;
-    let options = Options { seed, p, once: args.switch("once"), prediction, profile };
-    let wrong_answers = match args.optional("wrong-answers") {
+    let options = Options { seed, p, once: args.once, prediction, profile };
+    let wrong_answers = match args.wrong_answers.as_deref() {
         None | Some("offline") => WrongAnswers::Offline,
         Some(file) if file.starts_with("file:") && file.len() > "file:".len() => {
             WrongAnswers::File(&file["file:".len()..])
@@ -132,16 +152,19 @@ fn settings(args: &Args) -> Result<Settings<'_>, String> {
         Some(other) => return Err(format!("unknown --wrong-answers `{other}` (known: offline, file:PATH, model)")),
     };
     let api = match wrong_answers {
-        WrongAnswers::Model => Some(api_options(args, args.required("provider")?, &[])?),
+        WrongAnswers::Model => {
+            let provider = args.provider.as_deref().ok_or("--provider is required")?;
+            Some(api_options(&args.api, provider, &[])?)
+        }
         _ => None,
     };
-    if args.optional("wrong-answers").is_some() && kind != Kind::Mhc {
+    if args.wrong_answers.is_some() && kind != Kind::Mhc {
         return Err(format!("--wrong-answers is for MHC only, not {kind}"));
     }
-    if args.optional("proposals").is_some() && wrong_answers != WrongAnswers::Model {
+    if args.proposals.is_some() && wrong_answers != WrongAnswers::Model {
         return Err("--proposals keeps a model's proposals: it needs --wrong-answers model".to_string());
     }
-    let proposals = args.optional("proposals").map_or_else(|| format!("{out}.proposals.jsonl"), str::to_string);
+    let proposals = args.proposals.clone().unwrap_or_else(|| format!("{out}.proposals.jsonl"));
     Ok(Settings { dataset, out, kind, options, verify_limits, format, wrong_answers, api, proposals })
 }
 
@@ -153,7 +176,7 @@ pub fn dataset_name(path: &str) -> String {
 /// Returns the process exit code: 0 when every row was valid and every sample was perturbed and
 /// verified, 1 otherwise. Rows that failed are reported on stderr and never written. Unchanged
 /// rows (the kind found nothing to change) are written, counted, and no failure.
-pub fn run(args: &Args) -> Result<i32, String> {
+pub fn run(args: &PerturbArgs) -> Result<i32, String> {
     let settings = settings(args)?;
     // A claimed input can send a recursive function to Python's recursion limit, and RustPython's
     // frames are large (very large in a debug build): the main thread's 8 MB overflow on it. The
@@ -428,20 +451,32 @@ fn perturb_all(settings: &Settings) -> Result<i32, String> {
 mod tests {
     use super::*;
 
-    fn parsed(raw: &[&str]) -> Args {
-        Args::of(raw, SWITCHES)
+    fn parsed(raw: &[&str]) -> Result<PerturbArgs, clap::Error> {
+        match crate::cli::parse_from([&["execbench", "perturb"][..], raw].concat())?.command {
+            crate::cli::Command::Perturb(args) => Ok(args),
+            other => panic!("{other:?}"),
+        }
     }
 
     #[test]
     fn settings_are_checked_before_any_work() {
         let base = ["--dataset", "d.jsonl", "--out", "o.jsonl"];
+        use clap::error::ErrorKind;
+        // What clap refuses, naming the flag at fault.
+        let refused: &[(&[&str], ErrorKind, &str)] = &[
+            (&[], ErrorKind::MissingRequiredArgument, "--kind"),
+            (&["--kind", "REN", "--seed", "-1"], ErrorKind::ValueValidation, "--seed"),
+            (&["--kind", "REN", "--colour", "x"], ErrorKind::UnknownArgument, "--colour"),
+        ];
+        for (extra, kind, flag) in refused {
+            let err = parsed(&[&base[..], extra].concat()).expect_err("refused");
+            assert_eq!(err.kind(), *kind, "{extra:?}: {err}");
+            assert!(err.to_string().contains(flag), "{extra:?}: {err}");
+        }
         let cases: &[(&[&str], &str)] = &[
-            (&[], "--kind is required"),
             (&["--kind", "XYZ"], "unknown kind `XYZ` (known: REN, RTF, GBC, PSC_ALL, MCC, MPS, MHC)"),
             (&["--kind", "MCC", "--p", "1.5"], "--p must be between 0 and 1, got 1.5"),
             (&["--kind", "REN", "--format", "csv"], "unknown --format `csv` (known: execbench, codecrash)"),
-            (&["--kind", "REN", "--seed", "-1"], "--seed expects a number, got `-1`"),
-            (&["--kind", "REN", "--colour", "x"], "unknown flag --colour"),
             (&["--kind", "MHC", "--prediction", "both"], "unknown --prediction `both` (known: output, input)"),
             (
                 &["--kind", "REN", "--verify", "--no-verify"],
@@ -464,7 +499,7 @@ mod tests {
             (&["--kind", "REN", "--wrong-answers", "offline"], "--wrong-answers is for MHC only, not REN"),
         ];
         for (extra, message) in cases {
-            let args = parsed(&[&base[..], extra].concat());
+            let args = parsed(&[&base[..], extra].concat()).expect("flags parse");
             assert_eq!(settings(&args).err().as_deref(), Some(*message), "{extra:?}");
         }
         let args = parsed(
@@ -473,7 +508,8 @@ mod tests {
                 &["--kind", "psc-all", "--seed", "3", "--p", "0.5", "--once", "--verify", "--format", "codecrash"],
             ]
             .concat(),
-        );
+        )
+        .unwrap();
         let s = settings(&args).expect("valid flags");
         assert_eq!(
             (s.kind, s.options.seed, s.options.p, s.options.once, s.format),
@@ -482,20 +518,22 @@ mod tests {
         assert_eq!(s.verify_limits, Some(Limits { time_ms: 2000, max_steps: 0 }));
         assert_eq!(s.options.prediction, Prediction::Output);
         // Verifying is the default; `--verify` changes nothing, `--no-verify` turns it off.
-        let args = parsed(&[&base[..], &["--kind", "MHC", "--prediction", "input", "--time-limit", "0.5"]].concat());
+        let args =
+            parsed(&[&base[..], &["--kind", "MHC", "--prediction", "input", "--time-limit", "0.5"]].concat()).unwrap();
         let defaults = settings(&args).expect("valid flags");
         assert_eq!(
             (defaults.verify_limits, defaults.options.prediction),
             (Some(Limits { time_ms: 500, max_steps: 0 }), Prediction::Input)
         );
-        let args = parsed(&[&base[..], &["--kind", "REN", "--no-verify"]].concat());
+        let args = parsed(&[&base[..], &["--kind", "REN", "--no-verify"]].concat()).unwrap();
         let unverified = settings(&args).expect("valid flags");
         assert_eq!(unverified.verify_limits, None);
         assert_eq!(unverified.options.profile, Profile::Execbench, "execbench is the default profile");
-        let args = parsed(&[&base[..], &["--kind", "MCC", "--profile", "codecrash", "--format", "execbench"]].concat());
+        let args = parsed(&[&base[..], &["--kind", "MCC", "--profile", "codecrash", "--format", "execbench"]].concat())
+            .unwrap();
         let codecrash = settings(&args).expect("valid flags");
         assert_eq!((codecrash.options.profile, codecrash.format), (Profile::Codecrash, Format::Execbench));
-        let args = parsed(&[&base[..], &["--kind", "MHC", "--wrong-answers", "file:claims.jsonl"]].concat());
+        let args = parsed(&[&base[..], &["--kind", "MHC", "--wrong-answers", "file:claims.jsonl"]].concat()).unwrap();
         assert_eq!(settings(&args).expect("valid flags").wrong_answers, WrongAnswers::File("claims.jsonl"));
         assert_eq!(unverified.wrong_answers, WrongAnswers::Offline);
     }

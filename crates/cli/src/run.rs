@@ -4,58 +4,66 @@
 //! `--resume` asks only for the rest. Scoring runs its Python on `--jobs` interpreters.
 
 use std::cell::RefCell;
-use std::collections::BTreeSet;
 use std::io::Write;
 
 use execbench_core::Sample;
-use execbench_eval::models::{EchoFirstArgument, Oracle, TypeDefault};
 use execbench_eval::prompt::{Style, Template, builtin_templates, default_template};
 use execbench_eval::report::{markdown_table, summarize};
 use execbench_eval::{Mode, Task};
 use execbench_providers::{KeyScope, Usage};
 use execbench_run::api::{ApiModel, ApiSettings};
-use execbench_run::cost::{SpendCap, format_usd};
+use execbench_run::cost::format_usd;
+use execbench_run::manifest::{PriceUsed, RunEntry, Tally};
 use execbench_run::record::SampleRecord;
-use execbench_run::runfile::{FORMAT, PriceUsed, RunManifest, dataset_hash, read_run_file};
-use execbench_run::store::{Recorder, RunEntry, RunState, Tally};
-use execbench_run::{CancelToken, EvalJob, Event, Io, Responder, RunEnd, run_evaluation};
+use execbench_run::runfile::read_run_file;
+use execbench_run::session::{self, Continue, NewRun, Session, SessionEvent, SessionIo, run_session};
+use execbench_run::{CancelToken, EvalJob, Event, Responder, RunEnd};
 
-use crate::api_args::{KeySource, api_key, api_options};
-use crate::args::Args;
+use crate::api_args::{ApiFlags, KeySource, api_key, api_options};
 use crate::http::{NativeHttp, TokioClock};
+use crate::progress::StatusBar;
 use crate::python::Workers;
 use crate::store::JsonlRunStore;
 
-pub const USAGE: &str = "execbench run --dataset FILE.jsonl --task output|input [--template ID] --provider P --model M [--base-url URL] [--n N] [--concurrency C] [--temperature T|none] [--top-p P|none] [--max-tokens N] [--max-tokens-field auto|max_tokens|max_completion_tokens] [--reasoning-effort low|medium|high] [--thinking-budget N] [--stream] [--delay-ms MS] [--timeout S] [--limit N] [--mode strict|compatible] [--key-env NAME] [--allow-http] [--price IN,OUT] [--spend-cap USD] [--jobs N] --out RUN.jsonl [--resume]\n  the key: from the variable --key-env names; a provider's own (OPENAI_API_KEY, ANTHROPIC_API_KEY, ...) only for its own address; never over plain http to another machine without --allow-http\n  providers: openai, anthropic, gemini, openrouter, deepseek, deepinfra, together, qwen, azure, vllm, sglang, ollama, llamacpp, openai-compatible; offline: oracle, echo-first-argument, type-default";
-pub const SWITCHES: &[&str] = &["resume", "stream", "allow-http"];
-const KNOWN_FLAGS: &[&str] = &[
-    "dataset",
-    "task",
-    "template",
-    "provider",
-    "model",
-    "base-url",
-    "n",
-    "concurrency",
-    "temperature",
-    "top-p",
-    "max-tokens",
-    "stream",
-    "delay-ms",
-    "timeout",
-    "limit",
-    "mode",
-    "key-env",
-    "allow-http",
-    "out",
-    "resume",
-    "reasoning-effort",
-    "thinking-budget",
-    "max-tokens-field",
-    "price",
-    "spend-cap",
-    "jobs",
-];
+#[derive(clap::Args, Debug)]
+#[command(
+    after_help = "The key comes from the variable --key-env names; a provider's own (OPENAI_API_KEY, ANTHROPIC_API_KEY, ...) is read only for its own address, and never sent over plain http to another machine without --allow-http.\nProviders: openai, anthropic, gemini, openrouter, deepseek, deepinfra, together, qwen, azure, vllm, sglang, ollama, llamacpp, openai-compatible; offline: oracle, echo-first-argument, type-default."
+)]
+pub struct RunArgs {
+    /// The dataset (.jsonl or .parquet)
+    #[arg(long, value_name = "FILE")]
+    dataset: String,
+    /// What the model predicts
+    #[arg(long, value_name = "output|input")]
+    task: String,
+    /// A built-in prompt template's id [default: the task's direct one]
+    #[arg(long, value_name = "ID")]
+    template: Option<String>,
+    /// A model API's preset, or an offline model
+    #[arg(long, value_name = "P")]
+    provider: String,
+    /// Answers asked per sample (1 to 100)
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    n: usize,
+    /// Only the first N samples
+    #[arg(long, value_name = "N")]
+    limit: Option<usize>,
+    /// One scoring mode [default: both]
+    #[arg(long, value_name = "strict|compatible")]
+    mode: Option<String>,
+    /// Python worker processes scoring at once [default: every core]
+    #[arg(long, value_name = "N")]
+    jobs: Option<usize>,
+    /// The run file (JSON Lines), written as samples finish
+    #[arg(long, value_name = "RUN.jsonl")]
+    out: String,
+    /// Continue the run file --out names, asking only for the samples not yet done
+    #[arg(long)]
+    resume: bool,
+    #[command(flatten)]
+    pub api: ApiFlags,
+}
+
 const OFFLINE: &[&str] = &["oracle", "echo-first-argument", "type-default"];
 
 /// The settings, checked before any file is read or request sent.
@@ -82,12 +90,11 @@ struct Settings {
     jobs: usize,
 }
 
-fn settings(args: &Args) -> Result<Settings, String> {
-    args.reject_unknown(KNOWN_FLAGS)?;
-    let dataset = args.required("dataset")?.to_string();
-    let task_label = args.required("task")?;
+fn settings(args: &RunArgs) -> Result<Settings, String> {
+    let dataset = args.dataset.clone();
+    let task_label = args.task.as_str();
     let task = Task::from_label(task_label).ok_or(format!("unknown --task `{task_label}` (known: output, input)"))?;
-    let template = match args.optional("template") {
+    let template = match args.template.as_deref() {
         None => default_template(task, Style::Direct),
         Some(id) => {
             let all = builtin_templates();
@@ -105,29 +112,26 @@ fn settings(args: &Args) -> Result<Settings, String> {
             found
         }
     };
-    let provider = args.required("provider")?;
-    let n: usize = args.number("n", 1)?;
+    let provider = args.provider.as_str();
+    let n = args.n;
     if !(1..=100).contains(&n) {
         return Err(format!("--n must be between 1 and 100, got {n}"));
     }
-    let limit = match args.optional("limit") {
-        None => None,
-        Some(_) => Some(args.number::<usize>("limit", 0)?)
-            .filter(|l| *l > 0)
-            .map(Some)
-            .ok_or("--limit must be a positive number".to_string())?,
+    let limit = match args.limit {
+        Some(0) => return Err("--limit must be a positive number".to_string()),
+        limit => limit,
     };
-    let modes = match args.optional("mode") {
+    let modes = match args.mode.as_deref() {
         None => Mode::ALL.to_vec(),
         Some(label) => {
             vec![Mode::from_label(label).ok_or(format!("unknown --mode `{label}` (known: strict, compatible)"))?]
         }
     };
-    let out = args.required("out")?.to_string();
-    let resume = args.switch("resume");
-    let jobs = args.jobs()?;
+    let out = args.out.clone();
+    let resume = args.resume;
+    let jobs = crate::args::jobs(args.jobs)?;
     if OFFLINE.contains(&provider) {
-        if args.optional("spend-cap").is_some() || args.optional("price").is_some() {
+        if args.api.spend_cap.is_some() || args.api.price.is_some() {
             return Err(format!("--spend-cap and --price are for model APIs; `{provider}` costs nothing"));
         }
         return Ok(Settings {
@@ -150,7 +154,7 @@ fn settings(args: &Args) -> Result<Settings, String> {
     if provider == execbench_run::simulate::PROVIDER {
         return Err("the simulated model answers inside the web page; here, run the mock model server (cargo run -p execbench-mockserver) and use --provider openai-compatible --base-url".to_string());
     }
-    let options = api_options(args, provider, OFFLINE)?;
+    let options = api_options(&args.api, provider, OFFLINE)?;
     Ok(Settings {
         dataset,
         task,
@@ -182,9 +186,9 @@ fn now_secs() -> u64 {
     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0)
 }
 
-/// Returns the exit code: 0 finished, 1 finished with errors or bad rows, 3 stopped by the provider
-/// or the store.
-pub fn run(args: &Args) -> Result<i32, String> {
+/// Returns the exit code: 0 finished, 1 finished with errors or bad rows, or paused (Ctrl-C, the
+/// spend cap), 3 stopped by the provider or the store.
+pub fn run(args: &RunArgs) -> Result<i32, String> {
     let settings = settings(args)?;
     let key = key(&settings)?;
     let report = crate::dataset::read_dataset(&settings.dataset)?;
@@ -192,38 +196,32 @@ pub fn run(args: &Args) -> Result<i32, String> {
     if samples.is_empty() {
         return Err(format!("{} has no usable samples", settings.dataset));
     }
-    let model_name = match (&settings.api, &settings.offline) {
-        (Some(api), _) => ApiModel { settings: api.clone(), key: None }.name(),
-        (None, Some(name)) => name.clone(),
+    let mut responder = match (&settings.api, settings.offline.as_deref()) {
+        (Some(api), _) => Responder::Api(ApiModel { settings: api.clone(), key }),
+        (None, Some(name)) => Responder::Offline(
+            execbench_eval::models::offline_model(name).ok_or(format!("unknown offline model `{name}`"))?,
+        ),
         (None, None) => unreachable!("settings() sets one of the two"),
     };
-    let manifest = RunManifest {
-        format: FORMAT.to_string(),
+    let job = EvalJob::new(samples.clone(), settings.template.clone(), settings.n, settings.modes.clone());
+    let about = NewRun {
         run_id: format!("run-{}", now_secs()),
-        model: model_name,
+        created: now_secs(),
+        model: session::model_name(&responder, None),
         api: settings.api.clone(),
         dataset: settings.dataset.clone(),
-        dataset_hash: dataset_hash(&samples),
-        samples: samples.len(),
-        task: settings.task,
-        template: settings.template.clone(),
-        n: settings.n,
-        modes: settings.modes.clone(),
-        created: now_secs(),
-        app_version: env!("CARGO_PKG_VERSION").to_string(),
-        provenance: execbench_core::provenance::perturbation_of(&samples),
         simulation: None,
         price: settings.price.clone(),
-        spend_cap: settings.spend_cap,
         stored: None,
+        app_version: env!("CARGO_PKG_VERSION").to_string(),
     };
+    let mut manifest = session::new_manifest(&job, about);
+    manifest.spend_cap = settings.spend_cap;
 
     // Resume: the file's manifest must describe the same run; its finished samples are skipped.
     let store = JsonlRunStore::in_dir(".");
-    let mut earlier: Vec<SampleRecord> = Vec::new();
-    let mut done = BTreeSet::new();
     let file_exists = std::path::Path::new(&settings.out).exists();
-    let entry = if settings.resume && file_exists {
+    let (entry, job, earlier) = if settings.resume && file_exists {
         let text = std::fs::read_to_string(&settings.out).map_err(|e| format!("cannot read {}: {e}", settings.out))?;
         let run_file = read_run_file(&settings.out, &text)?;
         let mut conflicts = run_file.manifest.resume_conflicts(&manifest);
@@ -247,69 +245,61 @@ pub fn run(args: &Args) -> Result<i32, String> {
                 .map_err(|e| format!("cannot open {}: {e}", settings.out))?;
             writeln!(f).map_err(|e| format!("cannot write {}: {e}", settings.out))?;
         }
-        done = run_file.finished_ids();
-        earlier = run_file.records.values().filter(|r| done.contains(&r.sample_id)).cloned().collect();
-        eprintln!("resuming {}: {} of {} samples already done", settings.out, done.len(), samples.len());
         store.bind(&run_file.manifest.run_id, &settings.out);
+        let records: Vec<SampleRecord> = run_file.records.into_values().collect();
         let mut entry = RunEntry::new(run_file.manifest, now_ms());
         if let Some(state) = run_file.state {
             entry.active_ms = state.active_ms;
         }
-        entry.tally = Tally::of(&earlier);
-        if settings.spend_cap.is_some() {
-            entry.manifest.spend_cap = settings.spend_cap;
-        }
-        entry
+        entry.tally = Tally::of(&records);
+        // Errors are asked again: a resumed file ends with every sample scored if it can be.
+        let plan = session::continuation(&entry, records, &samples, Continue::RetryErrors, settings.spend_cap)
+            .map_err(|e| format!("cannot resume {}: {e}", settings.out))?;
+        eprintln!("resuming {}: {} of {} samples already done", settings.out, plan.job.done.len(), samples.len());
+        (plan.entry, plan.job, plan.earlier)
     } else {
         if file_exists && !settings.resume {
             return Err(format!("{} exists: pass --resume to continue it, or choose another --out", settings.out));
         }
         store.bind(&manifest.run_id, &settings.out);
-        RunEntry::new(manifest, now_ms())
-    };
-    let spend_cap = match (entry.manifest.spend_cap, &entry.manifest.price) {
-        (Some(limit), Some(price)) => {
-            Some(SpendCap { limit, price: price.price, spent_before: price.price.cost(&entry.tally.usage) })
-        }
-        _ => None,
+        let entry = RunEntry::new(manifest, now_ms());
+        let job = EvalJob { spend_cap: session::spend_cap_of(&entry), ..job };
+        (entry, job, Vec::new())
     };
     let price = entry.manifest.price.clone();
-    let recorder = Recorder::new(&store, entry, &earlier, Box::new(now_ms));
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| format!("cannot start the async runtime: {e}"))?;
-    runtime
-        .block_on(recorder.set_state(RunState::Running, None))
-        .map_err(|e| format!("cannot write {}: {e}", settings.out))?;
-
-    let job = EvalJob {
-        done,
-        spend_cap,
-        ..EvalJob::new(samples.clone(), settings.template.clone(), settings.n, settings.modes.clone())
-    };
-    let mut responder = match (&settings.api, settings.offline.as_deref()) {
-        (Some(api), _) => Responder::Api(ApiModel { settings: api.clone(), key }),
-        (None, Some("echo-first-argument")) => Responder::Offline(Box::new(EchoFirstArgument)),
-        (None, Some("type-default")) => Responder::Offline(Box::new(TypeDefault)),
-        _ => Responder::Offline(Box::new(Oracle::default())),
-    };
     eprintln!(
         "{}: {} samples x {} ({} to ask), {} prediction, template {}",
         responder.name(),
         samples.len(),
-        settings.n,
+        job.n,
         samples.len() - job.done.len(),
         settings.task.label(),
         settings.template.id
     );
 
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot start the async runtime: {e}"))?;
     let python = Workers::of_this_binary()?.python(settings.jobs);
     let (http, clock) = (NativeHttp::new()?, TokioClock::new());
     let cancel = CancelToken::new();
+    runtime.spawn(stop_on_ctrl_c(cancel.clone()));
     let last_line = RefCell::new((0.0f64, String::new()));
-    let on_event = |event: Event| {
-        if let Event::Status(status) = event {
+    let bar = StatusBar::on_terminal(samples.len());
+    let on_event = |event: SessionEvent| {
+        if let SessionEvent::Engine(Event::Status(status), _) = event {
+            if let Some(bar) = &bar {
+                let message = format!(
+                    "{}; {} requests, tokens {} in / {} out",
+                    status.describe(),
+                    status.requests_sent,
+                    status.usage.prompt_tokens,
+                    status.usage.completion_tokens
+                );
+                bar.show(status.done, status.total, &message);
+                return;
+            }
             let line = format!(
                 "{}/{} samples, {}; {} requests, tokens {} in / {} out",
                 status.done,
@@ -327,30 +317,16 @@ pub fn run(args: &Args) -> Result<i32, String> {
             }
         }
     };
-    let outcome = runtime.block_on(run_evaluation(
-        &job,
-        &mut responder,
-        Io { python: &python, http: &http, clock: &clock, store: &recorder },
-        &cancel,
-        &on_event,
-    ));
-
-    // The file says how the run ended (a store failure cannot be written, and leaves it interrupted).
-    let state = match &outcome.end {
-        RunEnd::Finished => Some((RunState::Finished, None)),
-        RunEnd::Stopped => Some((RunState::Paused, Some("stopped".to_string()))),
-        RunEnd::SpendCap { .. } => Some((RunState::Paused, Some(outcome.end.describe()))),
-        RunEnd::ProviderStopped(_) => Some((RunState::Failed, Some(outcome.end.describe()))),
-        RunEnd::StoreFailed(_) => None,
-    };
-    if let Some((state, note)) = state
-        && let Err(e) = runtime.block_on(recorder.set_state(state, note))
-    {
+    let session = Session { store: &store, entry, earlier, unsaved: Vec::new(), now_ms: Box::new(now_ms) };
+    let io = SessionIo { python: &python, http: &http, clock: &clock };
+    let end = runtime
+        .block_on(run_session(session, job, &mut responder, io, &cancel, &on_event))
+        .map_err(|e| format!("cannot write {}: {}", settings.out, e.error))?;
+    if let Some(e) = &end.state_error {
         eprintln!("cannot record the run's state in {}: {e}", settings.out);
     }
-    let mut all = earlier;
-    all.extend(outcome.records.iter().cloned());
-    all.sort_by_key(|r| r.index);
+    let outcome = &end.outcome;
+    let all = &end.records;
     let errors: Vec<&SampleRecord> = all.iter().filter(|r| r.is_error()).collect();
     let usage = all.iter().filter_map(|r| r.usage).fold(Usage::default(), |mut total, u| {
         total.add(&u);
@@ -395,11 +371,23 @@ pub fn run(args: &Args) -> Result<i32, String> {
         );
     }
     println!("\n{}", markdown_table(&summaries));
-    Ok(match outcome.end {
+    Ok(match &outcome.end {
         RunEnd::Finished if errors.is_empty() && report.errors.is_empty() => 0,
         RunEnd::Finished | RunEnd::Stopped | RunEnd::SpendCap { .. } => 1,
         RunEnd::ProviderStopped(_) | RunEnd::StoreFailed(_) => 3,
     })
+}
+
+/// Ctrl-C stops the run as the page's Stop does: requests in flight are dropped, the file says
+/// it paused, `--resume` asks for the rest. A second Ctrl-C quits at once.
+async fn stop_on_ctrl_c(cancel: CancelToken) {
+    if tokio::signal::ctrl_c().await.is_ok() {
+        eprintln!("stopping: the samples in flight are dropped (Ctrl-C again quits at once)");
+        cancel.cancel();
+        if tokio::signal::ctrl_c().await.is_ok() {
+            std::process::exit(130);
+        }
+    }
 }
 
 /// A run file resumed with flags that name another provider or origin than its manifest: refused
@@ -421,17 +409,33 @@ fn endpoint_conflict(file: Option<&ApiSettings>, flags: Option<&ApiSettings>) ->
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use clap::error::ErrorKind;
 
-    fn parsed(raw: &[&str]) -> Args {
-        Args::of(raw, SWITCHES)
+    use super::*;
+    use crate::cli::Command;
+
+    fn parsed(raw: &[&str]) -> Result<RunArgs, clap::Error> {
+        match crate::cli::parse_from([&["execbench", "run"][..], raw].concat())?.command {
+            Command::Run(args) => Ok(args),
+            other => panic!("{other:?}"),
+        }
     }
 
     #[test]
     fn settings_are_checked_before_any_work() {
         let base = ["--dataset", "d.jsonl", "--task", "output", "--out", "r.jsonl"];
+        // What clap refuses, naming the flag at fault; a key is never a flag.
+        let refused: &[(&[&str], ErrorKind, &str)] = &[
+            (&[], ErrorKind::MissingRequiredArgument, "--provider"),
+            (&["--provider", "openai", "--model", "m", "--api-key", "sk"], ErrorKind::UnknownArgument, "--api-key"),
+            (&["--provider", "openai", "--model", "m", "--n", "many"], ErrorKind::ValueValidation, "--n"),
+        ];
+        for (extra, kind, flag) in refused {
+            let err = parsed(&[&base[..], extra].concat()).expect_err("refused");
+            assert_eq!(err.kind(), *kind, "{extra:?}: {err}");
+            assert!(err.to_string().contains(flag), "{extra:?}: {err}");
+        }
         let cases: &[(&[&str], &str)] = &[
-            (&[], "--provider is required"),
             (&["--provider", "nope"], "unknown --provider `nope`"),
             (&["--provider", "openai"], "--model is required"),
             (&["--provider", "openai", "--model", "m", "--n", "0"], "--n must be between 1 and 100, got 0"),
@@ -443,25 +447,30 @@ mod tests {
                 &["--provider", "openai", "--model", "m", "--template", "input-direct"],
                 "--template `input-direct` is for input prediction, not output",
             ),
-            (&["--provider", "openai", "--model", "m", "--api-key", "sk"], "unknown flag --api-key"),
+            (&["--provider", "oracle", "--limit", "0"], "--limit must be a positive number"),
+            (&["--provider", "oracle", "--price", "1,2"], "--spend-cap and --price are for model APIs"),
         ];
         for (extra, message) in cases {
-            let args = parsed(&[&base[..], extra].concat());
+            let args = parsed(&[&base[..], extra].concat()).expect("flags parse");
             let err = settings(&args).err().unwrap_or_default();
             assert!(err.starts_with(message), "{extra:?}: {err}");
         }
-        let s = settings(&parsed(
-            &[&base[..], &["--provider", "anthropic", "--model", "claude", "--n", "5", "--stream"]].concat(),
-        ))
+        let s = settings(
+            &parsed(&[&base[..], &["--provider", "anthropic", "--model", "claude", "--n", "5", "--stream"]].concat())
+                .expect("flags parse"),
+        )
         .unwrap();
         let api = s.api.unwrap();
         assert_eq!(
             (api.endpoint.base_url.as_str(), api.params.stream, s.n, s.key.unwrap().env.as_deref()),
             ("https://api.anthropic.com/v1", true, 5, Some("ANTHROPIC_API_KEY"))
         );
-        let s = settings(&parsed(
-            &[&base[..], &["--provider", "vllm", "--model", "q", "--base-url", "http://127.0.0.1:9/v1/"]].concat(),
-        ))
+        let s = settings(
+            &parsed(
+                &[&base[..], &["--provider", "vllm", "--model", "q", "--base-url", "http://127.0.0.1:9/v1/"]].concat(),
+            )
+            .expect("flags parse"),
+        )
         .unwrap();
         assert_eq!(
             (s.api.unwrap().endpoint.base_url, s.key.unwrap().required),

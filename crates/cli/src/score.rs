@@ -7,18 +7,39 @@
 
 use std::time::Instant;
 
-use execbench_core::{Limits, Provenance};
+use execbench_core::Provenance;
 use execbench_eval::generations::{Rescore, import_generations, rescore_in_parallel};
 use execbench_eval::report::markdown_table;
 use execbench_eval::stored::{StoredScores, compare_stored};
 use execbench_eval::{Mode, ScoreOptions, Task};
 
-use crate::args::Args;
+use crate::progress::Progress;
 use crate::python::Workers;
 
-pub const USAGE: &str = "execbench score --dataset FILE(.jsonl|.parquet) --generations FILE --task output|input [--mode strict|compatible] [--time-limit SECONDS] [--jobs N] [--out FILE.jsonl]";
-
-const KNOWN_FLAGS: &[&str] = &["dataset", "generations", "task", "mode", "time-limit", "out", "jobs"];
+#[derive(clap::Args, Debug)]
+pub struct ScoreArgs {
+    /// The dataset the answers are for (.jsonl or .parquet)
+    #[arg(long, value_name = "FILE")]
+    dataset: String,
+    /// CRUXEval's generations JSON, JSON Lines of responses, or an evaluation file
+    #[arg(long, value_name = "FILE")]
+    generations: String,
+    /// What the model predicted
+    #[arg(long, value_name = "output|input")]
+    task: String,
+    /// One scoring mode [default: both]
+    #[arg(long, value_name = "strict|compatible")]
+    mode: Option<String>,
+    /// How long a program may run
+    #[arg(long, value_name = "SECONDS", default_value_t = 3.0)]
+    time_limit: f64,
+    /// Python worker processes at once [default: every core]
+    #[arg(long, value_name = "N")]
+    jobs: Option<usize>,
+    /// Write one result row per sample and mode here (JSON Lines)
+    #[arg(long, value_name = "FILE")]
+    out: Option<String>,
+}
 
 /// Everything the command needs, checked before any file is read.
 #[derive(Debug)]
@@ -32,30 +53,31 @@ struct Settings<'a> {
     jobs: usize,
 }
 
-fn settings(args: &Args) -> Result<Settings<'_>, String> {
-    args.reject_unknown(KNOWN_FLAGS)?;
-    let dataset = args.required("dataset")?;
-    let generations = args.required("generations")?;
-    let task_label = args.required("task")?;
+fn settings(args: &ScoreArgs) -> Result<Settings<'_>, String> {
+    let task_label = args.task.as_str();
     let task = Task::from_label(task_label).ok_or(format!("unknown --task `{task_label}` (known: output, input)"))?;
     // Both modes unless one is asked for: the point of reporting both is to compare them.
-    let modes = match args.optional("mode") {
+    let modes = match args.mode.as_deref() {
         None => Mode::ALL.to_vec(),
         Some(label) => {
             vec![Mode::from_label(label).ok_or(format!("unknown --mode `{label}` (known: strict, compatible)"))?]
         }
     };
-    let seconds: f64 = args.number("time-limit", 3.0)?;
-    if !(seconds > 0.0 && seconds <= 3600.0) {
-        return Err(format!("--time-limit must be between 0 and 3600 seconds, got {seconds}"));
-    }
-    let options = ScoreOptions { limits: Limits { time_ms: (seconds * 1000.0).round() as u32, max_steps: 0 } };
-    Ok(Settings { dataset, generations, task, modes, options, out: args.optional("out"), jobs: args.jobs()? })
+    let options = ScoreOptions { limits: crate::args::time_limit(args.time_limit)? };
+    Ok(Settings {
+        dataset: &args.dataset,
+        generations: &args.generations,
+        task,
+        modes,
+        options,
+        out: args.out.as_deref(),
+        jobs: crate::args::jobs(args.jobs)?,
+    })
 }
 
 /// Returns the process exit code: 0 when both files were read without a problem, 1 when a row or
 /// entry was bad (the good ones are still scored and reported).
-pub fn run(args: &Args) -> Result<i32, String> {
+pub fn run(args: &ScoreArgs) -> Result<i32, String> {
     let settings = settings(args)?;
     let dataset = crate::dataset::read_dataset(settings.dataset)?;
     let generations_bytes =
@@ -73,9 +95,13 @@ pub fn run(args: &Args) -> Result<i32, String> {
     }
 
     let workers = Workers::of_this_binary()?;
+    // The samples with answers: what each mode's bar counts.
+    let answered: std::collections::HashSet<&str> = generations.entries.iter().map(|e| e.id.as_str()).collect();
+    let to_score = dataset.samples.iter().filter(|s| answered.contains(s.id.as_str())).count();
     let mut rescores: Vec<Rescore> = Vec::new();
     for mode in &settings.modes {
         let started = Instant::now();
+        let mut progress = Progress::bar_only(to_score);
         let rescore = rescore_in_parallel(
             || workers.engine(),
             settings.jobs,
@@ -84,7 +110,7 @@ pub fn run(args: &Args) -> Result<i32, String> {
             settings.task,
             *mode,
             &settings.options,
-            |_| {},
+            |_| progress.tick(0),
         );
         eprintln!(
             "{} {}: {} answers scored in {:.0} ms",
@@ -196,28 +222,43 @@ fn figure_with_coverage(score: &execbench_eval::DatasetScore) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use clap::error::ErrorKind;
 
-    fn parsed(raw: &[&str]) -> Args {
-        Args::of(raw, &[])
+    use super::*;
+    use crate::cli::Command;
+
+    fn parsed(raw: &[&str]) -> Result<ScoreArgs, clap::Error> {
+        match crate::cli::parse_from([&["execbench", "score"][..], raw].concat())?.command {
+            Command::Score(args) => Ok(args),
+            other => panic!("{other:?}"),
+        }
     }
 
     #[test]
     fn settings_are_checked_before_any_work() {
         let base = ["--dataset", "d.jsonl", "--generations", "g.json"];
+        // What clap refuses, naming the flag at fault.
+        let refused: &[(&[&str], ErrorKind, &str)] = &[
+            (&[], ErrorKind::MissingRequiredArgument, "--task"),
+            (&["--task", "output", "--k", "3"], ErrorKind::UnknownArgument, "--k"),
+            (&["--task", "output", "--jobs", "many"], ErrorKind::ValueValidation, "--jobs"),
+        ];
+        for (extra, kind, flag) in refused {
+            let err = parsed(&[&base[..], extra].concat()).expect_err("refused");
+            assert_eq!(err.kind(), *kind, "{extra:?}: {err}");
+            assert!(err.to_string().contains(flag), "{extra:?}: {err}");
+        }
         let cases: &[(&[&str], &str)] = &[
-            (&[], "--task is required"),
             (&["--task", "both"], "unknown --task `both` (known: output, input)"),
             (&["--task", "output", "--mode", "lenient"], "unknown --mode `lenient` (known: strict, compatible)"),
             (&["--task", "output", "--time-limit", "0"], "--time-limit must be between 0 and 3600 seconds, got 0"),
-            (&["--task", "output", "--k", "3"], "unknown flag --k"),
             (&["--task", "output", "--jobs", "0"], "--jobs must be between 1 and 1024, got 0"),
         ];
         for (extra, message) in cases {
-            let args = parsed(&[&base[..], extra].concat());
+            let args = parsed(&[&base[..], extra].concat()).expect("flags parse");
             assert_eq!(settings(&args).err().as_deref(), Some(*message), "{extra:?}");
         }
-        let args = parsed(&[&base[..], &["--task", "input"]].concat());
+        let args = parsed(&[&base[..], &["--task", "input"]].concat()).expect("flags parse");
         let s = settings(&args).expect("valid flags");
         assert_eq!(
             (s.task, s.modes.clone(), s.options.limits.time_ms, s.out),
@@ -225,7 +266,8 @@ mod tests {
         );
         let args = parsed(
             &[&base[..], &["--task", "output", "--mode", "compatible", "--out", "r.jsonl", "--jobs", "2"]].concat(),
-        );
+        )
+        .expect("flags parse");
         let s = settings(&args).expect("valid flags");
         assert_eq!((s.modes, s.out, s.jobs), (vec![Mode::Compatible], Some("r.jsonl"), 2));
     }

@@ -166,6 +166,19 @@ mod tests {
         let _ = std::fs::remove_dir_all(&dir);
     }
 
+    /// A run file stores every way a session ends as the page's stores do (the same table runs
+    /// over memory here and over IndexedDB in the browser tests).
+    #[test]
+    fn jsonl_files_store_every_ending_as_the_page_does() {
+        let dir = std::env::temp_dir().join(format!("execbench-store-endings-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let store = JsonlRunStore::in_dir(&dir);
+        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+        runtime.block_on(execbench_run::session::endings::check(&store));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
     #[test]
     fn a_bound_run_lives_at_its_path() {
         let dir = std::env::temp_dir().join(format!("execbench-store-bound-{}", std::process::id()));

@@ -4,57 +4,62 @@
 
 use std::collections::BTreeMap;
 
-use execbench_core::Limits;
-use execbench_core::parallel::map_with_engines;
-use execbench_core::verify::{Verdict, VerifySummary, check_sample};
+use execbench_core::verify::Verdict;
 use execbench_formats::categories::{category_value, dataset_shape};
+use execbench_run::CancelToken;
+use execbench_run::verify::verify_dataset;
 
-use crate::args::Args;
 use crate::progress::Progress;
 use crate::python::Workers;
 
-pub const USAGE: &str =
-    "execbench verify --dataset FILE(.jsonl|.parquet) [--category FIELD] [--time-limit SECONDS] [--jobs N]";
+#[derive(clap::Args, Debug)]
+pub struct VerifyArgs {
+    /// The dataset (.jsonl or .parquet)
+    #[arg(long, value_name = "FILE")]
+    dataset: String,
+    /// The field that holds each sample's category (else one is looked for)
+    #[arg(long, value_name = "FIELD")]
+    category: Option<String>,
+    /// How long a program may run
+    #[arg(long, value_name = "SECONDS", default_value_t = 2.0)]
+    time_limit: f64,
+    /// Python worker processes at once [default: every core]
+    #[arg(long, value_name = "N")]
+    jobs: Option<usize>,
+}
 
-/// Returns the process exit code.
-pub fn run(args: &Args) -> Result<i32, String> {
-    args.reject_unknown(&["dataset", "category", "time-limit", "jobs"])?;
-    let path = args.required("dataset")?;
-    let seconds: f64 = args.number("time-limit", 2.0)?;
-    if !(seconds > 0.0 && seconds <= 3600.0) {
-        return Err(format!("--time-limit must be between 0 and 3600 seconds, got {seconds}"));
-    }
-    let jobs = args.jobs()?;
-    let report = crate::dataset::read_dataset(path)?;
-    let workers = Workers::of_this_binary()?;
-    let shape = dataset_shape(&report, args.optional("category"));
+/// Returns the process exit code. The samples go through the library's `verify_dataset`, the
+/// page's Verify job, with this binary's worker processes as its Python.
+pub fn run(args: &VerifyArgs) -> Result<i32, String> {
+    let limits = crate::args::time_limit(args.time_limit)?;
+    let jobs = crate::args::jobs(args.jobs)?;
+    let report = crate::dataset::read_dataset(&args.dataset)?;
+    let python = Workers::of_this_binary()?.python(jobs);
+    let shape = dataset_shape(&report, args.category.as_deref());
     for inconsistency in shape.inconsistencies() {
         eprintln!("schema: {inconsistency}");
     }
-    let limits = Limits { time_ms: (seconds * 1000.0).round() as u32, max_steps: 0 };
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot start the async runtime: {e}"))?;
     let mut progress = Progress::new(report.samples.len());
     let mut failed_so_far = 0;
-    let checks = map_with_engines(
-        &report.samples,
-        jobs,
-        || workers.engine(),
-        |engine, sample| check_sample(engine, sample, limits),
-        |check| {
+    let outcome =
+        runtime.block_on(verify_dataset(&python, &report.samples, limits, &CancelToken::new(), &mut |_, check| {
             failed_so_far += usize::from(!check.verdict.is_pass());
             progress.tick(failed_so_far);
-        },
-    );
-    let mut summary = VerifySummary::default();
+        }));
+    let summary = outcome.summary;
     // Per category: (samples, passed).
     let mut by_category: BTreeMap<String, (usize, usize)> = BTreeMap::new();
-    for (sample, check) in report.samples.iter().zip(checks) {
-        if let Some(field) = &shape.category_field {
+    if let Some(field) = &shape.category_field {
+        for (sample, check) in report.samples.iter().zip(&outcome.checks) {
             let category = category_value(sample, field).unwrap_or_else(|| "(none)".to_string());
             let counts = by_category.entry(category).or_insert((0, 0));
             counts.0 += 1;
             counts.1 += usize::from(check.verdict.is_pass());
         }
-        summary.add(check);
     }
     for problem in &summary.problems {
         let (label, reason) = match &problem.verdict {

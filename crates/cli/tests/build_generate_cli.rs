@@ -135,7 +135,7 @@ fn errors_are_named_and_exit_2() {
         let out = generate(&d, flags);
         assert_eq!(out.status.code(), Some(2), "{flags:?}");
         let stderr = text(&out.stderr);
-        assert!(stderr.starts_with(&format!("execbench build: {message}")), "{flags:?}: {stderr}");
+        assert!(stderr.starts_with(&format!("execbench build generate: {message}")), "{flags:?}: {stderr}");
         assert!(!d.join("g.jsonl").exists(), "{flags:?}: nothing written");
     }
     // The built-in template and pool, printed to be edited, are read back as they are.

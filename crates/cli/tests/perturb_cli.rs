@@ -467,7 +467,10 @@ fn clear_errors_for_bad_arguments() {
     let (dataset, out) = (dataset.to_str().unwrap().to_string(), dir.join("out.jsonl").to_str().unwrap().to_string());
     let missing = dir.join("missing.jsonl").to_str().unwrap().to_string();
     let cases: Vec<(Vec<&str>, String)> = vec![
-        (vec!["--dataset", &dataset, "--out", &out], "execbench perturb: --kind is required".to_string()),
+        (
+            vec!["--dataset", &dataset, "--out", &out],
+            "required arguments were not provided:\n  --kind <KIND>".to_string(),
+        ),
         (
             vec!["--dataset", &dataset, "--kind", "XYZ", "--out", &out],
             "unknown kind `XYZ` (known: REN, RTF, GBC, PSC_ALL, MCC, MPS, MHC)".to_string(),
@@ -487,7 +490,7 @@ fn clear_errors_for_bad_arguments() {
         assert_eq!(output.status.code(), Some(2), "{args:?}");
         let log = stderr(&output);
         assert!(log.contains(&message), "{args:?}: {log}");
-        assert!(log.contains("usage: execbench perturb --dataset"), "{args:?}: {log}");
+        assert!(log.contains("Usage: execbench perturb ") && log.contains("--kind <KIND>"), "{args:?}: {log}");
     }
     assert!(!dir.join("out.jsonl").exists(), "nothing is written when the arguments are wrong");
 }

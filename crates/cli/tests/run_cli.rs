@@ -218,6 +218,41 @@ fn a_killed_run_resumes_asking_only_for_the_rest() {
     assert!(text(&output.stdout).contains("output strict: pass@1 100.0"), "{}", text(&output.stdout));
 }
 
+/// Ctrl-C is the page's Stop: the run file says paused with the page's note (one rule in
+/// `execbench_run::session`), the exit code is 1, and `--resume` asks only for the rest.
+#[test]
+fn ctrl_c_pauses_the_run_as_stop_does_in_the_page() {
+    let dir = scratch("ctrl-c");
+    let config = MockConfig { latency_ms: 150, ..Default::default() };
+    let server = MockServer::start_blocking(bundled_dataset().unwrap(), config, 0).unwrap();
+    let out = dir.join("run.jsonl");
+    let flags = ["--limit", "30", "--concurrency", "2", "--n", "1"];
+    let mut child = command(&server, &out, &flags).stdout(Stdio::null()).stderr(Stdio::piped()).spawn().unwrap();
+    let started = Instant::now();
+    while records_count(&out) < 4 {
+        assert!(started.elapsed() < Duration::from_secs(60), "no progress");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // SAFETY: kill(2) on our own child's pid, with a signal number.
+    assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGINT) }, 0);
+    let output = child.wait_with_output().unwrap();
+    let stderr = text(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("stopping: the samples in flight are dropped"), "{stderr}");
+    let file = execbench_run::runfile::read_run_file("run.jsonl", &std::fs::read_to_string(&out).unwrap()).unwrap();
+    let state = file.state.expect("a state line");
+    assert_eq!(state.state, execbench_run::manifest::RunState::Paused);
+    assert_eq!(state.note.as_deref(), Some("stopped: Resume asks for the rest"));
+    let stopped_at = records(&out).len();
+    assert!((4..30).contains(&stopped_at), "{stopped_at}");
+
+    let output = run(&mut command(&server, &out, &[&flags[..], &["--resume"]].concat()));
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    assert_eq!(records(&out).len(), 30);
+    let file = execbench_run::runfile::read_run_file("run.jsonl", &std::fs::read_to_string(&out).unwrap()).unwrap();
+    assert_eq!(file.state.unwrap().state, execbench_run::manifest::RunState::Finished);
+}
+
 fn records_count(path: &Path) -> usize {
     std::fs::read_to_string(path)
         .map(|t| t.lines().filter(|l| l.starts_with("{\"sample_id\"") && l.ends_with('}')).count())

@@ -94,7 +94,7 @@ fn usage_errors_exit_two_with_a_reason() {
         let out = execbench(args);
         let stderr = text(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
-        assert!(stderr.contains(needle) && stderr.contains("usage: execbench verify"), "{args:?}: {stderr}");
+        assert!(stderr.contains(needle) && stderr.contains("Usage: execbench verify"), "{args:?}: {stderr}");
     }
 }
 

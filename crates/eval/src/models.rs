@@ -90,6 +90,19 @@ fn answer_block(call: &str, value: &str) -> String {
     format!("[ANSWER]\nassert {call} == {value}\n[/ANSWER]")
 }
 
+/// The offline models a run can name, as its manifest and `execbench run --provider` spell them.
+pub const OFFLINE_MODELS: &[&str] = &["oracle", "echo-first-argument", "type-default"];
+
+/// An offline model rebuilt from its name ([`OFFLINE_MODELS`]): how a stored run of one goes on.
+pub fn offline_model(name: &str) -> Option<Box<dyn Model>> {
+    match name {
+        "oracle" => Some(Box::new(Oracle::default())),
+        "echo-first-argument" => Some(Box::new(EchoFirstArgument)),
+        "type-default" => Some(Box::new(TypeDefault)),
+        _ => None,
+    }
+}
+
 /// Always right: for output prediction it runs the sample's call and answers with the `repr`;
 /// for input prediction it answers with the sample's own call. It validates the whole pipeline:
 /// anything short of 100% is a bug (or an engine difference) somewhere.

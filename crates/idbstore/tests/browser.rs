@@ -36,6 +36,13 @@ async fn passes_the_store_table() {
     execbench_run::store::conformance::check(&store).await;
 }
 
+/// The page stores every way a session ends as the command line's run files do.
+#[wasm_bindgen_test]
+async fn stores_every_ending_as_the_command_line_does() {
+    let store = open(&fresh_name("endings")).await;
+    execbench_run::session::endings::check(&store).await;
+}
+
 #[wasm_bindgen_test]
 async fn a_full_disk_is_quota_and_keeps_what_was_stored() {
     let store = open(&fresh_name("quota")).await;

@@ -3,78 +3,57 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use clap::Parser;
+
 use execbench_mockserver::{Cors, MockConfig, MockServer, bundled_dataset_path, load_dataset};
 
-const USAGE: &str = "usage: execbench-mock-server [--port 8000] [--dataset FILE.jsonl] [--config mock.json] [--latency-ms N] [--wrong-every K] [--cors loopback|all|none|ORIGIN,ORIGIN] [--api-key KEY] [--models NAME,NAME]";
-
-#[derive(Debug, Default, PartialEq)]
+/// The mock model server on 127.0.0.1 (OpenAI, Anthropic and Gemini wire formats), until killed.
+#[derive(Parser, Debug, Default, PartialEq)]
+#[command(name = "execbench-mock-server", version)]
 struct Args {
+    /// The port on 127.0.0.1 (0: any free one) [default: 8000]
+    #[arg(long)]
     port: Option<u16>,
+    /// The dataset the answers come from [default: the bundled CRUXEval]
+    #[arg(long, value_name = "FILE.jsonl")]
     dataset: Option<PathBuf>,
+    /// A mock configuration (faults, latency, answers, ...), as JSON
+    #[arg(long, value_name = "mock.json")]
     config: Option<PathBuf>,
+    /// Delay before each answer, in milliseconds
+    #[arg(long, value_name = "N")]
     latency_ms: Option<u64>,
+    /// Every K-th answer is wrong
+    #[arg(long, value_name = "K", allow_negative_numbers = true)]
     wrong_every: Option<u32>,
+    /// Which origins may call it from a page: loopback, all, none, or a comma-separated list [default: loopback]
+    #[arg(long, value_name = "loopback|all|none|ORIGIN,ORIGIN", value_parser = parse_cors)]
     cors: Option<Cors>,
+    /// The key requests must carry (a test key: this server is for tests)
+    #[arg(long, value_name = "KEY")]
     api_key: Option<String>,
+    /// The model names it answers to, comma-separated [default: any]
+    #[arg(long, value_name = "NAME,NAME", value_delimiter = ',')]
     models: Option<Vec<String>>,
-    help: bool,
 }
 
-fn parse_args(args: &[String]) -> Result<Args, String> {
-    let mut parsed = Args::default();
-    let mut iter = args.iter();
-    while let Some(flag) = iter.next() {
-        if flag == "-h" || flag == "--help" {
-            parsed.help = true;
-            continue;
-        }
-        let (name, inline) = match flag.split_once('=') {
-            Some((name, value)) if name.starts_with("--") => (name, Some(value.to_string())),
-            _ => (flag.as_str(), None),
-        };
-        let known =
-            ["--port", "--dataset", "--config", "--latency-ms", "--wrong-every", "--cors", "--api-key", "--models"];
-        if !known.contains(&name) {
-            return Err(format!("unknown argument `{flag}`"));
-        }
-        let value = match inline {
-            Some(v) => v,
-            None => iter.next().cloned().ok_or_else(|| format!("{name} needs a value"))?,
-        };
-        let number = |what: &str| format!("{name} needs {what}, not `{value}`");
-        match name {
-            "--port" => parsed.port = Some(value.parse().map_err(|_| number("a port number (0 to 65535)"))?),
-            "--dataset" => parsed.dataset = Some(PathBuf::from(&value)),
-            "--config" => parsed.config = Some(PathBuf::from(&value)),
-            "--latency-ms" => {
-                parsed.latency_ms = Some(value.parse().map_err(|_| number("a whole number of milliseconds"))?)
+fn parse_cors(value: &str) -> Result<Cors, String> {
+    Ok(match value {
+        "loopback" => Cors::Loopback,
+        "all" => Cors::AllowAll,
+        "none" => Cors::None,
+        list => {
+            let origins: Vec<String> =
+                list.split(',').map(str::trim).filter(|o| !o.is_empty()).map(str::to_string).collect();
+            if origins.is_empty() || origins.iter().any(|o| !o.contains("://")) {
+                return Err(
+                    "expected loopback, all, none or a comma-separated list of origins like http://127.0.0.1:8080"
+                        .to_string(),
+                );
             }
-            "--wrong-every" => parsed.wrong_every = Some(value.parse().map_err(|_| number("a whole number"))?),
-            "--cors" => {
-                parsed.cors = Some(match value.as_str() {
-                    "loopback" => Cors::Loopback,
-                    "all" => Cors::AllowAll,
-                    "none" => Cors::None,
-                    list => {
-                        let origins: Vec<String> =
-                            list.split(',').map(str::trim).filter(|o| !o.is_empty()).map(str::to_string).collect();
-                        if origins.is_empty() || origins.iter().any(|o| !o.contains("://")) {
-                            return Err(format!(
-                                "--cors needs loopback, all, none or a comma-separated list of origins like http://127.0.0.1:8080, not `{value}`"
-                            ));
-                        }
-                        Cors::Origins(origins)
-                    }
-                })
-            }
-            "--api-key" => parsed.api_key = Some(value),
-            _ => {
-                parsed.models =
-                    Some(value.split(',').map(str::trim).filter(|m| !m.is_empty()).map(str::to_string).collect())
-            }
+            Cors::Origins(origins)
         }
-    }
-    Ok(parsed)
+    })
 }
 
 fn config_of(args: &Args) -> Result<MockConfig, String> {
@@ -99,25 +78,15 @@ fn config_of(args: &Args) -> Result<MockConfig, String> {
         config.api_key = Some(key.clone());
     }
     if let Some(models) = &args.models {
-        config.models = Some(models.clone());
+        config.models = Some(models.iter().map(|m| m.trim()).filter(|m| !m.is_empty()).map(str::to_string).collect());
     }
     Ok(config)
 }
 
 #[tokio::main]
 async fn main() -> ExitCode {
-    let raw: Vec<String> = std::env::args().skip(1).collect();
-    let args = match parse_args(&raw) {
-        Ok(args) => args,
-        Err(message) => {
-            eprintln!("execbench-mock-server: {message}\n{USAGE}");
-            return ExitCode::from(2);
-        }
-    };
-    if args.help {
-        println!("{USAGE}");
-        return ExitCode::SUCCESS;
-    }
+    // Help and --version exit 0; a bad flag exits 2 with clap's message naming it.
+    let args = Args::parse();
     let config = match config_of(&args) {
         Ok(config) => config,
         Err(message) => {
@@ -147,15 +116,19 @@ async fn main() -> ExitCode {
 
 #[cfg(test)]
 mod tests {
+    use clap::CommandFactory;
+    use clap::error::ErrorKind;
+
     use super::*;
 
-    fn strings(args: &[&str]) -> Vec<String> {
-        args.iter().map(|s| s.to_string()).collect()
+    fn parse_args(args: &[&str]) -> Result<Args, clap::Error> {
+        Args::try_parse_from([&["execbench-mock-server"][..], args].concat())
     }
 
     #[test]
     fn parses_flags() {
-        let args = parse_args(&strings(&[
+        Args::command().debug_assert();
+        let args = parse_args(&[
             "--port",
             "0",
             "--latency-ms=20",
@@ -167,7 +140,7 @@ mod tests {
             "k",
             "--models",
             "m1,m2",
-        ]))
+        ])
         .unwrap();
         assert_eq!(args.port, Some(0));
         assert_eq!(args.latency_ms, Some(20));
@@ -177,26 +150,30 @@ mod tests {
             (config.answers.wrong_every, config.api_key.as_deref(), config.models.map(|m| m.len())),
             (Some(4), Some("k"), Some(2))
         );
-        assert_eq!(parse_args(&strings(&["--cors", "none"])).unwrap().cors, Some(Cors::None));
-        assert_eq!(parse_args(&strings(&["--cors", "all"])).unwrap().cors, Some(Cors::AllowAll));
-        assert_eq!(parse_args(&strings(&["--cors", "loopback"])).unwrap().cors, Some(Cors::Loopback));
+        assert_eq!(parse_args(&["--cors", "none"]).unwrap().cors, Some(Cors::None));
+        assert_eq!(parse_args(&["--cors", "all"]).unwrap().cors, Some(Cors::AllowAll));
+        assert_eq!(parse_args(&["--cors", "loopback"]).unwrap().cors, Some(Cors::Loopback));
         assert_eq!(config_of(&parse_args(&[]).unwrap()).unwrap().cors, Cors::Loopback, "the default");
     }
 
-    /// (arguments, fragment of the error)
+    /// (arguments, what clap says is wrong, the flag it names)
     #[test]
     fn usage_errors_name_the_flag() {
-        let cases: [(&[&str], &str); 6] = [
-            (&["--port", "x"], "--port needs a port number"),
-            (&["--port", "70000"], "--port"),
-            (&["--latency-ms"], "--latency-ms needs a value"),
-            (&["--cors", "sometimes"], "--cors needs loopback, all, none"),
-            (&["--frobnicate"], "unknown argument `--frobnicate`"),
-            (&["--wrong-every", "-1"], "--wrong-every needs a whole number"),
+        let cases: [(&[&str], ErrorKind, &str); 6] = [
+            (&["--port", "x"], ErrorKind::ValueValidation, "--port"),
+            (&["--port", "70000"], ErrorKind::ValueValidation, "--port"),
+            (&["--latency-ms"], ErrorKind::InvalidValue, "--latency-ms"),
+            (&["--cors", "sometimes"], ErrorKind::ValueValidation, "--cors"),
+            (&["--frobnicate"], ErrorKind::UnknownArgument, "--frobnicate"),
+            (&["--wrong-every", "-1"], ErrorKind::ValueValidation, "--wrong-every"),
         ];
-        for (args, fragment) in cases {
-            let error = parse_args(&strings(args)).unwrap_err();
-            assert!(error.contains(fragment), "{args:?}: {error}");
+        for (args, kind, flag) in cases {
+            let error = parse_args(args).unwrap_err();
+            assert_eq!(error.kind(), kind, "{args:?}: {error}");
+            assert!(error.to_string().contains(flag), "{args:?}: {error}");
+            assert_eq!(error.exit_code(), 2, "{args:?}");
         }
+        let cors = parse_args(&["--cors", "sometimes"]).unwrap_err().to_string();
+        assert!(cors.contains("expected loopback, all, none"), "{cors}");
     }
 }

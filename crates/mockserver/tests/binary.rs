@@ -55,8 +55,8 @@ fn serves_the_bundled_dataset() {
 #[test]
 fn usage_errors_exit_2() {
     let cases: [(&[&str], &str); 4] = [
-        (&["--port", "eighty"], "--port needs a port number"),
-        (&["--bogus"], "unknown argument `--bogus`"),
+        (&["--port", "eighty"], "invalid value 'eighty' for '--port <PORT>'"),
+        (&["--bogus"], "unexpected argument '--bogus'"),
         (&["--dataset", "/nonexistent/data.jsonl", "--port", "0"], "--dataset /nonexistent/data.jsonl"),
         (&["--config", "/nonexistent/mock.json"], "--config /nonexistent/mock.json"),
     ];
@@ -66,4 +66,22 @@ fn usage_errors_exit_2() {
         assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
         assert!(stderr.contains(fragment), "{args:?}: {stderr}");
     }
+}
+
+/// Help and version come from the flags' declarations, and exit 0.
+#[test]
+fn help_lists_every_flag_and_version_names_the_binary() {
+    let help = Command::new(BIN).arg("--help").output().unwrap();
+    assert_eq!(help.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&help.stdout);
+    for flag in ["--port", "--dataset", "--config", "--latency-ms", "--wrong-every", "--cors", "--api-key", "--models"]
+    {
+        assert!(text.contains(flag), "{flag}: {text}");
+    }
+    let version = Command::new(BIN).arg("--version").output().unwrap();
+    assert_eq!(version.status.code(), Some(0));
+    assert_eq!(
+        String::from_utf8_lossy(&version.stdout).trim(),
+        format!("execbench-mock-server {}", env!("CARGO_PKG_VERSION"))
+    );
 }

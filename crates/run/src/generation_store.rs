@@ -217,6 +217,24 @@ pub trait GenerationStore {
     fn delete_generation(&self, id: &str) -> impl Future<Output = StoreResult<()>>;
 }
 
+/// Reads the kept generations as the page starts. One still marked running was cut off by a
+/// reload or a closed tab (no job of this start runs it): it becomes interrupted, stored so. A
+/// state that cannot be stored is reported, the list still read.
+pub async fn open_generations<S: GenerationStore>(store: &S) -> StoreResult<(Vec<GenerationEntry>, Vec<StoreError>)> {
+    let mut entries = store.generations().await?;
+    let mut problems = Vec::new();
+    for entry in entries.iter_mut().filter(|e| e.state == GenerationState::Running) {
+        entry.state = GenerationState::Interrupted;
+        entry.note = Some(
+            "the page was closed or reloaded while it ran: Resume asks only the prompts without a response".into(),
+        );
+        if let Err(e) = store.save_generation(entry).await {
+            problems.push(e);
+        }
+    }
+    Ok((entries, problems))
+}
+
 pub fn not_kept(id: &str) -> StoreError {
     StoreError::new(StoreErrorKind::NotFound, format!("no generation `{id}` is kept here"))
 }
@@ -359,6 +377,21 @@ mod tests {
     #[test]
     fn memory_store_passes_the_table() {
         futures::executor::block_on(conformance::check(&MemoryGenerationStore::new()));
+    }
+
+    #[test]
+    fn generations_left_running_are_interrupted_at_start() {
+        let store = MemoryGenerationStore::new();
+        futures::executor::block_on(async {
+            let mut running = conformance::entry(0.0);
+            running.state = GenerationState::Running;
+            store.save_generation(&running).await.unwrap();
+            let (entries, problems) = open_generations(&store).await.unwrap();
+            assert!(problems.is_empty());
+            assert_eq!(entries.iter().map(|e| e.state).collect::<Vec<_>>(), [GenerationState::Interrupted]);
+            let stored = store.generations().await.unwrap();
+            assert_eq!(stored[0].state, GenerationState::Interrupted, "stored so");
+        });
     }
 
     #[test]

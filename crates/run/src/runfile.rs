@@ -8,122 +8,12 @@
 use std::collections::BTreeMap;
 
 use execbench_core::Sample;
-use execbench_eval::prompt::Template;
-use execbench_eval::score::Mode;
 use serde::{Deserialize, Serialize};
 
-use crate::api::ApiSettings;
 use crate::record::SampleRecord;
 
-pub use execbench_core::provenance::{Provenance, dataset_hash, fnv1a_hex};
-
-pub const FORMAT: &str = "execbench-run";
-
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct RunManifest {
-    /// Always [`FORMAT`]: tells a run file from other JSON Lines.
-    pub format: String,
-    pub run_id: String,
-    /// The model's name as shown (`gpt-4o-mini (openai)`, `oracle`).
-    pub model: String,
-    /// For API models: provider, base URL, model and the generation settings (no key).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub api: Option<ApiSettings>,
-    pub dataset: String,
-    /// [`dataset_hash`] of the samples the run covers.
-    pub dataset_hash: String,
-    pub samples: usize,
-    pub task: execbench_eval::Task,
-    pub template: Template,
-    pub n: usize,
-    pub modes: Vec<Mode>,
-    /// Seconds since 1970.
-    pub created: u64,
-    pub app_version: String,
-    /// Where a perturbed dataset came from (kind, seed, options), when it is one.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub provenance: Option<serde_json::Value>,
-    /// The simulated model's behaviour, for a simulated run (so Resume behaves the same).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub simulation: Option<crate::simulate::Simulation>,
-    /// The price the run's costs are computed with, and where it came from.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub price: Option<PriceUsed>,
-    /// The spend cap, dollars for the whole run.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub spend_cap: Option<f64>,
-    /// A re-scored evaluation file's own verdicts and figures (CRUXEval's leaderboard JSON,
-    /// CodeCrash's `_eval.json`, LiveCodeBench's `_eval_all.json`), shown next to execbench's.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub stored: Option<execbench_eval::stored::StoredScores>,
-}
-
-/// A price and its source (`LiteLLM 2026-11-20: gpt-4o-mini`, `override`, `local server`).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct PriceUsed {
-    pub price: crate::cost::Price,
-    pub source: String,
-}
-
-impl RunManifest {
-    /// What every exported row of this run carries: run, model, provider, template and its hash,
-    /// task, n, dataset and its hash, the perturbation and the app version. Never a key (the
-    /// manifest has none).
-    pub fn row_provenance(&self) -> Provenance {
-        Provenance {
-            app_version: self.app_version.clone(),
-            dataset: self.dataset.clone(),
-            dataset_hash: self.dataset_hash.clone(),
-            run_id: Some(self.run_id.clone()),
-            model: Some(self.model.clone()),
-            provider: self.api.as_ref().map(|a| format!("{} ({})", a.endpoint.provider, a.endpoint.model)),
-            template_id: Some(self.template.id.clone()),
-            template_hash: Some(template_hash(&self.template)),
-            task: Some(self.task.label().to_string()),
-            n: Some(self.n),
-            perturbation: self.provenance.clone(),
-        }
-    }
-
-    /// What the run's tokens cost, when its price is known.
-    pub fn cost(&self, usage: &execbench_providers::Usage) -> Option<f64> {
-        self.price.as_ref().map(|p| p.price.cost(usage))
-    }
-}
-
-impl RunManifest {
-    /// Why `self` (a file's manifest) cannot be resumed as `wanted`, naming every difference.
-    pub fn resume_conflicts(&self, wanted: &RunManifest) -> Vec<String> {
-        let mut out = Vec::new();
-        if self.dataset_hash != wanted.dataset_hash {
-            out.push(format!("the dataset's content differs (the run has {} samples of {} with hash {}, now {} samples of {} with hash {})", self.samples, self.dataset, self.dataset_hash, wanted.samples, wanted.dataset, wanted.dataset_hash));
-        }
-        if self.task != wanted.task {
-            out.push(format!("the task differs (the run: {}, now: {})", self.task.label(), wanted.task.label()));
-        }
-        if template_hash(&self.template) != template_hash(&wanted.template) {
-            out.push(format!("the template differs (the run: {}, now: {})", self.template.id, wanted.template.id));
-        }
-        if self.model != wanted.model
-            || self.api.as_ref().map(|a| (&a.endpoint.provider, &a.endpoint.model))
-                != wanted.api.as_ref().map(|a| (&a.endpoint.provider, &a.endpoint.model))
-        {
-            out.push(format!("the model differs (the run: {}, now: {})", self.model, wanted.model));
-        }
-        if self.n != wanted.n {
-            out.push(format!("n differs (the run: {}, now: {})", self.n, wanted.n));
-        }
-        if self.modes != wanted.modes {
-            out.push("the scoring modes differ".to_string());
-        }
-        out
-    }
-}
-
-pub fn template_hash(template: &Template) -> String {
-    let stop = template.stop.join("\u{1}");
-    fnv1a_hex(&[template.system.as_deref().unwrap_or(""), &template.user, &stop, template.task.label()])
-}
+// Until every caller names `crate::manifest`.
+pub use crate::manifest::{FORMAT, PriceUsed, Provenance, RunManifest, dataset_hash, fnv1a_hex, template_hash};
 
 #[derive(Serialize, Deserialize)]
 struct ManifestLine {
@@ -141,7 +31,7 @@ pub fn record_line(record: &SampleRecord) -> String {
 /// A line that says where the run stands (appended when its state changes; the latest counts).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct StateLine {
-    pub state: crate::store::RunState,
+    pub state: crate::manifest::RunState,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
     pub updated_ms: f64,
@@ -224,7 +114,7 @@ pub fn read_run_file(name: &str, text: &str) -> Result<RunFile, String> {
 
 /// A stored run as a file: its manifest, its state, then its records (the command line's run file
 /// and the page's export are the same; both import anywhere).
-pub fn export_run(entry: &crate::store::RunEntry, records: &[SampleRecord]) -> String {
+pub fn export_run(entry: &crate::manifest::RunEntry, records: &[SampleRecord]) -> String {
     let state = StateLine {
         state: entry.state,
         note: entry.note.clone(),
@@ -287,6 +177,7 @@ mod tests {
     use super::*;
     use execbench_eval::Task;
     use execbench_eval::prompt::{Style, default_template};
+    use execbench_eval::score::Mode;
 
     fn sample(id: &str, output: &str) -> Sample {
         Sample {
@@ -348,13 +239,13 @@ mod tests {
     #[test]
     fn a_file_reads_back_with_the_latest_record_per_sample() {
         let paused = StateLine {
-            state: crate::store::RunState::Paused,
+            state: crate::manifest::RunState::Paused,
             note: Some("spend cap".into()),
             updated_ms: 1.0,
             active_ms: 2.0,
         };
         let finished =
-            StateLine { state: crate::store::RunState::Finished, note: None, updated_ms: 3.0, active_ms: 4.0 };
+            StateLine { state: crate::manifest::RunState::Finished, note: None, updated_ms: 3.0, active_ms: 4.0 };
         let text = [
             manifest_line(&manifest()),
             record_line(&record("a", true)),
@@ -393,8 +284,8 @@ mod tests {
 
     #[test]
     fn an_export_reads_back_as_the_same_run() {
-        let mut entry = crate::store::RunEntry::new(manifest(), 5.0);
-        entry.state = crate::store::RunState::Paused;
+        let mut entry = crate::manifest::RunEntry::new(manifest(), 5.0);
+        entry.state = crate::manifest::RunState::Paused;
         entry.note = Some("spend cap".into());
         let records = vec![record("a", false), record("b", true)];
         let text = export_run(&entry, &records);
@@ -404,7 +295,7 @@ mod tests {
         let state = back.state.unwrap();
         assert_eq!(
             (state.state, state.note.as_deref(), state.updated_ms),
-            (crate::store::RunState::Paused, Some("spend cap"), 5.0)
+            (crate::manifest::RunState::Paused, Some("spend cap"), 5.0)
         );
     }
 

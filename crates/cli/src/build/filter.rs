@@ -9,29 +9,29 @@ use execbench_build::{
 use execbench_core::PythonEngine;
 use execbench_run::build_filter::FilterTally;
 
-use crate::args::Args;
 use crate::progress::Progress;
 use crate::python::Workers;
 
-pub const USAGE: &str =
-    "execbench build filter --candidates FILE.jsonl --out KEPT.jsonl --rejected REJECTED.jsonl [--time-limit SECONDS]";
+#[derive(clap::Args, Debug)]
+pub struct FilterArgs {
+    /// The candidates (`{id, method, code, input}` a line)
+    #[arg(long, value_name = "FILE")]
+    candidates: String,
+    /// Where the kept rows go, with their computed output
+    #[arg(long, value_name = "KEPT.jsonl")]
+    out: String,
+    /// Where the rejected rows go, with the rule that rejected each
+    #[arg(long, value_name = "REJECTED.jsonl")]
+    rejected: String,
+    /// How long a candidate may run [default: the filter's own budget]
+    #[arg(long, value_name = "SECONDS")]
+    time_limit: Option<f64>,
+}
 
 /// Returns the process exit code: 0 once it ran (bad rows are named on stderr and skipped).
-pub fn run(args: &Args) -> Result<i32, String> {
-    args.reject_unknown(&["candidates", "out", "rejected", "time-limit"])?;
-    let path = args.required("candidates")?;
-    let out = args.required("out")?;
-    let rejected_path = args.required("rejected")?;
-    let time_ms = match args.optional("time-limit") {
-        None => None,
-        Some(_) => {
-            let seconds: f64 = args.number("time-limit", 2.0)?;
-            if !(seconds > 0.0 && seconds <= 3600.0) {
-                return Err(format!("--time-limit must be between 0 and 3600 seconds, got {seconds}"));
-            }
-            Some((seconds * 1000.0).round() as u32)
-        }
-    };
+pub fn run(args: &FilterArgs) -> Result<i32, String> {
+    let (path, out, rejected_path) = (args.candidates.as_str(), args.out.as_str(), args.rejected.as_str());
+    let time_ms = args.time_limit.map(crate::args::time_limit).transpose()?.map(|limits| limits.time_ms);
     let bytes = std::fs::read(path).map_err(|e| format!("cannot read {path}: {e}"))?;
     let (candidates, errors) = read_candidates(path, &String::from_utf8_lossy(&bytes));
     for error in &errors {

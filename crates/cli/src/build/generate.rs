@@ -25,47 +25,56 @@ use execbench_run::cost::{SpendCap, format_usd};
 use execbench_run::generation::{GenerationEvent, GenerationJob, GenerationSource, generator_for, run_generation};
 use execbench_run::{CancelToken, RunEnd};
 
-use crate::api_args::{API_FLAGS, api_key, api_options};
-use crate::args::Args;
+use crate::api_args::{ApiFlags, api_key, api_options};
 use crate::http::{NativeHttp, TokioClock};
+use crate::progress::StatusBar;
 
-pub const USAGE: &str = "execbench build generate --methods str.split,list.sort|str|all --per-method N [--seed S] [--source offline|replay FILE|api] [--prompt TEMPLATE.txt] [--pool POOL.jsonl] --out GENERATIONS.jsonl --candidates CANDIDATES.jsonl [--record GENERATION.json] [--resume] [provider flags of `execbench run` with --source api: --provider P --model M [--base-url URL] [--key-env NAME] [--allow-http] ...]\n  execbench build generate --show-template | --show-pool   (the built-in prompt template or example pool, to edit)";
-pub const SWITCHES: &[&str] = &["resume", "stream", "allow-http", "show-template", "show-pool"];
-const OWN_FLAGS: &[&str] = &[
-    "methods",
-    "per-method",
-    "seed",
-    "source",
-    "replay",
-    "prompt",
-    "pool",
-    "out",
-    "candidates",
-    "record",
-    "resume",
-    "show-template",
-    "show-pool",
-];
-
-/// `--source replay FILE` as two words: read as `--source replay --replay FILE`.
-pub fn normalize(raw: &[String]) -> Vec<String> {
-    let mut out = Vec::with_capacity(raw.len() + 1);
-    let mut i = 0;
-    while i < raw.len() {
-        out.push(raw[i].clone());
-        if raw[i] == "--source"
-            && raw.get(i + 1).is_some_and(|s| s == "replay")
-            && raw.get(i + 2).is_some_and(|s| !s.starts_with("--"))
-        {
-            out.push("replay".into());
-            out.push("--replay".into());
-            out.push(raw[i + 2].clone());
-            i += 3;
-            continue;
-        }
-        i += 1;
-    }
-    out
+#[derive(clap::Args, Debug)]
+pub struct GenerateArgs {
+    /// Methods to write functions for: a list (str.split,list.sort), a type (str) or all
+    #[arg(long, value_name = "LIST|all")]
+    methods: Option<String>,
+    /// Prompts per method (1 to 1000)
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    per_method: usize,
+    /// The seed of the worked examples' choice (and of the offline source)
+    #[arg(long, value_name = "S", default_value_t = 0)]
+    seed: u64,
+    /// Where the answers come from: offline, replay FILE, or api [default: offline]
+    #[arg(long, value_name = "SOURCE", num_args = 1..=2)]
+    source: Vec<String>,
+    /// With --source replay: the generations file replayed
+    #[arg(long, value_name = "FILE")]
+    replay: Option<String>,
+    /// A prompt template of your own (see --show-template)
+    #[arg(long, value_name = "TEMPLATE.txt")]
+    prompt: Option<String>,
+    /// An example pool of your own (see --show-pool)
+    #[arg(long, value_name = "POOL.jsonl")]
+    pool: Option<String>,
+    /// The generations file, appended to as responses arrive
+    #[arg(long, value_name = "GENERATIONS.jsonl", required_unless_present_any = ["show_template", "show_pool"])]
+    out: Option<String>,
+    /// Where the candidates go
+    #[arg(long, value_name = "CANDIDATES.jsonl", required_unless_present_any = ["show_template", "show_pool"])]
+    candidates: Option<String>,
+    /// Also the generation's record, for `build sample --generation`
+    #[arg(long, value_name = "GENERATION.json")]
+    record: Option<String>,
+    /// Continue the generations file --out names, asking only for what is not yet answered
+    #[arg(long)]
+    resume: bool,
+    /// Print the built-in prompt template, to edit
+    #[arg(long)]
+    show_template: bool,
+    /// Print the built-in example pool, to edit
+    #[arg(long)]
+    show_pool: bool,
+    /// With --source api: the model API's preset
+    #[arg(long, value_name = "P")]
+    provider: Option<String>,
+    #[command(flatten)]
+    pub api: ApiFlags,
 }
 
 enum Source {
@@ -80,48 +89,52 @@ fn read_text(path: &str) -> Result<String, String> {
 
 /// Returns the exit code: 0 finished, 1 finished with failed requests or stopped at the spend
 /// cap, 3 stopped by the provider.
-pub fn run(args: &Args) -> Result<i32, String> {
-    if args.switch("show-template") {
+pub fn run(args: &GenerateArgs) -> Result<i32, String> {
+    if args.show_template {
         print!("{}", PromptTemplate::default().text);
         return Ok(0);
     }
-    if args.switch("show-pool") {
+    if args.show_pool {
         print!("{}", pool_to_jsonl(&default_pool()));
         return Ok(0);
     }
-    let known: Vec<&str> = OWN_FLAGS.iter().chain(API_FLAGS).copied().collect();
-    args.reject_unknown(&known)?;
-    let source = match (args.optional("source"), args.optional("replay")) {
-        (None | Some("offline"), None) => Source::Offline,
-        (Some("replay"), Some(file)) => Source::Replay(file.to_string()),
-        (Some("replay"), None) => return Err("--source replay needs the file: --source replay FILE".into()),
-        (Some("api"), None) => Source::Api,
+    let source_words: Vec<&str> = args.source.iter().map(String::as_str).collect();
+    let source = match (source_words.as_slice(), args.replay.as_deref()) {
+        ([] | ["offline"], None) => Source::Offline,
+        (["replay", file], None) => Source::Replay(file.to_string()),
+        (["replay"], Some(file)) => Source::Replay(file.to_string()),
+        (["replay"], None) => return Err("--source replay needs the file: --source replay FILE".into()),
+        (["api"], None) => Source::Api,
+        (["replay", _], Some(_)) => return Err("--source replay FILE or --replay FILE, not both".into()),
         (_, Some(_)) => return Err("--replay FILE goes with --source replay".into()),
-        (Some(other), None) => return Err(format!("unknown --source `{other}` (known: offline, replay FILE, api)")),
+        (words, None) => {
+            return Err(format!("unknown --source `{}` (known: offline, replay FILE, api)", words.join(" ")));
+        }
     };
-    if !matches!(source, Source::Api)
-        && let Some(flag) = API_FLAGS.iter().find(|f| args.optional(f).is_some() || args.switch(f))
-    {
-        return Err(format!("--{flag} is a provider flag: it goes with --source api"));
+    if !matches!(source, Source::Api) {
+        let provider = args.provider.is_some().then_some("provider");
+        if let Some(flag) = provider.into_iter().chain(args.api.given()).next() {
+            return Err(format!("--{flag} is a provider flag: it goes with --source api"));
+        }
     }
-    let methods = match (args.optional("methods"), &source) {
+    let methods = match (args.methods.as_deref(), &source) {
         (Some(spec), _) => parse_method_list(spec)?,
         (None, Source::Replay(_)) => all_methods(),
         (None, _) => return Err("--methods is required (e.g. str.split,list.sort or all)".into()),
     };
-    let per_method: usize = args.number("per-method", 1)?;
+    let per_method = args.per_method;
     if !(1..=1000).contains(&per_method) {
         return Err(format!("--per-method must be between 1 and 1000, got {per_method}"));
     }
-    let seed: u64 = args.number("seed", 0)?;
-    let out = args.required("out")?.to_string();
-    let candidates_path = args.required("candidates")?.to_string();
-    let resume = args.switch("resume");
-    let template = match args.optional("prompt") {
+    let seed = args.seed;
+    let out = args.out.clone().ok_or("--out is required")?;
+    let candidates_path = args.candidates.clone().ok_or("--candidates is required")?;
+    let resume = args.resume;
+    let template = match args.prompt.as_deref() {
         None => PromptTemplate::default(),
         Some(path) => PromptTemplate::new(&read_text(path)?).map_err(|e| format!("{path}: {e}"))?,
     };
-    let pool = match args.optional("pool") {
+    let pool = match args.pool.as_deref() {
         None => default_pool(),
         Some(path) => {
             let (pool, errors) = read_pool(path, &read_text(path)?);
@@ -136,8 +149,8 @@ pub fn run(args: &Args) -> Result<i32, String> {
     };
     let (api, price, cap) = match source {
         Source::Api => {
-            let provider = args.required("provider")?;
-            let options = api_options(args, provider, &[])?;
+            let provider = args.provider.as_deref().ok_or("--provider is required")?;
+            let options = api_options(&args.api, provider, &[])?;
             let key = api_key(&options.key)?;
             (Some(ApiModel { settings: options.api, key }), options.price, options.spend_cap)
         }
@@ -218,6 +231,7 @@ pub fn run(args: &Args) -> Result<i32, String> {
     let cancel = CancelToken::new();
     let fresh: RefCell<Vec<GenerationRow>> = RefCell::new(Vec::new());
     let last_line = RefCell::new(String::new());
+    let bar = StatusBar::on_terminal(to_ask);
     let on_event = |event: GenerationEvent| match event {
         GenerationEvent::Generated(g) => {
             let row = g.row();
@@ -229,6 +243,16 @@ pub fn run(args: &Args) -> Result<i32, String> {
             fresh.borrow_mut().push(row);
         }
         GenerationEvent::Status(status) => {
+            if let Some(bar) = &bar {
+                let message = format!(
+                    "{}; tokens {} in / {} out",
+                    status.describe(),
+                    status.usage.prompt_tokens,
+                    status.usage.completion_tokens
+                );
+                bar.show(status.done, status.total, &message);
+                return;
+            }
             let line = format!(
                 "{}/{} responses, {}; tokens {} in / {} out",
                 status.done,
@@ -302,7 +326,7 @@ pub fn run(args: &Args) -> Result<i32, String> {
 
     let unparseable: Vec<&ParsedResponse> = parsed.iter().filter(|p| p.problem.is_some()).collect();
     // The record `build sample --generation` puts in the benchmark's provenance (never a key).
-    if let Some(path) = args.optional("record") {
+    if let Some(path) = &args.record {
         let kind = match source {
             Source::Offline => GeneratorSource::Offline,
             Source::Replay(_) => GeneratorSource::Replay,
@@ -356,8 +380,11 @@ pub fn run(args: &Args) -> Result<i32, String> {
 mod tests {
     use super::*;
 
-    fn parsed(raw: &[&str]) -> Args {
-        Args::parse(&normalize(&raw.iter().map(|s| s.to_string()).collect::<Vec<_>>()), SWITCHES).expect("flags parse")
+    fn parsed(raw: &[&str]) -> Result<GenerateArgs, clap::Error> {
+        match crate::cli::parse_from([&["execbench", "build", "generate"][..], raw].concat())?.command {
+            crate::cli::Command::Build(crate::build::BuildCommand::Generate(args)) => Ok(args),
+            other => panic!("{other:?}"),
+        }
     }
 
     #[test]
@@ -375,29 +402,42 @@ mod tests {
                 &["--methods", "all", "--source", "api", "--provider", "openai", "--model", "m", "--spend-cap", "1"],
                 "--spend-cap needs a price",
             ),
-            (&["--methods", "all", "--api-key", "sk"], "unknown flag --api-key"),
+            (
+                &["--methods", "all", "--source", "replay", "a.jsonl", "--replay", "b.jsonl"],
+                "--source replay FILE or --replay FILE, not both",
+            ),
+            (&["--methods", "all", "--replay", "b.jsonl"], "--replay FILE goes with --source replay"),
+            (&["--methods", "all", "--source", "offline", "x"], "unknown --source `offline x`"),
             (&["--methods", "all", "--source", "replay", "/nonexistent/r.jsonl"], "cannot read /nonexistent/r.jsonl"),
         ];
         for (extra, message) in cases {
-            let err = run(&parsed(&[&base[..], extra].concat())).err().unwrap_or_default();
+            let err = run(&parsed(&[&base[..], extra].concat()).expect("flags parse")).err().unwrap_or_default();
             assert!(err.starts_with(message), "{extra:?}: {err}");
         }
     }
 
     #[test]
     fn replay_file_reads_as_two_words_or_a_flag() {
-        let cases: &[(&[&str], &[&str])] = &[
-            (
-                &["--source", "replay", "g.jsonl", "--seed", "1"],
-                &["--source", "replay", "--replay", "g.jsonl", "--seed", "1"],
-            ),
-            (&["--source", "replay", "--replay", "g.jsonl"], &["--source", "replay", "--replay", "g.jsonl"]),
-            (&["--source", "offline", "--seed", "1"], &["--source", "offline", "--seed", "1"]),
+        // (flags, --source's words, --replay, --seed)
+        type Case<'a> = (&'a [&'a str], &'a [&'a str], Option<&'a str>, u64);
+        let cases: &[Case] = &[
+            (&["--source", "replay", "g.jsonl", "--seed", "1"], &["replay", "g.jsonl"], None, 1),
+            (&["--source", "replay", "--replay", "g.jsonl"], &["replay"], Some("g.jsonl"), 0),
+            (&["--source", "offline", "--seed", "1"], &["offline"], None, 1),
         ];
-        for (raw, want) in cases {
-            let raw: Vec<String> = raw.iter().map(|s| s.to_string()).collect();
-            assert_eq!(normalize(&raw), want.iter().map(|s| s.to_string()).collect::<Vec<_>>());
+        for (raw, source, replay, seed) in cases {
+            let args = parsed(&[&["--out", "o", "--candidates", "c"][..], raw].concat()).expect("flags parse");
+            assert_eq!(args.source, *source, "{raw:?}");
+            assert_eq!((args.replay.as_deref(), args.seed), (*replay, *seed), "{raw:?}");
         }
+        // --out and --candidates are needed unless a built-in is only shown.
+        let err = parsed(&["--methods", "all"]).expect_err("refused");
+        assert_eq!(err.kind(), clap::error::ErrorKind::MissingRequiredArgument);
+        assert!(err.to_string().contains("--out"), "{err}");
+        assert!(parsed(&["--show-template"]).is_ok());
+        // A key never comes from a flag.
+        let err = parsed(&["--out", "o", "--candidates", "c", "--api-key", "sk"]).expect_err("refused");
+        assert_eq!(err.kind(), clap::error::ErrorKind::UnknownArgument);
         assert_eq!((request_index("str.split-12"), request_index("weird")), (12, 1));
     }
 }

@@ -1,31 +1,38 @@
-//! `execbench build …`: building a benchmark as CRUXEval was built. `filter` judges candidates
-//! (static rules, then an instrumented run), `sample` dedupes, samples and exports the kept ones
-//! with their provenance. Both are thin over `execbench-build`.
+//! `execbench build …`: building a benchmark as CRUXEval was built. `generate` asks for
+//! candidates, `filter` judges them (static rules, then an instrumented run), `sample` dedupes,
+//! samples and exports the kept ones with their provenance. All are thin over `execbench-build`.
 
 mod filter;
 pub(crate) mod generate;
 mod sample;
 
-use crate::args::Args;
+// Made once per process: a boxed variant would save nothing worth its noise.
+#[allow(clippy::large_enum_variant)]
+#[derive(clap::Subcommand, Debug)]
+pub enum BuildCommand {
+    /// Candidate functions from a prompt per method: offline, a replayed file or a model's API
+    Generate(generate::GenerateArgs),
+    /// Every candidate through the filter; kept and rejected rows to two files
+    Filter(filter::FilterArgs),
+    /// The kept rows deduplicated, sampled with a seed, exported with their provenance
+    Sample(sample::SampleArgs),
+}
 
-pub const USAGE: &str = "execbench build generate|filter|sample …\n  execbench build generate --methods LIST|all --per-method N --seed S [--source offline|replay FILE|api] --out GENERATIONS.jsonl --candidates CANDIDATES.jsonl\n  execbench build filter --candidates FILE.jsonl --out KEPT.jsonl --rejected REJECTED.jsonl [--time-limit SECONDS]\n  execbench build sample --in KEPT.jsonl [--n N] [--seed S] [--balanced] [--rejected REJECTED.jsonl] [--generation GEN.json] --out BENCH.jsonl [--provenance PROV.json]";
+impl BuildCommand {
+    pub fn word(&self) -> &'static str {
+        match self {
+            BuildCommand::Generate(_) => "generate",
+            BuildCommand::Filter(_) => "filter",
+            BuildCommand::Sample(_) => "sample",
+        }
+    }
+}
 
-/// Dispatches `build`'s subcommands; returns the exit code, or a usage error (exit 2).
-pub fn run(rest: &[String]) -> Result<i32, String> {
-    match rest.split_first() {
-        Some((sub, flags)) if sub == "filter" => {
-            filter::run(&Args::parse(flags, &[])?).map_err(|e| format!("{e}\nusage: {}", filter::USAGE))
-        }
-        Some((sub, flags)) if sub == "sample" => {
-            sample::run(&Args::parse(flags, sample::SWITCHES)?).map_err(|e| format!("{e}\nusage: {}", sample::USAGE))
-        }
-        Some((sub, flags)) if sub == "generate" => {
-            generate::run(&Args::parse(&generate::normalize(flags), generate::SWITCHES)?)
-                .map_err(|e| format!("{e}\nusage: {}", generate::USAGE))
-        }
-        Some((other, _)) => {
-            Err(format!("unknown build command `{other}` (known: generate, filter, sample)\nusage: {USAGE}"))
-        }
-        None => Err(format!("a build command is required (generate, filter, sample)\nusage: {USAGE}")),
+/// Runs `build`'s subcommand; returns the exit code.
+pub fn run(command: BuildCommand) -> Result<i32, String> {
+    match command {
+        BuildCommand::Generate(args) => generate::run(&args),
+        BuildCommand::Filter(args) => filter::run(&args),
+        BuildCommand::Sample(args) => sample::run(&args),
     }
 }

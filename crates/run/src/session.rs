@@ -1,0 +1,469 @@
+//! A stored run's life, the same in the page and on the command line: the manifest a new run
+//! gets, how a stored run goes on (Resume, Retry errors, Extend: computed from its records, no
+//! store I/O), and [`run_session`], which marks the run running, writes what an earlier session
+//! could not, runs the engine and stores how the run ended by one rule ([`ending`]).
+//!
+//! The front ends only translate: the page turns [`SessionEvent`]s into signals, `execbench run`
+//! into progress lines. Neither decides a run's state.
+
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+
+use execbench_core::Sample;
+
+use crate::api::{ApiModel, ApiSettings};
+use crate::cancel::CancelToken;
+use crate::cost::SpendCap;
+use crate::engine::{EvalJob, Event, Io, PriorAnswers, Responder, RunEnd, RunOutcome, run_evaluation};
+use crate::io::{Clock, HttpClient, Python, ResultStore};
+use crate::manifest::{FORMAT, PriceUsed, RunEntry, RunManifest, RunState, dataset_hash};
+use crate::record::SampleRecord;
+use crate::simulate::Simulation;
+use crate::store::{Recorder, RunStore, StoreError, WallClock};
+
+pub mod endings;
+
+/// What a new run is, beyond its job (samples, template, n, modes and spend cap).
+#[derive(Clone, Debug)]
+pub struct NewRun {
+    pub run_id: String,
+    /// Seconds since 1970.
+    pub created: u64,
+    /// The model's name as shown ([`model_name`]).
+    pub model: String,
+    pub api: Option<ApiSettings>,
+    /// The dataset's name (a file name, or the page's dataset label).
+    pub dataset: String,
+    pub simulation: Option<Simulation>,
+    pub price: Option<PriceUsed>,
+    pub stored: Option<execbench_eval::stored::StoredScores>,
+    pub app_version: String,
+}
+
+/// A new run's manifest: what it is, without any key.
+pub fn new_manifest(job: &EvalJob, about: NewRun) -> RunManifest {
+    RunManifest {
+        format: FORMAT.to_string(),
+        run_id: about.run_id,
+        model: about.model,
+        api: about.api,
+        dataset: about.dataset,
+        dataset_hash: dataset_hash(&job.samples),
+        samples: job.samples.len(),
+        task: job.template.task,
+        template: job.template.clone(),
+        n: job.n,
+        modes: job.modes.clone(),
+        created: about.created,
+        app_version: about.app_version,
+        provenance: execbench_core::provenance::perturbation_of(&job.samples),
+        simulation: about.simulation,
+        price: about.price,
+        spend_cap: job.spend_cap.map(|c| c.limit),
+        stored: about.stored,
+    }
+}
+
+/// Prefix of a run that re-scored a file of published answers (`re-scored <file>`).
+pub const RESCORED: &str = "re-scored ";
+
+/// The name a run's manifest gives its model: the responder's, or `re-scored <file>` for a file
+/// of published answers (nobody was prompted).
+pub fn model_name(responder: &Responder, rescored_file: Option<&str>) -> String {
+    match rescored_file {
+        Some(file) => format!("{RESCORED}{file}"),
+        None => responder.name(),
+    }
+}
+
+/// The spend cap a run's job carries: its manifest's limit and price, with what its records
+/// already spent.
+pub fn spend_cap_of(entry: &RunEntry) -> Option<SpendCap> {
+    let (limit, price) = (entry.manifest.spend_cap?, entry.manifest.price.as_ref()?);
+    Some(SpendCap { limit, price: price.price, spent_before: price.price.cost(&entry.tally.usage) })
+}
+
+/// What to do with a stored run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Continue {
+    /// Ask for the samples with no record.
+    Resume,
+    /// Ask for the samples with no record and again for those whose record is an error
+    /// (`execbench run --resume`).
+    RetryErrors,
+    /// Ask `extra` more answers of every sample (n grows).
+    Extend { extra: usize },
+}
+
+/// A stored run carried on: the job to run, the entry to record under, the records it has.
+#[derive(Debug)]
+pub struct Continuation {
+    pub job: EvalJob,
+    pub entry: RunEntry,
+    pub earlier: Vec<SampleRecord>,
+}
+
+/// Plans how `entry` goes on with `dataset` (the samples loaded now: its first `samples` must be
+/// the run's, same content hash) and the run's `records`. `cap`: a new spend cap in dollars for
+/// the whole run, kept in its manifest. Refused, naming why, for a run that replayed a file, a
+/// dataset that differs, or a cap without a price.
+pub fn continuation(
+    entry: &RunEntry,
+    mut records: Vec<SampleRecord>,
+    dataset: &[Sample],
+    what: Continue,
+    cap: Option<f64>,
+) -> Result<Continuation, String> {
+    let manifest = &entry.manifest;
+    if manifest.model.starts_with(RESCORED) || manifest.model.starts_with("replay") {
+        return Err(format!(
+            "{} replayed a file: import the file again on the Evaluate page to run it",
+            manifest.run_id
+        ));
+    }
+    let samples: Vec<Sample> = dataset.iter().take(manifest.samples).cloned().collect();
+    let mut now = manifest.clone();
+    now.samples = samples.len();
+    now.dataset_hash = dataset_hash(&samples);
+    let conflicts = manifest.resume_conflicts(&now);
+    if !conflicts.is_empty() {
+        return Err(format!(
+            "{} cannot go on with the dataset loaded now: {}. Load the run's dataset ({}) first.",
+            manifest.run_id,
+            conflicts.join("; "),
+            manifest.dataset
+        ));
+    }
+    if cap.is_some() && manifest.price.is_none() {
+        return Err(format!("{}: a spend cap needs a price, and this run has none", manifest.run_id));
+    }
+    records.sort_by_key(|r| r.index);
+    let mut entry = entry.clone();
+    let mut job = EvalJob::new(samples, manifest.template.clone(), manifest.n, manifest.modes.clone());
+    match what {
+        Continue::Resume => job.done = records.iter().map(|r| r.sample_id.clone()).collect(),
+        Continue::RetryErrors => {
+            job.done = records.iter().filter(|r| !r.is_error()).map(|r| r.sample_id.clone()).collect()
+        }
+        Continue::Extend { extra } => {
+            job.n = manifest.n + extra;
+            entry.manifest.n = job.n;
+            // Errors and samples without a record are asked for all n.
+            job.prior = records.iter().filter_map(|r| PriorAnswers::of(r).map(|p| (r.sample_id.clone(), p))).collect();
+        }
+    }
+    entry.manifest.spend_cap = cap.or(manifest.spend_cap);
+    job.spend_cap = spend_cap_of(&entry);
+    Ok(Continuation { job, entry, earlier: records })
+}
+
+/// The model a stored run was made with, again: its API settings with `key` (the user's, for the
+/// provider and address they confirmed), or an offline model rebuilt from its name.
+pub fn stored_responder(manifest: &RunManifest, key: Option<String>) -> Result<Responder, String> {
+    match &manifest.api {
+        Some(settings) => {
+            let needs_key = settings.endpoint.preset().is_some_and(|p| p.key_required);
+            if needs_key && key.as_deref().is_none_or(str::is_empty) {
+                return Err(format!(
+                    "{} needs the API key of {}: enter it above (it is not stored unless you ask)",
+                    manifest.run_id, settings.endpoint.provider
+                ));
+            }
+            Ok(Responder::Api(ApiModel { settings: settings.clone(), key }))
+        }
+        None => execbench_eval::models::offline_model(&manifest.model).map(Responder::Offline).ok_or_else(|| {
+            format!("{}: the model `{}` cannot be run again from here", manifest.run_id, manifest.model)
+        }),
+    }
+}
+
+/// How a session's end is stored: the one rule of the page and the command line. Every ending
+/// but a provider's refusal can be resumed; a run that finished with samples never asked (a pilot)
+/// is paused, not finished.
+pub fn ending(end: &RunEnd, missing: usize) -> (RunState, Option<String>) {
+    match end {
+        RunEnd::Finished if missing > 0 => {
+            (RunState::Paused, Some(format!("{missing} samples not asked yet: Resume asks for them")))
+        }
+        RunEnd::Finished => (RunState::Finished, None),
+        RunEnd::Stopped => (RunState::Paused, Some("stopped: Resume asks for the rest".to_string())),
+        RunEnd::SpendCap { .. } | RunEnd::StoreFailed(_) => (RunState::Paused, Some(end.describe())),
+        RunEnd::ProviderStopped(_) => (RunState::Failed, Some(end.describe())),
+    }
+}
+
+/// The stored run a session records into.
+pub struct Session<'s, S: RunStore> {
+    pub store: &'s S,
+    /// The run's entry: new ([`RunEntry::new`]) or as stored.
+    pub entry: RunEntry,
+    /// The run's stored records (none for a new run).
+    pub earlier: Vec<SampleRecord>,
+    /// Records an earlier session could not store (a full disk): written first.
+    pub unsaved: Vec<SampleRecord>,
+    /// Wall-clock ms since 1970, for the entry's times.
+    pub now_ms: WallClock<'s>,
+}
+
+/// What a session reports while it runs.
+pub enum SessionEvent<'a> {
+    /// The run is stored as running, with the records an earlier session could not store.
+    Started(&'a RunEntry),
+    /// The engine's report, with the run's entry as stored now (built when asked: a clone).
+    Engine(Event<'a>, &'a dyn Fn() -> RunEntry),
+}
+
+/// How a session ended.
+pub struct SessionEnd {
+    /// The engine's outcome: how it ended, this session's records, the status.
+    pub outcome: RunOutcome,
+    /// The run's entry as it ends (state and note by [`ending`]).
+    pub entry: RunEntry,
+    /// Every record of the run in dataset order: the stored ones, replaced by this session's
+    /// (those the store refused included).
+    pub records: Vec<SampleRecord>,
+    /// Records the store refused: keep them for the next session's [`Session::unsaved`].
+    pub unsaved: Vec<SampleRecord>,
+    /// The ending could not be stored (the entry says how it ended all the same).
+    pub state_error: Option<StoreError>,
+    /// How long each record took to be stored, ms.
+    pub store_times_ms: Vec<f64>,
+}
+
+/// A session that could not mark its run running or write the records left from before: nothing
+/// was asked.
+#[derive(Debug)]
+pub struct NotStarted {
+    pub error: StoreError,
+    /// The earlier session's records still not stored.
+    pub unsaved: Vec<SampleRecord>,
+}
+
+/// The run's store, timed: how long each record takes to be written.
+struct TimedStore<'r, 'a, S: RunStore, C: Clock> {
+    recorder: &'r Recorder<'a, S>,
+    clock: &'r C,
+    times_ms: RefCell<Vec<f64>>,
+}
+
+impl<S: RunStore, C: Clock> ResultStore for TimedStore<'_, '_, S, C> {
+    async fn put(&self, record: &SampleRecord) -> Result<(), String> {
+        let started = self.clock.now_ms();
+        let result = self.recorder.record(record).await.map_err(|e| e.to_string());
+        self.times_ms.borrow_mut().push(self.clock.now_ms() - started);
+        result
+    }
+}
+
+/// The I/O a session's engine uses (the store is the session's).
+pub struct SessionIo<'a, P, H, C> {
+    pub python: &'a P,
+    pub http: &'a H,
+    pub clock: &'a C,
+}
+
+/// Runs `job` with `responder` as a session of the stored run: marks it running, writes the
+/// records an earlier session could not, runs the engine (every finished sample stored before it
+/// is reported) and stores the ending by [`ending`]. Cancel `cancel` to stop.
+pub async fn run_session<P: Python, H: HttpClient, C: Clock, S: RunStore>(
+    session: Session<'_, S>,
+    mut job: EvalJob,
+    responder: &mut Responder,
+    io: SessionIo<'_, P, H, C>,
+    cancel: &CancelToken,
+    on_event: &dyn Fn(SessionEvent<'_>),
+) -> Result<SessionEnd, NotStarted> {
+    let Session { store, entry, earlier, unsaved, now_ms } = session;
+    let recorder = Recorder::new(store, entry, &earlier, now_ms);
+    if let Err(error) = recorder.set_state(RunState::Running, None).await {
+        return Err(NotStarted { error, unsaved });
+    }
+    let mut stored_first = Vec::new();
+    for (i, record) in unsaved.iter().enumerate() {
+        if let Err(error) = recorder.record(record).await {
+            return Err(NotStarted { error, unsaved: unsaved[i..].to_vec() });
+        }
+        stored_first.push(record.clone());
+    }
+    job.done.extend(stored_first.iter().map(|r| r.sample_id.clone()));
+    on_event(SessionEvent::Started(&recorder.entry()));
+
+    let timed = TimedStore { recorder: &recorder, clock: io.clock, times_ms: RefCell::new(Vec::new()) };
+    let entry_now = || recorder.entry();
+    let engine_event = |event: Event<'_>| on_event(SessionEvent::Engine(event, &entry_now));
+    let engine_io = Io { python: io.python, http: io.http, clock: io.clock, store: &timed };
+    let outcome = run_evaluation(&job, responder, engine_io, cancel, &engine_event).await;
+
+    let (state, note) = ending(&outcome.end, recorder.entry().missing());
+    let state_error = recorder.set_state(state, note).await.err();
+    let by_id: BTreeMap<String, SampleRecord> = earlier
+        .into_iter()
+        .chain(stored_first)
+        .chain(outcome.records.iter().cloned())
+        .chain(outcome.unsaved.iter().cloned())
+        .map(|r| (r.sample_id.clone(), r))
+        .collect();
+    let mut records: Vec<SampleRecord> = by_id.into_values().collect();
+    records.sort_by_key(|r| r.index);
+    Ok(SessionEnd {
+        unsaved: outcome.unsaved.clone(),
+        entry: recorder.entry(),
+        records,
+        outcome,
+        state_error,
+        store_times_ms: timed.times_ms.take(),
+    })
+}
+
+/// Every stored run still marked running when a front end starts was cut off (a reload, a closed
+/// tab, a killed process: no session of this start runs it): it becomes interrupted, stored so.
+/// Returns the list, and the entries whose new state could not be stored.
+pub fn interrupted_at_start(entries: &mut [RunEntry]) -> Vec<usize> {
+    let mut changed = Vec::new();
+    for (i, entry) in entries.iter_mut().enumerate().filter(|(_, e)| e.state == RunState::Running) {
+        entry.state = RunState::Interrupted;
+        entry.note = Some(INTERRUPTED.to_string());
+        changed.push(i);
+    }
+    changed
+}
+
+/// The note of a run found running at start-up.
+pub const INTERRUPTED: &str =
+    "the page was closed or reloaded while it ran: Resume asks only for the samples without a record";
+
+/// Reads the stored runs as a front end starts, marking the ones cut off ([`interrupted_at_start`])
+/// and storing their new state. A state that cannot be stored is reported, the list still read.
+pub async fn open_runs<S: RunStore>(store: &S) -> Result<(Vec<RunEntry>, Vec<StoreError>), StoreError> {
+    let mut entries = store.entries().await?;
+    let mut problems = Vec::new();
+    for i in interrupted_at_start(&mut entries) {
+        if let Err(e) = store.save_entry(&entries[i]).await {
+            problems.push(e);
+        }
+    }
+    Ok((entries, problems))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::MemoryRunStore;
+    use crate::store::conformance::{manifest, record};
+
+    #[test]
+    fn every_ending_has_one_stored_state() {
+        use execbench_providers::{ErrorKind, ProviderError};
+        let refused = ProviderError::new(ErrorKind::BadKey, Some(401), "the key was refused");
+        // (how the engine ended, samples without a record, state, note starts with)
+        let cases: Vec<(RunEnd, usize, RunState, Option<&str>)> = vec![
+            (RunEnd::Finished, 0, RunState::Finished, None),
+            (RunEnd::Finished, 2, RunState::Paused, Some("2 samples not asked yet")),
+            (RunEnd::Stopped, 3, RunState::Paused, Some("stopped: Resume asks for the rest")),
+            (RunEnd::SpendCap { spent: 0.5, limit: 0.6 }, 1, RunState::Paused, Some("paused at the spend cap")),
+            (RunEnd::StoreFailed("full".into()), 1, RunState::Paused, Some("paused: a result could not be stored")),
+            (RunEnd::ProviderStopped(refused), 3, RunState::Failed, Some("stopped by the provider")),
+        ];
+        for (end, missing, state, note) in cases {
+            let (got_state, got_note) = ending(&end, missing);
+            assert_eq!(got_state, state, "{end:?}");
+            match note {
+                None => assert_eq!(got_note, None, "{end:?}"),
+                Some(start) => {
+                    assert!(got_note.as_deref().is_some_and(|n| n.starts_with(start)), "{end:?}: {got_note:?}")
+                }
+            }
+        }
+    }
+
+    fn samples(count: usize) -> Vec<Sample> {
+        (0..count)
+            .map(|i| Sample {
+                id: format!("s{i}"),
+                code: "def f(x):\n    return x".into(),
+                function_name: "f".into(),
+                input: i.to_string(),
+                call: format!("f({i})"),
+                output: i.to_string(),
+                meta: Default::default(),
+            })
+            .collect()
+    }
+
+    fn stored(samples: &[Sample]) -> RunEntry {
+        let mut m = manifest("run-1", 1);
+        m.samples = samples.len();
+        m.dataset_hash = dataset_hash(samples);
+        RunEntry::new(m, 0.0)
+    }
+
+    #[test]
+    fn continuations_ask_for_what_each_choice_says() {
+        let data = samples(3);
+        let entry = stored(&data);
+        let records = vec![record("s0", 0, Some(1.0), false), record("s1", 1, None, true)];
+        let done = |what| {
+            let c = continuation(&entry, records.clone(), &data, what, None).unwrap();
+            (c.job.done.into_iter().collect::<Vec<_>>(), c.job.n, c.job.prior.len())
+        };
+        // (choice, samples not asked, n, samples with prior answers: the scored one, not the error)
+        let cases: &[(Continue, &[&str], usize, usize)] = &[
+            (Continue::Resume, &["s0", "s1"], 1, 0),
+            (Continue::RetryErrors, &["s0"], 1, 0),
+            (Continue::Extend { extra: 2 }, &[], 3, 1),
+        ];
+        for (what, not_asked, n, prior) in cases {
+            assert_eq!(done(*what), (not_asked.iter().map(|s| s.to_string()).collect(), *n, *prior), "{what:?}");
+        }
+    }
+
+    #[test]
+    fn a_continuation_is_refused_naming_why() {
+        let data = samples(3);
+        let entry = stored(&data);
+        let other = samples(4)[1..].to_vec();
+        let cases: Vec<(RunEntry, &[Sample], Option<f64>, &str)> = vec![
+            (entry.clone(), &other, None, "cannot go on with the dataset loaded now: the dataset's content differs"),
+            (entry.clone(), &data, Some(1.0), "a spend cap needs a price"),
+            (
+                RunEntry {
+                    manifest: RunManifest { model: "re-scored x.json".into(), ..entry.manifest.clone() },
+                    ..entry
+                },
+                &data,
+                None,
+                "replayed a file",
+            ),
+        ];
+        for (entry, dataset, cap, message) in cases {
+            let err = continuation(&entry, Vec::new(), dataset, Continue::Resume, cap).unwrap_err();
+            assert!(err.contains(message), "{err}");
+        }
+    }
+
+    #[test]
+    fn stored_models_come_back_by_name_or_are_refused() {
+        let m = manifest("run-1", 1);
+        assert_eq!(stored_responder(&m, None).unwrap().name(), "oracle");
+        let unknown = RunManifest { model: "gpt-9".into(), ..m };
+        assert!(stored_responder(&unknown, None).err().unwrap().contains("cannot be run again"));
+    }
+
+    #[test]
+    fn runs_left_running_are_interrupted_at_start() {
+        let store = MemoryRunStore::new();
+        futures::executor::block_on(async {
+            let mut running = RunEntry::new(manifest("a", 1), 0.0);
+            running.state = RunState::Running;
+            let mut finished = RunEntry::new(manifest("b", 2), 0.0);
+            finished.state = RunState::Finished;
+            store.save_entry(&running).await.unwrap();
+            store.save_entry(&finished).await.unwrap();
+            let (entries, problems) = open_runs(&store).await.unwrap();
+            assert!(problems.is_empty());
+            let states: Vec<_> = entries.iter().map(|e| (e.id().to_string(), e.state)).collect();
+            assert_eq!(states, [("b".to_string(), RunState::Finished), ("a".to_string(), RunState::Interrupted)]);
+            assert_eq!(store.entry("a").await.unwrap().unwrap().state, RunState::Interrupted, "stored so");
+        });
+    }
+}
