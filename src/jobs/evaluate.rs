@@ -449,7 +449,8 @@ pub async fn continue_plan_with_cap(
     cap: Option<f64>,
 ) -> Result<(EvaluationPlan, Target), String> {
     let store = runs.store().await;
-    let records = execbench_run::store::RunStore::records(&*store, entry.id()).await.map_err(|e| e.to_string())?;
+    let records =
+        execbench_run::store::RunStore::records(&*store, entry.id()).await.map_err(|e| e.to_string())?;
     let plan = session::continuation(entry, records, dataset, what, cap)?;
     let manifest = &plan.entry.manifest;
     let responder = session::stored_responder(manifest, key)?;
