@@ -220,7 +220,9 @@ pub trait GenerationStore {
 /// Reads the kept generations as the page starts. One still marked running was cut off by a
 /// reload or a closed tab (no job of this start runs it): it becomes interrupted, stored so. A
 /// state that cannot be stored is reported, the list still read.
-pub async fn open_generations<S: GenerationStore>(store: &S) -> StoreResult<(Vec<GenerationEntry>, Vec<StoreError>)> {
+pub async fn open_generations<S: GenerationStore>(
+    store: &S,
+) -> StoreResult<(Vec<GenerationEntry>, Vec<StoreError>)> {
     let mut entries = store.generations().await?;
     let mut problems = Vec::new();
     for entry in entries.iter_mut().filter(|e| e.state == GenerationState::Running) {

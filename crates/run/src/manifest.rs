@@ -290,3 +290,4 @@ impl RunEntry {
         self.manifest.samples.saturating_sub(self.tally.recorded())
     }
 }
+

@@ -369,9 +369,7 @@ mod tests {
             assert_eq!(got_state, state, "{end:?}");
             match note {
                 None => assert_eq!(got_note, None, "{end:?}"),
-                Some(start) => {
-                    assert!(got_note.as_deref().is_some_and(|n| n.starts_with(start)), "{end:?}: {got_note:?}")
-                }
+                Some(start) => assert!(got_note.as_deref().is_some_and(|n| n.starts_with(start)), "{end:?}: {got_note:?}"),
             }
         }
     }
@@ -426,10 +424,7 @@ mod tests {
             (entry.clone(), &other, None, "cannot go on with the dataset loaded now: the dataset's content differs"),
             (entry.clone(), &data, Some(1.0), "a spend cap needs a price"),
             (
-                RunEntry {
-                    manifest: RunManifest { model: "re-scored x.json".into(), ..entry.manifest.clone() },
-                    ..entry
-                },
+                RunEntry { manifest: RunManifest { model: "re-scored x.json".into(), ..entry.manifest.clone() }, ..entry },
                 &data,
                 None,
                 "replayed a file",
