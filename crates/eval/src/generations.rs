@@ -15,18 +15,20 @@
 //!
 //! Every problem is named with the file, the line and the field; good entries are kept.
 
+use std::collections::{HashMap, HashSet};
+
 use execbench_core::{PythonEngine, Sample};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use std::collections::{HashMap, HashSet};
 
 use crate::extract::{Extraction, extract};
-/// Kept apart so that [`crate::stored`], which this module reads with, can name it too.
-pub use crate::import_error::ImportError;
 use crate::report::{SampleResult, Summary, summarize};
 use crate::score::{Mode, ScoreOptions, score_answers};
 use crate::stored::{StoredScores, read_stored};
 use crate::task::Task;
+
+/// Kept apart so that [`crate::stored`], which this module reads with, can name it too.
+pub use crate::import_error::ImportError;
 
 /// Whether the answers still need extracting.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -10,17 +10,19 @@
 
 use std::collections::HashMap;
 
-/// Where the page and callers have always found it.
-pub use crate::generations::FileScope;
+use execbench_core::sample::OutputKind;
+use execbench_core::{Limits, Outcome, RunRequest, RunResult, Sample};
+use ruff_python_ast::Expr;
+use ruff_text_size::Ranged;
+
 use crate::generations::{Generations, GenerationsKind};
 use crate::literal::parse_expression_guarded;
 use crate::prompt::Prompt;
 use crate::report::SampleResult;
 use crate::task::Task;
-use execbench_core::sample::OutputKind;
-use execbench_core::{Limits, Outcome, RunRequest, RunResult, Sample};
-use ruff_python_ast::Expr;
-use ruff_text_size::Ranged;
+
+/// Where the page and callers have always found it.
+pub use crate::generations::FileScope;
 
 /// What a model is asked.
 #[derive(Clone, Debug, PartialEq)]

@@ -24,11 +24,12 @@ use crate::cost::SpendCap;
 use crate::gate::Gate;
 use crate::io::{Clock, HttpClient, Python, ResultStore};
 use crate::record::{SampleError, SampleRecord};
-/// How a run ends; the scheduler of API work decides most ends, so it is defined there.
-pub use crate::schedule::RunEnd;
 use crate::schedule::{Schedule, StatusMoment};
 use crate::scoring::{Answers, score_sample};
 use crate::status::{Live, RunStatus};
+
+/// How a run ends; the scheduler of API work decides most ends, so it is defined there.
+pub use crate::schedule::RunEnd;
 
 /// Steps an offline model may take for one sample before it is declared stuck.
 const MAX_MODEL_STEPS: usize = 64;
