@@ -11,7 +11,7 @@ use std::future::Future;
 
 use execbench_providers::ProviderError;
 use futures::stream::{FuturesUnordered, StreamExt};
-use futures::{FutureExt, select};
+use futures::{FutureExt, select_biased};
 
 use crate::cancel::CancelToken;
 use crate::cost::SpendCap;
@@ -124,7 +124,15 @@ impl<C: Clock> Schedule<'_, C> {
             let tick = self.clock.sleep(TICK_MS).fuse();
             let stop = self.cancel.cancelled().fuse();
             futures::pin_mut!(tick, stop);
-            select! {
+            // In this order when several are ready: once Stop is pressed nothing more is finished
+            // (as in the offline loop), and finished work comes before a tick, so a clock whose
+            // sleeps end at once cannot starve it.
+            select_biased! {
+                _ = stop => {
+                    on_status(StatusMoment::Stopping);
+                    end = RunEnd::Stopped;
+                    break;
+                }
                 done = in_flight.next() => {
                     let Some(((result, stop_run), worst)) = done else { continue };
                     reserved -= worst;
@@ -138,11 +146,6 @@ impl<C: Clock> Schedule<'_, C> {
                     }
                 }
                 _ = tick => on_status(StatusMoment::Tick),
-                _ = stop => {
-                    on_status(StatusMoment::Stopping);
-                    end = RunEnd::Stopped;
-                    break;
-                }
             }
         }
         // Dropping what is still in flight aborts its requests.
@@ -371,6 +374,15 @@ mod tests {
         let ran = run(&items, Setup { concurrency: 1, stop_after: Some(2), ..Setup::default() });
         assert_eq!(ran.end, RunEnd::Stopped);
         assert_eq!(ran.finished, vec![0, 1]);
+        assert_eq!(ran.moments, vec![StatusMoment::Stopping]);
+    }
+
+    #[test]
+    fn once_stop_is_pressed_nothing_more_is_finished() {
+        // Every item is ready at once: the ones still in flight are dropped, not finished.
+        let items: Vec<Item> = (0..6).map(|id| item(id, 0)).collect();
+        let ran = run(&items, Setup { concurrency: 4, ticks: true, stop_after: Some(1), ..Setup::default() });
+        assert_eq!((ran.end, ran.finished), (RunEnd::Stopped, vec![0]));
         assert_eq!(ran.moments, vec![StatusMoment::Stopping]);
     }
 
