@@ -7,6 +7,7 @@ mod components;
 mod jobs;
 mod pages;
 mod route;
+mod state;
 mod theme;
 
 fn main() {

@@ -3,13 +3,14 @@
 //! a query part (`#/datasets?q=sorted&kind=list`, `#/sample/sample_3?q=sorted&kind=list`), so
 //! Back, a reload and a shared link show the same filtered view. The Evaluate page keeps the run
 //! its table shows and the table's scoring mode and filter there the same way
-//! (`#/evaluate?run=run-1&mode=compatible&filter=wrong`). Parsing and encoding are plain
-//! functions (no browser API), tested natively.
+//! (`#/evaluate?run=run-1&mode=compatible&filter=wrong`), and a Perturb link the demo it opens
+//! (`#/perturb/sample_3?kind=RTF&seed=2`). Parsing and encoding are plain functions (no browser
+//! API), tested natively.
 
 use execbench_core::sample::OutputKind;
 use execbench_eval::Mode;
-
-use crate::components::evaluation::sample_table::RowFilter;
+use execbench_perturb::{Kind, Options, Prediction, Profile};
+use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, percent_decode_str, utf8_percent_encode};
 
 /// The dataset list's search text and output-type filter, as kept in the address.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -48,6 +49,35 @@ impl ListQuery {
             parts.push(format!("kind={}", encode(kind.label())));
         }
         if parts.is_empty() { String::new() } else { format!("?{}", parts.join("&")) }
+    }
+}
+
+/// Which samples the Evaluate page's per-sample table shows (its `filter=` in the address).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RowFilter {
+    All,
+    /// At least one answer that counts against the model (anything but correct or dropped).
+    WrongOnly,
+    Dropped,
+    ExtractionFailed,
+}
+
+impl RowFilter {
+    pub const ALL: [RowFilter; 4] =
+        [RowFilter::All, RowFilter::WrongOnly, RowFilter::Dropped, RowFilter::ExtractionFailed];
+
+    /// The name in the select and in the address.
+    pub fn value(self) -> &'static str {
+        match self {
+            RowFilter::All => "all",
+            RowFilter::WrongOnly => "wrong",
+            RowFilter::Dropped => "dropped",
+            RowFilter::ExtractionFailed => "extraction_failed",
+        }
+    }
+
+    pub fn parse(value: &str) -> Option<RowFilter> {
+        RowFilter::ALL.into_iter().find(|f| f.value() == value)
     }
 }
 
@@ -170,8 +200,118 @@ impl Route {
     }
 }
 
-/// As JavaScript's `encodeURIComponent`: UTF-8, every byte but `A-Z a-z 0-9 - _ . ! ~ * ' ( )`
-/// as `%XX`.
+/// A perturbation demo as an address: `#/perturb/<sample>?kind=RTF&seed=2` (and `p`, `once`,
+/// `prediction`, `profile` when they differ from the defaults). Opening it perturbs that sample that way;
+/// perturbing rewrites it, so Back, reload and a shared link show the same view.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PerturbLink {
+    pub sample: Option<String>,
+    pub kind: Kind,
+    pub options: Options,
+    /// MHC: the wrong answer to try first (a model's or a file's, read back from an exported
+    /// row's hint), so the address shows that row's program without asking anyone again.
+    pub claim: Option<String>,
+}
+
+impl Default for PerturbLink {
+    fn default() -> Self {
+        PerturbLink { sample: None, kind: Kind::Ren, options: Options::default(), claim: None }
+    }
+}
+
+impl PerturbLink {
+    /// Reads a hash; what it does not say keeps its default, and a malformed value is ignored.
+    pub fn parse(hash: &str) -> PerturbLink {
+        let mut link = PerturbLink::default();
+        let path = hash.trim_start_matches('#').trim_start_matches('/');
+        let Some(rest) = path.strip_prefix("perturb") else { return link };
+        let (id, query) = rest.split_once('?').unwrap_or((rest, ""));
+        let id = decode(id.trim_start_matches('/'));
+        link.sample = (!id.is_empty()).then_some(id);
+        for (key, value) in query_pairs(query) {
+            match key {
+                "kind" => link.kind = Kind::parse(&value).unwrap_or(link.kind),
+                "seed" => link.options.seed = parse_seed(&value).unwrap_or(link.options.seed),
+                "p" => link.options.p = parse_p(&value).unwrap_or(link.options.p),
+                "once" => link.options.once = value == "1" || value == "true",
+                "prediction" => {
+                    link.options.prediction = if value == "input" { Prediction::Input } else { Prediction::Output }
+                }
+                "profile" => link.options.profile = Profile::parse(&value).unwrap_or(link.options.profile),
+                "claim" => link.claim = Some(value.to_string()).filter(|c| !c.trim().is_empty()),
+                _ => {}
+            }
+        }
+        link
+    }
+
+    /// The address; options that the kind ignores or that keep their default are left out.
+    pub fn href(&self) -> String {
+        let mut out = Route::Perturb.href();
+        if let Some(id) = &self.sample {
+            out.push('/');
+            out.push_str(&encode(id));
+        }
+        out.push_str(&format!("?kind={}&seed={}", self.kind.name(), self.options.seed));
+        let defaults = Options::default();
+        if self.kind.uses_p_and_once() {
+            if self.options.p != defaults.p {
+                out.push_str(&format!("&p={}", self.options.p));
+            }
+            if self.options.once {
+                out.push_str("&once=1");
+            }
+        }
+        if self.kind == Kind::Mhc && self.options.prediction == Prediction::Input {
+            out.push_str("&prediction=input");
+        }
+        if self.options.profile != defaults.profile {
+            out.push_str(&format!("&profile={}", self.options.profile));
+        }
+        if let (Kind::Mhc, Some(claim)) = (self.kind, &self.claim) {
+            out.push_str(&format!("&claim={}", encode(claim)));
+        }
+        out
+    }
+}
+
+/// `#/perturb/<id>`: this view with one sample picked and perturbed (linked from the sample page).
+pub fn perturb_link(sample_id: &str) -> String {
+    PerturbLink { sample: Some(sample_id.to_string()), ..PerturbLink::default() }.href()
+}
+
+/// The Perturb view's address that makes the perturbed program of sample `id` again, from the
+/// perturbed run's provenance (`{"kind", "seed", "options": {"p", "once", "prediction"}}`);
+/// `None` when the run records no single execbench perturbation (CodeCrash's files, a mix).
+pub fn perturb_href(provenance: Option<&serde_json::Value>, id: &str) -> Option<String> {
+    let p = provenance?;
+    let kind = Kind::parse(p.get("kind")?.as_str()?)?;
+    let mut options =
+        Options { seed: p.get("seed").and_then(serde_json::Value::as_u64).unwrap_or(0), ..Options::default() };
+    if let Some(o) = p.get("options") {
+        options.p = o.get("p").and_then(serde_json::Value::as_f64).unwrap_or(options.p);
+        options.once = o.get("once").and_then(serde_json::Value::as_bool).unwrap_or(options.once);
+        if o.get("prediction").and_then(serde_json::Value::as_str) == Some("input") {
+            options.prediction = Prediction::Input;
+        }
+    }
+    Some(PerturbLink { sample: Some(id.to_string()), kind, options, claim: None }.href())
+}
+
+/// One seed (the Perturb link's `seed=`, the single-program form's field).
+pub fn parse_seed(text: &str) -> Result<u64, String> {
+    text.trim().parse::<u64>().map_err(|_| format!("seed: `{}` is not a whole number ≥ 0", text.trim()))
+}
+
+/// The probability that a site gets a misleading message (MCC, MPS): the link's `p=`, the forms' field.
+pub fn parse_p(text: &str) -> Result<f64, String> {
+    let p: f64 = text.trim().parse().map_err(|_| format!("p: `{}` is not a number", text.trim()))?;
+    if !(0.0..=1.0).contains(&p) {
+        return Err(format!("p must be between 0 and 1, not {p}"));
+    }
+    Ok(p)
+}
+
 /// The `key=value` pairs of a query (without the `?`), values decoded (`+` is a space, as in a
 /// form's query); a pair without `=` has an empty value, empty pairs are skipped.
 pub fn query_pairs(query: &str) -> impl Iterator<Item = (&str, String)> {
@@ -181,53 +321,58 @@ pub fn query_pairs(query: &str) -> impl Iterator<Item = (&str, String)> {
     })
 }
 
+/// What `encodeURIComponent` leaves as it is: letters, digits and `- _ . ! ~ * ' ( )`.
+const COMPONENT: &AsciiSet = &NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'_')
+    .remove(b'.')
+    .remove(b'!')
+    .remove(b'~')
+    .remove(b'*')
+    .remove(b'\'')
+    .remove(b'(')
+    .remove(b')');
+
+/// As JavaScript's `encodeURIComponent`: UTF-8, every byte but `A-Z a-z 0-9 - _ . ! ~ * ' ( )`
+/// as `%XX`.
 pub fn encode(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for byte in text.bytes() {
-        if byte.is_ascii_alphanumeric() || b"-_.!~*'()".contains(&byte) {
-            out.push(byte as char);
-        } else {
-            out.push_str(&format!("%{byte:02X}"));
-        }
-    }
-    out
+    utf8_percent_encode(text, COMPONENT).to_string()
 }
 
 /// As JavaScript's `decodeURIComponent`, except that malformed text (a bad `%` escape, bytes that
 /// are not UTF-8) comes back as it was instead of failing.
 pub fn decode(text: &str) -> String {
+    // `percent_decode_str` passes a bad escape through and decodes the rest; a half-decoded
+    // address would name something else, so the whole text stays as it was.
     let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%' {
-            let hex = bytes
-                .get(i + 1..i + 3)
-                .and_then(|h| std::str::from_utf8(h).ok())
-                .and_then(|h| u8::from_str_radix(h, 16).ok());
-            match hex {
-                Some(b) => {
-                    out.push(b);
-                    i += 3;
-                }
-                None => return text.to_string(),
-            }
-        } else {
-            out.push(bytes[i]);
-            i += 1;
-        }
+    let well_formed = bytes
+        .iter()
+        .enumerate()
+        .filter(|(_, b)| **b == b'%')
+        .all(|(i, _)| bytes.get(i + 1..i + 3).is_some_and(|h| h.iter().all(u8::is_ascii_hexdigit)));
+    if !well_formed {
+        return text.to_string();
     }
-    String::from_utf8(out).unwrap_or_else(|_| text.to_string())
+    percent_decode_str(text).decode_utf8().map_or_else(|_| text.to_string(), |t| t.into_owned())
+}
+
+fn current_hash() -> String {
+    web_sys::window().and_then(|w| w.location().hash().ok()).unwrap_or_default()
 }
 
 pub fn current() -> Route {
-    let hash = web_sys::window().and_then(|w| w.location().hash().ok()).unwrap_or_default();
-    Route::parse(&hash)
+    Route::parse(&current_hash())
+}
+
+/// The Perturb link the address holds now.
+pub fn current_perturb_link() -> PerturbLink {
+    PerturbLink::parse(&current_hash())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn the_bare_address_is_the_home_screen() {
@@ -353,5 +498,124 @@ mod tests {
             assert_eq!(route.href(), href, "{route:?}");
             assert_eq!(Route::parse(href), route, "{href:?}");
         }
+    }
+
+    #[test]
+    fn a_perturbation_demo_is_a_link_that_reads_back() {
+        let rtf = PerturbLink {
+            sample: Some("sample_3".into()),
+            kind: Kind::Rtf,
+            options: Options::with_seed(2),
+            claim: None,
+        };
+        let mcc = PerturbLink {
+            sample: Some("a b/c".into()),
+            kind: Kind::Mcc,
+            options: Options { seed: 0, p: 0.5, once: true, prediction: Prediction::Output, ..Options::default() },
+            claim: None,
+        };
+        let mhc = PerturbLink {
+            sample: None,
+            kind: Kind::Mhc,
+            options: Options { prediction: Prediction::Input, ..Options::with_seed(7) },
+            claim: None,
+        };
+        let gbc = PerturbLink {
+            sample: Some("sample_1".into()),
+            kind: Kind::Gbc,
+            options: Options { profile: execbench_perturb::Profile::Codecrash, ..Options::with_seed(4) },
+            claim: None,
+        };
+        let claimed = PerturbLink {
+            sample: Some("sample_2".into()),
+            kind: Kind::Mhc,
+            options: Options::default(),
+            claim: Some("['a&b', 2]".into()),
+        };
+        let cases = [
+            (&rtf, "#/perturb/sample_3?kind=RTF&seed=2"),
+            (&mcc, "#/perturb/a%20b%2Fc?kind=MCC&seed=0&p=0.5&once=1"),
+            (&mhc, "#/perturb?kind=MHC&seed=7&prediction=input"),
+            (&gbc, "#/perturb/sample_1?kind=GBC&seed=4&profile=codecrash"),
+            (&claimed, "#/perturb/sample_2?kind=MHC&seed=0&claim=%5B'a%26b'%2C%202%5D"),
+        ];
+        for (link, href) in cases {
+            assert_eq!(link.href(), href);
+            assert_eq!(&PerturbLink::parse(href), link, "{href}");
+        }
+        // Options a kind ignores are not written.
+        let ren = PerturbLink {
+            kind: Kind::Ren,
+            options: Options { p: 0.5, once: true, ..Options::default() },
+            sample: None,
+            claim: Some("1".into()),
+        };
+        assert_eq!(ren.href(), "#/perturb?kind=REN&seed=0");
+        // The old link form and bad values keep the defaults.
+        assert_eq!(
+            PerturbLink::parse("#/perturb/sample_9"),
+            PerturbLink { sample: Some("sample_9".into()), ..PerturbLink::default() }
+        );
+        assert_eq!(PerturbLink::parse("#/perturb?kind=NOPE&seed=-1&p=7"), PerturbLink::default());
+        assert_eq!(PerturbLink::parse("#/datasets"), PerturbLink::default());
+    }
+
+    #[test]
+    fn p_must_be_a_probability() {
+        assert_eq!(parse_p("0.5"), Ok(0.5));
+        assert_eq!(parse_p("1"), Ok(1.0));
+        assert_eq!(parse_p("1.5"), Err("p must be between 0 and 1, not 1.5".to_string()));
+        assert!(parse_p("NaN").is_err());
+        assert!(parse_p("half").is_err());
+    }
+
+    #[test]
+    fn a_perturbed_runs_provenance_opens_the_perturb_view_that_makes_it_again() {
+        // (provenance, expected address for sample_3)
+        let cases = [
+            (
+                Some(json!({"kind": "RTF", "seed": 2, "options": {"p": 1.0, "once": false, "prediction": "output"}})),
+                Some("#/perturb/sample_3?kind=RTF&seed=2"),
+            ),
+            (
+                Some(json!({"kind": "MCC", "seed": 0, "options": {"p": 0.5, "once": true}})),
+                Some("#/perturb/sample_3?kind=MCC&seed=0&p=0.5&once=1"),
+            ),
+            (
+                Some(json!({"kind": "MHC", "seed": 7, "options": {"prediction": "input"}})),
+                Some("#/perturb/sample_3?kind=MHC&seed=7&prediction=input"),
+            ),
+            // CodeCrash's kind spelling, no seed: seed 0.
+            (Some(json!({"kind": "PSC_ALL"})), Some("#/perturb/sample_3?kind=PSC_ALL&seed=0")),
+            // A mix of kinds, an unknown kind, no provenance: no address.
+            (Some(json!({"mixed": [{"kind": "REN"}, {"kind": "RTF"}]})), None),
+            (Some(json!({"kind": "MDC"})), None),
+            (None, None),
+        ];
+        for (provenance, expected) in cases {
+            assert_eq!(perturb_href(provenance.as_ref(), "sample_3").as_deref(), expected, "{provenance:?}");
+        }
+    }
+
+    /// Reserved and non-ASCII characters are escaped as `encodeURIComponent` escapes them, and
+    /// read back; malformed escapes leave the text as it was.
+    #[test]
+    fn reserved_and_non_ascii_characters_round_trip() {
+        // (text, encoded)
+        let cases = [
+            ("a?b#c/d&e=f+g;h,i:j@k$", "a%3Fb%23c%2Fd%26e%3Df%2Bg%3Bh%2Ci%3Aj%40k%24"),
+            ("-_.!~*'()", "-_.!~*'()"),
+            ("été 日本 😀", "%C3%A9t%C3%A9%20%E6%97%A5%E6%9C%AC%20%F0%9F%98%80"),
+            ("100%", "100%25"),
+        ];
+        for (text, encoded) in cases {
+            assert_eq!(encode(text), encoded, "{text:?}");
+            assert_eq!(decode(encoded), text, "{encoded:?}");
+        }
+        for malformed in ["a%20b%zz", "%E9", "%C3%28", "50%", "%2"] {
+            assert_eq!(decode(malformed), malformed);
+        }
+        assert_eq!(Route::parse("#/sample/%E6%97%A5%3F"), Route::sample("日?"));
+        assert_eq!(Route::sample("日?").href(), "#/sample/%E6%97%A5%3F");
     }
 }

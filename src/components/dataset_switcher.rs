@@ -3,7 +3,7 @@
 
 use leptos::prelude::*;
 
-use crate::app::AppState;
+use crate::state::AppState;
 
 /// The menu's value for the bundled dataset (shelf ids start with `ds-`, so they never clash).
 const BUNDLED: &str = "bundled";

@@ -4,6 +4,7 @@ pub mod code_view;
 pub mod dataset_switcher;
 pub mod edit_list;
 pub mod evaluation;
+pub mod keys;
 pub mod marked_code;
 pub mod perturbed_rows;
 pub mod progress_bar;

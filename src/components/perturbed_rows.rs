@@ -7,7 +7,7 @@ use execbench_perturb::{ExportRow, Kind, Options};
 use leptos::prelude::*;
 
 use crate::jobs::PerturbRun;
-use crate::pages::perturb::PerturbLink;
+use crate::route::PerturbLink;
 
 const ROWS_PER_PAGE: usize = 20;
 

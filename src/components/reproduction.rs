@@ -3,8 +3,8 @@
 
 use leptos::prelude::*;
 
-use crate::app::AppState;
 use crate::components::progress_bar::ProgressBar;
+use crate::state::AppState;
 
 fn percent(rate: f64) -> String {
     format!("{:.1}%", 100.0 * rate)

@@ -11,23 +11,22 @@ use execbench_core::Sample;
 use execbench_eval::Task;
 use execbench_eval::report::{SampleResult, summarize};
 use execbench_eval::score::Mode;
-use execbench_providers::{HttpRequest, ProviderError};
 use execbench_run::api::ApiModel;
-use execbench_run::io::{HttpClient, HttpHead, ResponseBody};
 use execbench_run::manifest::{PriceUsed, RunEntry, RunState};
 use execbench_run::session::{self, NewRun, NotStarted, Session, SessionEvent, SessionIo, run_session};
-use execbench_run::simulate::{SimulatedBody, SimulatedHttp, Simulation};
+use execbench_run::simulate::{SimulatedHttp, Simulation};
 use execbench_run::{CancelToken, EvalJob, Event, Responder, RunEnd, RunStatus, SampleRecord};
 
 pub use execbench_run::session::Continue;
 use leptos::prelude::*;
 
 use super::JobProgress;
+use super::results::{ModeResults, RunResults};
 use super::runs::Runs;
 use crate::browser::clock::BrowserClock;
-use crate::browser::fetch::{FetchBody, FetchHttp};
+use crate::browser::fetch::FetchHttp;
+use crate::browser::page_http::PageHttp;
 use crate::browser::python::PythonWorker;
-use crate::components::evaluation::{ModeResults, RunResults};
 
 /// Runs kept in the results view (each holds every row of every mode).
 const MAX_RUNS_KEPT: usize = 6;
@@ -84,44 +83,6 @@ pub enum Target {
         entry: Box<RunEntry>,
         records: Vec<SampleRecord>,
     },
-}
-
-/// The page's HTTP: `fetch`, or the simulated model answering in the page.
-enum PageHttp {
-    Fetch(FetchHttp),
-    Simulated(SimulatedHttp<BrowserClock>),
-}
-
-enum PageBody {
-    Fetch(FetchBody),
-    Simulated(SimulatedBody),
-}
-
-impl ResponseBody for PageBody {
-    async fn chunk(&mut self) -> Result<Option<Vec<u8>>, ProviderError> {
-        match self {
-            PageBody::Fetch(b) => b.chunk().await,
-            PageBody::Simulated(b) => b.chunk().await,
-        }
-    }
-}
-
-impl HttpClient for PageHttp {
-    type Body = PageBody;
-    async fn send(&self, request: &HttpRequest) -> Result<HttpHead<PageBody>, ProviderError> {
-        match self {
-            PageHttp::Fetch(h) => h.send(request).await.map(|head| HttpHead {
-                status: head.status,
-                headers: head.headers,
-                body: PageBody::Fetch(head.body),
-            }),
-            PageHttp::Simulated(h) => h.send(request).await.map(|head| HttpHead {
-                status: head.status,
-                headers: head.headers,
-                body: PageBody::Simulated(head.body),
-            }),
-        }
-    }
 }
 
 /// How a job's results are labelled, beyond what the engine reports.

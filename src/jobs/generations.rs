@@ -7,57 +7,15 @@ use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
 use std::rc::Rc;
 
-use execbench_idbstore::IdbRunStore;
 use execbench_run::generation_store::{
-    GenerationEntry, GenerationRow, GenerationState, GenerationStore, MemoryGenerationStore, newest_first,
+    GenerationEntry, GenerationRow, GenerationStore, MemoryGenerationStore, newest_first,
 };
-use execbench_run::store::StoreResult;
 use leptos::prelude::*;
 
-use crate::browser::clock::BrowserClock;
+use crate::browser::stores::{BrowserStore, Opening};
 
 /// IndexedDB, or memory when the browser refuses it.
-pub enum GenerationStoreOfPage {
-    Idb(IdbRunStore),
-    Memory(MemoryGenerationStore),
-}
-
-impl GenerationStore for GenerationStoreOfPage {
-    async fn save_generation(&self, entry: &GenerationEntry) -> StoreResult<()> {
-        match self {
-            GenerationStoreOfPage::Idb(s) => s.save_generation(entry).await,
-            GenerationStoreOfPage::Memory(s) => s.save_generation(entry).await,
-        }
-    }
-
-    async fn put_generation_row(&self, entry: &GenerationEntry, row: &GenerationRow) -> StoreResult<()> {
-        match self {
-            GenerationStoreOfPage::Idb(s) => s.put_generation_row(entry, row).await,
-            GenerationStoreOfPage::Memory(s) => s.put_generation_row(entry, row).await,
-        }
-    }
-
-    async fn generations(&self) -> StoreResult<Vec<GenerationEntry>> {
-        match self {
-            GenerationStoreOfPage::Idb(s) => s.generations().await,
-            GenerationStoreOfPage::Memory(s) => s.generations().await,
-        }
-    }
-
-    async fn generation_rows(&self, id: &str) -> StoreResult<Vec<GenerationRow>> {
-        match self {
-            GenerationStoreOfPage::Idb(s) => s.generation_rows(id).await,
-            GenerationStoreOfPage::Memory(s) => s.generation_rows(id).await,
-        }
-    }
-
-    async fn delete_generation(&self, id: &str) -> StoreResult<()> {
-        match self {
-            GenerationStoreOfPage::Idb(s) => s.delete_generation(id).await,
-            GenerationStoreOfPage::Memory(s) => s.delete_generation(id).await,
-        }
-    }
-}
+pub type GenerationStoreOfPage = BrowserStore<MemoryGenerationStore>;
 
 /// A write waiting its turn.
 enum Write {
@@ -78,7 +36,7 @@ pub struct KeptGenerations {
     pub entries: RwSignal<Vec<GenerationEntry>>,
     /// A storage problem to show (no IndexedDB here, a write refused).
     pub problem: RwSignal<Option<String>>,
-    store: StoredValue<Option<Rc<GenerationStoreOfPage>>, LocalStorage>,
+    store: Opening<GenerationStoreOfPage>,
     queue: StoredValue<Rc<Queue>, LocalStorage>,
 }
 
@@ -89,19 +47,16 @@ impl KeptGenerations {
         let kept = KeptGenerations {
             entries: RwSignal::new(Vec::new()),
             problem: RwSignal::new(None),
-            store: StoredValue::new_local(None),
+            store: Opening::new(),
             queue: StoredValue::new_local(Rc::new(Queue::default())),
         };
         leptos::task::spawn_local(async move {
-            let store = match IdbRunStore::open(super::runs::DATABASE).await {
-                Ok(s) => GenerationStoreOfPage::Idb(s),
-                Err(e) => {
-                    kept.problem.set(Some(format!("generations are kept in this tab only: {e}")));
-                    GenerationStoreOfPage::Memory(MemoryGenerationStore::new())
-                }
-            };
+            let (store, refused) = GenerationStoreOfPage::open(MemoryGenerationStore::new).await;
+            if let Some(e) = refused {
+                kept.problem.set(Some(format!("generations are kept in this tab only: {e}")));
+            }
             let store = Rc::new(store);
-            kept.store.set_value(Some(store.clone()));
+            kept.store.opened(store.clone());
             match execbench_run::generation_store::open_generations(&*store).await {
                 Ok((entries, problems)) => {
                     if let Some(e) = problems.first() {
@@ -117,12 +72,7 @@ impl KeptGenerations {
 
     /// The store, once it is open.
     pub async fn store(self) -> Rc<GenerationStoreOfPage> {
-        loop {
-            if let Some(store) = self.store.get_value() {
-                return store;
-            }
-            execbench_run::io::Clock::sleep(&BrowserClock, 20).await;
-        }
+        self.store.get().await
     }
 
     /// Keeps `entry` (after every write asked for before).

@@ -7,6 +7,7 @@ pub mod evaluate;
 pub mod generations;
 pub mod perturb;
 pub mod reproduction;
+pub mod results;
 pub mod runs;
 pub mod shelf;
 pub mod verify;

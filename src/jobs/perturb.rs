@@ -14,7 +14,7 @@ use execbench_run::gate::Gate;
 use execbench_run::model_wrong_answers::{
     AskedClaims, ProposalCache, ProposalJob, STOPPED as ASK_STOPPED, ask_wrong_answers,
 };
-use execbench_run::perturbation::{KindCounts, Normalised, PerturbJob, PerturbTally, perturb_and_verify};
+use execbench_run::perturbation::{KindCounts, Normalised, PerturbPlan, PerturbTally, perturb_and_verify};
 use execbench_run::status::Live;
 use leptos::prelude::*;
 
@@ -118,7 +118,7 @@ impl PerturbRun {
                 None => None,
             };
             let cancel = self.job.begin(format!("Perturbing with {label}"), total, &python);
-            let job = PerturbJob {
+            let job = PerturbPlan {
                 samples: &samples,
                 dataset: &dataset,
                 kinds: &kinds,

@@ -1,71 +1,20 @@
-//! Runs that survive the tab: the page's `RunStore` (IndexedDB, or memory where the browser keeps
-//! nothing), the list of stored runs the Runs page shows, and storage figures. Every evaluation
+//! Runs that survive the tab: the page's `RunStore` (`crate::browser::stores`: IndexedDB, or memory
+//! where the browser keeps nothing), the list of stored runs the Runs page shows, and storage figures. Every evaluation
 //! writes its records here as they finish (through `execbench_run::store::Recorder`), so a reload
 //! or a closed tab loses at most the requests in flight.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::rc::Rc;
 
-use execbench_idbstore::IdbRunStore;
 use execbench_run::record::SampleRecord;
 use execbench_run::runfile::read_run_file;
-use execbench_run::store::{MemoryRunStore, RunEntry, RunState, RunStore, StoreResult};
+use execbench_run::store::{MemoryRunStore, RunEntry, RunState, RunStore};
 use leptos::prelude::*;
 
-use crate::browser::clock::BrowserClock;
-
-/// The IndexedDB database the page keeps its runs in.
-pub const DATABASE: &str = "execbench";
+use crate::browser::stores::{BrowserStore, Opening};
 
 /// IndexedDB, or memory when the browser refuses it (the page says so).
-pub enum PageStore {
-    Idb(IdbRunStore),
-    Memory(MemoryRunStore),
-}
-
-impl RunStore for PageStore {
-    async fn save_entry(&self, entry: &RunEntry) -> StoreResult<()> {
-        match self {
-            PageStore::Idb(s) => s.save_entry(entry).await,
-            PageStore::Memory(s) => s.save_entry(entry).await,
-        }
-    }
-
-    async fn put_record(&self, entry: &RunEntry, record: &SampleRecord) -> StoreResult<()> {
-        match self {
-            PageStore::Idb(s) => s.put_record(entry, record).await,
-            PageStore::Memory(s) => s.put_record(entry, record).await,
-        }
-    }
-
-    async fn entries(&self) -> StoreResult<Vec<RunEntry>> {
-        match self {
-            PageStore::Idb(s) => s.entries().await,
-            PageStore::Memory(s) => s.entries().await,
-        }
-    }
-
-    async fn entry(&self, run_id: &str) -> StoreResult<Option<RunEntry>> {
-        match self {
-            PageStore::Idb(s) => s.entry(run_id).await,
-            PageStore::Memory(s) => s.entry(run_id).await,
-        }
-    }
-
-    async fn records(&self, run_id: &str) -> StoreResult<Vec<SampleRecord>> {
-        match self {
-            PageStore::Idb(s) => s.records(run_id).await,
-            PageStore::Memory(s) => s.records(run_id).await,
-        }
-    }
-
-    async fn delete(&self, run_id: &str) -> StoreResult<()> {
-        match self {
-            PageStore::Idb(s) => s.delete(run_id).await,
-            PageStore::Memory(s) => s.delete(run_id).await,
-        }
-    }
-}
+pub type PageStore = BrowserStore<MemoryRunStore>;
 
 /// The stored runs, in signals.
 #[derive(Clone, Copy)]
@@ -83,7 +32,7 @@ pub struct Runs {
     pub problem: RwSignal<Option<String>>,
     /// Runs a job in this page is running now.
     pub active: RwSignal<BTreeSet<String>>,
-    store: StoredValue<Option<Rc<PageStore>>, LocalStorage>,
+    store: Opening<PageStore>,
     /// Records the store refused (a full disk), by run: written first when the run resumes.
     unsaved: StoredValue<BTreeMap<String, Vec<SampleRecord>>, LocalStorage>,
 }
@@ -99,19 +48,16 @@ impl Runs {
             storage: RwSignal::new(None),
             problem: RwSignal::new(None),
             active: RwSignal::new(BTreeSet::new()),
-            store: StoredValue::new_local(None),
+            store: Opening::new(),
             unsaved: StoredValue::new_local(BTreeMap::new()),
         };
         leptos::task::spawn_local(async move {
-            let store = match IdbRunStore::open(DATABASE).await {
-                Ok(s) => PageStore::Idb(s),
-                Err(e) => {
-                    runs.problem.set(Some(e.to_string()));
-                    PageStore::Memory(MemoryRunStore::new())
-                }
-            };
+            let (store, refused) = PageStore::open(MemoryRunStore::new).await;
+            if let Some(e) = refused {
+                runs.problem.set(Some(e));
+            }
             let store = Rc::new(store);
-            runs.store.set_value(Some(store.clone()));
+            runs.store.opened(store.clone());
             match execbench_run::session::open_runs(&*store).await {
                 Ok((entries, problems)) => {
                     if let Some(e) = problems.first() {
@@ -130,12 +76,7 @@ impl Runs {
 
     /// The store, once it is open.
     pub async fn store(self) -> Rc<PageStore> {
-        loop {
-            if let Some(store) = self.store.get_value() {
-                return store;
-            }
-            execbench_run::io::Clock::sleep(&BrowserClock, 20).await;
-        }
+        self.store.get().await
     }
 
     pub fn refresh_storage(self) {

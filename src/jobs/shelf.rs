@@ -4,59 +4,17 @@
 
 use std::rc::Rc;
 
-use execbench_idbstore::IdbRunStore;
 use execbench_run::shelf::{DatasetShelf, MemoryShelf, ShelfEntry};
-use execbench_run::store::StoreResult;
 use leptos::prelude::*;
 
-use crate::browser::clock::BrowserClock;
 use crate::browser::storage;
+use crate::browser::stores::{BrowserStore, Opening};
 
 /// `localStorage` key of the dataset open last: a shelf id, absent for the bundled CRUXEval.
 const CURRENT_KEY: &str = "execbench.dataset";
 
 /// IndexedDB, or memory when the browser refuses it.
-pub enum ShelfStore {
-    Idb(IdbRunStore),
-    Memory(MemoryShelf),
-}
-
-impl DatasetShelf for ShelfStore {
-    async fn put(&self, entry: &ShelfEntry, bytes: &[u8]) -> StoreResult<()> {
-        match self {
-            ShelfStore::Idb(s) => s.put(entry, bytes).await,
-            ShelfStore::Memory(s) => s.put(entry, bytes).await,
-        }
-    }
-
-    async fn touch(&self, entry: &ShelfEntry) -> StoreResult<()> {
-        match self {
-            ShelfStore::Idb(s) => s.touch(entry).await,
-            ShelfStore::Memory(s) => s.touch(entry).await,
-        }
-    }
-
-    async fn list(&self) -> StoreResult<Vec<ShelfEntry>> {
-        match self {
-            ShelfStore::Idb(s) => s.list().await,
-            ShelfStore::Memory(s) => s.list().await,
-        }
-    }
-
-    async fn bytes(&self, id: &str) -> StoreResult<Vec<u8>> {
-        match self {
-            ShelfStore::Idb(s) => s.bytes(id).await,
-            ShelfStore::Memory(s) => s.bytes(id).await,
-        }
-    }
-
-    async fn remove(&self, id: &str) -> StoreResult<()> {
-        match self {
-            ShelfStore::Idb(s) => s.remove(id).await,
-            ShelfStore::Memory(s) => s.remove(id).await,
-        }
-    }
-}
+pub type ShelfStore = BrowserStore<MemoryShelf>;
 
 /// The kept datasets, in signals.
 #[derive(Clone, Copy)]
@@ -67,7 +25,7 @@ pub struct Shelf {
     pub current: RwSignal<Option<String>>,
     /// A problem to show (no IndexedDB here, a file that could not be kept, one no longer kept).
     pub problem: RwSignal<Option<String>>,
-    store: StoredValue<Option<Rc<ShelfStore>>, LocalStorage>,
+    store: Opening<ShelfStore>,
 }
 
 impl Shelf {
@@ -76,18 +34,14 @@ impl Shelf {
             entries: RwSignal::new(Vec::new()),
             current: RwSignal::new(None),
             problem: RwSignal::new(None),
-            store: StoredValue::new_local(None),
+            store: Opening::new(),
         };
         leptos::task::spawn_local(async move {
-            let store = match IdbRunStore::open(super::runs::DATABASE).await {
-                Ok(s) => ShelfStore::Idb(s),
-                Err(e) => {
-                    shelf.problem.set(Some(format!("imported datasets are kept in this tab only: {e}")));
-                    ShelfStore::Memory(MemoryShelf::new())
-                }
-            };
-            let store = Rc::new(store);
-            shelf.store.set_value(Some(store.clone()));
+            let (store, refused) = ShelfStore::open(MemoryShelf::new).await;
+            if let Some(e) = refused {
+                shelf.problem.set(Some(format!("imported datasets are kept in this tab only: {e}")));
+            }
+            shelf.store.opened(Rc::new(store));
             shelf.refresh().await;
         });
         shelf
@@ -95,12 +49,7 @@ impl Shelf {
 
     /// The store, once it is open.
     pub async fn store(self) -> Rc<ShelfStore> {
-        loop {
-            if let Some(store) = self.store.get_value() {
-                return store;
-            }
-            execbench_run::io::Clock::sleep(&BrowserClock, 20).await;
-        }
+        self.store.get().await
     }
 
     async fn refresh(self) {

@@ -3,121 +3,25 @@
 //! marked; then sample, export with provenance, and open the result as a dataset. The work is
 //! `crate::jobs::BuildJob` (in app state, so it carries on while the user looks elsewhere).
 
-use std::collections::BTreeSet;
 use std::sync::Arc;
 
-use execbench_build::methods::all_methods;
-use execbench_build::prompt::{DEFAULT_TEMPLATE, PromptTemplate, default_pool, pool_to_jsonl, read_pool};
+use execbench_build::prompt::{DEFAULT_TEMPLATE, default_pool, pool_to_jsonl};
 use execbench_build::replay::read_generations;
-use execbench_build::{Funnel, Rule, SampleSpec, dedupe, kept_jsonl, kept_of, read_candidates, rejected_jsonl};
+use execbench_build::{Funnel, dedupe, kept_jsonl, kept_of, read_candidates, rejected_jsonl};
 use execbench_providers::{KeyScope, KeyUse, key_use};
 use execbench_run::generation_store::GenerationEntry;
 use leptos::prelude::*;
 
-use crate::app::AppState;
 use crate::browser::key_scopes;
 use crate::components::build::funnel_chart::FunnelChart;
 use crate::components::build::method_picker::MethodPicker;
 use crate::components::build::rejections::RejectionTable;
-use crate::components::evaluation::model_settings::{ApiForm, ApiSettingsPanel};
+use crate::components::evaluation::model_settings::ApiSettingsPanel;
 use crate::components::progress_bar::ProgressBar;
-use crate::jobs::build::{BuildSource, GenerationPlan};
+use crate::jobs::build::BuildSource;
 use crate::route::Route;
-
-/// A file the user gave, read: its name and what it held (or why not).
-#[derive(Clone)]
-enum Loaded<T> {
-    None,
-    Read { name: String, value: T, problems: Vec<String> },
-}
-
-/// The page's form, kept while the app runs (not across reloads: the job's results are not).
-#[derive(Clone, Copy)]
-struct BuildForm {
-    source: RwSignal<String>,
-    methods: RwSignal<BTreeSet<String>>,
-    per_method: RwSignal<String>,
-    seed: RwSignal<String>,
-    template: RwSignal<String>,
-    pool: RwSignal<String>,
-    replay: RwSignal<Loaded<Vec<execbench_build::replay::GenerationRow>>>,
-    candidates: RwSignal<Loaded<Vec<execbench_build::Candidate>>>,
-    api: ApiForm,
-    sample_n: RwSignal<String>,
-    sample_seed: RwSignal<String>,
-    balanced: RwSignal<bool>,
-    rule: RwSignal<Option<Rule>>,
-    form_error: RwSignal<Option<String>>,
-}
-
-thread_local! {
-    /// The form, made once under the app's root owner: coming back to the page finds it as it was.
-    static FORM: std::cell::OnceCell<BuildForm> = const { std::cell::OnceCell::new() };
-}
-
-fn build_form() -> BuildForm {
-    FORM.with(|cell| *cell.get_or_init(|| crate::app::under_root_owner(BuildForm::new)))
-}
-
-impl BuildForm {
-    fn new() -> Self {
-        BuildForm {
-            source: RwSignal::new("offline".to_string()),
-            methods: RwSignal::new(all_methods().into_iter().collect()),
-            per_method: RwSignal::new("1".to_string()),
-            seed: RwSignal::new("0".to_string()),
-            template: RwSignal::new(DEFAULT_TEMPLATE.to_string()),
-            pool: RwSignal::new(pool_to_jsonl(&default_pool())),
-            replay: RwSignal::new(Loaded::None),
-            candidates: RwSignal::new(Loaded::None),
-            api: ApiForm::new(),
-            sample_n: RwSignal::new(execbench_build::DEFAULT_N.to_string()),
-            sample_seed: RwSignal::new("0".to_string()),
-            balanced: RwSignal::new(false),
-            rule: RwSignal::new(None),
-            form_error: RwSignal::new(None),
-        }
-    }
-}
-
-/// A whole number from a field, named in the error.
-fn number(field: &str, text: &str) -> Result<u64, String> {
-    text.trim().parse::<u64>().map_err(|_| format!("{field}: `{}` is not a whole number", text.trim()))
-}
-
-impl BuildForm {
-    fn plan(self) -> Result<GenerationPlan, String> {
-        let methods: Vec<String> =
-            all_methods().into_iter().filter(|m| self.methods.with_untracked(|s| s.contains(m))).collect();
-        if methods.is_empty() {
-            return Err("choose at least one method".to_string());
-        }
-        let per_method = number("candidates per method", &self.per_method.get_untracked())? as usize;
-        if per_method == 0 {
-            return Err("candidates per method: at least 1".to_string());
-        }
-        let seed = number("seed", &self.seed.get_untracked())?;
-        let template =
-            PromptTemplate::new(&self.template.get_untracked()).map_err(|e| format!("prompt template: {e}"))?;
-        let (pool, errors) = read_pool("example pool", &self.pool.get_untracked());
-        if let Some(e) = errors.first() {
-            return Err(format!("{e}"));
-        }
-        Ok(GenerationPlan { methods, per_method, seed, template, pool })
-    }
-
-    fn spec(self) -> Result<SampleSpec, String> {
-        let n = number("samples", &self.sample_n.get_untracked())? as usize;
-        if n == 0 {
-            return Err("samples: at least 1".to_string());
-        }
-        Ok(SampleSpec {
-            n,
-            seed: number("sampling seed", &self.sample_seed.get_untracked())?,
-            balanced: self.balanced.get_untracked(),
-        })
-    }
-}
+use crate::state::AppState;
+use crate::state::build::{Loaded, build_form};
 
 fn on_file<T: Clone + Send + Sync + 'static>(
     target: RwSignal<Loaded<T>>,

@@ -9,67 +9,15 @@ use std::sync::Arc;
 
 use execbench_compare::charts::{category_chart, drop_heatmap, pass_at_1_chart};
 use execbench_compare::report::{csv_table, markdown_section, one_decimal, p_value_words, pairs_jsonl};
-use execbench_compare::{Cell, Change, CompareOptions, Comparison, Flip, FlipDirection, RunInput, compare, line_diff};
+use execbench_compare::{Cell, Change, CompareOptions, Comparison, Flip, FlipDirection, compare, line_diff};
 use execbench_eval::report::SampleResult;
 use execbench_eval::score::Mode;
-use execbench_perturb::{Kind, Options, Prediction};
-use execbench_run::store::RunStore;
 use leptos::prelude::*;
 
-use crate::app::{AppState, DatasetState};
 use crate::browser::download::{download_svg_as_png, download_text};
-use crate::pages::perturb::PerturbLink;
-
-/// A comparison and the runs it was made of (the flips read their records).
-struct Compared {
-    runs: Vec<RunInput>,
-    comparison: Comparison,
-    /// The day it was made (UTC), the Markdown section's heading.
-    date: String,
-    /// Counts the comparisons made, shown on the table (`data-made`): a test or the benchmark
-    /// tells a new comparison from the last one, whose table is updated in place.
-    made: u32,
-}
-
-/// The page's state, kept while the app runs.
-#[derive(Clone, Copy)]
-struct ComparePage {
-    chosen: RwSignal<BTreeSet<String>>,
-    compared: RwSignal<Option<Arc<Compared>>>,
-    mode: RwSignal<Mode>,
-    /// The pair (index in the comparison's pairs) whose flips are listed, and the flip opened.
-    pair: RwSignal<Option<usize>>,
-    flip: RwSignal<Option<String>>,
-    busy: RwSignal<bool>,
-    error: RwSignal<Option<String>>,
-    /// The open dataset's field the per-category figures come from, as the user chose it
-    /// (`Some("")`: none); `None` until they choose, which means the dataset's usual one.
-    category_field: RwSignal<Option<String>>,
-}
-
-thread_local! {
-    static PAGE: std::cell::OnceCell<ComparePage> = const { std::cell::OnceCell::new() };
-    /// Runs read from the store, by run id, with the entry's last change: a run compared again
-    /// is not read again unless it changed since (reading is most of a comparison's time).
-    static READ: std::cell::RefCell<std::collections::BTreeMap<String, (f64, RunInput)>> = const { std::cell::RefCell::new(std::collections::BTreeMap::new()) };
-}
-
-fn page_state() -> ComparePage {
-    PAGE.with(|cell| {
-        *cell.get_or_init(|| {
-            crate::app::under_root_owner(|| ComparePage {
-                chosen: RwSignal::new(BTreeSet::new()),
-                compared: RwSignal::new(None),
-                mode: RwSignal::new(Mode::Strict),
-                pair: RwSignal::new(None),
-                flip: RwSignal::new(None),
-                busy: RwSignal::new(false),
-                error: RwSignal::new(None),
-                category_field: RwSignal::new(None),
-            })
-        })
-    })
-}
+use crate::route::perturb_href;
+use crate::state::compare::{Compared, compare_state};
+use crate::state::{AppState, DatasetState};
 
 /// Today as `YYYY-MM-DD`, in UTC.
 fn today_utc() -> String {
@@ -140,24 +88,6 @@ fn categories_of(report: &execbench_core::LoadReport, field: &str) -> std::colle
         .collect()
 }
 
-/// The Perturb view's address that makes the perturbed program of sample `id` again, from the
-/// perturbed run's provenance (`{"kind", "seed", "options": {"p", "once", "prediction"}}`);
-/// `None` when the run records no single execbench perturbation (CodeCrash's files, a mix).
-fn perturb_href(provenance: Option<&serde_json::Value>, id: &str) -> Option<String> {
-    let p = provenance?;
-    let kind = Kind::parse(p.get("kind")?.as_str()?)?;
-    let mut options =
-        Options { seed: p.get("seed").and_then(serde_json::Value::as_u64).unwrap_or(0), ..Options::default() };
-    if let Some(o) = p.get("options") {
-        options.p = o.get("p").and_then(serde_json::Value::as_f64).unwrap_or(options.p);
-        options.once = o.get("once").and_then(serde_json::Value::as_bool).unwrap_or(options.once);
-        if o.get("prediction").and_then(serde_json::Value::as_str) == Some("input") {
-            options.prediction = Prediction::Input;
-        }
-    }
-    Some(PerturbLink { sample: Some(id.to_string()), kind, options, claim: None }.href())
-}
-
 /// What changed between the two prompts (the program as each model read it), line by line.
 fn prompt_diff(first: &SampleResult, second: &SampleResult) -> Option<impl IntoView + use<>> {
     let (a, b) = (first.prompt.as_deref()?, second.prompt.as_deref()?);
@@ -201,10 +131,10 @@ fn Chart(svg: String, name: String) -> impl IntoView {
 pub fn ComparePage() -> impl IntoView {
     let app = expect_context::<AppState>();
     let runs = app.runs;
-    let page = page_state();
+    let page = compare_state();
 
     let run_compare = move |_| {
-        let chosen: Vec<String> = page.chosen.get_untracked().into_iter().collect();
+        let chosen = page.chosen.get_untracked();
         if chosen.is_empty() {
             page.error.set(Some("choose at least one run".to_string()));
             return;
@@ -214,29 +144,18 @@ pub fn ComparePage() -> impl IntoView {
         leptos::task::spawn_local(async move {
             let store = runs.store().await;
             let entries = runs.entries.get_untracked();
-            let mut inputs = Vec::new();
-            // In the list's order (newest first), so the table does not depend on click order.
-            for entry in entries.iter().filter(|e| chosen.contains(&e.manifest.run_id)) {
-                let id = &entry.manifest.run_id;
-                if let Some(run) = READ.with(|read| {
-                    read.borrow().get(id).filter(|(at, _)| *at == entry.updated_ms).map(|(_, run)| run.clone())
-                }) {
-                    inputs.push(run);
-                    continue;
+            // Taken out while the store is read (a second Compare waits for `busy`), then put back.
+            let mut read = page.read.try_update_value(std::mem::take).unwrap_or_default();
+            let inputs = read.inputs(&*store, &entries, &chosen).await;
+            page.read.set_value(read);
+            let inputs = match inputs {
+                Ok(inputs) => inputs,
+                Err(e) => {
+                    page.error.set(Some(e));
+                    page.busy.set(false);
+                    return;
                 }
-                match store.records(id).await {
-                    Ok(records) => {
-                        let run = RunInput::new(id.clone(), entry.manifest.clone(), records);
-                        READ.with(|read| read.borrow_mut().insert(id.clone(), (entry.updated_ms, run.clone())));
-                        inputs.push(run);
-                    }
-                    Err(e) => {
-                        page.error.set(Some(format!("run `{}` could not be read: {e}", entry.manifest.run_id)));
-                        page.busy.set(false);
-                        return;
-                    }
-                }
-            }
+            };
             let mut options = CompareOptions::default();
             if let DatasetState::Loaded(report) = app.dataset.get_untracked() {
                 let field =
@@ -442,39 +361,5 @@ pub fn ComparePage() -> impl IntoView {
                 {flipped}
             </Show>
         </section>
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use serde_json::json;
-
-    #[test]
-    fn a_perturbed_runs_provenance_opens_the_perturb_view_that_makes_it_again() {
-        // (provenance, expected address for sample_3)
-        let cases = [
-            (
-                Some(json!({"kind": "RTF", "seed": 2, "options": {"p": 1.0, "once": false, "prediction": "output"}})),
-                Some("#/perturb/sample_3?kind=RTF&seed=2"),
-            ),
-            (
-                Some(json!({"kind": "MCC", "seed": 0, "options": {"p": 0.5, "once": true}})),
-                Some("#/perturb/sample_3?kind=MCC&seed=0&p=0.5&once=1"),
-            ),
-            (
-                Some(json!({"kind": "MHC", "seed": 7, "options": {"prediction": "input"}})),
-                Some("#/perturb/sample_3?kind=MHC&seed=7&prediction=input"),
-            ),
-            // CodeCrash's kind spelling, no seed: seed 0.
-            (Some(json!({"kind": "PSC_ALL"})), Some("#/perturb/sample_3?kind=PSC_ALL&seed=0")),
-            // A mix of kinds, an unknown kind, no provenance: no address.
-            (Some(json!({"mixed": [{"kind": "REN"}, {"kind": "RTF"}]})), None),
-            (Some(json!({"kind": "MDC"})), None),
-            (None, None),
-        ];
-        for (provenance, expected) in cases {
-            assert_eq!(perturb_href(provenance.as_ref(), "sample_3").as_deref(), expected, "{provenance:?}");
-        }
     }
 }

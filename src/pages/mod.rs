@@ -3,7 +3,6 @@ pub mod compare;
 pub mod datasets;
 pub mod evaluate;
 pub mod home;
-pub mod list_layout;
 pub mod perturb;
 pub mod playground;
 pub mod runs;

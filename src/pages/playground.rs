@@ -5,6 +5,7 @@ use leptos::prelude::*;
 
 use crate::browser::python::use_python;
 use crate::components::code_box::CodeBox;
+use crate::components::keys::is_run_shortcut;
 use crate::components::run_result::RunResultView;
 
 const EXAMPLE_PROGRAM: &str = "def f(text):\n    counts = {}\n    for ch in text:\n        counts[ch] = counts.get(ch, 0) + 1\n    print('distinct:', len(counts))\n    return sorted(counts.items(), key=lambda kv: -kv[1])[:2]\n";
@@ -125,11 +126,6 @@ pub fn PlaygroundPage() -> impl IntoView {
             })}
         </section>
     }
-}
-
-/// Ctrl+Enter, or Cmd+Enter on macOS: the pages' "run" key.
-pub fn is_run_shortcut(ev: &leptos::ev::KeyboardEvent) -> bool {
-    ev.key() == "Enter" && (ev.ctrl_key() || ev.meta_key()) && !ev.repeat()
 }
 
 #[cfg(test)]

@@ -13,19 +13,19 @@ use execbench_run::runfile::{export_codecrash, export_run};
 use execbench_run::store::{RunEntry, RunState, RunStore};
 use leptos::prelude::*;
 
-use crate::app::{AppState, DatasetState};
 use crate::browser::download::{download_text, read_file_text};
 use crate::browser::key_scopes;
 use crate::browser::python::use_python;
 use crate::components::evaluation::exports::ResultsExports;
-use crate::components::evaluation::sample_table::{RowFilter, SampleTable};
+use crate::components::evaluation::sample_table::SampleTable;
 use crate::components::evaluation::stored_verdicts::StoredVerdicts;
 use crate::components::evaluation::summary::ResultsSummary;
 use crate::components::progress_bar::ProgressBar;
 use crate::jobs::Runs;
 use crate::jobs::evaluate::{Continue, continue_plan_with_cap, results_of};
-use crate::pages::evaluate::evaluation_job;
-use crate::route::Route;
+use crate::route::{Route, RowFilter};
+use crate::state::evaluate::evaluation_job;
+use crate::state::{AppState, DatasetState};
 
 /// Answers added to every sample by Extend.
 const EXTEND_BY: usize = 5;
@@ -382,7 +382,7 @@ fn RunRow(entry: RunEntry, state: RunsPageState) -> impl IntoView {
 #[component]
 pub fn RunPage(id: String) -> impl IntoView {
     let app = expect_context::<AppState>();
-    let loaded: RwSignal<Option<Result<Arc<crate::components::evaluation::RunResults>, String>>> = RwSignal::new(None);
+    let loaded: RwSignal<Option<Result<Arc<crate::jobs::results::RunResults>, String>>> = RwSignal::new(None);
     {
         let id = id.clone();
         leptos::task::spawn_local(async move {

@@ -3,11 +3,11 @@
 use execbench_core::{Limits, RunResult};
 use leptos::prelude::*;
 
-use crate::app::{AppState, DatasetState};
 use crate::browser::python::use_python;
 use crate::components::code_view::CodeView;
 use crate::components::run_result::RunResultView;
 use crate::route::{ListQuery, Route};
+use crate::state::{AppState, DatasetState};
 
 /// The samples before and after sample `index` in the list it was opened from: the matches of
 /// `query` (as the dataset list computes them), or the whole dataset when the query is empty or the
@@ -21,7 +21,7 @@ pub fn neighbours(
     let in_list = if query.is_empty() {
         None
     } else {
-        let matches = crate::pages::datasets::matching(samples, &query.q, query.kind);
+        let matches = execbench_core::search::matching(samples, &query.q, query.kind);
         matches
             .iter()
             .position(|&m| m == index)
@@ -85,7 +85,7 @@ fn SampleView(
             <nav class="crumbs">
                 <a href=list data-testid="back-to-list">{expect_context::<AppState>().dataset_name.get_untracked()}</a> " / " <strong data-testid="sample-id">{sample.id.clone()}</strong>
                 <span class="pager">
-                    <a href=crate::pages::perturb::link_for(&sample.id) data-testid="perturb-link">"Perturb…"</a>
+                    <a href=crate::route::perturb_link(&sample.id) data-testid="perturb-link">"Perturb…"</a>
                     {prev.map(|h| view! { <a href=h data-testid="prev">"← previous"</a> })}
                     {next.map(|h| view! { <a href=h data-testid="next">"next →"</a> })}
                 </span>

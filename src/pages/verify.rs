@@ -5,9 +5,9 @@
 use execbench_core::verify::Verdict;
 use leptos::prelude::*;
 
-use crate::app::{AppState, DatasetState};
 use crate::components::progress_bar::ProgressBar;
 use crate::route::Route;
+use crate::state::{AppState, DatasetState};
 
 #[component]
 pub fn VerifyPage() -> impl IntoView {
@@ -16,10 +16,7 @@ pub fn VerifyPage() -> impl IntoView {
     let job = run.job;
     let start = move |_| {
         if let DatasetState::Loaded(report) = state.dataset.get_untracked() {
-            run.start(
-                report.samples.clone(),
-                &crate::pages::perturb::dataset_column(&state.dataset_name.get_untracked()),
-            );
+            run.start(report.samples.clone(), &crate::state::dataset_column(&state.dataset_name.get_untracked()));
         }
     };
     let stop = move |_| run.stop();

@@ -284,7 +284,9 @@ pub fn run(args: &RunArgs) -> Result<i32, String> {
     let python = Workers::of_this_binary()?.python(settings.jobs);
     let (http, clock) = (NativeHttp::new()?, TokioClock::new());
     let cancel = CancelToken::new();
-    runtime.spawn(stop_on_ctrl_c(cancel.clone()));
+    // The Ctrl-C listener runs beside the session on this thread (the token is not `Send`).
+    let beside = tokio::task::LocalSet::new();
+    beside.spawn_local(stop_on_ctrl_c(cancel.clone()));
     let last_line = RefCell::new((0.0f64, String::new()));
     let bar = StatusBar::on_terminal(samples.len());
     let on_event = |event: SessionEvent| {
@@ -319,8 +321,8 @@ pub fn run(args: &RunArgs) -> Result<i32, String> {
     };
     let session = Session { store: &store, entry, earlier, unsaved: Vec::new(), now_ms: Box::new(now_ms) };
     let io = SessionIo { python: &python, http: &http, clock: &clock };
-    let end = runtime
-        .block_on(run_session(session, job, &mut responder, io, &cancel, &on_event))
+    let end = beside
+        .block_on(&runtime, run_session(session, job, &mut responder, io, &cancel, &on_event))
         .map_err(|e| format!("cannot write {}: {}", settings.out, e.error))?;
     if let Some(e) = &end.state_error {
         eprintln!("cannot record the run's state in {}: {e}", settings.out);

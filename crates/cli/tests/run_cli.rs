@@ -227,7 +227,7 @@ fn ctrl_c_pauses_the_run_as_stop_does_in_the_page() {
     let server = MockServer::start_blocking(bundled_dataset().unwrap(), config, 0).unwrap();
     let out = dir.join("run.jsonl");
     let flags = ["--limit", "30", "--concurrency", "2", "--n", "1"];
-    let mut child = command(&server, &out, &flags).stdout(Stdio::null()).stderr(Stdio::piped()).spawn().unwrap();
+    let child = command(&server, &out, &flags).stdout(Stdio::null()).stderr(Stdio::piped()).spawn().unwrap();
     let started = Instant::now();
     while records_count(&out) < 4 {
         assert!(started.elapsed() < Duration::from_secs(60), "no progress");

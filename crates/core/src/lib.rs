@@ -12,6 +12,7 @@ pub mod program;
 pub mod provenance;
 pub mod rng;
 pub mod sample;
+pub mod search;
 pub mod verify;
 
 pub use dataset::{

@@ -7,14 +7,14 @@ use execbench_run::store::{StoreError, StoreResult};
 use idb::{Query, TransactionMode};
 use wasm_bindgen::JsValue;
 
-use crate::idb_store::{IdbRunStore, describe, from_json, kind_of, pair_key, pairs_of, to_json};
+use crate::idb_store::{IdbStore, describe, from_json, kind_of, pair_key, pairs_of, to_json};
 use crate::{GENERATION_ROWS, GENERATIONS};
 
 fn read_error(what: &str, e: &idb::Error) -> StoreError {
     StoreError::new(kind_of(e), format!("could not read {what} from IndexedDB: {}", describe(e)))
 }
 
-impl GenerationStore for IdbRunStore {
+impl GenerationStore for IdbStore {
     async fn save_generation(&self, entry: &GenerationEntry) -> StoreResult<()> {
         let value = to_json(entry, "the generation entry")?;
         let key = JsValue::from_str(&entry.id);

@@ -7,14 +7,14 @@ use idb::{Query, TransactionMode};
 use js_sys::Uint8Array;
 use wasm_bindgen::{JsCast, JsValue};
 
-use crate::idb_store::{IdbRunStore, describe, from_json, kind_of, to_json};
+use crate::idb_store::{IdbStore, describe, from_json, kind_of, to_json};
 use crate::{DATASET_BYTES, DATASETS};
 
 fn read_error(what: &str, e: &idb::Error) -> StoreError {
     StoreError::new(kind_of(e), format!("could not read {what} from IndexedDB: {}", describe(e)))
 }
 
-impl DatasetShelf for IdbRunStore {
+impl DatasetShelf for IdbStore {
     async fn put(&self, entry: &ShelfEntry, bytes: &[u8]) -> StoreResult<()> {
         let value = to_json(entry, "the dataset entry")?;
         let data: JsValue = Uint8Array::from(bytes).into();

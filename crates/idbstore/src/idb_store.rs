@@ -10,23 +10,24 @@ use web_sys::{DomException, IdbDatabase, IdbTransaction};
 
 use crate::{DATASET_BYTES, DATASETS, DB_VERSION, GENERATION_ROWS, GENERATIONS, RECORDS, RUNS};
 
-/// A [`RunStore`] over one IndexedDB database.
-pub struct IdbRunStore {
+/// One IndexedDB database holding runs, imported datasets and generations: a [`RunStore`], and
+/// the shelf and generation stores (`idb_shelf`, `idb_generations`).
+pub struct IdbStore {
     db: Database,
     name: String,
 }
 
-impl std::fmt::Debug for IdbRunStore {
+impl std::fmt::Debug for IdbStore {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("IdbRunStore").field("name", &self.name).finish()
+        f.debug_struct("IdbStore").field("name", &self.name).finish()
     }
 }
 
-impl IdbRunStore {
+impl IdbStore {
     /// Opens (creating or upgrading to version [`DB_VERSION`]) the database `db_name`.
     /// `Unavailable` when the browser has no IndexedDB or refuses to open it (a private window,
     /// storage blocked for the site, a newer schema left by a newer version of the page).
-    pub async fn open(db_name: &str) -> Result<IdbRunStore, StoreError> {
+    pub async fn open(db_name: &str) -> Result<IdbStore, StoreError> {
         let unavailable = |what: &str, e: &idb::Error| {
             StoreError::new(StoreErrorKind::Unavailable, format!("{what}: {}", describe(e)))
         };
@@ -63,7 +64,7 @@ impl IdbRunStore {
                 db.close();
             }
         });
-        Ok(IdbRunStore { db, name: db_name.to_string() })
+        Ok(IdbStore { db, name: db_name.to_string() })
     }
 
     /// The database's name.
@@ -227,7 +228,7 @@ fn read_error(run_id: Option<&str>, e: &idb::Error) -> StoreError {
     StoreError::new(kind_of(e), format!("{what}: {}", describe(e)))
 }
 
-impl RunStore for IdbRunStore {
+impl RunStore for IdbStore {
     async fn save_entry(&self, entry: &RunEntry) -> StoreResult<()> {
         let value = to_json(entry, "the run entry")?;
         let key = run_key(entry.id());

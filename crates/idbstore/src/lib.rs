@@ -1,5 +1,7 @@
-//! Runs and imported datasets kept in the browser's IndexedDB: [`IdbRunStore`], the page's
-//! [`RunStore`](execbench_run::store::RunStore) and [`DatasetShelf`](execbench_run::shelf::DatasetShelf), and [`storage_estimate`] for the Runs page.
+//! Runs, imported datasets and Build generations kept in the browser's IndexedDB: [`IdbStore`],
+//! the page's [`RunStore`](execbench_run::store::RunStore), [`DatasetShelf`](execbench_run::shelf::DatasetShelf)
+//! and [`GenerationStore`](execbench_run::generation_store::GenerationStore), and
+//! [`storage_estimate`] for the Runs page.
 //!
 //! Layout (database version 3; version 1 had only the first two stores, version 2 the first
 //! four, and opening an older one upgrades it in place, keeping what it holds):
@@ -34,7 +36,7 @@
 //! [`StoreErrorKind::Quota`](execbench_run::store::StoreErrorKind::Quota).
 //!
 //! Natively (the app is compiled natively by `cargo test --workspace`) the same API exists over
-//! nothing: [`IdbRunStore::open`] fails with `Unavailable` and [`storage_estimate`] is `None`.
+//! nothing: [`IdbStore::open`] fails with `Unavailable` and [`storage_estimate`] is `None`.
 
 #[cfg(target_arch = "wasm32")]
 mod idb_generations;
@@ -46,7 +48,7 @@ mod idb_store;
 #[path = "native.rs"]
 mod idb_store;
 
-pub use idb_store::{IdbRunStore, storage_estimate};
+pub use idb_store::{IdbStore, storage_estimate};
 
 /// The schema version this code creates and reads.
 pub const DB_VERSION: u32 = 3;

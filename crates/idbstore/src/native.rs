@@ -1,5 +1,5 @@
 //! Outside the browser there is no IndexedDB: the same API, where `open` always fails with
-//! `Unavailable`, so no `IdbRunStore` can exist and its methods are never reached.
+//! `Unavailable`, so no `IdbStore` can exist and its methods are never reached.
 
 use execbench_run::generation_store::{GenerationEntry, GenerationRow, GenerationStore};
 use execbench_run::record::SampleRecord;
@@ -8,13 +8,13 @@ use execbench_run::store::{RunEntry, RunStore, StoreError, StoreErrorKind, Store
 
 /// A [`RunStore`] over IndexedDB; natively it cannot be opened.
 #[derive(Debug)]
-pub struct IdbRunStore {
+pub struct IdbStore {
     never: std::convert::Infallible,
 }
 
-impl IdbRunStore {
+impl IdbStore {
     /// Natively always `Unavailable`.
-    pub async fn open(db_name: &str) -> Result<IdbRunStore, StoreError> {
+    pub async fn open(db_name: &str) -> Result<IdbStore, StoreError> {
         Err(StoreError::new(
             StoreErrorKind::Unavailable,
             format!("IndexedDB (database `{db_name}`) exists only in a browser"),
@@ -26,7 +26,7 @@ impl IdbRunStore {
     }
 }
 
-impl RunStore for IdbRunStore {
+impl RunStore for IdbStore {
     async fn save_entry(&self, _: &RunEntry) -> StoreResult<()> {
         match self.never {}
     }
@@ -47,7 +47,7 @@ impl RunStore for IdbRunStore {
     }
 }
 
-impl DatasetShelf for IdbRunStore {
+impl DatasetShelf for IdbStore {
     async fn put(&self, _: &ShelfEntry, _: &[u8]) -> StoreResult<()> {
         match self.never {}
     }
@@ -65,7 +65,7 @@ impl DatasetShelf for IdbRunStore {
     }
 }
 
-impl GenerationStore for IdbRunStore {
+impl GenerationStore for IdbStore {
     async fn save_generation(&self, _: &GenerationEntry) -> StoreResult<()> {
         match self.never {}
     }
@@ -92,8 +92,7 @@ pub async fn storage_estimate() -> Option<(f64, f64)> {
 mod tests {
     #[test]
     fn natively_there_is_no_indexeddb() {
-        let err =
-            futures::executor::block_on(super::IdbRunStore::open("execbench")).expect_err("no IndexedDB natively");
+        let err = futures::executor::block_on(super::IdbStore::open("execbench")).expect_err("no IndexedDB natively");
         assert_eq!(err.kind, execbench_run::store::StoreErrorKind::Unavailable);
         assert_eq!(futures::executor::block_on(super::storage_estimate()), None);
     }

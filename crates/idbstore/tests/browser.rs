@@ -1,11 +1,11 @@
-//! IdbRunStore in real headless Chromium: the store table every RunStore passes, a full disk
+//! IdbStore in real headless Chromium: the store table every RunStore passes, a full disk
 //! (a patched `IDBObjectStore.prototype.put`), a second connection reading what the first wrote,
 //! no IndexedDB at all, and the storage estimate.
 //!
 //! `CHROMEDRIVER=/usr/bin/chromedriver cargo test -p execbench-idbstore --target wasm32-unknown-unknown`
 #![cfg(target_arch = "wasm32")]
 
-use execbench_idbstore::{IdbRunStore, storage_estimate};
+use execbench_idbstore::{IdbStore, storage_estimate};
 use execbench_run::store::conformance::{manifest, record};
 use execbench_run::store::{Recorder, RunEntry, RunStore, StoreErrorKind};
 use wasm_bindgen_test::{wasm_bindgen_test, wasm_bindgen_test_configure};
@@ -17,8 +17,8 @@ fn fresh_name(label: &str) -> String {
     format!("execbench-test-{label}-{}-{}", js_sys::Date::now(), js_sys::Math::random())
 }
 
-async fn open(name: &str) -> IdbRunStore {
-    match IdbRunStore::open(name).await {
+async fn open(name: &str) -> IdbStore {
+    match IdbStore::open(name).await {
         Ok(store) => store,
         Err(e) => panic!("opening `{name}`: {e}"),
     }
@@ -123,7 +123,7 @@ async fn no_indexeddb_is_unavailable() {
         "globalThis.__execbenchIdb = Object.getOwnPropertyDescriptor(globalThis, 'indexedDB');
          Object.defineProperty(globalThis, 'indexedDB', { value: undefined, configurable: true });",
     );
-    let result = IdbRunStore::open(&fresh_name("none")).await;
+    let result = IdbStore::open(&fresh_name("none")).await;
     eval(
         "Object.defineProperty(globalThis, 'indexedDB', globalThis.__execbenchIdb); delete globalThis.__execbenchIdb;",
     );

@@ -6,7 +6,7 @@
 
 use std::collections::BTreeMap;
 
-use execbench_core::{Limits, RunResult, Sample};
+use execbench_core::{Limits, Outcome, RunResult, Sample};
 use execbench_perturb::normalise::{normalised_as_perturbed, normalised_sample, unparse_request};
 use execbench_perturb::{
     ExportRow, Failure, FileWrongAnswers, Kind, OfflineWrongAnswers, Options, Parsed, PerturbError, Perturbed, Profile,
@@ -23,7 +23,7 @@ pub const SLICE_MS: f64 = 12.0;
 
 /// What to perturb and verify.
 #[derive(Clone, Copy, Debug)]
-pub struct PerturbJob<'a> {
+pub struct PerturbPlan<'a> {
     pub samples: &'a [Sample],
     /// The export's `dataset` column.
     pub dataset: &'a str,
@@ -38,7 +38,7 @@ pub struct PerturbJob<'a> {
     pub claims: Option<&'a FileWrongAnswers>,
 }
 
-impl PerturbJob<'_> {
+impl PerturbPlan<'_> {
     /// Programs in the whole job: samples × kinds × the seeds that matter to each kind (REN takes
     /// one: every seed gives it the same rows).
     pub fn total(&self) -> usize {
@@ -132,6 +132,20 @@ pub async fn verify_perturbed<P: Python>(
     }
 }
 
+/// Normalises `sample` by `ast.unparse` in `python` and verifies the result by execution (the
+/// codecrash profile's first step); a sample normalised already is returned as it is. An error
+/// says why the program could not be normalised.
+pub async fn normalise_one<P: Python>(python: &P, sample: &Sample, limits: Limits) -> Result<Sample, String> {
+    if execbench_perturb::normalise::is_normalised(sample) {
+        return Ok(sample.clone());
+    }
+    let done = normalised_sample(sample, &python.run(unparse_request(sample, limits)).await.outcome)?;
+    match verify_perturbed(python, sample, &normalised_as_perturbed(&done), limits).await.1 {
+        Ok(_) => Ok(done),
+        Err(e) => Err(format!("the normalised program fails verification: {e}")),
+    }
+}
+
 /// Normalises every sample by `ast.unparse` in `python` and verifies the result (the codecrash
 /// profile's first step), publishing progress in `tally.normalised`. `None` when Stop came first.
 async fn normalise_samples<P: Python>(
@@ -145,20 +159,7 @@ async fn normalise_samples<P: Python>(
     let mut normalised = Vec::with_capacity(samples.len());
     tally.normalised = Some(Normalised::default());
     let mut results = futures::stream::iter(samples)
-        .map(|sample| async move {
-            let result = match execbench_perturb::normalise::is_normalised(sample) {
-                true => Ok(sample.clone()),
-                false => match normalised_sample(sample, &python.run(unparse_request(sample, limits)).await.outcome) {
-                    Ok(done) => match verify_perturbed(python, sample, &normalised_as_perturbed(&done), limits).await.1
-                    {
-                        Ok(_) => Ok(done),
-                        Err(e) => Err(format!("the normalised program fails verification: {e}")),
-                    },
-                    Err(e) => Err(e),
-                },
-            };
-            (sample, result)
-        })
+        .map(|sample| async move { (sample, normalise_one(python, sample, limits).await) })
         .buffered(python.runs_at_once().max(1));
     loop {
         let (sample, result) = match next_or_stopped(&mut results, cancel).await {
@@ -185,7 +186,7 @@ async fn normalise_samples<P: Python>(
 pub async fn perturb_and_verify<P: Python, C: Clock>(
     python: &P,
     clock: &C,
-    job: &PerturbJob<'_>,
+    job: &PerturbPlan<'_>,
     cancel: &CancelToken,
     on_progress: &mut dyn FnMut(&PerturbTally),
 ) -> PerturbOutcome {
@@ -298,6 +299,107 @@ pub async fn perturb_and_verify<P: Python, C: Clock>(
     PerturbOutcome { tally, stopped, baseline }
 }
 
+/// One program to perturb and verify (the Perturb page's single-program view).
+#[derive(Clone, Copy, Debug)]
+pub struct SingleProgram<'a> {
+    /// An empty expected output is taken from running the original (pasted code).
+    pub sample: &'a Sample,
+    pub kind: Kind,
+    pub options: Options,
+    /// MHC: the wrong answer to try first (a model's or a file's), before the offline proposals.
+    pub claim: Option<&'a str>,
+    /// Limits of each run.
+    pub limits: Limits,
+}
+
+/// The program as perturbed, before any verdict.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Perturbation {
+    /// The program perturbed: the sample given, with the output its run gave when it had none,
+    /// normalised first under the codecrash profile.
+    pub sample: Sample,
+    /// The expected output came from running the original.
+    pub output_from_run: bool,
+    pub perturbed: Perturbed,
+}
+
+/// Both runs and the verdict.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SingleVerdict {
+    /// The (normalised) original's run.
+    pub original_run: RunResult,
+    /// The perturbed program's own run (for MHC after the claims), when it ran.
+    pub perturbed_run: Option<RunResult>,
+    /// The verified program: MHC's with the hint that proved wrong, not always the first one.
+    pub verdict: Result<Perturbed, VerifyFailure>,
+}
+
+/// Why nothing was perturbed.
+#[derive(Clone, Debug, PartialEq)]
+pub enum SingleFailure {
+    /// The sample had no expected output and the original's run gave no value (its run).
+    NoValue(RunResult),
+    /// The codecrash profile could not normalise the program (why).
+    NotNormalised(String),
+    /// The kind declined the program.
+    Refused(Kind, PerturbError),
+}
+
+impl std::fmt::Display for SingleFailure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SingleFailure::NoValue(run) => write!(
+                f,
+                "the original program does not return a value, so there is nothing to keep: {}",
+                run.outcome.summary()
+            ),
+            SingleFailure::NotNormalised(why) => {
+                write!(f, "the codecrash profile normalises the program first, and {why}")
+            }
+            SingleFailure::Refused(kind, e) => write!(f, "{kind} could not perturb this program: {e}"),
+        }
+    }
+}
+
+/// Perturbs one program and verifies the result, as [`perturb_and_verify`] does each program of a
+/// dataset: an expected output from the original's run when there is none, the codecrash
+/// profile's normalising (checked by execution), the perturbation, the original's run and the
+/// verification. `on_perturbed` gets the perturbation before the runs, so it can be shown while
+/// they go.
+pub async fn perturb_one<P: Python>(
+    python: &P,
+    job: &SingleProgram<'_>,
+    on_perturbed: &mut dyn FnMut(&Perturbation),
+) -> Result<(Perturbation, SingleVerdict), SingleFailure> {
+    let mut sample = job.sample.clone();
+    let output_from_run = sample.output.is_empty();
+    if output_from_run {
+        let run = python.run(sample.request(sample.call.clone()).with_limits(job.limits)).await;
+        match &run.outcome {
+            Outcome::Value { repr, .. } => sample.output = repr.clone(),
+            _ => return Err(SingleFailure::NoValue(run)),
+        }
+    }
+    if job.options.profile == Profile::Codecrash {
+        sample = normalise_one(python, &sample, job.limits).await.map_err(SingleFailure::NotNormalised)?;
+    }
+    let perturbed = match job.claim {
+        Some(claim) => {
+            let mut source =
+                FileWrongAnswers::from_claims([(sample.id.clone(), job.options.prediction, claim.to_string())]);
+            execbench_perturb::perturb_with_source(&sample, job.kind, &job.options, &mut source)
+        }
+        None => execbench_perturb::perturb_sample(&sample, job.kind, &job.options),
+    }
+    .map_err(|e| SingleFailure::Refused(job.kind, e))?;
+    let perturbation = Perturbation { sample, output_from_run, perturbed };
+    on_perturbed(&perturbation);
+    let sample = &perturbation.sample;
+    let original_run = python.run(execbench_core::verify::request_for(sample, job.limits)).await;
+    let (perturbed_run, verdict) = verify_perturbed(python, sample, &perturbation.perturbed, job.limits).await;
+    Ok((perturbation, SingleVerdict { original_run, perturbed_run, verdict }))
+}
+
 #[cfg(test)]
 mod tests {
     use std::cell::{Cell, RefCell};
@@ -370,8 +472,8 @@ mod tests {
 
     const KINDS: [Kind; 4] = [Kind::Ren, Kind::Rtf, Kind::Mcc, Kind::Mhc];
 
-    fn job<'a>(samples: &'a [Sample], seeds: &'a [u64]) -> PerturbJob<'a> {
-        PerturbJob {
+    fn job<'a>(samples: &'a [Sample], seeds: &'a [u64]) -> PerturbPlan<'a> {
+        PerturbPlan {
             samples,
             dataset: "t",
             kinds: &KINDS,
@@ -388,7 +490,7 @@ mod tests {
         let seeds = [0, 3];
         for profile in [Profile::Execbench, Profile::Codecrash] {
             let options = Options { profile, ..Options::default() };
-            let job = PerturbJob { options, ..job(&samples, &seeds) };
+            let job = PerturbPlan { options, ..job(&samples, &seeds) };
             let one = block_on(perturb_and_verify(
                 &BlockingPython::new(HashEngine),
                 &TickingClock::default(),
@@ -494,7 +596,7 @@ mod tests {
         let claims =
             FileWrongAnswers::from_claims([("a".to_string(), execbench_perturb::Prediction::Output, "41".to_string())]);
         let seeds = [0, 1];
-        let job = PerturbJob { kinds: &[Kind::Mhc], claims: Some(&claims), ..job(&samples, &seeds) };
+        let job = PerturbPlan { kinds: &[Kind::Mhc], claims: Some(&claims), ..job(&samples, &seeds) };
         let outcome = block_on(perturb_and_verify(
             &BlockingPython::new(HashEngine),
             &TickingClock::default(),
@@ -558,7 +660,7 @@ mod tests {
         let samples = samples();
         let seeds = [0];
         let options = Options { profile: Profile::Codecrash, ..Options::default() };
-        let job = PerturbJob { kinds: &[Kind::Rtf, Kind::Mcc], options, ..job(&samples, &seeds) };
+        let job = PerturbPlan { kinds: &[Kind::Rtf, Kind::Mcc], options, ..job(&samples, &seeds) };
         let mut progress = Vec::new();
         let outcome = block_on(perturb_and_verify(
             &BlockingPython::new(Unparsing),
@@ -674,6 +776,151 @@ mod tests {
                 if kind == Kind::Mhc { probes + 2 } else { 1 },
                 "{kind}: the probes and the claim first, then the program"
             );
+        }
+    }
+
+    fn single<'a>(sample: &'a Sample, kind: Kind, profile: Profile) -> SingleProgram<'a> {
+        SingleProgram {
+            sample,
+            kind,
+            options: Options { profile, ..Options::default() },
+            claim: None,
+            limits: Limits::default(),
+        }
+    }
+
+    /// A program without an expected output gets its original's, and is perturbed, shown before
+    /// its runs, run and verified as the dataset run verifies it.
+    #[test]
+    fn one_program_takes_its_output_from_the_original_and_is_verified() {
+        let mut sample = samples()[0].clone();
+        sample.output = String::new();
+        let asked = RefCell::new(Vec::new());
+        let mut shown = Vec::new();
+        let (perturbation, verdict) =
+            block_on(perturb_one(&Recording(&asked), &single(&sample, Kind::Rtf, Profile::Execbench), &mut |p| {
+                shown.push((p.clone(), asked.borrow().len()))
+            }))
+            .unwrap();
+        assert_eq!((perturbation.sample.output.as_str(), perturbation.output_from_run), ("2", true));
+        assert_eq!(
+            perturbation.perturbed,
+            perturb_sample(&perturbation.sample, Kind::Rtf, &Options::default()).unwrap()
+        );
+        // Shown once, after the original's first run and before the two runs that judge it.
+        assert_eq!(shown, [(perturbation.clone(), 1)]);
+        assert_eq!(asked.borrow().len(), 3);
+        assert_eq!(verdict.verdict, Ok(perturbation.perturbed.clone()));
+        assert_eq!(verdict.original_run.stdout, sample.code);
+        assert_eq!(verdict.perturbed_run.map(|r| r.stdout), Some(perturbation.perturbed.code));
+    }
+
+    /// An original without a value has nothing to keep; a program a kind declines is refused;
+    /// neither is shown as perturbed.
+    #[test]
+    fn one_program_without_a_value_or_that_a_kind_declines_is_not_perturbed() {
+        let mut silent = samples()[0].clone();
+        silent.output = String::new();
+        let mut shown = 0;
+        let failure = block_on(perturb_one(
+            &BlockingPython::new(Raising),
+            &single(&silent, Kind::Rtf, Profile::Execbench),
+            &mut |_| shown += 1,
+        ))
+        .unwrap_err();
+        assert!(matches!(failure, SingleFailure::NoValue(_)), "{failure:?}");
+        assert_eq!(
+            failure.to_string(),
+            "the original program does not return a value, so there is nothing to keep: ValueError: no"
+        );
+        let mut broken = samples()[0].clone();
+        broken.code = "def f(a, b:\n    return a".to_string();
+        let asked = RefCell::new(Vec::new());
+        let failure =
+            block_on(perturb_one(&Recording(&asked), &single(&broken, Kind::Rtf, Profile::Execbench), &mut |_| {
+                shown += 1
+            }))
+            .unwrap_err();
+        assert!(matches!(failure, SingleFailure::Refused(Kind::Rtf, _)), "{failure:?}");
+        assert!(failure.to_string().starts_with("RTF could not perturb this program: "), "{failure}");
+        assert_eq!(shown, 0);
+        assert!(asked.borrow().is_empty(), "nothing runs for a refused program");
+    }
+
+    /// The codecrash profile perturbs the normalised program, and, as the dataset run does, only
+    /// once execution shows the normalised program returns what the original does.
+    #[test]
+    fn one_program_under_the_codecrash_profile_is_normalised_and_checked_first() {
+        let sample = samples()[0].clone();
+        let (perturbation, verdict) = block_on(perturb_one(
+            &BlockingPython::new(Unparsing),
+            &single(&sample, Kind::Rtf, Profile::Codecrash),
+            &mut |_| {},
+        ))
+        .unwrap();
+        assert!(perturbation.sample.code.ends_with("\nx = 1\n"), "{}", perturbation.sample.code);
+        assert!(execbench_perturb::normalise::is_normalised(&perturbation.sample));
+        assert!(verdict.verdict.is_ok(), "{:?}", verdict.verdict);
+
+        let mut shown = 0;
+        let failure = block_on(perturb_one(
+            &BlockingPython::new(NormalisedDiffers),
+            &single(&sample, Kind::Rtf, Profile::Codecrash),
+            &mut |_| shown += 1,
+        ))
+        .unwrap_err();
+        assert_eq!(shown, 0);
+        assert!(
+            failure.to_string().starts_with(
+                "the codecrash profile normalises the program first, and the normalised program fails verification: "
+            ),
+            "{failure}"
+        );
+        let unparseable = samples().into_iter().find(|s| s.id == "c").unwrap();
+        let failure = block_on(perturb_one(
+            &BlockingPython::new(Unparsing),
+            &single(&unparseable, Kind::Rtf, Profile::Codecrash),
+            &mut |_| {},
+        ))
+        .unwrap_err();
+        assert!(failure.to_string().contains("ast.unparse failed: SyntaxError"), "{failure}");
+    }
+
+    /// MHC with a claim given tries it first: the hint claims it.
+    #[test]
+    fn one_program_takes_the_claim_given() {
+        let sample = samples()[0].clone();
+        let job = SingleProgram { claim: Some("41"), ..single(&sample, Kind::Mhc, Profile::Execbench) };
+        let (perturbation, _) = block_on(perturb_one(&BlockingPython::new(HashEngine), &job, &mut |_| {})).unwrap();
+        assert!(perturbation.perturbed.code.contains("# The return value is 41"), "{}", perturbation.perturbed.code);
+    }
+
+    /// Every run raises.
+    struct Raising;
+
+    impl PythonEngine for Raising {
+        fn run(&mut self, _: &RunRequest) -> RunResult {
+            let outcome = Outcome::Raised {
+                kind: "ValueError".into(),
+                message: "no".into(),
+                traceback: String::new(),
+                phase: "expression".into(),
+            };
+            RunResult { outcome, stdout: String::new(), elapsed_ms: 0.0 }
+        }
+    }
+
+    /// `Unparsing`, except that a normalised program returns something else than the original.
+    struct NormalisedDiffers;
+
+    impl PythonEngine for NormalisedDiffers {
+        fn run(&mut self, request: &RunRequest) -> RunResult {
+            let mut result = Unparsing.run(request);
+            if request.program.contains("\nx = 1") && !request.expression.starts_with("ast.unparse") {
+                let matches = request.expected.as_ref().map(|e| e == "3");
+                result.outcome = Outcome::Value { repr: "3".into(), matches };
+            }
+            result
         }
     }
 }

@@ -8,7 +8,7 @@ use execbench_eval::report::markdown_table;
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
-use super::RunResults;
+use crate::jobs::results::RunResults;
 
 /// One heading and table per run, newest first: what a paper or an issue needs.
 pub fn markdown_summary(runs: &[Arc<RunResults>]) -> String {

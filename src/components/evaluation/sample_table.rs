@@ -13,8 +13,8 @@ use execbench_eval::report::{AnswerRecord, SampleResult};
 use execbench_eval::score::Mode;
 use leptos::prelude::*;
 
-use super::RunResults;
-use crate::route::Route;
+use crate::jobs::results::RunResults;
+use crate::route::{Route, RowFilter};
 
 const ROWS_PER_PAGE: usize = 25;
 
@@ -39,30 +39,8 @@ pub const SHOWN_ELSEWHERE: [(&str, &str); 8] = [
     ("provenance", "the run's title and the exports"),
 ];
 
-/// Which samples the table shows.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum RowFilter {
-    All,
-    /// At least one answer that counts against the model (anything but correct or dropped).
-    WrongOnly,
-    Dropped,
-    ExtractionFailed,
-}
-
+// The filter is the address's (`crate::route::RowFilter`); what it shows and keeps is the table's.
 impl RowFilter {
-    pub const ALL: [RowFilter; 4] =
-        [RowFilter::All, RowFilter::WrongOnly, RowFilter::Dropped, RowFilter::ExtractionFailed];
-
-    /// The name in the select and in the address.
-    pub fn value(self) -> &'static str {
-        match self {
-            RowFilter::All => "all",
-            RowFilter::WrongOnly => "wrong",
-            RowFilter::Dropped => "dropped",
-            RowFilter::ExtractionFailed => "extraction_failed",
-        }
-    }
-
     fn label(self) -> &'static str {
         match self {
             RowFilter::All => "All samples",
@@ -70,10 +48,6 @@ impl RowFilter {
             RowFilter::Dropped => "Dropped answers",
             RowFilter::ExtractionFailed => "No answer found",
         }
-    }
-
-    pub fn parse(value: &str) -> Option<RowFilter> {
-        RowFilter::ALL.into_iter().find(|f| f.value() == value)
     }
 
     fn counts_against(answer: &AnswerRecord) -> bool {

@@ -8,8 +8,8 @@ use std::sync::Arc;
 use execbench_eval::stored::compare_stored_results;
 use leptos::prelude::*;
 
-use super::RunResults;
 use super::summary::figure;
+use crate::jobs::results::RunResults;
 
 /// Disagreements listed per mode; the rest are counted.
 const LISTED: usize = 50;

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use execbench_eval::DatasetScore;
 use leptos::prelude::*;
 
-use super::RunResults;
+use crate::jobs::results::RunResults;
 
 /// `61.3`, `n/a`, or `61.3 (12/800)` when only some samples have the figure (pass@5 needs n >= 5).
 pub fn figure(score: &DatasetScore) -> String {

@@ -1,7 +1,7 @@
 //! The Evaluate form's choices (model, task, template, n, how many samples, scoring modes), kept in
 //! `localStorage` so a reload or the next visit finds the form as the user left it. No key and no
 //! file is in it: the model API's own settings (and a key, only when "remember" is ticked) are
-//! kept by `model_settings.rs`, and a replay file must be picked again.
+//! kept by `api_form.rs`, and a replay file must be picked again.
 
 use execbench_eval::Task;
 use serde::{Deserialize, Serialize};

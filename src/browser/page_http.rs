@@ -1,0 +1,47 @@
+//! The page's HTTP for model APIs: the browser's `fetch`, or the simulated model answering in the
+//! page (`execbench_run::simulate`), behind the library's one `HttpClient` interface.
+
+use execbench_providers::{HttpRequest, ProviderError};
+use execbench_run::io::{HttpClient, HttpHead, ResponseBody};
+use execbench_run::simulate::{SimulatedBody, SimulatedHttp};
+
+use super::clock::BrowserClock;
+use super::fetch::{FetchBody, FetchHttp};
+
+/// The page's HTTP: `fetch`, or the simulated model answering in the page.
+pub enum PageHttp {
+    Fetch(FetchHttp),
+    Simulated(SimulatedHttp<BrowserClock>),
+}
+
+pub enum PageBody {
+    Fetch(FetchBody),
+    Simulated(SimulatedBody),
+}
+
+impl ResponseBody for PageBody {
+    async fn chunk(&mut self) -> Result<Option<Vec<u8>>, ProviderError> {
+        match self {
+            PageBody::Fetch(b) => b.chunk().await,
+            PageBody::Simulated(b) => b.chunk().await,
+        }
+    }
+}
+
+impl HttpClient for PageHttp {
+    type Body = PageBody;
+    async fn send(&self, request: &HttpRequest) -> Result<HttpHead<PageBody>, ProviderError> {
+        match self {
+            PageHttp::Fetch(h) => h.send(request).await.map(|head| HttpHead {
+                status: head.status,
+                headers: head.headers,
+                body: PageBody::Fetch(head.body),
+            }),
+            PageHttp::Simulated(h) => h.send(request).await.map(|head| HttpHead {
+                status: head.status,
+                headers: head.headers,
+                body: PageBody::Simulated(head.body),
+            }),
+        }
+    }
+}
