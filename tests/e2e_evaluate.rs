@@ -632,7 +632,7 @@ async fn rescore_raw_responses_like_the_library() {
 #[tokio::test(flavor = "multi_thread")]
 async fn baselines_score_like_the_library() {
     use execbench_eval::evaluate::{EvalPlan, evaluate};
-    use execbench_eval::models::{EchoFirstArgument, Model, TypeDefault, no_http};
+    use execbench_eval::models::{EchoFirstArgument, Model, TypeDefault};
     use execbench_eval::prompt::{Style, default_template};
     use execbench_eval::report::markdown_table;
     use execbench_eval::{Mode, ScoreOptions, Task};
@@ -651,7 +651,7 @@ async fn baselines_score_like_the_library() {
                 modes: Mode::ALL.to_vec(),
                 options: ScoreOptions::default(),
             };
-            evaluate(model.as_mut(), engine, &mut no_http, &samples, &plan, &mut |_, _| {})
+            evaluate(model.as_mut(), engine, &samples, &plan, &mut |_, _| {})
         })
     });
 

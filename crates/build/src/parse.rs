@@ -293,6 +293,19 @@ fn matching_paren(text: &str) -> Option<usize> {
 mod tests {
     use super::*;
 
+    /// The prompt's worked examples, rendered, read back through this parser as their own
+    /// candidates (kept here so that the prompt module need not know the parser).
+    #[test]
+    fn the_default_pools_examples_read_back_as_their_candidates() {
+        for e in crate::prompt::default_pool() {
+            let parsed = parse_response("x", &e.method, &e.render());
+            assert_eq!(parsed.problem, None, "{}", e.method);
+            let inputs: Vec<&str> = parsed.candidates.iter().map(|c| c.input.as_str()).collect();
+            assert_eq!(inputs, e.inputs.iter().map(String::as_str).collect::<Vec<_>>());
+            assert_eq!(parsed.candidates[0].code, e.code);
+        }
+    }
+
     const CODE: &str = "def f(text, sep):\n    parts = text.split(sep)\n    return len(parts)";
 
     #[test]

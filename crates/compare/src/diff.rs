@@ -4,6 +4,11 @@
 //!
 //! The longest common subsequence of lines, by dynamic programming; texts longer than
 //! [`MAX_LINES`] lines are shown as all removed then all added rather than spend quadratic time.
+//! Kept over the `similar` crate (measured by `examples/diff_bench.rs`): on perturbed prompts
+//! `similar` is as fast up to 500 lines and faster near the cap, but several times slower on texts
+//! with no line in common (45 ms against 4-8 at 1,900 lines), beyond the cap it takes 40-350 ms on
+//! the page's thread where this gives up in under a millisecond, and it would add about 15 KB
+//! (5 KB gzipped) to the page's wasm.
 
 /// What happened to a line.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

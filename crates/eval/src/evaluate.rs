@@ -6,7 +6,7 @@ use execbench_core::{PythonEngine, Sample};
 use serde::{Deserialize, Serialize};
 
 use crate::extract::{ExtractFailure, Extraction, extract};
-use crate::models::{HttpRequest, HttpResponse, Model, ModelRequest, respond};
+use crate::models::{Model, ModelRequest, respond};
 use crate::prompt::Template;
 use crate::report::{SampleResult, Summary, summarize};
 use crate::score::{Mode, ScoreOptions, score_answers};
@@ -70,7 +70,6 @@ pub struct Evaluation {
 pub fn evaluate(
     model: &mut dyn Model,
     engine: &mut dyn PythonEngine,
-    http: &mut dyn FnMut(&HttpRequest) -> HttpResponse,
     samples: &[Sample],
     plan: &EvalPlan,
     progress: &mut dyn FnMut(usize, usize),
@@ -79,7 +78,7 @@ pub fn evaluate(
     let mut results: Vec<Vec<SampleResult>> = plan.modes.iter().map(|_| Vec::with_capacity(samples.len())).collect();
     for (index, sample) in samples.iter().enumerate() {
         let prompt = plan.template.render(sample);
-        let responses = respond(model, &ModelRequest { sample, task, prompt: &prompt, n: plan.n }, engine, http);
+        let responses = respond(model, &ModelRequest { sample, task, prompt: &prompt, n: plan.n }, engine);
         let prompt_text = prompt.text();
         for (mode, per_mode) in plan.modes.iter().zip(results.iter_mut()) {
             per_mode.push(score_responses(
@@ -102,7 +101,7 @@ pub fn evaluate(
 mod tests {
     use super::*;
     use crate::fake_engine::FakeEngine;
-    use crate::models::{TypeDefault, no_http};
+    use crate::models::{EchoFirstArgument, Replay, TypeDefault};
     use crate::prompt::{Style, default_template};
     use crate::task::Task;
 
@@ -144,9 +143,8 @@ mod tests {
             },
         );
         let mut ticks = Vec::new();
-        let evaluation = evaluate(&mut TypeDefault, &mut engine, &mut no_http, &samples, &plan, &mut |done, total| {
-            ticks.push((done, total))
-        });
+        let evaluation =
+            evaluate(&mut TypeDefault, &mut engine, &samples, &plan, &mut |done, total| ticks.push((done, total)));
         assert_eq!(ticks, vec![(1, 3), (2, 3), (3, 3)]);
         assert_eq!(evaluation.model, "type-default");
         for summary in &evaluation.summaries {
@@ -181,5 +179,84 @@ mod tests {
                 .iter()
                 .all(|a| a.verdict.to_string() == "extraction failed: the model gave no response: rate limited")
         );
+    }
+
+    /// A sample for the replay tests: `f(a, b=0)` returning `a`, called with `call_args`.
+    fn replay_sample(call_args: &str, output: &str) -> Sample {
+        Sample {
+            id: "s1".into(),
+            code: "def f(a, b=0):\n    return a".into(),
+            function_name: "f".into(),
+            input: call_args.into(),
+            call: format!("f({call_args})"),
+            output: output.into(),
+            meta: Default::default(),
+        }
+    }
+
+    /// Strict output prediction of `samples` with `model`, written out and read back as a
+    /// results file would be.
+    fn results_file(model: &mut dyn Model, samples: &[Sample], n: usize) -> Vec<SampleResult> {
+        let plan = EvalPlan {
+            template: default_template(Task::Output, Style::Direct),
+            n,
+            modes: vec![Mode::Strict],
+            options: Default::default(),
+        };
+        let evaluation = evaluate(model, &mut FakeEngine::new(), samples, &plan, &mut |_, _| {});
+        crate::report::from_jsonl("results.jsonl", &crate::report::to_jsonl(&evaluation.results[0])).unwrap()
+    }
+
+    /// (id, n, correct, responses kept) of each row.
+    fn figures(rows: &[SampleResult]) -> Vec<(String, usize, usize, bool)> {
+        rows.iter().map(|r| (r.id.clone(), r.n, r.correct, r.answers.iter().all(|a| a.response.is_some()))).collect()
+    }
+
+    #[test]
+    fn replaying_a_results_file_of_raw_responses_gives_the_same_results() {
+        let a = Sample { id: "a".into(), ..replay_sample("[1], 2", "[1]") };
+        let b = Sample { id: "b".into(), ..replay_sample("'x'", "'y'") };
+        let first = results_file(&mut EchoFirstArgument, &[a.clone(), b.clone()], 3);
+        assert_eq!(figures(&first), vec![("a".into(), 3, 3, true), ("b".into(), 3, 0, true)]);
+        let mut replay = Replay::from_results("results.jsonl", &first);
+        assert_eq!(replay.name(), "replay: results.jsonl");
+        assert!(!replay.gives_extracted_answers("a"), "raw responses are extracted again");
+        let again = results_file(&mut replay, &[a.clone(), b.clone()], 3);
+        assert_eq!(again, first, "the same responses, extractions and verdicts");
+        // n caps what is replayed; a sample the file does not have is a model error.
+        let mut replay = Replay::from_results("results.jsonl", &first);
+        let c = Sample { id: "c".into(), ..a.clone() };
+        let capped = results_file(&mut replay, &[a, c], 2);
+        assert_eq!((capped[0].n, capped[0].answers.len()), (2, 2));
+        assert_eq!(capped[1].model_error.as_deref(), Some("the file has no answers for `c`"));
+    }
+
+    /// Rows re-scored from a CRUXEval generations file keep no responses: replay gives their
+    /// extracted answers, marked as extracted, instead of having nothing to replay.
+    #[test]
+    fn replaying_a_results_file_of_extracted_answers_uses_the_answers() {
+        let dataset = vec![
+            Sample { id: "a".into(), ..replay_sample("1", "[1]") },
+            Sample { id: "b".into(), ..replay_sample("1", "'y'") },
+        ];
+        let g = crate::generations::import_generations("g.json", r#"{"a": ["[1]", "[2]", "[1]"], "b": ["'y'", "1"]}"#);
+        let rescored = crate::generations::rescore(
+            &mut FakeEngine::new(),
+            &dataset,
+            &g,
+            Task::Output,
+            Mode::Strict,
+            &Default::default(),
+        );
+        let file = crate::report::from_jsonl("r.jsonl", &crate::report::to_jsonl(&rescored.results)).unwrap();
+        assert_eq!(figures(&file), vec![("a".into(), 3, 2, false), ("b".into(), 2, 1, false)]);
+        let mut replay = Replay::from_results("r.jsonl", &file);
+        assert!(replay.gives_extracted_answers("a") && replay.gives_extracted_answers("b"));
+        assert!(!replay.gives_extracted_answers("zz"));
+        let replayed = results_file(&mut replay, &dataset, 5);
+        assert_eq!(figures(&replayed), vec![("a".into(), 3, 2, false), ("b".into(), 2, 1, false)]);
+        let answers: Vec<Option<&str>> = replayed[0].answers.iter().map(|a| a.extraction.answer()).collect();
+        assert_eq!(answers, vec![Some("[1]"), Some("[2]"), Some("[1]")]);
+        assert!(replayed.iter().all(|r| r.model_error.is_none()));
     }
 }

@@ -16,18 +16,19 @@
 //! Every problem is named with the file, the line and the field; good entries are kept.
 
 use std::collections::{HashMap, HashSet};
-use std::fmt;
 
 use execbench_core::{PythonEngine, Sample};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::extract::{Extraction, extract};
-use crate::models::{FileScope, Replay};
 use crate::report::{SampleResult, Summary, summarize};
 use crate::score::{Mode, ScoreOptions, score_answers};
 use crate::stored::{StoredScores, read_stored};
 use crate::task::Task;
+
+/// Kept apart so that [`crate::stored`], which this module reads with, can name it too.
+pub use crate::import_error::ImportError;
 
 /// Whether the answers still need extracting.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -46,29 +47,6 @@ pub struct GenerationEntry {
     pub answers: Vec<String>,
 }
 
-/// One problem found in a generations file.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ImportError {
-    pub file: String,
-    /// 1-based; `None` when the problem concerns the whole file.
-    pub line: Option<usize>,
-    pub field: Option<String>,
-    pub message: String,
-}
-
-impl fmt::Display for ImportError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.file)?;
-        if let Some(line) = self.line {
-            write!(f, ":{line}")?;
-        }
-        if let Some(field) = &self.field {
-            write!(f, ": field `{field}`")?;
-        }
-        write!(f, ": {}", self.message)
-    }
-}
-
 /// What reading a generations file gave.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Generations {
@@ -85,6 +63,48 @@ impl Generations {
         match self.kind {
             GenerationsKind::Extracted => entry.answers.iter().map(Extraction::verbatim).collect(),
             GenerationsKind::Responses => entry.answers.iter().map(|r| extract(r, task)).collect(),
+        }
+    }
+
+    /// The samples of `dataset` this file covers.
+    pub fn scope(&self, dataset: &[Sample]) -> FileScope {
+        FileScope::of(dataset, self.entries.iter().map(|e| (e.id.as_str(), e.answers.len())))
+    }
+}
+
+/// The part of a dataset that a file of answers covers. A file scores the samples it contains,
+/// with the answers it has: a sample it lacks is listed in `missing`, never scored as wrong, and
+/// `n` is the most answers the file gives one sample (never padded). Re-scoring a file and
+/// replaying it as a model (`crate::models::Replay`) both start here, so they give the same
+/// figures.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FileScope {
+    /// The dataset's samples the file has answers for, in dataset order.
+    pub samples: Vec<Sample>,
+    pub n: usize,
+    /// Dataset samples the file has no answers for.
+    pub missing: Vec<String>,
+    /// Ids in the file that the dataset does not have.
+    pub unknown: Vec<String>,
+}
+
+impl FileScope {
+    /// The samples of `dataset` covered by a file that gives, per sample id, this many answers
+    /// (an id given twice counts its last).
+    pub fn of<'a>(dataset: &[Sample], answers_per_id: impl IntoIterator<Item = (&'a str, usize)>) -> Self {
+        let answers: HashMap<&str, usize> = answers_per_id.into_iter().collect();
+        let (samples, missing): (Vec<&Sample>, Vec<&Sample>) =
+            dataset.iter().partition(|s| answers.contains_key(s.id.as_str()));
+        let n = samples.iter().filter_map(|s| answers.get(s.id.as_str())).copied().max().unwrap_or(1).max(1);
+        let known: HashSet<&str> = dataset.iter().map(|s| s.id.as_str()).collect();
+        let mut unknown: Vec<String> =
+            answers.keys().filter(|id| !known.contains(*id)).map(|id| id.to_string()).collect();
+        unknown.sort();
+        FileScope {
+            samples: samples.into_iter().cloned().collect(),
+            n,
+            missing: missing.into_iter().map(|s| s.id.clone()).collect(),
+            unknown,
         }
     }
 }
@@ -407,6 +427,13 @@ pub struct Rescore {
     pub unknown: Vec<String>,
 }
 
+/// Its rows, for [`crate::stored::compare_stored`].
+impl AsRef<[SampleResult]> for Rescore {
+    fn as_ref(&self) -> &[SampleResult] {
+        &self.results
+    }
+}
+
 /// Scores every sample of `dataset` that has answers in `generations`.
 pub fn rescore(
     engine: &mut dyn PythonEngine,
@@ -458,7 +485,7 @@ impl<'a> RescoreScope<'a> {
     fn of(dataset: &'a [Sample], generations: &'a Generations) -> Self {
         let by_id: HashMap<&str, &GenerationEntry> = generations.entries.iter().map(|e| (e.id.as_str(), e)).collect();
         // The same scope as a replayed file's, so both give the same figures.
-        let FileScope { missing, unknown, .. } = Replay::from_generations("", generations).scope(dataset);
+        let FileScope { missing, unknown, .. } = generations.scope(dataset);
         let pairs =
             dataset.iter().filter_map(|sample| by_id.get(sample.id.as_str()).map(|entry| (sample, *entry))).collect();
         RescoreScope { pairs, missing, unknown }

@@ -13,6 +13,7 @@
 pub mod evaluate;
 pub mod extract;
 pub mod generations;
+mod import_error;
 pub mod models;
 pub mod passk;
 pub mod prompt;

@@ -1,8 +1,9 @@
 //! "A model": given a sample, its rendered prompt and the task, n responses. The interface does no
-//! I/O itself: a model answers with a [`ModelStep`] that either holds the responses or names what
-//! it needs first (a Python run, or an HTTP exchange for the API-backed models to come), and the
-//! caller performs that and hands the reply back. The same model thus runs natively with a
-//! blocking engine, or in the page with a Web Worker and `fetch`.
+//! I/O itself: a model answers with a [`ModelStep`] that either holds the responses or names the
+//! Python run it needs first, and the caller performs that and hands the result back. The same
+//! model thus runs natively with a blocking engine, or in the page with a Web Worker. (Models
+//! behind an API are not models of this kind: `execbench-run` asks them through
+//! `execbench-providers`.)
 //!
 //! Offline models, no key needed: [`Oracle`] (runs the code, always right), the output-prediction
 //! baselines [`EchoFirstArgument`] and [`TypeDefault`], and [`Replay`] (answers from a file).
@@ -13,13 +14,15 @@ use execbench_core::sample::OutputKind;
 use execbench_core::{Limits, Outcome, RunRequest, RunResult, Sample};
 use ruff_python_ast::Expr;
 use ruff_text_size::Ranged;
-use serde::{Deserialize, Serialize};
 
 use crate::generations::{Generations, GenerationsKind};
 use crate::literal::parse_expression_guarded;
 use crate::prompt::Prompt;
 use crate::report::SampleResult;
 use crate::task::Task;
+
+/// Where the page and callers have always found it.
+pub use crate::generations::FileScope;
 
 /// What a model is asked.
 #[derive(Clone, Debug, PartialEq)]
@@ -31,21 +34,6 @@ pub struct ModelRequest<'a> {
     pub n: usize,
 }
 
-/// An HTTP exchange a model needs (for API-backed models; the offline ones never ask).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct HttpRequest {
-    pub method: String,
-    pub url: String,
-    pub headers: Vec<(String, String)>,
-    pub body: String,
-}
-
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct HttpResponse {
-    pub status: u16,
-    pub body: String,
-}
-
 /// Where a model is in answering one request.
 #[derive(Clone, Debug, PartialEq)]
 pub enum ModelStep {
@@ -53,19 +41,15 @@ pub enum ModelStep {
     Done(Result<Vec<String>, String>),
     /// Run this in the Python engine and call [`Model::resume`] with the result.
     Run(RunRequest),
-    /// Perform this HTTP request and call [`Model::resume`] with the response.
-    Http(HttpRequest),
 }
 
 /// What the caller hands back after performing a step.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Reply {
     Run(RunResult),
-    Http(HttpResponse),
 }
 
-/// A model. Offline ones answer at once or after one run; API-backed ones will keep state between
-/// `start` and `resume` (a request in flight, streamed chunks).
+/// A model. Offline ones answer at once or after one run.
 pub trait Model {
     /// Shown in results, e.g. `oracle`.
     fn name(&self) -> String;
@@ -85,13 +69,12 @@ pub trait Model {
     }
 }
 
-/// Drives a model to its responses with a blocking engine and HTTP client (native callers and
-/// tests; the page drives the steps itself). At most `max_steps` exchanges.
+/// Drives a model to its responses with a blocking engine (native callers and tests; the page
+/// drives the steps itself). At most `MAX_STEPS` exchanges.
 pub fn respond(
     model: &mut dyn Model,
     request: &ModelRequest,
     engine: &mut dyn execbench_core::PythonEngine,
-    http: &mut dyn FnMut(&HttpRequest) -> HttpResponse,
 ) -> Result<Vec<String>, String> {
     const MAX_STEPS: usize = 64;
     let mut step = model.start(request);
@@ -99,15 +82,9 @@ pub fn respond(
         step = match step {
             ModelStep::Done(result) => return result,
             ModelStep::Run(run) => model.resume(request, Reply::Run(engine.run(&run))),
-            ModelStep::Http(call) => model.resume(request, Reply::Http(http(&call))),
         };
     }
     Err(format!("{} did not finish within {MAX_STEPS} steps", model.name()))
-}
-
-/// An HTTP client for callers that have none: every request fails.
-pub fn no_http(_: &HttpRequest) -> HttpResponse {
-    HttpResponse { status: 599, body: "no HTTP client in this context".into() }
 }
 
 /// A response in the shape the prompts ask for.
@@ -161,7 +138,6 @@ impl Model for Oracle {
                 Ok(vec![answer_block(&request.sample.call, &repr); request.n])
             }
             Reply::Run(other) => Err(format!("the oracle's run failed: {}", other.outcome.summary())),
-            Reply::Http(_) => Err("the oracle makes no HTTP requests".into()),
         })
     }
 }
@@ -282,37 +258,10 @@ impl Replay {
     }
 }
 
-/// The part of a dataset that a file of answers covers. A file scores the samples it contains,
-/// with the answers it has: a sample it lacks is listed in `missing`, never scored as wrong, and
-/// `n` is the most answers the file gives one sample (never padded). Re-scoring a file and
-/// replaying it as a model both start here, so they give the same figures.
-#[derive(Clone, Debug, PartialEq)]
-pub struct FileScope {
-    /// The dataset's samples the file has answers for, in dataset order.
-    pub samples: Vec<Sample>,
-    pub n: usize,
-    /// Dataset samples the file has no answers for.
-    pub missing: Vec<String>,
-    /// Ids in the file that the dataset does not have.
-    pub unknown: Vec<String>,
-}
-
 impl Replay {
     /// The samples of `dataset` this file covers.
     pub fn scope(&self, dataset: &[Sample]) -> FileScope {
-        let (samples, missing): (Vec<&Sample>, Vec<&Sample>) =
-            dataset.iter().partition(|s| self.answers.contains_key(&s.id));
-        let n =
-            samples.iter().filter_map(|s| self.answers.get(&s.id)).map(|r| r.answers.len()).max().unwrap_or(1).max(1);
-        let known: std::collections::HashSet<&str> = dataset.iter().map(|s| s.id.as_str()).collect();
-        let mut unknown: Vec<String> = self.answers.keys().filter(|id| !known.contains(id.as_str())).cloned().collect();
-        unknown.sort();
-        FileScope {
-            samples: samples.into_iter().cloned().collect(),
-            n,
-            missing: missing.into_iter().map(|s| s.id.clone()).collect(),
-            unknown,
-        }
+        FileScope::of(dataset, self.answers.iter().map(|(id, replayed)| (id.as_str(), replayed.answers.len())))
     }
 
     /// True when the file has no answers for any sample.
@@ -367,7 +316,7 @@ mod tests {
     ) -> Result<Vec<String>, String> {
         let prompt = default_template(task, Style::Direct).render(sample);
         let request = ModelRequest { sample, task, prompt: &prompt, n };
-        respond(model, &request, engine, &mut no_http)
+        respond(model, &request, engine)
             .map(|rs| rs.iter().map(|r| extract(r, task).answer().unwrap_or("<none>").to_string()).collect())
     }
 
@@ -412,122 +361,15 @@ mod tests {
         let s = sample("1", "1");
         let prompt = default_template(Task::Output, Style::Direct).render(&s);
         let mut engine = FakeEngine::new();
-        let got = respond(
-            &mut replay,
-            &ModelRequest { sample: &s, task: Task::Output, prompt: &prompt, n: 2 },
-            &mut engine,
-            &mut no_http,
-        );
+        let got =
+            respond(&mut replay, &ModelRequest { sample: &s, task: Task::Output, prompt: &prompt, n: 2 }, &mut engine);
         assert_eq!(got, Ok(vec!["[1]".to_string(), "[2]".to_string()]));
         let other = Sample { id: "nope".into(), ..s };
         let got = respond(
             &mut replay,
             &ModelRequest { sample: &other, task: Task::Output, prompt: &prompt, n: 2 },
             &mut engine,
-            &mut no_http,
         );
         assert_eq!(got, Err("the file has no answers for `nope`".into()));
-    }
-
-    /// Strict output prediction of `samples` with `model`, written out and read back as a
-    /// results file would be.
-    fn results_file(model: &mut dyn Model, samples: &[Sample], n: usize) -> Vec<SampleResult> {
-        use crate::evaluate::{EvalPlan, evaluate};
-        let plan = EvalPlan {
-            template: default_template(Task::Output, Style::Direct),
-            n,
-            modes: vec![crate::score::Mode::Strict],
-            options: Default::default(),
-        };
-        let evaluation = evaluate(model, &mut FakeEngine::new(), &mut no_http, samples, &plan, &mut |_, _| {});
-        crate::report::from_jsonl("results.jsonl", &crate::report::to_jsonl(&evaluation.results[0])).unwrap()
-    }
-
-    /// (id, n, correct, responses kept) of each row.
-    fn figures(rows: &[SampleResult]) -> Vec<(String, usize, usize, bool)> {
-        rows.iter().map(|r| (r.id.clone(), r.n, r.correct, r.answers.iter().all(|a| a.response.is_some()))).collect()
-    }
-
-    #[test]
-    fn replaying_a_results_file_of_raw_responses_gives_the_same_results() {
-        let a = Sample { id: "a".into(), ..sample("[1], 2", "[1]") };
-        let b = Sample { id: "b".into(), ..sample("'x'", "'y'") };
-        let first = results_file(&mut EchoFirstArgument, &[a.clone(), b.clone()], 3);
-        assert_eq!(figures(&first), vec![("a".into(), 3, 3, true), ("b".into(), 3, 0, true)]);
-        let mut replay = Replay::from_results("results.jsonl", &first);
-        assert_eq!(replay.name(), "replay: results.jsonl");
-        assert!(!replay.gives_extracted_answers("a"), "raw responses are extracted again");
-        let again = results_file(&mut replay, &[a.clone(), b.clone()], 3);
-        assert_eq!(again, first, "the same responses, extractions and verdicts");
-        // n caps what is replayed; a sample the file does not have is a model error.
-        let mut replay = Replay::from_results("results.jsonl", &first);
-        let c = Sample { id: "c".into(), ..a.clone() };
-        let capped = results_file(&mut replay, &[a, c], 2);
-        assert_eq!((capped[0].n, capped[0].answers.len()), (2, 2));
-        assert_eq!(capped[1].model_error.as_deref(), Some("the file has no answers for `c`"));
-    }
-
-    /// Rows re-scored from a CRUXEval generations file keep no responses: replay gives their
-    /// extracted answers, marked as extracted, instead of having nothing to replay.
-    #[test]
-    fn replaying_a_results_file_of_extracted_answers_uses_the_answers() {
-        let dataset =
-            vec![Sample { id: "a".into(), ..sample("1", "[1]") }, Sample { id: "b".into(), ..sample("1", "'y'") }];
-        let g = crate::generations::import_generations("g.json", r#"{"a": ["[1]", "[2]", "[1]"], "b": ["'y'", "1"]}"#);
-        let rescored = crate::generations::rescore(
-            &mut FakeEngine::new(),
-            &dataset,
-            &g,
-            Task::Output,
-            crate::score::Mode::Strict,
-            &Default::default(),
-        );
-        let file = crate::report::from_jsonl("r.jsonl", &crate::report::to_jsonl(&rescored.results)).unwrap();
-        assert_eq!(figures(&file), vec![("a".into(), 3, 2, false), ("b".into(), 2, 1, false)]);
-        let mut replay = Replay::from_results("r.jsonl", &file);
-        assert!(replay.gives_extracted_answers("a") && replay.gives_extracted_answers("b"));
-        assert!(!replay.gives_extracted_answers("zz"));
-        let replayed = results_file(&mut replay, &dataset, 5);
-        assert_eq!(figures(&replayed), vec![("a".into(), 3, 2, false), ("b".into(), 2, 1, false)]);
-        let answers: Vec<Option<&str>> = replayed[0].answers.iter().map(|a| a.extraction.answer()).collect();
-        assert_eq!(answers, vec![Some("[1]"), Some("[2]"), Some("[1]")]);
-        assert!(replayed.iter().all(|r| r.model_error.is_none()));
-    }
-
-    /// A model that needs an HTTP exchange, as the API-backed ones will: the driver performs it.
-    #[test]
-    fn http_steps_are_performed_by_the_caller() {
-        struct Echoing;
-        impl Model for Echoing {
-            fn name(&self) -> String {
-                "echoing".into()
-            }
-            fn start(&mut self, request: &ModelRequest) -> ModelStep {
-                ModelStep::Http(HttpRequest {
-                    method: "POST".into(),
-                    url: "https://api.invalid/v1".into(),
-                    headers: vec![],
-                    body: request.prompt.text(),
-                })
-            }
-            fn resume(&mut self, _: &ModelRequest, reply: Reply) -> ModelStep {
-                match reply {
-                    Reply::Http(r) if r.status == 200 => ModelStep::Done(Ok(vec![r.body])),
-                    _ => ModelStep::Done(Err("request failed".into())),
-                }
-            }
-        }
-        let s = sample("1", "1");
-        let prompt = default_template(Task::Output, Style::Direct).render(&s);
-        let request = ModelRequest { sample: &s, task: Task::Output, prompt: &prompt, n: 1 };
-        let mut seen = Vec::new();
-        let mut http = |r: &HttpRequest| {
-            seen.push(r.url.clone());
-            HttpResponse { status: 200, body: "[ANSWER]assert f(1) == 1[/ANSWER]".into() }
-        };
-        let got = respond(&mut Echoing, &request, &mut FakeEngine::new(), &mut http);
-        assert_eq!(got, Ok(vec!["[ANSWER]assert f(1) == 1[/ANSWER]".to_string()]));
-        assert_eq!(seen, vec!["https://api.invalid/v1".to_string()]);
-        assert_eq!(respond(&mut Echoing, &request, &mut FakeEngine::new(), &mut no_http), Err("request failed".into()));
     }
 }

@@ -18,7 +18,7 @@ use execbench_core::{Convention, Limits, Outcome, PythonEngine, RunRequest, RunR
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use crate::generations::ImportError;
+use crate::import_error::ImportError;
 
 /// The fields that tell a reproduction results file from other files of answers.
 pub const REQUIRED_FIELDS: [&str; 4] = ["problem_id", "model_name", "generated_code", "success"];

@@ -9,8 +9,9 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Value};
 
-use crate::generations::{ImportError, Rescore};
+use crate::import_error::ImportError;
 use crate::passk::{DatasetScore, dataset_score, pass_at_k};
+use crate::report::SampleResult;
 use crate::score::Verdict;
 
 /// The verdicts and figures a file carries. Kept with a re-scored run (its manifest's `stored`),
@@ -109,14 +110,15 @@ pub struct StoredComparison {
     pub disagreements: Vec<Disagreement>,
 }
 
-/// Compares the stored verdicts with one re-scoring; dropped answers (compatible mode) are left
+/// Compares the stored verdicts with one re-scoring (a `generations::Rescore`, which this module
+/// does not name: generations reads files with it); dropped answers (compatible mode) are left
 /// out of the disagreements, as they are out of execbench's figures.
-pub fn compare_stored(stored: &StoredScores, rescore: &Rescore) -> StoredComparison {
-    compare_stored_results(stored, &rescore.results)
+pub fn compare_stored(stored: &StoredScores, rescore: impl AsRef<[SampleResult]>) -> StoredComparison {
+    compare_stored_results(stored, rescore.as_ref())
 }
 
 /// [`compare_stored`] over scored results of one mode (a stored run's records, in the page).
-pub fn compare_stored_results(stored: &StoredScores, results: &[crate::report::SampleResult]) -> StoredComparison {
+pub fn compare_stored_results(stored: &StoredScores, results: &[SampleResult]) -> StoredComparison {
     let mut without_verdicts = Vec::new();
     let mut disagreements = Vec::new();
     let mut per_sample = Vec::new();

@@ -9,7 +9,7 @@ use std::time::Instant;
 use execbench_core::Sample;
 use execbench_eval::evaluate::{EvalPlan, evaluate};
 use execbench_eval::generations::{import_generations, rescore};
-use execbench_eval::models::{Oracle, no_http};
+use execbench_eval::models::Oracle;
 use execbench_eval::prompt::{Style, default_template};
 use execbench_eval::report::markdown_table;
 use execbench_eval::score::{Expected, judge};
@@ -34,7 +34,7 @@ fn the_oracle_scores_100_percent_on_cruxeval_in_both_modes() {
             options: ScoreOptions::default(),
         };
         let started = Instant::now();
-        let evaluation = evaluate(&mut Oracle::default(), &mut engine, &mut no_http, &samples, &plan, &mut |_, _| {});
+        let evaluation = evaluate(&mut Oracle::default(), &mut engine, &samples, &plan, &mut |_, _| {});
         eprintln!(
             "oracle, {} prediction, 800 samples, both modes: {:.1} s",
             task.label(),

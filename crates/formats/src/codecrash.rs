@@ -70,9 +70,9 @@ pub fn load_codecrash(file: &str, bytes: &[u8]) -> LoadReport {
 }
 
 /// A CodeCrash row into a sample, checked against what the file's name says.
-pub(crate) fn row_converter<'a>(file: &str) -> crate::load::Convert<'a> {
+pub(crate) fn row_converter(file: &str) -> impl FnMut(Map<String, Value>) -> Result<Sample, FieldError> + use<> {
     let name = parse_file_name(file);
-    Box::new(move |row| sample_from_record(row, name.as_ref()))
+    move |row| sample_from_record(row, name.as_ref())
 }
 
 fn sample_from_record(mut row: Map<String, Value>, name: Option<&CodeCrashName>) -> Result<Sample, FieldError> {

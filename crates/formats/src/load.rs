@@ -6,7 +6,7 @@
 use execbench_core::{LoadReport, load_jsonl_bytes};
 use serde_json::Value;
 
-use crate::codecrash::{is_codecrash_row, load_codecrash, parse_file_name};
+use crate::codecrash::{is_codecrash_row, load_codecrash, parse_file_name, row_converter};
 use crate::hf_rows::RowsPages;
 use crate::parquet_file::load_parquet;
 
@@ -189,7 +189,7 @@ fn decide(file: &str, head: &[u8]) -> Option<Option<Format>> {
 
 fn converter<'a>(file: &'a str, format: Format) -> Convert<'a> {
     match format {
-        Format::CodeCrash => crate::codecrash::row_converter(file),
+        Format::CodeCrash => Box::new(row_converter(file)),
         _ => Box::new(execbench_core::sample_from_row),
     }
 }

@@ -14,7 +14,7 @@ use crate::Prediction;
 use crate::distance::call_arguments;
 use crate::rng::Rng;
 use crate::syntax::{self, NodeKind, preorder, text};
-use crate::wrong_answer::{OfflineWrongAnswers, WrongAnswerRequest, WrongAnswerSource};
+use crate::wrong_answer_sources::{OfflineWrongAnswers, WrongAnswerRequest, WrongAnswerSource};
 
 /// The claims of one file, by sample and task.
 #[derive(Clone, Debug, Default)]

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use execbench_core::{Limits, Provenance, PythonEngine, Sample};
 use serde::{Deserialize, Serialize};
 
-use crate::wrong_answer::{OfflineWrongAnswers, WrongAnswerSource};
+use crate::wrong_answer_sources::{OfflineWrongAnswers, WrongAnswerSource};
 use crate::{Hint, Kind, Options, Parsed, PerturbError, Perturbed, Prediction, Profile, perturb_parsed, verify};
 
 /// The options that shaped a row (the seed has its own column).

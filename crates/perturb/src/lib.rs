@@ -21,7 +21,7 @@ pub mod rng;
 pub mod scope;
 pub mod syntax;
 pub mod verify;
-pub mod wrong_answer;
+pub mod wrong_answer_sources;
 
 pub use claims_file::{FileReport, FileWrongAnswers};
 pub use distance::{DistanceSummary, hint_distance, levenshtein};
@@ -31,7 +31,7 @@ pub use export::{
     perturb_dataset_with_source, perturb_row, row_of, to_codecrash_jsonl, to_jsonl, unchanged,
 };
 pub use verify::{Step, Verification, VerifyFailure, verify};
-pub use wrong_answer::{OfflineWrongAnswers, WrongAnswerRequest, WrongAnswerSource};
+pub use wrong_answer_sources::{OfflineWrongAnswers, WrongAnswerRequest, WrongAnswerSource};
 
 use execbench_core::Sample;
 use rng::Rng;
@@ -347,11 +347,13 @@ pub fn perturb_parsed(
                 (next, code_edits)
             }
             Kind::Rtf => code_only(&program, kind, kinds::rtf::reformat_conditions(&program.code, &tree, &mut rng)?)?,
-            Kind::Gbc => code_only(
-                &program,
-                kind,
-                kinds::gbc::garbage_code(&program, &tree, &call_tree, options.profile, &mut rng)?,
-            )?,
+            Kind::Gbc => {
+                let text_edits = match options.profile {
+                    Profile::Execbench => kinds::gbc::garbage_code(&program, &tree, &call_tree, &mut rng)?,
+                    Profile::Codecrash => kinds::gbc_codecrash::garbage_code(&program, &tree, &call_tree, &mut rng)?,
+                };
+                code_only(&program, kind, text_edits)?
+            }
             Kind::Mcc | Kind::Mps => {
                 let text_edits =
                     kinds::comments::misleading(&program, &tree, expected_output, kind, options, &mut rng)?;

@@ -11,7 +11,7 @@ use execbench_literal::parse_literal;
 
 use crate::distance::levenshtein;
 use crate::kinds::hint::{hint_request, hint_verdict, replace_hint};
-use crate::wrong_answer::far_first;
+use crate::wrong_answer_sources::far_first;
 use crate::{Hint, Perturbed, Prediction, Program};
 
 /// Why a perturbed program failed verification.
@@ -113,7 +113,7 @@ pub enum Step {
 /// as a one-line literal becomes a claim; probing stops at the first such value at edit distance 2
 /// or more from the truth. The claims are then the probes' values and the source's proposals (the
 /// one `perturb` placed, then `Hint::alternatives`), stably reordered so that those at distance
-/// 2 or more come first ([`crate::wrong_answer::far_first`]).
+/// 2 or more come first ([`crate::wrong_answer_sources::far_first`]).
 ///
 /// Then the claims, one run each (at most a second), until one is shown wrong; a claim other than
 /// the placed one is re-placed on the original program. For input prediction a claimed call that raises is wrong as well, but
@@ -388,7 +388,7 @@ impl Verification {
 mod tests {
     use super::*;
     use crate::rng::Rng;
-    use crate::wrong_answer::{WrongAnswerRequest, WrongAnswerSource};
+    use crate::wrong_answer_sources::{WrongAnswerRequest, WrongAnswerSource};
     use crate::{Kind, Options, Prediction, perturb_with_source};
 
     /// A source that proposes fixed answers, as a model might.

@@ -14,8 +14,8 @@ use execbench_eval::models::{Model, ModelRequest, ModelStep, Reply};
 use execbench_eval::prompt::Template;
 use execbench_eval::score::{Mode, ScoreOptions};
 use execbench_providers::{Message, ProviderError, Usage};
-use futures::stream::{FuturesUnordered, StreamExt};
-use futures::{FutureExt, select, select_biased};
+use futures::stream::StreamExt;
+use futures::{FutureExt, select_biased};
 
 use crate::api::{ApiModel, RequestContext, ask};
 use crate::backoff::Jitter;
@@ -24,11 +24,13 @@ use crate::cost::SpendCap;
 use crate::gate::Gate;
 use crate::io::{Clock, HttpClient, Python, ResultStore};
 use crate::record::{SampleError, SampleRecord};
+use crate::schedule::{Schedule, StatusMoment};
 use crate::scoring::{Answers, score_sample};
 use crate::status::{Live, RunStatus};
 
-/// How often the status is sent while nothing else happens (a rate-limit countdown moves).
-const TICK_MS: u64 = 250;
+/// How a run ends; the scheduler of API work decides most ends, so it is defined there.
+pub use crate::schedule::RunEnd;
+
 /// Steps an offline model may take for one sample before it is declared stuck.
 const MAX_MODEL_STEPS: usize = 64;
 
@@ -126,38 +128,6 @@ pub enum Event<'a> {
     Record(&'a SampleRecord),
 }
 
-#[derive(Clone, Debug, PartialEq)]
-pub enum RunEnd {
-    Finished,
-    /// Stop was pressed: samples in flight were cancelled and have no record.
-    Stopped,
-    /// The provider refused in a way no retry fixes; the message says what to do.
-    ProviderStopped(ProviderError),
-    /// A record could not be stored: the run stopped rather than lose results.
-    StoreFailed(String),
-    /// The next request could have taken spending past the cap: (spent, cap) in dollars.
-    SpendCap {
-        spent: f64,
-        limit: f64,
-    },
-}
-
-impl RunEnd {
-    pub fn describe(&self) -> String {
-        match self {
-            RunEnd::Finished => "finished".into(),
-            RunEnd::Stopped => "stopped".into(),
-            RunEnd::ProviderStopped(e) => format!("stopped by the provider: {e}"),
-            RunEnd::StoreFailed(e) => format!("paused: a result could not be stored: {e}"),
-            RunEnd::SpendCap { spent, limit } => format!(
-                "paused at the spend cap: {} spent of {}; the next request could pass it (raise the cap and Resume)",
-                crate::cost::format_usd(*spent),
-                crate::cost::format_usd(*limit)
-            ),
-        }
-    }
-}
-
 #[derive(Debug)]
 pub struct RunOutcome {
     pub end: RunEnd,
@@ -249,71 +219,17 @@ pub async fn run_evaluation<P: Python, H: HttpClient, C: Clock, S: ResultStore>(
             } else {
                 model
             };
-            let mut queue = todo.into_iter().peekable();
-            let mut in_flight = FuturesUnordered::new();
-            // Enough samples in flight to keep every request slot busy while others are scored.
-            let samples_at_once = concurrency + 2;
-            let mut end = RunEnd::Finished;
-            // Dollars the samples in flight could still cost at most (the spend cap's reserve).
-            let reserved = Cell::new(0.0f64);
-            loop {
-                // Spent so far, when the cap holds back the next sample: it starts once the
-                // samples in flight have finished and freed their reserve, or the run pauses.
-                let mut capped: Option<f64> = None;
-                while in_flight.len() < samples_at_once {
-                    let Some(&(index, sample)) = queue.peek() else { break };
-                    let worst = match &job.spend_cap {
-                        None => 0.0,
-                        Some(cap) => {
-                            let worst = worst_case_cost(job, model, sample, cap);
-                            if let Err(spent) = cap.admit(&live.usage(), reserved.get(), worst) {
-                                capped = Some(spent);
-                                break;
-                            }
-                            worst
-                        }
-                    };
-                    queue.next();
-                    reserved.set(reserved.get() + worst);
-                    in_flight.push(
-                        api_sample(job, model, &ctx, io.python, index, sample, &python_runs, on_event)
-                            .map(move |done| (done, worst)),
-                    );
-                }
-                if in_flight.is_empty() {
-                    if let (Some(spent), Some(cap)) = (capped, &job.spend_cap) {
-                        // Spent by the samples that were in flight when the cap was reached too.
-                        end = RunEnd::SpendCap { spent: spent.max(cap.spent(&live.usage())), limit: cap.limit };
-                    }
-                    break;
-                }
-                let tick = io.clock.sleep(TICK_MS).fuse();
-                let stop = cancel.cancelled().fuse();
-                futures::pin_mut!(tick, stop);
-                select! {
-                    done = in_flight.next() => {
-                        let Some(((record, stop_run), worst)) = done else { continue };
-                        reserved.set(reserved.get() - worst);
-                        if let Some(error) = stop_run {
-                            end = RunEnd::ProviderStopped(error);
-                            break;
-                        }
-                        if let Err(e) = finish(record).await {
-                            end = RunEnd::StoreFailed(e);
-                            break;
-                        }
-                    }
-                    _ = tick => on_event(Event::Status(&status(false))),
-                    _ = stop => {
-                        on_event(Event::Status(&status(true)));
-                        end = RunEnd::Stopped;
-                        break;
-                    }
-                }
-            }
-            // Dropping what is still in flight aborts its requests.
-            drop(in_flight);
-            end
+            let schedule =
+                Schedule { clock: io.clock, cancel, live: &live, concurrency, spend_cap: job.spend_cap.as_ref() };
+            schedule
+                .run(
+                    todo,
+                    |&(_, sample), cap| worst_case_cost(job, model, sample, cap),
+                    |(index, sample)| api_sample(job, model, &ctx, io.python, index, sample, &python_runs, on_event),
+                    finish,
+                    |moment| on_event(Event::Status(&status(moment == StatusMoment::Stopping))),
+                )
+                .await
         }
     };
     let final_status = status(false);
@@ -440,15 +356,6 @@ async fn offline_sample<P: Python, M: Model + ?Sized>(
                 python_runs.set(python_runs.get() + 1);
                 model.borrow_mut().resume(&request, Reply::Run(result))
             }
-            ModelStep::Http(_) => model.borrow_mut().resume(
-                &request,
-                Reply::Http(execbench_eval::models::no_http(&execbench_eval::models::HttpRequest {
-                    method: String::new(),
-                    url: String::new(),
-                    headers: Vec::new(),
-                    body: String::new(),
-                })),
-            ),
         };
     }
     let extracted = model.borrow().gives_extracted_answers(&sample.id);

@@ -16,8 +16,6 @@ use execbench_build::parse::{ParsedResponse, parse_response};
 use execbench_build::prompt::GenerationRequest;
 use execbench_build::replay::GenerationRow;
 use execbench_providers::{Message, ProviderError, Usage};
-use futures::stream::{FuturesUnordered, StreamExt};
-use futures::{FutureExt, select};
 
 use crate::api::{ApiModel, RequestContext, ask};
 use crate::backoff::Jitter;
@@ -27,10 +25,8 @@ use crate::engine::RunEnd;
 use crate::gate::Gate;
 use crate::io::{Clock, HttpClient};
 use crate::record::{AttemptRecord, SampleError};
+use crate::schedule::{Schedule, StatusMoment};
 use crate::status::{Live, RunStatus};
-
-/// How often the status is sent while nothing else happens.
-const TICK_MS: u64 = 250;
 
 /// A request's response text without a model, or why there is none (an error of that request).
 pub type Answerer<'a> = Box<dyn FnMut(&GenerationRequest) -> Result<String, String> + 'a>;
@@ -160,68 +156,22 @@ pub async fn run_generation<H: HttpClient, C: Clock>(
             let jitter = RefCell::new(Jitter::new(started.to_bits() ^ job.requests.len() as u64));
             let ctx = RequestContext { http, clock, gate: &gate, live: &live, jitter: &jitter };
             let model: &ApiModel = model;
-            let mut queue = todo.into_iter().peekable();
-            let mut in_flight = FuturesUnordered::new();
-            let mut stop_error: Option<ProviderError> = None;
-            let mut end = RunEnd::Finished;
-            // Dollars the requests in flight could still cost at most (the spend cap's reserve).
-            let reserved = std::cell::Cell::new(0.0f64);
-            loop {
-                let mut capped: Option<f64> = None;
-                while in_flight.len() < concurrency + 2 {
-                    let Some(&request) = queue.peek() else { break };
-                    let worst = match &job.spend_cap {
-                        None => 0.0,
-                        Some(cap) => {
-                            let worst = cap.price.worst_case(
-                                request.prompt.len() as u64,
-                                1,
-                                1,
-                                model.settings.params.max_tokens as u64,
-                            );
-                            if let Err(spent) = cap.admit(&live.usage(), reserved.get(), worst) {
-                                capped = Some(spent);
-                                break;
-                            }
-                            worst
-                        }
-                    };
-                    queue.next();
-                    reserved.set(reserved.get() + worst);
-                    in_flight.push(ask_one(&ctx, model, request).map(move |done| (done, worst)));
-                }
-                if in_flight.is_empty() {
-                    if let (Some(spent), Some(cap)) = (capped, &job.spend_cap) {
-                        end = RunEnd::SpendCap { spent: spent.max(cap.spent(&live.usage())), limit: cap.limit };
-                    }
-                    break;
-                }
-                let tick = clock.sleep(TICK_MS).fuse();
-                let stop = cancel.cancelled().fuse();
-                futures::pin_mut!(tick, stop);
-                select! {
-                    done = in_flight.next() => {
-                        let Some(((done, stop_run), worst)) = done else { continue };
-                        reserved.set(reserved.get() - worst);
-                        if let Some(error) = stop_run {
-                            stop_error = Some(error);
-                            break;
-                        }
+            let schedule = Schedule { clock, cancel, live: &live, concurrency, spend_cap: job.spend_cap.as_ref() };
+            schedule
+                .run(
+                    todo,
+                    // Each request asked once, one answer of up to `max_tokens`.
+                    |request, cap| {
+                        cap.price.worst_case(request.prompt.len() as u64, 1, 1, model.settings.params.max_tokens as u64)
+                    },
+                    |request| ask_one(&ctx, model, request),
+                    async |done| {
                         finish(done);
-                    }
-                    _ = tick => on_event(GenerationEvent::Status(&status(false))),
-                    _ = stop => {
-                        on_event(GenerationEvent::Status(&status(true)));
-                        end = RunEnd::Stopped;
-                        break;
-                    }
-                }
-            }
-            drop(in_flight);
-            match stop_error {
-                Some(error) => RunEnd::ProviderStopped(error),
-                None => end,
-            }
+                        Ok(())
+                    },
+                    |moment| on_event(GenerationEvent::Status(&status(moment == StatusMoment::Stopping))),
+                )
+                .await
         }
     };
     let final_status = status(false);

@@ -37,11 +37,13 @@ pub mod generation;
 pub mod generation_store;
 pub mod io;
 pub mod manifest;
+pub mod model_wrong_answers;
 pub mod perturbation;
 pub mod protocol;
 pub mod record;
 pub mod reproduction;
 pub mod runfile;
+mod schedule;
 pub mod scoring;
 pub mod session;
 pub mod shelf;
@@ -52,7 +54,6 @@ pub mod store;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod threaded_python;
 pub mod verify;
-pub mod wrong_answers;
 
 pub use cancel::CancelToken;
 pub use engine::{EvalJob, Event, Io, Responder, RunEnd, RunOutcome, run_evaluation};

@@ -18,7 +18,7 @@ use std::task::{Context, Poll, Waker};
 use execbench_core::{Outcome, PythonEngine, RunRequest, RunResult, Sample};
 use execbench_eval::Task;
 use execbench_eval::evaluate::{EvalPlan, evaluate};
-use execbench_eval::models::{EchoFirstArgument, no_http};
+use execbench_eval::models::EchoFirstArgument;
 use execbench_eval::prompt::{Style, default_template};
 use execbench_eval::report::summarize;
 use execbench_eval::score::{Mode, ScoreOptions};
@@ -1288,7 +1288,7 @@ fn an_offline_model_scores_as_evaluate_does() {
         modes: modes.clone(),
         options: ScoreOptions::default(),
     };
-    let evaluation = evaluate(&mut EchoFirstArgument, &mut AssertEngine, &mut no_http, &all, &plan, &mut |_, _| {});
+    let evaluation = evaluate(&mut EchoFirstArgument, &mut AssertEngine, &all, &plan, &mut |_, _| {});
     assert_eq!(ran.outcome.records.len(), all.len());
     for (i, record) in ran.outcome.records.iter().enumerate() {
         assert_eq!((record.index, record.sample_id.as_str()), (i, all[i].id.as_str()), "in dataset order");

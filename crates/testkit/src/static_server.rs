@@ -1,10 +1,17 @@
 //! A static file server on 127.0.0.1: serves folders under URL prefixes. The tests mount the built
 //! site under a sub-path (`/execbench/`), the way GitHub Pages would, so relative URLs are tested.
+//! The files are served by tower-http's `ServeDir` (percent-encoded paths decoded, paths that
+//! leave the folder refused, `Content-Type` from the extension), on a thread of its own so that
+//! it outlives whichever runtime a test starts it from.
 
-use std::io::{BufRead, BufReader, Write};
-use std::net::{TcpListener, TcpStream};
+use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::thread;
+
+use axum::Router;
+use axum::http::{HeaderValue, header};
+use tower_http::services::ServeDir;
+use tower_http::set_header::SetResponseHeaderLayer;
 
 pub struct StaticServer {
     /// The URL of the first mount, e.g. `http://127.0.0.1:PORT/execbench/`.
@@ -20,78 +27,111 @@ impl StaticServer {
         StaticServer::mount(vec![(SUB_PATH.to_string(), root.to_path_buf())])
     }
 
-    /// Serves each folder under its prefix (`/prefix/`), first match wins.
+    /// Serves each folder under its prefix (`/prefix/`, or `/` for the whole site); a prefix is
+    /// mounted once. A folder's `index.html` answers its prefix itself.
     pub fn mount(mounts: Vec<(String, PathBuf)>) -> StaticServer {
         let listener = TcpListener::bind("127.0.0.1:0").expect("bind a local port");
         let port = listener.local_addr().expect("local address").port();
         let origin = format!("http://127.0.0.1:{port}");
         let base_url = format!("{origin}{}", mounts.first().map(|m| m.0.as_str()).unwrap_or("/"));
+        // Built here, so that a bad mount panics in the caller rather than on the server's thread.
+        let app = router(mounts);
+        listener.set_nonblocking(true).expect("a non-blocking listener");
         thread::spawn(move || {
-            for stream in listener.incoming().flatten() {
-                let mounts = mounts.clone();
-                thread::spawn(move || serve(stream, &mounts));
-            }
+            let runtime =
+                tokio::runtime::Builder::new_current_thread().enable_all().build().expect("the server's runtime");
+            runtime.block_on(async move {
+                let listener = tokio::net::TcpListener::from_std(listener).expect("the listener in tokio");
+                axum::serve(listener, app).await.expect("serve the site");
+            });
         });
         StaticServer { base_url, origin }
     }
 }
 
-fn serve(mut stream: TcpStream, mounts: &[(String, PathBuf)]) {
-    let mut reader = BufReader::new(match stream.try_clone() {
-        Ok(s) => s,
-        Err(_) => return,
-    });
-    let mut request_line = String::new();
-    if reader.read_line(&mut request_line).is_err() {
-        return;
+fn router(mounts: Vec<(String, PathBuf)>) -> Router {
+    let mut app = Router::new();
+    for (prefix, root) in mounts {
+        let files = ServeDir::new(root);
+        app = match prefix.trim_end_matches('/') {
+            "" => app.fallback_service(files),
+            prefix => app.nest_service(prefix, files),
+        };
     }
-    loop {
-        let mut header = String::new();
-        match reader.read_line(&mut header) {
-            Ok(0) | Err(_) => break,
-            Ok(_) if header == "\r\n" || header == "\n" => break,
-            Ok(_) => {}
+    // The tests rebuild the site between runs: a browser must never answer from its cache.
+    app.layer(SetResponseHeaderLayer::overriding(header::CACHE_CONTROL, HeaderValue::from_static("no-store")))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::{Read, Write};
+    use std::net::TcpStream;
+
+    use super::*;
+
+    /// A folder of its own under the system's temporary folder, holding `files` (path, text).
+    fn site(name: &str, files: &[(&str, &str)]) -> PathBuf {
+        let root = std::env::temp_dir().join(format!("execbench-testkit-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        for (path, text) in files {
+            let file = root.join(path);
+            std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+            std::fs::write(file, text).unwrap();
         }
+        root
     }
-    let path = request_line.split_whitespace().nth(1).unwrap_or("/");
-    let path = path.split(['?', '#']).next().unwrap_or("/");
-    let found = mounts.iter().find_map(|(prefix, root)| resolve(root, prefix, path));
-    let response = match found {
-        Some(file) => match std::fs::read(&file) {
-            Ok(body) => (200, content_type(&file), body),
-            Err(_) => (404, "text/plain", b"not found".to_vec()),
-        },
-        None => (404, "text/plain", b"not found".to_vec()),
-    };
-    let (status, kind, body) = response;
-    let head = format!(
-        "HTTP/1.1 {status} {}\r\nContent-Type: {kind}\r\nContent-Length: {}\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n",
-        if status == 200 { "OK" } else { "Not Found" },
-        body.len()
-    );
-    let _ = stream.write_all(head.as_bytes());
-    let _ = stream.write_all(&body);
-}
 
-fn resolve(root: &Path, prefix: &str, path: &str) -> Option<PathBuf> {
-    let rest = path.strip_prefix(prefix)?;
-    if rest.split('/').any(|part| part == "..") {
-        return None;
+    /// (status, lower-cased head, body) of a GET of `path`, as sent (no encoding added here).
+    fn get(server: &StaticServer, path: &str) -> (u16, String, String) {
+        let address = server.origin.strip_prefix("http://").unwrap();
+        let mut stream = TcpStream::connect(address).unwrap();
+        write!(stream, "GET {path} HTTP/1.1\r\nHost: {address}\r\nConnection: close\r\n\r\n").unwrap();
+        let mut response = String::new();
+        stream.read_to_string(&mut response).unwrap();
+        let (head, body) = response.split_once("\r\n\r\n").unwrap_or((&response, ""));
+        let status = head.split_whitespace().nth(1).and_then(|s| s.parse().ok()).unwrap_or(0);
+        (status, head.to_ascii_lowercase(), body.to_string())
     }
-    let file = if rest.is_empty() { root.join("index.html") } else { root.join(rest) };
-    file.is_file().then_some(file)
-}
 
-fn content_type(file: &Path) -> &'static str {
-    match file.extension().and_then(|e| e.to_str()).unwrap_or("") {
-        "html" => "text/html; charset=utf-8",
-        "js" => "text/javascript",
-        "wasm" => "application/wasm",
-        "css" => "text/css",
-        "json" => "application/json",
-        "mjs" => "text/javascript",
-        "zip" => "application/zip",
-        "jsonl" => "application/jsonl",
-        _ => "text/plain; charset=utf-8",
+    #[test]
+    fn a_percent_encoded_path_is_served_decoded() {
+        let root = site("spaces", &[("data/my file.jsonl", "{\"id\": 1}\n"), ("café.txt", "crème")]);
+        let server = StaticServer::start(&root);
+        assert_eq!(server.base_url, format!("{}/execbench/", server.origin));
+        let (status, _, body) = get(&server, "/execbench/data/my%20file.jsonl");
+        assert_eq!((status, body.as_str()), (200, "{\"id\": 1}\n"));
+        let (status, _, body) = get(&server, "/execbench/caf%C3%A9.txt");
+        assert_eq!((status, body.as_str()), (200, "crème"));
+        let _ = std::fs::remove_dir_all(root);
+    }
+
+    #[test]
+    fn the_site_is_served_under_its_prefix_with_types_and_no_caching() {
+        let root = site(
+            "mounts",
+            &[("index.html", "<p>app</p>"), ("app_bg.wasm", "\0asm"), ("worker.js", "x"), ("sub/page.html", "sub")],
+        );
+        let other = site("other", &[("bench.html", "bench")]);
+        let server = StaticServer::mount(vec![("/execbench/".into(), root.clone()), ("/bench/".into(), other)]);
+        let (status, head, body) = get(&server, "/execbench/");
+        assert_eq!((status, body.as_str()), (200, "<p>app</p>"), "the folder's index.html");
+        assert!(head.contains("content-type: text/html") && head.contains("cache-control: no-store"), "{head}");
+        let (status, head, _) = get(&server, "/execbench/app_bg.wasm?v=1");
+        assert!(status == 200 && head.contains("content-type: application/wasm"), "{head}");
+        let (_, head, _) = get(&server, "/execbench/worker.js");
+        assert!(head.contains("content-type: text/javascript"), "{head}");
+        assert_eq!(get(&server, "/execbench/sub/page.html").2, "sub");
+        assert_eq!(get(&server, "/bench/bench.html").2, "bench");
+        // Not under a mount, not in the folder, or out of it.
+        assert_eq!(get(&server, "/elsewhere/index.html").0, 404);
+        assert_eq!(get(&server, "/execbench/missing.html").0, 404);
+        assert_eq!(get(&server, "/bench/index.html").0, 404, "each prefix serves its own folder");
+        let secret = root.parent().unwrap().join(format!("execbench-testkit-secret-{}", std::process::id()));
+        std::fs::write(&secret, "no").unwrap();
+        let escape = format!("/execbench/../execbench-testkit-secret-{}", std::process::id());
+        assert_eq!(get(&server, &escape).0, 404);
+        assert_eq!(get(&server, &escape.replace("..", "%2e%2e")).0, 404);
+        let _ = std::fs::remove_file(secret);
+        let _ = std::fs::remove_dir_all(root);
     }
 }

@@ -19,7 +19,7 @@ use crate::rng::Rng;
 use crate::scope::{Analysis, ScopeKind};
 use crate::syntax::NodeKind;
 use crate::syntax::{BUILTINS, deeper, indent_of_line_start, line_start, named_children, newline_of, preorder, text};
-use crate::{PerturbError, Profile, Program};
+use crate::{PerturbError, Program};
 
 pub const DEAD_VARIABLES: [&str; 3] = ["TempVar0", "TempVar1", "TempVar2"];
 pub const DEAD_FUNCTIONS: [&str; 2] = ["TempFunc0", "TempFunc1"];
@@ -35,17 +35,14 @@ pub(crate) struct Position {
     pub(crate) scope: usize,
 }
 
+/// GBC under execbench's profile (`gbc_codecrash.rs` has the `codecrash` profile's).
 /// `tree` and `call_tree` are the syntax trees of the program's code and call.
 pub fn garbage_code(
     program: &Program,
     tree: &Tree,
     call_tree: &Tree,
-    profile: Profile,
     rng: &mut Rng,
 ) -> Result<Vec<TextEdit>, PerturbError> {
-    if profile == Profile::Codecrash {
-        return crate::kinds::gbc_codecrash::garbage_code(program, tree, call_tree, rng);
-    }
     let code = &program.code;
     let root = tree.root_node();
     let analysis = Analysis::of(root, code);
@@ -73,8 +70,8 @@ pub fn garbage_code(
     }
     for name in DEAD_FUNCTIONS {
         let Some(position) = rng.pick(&positions).cloned() else { break };
-        let template = *rng.pick(NEVER_ENDING).unwrap_or(&NEVER_ENDING[0]);
-        let definition = template.join("\n").replace("{name}", name);
+        let (_, template) = *rng.pick(EXECBENCH_NEVER_ENDING).unwrap_or(&EXECBENCH_NEVER_ENDING[0]);
+        let definition = template.replace("{name}", name);
         edits.push(TextEdit::insert(position.at, place(&definition, &position, newline)));
     }
     // Insertions at one offset can come from nested blocks (after the last statement of an inner
@@ -282,13 +279,42 @@ pub(crate) fn dead_statement(
     }
 }
 
-/// Functions that never return if called, written with `\n` and 4-space levels.
-const NEVER_ENDING: &[&[&str]] = &[
-    &["def {name}(i):", "    return {name}(i + 1)"],
-    &["def {name}(i, j):", "    while i != j or i == j:", "        i, j = j, i", "    return i"],
-    &["def {name}(n):", "    if n == n:", "        return {name}(n)", "    return n"],
-    &["def {name}(x):", "    total = 0", "    while True:", "        total += x", "    return total"],
+/// Functions that never return if called, each with a label; written with `\n` and 4-space
+/// levels, `{name}` being the function's name. Each is harmless to define: only a call would loop.
+/// The first four are execbench's profile's, the other seven the shapes CodeCrash draws from.
+pub const NEVER_ENDING: [(&str, &str); 11] = [
+    ("recursion", "def {name}(i):\n    return {name}(i + 1)"),
+    ("swap loop", "def {name}(i, j):\n    while i != j or i == j:\n        i, j = j, i\n    return i"),
+    ("recursion behind n == n", "def {name}(n):\n    if n == n:\n        return {name}(n)\n    return n"),
+    ("while True sum", "def {name}(x):\n    total = 0\n    while True:\n        total += x\n    return total"),
+    (
+        "mutual recursion",
+        "def {name}(count):\n    return {name}_b(count + 1)\ndef {name}_b(count):\n    return {name}(count - 1)",
+    ),
+    (
+        "nested recursive def",
+        "def {name}(limit):\n    def {name}_step(k):\n        return {name}_step(k + limit)\n    return {name}_step(0)",
+    ),
+    ("while True", "def {name}(flag):\n    while True:\n        flag = not flag\n    return flag"),
+    ("iter(int, 1)", "def {name}(acc):\n    for _ in iter(int, 1):\n        acc += 1\n    return acc"),
+    (
+        "recursion in try/except",
+        "def {name}(depth):\n    try:\n        return {name}(depth + 1)\n    except RecursionError:\n        return {name}(depth + 2)",
+    ),
+    (
+        "growing list",
+        "def {name}(first):\n    seen = [first]\n    for item in seen:\n        seen.append(item)\n    return seen",
+    ),
+    (
+        "iter(lambda: True, False)",
+        "def {name}(total):\n    for _ in iter(lambda: True, False):\n        total = total\n    return total",
+    ),
 ];
+
+/// The dead functions execbench's profile draws from.
+const EXECBENCH_NEVER_ENDING: &[(&str, &str)] = NEVER_ENDING.split_at(4).0;
+/// The dead functions the `codecrash` profile draws from (CodeCrash's seven).
+pub(crate) const CODECRASH_NEVER_ENDING: &[(&str, &str)] = NEVER_ENDING.split_at(4).1;
 
 #[cfg(test)]
 mod tests {

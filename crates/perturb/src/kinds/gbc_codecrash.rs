@@ -22,7 +22,8 @@ use tree_sitter::{Node, Tree};
 
 use crate::edit::TextEdit;
 use crate::kinds::gbc::{
-    DEAD_FUNCTIONS, DEAD_VARIABLES, Position, Shape, dead_statement, module_assignments, place, statement_positions,
+    CODECRASH_NEVER_ENDING, DEAD_FUNCTIONS, DEAD_VARIABLES, Position, Shape, dead_statement, module_assignments, place,
+    statement_positions,
 };
 use crate::rng::Rng;
 use crate::scope::{Analysis, ScopeKind};
@@ -32,33 +33,6 @@ use crate::{PerturbError, Program};
 /// The names the garbage brings; a program that already uses a name with one of these prefixes
 /// is refused (the dead functions also bind `TempFunc0_b`-style helpers).
 const OWN_PREFIXES: [&str; 2] = ["TempVar", "TempFunc"];
-
-/// Functions that never return if called, written with `\n` and 4-space levels; `{name}` is the
-/// function's name. Each is harmless to define: only a call would loop.
-pub const NEVER_ENDING: [(&str, &str); 7] = [
-    (
-        "mutual recursion",
-        "def {name}(count):\n    return {name}_b(count + 1)\ndef {name}_b(count):\n    return {name}(count - 1)",
-    ),
-    (
-        "nested recursive def",
-        "def {name}(limit):\n    def {name}_step(k):\n        return {name}_step(k + limit)\n    return {name}_step(0)",
-    ),
-    ("while True", "def {name}(flag):\n    while True:\n        flag = not flag\n    return flag"),
-    ("iter(int, 1)", "def {name}(acc):\n    for _ in iter(int, 1):\n        acc += 1\n    return acc"),
-    (
-        "recursion in try/except",
-        "def {name}(depth):\n    try:\n        return {name}(depth + 1)\n    except RecursionError:\n        return {name}(depth + 2)",
-    ),
-    (
-        "growing list",
-        "def {name}(first):\n    seen = [first]\n    for item in seen:\n        seen.append(item)\n    return seen",
-    ),
-    (
-        "iter(lambda: True, False)",
-        "def {name}(total):\n    for _ in iter(lambda: True, False):\n        total = total\n    return total",
-    ),
-];
 
 /// Where one piece of garbage can go: a statement position, or a new `else:` clause.
 #[derive(Clone, Debug)]
@@ -101,7 +75,7 @@ pub fn garbage_code(
 
     let mut shapes = [Shape::If, Shape::While, Shape::For, Shape::Conditional, Shape::Print];
     rng.shuffle(&mut shapes);
-    let mut functions: Vec<usize> = (0..NEVER_ENDING.len()).collect();
+    let mut functions: Vec<usize> = (0..CODECRASH_NEVER_ENDING.len()).collect();
     rng.shuffle(&mut functions);
     let mut garbage: Vec<Garbage> = DEAD_VARIABLES.iter().zip(shapes).map(|(v, s)| Garbage::Statement(v, s)).collect();
     garbage.extend(DEAD_FUNCTIONS.iter().zip(functions).map(|(name, f)| Garbage::Function(name, f)));
@@ -119,7 +93,7 @@ pub fn garbage_code(
                 let deletions = crate::kinds::rtf::deletions(&nodes, &current);
                 dead_statement(shape, variable, &slot.position, &analysis, &deletions, rng)
             }
-            Garbage::Function(name, index) => NEVER_ENDING[index].1.replace("{name}", name),
+            Garbage::Function(name, index) => CODECRASH_NEVER_ENDING[index].1.replace("{name}", name),
         };
         let statement = if slot.new_else {
             format!("else:\n{}", statement.lines().map(|l| format!("    {l}")).collect::<Vec<_>>().join("\n"))

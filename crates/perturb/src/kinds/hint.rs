@@ -16,7 +16,7 @@ use crate::edit::{self, TextEdit};
 use crate::rng::Rng;
 use crate::syntax::NodeKind;
 use crate::syntax::{self, comment_fits_at, line_end, named_children, newline_of, preorder, text};
-use crate::wrong_answer::{WrongAnswerRequest, WrongAnswerSource};
+use crate::wrong_answer_sources::{WrongAnswerRequest, WrongAnswerSource};
 use crate::{Edit, Hint, Kind, Options, PerturbError, Prediction, Program};
 
 /// The hint for the first usable candidate of `source`, with the other candidates as alternatives.
