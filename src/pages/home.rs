@@ -78,7 +78,7 @@ pub fn HomePage() -> impl IntoView {
                 }).collect_view()}
             </ul>
             <p class="muted">
-                "The project's README covers the command line (the same engine without a browser) and the mock model server for trying models without a key; "
+                "The project's README links a page of docs for each page here, the command line (the same engine without a browser) and the mock model server for trying models without a key; "
                 "ARCHITECTURE.md explains how the pieces fit together."
             </p>
         </section>

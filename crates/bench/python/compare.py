@@ -1,4 +1,4 @@
-"""The comparison a researcher would script instead (issue 14's reference): read run files
+"""The comparison a researcher would script instead (the reference for the comparison figure): read run files
 (manifest line, then records), then per run and scoring mode pass@1 (mean of correct / n) with a
 95% percentile bootstrap over samples (1000 resamples), and for each perturbed run against the
 vanilla run of its model McNemar's exact two-sided p on the first counted answers. Pure Python,

@@ -1,4 +1,4 @@
-//! The engine as the app runs it (issue 15): "ready" on the real app page (navigation start to
+//! The engine as the app runs it: "ready" on the real app page (navigation start to
 //! the first worker's ready message, read from the header's `data-ready-at`), and verify-all on
 //! the Verify page with a pool of one worker and with a larger pool (first and warm passes, the
 //! page's own `data-ms`), plus the workers' WebAssembly memory after the passes.

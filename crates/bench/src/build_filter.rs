@@ -1,4 +1,4 @@
-//! Filtering the 800 CRUXEval samples as candidates (issue 13's benchmark): candidates per second
+//! Filtering the 800 CRUXEval samples as candidates (the filter figure): candidates per second
 //! natively, in CPython (the reference), and in the built app's Build page.
 //!
 //! Natively `execbench_build::filter_one` judges each sample as a candidate with RustPython: a

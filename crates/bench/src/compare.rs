@@ -1,4 +1,4 @@
-//! Comparing runs (issue 14's benchmark): 6 runs × 800 samples × n = 10 (two models, each vanilla,
+//! Comparing runs (the comparison figure): 6 runs × 800 samples × n = 10 (two models, each vanilla,
 //! REN and MCC; `execbench_compare::synthetic`), compared natively, by the pure-Python script a
 //! researcher would write instead (crates/bench/python/compare.py: the same pass@1, bootstrap and
 //! McNemar, figures checked against ours), and in the built app: the runs imported on the Runs

@@ -1,4 +1,4 @@
-//! Perturbing the 800 CRUXEval samples with each deterministic kind (issue 3's benchmark), with
+//! Perturbing the 800 CRUXEval samples with each deterministic kind (the perturbation figure), with
 //! and without verification, natively and in the browser.
 //!
 //! Natively the library is called directly (the fastest of `reps` runs per kind; verification

@@ -1,4 +1,4 @@
-//! Scoring 800 x 10 output-prediction answers (issue 4's figure): natively with the library, in
+//! Scoring 800 x 10 output-prediction answers (the scoring figure): natively with the library, in
 //! the browser through the app's Evaluate page ("Re-score published answers", both modes), and
 //! CPython running the same compatible-mode checks in one process as the reference.
 //!

@@ -1,4 +1,4 @@
-//! Comparing runs (issue 14, "Compare"): pass@1 and pass@5 per run and scoring mode with a
+//! Comparing runs (the Compare page and `execbench compare`): pass@1 and pass@5 per run and scoring mode with a
 //! seeded bootstrap interval, perturbed runs paired with the vanilla run of the same model by
 //! original sample id, the drop and McNemar's exact test, flipped samples, per-category pass@1,
 //! the table, its reports (Markdown section, CSV, JSONL of the pairing) and SVG charts.

@@ -10,7 +10,7 @@
 //!   it returns must parse as a literal and equal the expected output in the same type-aware way.
 //! - dropped, unextractable or unparseable answers count as wrong: `n` is every answer given.
 //!
-//! **Compatible** reproduces the CRUXEval scorer's rule as issue 4 gives it, so published numbers
+//! **Compatible** reproduces the rule of CRUXEval's own scorer, so published numbers
 //! can be compared:
 //! - it executes `<program>\nassert <expected output> == <answer>` (for input prediction the
 //!   answer is the predicted call) with a 3 s limit; whatever Python's `==` says goes. Nothing is

@@ -22,7 +22,7 @@
 //! - `threaded_python` (native only) runs Python on several threads, one interpreter each: the
 //!   command line's `--jobs`.
 //! - [`file_review`] checks a stored or imported run's endpoint and settings before it goes on.
-//! - [`generation`] asks a model for benchmark candidates (issue 13's Generate step).
+//! - [`generation`] asks a model for benchmark candidates (the Build page's Generate step).
 
 pub mod api;
 pub mod backoff;
