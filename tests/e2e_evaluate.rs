@@ -631,7 +631,7 @@ async fn rescore_raw_responses_like_the_library() {
 /// template and n; the chart has one group per run and mode.
 #[tokio::test(flavor = "multi_thread")]
 async fn baselines_score_like_the_library() {
-    use execbench_eval::evaluate::{EvalPlan, evaluate};
+    use execbench_eval::evaluate::{EvalSettings, evaluate};
     use execbench_eval::models::{EchoFirstArgument, Model, TypeDefault};
     use execbench_eval::prompt::{Style, default_template};
     use execbench_eval::report::markdown_table;
@@ -645,7 +645,7 @@ async fn baselines_score_like_the_library() {
         runs.map(|(model, task)| {
             let mut model: Box<dyn Model> =
                 if model == "type-default" { Box::new(TypeDefault) } else { Box::new(EchoFirstArgument) };
-            let plan = EvalPlan {
+            let plan = EvalSettings {
                 template: default_template(task, Style::Direct),
                 n: N,
                 modes: Mode::ALL.to_vec(),

@@ -13,7 +13,7 @@ use execbench_eval::report::{SampleResult, summarize};
 use execbench_eval::score::Mode;
 use execbench_run::api::ApiModel;
 use execbench_run::manifest::{PriceUsed, RunEntry, RunState};
-use execbench_run::session::{self, NewRun, NotStarted, Session, SessionEvent, SessionIo, run_session};
+use execbench_run::session::{self, NewRun, NotStarted, Session, SessionEnd, SessionEvent, SessionIo, run_session};
 use execbench_run::simulate::{SimulatedHttp, Simulation};
 use execbench_run::{CancelToken, EvalJob, Event, Responder, RunEnd, RunStatus, SampleRecord};
 
@@ -33,7 +33,7 @@ const MAX_RUNS_KEPT: usize = 6;
 
 /// The evaluation job and its results, in signals the page renders.
 #[derive(Clone, Copy)]
-pub struct EvaluationJob {
+pub struct EvaluationRun {
     /// The running job (label, progress, elapsed, how it ended, Stop): the type Verify and
     /// Perturb use too.
     pub progress: JobProgress,
@@ -61,7 +61,7 @@ pub struct LastApiRun {
 }
 
 /// The settings of an evaluation, checked before anything runs.
-pub struct EvaluationPlan {
+pub struct RunPlan {
     pub responder: Responder,
     pub job: EvalJob,
     pub shown: Shown,
@@ -112,9 +112,9 @@ impl Shown {
     }
 }
 
-impl EvaluationJob {
+impl EvaluationRun {
     pub fn new() -> Self {
-        EvaluationJob {
+        EvaluationRun {
             progress: JobProgress::new(),
             answers_judged: RwSignal::new(0),
             error: RwSignal::new(None),
@@ -175,28 +175,11 @@ impl EvaluationJob {
     /// Runs a plan as a session of its stored run (`execbench_run::session`: the library sets the
     /// run up, stores every finished sample before it is shown, and stores how it ended); the
     /// page only shows what the session reports.
-    pub fn launch(self, python: PythonWorker, runs: Runs, plan: EvaluationPlan, dataset: String, target: Target) {
-        let EvaluationPlan { mut responder, mut job, shown, simulation, price } = plan;
+    pub fn launch(self, python: PythonWorker, runs: Runs, plan: RunPlan, dataset: String, target: Target) {
+        let RunPlan { mut responder, mut job, shown, simulation, price } = plan;
         let (entry, earlier) = match target {
             Target::New { pilot } => {
-                let now = js_sys::Date::now();
-                let salt = (js_sys::Math::random() * 65536.0) as u32;
-                let api = match (&responder, shown.rescored_file()) {
-                    (Responder::Api(m), None) => Some(m.settings.clone()),
-                    _ => None,
-                };
-                let about = NewRun {
-                    run_id: format!("run-{}-{salt:04x}", now as u64),
-                    created: (now / 1000.0) as u64,
-                    model: session::model_name(&responder, shown.rescored_file()),
-                    api,
-                    dataset,
-                    simulation,
-                    price,
-                    stored: shown.file.as_ref().and_then(|f| f.stored.clone()),
-                    app_version: env!("CARGO_PKG_VERSION").to_string(),
-                };
-                let entry = RunEntry::new(session::new_manifest(&job, about), now);
+                let entry = new_entry(&responder, &job, &shown, dataset, simulation, price);
                 if let Some(first) = pilot {
                     job.samples.truncate(first);
                 }
@@ -214,8 +197,10 @@ impl EvaluationJob {
         };
         let python = python.new_job();
         let cancel = self.begin(label, job.samples.len(), &python);
-        let api_model = match &responder {
-            Responder::Api(model) => Some(model.clone()),
+        let last_api_run = match &responder {
+            Responder::Api(model) => {
+                Some(LastApiRun { model: model.clone(), run_id: entry.id().to_string(), samples: job.samples.clone() })
+            }
             Responder::Offline(_) => None,
         };
         let run_id = entry.id().to_string();
@@ -223,42 +208,8 @@ impl EvaluationJob {
         leptos::task::spawn_local(async move {
             let started = js_sys::Date::now();
             let store = runs.store().await;
-            let live_text: RefCell<BTreeMap<String, Vec<String>>> = RefCell::new(BTreeMap::new());
-            let answers = Cell::new(0usize);
-            let on_event = |event: SessionEvent| match event {
-                SessionEvent::Started(entry) => {
-                    runs.active.update(|a| {
-                        a.insert(run_id.clone());
-                    });
-                    runs.show(entry.clone());
-                }
-                SessionEvent::Engine(Event::Status(status), entry) => {
-                    // At most every 100 ms: redrawing more often would cost more than the work.
-                    if self.progress.publish(status.done) {
-                        self.answers_judged.set(answers.get());
-                        self.status.set(Some(status.clone()));
-                        self.transcripts
-                            .set(live_text.borrow().iter().map(|(id, texts)| (id.clone(), texts.clone())).collect());
-                        runs.show(entry());
-                    }
-                }
-                SessionEvent::Engine(Event::Delta { sample_id, choice, text }, _) => {
-                    let mut live = live_text.borrow_mut();
-                    let texts = live.entry(sample_id.to_string()).or_default();
-                    let choice = choice as usize;
-                    if texts.len() <= choice {
-                        texts.resize(choice + 1, String::new());
-                    }
-                    match text {
-                        Some(t) => texts[choice].push_str(t),
-                        None => texts[choice].clear(),
-                    }
-                }
-                SessionEvent::Engine(Event::Record(record), _) => {
-                    live_text.borrow_mut().remove(&record.sample_id);
-                    answers.set(answers.get() + record.results.iter().map(|r| r.answers.len()).sum::<usize>());
-                }
-            };
+            let live = LiveView::default();
+            let on_event = |event: SessionEvent| self.show_event(runs, &run_id, &live, event);
             let http = match simulation {
                 Some(simulation) => {
                     PageHttp::Simulated(SimulatedHttp::new(BrowserClock, simulation, &job.samples, &job.template))
@@ -266,7 +217,6 @@ impl EvaluationJob {
                 None => PageHttp::Fetch(FetchHttp),
             };
             let total = job.samples.len();
-            let all_samples = (api_model.is_some()).then(|| job.samples.clone());
             let session = Session {
                 store: &*store,
                 entry,
@@ -294,52 +244,123 @@ impl EvaluationJob {
             });
             runs.show(end.entry.clone());
             runs.refresh_storage();
-
-            let outcome = &end.outcome;
-            let mut run = results_of(&end.entry, &end.records, shown.rescored_file().is_some());
-            run.source = name;
-            run.elapsed_ms = js_sys::Date::now() - started;
-            run.python_runs = outcome.python_runs;
-            if let Some(file) = &shown.file {
-                (run.missing, run.unknown) = (file.missing.clone(), file.unknown.clone());
-            }
-            run.requests = outcome.status.requests_sent;
-            run.most_concurrent = outcome.most_concurrent;
-            run.stopped = outcome.end != RunEnd::Finished;
-            run.end = outcome.end.describe();
-            let times = &end.store_times_ms;
-            run.store_times =
-                execbench_run::status::median_and_p99(times).map(|(median, p99)| (times.len(), median, p99));
-            self.answers_judged.set(answers.get());
-            self.status.set(Some(outcome.status.clone()));
-            let scored = run.scored();
-            let ended = match &outcome.end {
-                RunEnd::Finished if run.errors.is_empty() => "finished".to_string(),
-                RunEnd::Finished => format!(
-                    "finished: {} scored, {} error{}",
-                    scored,
-                    run.errors.len(),
-                    if run.errors.len() == 1 { "" } else { "s" }
-                ),
-                RunEnd::Stopped => format!("stopped after {} of {} samples", end.records.len(), total),
-                other => other.describe(),
-            };
-            match &outcome.end {
-                RunEnd::ProviderStopped(e) => self.error.set(Some(format!("The provider stopped the run: {e}"))),
-                RunEnd::StoreFailed(e) => {
-                    self.error.set(Some(format!("The run paused: a result could not be stored: {e}")))
-                }
-                _ => {}
-            }
-            self.last_api_run.set_value(api_model.zip(all_samples).map(|(model, samples)| LastApiRun {
-                model,
-                run_id: run_id.clone(),
-                samples,
-            }));
-            self.add_run(run);
-            self.progress.finish(outcome.status.done, &ended);
+            self.answers_judged.set(live.answers.get());
+            self.last_api_run.set_value(last_api_run);
+            self.show_end(end, &shown, name, js_sys::Date::now() - started, total);
         });
     }
+
+    /// What the session reports, shown: the stored entry in the list, the progress and the
+    /// streamed text (at most every 100 ms: redrawing more often would cost more than the work).
+    fn show_event(self, runs: Runs, run_id: &str, live: &LiveView, event: SessionEvent) {
+        match event {
+            SessionEvent::Started(entry) => {
+                runs.active.update(|a| {
+                    a.insert(run_id.to_string());
+                });
+                runs.show(entry.clone());
+            }
+            SessionEvent::Engine(Event::Status(status), entry) => {
+                if self.progress.publish(status.done) {
+                    self.answers_judged.set(live.answers.get());
+                    self.status.set(Some(status.clone()));
+                    self.transcripts
+                        .set(live.text.borrow().iter().map(|(id, texts)| (id.clone(), texts.clone())).collect());
+                    runs.show(entry());
+                }
+            }
+            SessionEvent::Engine(Event::Delta { sample_id, choice, text }, _) => {
+                let mut live_text = live.text.borrow_mut();
+                let texts = live_text.entry(sample_id.to_string()).or_default();
+                let choice = choice as usize;
+                if texts.len() <= choice {
+                    texts.resize(choice + 1, String::new());
+                }
+                match text {
+                    Some(t) => texts[choice].push_str(t),
+                    None => texts[choice].clear(),
+                }
+            }
+            SessionEvent::Engine(Event::Record(record), _) => {
+                live.text.borrow_mut().remove(&record.sample_id);
+                live.answers.set(live.answers.get() + record.results.iter().map(|r| r.answers.len()).sum::<usize>());
+            }
+        }
+    }
+
+    /// A session's end, shown: the run's results (kept for the results view), how it ended, and
+    /// the provider's or the store's complaint.
+    fn show_end(self, end: SessionEnd, shown: &Shown, name: String, elapsed_ms: f64, total: usize) {
+        let outcome = &end.outcome;
+        let mut run = results_of(&end.entry, &end.records, shown.rescored_file().is_some());
+        run.source = name;
+        run.elapsed_ms = elapsed_ms;
+        run.python_runs = outcome.python_runs;
+        if let Some(file) = &shown.file {
+            (run.missing, run.unknown) = (file.missing.clone(), file.unknown.clone());
+        }
+        run.requests = outcome.status.requests_sent;
+        run.most_concurrent = outcome.most_concurrent;
+        run.stopped = outcome.end != RunEnd::Finished;
+        run.end = outcome.end.describe();
+        let times = &end.store_times_ms;
+        run.store_times = execbench_run::status::median_and_p99(times).map(|(median, p99)| (times.len(), median, p99));
+        self.status.set(Some(outcome.status.clone()));
+        let errors = run.errors.len();
+        let ended = match &outcome.end {
+            RunEnd::Finished if errors == 0 => "finished".to_string(),
+            RunEnd::Finished => {
+                format!("finished: {} scored, {errors} error{}", run.scored(), if errors == 1 { "" } else { "s" })
+            }
+            RunEnd::Stopped => format!("stopped after {} of {total} samples", end.records.len()),
+            other => other.describe(),
+        };
+        match &outcome.end {
+            RunEnd::ProviderStopped(e) => self.error.set(Some(format!("The provider stopped the run: {e}"))),
+            RunEnd::StoreFailed(e) => {
+                self.error.set(Some(format!("The run paused: a result could not be stored: {e}")))
+            }
+            _ => {}
+        }
+        self.add_run(run);
+        self.progress.finish(outcome.status.done, &ended);
+    }
+}
+
+/// The streamed text of the samples in flight, and the answers judged so far.
+#[derive(Default)]
+struct LiveView {
+    text: RefCell<BTreeMap<String, Vec<String>>>,
+    answers: Cell<usize>,
+}
+
+/// A new run's entry: its manifest (`execbench_run::session::new_manifest`) named by the page.
+fn new_entry(
+    responder: &Responder,
+    job: &EvalJob,
+    shown: &Shown,
+    dataset: String,
+    simulation: Option<Simulation>,
+    price: Option<PriceUsed>,
+) -> RunEntry {
+    let now = js_sys::Date::now();
+    let salt = (js_sys::Math::random() * 65536.0) as u32;
+    let api = match (responder, shown.rescored_file()) {
+        (Responder::Api(m), None) => Some(m.settings.clone()),
+        _ => None,
+    };
+    let about = NewRun {
+        run_id: format!("run-{}-{salt:04x}", now as u64),
+        created: (now / 1000.0) as u64,
+        model: session::model_name(responder, shown.rescored_file()),
+        api,
+        dataset,
+        simulation,
+        price,
+        stored: shown.file.as_ref().and_then(|f| f.stored.clone()),
+        app_version: env!("CARGO_PKG_VERSION").to_string(),
+    };
+    RunEntry::new(session::new_manifest(job, about), now)
 }
 
 /// The results view of a stored run's records (the Evaluate page after a run, the Runs page when
@@ -396,7 +417,7 @@ pub async fn continue_plan(
     dataset: &[Sample],
     key: Option<String>,
     what: Continue,
-) -> Result<(EvaluationPlan, Target), String> {
+) -> Result<(RunPlan, Target), String> {
     continue_plan_with_cap(runs, entry, dataset, key, what, None).await
 }
 
@@ -408,13 +429,13 @@ pub async fn continue_plan_with_cap(
     key: Option<String>,
     what: Continue,
     cap: Option<f64>,
-) -> Result<(EvaluationPlan, Target), String> {
+) -> Result<(RunPlan, Target), String> {
     let store = runs.store().await;
     let records = execbench_run::store::RunStore::records(&*store, entry.id()).await.map_err(|e| e.to_string())?;
     let plan = session::continuation(entry, records, dataset, what, cap)?;
     let manifest = &plan.entry.manifest;
     let responder = session::stored_responder(manifest, key)?;
-    let evaluation = EvaluationPlan {
+    let evaluation = RunPlan {
         responder,
         job: plan.job,
         shown: Shown::default(),
@@ -424,7 +445,7 @@ pub async fn continue_plan_with_cap(
     Ok((evaluation, Target::Stored { entry: Box::new(plan.entry), records: plan.earlier }))
 }
 
-impl Default for EvaluationJob {
+impl Default for EvaluationRun {
     fn default() -> Self {
         Self::new()
     }

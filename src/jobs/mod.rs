@@ -13,7 +13,7 @@ pub mod shelf;
 pub mod verify;
 
 pub use build::BuildJob;
-pub use evaluate::EvaluationJob;
+pub use evaluate::EvaluationRun;
 pub use perturb::PerturbRun;
 pub use reproduction::ReproductionRun;
 pub use runs::Runs;

@@ -3,7 +3,7 @@
 //! per-sample table, exports).
 //!
 //! The evaluation itself is `execbench-run`'s engine (the same one the command line runs), driven
-//! by `crate::jobs::EvaluationJob` with the browser's I/O: this page builds a plan from its form
+//! by `crate::jobs::EvaluationRun` with the browser's I/O: this page builds a plan from its form
 //! and renders what the job publishes. Python never runs here. The state lives under the app's
 //! root owner, so a run carries on, and its results stay, while the user looks at other pages.
 //!
@@ -35,7 +35,7 @@ use crate::components::evaluation::summary::ResultsSummary;
 use crate::components::evaluation::template_editor::TemplatePanel;
 use crate::components::progress_bar::ProgressBar;
 use crate::jobs::Runs;
-use crate::jobs::evaluate::{Continue, EvaluationPlan, FileShown, Shown, Target, continue_plan};
+use crate::jobs::evaluate::{Continue, FileShown, RunPlan, Shown, Target, continue_plan};
 use crate::route::{EvaluateQuery, Route};
 use crate::state::evaluate::{
     AnswerFile, EvaluateState, LoadedFile, ModelChoice, PendingRun, WantedRun, evaluate_state,
@@ -47,7 +47,7 @@ const MAX_N: usize = 100;
 /// Live transcripts shown while a run streams.
 const MAX_TRANSCRIPTS: usize = 8;
 
-fn plan_evaluation(state: EvaluateState, report: &LoadReport) -> Result<EvaluationPlan, String> {
+fn plan_evaluation(state: EvaluateState, report: &LoadReport) -> Result<RunPlan, String> {
     let task = state.task.get_untracked();
     let template = state.templates.for_evaluation(task)?;
     let n_text = state.n.get_untracked();
@@ -94,7 +94,7 @@ fn plan_evaluation(state: EvaluateState, report: &LoadReport) -> Result<Evaluati
     let samples = report.samples.iter().take(limit).cloned().collect();
     let mut job = EvalJob::new(samples, template, n, modes);
     job.spend_cap = spend_cap;
-    Ok(EvaluationPlan { responder, job, shown: Shown::default(), price, simulation })
+    Ok(RunPlan { responder, job, shown: Shown::default(), price, simulation })
 }
 
 /// A file of answers, replayed or re-scored: one plan for both, so both give the same figures.
@@ -107,16 +107,16 @@ fn file_plan(
     modes: Vec<Mode>,
     rescored: bool,
     stored: Option<execbench_eval::stored::StoredScores>,
-) -> EvaluationPlan {
+) -> RunPlan {
     let FileScope { samples, n, missing, unknown } = replay.scope(dataset);
     let job = EvalJob::new(samples, template, n, modes);
     let shown = Shown { file: Some(FileShown { name: name.to_string(), rescored, missing, unknown, stored }) };
-    EvaluationPlan { responder: Responder::Offline(Box::new(replay)), job, shown, price: None, simulation: None }
+    RunPlan { responder: Responder::Offline(Box::new(replay)), job, shown, price: None, simulation: None }
 }
 
 impl PendingRun {
-    fn plan(&self) -> EvaluationPlan {
-        EvaluationPlan {
+    fn plan(&self) -> RunPlan {
+        RunPlan {
             responder: Responder::Api(self.model.clone()),
             job: self.job.clone(),
             shown: Shown::default(),
@@ -140,7 +140,7 @@ const PILOT_SAMPLES: usize = 10;
 fn start_evaluation(state: EvaluateState, python: PythonWorker, runs: Runs, report: Arc<LoadReport>, dataset: String) {
     match plan_evaluation(state, &report) {
         // A model API costs money: the estimate comes first, and the user says go.
-        Ok(EvaluationPlan { responder: Responder::Api(model), job, price, simulation, .. }) => {
+        Ok(RunPlan { responder: Responder::Api(model), job, price, simulation, .. }) => {
             state.job.error.set(None);
             let estimate = estimate_for(&model, &job, price.as_ref(), None);
             state.pending.set(Some(Arc::new(PendingRun {

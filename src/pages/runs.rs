@@ -25,7 +25,7 @@ use crate::components::progress_bar::ProgressBar;
 use crate::jobs::Runs;
 use crate::jobs::evaluate::{Continue, continue_plan_with_cap, results_of};
 use crate::route::{Route, RowFilter};
-use crate::state::evaluate::evaluation_job;
+use crate::state::evaluate::evaluation_run;
 use crate::state::{AppState, DatasetState};
 
 /// Answers added to every sample by Extend.
@@ -151,7 +151,7 @@ fn go_on(app: AppState, state: RunsPageState, entry: RunEntry, what: Continue, k
     let DatasetState::Loaded(report) = app.dataset.get_untracked() else {
         return state.message.set(Some((false, "the dataset is still loading".into())));
     };
-    let job = evaluation_job();
+    let job = evaluation_run();
     if job.progress.running.get_untracked() {
         return state.message.set(Some((false, "an evaluation is running: stop it or wait for it first".into())));
     }
@@ -217,7 +217,7 @@ pub fn RunsPage() -> impl IntoView {
         confirm_delete: RwSignal::new(None),
         confirm_endpoint: RwSignal::new(None),
     };
-    let job = evaluation_job();
+    let job = evaluation_run();
     // A run against a remote server may need its key again (it is never stored with the run).
     let needs_key = move || {
         state.confirm_endpoint.with(Option::is_some)

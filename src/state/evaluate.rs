@@ -1,7 +1,7 @@
 //! The Evaluate page's state: the form as the user left it, the evaluation job and its results,
 //! the files of answers read, the run waiting for the user's go. Made once under the app's root
 //! owner, so a run carries on and its results stay while the user looks at other pages; the Runs
-//! page reaches the same job through [`evaluation_job`].
+//! page reaches the same job through [`evaluation_run`].
 
 use std::cell::OnceCell;
 use std::sync::Arc;
@@ -24,7 +24,7 @@ use leptos::prelude::*;
 
 use crate::jobs::evaluate::results_of;
 use crate::jobs::results::RunResults;
-use crate::jobs::{EvaluationJob, Runs};
+use crate::jobs::{EvaluationRun, Runs};
 use crate::route::{EvaluateQuery, RowFilter};
 use crate::state::api_form::ApiForm;
 use crate::state::evaluate_form::{FormSettings, STORAGE_KEY as FORM_KEY};
@@ -186,8 +186,8 @@ pub struct EvaluateState {
     pub rescore_task: RwSignal<Task>,
     /// The model API form.
     pub api: ApiForm,
-    /// The running evaluation and the results (`crate::jobs::EvaluationJob`).
-    pub job: EvaluationJob,
+    /// The running evaluation and the results (`crate::jobs::EvaluationRun`).
+    pub job: EvaluationRun,
     /// A model API run waiting for the user's go after its estimate.
     pub pending: RwSignal<Option<Arc<PendingRun>>>,
     /// The run whose pilot is running: its estimate is made again when the pilot ends.
@@ -220,7 +220,7 @@ impl EvaluateState {
             rescore_file: RwSignal::new(None),
             rescore_task: RwSignal::new(Task::Output),
             api: ApiForm::new(),
-            job: EvaluationJob::new(),
+            job: EvaluationRun::new(),
             pending: RwSignal::new(None),
             pilot_of: StoredValue::new_local(None),
             table_mode: RwSignal::new(Mode::Strict),
@@ -333,7 +333,7 @@ pub fn evaluate_state() -> EvaluateState {
 
 /// The evaluation job (it lives with this page's state, under the app's root owner): the Runs
 /// page runs Resume, Retry errors and Extend with it too, so one evaluation runs at a time.
-pub fn evaluation_job() -> EvaluationJob {
+pub fn evaluation_run() -> EvaluationRun {
     evaluate_state().job
 }
 

@@ -13,7 +13,7 @@ use crate::score::{Mode, ScoreOptions, score_answers};
 
 /// What to evaluate. The task is the template's.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct EvalPlan {
+pub struct EvalSettings {
     pub template: Template,
     /// Responses per sample.
     pub n: usize,
@@ -28,7 +28,7 @@ pub struct EvalPlan {
 pub fn score_responses(
     engine: &mut dyn PythonEngine,
     sample: &Sample,
-    plan: &EvalPlan,
+    plan: &EvalSettings,
     mode: Mode,
     prompt: Option<String>,
     responses: &Result<Vec<String>, String>,
@@ -71,7 +71,7 @@ pub fn evaluate(
     model: &mut dyn Model,
     engine: &mut dyn PythonEngine,
     samples: &[Sample],
-    plan: &EvalPlan,
+    plan: &EvalSettings,
     progress: &mut dyn FnMut(usize, usize),
 ) -> Evaluation {
     let task = plan.template.task;
@@ -120,7 +120,7 @@ mod tests {
     #[test]
     fn a_baseline_evaluation_runs_end_to_end() {
         let samples = vec![sample("a", "[]"), sample("b", "[1]"), sample("c", "0")];
-        let plan = EvalPlan {
+        let plan = EvalSettings {
             template: default_template(Task::Output, Style::Direct),
             n: 5,
             modes: vec![Mode::Strict, Mode::Compatible],
@@ -158,7 +158,7 @@ mod tests {
 
     #[test]
     fn a_model_error_scores_as_wrong_answers() {
-        let plan = EvalPlan {
+        let plan = EvalSettings {
             template: default_template(Task::Output, Style::Direct),
             n: 3,
             modes: vec![Mode::Strict],
@@ -197,7 +197,7 @@ mod tests {
     /// Strict output prediction of `samples` with `model`, written out and read back as a
     /// results file would be.
     fn results_file(model: &mut dyn Model, samples: &[Sample], n: usize) -> Vec<SampleResult> {
-        let plan = EvalPlan {
+        let plan = EvalSettings {
             template: default_template(Task::Output, Style::Direct),
             n,
             modes: vec![Mode::Strict],

@@ -7,7 +7,7 @@ mod common;
 use std::time::Instant;
 
 use execbench_core::Sample;
-use execbench_eval::evaluate::{EvalPlan, evaluate};
+use execbench_eval::evaluate::{EvalSettings, evaluate};
 use execbench_eval::generations::{import_generations, rescore};
 use execbench_eval::models::Oracle;
 use execbench_eval::prompt::{Style, default_template};
@@ -27,7 +27,7 @@ fn the_oracle_scores_100_percent_on_cruxeval_in_both_modes() {
     let mut engine = RustPythonEngine::new();
     let mut summaries = Vec::new();
     for task in Task::ALL {
-        let plan = EvalPlan {
+        let plan = EvalSettings {
             template: default_template(task, Style::Direct),
             n: 1,
             modes: Mode::ALL.to_vec(),

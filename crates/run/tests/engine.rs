@@ -17,7 +17,7 @@ use std::task::{Context, Poll, Waker};
 
 use execbench_core::{Outcome, PythonEngine, RunRequest, RunResult, Sample};
 use execbench_eval::Task;
-use execbench_eval::evaluate::{EvalPlan, evaluate};
+use execbench_eval::evaluate::{EvalSettings, evaluate};
 use execbench_eval::models::EchoFirstArgument;
 use execbench_eval::prompt::{Style, default_template};
 use execbench_eval::report::summarize;
@@ -1282,7 +1282,7 @@ fn an_offline_model_scores_as_evaluate_does() {
     );
     assert_eq!(ran.outcome.end, RunEnd::Finished);
     assert_eq!(ran.outcome.most_concurrent, 0, "no requests");
-    let plan = EvalPlan {
+    let plan = EvalSettings {
         template: default_template(Task::Output, Style::Direct),
         n: 2,
         modes: modes.clone(),
