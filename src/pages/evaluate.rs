@@ -281,48 +281,63 @@ pub fn EvaluatePage(query: EvaluateQuery) -> impl IntoView {
         },
         false,
     );
-    let python = use_python();
-    let loaded = move || match app.dataset.get() {
-        DatasetState::Loaded(report) => Some(report),
-        _ => None,
-    };
-    let idle = move || !state.job.progress.running.get();
-    // For handlers inside reactive views (which must be Send: the worker handle is not).
-    let python_kept = StoredValue::new_local(python.clone());
-
-    let run_evaluation = {
-        let python = python.clone();
-        move |_| {
-            if let DatasetState::Loaded(report) = app.dataset.get_untracked() {
-                start_evaluation(state, python.clone(), app.runs, report, app.dataset_name.get_untracked());
-            }
-        }
-    };
-    let run_rescore = {
-        let python = python.clone();
-        move |_| {
-            if let DatasetState::Loaded(report) = app.dataset.get_untracked() {
-                start_rescore(state, python.clone(), app.runs, report, app.dataset_name.get_untracked());
-            }
-        }
-    };
     // A pilot that ended: the estimate again, from what it measured.
     Effect::new(move |_| {
         if !state.job.progress.running.get() && state.pilot_of.with_value(|p| p.is_some()) {
             estimate_after_pilot(state, app.runs);
         }
     });
-    let stop = move |_| state.job.progress.stop();
-    let run_retry = {
-        let python = python.clone();
-        move |_| state.job.retry_errors(python.clone(), app.runs)
-    };
-    let can_retry = move || {
-        idle()
-            && state.job.runs.with(|runs| runs.first().is_some_and(|r| !r.errors.is_empty()))
-            && state.job.last_api_run.with_value(|l| l.is_some())
+    let loaded = move || match app.dataset.get() {
+        DatasetState::Loaded(report) => Some(report),
+        _ => None,
     };
 
+    view! {
+        <section class="page evaluate">
+            <h1>"Evaluate"</h1>
+            <p class="muted">
+                {move || match loaded() {
+                    Some(report) => format!("Dataset: {} ({} samples). ", app.dataset_name.get(), report.samples.len()),
+                    None => "The dataset is not loaded yet. ".to_string(),
+                }}
+                "Offline models need no key; a model API uses yours, from this page straight to the provider. Strict mode takes only a literal (or a plain call of the function) and compares by type-aware equality. Compatible mode follows the CRUXEval scorer: Python's ==, 3 s; an output answer containing the call, or an input answer not calling the function, is dropped from the sample's list, and if none left passes, all count as wrong. In both, an answer that cannot be extracted counts as wrong, and pass@k over fewer than k answers is n/a (the official code says 1.0), so pass@5 can be lower than published figures."
+            </p>
+            <div class="eval-panels">
+                <EvaluationForm state=state />
+                <RescoreForm state=state />
+            </div>
+
+            {move || state.job.error.get().map(|e| view! { <p class="error-box" role="alert" data-testid="eval-error">{e}</p> })}
+
+            <EvaluationProgress state=state />
+
+            <crate::components::reproduction::ReproductionResults />
+            {move || state.wanted_run.get().map(|wanted| match wanted {
+                WantedRun::Reading(id) => view! { <p class="muted" data-testid="eval-run-reading">{format!("Reading run {id} from this browser's store…")}</p> }.into_any(),
+                WantedRun::Missing(_, message) => view! { <p class="error-box" role="alert" data-testid="eval-run-missing">{message}</p> }.into_any(),
+            })}
+            <ResultsView state=state />
+        </section>
+    }
+}
+
+/// The evaluation's form: model, task, template, n, modes, and the cost estimate before a run.
+#[component]
+fn EvaluationForm(state: EvaluateState) -> impl IntoView {
+    let app = expect_context::<AppState>();
+    let loaded = move || match app.dataset.get() {
+        DatasetState::Loaded(report) => Some(report),
+        _ => None,
+    };
+    let idle = move || !state.job.progress.running.get();
+    let python = use_python();
+    // For handlers inside reactive views (which must be Send: the worker handle is not).
+    let python_kept = StoredValue::new_local(python.clone());
+    let run_evaluation = move |_| {
+        if let DatasetState::Loaded(report) = app.dataset.get_untracked() {
+            start_evaluation(state, python.clone(), app.runs, report, app.dataset_name.get_untracked());
+        }
+    };
     // (id, name, built-in) of the templates for the task, built-ins first.
     let templates_for_task = Memo::new(move |_| {
         let task = state.task.get();
@@ -344,174 +359,196 @@ pub fn EvaluatePage(query: EvaluateQuery) -> impl IntoView {
     };
     let has_custom = move || templates_for_task.with(|ts| ts.iter().any(|(_, _, builtin)| !builtin));
     let first_sample = Signal::derive(move || loaded().and_then(|report| report.samples.first().cloned()));
-    let task_select = move |signal: RwSignal<Task>, testid: &'static str, on_pick: fn(EvaluateState, Task)| {
-        view! {
-            <select data-testid=testid aria-label="Task" on:change=move |ev| {
-                let task = Task::from_label(&event_target_value(&ev)).unwrap_or(Task::Output);
-                signal.set(task);
-                on_pick(state, task);
-            }>
-                {Task::ALL.into_iter().map(|t| view! {
-                    <option value=t.label() selected=move || signal.get() == t>{format!("{} prediction", t.label())}</option>
-                }).collect_view()}
-            </select>
-        }
-    };
 
     view! {
-        <section class="page evaluate">
-            <h1>"Evaluate"</h1>
-            <p class="muted">
-                {move || match loaded() {
-                    Some(report) => format!("Dataset: {} ({} samples). ", app.dataset_name.get(), report.samples.len()),
-                    None => "The dataset is not loaded yet. ".to_string(),
-                }}
-                "Offline models need no key; a model API uses yours, from this page straight to the provider. Strict mode takes only a literal (or a plain call of the function) and compares by type-aware equality. Compatible mode follows the CRUXEval scorer: Python's ==, 3 s; an output answer containing the call, or an input answer not calling the function, is dropped from the sample's list, and if none left passes, all count as wrong. In both, an answer that cannot be extracted counts as wrong, and pass@k over fewer than k answers is n/a (the official code says 1.0), so pass@5 can be lower than published figures."
-            </p>
-            <div class="eval-panels">
-                <fieldset class="eval-panel" data-testid="evaluation-form">
-                    <legend>"Evaluation"</legend>
-                    <label class="field">
-                        <span class="label">"Model"</span>
-                        <select data-testid="eval-model" on:change=move |ev| state.model.set(ModelChoice::from_value(&event_target_value(&ev)))>
-                            {ModelChoice::ALL.into_iter().map(|m| view! { <option value=m.value() selected=move || state.model.get() == m>{m.label()}</option> }).collect_view()}
-                        </select>
-                    </label>
-                    <Show when=move || state.model.get() == ModelChoice::Api>
-                        <ApiSettingsPanel form=state.api />
-                    </Show>
-                    <Show when=move || state.model.get() == ModelChoice::Replay>
-                        <div class="field">
-                            <label class="button">
-                                "Answers file…"
-                                <input type="file" class="visually-hidden" data-testid="replay-file" accept=".json,.jsonl,.txt"
-                                    on:change=on_answer_file(state.replay_file, state.job.error) />
-                            </label>
-                            <FileStatus file=state.replay_file testid="replay-file-status" />
-                            <p class="hint">"A file scores the samples it has, with the answers it has: samples per problem comes from the file, and samples it lacks are listed, not counted as wrong."</p>
-                        </div>
-                    </Show>
-                    <div class="row-fields">
-                        <label class="field">
-                            <span class="label">"Task"</span>
-                            {task_select(state.task, "eval-task", |state, task| state.templates.select_first(task))}
-                        </label>
-                        <label class="field grow">
-                            <span class="label">"Prompt template"</span>
-                            <select data-testid="eval-template" on:change=move |ev| state.templates.select(event_target_value(&ev))>
-                                <optgroup label="Built-in">{move || template_options(true)}</optgroup>
-                                {move || has_custom().then(|| view! { <optgroup label="Custom" data-testid="custom-templates">{move || template_options(false)}</optgroup> })}
-                            </select>
-                        </label>
-                    </div>
-                    <div class="row-fields">
-                        <label class="field">
-                            <span class="label">"Samples per problem (n)"</span>
-                            <input class="narrow" type="number" min="1" max=MAX_N.to_string() data-testid="eval-n" prop:value=move || state.n.get() on:input=move |ev| state.n.set(event_target_value(&ev)) />
-                        </label>
-                        <label class="field">
-                            <span class="label">"First samples only"</span>
-                            <input class="narrow" type="number" min="1" placeholder="all" data-testid="eval-limit" prop:value=move || state.limit.get() on:input=move |ev| state.limit.set(event_target_value(&ev)) />
-                        </label>
-                        <div class="field">
-                            <span class="label">"Modes"</span>
-                            <span class="checks">
-                                <label><input type="checkbox" data-testid="eval-strict" prop:checked=move || state.strict.get() on:change=move |ev| state.strict.set(event_target_checked(&ev)) />" strict"</label>
-                                <label><input type="checkbox" data-testid="eval-compatible" prop:checked=move || state.compatible.get() on:change=move |ev| state.compatible.set(event_target_checked(&ev)) />" compatible"</label>
-                            </span>
-                        </div>
-                    </div>
-                    <TemplatePanel state=state.templates task=state.task sample=first_sample />
-                    <div class="toolbar">
-                        <button class="primary" data-testid="eval-run" on:click=run_evaluation disabled=move || !idle() || loaded().is_none()>"Run evaluation"</button>
-                    </div>
-                    {move || state.pending.get().map(|pending| {
-                        let continuing = pending.pilot_run.is_some();
-                        let mut basis = capitalized(&pending.estimate.basis);
-                        basis.push_str(". Prompt tokens are execbench's own count (within about 4% of OpenAI's tokenizers on CRUXEval prompts; other tokenizers not measured).");
-                        if let Some(price) = &pending.price {
-                            basis.push_str(&format!(" Price: {}.", price.source));
-                        }
-                        let go = move |_| go_ahead(state, python_kept.get_value(), app.runs, false);
-                        let pilot = move |_| go_ahead(state, python_kept.get_value(), app.runs, true);
-                        view! {
-                            <div class="estimate" role="dialog" aria-label="Cost estimate" data-testid="estimate">
-                                <p class="estimate-figure" data-testid="estimate-text">{describe(&pending.estimate)}</p>
-                                <p class="muted small" data-testid="estimate-basis">{basis}</p>
-                                <div class="toolbar">
-                                    <button class="primary" data-testid="estimate-go" on:click=go>{if continuing { "Continue the run" } else { "Start the run" }}</button>
-                                    {(!continuing).then(|| view! { <button data-testid="estimate-pilot" on:click=pilot>{format!("Pilot: the first {PILOT_SAMPLES} samples")}</button> })}
-                                    <button data-testid="estimate-cancel" on:click=move |_| state.pending.set(None)>"Cancel"</button>
-                                </div>
-                            </div>
-                        }
-                    })}
-                </fieldset>
-                <fieldset class="eval-panel" data-testid="rescore-form">
-                    <legend>"Re-score published answers"</legend>
-                    <p class="muted">"A CRUXEval generations file (" <code>"{\"sample_0\": [\"answer\", …]}"</code> ") or JSON Lines of raw responses (" <code>"{\"id\": …, \"responses\": […]}"</code> "), scored against the current dataset in both modes; or a reproduction's results (" <code>"{\"problem_id\": …, \"model_name\": …, \"generated_code\": …, \"success\": …}"</code> "), each program run on its problem's call and compared with the recorded success."</p>
-                    <div class="field">
-                        <label class="button">
-                            "Generations file…"
-                            <input type="file" class="visually-hidden" data-testid="rescore-file" accept=".json,.jsonl,.txt"
-                                on:change=on_answer_file(state.rescore_file, state.job.error) />
-                        </label>
-                        <FileStatus file=state.rescore_file testid="rescore-file-status" />
-                    </div>
-                    <label class="field">
-                        <span class="label">"Task"</span>
-                        {task_select(state.rescore_task, "rescore-task", |_, _| {})}
-                    </label>
-                    <div class="toolbar">
-                        <button class="primary" data-testid="rescore-run" on:click=run_rescore
-                            disabled=move || !idle() || loaded().is_none() || state.rescore_file.with(|f| f.as_ref().is_none_or(|f| f.entries() == 0))>"Re-score"</button>
-                    </div>
-                </fieldset>
+    <fieldset class="eval-panel" data-testid="evaluation-form">
+        <legend>"Evaluation"</legend>
+        <label class="field">
+            <span class="label">"Model"</span>
+            <select data-testid="eval-model" on:change=move |ev| state.model.set(ModelChoice::from_value(&event_target_value(&ev)))>
+                {ModelChoice::ALL.into_iter().map(|m| view! { <option value=m.value() selected=move || state.model.get() == m>{m.label()}</option> }).collect_view()}
+            </select>
+        </label>
+        <Show when=move || state.model.get() == ModelChoice::Api>
+            <ApiSettingsPanel form=state.api />
+        </Show>
+        <Show when=move || state.model.get() == ModelChoice::Replay>
+            <div class="field">
+                <label class="button">
+                    "Answers file…"
+                    <input type="file" class="visually-hidden" data-testid="replay-file" accept=".json,.jsonl,.txt"
+                        on:change=on_answer_file(state.replay_file, state.job.error) />
+                </label>
+                <FileStatus file=state.replay_file testid="replay-file-status" />
+                <p class="hint">"A file scores the samples it has, with the answers it has: samples per problem comes from the file, and samples it lacks are listed, not counted as wrong."</p>
             </div>
-
-            {move || state.job.error.get().map(|e| view! { <p class="error-box" role="alert" data-testid="eval-error">{e}</p> })}
-
-            <div class="eval-progress">
-                <div class="toolbar">
-                    <span class="job" data-testid="eval-job">{move || state.job.progress.label.get().unwrap_or_else(|| "Idle".to_string())}</span>
-                    <button data-testid="eval-stop" on:click=stop disabled=idle>"Stop"</button>
-                    <button data-testid="eval-retry-errors" on:click=run_retry disabled=move || !can_retry()
-                        title="Ask again only for the samples whose requests failed (not the wrong answers)">"Retry errors"</button>
-                    {move || state.job.progress.outcome.get().map(|o| view! { <span class="muted" data-testid="eval-state">{o}</span> })}
+        </Show>
+        <div class="row-fields">
+            <label class="field">
+                <span class="label">"Task"</span>
+                {task_select(state, state.task, "eval-task", |state, task| state.templates.select_first(task))}
+            </label>
+            <label class="field grow">
+                <span class="label">"Prompt template"</span>
+                <select data-testid="eval-template" on:change=move |ev| state.templates.select(event_target_value(&ev))>
+                    <optgroup label="Built-in">{move || template_options(true)}</optgroup>
+                    {move || has_custom().then(|| view! { <optgroup label="Custom" data-testid="custom-templates">{move || template_options(false)}</optgroup> })}
+                </select>
+            </label>
+        </div>
+        <div class="row-fields">
+            <label class="field">
+                <span class="label">"Samples per problem (n)"</span>
+                <input class="narrow" type="number" min="1" max=MAX_N.to_string() data-testid="eval-n" prop:value=move || state.n.get() on:input=move |ev| state.n.set(event_target_value(&ev)) />
+            </label>
+            <label class="field">
+                <span class="label">"First samples only"</span>
+                <input class="narrow" type="number" min="1" placeholder="all" data-testid="eval-limit" prop:value=move || state.limit.get() on:input=move |ev| state.limit.set(event_target_value(&ev)) />
+            </label>
+            <div class="field">
+                <span class="label">"Modes"</span>
+                <span class="checks">
+                    <label><input type="checkbox" data-testid="eval-strict" prop:checked=move || state.strict.get() on:change=move |ev| state.strict.set(event_target_checked(&ev)) />" strict"</label>
+                    <label><input type="checkbox" data-testid="eval-compatible" prop:checked=move || state.compatible.get() on:change=move |ev| state.compatible.set(event_target_checked(&ev)) />" compatible"</label>
+                </span>
+            </div>
+        </div>
+        <TemplatePanel state=state.templates task=state.task sample=first_sample />
+        <div class="toolbar">
+            <button class="primary" data-testid="eval-run" on:click=run_evaluation disabled=move || !idle() || loaded().is_none()>"Run evaluation"</button>
+        </div>
+        {move || state.pending.get().map(|pending| {
+            let continuing = pending.pilot_run.is_some();
+            let mut basis = capitalized(&pending.estimate.basis);
+            basis.push_str(". Prompt tokens are execbench's own count (within about 4% of OpenAI's tokenizers on CRUXEval prompts; other tokenizers not measured).");
+            if let Some(price) = &pending.price {
+                basis.push_str(&format!(" Price: {}.", price.source));
+            }
+            let go = move |_| go_ahead(state, python_kept.get_value(), app.runs, false);
+            let pilot = move |_| go_ahead(state, python_kept.get_value(), app.runs, true);
+            view! {
+                <div class="estimate" role="dialog" aria-label="Cost estimate" data-testid="estimate">
+                    <p class="estimate-figure" data-testid="estimate-text">{describe(&pending.estimate)}</p>
+                    <p class="muted small" data-testid="estimate-basis">{basis}</p>
+                    <div class="toolbar">
+                        <button class="primary" data-testid="estimate-go" on:click=go>{if continuing { "Continue the run" } else { "Start the run" }}</button>
+                        {(!continuing).then(|| view! { <button data-testid="estimate-pilot" on:click=pilot>{format!("Pilot: the first {PILOT_SAMPLES} samples")}</button> })}
+                        <button data-testid="estimate-cancel" on:click=move |_| state.pending.set(None)>"Cancel"</button>
+                    </div>
                 </div>
-                <ProgressBar done=state.job.progress.done total=state.job.progress.total />
-                <p class="stats" data-testid="eval-stats">
-                    {move || {
-                        let seconds = state.job.progress.elapsed_ms.get() / 1000.0;
-                        let answers = state.job.answers_judged.get();
-                        let rate = if seconds > 0.0 { answers as f64 / seconds } else { 0.0 };
-                        format!("{} / {} samples · {answers} answers judged · {seconds:.1} s · {rate:.0} answers/s", state.job.progress.done.get(), state.job.progress.total.get())
-                    }}
-                </p>
-                {move || state.job.status.get().filter(|s| s.requests_sent > 0 || s.running > 0).map(|s| {
-                    let mut tokens = format!("{} requests · tokens: {} prompt, {} completion", s.requests_sent, s.usage.prompt_tokens, s.usage.completion_tokens);
-                    let entry = state.job.run_id.get().and_then(|id| app.runs.entries.with(|e| e.iter().find(|e| e.id() == id).cloned()));
-                    if let Some(cost) = entry.as_ref().and_then(|e| e.manifest.cost(&e.tally.usage)) {
-                        tokens.push_str(&format!(" · cost so far {}", execbench_run::cost::format_usd(cost)));
-                        if let Some(cap) = entry.as_ref().and_then(|e| e.manifest.spend_cap) {
-                            tokens.push_str(&format!(" of a {} cap", execbench_run::cost::format_usd(cap)));
-                        }
-                    }
-                    view! {
-                        <p class="stats" data-testid="eval-live">{s.describe()}</p>
-                        <p class="stats muted" data-testid="eval-tokens">{tokens}</p>
-                    }
-                })}
-                <LiveTranscripts transcripts=state.job.transcripts />
-            </div>
+            }
+        })}
+    </fieldset>
+    }
+}
 
-            <crate::components::reproduction::ReproductionResults />
-            {move || state.wanted_run.get().map(|wanted| match wanted {
-                WantedRun::Reading(id) => view! { <p class="muted" data-testid="eval-run-reading">{format!("Reading run {id} from this browser's store…")}</p> }.into_any(),
-                WantedRun::Missing(_, message) => view! { <p class="error-box" role="alert" data-testid="eval-run-missing">{message}</p> }.into_any(),
+/// Published answers re-scored against the dataset.
+#[component]
+fn RescoreForm(state: EvaluateState) -> impl IntoView {
+    let app = expect_context::<AppState>();
+    let loaded = move || match app.dataset.get() {
+        DatasetState::Loaded(report) => Some(report),
+        _ => None,
+    };
+    let idle = move || !state.job.progress.running.get();
+    let python = use_python();
+    let run_rescore = move |_| {
+        if let DatasetState::Loaded(report) = app.dataset.get_untracked() {
+            start_rescore(state, python.clone(), app.runs, report, app.dataset_name.get_untracked());
+        }
+    };
+    view! {
+    <fieldset class="eval-panel" data-testid="rescore-form">
+        <legend>"Re-score published answers"</legend>
+        <p class="muted">"A CRUXEval generations file (" <code>"{\"sample_0\": [\"answer\", …]}"</code> ") or JSON Lines of raw responses (" <code>"{\"id\": …, \"responses\": […]}"</code> "), scored against the current dataset in both modes; or a reproduction's results (" <code>"{\"problem_id\": …, \"model_name\": …, \"generated_code\": …, \"success\": …}"</code> "), each program run on its problem's call and compared with the recorded success."</p>
+        <div class="field">
+            <label class="button">
+                "Generations file…"
+                <input type="file" class="visually-hidden" data-testid="rescore-file" accept=".json,.jsonl,.txt"
+                    on:change=on_answer_file(state.rescore_file, state.job.error) />
+            </label>
+            <FileStatus file=state.rescore_file testid="rescore-file-status" />
+        </div>
+        <label class="field">
+            <span class="label">"Task"</span>
+            {task_select(state, state.rescore_task, "rescore-task", |_, _| {})}
+        </label>
+        <div class="toolbar">
+            <button class="primary" data-testid="rescore-run" on:click=run_rescore
+                disabled=move || !idle() || loaded().is_none() || state.rescore_file.with(|f| f.as_ref().is_none_or(|f| f.entries() == 0))>"Re-score"</button>
+        </div>
+    </fieldset>
+    }
+}
+
+/// The running job: Stop, Retry errors, progress, live figures and streamed text.
+#[component]
+fn EvaluationProgress(state: EvaluateState) -> impl IntoView {
+    let app = expect_context::<AppState>();
+    let idle = move || !state.job.progress.running.get();
+    let stop = move |_| state.job.progress.stop();
+    let python = use_python();
+    let run_retry = move |_| state.job.retry_errors(python.clone(), app.runs);
+    let can_retry = move || {
+        idle()
+            && state.job.runs.with(|runs| runs.first().is_some_and(|r| !r.errors.is_empty()))
+            && state.job.last_api_run.with_value(|l| l.is_some())
+    };
+    view! {
+        <div class="eval-progress">
+            <div class="toolbar">
+                <span class="job" data-testid="eval-job">{move || state.job.progress.label.get().unwrap_or_else(|| "Idle".to_string())}</span>
+                <button data-testid="eval-stop" on:click=stop disabled=idle>"Stop"</button>
+                <button data-testid="eval-retry-errors" on:click=run_retry disabled=move || !can_retry()
+                    title="Ask again only for the samples whose requests failed (not the wrong answers)">"Retry errors"</button>
+                {move || state.job.progress.outcome.get().map(|o| view! { <span class="muted" data-testid="eval-state">{o}</span> })}
+            </div>
+            <ProgressBar done=state.job.progress.done total=state.job.progress.total />
+            <p class="stats" data-testid="eval-stats">
+                {move || {
+                    let seconds = state.job.progress.elapsed_ms.get() / 1000.0;
+                    let answers = state.job.answers_judged.get();
+                    let rate = if seconds > 0.0 { answers as f64 / seconds } else { 0.0 };
+                    format!("{} / {} samples · {answers} answers judged · {seconds:.1} s · {rate:.0} answers/s", state.job.progress.done.get(), state.job.progress.total.get())
+                }}
+            </p>
+            {move || state.job.status.get().filter(|s| s.requests_sent > 0 || s.running > 0).map(|s| {
+                let mut tokens = format!("{} requests · tokens: {} prompt, {} completion", s.requests_sent, s.usage.prompt_tokens, s.usage.completion_tokens);
+                let entry = state.job.run_id.get().and_then(|id| app.runs.entries.with(|e| e.iter().find(|e| e.id() == id).cloned()));
+                if let Some(cost) = entry.as_ref().and_then(|e| e.manifest.cost(&e.tally.usage)) {
+                    tokens.push_str(&format!(" · cost so far {}", execbench_run::cost::format_usd(cost)));
+                    if let Some(cap) = entry.as_ref().and_then(|e| e.manifest.spend_cap) {
+                        tokens.push_str(&format!(" of a {} cap", execbench_run::cost::format_usd(cap)));
+                    }
+                }
+                view! {
+                    <p class="stats" data-testid="eval-live">{s.describe()}</p>
+                    <p class="stats muted" data-testid="eval-tokens">{tokens}</p>
+                }
             })}
-            <ResultsView state=state />
-        </section>
+            <LiveTranscripts transcripts=state.job.transcripts />
+        </div>
+
+    }
+}
+
+/// A task picker; `on_pick` follows a choice (the form picks the task's first template).
+fn task_select(
+    state: EvaluateState,
+    signal: RwSignal<Task>,
+    testid: &'static str,
+    on_pick: fn(EvaluateState, Task),
+) -> impl IntoView {
+    view! {
+        <select data-testid=testid aria-label="Task" on:change=move |ev| {
+            let task = Task::from_label(&event_target_value(&ev)).unwrap_or(Task::Output);
+            signal.set(task);
+            on_pick(state, task);
+        }>
+            {Task::ALL.into_iter().map(|t| view! {
+                <option value=t.label() selected=move || signal.get() == t>{format!("{} prediction", t.label())}</option>
+            }).collect_view()}
+        </select>
     }
 }
 
