@@ -287,10 +287,7 @@ pub fn EvaluatePage(query: EvaluateQuery) -> impl IntoView {
             estimate_after_pilot(state, app.runs);
         }
     });
-    let loaded = move || match app.dataset.get() {
-        DatasetState::Loaded(report) => Some(report),
-        _ => None,
-    };
+    let loaded = move || app.dataset.with(DatasetState::report);
 
     view! {
         <section class="page evaluate">
@@ -325,10 +322,7 @@ pub fn EvaluatePage(query: EvaluateQuery) -> impl IntoView {
 #[component]
 fn EvaluationForm(state: EvaluateState) -> impl IntoView {
     let app = expect_context::<AppState>();
-    let loaded = move || match app.dataset.get() {
-        DatasetState::Loaded(report) => Some(report),
-        _ => None,
-    };
+    let loaded = move || app.dataset.with(DatasetState::report);
     let idle = move || !state.job.progress.running.get();
     let python = use_python();
     // For handlers inside reactive views (which must be Send: the worker handle is not).
@@ -446,10 +440,7 @@ fn EvaluationForm(state: EvaluateState) -> impl IntoView {
 #[component]
 fn RescoreForm(state: EvaluateState) -> impl IntoView {
     let app = expect_context::<AppState>();
-    let loaded = move || match app.dataset.get() {
-        DatasetState::Loaded(report) => Some(report),
-        _ => None,
-    };
+    let loaded = move || app.dataset.with(DatasetState::report);
     let idle = move || !state.job.progress.running.get();
     let python = use_python();
     let run_rescore = move |_| {

@@ -26,6 +26,16 @@ pub enum DatasetState {
     Failed(String),
 }
 
+impl DatasetState {
+    /// The samples, once loaded.
+    pub fn report(&self) -> Option<Arc<LoadReport>> {
+        match self {
+            DatasetState::Loaded(report) => Some(report.clone()),
+            _ => None,
+        }
+    }
+}
+
 /// State shared by all pages, in context.
 #[derive(Clone, Copy)]
 pub struct AppState {

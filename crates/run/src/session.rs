@@ -377,17 +377,7 @@ mod tests {
     }
 
     fn samples(count: usize) -> Vec<Sample> {
-        (0..count)
-            .map(|i| Sample {
-                id: format!("s{i}"),
-                code: "def f(x):\n    return x".into(),
-                function_name: "f".into(),
-                input: i.to_string(),
-                call: format!("f({i})"),
-                output: i.to_string(),
-                meta: Default::default(),
-            })
-            .collect()
+        endings::samples_of(count)
     }
 
     fn stored(samples: &[Sample]) -> RunEntry {

@@ -15,7 +15,7 @@ use std::pin::Pin;
 use std::rc::Rc;
 use std::task::{Context, Poll, Waker};
 
-use execbench_core::{Outcome, PythonEngine, RunRequest, RunResult, Sample};
+use execbench_core::Sample;
 use execbench_eval::Task;
 use execbench_eval::evaluate::{EvalSettings, evaluate};
 use execbench_eval::models::EchoFirstArgument;
@@ -27,6 +27,7 @@ use execbench_run::api::{ApiModel, ApiSettings};
 use execbench_run::io::{BlockingPython, NoHttp};
 use execbench_run::manifest::{FORMAT, RunManifest, dataset_hash};
 use execbench_run::runfile::{manifest_line, read_run_file, record_line};
+use execbench_run::session::endings::AssertEngine;
 use execbench_run::{
     CancelToken, Clock, EvalJob, Event, HttpClient, HttpHead, Io, Responder, ResponseBody, ResultStore, RunEnd,
     RunOutcome, RunStatus, SampleRecord, run_evaluation,
@@ -163,26 +164,6 @@ fn api_model(provider: &str, base_url: &str, concurrency: usize, stream: bool) -
 
 fn openai(concurrency: usize, stream: bool) -> ApiModel {
     api_model("openai-compatible", "http://127.0.0.1:9/v1", concurrency, stream)
-}
-
-/// Plays Python for compatible scoring: `<code>\nassert A == B` passes when A and B read the same.
-struct AssertEngine;
-
-impl PythonEngine for AssertEngine {
-    fn run(&mut self, request: &RunRequest) -> RunResult {
-        let last = request.program.lines().last().unwrap_or("");
-        let outcome = match last.strip_prefix("assert ").and_then(|a| a.split_once(" == ")) {
-            Some((a, b)) if a.trim() == b.trim() => Outcome::Value { repr: "None".into(), matches: None },
-            Some(_) => Outcome::Raised {
-                kind: "AssertionError".into(),
-                message: String::new(),
-                traceback: String::new(),
-                phase: "program".into(),
-            },
-            None => Outcome::Crashed { reason: format!("the fake engine has no rule for `{}`", request.expression) },
-        };
-        RunResult { outcome, stdout: String::new(), elapsed_ms: 0.0 }
-    }
 }
 
 /// Keeps records in memory; fails the `fail_at`-th put (1-based) when set.
