@@ -557,7 +557,7 @@ fn print(f: &Figures, reps: usize, seconds: f64) {
     }
     println!(
         "\nWrites: ms per record from before serializing the record and the run entry to the readwrite transaction's `complete` \
-         (one transaction over `runs` and `records` per record, as `IdbRunStore::put_record` does), median and p99 over the \
+         (one transaction over `runs` and `records` per record, as `IdbStore::put_record` does), median and p99 over the \
          run's {SAMPLES} records. The page's figures come from its own timing during the run (so its main thread also serves the \
          simulated model and the worker's results meanwhile); the plain JS reference writes {SAMPLES} copies of one of the run's \
          records into a scratch database right after, in the same page, with nothing else running, and deletes it. \
