@@ -315,10 +315,9 @@ pub async fn run_session<P: Python, H: HttpClient, C: Clock, S: RunStore>(
     })
 }
 
-/// Every stored run still marked running when a front end starts was cut off (a reload, a closed
-/// tab, a killed process: no session of this start runs it): it becomes interrupted, stored so.
-/// Returns the list, and the entries whose new state could not be stored.
-pub fn interrupted_at_start(entries: &mut [RunEntry]) -> Vec<usize> {
+/// Marks every run still "running" as interrupted (no session of this start runs it: a reload, a
+/// closed tab or a killed process cut it off). Returns the positions it changed.
+fn interrupted_at_start(entries: &mut [RunEntry]) -> Vec<usize> {
     let mut changed = Vec::new();
     for (i, entry) in entries.iter_mut().enumerate().filter(|(_, e)| e.state == RunState::Running) {
         entry.state = RunState::Interrupted;
