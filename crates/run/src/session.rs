@@ -331,7 +331,7 @@ fn interrupted_at_start(entries: &mut [RunEntry]) -> Vec<usize> {
 pub const INTERRUPTED: &str =
     "the page was closed or reloaded while it ran: Resume asks only for the samples without a record";
 
-/// Reads the stored runs as a front end starts, marking the ones cut off ([`interrupted_at_start`])
+/// Reads the stored runs as a front end starts, marking the ones cut off as interrupted
 /// and storing their new state. A state that cannot be stored is reported, the list still read.
 pub async fn open_runs<S: RunStore>(store: &S) -> Result<(Vec<RunEntry>, Vec<StoreError>), StoreError> {
     let mut entries = store.entries().await?;
