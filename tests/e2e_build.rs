@@ -341,8 +341,12 @@ async fn a_model_generation_cut_by_a_reload_resumes_asking_only_what_is_missing(
     assert!(!kept_generations_text(&b).await.contains(KEY));
 
     b.click("[data-testid=build-kept-discard]").await;
-    b.wait_text("[data-testid=build-per-method]", Duration::from_secs(5), |_| true).await;
-    let gone = js(&b, "return document.querySelectorAll('[data-testid=build-kept-row]').length").await;
-    assert_eq!(gone.as_i64(), Some(0), "Discard forgets it");
+    // Discard deletes from IndexedDB and then lists again: wait for the list, not a fixed moment.
+    b.wait_script(
+        "return document.querySelectorAll('[data-testid=build-kept-row]').length",
+        Duration::from_secs(10),
+        |rows| rows.as_i64() == Some(0),
+    )
+    .await;
     assert_eq!(kept_generations_text(&b).await, r#"{"entries":[],"rows":[]}"#);
 }

@@ -34,15 +34,7 @@ async fn js(b: &Browser, script: &str) -> Value {
 
 /// Runs `script` until its value satisfies `pred` (10 s at most), returning the value.
 async fn wait_js(b: &Browser, script: &str, pred: impl Fn(&Value) -> bool) -> Value {
-    let deadline = Instant::now() + Duration::from_secs(10);
-    loop {
-        let value = js(b, script).await;
-        if pred(&value) {
-            return value;
-        }
-        assert!(Instant::now() < deadline, "waited 10 s for {script}; last value {value}");
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    b.wait_script(script, Duration::from_secs(10), pred).await
 }
 
 async fn select(b: &Browser, css: &str, value: &str) {

@@ -215,7 +215,7 @@ impl BuildJob {
 
     /// Forgets a kept generation.
     pub fn discard(self, id: String) {
-        leptos::task::spawn_local(async move { self.kept.discard(&id).await });
+        self.kept.discard(&id);
     }
 
     fn launch(self, source: BuildSource, seed: u64, start: Start) {

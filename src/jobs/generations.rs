@@ -21,6 +21,8 @@ pub type GenerationStoreOfPage = BrowserStore<MemoryGenerationStore>;
 enum Write {
     Entry(GenerationEntry),
     Row(GenerationEntry, GenerationRow),
+    /// Forgets a generation: queued too, so a write asked for before cannot bring it back.
+    Discard(String),
 }
 
 #[derive(Default)]
@@ -87,12 +89,10 @@ impl KeptGenerations {
         self.enqueue(Write::Row(entry, row));
     }
 
-    /// Forgets a generation and its rows.
-    pub async fn discard(self, id: &str) {
-        if let Err(e) = self.store().await.delete_generation(id).await {
-            self.problem.set(Some(format!("generation `{id}` could not be removed: {e}")));
-        }
+    /// Forgets a generation and its rows (after every write asked for before).
+    pub fn discard(self, id: &str) {
         self.entries.update(|entries| entries.retain(|e| e.id != id));
+        self.enqueue(Write::Discard(id.to_string()));
     }
 
     fn show(self, entry: &GenerationEntry) {
@@ -119,11 +119,16 @@ impl KeptGenerations {
                 let written = match &write {
                     Write::Entry(entry) => store.save_generation(entry).await,
                     Write::Row(entry, row) => store.put_generation_row(entry, row).await,
+                    Write::Discard(id) => store.delete_generation(id).await,
                 };
                 if let Err(e) = written {
                     let what = match &write {
                         Write::Entry(entry) => format!("generation `{}`", entry.id),
                         Write::Row(entry, row) => format!("the response to `{}` of generation `{}`", row.id, entry.id),
+                        Write::Discard(id) => {
+                            self.problem.set(Some(format!("generation `{id}` could not be removed: {e}")));
+                            continue;
+                        }
                     };
                     self.problem.set(Some(format!("{what} could not be kept for a reload (the generation goes on; a reload would ask it again): {e}")));
                 }

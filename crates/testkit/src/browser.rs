@@ -123,6 +123,25 @@ impl Browser {
         }
     }
 
+    /// Runs `script` (a function body that `return`s a value) until its value satisfies `pred`,
+    /// returning it; fails with the last value. For effects that land a moment after a click.
+    pub async fn wait_script(
+        &self,
+        script: &str,
+        timeout: Duration,
+        pred: impl Fn(&serde_json::Value) -> bool,
+    ) -> serde_json::Value {
+        let deadline = Instant::now() + timeout;
+        loop {
+            let value = self.client.execute(script, vec![]).await.unwrap_or_else(|e| panic!("{script}: {e}"));
+            if pred(&value) {
+                return value;
+            }
+            assert!(Instant::now() < deadline, "waited {timeout:?} for {script}; last value {value}");
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+
     pub async fn click(&self, css: &str) {
         self.client
             .wait()
