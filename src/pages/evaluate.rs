@@ -15,13 +15,14 @@ use std::sync::Arc;
 
 use execbench_core::{LoadReport, Sample};
 use execbench_eval::Task;
-use execbench_eval::models::{EchoFirstArgument, FileScope, Oracle, Replay, TypeDefault};
+use execbench_eval::models::{EchoFirstArgument, Oracle, Replay, TypeDefault};
 use execbench_eval::prompt::{Style, Template, default_template};
 use execbench_eval::score::Mode;
 use execbench_run::api::ApiModel;
 use execbench_run::cost::SpendCap;
 use execbench_run::cost::estimate::{Estimate, PilotFigures, describe, estimate_run, estimate_tokens};
 use execbench_run::manifest::PriceUsed;
+use execbench_run::session::{self, FileJob};
 use execbench_run::store::RunStore;
 use execbench_run::{EvalJob, Responder};
 use leptos::prelude::*;
@@ -108,8 +109,7 @@ fn file_plan(
     rescored: bool,
     stored: Option<execbench_eval::stored::StoredScores>,
 ) -> RunPlan {
-    let FileScope { samples, n, missing, unknown } = replay.scope(dataset);
-    let job = EvalJob::new(samples, template, n, modes);
+    let FileJob { job, missing, unknown } = session::file_job(&replay, dataset, template, modes);
     let shown = Shown { file: Some(FileShown { name: name.to_string(), rescored, missing, unknown, stored }) };
     RunPlan { responder: Responder::Offline(Box::new(replay)), job, shown, price: None, simulation: None }
 }

@@ -1,18 +1,28 @@
 //! `execbench score`: re-score a generations file (CRUXEval's `{"sample_0": [...]}`, JSON Lines
 //! of raw responses, or an evaluation file as CRUXEval's leaderboard and CodeCrash publish it)
 //! against a dataset, printing pass@1 and pass@5 per mode (and an evaluation file's own verdicts
-//! beside them) and optionally writing one result row per sample and mode. Samples are spread over
-//! `--jobs` interpreters (a compatible re-scoring with many time-outs is mostly waiting for time
-//! limits); what is printed and written is the same whatever the number.
+//! beside them) and optionally writing one result row per sample and mode. The file is replayed as
+//! a model through the same stored-run session as the page's Re-score (kept in memory here), so
+//! both give the same figures. Python runs on `--jobs` interpreters (a compatible re-scoring with
+//! many time-outs is mostly waiting for time limits); what is printed and written is the same
+//! whatever the number.
 
+use std::cell::RefCell;
 use std::time::Instant;
 
 use execbench_core::Provenance;
-use execbench_eval::generations::{Rescore, import_generations, rescore_in_parallel};
-use execbench_eval::report::markdown_table;
+use execbench_eval::generations::{Rescore, import_generations};
+use execbench_eval::models::Replay;
+use execbench_eval::prompt::{Style, default_template};
+use execbench_eval::report::{markdown_table, summarize};
 use execbench_eval::stored::{StoredScores, compare_stored};
 use execbench_eval::{Mode, ScoreOptions, Task};
+use execbench_run::manifest::RunEntry;
+use execbench_run::session::{self, FileJob, NewRun, Session, SessionEvent, SessionIo, run_session};
+use execbench_run::store::MemoryRunStore;
+use execbench_run::{CancelToken, Event, Responder};
 
+use crate::http::{NativeHttp, TokioClock};
 use crate::progress::Progress;
 use crate::python::Workers;
 
@@ -94,33 +104,65 @@ pub fn run(args: &ScoreArgs) -> Result<i32, String> {
         return Ok(1);
     }
 
-    let workers = Workers::of_this_binary()?;
-    // The samples with answers: what each mode's bar counts.
-    let answered: std::collections::HashSet<&str> = generations.entries.iter().map(|e| e.id.as_str()).collect();
-    let to_score = dataset.samples.iter().filter(|s| answered.contains(s.id.as_str())).count();
-    let mut rescores: Vec<Rescore> = Vec::new();
-    for mode in &settings.modes {
-        let started = Instant::now();
-        let mut progress = Progress::bar_only(to_score);
-        let rescore = rescore_in_parallel(
-            || workers.engine(),
-            settings.jobs,
-            &dataset.samples,
-            &generations,
-            settings.task,
-            *mode,
-            &settings.options,
-            |_| progress.tick(0),
-        );
-        eprintln!(
-            "{} {}: {} answers scored in {:.0} ms",
-            settings.task.label(),
-            mode.label(),
-            rescore.summary.answers,
-            started.elapsed().as_secs_f64() * 1000.0
-        );
-        rescores.push(rescore);
+    // The page's path: the file replayed as a model through a stored-run session (in memory
+    // here), so a file gets the same figures on the command line as in the page.
+    let replay = Replay::from_generations(settings.generations, &generations);
+    let template = default_template(settings.task, Style::Direct);
+    let FileJob { mut job, missing, unknown } =
+        session::file_job(&replay, &dataset.samples, template, settings.modes.clone());
+    job.options = settings.options;
+    let mut responder = Responder::Offline(Box::new(replay));
+    let about = NewRun {
+        run_id: "score".to_string(),
+        created: 0,
+        model: session::model_name(&responder, Some(settings.generations)),
+        api: None,
+        dataset: settings.dataset.to_string(),
+        simulation: None,
+        price: None,
+        stored: generations.stored.clone(),
+        app_version: env!("CARGO_PKG_VERSION").to_string(),
+    };
+    let entry = RunEntry::new(session::new_manifest(&job, about), 0.0);
+    let store = MemoryRunStore::new();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot start the async runtime: {e}"))?;
+    let python = Workers::of_this_binary()?.python(settings.jobs);
+    let (http, clock) = (NativeHttp::new()?, TokioClock::new());
+    let started = Instant::now();
+    let progress = RefCell::new(Progress::bar_only(job.samples.len()));
+    let on_event = |event: SessionEvent| {
+        if let SessionEvent::Engine(Event::Record(_), _) = event {
+            progress.borrow_mut().tick(0);
+        }
+    };
+    let session = Session { store: &store, entry, earlier: Vec::new(), unsaved: Vec::new(), now_ms: Box::new(|| 0.0) };
+    let io = SessionIo { python: &python, http: &http, clock: &clock };
+    let end = runtime
+        .block_on(run_session(session, job, &mut responder, io, &CancelToken::new(), &on_event))
+        .map_err(|e| format!("the answers could not be kept while scoring: {}", e.error))?;
+    eprintln!(
+        "{} samples scored in {} mode(s) in {:.0} ms",
+        end.records.len(),
+        settings.modes.len(),
+        started.elapsed().as_secs_f64() * 1000.0
+    );
+    // An answer the replay could not give (never for a sample in the file's scope) is a bug here.
+    if let Some(error) = end.records.iter().find_map(|r| r.error.as_ref()) {
+        return Err(format!("scoring failed: {}", error.message));
     }
+    let rescores: Vec<Rescore> = settings
+        .modes
+        .iter()
+        .enumerate()
+        .map(|(i, mode)| {
+            let results: Vec<_> = end.records.iter().filter_map(|r| r.results.get(i).cloned()).collect();
+            let summary = summarize(settings.task, *mode, &results);
+            Rescore { results, summary, missing: missing.clone(), unknown: unknown.clone() }
+        })
+        .collect();
 
     let first = &rescores[0];
     if !first.missing.is_empty() {

@@ -452,28 +452,6 @@ pub fn rescore(
     scope.finish(results, task, mode)
 }
 
-/// [`rescore`] with the samples spread over `jobs` threads, each with its own engine from
-/// `make_engine` (natively only: see `execbench_core::parallel`). The same results in the same
-/// order as one engine gives: every run is in fresh globals, so no run depends on another.
-#[allow(clippy::too_many_arguments)]
-pub fn rescore_in_parallel<E: PythonEngine>(
-    make_engine: impl Fn() -> E + Sync,
-    jobs: usize,
-    dataset: &[Sample],
-    generations: &Generations,
-    task: Task,
-    mode: Mode,
-    options: &ScoreOptions,
-    on_sample: impl FnMut(&SampleResult),
-) -> Rescore {
-    let scope = RescoreScope::of(dataset, generations);
-    let score = |engine: &mut E, (sample, entry): &(&Sample, &GenerationEntry)| {
-        score_entry(engine, generations, sample, entry, task, mode, options)
-    };
-    let results = execbench_core::parallel::map_with_engines(&scope.pairs, jobs, make_engine, score, on_sample);
-    scope.finish(results, task, mode)
-}
-
 /// The samples a re-scoring covers, each with its entry, in dataset order.
 struct RescoreScope<'a> {
     pairs: Vec<(&'a Sample, &'a GenerationEntry)>,
@@ -742,55 +720,5 @@ mod tests {
         );
         assert_eq!(r.summary.pass_at_1.display(), "70.0");
         assert_eq!((r.summary.pass_at_5.available, r.summary.pass_at_5.total), (1, 2));
-    }
-
-    /// Threads change nothing but the speed: right, timed-out and raising answers over many
-    /// samples give the same rows in the same order as one engine.
-    #[test]
-    fn rescoring_in_parallel_equals_one_engine() {
-        use execbench_core::Outcome;
-        let dataset: Vec<Sample> = (0..12)
-            .map(|i| Sample {
-                id: format!("s{i}"),
-                code: "def f(x):\n    return x".into(),
-                function_name: "f".into(),
-                input: "1".into(),
-                call: "f(1)".into(),
-                output: "1".into(),
-                meta: Default::default(),
-            })
-            .collect();
-        let answers = ["\"1\"", "\"2\"", "\"3\"", "\"f(1)\""];
-        let entries: Vec<String> =
-            (0..12).map(|i| format!("\"s{i}\": [{}, {}]", answers[i % 4], answers[(i / 4) % 4])).collect();
-        let g = import_generations("g.json", &format!("{{{}}}", entries.join(", ")));
-        let engine = || {
-            FakeEngine::new()
-                .value("assert 1 == 1", "None")
-                .rule("assert 1 == 2", Outcome::TimedOut { limit_ms: 3000 })
-                .rule(
-                    "assert 1 == 3",
-                    Outcome::Raised {
-                        kind: "AssertionError".into(),
-                        message: String::new(),
-                        traceback: String::new(),
-                        phase: "program".into(),
-                    },
-                )
-        };
-        for mode in Mode::ALL {
-            let one = rescore(&mut engine(), &dataset, &g, Task::Output, mode, &ScoreOptions::default());
-            let mut reported = 0;
-            let three =
-                rescore_in_parallel(engine, 3, &dataset, &g, Task::Output, mode, &ScoreOptions::default(), |_| {
-                    reported += 1
-                });
-            assert_eq!(three, one, "{mode:?}");
-            assert_eq!(reported, 12);
-        }
-        let compatible = rescore(&mut engine(), &dataset, &g, Task::Output, Mode::Compatible, &ScoreOptions::default());
-        let labels: Vec<&str> =
-            compatible.results.iter().flat_map(|r| r.answers.iter().map(|a| a.verdict.label())).collect();
-        assert!(["correct", "timeout", "wrong_value", "dropped"].iter().all(|l| labels.contains(l)), "{labels:?}");
     }
 }

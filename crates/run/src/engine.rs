@@ -189,10 +189,14 @@ pub async fn run_evaluation<P: Python, H: HttpClient, C: Clock, S: ResultStore>(
         Responder::Offline(model) => {
             // Samples overlap as far as the Python takes runs at once (a pool of workers or
             // threads); their records are finished in dataset order, as one at a time would.
+            // With a pool, samples well past the oldest unfinished one are under way too: one
+            // answer waiting out its time limit then holds one worker, not the whole run.
             let model = RefCell::new(model.as_mut());
+            let width = io.python.runs_at_once().max(1);
+            let window = if width == 1 { 1 } else { width * OFFLINE_LOOKAHEAD };
             let mut records = futures::stream::iter(todo)
                 .map(|(index, sample)| offline_sample(job, &model, io.python, index, sample, &python_runs))
-                .buffered(io.python.runs_at_once().max(1));
+                .buffered(window);
             let mut end = RunEnd::Finished;
             loop {
                 let next = select_biased! {
@@ -330,6 +334,11 @@ fn worst_case_cost(job: &EvalJob, model: &ApiModel, sample: &Sample, cap: &Spend
 
 /// One sample with an offline model: its Python steps go to the engine, then its answers are scored.
 /// The model is borrowed only between awaits, so samples in flight together can share it.
+/// With a pool of Python workers, how many samples per run the pool takes at once may be under
+/// way ahead of the oldest unfinished one (an offline model's samples are quick, so a time-out
+/// of a few seconds on one worker is covered by the others' next hundred samples).
+const OFFLINE_LOOKAHEAD: usize = 16;
+
 async fn offline_sample<P: Python, M: Model + ?Sized>(
     job: &EvalJob,
     model: &RefCell<&mut M>,

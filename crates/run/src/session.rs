@@ -10,6 +10,10 @@ use std::cell::RefCell;
 use std::collections::BTreeMap;
 
 use execbench_core::Sample;
+use execbench_eval::Mode;
+use execbench_eval::generations::FileScope;
+use execbench_eval::models::Replay;
+use execbench_eval::prompt::Template;
 
 use crate::api::{ApiModel, ApiSettings};
 use crate::cancel::CancelToken;
@@ -74,6 +78,25 @@ pub fn model_name(responder: &Responder, rescored_file: Option<&str>) -> String 
         Some(file) => format!("{RESCORED}{file}"),
         None => responder.name(),
     }
+}
+
+/// A file of answers as a job: the dataset's samples the file covers, asked for as many answers
+/// as it holds, and what of the dataset it does not cover.
+#[derive(Clone, Debug)]
+pub struct FileJob {
+    pub job: EvalJob,
+    /// Dataset samples the file has no answers for (left out of the figures).
+    pub missing: Vec<String>,
+    /// Ids in the file that the dataset does not have (ignored).
+    pub unknown: Vec<String>,
+}
+
+/// Plans the replay or re-scoring of a file of answers. The page (Replay, Re-score) and
+/// `execbench score` both plan with it and run the result through [`run_session`] with the
+/// replay as the model, so the same file gives the same figures in both.
+pub fn file_job(replay: &Replay, dataset: &[Sample], template: Template, modes: Vec<Mode>) -> FileJob {
+    let FileScope { samples, n, missing, unknown } = replay.scope(dataset);
+    FileJob { job: EvalJob::new(samples, template, n, modes), missing, unknown }
 }
 
 /// The spend cap a run's job carries: its manifest's limit and price, with what its records

@@ -44,7 +44,11 @@ impl ThreadedPython {
                             Err(_) => return,
                         };
                         let Ok((request, reply)) = next else { return };
-                        // A caller that stopped waiting (Stop) has dropped its receiver: nothing to do.
+                        // A caller that stopped waiting (Stop) has dropped its receiver: the run
+                        // is skipped if it has not started, and its result dropped if it has.
+                        if reply.is_canceled() {
+                            continue;
+                        }
                         let _ = reply.send(engine.run(&request));
                     }
                 })
@@ -113,6 +117,34 @@ mod tests {
         assert_eq!(values, (0..24).map(|i| i.to_string()).collect::<Vec<_>>());
         let threads: std::collections::BTreeSet<&str> = results.iter().map(|r| r.stdout.as_str()).collect();
         assert!(threads.len() > 1, "the runs were shared: {threads:?}");
+    }
+
+    /// After Stop the engine's futures are dropped: runs still queued are skipped, so a stopped
+    /// run does not keep the workers busy with work nobody waits for.
+    #[test]
+    fn runs_nobody_waits_for_are_skipped() {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        /// Counts its runs; the first one waits until the test has given up on the others.
+        struct Counting(Arc<AtomicUsize>, Arc<Mutex<mpsc::Receiver<()>>>);
+        impl PythonEngine for Counting {
+            fn run(&mut self, request: &RunRequest) -> RunResult {
+                if self.0.fetch_add(1, Ordering::SeqCst) == 0 {
+                    let _ = self.1.lock().map(|go| go.recv());
+                }
+                Echo.run(request)
+            }
+        }
+        let ran = Arc::new(AtomicUsize::new(0));
+        let (go, wait) = mpsc::channel();
+        let (counter, wait) = (ran.clone(), Arc::new(Mutex::new(wait)));
+        let python = ThreadedPython::new(1, move || Counting(counter.clone(), wait.clone()));
+        let first = python.run(RunRequest::new("first", ""));
+        // Queued behind the first (one thread), then given up.
+        drop((0..20).map(|i| python.run(RunRequest::new(i.to_string(), ""))).collect::<Vec<_>>());
+        go.send(()).unwrap();
+        assert_eq!(block_on(first).outcome.summary(), "first");
+        drop(python);
+        assert_eq!(ran.load(Ordering::SeqCst), 1);
     }
 
     #[test]

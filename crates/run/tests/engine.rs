@@ -1346,20 +1346,16 @@ fn a_replayed_file_scores_like_a_rescored_one() {
     let file = r#"{"s00": ["100", "1", "100"], "s01": ["7"], "s02": ["102", "103", "103"], "s03": ["103", "103"], "s99": ["1"]}"#;
     let generations = import_generations("g.json", file);
     let replay = Replay::from_generations("g.json", &generations);
-    let scope = replay.scope(&all);
-    assert_eq!(scope.n, 3, "the most answers the file gives one sample, not the page's n");
-    assert_eq!(scope.samples.iter().map(|s| s.id.as_str()).collect::<Vec<_>>(), ["s00", "s01", "s02", "s03"]);
+    let modes = vec![Mode::Strict, Mode::Compatible];
+    // The plan the page's Re-score and `execbench score` both make.
+    let template = default_template(Task::Output, Style::Direct);
+    let scope = execbench_run::session::file_job(&replay, &all, template, modes.clone());
+    assert_eq!(scope.job.n, 3, "the most answers the file gives one sample, not the page's n");
+    assert_eq!(scope.job.samples.iter().map(|s| s.id.as_str()).collect::<Vec<_>>(), ["s00", "s01", "s02", "s03"]);
     assert_eq!(scope.missing, ["s04", "s05", "s06", "s07", "s08"]);
     assert_eq!(scope.unknown, ["s99"]);
-    let modes = vec![Mode::Strict, Mode::Compatible];
-    let ran = drive(
-        job(scope.samples.clone(), scope.n, modes.clone()),
-        Responder::Offline(Box::new(replay)),
-        &clock,
-        Rc::new(NoHttp),
-        Rc::default(),
-        None,
-    );
+    let ran =
+        drive(scope.job.clone(), Responder::Offline(Box::new(replay)), &clock, Rc::new(NoHttp), Rc::default(), None);
     assert_eq!(ran.outcome.end, RunEnd::Finished);
     assert!(ran.outcome.records.iter().all(|r| r.error.is_none()), "no sample of the scope is an error");
     for (m, mode) in modes.iter().enumerate() {
