@@ -2,6 +2,7 @@
 
 use leptos::prelude::*;
 
+use crate::browser::offline::AppUpdates;
 use crate::browser::python::{PythonWorker, WorkerStatus};
 use crate::components::theme_switch::ThemeSwitch;
 use crate::pages::{
@@ -27,6 +28,16 @@ pub fn App() -> impl IntoView {
     provide_context(StoredValue::new_local(worker));
     provide_context(state);
     state.restore();
+    let updates = AppUpdates::start();
+    provide_context(updates);
+    // A new build waits while any job runs: reloading would cut it off.
+    let job_running = move || {
+        state.verify.job.running.get()
+            || state.perturb.job.running.get()
+            || state.reproduction.job.running.get()
+            || state.build.progress.running.get()
+            || !state.runs.active.get().is_empty()
+    };
 
     let (route, set_route) = signal(route::current());
     // On narrow screens the navigation is a menu; following any link closes it.
@@ -65,6 +76,9 @@ pub fn App() -> impl IntoView {
                 {nav_link(Route::Build, "Build")}
                 {nav_link(Route::Compare, "Compare")}
             </nav>
+            <Show when=move || updates.offline.get()>
+                <span class="offline-tag" data-testid="offline" title="No network: model APIs wait for it; everything else works">"Offline"</span>
+            </Show>
             <EngineStatus status=status />
             <ThemeSwitch />
             <button class="menu-button" data-testid="menu-button" aria-controls="site-nav" title="Menu"
@@ -72,6 +86,17 @@ pub fn App() -> impl IntoView {
                 <span class="bars" aria-hidden="true"></span><span class="visually-hidden">"Menu"</span>
             </button>
         </header>
+        <Show when=move || updates.ready.get()>
+            <div class="update-banner" role="status" data-testid="update-banner">
+                <span>"A new version of execbench is ready."</span>
+                <button class="primary" data-testid="update-reload" disabled=job_running on:click=move |_| updates.apply()>
+                    "Reload to update"
+                </button>
+                <Show when=job_running>
+                    <span class="muted">"It loads once the running job ends."</span>
+                </Show>
+            </div>
+        </Show>
         <main>
             {move || match route.get() {
                 Route::Home => view! { <HomePage /> }.into_any(),

@@ -435,6 +435,9 @@ pub async fn continue_plan_with_cap(
     let plan = session::continuation(entry, records, dataset, what, cap)?;
     let manifest = &plan.entry.manifest;
     let responder = session::stored_responder(manifest, key)?;
+    if matches!(responder, Responder::Api(_)) && manifest.simulation.is_none() {
+        crate::browser::offline::refuse_when_offline()?;
+    }
     let evaluation = RunPlan {
         responder,
         job: plan.job,

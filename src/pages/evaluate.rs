@@ -73,8 +73,12 @@ fn plan_evaluation(state: EvaluateState, report: &LoadReport) -> Result<RunPlan,
     let (mut price, mut simulation, mut spend_cap) = (None, None, None);
     let responder = match state.model.get_untracked() {
         ModelChoice::Api => {
-            let model = state.api.model()?;
             simulation = state.api.simulation()?;
+            // Said first: with no network, no other setting matters.
+            if simulation.is_none() {
+                crate::browser::offline::refuse_when_offline()?;
+            }
+            let model = state.api.model()?;
             price = state.api.price()?;
             if let Some(limit) = state.api.spend_cap()? {
                 let used = price.as_ref().ok_or("spend cap: it needs a price for this model (enter one)")?;

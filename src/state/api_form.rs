@@ -313,6 +313,9 @@ impl ApiForm {
                 latency_ms: 0,
             }));
         }
+        if let Err(e) = crate::browser::offline::refuse_when_offline() {
+            return self.verdict.set(Some(ConnectionVerdict::Failed(e)));
+        }
         self.keep();
         let key = self.key();
         self.testing.set(true);

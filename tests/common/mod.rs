@@ -5,6 +5,7 @@ use std::time::Duration;
 use execbench_testkit::browser::Browser;
 use execbench_testkit::static_server::StaticServer;
 
+#[allow(dead_code)]
 /// Serves the built site, opens the Evaluate page in a fresh Chromium and waits until Python is
 /// ready and the bundled dataset is loaded.
 pub async fn open_evaluate() -> (Browser, StaticServer) {

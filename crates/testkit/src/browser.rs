@@ -229,6 +229,12 @@ impl Browser {
         Ok(events)
     }
 
+    /// Switches the browser's network off (or back on) as DevTools' network emulation does:
+    /// `navigator.onLine` follows and requests fail, while the page keeps running.
+    pub async fn set_offline(&self, offline: bool) {
+        self.client.issue_cmd(NetworkConditions { offline }).await.expect("set the network conditions");
+    }
+
     /// Saves a screenshot as a test artifact (tests/artifacts/NAME.png) to look at.
     pub async fn screenshot(&self, name: &str) {
         let dir = crate::repo_root().join("tests/artifacts");
@@ -249,6 +255,25 @@ impl fantoccini::wd::WebDriverCompatibleCommand for PerformanceLog {
 
     fn method_and_body(&self, _: &url::Url) -> (http::Method, Option<String>) {
         (http::Method::POST, Some(r#"{"type":"performance"}"#.to_string()))
+    }
+}
+
+/// chromedriver's own command that emulates network conditions (here: none at all, or normal).
+#[derive(Debug)]
+struct NetworkConditions {
+    offline: bool,
+}
+
+impl fantoccini::wd::WebDriverCompatibleCommand for NetworkConditions {
+    fn endpoint(&self, base_url: &url::Url, session_id: Option<&str>) -> Result<url::Url, url::ParseError> {
+        base_url.join(&format!("session/{}/chromium/network_conditions", session_id.unwrap_or_default()))
+    }
+
+    fn method_and_body(&self, _: &url::Url) -> (http::Method, Option<String>) {
+        let conditions = serde_json::json!({"network_conditions": {
+            "offline": self.offline, "latency": 0, "download_throughput": -1, "upload_throughput": -1,
+        }});
+        (http::Method::POST, Some(conditions.to_string()))
     }
 }
 

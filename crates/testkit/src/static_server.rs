@@ -17,6 +17,10 @@ pub struct StaticServer {
     /// The URL of the first mount, e.g. `http://127.0.0.1:PORT/execbench/`.
     pub base_url: String,
     pub origin: String,
+    port: u16,
+    mounts: Vec<(String, PathBuf)>,
+    /// Ends the serving thread (and with its runtime every open connection).
+    running: Option<(tokio::sync::oneshot::Sender<()>, thread::JoinHandle<()>)>,
 }
 
 pub const SUB_PATH: &str = "/execbench/";
@@ -34,18 +38,51 @@ impl StaticServer {
         let port = listener.local_addr().expect("local address").port();
         let origin = format!("http://127.0.0.1:{port}");
         let base_url = format!("{origin}{}", mounts.first().map(|m| m.0.as_str()).unwrap_or("/"));
+        let mut server = StaticServer { base_url, origin, port, mounts, running: None };
+        server.serve(listener);
+        server
+    }
+
+    /// Stops serving, as a server that went away: connections are cut, new ones refused.
+    pub fn stop(&mut self) {
+        if let Some((stop, thread)) = self.running.take() {
+            let _ = stop.send(());
+            let _ = thread.join();
+        }
+    }
+
+    /// Serves again at the same address (the same origin, so the browser's storage for it and
+    /// its service worker still apply), from the same folders as they are now.
+    pub fn restart(&mut self) {
+        self.stop();
+        let listener = TcpListener::bind(("127.0.0.1", self.port)).expect("bind the same port again");
+        self.serve(listener);
+    }
+
+    fn serve(&mut self, listener: TcpListener) {
         // Built here, so that a bad mount panics in the caller rather than on the server's thread.
-        let app = router(mounts);
+        let app = router(self.mounts.clone());
         listener.set_nonblocking(true).expect("a non-blocking listener");
-        thread::spawn(move || {
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let thread = thread::spawn(move || {
             let runtime =
                 tokio::runtime::Builder::new_current_thread().enable_all().build().expect("the server's runtime");
             runtime.block_on(async move {
                 let listener = tokio::net::TcpListener::from_std(listener).expect("the listener in tokio");
-                axum::serve(listener, app).await.expect("serve the site");
+                // Only `stop` stops it: a dropped server (a test that kept just its URL) serves on.
+                let asked_to_stop = async {
+                    if stopped.await.is_err() {
+                        std::future::pending::<()>().await;
+                    }
+                };
+                tokio::select! {
+                    served = axum::serve(listener, app) => served.expect("serve the site"),
+                    _ = asked_to_stop => {}
+                }
             });
+            // Dropping the runtime here drops every connection's task.
         });
-        StaticServer { base_url, origin }
+        self.running = Some((stop, thread));
     }
 }
 
@@ -91,6 +128,20 @@ mod tests {
         let (head, body) = response.split_once("\r\n\r\n").unwrap_or((&response, ""));
         let status = head.split_whitespace().nth(1).and_then(|s| s.parse().ok()).unwrap_or(0);
         (status, head.to_ascii_lowercase(), body.to_string())
+    }
+
+    #[test]
+    fn a_stopped_server_refuses_and_a_restarted_one_serves_at_the_same_address() {
+        let root = site("restart", &[("index.html", "one")]);
+        let mut server = StaticServer::start(&root);
+        assert_eq!(get(&server, "/execbench/").2, "one");
+        server.stop();
+        let address = server.origin.strip_prefix("http://").unwrap();
+        assert!(TcpStream::connect(address).is_err(), "nothing listens while stopped");
+        std::fs::write(root.join("index.html"), "two").unwrap();
+        server.restart();
+        assert_eq!(get(&server, "/execbench/").2, "two");
+        let _ = std::fs::remove_dir_all(root);
     }
 
     #[test]

@@ -1,0 +1,51 @@
+#!/usr/bin/env python3
+"""Trunk post-build hook (after csp_hashes.py): writes the built site's service worker, sw.js.
+
+It is scripts/service_worker.js with a `BUILD` constant in front: every file of the build (path
+relative to the site, SHA-256, size) and a version made from all of them, so that any change to
+any file is a new service worker, which the browser installs beside the running one.
+
+Usage: python3 scripts/offline_build.py [DIST]   (Trunk passes TRUNK_STAGING_DIR instead)
+Fails the build when the site has no index.html: an empty list would cache nothing."""
+import hashlib
+import json
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+OUTPUT = "sw.js"
+
+
+def build_files(root: str) -> list:
+    files = []
+    for folder, _, names in os.walk(root):
+        for name in names:
+            full = os.path.join(folder, name)
+            path = os.path.relpath(full, root).replace(os.sep, "/")
+            if path == OUTPUT:
+                continue
+            with open(full, "rb") as f:
+                data = f.read()
+            files.append({"path": path, "sha256": hashlib.sha256(data).hexdigest(), "bytes": len(data)})
+    return sorted(files, key=lambda f: f["path"])
+
+
+def main() -> int:
+    root = os.environ.get("TRUNK_STAGING_DIR") or (sys.argv[1] if len(sys.argv) > 1 else "dist")
+    if not os.path.isfile(os.path.join(root, "index.html")):
+        print(f"offline_build: {root} has no index.html", file=sys.stderr)
+        return 1
+    files = build_files(root)
+    version = hashlib.sha256("\n".join(f"{f['path']} {f['sha256']}" for f in files).encode()).hexdigest()[:16]
+    with open(os.path.join(HERE, "service_worker.js"), encoding="utf-8") as f:
+        template = f.read()
+    build = json.dumps({"version": version, "files": files}, indent=1)
+    with open(os.path.join(root, OUTPUT), "w", encoding="utf-8") as f:
+        f.write(f"// Written by scripts/offline_build.py: this build's files.\nconst BUILD = {build};\n\n{template}")
+    total = sum(f["bytes"] for f in files)
+    print(f"offline_build: sw.js caches {len(files)} files, {total / 1e6:.1f} MB, version {version}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

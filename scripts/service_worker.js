@@ -1,0 +1,87 @@
+// execbench's service worker: after one visit the app opens and works with the network off.
+//
+// scripts/offline_build.py writes the built copy (dist/sw.js): this file with `BUILD` in front,
+// naming every file of the build with its SHA-256 and a version made from them all. A new build is
+// a new sw.js, so the browser installs it beside the running one; it takes over only when the
+// page asks (the user clicked "Reload to update"), so code never changes under a running job.
+//
+// Only the build's own files are answered from the cache. Everything else (model APIs, datasets
+// from other sites, the IndexedDB the page keeps) goes to the network untouched.
+
+const CACHE_PREFIX = "execbench-";
+const CACHE = CACHE_PREFIX + BUILD.version;
+const SCOPE = new URL(self.registration.scope);
+
+// Build files by their URL (resolved against this script, so a sub-path deploy works).
+const BUILD_URLS = new Map(BUILD.files.map((f) => [new URL(f.path, self.location).href, f]));
+const INDEX = new URL("index.html", self.location).href;
+
+function hex(buffer) {
+  return [...new Uint8Array(buffer)].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+// A file of this build, checked against its hash: the HTTP cache may hold an older copy of a file
+// whose name does not change between builds (the workers' modules), so a mismatch fetches again.
+async function fetchChecked(file) {
+  const url = new URL(file.path, self.location).href;
+  for (const mode of ["default", "reload"]) {
+    const response = await fetch(url, { cache: mode });
+    if (!response.ok) throw new Error(`${file.path}: HTTP ${response.status}`);
+    const bytes = await response.clone().arrayBuffer();
+    if (hex(await crypto.subtle.digest("SHA-256", bytes)) === file.sha256) return response;
+  }
+  throw new Error(`${file.path}: the server's copy is not this build's`);
+}
+
+self.addEventListener("install", (event) => {
+  // All or nothing: a build half in the cache would break offline; a failed install leaves the
+  // page on the network, as without a service worker.
+  event.waitUntil(
+    (async () => {
+      const cache = await caches.open(CACHE);
+      const fetched = await Promise.all(BUILD.files.map(async (f) => [f, await fetchChecked(f)]));
+      await Promise.all(fetched.map(([f, response]) => cache.put(new URL(f.path, self.location).href, response)));
+    })()
+  );
+});
+
+self.addEventListener("activate", (event) => {
+  // Older builds' caches go once this one is in charge; other sites' caches are not ours.
+  event.waitUntil(
+    (async () => {
+      for (const name of await caches.keys()) {
+        if (name.startsWith(CACHE_PREFIX) && name !== CACHE) await caches.delete(name);
+      }
+      await self.clients.claim();
+    })()
+  );
+});
+
+self.addEventListener("message", (event) => {
+  if (event.data === "execbench:update") self.skipWaiting();
+  if (event.data === "execbench:version" && event.source) event.source.postMessage({ version: BUILD.version });
+});
+
+function buildFileFor(request) {
+  if (request.method !== "GET") return null;
+  const url = new URL(request.url);
+  if (url.origin !== SCOPE.origin || !url.pathname.startsWith(SCOPE.pathname)) return null;
+  url.search = "";
+  url.hash = "";
+  // The app's address itself (`/execbench/`, with or without a route after `#`) is its page.
+  if (request.mode === "navigate" && url.href === SCOPE.href) return INDEX;
+  return BUILD_URLS.has(url.href) ? url.href : null;
+}
+
+self.addEventListener("fetch", (event) => {
+  const key = buildFileFor(event.request);
+  if (!key) return;
+  event.respondWith(
+    (async () => {
+      const cache = await caches.open(CACHE);
+      const cached = await cache.match(key);
+      // A cache the browser emptied (storage pressure) falls back to the network.
+      return cached || fetch(event.request);
+    })()
+  );
+});

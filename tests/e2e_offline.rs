@@ -1,0 +1,144 @@
+//! End-to-end: the app after one visit, with its server gone (Python, a perturbation and an
+//! offline evaluation still work; a model API says "offline" and sends nothing), and a new build
+//! deployed while a job runs (offered, held back until the job ends, loaded on "Reload to
+//! update"). Served from a sub-path in one test and from the root in the other, each from a copy
+//! of the built site that the test can stop serving or replace.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use execbench_testkit::browser::Browser;
+use execbench_testkit::static_server::StaticServer;
+use fantoccini::Locator;
+
+/// A copy of the built site of its own, which a test may change.
+fn site_copy(name: &str) -> PathBuf {
+    fn copy(from: &Path, to: &Path) {
+        std::fs::create_dir_all(to).unwrap();
+        for entry in std::fs::read_dir(from).unwrap() {
+            let entry = entry.unwrap();
+            let target = to.join(entry.file_name());
+            if entry.file_type().unwrap().is_dir() {
+                copy(&entry.path(), &target);
+            } else {
+                std::fs::copy(entry.path(), target).unwrap();
+            }
+        }
+    }
+    let dir = std::env::temp_dir().join(format!("execbench-e2e-offline-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    copy(&execbench_testkit::dist_dir(), &dir);
+    dir
+}
+
+async fn select(b: &Browser, css: &str, value: &str) {
+    let element = b.client.find(Locator::Css(css)).await.unwrap_or_else(|e| panic!("no `{css}`: {e}"));
+    element.select_by_value(value).await.unwrap();
+}
+
+async fn wait_python(b: &Browser) {
+    b.wait_text(".engine", Duration::from_secs(60), |t| t.starts_with("Python ready")).await;
+}
+
+/// Waits until the service worker has cached the build and controls the page.
+async fn wait_kept(b: &Browser) {
+    b.wait_script("return !!navigator.serviceWorker.controller", Duration::from_secs(60), |v| v == true).await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn after_one_visit_the_app_works_with_its_server_gone() {
+    let site = site_copy("gone");
+    let mut server = StaticServer::start(&site);
+    let b = Browser::launch().await;
+    b.client.goto(&server.base_url).await.unwrap();
+    wait_python(&b).await;
+    wait_kept(&b).await;
+
+    server.stop();
+    b.client.refresh().await.unwrap();
+    wait_python(&b).await;
+
+    // A perturbation, run and checked.
+    b.client.goto(&format!("{}#/perturb", server.base_url)).await.unwrap();
+    b.fill("[data-testid=sample-id-input]", "sample_0").await;
+    b.click("[data-testid=perturb-one]").await;
+    let verdict = b
+        .wait_text("[data-testid=perturb-verdict]", Duration::from_secs(60), |t| t == "agree" || t == "disagree")
+        .await;
+    assert_eq!(verdict, "agree");
+
+    // An offline evaluation of the bundled dataset.
+    b.client.goto(&format!("{}#/evaluate", server.base_url)).await.unwrap();
+    b.wait_text(".evaluate .muted", Duration::from_secs(30), |t| t.contains("(800 samples)")).await;
+    select(&b, "[data-testid=eval-model]", "oracle").await;
+    b.fill("[data-testid=eval-limit]", "5").await;
+    b.click("[data-testid=eval-run]").await;
+    assert_eq!(b.wait_text("[data-testid=eval-state]", Duration::from_secs(60), |t| !t.is_empty()).await, "finished");
+    b.screenshot("offline-evaluated").await;
+
+    // No network at all: the header says so, and a model API run is refused in words, not tried.
+    b.set_offline(true).await;
+    b.wait_text("[data-testid=offline]", Duration::from_secs(10), |t| t == "Offline").await;
+    select(&b, "[data-testid=eval-model]", "api").await;
+    b.click("[data-testid=eval-run]").await;
+    let said = b.wait_text("[data-testid=eval-error]", Duration::from_secs(10), |t| !t.is_empty()).await;
+    assert!(said.contains("you are offline"), "{said}");
+    b.set_offline(false).await;
+    let _ = std::fs::remove_dir_all(site);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_new_build_is_offered_held_while_a_job_runs_and_loaded_on_reload() {
+    let site = site_copy("update");
+    let server = StaticServer::mount(vec![("/".into(), site.clone())]);
+    let b = Browser::launch().await;
+    b.client.goto(&format!("{}#/evaluate", server.base_url)).await.unwrap();
+    wait_python(&b).await;
+    wait_kept(&b).await;
+    b.wait_text(".evaluate .muted", Duration::from_secs(30), |t| t.contains("(800 samples)")).await;
+
+    // A long job: the simulated model (no network needed) at half a second an answer, over
+    // every sample (minutes; stopped below).
+    select(&b, "[data-testid=eval-model]", "api").await;
+    select(&b, "[data-testid=api-provider]", "simulated").await;
+    b.fill("[data-testid=api-model]", "sim").await;
+    b.fill("[data-testid=sim-latency]", "500").await;
+    common::start_api_run(&b).await;
+    b.wait_text("[data-testid=eval-stats]", Duration::from_secs(60), |t| !t.starts_with("0 /")).await;
+
+    // A new build is deployed (a marker in its page) and the page asks for it, as it does every
+    // half hour and when the tab is shown again.
+    let index = site.join("index.html");
+    let html = std::fs::read_to_string(&index).unwrap();
+    std::fs::write(&index, html.replacen("<head>", r#"<head><meta name="execbench-build" content="second">"#, 1))
+        .unwrap();
+    let rebuilt = std::process::Command::new("python3")
+        .arg(execbench_testkit::repo_root().join("scripts/offline_build.py"))
+        .arg(&site)
+        .status()
+        .unwrap();
+    assert!(rebuilt.success());
+    b.client.execute("navigator.serviceWorker.getRegistration().then(r => r.update())", vec![]).await.unwrap();
+    b.wait_text("[data-testid=update-banner]", Duration::from_secs(60), |t| t.contains("new version")).await;
+
+    // The job goes on under the old code; the update waits for it.
+    let state = "return document.querySelector('[data-testid=eval-state]')?.textContent ?? ''";
+    assert_eq!(b.client.execute(state, vec![]).await.unwrap(), "", "the job still runs");
+    let disabled = "return document.querySelector('[data-testid=update-reload]').disabled";
+    assert_eq!(b.client.execute(disabled, vec![]).await.unwrap(), true, "no reload while the job runs");
+    let before = b.wait_text("[data-testid=eval-stats]", Duration::from_secs(5), |_| true).await;
+    b.wait_text("[data-testid=eval-stats]", Duration::from_secs(60), |t| t != before).await;
+    b.client.execute("window.scrollTo(0, 0)", vec![]).await.unwrap();
+    b.screenshot("offline-update-waiting").await;
+    b.click("[data-testid=eval-stop]").await;
+    b.wait_text("[data-testid=eval-state]", Duration::from_secs(60), |t| !t.is_empty()).await;
+
+    b.wait_script(disabled, Duration::from_secs(10), |v| v == false).await;
+    b.click("[data-testid=update-reload]").await;
+    let marker = "return document.querySelector('meta[name=execbench-build]')?.content ?? null";
+    b.wait_script(marker, Duration::from_secs(60), |v| v == "second").await;
+    wait_python(&b).await;
+    let _ = std::fs::remove_dir_all(site);
+}
