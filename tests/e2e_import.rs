@@ -1,5 +1,6 @@
 //! End-to-end: datasets people already have, imported in the page. A LiveCodeBench execution file
-//! in Parquet (written here with LiveCodeBench's schema: a nanosecond timestamp, snappy pages) is
+//! in Parquet, written by pyarrow as Hugging Face writes them (tests/fixtures/pyarrow: the dataset
+//! card's schema, snappy, dictionary pages, three row groups, microsecond timestamps), is
 //! imported, every row checked by running it, verified on the Verify page and scored 100% by the
 //! oracle; a CodeCrash-shaped perturbed file is imported with its perturbation kept per sample.
 
@@ -11,6 +12,9 @@ use fantoccini::Locator;
 
 #[path = "../crates/formats/tests/common/mod.rs"]
 mod parquet_writer;
+
+/// Parquet files written by pyarrow, with the script that made them.
+const PYARROW_FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/pyarrow");
 
 async fn select(b: &Browser, css: &str, value: &str) {
     b.client.find(Locator::Css(css)).await.unwrap().select_by_value(value).await.unwrap();
@@ -24,13 +28,10 @@ async fn send_file(b: &Browser, path: &std::path::Path) {
 async fn a_livecodebench_parquet_file_is_imported_verified_and_scored_and_a_codecrash_file_keeps_its_kind() {
     let dir = std::env::temp_dir().join(format!("execbench-e2e-import-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let difficulties = ["easy", "medium", "hard"];
-    let rows: Vec<parquet_writer::LcbRow> = (0..12).map(|n| parquet_writer::lcb_row(n, difficulties[n % 3])).collect();
-    let lcb = dir.join("execution-v2-test.parquet");
-    std::fs::write(&lcb, parquet_writer::lcb_file(&rows, 5)).unwrap();
+    let lcb = std::path::Path::new(PYARROW_FIXTURES).join("lcb_execution.parquet");
     // The library reads the same file natively: the page must show what it shows.
-    let native = execbench_formats::load_dataset("execution-v2-test.parquet", &std::fs::read(&lcb).unwrap()).report;
-    assert_eq!((native.samples.len(), native.errors.len()), (12, 0), "{:?}", native.errors);
+    let native = execbench_formats::load_dataset("lcb_execution.parquet", &std::fs::read(&lcb).unwrap()).report;
+    assert_eq!((native.samples.len(), native.errors.len()), (24, 0), "{:?}", native.errors);
 
     let server = StaticServer::start(&execbench_testkit::dist_dir());
     let b = Browser::launch().await;
@@ -40,11 +41,11 @@ async fn a_livecodebench_parquet_file_is_imported_verified_and_scored_and_a_code
     b.wait_text(".engine", Duration::from_secs(60), |t| t.starts_with("Python ready")).await;
 
     send_file(&b, &lcb).await;
-    b.wait_text("[data-testid=dataset-name]", Duration::from_secs(10), |t| t == "execution-v2-test.parquet").await;
-    b.wait_text("[data-testid=match-count]", Duration::from_secs(10), |t| t == "12 of 12").await;
+    b.wait_text("[data-testid=dataset-name]", Duration::from_secs(10), |t| t == "lcb_execution.parquet").await;
+    b.wait_text("[data-testid=match-count]", Duration::from_secs(10), |t| t == "24 of 24").await;
     let status =
         b.wait_text("[data-testid=import-check-status]", Duration::from_secs(60), |t| t.contains("finished")).await;
-    assert_eq!(status, "Every row runs and returns its output (12 of 12 checked, finished).");
+    assert_eq!(status, "Every row runs and returns its output (24 of 24 checked, finished).");
     b.client.goto(&format!("{base}#/sample/sample_5")).await.unwrap();
     let call = b.wait_text("[data-testid=sample-call]", Duration::from_secs(10), |_| true).await;
     assert_eq!(call, native.samples[5].call, "the call is LiveCodeBench's input as written");
@@ -53,10 +54,10 @@ async fn a_livecodebench_parquet_file_is_imported_verified_and_scored_and_a_code
     b.client.goto(&format!("{base}#/verify")).await.unwrap();
     b.click("[data-testid=verify-start]").await;
     b.wait_text("[data-testid=verify-state]", Duration::from_secs(120), |t| t == "finished").await;
-    assert_eq!(b.wait_text("[data-testid=verify-passed]", Duration::from_secs(5), |_| true).await, "12 passed");
+    assert_eq!(b.wait_text("[data-testid=verify-passed]", Duration::from_secs(5), |_| true).await, "24 passed");
 
     b.client.goto(&format!("{base}#/evaluate")).await.unwrap();
-    b.wait_text(".evaluate .muted", Duration::from_secs(30), |t| t.contains("(12 samples)")).await;
+    b.wait_text(".evaluate .muted", Duration::from_secs(30), |t| t.contains("(24 samples)")).await;
     select(&b, "[data-testid=eval-model]", "oracle").await;
     select(&b, "[data-testid=eval-task]", "output").await;
     b.fill("[data-testid=eval-n]", "1").await;
@@ -203,16 +204,14 @@ async fn js_gone(b: &Browser) -> bool {
 
 /// A damaged Parquet file whose decoding traps (the `parquet` crate asserts; in wasm a panic
 /// cannot be caught) is decoded in a worker: the page says the file is damaged, keeps the dataset
-/// it had, and a good file imports right after.
+/// it had, and a good file imports right after (pyarrow's, with nulls in optional columns).
 #[tokio::test(flavor = "multi_thread")]
 async fn a_parquet_file_that_traps_its_decoder_leaves_the_page_working() {
     let dir = std::env::temp_dir().join(format!("execbench-e2e-damaged-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let damaged = dir.join("damaged.parquet");
     std::fs::write(&damaged, parquet_writer::file_that_panics_the_reader()).unwrap();
-    let rows: Vec<parquet_writer::LcbRow> = (0..3).map(|n| parquet_writer::lcb_row(n, "easy")).collect();
-    let good = dir.join("good.parquet");
-    std::fs::write(&good, parquet_writer::lcb_file(&rows, 2)).unwrap();
+    let good = std::path::Path::new(PYARROW_FIXTURES).join("lcb_execution_nulls.parquet");
 
     let server = StaticServer::start(&execbench_testkit::dist_dir());
     let b = Browser::launch().await;
@@ -230,8 +229,11 @@ async fn a_parquet_file_that_traps_its_decoder_leaves_the_page_working() {
     );
     b.screenshot("import-damaged-parquet").await;
     send_file(&b, &good).await;
-    b.wait_text("[data-testid=dataset-name]", Duration::from_secs(20), |t| t == "good.parquet").await;
-    b.wait_text("[data-testid=match-count]", Duration::from_secs(10), |t| t == "3 of 3").await;
+    b.wait_text("[data-testid=dataset-name]", Duration::from_secs(20), |t| t == "lcb_execution_nulls.parquet").await;
+    b.wait_text("[data-testid=match-count]", Duration::from_secs(10), |t| t == "8 of 8").await;
+    let status =
+        b.wait_text("[data-testid=import-check-status]", Duration::from_secs(60), |t| t.contains("finished")).await;
+    assert_eq!(status, "Every row runs and returns its output (8 of 8 checked, finished).");
     b.close().await;
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -29,7 +29,7 @@ pub enum Rule {
     NoFunctionF,
     /// An argument of `f` is never used in its body.
     UnusedArgument,
-    /// The code is shorter than 75 or longer than 300 characters.
+    /// The code with `assert f(<input>) == ??` is shorter than 75 or longer than 300 characters.
     CodeLength,
     /// `assert f(<input>) == <output>` does not parse as that, or the input is not literals.
     BadInput,
@@ -135,7 +135,7 @@ impl Rule {
             Rule::Syntax => "the code must be valid Python",
             Rule::NoFunctionF => "the code must define a top-level function f",
             Rule::UnusedArgument => "every argument of f must be used",
-            Rule::CodeLength => "the code must be 75 to 300 characters long",
+            Rule::CodeLength => "the code and `assert f(input) == ??` must be 75 to 300 characters long",
             Rule::BadInput => "the input must be literal arguments that make `assert f(input) == output` parse",
             Rule::Import => "no imports",
             Rule::ForbiddenName => "no names that reach outside the function or are nondeterministic",

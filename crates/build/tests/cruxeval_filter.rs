@@ -12,38 +12,22 @@ use execbench_pyengine::RustPythonEngine;
 
 const DATASET: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../public/data/cruxeval/cruxeval.jsonl");
 
-/// (sample id, the rule it breaks here, why the original filter let it through).
+/// (sample id, the rule it breaks here, why the original filter let it through). Both directions
+/// are checked: a rejection not listed fails, and so does a listed sample that is now kept.
 const EXCEPTIONS: &[(&str, Rule, &str)] = &[
     ("sample_510", Rule::UnusedArgument, "argument `e` is never used: the original check let it through"),
     ("sample_593", Rule::UnusedArgument, "argument `n` is never used: the original check let it through"),
-    ("sample_107", Rule::CodeLength, LONGER_SNIPPET), // 302 characters
-    ("sample_111", Rule::CodeLength, LONGER_SNIPPET), // 301 characters
-    ("sample_113", Rule::CodeLength, LONGER_SNIPPET), // 302 characters
-    ("sample_148", Rule::CodeLength, LONGER_SNIPPET), // 311 characters
-    ("sample_151", Rule::CodeLength, LONGER_SNIPPET), // 323 characters
-    ("sample_175", Rule::CodeLength, LONGER_SNIPPET), // 303 characters
-    ("sample_185", Rule::CodeLength, LONGER_SNIPPET), // 316 characters
-    ("sample_205", Rule::CodeLength, LONGER_SNIPPET), // 307 characters
-    ("sample_263", Rule::CodeLength, LONGER_SNIPPET), // 314 characters
-    ("sample_305", Rule::CodeLength, LONGER_SNIPPET), // 302 characters
-    ("sample_398", Rule::CodeLength, LONGER_SNIPPET), // 305 characters
-    ("sample_416", Rule::CodeLength, LONGER_SNIPPET), // 329 characters
-    ("sample_418", Rule::CodeLength, LONGER_SNIPPET), // 306 characters
-    ("sample_5", Rule::CodeLength, LONGER_SNIPPET),   // 326 characters
-    ("sample_591", Rule::CodeLength, LONGER_SNIPPET), // 317 characters
-    ("sample_616", Rule::CodeLength, LONGER_SNIPPET), // 301 characters
-    ("sample_623", Rule::CodeLength, LONGER_SNIPPET), // 306 characters
-    ("sample_632", Rule::CodeLength, LONGER_SNIPPET), // 304 characters
-    ("sample_719", Rule::CodeLength, LONGER_SNIPPET), // 314 characters
-    ("sample_771", Rule::CodeLength, LONGER_SNIPPET), // 306 characters
-    ("sample_779", Rule::CodeLength, LONGER_SNIPPET), // 312 characters
-    ("sample_86", Rule::CodeLength, LONGER_SNIPPET),  // 308 characters
+    ("sample_5", Rule::CodeLength, LONGER_SNIPPET),   // 303 characters
+    ("sample_175", Rule::CodeLength, LONGER_SNIPPET), // 302 characters
+    ("sample_418", Rule::CodeLength, LONGER_SNIPPET), // 301 characters
+    ("sample_623", Rule::CodeLength, LONGER_SNIPPET), // 303 characters
 ];
 
-/// The published dataset's code is not, byte for byte, the snippet the recipe measured (a model's
-/// generation, before CRUXEval's own clean-up); 22 samples measure 301 to 329 characters with
-/// their assertion here. Measuring the code alone would reject 133 samples as shorter than 75.
-const LONGER_SNIPPET: &str = "function plus assertion just over 300 characters in the published text";
+/// The rule measures the code with `assert f(<input>) == ??`, the test line as the recipe
+/// generated it before the output was known: 78 to 303 characters over the released 800, so four
+/// are just over 300. The published code is CRUXEval's clean-up of what was measured, not the same
+/// bytes. (The code alone is 30 to 278 characters, 133 under 75; with the true output, 22 are over.)
+const LONGER_SNIPPET: &str = "function plus `assert f(input) == ??` 1 to 3 characters over 300 in the published text";
 
 #[test]
 fn cruxeval_passes_the_filter_but_for_the_listed_exceptions() {
@@ -78,5 +62,5 @@ fn cruxeval_passes_the_filter_but_for_the_listed_exceptions() {
     let got: BTreeMap<String, Rule> = rejected.iter().map(|(id, (rule, _))| (id.clone(), *rule)).collect();
     assert_eq!(got, expected);
     assert!(wrong_output.is_empty(), "kept with another output than the dataset's:\n{}", wrong_output.join("\n"));
-    assert_eq!(800 - rejected.len(), 776, "kept");
+    assert_eq!(800 - rejected.len(), 794, "kept");
 }

@@ -58,6 +58,21 @@ fn verify_reads_a_livecodebench_parquet_file() {
     assert_eq!(lines[3], "2 passed, 1 failed", "{stdout}");
 }
 
+/// The check docs/import.md tells a user to run on the real file, here on pyarrow's fixture in the
+/// dataset card's schema (tests/fixtures/pyarrow): every row read and reproduced.
+#[test]
+fn verify_reads_a_pyarrow_written_livecodebench_file() {
+    let file = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/fixtures/pyarrow/lcb_execution.parquet");
+    let out = execbench(&["verify", "--dataset", file, "--time-limit", "300"]);
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    assert_eq!(out.status.code(), Some(0), "{stdout}{stderr}");
+    assert!(!stderr.contains("invalid row"), "{stderr}");
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines[0], "passed by difficulty: easy 12 of 12, medium 12 of 12", "{stdout}");
+    assert!(lines[1].starts_with("24 rows, 0 invalid, 0 engine differences"), "{stdout}");
+    assert_eq!(lines[2], "24 passed, 0 failed", "{stdout}");
+}
+
 #[test]
 fn verify_takes_the_category_field_from_the_caller() {
     let dir = scratch("category");

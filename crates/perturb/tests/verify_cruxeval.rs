@@ -8,6 +8,7 @@
 use std::collections::BTreeSet;
 
 use execbench_core::{Limits, PythonEngine};
+use execbench_perturb::normalise::normalise;
 use execbench_perturb::{DistanceSummary, Kind, Options, Prediction, Profile, hint_distance, perturb_sample, verify};
 use execbench_pyengine::RustPythonEngine;
 
@@ -28,6 +29,16 @@ fn perturb_and_verify_all(kinds: &[Kind], options: Options) {
     assert_eq!(samples.len(), 800);
     let mut engine = RustPythonEngine::new();
     let limits = Limits { time_ms: 10_000, max_steps: 0 };
+    // The codecrash profile perturbs the programs normalised by `ast.unparse`, as the command line
+    // and the page do (and CodeCrash itself).
+    let samples: Vec<_> = if options.profile == Profile::Codecrash {
+        samples
+            .iter()
+            .map(|s| normalise(&mut engine, s, Some(limits)).unwrap_or_else(|e| panic!("{}: {e}", s.id)))
+            .collect()
+    } else {
+        samples
+    };
     let mut failures: BTreeSet<(String, String, u64)> = BTreeSet::new();
     let mut reasons = Vec::new();
     for &kind in kinds {
@@ -101,8 +112,8 @@ fn mhc_for_input_prediction_verifies_on_every_sample() {
     perturb_and_verify_all(&[Kind::Mhc], Options { prediction: Prediction::Input, ..Options::default() });
 }
 
-/// The codecrash profile's programs (new `else` clauses, nested garbage, seven dead-function
-/// shapes, prints inside `if` bodies) keep every result too. RTF and MHC do not depend on the
+/// The codecrash profile's programs (normalised first; new `else` clauses, nested garbage, seven
+/// dead-function shapes, prints inside `if` bodies) keep every result too. RTF and MHC do not depend on the
 /// profile.
 #[test]
 fn codecrash_profile_keeps_every_result() {

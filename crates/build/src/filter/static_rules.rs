@@ -38,8 +38,7 @@ pub const FORBIDDEN_NAMES: [&str; 20] = [
 pub const FORBIDDEN_ATTRIBUTES: [&str; 7] =
     ["__globals__", "__builtins__", "__subclasses__", "__code__", "__closure__", "__import__", "__loader__"];
 
-/// The static rules. The code-length rule needs the output, so it is checked with the run
-/// (`code_length`); everything else is here.
+/// The static rules, in the order of `Rule::ALL`.
 pub fn check(candidate: &Candidate) -> Option<Rejection> {
     let code = candidate.code.as_str();
     let Some(tree) = parse(code) else {
@@ -64,6 +63,9 @@ pub fn check(candidate: &Candidate) -> Option<Rejection> {
     if let Some(rejection) = unused_argument(function, code) {
         return Some(rejection);
     }
+    if let Some(rejection) = code_length(candidate) {
+        return Some(rejection);
+    }
     if let Some(rejection) = bad_input(&candidate.input) {
         return Some(rejection);
     }
@@ -77,20 +79,24 @@ pub fn check(candidate: &Candidate) -> Option<Rejection> {
     reaches_outside(tree.root_node(), &call).map(|r| Rejection::new(r.rule, format!("{} (in the input)", r.detail)))
 }
 
-/// The code-length rule: the function and its test line `assert f(input) == output` together,
-/// as the recipe measured the snippet it filtered.
-pub fn code_length(candidate: &Candidate, output: &str) -> Option<Rejection> {
-    let length = test_snippet(candidate, output).chars().count();
+/// The code-length rule: the function and its test line as the recipe generated it, before the
+/// output was known (`assert f(input) == ??`). That measure keeps 796 of CRUXEval's 800 released
+/// programs (78 to 303 characters); the code alone (30 to 278) or with the true output would not.
+pub fn code_length(candidate: &Candidate) -> Option<Rejection> {
+    let length = test_snippet(candidate).chars().count();
     if (75..=300).contains(&length) {
         return None;
     }
     let side = if length < 75 { "shorter than 75" } else { "longer than 300" };
-    Some(Rejection::new(Rule::CodeLength, format!("the function and its assertion are {length} characters, {side}")))
+    Some(Rejection::new(
+        Rule::CodeLength,
+        format!("the function and `assert f(<input>) == ??` are {length} characters, {side}"),
+    ))
 }
 
-/// The snippet the recipe judged: the code, then `assert f(input) == output` on its own line.
-pub fn test_snippet(candidate: &Candidate, output: &str) -> String {
-    format!("{}\nassert f({}) == {}", candidate.code.trim_end(), candidate.input, output)
+/// The snippet the recipe judged: the code, then `assert f(input) == ??` on its own line.
+pub fn test_snippet(candidate: &Candidate) -> String {
+    format!("{}\nassert f({}) == ??", candidate.code.trim_end(), candidate.input)
 }
 
 fn function_f<'t>(root: Node<'t>, code: &str) -> Option<Node<'t>> {
@@ -200,4 +206,30 @@ fn reaches_outside(root: Node, source: &str) -> Option<Rejection> {
 
 fn first_line(text: &str) -> &str {
     text.lines().next().unwrap_or("")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The length counts the code, a newline and `assert f(<input>) == ??`: 20 characters beside
+    /// the code for a three-character input. (snippet length, verdict) at both edges.
+    #[test]
+    fn code_length_measures_the_assertion_before_the_output_is_known() {
+        let cases = [(74, Some("shorter than 75")), (75, None), (300, None), (301, Some("longer than 300"))];
+        for (snippet_length, expected) in cases {
+            let head = "def f(s):\n    return s + '";
+            let code = format!("{head}{}'", "a".repeat(snippet_length - 20 - head.len() - 1));
+            let candidate = Candidate { id: "c".into(), method: None, code, input: "'x'".into() };
+            assert_eq!(test_snippet(&candidate).chars().count(), snippet_length);
+            let got = code_length(&candidate).map(|r| r.detail);
+            match expected {
+                None => assert_eq!(got, None, "{snippet_length}"),
+                Some(side) => {
+                    let detail = got.unwrap_or_else(|| panic!("{snippet_length} passed"));
+                    assert!(detail.ends_with(&format!("are {snippet_length} characters, {side}")), "{detail}");
+                }
+            }
+        }
+    }
 }

@@ -10,8 +10,9 @@ use parquet::file::properties::WriterProperties;
 use parquet::file::writer::SerializedFileWriter;
 use parquet::schema::parser::parse_message_type;
 
-/// LiveCodeBench's columns as Hugging Face's conversion writes them (strings, a nanosecond
-/// timestamp, an integer), all nullable.
+/// LiveCodeBench's column names, simplified: every id a string, a nanosecond timestamp, all
+/// nullable. The dataset card's own types (`question_id` int64, `problem_id` a list of int64,
+/// `contest_date` in microseconds), written by pyarrow, are the fixtures in tests/fixtures/pyarrow.
 pub const LCB_SCHEMA: &str = "message schema {
   optional binary question_id (STRING);
   optional binary contest_id (STRING);

@@ -6,8 +6,9 @@
 //! name gets the same new name in every scope. Numbers whose name the program already uses for
 //! something we keep are skipped.
 //!
-//! Under the `codecrash` profile the same names are renamed, numbered as CodeCrash's October 2025
-//! rewrite numbers them: other top-level functions `f1`, `f2`, ... and variables `Var_1`, ... in
+//! Under the `codecrash` profile the same names are renamed but for nested `def` names, which
+//! CodeCrash leaves as they are (so GBC's garbage functions in PSC_ALL keep theirs), numbered as
+//! CodeCrash's October 2025 rewrite numbers them: other top-level functions `f1`, `f2`, ... and variables `Var_1`, ... in
 //! alphabetical order of their original names (by Unicode code point, as Python's `sorted` orders
 //! strings), the tested function's parameters included (`def f(b, a)` becomes
 //! `def f(Var_2, Var_1)`). The paper's April 2025 data numbered names in set-iteration order, which
@@ -190,6 +191,7 @@ struct Plan {
     function_names: BTreeMap<String, String>,
     /// Every other renamed name -> `Var_k`.
     variable_names: BTreeMap<String, String>,
+    profile: Profile,
 }
 
 #[derive(PartialEq)]
@@ -199,7 +201,7 @@ enum Renaming {
     Variable,
 }
 
-fn renaming_of(analysis: &Analysis, scope: usize, name: &str) -> Renaming {
+fn renaming_of(analysis: &Analysis, scope: usize, name: &str, profile: Profile) -> Renaming {
     let s = &analysis.scopes[scope];
     let dunder = name.starts_with("__") && name.ends_with("__");
     let declared_elsewhere = s.globals.contains(name) || s.nonlocals.contains(name);
@@ -216,6 +218,9 @@ fn renaming_of(analysis: &Analysis, scope: usize, name: &str) -> Renaming {
             }
         }
         ScopeKind::Function if s.params.iter().any(|p| p == name) && is_method(analysis, scope) => Renaming::Keep,
+        // CodeCrash renames top-level functions only: a nested `def` (GBC's garbage functions
+        // among them) keeps its name.
+        ScopeKind::Function if profile == Profile::Codecrash && s.defined_functions.contains(name) => Renaming::Keep,
         _ => Renaming::Variable,
     }
 }
@@ -232,7 +237,7 @@ impl Plan {
                 "the code defines no top-level function `{function_under_test}`"
             )));
         }
-        if renaming_of(analysis, 0, function_under_test) != Renaming::Function {
+        if renaming_of(analysis, 0, function_under_test, profile) != Renaming::Function {
             return Err(PerturbError::Unsupported(format!(
                 "REN: `{function_under_test}` is also bound by something other than `def`"
             )));
@@ -246,7 +251,7 @@ impl Plan {
                 None => {
                     taken.insert(occurrence.name.clone());
                 }
-                Some(scope) => match renaming_of(analysis, scope, &occurrence.name) {
+                Some(scope) => match renaming_of(analysis, scope, &occurrence.name, profile) {
                     Renaming::Keep => {
                         taken.insert(occurrence.name.clone());
                     }
@@ -288,7 +293,7 @@ impl Plan {
             let mut counter = 0;
             let variable_names =
                 variables.into_keys().map(|name| (name, next_free(&mut counter, "Var_", &taken))).collect();
-            return Ok(Plan { function_names, variable_names });
+            return Ok(Plan { function_names, variable_names, profile });
         }
         // The tested function's parameters first, so that its signature reads `f(Var_1, Var_2)`.
         let tested_parameters: Vec<String> = analysis
@@ -308,12 +313,12 @@ impl Plan {
         order.extend(by_position.into_iter().map(|(_, name)| name));
         let mut counter = 0;
         let variable_names = order.into_iter().map(|name| (name, next_free(&mut counter, "Var_", &taken))).collect();
-        Ok(Plan { function_names, variable_names })
+        Ok(Plan { function_names, variable_names, profile })
     }
 
     fn new_name_of(&self, analysis: &Analysis, scope: usize, name: &str) -> Option<&String> {
         let target = analysis.resolve(scope, name)?;
-        match renaming_of(analysis, target, name) {
+        match renaming_of(analysis, target, name, self.profile) {
             Renaming::Keep => None,
             Renaming::Function => self.function_names.get(name),
             Renaming::Variable => self.variable_names.get(name),
@@ -335,12 +340,13 @@ impl Plan {
             .filter(|(_, s)| s.parent == Some(target) && s.def_name.as_deref() == Some(callee))
             .collect();
         let renamed_parameter = |(index, s): &(usize, &crate::scope::Scope)| {
-            s.params.contains(&keyword.name) && renaming_of(analysis, *index, &keyword.name) == Renaming::Variable
+            s.params.contains(&keyword.name)
+                && renaming_of(analysis, *index, &keyword.name, self.profile) == Renaming::Variable
         };
         if !definitions.is_empty() && definitions.iter().all(renamed_parameter) {
             return Ok(self.variable_names.get(&keyword.name));
         }
-        let through_renamed_variable = renaming_of(analysis, target, callee) == Renaming::Variable
+        let through_renamed_variable = renaming_of(analysis, target, callee, self.profile) == Renaming::Variable
             && !analysis.scopes[target].defined_functions.contains(callee.as_str());
         if through_renamed_variable && self.variable_names.contains_key(&keyword.name) {
             return Err(PerturbError::Unsupported(format!(
@@ -393,13 +399,23 @@ mod tests {
                 "def f2(Var_3):\n    return Var_3\ndef f1(Var_4):\n    return Var_4\ndef f(Var_1, Var_2):\n    return f2(Var_1) + f1(Var_2)",
                 "f(1, 2)",
             ),
+            (
+                "a nested `def` keeps its name; its parameters are renamed",
+                "def f(a):\n    def helper(b):\n        return b + 1\n    return helper(a)",
+                "f(1)",
+                "def f(Var_1):\n    def helper(Var_2):\n        return Var_2 + 1\n    return helper(Var_1)",
+                "f(1)",
+            ),
         ];
         for (what, code, call, expected_code, expected_call) in cases {
             let function = call.split('(').next().unwrap();
             let (got_code, got_call) = ren_codecrash(code, function, call).unwrap_or_else(|e| panic!("{what}: {e}"));
             assert_eq!((got_code.as_str(), got_call.as_str()), (*expected_code, *expected_call), "{what}");
         }
-        // The same names are renamed under both profiles: only the numbers move.
+        // The execbench profile renames the nested `def` too.
+        let nested = "def f(a):\n    def helper(b):\n        return b + 1\n    return helper(a)";
+        assert!(!ren(nested, "f", "f(1)").unwrap().0.contains("helper"));
+        // Without nested `def`s the same names are renamed under both profiles: only the numbers move.
         let code = "def f(s, k):\n    out = [c for c in s if c != k]\n    return ''.join(out)";
         let strip = |t: String| t.chars().filter(|c| !c.is_ascii_digit()).collect::<String>();
         assert_eq!(
