@@ -110,7 +110,7 @@ async fn a_run_with_faults_scores_every_sample_within_the_concurrency() {
     assert_eq!(stats.per_sample["sample_0"], 1, "one request carries n = 5");
     assert!(stats.recent.iter().all(|r| r.n == 5), "n sent in the request");
     let timing = b.wait_text("[data-testid=run-timing]", Duration::from_secs(5), |_| true).await;
-    assert!(timing.starts_with("50 of 50 samples scored, 500 answers judged"), "{timing}");
+    assert!(timing.starts_with("50 of 50 samples scored, 250 answers, 500 judgements (2 modes)"), "{timing}");
     let usage = b.wait_text("[data-testid=run-usage]", Duration::from_secs(5), |_| true).await;
     assert!(usage.contains("tokens:"), "{usage}");
 
@@ -404,6 +404,7 @@ async fn a_run_file_imports_and_replays_with_the_same_figures() {
         run_id: "e2e".into(),
         model: "echo-first-argument".into(),
         api: None,
+        key_used: false,
         dataset: "cruxeval.jsonl".into(),
         dataset_hash: dataset_hash(&samples),
         samples: 20,

@@ -28,8 +28,11 @@ pub fn markdown_summary(runs: &[Arc<RunResults>]) -> String {
         }
         if let Some(u) = run.usage {
             out.push_str(&format!(
-                "Tokens: {} prompt, {} completion ({} reasoning) in {} requests.\n\n",
-                u.prompt_tokens, u.completion_tokens, u.reasoning_tokens, run.requests
+                "Tokens: {} prompt, {} completion ({} reasoning) in {}.\n\n",
+                u.prompt_tokens,
+                u.completion_tokens,
+                u.reasoning_tokens,
+                run.requests.describe()
             ));
         }
         if let Some(sent) = &run.sent {
