@@ -490,6 +490,42 @@ async fn export_import_extend_and_delete() {
     let _ = std::fs::remove_file(path);
 }
 
+/// An Extend stopped half-way leaves samples with fewer answers than the new n: the row offers
+/// Resume (and names no action it does not offer), and Resume asks only for the answers missing.
+#[tokio::test(flavor = "multi_thread")]
+async fn an_extend_cut_short_is_finished_by_resume() {
+    let (b, site) = open_evaluate().await;
+    use_simulated(&b, 150, 3).await;
+    b.fill("[data-testid=api-concurrency]", "1").await;
+    b.fill("[data-testid=eval-n]", "1").await;
+    b.fill("[data-testid=eval-limit]", "8").await;
+    start_api_run(&b).await;
+    b.wait_text("[data-testid=eval-state]", Duration::from_secs(60), |t| t == "finished").await;
+    open_runs(&b, &site).await;
+    let answers = |records: &[Value]| -> Vec<usize> {
+        records.iter().map(|r| r["results"][0]["answers"].as_array().map_or(0, Vec::len)).collect()
+    };
+    b.click("[data-testid=run-extend]").await;
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !answers(&stored(&b).await.1).contains(&6) {
+        assert!(Instant::now() < deadline, "the extension did not start");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    b.click("[data-testid=runs-stop]").await;
+    wait_row_state(&b, "paused", Duration::from_secs(20)).await;
+    let cut = answers(&stored(&b).await.1);
+    assert!(cut.contains(&1) && cut.contains(&6), "some samples extended, some not: {cut:?}");
+    let note = b.wait_text("[data-testid=run-state]", Duration::from_secs(5), |_| true).await;
+    assert!(note.contains("Resume"), "{note}");
+    let offered = js(&b, "return [...document.querySelectorAll('[data-testid=run-row] .actions button')].map(b => b.dataset.testid)").await;
+    assert!(offered.as_array().unwrap().contains(&Value::String("run-resume".into())), "{offered}");
+    b.click("[data-testid=run-resume]").await;
+    wait_row_state(&b, "finished", Duration::from_secs(60)).await;
+    let (_, records) = stored(&b).await;
+    assert_eq!(answers(&records), vec![6; 8], "every sample has n = 6 answers");
+    b.close().await;
+}
+
 /// The spend cap pauses a run before a request that could pass it; the Runs page resumes it with
 /// a higher cap, and the run finishes with one record per sample.
 #[tokio::test(flavor = "multi_thread")]
