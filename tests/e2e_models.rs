@@ -119,7 +119,10 @@ async fn a_run_with_faults_scores_every_sample_within_the_concurrency() {
     let usage = b.wait_text("[data-testid=run-usage]", Duration::from_secs(5), |_| true).await;
     assert!(usage.contains("tokens:"), "{usage}");
     // Every request the server saw, the faults among them, as the run stored them.
-    assert!(usage.starts_with(&format!("{} requests (", stats.requests_total)) && usage.contains(" failed)"), "{usage}");
+    assert!(
+        usage.starts_with(&format!("{} requests (", stats.requests_total)) && usage.contains(" failed)"),
+        "{usage}"
+    );
 
     // The key: only in the form's field.
     let url = b.client.current_url().await.unwrap().to_string();

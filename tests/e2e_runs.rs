@@ -517,7 +517,11 @@ async fn an_extend_cut_short_is_finished_by_resume() {
     assert!(cut.contains(&1) && cut.contains(&6), "some samples extended, some not: {cut:?}");
     let note = b.wait_text("[data-testid=run-state]", Duration::from_secs(5), |_| true).await;
     assert!(note.contains("Resume"), "{note}");
-    let offered = js(&b, "return [...document.querySelectorAll('[data-testid=run-row] .actions button')].map(b => b.dataset.testid)").await;
+    let offered = js(
+        &b,
+        "return [...document.querySelectorAll('[data-testid=run-row] .actions button')].map(b => b.dataset.testid)",
+    )
+    .await;
     assert!(offered.as_array().unwrap().contains(&Value::String("run-resume".into())), "{offered}");
     b.click("[data-testid=run-resume]").await;
     wait_row_state(&b, "finished", Duration::from_secs(60)).await;
