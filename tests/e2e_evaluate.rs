@@ -58,7 +58,7 @@ async fn oracle_scores_100_on_cruxeval_output_prediction() {
         assert_eq!(text(&b, &format!("[data-testid=unextracted-output-{mode}]")).await, "0", "{mode}");
     }
     let timing = text(&b, "[data-testid=run-timing]").await;
-    assert!(timing.starts_with("800 of 800 samples scored, 8000 answers judged"), "{timing}");
+    assert!(timing.starts_with("800 of 800 samples scored, 4000 answers, 8000 judgements (2 modes)"), "{timing}");
     println!("oracle, output prediction, n=5: {timing}");
     let markdown =
         b.client.execute("return document.querySelector('[data-testid=markdown]').value", vec![]).await.unwrap();
@@ -518,7 +518,7 @@ async fn rescore_raw_responses_like_the_library() {
     assert_eq!(b.wait_text("[data-testid=eval-state]", Duration::from_secs(60), |t| !t.is_empty()).await, "finished");
     let timing = text(&b, "[data-testid=run-timing]").await;
     assert!(
-        timing.starts_with("3 of 3 samples scored, 18 answers judged")
+        timing.starts_with("3 of 3 samples scored, 9 answers, 18 judgements (2 modes)")
             && timing.contains("1 id in the file not in the dataset"),
         "{timing}"
     );

@@ -87,6 +87,11 @@ async fn a_run_with_faults_scores_every_sample_within_the_concurrency() {
     b.screenshot("models-settings").await;
     start_api_run(&b).await;
     b.wait_text("[data-testid=eval-live]", Duration::from_secs(30), |t| t.contains("running")).await;
+    // The running run's own figures, as they come.
+    b.wait_text("[data-testid=eval-live-pass]", Duration::from_secs(30), |t| {
+        t.starts_with("pass@1 so far (") && t.contains("strict ") && !t.contains("(0 samples")
+    })
+    .await;
     scroll_to(&b, ".eval-progress").await;
     b.screenshot("models-running").await;
     let state = b.wait_text("[data-testid=eval-state]", Duration::from_secs(180), |t| !t.is_empty()).await;
@@ -110,9 +115,14 @@ async fn a_run_with_faults_scores_every_sample_within_the_concurrency() {
     assert_eq!(stats.per_sample["sample_0"], 1, "one request carries n = 5");
     assert!(stats.recent.iter().all(|r| r.n == 5), "n sent in the request");
     let timing = b.wait_text("[data-testid=run-timing]", Duration::from_secs(5), |_| true).await;
-    assert!(timing.starts_with("50 of 50 samples scored, 500 answers judged"), "{timing}");
+    assert!(timing.starts_with("50 of 50 samples scored, 250 answers, 500 judgements (2 modes)"), "{timing}");
     let usage = b.wait_text("[data-testid=run-usage]", Duration::from_secs(5), |_| true).await;
     assert!(usage.contains("tokens:"), "{usage}");
+    // Every request the server saw, the faults among them, as the run stored them.
+    assert!(
+        usage.starts_with(&format!("{} requests (", stats.requests_total)) && usage.contains(" failed)"),
+        "{usage}"
+    );
 
     // The key: only in the form's field.
     let url = b.client.current_url().await.unwrap().to_string();
@@ -263,6 +273,11 @@ async fn retry_errors_asks_only_for_the_failed_samples() {
         "only the failed samples are asked again"
     );
     assert_eq!(stats.requests_total, 14);
+    // One run, one entry: the retry's results replace the first session's, and count both.
+    let listed = js(&b, "return document.querySelectorAll('[data-testid=table-run] option').length").await;
+    assert_eq!(listed, serde_json::json!(1));
+    let usage = b.wait_text("[data-testid=run-usage]", Duration::from_secs(5), |_| true).await;
+    assert!(usage.starts_with("14 requests"), "{usage}");
 
     // Remembered on request: in local storage under the provider's entry; unticking forgets it.
     // Remembered for the provider at this server's origin only.
@@ -404,6 +419,7 @@ async fn a_run_file_imports_and_replays_with_the_same_figures() {
         run_id: "e2e".into(),
         model: "echo-first-argument".into(),
         api: None,
+        key_used: false,
         dataset: "cruxeval.jsonl".into(),
         dataset_hash: dataset_hash(&samples),
         samples: 20,

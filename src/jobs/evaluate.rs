@@ -37,7 +37,9 @@ pub struct EvaluationRun {
     /// The running job (label, progress, elapsed, how it ended, Stop): the type Verify and
     /// Perturb use too.
     pub progress: JobProgress,
-    pub answers_judged: RwSignal<usize>,
+    /// The model's answers so far (each judged once per scoring mode), and the modes.
+    pub answers: RwSignal<usize>,
+    pub modes: RwSignal<usize>,
     pub error: RwSignal<Option<String>>,
     pub runs: RwSignal<Vec<Arc<RunResults>>>,
     /// The run shown in the per-sample table.
@@ -116,7 +118,8 @@ impl EvaluationRun {
     pub fn new() -> Self {
         EvaluationRun {
             progress: JobProgress::new(),
-            answers_judged: RwSignal::new(0),
+            answers: RwSignal::new(0),
+            modes: RwSignal::new(1),
             error: RwSignal::new(None),
             runs: RwSignal::new(Vec::new()),
             selected_run: RwSignal::new(None),
@@ -132,20 +135,33 @@ impl EvaluationRun {
     /// the token Stop cancels (Stop also ends `python`'s runs, this job's only).
     fn begin(self, what: String, total: usize, python: &PythonWorker) -> CancelToken {
         self.error.set(None);
-        self.answers_judged.set(0);
+        self.answers.set(0);
         self.status.set(None);
         self.transcripts.set(Vec::new());
         self.progress.begin(what, total, python)
     }
 
+    /// Shows a run's results first. A stored run has one entry in the list: its results from an
+    /// earlier session (before a Resume, Retry errors or Extend) are replaced, never listed twice.
     pub fn add_run(self, mut run: RunResults) {
         run.id = self.next_run_id.get_value();
         self.next_run_id.set_value(run.id + 1);
         self.selected_run.set(Some(run.id));
         self.runs.update(|runs| {
+            if let Some(run_id) = run.run_id() {
+                runs.retain(|r| r.run_id() != Some(run_id));
+            }
             runs.insert(0, Arc::new(run));
             runs.truncate(MAX_RUNS_KEPT);
         });
+    }
+
+    /// A session of `run_id` starts: its results from an earlier session are out of date (the
+    /// live figures show it until it ends).
+    fn drop_results_of(self, run_id: &str) {
+        if self.runs.with_untracked(|runs| runs.iter().any(|r| r.run_id() == Some(run_id))) {
+            self.runs.update(|runs| runs.retain(|r| r.run_id() != Some(run_id)));
+        }
     }
 
     /// "Retry errors" on the Evaluate page: the last run again, asking only for the samples that
@@ -197,6 +213,7 @@ impl EvaluationRun {
         };
         let python = python.new_job();
         let cancel = self.begin(label, job.samples.len(), &python);
+        self.modes.set(job.modes.len());
         let last_api_run = match &responder {
             Responder::Api(model) => {
                 Some(LastApiRun { model: model.clone(), run_id: entry.id().to_string(), samples: job.samples.clone() })
@@ -244,7 +261,7 @@ impl EvaluationRun {
             });
             runs.show(end.entry.clone());
             runs.refresh_storage();
-            self.answers_judged.set(live.answers.get());
+            self.answers.set(live.answers.get());
             self.last_api_run.set_value(last_api_run);
             self.show_end(end, &shown, name, js_sys::Date::now() - started, total);
         });
@@ -255,6 +272,7 @@ impl EvaluationRun {
     fn show_event(self, runs: Runs, run_id: &str, live: &LiveView, event: SessionEvent) {
         match event {
             SessionEvent::Started(entry) => {
+                self.drop_results_of(run_id);
                 runs.active.update(|a| {
                     a.insert(run_id.to_string());
                 });
@@ -262,7 +280,7 @@ impl EvaluationRun {
             }
             SessionEvent::Engine(Event::Status(status), entry) => {
                 if self.progress.publish(status.done) {
-                    self.answers_judged.set(live.answers.get());
+                    self.answers.set(live.answers.get());
                     self.status.set(Some(status.clone()));
                     self.transcripts
                         .set(live.text.borrow().iter().map(|(id, texts)| (id.clone(), texts.clone())).collect());
@@ -283,7 +301,8 @@ impl EvaluationRun {
             }
             SessionEvent::Engine(Event::Record(record), _) => {
                 live.text.borrow_mut().remove(&record.sample_id);
-                live.answers.set(live.answers.get() + record.results.iter().map(|r| r.answers.len()).sum::<usize>());
+                // Every mode judges the same answers: count them once.
+                live.answers.set(live.answers.get() + record.results.first().map_or(0, |r| r.answers.len()));
             }
         }
     }
@@ -299,7 +318,6 @@ impl EvaluationRun {
         if let Some(file) = &shown.file {
             (run.missing, run.unknown) = (file.missing.clone(), file.unknown.clone());
         }
-        run.requests = outcome.status.requests_sent;
         run.most_concurrent = outcome.most_concurrent;
         run.stopped = outcome.end != RunEnd::Finished;
         run.end = outcome.end.describe();
@@ -327,7 +345,7 @@ impl EvaluationRun {
     }
 }
 
-/// The streamed text of the samples in flight, and the answers judged so far.
+/// The streamed text of the samples in flight, and the model's answers so far.
 #[derive(Default)]
 struct LiveView {
     text: RefCell<BTreeMap<String, Vec<String>>>,
@@ -349,11 +367,14 @@ fn new_entry(
         (Responder::Api(m), None) => Some(m.settings.clone()),
         _ => None,
     };
+    let key_used = api.is_some()
+        && matches!(responder, Responder::Api(m) if m.key.as_deref().is_some_and(|k| !k.trim().is_empty()));
     let about = NewRun {
         run_id: format!("run-{}-{salt:04x}", now as u64),
         created: (now / 1000.0) as u64,
         model: session::model_name(responder, shown.rescored_file()),
         api,
+        key_used,
         dataset,
         simulation,
         price,
@@ -393,7 +414,7 @@ pub fn results_of(entry: &RunEntry, records: &[SampleRecord], rescored: bool) ->
         unknown: Vec::new(),
         errors,
         usage,
-        requests: 0,
+        requests: entry.requests,
         most_concurrent: 0,
         end: match &entry.note {
             Some(note) => format!("{}: {note}", entry.state.label()),

@@ -35,9 +35,12 @@ pub struct RunResults {
     pub unknown: Vec<String>,
     /// Samples that failed for infrastructure reasons: (id, message). Not in `per_mode`.
     pub errors: Vec<(String, String)>,
-    /// API runs: tokens from the providers' usage fields, requests sent, most at once.
+    /// API runs: tokens from the providers' usage fields.
     pub usage: Option<execbench_providers::Usage>,
-    pub requests: usize,
+    /// The run's requests over all its sessions (as stored with it).
+    pub requests: execbench_run::manifest::RequestCounts,
+    /// The most requests in flight at once in the session that made these results (0: read
+    /// from storage).
     pub most_concurrent: usize,
     /// How the run ended, in words (`finished`, `stopped`, `stopped by the provider: …`).
     pub end: String,
@@ -82,7 +85,8 @@ impl RunResults {
         self.per_mode.first().map_or(0, |m| m.rows.len())
     }
 
+    /// The model's answers (every mode judges the same ones).
     pub fn answers(&self) -> usize {
-        self.per_mode.iter().map(|m| m.summary.answers).sum()
+        self.per_mode.first().map_or(0, |m| m.summary.answers)
     }
 }

@@ -157,6 +157,7 @@ impl Runs {
         let mut entry = RunEntry::new(manifest, js_sys::Date::now());
         if let Some(state) = &file.state {
             entry.active_ms = state.active_ms;
+            entry.requests = state.requests;
             entry.note = state.note.clone();
         }
         // A run that was running where it came from is interrupted here.

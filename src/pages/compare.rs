@@ -312,7 +312,7 @@ pub fn ComparePage() -> impl IntoView {
                                     <input type="checkbox" data-testid="compare-run" data-run=id.clone()
                                         prop:checked=move || page.chosen.with(|c| c.contains(&checked_id))
                                         on:change=move |ev| { let on = event_target_checked(&ev); page.chosen.update(|c| { if on { c.insert(toggle_id.clone()); } else { c.remove(&toggle_id); } }); } />
-                                    {format!("{} · {} · {} · {} samples", entry.manifest.model, entry.manifest.dataset, entry.manifest.task.label(), entry.manifest.samples)}
+                                    {format!("{} · {} · {} · {}", entry.manifest.model, entry.manifest.dataset, entry.manifest.task.label(), entry.samples_label())}
                                     <span class="muted small">{format!(" ({id})")}</span>
                                 </label>
                             </li>

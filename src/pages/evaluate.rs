@@ -21,8 +21,9 @@ use execbench_eval::score::Mode;
 use execbench_run::api::ApiModel;
 use execbench_run::cost::SpendCap;
 use execbench_run::cost::estimate::{Estimate, PilotFigures, describe, estimate_run, estimate_tokens};
-use execbench_run::manifest::PriceUsed;
+use execbench_run::manifest::{PriceUsed, counted};
 use execbench_run::session::{self, FileJob};
+use execbench_run::status::answers_and_judgements;
 use execbench_run::store::RunStore;
 use execbench_run::{EvalJob, Responder};
 use leptos::prelude::*;
@@ -484,6 +485,10 @@ fn EvaluationProgress(state: EvaluateState) -> impl IntoView {
     let stop = move |_| state.job.progress.stop();
     let python = use_python();
     let run_retry = move |_| state.job.retry_errors(python.clone(), app.runs);
+    // The stored entry of the run in progress, as its session last stored it.
+    let running_entry = move || {
+        state.job.run_id.get().and_then(|id| app.runs.entries.with(|e| e.iter().find(|e| e.id() == id).cloned()))
+    };
     let can_retry = move || {
         idle()
             && state.job.runs.with(|runs| runs.first().is_some_and(|r| !r.errors.is_empty()))
@@ -502,14 +507,26 @@ fn EvaluationProgress(state: EvaluateState) -> impl IntoView {
             <p class="stats" data-testid="eval-stats">
                 {move || {
                     let seconds = state.job.progress.elapsed_ms.get() / 1000.0;
-                    let answers = state.job.answers_judged.get();
+                    let answers = state.job.answers.get();
                     let rate = if seconds > 0.0 { answers as f64 / seconds } else { 0.0 };
-                    format!("{} / {} samples · {answers} answers judged · {seconds:.1} s · {rate:.0} answers/s", state.job.progress.done.get(), state.job.progress.total.get())
+                    let judged = answers_and_judgements(answers, state.job.modes.get());
+                    format!("{} / {} samples · {judged} · {seconds:.1} s · {rate:.0} answers/s", state.job.progress.done.get(), state.job.progress.total.get())
                 }}
             </p>
+            {move || running_entry().filter(|_| !idle()).map(|entry| {
+                let pass: Vec<String> = entry.manifest.modes.iter().enumerate().map(|(i, mode)| {
+                    format!("{} {}", mode.label(), entry.tally.pass_at_1(i).map_or("n/a".to_string(), |p| format!("{p:.1}%")))
+                }).collect();
+                let errors = if entry.tally.errors > 0 { format!(", {}", counted(entry.tally.errors as u64, "error", "errors")) } else { String::new() };
+                view! {
+                    <p class="stats" data-testid="eval-live-pass">{format!("pass@1 so far ({} scored{errors}): {}", counted(entry.tally.scored as u64, "sample", "samples"), pass.join(" · "))}</p>
+                }
+            })}
             {move || state.job.status.get().filter(|s| s.requests_sent > 0 || s.running > 0).map(|s| {
-                let mut tokens = format!("{} requests · tokens: {} prompt, {} completion", s.requests_sent, s.usage.prompt_tokens, s.usage.completion_tokens);
-                let entry = state.job.run_id.get().and_then(|id| app.runs.entries.with(|e| e.iter().find(|e| e.id() == id).cloned()));
+                let entry = running_entry();
+                // The run's requests over all its sessions (a resumed run's earlier ones included).
+                let requests = entry.as_ref().map_or_else(|| counted(s.requests_sent as u64, "request", "requests"), |e| e.requests.describe());
+                let mut tokens = format!("{requests} · tokens this session: {} prompt, {} completion", s.usage.prompt_tokens, s.usage.completion_tokens);
                 if let Some(cost) = entry.as_ref().and_then(|e| e.manifest.cost(&e.tally.usage)) {
                     tokens.push_str(&format!(" · cost so far {}", execbench_run::cost::format_usd(cost)));
                     if let Some(cap) = entry.as_ref().and_then(|e| e.manifest.spend_cap) {
@@ -619,8 +636,8 @@ fn ResultsView(state: EvaluateState) -> impl IntoView {
                 </div>
                 {move || shown_run().map(|run| {
                     let timing = format!(
-                        "{} of {} samples scored, {} answers judged in {:.1} s ({} Python runs){}{}",
-                        run.scored(), run.planned, run.answers(), run.elapsed_ms / 1000.0, run.python_runs,
+                        "{} of {} samples scored, {} in {:.1} s ({} Python runs){}{}",
+                        run.scored(), run.planned, answers_and_judgements(run.answers(), run.per_mode.len()), run.elapsed_ms / 1000.0, run.python_runs,
                         if run.missing.is_empty() { String::new() } else { format!("; {} dataset sample{} not in the file (not scored)", run.missing.len(), if run.missing.len() == 1 { "" } else { "s" }) },
                         if run.unknown.is_empty() { String::new() } else { format!("; {} id{} in the file not in the dataset", run.unknown.len(), if run.unknown.len() == 1 { "" } else { "s" }) },
                     );
@@ -634,7 +651,8 @@ fn ResultsView(state: EvaluateState) -> impl IntoView {
                             </details>
                         }
                     });
-                    let usage = run.usage.map(|u| format!("{} requests (at most {} at once) · tokens: {} prompt, {} completion ({} reasoning)", run.requests, run.most_concurrent, u.prompt_tokens, u.completion_tokens, u.reasoning_tokens));
+                    let at_once = if run.most_concurrent > 0 { format!(" (at most {} at once in the last session)", run.most_concurrent) } else { String::new() };
+                    let usage = run.usage.map(|u| format!("{}{at_once} · tokens: {} prompt, {} completion ({} reasoning)", run.requests.describe(), u.prompt_tokens, u.completion_tokens, u.reasoning_tokens));
                     let errors = run.errors.clone();
                     let sent = run.sent.as_ref().map(|sent| {
                         let deviations = execbench_run::protocol::deviations(sent);

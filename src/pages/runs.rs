@@ -9,7 +9,7 @@ use execbench_providers::{KeyScope, KeyUse};
 use execbench_run::cost::estimate::format_tokens;
 use execbench_run::cost::format_usd;
 use execbench_run::file_review::{FormLimits, review_continuation};
-use execbench_run::manifest::{RunEntry, RunState};
+use execbench_run::manifest::{RunEntry, RunState, counted};
 use execbench_run::runfile::{export_codecrash, export_run};
 use execbench_run::store::RunStore;
 use leptos::prelude::*;
@@ -324,13 +324,19 @@ fn RunRow(entry: RunEntry, state: RunsPageState) -> impl IntoView {
         "{} / {}{}",
         entry.tally.recorded(),
         m.samples,
-        if entry.tally.errors > 0 { format!(" ({} errors)", entry.tally.errors) } else { String::new() }
+        if entry.tally.errors > 0 {
+            format!(" ({})", counted(entry.tally.errors as u64, "error", "errors"))
+        } else {
+            String::new()
+        }
     );
     let usage = entry.tally.usage;
     let cost = m.cost(&usage).map_or("–".to_string(), format_usd);
     let state_label = entry.state.label();
     let note = entry.note.clone();
-    let can_resume = entry.state.resumable() && entry.missing() > 0;
+    // Every state that is not the end offers Resume: samples without a record, and after an
+    // Extend cut short, the answers some samples still lack (with none of either, it finishes).
+    let can_resume = entry.state.resumable();
     let can_retry = entry.tally.errors > 0 && entry.state != RunState::Running;
     let can_extend = entry.state == RunState::Finished && entry.tally.errors == 0;
     let unsaved = app.runs.has_unsaved(&id);
@@ -416,7 +422,7 @@ pub fn RunPage(id: String) -> impl IntoView {
                 Some(Err(e)) => view! { <p class="error-box" role="alert" data-testid="run-page-error">{e}</p> }.into_any(),
                 Some(Ok(run)) => {
                     let cost = run.cost.map(|c| format!(" · cost {}", format_usd(c))).unwrap_or_default();
-                    let usage = run.usage.map(|u| format!("tokens: {} prompt, {} completion ({} reasoning){cost}", u.prompt_tokens, u.completion_tokens, u.reasoning_tokens));
+                    let usage = run.usage.map(|u| format!("{} · tokens: {} prompt, {} completion ({} reasoning){cost}", run.requests.describe(), u.prompt_tokens, u.completion_tokens, u.reasoning_tokens));
                     let errors = run.errors.clone();
                     view! {
                         <h1 data-testid="run-title">{run.title()}</h1>

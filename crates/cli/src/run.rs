@@ -13,7 +13,7 @@ use execbench_eval::{Mode, Task};
 use execbench_providers::{KeyScope, Usage};
 use execbench_run::api::{ApiModel, ApiSettings};
 use execbench_run::cost::format_usd;
-use execbench_run::manifest::{PriceUsed, RunEntry, Tally};
+use execbench_run::manifest::{PriceUsed, RunEntry, Tally, counted};
 use execbench_run::record::SampleRecord;
 use execbench_run::runfile::read_run_file;
 use execbench_run::session::{self, Continue, NewRun, Session, SessionEvent, SessionIo, run_session};
@@ -196,6 +196,7 @@ pub fn run(args: &RunArgs) -> Result<i32, String> {
     if samples.is_empty() {
         return Err(format!("{} has no usable samples", settings.dataset));
     }
+    let key_used = settings.api.is_some() && key.is_some();
     let mut responder = match (&settings.api, settings.offline.as_deref()) {
         (Some(api), _) => Responder::Api(ApiModel { settings: api.clone(), key }),
         (None, Some(name)) => Responder::Offline(
@@ -209,6 +210,7 @@ pub fn run(args: &RunArgs) -> Result<i32, String> {
         created: now_secs(),
         model: session::model_name(&responder, None),
         api: settings.api.clone(),
+        key_used,
         dataset: settings.dataset.clone(),
         simulation: None,
         price: settings.price.clone(),
@@ -226,6 +228,13 @@ pub fn run(args: &RunArgs) -> Result<i32, String> {
         let run_file = read_run_file(&settings.out, &text)?;
         let mut conflicts = run_file.manifest.resume_conflicts(&manifest);
         conflicts.extend(endpoint_conflict(run_file.manifest.api.as_ref(), settings.api.as_ref()));
+        // Made with a key, it would only be refused without one: asked for before any request.
+        if run_file.manifest.key_used && !key_used {
+            conflicts.push(format!(
+                "the run was made with an API key and none is set now: set {} (or name the variable with --key-env)",
+                settings.key.as_ref().and_then(|k| k.env.as_deref()).unwrap_or("the provider's key variable")
+            ));
+        }
         if !conflicts.is_empty() {
             eprintln!("cannot resume {}:", settings.out);
             for c in &conflicts {
@@ -250,6 +259,7 @@ pub fn run(args: &RunArgs) -> Result<i32, String> {
         let mut entry = RunEntry::new(run_file.manifest, now_ms());
         if let Some(state) = run_file.state {
             entry.active_ms = state.active_ms;
+            entry.requests = state.requests;
         }
         entry.tally = Tally::of(&records);
         // Errors are asked again: a resumed file ends with every sample scored if it can be.
@@ -335,11 +345,12 @@ pub fn run(args: &RunArgs) -> Result<i32, String> {
         total
     });
     eprintln!(
-        "{}; {} samples recorded, {} errors (left out of pass@k); {} requests this session",
+        "{}; {} recorded, {} (left out of pass@k); {} this session, {} in all",
         outcome.end.describe(),
-        all.len(),
-        errors.len(),
-        outcome.status.requests_sent
+        counted(all.len() as u64, "sample", "samples"),
+        counted(errors.len() as u64, "error", "errors"),
+        counted(outcome.status.requests_sent as u64, "request", "requests"),
+        end.entry.requests.describe()
     );
     for e in errors.iter().take(10) {
         eprintln!("  error: {}: {}", e.sample_id, e.error.as_ref().map(|x| x.message.as_str()).unwrap_or(""));

@@ -117,6 +117,17 @@ fn a_run_with_faults_scores_every_sample_as_the_server_scripted() {
     assert!(stdout.contains("tokens: "), "{stdout}");
     let file = std::fs::read_to_string(&out).unwrap();
     assert!(!file.contains(KEY), "the key must never be written to a run file");
+    // The run's requests, stored in its state line: every one the server saw, each fault a failed
+    // attempt followed by a retry or a rate-limit wait, and one answer per sample.
+    let counts = execbench_run::runfile::read_run_file("run.jsonl", &file).unwrap().state.unwrap().requests;
+    assert_eq!(counts.sent, stats.requests_total, "{counts:?}");
+    assert_eq!(
+        (counts.sent - counts.failed, counts.retries + counts.rate_limit_waits),
+        (50, counts.failed),
+        "{counts:?}"
+    );
+    assert!(counts.rate_limit_waits >= 1 && counts.retries >= 4, "{counts:?}");
+    assert!(stderr.contains(&format!("{} in all", counts.describe())), "{stderr}");
     // What the page imports (a run file's scored rows) gives the same figure.
     let run = execbench_run::runfile::read_run_file("run.jsonl", &file).unwrap();
     let rows = run.result_rows();
@@ -251,6 +262,25 @@ fn ctrl_c_pauses_the_run_as_stop_does_in_the_page() {
     assert_eq!(records(&out).len(), 30);
     let file = execbench_run::runfile::read_run_file("run.jsonl", &std::fs::read_to_string(&out).unwrap()).unwrap();
     assert_eq!(file.state.unwrap().state, execbench_run::manifest::RunState::Finished);
+}
+
+/// A run made with a key is not resumed without one: refused before any request, naming the
+/// variable to set.
+#[test]
+fn a_run_made_with_a_key_is_not_resumed_without_it() {
+    let dir = scratch("resume-keyless");
+    let config = MockConfig { latency_ms: 5, api_key: Some(KEY.to_string()), ..Default::default() };
+    let server = MockServer::start_blocking(bundled_dataset().unwrap(), config, 0).unwrap();
+    let out = dir.join("run.jsonl");
+    let flags = ["--limit", "3", "--n", "1"];
+    let output = run(&mut command(&server, &out, &flags));
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    let sent = server.stats().requests_total;
+    let output = run(command(&server, &out, &[&flags[..], &["--resume"]].concat()).env_remove("OPENAI_API_KEY"));
+    let stderr = text(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("the run was made with an API key and none is set now: set OPENAI_API_KEY"), "{stderr}");
+    assert_eq!(server.stats().requests_total, sent, "nothing sent");
 }
 
 fn records_count(path: &Path) -> usize {

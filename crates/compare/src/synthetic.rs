@@ -38,6 +38,7 @@ pub fn synthetic_runs(models: usize, samples: usize, n: usize, seed: u64) -> Vec
                 run_id: format!("{model}-{label}"),
                 model: model.clone(),
                 api: None,
+                key_used: false,
                 dataset,
                 dataset_hash: "synthetic".to_string(),
                 samples,

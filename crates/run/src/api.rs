@@ -217,6 +217,7 @@ async fn with_retries<H: HttpClient, C: Clock>(
                 return Ok((completion, attempts));
             }
             Err(error) => {
+                ctx.live.attempt_failed();
                 attempts.push(AttemptRecord { ms, error: Some(error.clone()) });
                 failures += 1;
                 if error.kind.disposition() == execbench_providers::Disposition::RateLimit {

@@ -159,6 +159,7 @@ mod tests {
             run_id: "r".into(),
             model: "m".into(),
             api: Some(api),
+            key_used: false,
             dataset: "d".into(),
             dataset_hash: "h".into(),
             samples: 3,

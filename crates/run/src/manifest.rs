@@ -26,6 +26,10 @@ pub struct RunManifest {
     /// For API models: provider, base URL, model and the generation settings (no key).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub api: Option<ApiSettings>,
+    /// The run was made with an API key (never the key itself): going on without one would only
+    /// be refused, so a front end asks for it before any request.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub key_used: bool,
     pub dataset: String,
     /// [`dataset_hash`] of the samples the run covers.
     pub dataset_hash: String,
@@ -267,6 +271,62 @@ pub struct RunEntry {
     /// Time spent running, summed over sessions, ms.
     pub active_ms: f64,
     pub tally: Tally,
+    /// The requests of every session of the run (start, resumes, retries, extends). Runs stored
+    /// before it was counted read as zero.
+    #[serde(default, skip_serializing_if = "RequestCounts::is_zero")]
+    pub requests: RequestCounts,
+}
+
+/// Requests a run made, summed over its sessions: what reports say it took.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RequestCounts {
+    /// Every request sent (retries included).
+    pub sent: u64,
+    /// Requests sent again after a fault (not a rate limit).
+    pub retries: u64,
+    /// Waits after a rate limit before sending again.
+    pub rate_limit_waits: u64,
+    /// Requests that ended in an error (retried or not).
+    pub failed: u64,
+}
+
+impl RequestCounts {
+    pub fn is_zero(&self) -> bool {
+        *self == RequestCounts::default()
+    }
+
+    /// Both summed: one session's counts added to the run's.
+    pub fn plus(self, other: RequestCounts) -> RequestCounts {
+        RequestCounts {
+            sent: self.sent + other.sent,
+            retries: self.retries + other.retries,
+            rate_limit_waits: self.rate_limit_waits + other.rate_limit_waits,
+            failed: self.failed + other.failed,
+        }
+    }
+
+    /// "77 requests (3 retries, 1 rate-limit wait, 4 failed)": the same words in every report.
+    pub fn describe(&self) -> String {
+        let mut text = counted(self.sent, "request", "requests");
+        let extras: Vec<String> = [
+            (self.retries, "retry", "retries"),
+            (self.rate_limit_waits, "rate-limit wait", "rate-limit waits"),
+            (self.failed, "failed", "failed"),
+        ]
+        .into_iter()
+        .filter(|(count, _, _)| *count > 0)
+        .map(|(count, one, many)| counted(count, one, many))
+        .collect();
+        if !extras.is_empty() {
+            text.push_str(&format!(" ({})", extras.join(", ")));
+        }
+        text
+    }
+}
+
+/// `1 error`, `2 errors`, `0 errors`: a count with its noun in the right number.
+pub fn counted(count: u64, one: &str, many: &str) -> String {
+    format!("{count} {}", if count == 1 { one } else { many })
 }
 
 impl RunEntry {
@@ -278,6 +338,7 @@ impl RunEntry {
             updated_ms: now_ms,
             active_ms: 0.0,
             tally: Tally::default(),
+            requests: RequestCounts::default(),
         }
     }
 
@@ -288,5 +349,82 @@ impl RunEntry {
     /// Samples with no record yet.
     pub fn missing(&self) -> usize {
         self.manifest.samples.saturating_sub(self.tally.recorded())
+    }
+
+    /// "60 samples" when each has a record, else "53 of 60 samples": what a list says of a run.
+    pub fn samples_label(&self) -> String {
+        let (recorded, planned) = (self.tally.recorded() as u64, self.manifest.samples as u64);
+        if recorded >= planned {
+            counted(planned, "sample", "samples")
+        } else {
+            format!("{recorded} of {}", counted(planned, "sample", "samples"))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_read_in_the_right_number() {
+        // (count, shown)
+        for (count, shown) in [(0, "0 errors"), (1, "1 error"), (2, "2 errors"), (53, "53 errors")] {
+            assert_eq!(counted(count, "error", "errors"), shown);
+        }
+    }
+
+    #[test]
+    fn requests_are_described_the_same_everywhere() {
+        let counts =
+            |sent, retries, rate_limit_waits, failed| RequestCounts { sent, retries, rate_limit_waits, failed };
+        // (counts, shown)
+        let cases = [
+            (counts(0, 0, 0, 0), "0 requests"),
+            (counts(1, 0, 0, 0), "1 request"),
+            (counts(77, 0, 0, 0), "77 requests"),
+            (counts(77, 1, 0, 1), "77 requests (1 retry, 1 failed)"),
+            (counts(80, 2, 1, 3), "80 requests (2 retries, 1 rate-limit wait, 3 failed)"),
+            (counts(9, 0, 2, 2), "9 requests (2 rate-limit waits, 2 failed)"),
+        ];
+        for (counts, shown) in cases {
+            assert_eq!(counts.describe(), shown, "{counts:?}");
+        }
+        assert_eq!(counts(35, 1, 0, 1).plus(counts(42, 2, 3, 5)), counts(77, 3, 3, 6), "sessions add up");
+    }
+
+    #[test]
+    fn a_list_says_how_many_samples_have_a_record() {
+        let entry = |samples: usize, scored: usize, errors: usize| {
+            let mut manifest = crate::store::conformance::manifest("r", 1);
+            manifest.samples = samples;
+            let mut entry = RunEntry::new(manifest, 0.0);
+            entry.tally.scored = scored;
+            entry.tally.errors = errors;
+            entry
+        };
+        // (samples, scored, errors, shown)
+        let cases = [
+            (60, 60, 0, "60 samples"),
+            (60, 50, 10, "60 samples"),
+            (60, 50, 3, "53 of 60 samples"),
+            (60, 0, 0, "0 of 60 samples"),
+            (1, 1, 0, "1 sample"),
+        ];
+        for (samples, scored, errors, shown) in cases {
+            assert_eq!(entry(samples, scored, errors).samples_label(), shown, "{samples} {scored} {errors}");
+        }
+    }
+
+    #[test]
+    fn entries_stored_before_requests_were_counted_still_read() {
+        let mut entry = RunEntry::new(crate::store::conformance::manifest("r", 1), 0.0);
+        let mut json = serde_json::to_value(&entry).unwrap();
+        assert!(json.get("requests").is_none(), "no counts, no field");
+        json.as_object_mut().unwrap().remove("requests");
+        assert_eq!(serde_json::from_value::<RunEntry>(json).unwrap(), entry);
+        entry.requests.sent = 3;
+        let back: RunEntry = serde_json::from_str(&serde_json::to_string(&entry).unwrap()).unwrap();
+        assert_eq!(back.requests.sent, 3);
     }
 }

@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::record::SampleRecord;
 
-use crate::manifest::{FORMAT, RunEntry, RunManifest, RunState};
+use crate::manifest::{FORMAT, RequestCounts, RunEntry, RunManifest, RunState};
 
 #[derive(Serialize, Deserialize)]
 struct ManifestLine {
@@ -35,6 +35,22 @@ pub struct StateLine {
     pub note: Option<String>,
     pub updated_ms: f64,
     pub active_ms: f64,
+    /// The run's requests over every session (absent in files from before they were counted).
+    #[serde(default, skip_serializing_if = "RequestCounts::is_zero")]
+    pub requests: RequestCounts,
+}
+
+impl StateLine {
+    /// Where `entry` stands, as its file's state line says it.
+    pub fn of(entry: &RunEntry) -> StateLine {
+        StateLine {
+            state: entry.state,
+            note: entry.note.clone(),
+            updated_ms: entry.updated_ms,
+            active_ms: entry.active_ms,
+            requests: entry.requests,
+        }
+    }
 }
 
 #[derive(Serialize, Deserialize)]
@@ -114,12 +130,7 @@ pub fn read_run_file(name: &str, text: &str) -> Result<RunFile, String> {
 /// A stored run as a file: its manifest, its state, then its records (the command line's run file
 /// and the page's export are the same; both import anywhere).
 pub fn export_run(entry: &RunEntry, records: &[SampleRecord]) -> String {
-    let state = StateLine {
-        state: entry.state,
-        note: entry.note.clone(),
-        updated_ms: entry.updated_ms,
-        active_ms: entry.active_ms,
-    };
+    let state = StateLine::of(entry);
     let mut out = manifest_line(&entry.manifest);
     out.push('\n');
     for record in records {
@@ -197,6 +208,7 @@ mod tests {
             run_id: "r1".into(),
             model: "oracle".into(),
             api: None,
+            key_used: false,
             dataset: "d.jsonl".into(),
             dataset_hash: dataset_hash(&[sample("a", "1")]),
             samples: 1,
@@ -238,9 +250,16 @@ mod tests {
 
     #[test]
     fn a_file_reads_back_with_the_latest_record_per_sample() {
-        let paused =
-            StateLine { state: RunState::Paused, note: Some("spend cap".into()), updated_ms: 1.0, active_ms: 2.0 };
-        let finished = StateLine { state: RunState::Finished, note: None, updated_ms: 3.0, active_ms: 4.0 };
+        let paused = StateLine {
+            state: RunState::Paused,
+            note: Some("spend cap".into()),
+            updated_ms: 1.0,
+            active_ms: 2.0,
+            requests: RequestCounts::default(),
+        };
+        let counts = RequestCounts { sent: 9, retries: 1, rate_limit_waits: 2, failed: 3 };
+        let finished =
+            StateLine { state: RunState::Finished, note: None, updated_ms: 3.0, active_ms: 4.0, requests: counts };
         let text = [
             manifest_line(&manifest()),
             record_line(&record("a", true)),
@@ -282,6 +301,7 @@ mod tests {
         let mut entry = RunEntry::new(manifest(), 5.0);
         entry.state = RunState::Paused;
         entry.note = Some("spend cap".into());
+        entry.requests = RequestCounts { sent: 77, retries: 4, rate_limit_waits: 2, failed: 6 };
         let records = vec![record("a", false), record("b", true)];
         let text = export_run(&entry, &records);
         let back = read_run_file("run.jsonl", &text).unwrap();
@@ -289,6 +309,15 @@ mod tests {
         assert_eq!(back.records.values().cloned().collect::<Vec<_>>(), records);
         let state = back.state.unwrap();
         assert_eq!((state.state, state.note.as_deref(), state.updated_ms), (RunState::Paused, Some("spend cap"), 5.0));
+        assert_eq!(state.requests, entry.requests, "the run's requests travel with it");
+    }
+
+    #[test]
+    fn a_state_line_from_before_requests_were_counted_reads_as_none() {
+        let old = r#"{"state":{"state":"finished","updated_ms":3.0,"active_ms":4.0}}"#;
+        let text = format!("{}\n{old}", manifest_line(&manifest()));
+        let state = read_run_file("old.jsonl", &text).unwrap().state.unwrap();
+        assert_eq!((state.state, state.requests), (RunState::Finished, RequestCounts::default()));
     }
 
     #[test]

@@ -20,9 +20,10 @@ use crate::cancel::CancelToken;
 use crate::cost::SpendCap;
 use crate::engine::{EvalJob, Event, Io, PriorAnswers, Responder, RunEnd, RunOutcome, run_evaluation};
 use crate::io::{Clock, HttpClient, Python, ResultStore};
-use crate::manifest::{FORMAT, PriceUsed, RunEntry, RunManifest, RunState, dataset_hash};
+use crate::manifest::{FORMAT, PriceUsed, RequestCounts, RunEntry, RunManifest, RunState, dataset_hash};
 use crate::record::SampleRecord;
 use crate::simulate::Simulation;
+use crate::status::RunStatus;
 use crate::store::{Recorder, RunStore, StoreError, WallClock};
 
 pub mod endings;
@@ -36,6 +37,8 @@ pub struct NewRun {
     /// The model's name as shown ([`model_name`]).
     pub model: String,
     pub api: Option<ApiSettings>,
+    /// Whether its requests carry an API key (the key itself is never kept).
+    pub key_used: bool,
     /// The dataset's name (a file name, or the page's dataset label).
     pub dataset: String,
     pub simulation: Option<Simulation>,
@@ -51,6 +54,7 @@ pub fn new_manifest(job: &EvalJob, about: NewRun) -> RunManifest {
         run_id: about.run_id,
         model: about.model,
         api: about.api,
+        key_used: about.key_used,
         dataset: about.dataset,
         dataset_hash: dataset_hash(&job.samples),
         samples: job.samples.len(),
@@ -163,10 +167,26 @@ pub fn continuation(
     records.sort_by_key(|r| r.index);
     let mut entry = entry.clone();
     let mut job = EvalJob::new(samples, manifest.template.clone(), manifest.n, manifest.modes.clone());
+    // A sample scored with fewer answers than n (an Extend stopped or refused before it): Resume
+    // and Retry errors ask for the answers it lacks, keeping the ones it has.
+    let short = |r: &SampleRecord| {
+        !r.is_error() && r.results.first().is_some_and(|s| !s.answers.is_empty() && s.answers.len() < manifest.n)
+    };
+    let prior_of_short = || -> BTreeMap<String, PriorAnswers> {
+        records
+            .iter()
+            .filter(|r| short(r))
+            .filter_map(|r| PriorAnswers::of(r).map(|p| (r.sample_id.clone(), p)))
+            .collect()
+    };
     match what {
-        Continue::Resume => job.done = records.iter().map(|r| r.sample_id.clone()).collect(),
+        Continue::Resume => {
+            job.done = records.iter().filter(|r| !short(r)).map(|r| r.sample_id.clone()).collect();
+            job.prior = prior_of_short();
+        }
         Continue::RetryErrors => {
-            job.done = records.iter().filter(|r| !r.is_error()).map(|r| r.sample_id.clone()).collect()
+            job.done = records.iter().filter(|r| !r.is_error() && !short(r)).map(|r| r.sample_id.clone()).collect();
+            job.prior = prior_of_short();
         }
         Continue::Extend { extra } => {
             job.n = manifest.n + extra;
@@ -180,16 +200,28 @@ pub fn continuation(
     Ok(Continuation { job, entry, earlier: records })
 }
 
+/// Whether going on with the run needs an API key: its provider always asks for one, or the run
+/// was made with one (an OpenAI-compatible server behind a key).
+pub fn needs_key(manifest: &RunManifest) -> bool {
+    manifest
+        .api
+        .as_ref()
+        .is_some_and(|settings| manifest.key_used || settings.endpoint.preset().is_some_and(|p| p.key_required))
+}
+
 /// The model a stored run was made with, again: its API settings with `key` (the user's, for the
-/// provider and address they confirmed), or an offline model rebuilt from its name.
+/// provider and address they confirmed), or an offline model rebuilt from its name. A run that
+/// [`needs_key`] and has none is refused here, before any request.
 pub fn stored_responder(manifest: &RunManifest, key: Option<String>) -> Result<Responder, String> {
     match &manifest.api {
         Some(settings) => {
-            let needs_key = settings.endpoint.preset().is_some_and(|p| p.key_required);
-            if needs_key && key.as_deref().is_none_or(str::is_empty) {
+            let key = key.filter(|k| !k.trim().is_empty());
+            if needs_key(manifest) && key.is_none() {
                 return Err(format!(
-                    "{} needs the API key of {}: enter it above (it is not stored unless you ask)",
-                    manifest.run_id, settings.endpoint.provider
+                    "{} needs the API key of {} ({}): type it in the key field, then try again. Nothing was sent; the key is not stored with the run",
+                    manifest.run_id,
+                    settings.endpoint.provider,
+                    execbench_providers::redact_base_url(&settings.endpoint.base_url)
                 ));
             }
             Ok(Responder::Api(ApiModel { settings: settings.clone(), key }))
@@ -202,9 +234,14 @@ pub fn stored_responder(manifest: &RunManifest, key: Option<String>) -> Result<R
 
 /// How a session's end is stored: the one rule of the page and the command line. Every ending
 /// but a provider's refusal can be resumed; a run that finished with samples never asked (a pilot)
-/// is paused, not finished.
-pub fn ending(end: &RunEnd, missing: usize) -> (RunState, Option<String>) {
+/// is paused, not finished. `keyless`: the requests carried no key, so a refused key is no verdict
+/// on the run (it pauses until one is given).
+pub fn ending(end: &RunEnd, missing: usize, keyless: bool) -> (RunState, Option<String>) {
     match end {
+        RunEnd::ProviderStopped(e) if keyless && e.kind == execbench_providers::ErrorKind::BadKey => (
+            RunState::Paused,
+            Some(format!("the server asks for an API key and none was sent ({e}): type the key, then Resume")),
+        ),
         RunEnd::Finished if missing > 0 => {
             (RunState::Paused, Some(format!("{missing} samples not asked yet: Resume asks for them")))
         }
@@ -297,6 +334,7 @@ pub async fn run_session<P: Python, H: HttpClient, C: Clock, S: RunStore>(
     on_event: &dyn Fn(SessionEvent<'_>),
 ) -> Result<SessionEnd, NotStarted> {
     let Session { store, entry, earlier, unsaved, now_ms } = session;
+    let before = entry.requests;
     let recorder = Recorder::new(store, entry, &earlier, now_ms);
     if let Err(error) = recorder.set_state(RunState::Running, None).await {
         return Err(NotStarted { error, unsaved });
@@ -313,11 +351,18 @@ pub async fn run_session<P: Python, H: HttpClient, C: Clock, S: RunStore>(
 
     let timed = TimedStore { recorder: &recorder, clock: io.clock, times_ms: RefCell::new(Vec::new()) };
     let entry_now = || recorder.entry();
-    let engine_event = |event: Event<'_>| on_event(SessionEvent::Engine(event, &entry_now));
+    let engine_event = |event: Event<'_>| {
+        if let Event::Status(status) = &event {
+            recorder.set_requests(before.plus(requests_of(status)));
+        }
+        on_event(SessionEvent::Engine(event, &entry_now))
+    };
     let engine_io = Io { python: io.python, http: io.http, clock: io.clock, store: &timed };
     let outcome = run_evaluation(&job, responder, engine_io, cancel, &engine_event).await;
+    recorder.set_requests(before.plus(requests_of(&outcome.status)));
 
-    let (state, note) = ending(&outcome.end, recorder.entry().missing());
+    let keyless = matches!(responder, Responder::Api(m) if m.key.as_deref().is_none_or(|k| k.trim().is_empty()));
+    let (state, note) = ending(&outcome.end, recorder.entry().missing(), keyless);
     let state_error = recorder.set_state(state, note).await.err();
     let by_id: BTreeMap<String, SampleRecord> = earlier
         .into_iter()
@@ -336,6 +381,16 @@ pub async fn run_session<P: Python, H: HttpClient, C: Clock, S: RunStore>(
         state_error,
         store_times_ms: timed.times_ms.take(),
     })
+}
+
+/// One session's requests, as its status counted them.
+pub fn requests_of(status: &RunStatus) -> RequestCounts {
+    RequestCounts {
+        sent: status.requests_sent as u64,
+        retries: status.retries as u64,
+        rate_limit_waits: status.rate_limit_waits as u64,
+        failed: status.failed_attempts as u64,
+    }
 }
 
 /// Marks every run still "running" as interrupted (no session of this start runs it: a reload, a
@@ -377,17 +432,27 @@ mod tests {
     fn every_ending_has_one_stored_state() {
         use execbench_providers::{ErrorKind, ProviderError};
         let refused = ProviderError::new(ErrorKind::BadKey, Some(401), "the key was refused");
-        // (how the engine ended, samples without a record, state, note starts with)
-        let cases: Vec<(RunEnd, usize, RunState, Option<&str>)> = vec![
-            (RunEnd::Finished, 0, RunState::Finished, None),
-            (RunEnd::Finished, 2, RunState::Paused, Some("2 samples not asked yet")),
-            (RunEnd::Stopped, 3, RunState::Paused, Some("stopped: Resume asks for the rest")),
-            (RunEnd::SpendCap { spent: 0.5, limit: 0.6 }, 1, RunState::Paused, Some("paused at the spend cap")),
-            (RunEnd::StoreFailed("full".into()), 1, RunState::Paused, Some("paused: a result could not be stored")),
-            (RunEnd::ProviderStopped(refused), 3, RunState::Failed, Some("stopped by the provider")),
+        let no_credit = ProviderError::new(ErrorKind::NoCredits, Some(402), "no credits left");
+        // (how the engine ended, samples without a record, sent without a key, state, note starts with)
+        let cases: Vec<(RunEnd, usize, bool, RunState, Option<&str>)> = vec![
+            (RunEnd::Finished, 0, false, RunState::Finished, None),
+            (RunEnd::Finished, 2, false, RunState::Paused, Some("2 samples not asked yet")),
+            (RunEnd::Stopped, 3, false, RunState::Paused, Some("stopped: Resume asks for the rest")),
+            (RunEnd::SpendCap { spent: 0.5, limit: 0.6 }, 1, false, RunState::Paused, Some("paused at the spend cap")),
+            (
+                RunEnd::StoreFailed("full".into()),
+                1,
+                false,
+                RunState::Paused,
+                Some("paused: a result could not be stored"),
+            ),
+            (RunEnd::ProviderStopped(refused.clone()), 3, false, RunState::Failed, Some("stopped by the provider")),
+            // A key refused when none was sent is no verdict: the run waits for one.
+            (RunEnd::ProviderStopped(refused), 3, true, RunState::Paused, Some("the server asks for an API key")),
+            (RunEnd::ProviderStopped(no_credit), 3, true, RunState::Failed, Some("stopped by the provider")),
         ];
-        for (end, missing, state, note) in cases {
-            let (got_state, got_note) = ending(&end, missing);
+        for (end, missing, keyless, state, note) in cases {
+            let (got_state, got_note) = ending(&end, missing, keyless);
             assert_eq!(got_state, state, "{end:?}");
             match note {
                 None => assert_eq!(got_note, None, "{end:?}"),
@@ -430,6 +495,34 @@ mod tests {
     }
 
     #[test]
+    fn an_extend_cut_short_is_finished_by_resume_and_retry() {
+        let data = samples(3);
+        let mut entry = stored(&data);
+        // Extended from n = 1 to n = 3, stopped after s0 got its new answers: s1 still has one.
+        entry.manifest.n = 3;
+        let answered = |id: &str, index: usize, answers: usize| {
+            let mut r = record(id, index, Some(1.0), false);
+            let answer = execbench_eval::report::AnswerRecord {
+                response: Some("1".into()),
+                extraction: execbench_eval::Extraction::verbatim("1"),
+                verdict: execbench_eval::Verdict::Correct,
+            };
+            r.results[0].answers = vec![answer; answers];
+            r
+        };
+        let records = vec![answered("s0", 0, 3), answered("s1", 1, 1), record("s2", 2, None, true)];
+        // (choice, samples not asked, samples asked for the rest of n with their answers kept)
+        let cases: &[(Continue, &[&str], &[&str])] =
+            &[(Continue::Resume, &["s0", "s2"], &["s1"]), (Continue::RetryErrors, &["s0"], &["s1"])];
+        for (what, not_asked, topped_up) in cases {
+            let c = continuation(&entry, records.clone(), &data, *what, None).unwrap();
+            assert_eq!(c.job.done.iter().map(String::as_str).collect::<Vec<_>>(), *not_asked, "{what:?}");
+            assert_eq!(c.job.prior.keys().map(String::as_str).collect::<Vec<_>>(), *topped_up, "{what:?}");
+            assert_eq!((c.job.n, c.job.prior["s1"].responses.len()), (3, 1), "{what:?}");
+        }
+    }
+
+    #[test]
     fn a_continuation_is_refused_naming_why() {
         let data = samples(3);
         let entry = stored(&data);
@@ -459,6 +552,50 @@ mod tests {
         assert_eq!(stored_responder(&m, None).unwrap().name(), "oracle");
         let unknown = RunManifest { model: "gpt-9".into(), ..m };
         assert!(stored_responder(&unknown, None).err().unwrap().contains("cannot be run again"));
+    }
+
+    #[test]
+    fn a_run_that_needs_a_key_is_refused_without_one_before_any_request() {
+        use execbench_providers::Endpoint;
+        let api = |provider: &str| {
+            Some(ApiSettings::new(Endpoint {
+                provider: provider.into(),
+                base_url: "http://127.0.0.1:9/v1".into(),
+                model: "m".into(),
+            }))
+        };
+        let m = manifest("run-1", 1);
+        let run = |provider: &str, key_used: bool| RunManifest { api: api(provider), key_used, ..m.clone() };
+        // (manifest, key given, refused)
+        let cases: Vec<(RunManifest, Option<&str>, bool)> = vec![
+            (run("openai", false), None, true),
+            (run("openai", false), Some("  "), true),
+            (run("openai", false), Some("k"), false),
+            // Any URL: a key only when the run was made with one.
+            (run("openai-compatible", false), None, false),
+            (run("openai-compatible", true), None, true),
+            (run("openai-compatible", true), Some(""), true),
+            (run("openai-compatible", true), Some("k"), false),
+            (run("vllm", false), None, false),
+        ];
+        for (manifest, key, refused) in cases {
+            let name = format!(
+                "{} key_used={} key={key:?}",
+                manifest.api.as_ref().unwrap().endpoint.provider,
+                manifest.key_used
+            );
+            match stored_responder(&manifest, key.map(str::to_string)) {
+                Err(e) => {
+                    assert!(refused, "{name}: {e}");
+                    assert!(e.contains("needs the API key") && e.contains("Nothing was sent"), "{name}: {e}");
+                }
+                Ok(Responder::Api(model)) => {
+                    assert!(!refused, "{name}: not refused");
+                    assert_eq!(model.key.as_deref(), key.filter(|k| !k.trim().is_empty()), "{name}");
+                }
+                Ok(_) => panic!("{name}: not an API model"),
+            }
+        }
     }
 
     #[test]

@@ -27,6 +27,11 @@ pub struct RunStatus {
     /// The concurrency limit now (lower than the setting after rate limits).
     pub concurrency_limit: usize,
     pub requests_sent: usize,
+    /// This session's requests sent again after a fault, waits after a rate limit, and requests
+    /// that ended in an error (the run's totals are its entry's `requests`).
+    pub retries: usize,
+    pub rate_limit_waits: usize,
+    pub failed_attempts: usize,
     pub usage: Usage,
     pub elapsed_ms: f64,
     pub stopping: bool,
@@ -99,13 +104,21 @@ impl Live {
         self.inner.borrow_mut().status.running -= 1;
     }
 
+    /// A request is sent again after `until_ms` (one more retry or rate-limit wait).
     pub fn waiting(&self, id: u64, until_ms: f64, rate_limited: bool, retry: (u32, u32)) {
         let mut s = self.inner.borrow_mut();
         if rate_limited {
             s.waits.insert(id, until_ms);
+            s.status.rate_limit_waits += 1;
         } else {
             s.retries.insert(id, retry);
+            s.status.retries += 1;
         }
+    }
+
+    /// A request ended in an error (whether or not it is sent again).
+    pub fn attempt_failed(&self) {
+        self.inner.borrow_mut().status.failed_attempts += 1;
     }
 
     pub fn done_waiting(&self, id: u64) {
@@ -193,9 +206,24 @@ mod tests {
         );
         live.done_waiting(b);
         live.sample_done(true);
+        live.attempt_failed();
         let s = live.snapshot(1_000.0, 1_000.0, 4);
         assert_eq!((s.rate_limited, s.longest_wait_ms, s.done, s.errors, s.total), (1, 4_000, 3, 1, 10));
+        // Counted once each, and kept after the wait ends.
+        assert_eq!((s.requests_sent, s.retries, s.rate_limit_waits, s.failed_attempts), (1, 1, 2, 1));
     }
+}
+
+/// The model's answers and the verdicts on them, told apart: each answer is judged once per
+/// scoring mode. "12 answers judged" with one mode; "12 answers, 24 judgements (2 modes)" with
+/// two.
+pub fn answers_and_judgements(answers: usize, modes: usize) -> String {
+    use crate::manifest::counted;
+    let said = counted(answers as u64, "answer", "answers");
+    if modes <= 1 {
+        return format!("{said} judged");
+    }
+    format!("{said}, {} ({modes} modes)", counted((answers * modes) as u64, "judgement", "judgements"))
 }
 
 /// (median, p99) of durations, the nearest rank of each: how the page reports its record writes
@@ -208,6 +236,27 @@ pub fn median_and_p99(values: &[f64]) -> Option<(f64, f64)> {
     sorted.sort_by(f64::total_cmp);
     let at = |q: f64| sorted[((sorted.len() - 1) as f64 * q).round() as usize];
     Some((at(0.5), at(0.99)))
+}
+
+#[cfg(test)]
+mod answer_tests {
+    use super::answers_and_judgements;
+
+    #[test]
+    fn answers_and_judgements_are_told_apart() {
+        // (answers, scoring modes, shown)
+        let cases = [
+            (0, 1, "0 answers judged"),
+            (1, 1, "1 answer judged"),
+            (12, 1, "12 answers judged"),
+            (1, 2, "1 answer, 2 judgements (2 modes)"),
+            (12, 2, "12 answers, 24 judgements (2 modes)"),
+            (0, 2, "0 answers, 0 judgements (2 modes)"),
+        ];
+        for (answers, modes, shown) in cases {
+            assert_eq!(answers_and_judgements(answers, modes), shown, "{answers} x {modes}");
+        }
+    }
 }
 
 #[cfg(test)]

@@ -16,7 +16,7 @@ use execbench_providers::Usage;
 use serde::{Deserialize, Serialize};
 
 use crate::io::ResultStore;
-use crate::manifest::{Contribution, RunEntry, RunState, Tally};
+use crate::manifest::{Contribution, RequestCounts, RunEntry, RunState, Tally};
 use crate::record::SampleRecord;
 
 /// Why a store could not do what it was asked. `Quota`: the storage is full (the run pauses and
@@ -197,6 +197,11 @@ impl<'a, S: RunStore> Recorder<'a, S> {
         clock.0 = now;
     }
 
+    /// The run's requests so far (every session's): kept with the next write.
+    pub fn set_requests(&self, requests: RequestCounts) {
+        self.entry.borrow_mut().requests = requests;
+    }
+
     /// Writes the entry with a new state (and why).
     pub async fn set_state(&self, state: RunState, note: Option<String>) -> StoreResult<()> {
         self.touch();
@@ -249,6 +254,7 @@ pub mod conformance {
             run_id: run_id.into(),
             model: "oracle".into(),
             api: None,
+            key_used: false,
             dataset: "d.jsonl".into(),
             dataset_hash: "0123456789abcdef".into(),
             samples: 3,

@@ -1173,6 +1173,7 @@ fn keys_stay_out_of_records_manifests_and_debug_output() {
         run_id: "r1".into(),
         model: name,
         api: Some(settings),
+        key_used: false,
         dataset: "test.jsonl".into(),
         dataset_hash: dataset_hash(&all),
         samples: all.len(),

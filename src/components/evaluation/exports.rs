@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use execbench_core::markdown_text;
 use execbench_eval::report::markdown_table;
+use execbench_run::manifest::counted;
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
@@ -22,14 +23,17 @@ pub fn markdown_summary(runs: &[Arc<RunResults>]) -> String {
         }
         if !run.errors.is_empty() {
             out.push_str(&format!(
-                "{} samples ended in an error (the provider failed; not scored, not in pass@k).\n\n",
-                run.errors.len()
+                "{} ended in an error (the provider failed; not scored, not in pass@k).\n\n",
+                counted(run.errors.len() as u64, "sample", "samples")
             ));
         }
         if let Some(u) = run.usage {
+            // A run stored before requests were counted has none to say.
+            let requests =
+                if run.requests.is_zero() { String::new() } else { format!(" in {}", run.requests.describe()) };
             out.push_str(&format!(
-                "Tokens: {} prompt, {} completion ({} reasoning) in {} requests.\n\n",
-                u.prompt_tokens, u.completion_tokens, u.reasoning_tokens, run.requests
+                "Tokens: {} prompt, {} completion ({} reasoning){requests}.\n\n",
+                u.prompt_tokens, u.completion_tokens, u.reasoning_tokens
             ));
         }
         if let Some(sent) = &run.sent {

@@ -25,6 +25,7 @@ pub fn manifest(
         run_id: run_id.to_string(),
         model: model.to_string(),
         api: None,
+        key_used: false,
         dataset: dataset.to_string(),
         dataset_hash: "0".to_string(),
         samples: 0,

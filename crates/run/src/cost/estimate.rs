@@ -271,19 +271,25 @@ pub fn estimate_run(
     Estimate { samples, n, prompt_tokens, output_tokens_expected, output_tokens_max, expected_usd, max_usd, basis }
 }
 
-/// Tokens for a person: `850`, `12.3k`, `1.2M` (millions from what would read 100.0k up).
+/// Tokens for a person: `850` exactly, then two significant figures: `1.2k`, `12k`, `120k`,
+/// `1.3M` (so 120,000 never reads as `0.1M`).
 pub fn format_tokens(tokens: u64) -> String {
-    if tokens >= 99_950 {
-        format!("{:.1}M", tokens as f64 / 1e6)
-    } else if tokens >= 1_000 {
-        format!("{:.1}k", tokens as f64 / 1e3)
-    } else {
-        tokens.to_string()
+    if tokens < 1_000 {
+        return tokens.to_string();
     }
+    let step = 10u64.pow(tokens.ilog10() - 1);
+    let rounded = (tokens + step / 2) / step * step;
+    let (unit, name) = match rounded {
+        r if r >= 1_000_000_000 => (1e9, "B"),
+        r if r >= 1_000_000 => (1e6, "M"),
+        _ => (1e3, "k"),
+    };
+    let value = rounded as f64 / unit;
+    if value < 10.0 { format!("{value:.1}{name}") } else { format!("{value:.0}{name}") }
 }
 
 /// One line for the page: "about $0.42 (at most $1.10) for 800 x 5"; "at most $1.10 for 800 x 5
-/// (every answer at the token limit)" without a pilot; "about 1.2M prompt + 0.4M output tokens (no
+/// (every answer at the token limit)" without a pilot; "about 1.2M prompt + 400k output tokens (no
 /// price known for this model: enter one)" without a price ("+ up to 4.0M output" without a
 /// pilot); "free: about ..." at a zero price (local servers).
 pub fn describe(estimate: &Estimate) -> String {
@@ -438,7 +444,7 @@ mod tests {
                     None,
                     None,
                     MAX,
-                    "about 16 prompt + up to 20.0k output tokens (no price known for this model: enter one)",
+                    "about 16 prompt + up to 20k output tokens (no price known for this model: enter one)",
                 ),
             ),
             // One request per answer: 16 x 5 = 80 prompt tokens. Expected $ at the output price, the
@@ -479,7 +485,7 @@ mod tests {
                     Some(0.0),
                     Some(0.0),
                     MAX,
-                    "free: about 16 prompt + up to 20.0k output tokens for 4 x 5",
+                    "free: about 16 prompt + up to 20k output tokens for 4 x 5",
                 ),
             ),
             (
@@ -491,7 +497,7 @@ mod tests {
                     None,
                     None,
                     "output from max tokens (upper bound): the pilot gave no answers",
-                    "about 16 prompt + up to 20.0k output tokens (no price known for this model: enter one)",
+                    "about 16 prompt + up to 20k output tokens (no price known for this model: enter one)",
                 ),
             ),
         ];
@@ -529,19 +535,26 @@ mod tests {
         let unpriced = Estimate { expected_usd: None, max_usd: None, ..estimate };
         assert_eq!(
             describe(&unpriced),
-            "about 1.2M prompt + 0.4M output tokens (no price known for this model: enter one)"
+            "about 1.2M prompt + 400k output tokens (no price known for this model: enter one)"
         );
+        // (tokens, shown): exact below 1,000, then two significant figures, halves rounded up.
         for (tokens, text) in [
             (0, "0"),
             (999, "999"),
             (1000, "1.0k"),
-            (12_345, "12.3k"),
-            (99_949, "99.9k"),
-            (99_950, "0.1M"),
-            (100_000, "0.1M"),
-            (1_250_000, "1.2M"),
+            (1049, "1.0k"),
+            (1050, "1.1k"),
+            (12_345, "12k"),
+            (99_949, "100k"),
+            (120_000, "120k"),
+            (125_000, "130k"),
+            (999_499, "1.0M"),
+            (1_250_000, "1.3M"),
+            (1_249_999, "1.2M"),
+            (45_000_000, "45M"),
+            (2_340_000_000, "2.3B"),
         ] {
-            assert_eq!(format_tokens(tokens), text);
+            assert_eq!(format_tokens(tokens), text, "{tokens}");
         }
     }
 }

@@ -37,37 +37,63 @@ struct Case {
     note: Option<&'static str>,
     /// Records stored: exactly, or at least / at most.
     records: std::ops::RangeInclusive<usize>,
+    /// Requests answered (sent less failed), and the fewest that failed, as the entry stores
+    /// them (the test clock may time a request out at random: that one is retried and counted).
+    sent: std::ops::RangeInclusive<u64>,
+    failed: u64,
 }
 
 /// Runs every case against `store` (empty or not: each case is its own run) and checks what it
 /// stored. Awaited natively with a blocking executor, in the browser by wasm-bindgen-test.
 pub async fn check<S: RunStore>(store: &S) {
     let cases = [
-        Case { name: "finished", state: RunState::Finished, note: None, records: SAMPLES..=SAMPLES },
+        Case {
+            name: "finished",
+            state: RunState::Finished,
+            note: None,
+            records: SAMPLES..=SAMPLES,
+            sent: 3..=3,
+            failed: 0,
+        },
         Case {
             name: "samples left (a pilot of one)",
             state: RunState::Paused,
             note: Some("2 samples not asked yet: Resume asks for them"),
             records: 1..=1,
+            sent: 1..=1,
+            failed: 0,
         },
         Case {
             name: "stopped",
             state: RunState::Paused,
             note: Some("stopped: Resume asks for the rest"),
             records: 1..=SAMPLES - 1,
+            sent: 1..=2,
+            failed: 0,
         },
-        Case { name: "spend cap", state: RunState::Paused, note: Some("paused at the spend cap"), records: 0..=0 },
+        Case {
+            name: "spend cap",
+            state: RunState::Paused,
+            note: Some("paused at the spend cap"),
+            records: 0..=0,
+            sent: 0..=1,
+            failed: 0,
+        },
         Case {
             name: "store full",
             state: RunState::Paused,
             note: Some("paused: a result could not be stored"),
             records: 1..=1,
+            sent: 2..=3,
+            failed: 0,
         },
         Case {
             name: "refused by the provider",
             state: RunState::Failed,
             note: Some("stopped by the provider"),
             records: 0..=0,
+            sent: 0..=0,
+            failed: 1,
         },
     ];
     for (i, case) in cases.iter().enumerate() {
@@ -90,11 +116,55 @@ pub async fn check<S: RunStore>(store: &S) {
         assert_eq!(stored.tally.recorded(), records.len(), "{}: the tally counts the stored records", case.name);
         assert_eq!((end.entry.state, &end.entry.note), (stored.state, &stored.note), "{}: reported", case.name);
         assert!(end.state_error.is_none(), "{}: the ending was stored", case.name);
+        assert_eq!(stored.requests, end.entry.requests, "{}: the requests stored are those reported", case.name);
+        let counts = stored.requests;
+        let answered = counts.sent - counts.failed;
+        assert!(case.sent.contains(&answered), "{}: {counts:?} stored", case.name);
+        assert!(counts.failed >= case.failed, "{}: {counts:?} stored", case.name);
+        assert!(counts.retries + counts.rate_limit_waits <= counts.failed, "{}: {counts:?} stored", case.name);
         if case.name == "store full" {
             assert_eq!(end.unsaved.len(), 1, "{}: the refused record is handed back", case.name);
             assert_eq!(end.records.len(), 2, "{}: the stored and the refused record are shown", case.name);
         }
     }
+    sessions_add_up(store).await;
+}
+
+/// A run refused by the provider, then resumed to the end: its entry counts the requests of both
+/// sessions, not the last one's.
+async fn sessions_add_up<S: RunStore>(store: &S) {
+    let run_id = "endings-resumed";
+    let first = run_case(store, "refused by the provider", run_id).await;
+    let before = first.entry.requests;
+    assert!(before.sent >= 1 && before.failed == before.sent, "resumed: the first session's {before:?}");
+    let entry = store.entry(run_id).await.unwrap().unwrap_or_else(|| panic!("resumed: no entry stored"));
+    let records = store.records(run_id).await.unwrap();
+    let plan = super::continuation(&entry, records, &samples_of(SAMPLES), super::Continue::Resume, None)
+        .unwrap_or_else(|e| panic!("resumed: {e}"));
+    let mut responder = Responder::Api(ApiModel {
+        settings: plan.entry.manifest.api.clone().unwrap_or_else(|| panic!("resumed: an API run")),
+        key: Some("k".into()),
+    });
+    let simulation = Simulation { latency_ms: 0, wrong_every: None, reasoning_tokens: 0 };
+    let http = SimulatedHttp::new(StepClock::default(), simulation, &plan.job.samples, &plan.job.template);
+    let python = BlockingPython::new(AssertEngine);
+    let clock = StepClock::default();
+    let session =
+        Session { store, entry: plan.entry, earlier: plan.earlier, unsaved: Vec::new(), now_ms: Box::new(|| 5_000.0) };
+    let io = SessionIo { python: &python, http: &http, clock: &clock };
+    let end = run_session(session, plan.job, &mut responder, io, &CancelToken::new(), &|_| {})
+        .await
+        .unwrap_or_else(|e| panic!("resumed: the session did not start: {}", e.error));
+    let stored = store.entry(run_id).await.unwrap().unwrap_or_else(|| panic!("resumed: no entry stored"));
+    assert_eq!(stored.state, RunState::Finished, "resumed: {:?}", stored.note);
+    let counts = stored.requests;
+    assert!(
+        counts.sent - counts.failed == SAMPLES as u64
+            && counts.failed >= before.failed
+            && counts.sent > before.sent + 2,
+        "resumed: both sessions' requests are stored: {counts:?} after {before:?}"
+    );
+    assert_eq!(end.entry.requests, stored.requests, "resumed: reported as stored");
 }
 
 async fn run_case<S: RunStore>(store: &S, name: &str, run_id: &str) -> SessionEnd {
@@ -122,6 +192,7 @@ async fn run_case<S: RunStore>(store: &S, name: &str, run_id: &str) -> SessionEn
         created: 1,
         model: responder.name(),
         api: Some(settings),
+        key_used: true,
         dataset: "endings.jsonl".into(),
         simulation: None,
         price,
