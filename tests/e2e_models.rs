@@ -231,6 +231,49 @@ async fn stop_cancels_requests_in_flight() {
     b.close().await;
 }
 
+/// Every request in flight rate-limited at once: the account is saturated, so the concurrency is
+/// halved, and the live status says so, with when it is back; so does the run's row on the Runs
+/// page while it runs.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_lowered_concurrency_is_shown_with_its_way_back() {
+    let config = MockConfig {
+        latency_ms: 400,
+        faults: (0..4)
+            .map(|i| {
+                FaultRule::on_attempts(
+                    SampleMatch::Id(format!("sample_{i}")),
+                    &[1],
+                    Fault::RateLimit { retry_after_s: Some(1.0), retry_after_ms: None },
+                )
+            })
+            .collect(),
+        ..Default::default()
+    };
+    let mock = start_mock(config).await;
+    let (b, _site) = open_evaluate().await;
+    use_mock(&b, &mock, KEY).await;
+    b.fill("[data-testid=api-concurrency]", "4").await;
+    b.fill("[data-testid=eval-n]", "1").await;
+    b.fill("[data-testid=eval-limit]", "30").await;
+    start_api_run(&b).await;
+    let said = "concurrency 2 of 4 after rate limits, back to 4 in ";
+    let live = b.wait_text("[data-testid=eval-live]", Duration::from_secs(30), |t| t.contains(said)).await;
+    assert!(live.ends_with(" s"), "{live}");
+    js(&b, "location.hash = '#/runs'").await;
+    let row = b.wait_text("[data-testid=run-concurrency]", Duration::from_secs(10), |t| t.contains(said)).await;
+    assert!(row.starts_with(said), "{row}");
+    let state = b
+        .wait_text("[data-testid=run-state]", Duration::from_secs(60), |t| {
+            t.starts_with("paused") || t.starts_with("finished")
+        })
+        .await;
+    assert!(state.starts_with("finished"), "{state}");
+    let stats = mock.stats();
+    assert!(stats.max_concurrency <= 4, "{}", stats.max_concurrency);
+    assert_eq!(stats.faults_served, 4);
+    b.close().await;
+}
+
 /// Samples whose requests failed are errors, not wrong answers: left out of pass@1 and listed;
 /// Retry errors asks again for those only. The key is remembered only when asked to.
 #[tokio::test(flavor = "multi_thread")]

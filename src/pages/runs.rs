@@ -305,6 +305,16 @@ pub fn RunsPage() -> impl IntoView {
     }
 }
 
+/// While the evaluation running `id` has its concurrency lowered by rate limits: what it is and
+/// when it is back (live only: the stored entry does not keep it).
+fn concurrency_note(id: &str) -> Option<String> {
+    let job = evaluation_run();
+    if job.run_id.get().as_deref() != Some(id) {
+        return None;
+    }
+    job.status.with(|s| s.as_ref().and_then(|s| s.concurrency_note()))
+}
+
 #[component]
 fn RunRow(entry: RunEntry, state: RunsPageState) -> impl IntoView {
     let app = expect_context::<AppState>();
@@ -358,6 +368,7 @@ fn RunRow(entry: RunEntry, state: RunsPageState) -> impl IntoView {
             <td class="num" data-testid="run-cost" title=m.price.as_ref().map(|p| p.source.clone()).unwrap_or_else(|| "no price known".into())>{cost}</td>
             <td data-testid="run-state" class="runs-state-cell">
                 <strong>{move || if active() { "running" } else { state_label }}</strong>
+                {move || active().then(|| concurrency_note(&id_kept.get_value())).flatten().map(|n| view! { <span class="small note" data-testid="run-concurrency">{n}</span> })}
                 {note.map(|n| view! { <span class="muted small note">{n}</span> })}
                 {(unsaved > 0).then(|| view! { <span class="small note">{format!("{unsaved} result{} not yet stored: Resume writes {} first", if unsaved == 1 { "" } else { "s" }, if unsaved == 1 { "it" } else { "them" })}</span> })}
             </td>

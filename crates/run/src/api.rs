@@ -211,7 +211,7 @@ async fn with_retries<H: HttpClient, C: Clock>(
         let ms = ctx.clock.now_ms() - started;
         match result {
             Ok(completion) => {
-                ctx.gate.on_success();
+                ctx.gate.on_success(ctx.clock.now_ms());
                 ctx.live.add_usage(&completion.usage);
                 attempts.push(AttemptRecord { ms, error: None });
                 return Ok((completion, attempts));
@@ -228,7 +228,9 @@ async fn with_retries<H: HttpClient, C: Clock>(
                     Decision::Retry { after_ms, rate_limited } => {
                         let now = ctx.clock.now_ms();
                         if rate_limited {
-                            ctx.gate.on_rate_limited(now, after_ms);
+                            // Alone, this wait is only this request's; repeated, the gate lowers
+                            // the run's concurrency and pauses every start.
+                            ctx.gate.on_rate_limited(now, started, after_ms, rate_limit_waits > 1);
                         }
                         let k = if rate_limited { rate_limit_waits } else { failures - rate_limit_waits };
                         let max =

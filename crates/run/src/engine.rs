@@ -166,7 +166,8 @@ pub async fn run_evaluation<P: Python, H: HttpClient, C: Clock, S: ResultStore>(
         if stopping {
             live.set_stopping();
         }
-        live.snapshot(io.clock.now_ms(), io.clock.now_ms() - started, gate.limit())
+        let now = io.clock.now_ms();
+        live.snapshot(now, now - started, gate.limit(now), gate.lowered(now))
     };
     on_event(Event::Status(&status(false)));
 

@@ -1,13 +1,17 @@
-//! The run's concurrency limit, shared by every request of a run. It shrinks when the provider
-//! rate-limits (halved, at least 1, and no request starts before the wait the provider asked for
-//! is over) and grows back by one after each `limit` clean responses in a row, up to the setting.
-//! It also spaces request starts by the "delay between requests" setting.
+//! The run's request slots, shared by every request of a run: at most the concurrency limit in
+//! flight, which rate limits lower and time brings back as [`crate::recovery`] decides (an
+//! isolated 429 waits alone; repeated ones halve the limit and pause every start until the
+//! provider's wait is over). It also spaces request starts by the "delay between requests"
+//! setting.
 
 use std::cell::RefCell;
 use std::rc::Rc;
 use std::task::{Poll, Waker};
 
+use futures::FutureExt;
+
 use crate::io::Clock;
+use crate::recovery::{ConcurrencyLimit, Lowered, RecoveryPolicy, Verdict};
 
 #[derive(Clone)]
 pub struct Gate {
@@ -15,15 +19,11 @@ pub struct Gate {
 }
 
 struct State {
-    max: usize,
-    limit: usize,
+    limit: ConcurrencyLimit,
     in_use: usize,
     most_in_use: usize,
-    /// No request starts before this time (a rate limit's wait).
-    paused_until: f64,
     next_start_at: f64,
     min_interval_ms: f64,
-    clean_in_a_row: usize,
     waiters: Vec<Waker>,
 }
 
@@ -45,17 +45,13 @@ impl Drop for Permit {
 
 impl Gate {
     pub fn new(max: usize, min_interval_ms: u64) -> Self {
-        let max = max.max(1);
         Gate {
             inner: Rc::new(RefCell::new(State {
-                max,
-                limit: max,
+                limit: ConcurrencyLimit::new(max, RecoveryPolicy::default()),
                 in_use: 0,
                 most_in_use: 0,
-                paused_until: f64::NEG_INFINITY,
                 next_start_at: f64::NEG_INFINITY,
                 min_interval_ms: min_interval_ms as f64,
-                clean_in_a_row: 0,
                 waiters: Vec::new(),
             })),
         }
@@ -65,24 +61,32 @@ impl Gate {
     pub async fn acquire<C: Clock>(&self, clock: &C) -> Permit {
         loop {
             let now = clock.now_ms();
-            let wait_ms = {
+            // How long to sleep before trying again, and whether a release may end it sooner.
+            let (sleep_ms, or_release) = {
                 let mut s = self.inner.borrow_mut();
-                if s.in_use < s.limit {
-                    let start_at = s.paused_until.max(s.next_start_at);
+                if s.in_use < s.limit.limit(now) {
+                    let start_at = s.limit.paused_until().max(s.next_start_at);
                     if now >= start_at {
                         s.in_use += 1;
                         s.most_in_use = s.most_in_use.max(s.in_use);
                         s.next_start_at = now + s.min_interval_ms;
                         return Permit { gate: self.clone() };
                     }
-                    Some((start_at - now).ceil().max(1.0) as u64)
+                    (Some((start_at - now).ceil().max(1.0) as u64), false)
                 } else {
-                    None
+                    // Full: a release frees a slot, and so does the limit's next step back up.
+                    (s.limit.next_rise_at(now).map(|at| (at - now).ceil().max(1.0) as u64), true)
                 }
             };
-            match wait_ms {
-                Some(ms) => clock.sleep(ms).await,
-                None => self.released().await,
+            match (sleep_ms, or_release) {
+                (Some(ms), false) => clock.sleep(ms).await,
+                (Some(ms), true) => {
+                    futures::select_biased! {
+                        _ = self.released().fuse() => {}
+                        _ = clock.sleep(ms).fuse() => {}
+                    }
+                }
+                (None, _) => self.released().await,
             }
         }
     }
@@ -101,30 +105,24 @@ impl Gate {
         .await
     }
 
-    pub fn on_rate_limited(&self, now_ms: f64, wait_ms: u64) {
-        let mut s = self.inner.borrow_mut();
-        s.limit = (s.limit / 2).max(1);
-        s.clean_in_a_row = 0;
-        s.paused_until = s.paused_until.max(now_ms + wait_ms as f64);
+    /// A request sent at `sent_ms` was rate-limited at `now_ms` and will wait `wait_ms` before
+    /// it is sent again; `again`: it was rate-limited before.
+    pub fn on_rate_limited(&self, now_ms: f64, sent_ms: f64, wait_ms: u64, again: bool) -> Verdict {
+        self.inner.borrow_mut().limit.on_rate_limited(now_ms, sent_ms, wait_ms, again)
     }
 
-    pub fn on_success(&self) {
-        let waiters = {
-            let mut s = self.inner.borrow_mut();
-            s.clean_in_a_row += 1;
-            if s.limit < s.max && s.clean_in_a_row >= s.limit {
-                s.limit += 1;
-                s.clean_in_a_row = 0;
-                std::mem::take(&mut s.waiters)
-            } else {
-                Vec::new()
-            }
-        };
-        waiters.into_iter().for_each(Waker::wake);
+    pub fn on_success(&self, now_ms: f64) {
+        self.inner.borrow_mut().limit.on_success(now_ms);
     }
 
-    pub fn limit(&self) -> usize {
-        self.inner.borrow().limit
+    /// The concurrency limit at `now_ms`.
+    pub fn limit(&self, now_ms: f64) -> usize {
+        self.inner.borrow().limit.limit(now_ms)
+    }
+
+    /// The limit while rate limits keep it below the setting, and when it is back.
+    pub fn lowered(&self, now_ms: f64) -> Option<Lowered> {
+        self.inner.borrow().limit.lowered(now_ms)
     }
 
     pub fn in_use(&self) -> usize {
@@ -156,22 +154,33 @@ mod tests {
     }
 
     #[test]
-    fn limit_halves_on_rate_limits_and_grows_back_slowly() {
-        let gate = Gate::new(8, 0);
-        assert_eq!(gate.limit(), 8);
-        gate.on_rate_limited(0.0, 1000);
-        assert_eq!(gate.limit(), 4);
-        gate.on_rate_limited(0.0, 1000);
-        gate.on_rate_limited(0.0, 1000);
-        gate.on_rate_limited(0.0, 1000);
-        assert_eq!(gate.limit(), 1, "never below one");
-        // One clean response at limit 1 raises it to 2, then two more to 3, ...
-        let mut limits = Vec::new();
-        for _ in 0..12 {
-            gate.on_success();
-            limits.push(gate.limit());
-        }
-        assert_eq!(limits, vec![2, 2, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5]);
+    fn an_isolated_rate_limit_keeps_every_slot_and_pauses_no_one() {
+        let clock = JumpClock(Cell::new(1_000.0));
+        let gate = Gate::new(2, 0);
+        assert_eq!(gate.on_rate_limited(1_000.0, 600.0, 5_000, false), Verdict::Isolated);
+        futures::executor::block_on(async {
+            let _a = gate.acquire(&clock).await;
+            let _b = gate.acquire(&clock).await;
+        });
+        assert_eq!((clock.now_ms(), gate.limit(1_000.0), gate.most_in_use()), (1_000.0, 2, 2));
+    }
+
+    #[test]
+    fn a_lowered_gate_lets_the_next_request_in_when_the_limit_steps_back_up() {
+        // Four slots cut to two at 0 (a request limited again), the pause 1 s: two requests hold
+        // the two slots, and a third starts when the limit grows to three (one step, 5 s).
+        let clock = JumpClock(Cell::new(0.0));
+        let gate = Gate::new(4, 0);
+        assert_eq!(gate.on_rate_limited(0.0, 0.0, 1_000, true), Verdict::Saturated { limit: 2 });
+        assert_eq!(gate.lowered(0.0), Some(Lowered { limit: 2, setting: 4, back_in_ms: 10_000 }));
+        futures::executor::block_on(async {
+            let _a = gate.acquire(&clock).await;
+            assert_eq!(clock.now_ms(), 1_000.0, "no start before the pause is over");
+            let _b = gate.acquire(&clock).await;
+            let _c = gate.acquire(&clock).await;
+            assert_eq!(clock.now_ms(), 5_000.0, "the third waited for the limit's next step");
+        });
+        assert_eq!(gate.most_in_use(), 3);
     }
 
     #[test]
@@ -184,7 +193,7 @@ mod tests {
             let b = gate.acquire(&clock).await;
             assert_eq!(clock.now_ms(), 100.0, "spaced by the delay between requests");
             drop((a, b));
-            gate.on_rate_limited(clock.now_ms(), 5000);
+            gate.on_rate_limited(clock.now_ms(), clock.now_ms(), 5000, true);
             let _c = gate.acquire(&clock).await;
             assert_eq!(clock.now_ms(), 5100.0, "no start before the rate limit's wait is over");
         });

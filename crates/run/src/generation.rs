@@ -117,7 +117,8 @@ pub async fn run_generation<H: HttpClient, C: Clock>(
         if stopping {
             live.set_stopping();
         }
-        live.snapshot(clock.now_ms(), clock.now_ms() - started, gate.limit())
+        let now = clock.now_ms();
+        live.snapshot(now, now - started, gate.limit(now), gate.lowered(now))
     };
     on_event(GenerationEvent::Status(&status(false)));
     let generated = RefCell::new(Vec::new());

@@ -41,6 +41,7 @@ pub mod model_wrong_answers;
 pub mod perturbation;
 pub mod protocol;
 pub mod record;
+pub mod recovery;
 pub mod reproduction;
 pub mod runfile;
 mod schedule;

@@ -1,7 +1,9 @@
 //! The one loop that keeps API work in flight, shared by an evaluation's samples
 //! (`run_evaluation`) and a generation's requests (`run_generation`). It starts work while there is room: at most the
 //! model's concurrency plus two items at once (enough to keep every request slot of the
-//! [`crate::gate::Gate`] busy while finished ones are scored), and under a spend cap only an item
+//! [`crate::gate::Gate`] busy while finished ones are scored), plus one for each request waiting
+//! to be sent again (a rate limit's wait holds no slot: another sample takes it), and under a
+//! spend cap only an item
 //! whose worst-case cost fits beside what the items in flight have reserved. It hands each
 //! finished item to the caller, reports the status every [`TICK_MS`] while it waits, and ends on
 //! Stop, on a provider error that stops the run, on a failed finish, or at the cap. Work still in
@@ -89,7 +91,6 @@ impl<C: Clock> Schedule<'_, C> {
     ) -> RunEnd {
         let mut queue = items.into_iter().peekable();
         let mut in_flight = FuturesUnordered::new();
-        let at_once = self.concurrency + 2;
         let mut end = RunEnd::Finished;
         // Dollars the items in flight could still cost at most (the spend cap's reserve).
         let mut reserved = 0.0f64;
@@ -97,7 +98,7 @@ impl<C: Clock> Schedule<'_, C> {
             // Spent so far, when the cap holds back the next item: it starts once the items in
             // flight have finished and freed their reserve, or the run pauses.
             let mut capped: Option<f64> = None;
-            while in_flight.len() < at_once {
+            while in_flight.len() < self.concurrency + 2 + self.live.requests_waiting() {
                 let Some(item) = queue.peek() else { break };
                 let worst = match self.spend_cap {
                     None => 0.0,
@@ -211,10 +212,12 @@ mod tests {
         worst: u64,
         spends: u64,
         stops_run: bool,
+        /// Waits as a request does after a rate limit (holding no slot).
+        rate_limited: bool,
     }
 
     fn item(id: usize, waits: usize) -> Item {
-        Item { id, waits, worst: 0, spends: 0, stops_run: false }
+        Item { id, waits, worst: 0, spends: 0, stops_run: false, rate_limited: false }
     }
 
     /// How a test run goes besides its items.
@@ -274,7 +277,12 @@ mod tests {
                 let live = &live;
                 async move {
                     let _counted = counted;
+                    let request = live.request_id();
+                    if item.rate_limited {
+                        live.waiting(request, 0.0, true, (1, 10));
+                    }
                     Yields { left: item.waits }.await;
+                    live.done_waiting(request);
                     live.add_usage(&Usage { prompt_tokens: item.spends, ..Usage::default() });
                     let stop = item.stops_run.then(|| ProviderError::new(ErrorKind::BadKey, Some(401), "bad key"));
                     (item.id, stop)
@@ -314,6 +322,21 @@ mod tests {
         assert_ne!(ran.finished, finished, "finished as they came, not in their order");
         assert_eq!(ran.most_in_flight, 4);
         assert!(ran.moments.is_empty(), "no tick from a clock that never ticks");
+    }
+
+    #[test]
+    fn a_request_waiting_after_a_rate_limit_lets_one_more_item_in() {
+        // Concurrency 1: three in flight, and a fourth while the first waits out its rate limit.
+        let mut items: Vec<Item> = (0..8).map(|id| item(id, 5)).collect();
+        items[0] = Item { waits: 30, rate_limited: true, ..items[0] };
+        let ran = run(&items, Setup { concurrency: 1, ticks: true, ..Setup::default() });
+        assert_eq!((ran.end, ran.finished.len()), (RunEnd::Finished, 8));
+        assert_eq!(ran.most_in_flight, 4);
+        let ran = run(
+            &(0..8).map(|id| item(id, 5)).collect::<Vec<_>>(),
+            Setup { concurrency: 1, ticks: true, ..Setup::default() },
+        );
+        assert_eq!(ran.most_in_flight, 3, "none waiting: concurrency plus two");
     }
 
     #[test]

@@ -1,5 +1,6 @@
 //! What a running job looks like from outside: counts for the progress bar and one line that says
-//! what is happening, e.g. "4 running, 2 waiting 12 s after a rate limit, 1 retry 2/5".
+//! what is happening, e.g. "2 running, 1 waiting 12 s after a rate limit, 1 retry 2/5,
+//! concurrency 2 of 4 after rate limits, back to 4 in 10 s".
 
 use std::cell::RefCell;
 use std::collections::BTreeMap;
@@ -7,6 +8,8 @@ use std::rc::Rc;
 
 use execbench_providers::Usage;
 use serde::{Deserialize, Serialize};
+
+use crate::recovery::Lowered;
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct RunStatus {
@@ -26,6 +29,9 @@ pub struct RunStatus {
     pub worst_retry: Option<(u32, u32)>,
     /// The concurrency limit now (lower than the setting after rate limits).
     pub concurrency_limit: usize,
+    /// While rate limits keep the limit below the setting: the setting and when it is back.
+    #[serde(default)]
+    pub concurrency_lowered: Option<Lowered>,
     pub requests_sent: usize,
     /// This session's requests sent again after a fault, waits after a rate limit, and requests
     /// that ended in an error (the run's totals are its entry's `requests`).
@@ -57,7 +63,21 @@ impl RunStatus {
         if self.errors > 0 {
             parts.push(format!("{} {}", self.errors, if self.errors == 1 { "error" } else { "errors" }));
         }
+        parts.extend(self.concurrency_note());
         parts.join(", ")
+    }
+
+    /// "concurrency 2 of 4 after rate limits, back to 4 in 10 s" while the limit is lowered.
+    pub fn concurrency_note(&self) -> Option<String> {
+        self.concurrency_lowered.map(|l| {
+            format!(
+                "concurrency {} of {} after rate limits, back to {} in {} s",
+                l.limit,
+                l.setting,
+                l.setting,
+                l.back_in_ms.div_ceil(1000)
+            )
+        })
     }
 
     pub fn fraction(&self) -> f64 {
@@ -121,6 +141,12 @@ impl Live {
         self.inner.borrow_mut().status.failed_attempts += 1;
     }
 
+    /// Requests waiting to be sent again (after a rate limit or a fault): they hold no slot.
+    pub fn requests_waiting(&self) -> usize {
+        let s = self.inner.borrow();
+        s.waits.len() + s.retries.len()
+    }
+
     pub fn done_waiting(&self, id: u64) {
         let mut s = self.inner.borrow_mut();
         s.waits.remove(&id);
@@ -148,7 +174,14 @@ impl Live {
         self.inner.borrow_mut().status.stopping = true;
     }
 
-    pub fn snapshot(&self, now_ms: f64, elapsed_ms: f64, concurrency_limit: usize) -> RunStatus {
+    /// The status at `now_ms`, with the gate's limit and, while lowered, its way back.
+    pub fn snapshot(
+        &self,
+        now_ms: f64,
+        elapsed_ms: f64,
+        concurrency_limit: usize,
+        concurrency_lowered: Option<Lowered>,
+    ) -> RunStatus {
         let s = self.inner.borrow();
         let mut status = s.status.clone();
         status.rate_limited = s.waits.len();
@@ -156,6 +189,7 @@ impl Live {
         status.retrying = s.retries.len();
         status.worst_retry = s.retries.values().max().copied();
         status.concurrency_limit = concurrency_limit;
+        status.concurrency_lowered = concurrency_lowered;
         status.elapsed_ms = elapsed_ms;
         status
     }
@@ -185,6 +219,17 @@ mod tests {
                 "1 running, 3 retries 4/5, 2 errors",
             ),
             (RunStatus { stopping: true, errors: 1, ..Default::default() }, "stopping, 0 running, 1 error"),
+            (
+                RunStatus {
+                    running: 2,
+                    rate_limited: 1,
+                    longest_wait_ms: 900,
+                    concurrency_limit: 2,
+                    concurrency_lowered: Some(Lowered { limit: 2, setting: 4, back_in_ms: 9_001 }),
+                    ..Default::default()
+                },
+                "2 running, 1 waiting 1 s after a rate limit, concurrency 2 of 4 after rate limits, back to 4 in 10 s",
+            ),
         ];
         for (status, want) in cases {
             assert_eq!(status.describe(), want);
@@ -199,15 +244,16 @@ mod tests {
         live.waiting(a, 5_000.0, true, (1, 10));
         live.waiting(b, 12_000.0, true, (1, 10));
         live.waiting(c, 0.0, false, (2, 5));
-        let s = live.snapshot(1_000.0, 1_000.0, 4);
+        let s = live.snapshot(1_000.0, 1_000.0, 4, None);
         assert_eq!(
             (s.running, s.rate_limited, s.longest_wait_ms, s.retrying, s.worst_retry),
             (1, 2, 11_000, 1, Some((2, 5)))
         );
+        assert_eq!(live.requests_waiting(), 3);
         live.done_waiting(b);
         live.sample_done(true);
         live.attempt_failed();
-        let s = live.snapshot(1_000.0, 1_000.0, 4);
+        let s = live.snapshot(1_000.0, 1_000.0, 4, None);
         assert_eq!((s.rate_limited, s.longest_wait_ms, s.done, s.errors, s.total), (1, 4_000, 3, 1, 10));
         // Counted once each, and kept after the wait ends.
         assert_eq!((s.requests_sent, s.retries, s.rate_limit_waits, s.failed_attempts), (1, 1, 2, 1));

@@ -870,16 +870,16 @@ fn twenty_samples_four_at_a_time() {
     assert!(ran.statuses.iter().all(|s| s.running <= 4 && s.concurrency_limit == 4));
 }
 
-/// The waits a provider asks for are waited out (virtual time), and a rate limit lowers the
-/// concurrency; a cut stream starts its text over.
+/// The waits a provider asks for are waited out (virtual time); an isolated rate limit is a wait
+/// for that request only: the others go on at full concurrency. A cut stream starts its text over.
 #[test]
-fn rate_limits_wait_what_the_provider_asks_and_lower_concurrency() {
+fn an_isolated_rate_limit_waits_what_the_provider_asks_and_only_that_request_waits() {
     let clock = VirtualClock::default();
-    let all = samples(8);
+    let all = samples(12);
     let provider = Rc::new(
         FakeProvider::new(&clock, &all)
             .fault(Some(0), Some(1), Fault::RateLimitHeader)
-            .fault(Some(1), Some(1), Fault::RateLimitBody)
+            .fault(Some(9), Some(1), Fault::RateLimitBody)
             .fault(Some(3), Some(1), Fault::StreamCut),
     );
     let ran = drive(
@@ -892,21 +892,21 @@ fn rate_limits_wait_what_the_provider_asks_and_lower_concurrency() {
     );
     assert_eq!(ran.outcome.end, RunEnd::Finished);
     let traffic = provider.traffic.borrow();
-    for sample in ["s00", "s01"] {
+    for sample in ["s00", "s09"] {
         let waited = traffic.at(sample, 2) - (traffic.at(sample, 1) + LATENCY_MS as f64);
         assert!(waited >= 1_500.0, "{sample} waited {waited} ms");
         let record = ran.outcome.records.iter().find(|r| r.sample_id == sample).unwrap();
         assert_eq!(record.attempts[0].error.as_ref().and_then(|e| e.retry_after_ms), Some(1_500));
         assert!(record.latency_ms >= 1_500.0 + 2.0 * LATENCY_MS as f64, "{}", record.latency_ms);
     }
-    // No request starts while the provider's wait runs (the gate pauses them all).
-    let resumed = traffic.at("s00", 2).min(traffic.at("s01", 2));
+    // While s00 waits, its slot serves the next sample at once, and four stay in flight.
+    let limited_at = traffic.at("s00", 1) + LATENCY_MS as f64;
+    assert_eq!(traffic.at("s04", 1), limited_at, "the freed slot waited for s00's Retry-After");
+    assert_eq!(traffic.most_in_flight, 4);
     assert!(
-        traffic.seen.iter().all(|s| s.at_ms <= LATENCY_MS as f64 || s.at_ms >= resumed),
-        "a request started during the pause"
+        ran.statuses.iter().all(|s| s.concurrency_limit == 4 && s.concurrency_lowered.is_none()),
+        "an isolated rate limit lowered the limit"
     );
-    let lowest = ran.statuses.iter().map(|s| s.concurrency_limit).min().unwrap();
-    assert!(lowest < 4, "the limit never dropped");
     assert!(ran.statuses.iter().any(|s| s.rate_limited > 0 && s.longest_wait_ms > 0), "the wait was never shown");
     // The cut stream's text was shown, then started over for the retry, then shown whole.
     let d: Vec<&Option<String>> = ran.deltas.iter().filter(|(s, _, _)| s == "s03").map(|(_, _, t)| t).collect();
@@ -914,6 +914,49 @@ fn rate_limits_wait_what_the_provider_asks_and_lower_concurrency() {
     assert!(restart > 0 && d[restart + 1..].iter().all(|t| t.is_some()));
     let retried: String = d[restart + 1..].iter().map(|t| t.as_deref().unwrap()).collect();
     assert_eq!(retried, "[ANSWER]\nassert f(103) == 103\n[/ANSWER]");
+}
+
+/// Repeated rate limits (every request in flight limited) show the account is saturated: the
+/// limit halves, no request starts before the provider's wait is over, and the status says what
+/// the limit is, why, and when it is back.
+#[test]
+fn repeated_rate_limits_lower_the_limit_and_the_status_says_when_it_is_back() {
+    let clock = VirtualClock::default();
+    let all = samples(12);
+    let mut provider = FakeProvider::new(&clock, &all);
+    for sample in 0..4 {
+        provider = provider.fault(Some(sample), Some(1), Fault::RateLimitHeader);
+    }
+    let provider = Rc::new(provider);
+    let ran = drive(
+        job(all, 1, vec![Mode::Strict]),
+        Responder::Api(openai(4, false)),
+        &clock,
+        provider.clone(),
+        Rc::default(),
+        None,
+    );
+    assert_eq!(ran.outcome.end, RunEnd::Finished);
+    let traffic = provider.traffic.borrow();
+    // All four were limited together at the latency: nothing started during the 1.5 s pause.
+    let limited_at = LATENCY_MS as f64;
+    assert!(
+        traffic.seen.iter().all(|s| s.at_ms < limited_at || s.at_ms >= limited_at + 1_500.0),
+        "a request started during the pause"
+    );
+    // Cut once (the four were sent before the cut), to 2 of 4; at most two in flight after.
+    let lowered: Vec<_> = ran.statuses.iter().filter_map(|s| s.concurrency_lowered).collect();
+    assert!(!lowered.is_empty(), "the lowered limit was never shown");
+    assert!(lowered.iter().all(|l| l.limit == 2 && l.setting == 4 && l.back_in_ms <= 10_000), "{lowered:?}");
+    let after_pause: Vec<f64> = traffic.seen.iter().map(|s| s.at_ms).filter(|&at| at >= limited_at + 1_500.0).collect();
+    let most_after = after_pause
+        .iter()
+        .map(|&at| after_pause.iter().filter(|&&other| other <= at && other + LATENCY_MS as f64 > at).count())
+        .max()
+        .unwrap();
+    assert_eq!(most_after, 2, "in flight at once after the cut");
+    let shown = ran.statuses.iter().find(|s| s.concurrency_lowered.is_some()).unwrap().describe();
+    assert!(shown.contains("concurrency 2 of 4 after rate limits, back to 4 in 10 s"), "{shown}");
 }
 
 /// Stop while requests are in flight: they are dropped, their samples get no record.
