@@ -73,6 +73,7 @@ impl JsonlRunStore {
             note: None,
             updated_ms: file.manifest.created as f64 * 1000.0,
             active_ms: 0.0,
+            name: file.manifest.name.clone(),
         });
         let entry = RunEntry {
             tally: Tally::of(&records),
@@ -81,6 +82,7 @@ impl JsonlRunStore {
             note: state.note,
             updated_ms: state.updated_ms,
             active_ms: state.active_ms,
+            imported: false,
         };
         Ok(Some((entry, records)))
     }
@@ -103,13 +105,7 @@ impl JsonlRunStore {
 impl RunStore for JsonlRunStore {
     async fn save_entry(&self, entry: &RunEntry) -> StoreResult<()> {
         let path = self.ensure(entry)?;
-        let state = StateLine {
-            state: entry.state,
-            note: entry.note.clone(),
-            updated_ms: entry.updated_ms,
-            active_ms: entry.active_ms,
-        };
-        self.append(&path, &[state_line(&state)])
+        self.append(&path, &[state_line(&StateLine::of(entry))])
     }
 
     /// The record line is the write that counts: the entry is derived from the records when the

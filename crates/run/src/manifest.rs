@@ -53,6 +53,10 @@ pub struct RunManifest {
     /// CodeCrash's `_eval.json`, LiveCodeBench's `_eval_all.json`), shown next to execbench's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stored: Option<execbench_eval::stored::StoredScores>,
+    /// The name the user gave the run; `None`: the default ([`crate::naming::default_name`]).
+    /// Checked by [`crate::naming::clean_name`], so it never holds a key.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
 }
 
 /// A price and its source (`LiteLLM 2026-11-20: gpt-4o-mini`, `override`, `local server`).
@@ -267,6 +271,9 @@ pub struct RunEntry {
     /// Time spent running, summed over sessions, ms.
     pub active_ms: f64,
     pub tally: Tally,
+    /// The run came into this store from a run file (Import), not from a run made here.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub imported: bool,
 }
 
 impl RunEntry {
@@ -278,6 +285,7 @@ impl RunEntry {
             updated_ms: now_ms,
             active_ms: 0.0,
             tally: Tally::default(),
+            imported: false,
         }
     }
 

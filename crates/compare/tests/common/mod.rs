@@ -39,6 +39,7 @@ pub fn manifest(
         price: None,
         spend_cap: None,
         stored: None,
+        name: None,
     }
 }
 
