@@ -30,7 +30,7 @@ pub fn default_name(manifest: &RunManifest) -> String {
     let template = &manifest.template.id;
     // Built-in template ids already say the task (`output-direct`).
     parts.push(if template.contains(task) { template.clone() } else { format!("{task} {template}") });
-    parts.push(utc_minute(manifest.created));
+    parts.push(utc_time(manifest.created));
     parts.join(" · ")
 }
 
@@ -43,7 +43,11 @@ pub fn run_name(manifest: &RunManifest) -> String {
 /// empty edit, which means the default name. Refused: a name too long, or one that looks like an
 /// API key (a name is stored, exported and shown; a key must never be).
 pub fn clean_name(typed: &str) -> Result<Option<String>, String> {
-    let name = typed.split(|c: char| c.is_whitespace() || c.is_control()).filter(|w| !w.is_empty()).collect::<Vec<_>>().join(" ");
+    let name = typed
+        .split(|c: char| c.is_whitespace() || c.is_control())
+        .filter(|w| !w.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ");
     if name.is_empty() {
         return Ok(None);
     }
@@ -52,7 +56,10 @@ pub fn clean_name(typed: &str) -> Result<Option<String>, String> {
         return Err(format!("the name has {chars} characters; at most {MAX_NAME_CHARS}"));
     }
     if name.split(|c: char| c.is_whitespace() || "·,;()[]{}<>\"'`".contains(c)).any(looks_like_key) {
-        return Err("the name looks like it holds an API key; names are stored and exported with the run, keys never are".to_string());
+        return Err(
+            "the name looks like it holds an API key; names are stored and exported with the run, keys never are"
+                .to_string(),
+        );
     }
     Ok(Some(name))
 }
@@ -76,7 +83,8 @@ fn looks_like_key(word: &str) -> bool {
 /// the run is running: its job keeps its own copy of the entry and would write the old name back.
 pub async fn rename<S: RunStore>(store: &S, run_id: &str, typed: &str) -> Result<RunEntry, String> {
     let name = clean_name(typed)?;
-    let mut entry = store.entry(run_id).await.map_err(|e| e.to_string())?.ok_or(format!("no run `{run_id}` is stored"))?;
+    let mut entry =
+        store.entry(run_id).await.map_err(|e| e.to_string())?.ok_or(format!("no run `{run_id}` is stored"))?;
     if entry.state == RunState::Running {
         return Err(format!("{run_id} is running: stop it before renaming it"));
     }
@@ -85,12 +93,13 @@ pub async fn rename<S: RunStore>(store: &S, run_id: &str, typed: &str) -> Result
     Ok(entry)
 }
 
-/// `2026-11-27 09:05` for seconds since 1970, in UTC.
-pub fn utc_minute(seconds: u64) -> String {
+/// `2026-11-27 09:05:00` for seconds since 1970, in UTC: to the second, so two runs started a
+/// minute apart (or less) still get names of their own.
+pub fn utc_time(seconds: u64) -> String {
     let days = (seconds / 86_400) as i64;
     let (year, month, day) = civil_from_days(days);
-    let minute_of_day = seconds % 86_400;
-    format!("{year:04}-{month:02}-{day:02} {:02}:{:02}", minute_of_day / 3600, minute_of_day % 3600 / 60)
+    let s = seconds % 86_400;
+    format!("{year:04}-{month:02}-{day:02} {:02}:{:02}:{:02}", s / 3600, s % 3600 / 60, s % 60)
 }
 
 /// Days since 1970-01-01 → (year, month, day), proleptic Gregorian (Howard Hinnant's algorithm).
@@ -132,16 +141,16 @@ mod tests {
         let mut custom_template = manifest("r2", 86_400 * 365 + 3_599);
         custom_template.template.id = "mine".into();
         let cases: Vec<(RunManifest, &str)> = vec![
-            (offline, "oracle · output-direct · 1970-01-01 00:00"),
+            (offline, "oracle · output-direct · 1970-01-01 00:00:00"),
             (
                 api_manifest("https://api.openai.com/v1", "gpt-4o-mini"),
-                "gpt-4o-mini · api.openai.com · output-direct · 2026-11-27 09:05",
+                "gpt-4o-mini · api.openai.com · output-direct · 2026-11-27 09:05:00",
             ),
             (
                 api_manifest("http://user:pw@127.0.0.1:8080/v1?key=secret", "mock-model"),
-                "mock-model · 127.0.0.1:8080 · output-direct · 2026-11-27 09:05",
+                "mock-model · 127.0.0.1:8080 · output-direct · 2026-11-27 09:05:00",
             ),
-            (custom_template, "oracle · output mine · 1971-01-01 00:59"),
+            (custom_template, "oracle · output mine · 1971-01-01 00:59:59"),
         ];
         for (m, expected) in cases {
             assert_eq!(default_name(&m), expected);
@@ -200,10 +209,17 @@ mod tests {
             let stored = store.entry("r1").await.unwrap().unwrap();
             assert_eq!(run_name(&stored.manifest), "baseline");
             assert!(rename(&store, "r1", "sk-abcdefghijklmnopqrstu").await.unwrap_err().contains("API key"));
-            assert_eq!(store.entry("r1").await.unwrap().unwrap().manifest.name.as_deref(), Some("baseline"), "a refused name changes nothing");
+            assert_eq!(
+                store.entry("r1").await.unwrap().unwrap().manifest.name.as_deref(),
+                Some("baseline"),
+                "a refused name changes nothing"
+            );
             rename(&store, "r1", "").await.unwrap();
             let stored = store.entry("r1").await.unwrap().unwrap();
-            assert_eq!((stored.manifest.name.clone(), run_name(&stored.manifest)), (None, default_name(&stored.manifest)));
+            assert_eq!(
+                (stored.manifest.name.clone(), run_name(&stored.manifest)),
+                (None, default_name(&stored.manifest))
+            );
             assert!(rename(&store, "nope", "x").await.unwrap_err().contains("no run `nope`"));
             entry.state = RunState::Running;
             store.save_entry(&entry).await.unwrap();

@@ -255,8 +255,7 @@ mod tests {
 
     #[test]
     fn a_file_reads_back_with_the_latest_record_per_sample() {
-        let paused =
-            StateLine {
+        let paused = StateLine {
             state: RunState::Paused,
             note: Some("spend cap".into()),
             updated_ms: 1.0,
