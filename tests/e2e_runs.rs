@@ -748,7 +748,9 @@ async fn runs_of_one_model_have_names_of_their_own_everywhere() {
     let names = texts_of(&b, "[data-testid=run-open]").await;
     assert_eq!(names.iter().filter(|n| *n == "oracle, the first 3 samples only").count(), 1, "{names:?}");
     assert_eq!(names.len(), 3, "{names:?}");
-    assert!(names.contains(&before), "the other runs keep their default names: {names:?}");
+    assert!(!names.contains(&before), "{names:?}");
+    let defaults = names.iter().filter(|n| n.starts_with("oracle · output-direct · 20")).count();
+    assert_eq!(defaults, 2, "the other runs keep their default names: {names:?}");
     let (entries, _) = stored(&b).await;
     assert_eq!(entries.iter().filter(|e| e["manifest"]["name"] == "oracle, the first 3 samples only").count(), 1);
     for width in [1400, 420] {
@@ -788,8 +790,11 @@ async fn runs_of_one_model_have_names_of_their_own_everywhere() {
     let distinct: std::collections::BTreeSet<_> = heads.iter().collect();
     assert_eq!(distinct.len(), 3, "{heads:?}");
     let notes = b.wait_text("[data-testid=compare-notes]", Duration::from_secs(5), |_| true).await;
+    // Whichever run the store lists first is the reference: the sentence names both ways round.
     assert!(
-        notes.contains("covers 6 samples, oracle, the first 3 samples only 3: compared on the 3 both have"),
+        notes.contains("covers 6 samples, oracle, the first 3 samples only 3: compared on the 3 both have")
+            || (notes.contains("oracle, the first 3 samples only covers 3 samples, oracle · output-direct · ")
+                && notes.contains(" 6: compared on the 3 both have")),
         "{notes}"
     );
     // The chart names every row whole: each group's lines, joined, are the row's name.

@@ -395,8 +395,8 @@ fn RunName(entry: RunEntry, active: Signal<bool>, message: RwSignal<Option<(bool
         None => m.model.clone(),
     };
     let editing = RwSignal::new(false);
-    let stored_name = m.name.clone().unwrap_or_default();
-    let typed = RwSignal::new(stored_name.clone());
+    let stored_name = StoredValue::new(m.name.clone().unwrap_or_default());
+    let typed = RwSignal::new(stored_name.get_value());
     let save = {
         let id = id.clone();
         move || {
@@ -428,7 +428,7 @@ fn RunName(entry: RunEntry, active: Signal<bool>, message: RwSignal<Option<(bool
                     move |ev: leptos::ev::KeyboardEvent| match ev.key().as_str() {
                         "Enter" => save(),
                         "Escape" => {
-                            typed.set(stored_name.clone());
+                            typed.set(stored_name.get_value());
                             editing.set(false);
                         }
                         _ => {}
