@@ -827,6 +827,7 @@ async fn runs_of_one_model_have_names_of_their_own_everywhere() {
     for width in [1400, 420] {
         b.set_viewport(width, 1000).await;
         assert_eq!(clipped(&b, "[data-testid=compare-table] :is(td, th)").await, Vec::<String>::new(), "at {width} px");
+        js(&b, "document.querySelector('[data-testid=compare-table]').scrollIntoView()").await;
         b.screenshot(&format!("runs-names-compare-{width}")).await;
         js(&b, "document.querySelector('[data-testid=compare-chart-pass-at-1-strict]').scrollIntoView()").await;
         b.screenshot(&format!("runs-names-compare-chart-{width}")).await;

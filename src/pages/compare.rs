@@ -255,7 +255,7 @@ pub fn ComparePage() -> impl IntoView {
             <label class="field compare-pair-field">
                 <span class="label">"Pair"</span>
                 <select data-testid="compare-pair" on:change=move |ev| { page.pair.set(event_target_value(&ev).parse().ok()); page.flip.set(None); }>
-                    {choices.into_iter().map(|(i, label)| view! { <option value=i.to_string() selected=move || current_pair() == Some(i)>{label}</option> }).collect_view()}
+                    {choices.into_iter().map(|(i, label)| view! { <option value=i.to_string() title=label.clone() selected=move || current_pair() == Some(i)>{label.clone()}</option> }).collect_view()}
                 </select>
             </label>
             {move || {
