@@ -477,6 +477,7 @@ async fn a_run_file_imports_and_replays_with_the_same_figures() {
         price: None,
         spend_cap: None,
         stored: None,
+        name: None,
     };
     let text = std::iter::once(manifest_line(&manifest))
         .chain(outcome.records.iter().map(record_line))

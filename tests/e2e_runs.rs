@@ -717,3 +717,191 @@ async fn a_proxy_echoing_the_key_into_its_errors_leaves_the_key_nowhere() {
     }
     b.close().await;
 }
+
+/// The texts of every element `css` matches.
+async fn texts_of(b: &Browser, css: &str) -> Vec<String> {
+    let script = format!("return [...document.querySelectorAll('{css}')].map(e => e.textContent)");
+    serde_json::from_value(js(b, &script).await).unwrap()
+}
+
+/// Whether any element `css` matches is cut on the right: wider than the box that shows it, with
+/// nothing to scroll it into view (names must wrap or scroll, never be clipped).
+async fn clipped(b: &Browser, css: &str) -> Vec<String> {
+    let script = format!(
+        "return [...document.querySelectorAll('{css}')].filter(e => {{ const s = getComputedStyle(e); return e.scrollWidth > e.clientWidth + 1 && s.overflowX === 'hidden'; }}).map(e => e.textContent)"
+    );
+    serde_json::from_value(js(b, &script).await).unwrap()
+}
+
+/// Three runs of the oracle (6 samples, 3 samples, and the first imported from its export): each
+/// has a name of its own in the Runs table, the per-sample run selector and Compare; a rename
+/// (Enter keeps it, Escape leaves it) survives a reload; Compare says the 3-sample run covers
+/// fewer samples and pairs the common ones. Screenshots at 1,400 and 420 px:
+/// tests/artifacts/runs-names-*.png.
+#[tokio::test(flavor = "multi_thread")]
+async fn runs_of_one_model_have_names_of_their_own_everywhere() {
+    let (b, site) = open_evaluate().await;
+    b.set_viewport(1400, 1000).await;
+    select(&b, "[data-testid=eval-model]", "oracle").await;
+    b.fill("[data-testid=eval-n]", "1").await;
+    for limit in ["6", "3"] {
+        b.fill("[data-testid=eval-limit]", limit).await;
+        b.click("[data-testid=eval-run]").await;
+        b.wait_text("[data-testid=eval-state]", Duration::from_secs(60), |t| t == "finished").await;
+        // A second apart: default names are to the second.
+        tokio::time::sleep(Duration::from_millis(1100)).await;
+    }
+    let options = texts_of(&b, "[data-testid=table-run] option").await;
+    assert_eq!(options.len(), 2, "{options:?}");
+    assert!(options[0].contains("3 of 3 scored") && options[1].contains("6 of 6 scored"), "{options:?}");
+    assert!(options.iter().all(|o| o.starts_with("oracle · output-direct · ")), "{options:?}");
+    assert_ne!(options[0].split(" · ").nth(2), options[1].split(" · ").nth(2), "the times differ: {options:?}");
+
+    // The 6-sample run exported and imported again: the third run, marked imported.
+    open_runs(&b, &site).await;
+    b.wait_script("return document.querySelectorAll('[data-testid=run-row]').length", Duration::from_secs(10), |v| {
+        v == 2
+    })
+    .await;
+    capture_downloads(&b).await;
+    b.click("[data-testid=run-row]:nth-child(2) [data-testid=run-export]").await;
+    let exported = downloaded(&b).await;
+    let dir = std::env::temp_dir().join(format!("execbench-e2e-runnames-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("oracle-6.jsonl");
+    std::fs::write(&path, &exported[0]).unwrap();
+    b.client
+        .find(Locator::Css("[data-testid=runs-import]"))
+        .await
+        .unwrap()
+        .send_keys(path.to_str().unwrap())
+        .await
+        .unwrap();
+    b.wait_text("[data-testid=runs-message]", Duration::from_secs(20), |t| t.starts_with("imported")).await;
+    assert_eq!(texts_of(&b, "[data-testid=run-imported]").await.len(), 1, "one run is marked imported");
+
+    // Rename the 3-sample run: Escape leaves the name, Enter keeps the new one.
+    let short_row = "[data-testid=run-row]:has([data-testid=run-scored])";
+    let rows = texts_of(&b, "[data-testid=run-scored]").await;
+    let short_index = rows.iter().position(|t| t == "3 scored").expect("a row with 3 scored") + 1;
+    let short_row = format!("{short_row}:nth-child({short_index})");
+    let before = b.wait_text(&format!("{short_row} [data-testid=run-open]"), Duration::from_secs(5), |_| true).await;
+    b.click(&format!("{short_row} [data-testid=run-rename]")).await;
+    b.fill(&format!("{short_row} [data-testid=run-name-input]"), "not kept").await;
+    let escape: char = fantoccini::key::Key::Escape.into();
+    b.client
+        .find(Locator::Css(&format!("{short_row} [data-testid=run-name-input]")))
+        .await
+        .unwrap()
+        .send_keys(&escape.to_string())
+        .await
+        .unwrap();
+    assert_eq!(
+        b.wait_text(&format!("{short_row} [data-testid=run-open]"), Duration::from_secs(5), |_| true).await,
+        before
+    );
+    b.click(&format!("{short_row} [data-testid=run-rename]")).await;
+    b.fill(&format!("{short_row} [data-testid=run-name-input]"), "oracle, the first 3 samples only").await;
+    let enter: char = fantoccini::key::Key::Enter.into();
+    b.client
+        .find(Locator::Css(&format!("{short_row} [data-testid=run-name-input]")))
+        .await
+        .unwrap()
+        .send_keys(&enter.to_string())
+        .await
+        .unwrap();
+    b.wait_text("[data-testid=runs-table]", Duration::from_secs(10), |t| {
+        t.contains("oracle, the first 3 samples only")
+    })
+    .await;
+    // Kept in IndexedDB: still there after a reload.
+    b.client.refresh().await.unwrap();
+    open_runs(&b, &site).await;
+    let names = texts_of(&b, "[data-testid=run-open]").await;
+    assert_eq!(names.iter().filter(|n| *n == "oracle, the first 3 samples only").count(), 1, "{names:?}");
+    assert_eq!(names.len(), 3, "{names:?}");
+    assert!(!names.contains(&before), "{names:?}");
+    let defaults = names.iter().filter(|n| n.starts_with("oracle · output-direct · 20")).count();
+    assert_eq!(defaults, 2, "the other runs keep their default names: {names:?}");
+    let (entries, _) = stored(&b).await;
+    assert_eq!(entries.iter().filter(|e| e["manifest"]["name"] == "oracle, the first 3 samples only").count(), 1);
+    for width in [1400, 420] {
+        b.set_viewport(width, 1000).await;
+        assert_eq!(clipped(&b, "[data-testid=runs-table] td").await, Vec::<String>::new(), "at {width} px");
+        b.screenshot(&format!("runs-names-list-{width}")).await;
+    }
+
+    // The run page names the run in its heading and its summary.
+    b.set_viewport(1400, 1000).await;
+    b.click(&format!("{short_row} [data-testid=run-open]")).await;
+    b.wait_text("[data-testid=run-title]", Duration::from_secs(10), |t| t == "oracle, the first 3 samples only").await;
+    let summary = texts_of(&b, "[data-testid=summary-name]").await;
+    assert!(summary.iter().all(|s| s.contains("oracle, the first 3 samples only")), "{summary:?}");
+    for width in [1400, 420] {
+        b.set_viewport(width, 1000).await;
+        assert_eq!(clipped(&b, "[data-testid=summary-table] :is(td, th)").await, Vec::<String>::new(), "at {width} px");
+        // The summary's last column is within the page (or its own scroll box) at this width.
+        b.screenshot(&format!("runs-names-run-{width}")).await;
+    }
+
+    // Compare: three rows, one per run, and the 3-sample run covers fewer samples.
+    b.set_viewport(1400, 1000).await;
+    b.client.goto(&format!("{}#/compare", site.base_url)).await.unwrap();
+    b.wait_script(
+        "return document.querySelectorAll('[data-testid=compare-run]').length",
+        Duration::from_secs(20),
+        |v| v == 3,
+    )
+    .await;
+    js(&b, "document.querySelectorAll('[data-testid=compare-run]').forEach(c => c.click())").await;
+    b.click("[data-testid=compare-start]").await;
+    b.wait_text("[data-testid=compare-table]", Duration::from_secs(20), |_| true).await;
+    let heads = texts_of(&b, "[data-testid=compare-table] tbody th").await;
+    assert_eq!(heads.len(), 3, "{heads:?}");
+    assert!(heads.contains(&"oracle, the first 3 samples only".to_string()), "{heads:?}");
+    let distinct: std::collections::BTreeSet<_> = heads.iter().collect();
+    assert_eq!(distinct.len(), 3, "{heads:?}");
+    let notes = b.wait_text("[data-testid=compare-notes]", Duration::from_secs(5), |_| true).await;
+    // Whichever run the store lists first is the reference: the sentence names both ways round.
+    assert!(
+        notes.contains("covers 6 samples, oracle, the first 3 samples only 3: compared on the 3 both have")
+            || (notes.contains("oracle, the first 3 samples only covers 3 samples, oracle · output-direct · ")
+                && notes.contains(" 6: compared on the 3 both have")),
+        "{notes}"
+    );
+    // The chart names every row whole: each group's lines, joined, are the row's name.
+    let groups: Vec<String> = serde_json::from_value(
+        js(&b, "return [...document.querySelectorAll('[data-testid=compare-chart-pass-at-1-strict] text.group')].map(t => [...t.querySelectorAll('tspan')].map(s => s.textContent).join(' '))").await,
+    )
+    .unwrap();
+    // (A word longer than a line is cut across lines, so spaces are left out of the comparison.)
+    let squeezed = |v: &[String]| v.iter().map(|t| t.replace(' ', "")).collect::<Vec<_>>();
+    assert_eq!(squeezed(&groups), squeezed(&heads), "the chart's groups are the table's rows, whole: {groups:?}");
+    // Pairs: the two others against the first; the 3-sample pair says so.
+    let pairs = texts_of(&b, "[data-testid=compare-pair] option").await;
+    assert_eq!(pairs.len(), 2, "{pairs:?}");
+    if let Some(i) = pairs.iter().position(|p| p.contains("the first 3 samples")) {
+        select(
+            &b,
+            "[data-testid=compare-pair]",
+            &js(&b, &format!("return document.querySelectorAll('[data-testid=compare-pair] option')[{i}].value"))
+                .await
+                .as_str()
+                .unwrap()
+                .to_string(),
+        )
+        .await;
+        b.wait_text("[data-testid=compare-coverage]", Duration::from_secs(5), |t| {
+            t.contains("compared on the 3 both have")
+        })
+        .await;
+    }
+    for width in [1400, 420] {
+        b.set_viewport(width, 1000).await;
+        assert_eq!(clipped(&b, "[data-testid=compare-table] :is(td, th)").await, Vec::<String>::new(), "at {width} px");
+        js(&b, "document.querySelector('[data-testid=compare-table]').scrollIntoView()").await;
+        b.screenshot(&format!("runs-names-compare-{width}")).await;
+        js(&b, "document.querySelector('[data-testid=compare-chart-pass-at-1-strict]').scrollIntoView()").await;
+        b.screenshot(&format!("runs-names-compare-chart-{width}")).await;
+    }
+}

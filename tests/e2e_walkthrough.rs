@@ -287,7 +287,7 @@ async fn a_new_user_imports_lcb_and_codecrash_evaluates_both_and_compares() {
     // Runs: the six evaluations are stored, each finished with its pass@1.
     nav(&b, "Runs").await;
     b.wait_text("[data-testid=runs-table]", Duration::from_secs(20), |_| true).await;
-    let listed = js(&b, "return [...document.querySelectorAll('[data-testid=run-row]')].map(r => [r.querySelector('[data-testid=run-open]').textContent, r.children[1].firstChild.textContent, r.dataset.state, r.querySelector('[data-testid=run-pass1]').innerText.replace(/\\s+/g, ' ')])").await;
+    let listed = js(&b, "return [...document.querySelectorAll('[data-testid=run-row]')].map(r => [r.querySelector('[data-testid=run-model]').textContent, r.children[1].firstChild.textContent, r.dataset.state, r.querySelector('[data-testid=run-pass1]').innerText.replace(/\\s+/g, ' ')])").await;
     let mut listed: Vec<[String; 4]> = serde_json::from_value(listed).unwrap();
     listed.sort();
     let run = |model: &str, dataset: &str, pass1: &str| {

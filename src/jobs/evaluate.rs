@@ -425,6 +425,9 @@ pub fn results_of(entry: &RunEntry, records: &[SampleRecord], rescored: bool) ->
         store_times: None,
         provenance: manifest.row_provenance(),
         stored: manifest.stored.clone(),
+        name: execbench_run::naming::run_name(manifest),
+        host: execbench_run::naming::endpoint_host(manifest),
+        imported: entry.imported,
     }
 }
 

@@ -54,6 +54,12 @@ pub struct RunResults {
     pub provenance: execbench_core::Provenance,
     /// A re-scored evaluation file's own verdicts and figures, shown next to execbench's.
     pub stored: Option<execbench_eval::stored::StoredScores>,
+    /// The run's name (`execbench_run::naming::run_name`): what tells runs of one model apart.
+    pub name: String,
+    /// The endpoint's host, for an API run.
+    pub host: Option<String>,
+    /// The run came from an imported run file.
+    pub imported: bool,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -79,6 +85,13 @@ impl RunResults {
     /// The stored run these results are (every run of the page is stored: its run id).
     pub fn run_id(&self) -> Option<&str> {
         self.provenance.run_id.as_deref()
+    }
+
+    /// What the per-sample run selector shows: the name, the dataset, samples scored, and
+    /// whether the run was imported.
+    pub fn label(&self) -> String {
+        let imported = if self.imported { " · imported" } else { "" };
+        format!("{} · {} · {} of {} scored{imported}", self.name, self.dataset, self.scored(), self.planned)
     }
 
     pub fn scored(&self) -> usize {

@@ -87,6 +87,14 @@ impl Runs {
     }
 
     /// Puts `entry` in the list (replacing the run's earlier entry), keeping newest first.
+    /// Gives a stored run the name `typed` (empty: its default name) and shows it.
+    pub async fn rename(self, id: &str, typed: &str) -> Result<(), String> {
+        let store = self.store().await;
+        let entry = execbench_run::naming::rename(&*store, id, typed).await?;
+        self.show(entry);
+        Ok(())
+    }
+
     pub fn show(self, entry: RunEntry) {
         self.entries.update(|entries| match entries.iter_mut().find(|e| e.id() == entry.id()) {
             Some(e) => *e = entry,
@@ -155,6 +163,7 @@ impl Runs {
         let mut records: Vec<SampleRecord> = file.records.into_values().collect();
         records.sort_by_key(|r| r.index);
         let mut entry = RunEntry::new(manifest, js_sys::Date::now());
+        entry.imported = true;
         if let Some(state) = &file.state {
             entry.active_ms = state.active_ms;
             entry.requests = state.requests;

@@ -12,6 +12,7 @@ use execbench_compare::report::{csv_table, markdown_section, one_decimal, p_valu
 use execbench_compare::{Cell, Change, CompareOptions, Comparison, Flip, FlipDirection, compare, line_diff};
 use execbench_eval::report::SampleResult;
 use execbench_eval::score::Mode;
+use execbench_run::naming::run_name;
 use leptos::prelude::*;
 
 use crate::browser::download::{download_svg_as_png, download_text};
@@ -191,7 +192,7 @@ pub fn ComparePage() -> impl IntoView {
                     <tbody>
                         {c.models.iter().zip(&table.cells).map(|(model, row)| view! {
                             <tr>
-                                <th scope="row">{model.clone()}</th>
+                                <th scope="row" class="compare-row-name" title=model.clone()>{model.clone()}</th>
                                 {row.iter().map(|cell| view! { <td data-testid="compare-cell">{cell.as_ref().map(cell_view)}</td> }).collect_view()}
                             </tr>
                         }).collect_view()}
@@ -221,13 +222,12 @@ pub fn ComparePage() -> impl IntoView {
 
     let pair_label = move |c: &Comparison, index: usize| -> String {
         let p = &c.pairs[index];
-        let (v, q) = (&c.runs[p.vanilla], &c.runs[p.perturbed]);
         let flips = p
             .drop
             .as_ref()
             .map(|d| format!(": {} right→wrong, {} wrong→right", d.mcnemar.b, d.mcnemar.c))
             .unwrap_or_default();
-        format!("{} · {} vs {}{flips}", q.identity.model, q.identity.perturbation.label(), v.run_id)
+        format!("{} vs {}{flips}", c.run_label(p.perturbed), c.run_label(p.vanilla))
     };
 
     // The pair chosen, else the mode's first.
@@ -249,15 +249,20 @@ pub fn ComparePage() -> impl IntoView {
         let choices: Vec<(usize, String)> =
             c.pairs.iter().enumerate().filter(|(_, p)| p.mode == mode).map(|(i, _)| (i, pair_label(c, i))).collect();
         if choices.is_empty() {
-            return Some(view! { <p class="muted" data-testid="compare-no-pairs">"No perturbed run has a vanilla run of the same model and task among those chosen."</p> }.into_any());
+            return Some(view! { <p class="muted" data-testid="compare-no-pairs">"No perturbed run has a vanilla run of the same model and task among those chosen, and no two runs share a column."</p> }.into_any());
         }
         Some(view! {
-            <label class="field">
+            <label class="field compare-pair-field">
                 <span class="label">"Pair"</span>
                 <select data-testid="compare-pair" on:change=move |ev| { page.pair.set(event_target_value(&ev).parse().ok()); page.flip.set(None); }>
-                    {choices.into_iter().map(|(i, label)| view! { <option value=i.to_string() selected=move || current_pair() == Some(i)>{label}</option> }).collect_view()}
+                    {choices.into_iter().map(|(i, label)| view! { <option value=i.to_string() title=label.clone() selected=move || current_pair() == Some(i)>{label.clone()}</option> }).collect_view()}
                 </select>
             </label>
+            {move || {
+                let compared = page.compared.get()?;
+                let words = current_pair().and_then(|i| compared.comparison.pairs.get(i)?.coverage_words(&compared.comparison))?;
+                Some(view! { <p class="warn-box small" data-testid="compare-coverage">{words}</p> })
+            }}
             <ul class="flip-list" data-testid="compare-flips">
                 {move || flips.get().iter().map(|f| {
                     let id = f.original_id.clone();
@@ -275,12 +280,16 @@ pub fn ComparePage() -> impl IntoView {
                 let provenance = current_pair().and_then(|i| page.compared.get().and_then(|c| c.comparison.pairs.get(i).and_then(|p| c.runs.get(p.perturbed)).and_then(|r| r.manifest.provenance.clone())));
                 let href = perturb_href(provenance.as_ref(), &flip.original_id);
                 let diff = prompt_diff(&flip.first, &flip.second);
+                let (first_title, second_title) = page.compared.get().and_then(|c| {
+                    let pair = c.comparison.pairs.get(current_pair()?)?;
+                    pair.repeat.then(|| (c.comparison.run_label(pair.vanilla), c.comparison.run_label(pair.perturbed)))
+                }).unwrap_or_else(|| ("vanilla".to_string(), "perturbed".to_string()));
                 Some(view! {
                     {href.map(|h| view! { <p class="small"><a href=h data-testid="compare-flip-perturb">"See the program's perturbation in the Perturb view"</a>" (it opens the sample of the open dataset)"</p> })}
                     {diff}
                     <div class="flip-view" data-testid="compare-flip-view">
-                        {result_column(format!("vanilla: {}", flip.original_id), flip.first)}
-                        {result_column("perturbed".to_string(), flip.second)}
+                        {result_column(format!("{first_title}: {}", flip.original_id), flip.first)}
+                        {result_column(second_title, flip.second)}
                     </div>
                 })
             }}
@@ -312,8 +321,8 @@ pub fn ComparePage() -> impl IntoView {
                                     <input type="checkbox" data-testid="compare-run" data-run=id.clone()
                                         prop:checked=move || page.chosen.with(|c| c.contains(&checked_id))
                                         on:change=move |ev| { let on = event_target_checked(&ev); page.chosen.update(|c| { if on { c.insert(toggle_id.clone()); } else { c.remove(&toggle_id); } }); } />
-                                    {format!("{} · {} · {} · {}", entry.manifest.model, entry.manifest.dataset, entry.manifest.task.label(), entry.samples_label())}
-                                    <span class="muted small">{format!(" ({id})")}</span>
+                                    <span class="compare-run-name">{run_name(&entry.manifest)}</span>
+                                    <span class="muted small">{format!(" · {} · {}{} ({id})", entry.manifest.dataset, entry.samples_label(), if entry.imported { " · imported" } else { "" })}</span>
                                 </label>
                             </li>
                         }

@@ -630,7 +630,7 @@ fn ResultsView(state: EvaluateState) -> impl IntoView {
                     }>
                         {move || state.job.runs.get().into_iter().map(|r| {
                             let id = r.id;
-                            view! { <option value=id.to_string() prop:selected=move || state.shown_run().is_some_and(|r| r.id == id)>{r.title()}</option> }
+                            view! { <option value=id.to_string() title=r.title() prop:selected=move || state.shown_run().is_some_and(|r| r.id == id)>{r.label()}</option> }
                         }).collect_view()}
                     </select>
                 </div>

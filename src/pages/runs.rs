@@ -10,6 +10,7 @@ use execbench_run::cost::estimate::format_tokens;
 use execbench_run::cost::format_usd;
 use execbench_run::file_review::{FormLimits, review_continuation};
 use execbench_run::manifest::{RunEntry, RunState, counted};
+use execbench_run::naming::{default_name, endpoint_host, run_name};
 use execbench_run::runfile::{export_codecrash, export_run};
 use execbench_run::store::RunStore;
 use leptos::prelude::*;
@@ -288,12 +289,12 @@ pub fn RunsPage() -> impl IntoView {
                         <table class="runs-table" data-testid="runs-table" data-ready-ms=move || format!("{:.1}", runs.loaded_at_ms.get())>
                             <thead>
                                 <tr>
-                                    <th>"Model"</th><th>"Dataset, task"</th><th>"Template"</th><th>"Progress"</th><th>"pass@1"</th>
+                                    <th>"Run"</th><th>"Dataset, task"</th><th>"Template"</th><th>"Progress"</th><th>"pass@1"</th>
                                     <th>"Tokens"</th><th>"Cost"</th><th>"State"</th><th>"Started"</th><th></th>
                                 </tr>
                             </thead>
                             <tbody>
-                                <For each=move || runs.entries.get() key=|e| (e.id().to_string(), e.updated_ms.to_bits(), e.state) let:entry>
+                                <For each=move || runs.entries.get() key=|e| (e.id().to_string(), e.updated_ms.to_bits(), e.state, e.manifest.name.clone()) let:entry>
                                     <RunRow entry=entry state=state />
                                 </For>
                             </tbody>
@@ -340,6 +341,7 @@ fn RunRow(entry: RunEntry, state: RunsPageState) -> impl IntoView {
             String::new()
         }
     );
+    let scored = format!("{} scored", entry.tally.scored);
     let usage = entry.tally.usage;
     let cost = m.cost(&usage).map_or("–".to_string(), format_usd);
     let state_label = entry.state.label();
@@ -359,10 +361,10 @@ fn RunRow(entry: RunEntry, state: RunsPageState) -> impl IntoView {
     };
     view! {
         <tr data-testid="run-row" data-run=id.clone() data-state=entry.state.label()>
-            <td class="run-source"><a href=Route::Run(id.clone()).href() data-testid="run-open">{m.model.clone()}</a></td>
+            <td class="run-source"><RunName entry=entry.clone() active=Signal::derive(active) message=state.message /></td>
             <td>{m.dataset.clone()}<span class="muted small note">{format!("{} prediction", m.task.label())}</span></td>
             <td class="small-cell">{format!("{} · n={}", m.template.name, m.n)}</td>
-            <td class="num" data-testid="run-progress">{progress}</td>
+            <td class="num" data-testid="run-progress">{progress}<span class="muted small note" data-testid="run-scored">{scored}</span></td>
             <td class="num" data-testid="run-pass1">{pass.into_iter().map(|p| view! { <span class="line">{p}</span> }).collect_view()}</td>
             <td class="num" data-testid="run-tokens" title=format!("{} prompt, {} completion ({} reasoning)", usage.prompt_tokens, usage.completion_tokens, usage.reasoning_tokens)>{format_tokens(usage.total())}</td>
             <td class="num" data-testid="run-cost" title=m.price.as_ref().map(|p| p.source.clone()).unwrap_or_else(|| "no price known".into())>{cost}</td>
@@ -393,6 +395,65 @@ fn RunRow(entry: RunEntry, state: RunsPageState) -> impl IntoView {
                 </Show>
             </td>
         </tr>
+    }
+}
+
+/// A run's name (a link to its page), what it ran on (model, endpoint host), whether it was
+/// imported, and Rename: an input in place, Enter keeps the name, Escape leaves it; an empty name
+/// goes back to the default.
+#[component]
+fn RunName(entry: RunEntry, active: Signal<bool>, message: RwSignal<Option<(bool, String)>>) -> impl IntoView {
+    let app = expect_context::<AppState>();
+    let m = &entry.manifest;
+    let id = entry.id().to_string();
+    let name = run_name(m);
+    let on = match endpoint_host(m) {
+        Some(host) => format!("{} at {host}", m.model),
+        None => m.model.clone(),
+    };
+    let editing = RwSignal::new(false);
+    let stored_name = StoredValue::new(m.name.clone().unwrap_or_default());
+    let typed = RwSignal::new(stored_name.get_value());
+    let save = {
+        let id = id.clone();
+        move || {
+            let id = id.clone();
+            leptos::task::spawn_local(async move {
+                match app.runs.rename(&id, &typed.get_untracked()).await {
+                    Ok(()) => editing.set(false),
+                    Err(e) => message.set(Some((false, format!("{id}: {e}")))),
+                }
+            });
+        }
+    };
+    let title = format!("{name} ({id})");
+    let placeholder = default_name(m);
+    let imported = entry.imported;
+    view! {
+        <Show when=move || editing.get() fallback={
+            let (name, title) = (name.clone(), title.clone());
+            move || view! {
+                <a href=Route::Run(id.clone()).href() data-testid="run-open" class="run-name" title=title.clone()>{name.clone()}</a>
+                <button class="link-button small" data-testid="run-rename" disabled=active on:click=move |_| editing.set(true)>"Rename"</button>
+            }
+        }>
+            <input type="text" class="run-name-input" data-testid="run-name-input" aria-label="Run name (empty: the default)"
+                placeholder=placeholder.clone() prop:value=move || typed.get() autofocus=true
+                on:input=move |ev| typed.set(event_target_value(&ev))
+                on:keydown={
+                    let save = save.clone();
+                    move |ev: leptos::ev::KeyboardEvent| match ev.key().as_str() {
+                        "Enter" => save(),
+                        "Escape" => {
+                            typed.set(stored_name.get_value());
+                            editing.set(false);
+                        }
+                        _ => {}
+                    }
+                } />
+        </Show>
+        <span class="muted small note" data-testid="run-model">{on}</span>
+        {imported.then(|| view! { <span class="imported-mark small note" data-testid="run-imported" title="came from a run file (Import)">"imported"</span> })}
     }
 }
 
@@ -436,7 +497,8 @@ pub fn RunPage(id: String) -> impl IntoView {
                     let usage = run.usage.map(|u| format!("{} · tokens: {} prompt, {} completion ({} reasoning){cost}", run.requests.describe(), u.prompt_tokens, u.completion_tokens, u.reasoning_tokens));
                     let errors = run.errors.clone();
                     view! {
-                        <h1 data-testid="run-title">{run.title()}</h1>
+                        <h1 data-testid="run-title" class="run-name-title">{run.name.clone()}</h1>
+                        <p class="muted" data-testid="run-what">{run.title()}{run.imported.then_some(" · imported from a run file")}</p>
                         <p class="stats" data-testid="run-summary-line">{format!("{} of {} samples scored · {} · {}", run.scored(), run.planned, run.end, duration(run.elapsed_ms))}</p>
                         {usage.map(|u| view! { <p class="stats" data-testid="run-usage">{u}</p> })}
                         {(!errors.is_empty()).then(|| view! {

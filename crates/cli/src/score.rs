@@ -122,6 +122,7 @@ pub fn run(args: &ScoreArgs) -> Result<i32, String> {
         price: None,
         stored: generations.stored.clone(),
         app_version: env!("CARGO_PKG_VERSION").to_string(),
+        key_used: false,
     };
     let entry = RunEntry::new(session::new_manifest(&job, about), 0.0);
     let store = MemoryRunStore::new();

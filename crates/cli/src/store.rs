@@ -74,6 +74,7 @@ impl JsonlRunStore {
             updated_ms: file.manifest.created as f64 * 1000.0,
             active_ms: 0.0,
             requests: Default::default(),
+            name: file.manifest.name.clone(),
         });
         let entry = RunEntry {
             tally: Tally::of(&records),
@@ -83,6 +84,7 @@ impl JsonlRunStore {
             updated_ms: state.updated_ms,
             active_ms: state.active_ms,
             requests: state.requests,
+            imported: false,
         };
         Ok(Some((entry, records)))
     }

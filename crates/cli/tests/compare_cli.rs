@@ -69,6 +69,7 @@ fn run_file(
         price: None,
         spend_cap: None,
         stored: None,
+        name: None,
     };
     let mut lines = vec![manifest_line(&manifest)];
     for i in 0..samples {

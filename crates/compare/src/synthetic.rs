@@ -53,6 +53,7 @@ pub fn synthetic_runs(models: usize, samples: usize, n: usize, seed: u64) -> Vec
                 price: None,
                 spend_cap: None,
                 stored: None,
+                name: None,
             };
             let records = (0..samples).map(|i| {
                 let chance = (skill - penalty - 0.5 * difficulty[i] + 0.25).clamp(0.02, 0.98);

@@ -197,21 +197,112 @@ fn each_mode_has_its_table_and_runs_without_a_mode_leave_it_empty() {
 
 #[test]
 fn a_second_run_for_a_filled_cell_is_noted_not_shown() {
+    // Two REN runs of one model pair with the one vanilla run: they claim one row and column.
     let runs = vec![
-        run_of("first", "m", "d.jsonl", None, 3, |_| true),
-        run_of("second", "m", "d.jsonl", None, 3, |_| false),
-        run_of("ren", "m", "d.jsonl", Some("REN"), 3, |i| i == 0),
+        run_of("v", "m", "d.jsonl", None, 3, |_| true),
+        run_of("first", "m", "d.jsonl", Some("REN"), 3, |_| true),
+        run_of("second", "m", "d.jsonl", Some("REN"), 3, |_| false),
     ];
     let comparison = compare(&runs, &CompareOptions::default());
-    assert_eq!(comparison.runs.iter().map(|r| r.column).collect::<Vec<_>>(), vec![Some(0), None, Some(1)]);
+    assert_eq!(comparison.runs.iter().map(|r| r.column).collect::<Vec<_>>(), vec![Some(0), Some(1), None]);
     assert_eq!(
         comparison.notes,
         vec![
-            "second.jsonl (second) is not shown: first.jsonl already fills model m, column d · output · vanilla"
-                .to_string()
+            "second.jsonl (second) is not shown: first.jsonl already fills row m, column d · output · REN".to_string()
         ]
     );
-    assert_eq!(comparison.runs[2].vanilla, Some(0), "pairs with the vanilla run shown");
+    assert_eq!(comparison.runs[1].vanilla, Some(0), "pairs with the vanilla run shown");
+}
+
+/// Runs of one model over one dataset: each gets a row named by the run, every later run of a
+/// column is paired with the column's first over the samples both scored, and a difference in
+/// the samples covered is said.
+#[test]
+fn runs_of_one_model_get_rows_of_their_own_and_pairs_over_the_common_samples() {
+    struct Case {
+        what: &'static str,
+        /// (run id, user's name, samples, right(i))
+        runs: Vec<(&'static str, Option<&'static str>, usize, fn(usize) -> bool)>,
+        rows: Vec<&'static str>,
+        /// Per repeat pair: (reference, other, paired samples, b, c).
+        pairs: Vec<(usize, usize, usize, usize, usize)>,
+        notes: Vec<&'static str>,
+    }
+    let all: fn(usize) -> bool = |_| true;
+    let even: fn(usize) -> bool = |i| i % 2 == 0;
+    let cases = vec![
+        Case {
+            what: "one run: the model's row, no pair",
+            runs: vec![("a", None, 60, all)],
+            rows: vec!["m"],
+            pairs: vec![],
+            notes: vec![],
+        },
+        Case {
+            what: "30 vs 60 samples",
+            runs: vec![("a", Some("full"), 60, all), ("b", Some("half"), 30, even)],
+            rows: vec!["full (m)", "half (m)"],
+            // Over sample_0..29: right in a, wrong in b for the 15 odd ones.
+            pairs: vec![(0, 1, 30, 15, 0)],
+            notes: vec!["full (m) covers 60 samples, half (m) 30: compared on the 30 both have"],
+        },
+        Case {
+            what: "three runs, two unnamed with the same default name",
+            runs: vec![("a", None, 4, all), ("b", None, 4, even), ("c", Some("m renamed"), 2, all)],
+            rows: vec![
+                "m · output-direct · 1970-01-01 00:00:00 (a)",
+                "m · output-direct · 1970-01-01 00:00:00 (b)",
+                "m renamed",
+            ],
+            pairs: vec![(0, 1, 4, 2, 0), (0, 2, 2, 0, 0)],
+            notes: vec![
+                "m · output-direct · 1970-01-01 00:00:00 (a) covers 4 samples, m renamed 2: compared on the 2 both have",
+            ],
+        },
+    ];
+    for case in cases {
+        let runs: Vec<RunInput> = case
+            .runs
+            .iter()
+            .map(|(id, name, count, right)| {
+                let mut run = run_of(id, "m", "d.jsonl", None, *count, right);
+                run.manifest.name = name.map(String::from);
+                run
+            })
+            .collect();
+        let comparison = compare(&runs, &CompareOptions { bootstrap: 0, ..Default::default() });
+        let mut rows = case.rows.clone();
+        rows.sort();
+        assert_eq!(comparison.models, rows, "{}", case.what);
+        for (i, view) in comparison.runs.iter().enumerate() {
+            assert_eq!(comparison.models[view.row.unwrap()], case.rows[i], "{}: run {i}'s row", case.what);
+        }
+        let pairs: Vec<_> = comparison
+            .pairs
+            .iter()
+            .map(|p| {
+                assert!(p.repeat, "{}", case.what);
+                let d = p.drop.as_ref().unwrap();
+                (p.vanilla, p.perturbed, p.samples.len(), d.mcnemar.b, d.mcnemar.c)
+            })
+            .collect();
+        assert_eq!(pairs, case.pairs, "{}", case.what);
+        // Only the common samples are paired: every paired id was scored by both runs.
+        for p in &comparison.pairs {
+            for s in &p.samples {
+                assert!(runs[p.vanilla].records.contains_key(&s.original_id), "{}", case.what);
+                assert!(runs[p.perturbed].records.contains_key(&s.original_id), "{}", case.what);
+            }
+        }
+        assert_eq!(comparison.notes, case.notes.iter().map(|n| n.to_string()).collect::<Vec<_>>(), "{}", case.what);
+        // The cells keep each run's own figure over its own samples.
+        let cells: Vec<usize> =
+            comparison.tables[0].cells.iter().map(|row| row[0].as_ref().unwrap().score.samples).collect();
+        let mut expected: Vec<(String, usize)> =
+            case.rows.iter().zip(&case.runs).map(|(row, run)| (row.to_string(), run.2)).collect();
+        expected.sort();
+        assert_eq!(cells, expected.into_iter().map(|(_, n)| n).collect::<Vec<_>>(), "{}", case.what);
+    }
 }
 
 #[test]

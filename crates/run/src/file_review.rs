@@ -174,6 +174,7 @@ mod tests {
             price: None,
             spend_cap: None,
             stored: None,
+            name: None,
         }
     }
 

@@ -38,6 +38,7 @@ pub mod generation_store;
 pub mod io;
 pub mod manifest;
 pub mod model_wrong_answers;
+pub mod naming;
 pub mod perturbation;
 pub mod protocol;
 pub mod record;

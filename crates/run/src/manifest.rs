@@ -57,6 +57,10 @@ pub struct RunManifest {
     /// CodeCrash's `_eval.json`, LiveCodeBench's `_eval_all.json`), shown next to execbench's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stored: Option<execbench_eval::stored::StoredScores>,
+    /// The name the user gave the run; `None`: the default ([`crate::naming::default_name`]).
+    /// Checked by [`crate::naming::clean_name`], so it never holds a key.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
 }
 
 /// A price and its source (`LiteLLM 2026-11-20: gpt-4o-mini`, `override`, `local server`).
@@ -271,6 +275,9 @@ pub struct RunEntry {
     /// Time spent running, summed over sessions, ms.
     pub active_ms: f64,
     pub tally: Tally,
+    /// The run came into this store from a run file (Import), not from a run made here.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub imported: bool,
     /// The requests of every session of the run (start, resumes, retries, extends). Runs stored
     /// before it was counted read as zero.
     #[serde(default, skip_serializing_if = "RequestCounts::is_zero")]
@@ -339,6 +346,7 @@ impl RunEntry {
             active_ms: 0.0,
             tally: Tally::default(),
             requests: RequestCounts::default(),
+            imported: false,
         }
     }
 

@@ -35,13 +35,17 @@ pub struct StateLine {
     pub note: Option<String>,
     pub updated_ms: f64,
     pub active_ms: f64,
+    /// The run's name as the user set it (`RunManifest::name`): the latest state line's counts, so
+    /// a rename appends a line instead of rewriting the manifest line.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
     /// The run's requests over every session (absent in files from before they were counted).
     #[serde(default, skip_serializing_if = "RequestCounts::is_zero")]
     pub requests: RequestCounts,
 }
 
 impl StateLine {
-    /// Where `entry` stands, as its file's state line says it.
+    /// Where `entry` stands, its name and request counts included.
     pub fn of(entry: &RunEntry) -> StateLine {
         StateLine {
             state: entry.state,
@@ -49,6 +53,7 @@ impl StateLine {
             updated_ms: entry.updated_ms,
             active_ms: entry.active_ms,
             requests: entry.requests,
+            name: entry.manifest.name.clone(),
         }
     }
 }
@@ -99,7 +104,7 @@ impl RunFile {
 pub fn read_run_file(name: &str, text: &str) -> Result<RunFile, String> {
     let mut lines = text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()).peekable();
     let Some((_, first)) = lines.next() else { return Err(format!("{name}: empty file, no manifest line")) };
-    let manifest = serde_json::from_str::<ManifestLine>(first)
+    let mut manifest = serde_json::from_str::<ManifestLine>(first)
         .map_err(|e| format!("{name}:1: not an execbench run manifest ({e})"))?
         .manifest;
     if manifest.format != FORMAT {
@@ -123,6 +128,10 @@ pub fn read_run_file(name: &str, text: &str) -> Result<RunFile, String> {
             Err(e) if e.is_eof() && lines.peek().is_none() => truncated_tail = true,
             Err(e) => return Err(format!("{name}:{}: not a sample record ({e})", index + 1)),
         }
+    }
+    // A rename is a state line: the latest one names the run (one without a name: the default).
+    if let Some(state) = &state {
+        manifest.name = state.name.clone();
     }
     Ok(RunFile { manifest, records, state, truncated_tail })
 }
@@ -223,6 +232,7 @@ mod tests {
             price: None,
             spend_cap: None,
             stored: None,
+            name: None,
         }
     }
 
@@ -256,10 +266,17 @@ mod tests {
             updated_ms: 1.0,
             active_ms: 2.0,
             requests: RequestCounts::default(),
+            name: None,
         };
         let counts = RequestCounts { sent: 9, retries: 1, rate_limit_waits: 2, failed: 3 };
-        let finished =
-            StateLine { state: RunState::Finished, note: None, updated_ms: 3.0, active_ms: 4.0, requests: counts };
+        let finished = StateLine {
+            state: RunState::Finished,
+            note: None,
+            updated_ms: 3.0,
+            active_ms: 4.0,
+            requests: counts,
+            name: None,
+        };
         let text = [
             manifest_line(&manifest()),
             record_line(&record("a", true)),
@@ -294,6 +311,24 @@ mod tests {
                 .unwrap_err()
                 .starts_with("run.jsonl:1: not an execbench run manifest")
         );
+    }
+
+    #[test]
+    fn the_latest_state_line_names_the_run() {
+        let mut entry = RunEntry::new(manifest(), 5.0);
+        entry.state = RunState::Finished;
+        let mut text = export_run(&entry, &[record("a", false)]);
+        assert_eq!(read_run_file("r", &text).unwrap().manifest.name, None, "never renamed");
+        let cases = [(Some("baseline"), Some("baseline")), (None, None), (Some("again"), Some("again"))];
+        for (name, read_back) in cases {
+            entry.manifest.name = name.map(String::from);
+            text.push_str(&state_line(&StateLine::of(&entry)));
+            text.push('\n');
+            assert_eq!(read_run_file("r", &text).unwrap().manifest.name.as_deref(), read_back);
+        }
+        // An export of a renamed run carries the name both in its manifest and its state line.
+        let back = read_run_file("r", &export_run(&entry, &[])).unwrap();
+        assert_eq!(back.manifest.name.as_deref(), Some("again"));
     }
 
     #[test]

@@ -69,6 +69,7 @@ pub fn new_manifest(job: &EvalJob, about: NewRun) -> RunManifest {
         price: about.price,
         spend_cap: job.spend_cap.map(|c| c.limit),
         stored: about.stored,
+        name: None,
     }
 }
 

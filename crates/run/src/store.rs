@@ -269,6 +269,7 @@ pub mod conformance {
             price: None,
             spend_cap: None,
             stored: None,
+            name: None,
         }
     }
 
@@ -349,6 +350,15 @@ pub mod conformance {
             recorder.set_state(RunState::Paused, Some("spend cap".into())).await.unwrap();
             let entry = store.entry("run-b").await.unwrap().unwrap();
             assert_eq!((entry.state, entry.note.as_deref()), (RunState::Paused, Some("spend cap")));
+
+            // A rename is kept, and so is going back to the default name.
+            let renamed = crate::naming::rename(store, "run-b", "second try").await.unwrap();
+            assert_eq!(store.entry("run-b").await.unwrap().unwrap(), renamed, "the renamed entry is stored");
+            assert_eq!(crate::naming::run_name(&renamed.manifest), "second try");
+            crate::naming::rename(store, "run-b", " ").await.unwrap();
+            assert_eq!(store.entry("run-b").await.unwrap().unwrap().manifest.name, None, "an empty name: the default");
+            crate::naming::rename(store, "run-b", "second try").await.unwrap();
+            assert_eq!(store.records("run-b").await.unwrap(), records, "a rename leaves the records");
 
             // Delete removes the entry and the records, and only that run's.
             store.delete("run-b").await.unwrap();

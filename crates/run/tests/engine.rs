@@ -1231,6 +1231,7 @@ fn keys_stay_out_of_records_manifests_and_debug_output() {
         price: None,
         spend_cap: None,
         stored: None,
+        name: None,
     };
     let mut texts = vec![
         manifest_line(&manifest),

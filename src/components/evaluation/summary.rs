@@ -30,7 +30,11 @@ pub fn ResultsSummary(#[prop(into)] runs: Signal<Vec<Arc<RunResults>>>) -> impl 
                         let key = format!("{}-{}", s.task.label(), s.mode.label());
                         view! {
                             <tr data-testid="summary-row">
-                                <td class="run-source" title=run.title()>{run.source.clone()}</td>
+                                <td class="run-source" title=run.title() data-testid="summary-name">
+                                    {run.name.clone()}
+                                    {run.host.clone().map(|h| view! { <span class="muted small note">{h}</span> })}
+                                    {run.imported.then(|| view! { <span class="badge small" data-testid="summary-imported">"imported"</span> })}
+                                </td>
                                 <td>{s.task.label()}</td>
                                 <td>{s.mode.label()}</td>
                                 <td class="num">{s.samples}</td>
@@ -54,7 +58,7 @@ pub fn ResultsSummary(#[prop(into)] runs: Signal<Vec<Arc<RunResults>>>) -> impl 
             <table class="eval-table summary-table" data-testid="summary-table">
                 <thead>
                     <tr>
-                        <th>"source"</th><th>"task"</th><th>"mode"</th><th class="num">"samples"</th><th class="num">"answers"</th>
+                        <th>"run"</th><th>"task"</th><th>"mode"</th><th class="num">"samples"</th><th class="num">"answers"</th>
                         <th class="num">"pass@1"</th><th class="num">"pass@5"</th><th class="num">"dropped"</th>
                         <th class="num" title="no answer could be extracted from the response">"unextractable"</th>
                         <th class="num">"wrong value"</th><th class="num" title="not a literal, or not a call of the function">"malformed"</th>
@@ -88,7 +92,7 @@ fn PassChart(runs: Signal<Vec<Arc<RunResults>>>) -> impl IntoView {
             {move || runs.get().into_iter().flat_map(|run| {
                 run.per_mode.iter().map(|m| view! {
                     <div class="bar-group" data-testid="pass-bar" data-key=format!("{}-{}", m.summary.task.label(), m.summary.mode.label())>
-                        <div class="bar-title" title=run.title()>{format!("{} · {} · {}", run.source, m.summary.task.label(), m.summary.mode.label())}</div>
+                        <div class="bar-title" title=run.title()>{format!("{} · {}", run.name, m.summary.mode.label())}</div>
                         {bar("pass@1", m.summary.pass_at_1)}
                         {bar("pass@5", m.summary.pass_at_5)}
                     </div>

@@ -5,7 +5,7 @@ use std::collections::BTreeSet;
 
 use execbench_eval::score::Mode;
 
-use crate::charts::svg::{SERIES_PALETTE, coord, escape, open, shortened, text_width, title_width};
+use crate::charts::svg::{SERIES_PALETTE, coord, escape, open, text_width, title_width, wrapped};
 use crate::report::one_decimal;
 use crate::stats::Interval;
 use crate::table::Comparison;
@@ -36,10 +36,26 @@ const TOP: f64 = 36.0;
 const LEFT: f64 = 52.0;
 const RIGHT: f64 = 16.0;
 const LEGEND_ROW: f64 = 18.0;
+/// A group's label wraps at this width (or the group's, when wider); each line adds its height.
+const GROUP_LABEL_WIDTH: f64 = 150.0;
+const LABEL_LINE: f64 = 14.0;
 
 pub fn grouped_bars(chart: &GroupedBars) -> String {
     let series_count = chart.series.len().max(1) as f64;
-    let group_width = (series_count * (BAR_WIDTH + BAR_GAP) - BAR_GAP + 2.0 * GROUP_PADDING).max(72.0);
+    // Wide enough for a group's longest word (up to GROUP_LABEL_WIDTH); names wrap, never cut.
+    let longest_word = chart
+        .groups
+        .iter()
+        .flat_map(|g| g.split_whitespace())
+        .map(|w| text_width(w) + 8.0)
+        .fold(0.0, f64::max)
+        .min(GROUP_LABEL_WIDTH);
+    let group_width =
+        (series_count * (BAR_WIDTH + BAR_GAP) - BAR_GAP + 2.0 * GROUP_PADDING).max(72.0).max(longest_word);
+    let max_chars = ((group_width - 4.0) / 7.0).max(3.0) as usize;
+    let labels: Vec<Vec<String>> = chart.groups.iter().map(|g| wrapped(g, max_chars)).collect();
+    let label_lines = labels.iter().map(Vec::len).max().unwrap_or(1).max(1);
+    let labels_extra = (label_lines - 1) as f64 * LABEL_LINE;
     let plot_width = group_width * chart.groups.len().max(1) as f64;
     let width = (LEFT + plot_width + RIGHT).max(320.0).max(title_width(&chart.title));
     // The legend wraps at the chart's width.
@@ -56,7 +72,7 @@ pub fn grouped_bars(chart: &GroupedBars) -> String {
     }
     let rows = if chart.series.is_empty() { 0 } else { row + 1 };
     let axis_bottom = TOP + PLOT_HEIGHT;
-    let height = axis_bottom + 30.0 + rows as f64 * LEGEND_ROW + 8.0;
+    let height = axis_bottom + 30.0 + labels_extra + rows as f64 * LEGEND_ROW + 8.0;
     let y = |percent: f64| axis_bottom - PLOT_HEIGHT * percent.clamp(0.0, 100.0) / 100.0;
 
     let mut out = open(width, height, &chart.title);
@@ -125,18 +141,24 @@ pub fn grouped_bars(chart: &GroupedBars) -> String {
                 ));
             }
         }
-        let max_chars = ((group_width - 4.0) / 7.0).max(3.0) as usize;
+        let x = coord(group_left + group_width / 2.0);
+        let lines: String = labels[g]
+            .iter()
+            .enumerate()
+            .map(|(i, line)| {
+                let dy = if i == 0 { "0".to_string() } else { coord(LABEL_LINE) };
+                format!("<tspan x=\"{x}\" dy=\"{dy}\">{}</tspan>", escape(line))
+            })
+            .collect();
         out.push_str(&format!(
-            "<text class=\"group\" x=\"{}\" y=\"{}\" text-anchor=\"middle\" fill=\"currentColor\"><title>{}</title>{}</text>\n",
-            coord(group_left + group_width / 2.0),
+            "<text class=\"group\" x=\"{x}\" y=\"{}\" text-anchor=\"middle\" fill=\"currentColor\"><title>{}</title>{lines}</text>\n",
             coord(axis_bottom + 18.0),
             escape(group),
-            escape(&shortened(group, max_chars))
         ));
     }
     out.push_str("</g>\n<g class=\"legend\">\n");
     for (s, (name, (lx, row))) in chart.series.iter().zip(&legend).enumerate() {
-        let ly = axis_bottom + 30.0 + *row as f64 * LEGEND_ROW;
+        let ly = axis_bottom + 30.0 + labels_extra + *row as f64 * LEGEND_ROW;
         out.push_str(&format!(
             "<rect x=\"{}\" y=\"{}\" width=\"12\" height=\"12\" fill=\"{}\" stroke=\"currentColor\" stroke-width=\"0.5\"/><text x=\"{}\" y=\"{}\" fill=\"currentColor\">{}</text>\n",
             coord(*lx),

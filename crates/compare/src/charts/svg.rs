@@ -40,15 +40,6 @@ pub fn title_width(title: &str) -> f64 {
     title.chars().count() as f64 * 8.5 + 16.0
 }
 
-/// `text` cut to `max_chars` with an ellipsis.
-pub fn shortened(text: &str, max_chars: usize) -> String {
-    if text.chars().count() <= max_chars {
-        return text.to_string();
-    }
-    let kept: String = text.chars().take(max_chars.saturating_sub(1)).collect();
-    format!("{kept}…")
-}
-
 /// The document's opening: size, viewBox, role, font, and its title (shown and as `<title>`).
 pub fn open(width: f64, height: f64, title: &str) -> String {
     let (w, h) = (coord(width), coord(height));
@@ -58,4 +49,49 @@ pub fn open(width: f64, height: f64, title: &str) -> String {
          <text x=\"8\" y=\"18\" font-size=\"14\" font-weight=\"bold\" fill=\"currentColor\">{t}</text>\n",
         t = escape(title)
     )
+}
+
+/// `text` broken into lines of at most `max_chars` at spaces (a longer word is cut across lines),
+/// so a whole name shows under a bar group instead of a cut one.
+pub fn wrapped(text: &str, max_chars: usize) -> Vec<String> {
+    let max_chars = max_chars.max(1);
+    let mut lines: Vec<String> = Vec::new();
+    let mut line = String::new();
+    for word in text.split_whitespace() {
+        let mut word: Vec<char> = word.chars().collect();
+        let fits = line.chars().count() + usize::from(!line.is_empty()) + word.len() <= max_chars;
+        if !fits && !line.is_empty() {
+            lines.push(std::mem::take(&mut line));
+        }
+        while word.len() > max_chars {
+            lines.push(word.drain(..max_chars).collect());
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.extend(word);
+    }
+    if !line.is_empty() || lines.is_empty() {
+        lines.push(line);
+    }
+    lines
+}
+
+#[cfg(test)]
+mod tests {
+    use super::wrapped;
+
+    #[test]
+    fn names_wrap_at_spaces_and_long_words_are_cut_across_lines() {
+        let cases: [(&str, usize, &[&str]); 5] = [
+            ("mock-model", 20, &["mock-model"]),
+            ("mock-model · 127.0.0.1:8080 · output-direct", 16, &["mock-model ·", "127.0.0.1:8080 ·", "output-direct"]),
+            ("abcdefghij", 4, &["abcd", "efgh", "ij"]),
+            ("", 5, &[""]),
+            ("a b c", 3, &["a b", "c"]),
+        ];
+        for (text, max, lines) in cases {
+            assert_eq!(wrapped(text, max), lines.to_vec(), "{text:?} at {max}");
+        }
+    }
 }

@@ -68,12 +68,15 @@ pub fn markdown_section(comparison: &Comparison, date: &str) -> String {
             out.push_str(&format!("Flipped samples ({mode}, first answers):\n\n| model | column | paired | right → wrong | wrong → right | McNemar p |\n|---|---|---:|---:|---:|---:|\n"));
             for pair in pairs {
                 let run = &comparison.runs[pair.perturbed];
-                let column = run.column.map(|c| comparison.column_label(c)).unwrap_or_default();
+                let mut column = run.column.map(|c| comparison.column_label(c)).unwrap_or_default();
+                if pair.repeat {
+                    column = format!("{column}, against {}", comparison.run_label(pair.vanilla));
+                }
                 let (b, c, p) =
                     pair.drop.as_ref().map_or((0, 0, 1.0), |d| (d.mcnemar.b, d.mcnemar.c, d.mcnemar.p_value));
                 out.push_str(&format!(
                     "| {} | {} | {} | {b} | {c} | {} |\n",
-                    markdown_text(&run.identity.model),
+                    markdown_text(run.row.map_or(&run.identity.model, |r| &comparison.models[r])),
                     markdown_text(&column),
                     pair.samples.len(),
                     p_value_words(p)

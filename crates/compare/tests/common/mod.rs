@@ -40,6 +40,7 @@ pub fn manifest(
         price: None,
         spend_cap: None,
         stored: None,
+        name: None,
     }
 }
 
