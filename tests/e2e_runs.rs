@@ -905,3 +905,105 @@ async fn runs_of_one_model_have_names_of_their_own_everywhere() {
         b.screenshot(&format!("runs-names-compare-chart-{width}")).await;
     }
 }
+
+/// The walkthrough a new user made, replayed: 60 samples against the mock server with a 429
+/// (Retry-After 1 s) on the first attempt of every seventh sample and a 500 on another's, a reload
+/// at about half, Resume without the key (asked for, nothing sent), Resume with it, Extend then
+/// Stop (Resume offered), Resume to the end. The run is one entry with one record per sample, and
+/// the requests it says it made (stored, on its page, in its Markdown and in its exported file)
+/// are the server's own count, less only the requests in flight when the page went away (sent,
+/// but their answers never arrived to be counted with).
+#[tokio::test(flavor = "multi_thread")]
+async fn a_new_users_walkthrough_counts_every_request_the_server_saw() {
+    let faults = vec![
+        FaultRule::on_attempts(
+            SampleMatch::EveryKth(7),
+            &[1],
+            Fault::RateLimit { retry_after_s: Some(1.0), retry_after_ms: None },
+        ),
+        FaultRule::on_attempts(SampleMatch::Id("sample_3".into()), &[1], Fault::ServerError),
+    ];
+    let mock = MockServer::start(
+        bundled_dataset().unwrap(),
+        MockConfig { latency_ms: 200, api_key: Some(KEY.into()), faults, ..Default::default() },
+        0,
+    )
+    .await
+    .unwrap();
+    let (b, site) = open_evaluate().await;
+    use_mock(&b, &mock).await;
+    b.fill("[data-testid=api-concurrency]", "4").await;
+    b.fill("[data-testid=eval-n]", "1").await;
+    b.fill("[data-testid=eval-limit]", "60").await;
+    start_api_run(&b).await;
+    wait_records(&b, 30, Duration::from_secs(60)).await;
+    b.client.refresh().await.unwrap();
+    open_runs(&b, &site).await;
+    wait_row_state(&b, "interrupted", Duration::from_secs(20)).await;
+
+    // Without the key: asked for, nothing sent.
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let server_at_reload = mock.stats().requests_total;
+    b.click("[data-testid=run-resume]").await;
+    let said = b.wait_text("[data-testid=runs-message]", Duration::from_secs(20), |t| !t.is_empty()).await;
+    assert!(said.contains("needs the API key") && said.contains("Nothing was sent"), "{said}");
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(mock.stats().requests_total, server_at_reload, "no request without the key");
+    let (entries, _) = stored(&b).await;
+    let counted_at_reload = entries[0]["requests"]["sent"].as_u64().unwrap_or(0);
+    let lost = server_at_reload - counted_at_reload;
+    // In flight: up to the concurrency (4), plus one more sample let in per request waiting out a 429.
+    assert!(lost <= 8, "only requests in flight at the reload go uncounted: {lost}");
+
+    b.fill("[data-testid=runs-key]", KEY).await;
+    b.click("[data-testid=run-resume]").await;
+    wait_row_state(&b, "finished", Duration::from_secs(120)).await;
+
+    // Extend, stopped midway: Resume is offered and finishes it.
+    b.click("[data-testid=run-extend]").await;
+    let extended = |records: &[Value]| {
+        records.iter().filter(|r| r["results"][0]["answers"].as_array().map_or(0, Vec::len) > 1).count()
+    };
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while extended(&stored(&b).await.1) < 3 {
+        assert!(Instant::now() < deadline, "the extension did not start");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    b.click("[data-testid=runs-stop]").await;
+    wait_row_state(&b, "paused", Duration::from_secs(20)).await;
+    let offered = js(
+        &b,
+        "return [...document.querySelectorAll('[data-testid=run-row] .actions button')].map(b => b.dataset.testid)",
+    )
+    .await;
+    assert!(offered.as_array().unwrap().contains(&Value::String("run-resume".into())), "{offered}");
+    b.click("[data-testid=run-resume]").await;
+    wait_row_state(&b, "finished", Duration::from_secs(120)).await;
+    b.screenshot("runs-walkthrough").await;
+
+    // One run, one record per sample, each with every answer.
+    let (entries, records) = stored(&b).await;
+    assert_eq!(entries.len(), 1, "one entry");
+    let records = one_record_each(&records, 60);
+    assert!(records.iter().all(|r| r.results[0].answers.len() == records[0].results[0].answers.len()));
+
+    // The counts: the server's, less what was in flight at the reload, everywhere.
+    let server = mock.stats().requests_total;
+    let sent = entries[0]["requests"]["sent"].as_u64().unwrap();
+    assert_eq!(sent, server - lost, "stored: the server saw {server}, {lost} lost at the reload");
+    let said = format!("{sent} requests");
+    b.click("[data-testid=run-open]").await;
+    let usage = b.wait_text("[data-testid=run-page] [data-testid=run-usage]", Duration::from_secs(20), |_| true).await;
+    assert!(usage.starts_with(&said), "{usage} (expected {said})");
+    let markdown = js(&b, "return document.querySelector('[data-testid=markdown]').value").await;
+    assert!(markdown.as_str().unwrap_or_default().contains(&format!("in {said}")), "{markdown}");
+    open_runs(&b, &site).await;
+    capture_downloads(&b).await;
+    b.click("[data-testid=run-export]").await;
+    let saved = downloaded(&b).await;
+    let file = execbench_run::runfile::read_run_file("export.jsonl", &saved[0]).unwrap();
+    assert_eq!(file.state.map(|s| s.requests.sent), Some(sent), "the exported file");
+    assert_eq!(file.records.len(), 60);
+    assert!(!saved[0].contains(KEY) && !stored_text(&b).await.contains(KEY));
+    b.close().await;
+}

@@ -325,13 +325,13 @@ fn a_spend_cap_pauses_and_a_higher_one_on_resume_finishes() {
 
 /// The rate-limit recovery policy against the real mock server: 60 samples, 0.4 s latency,
 /// concurrency 4, a 429 with `Retry-After: 1` on the first attempt of every seventh sample (9 of
-/// them). An isolated 429 is a wait for that request only, so the run takes about what it would
-/// without faults plus the one wait no schedule can hide (the last limited sample's):
-/// ideal = ceil(60 / 4) x 0.4 s + 1 s = 7.0 s, and the run (the whole process) must stay within
-/// 1.3x of it. The old policy (halve on every 429, grow back one slot per clean responses) took
-/// 2.7x.
+/// them). An isolated 429 is a wait for that request only: the limit is never lowered (the
+/// progress line, printed every second, never says so) and the server sees 4 requests at once.
+/// The old policy (halve on every 429) lowered it at the first one. How long the run takes
+/// against the ideal (ceil(60 / 4) x 0.4 s + 1 s = 7.0 s; target 1.3x) is the benchmark's
+/// figure (`scripts/bench.sh --sections models`), not asserted here: tests are not timed.
 #[test]
-fn isolated_rate_limits_keep_the_run_within_1_3x_of_the_ideal() {
+fn isolated_rate_limits_delay_only_their_own_requests() {
     const SAMPLES: u64 = 60;
     const LATENCY_MS: u64 = 400;
     const CONCURRENCY: u64 = 4;
@@ -360,13 +360,9 @@ fn isolated_rate_limits_keep_the_run_within_1_3x_of_the_ideal() {
     let limited = (0..SAMPLES).filter(|i| i % 7 == 0).count() as u64;
     assert_eq!((stats.requests_total, stats.faults_served), (SAMPLES + limited, limited), "one 429 each");
     assert_eq!(stats.max_concurrency, CONCURRENCY as u32);
+    assert!(!stderr.contains("after rate limits"), "an isolated 429 lowered the limit:\n{stderr}");
     assert_eq!(records(&out).len(), SAMPLES as usize);
     println!("rate-limit recovery: {wall_ms} ms, {:.2}x the ideal {ideal_ms} ms", wall_ms as f64 / ideal_ms as f64);
-    assert!(
-        wall_ms * 10 <= ideal_ms * 13,
-        "took {wall_ms} ms, {:.2}x the ideal {ideal_ms} ms\nstderr:\n{stderr}",
-        wall_ms as f64 / ideal_ms as f64
-    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 
