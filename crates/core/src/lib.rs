@@ -4,6 +4,7 @@
 //! No I/O and no engine here: callers hand in text and an engine.
 
 pub mod brackets;
+pub mod calendar;
 pub mod dataset;
 pub mod engine;
 pub mod markdown;

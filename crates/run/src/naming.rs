@@ -3,6 +3,7 @@
 //! scored, and whether the run came from a file. The Runs page, a run's page and Compare show
 //! these; a rename is stored with the run ([`rename`]) and in its run file (a state line).
 
+use execbench_core::calendar::civil_from_days;
 use execbench_providers::address::Address;
 
 use crate::manifest::{RunEntry, RunManifest, RunState};
@@ -100,20 +101,6 @@ pub fn utc_time(seconds: u64) -> String {
     let (year, month, day) = civil_from_days(days);
     let s = seconds % 86_400;
     format!("{year:04}-{month:02}-{day:02} {:02}:{:02}:{:02}", s / 3600, s % 3600 / 60, s % 60)
-}
-
-/// Days since 1970-01-01 → (year, month, day), proleptic Gregorian (Howard Hinnant's algorithm).
-fn civil_from_days(days: i64) -> (i64, u32, u32) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    (year, month, day)
 }
 
 #[cfg(test)]
