@@ -571,6 +571,39 @@ async fn resume_run_ending(b: &Browser, suffix: &str) {
     assert_eq!(clicked, Value::Bool(true), "no Resume on the run ending {suffix}");
 }
 
+/// The address typed in the form is the user's choice, with a key or without one (a local
+/// server needs none): that run, cut by a reload, resumes without asking whether its address is
+/// meant. (Before, only an address used with a key counted as chosen.)
+#[tokio::test(flavor = "multi_thread")]
+async fn a_keyless_run_started_here_resumes_without_asking_for_its_address() {
+    let config = MockConfig { latency_ms: 300, ..Default::default() };
+    let mock = MockServer::start(bundled_dataset().unwrap(), config, 0).await.unwrap();
+    let (b, site) = open_evaluate().await;
+    select(&b, "[data-testid=eval-model]", "api").await;
+    select(&b, "[data-testid=api-provider]", "openai-compatible").await;
+    b.fill("[data-testid=api-base-url]", &format!("{}/v1", mock.base_url())).await;
+    b.fill("[data-testid=api-model]", "mock-model").await;
+    b.fill("[data-testid=api-concurrency]", "2").await;
+    b.fill("[data-testid=eval-n]", "1").await;
+    b.fill("[data-testid=eval-limit]", "20").await;
+    start_api_run(&b).await;
+    wait_records(&b, 4, Duration::from_secs(60)).await;
+    b.client.refresh().await.unwrap();
+    open_runs(&b, &site).await;
+    wait_row_state(&b, "interrupted", Duration::from_secs(20)).await;
+    b.click("[data-testid=run-resume]").await;
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while row_state(&b).await != "finished" {
+        let asked = js(&b, "return !!document.querySelector('[data-testid=runs-confirm-endpoint]')").await;
+        assert_eq!(asked, Value::Bool(false), "asked to confirm the address the user typed");
+        assert!(Instant::now() < deadline, "the resumed run did not finish");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let (_, records) = stored(&b).await;
+    one_record_each(&records, 20);
+    b.close().await;
+}
+
 /// A shared run file can name any server. A run made against the first mock server (its key
 /// remembered for that server) is exported, edited to point at the second, and imported: Resume
 /// shows the second's address and sends nothing until the user confirms; confirmed without a key

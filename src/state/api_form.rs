@@ -253,10 +253,9 @@ impl ApiForm {
             (true, Some(key)) => key_scopes::remember_key(&scope, &key),
             _ => key_scopes::forget_key(&scope),
         }
-        // Typed here by the user: a stored run at this provider and origin may use its key.
-        if self.key().is_some() {
-            key_scopes::trust(scope);
-        }
+        // Typed here by the user (with a key or not, as for a local server): a stored run at this
+        // provider and origin may go on without asking again whether the address is meant.
+        key_scopes::trust(scope);
     }
 
     /// The scope of the provider and address in the form, when the address reads as one.

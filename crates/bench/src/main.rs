@@ -46,6 +46,7 @@ mod models;
 mod page;
 mod perturbation;
 mod scoring;
+mod soak;
 mod store;
 
 const PYODIDE_VERSION: &str = "314.0.7";
@@ -77,6 +78,8 @@ struct Options {
 }
 
 const SECTIONS: [&str; 9] = ["engine", "profile", "perturb", "score", "models", "store", "build", "compare", "cli"];
+/// Sections run only when named: `soak` takes many minutes and is no comparison.
+const ON_REQUEST: [&str; 1] = ["soak"];
 
 /// The benchmark's flags, as typed; [`options`] turns them into [`Options`].
 #[derive(clap::Parser, Debug)]
@@ -96,7 +99,7 @@ struct Flags {
     #[arg(long, value_name = "N", default_value_t = 3)]
     restarts: usize,
     /// Which parts to run, comma-separated [default: all]
-    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = clap::builder::PossibleValuesParser::new(SECTIONS))]
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = clap::builder::PossibleValuesParser::new(SECTIONS.iter().chain(&ON_REQUEST)))]
     sections: Vec<String>,
     /// Also write every figure as JSON to this file
     #[arg(long, value_name = "FILE")]
@@ -243,6 +246,9 @@ async fn browser_sections(opts: &Options) {
     }
     if section("compare") {
         compare::section(&app_url, opts.reps).await;
+    }
+    if section("soak") {
+        soak::section(&app_url).await;
     }
     let _ = std::fs::remove_dir_all(&dist);
 }

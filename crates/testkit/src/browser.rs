@@ -235,6 +235,15 @@ impl Browser {
         self.client.issue_cmd(NetworkConditions { offline }).await.expect("set the network conditions");
     }
 
+    /// Sends one Chrome DevTools Protocol command to the current window's page (chromedriver's
+    /// `goog/cdp/execute`) and returns its result, e.g. `Runtime.getHeapUsage`.
+    pub async fn cdp(&self, method: &str, params: serde_json::Value) -> Result<serde_json::Value, String> {
+        self.client
+            .issue_cmd(DevToolsCommand { method: method.to_string(), params })
+            .await
+            .map_err(|e| format!("{method}: {e}"))
+    }
+
     /// Saves a screenshot as a test artifact (tests/artifacts/NAME.png) to look at.
     pub async fn screenshot(&self, name: &str) {
         let dir = crate::repo_root().join("tests/artifacts");
@@ -255,6 +264,24 @@ impl fantoccini::wd::WebDriverCompatibleCommand for PerformanceLog {
 
     fn method_and_body(&self, _: &url::Url) -> (http::Method, Option<String>) {
         (http::Method::POST, Some(r#"{"type":"performance"}"#.to_string()))
+    }
+}
+
+/// chromedriver's own command that passes a DevTools Protocol command to the page.
+#[derive(Debug)]
+struct DevToolsCommand {
+    method: String,
+    params: serde_json::Value,
+}
+
+impl fantoccini::wd::WebDriverCompatibleCommand for DevToolsCommand {
+    fn endpoint(&self, base_url: &url::Url, session_id: Option<&str>) -> Result<url::Url, url::ParseError> {
+        base_url.join(&format!("session/{}/goog/cdp/execute", session_id.unwrap_or_default()))
+    }
+
+    fn method_and_body(&self, _: &url::Url) -> (http::Method, Option<String>) {
+        let body = serde_json::json!({"cmd": self.method, "params": self.params});
+        (http::Method::POST, Some(body.to_string()))
     }
 }
 
