@@ -8,7 +8,9 @@
 //! twice (each time resumed from the Runs page) and stopped and resumed once. Then: records
 //! lost (samples without their five answers; must be 0), samples asked again beyond their faults
 //! (only those in flight at a reload or the stop), the page's JS heap and WebAssembly memory and
-//! the workers' memory at start, middle and end, the longest frame, and IndexedDB's usage.
+//! the workers' memory at start, middle and end, the longest frame, and IndexedDB's usage. Then
+//! the same run again, four times (`EXECBENCH_SOAK_ROUNDS`) in the same page without a reload,
+//! memory read after each: what grows run after run is a leak.
 //!
 //! Natively: `execbench run` scores 800 x n = 13 (10,400 answers) against the mock, and the
 //! resident memory of the process and of its Python worker processes is read from /proc while it
@@ -34,6 +36,23 @@ const FIRST_RELOAD_AT: usize = 200;
 const SECOND_RELOAD_AT: usize = 400;
 const STOP_AT: usize = 560;
 const NATIVE_N: usize = 13;
+/// The native run's mock latency: long enough for the run to last about a minute of readings.
+const NATIVE_LATENCY_MS: u64 = 400;
+const ROUND_NAMES: [&str; 8] = [
+    "after run 2",
+    "after run 3",
+    "after run 4",
+    "after run 5",
+    "after run 6",
+    "after run 7",
+    "after run 8",
+    "after run 9 (and later)",
+];
+
+/// Runs after the first, in the same page without a reload (`EXECBENCH_SOAK_ROUNDS`, 4 by default).
+fn extra_rounds() -> usize {
+    std::env::var("EXECBENCH_SOAK_ROUNDS").ok().and_then(|v| v.parse().ok()).unwrap_or(4)
+}
 
 /// The faults: (every k-th sample, on its first attempt, this fault). One more sample hangs.
 fn faults() -> Vec<FaultRule> {
@@ -66,9 +85,13 @@ struct PageMemory {
 struct PageSoak {
     wall_ms: f64,
     points: Vec<(&'static str, PageMemory)>,
+    /// The first run's records, and those with every answer.
     records: usize,
     complete: usize,
     runs: usize,
+    /// Every run's, at the end.
+    all_records: usize,
+    all_complete: usize,
     asked_again: u32,
     requests: u64,
     faults_served: u64,
@@ -106,7 +129,7 @@ pub async fn section(app_url: &str) {
         Err(e) => println!("\n### Soak in the page\n\nfailed: {e}"),
     }
 
-    let quiet = MockConfig { latency_ms: 2, ..Default::default() };
+    let quiet = MockConfig { latency_ms: NATIVE_LATENCY_MS, ..Default::default() };
     let mock = match MockServer::start(dataset, quiet, 0).await {
         Ok(m) => m,
         Err(e) => {
@@ -310,14 +333,36 @@ async fn in_the_page(b: &Browser, app_url: &str, mock: &MockServer, ids: &[Strin
     soak.longest_frame_ms = soak.longest_frame_ms.max(longest_frame(b).await);
     soak.points.push(("end", page_memory(b).await?));
 
-    let all = stored(b).await?;
-    soak.runs = all["runs"].as_u64().unwrap_or(0) as usize;
-    soak.records = all["records"].as_u64().unwrap_or(0) as usize;
-    soak.complete = all["complete"].as_u64().unwrap_or(0) as usize;
+    // The server's counts for the first run alone, before the runs below add theirs.
     let stats = mock.stats();
     soak.requests = stats.requests_total;
     soak.faults_served = stats.faults_served;
     soak.asked_again = asked_again(&stats.per_sample, ids);
+    let first = stored(b).await?;
+    soak.records = first["records"].as_u64().unwrap_or(0) as usize;
+    soak.complete = first["complete"].as_u64().unwrap_or(0) as usize;
+
+    // Then more runs in the same page, no reload between them: memory that grows run after run
+    // is a leak, memory that levels off is the page's working set.
+    for round in 1..=extra_rounds() {
+        b.client.goto(&format!("{app_url}#/evaluate")).await.map_err(|e| e.to_string())?;
+        wait_text(b, ".evaluate .muted", Duration::from_secs(60), |t| t.contains("(800 samples)")).await?;
+        click(b, "[data-testid=eval-run]").await?;
+        wait_text(b, "[data-testid=estimate-go]", Duration::from_secs(30), |_| true).await?;
+        click(b, "[data-testid=estimate-go]").await?;
+        let state = wait_text(b, "[data-testid=eval-state]", long, |t| !t.is_empty()).await?;
+        if state != "finished" {
+            return Err(format!("run {} of the same page ended `{state}`", round + 1));
+        }
+        soak.longest_frame_ms = soak.longest_frame_ms.max(longest_frame(b).await);
+        soak.points.push((ROUND_NAMES[(round - 1).min(ROUND_NAMES.len() - 1)], page_memory(b).await?));
+        println!("  run {} of the same page finished", round + 1);
+    }
+
+    let all = stored(b).await?;
+    soak.runs = all["runs"].as_u64().unwrap_or(0) as usize;
+    soak.all_records = all["records"].as_u64().unwrap_or(0) as usize;
+    soak.all_complete = all["complete"].as_u64().unwrap_or(0) as usize;
 
     b.client.switch_to_window(other.handle).await.map_err(|e| e.to_string())?;
     soak.perturb_state = wait_text(b, "[data-testid=perturb-all-state]", long, |t| !t.is_empty()).await?;
@@ -359,13 +404,17 @@ fn print_page(soak: &PageSoak) {
     println!("| figure | value |");
     println!("|---|---:|");
     println!("| wall time, first click to finished | {:.1} s |", soak.wall_ms / 1000.0);
-    println!("| runs stored | {} |", soak.runs);
-    println!("| records stored | {} |", soak.records);
-    println!("| samples with all {N} answers | {} |", soak.complete);
-    println!("| records lost (must be 0) | {lost} |");
-    println!("| requests the server saw / faults it served | {} / {} |", soak.requests, soak.faults_served);
-    println!("| requests asked again (in flight at a reload or the stop) | {} |", soak.asked_again);
+    println!("| first run: records stored | {} |", soak.records);
+    println!("| first run: samples with all {N} answers | {} |", soak.complete);
+    println!("| first run: records lost (must be 0) | {lost} |");
+    println!("| first run: requests the server saw / faults it served | {} / {} |", soak.requests, soak.faults_served);
+    println!("| first run: requests asked again (in flight at a reload or the stop) | {} |", soak.asked_again);
     println!("| longest frame | {:.0} ms |", soak.longest_frame_ms);
+    let all_lost = (soak.runs * SAMPLES).saturating_sub(soak.all_complete);
+    println!(
+        "| all {} runs: records stored / with all {N} answers / lost | {} / {} / {all_lost} |",
+        soak.runs, soak.all_records, soak.all_complete
+    );
     println!(
         "| second tab: perturbation | {} (its workers {} → {}) |",
         soak.perturb_state,
@@ -410,12 +459,17 @@ fn rss_bytes(pid: u32) -> Option<u64> {
     Some(kb * 1024)
 }
 
-/// The children of a process (its Python worker processes).
+/// The children of a process (its Python worker processes), started from any of its threads.
 fn children(pid: u32) -> Vec<u32> {
-    std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children"))
-        .unwrap_or_default()
-        .split_whitespace()
-        .filter_map(|p| p.parse().ok())
+    let tasks = std::fs::read_dir(format!("/proc/{pid}/task")).into_iter().flatten().flatten();
+    tasks
+        .flat_map(|task| {
+            std::fs::read_to_string(task.path().join("children"))
+                .unwrap_or_default()
+                .split_whitespace()
+                .filter_map(|p| p.parse().ok())
+                .collect::<Vec<u32>>()
+        })
         .collect()
 }
 
