@@ -3,6 +3,7 @@
 
 mod api_args;
 mod args;
+mod batch_run;
 mod build;
 mod cli;
 mod compare;

@@ -1,0 +1,125 @@
+//! `execbench run --batch` end to end against the mock's OpenAI batch service: submit and return,
+//! the mock's clock moves on a day, `--resume` collects; the records equal a live run's against
+//! the same mock sample for sample, errored and expired lines are error records, and the key is
+//! in no file. Runs RustPython: build with `cargo test --release --workspace --no-run`.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use execbench_mockserver::{AnswerPolicy, BatchScript, MockConfig, MockServer, bundled_dataset};
+
+const KEY: &str = "sk-batch-cli-SECRET-7777";
+const SAMPLES: usize = 40;
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("execbench-batch-cli-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("temporary directory");
+    dir
+}
+
+fn execbench(server: &MockServer, out: &Path, extra: &[&str]) -> Output {
+    let base = format!("{}/v1", server.base_url());
+    let dataset = execbench_mockserver::bundled_dataset_path();
+    let limit = SAMPLES.to_string();
+    Command::new(env!("CARGO_BIN_EXE_execbench"))
+        .args(["run", "--dataset", dataset.to_str().unwrap(), "--task", "output", "--provider", "openai-compatible"])
+        .args(["--base-url", &base, "--model", "mock", "--key-env", "OPENAI_API_KEY", "--n", "2", "--jobs", "1"])
+        .args(["--limit", &limit, "--out", out.to_str().unwrap()])
+        .args(extra)
+        .env("OPENAI_API_KEY", KEY)
+        .output()
+        .expect("the execbench binary runs")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// Records by sample id (the latest line of a sample wins).
+fn records(path: &Path) -> std::collections::BTreeMap<String, serde_json::Value> {
+    let text = std::fs::read_to_string(path).unwrap();
+    let mut by_id = std::collections::BTreeMap::new();
+    for line in text.lines().skip(1).filter(|l| l.starts_with("{\"sample_id\"")) {
+        let v: serde_json::Value = serde_json::from_str(line).unwrap();
+        by_id.insert(v["sample_id"].as_str().unwrap().to_string(), v);
+    }
+    by_id
+}
+
+#[test]
+fn a_batch_run_submitted_today_is_collected_tomorrow_with_the_live_runs_scores() {
+    let dir = scratch("day");
+    let config = MockConfig {
+        api_key: Some(KEY.into()),
+        answers: AnswerPolicy { wrong_every: Some(4), ..Default::default() },
+        ..Default::default()
+    };
+    let server = MockServer::start_blocking(bundled_dataset().unwrap(), config, 0).unwrap();
+    let live_file = dir.join("live.jsonl");
+    let live = execbench(&server, &live_file, &[]);
+    assert!(matches!(live.status.code(), Some(0 | 1)), "{}", text(&live.stderr));
+    let live = records(&live_file);
+    assert_eq!(live.len(), SAMPLES);
+
+    // A batch that needs two days: after the 24 h window, the lines not yet run expire.
+    server.set_batch_script(BatchScript { run_s: 172_800, errored_every: Some(7), ..Default::default() });
+    server.reset();
+    let batch_file = dir.join("batch.jsonl");
+    let submitted = execbench(&server, &batch_file, &["--batch"]);
+    let stdout = text(&submitted.stdout);
+    assert_eq!(submitted.status.code(), Some(4), "{stdout}\n{}", text(&submitted.stderr));
+    assert!(
+        stdout.contains("submitted batch batch_mock") && stdout.contains(&format!("({SAMPLES} requests)")),
+        "{stdout}"
+    );
+    assert!(stdout.contains("waiting: batch_mock") && stdout.contains("validating"), "{stdout}");
+    assert!(stdout.contains("next check in 60 s") && stdout.contains("check again with --resume"), "{stdout}");
+    assert!(records(&batch_file).is_empty());
+
+    // Checked the same day: still waiting, nothing collected.
+    server.advance_batch_clock(3_600);
+    let early = execbench(&server, &batch_file, &["--resume"]);
+    assert_eq!(early.status.code(), Some(4), "{}", text(&early.stderr));
+    assert!(text(&early.stdout).contains("in progress"), "{}", text(&early.stdout));
+
+    // The next day: the batch expired with some lines run; --resume collects them.
+    server.advance_batch_clock(86_400);
+    let collected = execbench(&server, &batch_file, &["--resume"]);
+    let (stdout, stderr) = (text(&collected.stdout), text(&collected.stderr));
+    assert_eq!(collected.status.code(), Some(1), "{stdout}\n{stderr}");
+    assert!(stderr.contains("collected batch batch_mock") && stderr.contains("expired"), "{stderr}");
+    assert!(stdout.contains("output strict: pass@1"), "{stdout}");
+    let batch = records(&batch_file);
+    assert_eq!(batch.len(), SAMPLES, "every sample has a record");
+    // Lines ran in input order: 40 × (86400 - 60) / 172800 = 19 lines before the window closed.
+    let (mut answered, mut errored, mut expired) = (0, 0, 0);
+    for (id, record) in &batch {
+        let index = record["index"].as_u64().unwrap() as usize;
+        let message = record["error"]["message"].as_str().unwrap_or("");
+        if index >= 19 {
+            assert!(message.contains("expired"), "{id}: {record}");
+            expired += 1;
+        } else if (index + 1) % 7 == 0 {
+            assert!(message.contains("server error"), "{id}: {record}");
+            errored += 1;
+        } else {
+            assert!(record["error"].is_null(), "{id}: {record}");
+            assert_eq!(record["results"], live[id]["results"], "{id}: the batch's scores are the live run's");
+            assert_eq!(record["results"][0]["answers"].as_array().unwrap().len(), 2, "{id}: n = 2 answers");
+            answered += 1;
+        }
+    }
+    assert_eq!((answered, errored, expired), (17, 2, 21));
+    let file = std::fs::read_to_string(&batch_file).unwrap();
+    assert!(!file.contains(KEY), "the key is in no file");
+    // A handful of calls: upload, create, three checks, the two result files.
+    let calls = server.stats().batch_calls;
+    assert_eq!(calls.values().sum::<u64>(), 7, "{calls:?}");
+    assert_eq!(server.stats().requests_total, 0, "no live request");
+
+    // Resumed again: nothing waits, nothing is asked.
+    let again = execbench(&server, &batch_file, &["--resume"]);
+    assert_eq!(again.status.code(), Some(1), "{}", text(&again.stderr));
+    assert_eq!(server.stats().batch_calls.values().sum::<u64>(), 7);
+}
