@@ -3,6 +3,7 @@
 
 mod api_args;
 mod args;
+mod batch_cmd;
 mod batch_run;
 mod build;
 mod cli;

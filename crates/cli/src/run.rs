@@ -451,7 +451,7 @@ async fn stop_on_ctrl_c(cancel: CancelToken) {
 /// A run file resumed with flags that name another provider or origin than its manifest: refused
 /// before any request. Requests always go where the flags say (never to the file's address), and
 /// a file edited to point elsewhere must not quietly become a run against another server.
-fn endpoint_conflict(file: Option<&ApiSettings>, flags: Option<&ApiSettings>) -> Option<String> {
+pub(crate) fn endpoint_conflict(file: Option<&ApiSettings>, flags: Option<&ApiSettings>) -> Option<String> {
     let (file, flags) = (file?, flags?);
     let scope = |api: &ApiSettings| KeyScope::of(&api.endpoint.provider, &api.endpoint.base_url);
     match (scope(file), scope(flags)) {

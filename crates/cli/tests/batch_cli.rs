@@ -118,8 +118,68 @@ fn a_batch_run_submitted_today_is_collected_tomorrow_with_the_live_runs_scores()
     assert_eq!(calls.values().sum::<u64>(), 7, "{calls:?}");
     assert_eq!(server.stats().requests_total, 0, "no live request");
 
+    // The run file lists its batch without a request.
+    let list = Command::new(env!("CARGO_BIN_EXE_execbench"))
+        .args(["batch", "list", batch_file.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let listed = text(&list.stdout);
+    assert!(
+        listed.contains("batch_mock")
+            && listed.contains("expired, 17 answered, 23 failed of 40")
+            && listed.contains("collected"),
+        "{listed}"
+    );
+
     // Resumed again: nothing waits, nothing is asked.
     let again = execbench(&server, &batch_file, &["--resume"]);
     assert_eq!(again.status.code(), Some(1), "{}", text(&again.stderr));
     assert_eq!(server.stats().batch_calls.values().sum::<u64>(), 7);
+}
+
+/// `execbench batch cancel` stops a running batch at the provider; `--resume` collects what had
+/// finished, and the cancelled lines are error records saying so.
+#[test]
+fn a_cancelled_batch_keeps_what_finished() {
+    let dir = scratch("cancel");
+    let config = MockConfig { api_key: Some(KEY.into()), ..Default::default() };
+    let server = MockServer::start_blocking(bundled_dataset().unwrap(), config, 0).unwrap();
+    let file = dir.join("batch.jsonl");
+    let submitted = execbench(&server, &file, &["--batch"]);
+    assert_eq!(submitted.status.code(), Some(4), "{}", text(&submitted.stderr));
+    // A quarter of the hour's run: 10 of 40 lines done.
+    server.advance_batch_clock(60 + 900);
+    let base = format!("{}/v1", server.base_url());
+    let cancel = Command::new(env!("CARGO_BIN_EXE_execbench"))
+        .args(["batch", "cancel", file.to_str().unwrap(), "--provider", "openai-compatible", "--base-url", &base])
+        .args(["--model", "mock", "--key-env", "OPENAI_API_KEY"])
+        .env("OPENAI_API_KEY", KEY)
+        .output()
+        .unwrap();
+    assert_eq!(cancel.status.code(), Some(0), "{}", text(&cancel.stderr));
+    assert!(text(&cancel.stdout).contains("cancelled, 10 answered, 30 failed of 40"), "{}", text(&cancel.stdout));
+    // Another origin is refused before the key goes anywhere.
+    let elsewhere = Command::new(env!("CARGO_BIN_EXE_execbench"))
+        .args([
+            "batch",
+            "cancel",
+            file.to_str().unwrap(),
+            "--provider",
+            "openai-compatible",
+            "--base-url",
+            "http://127.0.0.2:9/v1",
+        ])
+        .args(["--model", "mock", "--key-env", "OPENAI_API_KEY"])
+        .env("OPENAI_API_KEY", KEY)
+        .output()
+        .unwrap();
+    assert_eq!(elsewhere.status.code(), Some(2), "{}", text(&elsewhere.stderr));
+    let collected = execbench(&server, &file, &["--resume"]);
+    assert_eq!(collected.status.code(), Some(1), "{}", text(&collected.stderr));
+    let batch = records(&file);
+    let answered = batch.values().filter(|r| r["error"].is_null()).count();
+    let cancelled =
+        batch.values().filter(|r| r["error"]["message"].as_str().unwrap_or("").contains("cancelled")).count();
+    assert_eq!((answered, cancelled), (10, 30));
+    assert!(!std::fs::read_to_string(&file).unwrap().contains(KEY));
 }

@@ -34,15 +34,17 @@ pub struct SubmittedBatch {
 }
 
 impl SubmittedBatch {
-    /// "batch_abc: in progress, 410 / 1,000 done (provider: in_progress)".
+    /// "batch_abc: in progress, 410 answered, 3 failed of 1000 (provider: in_progress)". Failed
+    /// counts errored lines, and (once ended) expired or cancelled ones.
     pub fn describe(&self) -> String {
         let s = &self.status;
         let collected = if self.collected { ", collected" } else { "" };
         format!(
-            "{}: {}, {} / {} done (provider: {}){collected}",
+            "{}: {}, {} answered, {} failed of {} (provider: {}){collected}",
             self.id,
             s.phase.label(),
-            s.succeeded + s.failed,
+            s.succeeded,
+            s.failed,
             if s.total == 0 { self.custom_ids.len() as u64 } else { s.total },
             s.provider_state
         )
