@@ -13,6 +13,8 @@ use crate::http::NativeHttp;
 use crate::store::JsonlRunStore;
 
 #[derive(clap::Subcommand, Debug)]
+// One command per process: the size difference costs nothing worth a box.
+#[allow(clippy::large_enum_variant)]
 pub enum BatchCommand {
     /// The run's batches: id, state, requests done; no request is sent
     List {
