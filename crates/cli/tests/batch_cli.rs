@@ -183,3 +183,53 @@ fn a_cancelled_batch_keeps_what_finished() {
     assert_eq!((answered, cancelled), (10, 30));
     assert!(!std::fs::read_to_string(&file).unwrap().contains(KEY));
 }
+
+/// Anthropic's and Gemini's batch services give the same records as a live run: Anthropic takes
+/// no `n` (two lines a sample, joined back in answer order), Gemini takes `candidateCount`.
+#[test]
+fn anthropic_and_gemini_batches_score_as_live() {
+    let dir = scratch("providers");
+    let config = MockConfig {
+        api_key: Some(KEY.into()),
+        answers: AnswerPolicy { wrong_every: Some(3), ..Default::default() },
+        ..Default::default()
+    };
+    let server = MockServer::start_blocking(bundled_dataset().unwrap(), config, 0).unwrap();
+    let live_file = dir.join("live.jsonl");
+    let live = execbench(&server, &live_file, &[]);
+    assert!(matches!(live.status.code(), Some(0 | 1)), "{}", text(&live.stderr));
+    let live = records(&live_file);
+    // (provider, base path, lines submitted)
+    for (provider, path, lines) in [("anthropic", "/v1", 2 * SAMPLES), ("gemini", "/v1beta", SAMPLES)] {
+        let file = dir.join(format!("{provider}.jsonl"));
+        let base = format!("{}{path}", server.base_url());
+        let dataset = execbench_mockserver::bundled_dataset_path();
+        let limit = SAMPLES.to_string();
+        let run = |extra: &[&str]| {
+            Command::new(env!("CARGO_BIN_EXE_execbench"))
+                .args(["run", "--dataset", dataset.to_str().unwrap(), "--task", "output", "--provider", provider])
+                .args(["--base-url", &base, "--model", "mock", "--key-env", "EXECBENCH_TEST_KEY", "--n", "2"])
+                .args(["--jobs", "1", "--limit", &limit, "--out", file.to_str().unwrap()])
+                .args(extra)
+                .env("EXECBENCH_TEST_KEY", KEY)
+                .output()
+                .unwrap()
+        };
+        let submitted = run(&["--batch"]);
+        assert_eq!(submitted.status.code(), Some(4), "{provider}: {}", text(&submitted.stderr));
+        assert!(
+            text(&submitted.stdout).contains(&format!("({lines} requests)")),
+            "{provider}: {}",
+            text(&submitted.stdout)
+        );
+        server.advance_batch_clock(86_400);
+        let collected = run(&["--resume"]);
+        assert_eq!(collected.status.code(), Some(0), "{provider}: {}", text(&collected.stderr));
+        let batch = records(&file);
+        assert_eq!(batch.len(), SAMPLES, "{provider}");
+        for (id, record) in &batch {
+            assert_eq!(record["results"], live[id]["results"], "{provider} {id}");
+        }
+        assert!(!std::fs::read_to_string(&file).unwrap().contains(KEY), "{provider}");
+    }
+}
