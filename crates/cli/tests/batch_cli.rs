@@ -82,6 +82,13 @@ fn a_batch_run_submitted_today_is_collected_tomorrow_with_the_live_runs_scores()
     let early = execbench(&server, &batch_file, &["--resume"]);
     assert_eq!(early.status.code(), Some(4), "{}", text(&early.stderr));
     assert!(text(&early.stdout).contains("in progress"), "{}", text(&early.stdout));
+    // Checked too eagerly: the provider's Retry-After sets the next check.
+    server.set_batch_script(BatchScript { rate_limit_status: Some((1, 120)), ..Default::default() });
+    let limited = execbench(&server, &batch_file, &["--resume"]);
+    assert_eq!(limited.status.code(), Some(4), "{}", text(&limited.stderr));
+    assert!(text(&limited.stderr).contains("rate limited (429)"), "{}", text(&limited.stderr));
+    assert!(text(&limited.stdout).contains("next check in 120 s"), "{}", text(&limited.stdout));
+    server.set_batch_script(BatchScript::default());
 
     // The next day: the batch expired with some lines run; --resume collects them.
     server.advance_batch_clock(86_400);
@@ -113,9 +120,9 @@ fn a_batch_run_submitted_today_is_collected_tomorrow_with_the_live_runs_scores()
     assert_eq!((answered, errored, expired), (17, 2, 21));
     let file = std::fs::read_to_string(&batch_file).unwrap();
     assert!(!file.contains(KEY), "the key is in no file");
-    // A handful of calls: upload, create, three checks, the two result files.
+    // A handful of calls: upload, create, four checks (one refused), the two result files.
     let calls = server.stats().batch_calls;
-    assert_eq!(calls.values().sum::<u64>(), 7, "{calls:?}");
+    assert_eq!(calls.values().sum::<u64>(), 8, "{calls:?}");
     assert_eq!(server.stats().requests_total, 0, "no live request");
 
     // The run file lists its batch without a request.
@@ -134,7 +141,7 @@ fn a_batch_run_submitted_today_is_collected_tomorrow_with_the_live_runs_scores()
     // Resumed again: nothing waits, nothing is asked.
     let again = execbench(&server, &batch_file, &["--resume"]);
     assert_eq!(again.status.code(), Some(1), "{}", text(&again.stderr));
-    assert_eq!(server.stats().batch_calls.values().sum::<u64>(), 7);
+    assert_eq!(server.stats().batch_calls.values().sum::<u64>(), 8);
 }
 
 /// `execbench batch cancel` stops a running batch at the provider; `--resume` collects what had

@@ -8,7 +8,8 @@
 //! `run_s` (in progress), finalizing for `finalize_s` (OpenAI), completed. A batch still running
 //! at `expire_s` expires with its unfinished lines; `fail_validation` fails it at `validate_s`;
 //! cancel ends it at once with what finished. Results come in reverse order, and every
-//! `errored_every`-th line (1-based) is a 500 server error.
+//! `errored_every`-th line (1-based) is a 500 server error; `rate_limit_status` refuses every
+//! k-th status check with 429 and a Retry-After, as a provider does to an impolite poller.
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -28,6 +29,8 @@ pub struct BatchScript {
     pub expire_s: u64,
     pub fail_validation: bool,
     pub errored_every: Option<usize>,
+    /// Every k-th status check is refused with 429 and `retry-after: S`: (k, S).
+    pub rate_limit_status: Option<(u64, u64)>,
 }
 
 impl Default for BatchScript {
@@ -39,6 +42,7 @@ impl Default for BatchScript {
             expire_s: 86_400,
             fail_validation: false,
             errored_every: None,
+            rate_limit_status: None,
         }
     }
 }
@@ -267,6 +271,7 @@ pub(crate) struct BatchBook {
     pub files: HashMap<String, String>,
     pub batches: BTreeMap<String, Batch>,
     pub next: u64,
+    pub status_checks: u64,
 }
 
 impl BatchBook {

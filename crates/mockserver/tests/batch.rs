@@ -197,6 +197,13 @@ async fn endings_other_than_completed() {
             assert!(failed.reason.is_some_and(|r| r.contains("validation")), "{wire:?}");
         }
     }
+    // An impolite poller is slowed down: the 429's Retry-After is what the next check waits.
+    server.set_batch_script(BatchScript { rate_limit_status: Some((1, 120)), ..Default::default() });
+    let ep = endpoint(&server, WireFormat::Anthropic);
+    let r = send(&server, &batch::status_request(&ep, Some(KEY), "msgbatch_mock000001").unwrap()).await;
+    let limited = batch::parse_status(WireFormat::Anthropic, r.status, &r.headers, &r.body).unwrap_err();
+    assert_eq!((limited.kind, limited.retry_after_ms), (ErrorKind::RateLimited, Some(120_000)));
+    server.set_batch_script(BatchScript::default());
     // A wrong key is refused, as on the live routes; ids of no batch are 404.
     let ep = endpoint(&server, WireFormat::OpenAiChat);
     let r = send(&server, &batch::status_request(&ep, Some("sk-wrong"), "batch_mock000001").unwrap()).await;

@@ -215,7 +215,26 @@ pub(super) async fn handle(shared: &Shared, request: Request) -> Response {
             json_response(StatusCode::OK, &body)
         }
         Call::Status { id, .. } => {
-            let book = shared.book();
+            let mut book = shared.book();
+            book.status_checks += 1;
+            if let Some((every, seconds)) = book.script.rate_limit_status
+                && every > 0
+                && book.status_checks % every == 0
+            {
+                let spec = ErrorSpec::new(
+                    429,
+                    "Too many batch status checks (mock server). Please slow down.",
+                    "requests",
+                    "rate_limit_error",
+                    "RESOURCE_EXHAUSTED",
+                )
+                .code("rate_limit_exceeded");
+                let mut response = error(&spec, format);
+                if let Ok(value) = axum::http::HeaderValue::from_str(&seconds.to_string()) {
+                    response.headers_mut().insert("retry-after", value);
+                }
+                return response;
+            }
             match book.batches.get(&id).filter(|b| b.format == format) {
                 Some(batch) => json_response(StatusCode::OK, &batch.status_body(book.clock_s)),
                 None => not_found(format, "batch"),
