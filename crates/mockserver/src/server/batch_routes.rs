@@ -195,7 +195,7 @@ pub(super) async fn handle(shared: &Shared, request: Request) -> Response {
                 .into_iter()
                 .enumerate()
                 .map(|(i, (custom_id, body))| {
-                    if script.errored_every.is_some_and(|k| k > 0 && (i + 1) % k == 0) {
+                    if script.errored_every.is_some_and(|k| k > 0 && (i + 1).is_multiple_of(k)) {
                         let spec = scripted_error();
                         return Line { custom_id, status: spec.status, body: spec.body(format, "req_mock_batch") };
                     }
@@ -219,7 +219,7 @@ pub(super) async fn handle(shared: &Shared, request: Request) -> Response {
             book.status_checks += 1;
             if let Some((every, seconds)) = book.script.rate_limit_status
                 && every > 0
-                && book.status_checks % every == 0
+                && book.status_checks.is_multiple_of(every)
             {
                 let spec = ErrorSpec::new(
                     429,
