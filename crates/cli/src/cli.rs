@@ -9,7 +9,7 @@ use clap_complete::Shell;
 
 #[cfg(test)]
 use crate::api_args::ApiFlags;
-use crate::{build, compare, normalise, perturb, run, score, verify};
+use crate::{batch_cmd, build, compare, normalise, perturb, run, score, verify};
 
 #[derive(Parser, Debug)]
 #[command(
@@ -37,6 +37,9 @@ pub enum Command {
     Score(score::ScoreArgs),
     /// Evaluate a model (behind a provider's API, or offline) on a dataset
     Run(run::RunArgs),
+    /// A batch run's batches: list them, or cancel the ones still running
+    #[command(subcommand)]
+    Batch(batch_cmd::BatchCommand),
     /// Build a benchmark as CRUXEval was built: generate, filter, sample
     #[command(subcommand)]
     Build(build::BuildCommand),
@@ -58,6 +61,7 @@ impl Command {
             Command::Normalise(_) => vec!["normalise"],
             Command::Score(_) => vec!["score"],
             Command::Run(_) => vec!["run"],
+            Command::Batch(sub) => vec!["batch", sub.word()],
             Command::Build(sub) => vec!["build", sub.word()],
             Command::Compare(_) => vec!["compare"],
             Command::Completions { .. } => vec!["completions"],
@@ -69,6 +73,7 @@ impl Command {
     pub fn api_flags(&self) -> Option<&ApiFlags> {
         match self {
             Command::Run(args) => Some(&args.api),
+            Command::Batch(batch_cmd::BatchCommand::Cancel(args)) => Some(&args.api),
             Command::Perturb(args) => Some(&args.api),
             Command::Build(build::BuildCommand::Generate(args)) => Some(&args.api),
             _ => None,
@@ -105,6 +110,7 @@ pub fn dispatch(command: Command) -> Result<i32, String> {
         Command::Normalise(args) => normalise::run(&args),
         Command::Score(args) => score::run(&args),
         Command::Run(args) => run::run(&args),
+        Command::Batch(sub) => batch_cmd::run(sub),
         Command::Build(sub) => build::run(sub),
         Command::Compare(args) => compare::run(&args),
         Command::Completions { shell } => {

@@ -3,6 +3,8 @@
 
 mod api_args;
 mod args;
+mod batch_cmd;
+mod batch_run;
 mod build;
 mod cli;
 mod compare;

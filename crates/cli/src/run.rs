@@ -60,6 +60,13 @@ pub struct RunArgs {
     /// Continue the run file --out names, asking only for the samples not yet done
     #[arg(long)]
     resume: bool,
+    /// Submit the run to the provider's batch service (about half price, results within 24 h)
+    /// and return; `--resume` later collects what is ready
+    #[arg(long)]
+    batch: bool,
+    /// With --batch (or --resume of a batch run): check politely until every batch is collected
+    #[arg(long)]
+    wait: bool,
     #[command(flatten)]
     pub api: ApiFlags,
 }
@@ -219,6 +226,16 @@ pub fn run(args: &RunArgs) -> Result<i32, String> {
     };
     let mut manifest = session::new_manifest(&job, about);
     manifest.spend_cap = settings.spend_cap;
+    if args.batch {
+        if settings.api.is_none() {
+            return Err("--batch is for model APIs: an offline model answers at once".to_string());
+        }
+        // Costs and the spend cap at the batch price.
+        manifest.price = manifest.price.map(|p| PriceUsed {
+            price: execbench_run::batch::batch_price(p.price),
+            source: format!("{} at the batch price (half)", p.source),
+        });
+    }
 
     // Resume: the file's manifest must describe the same run; its finished samples are skipped.
     let store = JsonlRunStore::in_dir(".");
@@ -260,10 +277,13 @@ pub fn run(args: &RunArgs) -> Result<i32, String> {
         if let Some(state) = run_file.state {
             entry.active_ms = state.active_ms;
             entry.requests = state.requests;
+            entry.batches = state.batches;
         }
         entry.tally = Tally::of(&records);
-        // Errors are asked again: a resumed file ends with every sample scored if it can be.
-        let plan = session::continuation(&entry, records, &samples, Continue::RetryErrors, settings.spend_cap)
+        // Errors are asked again: a resumed file ends with every sample scored if it can be. A
+        // batch run's errors stay records: they are the provider's word on those lines.
+        let what = if entry.batches.is_empty() && !args.batch { Continue::RetryErrors } else { Continue::Resume };
+        let plan = session::continuation(&entry, records, &samples, what, settings.spend_cap)
             .map_err(|e| format!("cannot resume {}: {e}", settings.out))?;
         eprintln!("resuming {}: {} of {} samples already done", settings.out, plan.job.done.len(), samples.len());
         (plan.entry, plan.job, plan.earlier)
@@ -276,6 +296,31 @@ pub fn run(args: &RunArgs) -> Result<i32, String> {
         let job = EvalJob { spend_cap: session::spend_cap_of(&entry), ..job };
         (entry, job, Vec::new())
     };
+    if args.batch || !entry.batches.is_empty() {
+        let Responder::Api(model) = &responder else {
+            return Err("--batch is for model APIs: an offline model answers at once".to_string());
+        };
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(|e| format!("cannot start the async runtime: {e}"))?;
+        let python = Workers::of_this_binary()?.python(settings.jobs);
+        let (http, clock) = (NativeHttp::new()?, TokioClock::new());
+        let run = crate::batch_run::BatchRun {
+            out: &settings.out,
+            store: &store,
+            entry,
+            records: earlier,
+            job,
+            model: model.clone(),
+            submit: args.batch,
+            wait: args.wait,
+        };
+        return runtime.block_on(crate::batch_run::run_batch(run, &python, &http, &clock));
+    }
+    if args.wait {
+        return Err("--wait is for batch runs: pass --batch".to_string());
+    }
     let price = entry.manifest.price.clone();
     eprintln!(
         "{}: {} samples x {} ({} to ask), {} prediction, template {}",
@@ -406,7 +451,7 @@ async fn stop_on_ctrl_c(cancel: CancelToken) {
 /// A run file resumed with flags that name another provider or origin than its manifest: refused
 /// before any request. Requests always go where the flags say (never to the file's address), and
 /// a file edited to point elsewhere must not quietly become a run against another server.
-fn endpoint_conflict(file: Option<&ApiSettings>, flags: Option<&ApiSettings>) -> Option<String> {
+pub(crate) fn endpoint_conflict(file: Option<&ApiSettings>, flags: Option<&ApiSettings>) -> Option<String> {
     let (file, flags) = (file?, flags?);
     let scope = |api: &ApiSettings| KeyScope::of(&api.endpoint.provider, &api.endpoint.base_url);
     match (scope(file), scope(flags)) {

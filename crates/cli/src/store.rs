@@ -75,6 +75,7 @@ impl JsonlRunStore {
             active_ms: 0.0,
             requests: Default::default(),
             name: file.manifest.name.clone(),
+            batches: Vec::new(),
         });
         let entry = RunEntry {
             tally: Tally::of(&records),
@@ -85,6 +86,7 @@ impl JsonlRunStore {
             active_ms: state.active_ms,
             requests: state.requests,
             imported: false,
+            batches: state.batches,
         };
         Ok(Some((entry, records)))
     }

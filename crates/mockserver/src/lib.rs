@@ -14,6 +14,12 @@
 //!   (without `alt=sse`: a streamed JSON array). `/v1/models/...` works too.
 //! - Model lists: `GET /v1/models` (OpenAI shape, Anthropic shape with `anthropic-version`),
 //!   `GET /v1beta/models` (Gemini shape): the configured models, else `mock-model`.
+//! - Batch services ([`batch`]): OpenAI `POST /v1/files`, `POST /v1/batches`,
+//!   `GET /v1/batches/{id}`, `POST /v1/batches/{id}/cancel`, `GET /v1/files/{id}/content`;
+//!   Anthropic `POST /v1/messages/batches`, `GET /v1/messages/batches/{id}`, `.../cancel`,
+//!   `.../results`; Gemini `POST /v1beta/models/{m}:batchGenerateContent`,
+//!   `GET /v1beta/batches/{id}`, `POST /v1beta/batches/{id}:cancel`. Their clock moves only
+//!   when told: `POST /_mock/batch_clock {"advance_s": S}`.
 //! - Control: `GET /_mock/stats`, `POST /_mock/reset`, `GET`/`POST /_mock/config` (JSON of
 //!   [`MockConfig`]; `GET` shows `api_key_set: true|false` in place of the key).
 //! - CORS ([`Cors`]): by default only pages on this machine (loopback origins, any port) get CORS
@@ -66,6 +72,7 @@
 //! `{"error":{code,message,status,details?}}`.
 
 pub mod answer;
+pub mod batch;
 pub mod config;
 pub mod server;
 pub mod stats;
@@ -79,6 +86,7 @@ pub use answer::{
     CONNECTION_TEST_ANSWER, CONNECTION_TEST_PHRASE, Dataset, Task, UNIDENTIFIED_ANSWER, answer_text,
     is_connection_test, token_count,
 };
+pub use batch::BatchScript;
 pub use config::{AnswerPolicy, Cors, Fault, FaultRule, MockConfig, SampleMatch};
 pub use server::MockServer;
 pub use stats::{RequestRecord, Stats};

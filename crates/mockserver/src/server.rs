@@ -3,7 +3,7 @@
 use std::convert::Infallible;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, RwLock};
+use std::sync::{Arc, Mutex, MutexGuard, RwLock};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use axum::Router;
@@ -16,6 +16,9 @@ use futures::StreamExt;
 use serde_json::{Value, json};
 use tokio::sync::oneshot;
 
+use crate::batch::{BatchBook, BatchScript};
+
+mod batch_routes;
 use crate::answer::{CONNECTION_TEST_ANSWER, Dataset, Task, UNIDENTIFIED_ANSWER, answer_text, is_connection_test};
 use crate::config::{AnswerPolicy, Cors, Fault, MockConfig};
 use crate::stats::{FlightGuard, RequestRecord, SharedCounters, Stats, TrackedBody};
@@ -38,6 +41,7 @@ pub(crate) struct Shared {
     config: RwLock<MockConfig>,
     counters: Arc<SharedCounters>,
     next_id: AtomicU64,
+    batches: Mutex<BatchBook>,
 }
 
 impl Shared {
@@ -47,6 +51,7 @@ impl Shared {
             config: RwLock::new(config),
             counters: Arc::default(),
             next_id: AtomicU64::new(1),
+            batches: Mutex::default(),
         }
     }
 
@@ -64,6 +69,10 @@ impl Shared {
 
     fn reset(&self) {
         self.counters.lock().reset();
+    }
+
+    pub(crate) fn book(&self) -> MutexGuard<'_, BatchBook> {
+        self.batches.lock().unwrap_or_else(|p| p.into_inner())
     }
 }
 
@@ -136,6 +145,17 @@ impl MockServer {
 
     pub fn config(&self) -> MockConfig {
         self.shared.config()
+    }
+
+    /// Moves the batch services' clock on (nothing else moves it).
+    pub fn advance_batch_clock(&self, seconds: u64) {
+        let mut book = self.shared.book();
+        book.clock_s = book.clock_s.saturating_add(seconds);
+    }
+
+    /// How batches created from now on behave.
+    pub fn set_batch_script(&self, script: BatchScript) {
+        self.shared.book().script = script;
     }
 
     /// The current answer policy.
@@ -283,6 +303,22 @@ async fn route(shared: Arc<Shared>, request: Request) -> Response {
                 ),
             }
         }
+        "/_mock/batch_clock" if post => {
+            let bytes = axum::body::to_bytes(request.into_body(), BODY_LIMIT).await.unwrap_or_default();
+            let advance = serde_json::from_slice::<Value>(&bytes).ok().and_then(|v| v["advance_s"].as_u64());
+            match advance {
+                Some(s) => {
+                    let mut book = shared.book();
+                    book.clock_s = book.clock_s.saturating_add(s);
+                    json_response(StatusCode::OK, &json!({"clock_s": book.clock_s}))
+                }
+                None => json_response(
+                    StatusCode::BAD_REQUEST,
+                    &json!({"error": {"message": "advance_s: a whole number of seconds is required"}}),
+                ),
+            }
+        }
+        _ if batch_routes::is_batch_route(&method, &path) => batch_routes::handle(&shared, request).await,
         "/rows" if get => {
             json_response(StatusCode::OK, &rows_page(shared.dataset.samples(), request.uri().query().unwrap_or("")))
         }
@@ -758,4 +794,48 @@ fn stream_of(request: &ChatRequest, reply: &Reply, ids: &Ids, error: Option<&Err
             format!("{open}{json}{close}")
         })
         .collect()
+}
+
+/// One batch line answered as a live request would be: the same identification, attempt count
+/// and answer policy (faults and latency are live-only). (status, body in `format`).
+pub(crate) fn answer_line(
+    shared: &Shared,
+    config: &MockConfig,
+    format: Format,
+    model: &str,
+    body: &Value,
+) -> (u16, Value) {
+    let ids = Ids { number: shared.next_id.fetch_add(1, Ordering::Relaxed), created: 0 };
+    let parsed = match format {
+        Format::OpenAi => wire::parse_openai(body, None),
+        Format::Anthropic => wire::parse_anthropic(body),
+        Format::Gemini => wire::parse_gemini(body, model, false, false),
+    };
+    let request = match parsed {
+        Ok(request) => request,
+        Err(message) => {
+            let spec = ErrorSpec::bad_request(message);
+            return (spec.status, spec.body(format, &ids.request()));
+        }
+    };
+    let identified = shared.dataset.identify(&request.prompt);
+    let sample = identified.and_then(|(index, _)| shared.dataset.get(index));
+    let text = match (identified, sample) {
+        (Some((index, task)), Some(s)) => {
+            let attempt = {
+                let mut c = shared.counters.lock();
+                *c.stats.per_sample.entry(s.id.clone()).or_insert(0) += 1;
+                let attempt = c.attempts.entry(s.id.clone()).or_insert(0);
+                *attempt += 1;
+                *attempt
+            };
+            answer_text(s, task, config.answers.is_right_on(index, &s.id, attempt))
+        }
+        _ => {
+            shared.counters.lock().stats.unidentified += 1;
+            UNIDENTIFIED_ANSWER.to_string()
+        }
+    };
+    let reply = Reply::new(&text, &request.prompt, request.max_tokens);
+    (200, wire::full_body(&request, &reply, &ids))
 }

@@ -38,6 +38,10 @@ pub struct Stats {
     pub faults_served: u64,
     /// `OPTIONS` requests.
     pub preflights: u64,
+    /// Calls to the batch services, by what they did (`upload`, `create`, `status`, `cancel`,
+    /// `results`): how few requests a batch run takes.
+    #[serde(default)]
+    pub batch_calls: BTreeMap<String, u64>,
     /// The latest model requests, oldest first, at most [`RECENT_LIMIT`].
     pub recent: Vec<RequestRecord>,
 }

@@ -8,6 +8,7 @@
 //! anything serializable ([`Endpoint`] holds none; [`HttpRequest::redacted`] masks them).
 
 pub mod address;
+pub mod batch;
 pub mod connection;
 pub mod error;
 pub mod http;
@@ -23,6 +24,7 @@ pub use address::{
     Address, KeyScope, KeyUse, TrustedEndpoints, key_use, plain_http_refusal, redact_base_url,
     serialize_redacted_base_url,
 };
+pub use batch::{BatchInput, BatchLimits, BatchPhase, BatchResult, BatchStatus};
 pub use connection::{ConnectionVerdict, HttpOutcome, connection_test_request, connection_verdict};
 pub use error::{Disposition, ErrorKind, ProviderError, classify_error, retry_after_ms};
 pub use http::HttpRequest;

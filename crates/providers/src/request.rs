@@ -69,6 +69,26 @@ pub fn build_request(
             return Err(format!("{name}: not a finite number"));
         }
     }
+    let mut headers = auth_headers(endpoint, key)?;
+    let choices = if n > 1 && endpoint.supports_n() { n } else { 1 };
+    let stop: Vec<&str> = params.stop.iter().map(String::as_str).filter(|s| !s.is_empty()).collect();
+
+    let (url, body, sent) = match endpoint.wire() {
+        WireFormat::OpenAiChat => openai(endpoint, base, model, params, messages, choices, &stop),
+        WireFormat::Anthropic => anthropic(base, model, params, messages, &stop),
+        WireFormat::Gemini => gemini(base, model, params, messages, choices, &stop),
+    };
+    headers.insert(0, ("content-type".to_string(), "application/json".to_string()));
+    Ok(BuiltRequest {
+        http: HttpRequest { method: "POST".into(), url, headers, body: body.to_string() },
+        sent,
+        choices,
+    })
+}
+
+/// The headers every call to `endpoint` carries, content-type aside: the key's header (none when
+/// `key` is None or blank) and Anthropic's version headers. Shared by live and batch requests.
+pub(crate) fn auth_headers(endpoint: &Endpoint, key: Option<&str>) -> Result<Vec<(String, String)>, String> {
     // An empty key means none; a key with spaces or non-ASCII inside cannot go in a header
     // (fetch would throw), so say so here rather than as a vague network error.
     let key = key.map(str::trim).filter(|k| !k.is_empty());
@@ -77,11 +97,8 @@ pub fn build_request(
     {
         return Err("API key: contains spaces or characters that cannot be sent in a header".into());
     }
-    let choices = if n > 1 && endpoint.supports_n() { n } else { 1 };
-    let stop: Vec<&str> = params.stop.iter().map(String::as_str).filter(|s| !s.is_empty()).collect();
-
     let auth = endpoint.preset().map_or(Auth::Bearer, |p| p.auth);
-    let mut headers = vec![("content-type".to_string(), "application/json".to_string())];
+    let mut headers = Vec::new();
     if let Some(k) = key {
         headers.push(match auth {
             Auth::Bearer => ("authorization".into(), format!("Bearer {k}")),
@@ -90,21 +107,11 @@ pub fn build_request(
             Auth::GoogApiKey => ("x-goog-api-key".into(), k.into()),
         });
     }
-
-    let (url, body, sent) = match endpoint.wire() {
-        WireFormat::OpenAiChat => openai(endpoint, base, model, params, messages, choices, &stop),
-        WireFormat::Anthropic => {
-            headers.push(("anthropic-version".into(), ANTHROPIC_VERSION.into()));
-            headers.push(("anthropic-dangerous-direct-browser-access".into(), "true".into()));
-            anthropic(base, model, params, messages, &stop)
-        }
-        WireFormat::Gemini => gemini(base, model, params, messages, choices, &stop),
-    };
-    Ok(BuiltRequest {
-        http: HttpRequest { method: "POST".into(), url, headers, body: body.to_string() },
-        sent,
-        choices,
-    })
+    if endpoint.wire() == WireFormat::Anthropic {
+        headers.push(("anthropic-version".into(), ANTHROPIC_VERSION.into()));
+        headers.push(("anthropic-dangerous-direct-browser-access".into(), "true".into()));
+    }
+    Ok(headers)
 }
 
 /// The body without the conversation keys: what the report records as "sent".

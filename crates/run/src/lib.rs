@@ -26,6 +26,7 @@
 
 pub mod api;
 pub mod backoff;
+pub mod batch;
 pub mod build_filter;
 pub mod cancel;
 pub mod connection;

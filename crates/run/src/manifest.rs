@@ -282,6 +282,9 @@ pub struct RunEntry {
     /// before it was counted read as zero.
     #[serde(default, skip_serializing_if = "RequestCounts::is_zero")]
     pub requests: RequestCounts,
+    /// The batches its answers were submitted in ([`crate::batch`]): ids and last known states.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub batches: Vec<crate::batch::SubmittedBatch>,
 }
 
 /// Requests a run made, summed over its sessions: what reports say it took.
@@ -347,6 +350,7 @@ impl RunEntry {
             tally: Tally::default(),
             requests: RequestCounts::default(),
             imported: false,
+            batches: Vec::new(),
         }
     }
 

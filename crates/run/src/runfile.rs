@@ -42,6 +42,9 @@ pub struct StateLine {
     /// The run's requests over every session (absent in files from before they were counted).
     #[serde(default, skip_serializing_if = "RequestCounts::is_zero")]
     pub requests: RequestCounts,
+    /// A batch run's batches (ids and states, never a key); the latest state line's count.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub batches: Vec<crate::batch::SubmittedBatch>,
 }
 
 impl StateLine {
@@ -54,6 +57,7 @@ impl StateLine {
             active_ms: entry.active_ms,
             requests: entry.requests,
             name: entry.manifest.name.clone(),
+            batches: entry.batches.clone(),
         }
     }
 }
@@ -267,6 +271,7 @@ mod tests {
             active_ms: 2.0,
             requests: RequestCounts::default(),
             name: None,
+            batches: Vec::new(),
         };
         let counts = RequestCounts { sent: 9, retries: 1, rate_limit_waits: 2, failed: 3 };
         let finished = StateLine {
@@ -276,6 +281,7 @@ mod tests {
             active_ms: 4.0,
             requests: counts,
             name: None,
+            batches: Vec::new(),
         };
         let text = [
             manifest_line(&manifest()),

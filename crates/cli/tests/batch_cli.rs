@@ -1,0 +1,242 @@
+//! `execbench run --batch` end to end against the mock's OpenAI batch service: submit and return,
+//! the mock's clock moves on a day, `--resume` collects; the records equal a live run's against
+//! the same mock sample for sample, errored and expired lines are error records, and the key is
+//! in no file. Runs RustPython: build with `cargo test --release --workspace --no-run`.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use execbench_mockserver::{AnswerPolicy, BatchScript, MockConfig, MockServer, bundled_dataset};
+
+const KEY: &str = "sk-batch-cli-SECRET-7777";
+const SAMPLES: usize = 40;
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("execbench-batch-cli-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("temporary directory");
+    dir
+}
+
+fn execbench(server: &MockServer, out: &Path, extra: &[&str]) -> Output {
+    let base = format!("{}/v1", server.base_url());
+    let dataset = execbench_mockserver::bundled_dataset_path();
+    let limit = SAMPLES.to_string();
+    Command::new(env!("CARGO_BIN_EXE_execbench"))
+        .args(["run", "--dataset", dataset.to_str().unwrap(), "--task", "output", "--provider", "openai-compatible"])
+        .args(["--base-url", &base, "--model", "mock", "--key-env", "OPENAI_API_KEY", "--n", "2", "--jobs", "1"])
+        .args(["--limit", &limit, "--out", out.to_str().unwrap()])
+        .args(extra)
+        .env("OPENAI_API_KEY", KEY)
+        .output()
+        .expect("the execbench binary runs")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// Records by sample id (the latest line of a sample wins).
+fn records(path: &Path) -> std::collections::BTreeMap<String, serde_json::Value> {
+    let text = std::fs::read_to_string(path).unwrap();
+    let mut by_id = std::collections::BTreeMap::new();
+    for line in text.lines().skip(1).filter(|l| l.starts_with("{\"sample_id\"")) {
+        let v: serde_json::Value = serde_json::from_str(line).unwrap();
+        by_id.insert(v["sample_id"].as_str().unwrap().to_string(), v);
+    }
+    by_id
+}
+
+#[test]
+fn a_batch_run_submitted_today_is_collected_tomorrow_with_the_live_runs_scores() {
+    let dir = scratch("day");
+    let config = MockConfig {
+        api_key: Some(KEY.into()),
+        answers: AnswerPolicy { wrong_every: Some(4), ..Default::default() },
+        ..Default::default()
+    };
+    let server = MockServer::start_blocking(bundled_dataset().unwrap(), config, 0).unwrap();
+    let live_file = dir.join("live.jsonl");
+    let live = execbench(&server, &live_file, &[]);
+    assert!(matches!(live.status.code(), Some(0 | 1)), "{}", text(&live.stderr));
+    let live = records(&live_file);
+    assert_eq!(live.len(), SAMPLES);
+
+    // A batch that needs two days: after the 24 h window, the lines not yet run expire.
+    server.set_batch_script(BatchScript { run_s: 172_800, errored_every: Some(7), ..Default::default() });
+    server.reset();
+    let batch_file = dir.join("batch.jsonl");
+    let submitted = execbench(&server, &batch_file, &["--batch"]);
+    let stdout = text(&submitted.stdout);
+    assert_eq!(submitted.status.code(), Some(4), "{stdout}\n{}", text(&submitted.stderr));
+    assert!(
+        stdout.contains("submitted batch batch_mock") && stdout.contains(&format!("({SAMPLES} requests)")),
+        "{stdout}"
+    );
+    assert!(stdout.contains("waiting: batch_mock") && stdout.contains("validating"), "{stdout}");
+    assert!(stdout.contains("next check in 60 s") && stdout.contains("check again with --resume"), "{stdout}");
+    assert!(records(&batch_file).is_empty());
+
+    // Checked the same day: still waiting, nothing collected.
+    server.advance_batch_clock(3_600);
+    let early = execbench(&server, &batch_file, &["--resume"]);
+    assert_eq!(early.status.code(), Some(4), "{}", text(&early.stderr));
+    assert!(text(&early.stdout).contains("in progress"), "{}", text(&early.stdout));
+    // Checked too eagerly: the provider's Retry-After sets the next check.
+    server.set_batch_script(BatchScript { rate_limit_status: Some((1, 120)), ..Default::default() });
+    let limited = execbench(&server, &batch_file, &["--resume"]);
+    assert_eq!(limited.status.code(), Some(4), "{}", text(&limited.stderr));
+    assert!(text(&limited.stderr).contains("rate limited (429)"), "{}", text(&limited.stderr));
+    assert!(text(&limited.stdout).contains("next check in 120 s"), "{}", text(&limited.stdout));
+    server.set_batch_script(BatchScript::default());
+
+    // The next day: the batch expired with some lines run; --resume collects them.
+    server.advance_batch_clock(86_400);
+    let collected = execbench(&server, &batch_file, &["--resume"]);
+    let (stdout, stderr) = (text(&collected.stdout), text(&collected.stderr));
+    assert_eq!(collected.status.code(), Some(1), "{stdout}\n{stderr}");
+    assert!(stderr.contains("collected batch batch_mock") && stderr.contains("expired"), "{stderr}");
+    assert!(stdout.contains("output strict: pass@1"), "{stdout}");
+    let batch = records(&batch_file);
+    assert_eq!(batch.len(), SAMPLES, "every sample has a record");
+    // Lines ran in input order: 40 × (86400 - 60) / 172800 = 19 lines before the window closed.
+    let (mut answered, mut errored, mut expired) = (0, 0, 0);
+    for (id, record) in &batch {
+        let index = record["index"].as_u64().unwrap() as usize;
+        let message = record["error"]["message"].as_str().unwrap_or("");
+        if index >= 19 {
+            assert!(message.contains("expired"), "{id}: {record}");
+            expired += 1;
+        } else if (index + 1) % 7 == 0 {
+            assert!(message.contains("server error"), "{id}: {record}");
+            errored += 1;
+        } else {
+            assert!(record["error"].is_null(), "{id}: {record}");
+            assert_eq!(record["results"], live[id]["results"], "{id}: the batch's scores are the live run's");
+            assert_eq!(record["results"][0]["answers"].as_array().unwrap().len(), 2, "{id}: n = 2 answers");
+            answered += 1;
+        }
+    }
+    assert_eq!((answered, errored, expired), (17, 2, 21));
+    let file = std::fs::read_to_string(&batch_file).unwrap();
+    assert!(!file.contains(KEY), "the key is in no file");
+    // A handful of calls: upload, create, four checks (one refused), the two result files.
+    let calls = server.stats().batch_calls;
+    assert_eq!(calls.values().sum::<u64>(), 8, "{calls:?}");
+    assert_eq!(server.stats().requests_total, 0, "no live request");
+
+    // The run file lists its batch without a request.
+    let list = Command::new(env!("CARGO_BIN_EXE_execbench"))
+        .args(["batch", "list", batch_file.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let listed = text(&list.stdout);
+    assert!(
+        listed.contains("batch_mock")
+            && listed.contains("expired, 17 answered, 23 failed of 40")
+            && listed.contains("collected"),
+        "{listed}"
+    );
+
+    // Resumed again: nothing waits, nothing is asked.
+    let again = execbench(&server, &batch_file, &["--resume"]);
+    assert_eq!(again.status.code(), Some(1), "{}", text(&again.stderr));
+    assert_eq!(server.stats().batch_calls.values().sum::<u64>(), 8);
+}
+
+/// `execbench batch cancel` stops a running batch at the provider; `--resume` collects what had
+/// finished, and the cancelled lines are error records saying so.
+#[test]
+fn a_cancelled_batch_keeps_what_finished() {
+    let dir = scratch("cancel");
+    let config = MockConfig { api_key: Some(KEY.into()), ..Default::default() };
+    let server = MockServer::start_blocking(bundled_dataset().unwrap(), config, 0).unwrap();
+    let file = dir.join("batch.jsonl");
+    let submitted = execbench(&server, &file, &["--batch"]);
+    assert_eq!(submitted.status.code(), Some(4), "{}", text(&submitted.stderr));
+    // A quarter of the hour's run: 10 of 40 lines done.
+    server.advance_batch_clock(60 + 900);
+    let base = format!("{}/v1", server.base_url());
+    let cancel = Command::new(env!("CARGO_BIN_EXE_execbench"))
+        .args(["batch", "cancel", file.to_str().unwrap(), "--provider", "openai-compatible", "--base-url", &base])
+        .args(["--model", "mock", "--key-env", "OPENAI_API_KEY"])
+        .env("OPENAI_API_KEY", KEY)
+        .output()
+        .unwrap();
+    assert_eq!(cancel.status.code(), Some(0), "{}", text(&cancel.stderr));
+    assert!(text(&cancel.stdout).contains("cancelled, 10 answered, 30 failed of 40"), "{}", text(&cancel.stdout));
+    // Another origin is refused before the key goes anywhere.
+    let elsewhere = Command::new(env!("CARGO_BIN_EXE_execbench"))
+        .args([
+            "batch",
+            "cancel",
+            file.to_str().unwrap(),
+            "--provider",
+            "openai-compatible",
+            "--base-url",
+            "http://127.0.0.2:9/v1",
+        ])
+        .args(["--model", "mock", "--key-env", "OPENAI_API_KEY"])
+        .env("OPENAI_API_KEY", KEY)
+        .output()
+        .unwrap();
+    assert_eq!(elsewhere.status.code(), Some(2), "{}", text(&elsewhere.stderr));
+    let collected = execbench(&server, &file, &["--resume"]);
+    assert_eq!(collected.status.code(), Some(1), "{}", text(&collected.stderr));
+    let batch = records(&file);
+    let answered = batch.values().filter(|r| r["error"].is_null()).count();
+    let cancelled =
+        batch.values().filter(|r| r["error"]["message"].as_str().unwrap_or("").contains("cancelled")).count();
+    assert_eq!((answered, cancelled), (10, 30));
+    assert!(!std::fs::read_to_string(&file).unwrap().contains(KEY));
+}
+
+/// Anthropic's and Gemini's batch services give the same records as a live run: Anthropic takes
+/// no `n` (two lines a sample, joined back in answer order), Gemini takes `candidateCount`.
+#[test]
+fn anthropic_and_gemini_batches_score_as_live() {
+    let dir = scratch("providers");
+    let config = MockConfig {
+        api_key: Some(KEY.into()),
+        answers: AnswerPolicy { wrong_every: Some(3), ..Default::default() },
+        ..Default::default()
+    };
+    let server = MockServer::start_blocking(bundled_dataset().unwrap(), config, 0).unwrap();
+    let live_file = dir.join("live.jsonl");
+    let live = execbench(&server, &live_file, &[]);
+    assert!(matches!(live.status.code(), Some(0 | 1)), "{}", text(&live.stderr));
+    let live = records(&live_file);
+    // (provider, base path, lines submitted)
+    for (provider, path, lines) in [("anthropic", "/v1", 2 * SAMPLES), ("gemini", "/v1beta", SAMPLES)] {
+        let file = dir.join(format!("{provider}.jsonl"));
+        let base = format!("{}{path}", server.base_url());
+        let dataset = execbench_mockserver::bundled_dataset_path();
+        let limit = SAMPLES.to_string();
+        let run = |extra: &[&str]| {
+            Command::new(env!("CARGO_BIN_EXE_execbench"))
+                .args(["run", "--dataset", dataset.to_str().unwrap(), "--task", "output", "--provider", provider])
+                .args(["--base-url", &base, "--model", "mock", "--key-env", "EXECBENCH_TEST_KEY", "--n", "2"])
+                .args(["--jobs", "1", "--limit", &limit, "--out", file.to_str().unwrap()])
+                .args(extra)
+                .env("EXECBENCH_TEST_KEY", KEY)
+                .output()
+                .unwrap()
+        };
+        let submitted = run(&["--batch"]);
+        assert_eq!(submitted.status.code(), Some(4), "{provider}: {}", text(&submitted.stderr));
+        assert!(
+            text(&submitted.stdout).contains(&format!("({lines} requests)")),
+            "{provider}: {}",
+            text(&submitted.stdout)
+        );
+        server.advance_batch_clock(86_400);
+        let collected = run(&["--resume"]);
+        assert_eq!(collected.status.code(), Some(0), "{provider}: {}", text(&collected.stderr));
+        let batch = records(&file);
+        assert_eq!(batch.len(), SAMPLES, "{provider}");
+        for (id, record) in &batch {
+            assert_eq!(record["results"], live[id]["results"], "{provider} {id}");
+        }
+        assert!(!std::fs::read_to_string(&file).unwrap().contains(KEY), "{provider}");
+    }
+}

@@ -1,0 +1,440 @@
+//! A run answered by a provider's batch service: one more way of getting a run's answers. The
+//! run's requests (the ones a live run would send, for the samples without a record) are
+//! submitted as few batches as the provider's limits allow; their ids and last known states are
+//! kept in the run's entry ([`crate::manifest::RunEntry::batches`], never with a key); polling is
+//! the caller's, paced by [`next_poll_in_ms`]; collecting turns each ended batch's results into
+//! the same [`SampleRecord`]s, scored the same way, as live answers. Costs are at the batch
+//! price ([`batch_price`]).
+
+use std::collections::BTreeMap;
+
+use execbench_core::Sample;
+use execbench_providers::batch::{self as wire, BatchPhase, BatchResult, BatchStatus};
+use execbench_providers::{BuiltRequest, Completion, ErrorKind, Message, ProviderError, Usage, build_request};
+use serde::{Deserialize, Serialize};
+
+use crate::api::{ApiModel, KeyRedactor};
+use crate::cost::{Price, SpendCap};
+use crate::engine::EvalJob;
+use crate::io::{HttpClient, Python, read_all};
+use crate::record::{SampleError, SampleRecord};
+use crate::scoring::{Answers, score_sample};
+
+/// A batch the provider accepted, as the run store keeps it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SubmittedBatch {
+    pub id: String,
+    /// The lines' custom ids in input order (Gemini's results may come without them).
+    pub custom_ids: Vec<String>,
+    /// The provider's latest word on it.
+    pub status: BatchStatus,
+    /// Its results are in the run's records.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub collected: bool,
+}
+
+impl SubmittedBatch {
+    /// "batch_abc: in progress, 410 answered, 3 failed of 1000 (provider: in_progress)". Failed
+    /// counts errored lines, and (once ended) expired or cancelled ones.
+    pub fn describe(&self) -> String {
+        let s = &self.status;
+        let collected = if self.collected { ", collected" } else { "" };
+        format!(
+            "{}: {}, {} answered, {} failed of {} (provider: {}){collected}",
+            self.id,
+            s.phase.label(),
+            s.succeeded,
+            s.failed,
+            if s.total == 0 { self.custom_ids.len() as u64 } else { s.total },
+            s.provider_state
+        )
+    }
+}
+
+/// The batch price: half the live price (what every provider's batch service charges; the
+/// bundled LiteLLM snapshot carries no `*_batches` fields, which would be taken first).
+pub fn batch_price(live: Price) -> Price {
+    Price {
+        input: live.input / 2.0,
+        output: live.output / 2.0,
+        cached_input: live.cached_input.map(|p| p / 2.0),
+        reasoning: live.reasoning.map(|p| p / 2.0),
+    }
+}
+
+/// One line of a batch: the request a live run would send for `sample_index`'s answers from
+/// `first_answer` on.
+pub struct PlannedLine {
+    pub custom_id: String,
+    pub sample_index: usize,
+    pub request: BuiltRequest,
+}
+
+/// The model as a batch asks it: no streaming (results are whole), the template's stop sequences.
+fn batch_model(job: &EvalJob, model: &ApiModel) -> ApiModel {
+    let mut model = model.clone();
+    model.settings.params.stream = false;
+    if model.settings.params.stop.is_empty() {
+        model.settings.params.stop = job.template.stop.clone();
+    }
+    model
+}
+
+fn messages(job: &EvalJob, sample: &Sample) -> Vec<Message> {
+    job.template
+        .render(sample)
+        .messages
+        .iter()
+        .map(|m| Message { role: m.role.clone(), content: m.content.clone() })
+        .collect()
+}
+
+/// Every request of the samples without a record: one line of n choices where the provider takes
+/// `n`, else n lines of one.
+pub fn plan_lines(job: &EvalJob, model: &ApiModel) -> Result<Vec<PlannedLine>, String> {
+    let model = batch_model(job, model);
+    wire::batch_supported(&model.settings.endpoint)?;
+    let n = job.n.max(1) as u32;
+    let per_request = if model.settings.endpoint.supports_n() { n } else { 1 };
+    let mut lines = Vec::new();
+    for (index, sample) in job.samples.iter().enumerate().filter(|(_, s)| !job.done.contains(&s.id)) {
+        let messages = messages(job, sample);
+        for first in (0..n).step_by(per_request as usize) {
+            let request = build_request(
+                &model.settings.endpoint,
+                model.key.as_deref(),
+                &model.settings.params,
+                &messages,
+                per_request.min(n - first),
+            )?;
+            lines.push(PlannedLine { custom_id: wire::custom_id(index, first), sample_index: index, request });
+        }
+    }
+    Ok(lines)
+}
+
+/// The spend cap at submission: a batch whose every answer at the token limit could take the
+/// run past the cap is not submitted. `Err` says what it could cost.
+pub fn check_cap(job: &EvalJob, model: &ApiModel, lines: &[PlannedLine], cap: Option<&SpendCap>) -> Result<(), String> {
+    let Some(cap) = cap else { return Ok(()) };
+    let price = batch_price(cap.price);
+    let max_tokens = model.settings.params.max_tokens as u64;
+    let worst: f64 = lines
+        .iter()
+        .map(|line| {
+            let prompt_bytes: usize =
+                messages(job, &job.samples[line.sample_index]).iter().map(|m| m.content.len()).sum();
+            price.worst_case(prompt_bytes as u64, 1, line.request.choices as u64, max_tokens)
+        })
+        .sum();
+    if cap.spent_before + worst > cap.limit {
+        return Err(format!(
+            "not submitted: the batch could cost up to {} at the batch price (every answer at {} tokens), which with {} already spent passes the spend cap of {}",
+            crate::cost::format_usd(worst),
+            max_tokens,
+            crate::cost::format_usd(cap.spent_before),
+            crate::cost::format_usd(cap.limit)
+        ));
+    }
+    Ok(())
+}
+
+/// Sends one call and reads its whole answer: (status, headers, body), the key redacted.
+async fn exchange<H: HttpClient>(
+    http: &H,
+    redactor: &KeyRedactor,
+    request: &execbench_providers::HttpRequest,
+) -> Result<(u16, Vec<(String, String)>, String), ProviderError> {
+    let mut head = http.send(request).await.map_err(|e| redactor.error(e))?;
+    let body = read_all(&mut head.body).await.map_err(|e| redactor.error(e))?;
+    Ok((head.status, head.headers, redactor.text(&String::from_utf8_lossy(&body))))
+}
+
+/// Submits `lines` as few batches as the provider's limits allow. Returns the batches accepted,
+/// and the error that stopped the rest (those accepted are kept either way: they are paid for).
+pub async fn submit<H: HttpClient>(
+    http: &H,
+    model: &ApiModel,
+    lines: Vec<PlannedLine>,
+) -> (Vec<SubmittedBatch>, Option<ProviderError>) {
+    let endpoint = &model.settings.endpoint;
+    let key = model.key.as_deref();
+    let redactor = KeyRedactor::new(key);
+    let wire_format = endpoint.wire();
+    let pairs: Vec<(String, BuiltRequest)> = lines.into_iter().map(|l| (l.custom_id, l.request)).collect();
+    let bad = |message: String| ProviderError::new(ErrorKind::BadRequest, None, redactor.text(&message));
+    let inputs = match wire::batch_inputs(endpoint, &pairs) {
+        Ok(inputs) => inputs,
+        Err(e) => return (Vec::new(), Some(bad(e))),
+    };
+    let mut accepted = Vec::new();
+    for input in inputs {
+        let step = async {
+            let file_id = match wire::upload_request(endpoint, key, &input).map_err(bad)? {
+                Some(upload) => {
+                    let (status, headers, body) = exchange(http, &redactor, &upload).await?;
+                    Some(wire::parse_file_id(status, &headers, &body)?)
+                }
+                None => None,
+            };
+            let create = wire::create_request(endpoint, key, &input, file_id.as_deref()).map_err(bad)?;
+            let (status, headers, body) = exchange(http, &redactor, &create).await?;
+            wire::parse_status(wire_format, status, &headers, &body)
+        };
+        match step.await {
+            Ok(status) => accepted.push(SubmittedBatch {
+                id: status.id.clone(),
+                custom_ids: input.custom_ids,
+                status,
+                collected: false,
+            }),
+            Err(e) => return (accepted, Some(e)),
+        }
+    }
+    (accepted, None)
+}
+
+/// Asks the provider where one batch stands and keeps its answer in `batch`.
+pub async fn refresh<H: HttpClient>(
+    http: &H,
+    model: &ApiModel,
+    batch: &mut SubmittedBatch,
+) -> Result<(), ProviderError> {
+    let endpoint = &model.settings.endpoint;
+    let redactor = KeyRedactor::new(model.key.as_deref());
+    let request = wire::status_request(endpoint, model.key.as_deref(), &batch.id)
+        .map_err(|e| ProviderError::new(ErrorKind::BadRequest, None, e))?;
+    let (status, headers, body) = exchange(http, &redactor, &request).await?;
+    batch.status = wire::parse_status(endpoint.wire(), status, &headers, &body)?;
+    Ok(())
+}
+
+/// Cancels one batch at the provider (what finished stays collectable).
+pub async fn cancel<H: HttpClient>(
+    http: &H,
+    model: &ApiModel,
+    batch: &mut SubmittedBatch,
+) -> Result<(), ProviderError> {
+    let endpoint = &model.settings.endpoint;
+    let redactor = KeyRedactor::new(model.key.as_deref());
+    let request = wire::cancel_request(endpoint, model.key.as_deref(), &batch.id)
+        .map_err(|e| ProviderError::new(ErrorKind::BadRequest, None, e))?;
+    let (status, headers, body) = exchange(http, &redactor, &request).await?;
+    batch.status = wire::parse_status(endpoint.wire(), status, &headers, &body)?;
+    Ok(())
+}
+
+/// How long to wait before the next check: 30 s, doubling with each check that found nothing
+/// new, at most 10 minutes; a provider's Retry-After wins when longer.
+pub fn next_poll_in_ms(unchanged_checks: u32, retry_after_ms: Option<u64>) -> u64 {
+    let backoff = 30_000u64.saturating_mul(1 << unchanged_checks.min(5)).min(600_000);
+    backoff.max(retry_after_ms.unwrap_or(0))
+}
+
+/// What one sample got from a batch: its answers (in answer order) and usage, or why not.
+#[derive(Clone, Debug, PartialEq)]
+pub enum SampleOutcome {
+    Answered { texts: Vec<String>, finish_reasons: Vec<Option<String>>, usage: Usage },
+    Failed(ProviderError),
+}
+
+/// The results of an ended batch, sample by sample: every line of a sample must have answered;
+/// a line that errored gives the provider's reason, a line with no result (the batch expired,
+/// failed or was cancelled first) says so. Results are matched by custom id, never by order;
+/// an id the batch never held is ignored.
+pub fn outcomes(batch: &SubmittedBatch, results: Vec<BatchResult>) -> BTreeMap<usize, SampleOutcome> {
+    let mut by_id: BTreeMap<String, Result<Completion, ProviderError>> =
+        results.into_iter().map(|r| (r.custom_id, r.outcome)).collect();
+    let mut lines: BTreeMap<usize, Vec<(u32, String)>> = BTreeMap::new();
+    for id in &batch.custom_ids {
+        if let Some((sample, first)) = wire::parse_custom_id(id) {
+            lines.entry(sample).or_default().push((first, id.clone()));
+        }
+    }
+    let unfinished = || {
+        let why = match batch.status.phase {
+            BatchPhase::Failed => {
+                format!("the batch failed: {}", batch.status.reason.as_deref().unwrap_or("the provider gave no reason"))
+            }
+            phase => format!("the batch ended ({}) before this request ran", phase.label()),
+        };
+        ProviderError::new(ErrorKind::Timeout, None, why)
+    };
+    lines
+        .into_iter()
+        .map(|(sample, mut ids)| {
+            ids.sort();
+            let mut texts = Vec::new();
+            let mut finish_reasons = Vec::new();
+            let mut usage = Usage::default();
+            for (_, id) in ids {
+                match by_id.remove(&id) {
+                    Some(Ok(c)) => {
+                        texts.extend(c.texts);
+                        finish_reasons.extend(c.finish_reasons);
+                        usage.add(&c.usage);
+                    }
+                    Some(Err(e)) => return (sample, SampleOutcome::Failed(e)),
+                    None => return (sample, SampleOutcome::Failed(unfinished())),
+                }
+            }
+            (sample, SampleOutcome::Answered { texts, finish_reasons, usage })
+        })
+        .collect()
+}
+
+/// Reads an ended batch's results and makes its samples' records, scored as live answers are.
+/// `Err`: the results could not be read (nothing is recorded; collecting again retries).
+pub async fn collect<P: Python, H: HttpClient>(
+    job: &EvalJob,
+    model: &ApiModel,
+    python: &P,
+    http: &H,
+    batch: &SubmittedBatch,
+) -> Result<Vec<SampleRecord>, ProviderError> {
+    let model = batch_model(job, model);
+    let endpoint = &model.settings.endpoint;
+    let redactor = KeyRedactor::new(model.key.as_deref());
+    let mut results = Vec::new();
+    if batch.status.phase != BatchPhase::Failed {
+        let requests = wire::results_requests(endpoint, model.key.as_deref(), &batch.status)
+            .map_err(|e| ProviderError::new(ErrorKind::BadRequest, None, e))?;
+        for request in requests {
+            let (status, headers, body) = exchange(http, &redactor, &request).await?;
+            if !(200..300).contains(&status) {
+                return Err(execbench_providers::classify_error(endpoint.wire(), status, &headers, &body));
+            }
+            for line in wire::parse_results(endpoint.wire(), &body, &batch.custom_ids) {
+                match line {
+                    Ok(r) => results.push(r),
+                    Err(e) => return Err(ProviderError::new(ErrorKind::Unreadable, Some(status), e)),
+                }
+            }
+        }
+    }
+    // The parameters a live run records (the same for every sample: the conversation is left out).
+    let sent = job
+        .samples
+        .first()
+        .and_then(|s| {
+            build_request(endpoint, None, &model.settings.params, &messages(job, s), job.n.max(1) as u32).ok()
+        })
+        .map(|b| b.sent);
+    let mut records = Vec::new();
+    for (index, outcome) in outcomes(batch, results) {
+        let Some(sample) = job.samples.get(index) else { continue };
+        let mut record = SampleRecord {
+            sample_id: sample.id.clone(),
+            index,
+            results: Vec::new(),
+            error: None,
+            usage: None,
+            sent: sent.clone(),
+            finish_reasons: Vec::new(),
+            attempts: Vec::new(),
+            latency_ms: 0.0,
+        };
+        match outcome {
+            SampleOutcome::Answered { mut texts, mut finish_reasons, usage } => {
+                texts.truncate(job.n);
+                finish_reasons.truncate(job.n);
+                let prompt = job.template.render(sample);
+                let answers = Answers { prompt: Some(prompt.text()), responses: &texts, extracted: false };
+                record.results =
+                    score_sample(python, sample, job.template.task, &job.modes, answers, &job.options, &mut || {})
+                        .await;
+                record.usage = Some(usage);
+                record.finish_reasons = finish_reasons;
+            }
+            SampleOutcome::Failed(error) => {
+                let error = redactor.error(error);
+                record.error = Some(SampleError { kind: Some(error.kind), message: error.to_string() });
+            }
+        }
+        records.push(record);
+    }
+    Ok(records)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn polls_back_off_and_honour_retry_after() {
+        // (unchanged checks, Retry-After ms, wait ms)
+        let cases = [
+            (0, None, 30_000),
+            (1, None, 60_000),
+            (3, None, 240_000),
+            (5, None, 600_000),
+            (40, None, 600_000),
+            (0, Some(90_000), 90_000),
+            (5, Some(1_000), 600_000),
+        ];
+        for (checks, retry_after, wait) in cases {
+            assert_eq!(next_poll_in_ms(checks, retry_after), wait, "{checks} {retry_after:?}");
+        }
+    }
+
+    #[test]
+    fn batch_price_is_half_of_each_part() {
+        let live = Price { input: 2e-6, output: 8e-6, cached_input: Some(1e-6), reasoning: None };
+        let half = batch_price(live);
+        assert_eq!(half, Price { input: 1e-6, output: 4e-6, cached_input: Some(0.5e-6), reasoning: None });
+        let usage = Usage { prompt_tokens: 1000, completion_tokens: 100, reasoning_tokens: 0, cached_tokens: 0 };
+        assert!((half.cost(&usage) * 2.0 - live.cost(&usage)).abs() < 1e-12);
+    }
+
+    fn completion(text: &str, prompt: u64) -> Result<Completion, ProviderError> {
+        Ok(Completion {
+            texts: vec![text.into()],
+            finish_reasons: vec![Some("stop".into())],
+            usage: Usage { prompt_tokens: prompt, completion_tokens: 1, ..Usage::default() },
+            model: None,
+        })
+    }
+
+    /// Results in any order become each sample's answers in answer order; an errored line fails
+    /// its sample with the provider's reason; a line with no result says how the batch ended.
+    #[test]
+    fn results_become_per_sample_outcomes() {
+        let ids: Vec<String> =
+            [(0, 0), (0, 1), (1, 0), (1, 1), (2, 0), (2, 1)].iter().map(|&(s, a)| wire::custom_id(s, a)).collect();
+        let status = BatchStatus {
+            id: "b".into(),
+            phase: BatchPhase::Expired,
+            provider_state: "expired".into(),
+            total: 6,
+            succeeded: 3,
+            failed: 1,
+            result_files: vec![],
+            reason: None,
+        };
+        let batch = SubmittedBatch { id: "b".into(), custom_ids: ids, status, collected: false };
+        let result = |id: &str, outcome| BatchResult { custom_id: id.into(), outcome };
+        let results = vec![
+            result("s0-a1", completion("second", 5)),
+            result("s1-a0", completion("x", 5)),
+            result("s0-a0", completion("first", 5)),
+            result("s1-a1", Err(ProviderError::new(ErrorKind::BadRequest, Some(400), "prompt is too long"))),
+            result("s2-a0", completion("only one", 5)),
+            result("s9-a0", completion("not in this batch", 5)),
+        ];
+        let got = outcomes(&batch, results);
+        assert_eq!(got.len(), 3);
+        match &got[&0] {
+            SampleOutcome::Answered { texts, usage, .. } => {
+                assert_eq!(texts, &["first", "second"]);
+                assert_eq!((usage.prompt_tokens, usage.completion_tokens), (10, 2));
+            }
+            other => panic!("{other:?}"),
+        }
+        let failed = |i: usize| match &got[&i] {
+            SampleOutcome::Failed(e) => e.to_string(),
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(failed(1), "bad request (400): prompt is too long");
+        assert!(failed(2).contains("the batch ended (expired) before this request ran"), "{}", failed(2));
+    }
+}
