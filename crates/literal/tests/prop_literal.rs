@@ -4,6 +4,12 @@
 use execbench_literal::{PyValue, parse_literal};
 use proptest::prelude::*;
 
+/// The cases of a property: `ci` in CI, times `EXECBENCH_FUZZ_SCALE` on demand (scripts/fuzz.sh).
+fn cases(ci: u32) -> ProptestConfig {
+    let scale: u32 = std::env::var("EXECBENCH_FUZZ_SCALE").ok().and_then(|s| s.parse().ok()).unwrap_or(1);
+    ProptestConfig::with_cases(ci.saturating_mul(scale))
+}
+
 /// Python's `repr` of a float: the shortest digits that read back, positional for exponents in
 /// -4..16 and `1e+16` style otherwise, always with a `.` or an exponent.
 fn float_repr(f: f64) -> String {
@@ -171,7 +177,7 @@ fn value() -> impl Strategy<Value = PyValue> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(2048))]
+    #![proptest_config(cases(2048))]
 
     #[test]
     fn a_repr_parses_back_to_the_same_value(v in value()) {

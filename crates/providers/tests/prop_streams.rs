@@ -4,6 +4,12 @@
 
 use execbench_providers::{ErrorKind, StreamParser, WireFormat};
 use proptest::prelude::*;
+
+/// The cases of a property: `ci` in CI, times `EXECBENCH_FUZZ_SCALE` on demand (scripts/fuzz.sh).
+fn cases(ci: u32) -> ProptestConfig {
+    let scale: u32 = std::env::var("EXECBENCH_FUZZ_SCALE").ok().and_then(|s| s.parse().ok()).unwrap_or(1);
+    ProptestConfig::with_cases(ci.saturating_mul(scale))
+}
 use serde_json::json;
 
 /// What a server sends: pieces of text per choice, in order.
@@ -39,22 +45,34 @@ impl Sent {
             WireFormat::Anthropic => {
                 let named = |name: &str, v: serde_json::Value| format!("event: {name}\ndata: {v}\n\n");
                 events.push(named("message_start", json!({"type":"message_start","message":{"id":"m","type":"message","role":"assistant","model":"m","content":[],"usage":{"input_tokens":3,"output_tokens":1}}})));
-                events.push(named("content_block_start", json!({"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}})));
+                events.push(named(
+                    "content_block_start",
+                    json!({"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}),
+                ));
                 for (_, text) in &self.pieces {
-                    events.push(named("content_block_delta", json!({"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":text}})));
+                    events.push(named(
+                        "content_block_delta",
+                        json!({"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":text}}),
+                    ));
                 }
                 events.push(named("content_block_stop", json!({"type":"content_block_stop","index":0})));
-                events.push(named("message_delta", json!({"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":5}})));
+                events.push(named(
+                    "message_delta",
+                    json!({"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":5}}),
+                ));
                 events.push(named("message_stop", json!({"type":"message_stop"})));
             }
             WireFormat::Gemini => {
                 for (i, text) in &self.pieces {
-                    events.push(data(json!({"candidates":[{"content":{"parts":[{"text":text}],"role":"model"},"index":i}]})));
+                    events.push(data(
+                        json!({"candidates":[{"content":{"parts":[{"text":text}],"role":"model"},"index":i}]}),
+                    ));
                 }
                 let done: Vec<_> = (0..self.choices)
                     .map(|i| json!({"content":{"parts":[{"text":""}],"role":"model"},"finishReason":"STOP","index":i}))
                     .collect();
-                events.push(data(json!({"candidates":done,"usageMetadata":{"promptTokenCount":2,"totalTokenCount":4}})));
+                events
+                    .push(data(json!({"candidates":done,"usageMetadata":{"promptTokenCount":2,"totalTokenCount":4}})));
             }
         }
         let mut body = String::new();
@@ -112,7 +130,7 @@ fn cuts(len: usize, offsets: Vec<usize>) -> Vec<usize> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(1024))]
+    #![proptest_config(cases(1024))]
 
     #[test]
     fn any_chunking_gives_the_text_that_was_sent(sent in sent(), offsets in proptest::collection::vec(any::<usize>(), 0..40)) {
