@@ -164,3 +164,50 @@ proptest! {
         prop_assert!(whole.is_err());
     }
 }
+
+/// A body a server might send: JSON of the formats' shapes with pieces missing or mistyped, or
+/// any text.
+fn body() -> impl Strategy<Value = String> {
+    let value = prop_oneof![
+        Just(json!(null)),
+        Just(json!("text")),
+        Just(json!(3)),
+        Just(json!([])),
+        Just(json!({})),
+        "\\PC{0,20}".prop_map(|s| json!(s)),
+    ];
+    prop_oneof![
+        "\\PC{0,80}",
+        (value.clone(), value.clone(), value).prop_map(|(a, b, c)| {
+            json!({"choices": [{"index": 0, "message": {"content": a}}], "content": [{"type": "text", "text": b}],
+                   "candidates": [{"content": {"parts": [{"text": c}]}}], "error": {"message": b, "type": a}})
+            .to_string()
+        }),
+    ]
+}
+
+proptest! {
+    #![proptest_config(cases(1024))]
+
+    #[test]
+    fn any_whole_response_is_a_completion_or_a_named_error(
+        wire in prop_oneof![Just(WireFormat::OpenAiChat), Just(WireFormat::Anthropic), Just(WireFormat::Gemini)],
+        status in prop_oneof![Just(200u16), Just(400u16), Just(401u16), Just(429u16), Just(500u16), 100u16..600],
+        retry_after in proptest::option::of("[0-9a-zA-Z ,:]{0,12}"),
+        body in body(),
+    ) {
+        let headers: Vec<(String, String)> = retry_after.into_iter().map(|v| ("retry-after".to_string(), v)).collect();
+        match execbench_providers::parse_response(wire, status, &headers, &body) {
+            Ok(completion) => {
+                prop_assert!((200..300).contains(&status), "a completion from status {status}");
+                prop_assert!(completion.texts.iter().any(|t| !t.is_empty()));
+            }
+            Err(e) => {
+                // Named by its kind (and status); the provider's message when it gave one.
+                prop_assert!(e.to_string().starts_with(e.kind.label()), "{e:?}");
+                prop_assert!(!e.kind.label().is_empty());
+                prop_assert!(e.kind != ErrorKind::StreamCut);
+            }
+        }
+    }
+}
