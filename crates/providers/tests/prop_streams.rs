@@ -103,7 +103,10 @@ fn sent() -> impl Strategy<Value = Sent> {
 
 /// Feeds `body` cut at `cuts` (sorted, deduplicated byte offsets): the deltas joined per choice,
 /// and the completion (or its error kind).
-fn feed(wire: WireFormat, body: &[u8], cuts: &[usize]) -> (Vec<(u32, String)>, Result<Vec<String>, ErrorKind>) {
+/// The deltas seen (choice, text), and the completion's texts or the error's kind.
+type Fed = (Vec<(u32, String)>, Result<Vec<String>, ErrorKind>);
+
+fn feed(wire: WireFormat, body: &[u8], cuts: &[usize]) -> Fed {
     let mut parser = StreamParser::new(wire, 1);
     let mut deltas = Vec::new();
     let mut start = 0;
