@@ -219,6 +219,7 @@ fn damaged_pyarrow_files() -> Vec<(String, Vec<u8>)> {
         .filter(|(_, bytes)| refused(bytes))
         .take(3);
     files.extend(flipped);
+    assert_eq!(files.len(), 6, "three cut files and three flipped ones");
     files
 }
 
