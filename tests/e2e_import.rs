@@ -202,6 +202,27 @@ async fn js_gone(b: &Browser) -> bool {
         .unwrap()
 }
 
+/// pyarrow's LiveCodeBench file, damaged so that no row can be read (natively): cut at a few
+/// lengths, and with one bit flipped at the first offsets (of a fixed sequence) that break it.
+fn damaged_pyarrow_files() -> Vec<(String, Vec<u8>)> {
+    let good = std::fs::read(std::path::Path::new(PYARROW_FIXTURES).join("lcb_execution.parquet")).unwrap();
+    let mut files: Vec<(String, Vec<u8>)> =
+        [4, good.len() / 2, good.len() - 3].iter().map(|&n| (format!("cut-{n}.parquet"), good[..n].to_vec())).collect();
+    let refused = |bytes: &[u8]| execbench_formats::load_dataset("x.parquet", bytes).report.samples.is_empty();
+    let flipped = (0..good.len())
+        .map(|i| (i * 7919) % good.len())
+        .map(|at| {
+            let mut bytes = good.clone();
+            bytes[at] ^= 0x10;
+            (format!("flip-{at}.parquet"), bytes)
+        })
+        .filter(|(_, bytes)| refused(bytes))
+        .take(3);
+    files.extend(flipped);
+    assert_eq!(files.len(), 6, "three cut files and three flipped ones");
+    files
+}
+
 /// A damaged Parquet file whose decoding traps (the `parquet` crate asserts; in wasm a panic
 /// cannot be caught) is decoded in a worker: the page says the file is damaged, keeps the dataset
 /// it had, and a good file imports right after (pyarrow's, with nulls in optional columns).
@@ -217,6 +238,22 @@ async fn a_parquet_file_that_traps_its_decoder_leaves_the_page_working() {
     let b = Browser::launch().await;
     b.client.goto(&format!("{}#/datasets", server.base_url)).await.unwrap();
     b.wait_text("[data-testid=match-count]", Duration::from_secs(30), |t| t == "800 of 800").await;
+    // pyarrow's file cut short and with bits flipped (a corpus made natively, as
+    // crates/formats/tests/prop_parquet.rs makes it): each refused by name, CRUXEval stays.
+    for (name, bytes) in damaged_pyarrow_files() {
+        let path = dir.join(&name);
+        std::fs::write(&path, &bytes).unwrap();
+        send_file(&b, &path).await;
+        let refused = b
+            .wait_text("[data-testid=import-refused]", Duration::from_secs(30), |t| t.starts_with(&format!("{name}: ")))
+            .await;
+        assert!(refused.contains("nothing was") || refused.contains("stays loaded"), "{refused}");
+        assert_eq!(
+            b.wait_text("[data-testid=match-count]", Duration::from_secs(5), |_| true).await,
+            "800 of 800",
+            "{name}"
+        );
+    }
     send_file(&b, &damaged).await;
     let refused = b.wait_text("[data-testid=import-refused]", Duration::from_secs(30), |_| true).await;
     assert!(refused.starts_with("damaged.parquet: the file is damaged: its decoder stopped"), "{refused}");

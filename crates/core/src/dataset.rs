@@ -139,7 +139,8 @@ impl<'a, F: FnMut(Map<String, Value>) -> Result<Sample, FieldError>> JsonlReader
         self.lines += 1;
         match std::str::from_utf8(raw) {
             Ok(line) => self.loader.line(self.lines, line, &mut self.convert),
-            Err(e) => self.loader.error(
+            // Counted as a row read: a file whose only row is not UTF-8 is not "empty".
+            Err(e) => self.loader.unreadable(
                 self.lines,
                 None,
                 format!("not valid UTF-8 (byte {} of the line)", e.valid_up_to() + 1),
@@ -701,6 +702,12 @@ mod tests {
         assert_eq!(r.samples.len(), 2);
         assert_eq!(r.errors.len(), 1);
         assert_eq!(r.errors[0].to_string(), "d.jsonl:2: not valid UTF-8 (byte 9 of the line)");
+        assert_eq!(r.rows, 3);
+        // Found by tests/prop_rows.rs in crates/formats: a file whose one row is not UTF-8 was
+        // also called empty.
+        let r = load_jsonl_bytes("d.jsonl", b"\xff{}\n");
+        let errors: Vec<String> = r.errors.iter().map(ToString::to_string).collect();
+        assert_eq!(errors, ["d.jsonl:1: not valid UTF-8 (byte 1 of the line)"]);
     }
 
     #[test]
