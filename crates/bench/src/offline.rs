@@ -115,7 +115,13 @@ async fn one_rep(server: &CountingServer, v: &mut Visits) -> Result<(), String> 
         b.client.goto(&server.url).await.map_err(|e| e.to_string())?;
         v.first_ready_ms.push(opened(&b).await?.0);
         // Installed and in charge: every file of the build is in its cache.
-        b.wait_script("return !!navigator.serviceWorker.controller", Duration::from_secs(120), |v| v == true).await;
+        let started = std::time::Instant::now();
+        while js(&b, "return !!navigator.serviceWorker.controller").await? != Value::Bool(true) {
+            if started.elapsed() > Duration::from_secs(120) {
+                return Err("the service worker did not take control within 120 s".into());
+            }
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
         let (requests, bytes, _) = server.take();
         (v.first_requests, v.first_bytes) = (requests, bytes);
 
