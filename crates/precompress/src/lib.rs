@@ -105,7 +105,7 @@ pub fn precompress_dir(dir: &Path) -> Result<Report, Error> {
             report.skipped += 1;
         }
     }
-    todo.sort_by(|a, b| b.0.cmp(&a.0));
+    todo.sort_by_key(|t| std::cmp::Reverse(t.0));
     let next = std::sync::atomic::AtomicUsize::new(0);
     let results = std::sync::Mutex::new(Vec::new());
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(todo.len().max(1));
