@@ -14,6 +14,7 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUTPUT = "sw.js"
+PRECOMPRESSED = (".br", ".gz")
 
 
 def build_files(root: str) -> list:
@@ -22,7 +23,9 @@ def build_files(root: str) -> list:
         for name in names:
             full = os.path.join(folder, name)
             path = os.path.relpath(full, root).replace(os.sep, "/")
-            if path == OUTPUT:
+            # Not sw.js itself, nor the .br/.gz copies scripts/dist.sh writes after the build: the
+            # browser asks for the originals (the host picks a copy by Accept-Encoding).
+            if path == OUTPUT or path.endswith(PRECOMPRESSED):
                 continue
             with open(full, "rb") as f:
                 data = f.read()

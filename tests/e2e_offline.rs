@@ -114,12 +114,20 @@ async fn a_new_build_is_offered_held_while_a_job_runs_and_loaded_on_reload() {
     let html = std::fs::read_to_string(&index).unwrap();
     std::fs::write(&index, html.replacen("<head>", r#"<head><meta name="execbench-build" content="second">"#, 1))
         .unwrap();
+    // Deployed with scripts/dist.sh's .br/.gz copies beside the files: the new sw.js lists the
+    // originals only (the browser asks for those; the host picks a copy).
+    for copy in ["index.html.br", "index.html.gz"] {
+        std::fs::write(site.join(copy), b"precompressed copy").unwrap();
+    }
     let rebuilt = std::process::Command::new("python3")
         .arg(execbench_testkit::repo_root().join("scripts/offline_build.py"))
         .arg(&site)
         .status()
         .unwrap();
     assert!(rebuilt.success());
+    let sw = std::fs::read_to_string(site.join("sw.js")).unwrap();
+    assert!(sw.contains(r#""path": "index.html""#), "sw.js lists the page");
+    assert!(!sw.contains(".html.br") && !sw.contains(".html.gz"), "sw.js lists no precompressed copy");
     b.client.execute("navigator.serviceWorker.getRegistration().then(r => r.update())", vec![]).await.unwrap();
     b.wait_text("[data-testid=update-banner]", Duration::from_secs(60), |t| t.contains("new version")).await;
 

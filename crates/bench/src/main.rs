@@ -17,7 +17,7 @@
 //!
 //! Options: `--reps N` cold pages per engine (3), `--warm N` warm passes per page (3),
 //! `--restarts N` worker restarts timed on each execbench page (3), `--sections LIST` which parts
-//! to run (`engine,profile,perturb,score,models,store,build,compare,cli`, all by default; only `engine` needs Pyodide; `store`
+//! to run (`engine,profile,perturb,score,models,store,build,compare,offline,cli`, all by default; only `engine` needs Pyodide; `store`
 //! times the page's IndexedDB run store, `store.rs`; `build` the Build page's filter on the 800
 //! samples as candidates, natively, in CPython and in the page, `build_filter.rs`; `cli` the
 //! command line's `--jobs`, one against all, `cli_jobs.rs`, the only section without a browser),
@@ -43,6 +43,7 @@ mod cli_jobs;
 mod compare;
 mod figures;
 mod models;
+mod offline;
 mod page;
 mod perturbation;
 mod scoring;
@@ -77,7 +78,8 @@ struct Options {
     json: Option<PathBuf>,
 }
 
-const SECTIONS: [&str; 9] = ["engine", "profile", "perturb", "score", "models", "store", "build", "compare", "cli"];
+const SECTIONS: [&str; 10] =
+    ["engine", "profile", "perturb", "score", "models", "store", "build", "compare", "offline", "cli"];
 /// Sections run only when named: `soak` takes many minutes and is no comparison.
 const ON_REQUEST: [&str; 1] = ["soak"];
 
@@ -117,6 +119,13 @@ fn options_of(flags: Flags) -> Options {
 }
 
 fn pyodide_dir() -> PathBuf {
+    pyodide_dir_if_installed().unwrap_or_else(|| {
+        eprintln!("no pyodide@{PYODIDE_VERSION} under EXECBENCH_TOOLS: run scripts/bench.sh (it installs it)");
+        std::process::exit(1);
+    })
+}
+
+fn pyodide_dir_if_installed() -> Option<PathBuf> {
     // Where scripts/setup.sh puts its tools (scripts/bench.sh passes EXECBENCH_TOOLS).
     let cache = std::env::var("XDG_CACHE_HOME")
         .map(PathBuf::from)
@@ -124,11 +133,7 @@ fn pyodide_dir() -> PathBuf {
     let tools = std::env::var("EXECBENCH_TOOLS").map(PathBuf::from).unwrap_or_else(|_| cache.join("execbench-tools"));
     let dir = tools.join("node_modules/pyodide");
     let package = std::fs::read_to_string(dir.join("package.json")).unwrap_or_default();
-    if !package.contains(&format!("\"version\": \"{PYODIDE_VERSION}\"")) {
-        eprintln!("no pyodide@{PYODIDE_VERSION} at {}: run scripts/bench.sh (it installs it)", dir.display());
-        std::process::exit(1);
-    }
-    dir
+    package.contains(&format!("\"version\": \"{PYODIDE_VERSION}\"")).then_some(dir)
 }
 
 #[tokio::main]
@@ -171,7 +176,7 @@ async fn browser_sections(opts: &Options) {
     let dist = std::env::temp_dir().join(format!("execbench-bench-dist-{}", std::process::id()));
     copy_site(&built, &dist);
     let section = |name: &str| opts.sections.iter().any(|s| s == name);
-    // Only the engine section serves (and so needs) Pyodide.
+    // Only the engine section serves (and so needs) Pyodide; the offline one reads its sizes.
     let pyodide = section("engine").then(pyodide_dir);
     let web = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("web");
     let mut mounts = vec![("/bench/".to_string(), web), ("/execbench/".to_string(), dist.clone())];
@@ -246,6 +251,9 @@ async fn browser_sections(opts: &Options) {
     }
     if section("compare") {
         compare::section(&app_url, opts.reps).await;
+    }
+    if section("offline") {
+        offline::section(&dist, opts.reps, offline_transfer(&dist)).await;
     }
     if section("soak") {
         soak::section(&app_url).await;
@@ -479,6 +487,20 @@ fn print_profiles(profiles: &[app_engine::PassProfile]) {
     figures::record(rows);
 }
 
+/// The first visit's transfer for the offline section: every file of the site (the service
+/// worker fetches them all), brotli, against Pyodide's engine files (the engine section's fixed
+/// list); sizes come from the engine section's cache when it ran.
+fn offline_transfer(dist: &Path) -> Option<(u64, u64)> {
+    let pyodide = pyodide_dir_if_installed()?;
+    let names = ["pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json", "pyodide.mjs"];
+    let pyodide_files: Vec<PathBuf> = names.iter().map(|n| pyodide.join(n)).filter(|p| p.is_file()).collect();
+    let mut cache = SizeCache::load();
+    let site = sizes(&files_under(dist), &mut cache);
+    let peer = sizes(&pyodide_files, &mut cache);
+    cache.save(&[&site, &peer]);
+    Some((site.total.brotli, peer.total.brotli))
+}
+
 /// Copies the built site (without hidden folders such as Trunk's `.stage`).
 fn copy_site(from: &Path, to: &Path) {
     let _ = std::fs::remove_dir_all(to);
@@ -557,9 +579,13 @@ fn files_under(dir: &Path) -> Vec<PathBuf> {
                 continue;
             }
             let path = entry.path();
+            // scripts/dist.sh's .br/.gz copies: a browser fetches one form of each file, the
+            // original or a copy, and the sizes here are computed from the originals.
+            let copy = matches!(path.extension().and_then(|e| e.to_str()), Some("br" | "gz"))
+                && path.with_extension("").is_file();
             if path.is_dir() {
                 stack.push(path);
-            } else if path.is_file() {
+            } else if path.is_file() && !copy {
                 out.push(path);
             }
         }

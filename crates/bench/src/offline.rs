@@ -1,0 +1,236 @@
+//! The second visit (issue 33): after one visit the service worker holds the build, so the app
+//! should open with the network off, and online fetch nothing but the service worker's check.
+//!
+//! The site is served by a server of this section's own that counts every request and the bytes
+//! of every response (the shared test server cannot say what the browser fetched). One fresh
+//! browser a repetition: the first visit (until "Python ready" and the service worker in charge),
+//! then a second visit with the network off (DevTools' network emulation), then one online.
+
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use axum::http::{HeaderValue, Request, header};
+use execbench_testkit::browser::Browser;
+use serde_json::Value;
+
+use crate::figures::{Amount, Figure};
+use crate::median;
+
+/// What the server answered: (path, bytes of the body) per request.
+type Log = Arc<Mutex<Vec<(String, u64)>>>;
+
+/// A static server for the built site at `/execbench/` that logs each response's size.
+struct CountingServer {
+    url: String,
+    log: Log,
+}
+
+impl CountingServer {
+    /// Serves on a thread and runtime of its own (as testkit's server: the benchmark's own
+    /// runtime is busy driving the browser) until the benchmark ends.
+    fn start(root: &Path) -> CountingServer {
+        let log: Log = Arc::default();
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind a local port");
+        listener.set_nonblocking(true).expect("a non-blocking listener");
+        let url = format!("http://{}/execbench/", listener.local_addr().unwrap());
+        let counted = log.clone();
+        let app = axum::Router::new().nest_service("/execbench", tower_http::services::ServeDir::new(root)).layer(
+            axum::middleware::from_fn(move |request: Request<axum::body::Body>, next: axum::middleware::Next| {
+                let counted = counted.clone();
+                async move {
+                    let path = request.uri().path().to_string();
+                    let mut response = next.run(request).await;
+                    let bytes = response
+                        .headers()
+                        .get(header::CONTENT_LENGTH)
+                        .and_then(|v| v.to_str().ok()?.parse().ok())
+                        .unwrap_or(0);
+                    // As the tests' server: every check reaches the server (the worst case for
+                    // a second visit; a host's own caching headers can only save more).
+                    response.headers_mut().insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+                    counted.lock().unwrap().push((path, bytes));
+                    response
+                }
+            }),
+        );
+        std::thread::spawn(move || {
+            let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("a runtime");
+            runtime.block_on(async move {
+                let listener = tokio::net::TcpListener::from_std(listener).expect("the listener in tokio");
+                axum::serve(listener, app).await
+            })
+        });
+        CountingServer { url, log }
+    }
+
+    /// Requests and bytes since the last call, and the paths asked for.
+    fn take(&self) -> (usize, u64, Vec<String>) {
+        let log = std::mem::take(&mut *self.log.lock().unwrap());
+        (log.len(), log.iter().map(|(_, b)| b).sum(), log.into_iter().map(|(p, _)| p).collect())
+    }
+}
+
+#[derive(Default)]
+struct Visits {
+    first_ready_ms: Vec<f64>,
+    first_requests: usize,
+    first_bytes: u64,
+    offline_ready_ms: Vec<f64>,
+    offline_paint_ms: Vec<f64>,
+    offline_requests: usize,
+    online_ready_ms: Vec<f64>,
+    online_paint_ms: Vec<f64>,
+    online_requests: usize,
+    online_bytes: u64,
+    online_paths: Vec<String>,
+}
+
+async fn js(b: &Browser, script: &str) -> Result<Value, String> {
+    b.client.execute(script, vec![]).await.map_err(|e| format!("{script}: {e}"))
+}
+
+/// Navigation start to "Python ready" (the header's `data-ready-at`) and to the first
+/// contentful paint (the body is empty until the app draws its first screen).
+async fn opened(b: &Browser) -> Result<(f64, f64), String> {
+    b.wait_text(".engine", Duration::from_secs(120), |t| t.starts_with("Python ready")).await;
+    let ready = js(b, "return Number(document.querySelector('.engine').dataset.readyAt)").await?;
+    let paint = js(b, "return performance.getEntriesByName('first-contentful-paint')[0]?.startTime ?? null").await?;
+    match (ready.as_f64(), paint.as_f64()) {
+        (Some(ready), Some(paint)) => Ok((ready, paint)),
+        other => Err(format!("no ready time or first paint: {other:?}")),
+    }
+}
+
+async fn visit_again(b: &Browser, url: &str) -> Result<(f64, f64), String> {
+    b.client.goto("about:blank").await.map_err(|e| e.to_string())?;
+    b.client.goto(url).await.map_err(|e| e.to_string())?;
+    opened(b).await
+}
+
+async fn one_rep(server: &CountingServer, v: &mut Visits) -> Result<(), String> {
+    let b = Browser::launch().await;
+    let result = async {
+        server.take();
+        b.client.goto(&server.url).await.map_err(|e| e.to_string())?;
+        v.first_ready_ms.push(opened(&b).await?.0);
+        // Installed and in charge: every file of the build is in its cache.
+        let started = std::time::Instant::now();
+        while js(&b, "return !!navigator.serviceWorker.controller").await? != Value::Bool(true) {
+            if started.elapsed() > Duration::from_secs(120) {
+                return Err("the service worker did not take control within 120 s".into());
+            }
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+        let (requests, bytes, _) = server.take();
+        (v.first_requests, v.first_bytes) = (requests, bytes);
+
+        b.set_offline(true).await;
+        let (ready, paint) = visit_again(&b, &server.url).await?;
+        v.offline_ready_ms.push(ready);
+        v.offline_paint_ms.push(paint);
+        v.offline_requests = server.take().0;
+        b.set_offline(false).await;
+
+        let (ready, paint) = visit_again(&b, &server.url).await?;
+        v.online_ready_ms.push(ready);
+        v.online_paint_ms.push(paint);
+        // The service worker's update check runs beside the page's load: give it a moment.
+        tokio::time::sleep(Duration::from_secs(2)).await;
+        let (requests, bytes, paths) = server.take();
+        (v.online_requests, v.online_bytes, v.online_paths) = (requests, bytes, paths);
+        Ok(())
+    }
+    .await;
+    b.close().await;
+    result
+}
+
+/// The section: `reps` fresh browsers; medians of the times, the counts of the last one.
+/// `transfer_brotli`: the site's and Pyodide's engine files' brotli sizes (as the engine section).
+pub async fn section(dist: &Path, reps: usize, transfer_brotli: Option<(u64, u64)>) {
+    println!("\nsecond visit: first visit, then the network off, then online (a fresh browser each of {reps})...");
+    let server = CountingServer::start(dist);
+    let mut v = Visits::default();
+    for rep in 0..reps {
+        if let Err(e) = one_rep(&server, &mut v).await {
+            eprintln!("the second-visit figures failed (repetition {}): {e}", rep + 1);
+            return;
+        }
+    }
+    let row = |metric: &str, execbench: Amount, reference: Option<(&str, Amount)>, target: Option<&str>, met| {
+        let ratio = match (&execbench, &reference) {
+            (Amount::Ms(a), Some((_, Amount::Ms(b)))) => Some(a / b),
+            (Amount::Bytes(a), Some((_, Amount::Bytes(b)))) => Some(*a as f64 / *b as f64),
+            _ => None,
+        };
+        Figure {
+            section: "offline".into(),
+            metric: metric.into(),
+            execbench: Some(execbench),
+            reference: reference.as_ref().map(|r| r.0.to_string()),
+            reference_amount: reference.map(|r| r.1),
+            ratio,
+            target: target.map(String::from),
+            met,
+        }
+    };
+    let first_ready = median(v.first_ready_ms.iter().copied());
+    let mut rows = Vec::new();
+    if let Some((site, pyodide)) = transfer_brotli {
+        rows.push(row(
+            "first visit, transfer (brotli, every file the service worker keeps)",
+            Amount::Bytes(site),
+            Some(("Pyodide's engine files", Amount::Bytes(pyodide))),
+            None,
+            None,
+        ));
+    }
+    rows.extend([
+        row("first visit, bytes served (uncompressed server)", Amount::Bytes(v.first_bytes), None, None, None),
+        row("first visit, Python ready", Amount::Ms(first_ready), None, None, None),
+        row(
+            "second visit offline, first screen painted",
+            Amount::Ms(median(v.offline_paint_ms.iter().copied())),
+            None,
+            None,
+            None,
+        ),
+        row(
+            "second visit offline, Python ready",
+            Amount::Ms(median(v.offline_ready_ms.iter().copied())),
+            Some(("first visit", Amount::Ms(first_ready))),
+            Some("works offline"),
+            Some(v.offline_requests == 0),
+        ),
+        row(
+            "second visit online, first screen painted",
+            Amount::Ms(median(v.online_paint_ms.iter().copied())),
+            None,
+            None,
+            None,
+        ),
+        row(
+            "second visit online, Python ready",
+            Amount::Ms(median(v.online_ready_ms.iter().copied())),
+            Some(("first visit", Amount::Ms(first_ready))),
+            None,
+            None,
+        ),
+        row(
+            "second visit online, bytes fetched",
+            Amount::Text(format!("{} B in {} request(s)", v.online_bytes, v.online_requests)),
+            Some(("first visit", Amount::Bytes(v.first_bytes))),
+            Some("only the service worker's check"),
+            Some(v.online_paths.iter().all(|p| p.ends_with("/sw.js"))),
+        ),
+    ]);
+    println!("{}", crate::figures::markdown_table("reference", &rows));
+    println!(
+        "Requests on the second visit online: {}. Offline: {} request(s) reached the server. \
+         Times from navigation start, medians over {reps} fresh browser(s); first screen = first contentful paint.",
+        if v.online_paths.is_empty() { "none".to_string() } else { v.online_paths.join(", ") },
+        v.offline_requests
+    );
+    crate::figures::record(rows);
+}
