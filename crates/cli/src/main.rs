@@ -13,6 +13,7 @@ mod perturb;
 mod progress;
 mod python;
 mod run;
+mod runlock;
 mod score;
 mod store;
 mod verify;
