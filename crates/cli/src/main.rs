@@ -15,6 +15,7 @@ mod perturb;
 mod progress;
 mod python;
 mod run;
+mod runlock;
 mod score;
 mod store;
 mod verify;

@@ -197,6 +197,14 @@ fn now_secs() -> u64 {
 /// spend cap), 3 stopped by the provider or the store.
 pub fn run(args: &RunArgs) -> Result<i32, String> {
     let settings = settings(args)?;
+    // Held until this function returns: one process drives a run file, whatever its flags.
+    let _lock = match crate::runlock::lock_run_file(std::path::Path::new(&settings.out)) {
+        Ok(lock) => lock,
+        Err(message) => {
+            eprintln!("{message}");
+            return Ok(2);
+        }
+    };
     let key = key(&settings)?;
     let report = crate::dataset::read_dataset(&settings.dataset)?;
     let samples: Vec<Sample> = report.samples.iter().take(settings.limit.unwrap_or(usize::MAX)).cloned().collect();

@@ -393,3 +393,40 @@ fn a_lowered_concurrency_shows_in_the_progress_line() {
     assert_eq!(server.stats().faults_served, 4);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// One process drives a run file: a second `--resume` while the first runs is refused at once,
+/// naming the first's pid, and asks nothing (every sample reaches the server exactly once: had it
+/// run, it would have asked the first's pending samples again). After the first is killed its
+/// lock is gone with it, and the next `--resume` finishes the run.
+#[test]
+fn a_second_process_on_a_running_file_is_refused_without_a_request() {
+    let dir = scratch("lock");
+    let config = MockConfig { latency_ms: 120, ..Default::default() };
+    let server = MockServer::start_blocking(bundled_dataset().unwrap(), config, 0).unwrap();
+    let out = dir.join("run.jsonl");
+    let flags = ["--limit", "24", "--concurrency", "1", "--n", "1"];
+    let mut first = command(&server, &out, &flags).stdout(Stdio::null()).stderr(Stdio::null()).spawn().unwrap();
+    let started = Instant::now();
+    while records_count(&out) < 2 {
+        assert!(started.elapsed() < Duration::from_secs(60), "no progress");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    for extra in [&["--resume"][..], &[]] {
+        let second = run(&mut command(&server, &out, &[&flags[..], extra].concat()));
+        let stderr = text(&second.stderr);
+        assert_eq!(second.status.code(), Some(2), "{extra:?}: {stderr}");
+        assert!(stderr.contains(&format!("is being run by pid {} on ", first.id())), "{extra:?}: {stderr}");
+    }
+    let stats = server.stats();
+    assert!(stats.per_sample.values().all(|c| *c == 1), "a sample asked twice: {:?}", stats.per_sample);
+    assert!(first.try_wait().unwrap().is_none(), "the first process still runs: the refusals were under its lock");
+    first.kill().unwrap();
+    first.wait().unwrap();
+    assert!(std::fs::read_to_string(dir.join("run.jsonl.lock")).unwrap().starts_with("pid "), "left by the kill");
+    let resumed = run(&mut command(&server, &out, &[&flags[..], &["--resume"]].concat()));
+    assert_eq!(resumed.status.code(), Some(0), "{}", text(&resumed.stderr));
+    assert_eq!(records(&out).len(), 24);
+    assert!(!dir.join("run.jsonl.lock").exists(), "a finished run removes its lock file");
+    let asked_twice = server.stats().per_sample.values().filter(|c| **c > 1).count();
+    assert!(asked_twice <= 1, "only the sample in flight at the kill is asked again: {asked_twice}");
+}

@@ -106,3 +106,25 @@ fn all_800_bundled_cruxeval_samples_pass() {
     assert_eq!(out.status.code(), Some(0), "{stdout}");
     assert_eq!(stdout.lines().last(), Some("800 passed, 0 failed"), "{stdout}");
 }
+
+/// A panic inside RustPython (0.5's `str.rfind` on this slice of non-ASCII text) is that sample's
+/// failure, said once on stdout: the worker's panic message and backtrace never reach the user's
+/// terminal, and the next sample still runs.
+#[test]
+fn a_panic_inside_the_engine_fails_its_sample_without_a_backtrace() {
+    let dir = scratch("panic");
+    let panics = r#"{"id": "panics", "code": "def f(s):\n    count = len(s) - 1\n    reverse_s = s[::-1]\n    while count > 0 and reverse_s[::2].rfind('sea') == -1:\n        count -= 1\n        reverse_s = reverse_s[:count]\n    return reverse_s[count:]", "input": "'Hëllo, wörld 42'", "output": "''"}"#;
+    let file = write(&dir, "panics.jsonl", &[panics, GOOD]);
+    let out = Command::new(env!("CARGO_BIN_EXE_execbench"))
+        .args(["verify", "--dataset", &file, "--jobs", "2"])
+        .env("RUST_BACKTRACE", "1")
+        .output()
+        .unwrap();
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    assert_eq!(out.status.code(), Some(1), "{stdout}{stderr}");
+    assert!(stdout.contains("RustPython failed inside the run"), "{stdout}");
+    assert!(stdout.contains("1 passed, 1 failed"), "{stdout}");
+    for noise in ["panicked at", "stack backtrace", "RUST_BACKTRACE"] {
+        assert!(!stderr.contains(noise), "`{noise}` on stderr:\n{stderr}");
+    }
+}

@@ -74,6 +74,8 @@ struct Figures {
     message_true: usize,
     with_new_else: usize,
     new_else: usize,
+    /// Programs the perturbation refused (over every seed).
+    refused: usize,
 }
 
 /// The programs as CodeCrash perturbs them: normalised by `ast.unparse`, run in RustPython.
@@ -106,7 +108,10 @@ fn profiles_on_cruxeval_within_bounds_read_from_the_trees() {
                 let options = Options { profile, ..Options::with_seed(seed) };
                 for (sample, original) in programs.iter().zip(&shapes) {
                     let id = format!("{kind} {profile} seed {seed} {}", sample.id);
-                    let Ok(out) = perturb_sample(sample, kind, &options) else { continue };
+                    let Ok(out) = perturb_sample(sample, kind, &options) else {
+                        f.refused += 1;
+                        continue;
+                    };
                     f.rows += 1;
                     f.changed += usize::from(out.code != sample.code);
                     let after = shape(&out.code);
@@ -192,6 +197,14 @@ fn profiles_on_cruxeval_within_bounds_read_from_the_trees() {
         gbc.with_new_else,
         gbc.rows
     );
+    // Refusals are counted, not skipped quietly: every kind perturbs each of CRUXEval's 800 under
+    // both profiles and every seed (a refusal would also shrink the figures above unseen).
+    let refused: Vec<String> = by_row
+        .iter()
+        .filter(|(_, f)| f.refused > 0)
+        .map(|((kind, profile), f)| format!("{kind} {profile}: {} refused", f.refused))
+        .collect();
+    assert!(refused.is_empty(), "programs refused over {SEEDS} seeds: {refused:?}");
     // REN renames the same programs under both profiles.
     assert_eq!(by_row[&(Kind::Ren, Profile::Execbench)].changed, by_row[&(Kind::Ren, Profile::Codecrash)].changed);
     assert!(problems.is_empty(), "{} problems:\n{}", problems.len(), problems.join("\n"));
@@ -204,9 +217,12 @@ fn codecrash_ren_numbers_follow_the_names_on_cruxeval() {
     let text = std::fs::read_to_string(DATASET).expect("the shared CRUXEval file");
     let samples = execbench_core::load_jsonl("cruxeval.jsonl", &text).samples;
     let options = Options { profile: Profile::Codecrash, ..Options::default() };
-    let mut checked = 0;
+    let (mut checked, mut refused) = (0, 0);
     for sample in &samples {
-        let Ok(out) = perturb_sample(sample, Kind::Ren, &options) else { continue };
+        let Ok(out) = perturb_sample(sample, Kind::Ren, &options) else {
+            refused += 1;
+            continue;
+        };
         let mut pairs: Vec<(String, usize)> = out
             .edits
             .iter()
@@ -219,4 +235,5 @@ fn codecrash_ren_numbers_follow_the_names_on_cruxeval() {
         checked += usize::from(numbers.len() > 1);
     }
     assert!(checked > 600, "only {checked} samples with two or more renamed variables");
+    assert_eq!(refused, 0, "samples REN refused under codecrash");
 }

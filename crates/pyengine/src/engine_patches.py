@@ -43,3 +43,16 @@ def _find_codec(name):
 
 
 codecs.register(_find_codec)
+
+
+import _thread
+
+
+def _no_threads(*args, **kwargs):
+    # No thread support is compiled into the engine, yet RustPython's stub returns as if a
+    # thread had started: refuse instead, so a program that relies on one fails where it asks.
+    raise RuntimeError("threads are not available in execbench's engine")
+
+
+_thread.start_new_thread = _no_threads
+_thread.start_new = _no_threads

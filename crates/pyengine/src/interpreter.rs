@@ -24,6 +24,7 @@ const ENGINE_PATCHES: &str = include_str!("engine_patches.py");
 pub struct RustPythonEngine {
     interpreter: Interpreter,
     watchdog: Watchdog,
+    tracer: run::StepTracer,
 }
 
 impl RustPythonEngine {
@@ -50,14 +51,15 @@ impl RustPythonEngine {
                 }
             })
             .build();
-        interpreter.enter(|vm| {
+        let tracer = interpreter.enter(|vm| {
             if let Err(exc) = install_sandbox(vm) {
                 let mut text = String::new();
                 let _ = vm.write_exception(&mut text, &exc);
                 panic!("the sandbox module failed to install (a bug in sandbox_posix.py):\n{text}");
             }
+            run::StepTracer::new(vm)
         });
-        RustPythonEngine { interpreter, watchdog }
+        RustPythonEngine { interpreter, watchdog, tracer }
     }
 }
 
@@ -76,10 +78,22 @@ impl PythonEngine for RustPythonEngine {
         let started = crate::clock::now_ms();
         let watchdog = &self.watchdog;
         let interpreter = &self.interpreter;
-        match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            interpreter.enter(|vm| run::run(vm, request, watchdog))
-        })) {
-            Ok(result) => result,
+        let tracer = &self.tracer;
+        let caught = crate::quiet_panic::inside_run(|| {
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                interpreter.enter(|vm| run::run(vm, request, watchdog, tracer))
+            }))
+        });
+        match caught {
+            Ok(result) => {
+                // A run stopped at its budget may have been anywhere, halfway through an import
+                // (a module left half-made in `sys.modules`) or a class body: the next run gets
+                // a fresh interpreter rather than whatever the stopped one left behind.
+                if matches!(result.outcome, Outcome::TimedOut { .. } | Outcome::StepLimit { .. }) {
+                    *self = RustPythonEngine::new();
+                }
+                result
+            }
             Err(payload) => {
                 let message = payload
                     .downcast_ref::<&str>()

@@ -11,6 +11,7 @@ mod budget;
 mod clock;
 mod interpreter;
 mod lockdown;
+mod quiet_panic;
 mod run;
 
 pub use interpreter::{FROZEN_MODULES, RustPythonEngine};

@@ -13,21 +13,21 @@ use crate::budget::Watchdog;
 use crate::clock::now_ms;
 
 /// Why the interpreter was stopped by us rather than by the program.
-#[derive(Clone, Copy, PartialEq)]
+#[derive(Clone, Copy, Default, PartialEq)]
 enum Stop {
+    #[default]
     None,
     Steps,
     Time,
 }
 
-pub fn run(vm: &VirtualMachine, request: &RunRequest, watchdog: &Watchdog) -> RunResult {
+pub fn run(vm: &VirtualMachine, request: &RunRequest, watchdog: &Watchdog, tracer: &StepTracer) -> RunResult {
     let started = now_ms();
     let capture = match start_capture(vm) {
         Ok(c) => c,
         Err(exc) => return crashed(vm, &exc, started),
     };
-    let stop = Rc::new(Cell::new(Stop::None));
-    let tracing = install_tracer(vm, request, stop.clone(), started);
+    let tracing = tracer.install(vm, request, started);
     let deadline = watchdog.arm(request.limits.time_ms);
     let result = evaluate(vm, request);
     let timed_out = deadline.fired();
@@ -35,11 +35,11 @@ pub fn run(vm: &VirtualMachine, request: &RunRequest, watchdog: &Watchdog) -> Ru
     #[allow(clippy::drop_non_drop)]
     drop(deadline);
     if tracing {
-        let _ = vm.sys_module.get_attr("settrace", vm).and_then(|f| f.call((vm.ctx.none(),), vm));
+        tracer.remove(vm);
     }
     drain_pending_signals(vm);
     let stdout = finish_capture(vm, capture);
-    let outcome = match (stop.get(), timed_out) {
+    let outcome = match (tracer.stopped(), timed_out) {
         (_, true) | (Stop::Time, _) => Outcome::TimedOut { limit_ms: request.limits.time_ms },
         (Stop::Steps, _) => Outcome::StepLimit { steps: request.limits.max_steps },
         (Stop::None, false) => match result {
@@ -125,47 +125,105 @@ fn drain_pending_signals(vm: &VirtualMachine) {
     }
 }
 
-/// With a step budget, a trace function counts interpreter events (calls, lines, returns) and
-/// stops the run when the budget is spent; it also checks the clock every 1024 events, which is
-/// the only in-engine time limit on wasm32. Without a step budget nothing is installed: tracing
-/// makes tight loops several times slower.
-fn install_tracer(vm: &VirtualMachine, request: &RunRequest, stop: Rc<Cell<Stop>>, started: f64) -> bool {
-    let max_steps = request.limits.max_steps;
-    if max_steps == 0 {
-        return false;
+/// The step budget's trace function, one per interpreter for its whole life: RustPython keeps
+/// the closure of every function made from Rust forever (`Box::leak` in `new_method_def`), so a
+/// tracer made per run would leave one closure, and what it holds, behind each run. Its budget is
+/// set afresh for every run. It returns the trace function in force (so line events keep coming
+/// for each new frame) rather than holding a reference to itself.
+pub struct StepTracer {
+    budget: Rc<Budget>,
+    function: PyObjectRef,
+}
+
+#[derive(Default)]
+struct Budget {
+    steps: Cell<u64>,
+    max_steps: Cell<u64>,
+    deadline: Cell<f64>,
+    stop: Cell<Stop>,
+}
+
+thread_local! {
+    /// Trace functions made on this thread (the tests check it does not grow per run).
+    static TRACERS_MADE: Cell<u64> = const { Cell::new(0) };
+}
+
+impl StepTracer {
+    pub fn new(vm: &VirtualMachine) -> StepTracer {
+        TRACERS_MADE.with(|n| n.set(n.get() + 1));
+        let budget = Rc::new(Budget::default());
+        let seen = budget.clone();
+        let function = vm.new_function(
+            "_execbench_tracer",
+            move |_args: FuncArgs, vm: &VirtualMachine| -> PyResult<PyObjectRef> {
+                let n = seen.steps.get() + 1;
+                seen.steps.set(n);
+                let max_steps = seen.max_steps.get();
+                if n > max_steps {
+                    seen.stop.set(Stop::Steps);
+                    return Err(vm.new_exception_msg(
+                        vm.ctx.exceptions.runtime_error.to_owned(),
+                        format!("execbench: step limit of {max_steps} reached").into(),
+                    ));
+                }
+                if n.is_multiple_of(1024) && now_ms() > seen.deadline.get() {
+                    seen.stop.set(Stop::Time);
+                    return Err(vm
+                        .new_os_subtype_error(
+                            vm.ctx.exceptions.timeout_error.to_owned(),
+                            None,
+                            "execbench: time limit reached",
+                        )
+                        .upcast());
+                }
+                Ok(vm.trace_func.borrow().clone())
+            },
+        );
+        StepTracer { budget, function: function.into() }
     }
-    let deadline = started + request.limits.time_ms as f64;
-    let steps = Rc::new(Cell::new(0u64));
-    let this: Rc<Cell<Option<PyObjectRef>>> = Rc::new(Cell::new(None));
-    let this_inner = this.clone();
-    let tracer =
-        vm.new_function("_execbench_tracer", move |_args: FuncArgs, vm: &VirtualMachine| -> PyResult<PyObjectRef> {
-            let n = steps.get() + 1;
-            steps.set(n);
-            if n > max_steps {
-                stop.set(Stop::Steps);
-                return Err(vm.new_exception_msg(
-                    vm.ctx.exceptions.runtime_error.to_owned(),
-                    format!("execbench: step limit of {max_steps} reached").into(),
-                ));
-            }
-            if n.is_multiple_of(1024) && now_ms() > deadline {
-                stop.set(Stop::Time);
-                return Err(vm
-                    .new_os_subtype_error(
-                        vm.ctx.exceptions.timeout_error.to_owned(),
-                        None,
-                        "execbench: time limit reached",
-                    )
-                    .upcast());
-            }
-            // Returning the tracer itself keeps line events coming for the new frame.
-            let me = this_inner.take();
-            let result = me.clone().unwrap_or_else(|| vm.ctx.none());
-            this_inner.set(me);
-            Ok(result)
-        });
-    let tracer: PyObjectRef = tracer.into();
-    this.set(Some(tracer.clone()));
-    vm.sys_module.get_attr("settrace", vm).and_then(|f| f.call((tracer,), vm)).is_ok()
+
+    /// With a step budget, counts interpreter events (calls, lines, returns) and stops the run
+    /// when the budget is spent; it also checks the clock every 1024 events, which is the only
+    /// in-engine time limit on wasm32. Without a step budget nothing is installed: tracing makes
+    /// tight loops several times slower. Returns whether it was installed.
+    fn install(&self, vm: &VirtualMachine, request: &RunRequest, started: f64) -> bool {
+        let max_steps = request.limits.max_steps;
+        self.budget.stop.set(Stop::None);
+        if max_steps == 0 {
+            return false;
+        }
+        self.budget.steps.set(0);
+        self.budget.max_steps.set(max_steps);
+        self.budget.deadline.set(started + request.limits.time_ms as f64);
+        vm.sys_module.get_attr("settrace", vm).and_then(|f| f.call((self.function.clone(),), vm)).is_ok()
+    }
+
+    fn remove(&self, vm: &VirtualMachine) {
+        let _ = vm.sys_module.get_attr("settrace", vm).and_then(|f| f.call((vm.ctx.none(),), vm));
+    }
+
+    fn stopped(&self) -> Stop {
+        self.budget.stop.get()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Runs with a step budget add nothing that outlives them: one trace function per engine,
+    /// however many runs it makes.
+    #[test]
+    fn runs_with_a_step_budget_make_no_new_trace_function() {
+        let made = || TRACERS_MADE.with(Cell::get);
+        let before = made();
+        let mut engine = crate::RustPythonEngine::new();
+        let request = RunRequest::new("def f(n):\n    return sum(range(n))", "f(50)")
+            .with_limits(execbench_core::Limits { time_ms: 5_000, max_steps: 100_000 });
+        for _ in 0..50 {
+            let outcome = execbench_core::PythonEngine::run(&mut engine, &request).outcome;
+            assert_eq!(outcome, Outcome::Value { repr: "1225".to_string(), matches: None });
+        }
+        assert_eq!(made() - before, 1, "trace functions made for 50 runs of one engine");
+    }
 }
