@@ -13,6 +13,10 @@ async fn open_app() -> (Browser, String) {
     (browser, server.base_url)
 }
 
+/// The longest the page's thread may be busy while Python runs in a worker: far below the runs'
+/// own length (a second and more), well above what a loaded CI machine adds to a 10 ms timer.
+const MOST_MAIN_THREAD_GAP_MS: f64 = 600.0;
+
 /// The engine badge turns "ready" once the worker has started Python.
 async fn wait_engine_ready(b: &Browser) {
     b.wait_text(".engine", Duration::from_secs(60), |t| t.starts_with("Python ready")).await;
@@ -76,13 +80,14 @@ async fn an_infinite_loop_times_out_and_the_next_run_works() {
     b.fill("[data-testid=program]", "def spin():\n    while True:\n        pass\n").await;
     b.fill("[data-testid=expression]", "spin()").await;
     b.fill("[data-testid=time-limit]", "1").await;
+    b.start_responsiveness_probe().await;
     b.click("[data-testid=run]").await;
-    // While Python spins in the worker, the page still answers.
-    tokio::time::sleep(Duration::from_millis(300)).await;
-    let answered = b.client.execute("return document.querySelectorAll('a').length", vec![]).await.unwrap();
-    assert!(answered.as_u64().unwrap() > 0);
     let error = b.wait_text("[data-testid=result-error]", Duration::from_secs(20), |t| !t.is_empty()).await;
     assert_eq!(error, "timed out after 1 s");
+    // While Python spun in the worker for a second, the page's own timer kept running: a spin on
+    // the page's thread would have held it for the whole second.
+    let (longest, ticks) = b.longest_timer_gap_ms().await;
+    assert!(longest < MOST_MAIN_THREAD_GAP_MS && ticks >= 20, "longest gap {longest:.0} ms, {ticks} timer runs");
     b.screenshot("playground-timeout").await;
 
     wait_engine_ready(&b).await;
@@ -287,18 +292,33 @@ async fn verify_can_be_stopped_midway() {
     b.click("[data-testid=verify-start]").await;
     b.wait_text("[data-testid=verify-stats]", Duration::from_secs(60), |t| !t.starts_with("0 /")).await;
     b.click("[data-testid=verify-stop]").await;
+    let runs_at_stop = runs_answered(&b).await;
     let state = b.wait_text("[data-testid=verify-state]", Duration::from_secs(30), |t| !t.is_empty()).await;
     assert_eq!(state, "stopped before the end");
     let stats = b.wait_text("[data-testid=verify-stats]", Duration::from_secs(5), |_| true).await;
     assert!(!stats.starts_with("200 / 200"), "{stats}");
     b.screenshot("verify-stopped").await;
-    // Stop ended the job's queued runs: the next job's runs are answered at once.
+    // Stop ended the job's queued runs: the workers executed none of them after it (the pool
+    // counts every run a worker answers), and the next job's run is answered at once.
     b.client.goto(&format!("{base}#/playground")).await.unwrap();
     b.fill("[data-testid=expression]", "6 * 7").await;
     b.click("[data-testid=run]").await;
     b.wait_text("[data-testid=run-result]", Duration::from_secs(20), |t| t.contains("42")).await;
+    let after = runs_answered(&b).await;
+    // Besides the playground's run, at most what was already posted when Stop came.
+    assert!(
+        after >= runs_at_stop + 1 && after <= runs_at_stop + 1 + 8,
+        "{runs_at_stop} runs answered at Stop, {after} after"
+    );
     b.close().await;
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Runs the Python workers have answered since the page opened (the engine badge's count).
+async fn runs_answered(b: &Browser) -> u64 {
+    let script = "const e = document.querySelector('.engine[data-runs]'); return e ? Number(e.dataset.runs) : null";
+    let value = b.wait_script(script, Duration::from_secs(10), |v| v.is_number()).await;
+    value.as_u64().unwrap()
 }
 
 /// Chooses the pool's size in the header's engine panel (and closes the panel).

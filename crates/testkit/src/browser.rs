@@ -244,6 +244,33 @@ impl Browser {
             .map_err(|e| format!("{method}: {e}"))
     }
 
+    /// Starts measuring, inside the page, how late its main thread answers: a timer asks to run
+    /// every 10 ms and keeps the longest gap between two of its runs. A blocked main thread shows
+    /// there, where a WebDriver call would only wait and then pass. Read with
+    /// [`Browser::longest_timer_gap_ms`]; a navigation that reloads the page ends it.
+    pub async fn start_responsiveness_probe(&self) {
+        let script = "if (window.__probe) { clearInterval(window.__probe.id); }
+            const probe = { last: performance.now(), longest: 0, ticks: 0 };
+            probe.id = setInterval(() => {
+                const now = performance.now();
+                probe.longest = Math.max(probe.longest, now - probe.last);
+                probe.last = now;
+                probe.ticks += 1;
+            }, 10);
+            window.__probe = probe;";
+        self.client.execute(script, vec![]).await.expect("start the responsiveness probe");
+    }
+
+    /// The longest gap (ms) between two timer runs since [`Browser::start_responsiveness_probe`],
+    /// counting the time since the last one, and how many ran.
+    pub async fn longest_timer_gap_ms(&self) -> (f64, u64) {
+        let script = "const p = window.__probe; if (!p) { return null; }
+            return [Math.max(p.longest, performance.now() - p.last), p.ticks];";
+        let value = self.client.execute(script, vec![]).await.expect("read the responsiveness probe");
+        let pair = value.as_array().unwrap_or_else(|| panic!("the probe is not running (the page reloaded?): {value}"));
+        (pair[0].as_f64().unwrap_or(f64::MAX), pair[1].as_u64().unwrap_or(0))
+    }
+
     /// Saves a screenshot as a test artifact (tests/artifacts/NAME.png) to look at.
     pub async fn screenshot(&self, name: &str) {
         let dir = crate::repo_root().join("tests/artifacts");

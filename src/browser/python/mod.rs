@@ -50,6 +50,9 @@ pub enum WorkerStatus {
         workers: usize,
         size: usize,
         memory_bytes: u64,
+        /// Runs the workers executed and answered since the page opened (a replaced worker's
+        /// unanswered runs are not among them): what Stop saves shows here.
+        runs_answered: u64,
         note: Option<String>,
     },
     Failed(String),
@@ -131,6 +134,7 @@ struct Inner {
     next_generation: u64,
     next_job: u64,
     restarts: u32,
+    runs_answered: u64,
     latest_start_ms: Option<f64>,
     first_ready_at: Option<f64>,
     /// Why workers were given up on (they failed to start); the latest is shown.
@@ -317,6 +321,7 @@ impl PythonWorker {
                     let finished = self.inner.borrow_mut().slots[at].batch.finish(output.id);
                     let Some(finished) = finished else { continue };
                     any = true;
+                    self.inner.borrow_mut().runs_answered += 1;
                     self.inner.borrow_mut().queue.pace.observe(output.result.elapsed_ms);
                     more = finished.next_limit_ms.is_some();
                     if let Some(reply) = finished.reply {
@@ -333,6 +338,7 @@ impl PythonWorker {
                     clear_timer(self.inner.borrow_mut().slots[at].timer.take());
                 }
                 self.dispatch();
+                self.publish();
             }
             Ok(FromWorker::Idle { memory_bytes }) => {
                 self.inner.borrow_mut().slots[at].memory_bytes = memory_bytes;
@@ -546,6 +552,7 @@ impl PythonWorker {
                     workers: ready.len(),
                     size: inner.size,
                     memory_bytes: ready.iter().map(|s| s.memory_bytes).sum(),
+                    runs_answered: inner.runs_answered,
                     note: inner.given_up.last().cloned(),
                 }
             }
