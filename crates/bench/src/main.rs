@@ -17,7 +17,8 @@
 //!
 //! Options: `--reps N` cold pages per engine (3), `--warm N` warm passes per page (3),
 //! `--restarts N` worker restarts timed on each execbench page (3), `--sections LIST` which parts
-//! to run (`engine,profile,perturb,score,models,store,build,compare,offline,cli`, all by default; only `engine` needs Pyodide; `store`
+//! to run (`engine,profile,perturb,score,models,store,build,compare,offline,cli`, all by default;
+//! `soak` only when named, `soak.rs`; only `engine` needs Pyodide; `store`
 //! times the page's IndexedDB run store, `store.rs`; `build` the Build page's filter on the 800
 //! samples as candidates, natively, in CPython and in the page, `build_filter.rs`; `cli` the
 //! command line's `--jobs`, one against all, `cli_jobs.rs`, the only section without a browser),
