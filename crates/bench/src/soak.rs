@@ -67,7 +67,7 @@ fn faults() -> Vec<FaultRule> {
 
 /// How many extra requests a sample's faults cost it (a hang costs none: it is answered late).
 fn fault_retries(index: usize) -> u32 {
-    [9, 13, 17].iter().filter(|&&k| index % k == 0).count() as u32
+    [9usize, 13, 17].iter().filter(|&&k| index.is_multiple_of(k)).count() as u32
 }
 
 /// Memory seen at one moment of the page's run.
