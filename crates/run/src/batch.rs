@@ -425,6 +425,7 @@ pub fn waiting_summary(batches: &[SubmittedBatch]) -> Option<String> {
     let total: u64 =
         waiting.iter().map(|b| if b.status.total == 0 { b.custom_ids.len() as u64 } else { b.status.total }).sum();
     let mut states: Vec<&str> = waiting.iter().map(|b| b.status.provider_state.as_str()).collect();
+    states.sort_unstable();
     states.dedup();
     Some(format!(
         "submitted: {} batch{}, {} / {} done, provider says {}",
@@ -604,5 +605,47 @@ mod tests {
         };
         assert_eq!(failed(1), "bad request (400): prompt is too long");
         assert!(failed(2).contains("the batch ended (expired) before this request ran"), "{}", failed(2));
+    }
+
+    fn waiting(id: &str, state: &str, total: u64, done: u64, collected: bool) -> SubmittedBatch {
+        SubmittedBatch {
+            id: id.into(),
+            custom_ids: (0..total).map(|i| wire::custom_id(i as usize, 0)).collect(),
+            status: BatchStatus {
+                id: id.into(),
+                phase: BatchPhase::InProgress,
+                provider_state: state.into(),
+                total,
+                succeeded: done,
+                failed: 0,
+                result_files: Vec::new(),
+                reason: None,
+            },
+            collected,
+        }
+    }
+
+    /// What the Runs page and the CLI say about the batches still waiting.
+    #[test]
+    fn waiting_batches_are_summed_with_the_providers_word() {
+        let cases: [(Vec<SubmittedBatch>, Option<&str>); 4] = [
+            (vec![], None),
+            (vec![waiting("a", "completed", 10, 10, true)], None),
+            (
+                vec![waiting("a", "in_progress", 4000, 3200, false)],
+                Some("submitted: 1 batch, 3,200 / 4,000 done, provider says in_progress"),
+            ),
+            (
+                vec![
+                    waiting("a", "in_progress", 50_000, 1_234_567 % 50_000, false),
+                    waiting("b", "validating", 500, 0, false),
+                    waiting("c", "completed", 9, 9, true),
+                ],
+                Some("submitted: 2 batches, 34,567 / 50,500 done, provider says in_progress, validating"),
+            ),
+        ];
+        for (batches, want) in cases {
+            assert_eq!(waiting_summary(&batches).as_deref(), want);
+        }
     }
 }
