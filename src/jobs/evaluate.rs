@@ -353,7 +353,7 @@ struct LiveView {
 }
 
 /// A new run's entry: its manifest (`execbench_run::session::new_manifest`) named by the page.
-fn new_entry(
+pub(crate) fn new_entry(
     responder: &Responder,
     job: &EvalJob,
     shown: &Shown,

@@ -2,6 +2,7 @@
 //! `CancelToken`, and publishes what it reports to signals the pages render. Jobs live in app
 //! state, so they carry on (and their progress stays) while the user looks at other pages.
 
+pub mod batch;
 pub mod build;
 pub mod evaluate;
 pub mod generations;

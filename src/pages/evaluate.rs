@@ -19,8 +19,9 @@ use execbench_eval::models::{EchoFirstArgument, Oracle, Replay, TypeDefault};
 use execbench_eval::prompt::{Style, Template, default_template};
 use execbench_eval::score::Mode;
 use execbench_run::api::ApiModel;
-use execbench_run::cost::SpendCap;
+use execbench_run::batch::batch_price_used;
 use execbench_run::cost::estimate::{Estimate, PilotFigures, describe, estimate_run, estimate_tokens};
+use execbench_run::cost::{SpendCap, format_usd};
 use execbench_run::manifest::{PriceUsed, counted};
 use execbench_run::session::{self, FileJob};
 use execbench_run::status::answers_and_judgements;
@@ -187,6 +188,29 @@ fn go_ahead(state: EvaluateState, python: PythonWorker, runs: Runs, pilot: bool)
             });
         }
     }
+}
+
+/// The estimate's Batch choice: the run submitted to the provider's batch service and stored
+/// waiting for its batches (`crate::jobs::batch::submit`); the Runs page checks and collects them.
+fn submit_batch(state: EvaluateState, runs: Runs) {
+    let Some(pending) = state.pending.get_untracked() else { return };
+    state.pending.set(None);
+    state.batch_said.set(Some((true, "submitting the batch…".into())));
+    leptos::task::spawn_local(async move {
+        let said = crate::jobs::batch::submit(runs, pending.plan(), pending.dataset.clone()).await;
+        state.batch_said.set(Some(match said {
+            Ok(said) => (true, said),
+            Err(e) => (false, e),
+        }));
+    });
+}
+
+/// Whether the estimate offers Batch: a real provider (not the simulated one) with a batch
+/// service, for a new run (a pilot's run goes on live).
+fn offers_batch(pending: &PendingRun) -> bool {
+    pending.simulation.is_none()
+        && pending.pilot_run.is_none()
+        && execbench_providers::batch::batch_supported(&pending.model.settings.endpoint).is_ok()
 }
 
 /// After a pilot: the estimate again, from the pilot's measured usage.
@@ -423,20 +447,44 @@ fn EvaluationForm(state: EvaluateState) -> impl IntoView {
             if let Some(price) = &pending.price {
                 basis.push_str(&format!(" Price: {}.", price.source));
             }
-            let go = move |_| go_ahead(state, python_kept.get_value(), app.runs, false);
+            let pending_kept = StoredValue::new(pending.clone());
+            let go = move |_| {
+                if state.batch.get_untracked() && offers_batch(&pending_kept.get_value()) {
+                    submit_batch(state, app.runs)
+                } else {
+                    go_ahead(state, python_kept.get_value(), app.runs, false)
+                }
+            };
             let pilot = move |_| go_ahead(state, python_kept.get_value(), app.runs, true);
+            let batchable = offers_batch(&pending);
+            let batch_estimate = batchable.then(|| {
+                let batch = estimate_for(&pending.model, &pending.job, batch_price_used(pending.price.clone()).as_ref(), None);
+                match (pending.estimate.expected_usd, batch.expected_usd) {
+                    (Some(live), Some(half)) => format!(" At the batch price: {}, {} less than live ({}).", describe(&batch), format_usd(live - half), format_usd(live)),
+                    _ => format!(" At the batch price: {} (no price known: the saving is about half of what live would cost).", describe(&batch)),
+                }
+            });
+            let batch_on = move || batchable && state.batch.get();
             view! {
                 <div class="estimate" role="dialog" aria-label="Cost estimate" data-testid="estimate">
+                    {batchable.then(|| view! {
+                        <div class="field checks" role="radiogroup" aria-label="How the run is answered" data-testid="estimate-mode">
+                            <label><input type="radio" name="eval-mode" data-testid="estimate-live" prop:checked=move || !state.batch.get() on:change=move |_| state.batch.set(false) />" Live"</label>
+                            <label><input type="radio" name="eval-mode" data-testid="estimate-batch" prop:checked=move || state.batch.get() on:change=move |_| state.batch.set(true) />" Batch (about half price, results within 24 h)"</label>
+                        </div>
+                    })}
                     <p class="estimate-figure" data-testid="estimate-text">{describe(&pending.estimate)}</p>
+                    {move || batch_on().then(|| view! { <p class="estimate-figure" data-testid="estimate-batch-text">{batch_estimate.clone()}</p> })}
                     <p class="muted small" data-testid="estimate-basis">{basis}</p>
                     <div class="toolbar">
-                        <button class="primary" data-testid="estimate-go" on:click=go>{if continuing { "Continue the run" } else { "Start the run" }}</button>
-                        {(!continuing).then(|| view! { <button data-testid="estimate-pilot" on:click=pilot>{format!("Pilot: the first {PILOT_SAMPLES} samples")}</button> })}
+                        <button class="primary" data-testid="estimate-go" on:click=go>{move || if continuing { "Continue the run" } else if batch_on() { "Submit the batch" } else { "Start the run" }}</button>
+                        {(!continuing).then(|| view! { <button data-testid="estimate-pilot" disabled=batch_on on:click=pilot>{format!("Pilot: the first {PILOT_SAMPLES} samples")}</button> })}
                         <button data-testid="estimate-cancel" on:click=move |_| state.pending.set(None)>"Cancel"</button>
                     </div>
                 </div>
             }
         })}
+        {move || state.batch_said.get().map(|(ok, text)| view! { <p class=if ok { "ok-box" } else { "error-box" } role="status" data-testid="eval-batch-said">{text}{ok.then(|| view! { " " <a href=Route::Runs.href() data-testid="eval-batch-runs">"Runs"</a> })}</p> })}
     </fieldset>
     }
 }

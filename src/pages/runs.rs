@@ -6,6 +6,7 @@
 use std::sync::Arc;
 
 use execbench_providers::{KeyScope, KeyUse};
+use execbench_run::batch;
 use execbench_run::cost::estimate::format_tokens;
 use execbench_run::cost::format_usd;
 use execbench_run::file_review::{FormLimits, review_continuation};
@@ -43,13 +44,23 @@ struct RunsPageState {
     confirm_delete: RwSignal<Option<String>>,
     /// A run whose address the user has not typed or confirmed here: nothing is sent until yes.
     confirm_endpoint: RwSignal<Option<PendingContinuation>>,
+    /// The batch run Check now is asking about.
+    checking: RwSignal<Option<String>>,
+}
+
+/// What a Runs action does once the key rules are met: carry the run on with live requests, or
+/// ask a batch run's provider where its batches are (collecting what ended).
+#[derive(Clone, Copy)]
+enum Action {
+    Carry(Continue),
+    CheckBatches,
 }
 
 /// What waits for the user's yes: the run (settings already clamped), what to do, the lines shown.
 #[derive(Clone)]
 struct PendingContinuation {
     entry: RunEntry,
-    what: Continue,
+    what: Action,
     scope: KeyScope,
     origin: String,
     lines: Vec<String>,
@@ -104,7 +115,7 @@ fn key_for(state: RunsPageState, scope: Option<&KeyScope>) -> Option<String> {
 /// form's limits; an address not typed or confirmed here waits for the user's yes), then checked
 /// against the loaded dataset and run by the evaluation job (its progress shows here and on
 /// Evaluate).
-fn carry_on(app: AppState, state: RunsPageState, entry: RunEntry, what: Continue) {
+fn carry_on(app: AppState, state: RunsPageState, entry: RunEntry, what: Action) {
     let cap = match state.cap.get_untracked().trim() {
         "" => None,
         t => match t.parse::<f64>().ok().filter(|c| *c > 0.0 && c.is_finite()) {
@@ -147,7 +158,11 @@ fn confirm_endpoint(app: AppState, state: RunsPageState) {
     go_on(app, state, pending.entry, pending.what, Some(typed).filter(|k| !k.is_empty()), pending.cap)
 }
 
-fn go_on(app: AppState, state: RunsPageState, entry: RunEntry, what: Continue, key: Option<String>, cap: Option<f64>) {
+fn go_on(app: AppState, state: RunsPageState, entry: RunEntry, what: Action, key: Option<String>, cap: Option<f64>) {
+    let what = match what {
+        Action::Carry(what) => what,
+        Action::CheckBatches => return check_batches(app, state, entry, key),
+    };
     let python = use_python();
     let DatasetState::Loaded(report) = app.dataset.get_untracked() else {
         return state.message.set(Some((false, "the dataset is still loading".into())));
@@ -162,6 +177,25 @@ fn go_on(app: AppState, state: RunsPageState, entry: RunEntry, what: Continue, k
             Ok((plan, target)) => job.launch(python, app.runs, plan, entry.manifest.dataset.clone(), target),
             Err(e) => state.message.set(Some((false, e))),
         }
+    });
+}
+
+/// Check now: the provider asked once about a batch run's batches, the ended ones collected
+/// (`crate::jobs::batch::check`).
+fn check_batches(app: AppState, state: RunsPageState, entry: RunEntry, key: Option<String>) {
+    let DatasetState::Loaded(report) = app.dataset.get_untracked() else {
+        return state.message.set(Some((false, "the dataset is still loading".into())));
+    };
+    let python = use_python();
+    state.message.set(Some((true, format!("{}: asking the provider…", entry.id()))));
+    state.checking.set(Some(entry.id().to_string()));
+    leptos::task::spawn_local(async move {
+        let said = crate::jobs::batch::check(app.runs, python, entry, &report.samples, key).await;
+        state.checking.set(None);
+        state.message.set(Some(match said {
+            Ok(said) => (true, said),
+            Err(e) => (false, e),
+        }));
     });
 }
 
@@ -217,6 +251,7 @@ pub fn RunsPage() -> impl IntoView {
         message: RwSignal::new(None),
         confirm_delete: RwSignal::new(None),
         confirm_endpoint: RwSignal::new(None),
+        checking: RwSignal::new(None),
     };
     let job = evaluation_run();
     // A run against a remote server may need its key again (it is never stored with the run).
@@ -224,7 +259,7 @@ pub fn RunsPage() -> impl IntoView {
         state.confirm_endpoint.with(Option::is_some)
             || runs.entries.with(|e| {
                 e.iter().any(|e| {
-                    (e.state.resumable() || e.tally.errors > 0)
+                    (e.state.resumable() || e.tally.errors > 0 || batch::waiting_summary(&e.batches).is_some())
                         && e.manifest.api.as_ref().is_some_and(|a| a.endpoint.preset().is_some_and(|p| !p.local))
                 })
             })
@@ -348,11 +383,19 @@ fn RunRow(entry: RunEntry, state: RunsPageState) -> impl IntoView {
     let note = entry.note.clone();
     // Every state that is not the end offers Resume: samples without a record, and after an
     // Extend cut short, the answers some samples still lack (with none of either, it finishes).
-    let can_resume = entry.state.resumable();
-    let can_retry = entry.tally.errors > 0 && entry.state != RunState::Running;
+    // A batch run's samples in batches not yet collected are paid for: nothing asks for them live
+    // until Check now has collected every batch.
+    let waiting = batch::waiting_summary(&entry.batches);
+    let can_resume = entry.state.resumable() && waiting.is_none();
+    let can_retry = entry.tally.errors > 0 && entry.state != RunState::Running && waiting.is_none();
     let can_extend = entry.state == RunState::Finished && entry.tally.errors == 0;
     let unsaved = app.runs.has_unsaved(&id);
     let (e1, e2, e3, e4, e5) = (entry.clone(), entry.clone(), entry.clone(), entry.clone(), entry.clone());
+    let e6 = entry.clone();
+    let checking = {
+        let id = id.clone();
+        move || state.checking.get().as_deref() == Some(id.as_str())
+    };
     let delete_id = id.clone();
     let confirm_id = id.clone();
     let asking = {
@@ -371,14 +414,15 @@ fn RunRow(entry: RunEntry, state: RunsPageState) -> impl IntoView {
             <td data-testid="run-state" class="runs-state-cell">
                 <strong>{move || if active() { "running" } else { state_label }}</strong>
                 {move || active().then(|| concurrency_note(&id_kept.get_value())).flatten().map(|n| view! { <span class="small note" data-testid="run-concurrency">{n}</span> })}
-                {note.map(|n| view! { <span class="muted small note">{n}</span> })}
+                {note.map(|n| view! { <span class="muted small note" data-testid="run-note">{n}</span> })}
                 {(unsaved > 0).then(|| view! { <span class="small note">{format!("{unsaved} result{} not yet stored: Resume writes {} first", if unsaved == 1 { "" } else { "s" }, if unsaved == 1 { "it" } else { "them" })}</span> })}
             </td>
             <td class="small-cell">{started(m.created)}<span class="muted small note">{format!("ran {}", duration(entry.active_ms))}</span></td>
             <td class="actions">
-                {can_resume.then(|| view! { <button data-testid="run-resume" disabled=active on:click=move |_| carry_on(app, state, e1.clone(), Continue::Resume)>"Resume"</button> })}
-                {can_retry.then(|| view! { <button data-testid="run-retry" disabled=active on:click=move |_| carry_on(app, state, e2.clone(), Continue::RetryErrors)>"Retry errors"</button> })}
-                {can_extend.then(|| view! { <button data-testid="run-extend" disabled=active on:click=move |_| carry_on(app, state, e3.clone(), Continue::Extend { extra: EXTEND_BY })>{format!("Extend n to {}", e3.manifest.n + EXTEND_BY)}</button> })}
+                {waiting.is_some().then(|| view! { <button data-testid="run-check-batches" title="ask the provider where the batches are, and collect the results that are ready" disabled=checking on:click=move |_| carry_on(app, state, e6.clone(), Action::CheckBatches)>"Check now"</button> })}
+                {can_resume.then(|| view! { <button data-testid="run-resume" disabled=active on:click=move |_| carry_on(app, state, e1.clone(), Action::Carry(Continue::Resume))>"Resume"</button> })}
+                {can_retry.then(|| view! { <button data-testid="run-retry" disabled=active on:click=move |_| carry_on(app, state, e2.clone(), Action::Carry(Continue::RetryErrors))>"Retry errors"</button> })}
+                {can_extend.then(|| view! { <button data-testid="run-extend" disabled=active on:click=move |_| carry_on(app, state, e3.clone(), Action::Carry(Continue::Extend { extra: EXTEND_BY }))>{format!("Extend n to {}", e3.manifest.n + EXTEND_BY)}</button> })}
                 <button data-testid="run-export" on:click=move |_| export(app, state, e4.clone(), false)>"Export"</button>
                 <button data-testid="run-export-codecrash" title="CodeCrash's result layout" on:click=move |_| export(app, state, e5.clone(), true)>"CodeCrash"</button>
                 <Show when=asking.clone() fallback=move || {

@@ -190,6 +190,10 @@ pub struct EvaluateState {
     pub job: EvaluationRun,
     /// A model API run waiting for the user's go after its estimate.
     pub pending: RwSignal<Option<Arc<PendingRun>>>,
+    /// The estimate's Live / Batch choice: Batch submits to the provider's batch service.
+    pub batch: RwSignal<bool>,
+    /// What the last batch submission said (ok, text).
+    pub batch_said: RwSignal<Option<(bool, String)>>,
     /// The run whose pilot is running: its estimate is made again when the pilot ends.
     pub pilot_of: StoredValue<Option<Arc<PendingRun>>, LocalStorage>,
     /// The per-sample table's scoring mode and filter: they outlive the table (another run shown,
@@ -222,6 +226,8 @@ impl EvaluateState {
             api: ApiForm::new(),
             job: EvaluationRun::new(),
             pending: RwSignal::new(None),
+            batch: RwSignal::new(false),
+            batch_said: RwSignal::new(None),
             pilot_of: StoredValue::new_local(None),
             table_mode: RwSignal::new(Mode::Strict),
             table_filter: RwSignal::new(RowFilter::All),

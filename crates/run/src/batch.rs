@@ -17,8 +17,10 @@ use crate::api::{ApiModel, KeyRedactor};
 use crate::cost::{Price, SpendCap};
 use crate::engine::EvalJob;
 use crate::io::{HttpClient, Python, read_all};
+use crate::manifest::{PriceUsed, RunEntry, RunState, Tally};
 use crate::record::{SampleError, SampleRecord};
 use crate::scoring::{Answers, score_sample};
+use crate::store::RunStore;
 
 /// A batch the provider accepted, as the run store keeps it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -356,6 +358,173 @@ pub async fn collect<P: Python, H: HttpClient>(
     Ok(records)
 }
 
+/// Sample indices some not yet collected batch still holds.
+pub fn pending_samples(batches: &[SubmittedBatch]) -> std::collections::BTreeSet<usize> {
+    batches
+        .iter()
+        .filter(|b| !b.collected)
+        .flat_map(|b| b.custom_ids.iter().filter_map(|id| wire::parse_custom_id(id).map(|(s, _)| s)))
+        .collect()
+}
+
+/// A batch run's price: the live one halved, its source saying so.
+pub fn batch_price_used(live: Option<PriceUsed>) -> Option<PriceUsed> {
+    live.map(|p| PriceUsed { price: batch_price(p.price), source: format!("{} at the batch price (half)", p.source) })
+}
+
+/// What one submission did: the requests sent, the batches accepted, why the rest were not.
+pub struct Submission {
+    pub requests: usize,
+    /// Each accepted batch's id and how many requests it holds.
+    pub accepted: Vec<(String, usize)>,
+    pub error: Option<ProviderError>,
+}
+
+/// Submits the run's samples with no record and in no batch (the spend cap checked first at the
+/// batch price), and stores the entry with the accepted batches, paused until they are collected,
+/// whatever the provider said about the rest. The page and the CLI both submit through here.
+pub async fn submit_run<S: RunStore, H: HttpClient>(
+    store: &S,
+    http: &H,
+    model: &ApiModel,
+    job: &EvalJob,
+    entry: &mut RunEntry,
+    now_ms: f64,
+) -> Result<Submission, String> {
+    let mut job = job.clone();
+    let pending = pending_samples(&entry.batches);
+    let ids: Vec<String> = pending.iter().filter_map(|&i| job.samples.get(i).map(|s| s.id.clone())).collect();
+    job.done.extend(ids);
+    let lines = plan_lines(&job, model)?;
+    if lines.is_empty() {
+        return Ok(Submission { requests: 0, accepted: Vec::new(), error: None });
+    }
+    check_cap(&job, model, &lines, job.spend_cap.as_ref())?;
+    let requests = lines.len();
+    let (accepted, error) = submit(http, model, lines).await;
+    let ids = accepted.iter().map(|b| (b.id.clone(), b.custom_ids.len())).collect();
+    entry.batches.extend(accepted);
+    entry.state = RunState::Paused;
+    entry.note = Some(match &error {
+        None => waiting_summary(&entry.batches).unwrap_or_else(|| format!("submitted {requests} requests in batches")),
+        Some(e) => format!("the provider refused the batch: {e}"),
+    });
+    entry.updated_ms = now_ms;
+    store.save_entry(entry).await.map_err(|e| format!("the run could not be stored: {e}"))?;
+    Ok(Submission { requests, accepted: ids, error })
+}
+
+/// "submitted: 1 batch, 3,200 / 4,000 done, provider says in_progress" for the batches not yet
+/// collected; `None` when every batch is collected.
+pub fn waiting_summary(batches: &[SubmittedBatch]) -> Option<String> {
+    let waiting: Vec<&SubmittedBatch> = batches.iter().filter(|b| !b.collected).collect();
+    if waiting.is_empty() {
+        return None;
+    }
+    let done: u64 = waiting.iter().map(|b| b.status.succeeded + b.status.failed).sum();
+    let total: u64 =
+        waiting.iter().map(|b| if b.status.total == 0 { b.custom_ids.len() as u64 } else { b.status.total }).sum();
+    let mut states: Vec<&str> = waiting.iter().map(|b| b.status.provider_state.as_str()).collect();
+    states.sort_unstable();
+    states.dedup();
+    Some(format!(
+        "submitted: {} batch{}, {} / {} done, provider says {}",
+        waiting.len(),
+        if waiting.len() == 1 { "" } else { "es" },
+        thousands(done),
+        thousands(total),
+        states.join(", ")
+    ))
+}
+
+/// 3200 → "3,200".
+fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// What one check of a batch run found.
+#[derive(Default)]
+pub struct Check {
+    /// A batch's state changed or one was collected (the polling back-off starts again).
+    pub changed: bool,
+    /// The longest wait a provider asked for.
+    pub retry_after_ms: Option<u64>,
+    /// Batches collected now, described.
+    pub collected: Vec<String>,
+    /// Batches that could not be checked or collected (collecting again retries).
+    pub problems: Vec<String>,
+}
+
+/// Asks the provider once about every batch not yet collected and collects the ended ones: each
+/// record stored with the entry (`put_record`), scored as live answers are. When none waits, the
+/// run is finished (or paused, naming the samples without a record). `records`: the run's records
+/// so far, kept up to date.
+#[allow(clippy::too_many_arguments)]
+pub async fn check_run<S: RunStore, P: Python, H: HttpClient>(
+    store: &S,
+    python: &P,
+    http: &H,
+    model: &ApiModel,
+    job: &EvalJob,
+    entry: &mut RunEntry,
+    records: &mut Vec<SampleRecord>,
+    now_ms: f64,
+) -> Result<Check, String> {
+    let mut check = Check::default();
+    let stored = |e: crate::store::StoreError| format!("the run could not be stored: {e}");
+    for i in 0..entry.batches.len() {
+        if entry.batches[i].collected {
+            continue;
+        }
+        let before = entry.batches[i].status.clone();
+        if !before.phase.ended()
+            && let Err(e) = refresh(http, model, &mut entry.batches[i]).await
+        {
+            check.problems.push(format!("cannot check batch {}: {e}", entry.batches[i].id));
+            check.retry_after_ms = check.retry_after_ms.max(e.retry_after_ms);
+            continue;
+        }
+        check.changed |= entry.batches[i].status != before;
+        let batch = entry.batches[i].clone();
+        if !batch.status.phase.ended() {
+            continue;
+        }
+        match collect(job, model, python, http, &batch).await {
+            Ok(collected) => {
+                for record in collected {
+                    records.retain(|r| r.sample_id != record.sample_id);
+                    records.push(record.clone());
+                    entry.tally = Tally::of(records.iter());
+                    store.put_record(entry, &record).await.map_err(stored)?;
+                }
+                entry.batches[i].collected = true;
+                check.changed = true;
+                check.collected.push(entry.batches[i].describe());
+            }
+            Err(e) => check.problems.push(format!("cannot collect batch {} yet: {e}", batch.id)),
+        }
+    }
+    entry.updated_ms = now_ms;
+    match waiting_summary(&entry.batches) {
+        Some(summary) => entry.note = Some(summary),
+        None => {
+            let missing = job.samples.len().saturating_sub(records.len());
+            entry.state = if missing == 0 { RunState::Finished } else { RunState::Paused };
+            entry.note = (missing > 0).then(|| format!("{missing} samples have no record: submit them again"));
+        }
+    }
+    store.save_entry(entry).await.map_err(stored)?;
+    Ok(check)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -436,5 +605,47 @@ mod tests {
         };
         assert_eq!(failed(1), "bad request (400): prompt is too long");
         assert!(failed(2).contains("the batch ended (expired) before this request ran"), "{}", failed(2));
+    }
+
+    fn waiting(id: &str, state: &str, total: u64, done: u64, collected: bool) -> SubmittedBatch {
+        SubmittedBatch {
+            id: id.into(),
+            custom_ids: (0..total).map(|i| wire::custom_id(i as usize, 0)).collect(),
+            status: BatchStatus {
+                id: id.into(),
+                phase: BatchPhase::InProgress,
+                provider_state: state.into(),
+                total,
+                succeeded: done,
+                failed: 0,
+                result_files: Vec::new(),
+                reason: None,
+            },
+            collected,
+        }
+    }
+
+    /// What the Runs page and the CLI say about the batches still waiting.
+    #[test]
+    fn waiting_batches_are_summed_with_the_providers_word() {
+        let cases: [(Vec<SubmittedBatch>, Option<&str>); 4] = [
+            (vec![], None),
+            (vec![waiting("a", "completed", 10, 10, true)], None),
+            (
+                vec![waiting("a", "in_progress", 4000, 3200, false)],
+                Some("submitted: 1 batch, 3,200 / 4,000 done, provider says in_progress"),
+            ),
+            (
+                vec![
+                    waiting("a", "in_progress", 50_000, 1_234_567 % 50_000, false),
+                    waiting("b", "validating", 500, 0, false),
+                    waiting("c", "completed", 9, 9, true),
+                ],
+                Some("submitted: 2 batches, 34,567 / 50,500 done, provider says in_progress, validating"),
+            ),
+        ];
+        for (batches, want) in cases {
+            assert_eq!(waiting_summary(&batches).as_deref(), want);
+        }
     }
 }
