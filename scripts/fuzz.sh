@@ -7,7 +7,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 tests=("$@")
 if [ ${#tests[@]} -eq 0 ]; then
-  tests=(prop_literal prop_rows prop_parquet prop_streams prop_extract prop_generations prop_runfile)
+  tests=(prop_literal prop_rows prop_parquet prop_streams prop_extract prop_generations prop_runfile
+         prop_templates prop_route prop_proposals)
 fi
 args=()
 for t in "${tests[@]}"; do args+=(--test "$t"); done

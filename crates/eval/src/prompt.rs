@@ -132,8 +132,9 @@ impl Template {
     /// sample's part starts at the paragraph (text after a blank line) of the user message that
     /// holds the first `{code}` or `{program}`; each earlier paragraph that opens with the same
     /// line (`[PYTHON]` in the built-ins) starts a worked example. When the user message before
-    /// that paragraph has placeholders (its length depends on the sample), or `rendered` does
-    /// not start the way this template does, nothing is cut: the whole prompt is the own part.
+    /// that paragraph or the system message has placeholders (its length depends on the sample),
+    /// or `rendered` does not start the way this template does, nothing is cut: the whole prompt
+    /// is the own part.
     pub fn parts(&self, rendered: &str) -> PromptParts {
         let user = self.user.as_str();
         let Some(code_at) = ["{code}", "{program}"].iter().filter_map(|p| user.find(p)).min() else {
@@ -145,12 +146,19 @@ impl Template {
             return PromptParts::whole(rendered);
         }
         // Where the user message begins: at the start, or after the system message and the
-        // blank line `Prompt::text` puts between them.
-        let has_system = self.system.as_deref().is_some_and(|s| !s.trim().is_empty());
-        let begins = if has_system {
-            rendered.match_indices(before).map(|(i, _)| i).find(|&i| rendered[..i].ends_with("\n\n"))
-        } else {
-            rendered.starts_with(before).then_some(0)
+        // blank line `Prompt::text` puts between them. A system message with placeholders has a
+        // length that depends on the sample, and its filled text may hold the instructions too
+        // (a program that contains them): the start cannot be told, so nothing is cut.
+        let begins = match self.system.as_deref().filter(|s| !s.trim().is_empty()) {
+            Some(system) if PLACEHOLDERS.iter().any(|p| system.contains(&format!("{{{p}}}"))) => None,
+            Some(system) => {
+                let at = system.len() + 2;
+                (rendered.starts_with(system)
+                    && rendered[system.len()..].starts_with("\n\n")
+                    && rendered[at..].starts_with(before))
+                .then_some(at)
+            }
+            None => rendered.starts_with(before).then_some(0),
         };
         let Some(begins) = begins else { return PromptParts::whole(rendered) };
         let (lead, own) = rendered.split_at(begins + before.len());
