@@ -378,7 +378,7 @@ async fn verify_spreads_over_a_pool_and_a_runaway_fails_only_itself() {
     // One restart when the runaway is known at once, two when it first hid among runs whose
     // results the worker still held (they are then run again one answer at a time).
     assert!(
-        panel.starts_with("2 of 2 workers") && (panel.contains(" 1 restart.") || panel.contains(" 2 restarts.")),
+        panel.starts_with("2 of 2 workers") && (panel.contains(" 1 restart;") || panel.contains(" 2 restarts;")),
         "{panel}"
     );
     // The choice is kept for the next visit.
@@ -407,7 +407,7 @@ async fn a_runaway_hidden_among_held_results_is_found_on_a_second_try() {
     choose_pool_size(&b, 1, None).await;
     let panel = verify_all_with_one_runaway(&b, 40, "fast_").await;
     // The runaway shares its batch with runs after it, so the first try cannot be sure of it.
-    assert!(panel.contains(" 2 restarts."), "{panel}");
+    assert!(panel.contains(" 2 restarts;"), "{panel}");
     b.close().await;
     let _ = std::fs::remove_dir_all(&dir);
 }
