@@ -284,7 +284,8 @@ async fn perturb_all_of_cruxeval_with_rtf_and_verify_every_row() {
     // perturbations on the page's thread, in slices, and their verification in the workers).
     let (longest, ticks) = b.longest_timer_gap_ms().await;
     println!("perturb all: longest timer gap {longest:.0} ms over {ticks} timer runs");
-    assert!(longest < MOST_MAIN_THREAD_GAP_MS && ticks >= 100, "longest gap {longest:.0} ms, {ticks} timer runs");
+    // A warm pool can finish the 800 in about a second: the count only shows the probe ran.
+    assert!(longest < MOST_MAIN_THREAD_GAP_MS && ticks >= 10, "longest gap {longest:.0} ms, {ticks} timer runs");
     let stats = text_of(&b, "[data-testid=perturb-all-stats]").await;
     assert!(stats.starts_with("800 / 800 programs"), "{stats}");
     let verified = text_of(&b, "[data-testid=verified-RTF]").await;

@@ -92,12 +92,13 @@ fn templates_whose_cut_is_found_or_not() {
     // A table of cases is a tuple.
     #[allow(clippy::type_complexity)]
     let cases: Vec<(Option<&str>, &str, Option<&str>, (&str, Vec<&str>, &str))> = vec![
-        // A system message with a placeholder: the cut is found after it.
+        // A system message with a placeholder: filled in, it may repeat the instructions' text
+        // (a `{code}` that contains it), so where the user message starts is not known: no cut.
         (
             Some("You know {function_name}."),
             "Go.\n\nEX\nf(1) is 2\n\nEX\n{code}\n{call}",
             None,
-            ("You know f.\n\nGo.\n\n", vec!["EX\nf(1) is 2\n\n"], "EX\nCODE\nf([1, 1, 3, 1, 3, 1])"),
+            ("", vec![], "You know f.\n\nGo.\n\nEX\nf(1) is 2\n\nEX\nCODE\nf([1, 1, 3, 1, 3, 1])"),
         ),
         // The code opens the user message: nothing comes before it.
         (None, "{code}\nWhat does {call} return?", None, ("", vec![], "CODE\nWhat does f([1, 1, 3, 1, 3, 1]) return?")),
