@@ -54,6 +54,12 @@ fn extra_rounds() -> usize {
     std::env::var("EXECBENCH_SOAK_ROUNDS").ok().and_then(|v| v.parse().ok()).unwrap_or(4)
 }
 
+/// `EXECBENCH_SOAK_PAGE=0` leaves the page's part out (about 10 minutes) to watch only the
+/// command line's memory.
+fn page_part_wanted() -> bool {
+    std::env::var("EXECBENCH_SOAK_PAGE").map_or(true, |v| v != "0")
+}
+
 /// The faults: (every k-th sample, on its first attempt, this fault). One more sample hangs.
 fn faults() -> Vec<FaultRule> {
     let first = |k: u32, fault: Fault| FaultRule::on_attempts(SampleMatch::EveryKth(k), &[1], fault);
@@ -121,12 +127,16 @@ pub async fn section(app_url: &str) {
             return;
         }
     };
-    let b = Browser::launch().await;
-    let page = in_the_page(&b, app_url, &mock, &ids).await;
-    b.close().await;
-    match &page {
-        Ok(soak) => print_page(soak),
-        Err(e) => println!("\n### Soak in the page\n\nfailed: {e}"),
+    if page_part_wanted() {
+        let b = Browser::launch().await;
+        let page = in_the_page(&b, app_url, &mock, &ids).await;
+        b.close().await;
+        match &page {
+            Ok(soak) => print_page(soak),
+            Err(e) => println!("\n### Soak in the page\n\nfailed: {e}"),
+        }
+    } else {
+        println!("\n### Soak in the page\n\nleft out (EXECBENCH_SOAK_PAGE=0)");
     }
 
     let quiet = MockConfig { latency_ms: NATIVE_LATENCY_MS, ..Default::default() };

@@ -17,7 +17,7 @@ use execbench_run::manifest::{PriceUsed, RunEntry, Tally, counted};
 use execbench_run::record::SampleRecord;
 use execbench_run::runfile::read_run_file;
 use execbench_run::session::{self, Continue, NewRun, Session, SessionEvent, SessionIo, run_session};
-use execbench_run::{CancelToken, EvalJob, Event, Responder, RunEnd};
+use execbench_run::{CancelToken, EvalJob, Event, KeepRecords, Responder, RunEnd};
 
 use crate::api_args::{ApiFlags, KeySource, api_key, api_options};
 use crate::http::{NativeHttp, TokioClock};
@@ -382,6 +382,8 @@ pub fn run(args: &RunArgs) -> Result<i32, String> {
             }
         }
     };
+    // The closing report reads verdicts and figures only: the whole records are in the run file.
+    let job = EvalJob { keep: KeepRecords::Slim, ..job };
     let session = Session { store: &store, entry, earlier, unsaved: Vec::new(), now_ms: Box::new(now_ms) };
     let io = SessionIo { python: &python, http: &http, clock: &clock };
     let end = beside

@@ -68,6 +68,26 @@ pub struct EvalJob {
     pub prior: BTreeMap<String, PriorAnswers>,
     /// Pause before a request that could take the run's spending past the cap.
     pub spend_cap: Option<SpendCap>,
+    /// What the outcome keeps of each stored record: whole (the page shows the answers) or
+    /// [`SampleRecord::slim`] (a command line's closing report; memory stays flat on long runs).
+    pub keep: KeepRecords,
+}
+
+/// What a run's outcome keeps of the records it stored (each is reported whole as it finishes).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum KeepRecords {
+    #[default]
+    Whole,
+    Slim,
+}
+
+impl KeepRecords {
+    pub fn apply(self, record: SampleRecord) -> SampleRecord {
+        match self {
+            KeepRecords::Whole => record,
+            KeepRecords::Slim => record.slim(),
+        }
+    }
 }
 
 /// A sample's answers from an earlier session of the run.
@@ -98,6 +118,7 @@ impl EvalJob {
             done: BTreeSet::new(),
             prior: BTreeMap::new(),
             spend_cap: None,
+            keep: KeepRecords::Whole,
         }
     }
 
@@ -181,7 +202,7 @@ pub async fn run_evaluation<P: Python, H: HttpClient, C: Clock, S: ResultStore>(
         }
         live.sample_done(record.is_error());
         on_event(Event::Record(&record));
-        records.borrow_mut().push(record);
+        records.borrow_mut().push(job.keep.apply(record));
         on_event(Event::Status(&status(false)));
         Ok(())
     };

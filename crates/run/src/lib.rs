@@ -59,7 +59,7 @@ pub mod threaded_python;
 pub mod verify;
 
 pub use cancel::CancelToken;
-pub use engine::{EvalJob, Event, Io, Responder, RunEnd, RunOutcome, run_evaluation};
+pub use engine::{EvalJob, Event, Io, KeepRecords, Responder, RunEnd, RunOutcome, run_evaluation};
 pub use io::{Clock, HttpClient, HttpHead, Python, ResponseBody, ResultStore};
 pub use record::{AttemptRecord, SampleRecord};
 pub use status::RunStatus;

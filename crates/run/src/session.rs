@@ -337,6 +337,7 @@ pub async fn run_session<P: Python, H: HttpClient, C: Clock, S: RunStore>(
     let Session { store, entry, earlier, unsaved, now_ms } = session;
     let before = entry.requests;
     let recorder = Recorder::new(store, entry, &earlier, now_ms);
+    let earlier: Vec<SampleRecord> = earlier.into_iter().map(|r| job.keep.apply(r)).collect();
     if let Err(error) = recorder.set_state(RunState::Running, None).await {
         return Err(NotStarted { error, unsaved });
     }

@@ -29,8 +29,8 @@ use execbench_run::manifest::{FORMAT, RunManifest, dataset_hash};
 use execbench_run::runfile::{manifest_line, read_run_file, record_line};
 use execbench_run::session::endings::AssertEngine;
 use execbench_run::{
-    CancelToken, Clock, EvalJob, Event, HttpClient, HttpHead, Io, Responder, ResponseBody, ResultStore, RunEnd,
-    RunOutcome, RunStatus, SampleRecord, run_evaluation,
+    CancelToken, Clock, EvalJob, Event, HttpClient, HttpHead, Io, KeepRecords, Responder, ResponseBody, ResultStore,
+    RunEnd, RunOutcome, RunStatus, SampleRecord, run_evaluation,
 };
 use futures::executor::LocalPool;
 use futures::task::LocalSpawnExt;
@@ -868,6 +868,39 @@ fn twenty_samples_four_at_a_time() {
     assert_eq!((last.total, last.done, last.errors, last.running, last.requests_sent), (20, 20, 0, 0, 20));
     assert_eq!(last.usage.prompt_tokens, 20 * 50);
     assert!(ran.statuses.iter().all(|s| s.running <= 4 && s.concurrency_limit == 4));
+}
+
+/// A run that keeps slim records (the command line's, so a long run's memory stays flat) stores
+/// every record whole, and its outcome gives the closing report the same figures.
+#[test]
+fn slim_outcome_records_keep_the_figures_and_the_store_keeps_everything() {
+    let clock = VirtualClock::default();
+    let all = samples(12);
+    let modes = vec![Mode::Strict, Mode::Compatible];
+    let provider = Rc::new(FakeProvider::new(&clock, &all).wrong([1, 4, 9]));
+    let store = Rc::new(MemStore::default());
+    let slim_job = EvalJob { keep: KeepRecords::Slim, ..job(all.clone(), 3, modes.clone()) };
+    let ran = drive(slim_job, Responder::Api(openai(4, false)), &clock, provider, store.clone(), None);
+    let outcome = &ran.outcome;
+    assert_eq!(outcome.end, RunEnd::Finished);
+    let stored = store.records.borrow();
+    assert_eq!(stored.len(), 12);
+    assert_eq!(outcome.records.len(), 12);
+    for (whole, slim) in stored.iter().zip(&outcome.records) {
+        assert!(whole.results.iter().all(|r| r.prompt.is_some() && r.answers.iter().all(|a| a.response.is_some())));
+        assert!(whole.sent.is_some() && !whole.attempts.is_empty(), "the store has the whole record");
+        assert!(slim.results.iter().all(|r| r.prompt.is_none() && r.answers.iter().all(|a| a.response.is_none())));
+        assert!(slim.sent.is_none() && slim.attempts.is_empty() && slim.finish_reasons.is_empty());
+        assert_eq!(slim, &whole.clone().slim(), "the outcome holds the stored record, slimmed");
+        assert_eq!((slim.usage, slim.latency_ms, slim.index), (whole.usage, whole.latency_ms, whole.index));
+    }
+    for (m, mode) in modes.into_iter().enumerate() {
+        let rows = |records: &[SampleRecord]| records.iter().map(|r| r.results[m].clone()).collect::<Vec<_>>();
+        let (whole, slim) =
+            (summarize(Task::Output, mode, &rows(&stored)), summarize(Task::Output, mode, &rows(&outcome.records)));
+        assert_eq!(format!("{whole:?}"), format!("{slim:?}"), "{mode:?}: the report's figures");
+        assert_eq!(slim.pass_at_1.display(), "75.0");
+    }
 }
 
 /// The waits a provider asks for are waited out (virtual time); an isolated rate limit is a wait
