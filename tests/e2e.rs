@@ -80,6 +80,11 @@ async fn an_infinite_loop_times_out_and_the_next_run_works() {
     b.fill("[data-testid=program]", "def spin():\n    while True:\n        pass\n").await;
     b.fill("[data-testid=expression]", "spin()").await;
     b.fill("[data-testid=time-limit]", "1").await;
+    // The probe can fail: a second's spin on the page's own thread shows as a gap past the bound.
+    b.start_responsiveness_probe().await;
+    b.client.execute("const t = performance.now(); while (performance.now() - t < 1000) {}", vec![]).await.unwrap();
+    let (blocked, _) = b.longest_timer_gap_ms().await;
+    assert!(blocked >= 1000.0 && blocked > MOST_MAIN_THREAD_GAP_MS, "a blocked thread read as a {blocked:.0} ms gap");
     b.start_responsiveness_probe().await;
     b.click("[data-testid=run]").await;
     let error = b.wait_text("[data-testid=result-error]", Duration::from_secs(20), |t| !t.is_empty()).await;
