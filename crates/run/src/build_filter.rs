@@ -164,6 +164,7 @@ mod tests {
 
     use super::*;
     use crate::io::BlockingPython;
+    use crate::stopped_at::StoppedAt;
 
     /// Stand-in rules: code containing `import` breaks a static rule; a run that raises or times
     /// out breaks a runtime rule; any value is kept as the output.
@@ -286,34 +287,12 @@ mod tests {
         }
     }
 
-    /// A Python that cancels its job at its `at`-th run and answers as the page's worker does.
-    struct StoppedAfter {
-        cancel: CancelToken,
-        runs: Cell<usize>,
-        at: usize,
-    }
-
-    impl Python for StoppedAfter {
-        async fn run(&self, request: RunRequest) -> RunResult {
-            self.runs.set(self.runs.get() + 1);
-            if self.runs.get() == self.at {
-                self.cancel.cancel();
-                return RunResult {
-                    outcome: Outcome::Crashed { reason: "stopped by the user".into() },
-                    stdout: String::new(),
-                    elapsed_ms: 0.0,
-                };
-            }
-            TextEngine::default().run(&request)
-        }
-    }
-
     #[test]
     fn a_run_cut_short_by_stop_is_no_verdict() {
         let candidates: Vec<Candidate> =
             (0..10).map(|i| candidate(&format!("c{i}"), if i == 1 { "import x" } else { "ok" })).collect();
         let cancel = CancelToken::new();
-        let python = StoppedAfter { cancel: cancel.clone(), runs: Cell::new(0), at: 4 };
+        let python = StoppedAt::new(TextEngine::default(), &cancel, 4);
         let mut calls = 0;
         let outcome = block_on(filter_with(&FakeStages, &python, &candidates, &cancel, &mut |_, _| calls += 1));
         assert!(outcome.stopped);

@@ -53,6 +53,8 @@ pub mod shelf;
 pub mod simulate;
 pub mod status;
 pub mod stoppable;
+#[cfg(test)]
+mod stopped_at;
 pub mod store;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod threaded_python;

@@ -411,6 +411,7 @@ mod tests {
 
     use super::*;
     use crate::io::BlockingPython;
+    use crate::stopped_at::StoppedAt;
 
     /// Answers by rule, no interpreter, so both verdicts occur: a claimed output (MHC, no program)
     /// matches only when equal to the expected text; otherwise the result is a hash of the request.
@@ -564,30 +565,6 @@ mod tests {
         assert!(clock.sleeps.get() >= (KINDS.len() * seeds.len() - 1) * 3, "{} turns", clock.sleeps.get());
     }
 
-    /// Cancels its token at run number `at` and answers that run as the page's worker answers a
-    /// run that Stop ended.
-    struct StoppedAt {
-        engine: RefCell<HashEngine>,
-        cancel: CancelToken,
-        runs: Cell<usize>,
-        at: usize,
-    }
-
-    impl Python for StoppedAt {
-        async fn run(&self, request: RunRequest) -> RunResult {
-            self.runs.set(self.runs.get() + 1);
-            if self.runs.get() == self.at {
-                self.cancel.cancel();
-                return RunResult {
-                    outcome: Outcome::Crashed { reason: "stopped by the user".into() },
-                    stdout: String::new(),
-                    elapsed_ms: 0.0,
-                };
-            }
-            self.engine.borrow_mut().run(&request)
-        }
-    }
-
     /// Claims given to the job (a model's) come before the offline proposals, exactly as in the
     /// library's dataset run with the same source.
     #[test]
@@ -706,7 +683,7 @@ mod tests {
     fn stop_leaves_the_interrupted_program_uncounted() {
         let samples = samples();
         let cancel = CancelToken::new();
-        let python = StoppedAt { engine: RefCell::new(HashEngine), cancel: cancel.clone(), runs: Cell::new(0), at: 40 };
+        let python = StoppedAt::new(HashEngine, &cancel, 40);
         let mut last = PerturbTally::default();
         let outcome =
             block_on(perturb_and_verify(&python, &TickingClock::default(), &job(&samples, &[0]), &cancel, &mut |t| {

@@ -54,6 +54,7 @@ pub(crate) mod tests {
 
     use super::*;
     use crate::io::BlockingPython;
+    use crate::stopped_at::StoppedAt;
 
     /// Answers by rule, no interpreter: a call equal to the expected output passes, `loop()` times
     /// out, `boom()` raises; anything else returns the call's text. Counts its runs.
@@ -146,34 +147,11 @@ pub(crate) mod tests {
         assert_eq!(outcome.checks, one_at_a_time);
     }
 
-    /// A Python that answers `stopped by the user` once its job is cancelled, as the page's worker
-    /// does when Stop ends the job's run in flight.
-    struct StoppedAfter {
-        cancel: CancelToken,
-        runs: Cell<usize>,
-        at: usize,
-    }
-
-    impl Python for StoppedAfter {
-        async fn run(&self, request: RunRequest) -> RunResult {
-            self.runs.set(self.runs.get() + 1);
-            if self.runs.get() == self.at {
-                self.cancel.cancel();
-                return RunResult {
-                    outcome: Outcome::Crashed { reason: "stopped by the user".into() },
-                    stdout: String::new(),
-                    elapsed_ms: 0.0,
-                };
-            }
-            RuleEngine::default().run(&request)
-        }
-    }
-
     #[test]
     fn a_run_cut_short_by_stop_is_no_verdict() {
         let samples: Vec<Sample> = (0..10).map(|i| sample(&format!("s{i}"), "1", "1")).collect();
         let cancel = CancelToken::new();
-        let python = StoppedAfter { cancel: cancel.clone(), runs: Cell::new(0), at: 4 };
+        let python = StoppedAt::new(RuleEngine::default(), &cancel, 4);
         let mut calls = 0;
         let outcome = block_on(verify_dataset(&python, &samples, Limits::default(), &cancel, &mut |_, _| calls += 1));
         assert!(outcome.stopped);
