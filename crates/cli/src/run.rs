@@ -8,10 +8,11 @@ use std::io::Write;
 
 use execbench_core::Sample;
 use execbench_eval::prompt::{Style, Template, builtin_templates, default_template};
-use execbench_eval::report::{markdown_table, summarize};
+use execbench_eval::report::markdown_table;
 use execbench_eval::{Mode, Task};
-use execbench_providers::{KeyScope, Usage};
+use execbench_providers::KeyScope;
 use execbench_run::api::{ApiModel, ApiSettings};
+use execbench_run::closing_report::ClosingReport;
 use execbench_run::cost::format_usd;
 use execbench_run::manifest::{PriceUsed, RunEntry, Tally, counted};
 use execbench_run::record::SampleRecord;
@@ -352,7 +353,16 @@ pub fn run(args: &RunArgs) -> Result<i32, String> {
     beside.spawn_local(stop_on_ctrl_c(cancel.clone()));
     let last_line = RefCell::new((0.0f64, String::new()));
     let bar = StatusBar::on_terminal(samples.len());
+    // The closing report is summed as records are stored (the run file keeps them whole), so a
+    // long run's memory stays flat.
+    let closing = RefCell::new(ClosingReport::default());
+    for record in &earlier {
+        closing.borrow_mut().add(record);
+    }
     let on_event = |event: SessionEvent| {
+        if let SessionEvent::Engine(Event::Record(record), _) = &event {
+            closing.borrow_mut().add(record);
+        }
         if let SessionEvent::Engine(Event::Status(status), _) = event {
             if let Some(bar) = &bar {
                 let message = format!(
@@ -382,8 +392,7 @@ pub fn run(args: &RunArgs) -> Result<i32, String> {
             }
         }
     };
-    // The closing report reads verdicts and figures only: the whole records are in the run file.
-    let job = EvalJob { keep: KeepRecords::Slim, ..job };
+    let job = EvalJob { keep: KeepRecords::Nothing, ..job };
     let session = Session { store: &store, entry, earlier, unsaved: Vec::new(), now_ms: Box::new(now_ms) };
     let io = SessionIo { python: &python, http: &http, clock: &clock };
     let end = beside
@@ -393,22 +402,23 @@ pub fn run(args: &RunArgs) -> Result<i32, String> {
         eprintln!("cannot record the run's state in {}: {e}", settings.out);
     }
     let outcome = &end.outcome;
-    let all = &end.records;
-    let errors: Vec<&SampleRecord> = all.iter().filter(|r| r.is_error()).collect();
-    let usage = all.iter().filter_map(|r| r.usage).fold(Usage::default(), |mut total, u| {
-        total.add(&u);
-        total
-    });
+    let mut closing = closing.into_inner();
+    // Paid for but not stored (the store failed): still this run's answers.
+    for record in &end.unsaved {
+        closing.add(record);
+    }
+    let errors = closing.errors();
+    let usage = closing.usage();
     eprintln!(
         "{}; {} recorded, {} (left out of pass@k); {} this session, {} in all",
         outcome.end.describe(),
-        counted(all.len() as u64, "sample", "samples"),
+        counted(closing.samples() as u64, "sample", "samples"),
         counted(errors.len() as u64, "error", "errors"),
         counted(outcome.status.requests_sent as u64, "request", "requests"),
         end.entry.requests.describe()
     );
-    for e in errors.iter().take(10) {
-        eprintln!("  error: {}: {}", e.sample_id, e.error.as_ref().map(|x| x.message.as_str()).unwrap_or(""));
+    for (id, message) in errors.iter().take(10) {
+        eprintln!("  error: {id}: {message}");
     }
     println!(
         "tokens: {} prompt, {} completion ({} reasoning)",
@@ -417,15 +427,7 @@ pub fn run(args: &RunArgs) -> Result<i32, String> {
     if let Some(price) = &price {
         println!("cost: {} (price: {})", format_usd(price.price.cost(&usage)), price.source);
     }
-    let summaries: Vec<_> = settings
-        .modes
-        .iter()
-        .enumerate()
-        .map(|(i, mode)| {
-            let rows: Vec<_> = all.iter().filter_map(|r| r.results.get(i).cloned()).collect();
-            summarize(settings.task, *mode, &rows)
-        })
-        .collect();
+    let summaries = closing.summaries(settings.task, &settings.modes);
     for s in &summaries {
         println!(
             "{} {}: pass@1 {}  pass@5 {}  ({} samples, {} answers, {} correct)",

@@ -163,22 +163,69 @@ pub struct Summary {
 
 /// Sums up the results of one task and mode.
 pub fn summarize(task: Task, mode: Mode, results: &[SampleResult]) -> Summary {
-    let count = |is: fn(&Verdict) -> bool| results.iter().flat_map(|r| &r.answers).filter(|a| is(&a.verdict)).count();
+    summarize_shares(task, mode, results.iter().map(SummaryShare::of))
+}
+
+/// What one sample's result adds to its [`Summary`], in a few dozen bytes: a long run can keep
+/// these for its closing report instead of the results with their answers.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct SummaryShare {
+    pub answers: u32,
+    pub pass_at_1: Option<f64>,
+    pub pass_at_5: Option<f64>,
+    /// Answers by verdict, in the order of [`SummaryShare::KINDS`].
+    pub verdicts: [u32; 8],
+}
+
+impl SummaryShare {
+    /// The verdict kinds counted: correct, dropped, extraction failed, not a literal, not a call,
+    /// wrong value, timeout, error.
+    const KINDS: usize = 8;
+
+    pub fn of(result: &SampleResult) -> SummaryShare {
+        let mut verdicts = [0u32; Self::KINDS];
+        for answer in &result.answers {
+            let kind = match &answer.verdict {
+                Verdict::Correct => 0,
+                Verdict::Dropped { .. } => 1,
+                Verdict::ExtractionFailed { .. } => 2,
+                Verdict::NotALiteral { .. } => 3,
+                Verdict::NotACall { .. } => 4,
+                Verdict::WrongValue { .. } => 5,
+                Verdict::Timeout { .. } => 6,
+                Verdict::Error { .. } => 7,
+            };
+            verdicts[kind] += 1;
+        }
+        SummaryShare {
+            answers: result.answers.len() as u32,
+            pass_at_1: result.pass_at_1,
+            pass_at_5: result.pass_at_5,
+            verdicts,
+        }
+    }
+}
+
+/// Sums up one task and mode from each sample's share, in the order given (pass@k is a mean, so
+/// the order only moves the last bits of a float).
+pub fn summarize_shares(task: Task, mode: Mode, shares: impl IntoIterator<Item = SummaryShare>) -> Summary {
+    let shares: Vec<SummaryShare> = shares.into_iter().collect();
+    let count = |kind: usize| shares.iter().map(|s| s.verdicts[kind] as usize).sum();
     Summary {
         task,
         mode,
-        samples: results.len(),
-        answers: results.iter().map(|r| r.answers.len()).sum(),
-        pass_at_1: dataset_score(results.iter().map(|r| r.pass_at_1)),
-        pass_at_5: dataset_score(results.iter().map(|r| r.pass_at_5)),
-        correct: count(|v| matches!(v, Verdict::Correct)),
-        dropped: count(|v| matches!(v, Verdict::Dropped { .. })),
-        extraction_failed: count(|v| matches!(v, Verdict::ExtractionFailed { .. })),
-        not_literal: count(|v| matches!(v, Verdict::NotALiteral { .. })),
-        not_a_call: count(|v| matches!(v, Verdict::NotACall { .. })),
-        wrong_value: count(|v| matches!(v, Verdict::WrongValue { .. })),
-        timeouts: count(|v| matches!(v, Verdict::Timeout { .. })),
-        errors: count(|v| matches!(v, Verdict::Error { .. })),
+        samples: shares.len(),
+        answers: shares.iter().map(|s| s.answers as usize).sum(),
+        pass_at_1: dataset_score(shares.iter().map(|s| s.pass_at_1)),
+        pass_at_5: dataset_score(shares.iter().map(|s| s.pass_at_5)),
+        correct: count(0),
+        dropped: count(1),
+        extraction_failed: count(2),
+        not_literal: count(3),
+        not_a_call: count(4),
+        wrong_value: count(5),
+        timeouts: count(6),
+        errors: count(7),
     }
 }
 

@@ -68,26 +68,19 @@ pub struct EvalJob {
     pub prior: BTreeMap<String, PriorAnswers>,
     /// Pause before a request that could take the run's spending past the cap.
     pub spend_cap: Option<SpendCap>,
-    /// What the outcome keeps of each stored record: whole (the page shows the answers) or
-    /// [`SampleRecord::slim`] (a command line's closing report; memory stays flat on long runs).
+    /// Whether the outcome keeps the records it stored (the page shows them) or only reports
+    /// each as [`Event::Record`] (a long command-line run: its memory stays flat).
     pub keep: KeepRecords,
 }
 
-/// What a run's outcome keeps of the records it stored (each is reported whole as it finishes).
+/// What a run's outcome and its session's end keep of the records stored.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum KeepRecords {
+    /// Every record, whole.
     #[default]
     Whole,
-    Slim,
-}
-
-impl KeepRecords {
-    pub fn apply(self, record: SampleRecord) -> SampleRecord {
-        match self {
-            KeepRecords::Whole => record,
-            KeepRecords::Slim => record.slim(),
-        }
-    }
+    /// None: the caller takes each from [`Event::Record`] as it is stored.
+    Nothing,
 }
 
 /// A sample's answers from an earlier session of the run.
@@ -202,7 +195,9 @@ pub async fn run_evaluation<P: Python, H: HttpClient, C: Clock, S: ResultStore>(
         }
         live.sample_done(record.is_error());
         on_event(Event::Record(&record));
-        records.borrow_mut().push(job.keep.apply(record));
+        if job.keep == KeepRecords::Whole {
+            records.borrow_mut().push(record);
+        }
         on_event(Event::Status(&status(false)));
         Ok(())
     };

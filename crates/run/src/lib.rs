@@ -29,6 +29,7 @@ pub mod backoff;
 pub mod batch;
 pub mod build_filter;
 pub mod cancel;
+pub mod closing_report;
 pub mod connection;
 pub mod cost;
 pub mod engine;

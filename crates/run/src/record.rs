@@ -54,20 +54,4 @@ impl SampleRecord {
     pub fn is_error(&self) -> bool {
         self.error.is_some()
     }
-
-    /// The record as a closing report reads it: verdicts, pass@k, usage and error, without the
-    /// prompts, the response texts, the parameters sent and the attempts (the run's store keeps
-    /// those). A few hundred bytes instead of kilobytes: what a long run holds in memory.
-    pub fn slim(mut self) -> SampleRecord {
-        for result in &mut self.results {
-            result.prompt = None;
-            for answer in &mut result.answers {
-                answer.response = None;
-            }
-        }
-        self.sent = None;
-        self.finish_reasons = Vec::new();
-        self.attempts = Vec::new();
-        self
-    }
 }

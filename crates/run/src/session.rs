@@ -18,7 +18,7 @@ use execbench_eval::prompt::Template;
 use crate::api::{ApiModel, ApiSettings};
 use crate::cancel::CancelToken;
 use crate::cost::SpendCap;
-use crate::engine::{EvalJob, Event, Io, PriorAnswers, Responder, RunEnd, RunOutcome, run_evaluation};
+use crate::engine::{EvalJob, Event, Io, KeepRecords, PriorAnswers, Responder, RunEnd, RunOutcome, run_evaluation};
 use crate::io::{Clock, HttpClient, Python, ResultStore};
 use crate::manifest::{FORMAT, PriceUsed, RequestCounts, RunEntry, RunManifest, RunState, dataset_hash};
 use crate::record::SampleRecord;
@@ -337,7 +337,8 @@ pub async fn run_session<P: Python, H: HttpClient, C: Clock, S: RunStore>(
     let Session { store, entry, earlier, unsaved, now_ms } = session;
     let before = entry.requests;
     let recorder = Recorder::new(store, entry, &earlier, now_ms);
-    let earlier: Vec<SampleRecord> = earlier.into_iter().map(|r| job.keep.apply(r)).collect();
+    // The records are the caller's to keep or not (a long run's memory stays flat without them).
+    let earlier = if job.keep == KeepRecords::Whole { earlier } else { Vec::new() };
     if let Err(error) = recorder.set_state(RunState::Running, None).await {
         return Err(NotStarted { error, unsaved });
     }
@@ -375,6 +376,9 @@ pub async fn run_session<P: Python, H: HttpClient, C: Clock, S: RunStore>(
         .collect();
     let mut records: Vec<SampleRecord> = by_id.into_values().collect();
     records.sort_by_key(|r| r.index);
+    if job.keep == KeepRecords::Nothing {
+        records = Vec::new();
+    }
     Ok(SessionEnd {
         unsaved: outcome.unsaved.clone(),
         entry: recorder.entry(),
