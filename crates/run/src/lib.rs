@@ -22,6 +22,8 @@
 //! - `threaded_python` (native only) runs Python on several threads, one interpreter each: the
 //!   command line's `--jobs`.
 //! - [`file_review`] checks a stored or imported run's endpoint and settings before it goes on.
+//! - [`tabs`] decides what a page does with a run another tab drives; [`eviction`] describes a
+//!   run whose records the browser cleared.
 //! - [`generation`] asks a model for benchmark candidates (the Build page's Generate step).
 
 pub mod api;
@@ -32,6 +34,7 @@ pub mod cancel;
 pub mod connection;
 pub mod cost;
 pub mod engine;
+pub mod eviction;
 pub mod file_review;
 pub mod gate;
 pub mod generation;
@@ -54,6 +57,7 @@ pub mod simulate;
 pub mod status;
 pub mod stoppable;
 pub mod store;
+pub mod tabs;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod threaded_python;
 pub mod verify;

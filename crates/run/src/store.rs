@@ -79,6 +79,11 @@ pub trait RunStore {
     fn records(&self, run_id: &str) -> impl Future<Output = StoreResult<Vec<SampleRecord>>>;
     /// Removes a run and its records. Removing a run that is not there is not an error.
     fn delete(&self, run_id: &str) -> impl Future<Output = StoreResult<()>>;
+    /// How many records a run has: the page compares it with the count its entry keeps
+    /// (`crate::eviction`). Stores that can count without reading the records do.
+    fn record_count(&self, run_id: &str) -> impl Future<Output = StoreResult<usize>> {
+        async move { Ok(self.records(run_id).await?.len()) }
+    }
 }
 
 /// Sorts entries newest first (by creation, then id), as every store returns them.
