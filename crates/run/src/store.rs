@@ -350,6 +350,9 @@ pub mod conformance {
             assert_eq!(entry.missing(), 0);
             assert!(entry.active_ms > 0.0 && entry.updated_ms > 1_000.0, "times move: {entry:?}");
             assert_eq!(entry.tally, Tally::of(&records), "the stored tally is the records'");
+            // The count the page compares with the entry's (`crate::eviction`).
+            assert_eq!(store.record_count("run-b").await.unwrap(), 3, "records counted");
+            assert_eq!(store.record_count("run-a").await.unwrap_or(0), 0, "a run without records");
 
             // State changes are stored with their note.
             recorder.set_state(RunState::Paused, Some("spend cap".into())).await.unwrap();
