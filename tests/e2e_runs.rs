@@ -1129,8 +1129,6 @@ async fn two_tabs_importing_deleting_and_resuming_at_once_lose_nothing() {
     capture_downloads(&b).await;
     b.click("[data-testid=run-export]").await;
     let exported = downloaded(&b).await;
-    let path = std::env::temp_dir().join(format!("execbench-e2e-tabs-{}.jsonl", std::process::id()));
-    std::fs::write(&path, &exported[0]).unwrap();
     // The run to resume: cut off by a reload.
     b.client.goto(&format!("{}#/evaluate", site.base_url)).await.unwrap();
     b.wait_text(".evaluate .muted", Duration::from_secs(30), |t| t.contains("(800 samples)")).await;
@@ -1153,55 +1151,70 @@ async fn two_tabs_importing_deleting_and_resuming_at_once_lose_nothing() {
     b.client.goto(&format!("{}#/evaluate", site.base_url)).await.unwrap();
     b.wait_text(".evaluate .muted", Duration::from_secs(60), |t| t.contains("(800 samples)")).await;
     open_runs(&b, &site).await;
-    let import = async |b: &Browser| {
-        let input = b.client.find(Locator::Css("[data-testid=runs-import]")).await.unwrap();
-        input.send_keys(path.to_str().unwrap()).await.unwrap();
+    // Each tab acts when a message comes on a BroadcastChannel, so both start in the same moment
+    // (WebDriver alone switches tabs far slower than an import picks its id): B imports the file
+    // twice over and resumes; A imports it twice over and deletes the exported run.
+    let arm = async |b: &Browser, then: &str| {
+        let script = format!(
+            r#"const text = arguments[0];
+            window.goChannel = new BroadcastChannel('e2e-go');
+            window.goChannel.onmessage = () => {{
+                const input = document.querySelector('[data-testid=runs-import]');
+                for (const copy of [1, 2]) {{
+                    const files = new DataTransfer();
+                    files.items.add(new File([text], 'shared-run.jsonl'));
+                    input.files = files.files;
+                    input.dispatchEvent(new Event('change', {{bubbles: true}}));
+                }}
+                {then}
+            }};
+            return 0"#
+        );
+        b.client.execute(&script, vec![Value::String(exported[0].clone())]).await.unwrap();
     };
-    // At once: B imports and resumes, A imports and deletes the exported run.
-    import(&b).await;
-    resume_run_ending(&b, &resumed_id).await;
+    arm(&b, &format!("document.querySelector('[data-testid=run-row][data-run=\"{resumed_id}\"] [data-testid=run-resume]').click();")).await;
     b.client.switch_to_window(tab_a.clone()).await.unwrap();
-    import(&b).await;
-    let delete = format!("[data-testid=run-row][data-run=\"{exported_id}\"] [data-testid=run-delete]");
-    b.click(&delete).await;
-    b.click(&format!("[data-testid=run-row][data-run=\"{exported_id}\"] [data-testid=run-delete-confirm]")).await;
+    let row = format!("[data-testid=run-row][data-run=\"{exported_id}\"]");
+    arm(&b, &format!("document.querySelector('{row} [data-testid=run-delete]').click(); setTimeout(() => document.querySelector('{row} [data-testid=run-delete-confirm]').click(), 30);")).await;
+    js(&b, "new BroadcastChannel('e2e-go').postMessage('go'); return 0").await;
     let said = b.wait_text("[data-testid=runs-message]", Duration::from_secs(30), |t| !t.is_empty()).await;
     assert!(said.starts_with("imported"), "tab A: {said}");
     b.client.switch_to_window(tab_b.clone()).await.unwrap();
     let said = b.wait_text("[data-testid=runs-message]", Duration::from_secs(30), |t| t.starts_with("imported")).await;
     assert!(said.contains("120 records"), "tab B: {said}");
-    // The resumed run finishes in B.
+    // The resumed run finishes in B, and the four imports end (each stores its state last).
     let deadline = Instant::now() + Duration::from_secs(60);
     loop {
         let (entries, _) = stored(&b).await;
-        let resumed = entries.iter().find(|e| e["manifest"]["run_id"] == resumed_id.as_str()).expect("the resumed run");
-        if resumed["state"] == "finished" {
+        let states: Vec<(&str, &str)> = entries
+            .iter()
+            .map(|e| (e["manifest"]["run_id"].as_str().unwrap(), e["state"].as_str().unwrap_or("")))
+            .collect();
+        if states.len() == 5 && states.iter().all(|(_, state)| *state == "finished") {
             break;
         }
-        assert!(Instant::now() < deadline, "the resumed run did not finish: {}", resumed["state"]);
+        assert!(Instant::now() < deadline, "not every run is whole and finished: {states:?}");
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
-
     let (entries, records) = stored(&b).await;
     let ids: Vec<&str> = entries.iter().map(|e| e["manifest"]["run_id"].as_str().unwrap()).collect();
-    assert_eq!(ids.len(), 3, "the resumed run and two imports: {ids:?}");
+    assert_eq!(ids.len(), 5, "the resumed run and four imports: {ids:?}");
     assert!(ids.contains(&resumed_id.as_str()));
     for id in ids.iter().filter(|id| **id != resumed_id) {
         let entry = entries.iter().find(|e| e["manifest"]["run_id"] == *id).unwrap();
         assert_eq!(entry["state"], "finished", "{id}");
     }
-    // Every record belongs to one of the three runs: 120 + 120 + 16.
-    assert_eq!(records.len(), 120 * 2 + 16, "records kept");
-    // Both tabs list the same three runs once they look again.
+    // Every record belongs to one of the five runs: 4 x 120 + 16.
+    assert_eq!(records.len(), 120 * 4 + 16, "records kept");
+    // Both tabs list the same five runs once they look again.
     for tab in [tab_a, tab_b] {
         b.client.switch_to_window(tab).await.unwrap();
         b.client.goto(&format!("{}#/", site.base_url)).await.unwrap();
         open_runs(&b, &site).await;
         let rows = js(&b, "return document.querySelectorAll('[data-testid=run-row]').length").await;
-        assert_eq!(rows, Value::from(3));
+        assert_eq!(rows, Value::from(5));
     }
     b.close().await;
-    let _ = std::fs::remove_file(path);
 }
 
 /// Records cleared behind the page's back (as a browser evicting storage would): the run says

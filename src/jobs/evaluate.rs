@@ -261,6 +261,7 @@ impl EvaluationRun {
             };
             self.transcripts.set(Vec::new());
             runs.keep_unsaved(&run_id, end.unsaved.clone());
+            runs.state_stored(&run_id, end.state_error.is_none());
             if let Some(e) = &end.state_error {
                 runs.problem.set(Some(format!("the run's state could not be stored: {e}")));
             }

@@ -61,6 +61,9 @@ pub struct Runs {
     held: StoredValue<BTreeMap<String, Held>, LocalStorage>,
     take_over: StoredValue<Option<TakeOverHandler>, LocalStorage>,
     polling: StoredValue<bool>,
+    /// Runs whose last state this tab could not store (a full disk): the list keeps what this
+    /// tab knows rather than the store's stale "running".
+    unstored_state: StoredValue<BTreeSet<String>>,
     asked_persistence: StoredValue<bool>,
     store: Opening<PageStore>,
     /// Records the store refused (a full disk), by run: written first when the run resumes.
@@ -83,6 +86,7 @@ impl Runs {
             held: StoredValue::new_local(BTreeMap::new()),
             take_over: StoredValue::new_local(None),
             polling: StoredValue::new(false),
+            unstored_state: StoredValue::new(BTreeSet::new()),
             asked_persistence: StoredValue::new(false),
             store: Opening::new(),
             unsaved: StoredValue::new_local(BTreeMap::new()),
@@ -139,8 +143,15 @@ impl Runs {
             Ok(entries) => entries,
             Err(e) => return self.problem.set(Some(format!("the stored runs could not be read: {e}"))),
         };
+        let unstored = self.unstored_state.get_value();
         for entry in entries.iter_mut().filter(|e| e.state == RunState::Running) {
             let id = entry.id().to_string();
+            if unstored.contains(&id) {
+                if let Some(known) = self.entry(&id) {
+                    *entry = known;
+                }
+                continue;
+            }
             let here = self.held.with_value(|h| h.contains_key(&id));
             if here || self.elsewhere.with_untracked(|e| e.contains(&id)) {
                 continue;
@@ -183,6 +194,17 @@ impl Runs {
         if self.missing.with_untracked(|m| *m != missing) {
             self.missing.set(missing);
         }
+    }
+
+    /// Whether the state a session of `run_id` ended with was stored.
+    pub fn state_stored(self, run_id: &str, stored: bool) {
+        self.unstored_state.update_value(|u| {
+            if stored {
+                u.remove(run_id);
+            } else {
+                u.insert(run_id.to_string());
+            }
+        });
     }
 
     /// What to do when a run another tab drove is let go mid-run.
