@@ -25,6 +25,7 @@ pub fn App() -> impl IntoView {
     let worker = PythonWorker::start();
     let status = worker.status;
     let state = AppState::new(&worker);
+    crate::state::tabs::take_over_runs(state, worker.clone());
     provide_context(StoredValue::new_local(worker));
     provide_context(state);
     state.restore();

@@ -1040,3 +1040,220 @@ async fn a_new_users_walkthrough_counts_every_request_the_server_saw() {
     assert!(!saved[0].contains(KEY) && !stored_text(&b).await.contains(KEY));
     b.close().await;
 }
+
+/// The number before the slash of a row's progress ("12 / 30").
+async fn row_progress(b: &Browser) -> usize {
+    let text = b.wait_text("[data-testid=run-progress]", Duration::from_secs(5), |_| true).await;
+    text.split('/').next().and_then(|n| n.trim().parse().ok()).unwrap_or_else(|| panic!("progress `{text}`"))
+}
+
+/// Two tabs, one run (docs/reliability.md): tab A runs 30 samples against a slow mock server;
+/// tab B, opened meanwhile, lists the run as running in another tab with progress that advances
+/// from the store, offers no Resume and sends nothing (no sample asked twice while A runs); A
+/// closes, B is granted the run's lock and resumes it with the key remembered on this device,
+/// and every sample ends with exactly one record.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_second_tab_shows_the_run_and_takes_it_over_when_the_first_closes() {
+    let mock = MockServer::start(
+        bundled_dataset().unwrap(),
+        MockConfig { latency_ms: 350, api_key: Some(KEY.into()), ..Default::default() },
+        0,
+    )
+    .await
+    .unwrap();
+    let (b, site) = open_evaluate().await;
+    use_mock(&b, &mock).await;
+    b.click("[data-testid=api-remember]").await;
+    b.fill("[data-testid=api-concurrency]", "2").await;
+    b.fill("[data-testid=eval-n]", "1").await;
+    b.fill("[data-testid=eval-limit]", "30").await;
+    start_api_run(&b).await;
+    wait_records(&b, 3, Duration::from_secs(60)).await;
+    let tab_a = b.client.window().await.unwrap();
+    let tab_b = b.client.new_window(true).await.unwrap().handle;
+    b.client.switch_to_window(tab_b.clone()).await.unwrap();
+    open_runs(&b, &site).await;
+    wait_row_state(&b, "elsewhere", Duration::from_secs(10)).await;
+    let label = b.wait_text("[data-testid=run-state-label]", Duration::from_secs(5), |_| true).await;
+    assert_eq!(label, "running in another tab");
+    let resume_shown =
+        js(&b, "const r = document.querySelector('[data-testid=run-resume]'); return !!r && !r.hidden").await;
+    assert_eq!(resume_shown, Value::Bool(false), "no Resume for a run another tab drives");
+    // Progress read from the store advances while B only watches.
+    let first = row_progress(&b).await;
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while row_progress(&b).await <= first {
+        assert!(Instant::now() < deadline, "the progress shown in tab B stayed at {first}");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    let shown = row_progress(&b).await;
+    let twice = |stats: &execbench_mockserver::Stats| stats.per_sample.values().filter(|c| **c > 1).count();
+    let stats = mock.stats();
+    assert_eq!(twice(&stats), 0, "no sample asked twice while A drives the run: {:?}", stats.per_sample);
+    assert!(shown < 30, "the run was still going ({shown} of 30)");
+    // A closes mid-run: B takes over.
+    b.client.switch_to_window(tab_a).await.unwrap();
+    b.client.close_window().await.unwrap();
+    b.client.switch_to_window(tab_b).await.unwrap();
+    let asked_at_close = mock.stats().per_sample.len();
+    wait_row_state(&b, "finished", Duration::from_secs(60)).await;
+    b.screenshot("runs-two-tabs-taken-over").await;
+    let (entries, records) = stored(&b).await;
+    assert_eq!(entries.len(), 1);
+    one_record_each(&records, 30);
+    let stats = mock.stats();
+    assert_eq!(stats.per_sample.len(), 30);
+    // Asked again: only what A had in flight when it closed (concurrency 2, and the engine keeps
+    // concurrency + 2 samples started).
+    assert!(twice(&stats) <= 4, "asked again: {:?} ({asked_at_close} asked at the close)", stats.per_sample);
+    assert!(!stored_text(&b).await.contains(KEY), "no key in IndexedDB");
+    b.close().await;
+}
+
+/// Two tabs import the same run file, delete a run and resume another at the same time: both
+/// imports are kept whole (under different ids), the deleted run is gone with its records, and
+/// the resumed run finishes with one record per sample.
+#[tokio::test(flavor = "multi_thread")]
+async fn two_tabs_importing_deleting_and_resuming_at_once_lose_nothing() {
+    let (b, site) = open_evaluate().await;
+    // The run to export (then delete): 120 samples, so an import takes a while.
+    use_simulated(&b, 5, 3).await;
+    b.fill("[data-testid=api-concurrency]", "8").await;
+    b.fill("[data-testid=eval-n]", "1").await;
+    b.fill("[data-testid=eval-limit]", "120").await;
+    start_api_run(&b).await;
+    b.wait_text("[data-testid=eval-state]", Duration::from_secs(90), |t| t == "finished").await;
+    open_runs(&b, &site).await;
+    let exported_id = js(&b, "return document.querySelector('[data-testid=run-row]').dataset.run").await;
+    let exported_id = exported_id.as_str().unwrap().to_string();
+    capture_downloads(&b).await;
+    b.click("[data-testid=run-export]").await;
+    let exported = downloaded(&b).await;
+    // The run to resume: cut off by a reload.
+    b.client.goto(&format!("{}#/evaluate", site.base_url)).await.unwrap();
+    b.wait_text(".evaluate .muted", Duration::from_secs(30), |t| t.contains("(800 samples)")).await;
+    use_simulated(&b, 150, 3).await;
+    b.fill("[data-testid=api-concurrency]", "1").await;
+    b.fill("[data-testid=eval-limit]", "16").await;
+    start_api_run(&b).await;
+    wait_records(&b, 120 + 3, Duration::from_secs(60)).await;
+    b.client.refresh().await.unwrap();
+    open_runs(&b, &site).await;
+    b.wait_text("[data-testid=runs-table]", Duration::from_secs(10), |t| t.contains("interrupted")).await;
+    let resumed_id =
+        js(&b, "return document.querySelector('[data-testid=run-row][data-state=interrupted]').dataset.run").await;
+    let resumed_id = resumed_id.as_str().unwrap().to_string();
+
+    let tab_a = b.client.window().await.unwrap();
+    let tab_b = b.client.new_window(true).await.unwrap().handle;
+    b.client.switch_to_window(tab_b.clone()).await.unwrap();
+    // B's dataset is loaded before it resumes.
+    b.client.goto(&format!("{}#/evaluate", site.base_url)).await.unwrap();
+    b.wait_text(".evaluate .muted", Duration::from_secs(60), |t| t.contains("(800 samples)")).await;
+    open_runs(&b, &site).await;
+    // Each tab acts when a message comes on a BroadcastChannel, so both start in the same moment
+    // (WebDriver alone switches tabs far slower than an import picks its id): B imports the file
+    // twice over and resumes; A imports it twice over and deletes the exported run.
+    let arm = async |b: &Browser, then: &str| {
+        let script = format!(
+            r#"const text = arguments[0];
+            window.goChannel = new BroadcastChannel('e2e-go');
+            window.goChannel.onmessage = () => {{
+                const input = document.querySelector('[data-testid=runs-import]');
+                for (const copy of [1, 2]) {{
+                    const files = new DataTransfer();
+                    files.items.add(new File([text], 'shared-run.jsonl'));
+                    input.files = files.files;
+                    input.dispatchEvent(new Event('change', {{bubbles: true}}));
+                }}
+                {then}
+            }};
+            return 0"#
+        );
+        b.client.execute(&script, vec![Value::String(exported[0].clone())]).await.unwrap();
+    };
+    arm(&b, &format!("document.querySelector('[data-testid=run-row][data-run=\"{resumed_id}\"] [data-testid=run-resume]').click();")).await;
+    b.client.switch_to_window(tab_a.clone()).await.unwrap();
+    let row = format!("[data-testid=run-row][data-run=\"{exported_id}\"]");
+    arm(&b, &format!("document.querySelector('{row} [data-testid=run-delete]').click(); setTimeout(() => document.querySelector('{row} [data-testid=run-delete-confirm]').click(), 30);")).await;
+    js(&b, "new BroadcastChannel('e2e-go').postMessage('go'); return 0").await;
+    let said = b.wait_text("[data-testid=runs-message]", Duration::from_secs(30), |t| !t.is_empty()).await;
+    assert!(said.starts_with("imported"), "tab A: {said}");
+    b.client.switch_to_window(tab_b.clone()).await.unwrap();
+    let said = b.wait_text("[data-testid=runs-message]", Duration::from_secs(30), |t| t.starts_with("imported")).await;
+    assert!(said.contains("120 records"), "tab B: {said}");
+    // The resumed run finishes in B, and the four imports end (each stores its state last).
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let (entries, _) = stored(&b).await;
+        let states: Vec<(&str, &str)> = entries
+            .iter()
+            .map(|e| (e["manifest"]["run_id"].as_str().unwrap(), e["state"].as_str().unwrap_or("")))
+            .collect();
+        if states.len() == 5 && states.iter().all(|(_, state)| *state == "finished") {
+            break;
+        }
+        assert!(Instant::now() < deadline, "not every run is whole and finished: {states:?}");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    let (entries, records) = stored(&b).await;
+    let ids: Vec<&str> = entries.iter().map(|e| e["manifest"]["run_id"].as_str().unwrap()).collect();
+    assert_eq!(ids.len(), 5, "the resumed run and four imports: {ids:?}");
+    assert!(ids.contains(&resumed_id.as_str()));
+    for id in ids.iter().filter(|id| **id != resumed_id) {
+        let entry = entries.iter().find(|e| e["manifest"]["run_id"] == *id).unwrap();
+        assert_eq!(entry["state"], "finished", "{id}");
+    }
+    // Every record belongs to one of the five runs: 4 x 120 + 16.
+    assert_eq!(records.len(), 120 * 4 + 16, "records kept");
+    // Both tabs list the same five runs once they look again.
+    for tab in [tab_a, tab_b] {
+        b.client.switch_to_window(tab).await.unwrap();
+        b.client.goto(&format!("{}#/", site.base_url)).await.unwrap();
+        open_runs(&b, &site).await;
+        let rows = js(&b, "return document.querySelectorAll('[data-testid=run-row]').length").await;
+        assert_eq!(rows, Value::from(5));
+    }
+    b.close().await;
+}
+
+/// Records cleared behind the page's back (as a browser evicting storage would): the run says
+/// how many are missing instead of its figures, in the list and when opened; and the page says
+/// whether the browser keeps this site's storage, having asked it when the run started.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_run_whose_records_vanished_says_so() {
+    let (b, site) = open_evaluate().await;
+    // Count the page's calls to persist(): asked once, when the run starts.
+    js(&b, "window.persistAsked = 0; const ask = navigator.storage.persist.bind(navigator.storage); navigator.storage.persist = () => { window.persistAsked++; return ask(); }; return 0").await;
+    use_simulated(&b, 5, 3).await;
+    b.fill("[data-testid=eval-n]", "1").await;
+    b.fill("[data-testid=eval-limit]", "12").await;
+    start_api_run(&b).await;
+    b.wait_text("[data-testid=eval-state]", Duration::from_secs(60), |t| t == "finished").await;
+    assert_eq!(js(&b, "return window.persistAsked").await, Value::from(1), "persist() asked once");
+    let script = r#"
+        const done = arguments[arguments.length - 1];
+        const open = indexedDB.open('execbench');
+        open.onsuccess = () => {
+            const db = open.result;
+            const tx = db.transaction(['records'], 'readwrite');
+            const store = tx.objectStore('records');
+            store.getAllKeys().onsuccess = e => e.target.result.slice(0, 5).forEach(k => store.delete(k));
+            tx.oncomplete = () => { db.close(); done('deleted'); };
+        };"#;
+    assert_eq!(b.client.execute_async(script, vec![]).await.unwrap(), Value::from("deleted"));
+    assert_eq!(stored(&b).await.1.len(), 7);
+    b.client.refresh().await.unwrap();
+    open_runs(&b, &site).await;
+    let said = b.wait_text("[data-testid=run-records-missing]", Duration::from_secs(10), |_| true).await;
+    assert!(said.starts_with("records missing: 5 of 12 — the browser may have cleared storage"), "{said}");
+    let pass = b.wait_text("[data-testid=run-pass1]", Duration::from_secs(5), |_| true).await;
+    assert_eq!(pass, "–", "no pass@1 from records that are gone");
+    let persisted = js(&b, "return document.querySelector('[data-testid=runs-persisted]').dataset.persisted").await;
+    assert!(persisted == "yes" || persisted == "no", "the browser says whether storage is kept: {persisted}");
+    b.screenshot("runs-records-missing").await;
+    b.click("[data-testid=run-open]").await;
+    let said = b.wait_text("[data-testid=run-records-missing]", Duration::from_secs(10), |_| true).await;
+    assert!(said.contains("records missing: 5 of 12") && said.contains("the 7 left"), "{said}");
+    b.close().await;
+}

@@ -12,6 +12,7 @@ pub mod fetch;
 pub mod hf_rows;
 pub mod key_scopes;
 pub mod loader;
+pub mod locks;
 pub mod offline;
 pub mod page_http;
 pub mod python;

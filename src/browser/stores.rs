@@ -67,6 +67,10 @@ impl<M: RunStore> RunStore for BrowserStore<M> {
     async fn delete(&self, run_id: &str) -> StoreResult<()> {
         either!(self, s => s.delete(run_id).await)
     }
+
+    async fn record_count(&self, run_id: &str) -> StoreResult<usize> {
+        either!(self, s => s.record_count(run_id).await)
+    }
 }
 
 impl<M: DatasetShelf> DatasetShelf for BrowserStore<M> {

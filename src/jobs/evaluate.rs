@@ -195,6 +195,7 @@ impl EvaluationRun {
         let RunPlan { mut responder, mut job, shown, simulation, price } = plan;
         let (entry, earlier) = match target {
             Target::New { pilot } => {
+                runs.ask_persistence();
                 let entry = new_entry(&responder, &job, &shown, dataset, simulation, price);
                 if let Some(first) = pilot {
                     job.samples.truncate(first);
@@ -223,6 +224,12 @@ impl EvaluationRun {
         let run_id = entry.id().to_string();
         self.run_id.set(Some(run_id.clone()));
         leptos::task::spawn_local(async move {
+            // One tab drives a run at a time: while another tab holds its lock, nothing is sent.
+            if let Err(e) = runs.drive(&run_id).await {
+                self.error.set(Some(e));
+                self.progress.finish(0, "not started");
+                return;
+            }
             let started = js_sys::Date::now();
             let store = runs.store().await;
             let live = LiveView::default();
@@ -246,6 +253,7 @@ impl EvaluationRun {
                 Ok(end) => end,
                 Err(NotStarted { error, unsaved }) => {
                     runs.keep_unsaved(&run_id, unsaved);
+                    runs.let_go(&run_id);
                     self.error.set(Some(format!("The run cannot start: {error}")));
                     self.progress.finish(0, "not started");
                     return;
@@ -253,6 +261,7 @@ impl EvaluationRun {
             };
             self.transcripts.set(Vec::new());
             runs.keep_unsaved(&run_id, end.unsaved.clone());
+            runs.state_stored(&run_id, end.state_error.is_none());
             if let Some(e) = &end.state_error {
                 runs.problem.set(Some(format!("the run's state could not be stored: {e}")));
             }
@@ -260,6 +269,8 @@ impl EvaluationRun {
                 a.remove(&run_id);
             });
             runs.show(end.entry.clone());
+            // Its state is stored: a tab waiting for the run's lock reads how it ended.
+            runs.let_go(&run_id);
             runs.refresh_storage();
             self.answers.set(live.answers.get());
             self.last_api_run.set_value(last_api_run);

@@ -2,17 +2,35 @@
 //! where the browser keeps nothing), the list of stored runs the Runs page shows, and storage figures. Every evaluation
 //! writes its records here as they finish (through `execbench_run::store::Recorder`), so a reload
 //! or a closed tab loses at most the requests in flight.
+//!
+//! Two tabs share one store: a tab drives a run only while it holds the run's lock
+//! (`crate::browser::locks`); a run another tab drives is listed with the progress the store has,
+//! read about once a second, and taken over when that tab lets go mid-run (the rules are
+//! `execbench_run::tabs`').
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::rc::Rc;
 
+use execbench_run::eviction::RecordsCheck;
+use execbench_run::io::Clock;
 use execbench_run::manifest::{RunEntry, RunState};
 use execbench_run::record::SampleRecord;
 use execbench_run::runfile::read_run_file;
 use execbench_run::store::{MemoryRunStore, RunStore};
+use execbench_run::tabs::{self, Seen};
 use leptos::prelude::*;
 
+use crate::browser::clock::BrowserClock;
+use crate::browser::locks::{self, Held};
 use crate::browser::stores::{BrowserStore, Opening};
+
+/// How often a run another tab drives is read again from the store.
+const ELSEWHERE_POLL_MS: u64 = 1000;
+
+/// What this tab does with a run another tab let go of mid-run (it closed): given the stored
+/// entry and the run's lock, now held here. Set by the state layer (it resumes the run as Resume
+/// would, or leaves it interrupted).
+pub type TakeOverHandler = Rc<dyn Fn(RunEntry, Held)>;
 
 /// IndexedDB, or memory when the browser refuses it (the page says so).
 pub type PageStore = BrowserStore<MemoryRunStore>;
@@ -33,14 +51,27 @@ pub struct Runs {
     pub problem: RwSignal<Option<String>>,
     /// Runs a job in this page is running now.
     pub active: RwSignal<BTreeSet<String>>,
+    /// Runs another tab drives now: listed with the store's progress, never driven here.
+    pub elsewhere: RwSignal<BTreeSet<String>>,
+    /// Runs whose entry counts more records than the store holds (the browser cleared them).
+    pub missing: RwSignal<BTreeMap<String, RecordsCheck>>,
+    /// Whether the browser keeps this site's storage until the user clears it, where it says.
+    pub persisted: RwSignal<Option<bool>>,
+    /// The locks of the runs this tab drives.
+    held: StoredValue<BTreeMap<String, Held>, LocalStorage>,
+    take_over: StoredValue<Option<TakeOverHandler>, LocalStorage>,
+    polling: StoredValue<bool>,
+    /// Runs whose last state this tab could not store (a full disk): the list keeps what this
+    /// tab knows rather than the store's stale "running".
+    unstored_state: StoredValue<BTreeSet<String>>,
+    asked_persistence: StoredValue<bool>,
     store: Opening<PageStore>,
     /// Records the store refused (a full disk), by run: written first when the run resumes.
     unsaved: StoredValue<BTreeMap<String, Vec<SampleRecord>>, LocalStorage>,
 }
 
 impl Runs {
-    /// Opens the store and reads the list. A run still marked running was cut off by a reload or
-    /// a closed tab (no job of this fresh page runs it): it becomes interrupted.
+    /// Opens the store and reads the list ([`Runs::sync`]).
     pub fn start() -> Runs {
         let runs = Runs {
             entries: RwSignal::new(Vec::new()),
@@ -49,6 +80,14 @@ impl Runs {
             storage: RwSignal::new(None),
             problem: RwSignal::new(None),
             active: RwSignal::new(BTreeSet::new()),
+            elsewhere: RwSignal::new(BTreeSet::new()),
+            missing: RwSignal::new(BTreeMap::new()),
+            persisted: RwSignal::new(None),
+            held: StoredValue::new_local(BTreeMap::new()),
+            take_over: StoredValue::new_local(None),
+            polling: StoredValue::new(false),
+            unstored_state: StoredValue::new(BTreeSet::new()),
+            asked_persistence: StoredValue::new(false),
             store: Opening::new(),
             unsaved: StoredValue::new_local(BTreeMap::new()),
         };
@@ -57,20 +96,12 @@ impl Runs {
             if let Some(e) = refused {
                 runs.problem.set(Some(e));
             }
-            let store = Rc::new(store);
-            runs.store.opened(store.clone());
-            match execbench_run::session::open_runs(&*store).await {
-                Ok((entries, problems)) => {
-                    if let Some(e) = problems.first() {
-                        runs.problem.set(Some(e.to_string()));
-                    }
-                    runs.entries.set(entries);
-                }
-                Err(e) => runs.problem.set(Some(format!("the stored runs could not be read: {e}"))),
-            }
+            runs.store.opened(Rc::new(store));
+            runs.sync().await;
             runs.loaded_at_ms.set(crate::browser::clock::now_ms());
             runs.loaded.set(true);
             runs.refresh_storage();
+            runs.check_records().await;
         });
         runs
     }
@@ -83,12 +114,207 @@ impl Runs {
     pub fn refresh_storage(self) {
         leptos::task::spawn_local(async move {
             self.storage.set(execbench_idbstore::storage_estimate().await);
+            self.persisted.set(execbench_idbstore::storage_persisted(false).await);
+        });
+    }
+
+    /// Asks the browser to keep this site's storage (`navigator.storage.persist()`), once a page:
+    /// when the user first starts a run or imports one, the moment there is something of theirs
+    /// to keep (asked at page load, Firefox would prompt someone who has stored nothing).
+    pub fn ask_persistence(self) {
+        if self.asked_persistence.get_value() {
+            return;
+        }
+        self.asked_persistence.set_value(true);
+        leptos::task::spawn_local(async move {
+            if execbench_idbstore::storage_persisted(false).await == Some(false) {
+                execbench_idbstore::storage_persisted(true).await;
+            }
+            self.refresh_storage();
+        });
+    }
+
+    /// Reads the list again from the store, as another tab may have changed it. A run still
+    /// marked running is either driven by another tab (its lock is held: it is watched, see
+    /// [`Runs::watch`]) or was cut off by a reload or a closed tab (it becomes interrupted).
+    pub async fn sync(self) {
+        let store = self.store().await;
+        let mut entries = match store.entries().await {
+            Ok(entries) => entries,
+            Err(e) => return self.problem.set(Some(format!("the stored runs could not be read: {e}"))),
+        };
+        let unstored = self.unstored_state.get_value();
+        for entry in entries.iter_mut().filter(|e| e.state == RunState::Running) {
+            let id = entry.id().to_string();
+            if unstored.contains(&id) {
+                if let Some(known) = self.entry(&id) {
+                    *entry = known;
+                }
+                continue;
+            }
+            let here = self.held.with_value(|h| h.contains_key(&id));
+            if here || self.elsewhere.with_untracked(|e| e.contains(&id)) {
+                continue;
+            }
+            let lock = locks::try_hold(&tabs::lock_name(&id)).await;
+            match tabs::seen(entry.state, here, lock.is_some()) {
+                Seen::AsStored => {}
+                Seen::DrivenElsewhere => self.watch(id),
+                Seen::CutOff => {
+                    // Read again under the lock: the tab that ran it may have ended it since.
+                    if let Ok(Some(fresh)) = store.entry(&id).await {
+                        *entry = fresh;
+                    }
+                    if entry.state == RunState::Running {
+                        entry.state = RunState::Interrupted;
+                        entry.note = Some(execbench_run::session::INTERRUPTED.to_string());
+                        if let Err(e) = store.save_entry(entry).await {
+                            self.problem.set(Some(e.to_string()));
+                        }
+                    }
+                }
+            }
+        }
+        self.entries.set(entries);
+    }
+
+    /// Counts every run's records: a run whose entry counts more than the store holds lost them
+    /// (`execbench_run::eviction`), and the page says so instead of its figures.
+    pub async fn check_records(self) {
+        let store = self.store().await;
+        let mut missing = BTreeMap::new();
+        for entry in self.entries.get_untracked() {
+            if let Ok(found) = store.record_count(entry.id()).await {
+                let check = RecordsCheck::of(entry.tally.recorded(), found);
+                if !check.is_whole() {
+                    missing.insert(entry.id().to_string(), check);
+                }
+            }
+        }
+        if self.missing.with_untracked(|m| *m != missing) {
+            self.missing.set(missing);
+        }
+    }
+
+    /// Whether the state a session of `run_id` ended with was stored.
+    pub fn state_stored(self, run_id: &str, stored: bool) {
+        self.unstored_state.update_value(|u| {
+            if stored {
+                u.remove(run_id);
+            } else {
+                u.insert(run_id.to_string());
+            }
+        });
+    }
+
+    /// What to do when a run another tab drove is let go mid-run.
+    pub fn on_take_over(self, handler: TakeOverHandler) {
+        self.take_over.set_value(Some(handler));
+    }
+
+    /// Lists `run_id` as driven by another tab, reads its progress from the store while it is,
+    /// and waits for its lock: once granted, the other tab let go (it ended the run, or closed).
+    pub fn watch(self, run_id: String) {
+        if self.elsewhere.with_untracked(|e| e.contains(&run_id)) {
+            return;
+        }
+        self.elsewhere.update(|e| {
+            e.insert(run_id.clone());
+        });
+        self.poll_elsewhere();
+        leptos::task::spawn_local(async move {
+            let lock = locks::hold(&tabs::lock_name(&run_id)).await;
+            let store = self.store().await;
+            let stored = store.entry(&run_id).await.ok().flatten();
+            self.elsewhere.update(|e| {
+                e.remove(&run_id);
+            });
+            match stored {
+                None => self.entries.update(|entries| entries.retain(|e| e.id() != run_id)),
+                Some(entry) if entry.state == RunState::Running => match self.take_over.get_value() {
+                    Some(take_over) => take_over(entry, lock),
+                    None => self.leave_interrupted(entry, "the tab that ran it was closed".into()).await,
+                },
+                Some(entry) => self.show(entry),
+            }
+        });
+    }
+
+    /// Stores a run cut off in another tab as interrupted, with why it was not resumed here.
+    pub async fn leave_interrupted(self, mut entry: RunEntry, note: String) {
+        entry.state = RunState::Interrupted;
+        entry.note = Some(note);
+        let store = self.store().await;
+        if let Err(e) = store.save_entry(&entry).await {
+            self.problem.set(Some(e.to_string()));
+        }
+        self.show(entry);
+    }
+
+    /// While any run is driven by another tab: its entry read again about once a second.
+    fn poll_elsewhere(self) {
+        if self.polling.get_value() {
+            return;
+        }
+        self.polling.set_value(true);
+        leptos::task::spawn_local(async move {
+            loop {
+                BrowserClock.sleep(ELSEWHERE_POLL_MS).await;
+                let watched = self.elsewhere.get_untracked();
+                if watched.is_empty() {
+                    break;
+                }
+                let store = self.store().await;
+                for id in watched {
+                    if let Ok(Some(entry)) = store.entry(&id).await
+                        && self.elsewhere.with_untracked(|e| e.contains(&id))
+                    {
+                        self.show(entry);
+                    }
+                }
+            }
+            self.polling.set_value(false);
+        });
+    }
+
+    /// Takes the lock of a run this tab is about to drive (Resume, Retry errors, Extend, a new
+    /// run). Refused, and the run watched, while another tab drives it.
+    pub async fn drive(self, run_id: &str) -> Result<(), String> {
+        if self.held.with_value(|h| h.contains_key(run_id)) {
+            return Ok(());
+        }
+        match locks::try_hold(&tabs::lock_name(run_id)).await {
+            Some(lock) => {
+                self.held.update_value(|h| {
+                    h.insert(run_id.to_string(), lock);
+                });
+                Ok(())
+            }
+            None => {
+                self.watch(run_id.to_string());
+                Err(format!("{run_id} is running in another tab: it goes on there, and this tab shows its progress"))
+            }
+        }
+    }
+
+    /// Drives a run whose lock this tab was granted (a take-over).
+    pub fn adopt(self, run_id: &str, lock: Held) {
+        self.held.update_value(|h| {
+            h.insert(run_id.to_string(), lock);
+        });
+    }
+
+    /// This tab no longer drives the run: its lock goes (a waiting tab may take it).
+    pub fn let_go(self, run_id: &str) {
+        self.held.update_value(|h| {
+            h.remove(run_id);
         });
     }
 
     /// Puts `entry` in the list (replacing the run's earlier entry), keeping newest first.
     /// Gives a stored run the name `typed` (empty: its default name) and shows it.
     pub async fn rename(self, id: &str, typed: &str) -> Result<(), String> {
+        let _lock = self.while_not_driven(id).await?;
         let store = self.store().await;
         let entry = execbench_run::naming::rename(&*store, id, typed).await?;
         self.show(entry);
@@ -125,12 +351,33 @@ impl Runs {
         self.unsaved.with_value(|u| u.get(run_id).map_or(0, Vec::len))
     }
 
+    /// The run's lock for a short change (rename, delete), unless another tab drives the run.
+    async fn while_not_driven(self, run_id: &str) -> Result<Option<Held>, String> {
+        if self.held.with_value(|h| h.contains_key(run_id)) {
+            return Ok(None);
+        }
+        match locks::try_hold(&tabs::lock_name(run_id)).await {
+            Some(lock) => Ok(Some(lock)),
+            None => {
+                self.watch(run_id.to_string());
+                Err(format!("{run_id} is running in another tab: it cannot be changed here now"))
+            }
+        }
+    }
+
     pub fn delete(self, run_id: String) {
         leptos::task::spawn_local(async move {
+            let _lock = match self.while_not_driven(&run_id).await {
+                Ok(lock) => lock,
+                Err(e) => return self.problem.set(Some(e)),
+            };
             let store = self.store().await;
             match store.delete(&run_id).await {
                 Ok(()) => {
                     self.entries.update(|entries| entries.retain(|e| e.id() != run_id));
+                    self.missing.update(|m| {
+                        m.remove(&run_id);
+                    });
                     self.unsaved.update_value(|u| {
                         u.remove(&run_id);
                     });
@@ -148,6 +395,10 @@ impl Runs {
             Some(hint) => hint,
             None => e,
         })?;
+        self.ask_persistence();
+        // One import at a time across tabs: two tabs importing the same file must not both pick
+        // the same free id.
+        let _import = locks::hold(tabs::IMPORT_LOCK).await;
         let store = self.store().await;
         let mut manifest = file.manifest;
         // Asked of the store, not the list (which may not have been read yet).

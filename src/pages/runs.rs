@@ -9,6 +9,7 @@ use execbench_providers::{KeyScope, KeyUse};
 use execbench_run::batch;
 use execbench_run::cost::estimate::format_tokens;
 use execbench_run::cost::format_usd;
+use execbench_run::eviction::RecordsCheck;
 use execbench_run::file_review::{FormLimits, review_continuation};
 use execbench_run::manifest::{RunEntry, RunState, counted};
 use execbench_run::naming::{default_name, endpoint_host, run_name};
@@ -254,6 +255,13 @@ pub fn RunsPage() -> impl IntoView {
         checking: RwSignal::new(None),
     };
     let job = evaluation_run();
+    // Another tab may have started, ended, imported or deleted runs since the list was read.
+    if runs.loaded.get_untracked() {
+        leptos::task::spawn_local(async move {
+            runs.sync().await;
+            runs.check_records().await;
+        });
+    }
     // A run against a remote server may need its key again (it is never stored with the run).
     let needs_key = move || {
         state.confirm_endpoint.with(Option::is_some)
@@ -282,6 +290,14 @@ pub fn RunsPage() -> impl IntoView {
                     Some((used, quota)) => format!("This site uses {} of the {} the browser allows it.", bytes(used), bytes(quota)),
                     None => "The browser does not say how much storage this site uses.".to_string(),
                 }}
+                " "
+                <span data-testid="runs-persisted" data-persisted=move || match runs.persisted.get() { Some(true) => "yes", Some(false) => "no", None => "unknown" }>
+                    {move || match runs.persisted.get() {
+                        Some(true) => "Storage is persistent: the browser keeps it until you clear it.",
+                        Some(false) => "Storage is not persistent: the browser may clear it when the disk is nearly full (starting or importing a run asks it to keep it).",
+                        None => "The browser does not say whether it keeps this site's storage.",
+                    }}
+                </span>
             </p>
             {move || runs.problem.get().map(|p| view! { <p class="error-box" role="alert" data-testid="runs-problem">{p}</p> })}
             {move || state.message.get().map(|(ok, text)| view! { <p class=if ok { "ok-box" } else { "error-box" } role="status" data-testid="runs-message">{text}</p> })}
@@ -358,6 +374,10 @@ fn RunRow(entry: RunEntry, state: RunsPageState) -> impl IntoView {
     let id = entry.id().to_string();
     let id_kept = StoredValue::new(id.clone());
     let active = move || app.runs.active.with(|a| id_kept.with_value(|id| a.contains(id)));
+    // Driven by another tab: shown, never driven here (no Resume, Retry, Extend, Rename or Delete).
+    let elsewhere = move || app.runs.elsewhere.with(|a| id_kept.with_value(|id| a.contains(id)));
+    let busy = move || active() || elsewhere();
+    let missing = move || app.runs.missing.with(|m| id_kept.with_value(|id| m.get(id).and_then(|c| c.message())));
     let pass: Vec<String> = m
         .modes
         .iter()
@@ -403,16 +423,22 @@ fn RunRow(entry: RunEntry, state: RunsPageState) -> impl IntoView {
         move || state.confirm_delete.get().as_deref() == Some(id.as_str())
     };
     view! {
-        <tr data-testid="run-row" data-run=id.clone() data-state=entry.state.label()>
-            <td class="run-source"><RunName entry=entry.clone() active=Signal::derive(active) message=state.message /></td>
+        <tr data-testid="run-row" data-run=id.clone() data-state=move || if elsewhere() { "elsewhere" } else { state_label }>
+            <td class="run-source"><RunName entry=entry.clone() active=Signal::derive(busy) message=state.message /></td>
             <td>{m.dataset.clone()}<span class="muted small note">{format!("{} prediction", m.task.label())}</span></td>
             <td class="small-cell">{format!("{} · n={}", m.template.name, m.n)}</td>
-            <td class="num" data-testid="run-progress">{progress}<span class="muted small note" data-testid="run-scored">{scored}</span></td>
-            <td class="num" data-testid="run-pass1">{pass.into_iter().map(|p| view! { <span class="line">{p}</span> }).collect_view()}</td>
+            <td class="num" data-testid="run-progress">
+                {move || match missing() {
+                    // The entry's figures count records that are gone: say so instead.
+                    Some(said) => view! { <span class="records-missing" data-testid="run-records-missing">{said}</span> }.into_any(),
+                    None => view! { {progress.clone()}<span class="muted small note" data-testid="run-scored">{scored.clone()}</span> }.into_any(),
+                }}
+            </td>
+            <td class="num" data-testid="run-pass1">{move || if missing().is_some() { view! { "–" }.into_any() } else { pass.iter().map(|p| view! { <span class="line">{p.clone()}</span> }).collect_view().into_any() }}</td>
             <td class="num" data-testid="run-tokens" title=format!("{} prompt, {} completion ({} reasoning)", usage.prompt_tokens, usage.completion_tokens, usage.reasoning_tokens)>{format_tokens(usage.total())}</td>
             <td class="num" data-testid="run-cost" title=m.price.as_ref().map(|p| p.source.clone()).unwrap_or_else(|| "no price known".into())>{cost}</td>
             <td data-testid="run-state" class="runs-state-cell">
-                <strong>{move || if active() { "running" } else { state_label }}</strong>
+                <strong data-testid="run-state-label">{move || if active() { "running" } else if elsewhere() { "running in another tab" } else { state_label }}</strong>
                 {move || active().then(|| concurrency_note(&id_kept.get_value())).flatten().map(|n| view! { <span class="small note" data-testid="run-concurrency">{n}</span> })}
                 {note.map(|n| view! { <span class="muted small note" data-testid="run-note">{n}</span> })}
                 {(unsaved > 0).then(|| view! { <span class="small note">{format!("{unsaved} result{} not yet stored: Resume writes {} first", if unsaved == 1 { "" } else { "s" }, if unsaved == 1 { "it" } else { "them" })}</span> })}
@@ -420,14 +446,14 @@ fn RunRow(entry: RunEntry, state: RunsPageState) -> impl IntoView {
             <td class="small-cell">{started(m.created)}<span class="muted small note">{format!("ran {}", duration(entry.active_ms))}</span></td>
             <td class="actions">
                 {waiting.is_some().then(|| view! { <button data-testid="run-check-batches" title="ask the provider where the batches are, and collect the results that are ready" disabled=checking on:click=move |_| carry_on(app, state, e6.clone(), Action::CheckBatches)>"Check now"</button> })}
-                {can_resume.then(|| view! { <button data-testid="run-resume" disabled=active on:click=move |_| carry_on(app, state, e1.clone(), Action::Carry(Continue::Resume))>"Resume"</button> })}
-                {can_retry.then(|| view! { <button data-testid="run-retry" disabled=active on:click=move |_| carry_on(app, state, e2.clone(), Action::Carry(Continue::RetryErrors))>"Retry errors"</button> })}
-                {can_extend.then(|| view! { <button data-testid="run-extend" disabled=active on:click=move |_| carry_on(app, state, e3.clone(), Action::Carry(Continue::Extend { extra: EXTEND_BY }))>{format!("Extend n to {}", e3.manifest.n + EXTEND_BY)}</button> })}
+                {can_resume.then(|| view! { <button data-testid="run-resume" disabled=busy hidden=elsewhere on:click=move |_| carry_on(app, state, e1.clone(), Action::Carry(Continue::Resume))>"Resume"</button> })}
+                {can_retry.then(|| view! { <button data-testid="run-retry" disabled=busy hidden=elsewhere on:click=move |_| carry_on(app, state, e2.clone(), Action::Carry(Continue::RetryErrors))>"Retry errors"</button> })}
+                {can_extend.then(|| view! { <button data-testid="run-extend" disabled=busy hidden=elsewhere on:click=move |_| carry_on(app, state, e3.clone(), Action::Carry(Continue::Extend { extra: EXTEND_BY }))>{format!("Extend n to {}", e3.manifest.n + EXTEND_BY)}</button> })}
                 <button data-testid="run-export" on:click=move |_| export(app, state, e4.clone(), false)>"Export"</button>
                 <button data-testid="run-export-codecrash" title="CodeCrash's result layout" on:click=move |_| export(app, state, e5.clone(), true)>"CodeCrash"</button>
                 <Show when=asking.clone() fallback=move || {
                     let id = delete_id.clone();
-                    view! { <button class="danger" data-testid="run-delete" disabled=active on:click=move |_| state.confirm_delete.set(Some(id.clone()))>"Delete"</button> }
+                    view! { <button class="danger" data-testid="run-delete" disabled=busy on:click=move |_| state.confirm_delete.set(Some(id.clone()))>"Delete"</button> }
                 }>
                     {
                         let id = confirm_id.clone();
@@ -506,6 +532,7 @@ fn RunName(entry: RunEntry, active: Signal<bool>, message: RwSignal<Option<(bool
 pub fn RunPage(id: String) -> impl IntoView {
     let app = expect_context::<AppState>();
     let loaded: RwSignal<Option<Result<Arc<crate::jobs::results::RunResults>, String>>> = RwSignal::new(None);
+    let missing: RwSignal<Option<String>> = RwSignal::new(None);
     {
         let id = id.clone();
         leptos::task::spawn_local(async move {
@@ -513,6 +540,7 @@ pub fn RunPage(id: String) -> impl IntoView {
             let result = match store.entry(&id).await {
                 Ok(Some(entry)) => match store.records(&id).await {
                     Ok(records) => {
+                        missing.set(RecordsCheck::of(entry.tally.recorded(), records.len()).message());
                         let mut run = results_of(&entry, &records, entry.manifest.model.starts_with("re-scored "));
                         run.id = 1;
                         Ok(Arc::new(run))
@@ -543,6 +571,7 @@ pub fn RunPage(id: String) -> impl IntoView {
                     view! {
                         <h1 data-testid="run-title" class="run-name-title">{run.name.clone()}</h1>
                         <p class="muted" data-testid="run-what">{run.title()}{run.imported.then_some(" · imported from a run file")}</p>
+                        {move || missing.get().map(|m| view! { <p class="error-box" role="alert" data-testid="run-records-missing">{m}</p> })}
                         <p class="stats" data-testid="run-summary-line">{format!("{} of {} samples scored · {} · {}", run.scored(), run.planned, run.end, duration(run.elapsed_ms))}</p>
                         {usage.map(|u| view! { <p class="stats" data-testid="run-usage">{u}</p> })}
                         {(!errors.is_empty()).then(|| view! {

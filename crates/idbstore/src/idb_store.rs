@@ -298,6 +298,14 @@ impl RunStore for IdbStore {
         Ok(all)
     }
 
+    async fn record_count(&self, run_id: &str) -> StoreResult<usize> {
+        let tx = self.transaction(&[RECORDS], TransactionMode::ReadOnly)?;
+        let err = |e: idb::Error| read_error(Some(run_id), &e);
+        let records = tx.object_store(RECORDS).map_err(err)?;
+        let count = records.count(Some(pairs_of(run_id).map_err(err)?)).map_err(err)?.await.map_err(err)?;
+        Ok(count as usize)
+    }
+
     async fn delete(&self, run_id: &str) -> StoreResult<()> {
         let key = run_key(run_id);
         self.write(&format!("could not delete run `{run_id}`"), |runs, records| {
@@ -321,4 +329,19 @@ pub async fn storage_estimate() -> Option<(f64, f64)> {
     let promise = estimate.call0(&storage).ok()?.dyn_into::<Promise>().ok()?;
     let result = JsFuture::from(promise).await.ok()?;
     Some((get(&result, "usage")?.as_f64()?, get(&result, "quota")?.as_f64()?))
+}
+
+/// Whether the browser keeps this origin's storage until the user clears it (not evicted under
+/// storage pressure): `navigator.storage.persisted()`, or with `ask`, `navigator.storage.persist()`
+/// (Chromium grants or refuses it by itself; Firefox asks the user). `None` where the browser has
+/// no Storage API or refuses to say.
+pub async fn storage_persisted(ask: bool) -> Option<bool> {
+    let get = |target: &JsValue, key: &str| {
+        Reflect::get(target, &JsValue::from_str(key)).ok().filter(|v| !v.is_undefined() && !v.is_null())
+    };
+    let navigator = get(&js_sys::global(), "navigator")?;
+    let storage = get(&navigator, "storage")?;
+    let call = get(&storage, if ask { "persist" } else { "persisted" })?.dyn_into::<Function>().ok()?;
+    let promise = call.call0(&storage).ok()?.dyn_into::<Promise>().ok()?;
+    JsFuture::from(promise).await.ok()?.as_bool()
 }

@@ -1,7 +1,7 @@
 //! Runs, imported datasets and Build generations kept in the browser's IndexedDB: [`IdbStore`],
 //! the page's [`RunStore`](execbench_run::store::RunStore), [`DatasetShelf`](execbench_run::shelf::DatasetShelf)
 //! and [`GenerationStore`](execbench_run::generation_store::GenerationStore), and
-//! [`storage_estimate`] for the Runs page.
+//! [`storage_estimate`] and [`storage_persisted`] for the Runs page.
 //!
 //! Layout (database version 3; version 1 had only the first two stores, version 2 the first
 //! four, and opening an older one upgrades it in place, keeping what it holds):
@@ -48,7 +48,7 @@ mod idb_store;
 #[path = "native.rs"]
 mod idb_store;
 
-pub use idb_store::{IdbStore, storage_estimate};
+pub use idb_store::{IdbStore, storage_estimate, storage_persisted};
 
 /// The schema version this code creates and reads.
 pub const DB_VERSION: u32 = 3;

@@ -89,6 +89,11 @@ pub async fn storage_estimate() -> Option<(f64, f64)> {
     None
 }
 
+/// Natively nothing is persisted by a browser.
+pub async fn storage_persisted(_ask: bool) -> Option<bool> {
+    None
+}
+
 #[cfg(test)]
 mod tests {
     #[test]
@@ -96,5 +101,6 @@ mod tests {
         let err = futures::executor::block_on(super::IdbStore::open("execbench")).expect_err("no IndexedDB natively");
         assert_eq!(err.kind, execbench_run::store::StoreErrorKind::Unavailable);
         assert_eq!(futures::executor::block_on(super::storage_estimate()), None);
+        assert_eq!(futures::executor::block_on(super::storage_persisted(true)), None);
     }
 }

@@ -22,6 +22,8 @@
 //! - `threaded_python` (native only) runs Python on several threads, one interpreter each: the
 //!   command line's `--jobs`.
 //! - [`file_review`] checks a stored or imported run's endpoint and settings before it goes on.
+//! - [`tabs`] decides what a page does with a run another tab drives; [`eviction`] describes a
+//!   run whose records the browser cleared.
 //! - [`generation`] asks a model for benchmark candidates (the Build page's Generate step).
 
 pub mod api;
@@ -33,6 +35,7 @@ pub mod closing_report;
 pub mod connection;
 pub mod cost;
 pub mod engine;
+pub mod eviction;
 pub mod file_review;
 pub mod gate;
 pub mod generation;
@@ -57,6 +60,7 @@ pub mod stoppable;
 #[cfg(test)]
 mod stopped_at;
 pub mod store;
+pub mod tabs;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod threaded_python;
 pub mod verify;

@@ -79,6 +79,11 @@ pub trait RunStore {
     fn records(&self, run_id: &str) -> impl Future<Output = StoreResult<Vec<SampleRecord>>>;
     /// Removes a run and its records. Removing a run that is not there is not an error.
     fn delete(&self, run_id: &str) -> impl Future<Output = StoreResult<()>>;
+    /// How many records a run has: the page compares it with the count its entry keeps
+    /// (`crate::eviction`). Stores that can count without reading the records do.
+    fn record_count(&self, run_id: &str) -> impl Future<Output = StoreResult<usize>> {
+        async move { Ok(self.records(run_id).await?.len()) }
+    }
 }
 
 /// Sorts entries newest first (by creation, then id), as every store returns them.
@@ -345,6 +350,9 @@ pub mod conformance {
             assert_eq!(entry.missing(), 0);
             assert!(entry.active_ms > 0.0 && entry.updated_ms > 1_000.0, "times move: {entry:?}");
             assert_eq!(entry.tally, Tally::of(&records), "the stored tally is the records'");
+            // The count the page compares with the entry's (`crate::eviction`).
+            assert_eq!(store.record_count("run-b").await.unwrap(), 3, "records counted");
+            assert_eq!(store.record_count("run-a").await.unwrap_or(0), 0, "a run without records");
 
             // State changes are stored with their note.
             recorder.set_state(RunState::Paused, Some("spend cap".into())).await.unwrap();
