@@ -32,7 +32,7 @@ const SLICE: f64 = (1u32 << 20) as f64;
 
 /// Reads a file the user picked, a slice at a time, and loads it in the format it is in (JSON
 /// Lines, LiveCodeBench's Parquet, a CodeCrash file: `execbench_formats::DatasetStream`, which
-/// gives `load_dataset`'s result; bad rows are reported, good rows kept). The bytes come back too,
+/// gives `load_dataset`'s result, Parquet decoded by the loader worker; bad rows are reported, good rows kept). The bytes come back too,
 /// for the dataset shelf.
 pub async fn read_dataset_file(
     file: web_sys::File,
@@ -60,11 +60,11 @@ pub async fn read_dataset_file(
             crate::browser::clock::Sleep::new(0).await;
         }
     }
-    // A whole file (Parquet, a rows page) is decoded in a worker: a damaged one cannot trap the page.
-    let report = if stream.loads_as_read() {
-        stream.finish().report
-    } else {
-        crate::browser::loader::load_off_thread(&name, &bytes).await?
+    // A whole file (Parquet, a rows page) is decoded in a worker: a damaged one cannot trap the
+    // page, and the page's wasm does not carry the Parquet decoder (`finish_rows` never decodes).
+    let report = match stream.finish_rows() {
+        Ok(loaded) => loaded.report,
+        Err(_) => crate::browser::loader::load_off_thread(&name, &bytes).await?,
     };
     Ok((bytes, report))
 }

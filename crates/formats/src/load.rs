@@ -155,9 +155,18 @@ impl<'a> DatasetStream<'a> {
     }
 
     pub fn finish(self) -> LoadedDataset {
+        let file = self.file;
+        self.finish_rows().unwrap_or_else(|bytes| load_dataset(file, &bytes))
+    }
+
+    /// The rows loaded as they came, or, for a file that must be decoded whole (Parquet, a rows
+    /// page, a file too short to tell), its bytes. Never decodes: the page calls this and hands
+    /// whole files to its loader worker, so the page's wasm does not link `load_dataset` and with
+    /// it the Parquet decoder (about 560 KB; docs/performance.md).
+    pub fn finish_rows(self) -> Result<LoadedDataset, Vec<u8>> {
         match self.state {
-            StreamState::Rows(format, reader) => LoadedDataset { format, report: reader.finish() },
-            StreamState::Undecided(bytes) | StreamState::Whole(bytes) => load_dataset(self.file, &bytes),
+            StreamState::Rows(format, reader) => Ok(LoadedDataset { format, report: reader.finish() }),
+            StreamState::Undecided(bytes) | StreamState::Whole(bytes) => Err(bytes),
         }
     }
 }

@@ -82,6 +82,18 @@ fn a_file_streamed_in_chunks_loads_as_the_whole_file_does() {
         for size in [1, 5, 100, bytes.len().max(1)] {
             assert_eq!(streamed(name, bytes, size), whole, "{name} in chunks of {size}");
         }
+        // The page's way: rows loaded as read, or the whole file handed back undecoded for its
+        // loader worker (always for Parquet and rows pages, which the page never decodes itself).
+        let mut stream = execbench_formats::DatasetStream::new(name);
+        stream.feed(bytes);
+        let as_read = stream.loads_as_read();
+        match stream.finish_rows() {
+            Ok(loaded) => assert!(as_read && loaded == whole, "{name}"),
+            Err(kept) => assert!(!as_read && kept == *bytes, "{name}"),
+        }
+        if matches!(format, Format::Parquet | Format::HfRowsPage) {
+            assert!(!as_read, "{name} is decoded whole, off the page's thread");
+        }
     }
     // Rows are loaded as they arrive for JSON Lines: half the file gives rows already.
     let file = cases[0].1.clone();
