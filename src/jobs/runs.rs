@@ -33,6 +33,8 @@ pub struct Runs {
     pub problem: RwSignal<Option<String>>,
     /// Runs a job in this page is running now.
     pub active: RwSignal<BTreeSet<String>>,
+    /// The batch runs the Runs page may poll (their key given in this page session).
+    pub polling: super::batch::BatchPolling,
     store: Opening<PageStore>,
     /// Records the store refused (a full disk), by run: written first when the run resumes.
     unsaved: StoredValue<BTreeMap<String, Vec<SampleRecord>>, LocalStorage>,
@@ -49,6 +51,7 @@ impl Runs {
             storage: RwSignal::new(None),
             problem: RwSignal::new(None),
             active: RwSignal::new(BTreeSet::new()),
+            polling: super::batch::BatchPolling::new(),
             store: Opening::new(),
             unsaved: StoredValue::new_local(BTreeMap::new()),
         };

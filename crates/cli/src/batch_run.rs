@@ -4,8 +4,6 @@
 //! `--wait` polls politely until every batch is collected. The batch ids and states live in the
 //! run file's state lines; the key never does.
 
-use execbench_eval::report::summarize;
-use execbench_providers::Usage;
 use execbench_run::api::ApiModel;
 use execbench_run::batch;
 use execbench_run::manifest::RunEntry;
@@ -91,29 +89,8 @@ fn report(run: &BatchRun) {
     for e in errors.iter().take(10) {
         eprintln!("  error: {}: {}", e.sample_id, e.error.as_ref().map(|x| x.message.as_str()).unwrap_or(""));
     }
-    let usage = run.records.iter().filter_map(|r| r.usage).fold(Usage::default(), |mut t, u| {
-        t.add(&u);
-        t
-    });
-    println!(
-        "tokens: {} prompt, {} completion ({} reasoning)",
-        usage.prompt_tokens, usage.completion_tokens, usage.reasoning_tokens
-    );
-    if let Some(price) = &run.entry.manifest.price {
-        println!("cost: {} (price: {})", execbench_run::cost::format_usd(price.price.cost(&usage)), price.source);
+    if !errors.is_empty() {
+        eprintln!("ask again for the errors with --resume --retry-errors (a new batch) or --retry-errors live");
     }
-    for (i, mode) in run.job.modes.iter().enumerate() {
-        let rows: Vec<_> = run.records.iter().filter_map(|r| r.results.get(i).cloned()).collect();
-        let s = summarize(run.job.template.task, *mode, &rows);
-        println!(
-            "{} {}: pass@1 {}  pass@5 {}  ({} samples, {} answers, {} correct)",
-            s.task.label(),
-            s.mode.label(),
-            s.pass_at_1.display(),
-            s.pass_at_5.display(),
-            s.samples,
-            s.answers,
-            s.correct
-        );
-    }
+    crate::run::print_results(&run.records, run.entry.manifest.price.as_ref(), run.job.template.task, &run.job.modes);
 }
