@@ -143,8 +143,20 @@ async fn a_batch_run_submitted_reloaded_and_checked_scores_as_the_live_run() {
         })
         .await;
     assert!(note.contains("submitted: 1 batch, 0 / 40 done, provider says validating"), "{note}");
+    let row = |part: &str| format!("[data-run='{batch_id}'] [data-testid={part}]");
+    let shown = b.wait_text(&row("run-state"), Duration::from_secs(5), |t| !t.is_empty()).await;
+    assert!(shown.starts_with("submitted"), "{shown}");
+    b.wait_text(&row("run-batch-mark"), Duration::from_secs(5), |t| t == "batch").await;
+    let waited = b.wait_text(&row("run-time"), Duration::from_secs(5), |t| !t.is_empty()).await;
+    assert!(waited.starts_with("waited "), "{waited}");
     tokio::time::sleep(Duration::from_millis(500)).await;
     assert_eq!(mock.stats().requests_total, submitted, "no request at page load");
+    let polled = js(
+        &b,
+        &format!("return document.querySelectorAll(\"[data-run='{batch_id}'] [data-testid=run-next-check]\").length"),
+    )
+    .await;
+    assert_eq!(polled, 0, "a reload polls nothing before the user asks");
 
     // The provider's day passes; Check now without the key asks for it and sends nothing.
     mock.advance_batch_clock(86_400);
@@ -185,6 +197,30 @@ async fn a_batch_run_submitted_reloaded_and_checked_scores_as_the_live_run() {
         }
     }
     assert!((1..SAMPLES / 2).contains(&errors), "{errors} error records");
+
+    // Retry errors as a new batch: only the error records are submitted; the run is polled from
+    // then on (its key was given in this page session); Check now collects them.
+    let before = mock.stats().batch_calls.values().sum::<u64>();
+    b.click(&row("run-retry-batch")).await;
+    let said =
+        b.wait_text("[data-testid=runs-message]", Duration::from_secs(20), |t| t.contains("submitted again")).await;
+    assert!(said.contains(&format!("{errors} requests submitted again in 1 batch")), "{said}");
+    let next = b.wait_text(&row("run-next-check"), Duration::from_secs(10), |t| !t.is_empty()).await;
+    assert_eq!(next, "next check in 30 s");
+    assert_eq!(mock.stats().batch_calls.values().sum::<u64>(), before + 2, "upload and create, no poll yet");
+    mock.advance_batch_clock(86_400);
+    b.click(&row("run-check-batches")).await;
+    b.wait_text("[data-testid=runs-message]", Duration::from_secs(30), |t| t.contains("every batch collected")).await;
+    wait_run(&b, true, "finished", Duration::from_secs(10)).await;
+    let (_, records) = stored(&b).await;
+    let retried = records.iter().filter(|((r, _), _)| *r == batch_id).filter(|(_, v)| v["error"].is_null()).count();
+    // The mock errors every 7th line of a batch: the retried batch's lines are fewer than 7.
+    assert_eq!(retried, SAMPLES, "Retry errors finished every error record");
+    for ((run, id), v) in records.iter().filter(|((r, _), _)| *r == batch_id) {
+        let record: SampleRecord = serde_json::from_value(v.clone()).unwrap();
+        assert_eq!(record.results[0].answers, live[id].results[0].answers, "{run} {id}");
+    }
+    let errors = 0;
 
     // A finished batch run opens like any other.
     b.click(&format!("[data-run='{batch_id}'] [data-testid=run-open]")).await;

@@ -60,11 +60,14 @@ pub struct Runs {
     /// The locks of the runs this tab drives.
     held: StoredValue<BTreeMap<String, Held>, LocalStorage>,
     take_over: StoredValue<Option<TakeOverHandler>, LocalStorage>,
-    polling: StoredValue<bool>,
+    /// Whether this tab re-reads the progress of the runs another tab drives.
+    watching: StoredValue<bool>,
     /// Runs whose last state this tab could not store (a full disk): the list keeps what this
     /// tab knows rather than the store's stale "running".
     unstored_state: StoredValue<BTreeSet<String>>,
     asked_persistence: StoredValue<bool>,
+    /// The batch runs the Runs page may poll (their key given in this page session).
+    pub polling: super::batch::BatchPolling,
     store: Opening<PageStore>,
     /// Records the store refused (a full disk), by run: written first when the run resumes.
     unsaved: StoredValue<BTreeMap<String, Vec<SampleRecord>>, LocalStorage>,
@@ -85,9 +88,10 @@ impl Runs {
             persisted: RwSignal::new(None),
             held: StoredValue::new_local(BTreeMap::new()),
             take_over: StoredValue::new_local(None),
-            polling: StoredValue::new(false),
+            watching: StoredValue::new(false),
             unstored_state: StoredValue::new(BTreeSet::new()),
             asked_persistence: StoredValue::new(false),
+            polling: super::batch::BatchPolling::new(),
             store: Opening::new(),
             unsaved: StoredValue::new_local(BTreeMap::new()),
         };
@@ -253,10 +257,10 @@ impl Runs {
 
     /// While any run is driven by another tab: its entry read again about once a second.
     fn poll_elsewhere(self) {
-        if self.polling.get_value() {
+        if self.watching.get_value() {
             return;
         }
-        self.polling.set_value(true);
+        self.watching.set_value(true);
         leptos::task::spawn_local(async move {
             loop {
                 BrowserClock.sleep(ELSEWHERE_POLL_MS).await;
@@ -273,7 +277,7 @@ impl Runs {
                     }
                 }
             }
-            self.polling.set_value(false);
+            self.watching.set_value(false);
         });
     }
 

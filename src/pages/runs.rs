@@ -26,6 +26,7 @@ use crate::components::evaluation::stored_verdicts::StoredVerdicts;
 use crate::components::evaluation::summary::ResultsSummary;
 use crate::components::progress_bar::ProgressBar;
 use crate::jobs::Runs;
+use crate::jobs::batch::BatchAction;
 use crate::jobs::evaluate::{Continue, continue_plan_with_cap, results_of};
 use crate::route::{Route, RowFilter};
 use crate::state::evaluate::evaluation_run;
@@ -54,7 +55,10 @@ struct RunsPageState {
 #[derive(Clone, Copy)]
 enum Action {
     Carry(Continue),
-    CheckBatches,
+    /// Check now, or Stop (cancel the batches at the provider).
+    Batches(BatchAction),
+    /// Retry errors as a new batch of the run.
+    RetryAsBatch,
 }
 
 /// What waits for the user's yes: the run (settings already clamped), what to do, the lines shown.
@@ -162,7 +166,8 @@ fn confirm_endpoint(app: AppState, state: RunsPageState) {
 fn go_on(app: AppState, state: RunsPageState, entry: RunEntry, what: Action, key: Option<String>, cap: Option<f64>) {
     let what = match what {
         Action::Carry(what) => what,
-        Action::CheckBatches => return check_batches(app, state, entry, key),
+        Action::Batches(action) => return check_batches(app, state, entry, key, action),
+        Action::RetryAsBatch => return retry_as_batch(app, state, entry, key),
     };
     let python = use_python();
     let DatasetState::Loaded(report) = app.dataset.get_untracked() else {
@@ -181,23 +186,55 @@ fn go_on(app: AppState, state: RunsPageState, entry: RunEntry, what: Action, key
     });
 }
 
-/// Check now: the provider asked once about a batch run's batches, the ended ones collected
-/// (`crate::jobs::batch::check`).
-fn check_batches(app: AppState, state: RunsPageState, entry: RunEntry, key: Option<String>) {
+/// Check now (the provider asked once about a batch run's batches, the ended ones collected) or
+/// Stop (its running batches cancelled, what finished collected): `crate::jobs::batch::check`.
+/// After Check now the run is polled while this page is shown.
+fn check_batches(app: AppState, state: RunsPageState, entry: RunEntry, key: Option<String>, action: BatchAction) {
     let DatasetState::Loaded(report) = app.dataset.get_untracked() else {
         return state.message.set(Some((false, "the dataset is still loading".into())));
     };
     let python = use_python();
-    state.message.set(Some((true, format!("{}: asking the provider…", entry.id()))));
+    let doing = if action == BatchAction::Stop { "cancelling its batches" } else { "asking the provider" };
+    state.message.set(Some((true, format!("{}: {doing}…", entry.id()))));
     state.checking.set(Some(entry.id().to_string()));
     leptos::task::spawn_local(async move {
-        let said = crate::jobs::batch::check(app.runs, python, entry, &report.samples, key).await;
+        let said = crate::jobs::batch::check(app.runs, python.clone(), entry, &report.samples, key, action).await;
         state.checking.set(None);
+        if said.is_ok() {
+            poll_batches(app, python);
+        }
         state.message.set(Some(match said {
             Ok(said) => (true, said),
             Err(e) => (false, e),
         }));
     });
+}
+
+/// Retry errors of a batch run as a new batch (`crate::jobs::batch::retry_as_batch`).
+fn retry_as_batch(app: AppState, state: RunsPageState, entry: RunEntry, key: Option<String>) {
+    let DatasetState::Loaded(report) = app.dataset.get_untracked() else {
+        return state.message.set(Some((false, "the dataset is still loading".into())));
+    };
+    let python = use_python();
+    state.message.set(Some((true, format!("{}: submitting its errors as a new batch…", entry.id()))));
+    state.checking.set(Some(entry.id().to_string()));
+    leptos::task::spawn_local(async move {
+        let said = crate::jobs::batch::retry_as_batch(app.runs, entry, &report.samples, key).await;
+        state.checking.set(None);
+        if said.is_ok() {
+            poll_batches(app, python);
+        }
+        state.message.set(Some(match said {
+            Ok(said) => (true, said),
+            Err(e) => (false, e),
+        }));
+    });
+}
+
+/// Polls the batch runs whose key was given in this page session, while this page is shown.
+fn poll_batches(app: AppState, python: crate::browser::python::PythonWorker) {
+    let samples = move || app.dataset.get_untracked().report().map(|r| r.samples.clone());
+    app.runs.polling.poll(app.runs, python, samples);
 }
 
 fn export(app: AppState, state: RunsPageState, entry: RunEntry, codecrash: bool) {
@@ -262,6 +299,12 @@ pub fn RunsPage() -> impl IntoView {
             runs.check_records().await;
         });
     }
+    // Batch runs given their key in this page session are polled while this page is shown.
+    runs.polling.shown(true);
+    poll_batches(app, use_python());
+    on_cleanup(move || {
+        runs.polling.shown(false);
+    });
     // A run against a remote server may need its key again (it is never stored with the run).
     let needs_key = move || {
         state.confirm_endpoint.with(Option::is_some)
@@ -406,12 +449,27 @@ fn RunRow(entry: RunEntry, state: RunsPageState) -> impl IntoView {
     // A batch run's samples in batches not yet collected are paid for: nothing asks for them live
     // until Check now has collected every batch.
     let waiting = batch::waiting_summary(&entry.batches);
+    let is_batch = !entry.batches.is_empty();
     let can_resume = entry.state.resumable() && waiting.is_none();
     let can_retry = entry.tally.errors > 0 && entry.state != RunState::Running && waiting.is_none();
+    // A batch run's errors can go in a new batch even while other batches wait.
+    let can_retry_batch = is_batch && entry.tally.errors > 0 && entry.state != RunState::Running;
+    let state_label = if waiting.is_some() && entry.state == RunState::Paused { "submitted" } else { state_label };
+    // A batch run waited for its provider: how long since it was made, not how long it "ran".
+    let time_note = if is_batch {
+        format!("waited {}", duration((entry.updated_ms - m.created as f64 * 1000.0).max(0.0)))
+    } else {
+        format!("ran {}", duration(entry.active_ms))
+    };
+    let next_check = {
+        let id = id.clone();
+        move || app.runs.polling.next_check_s.with(|n| n.get(&id).copied())
+    };
     let can_extend = entry.state == RunState::Finished && entry.tally.errors == 0;
     let unsaved = app.runs.has_unsaved(&id);
+    let waiting_kept = StoredValue::new(waiting.is_some());
     let (e1, e2, e3, e4, e5) = (entry.clone(), entry.clone(), entry.clone(), entry.clone(), entry.clone());
-    let e6 = entry.clone();
+    let (e6, e7, e8) = (entry.clone(), entry.clone(), entry.clone());
     let checking = {
         let id = id.clone();
         move || state.checking.get().as_deref() == Some(id.as_str())
@@ -440,14 +498,18 @@ fn RunRow(entry: RunEntry, state: RunsPageState) -> impl IntoView {
             <td data-testid="run-state" class="runs-state-cell">
                 <strong data-testid="run-state-label">{move || if active() { "running" } else if elsewhere() { "running in another tab" } else { state_label }}</strong>
                 {move || active().then(|| concurrency_note(&id_kept.get_value())).flatten().map(|n| view! { <span class="small note" data-testid="run-concurrency">{n}</span> })}
+                {is_batch.then(|| view! { <span class="imported-mark small note" data-testid="run-batch-mark" title="answered by the provider's batch service">"batch"</span> })}
                 {note.map(|n| view! { <span class="muted small note" data-testid="run-note">{n}</span> })}
+                {move || next_check().filter(|_| waiting_kept.get_value()).map(|s| view! { <span class="muted small note" data-testid="run-next-check">{format!("next check in {s} s")}</span> })}
                 {(unsaved > 0).then(|| view! { <span class="small note">{format!("{unsaved} result{} not yet stored: Resume writes {} first", if unsaved == 1 { "" } else { "s" }, if unsaved == 1 { "it" } else { "them" })}</span> })}
             </td>
-            <td class="small-cell">{started(m.created)}<span class="muted small note">{format!("ran {}", duration(entry.active_ms))}</span></td>
+            <td class="small-cell">{started(m.created)}<span class="muted small note" data-testid="run-time">{time_note}</span></td>
             <td class="actions">
-                {waiting.is_some().then(|| view! { <button data-testid="run-check-batches" title="ask the provider where the batches are, and collect the results that are ready" disabled=checking on:click=move |_| carry_on(app, state, e6.clone(), Action::CheckBatches)>"Check now"</button> })}
+                {waiting.is_some().then(|| view! { <button data-testid="run-check-batches" title="ask the provider where the batches are, and collect the results that are ready" disabled=checking.clone() on:click=move |_| carry_on(app, state, e6.clone(), Action::Batches(BatchAction::Check))>"Check now"</button> })}
+                {waiting.is_some().then(|| view! { <button class="danger" data-testid="run-stop-batches" title="cancel the batches at the provider and collect what finished" disabled=checking.clone() on:click=move |_| carry_on(app, state, e7.clone(), Action::Batches(BatchAction::Stop))>"Stop"</button> })}
+                {can_retry_batch.then(|| view! { <button data-testid="run-retry-batch" title="the error records (errored, expired, cancelled lines) submitted again as a new batch" disabled=checking.clone() on:click=move |_| carry_on(app, state, e8.clone(), Action::RetryAsBatch)>"Retry errors as a new batch"</button> })}
                 {can_resume.then(|| view! { <button data-testid="run-resume" disabled=busy hidden=elsewhere on:click=move |_| carry_on(app, state, e1.clone(), Action::Carry(Continue::Resume))>"Resume"</button> })}
-                {can_retry.then(|| view! { <button data-testid="run-retry" disabled=busy hidden=elsewhere on:click=move |_| carry_on(app, state, e2.clone(), Action::Carry(Continue::RetryErrors))>"Retry errors"</button> })}
+                {can_retry.then(|| view! { <button data-testid="run-retry" disabled=busy hidden=elsewhere on:click=move |_| carry_on(app, state, e2.clone(), Action::Carry(Continue::RetryErrors))>{if is_batch { "Retry errors live" } else { "Retry errors" }}</button> })}
                 {can_extend.then(|| view! { <button data-testid="run-extend" disabled=busy hidden=elsewhere on:click=move |_| carry_on(app, state, e3.clone(), Action::Carry(Continue::Extend { extra: EXTEND_BY }))>{format!("Extend n to {}", e3.manifest.n + EXTEND_BY)}</button> })}
                 <button data-testid="run-export" on:click=move |_| export(app, state, e4.clone(), false)>"Export"</button>
                 <button data-testid="run-export-codecrash" title="CodeCrash's result layout" on:click=move |_| export(app, state, e5.clone(), true)>"CodeCrash"</button>

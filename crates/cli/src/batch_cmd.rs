@@ -87,18 +87,17 @@ pub fn run(command: BatchCommand) -> Result<i32, String> {
                 .enable_all()
                 .build()
                 .map_err(|e| format!("cannot start the async runtime: {e}"))?;
+            let said = runtime.block_on(batch::cancel_batches(&http, &model, &mut entry.batches));
             let mut failed = false;
-            runtime.block_on(async {
-                for b in entry.batches.iter_mut().filter(|b| !b.collected && !b.status.phase.ended()) {
-                    match batch::cancel(&http, &model, b).await {
-                        Ok(()) => println!("cancelled: {}", b.describe()),
-                        Err(e) => {
-                            eprintln!("cannot cancel batch {}: {e}", b.id);
-                            failed = true;
-                        }
+            for line in said {
+                match line {
+                    Ok(batch) => println!("cancelled: {batch}"),
+                    Err(problem) => {
+                        eprintln!("{problem}");
+                        failed = true;
                     }
                 }
-            });
+            }
             let store = JsonlRunStore::in_dir(".");
             store.bind(&run_id, &args.file);
             runtime.block_on(store.save_entry(&entry)).map_err(|e| format!("cannot write {}: {e}", args.file))?;

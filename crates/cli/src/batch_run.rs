@@ -4,10 +4,9 @@
 //! `--wait` polls politely until every batch is collected. The batch ids and states live in the
 //! run file's state lines; the key never does.
 
-use execbench_eval::report::summarize;
-use execbench_providers::Usage;
 use execbench_run::api::ApiModel;
 use execbench_run::batch;
+use execbench_run::closing_report::ClosingReport;
 use execbench_run::manifest::RunEntry;
 use execbench_run::record::SampleRecord;
 use execbench_run::{Clock, EvalJob};
@@ -86,34 +85,17 @@ pub async fn run_batch(
 }
 
 fn report(run: &BatchRun) {
-    let errors: Vec<&SampleRecord> = run.records.iter().filter(|r| r.is_error()).collect();
-    eprintln!("{} samples recorded, {} errors (left out of pass@k)", run.records.len(), errors.len());
-    for e in errors.iter().take(10) {
-        eprintln!("  error: {}: {}", e.sample_id, e.error.as_ref().map(|x| x.message.as_str()).unwrap_or(""));
+    let mut closing = ClosingReport::default();
+    for record in &run.records {
+        closing.add(record);
     }
-    let usage = run.records.iter().filter_map(|r| r.usage).fold(Usage::default(), |mut t, u| {
-        t.add(&u);
-        t
-    });
-    println!(
-        "tokens: {} prompt, {} completion ({} reasoning)",
-        usage.prompt_tokens, usage.completion_tokens, usage.reasoning_tokens
-    );
-    if let Some(price) = &run.entry.manifest.price {
-        println!("cost: {} (price: {})", execbench_run::cost::format_usd(price.price.cost(&usage)), price.source);
+    let errors = closing.errors();
+    eprintln!("{} samples recorded, {} errors (left out of pass@k)", closing.samples(), errors.len());
+    for (id, message) in errors.iter().take(10) {
+        eprintln!("  error: {id}: {message}");
     }
-    for (i, mode) in run.job.modes.iter().enumerate() {
-        let rows: Vec<_> = run.records.iter().filter_map(|r| r.results.get(i).cloned()).collect();
-        let s = summarize(run.job.template.task, *mode, &rows);
-        println!(
-            "{} {}: pass@1 {}  pass@5 {}  ({} samples, {} answers, {} correct)",
-            s.task.label(),
-            s.mode.label(),
-            s.pass_at_1.display(),
-            s.pass_at_5.display(),
-            s.samples,
-            s.answers,
-            s.correct
-        );
+    if !errors.is_empty() {
+        eprintln!("ask again for the errors with --resume --retry-errors (a new batch) or --retry-errors live");
     }
+    crate::run::print_results(&closing, run.entry.manifest.price.as_ref(), run.job.template.task, &run.job.modes);
 }

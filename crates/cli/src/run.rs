@@ -12,6 +12,7 @@ use execbench_eval::report::markdown_table;
 use execbench_eval::{Mode, Task};
 use execbench_providers::KeyScope;
 use execbench_run::api::{ApiModel, ApiSettings};
+use execbench_run::batch::RetryVia;
 use execbench_run::closing_report::ClosingReport;
 use execbench_run::cost::format_usd;
 use execbench_run::manifest::{PriceUsed, RunEntry, Tally, counted};
@@ -68,6 +69,10 @@ pub struct RunArgs {
     /// With --batch (or --resume of a batch run): check politely until every batch is collected
     #[arg(long)]
     wait: bool,
+    /// With --resume: ask again for the samples whose record is an error. A batch run's errors
+    /// (errored, expired and cancelled lines) go in a new batch [default], or are asked live
+    #[arg(long, value_name = "batch|live", num_args = 0..=1, requires = "resume")]
+    retry_errors: Option<Option<String>>,
     #[command(flatten)]
     pub api: ApiFlags,
 }
@@ -96,6 +101,8 @@ struct Settings {
     spend_cap: Option<f64>,
     /// `--jobs`: Python interpreters scoring at once.
     jobs: usize,
+    /// `--retry-errors`: `Some(None)` without a value (a batch run's errors go in a new batch).
+    retry: Option<Option<RetryVia>>,
 }
 
 fn settings(args: &RunArgs) -> Result<Settings, String> {
@@ -138,6 +145,14 @@ fn settings(args: &RunArgs) -> Result<Settings, String> {
     let out = args.out.clone();
     let resume = args.resume;
     let jobs = crate::args::jobs(args.jobs)?;
+    let retry = match &args.retry_errors {
+        None => None,
+        Some(None) => Some(None),
+        Some(Some(label)) => Some(Some(
+            RetryVia::from_label(label)
+                .ok_or(format!("unknown --retry-errors `{label}` (known: {})", RetryVia::LABELS))?,
+        )),
+    };
     if OFFLINE.contains(&provider) {
         if args.api.spend_cap.is_some() || args.api.price.is_some() {
             return Err(format!("--spend-cap and --price are for model APIs; `{provider}` costs nothing"));
@@ -157,6 +172,7 @@ fn settings(args: &RunArgs) -> Result<Settings, String> {
             price: None,
             spend_cap: None,
             jobs,
+            retry,
         });
     }
     if provider == execbench_run::simulate::PROVIDER {
@@ -178,6 +194,7 @@ fn settings(args: &RunArgs) -> Result<Settings, String> {
         price: options.price,
         spend_cap: options.spend_cap,
         jobs,
+        retry,
     })
 }
 
@@ -249,6 +266,8 @@ pub fn run(args: &RunArgs) -> Result<i32, String> {
     // Resume: the file's manifest must describe the same run; its finished samples are skipped.
     let store = JsonlRunStore::in_dir(".");
     let file_exists = std::path::Path::new(&settings.out).exists();
+    // How a batch run's errors are asked again (`--retry-errors`), once the file says it is one.
+    let mut retry_via = None;
     let (entry, job, earlier) = if settings.resume && file_exists {
         let text = std::fs::read_to_string(&settings.out).map_err(|e| format!("cannot read {}: {e}", settings.out))?;
         let run_file = read_run_file(&settings.out, &text)?;
@@ -292,8 +311,19 @@ pub fn run(args: &RunArgs) -> Result<i32, String> {
         // Errors are asked again: a resumed file ends with every sample scored if it can be. A
         // batch run's errors stay records: they are the provider's word on those lines.
         let what = if entry.batches.is_empty() && !args.batch { Continue::RetryErrors } else { Continue::Resume };
-        let plan = session::continuation(&entry, records, &samples, what, settings.spend_cap)
-            .map_err(|e| format!("cannot resume {}: {e}", settings.out))?;
+        let plan = match settings.retry {
+            Some(via) if !entry.batches.is_empty() => {
+                let via = via.unwrap_or(RetryVia::Batch);
+                retry_via = Some(via);
+                execbench_run::batch::retry_errors(&entry, records, &samples, via, settings.spend_cap)
+            }
+            Some(Some(RetryVia::Batch)) => Err(format!(
+                "{} is a live run: --retry-errors batch is for batch runs (--resume alone asks again for its errors)",
+                entry.id()
+            )),
+            _ => session::continuation(&entry, records, &samples, what, settings.spend_cap),
+        }
+        .map_err(|e| format!("cannot resume {}: {e}", settings.out))?;
         eprintln!("resuming {}: {} of {} samples already done", settings.out, plan.job.done.len(), samples.len());
         (plan.entry, plan.job, plan.earlier)
     } else {
@@ -305,7 +335,7 @@ pub fn run(args: &RunArgs) -> Result<i32, String> {
         let job = EvalJob { spend_cap: session::spend_cap_of(&entry), ..job };
         (entry, job, Vec::new())
     };
-    if args.batch || !entry.batches.is_empty() {
+    if retry_via != Some(RetryVia::Live) && (args.batch || !entry.batches.is_empty()) {
         let Responder::Api(model) = &responder else {
             return Err("--batch is for model APIs: an offline model answers at once".to_string());
         };
@@ -322,7 +352,7 @@ pub fn run(args: &RunArgs) -> Result<i32, String> {
             records: earlier,
             job,
             model: model.clone(),
-            submit: args.batch,
+            submit: args.batch || retry_via == Some(RetryVia::Batch),
             wait: args.wait,
         };
         return runtime.block_on(crate::batch_run::run_batch(run, &python, &http, &clock));
@@ -408,7 +438,6 @@ pub fn run(args: &RunArgs) -> Result<i32, String> {
         closing.add(record);
     }
     let errors = closing.errors();
-    let usage = closing.usage();
     eprintln!(
         "{}; {} recorded, {} (left out of pass@k); {} this session, {} in all",
         outcome.end.describe(),
@@ -420,14 +449,32 @@ pub fn run(args: &RunArgs) -> Result<i32, String> {
     for (id, message) in errors.iter().take(10) {
         eprintln!("  error: {id}: {message}");
     }
+    let summaries = print_results(&closing, price.as_ref(), settings.task, &settings.modes);
+    println!("\n{}", markdown_table(&summaries));
+    Ok(match &outcome.end {
+        RunEnd::Finished if errors.is_empty() && report.errors.is_empty() => 0,
+        RunEnd::Finished | RunEnd::Stopped | RunEnd::SpendCap { .. } => 1,
+        RunEnd::ProviderStopped(_) | RunEnd::StoreFailed(_) => 3,
+    })
+}
+
+/// The run's tokens, cost and pass@k per mode on stdout (a live run and a collected batch run say
+/// the same); returns the summaries.
+pub(crate) fn print_results(
+    closing: &ClosingReport,
+    price: Option<&PriceUsed>,
+    task: Task,
+    modes: &[Mode],
+) -> Vec<execbench_eval::report::Summary> {
+    let usage = closing.usage();
     println!(
         "tokens: {} prompt, {} completion ({} reasoning)",
         usage.prompt_tokens, usage.completion_tokens, usage.reasoning_tokens
     );
-    if let Some(price) = &price {
+    if let Some(price) = price {
         println!("cost: {} (price: {})", format_usd(price.price.cost(&usage)), price.source);
     }
-    let summaries = closing.summaries(settings.task, &settings.modes);
+    let summaries = closing.summaries(task, modes);
     for s in &summaries {
         println!(
             "{} {}: pass@1 {}  pass@5 {}  ({} samples, {} answers, {} correct)",
@@ -440,12 +487,7 @@ pub fn run(args: &RunArgs) -> Result<i32, String> {
             s.correct
         );
     }
-    println!("\n{}", markdown_table(&summaries));
-    Ok(match &outcome.end {
-        RunEnd::Finished if errors.is_empty() && report.errors.is_empty() => 0,
-        RunEnd::Finished | RunEnd::Stopped | RunEnd::SpendCap { .. } => 1,
-        RunEnd::ProviderStopped(_) | RunEnd::StoreFailed(_) => 3,
-    })
+    summaries
 }
 
 /// Ctrl-C stops the run as the page's Stop does: requests in flight are dropped, the file says
@@ -499,6 +541,11 @@ mod tests {
             (&[], ErrorKind::MissingRequiredArgument, "--provider"),
             (&["--provider", "openai", "--model", "m", "--api-key", "sk"], ErrorKind::UnknownArgument, "--api-key"),
             (&["--provider", "openai", "--model", "m", "--n", "many"], ErrorKind::ValueValidation, "--n"),
+            (
+                &["--provider", "openai", "--model", "m", "--retry-errors", "live"],
+                ErrorKind::MissingRequiredArgument,
+                "--resume",
+            ),
         ];
         for (extra, kind, flag) in refused {
             let err = parsed(&[&base[..], extra].concat()).expect_err("refused");
@@ -519,6 +566,10 @@ mod tests {
             ),
             (&["--provider", "oracle", "--limit", "0"], "--limit must be a positive number"),
             (&["--provider", "oracle", "--price", "1,2"], "--spend-cap and --price are for model APIs"),
+            (
+                &["--provider", "oracle", "--resume", "--retry-errors", "later"],
+                "unknown --retry-errors `later` (known: batch, live)",
+            ),
         ];
         for (extra, message) in cases {
             let args = parsed(&[&base[..], extra].concat()).expect("flags parse");

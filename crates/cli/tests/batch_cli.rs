@@ -240,3 +240,83 @@ fn anthropic_and_gemini_batches_score_as_live() {
         assert!(!std::fs::read_to_string(&file).unwrap().contains(KEY), "{provider}");
     }
 }
+
+/// `--resume --retry-errors` finishes a batch run's error records (here the lines a cancel left
+/// unrun): as a new batch by default, collected by the next `--resume`, or `live` at once. Both
+/// end with every sample answered and the same scores; what cannot be retried is refused.
+#[test]
+fn retry_errors_finish_a_batch_run_as_a_new_batch_or_live() {
+    let dir = scratch("retry");
+    let config = MockConfig { api_key: Some(KEY.into()), ..Default::default() };
+    let server = MockServer::start_blocking(bundled_dataset().unwrap(), config, 0).unwrap();
+    let base = format!("{}/v1", server.base_url());
+    // A batch run with 10 lines answered and 30 cancelled.
+    let cancelled_run = |name: &str| {
+        let file = dir.join(name);
+        let submitted = execbench(&server, &file, &["--batch"]);
+        assert_eq!(submitted.status.code(), Some(4), "{}", text(&submitted.stderr));
+        server.advance_batch_clock(60 + 900);
+        let cancel = Command::new(env!("CARGO_BIN_EXE_execbench"))
+            .args(["batch", "cancel", file.to_str().unwrap(), "--provider", "openai-compatible", "--base-url", &base])
+            .args(["--model", "mock", "--key-env", "OPENAI_API_KEY"])
+            .env("OPENAI_API_KEY", KEY)
+            .output()
+            .unwrap();
+        assert_eq!(cancel.status.code(), Some(0), "{}", text(&cancel.stderr));
+        let collected = execbench(&server, &file, &["--resume"]);
+        assert_eq!(collected.status.code(), Some(1), "{}", text(&collected.stderr));
+        assert!(text(&collected.stderr).contains("--retry-errors"), "{}", text(&collected.stderr));
+        file
+    };
+    // (--retry-errors as typed, exit code of the retry, live requests it sends, a second --resume needed)
+    let cases: [(&[&str], i32, u64, bool); 3] = [
+        (&["--retry-errors"], 4, 0, true),
+        (&["--retry-errors", "batch"], 4, 0, true),
+        (&["--retry-errors", "live"], 0, 30, false),
+    ];
+    let mut finished = Vec::new();
+    for (i, (flags, code, live_requests, collect_again)) in cases.into_iter().enumerate() {
+        let file = cancelled_run(&format!("retry-{i}.jsonl"));
+        server.reset();
+        let retried = execbench(&server, &file, &[&["--resume"][..], flags].concat());
+        let (stdout, stderr) = (text(&retried.stdout), text(&retried.stderr));
+        assert_eq!(retried.status.code(), Some(code), "{flags:?}: {stdout}\n{stderr}");
+        assert_eq!(server.stats().requests_total, live_requests, "{flags:?}");
+        if collect_again {
+            assert!(stdout.contains("(30 requests)"), "{flags:?}: only the errors are submitted: {stdout}");
+            server.advance_batch_clock(86_400);
+            let collected = execbench(&server, &file, &["--resume"]);
+            assert_eq!(collected.status.code(), Some(0), "{flags:?}: {}", text(&collected.stderr));
+        }
+        let records = records(&file);
+        assert_eq!(records.len(), SAMPLES, "{flags:?}");
+        assert!(records.values().all(|r| r["error"].is_null()), "{flags:?}: every error finished");
+        assert!(!std::fs::read_to_string(&file).unwrap().contains(KEY), "{flags:?}");
+        finished.push(records);
+    }
+    for (id, record) in &finished[0] {
+        for other in &finished[1..] {
+            assert_eq!(record["results"], other[id]["results"], "{id}: a batch retry scores as a live one");
+        }
+    }
+
+    // Refused, naming why: nothing left to retry; a live retry while a batch waits; a batch retry
+    // of a live run; the flag without --resume.
+    let done = dir.join("retry-0.jsonl");
+    let nothing = execbench(&server, &done, &["--resume", "--retry-errors"]);
+    assert!(text(&nothing.stderr).contains("nothing to retry"), "{}", text(&nothing.stderr));
+    let waiting = dir.join("waiting.jsonl");
+    assert_eq!(execbench(&server, &waiting, &["--batch"]).status.code(), Some(4));
+    let live_while_waiting = execbench(&server, &waiting, &["--resume", "--retry-errors", "live"]);
+    assert!(
+        text(&live_while_waiting.stderr).contains("still in batches not yet collected"),
+        "{}",
+        text(&live_while_waiting.stderr)
+    );
+    let live_file = dir.join("live.jsonl");
+    assert!(matches!(execbench(&server, &live_file, &[]).status.code(), Some(0 | 1)));
+    let batch_of_live = execbench(&server, &live_file, &["--resume", "--retry-errors", "batch"]);
+    assert!(text(&batch_of_live.stderr).contains("is for batch runs"), "{}", text(&batch_of_live.stderr));
+    let without_resume = execbench(&server, &dir.join("new.jsonl"), &["--retry-errors"]);
+    assert_eq!(without_resume.status.code(), Some(2), "{}", text(&without_resume.stderr));
+}

@@ -22,6 +22,9 @@ use crate::record::{SampleError, SampleRecord};
 use crate::scoring::{Answers, score_sample};
 use crate::store::RunStore;
 
+mod retry;
+pub use retry::{RetryVia, retry_errors};
+
 /// A batch the provider accepted, as the run store keeps it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SubmittedBatch {
@@ -196,19 +199,30 @@ pub async fn submit<H: HttpClient>(
     (accepted, None)
 }
 
+/// Sends one call about one batch (its status, or its cancelling) and keeps the provider's answer
+/// in `batch`. `call` builds the request from the endpoint, key and batch id.
+async fn batch_call<H: HttpClient>(
+    http: &H,
+    model: &ApiModel,
+    batch: &mut SubmittedBatch,
+    call: fn(&execbench_providers::Endpoint, Option<&str>, &str) -> Result<execbench_providers::HttpRequest, String>,
+) -> Result<(), ProviderError> {
+    let endpoint = &model.settings.endpoint;
+    let redactor = KeyRedactor::new(model.key.as_deref());
+    let request = call(endpoint, model.key.as_deref(), &batch.id)
+        .map_err(|e| ProviderError::new(ErrorKind::BadRequest, None, e))?;
+    let (status, headers, body) = exchange(http, &redactor, &request).await?;
+    batch.status = wire::parse_status(endpoint.wire(), status, &headers, &body)?;
+    Ok(())
+}
+
 /// Asks the provider where one batch stands and keeps its answer in `batch`.
 pub async fn refresh<H: HttpClient>(
     http: &H,
     model: &ApiModel,
     batch: &mut SubmittedBatch,
 ) -> Result<(), ProviderError> {
-    let endpoint = &model.settings.endpoint;
-    let redactor = KeyRedactor::new(model.key.as_deref());
-    let request = wire::status_request(endpoint, model.key.as_deref(), &batch.id)
-        .map_err(|e| ProviderError::new(ErrorKind::BadRequest, None, e))?;
-    let (status, headers, body) = exchange(http, &redactor, &request).await?;
-    batch.status = wire::parse_status(endpoint.wire(), status, &headers, &body)?;
-    Ok(())
+    batch_call(http, model, batch, wire::status_request).await
 }
 
 /// Cancels one batch at the provider (what finished stays collectable).
@@ -217,13 +231,7 @@ pub async fn cancel<H: HttpClient>(
     model: &ApiModel,
     batch: &mut SubmittedBatch,
 ) -> Result<(), ProviderError> {
-    let endpoint = &model.settings.endpoint;
-    let redactor = KeyRedactor::new(model.key.as_deref());
-    let request = wire::cancel_request(endpoint, model.key.as_deref(), &batch.id)
-        .map_err(|e| ProviderError::new(ErrorKind::BadRequest, None, e))?;
-    let (status, headers, body) = exchange(http, &redactor, &request).await?;
-    batch.status = wire::parse_status(endpoint.wire(), status, &headers, &body)?;
-    Ok(())
+    batch_call(http, model, batch, wire::cancel_request).await
 }
 
 /// How long to wait before the next check: 30 s, doubling with each check that found nothing
@@ -325,17 +333,8 @@ pub async fn collect<P: Python, H: HttpClient>(
     let mut records = Vec::new();
     for (index, outcome) in outcomes(batch, results) {
         let Some(sample) = job.samples.get(index) else { continue };
-        let mut record = SampleRecord {
-            sample_id: sample.id.clone(),
-            index,
-            results: Vec::new(),
-            error: None,
-            usage: None,
-            sent: sent.clone(),
-            finish_reasons: Vec::new(),
-            attempts: Vec::new(),
-            latency_ms: 0.0,
-        };
+        let mut record = SampleRecord::new(&sample.id, index);
+        record.sent = sent.clone();
         match outcome {
             SampleOutcome::Answered { mut texts, mut finish_reasons, usage } => {
                 texts.truncate(job.n);
@@ -522,6 +521,43 @@ pub async fn check_run<S: RunStore, P: Python, H: HttpClient>(
         }
     }
     store.save_entry(entry).await.map_err(stored)?;
+    Ok(check)
+}
+
+/// Cancels every batch of the run still running: one line per batch, what it is now or why it
+/// could not be cancelled. What finished stays collectable.
+pub async fn cancel_batches<H: HttpClient>(
+    http: &H,
+    model: &ApiModel,
+    batches: &mut [SubmittedBatch],
+) -> Vec<Result<String, String>> {
+    let mut said = Vec::new();
+    for b in batches.iter_mut().filter(|b| !b.collected && !b.status.phase.ended()) {
+        said.push(match cancel(http, model, b).await {
+            Ok(()) => Ok(b.describe()),
+            Err(e) => Err(format!("cannot cancel batch {}: {e}", b.id)),
+        });
+    }
+    said
+}
+
+/// Stop on a batch run: its running batches cancelled at the provider, then one check that
+/// collects what ended (what finished before the cancel is kept, the rest are error records).
+#[allow(clippy::too_many_arguments)]
+pub async fn stop_run<S: RunStore, P: Python, H: HttpClient>(
+    store: &S,
+    python: &P,
+    http: &H,
+    model: &ApiModel,
+    job: &EvalJob,
+    entry: &mut RunEntry,
+    records: &mut Vec<SampleRecord>,
+    now_ms: f64,
+) -> Result<Check, String> {
+    let cancelled = cancel_batches(http, model, &mut entry.batches).await;
+    let mut check = check_run(store, python, http, model, job, entry, records, now_ms).await?;
+    let refused = cancelled.into_iter().filter_map(Result::err);
+    check.problems.splice(0..0, refused);
     Ok(check)
 }
 

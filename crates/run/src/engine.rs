@@ -286,17 +286,7 @@ async fn api_sample<P: Python, H: HttpClient, C: Clock>(
     let prompt = job.template.render(sample);
     let started = ctx.clock.now_ms();
     let on_delta = |choice: u32, text: Option<&str>| on_event(Event::Delta { sample_id: &sample.id, choice, text });
-    let mut record = SampleRecord {
-        sample_id: sample.id.clone(),
-        index,
-        results: Vec::new(),
-        error: None,
-        usage: None,
-        sent: None,
-        finish_reasons: Vec::new(),
-        attempts: Vec::new(),
-        latency_ms: 0.0,
-    };
+    let mut record = SampleRecord::new(&sample.id, index);
     let prior = job.prior.get(&sample.id).cloned().unwrap_or_default();
     let to_ask = job.to_ask(sample) as u32;
     let asked = if to_ask == 0 {
@@ -385,17 +375,7 @@ async fn offline_sample<P: Python, M: Model + ?Sized>(
         };
     }
     let extracted = model.borrow().gives_extracted_answers(&sample.id);
-    let mut record = SampleRecord {
-        sample_id: sample.id.clone(),
-        index,
-        results: Vec::new(),
-        error: None,
-        usage: None,
-        sent: None,
-        finish_reasons: Vec::new(),
-        attempts: Vec::new(),
-        latency_ms: 0.0,
-    };
+    let mut record = SampleRecord::new(&sample.id, index);
     match responses {
         Ok(texts) => {
             let texts: Vec<String> = prior.iter().cloned().chain(texts).collect();

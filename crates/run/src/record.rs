@@ -51,6 +51,22 @@ pub struct SampleRecord {
 }
 
 impl SampleRecord {
+    /// A sample's record before anything is known of it: no results, no error, no usage. The
+    /// engine and batch collecting fill it in, so both write the same fields.
+    pub fn new(sample_id: &str, index: usize) -> SampleRecord {
+        SampleRecord {
+            sample_id: sample_id.to_string(),
+            index,
+            results: Vec::new(),
+            error: None,
+            usage: None,
+            sent: None,
+            finish_reasons: Vec::new(),
+            attempts: Vec::new(),
+            latency_ms: 0.0,
+        }
+    }
+
     pub fn is_error(&self) -> bool {
         self.error.is_some()
     }
