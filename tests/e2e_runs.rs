@@ -104,12 +104,17 @@ async fn wait_records(b: &Browser, count: usize, timeout: Duration) -> usize {
 async fn open_runs(b: &Browser, site: &StaticServer) {
     b.client.goto(&format!("{}#/runs", site.base_url)).await.unwrap();
     b.wait_text(".engine", Duration::from_secs(60), |t| t.starts_with("Python ready")).await;
-    b.client
+    // IndexedDB can be slow on a busy disk: a minute, then say what the page shows instead.
+    let listed = b
+        .client
         .wait()
-        .at_most(Duration::from_secs(30))
+        .at_most(Duration::from_secs(60))
         .for_element(Locator::Css("[data-testid=runs-table], [data-testid=runs-empty]"))
-        .await
-        .unwrap();
+        .await;
+    if listed.is_err() {
+        let shown = b.client.execute("return document.querySelector('main')?.innerText ?? ''", vec![]).await;
+        panic!("the Runs page listed nothing within 60 s; it shows: {shown:?}");
+    }
 }
 
 async fn row_state(b: &Browser) -> String {
