@@ -299,7 +299,14 @@ pub fn EvaluatePage(query: EvaluateQuery) -> impl IntoView {
     state.apply(query, app.runs);
     // The address follows the results view (replaced, not pushed: choosing a mode is not a
     // place to go Back to; a reload or a shared link shows the same view).
-    Effect::new(move |_| crate::browser::address::replace(&Route::Evaluate(state.address_query()).href()));
+    // Only while the address is still this page's: a run's results arriving just as the user
+    // follows a link elsewhere must not send them back here.
+    Effect::new(move |_| {
+        let href = Route::Evaluate(state.address_query()).href();
+        if matches!(crate::route::current(), Route::Evaluate(_)) {
+            crate::browser::address::replace(&href);
+        }
+    });
     // A missing run's message stays until another run is shown.
     Effect::watch(
         move || state.job.runs.with(Vec::len),
