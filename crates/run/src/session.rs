@@ -367,18 +367,22 @@ pub async fn run_session<P: Python, H: HttpClient, C: Clock, S: RunStore>(
     let keyless = matches!(responder, Responder::Api(m) if m.key.as_deref().is_none_or(|k| k.trim().is_empty()));
     let (state, note) = ending(&outcome.end, recorder.entry().missing(), keyless);
     let state_error = recorder.set_state(state, note).await.err();
-    let by_id: BTreeMap<String, SampleRecord> = earlier
-        .into_iter()
-        .chain(stored_first)
-        .chain(outcome.records.iter().cloned())
-        .chain(outcome.unsaved.iter().cloned())
-        .map(|r| (r.sample_id.clone(), r))
-        .collect();
-    let mut records: Vec<SampleRecord> = by_id.into_values().collect();
-    records.sort_by_key(|r| r.index);
-    if job.keep == KeepRecords::Nothing {
-        records = Vec::new();
-    }
+    // A job that keeps nothing (the command line) never builds the merged list.
+    let records = match job.keep {
+        KeepRecords::Nothing => Vec::new(),
+        KeepRecords::Whole => {
+            let by_id: BTreeMap<String, SampleRecord> = earlier
+                .into_iter()
+                .chain(stored_first)
+                .chain(outcome.records.iter().cloned())
+                .chain(outcome.unsaved.iter().cloned())
+                .map(|r| (r.sample_id.clone(), r))
+                .collect();
+            let mut records: Vec<SampleRecord> = by_id.into_values().collect();
+            records.sort_by_key(|r| r.index);
+            records
+        }
+    };
     Ok(SessionEnd {
         unsaved: outcome.unsaved.clone(),
         entry: recorder.entry(),

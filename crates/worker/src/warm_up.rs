@@ -41,12 +41,16 @@ mod tests {
 
     use super::*;
 
+    /// Each program returns a value, and the same one in every round: a warm-up that changed the
+    /// engine's state would change a user's later results.
     #[test]
-    fn every_warm_up_program_returns_a_value() {
+    fn every_warm_up_program_returns_the_same_value_every_round() {
         let mut engine = RustPythonEngine::new();
         for &(program, expression) in PROGRAMS {
-            let result = engine.run(&RunRequest::new(program, expression));
-            assert!(matches!(result.outcome, Outcome::Value { .. }), "{expression}: {:?}", result.outcome);
+            let values: Vec<Outcome> =
+                (0..ROUNDS).map(|_| engine.run(&RunRequest::new(program, expression)).outcome).collect();
+            assert!(matches!(values[0], Outcome::Value { .. }), "{expression}: {:?}", values[0]);
+            assert!(values.iter().all(|v| *v == values[0]), "{expression}: {values:?}");
         }
     }
 }
