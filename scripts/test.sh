@@ -8,8 +8,8 @@ cd "$ROOT"
 started=$(date +%s)
 say "format: cargo fmt --all --check (rustfmt.toml; run \`cargo fmt --all\` to fix)"
 cargo fmt --all --check
-say "lint: cargo clippy --workspace -- -D warnings (a warning fails the run)"
-cargo clippy --workspace --locked -- -D warnings
+say "lint: cargo clippy --workspace --all-targets -- -D warnings (tests too; a warning fails the run)"
+cargo clippy --workspace --locked --all-targets -- -D warnings
 say "building the site (trunk build --release)"
 trunk build --release
 say "running all tests (native, browser, end-to-end); screenshots go to tests/artifacts/"

@@ -84,7 +84,8 @@ async fn an_infinite_loop_times_out_and_the_next_run_works() {
     b.start_responsiveness_probe().await;
     b.client.execute("const t = performance.now(); while (performance.now() - t < 1000) {}", vec![]).await.unwrap();
     let (blocked, _) = b.longest_timer_gap_ms().await;
-    assert!(blocked >= 1000.0 && blocked > MOST_MAIN_THREAD_GAP_MS, "a blocked thread read as a {blocked:.0} ms gap");
+    // (MOST_MAIN_THREAD_GAP_MS is well under a second, so this gap is past the bound.)
+    assert!(blocked >= 1000.0, "a blocked thread read as a {blocked:.0} ms gap");
     b.start_responsiveness_probe().await;
     b.click("[data-testid=run]").await;
     let error = b.wait_text("[data-testid=result-error]", Duration::from_secs(20), |t| !t.is_empty()).await;
@@ -312,7 +313,7 @@ async fn verify_can_be_stopped_midway() {
     let after = runs_answered(&b).await;
     // Besides the playground's run, at most what was already posted when Stop came.
     assert!(
-        after >= runs_at_stop + 1 && after <= runs_at_stop + 1 + 8,
+        after > runs_at_stop && after <= runs_at_stop + 1 + 8,
         "{runs_at_stop} runs answered at Stop, {after} after"
     );
     b.close().await;

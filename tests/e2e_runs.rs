@@ -922,11 +922,10 @@ async fn runs_of_one_model_have_names_of_their_own_everywhere() {
         select(
             &b,
             "[data-testid=compare-pair]",
-            &js(&b, &format!("return document.querySelectorAll('[data-testid=compare-pair] option')[{i}].value"))
+            js(&b, &format!("return document.querySelectorAll('[data-testid=compare-pair] option')[{i}].value"))
                 .await
                 .as_str()
-                .unwrap()
-                .to_string(),
+                .unwrap(),
         )
         .await;
         b.wait_text("[data-testid=compare-coverage]", Duration::from_secs(5), |t| {

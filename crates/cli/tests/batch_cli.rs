@@ -107,7 +107,7 @@ fn a_batch_run_submitted_today_is_collected_tomorrow_with_the_live_runs_scores()
         if index >= 19 {
             assert!(message.contains("expired"), "{id}: {record}");
             expired += 1;
-        } else if (index + 1) % 7 == 0 {
+        } else if (index + 1).is_multiple_of(7) {
             assert!(message.contains("server error"), "{id}: {record}");
             errored += 1;
         } else {

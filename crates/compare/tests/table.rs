@@ -218,6 +218,7 @@ fn a_second_run_for_a_filled_cell_is_noted_not_shown() {
 /// column is paired with the column's first over the samples both scored, and a difference in
 /// the samples covered is said.
 #[test]
+#[allow(clippy::type_complexity)] // a table of cases, one tuple a row
 fn runs_of_one_model_get_rows_of_their_own_and_pairs_over_the_common_samples() {
     struct Case {
         what: &'static str,

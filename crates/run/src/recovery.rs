@@ -167,6 +167,7 @@ mod tests {
     /// (name, setting, what happens, verdicts of the rate limits, then (time, limit, lowered,
     /// paused until) checks after all of it).
     #[test]
+    #[allow(clippy::type_complexity)] // a table of cases, one tuple a row
     fn recovery_table() {
         use Step::*;
         use Verdict::*;

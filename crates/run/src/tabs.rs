@@ -144,6 +144,7 @@ mod tests {
     }
 
     #[test]
+    #[allow(clippy::type_complexity)] // a table of cases, one tuple a row
     fn what_a_tab_does_when_the_driving_tab_lets_go() {
         let entry = |state: RunState, key_used: bool| {
             let mut m = manifest("r", 10);

@@ -159,6 +159,7 @@ mod tests {
     }
 
     #[test]
+    #[allow(clippy::type_complexity)] // a table of cases, one tuple a row
     fn results_wait_until_a_run_would_start_late_or_the_batch_ends() {
         // (report each, the runs' durations in ms, run back to back from 0) -> the posts, in order
         let cases: [(bool, &[f64], &[&[u64]]); 6] = [

@@ -459,6 +459,7 @@ mod tests {
     }
 
     #[test]
+    #[allow(clippy::type_complexity)] // a table of cases, one tuple a row
     fn giving_up_on_a_worker_blames_a_run_only_when_it_is_certain() {
         // (runs left in the worker, sent to be answered one by one, why) -> (culprit, queued again)
         let cases: [(&[&'static str], bool, GiveUp, Option<&str>, &[&str]); 5] = [
@@ -515,6 +516,7 @@ mod tests {
     }
 
     #[test]
+    #[allow(clippy::type_complexity)] // a table of cases, one tuple a row
     fn stop_answers_the_jobs_runs_and_keeps_the_others() {
         // (job of each run in the batch, job stopped) -> (answered now, worker replaced, put back)
         let cases: [(&[(u64, &str)], u64, &[&str], bool, &[&str]); 4] = [

@@ -168,6 +168,7 @@ mod tests {
     const R: f64 = ROW_HEIGHT;
 
     #[test]
+    #[allow(clippy::type_complexity)] // a table of cases, one tuple a row
     fn keys_move_the_current_row_and_stop_at_the_ends() {
         use MoveKey::*;
         // (key, current, rows, page, expected)

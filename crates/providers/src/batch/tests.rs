@@ -225,6 +225,7 @@ fn calls_go_to_each_providers_batch_routes() {
 
 /// Every provider's states and counts, read into one status.
 #[test]
+#[allow(clippy::type_complexity)] // a table of cases, one tuple a row
 fn statuses_of_every_provider_read_alike() {
     use BatchPhase::*;
     // (wire, body, phase, total, succeeded, failed, result files)
