@@ -11,9 +11,7 @@ use std::cell::{Cell, RefCell};
 use std::collections::{BTreeMap, BTreeSet};
 use std::future::Future;
 use std::ops::RangeInclusive;
-use std::pin::Pin;
 use std::rc::Rc;
-use std::task::{Context, Poll, Waker};
 
 use execbench_core::Sample;
 use execbench_eval::Task;
@@ -39,88 +37,8 @@ use serde_json::{Value, json};
 const KEY: &str = "sk-test-SECRET";
 const LATENCY_MS: u64 = 200;
 
-// ---------------------------------------------------------------------------------------------
-// Virtual time
-
-#[derive(Default)]
-struct Timers {
-    now: f64,
-    next_id: u64,
-    /// Sleeps that were polled and are not over: id → (deadline, waker; taken once woken).
-    pending: BTreeMap<u64, (f64, Option<Waker>)>,
-}
-
-/// A clock on virtual time: `sleep` completes once [`VirtualClock::advance`] has moved time to its
-/// deadline. A dropped sleep leaves nothing behind.
-#[derive(Clone, Default)]
-struct VirtualClock(Rc<RefCell<Timers>>);
-
-struct Sleep {
-    timers: Rc<RefCell<Timers>>,
-    id: u64,
-    deadline: f64,
-}
-
-impl Future for Sleep {
-    type Output = ();
-    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
-        let mut timers = self.timers.borrow_mut();
-        if timers.now >= self.deadline {
-            timers.pending.remove(&self.id);
-            Poll::Ready(())
-        } else {
-            timers.pending.insert(self.id, (self.deadline, Some(cx.waker().clone())));
-            Poll::Pending
-        }
-    }
-}
-
-impl Drop for Sleep {
-    fn drop(&mut self) {
-        self.timers.borrow_mut().pending.remove(&self.id);
-    }
-}
-
-impl Clock for VirtualClock {
-    fn now_ms(&self) -> f64 {
-        self.0.borrow().now
-    }
-
-    fn sleep(&self, ms: u64) -> impl Future<Output = ()> {
-        let mut timers = self.0.borrow_mut();
-        timers.next_id += 1;
-        Sleep { timers: self.0.clone(), id: timers.next_id, deadline: timers.now + ms as f64 }
-    }
-}
-
-impl VirtualClock {
-    fn now(&self) -> f64 {
-        self.0.borrow().now
-    }
-
-    /// Jumps to the earliest deadline of the sleeps pending and wakes every sleep due by then.
-    /// False when nothing sleeps (whatever waits then would wait forever).
-    fn advance(&self) -> bool {
-        let wakers: Vec<Waker> = {
-            let mut timers = self.0.borrow_mut();
-            let now = timers.now;
-            let Some(next) =
-                timers.pending.values().map(|(deadline, _)| *deadline).filter(|d| *d > now).min_by(f64::total_cmp)
-            else {
-                return false;
-            };
-            timers.now = next;
-            timers
-                .pending
-                .values_mut()
-                .filter(|(deadline, _)| *deadline <= next)
-                .filter_map(|(_, waker)| waker.take())
-                .collect()
-        };
-        wakers.into_iter().for_each(Waker::wake);
-        true
-    }
-}
+mod virtual_clock;
+use virtual_clock::VirtualClock;
 
 // ---------------------------------------------------------------------------------------------
 // Samples, Python, store
@@ -498,7 +416,7 @@ impl HttpClient for FakeProvider {
         let seen = Seen {
             sample: sample.clone(),
             attempt,
-            at_ms: self.clock.now(),
+            at_ms: self.clock.now_ms(),
             headers: request.headers.clone(),
             body: body.clone(),
         };
@@ -548,7 +466,7 @@ fn drive<H: HttpClient + 'static>(
     let recorded: Rc<RefCell<Vec<String>>> = Rc::default();
     let deltas: Rc<RefCell<Vec<(String, u32, Option<String>)>>> = Rc::default();
     let cancel = CancelToken::new();
-    let started = clock.now();
+    let started = clock.now_ms();
     {
         let (clock, outcome, statuses, recorded, deltas, cancel) =
             (clock.clone(), outcome.clone(), statuses.clone(), recorded.clone(), deltas.clone(), cancel.clone());
@@ -584,10 +502,10 @@ fn drive<H: HttpClient + 'static>(
                 statuses: statuses.take(),
                 recorded: recorded.take(),
                 deltas: deltas.take(),
-                elapsed_ms: clock.now() - started,
+                elapsed_ms: clock.now_ms() - started,
             };
         }
-        assert!(clock.advance(), "the run hangs at {} ms: nothing left to wake", clock.now());
+        assert!(clock.advance(), "the run hangs at {} ms: nothing left to wake", clock.now_ms());
     }
     panic!("the run did not end within 100000 timer steps");
 }

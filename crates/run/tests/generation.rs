@@ -4,10 +4,7 @@
 
 use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet};
-use std::future::Future;
-use std::pin::Pin;
 use std::rc::Rc;
-use std::task::{Context, Poll, Waker};
 
 use execbench_build::offline::offline_response;
 use execbench_build::parse::parse_response;
@@ -24,71 +21,8 @@ use serde_json::{Value, json};
 const LATENCY_MS: u64 = 500;
 const SEED: u64 = 5;
 
-#[derive(Default)]
-struct Timers {
-    now: f64,
-    next_id: u64,
-    pending: BTreeMap<u64, (f64, Option<Waker>)>,
-}
-
-/// Virtual time: a sleep ends once `advance` has moved time to its deadline.
-#[derive(Clone, Default)]
-struct VirtualClock(Rc<RefCell<Timers>>);
-
-struct Sleep {
-    timers: Rc<RefCell<Timers>>,
-    id: u64,
-    deadline: f64,
-}
-
-impl Future for Sleep {
-    type Output = ();
-    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
-        let mut timers = self.timers.borrow_mut();
-        if timers.now >= self.deadline {
-            timers.pending.remove(&self.id);
-            Poll::Ready(())
-        } else {
-            timers.pending.insert(self.id, (self.deadline, Some(cx.waker().clone())));
-            Poll::Pending
-        }
-    }
-}
-
-impl Drop for Sleep {
-    fn drop(&mut self) {
-        self.timers.borrow_mut().pending.remove(&self.id);
-    }
-}
-
-impl Clock for VirtualClock {
-    fn now_ms(&self) -> f64 {
-        self.0.borrow().now
-    }
-
-    fn sleep(&self, ms: u64) -> impl Future<Output = ()> {
-        let mut timers = self.0.borrow_mut();
-        timers.next_id += 1;
-        Sleep { timers: self.0.clone(), id: timers.next_id, deadline: timers.now + ms as f64 }
-    }
-}
-
-impl VirtualClock {
-    fn advance(&self) -> bool {
-        let wakers: Vec<Waker> = {
-            let mut timers = self.0.borrow_mut();
-            let now = timers.now;
-            let Some(next) = timers.pending.values().map(|(d, _)| *d).filter(|d| *d > now).min_by(f64::total_cmp)
-            else {
-                return false;
-            };
-            timers.now = next;
-            timers.pending.values_mut().filter(|(d, _)| *d <= next).filter_map(|(_, w)| w.take()).collect()
-        };
-        wakers.into_iter().for_each(Waker::wake);
-        true
-    }
-}
+mod virtual_clock;
+use virtual_clock::VirtualClock;
 
 /// Answers OpenAI-style chat requests with the offline source's text for the request whose
 /// prompt it was sent; `faults` give a request id an HTTP status on every attempt.
@@ -217,7 +151,7 @@ fn drive(
             let most_in_flight = in_flight.borrow().1;
             return Ran { outcome, reported: reported.take(), seen: seen.take(), most_in_flight };
         }
-        assert!(clock.advance(), "the loop hangs at {} ms", clock.0.borrow().now);
+        assert!(clock.advance(), "the loop hangs at {} ms", clock.now_ms());
     }
     panic!("the loop did not end");
 }
