@@ -54,11 +54,13 @@ QWEN2_SPLIT = (
 SPECIAL_TOKENS = ["<|endoftext|>", "<|im_start|>", "<|im_end|>"]
 
 # A short ChatML template in Jinja (the form GGUF files carry in tokenizer.chat_template).
+# A short ChatML template in Jinja (the form GGUF files carry in tokenizer.chat_template),
+# meant for the trim_blocks/lstrip_blocks settings chat templates are rendered with.
 CHAT_TEMPLATE = (
-    "{%- for message in messages -%}"
+    "{% for message in messages %}"
     "<|im_start|>{{ message.role }}\n{{ message.content }}<|im_end|>\n"
-    "{%- endfor -%}"
-    "{%- if add_generation_prompt -%}<|im_start|>assistant\n{%- endif -%}"
+    "{% endfor %}"
+    "{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}"
 )
 
 SYSTEM = "Predict the output. Answer inside [ANSWER] and [/ANSWER]."
