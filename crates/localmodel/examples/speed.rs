@@ -29,19 +29,38 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     let unit = model.encode("def f(xs):\n    return [x * 2 for x in xs if x % 3]\n")?;
     let prompt: Vec<u32> = unit.iter().copied().cycle().take(prompt_tokens).collect();
 
-    let started = Instant::now();
+    let (started, cpu0) = (Instant::now(), cpu_seconds());
     let mut logits = model.prefill(&prompt)?;
-    let prefill = started.elapsed().as_secs_f64();
+    let (prefill, cpu1) = (started.elapsed().as_secs_f64(), cpu_seconds());
     let started = Instant::now();
     for _ in 0..decode_tokens {
         let next = logits.iter().enumerate().fold(0, |best, (i, &l)| if l > logits[best] { i } else { best });
         logits = model.step(next as u32)?;
     }
-    let decode = started.elapsed().as_secs_f64();
+    let (decode, cpu2) = (started.elapsed().as_secs_f64(), cpu_seconds());
+    // On a shared machine wall time depends on the others' load; CPU time much less so.
+    if let (Some(c0), Some(c1), Some(c2)) = (cpu0, cpu1, cpu2) {
+        println!(
+            "CPU time (all threads): prefill {:.2} s = {:.1} tokens per CPU-second; decode {:.2} s = {:.1} tokens per CPU-second",
+            c1 - c0,
+            prompt_tokens as f64 / (c1 - c0),
+            c2 - c1,
+            decode_tokens as f64 / (c2 - c1)
+        );
+    }
     println!(
         "{gguf}: load {load:.2} s; prefill {prompt_tokens} tokens {prefill:.2} s = {:.1} tokens/s; decode {decode_tokens} tokens {decode:.2} s = {:.1} tokens/s",
         prompt_tokens as f64 / prefill,
         decode_tokens as f64 / decode
     );
     Ok(())
+}
+
+/// This process's user + system CPU time (Linux), None elsewhere.
+fn cpu_seconds() -> Option<f64> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // Fields after the command name (which may hold spaces, so split after its closing paren).
+    let fields: Vec<&str> = stat.rsplit_once(')')?.1.split_whitespace().collect();
+    let ticks: f64 = fields.get(11)?.parse::<f64>().ok()? + fields.get(12)?.parse::<f64>().ok()?;
+    Some(ticks / 100.0) // USER_HZ is 100 on Linux
 }

@@ -22,8 +22,9 @@ pub extern "C" fn lm_alloc(len: usize) -> *mut u8 {
     Box::leak(vec![0u8; len].into_boxed_slice()).as_mut_ptr()
 }
 
-fn bytes<'a>(ptr: *const u8, len: usize) -> &'a [u8] {
-    // SAFETY: the host passes a region it got from lm_alloc and filled.
+/// # Safety
+/// `ptr..ptr + len` must be a region the host got from `lm_alloc` and filled.
+unsafe fn bytes<'a>(ptr: *const u8, len: usize) -> &'a [u8] {
     unsafe { std::slice::from_raw_parts(ptr, len) }
 }
 
@@ -33,9 +34,14 @@ fn fail(message: String) -> i32 {
 }
 
 /// Loads a model; 0 on success, -1 with the message at `lm_error_ptr`.
+///
+/// # Safety
+/// Both regions come from `lm_alloc` and hold the files.
 #[unsafe(no_mangle)]
-pub extern "C" fn lm_load(gguf: *const u8, gguf_len: usize, tok: *const u8, tok_len: usize) -> i32 {
-    match LocalModel::load(bytes(gguf, gguf_len), bytes(tok, tok_len)) {
+pub unsafe extern "C" fn lm_load(gguf: *const u8, gguf_len: usize, tok: *const u8, tok_len: usize) -> i32 {
+    // SAFETY: the caller's promise above.
+    let (gguf, tok) = unsafe { (bytes(gguf, gguf_len), bytes(tok, tok_len)) };
+    match LocalModel::load(gguf, tok) {
         Ok(model) => {
             MODEL.with(|m| *m.borrow_mut() = Some(model));
             0
@@ -46,9 +52,12 @@ pub extern "C" fn lm_load(gguf: *const u8, gguf_len: usize, tok: *const u8, tok_
 
 /// Greedy generation of up to `max_tokens` after the prompt (u32 ids); returns how many tokens
 /// were made (read them at `lm_output_ptr`) or -1. The prefill logits are kept at `lm_logits_ptr`.
+///
+/// # Safety
+/// `prompt` points at `prompt_len` u32 ids in a region from `lm_alloc`.
 #[unsafe(no_mangle)]
-pub extern "C" fn lm_generate(prompt: *const u32, prompt_len: usize, max_tokens: usize) -> i32 {
-    // SAFETY: as in `bytes`, for u32 ids.
+pub unsafe extern "C" fn lm_generate(prompt: *const u32, prompt_len: usize, max_tokens: usize) -> i32 {
+    // SAFETY: the caller's promise above.
     let prompt = unsafe { std::slice::from_raw_parts(prompt, prompt_len) };
     MODEL.with(|m| {
         let mut m = m.borrow_mut();

@@ -73,6 +73,9 @@ fn logits_and_greedy_tokens_match_the_numpy_reference() {
     }
 }
 
+/// Options, an end token to add, the callback stops after n tokens, expected tokens and stop.
+type StopCase<'a> = (GenerateOptions, Option<u32>, usize, &'a [u32], StopReason);
+
 #[test]
 fn generation_stops_where_it_is_told() {
     let r = reference();
@@ -83,8 +86,7 @@ fn generation_stops_where_it_is_told() {
     let text_of_first_three = model.decode(&greedy[..3]).unwrap();
     let opts =
         |max_tokens, stop_texts: Vec<String>| GenerateOptions { max_tokens, sampling: Sampling::Greedy, stop_texts };
-    // (options, end token to add, callback stops after n tokens, expected tokens, expected stop)
-    let cases: Vec<(GenerateOptions, Option<u32>, usize, &[u32], StopReason)> = vec![
+    let cases: Vec<StopCase> = vec![
         (opts(20, vec![]), Some(greedy[3]), usize::MAX, &greedy[..3], StopReason::EndToken),
         (opts(20, vec![text_of_first_three.clone()]), None, usize::MAX, &greedy[..3], StopReason::StopText),
         (opts(20, vec![]), None, 2, &greedy[..2], StopReason::Cancelled),
