@@ -1,0 +1,22 @@
+//! A small quantized Qwen2 code model run in-process: the engine of the in-browser provider
+//! (issue 36). It reads a GGUF file (weights, hyper-parameters, chat template) and the model's
+//! tokenizer.json from bytes, so the same code runs natively and in a Web Worker (wasm32).
+//!
+//! - [`LocalModel`]: load, tokenize, render the chat template, prefill and decode steps.
+//! - [`generate`]: the decoding loop (greedy or seeded temperature/top-p sampling, stop on end
+//!   tokens, stop texts and a token budget).
+//!
+//! No clock is read here (`std::time::Instant` panics in wasm32-unknown-unknown): callers time
+//! prefill and decode themselves.
+
+mod chat;
+mod error;
+mod generate;
+mod model;
+mod sampling;
+
+pub use chat::ChatMessage;
+pub use error::LocalModelError;
+pub use generate::{GenerateOptions, Generation, StopReason, generate};
+pub use model::{LocalModel, ModelInfo};
+pub use sampling::{Sampler, Sampling};
