@@ -1114,6 +1114,89 @@ async fn a_second_tab_shows_the_run_and_takes_it_over_when_the_first_closes() {
     b.close().await;
 }
 
+/// Tab B is opened before tab A starts a run, and never looks at the Runs page: it hears of the
+/// run on the tabs' channel, so it watches it, asks nothing while A drives it, and takes it over
+/// when A closes (without the notice it would never know, and the run would stay "running").
+#[tokio::test(flavor = "multi_thread")]
+async fn a_tab_that_never_looked_at_runs_takes_over_when_the_driving_tab_closes() {
+    let mock = MockServer::start(
+        bundled_dataset().unwrap(),
+        MockConfig { latency_ms: 300, api_key: Some(KEY.into()), ..Default::default() },
+        0,
+    )
+    .await
+    .unwrap();
+    let (b, site) = open_evaluate().await;
+    let tab_a = b.client.window().await.unwrap();
+    let tab_b = b.client.new_window(true).await.unwrap().handle;
+    b.client.switch_to_window(tab_b.clone()).await.unwrap();
+    b.client.goto(&format!("{}#/evaluate", site.base_url)).await.unwrap();
+    b.wait_text(".evaluate .muted", Duration::from_secs(60), |t| t.contains("(800 samples)")).await;
+    b.client.switch_to_window(tab_a.clone()).await.unwrap();
+    use_mock(&b, &mock).await;
+    b.click("[data-testid=api-remember]").await;
+    b.fill("[data-testid=api-concurrency]", "2").await;
+    b.fill("[data-testid=eval-n]", "1").await;
+    b.fill("[data-testid=eval-limit]", "24").await;
+    start_api_run(&b).await;
+    wait_records(&b, 3, Duration::from_secs(60)).await;
+    let twice = |stats: &execbench_mockserver::Stats| stats.per_sample.values().filter(|c| **c > 1).count();
+    assert_eq!(twice(&mock.stats()), 0, "no sample asked twice while A drives the run");
+    b.client.close_window().await.unwrap();
+    b.client.switch_to_window(tab_b).await.unwrap();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let entries = loop {
+        let (entries, _) = stored(&b).await;
+        if entries.len() == 1 && entries[0]["state"] == "finished" {
+            break entries;
+        }
+        let states: Vec<&Value> = entries.iter().map(|e| &e["state"]).collect();
+        assert!(Instant::now() < deadline, "tab B did not finish the run A left: {states:?}");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    };
+    assert_eq!(entries.len(), 1);
+    one_record_each(&stored(&b).await.1, 24);
+    let stats = mock.stats();
+    assert_eq!(stats.per_sample.len(), 24);
+    assert!(twice(&stats) <= 4, "asked again beyond A's samples in flight: {:?}", stats.per_sample);
+    b.close().await;
+}
+
+/// Tab B shows the Runs page while tab A starts, finishes and deletes a run: B's list follows
+/// each at once, without B opening Runs again.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_second_tabs_list_follows_runs_started_and_deleted_elsewhere() {
+    let (b, site) = open_evaluate().await;
+    let tab_a = b.client.window().await.unwrap();
+    let tab_b = b.client.new_window(true).await.unwrap().handle;
+    b.client.switch_to_window(tab_b.clone()).await.unwrap();
+    open_runs(&b, &site).await;
+    b.wait_text("[data-testid=runs-empty]", Duration::from_secs(10), |_| true).await;
+    b.client.switch_to_window(tab_a.clone()).await.unwrap();
+    use_simulated(&b, 150, 3).await;
+    b.fill("[data-testid=api-concurrency]", "2").await;
+    b.fill("[data-testid=eval-n]", "1").await;
+    b.fill("[data-testid=eval-limit]", "60").await;
+    start_api_run(&b).await;
+    wait_records(&b, 1, Duration::from_secs(30)).await;
+    b.client.switch_to_window(tab_b.clone()).await.unwrap();
+    // Listed while A runs it (B watches it: "running in another tab"), then as A ended it.
+    wait_row_state(&b, "elsewhere", Duration::from_secs(5)).await;
+    wait_row_state(&b, "finished", Duration::from_secs(60)).await;
+    b.client.switch_to_window(tab_a.clone()).await.unwrap();
+    open_runs(&b, &site).await;
+    b.click("[data-testid=run-delete]").await;
+    b.click("[data-testid=run-delete-confirm]").await;
+    b.wait_text("[data-testid=runs-empty]", Duration::from_secs(10), |_| true).await;
+    b.client.switch_to_window(tab_b).await.unwrap();
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while !row_state(&b).await.is_empty() {
+        assert!(Instant::now() < deadline, "tab B still lists the run A deleted");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    b.close().await;
+}
+
 /// Two tabs import the same run file, delete a run and resume another at the same time: both
 /// imports are kept whole (under different ids), the deleted run is gone with its records, and
 /// the resumed run finishes with one record per sample.

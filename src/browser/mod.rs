@@ -13,6 +13,7 @@ pub mod hf_rows;
 pub mod key_scopes;
 pub mod loader;
 pub mod locks;
+pub mod notices;
 pub mod offline;
 pub mod page_http;
 pub mod python;

@@ -288,6 +288,8 @@ impl EvaluationRun {
                     a.insert(run_id.to_string());
                 });
                 runs.show(entry.clone());
+                // Stored as running, under this tab's lock: the other tabs watch it from now.
+                runs.announce(execbench_run::tabs::Notice::Started(run_id.to_string()));
             }
             SessionEvent::Engine(Event::Status(status), entry) => {
                 if self.progress.publish(status.done) {

@@ -6,7 +6,9 @@
 //! Two tabs share one store: a tab drives a run only while it holds the run's lock
 //! (`crate::browser::locks`); a run another tab drives is listed with the progress the store has,
 //! read about once a second, and taken over when that tab lets go mid-run (the rules are
-//! `execbench_run::tabs`').
+//! `execbench_run::tabs`'). Tabs tell each other when a run starts, ends, is imported or deleted
+//! (`crate::browser::notices`), so every tab's list follows at once and a tab that never looked
+//! at Runs still watches a run started elsewhere.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::rc::Rc;
@@ -17,11 +19,12 @@ use execbench_run::manifest::{RunEntry, RunState};
 use execbench_run::record::SampleRecord;
 use execbench_run::runfile::read_run_file;
 use execbench_run::store::{MemoryRunStore, RunStore};
-use execbench_run::tabs::{self, Seen};
+use execbench_run::tabs::{self, Heard, Notice, Seen};
 use leptos::prelude::*;
 
 use crate::browser::clock::BrowserClock;
 use crate::browser::locks::{self, Held};
+use crate::browser::notices::Notices;
 use crate::browser::stores::{BrowserStore, Opening};
 
 /// How often a run another tab drives is read again from the store.
@@ -60,6 +63,8 @@ pub struct Runs {
     /// The locks of the runs this tab drives.
     held: StoredValue<BTreeMap<String, Held>, LocalStorage>,
     take_over: StoredValue<Option<TakeOverHandler>, LocalStorage>,
+    /// The channel on which tabs tell each other of runs started, ended, imported, deleted.
+    notices: StoredValue<Option<Notices>, LocalStorage>,
     /// Whether this tab re-reads the progress of the runs another tab drives.
     watching: StoredValue<bool>,
     /// Runs whose last state this tab could not store (a full disk): the list keeps what this
@@ -88,6 +93,7 @@ impl Runs {
             persisted: RwSignal::new(None),
             held: StoredValue::new_local(BTreeMap::new()),
             take_over: StoredValue::new_local(None),
+            notices: StoredValue::new_local(None),
             watching: StoredValue::new(false),
             unstored_state: StoredValue::new(BTreeSet::new()),
             asked_persistence: StoredValue::new(false),
@@ -95,6 +101,7 @@ impl Runs {
             store: Opening::new(),
             unsaved: StoredValue::new_local(BTreeMap::new()),
         };
+        runs.notices.set_value(Notices::open(tabs::NOTICE_CHANNEL, move |message| runs.hear(&message)));
         leptos::task::spawn_local(async move {
             let (store, refused) = PageStore::open(MemoryRunStore::new).await;
             if let Some(e) = refused {
@@ -147,39 +154,90 @@ impl Runs {
             Ok(entries) => entries,
             Err(e) => return self.problem.set(Some(format!("the stored runs could not be read: {e}"))),
         };
-        let unstored = self.unstored_state.get_value();
-        for entry in entries.iter_mut().filter(|e| e.state == RunState::Running) {
-            let id = entry.id().to_string();
-            if unstored.contains(&id) {
-                if let Some(known) = self.entry(&id) {
-                    *entry = known;
+        for entry in entries.iter_mut() {
+            self.settle(&store, entry).await;
+        }
+        self.entries.set(entries);
+    }
+
+    /// A stored entry as this tab lists it: one marked running is driven here, driven by another
+    /// tab (then watched, see [`Runs::watch`]), or was cut off (then stored as interrupted).
+    async fn settle(self, store: &PageStore, entry: &mut RunEntry) {
+        if entry.state != RunState::Running {
+            return;
+        }
+        let id = entry.id().to_string();
+        if self.unstored_state.with_value(|u| u.contains(&id)) {
+            if let Some(known) = self.entry(&id) {
+                *entry = known;
+            }
+            return;
+        }
+        let here = self.held.with_value(|h| h.contains_key(&id));
+        if here || self.elsewhere.with_untracked(|e| e.contains(&id)) {
+            return;
+        }
+        let lock = locks::try_hold(&tabs::lock_name(&id)).await;
+        match tabs::seen(entry.state, here, lock.is_some()) {
+            Seen::AsStored => {}
+            Seen::DrivenElsewhere => self.watch(id),
+            Seen::CutOff => {
+                // Read again under the lock: the tab that ran it may have ended it since.
+                if let Ok(Some(fresh)) = store.entry(&id).await {
+                    *entry = fresh;
                 }
-                continue;
-            }
-            let here = self.held.with_value(|h| h.contains_key(&id));
-            if here || self.elsewhere.with_untracked(|e| e.contains(&id)) {
-                continue;
-            }
-            let lock = locks::try_hold(&tabs::lock_name(&id)).await;
-            match tabs::seen(entry.state, here, lock.is_some()) {
-                Seen::AsStored => {}
-                Seen::DrivenElsewhere => self.watch(id),
-                Seen::CutOff => {
-                    // Read again under the lock: the tab that ran it may have ended it since.
-                    if let Ok(Some(fresh)) = store.entry(&id).await {
-                        *entry = fresh;
-                    }
-                    if entry.state == RunState::Running {
-                        entry.state = RunState::Interrupted;
-                        entry.note = Some(execbench_run::session::INTERRUPTED.to_string());
-                        if let Err(e) = store.save_entry(entry).await {
-                            self.problem.set(Some(e.to_string()));
-                        }
+                if entry.state == RunState::Running {
+                    entry.state = RunState::Interrupted;
+                    entry.note = Some(execbench_run::session::INTERRUPTED.to_string());
+                    if let Err(e) = store.save_entry(entry).await {
+                        self.problem.set(Some(e.to_string()));
                     }
                 }
             }
         }
-        self.entries.set(entries);
+    }
+
+    /// Tells the other tabs (after the change is stored: they read the store on hearing it).
+    pub fn announce(self, notice: Notice) {
+        self.notices.with_value(|n| {
+            if let Some(n) = n {
+                n.post(&notice.to_message());
+            }
+        });
+    }
+
+    /// What another tab said about a run.
+    fn hear(self, message: &str) {
+        let Some(notice) = Notice::from_message(message) else { return };
+        let id = match &notice {
+            Notice::Started(id) | Notice::Ended(id) | Notice::Imported(id) | Notice::Deleted(id) => id.clone(),
+        };
+        let here = self.held.with_value(|h| h.contains_key(&id));
+        let watched = self.elsewhere.with_untracked(|e| e.contains(&id));
+        match tabs::heard(&notice, here, watched) {
+            Heard::Nothing => {}
+            Heard::Forget(id) => self.forget(&id),
+            Heard::ReadAgain(id) => leptos::task::spawn_local(async move {
+                let store = self.store().await;
+                match store.entry(&id).await {
+                    Ok(Some(mut entry)) => {
+                        self.settle(&store, &mut entry).await;
+                        self.show(entry);
+                        self.refresh_storage();
+                    }
+                    Ok(None) => self.forget(&id),
+                    Err(e) => self.problem.set(Some(format!("the stored runs could not be read: {e}"))),
+                }
+            }),
+        }
+    }
+
+    /// Drops a run no longer stored from the list.
+    fn forget(self, run_id: &str) {
+        self.entries.update(|entries| entries.retain(|e| e.id() != run_id));
+        self.missing.update(|m| {
+            m.remove(run_id);
+        });
     }
 
     /// Counts every run's records: a run whose entry counts more than the store holds lost them
@@ -308,11 +366,13 @@ impl Runs {
         });
     }
 
-    /// This tab no longer drives the run: its lock goes (a waiting tab may take it).
+    /// This tab no longer drives the run: its lock goes (a waiting tab may take it), and the
+    /// other tabs hear that it ended.
     pub fn let_go(self, run_id: &str) {
-        self.held.update_value(|h| {
-            h.remove(run_id);
-        });
+        let held = self.held.try_update_value(|h| h.remove(run_id).is_some()).unwrap_or(false);
+        if held {
+            self.announce(Notice::Ended(run_id.to_string()));
+        }
     }
 
     /// Puts `entry` in the list (replacing the run's earlier entry), keeping newest first.
@@ -378,10 +438,8 @@ impl Runs {
             let store = self.store().await;
             match store.delete(&run_id).await {
                 Ok(()) => {
-                    self.entries.update(|entries| entries.retain(|e| e.id() != run_id));
-                    self.missing.update(|m| {
-                        m.remove(&run_id);
-                    });
+                    self.forget(&run_id);
+                    self.announce(Notice::Deleted(run_id.clone()));
                     self.unsaved.update_value(|u| {
                         u.remove(&run_id);
                     });
@@ -441,6 +499,7 @@ impl Runs {
         store.save_entry(&entry).await.map_err(|e| e.to_string())?;
         let id = entry.id().to_string();
         self.show(entry);
+        self.announce(Notice::Imported(id.clone()));
         self.refresh_storage();
         let cut = if file.truncated_tail { "; its last line was cut short and is ignored" } else { "" };
         Ok(format!("imported {name} as {id}: {} records{cut}", records.len()))

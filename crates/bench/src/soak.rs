@@ -4,7 +4,7 @@
 //! In the page: the Evaluate page runs the 800 CRUXEval samples x n = 5 against the mock model
 //! server with faults on (a 429 on the first attempt of every ninth sample, a 500 on every
 //! thirteenth's, a cut stream on every seventeenth's, one request that hangs 15 s) at concurrency
-//! 8, while a second tab perturbs the dataset with every deterministic kind. The run is reloaded
+//! 8, while another page (a browser of its own) perturbs the dataset with every deterministic kind. The run is reloaded
 //! twice (each time resumed from the Runs page) and stopped and resumed once. Then: records
 //! lost (samples without their five answers; must be 0), samples asked again beyond their faults
 //! (only those in flight at a reload or the stop), the page's JS heap and WebAssembly memory and
@@ -38,16 +38,6 @@ const STOP_AT: usize = 560;
 const NATIVE_N: usize = 13;
 /// The native run's mock latency: long enough for the run to last about a minute of readings.
 const NATIVE_LATENCY_MS: u64 = 400;
-const ROUND_NAMES: [&str; 8] = [
-    "after run 2",
-    "after run 3",
-    "after run 4",
-    "after run 5",
-    "after run 6",
-    "after run 7",
-    "after run 8",
-    "after run 9 (and later)",
-];
 
 /// Runs after the first, in the same page without a reload (`EXECBENCH_SOAK_ROUNDS`, 4 by default).
 fn extra_rounds() -> usize {
@@ -85,12 +75,27 @@ struct PageMemory {
     workers: u64,
     workers_wasm_bytes: f64,
     idb_bytes: f64,
+    held: HeapCounts,
+}
+
+/// What the page's JS heap holds, counted to find what grows run after run: live objects per
+/// kind (DevTools' `Runtime.queryObjects`), the JS values the wasm side holds (non-empty slots of
+/// wasm-bindgen's externref table), DOM nodes and event listeners (`Performance.getMetrics`).
+#[derive(Clone, Debug, Default)]
+struct HeapCounts {
+    functions: u64,
+    objects: u64,
+    arrays: u64,
+    promises: u64,
+    held_by_wasm: u64,
+    nodes: u64,
+    listeners: u64,
 }
 
 #[derive(Debug, Default)]
 struct PageSoak {
     wall_ms: f64,
-    points: Vec<(&'static str, PageMemory)>,
+    points: Vec<(String, PageMemory)>,
     /// The first run's records, and those with every answer.
     records: usize,
     complete: usize,
@@ -109,7 +114,7 @@ struct PageSoak {
 /// The whole section.
 pub async fn section(app_url: &str) {
     println!(
-        "\nsoak: the page runs {SAMPLES} samples x n = {N} against the mock server with faults, concurrency {CONCURRENCY}, two reloads and a Stop/Resume, while another tab perturbs; then `execbench run` scores {SAMPLES} x n = {NATIVE_N} natively..."
+        "\nsoak: the page runs {SAMPLES} samples x n = {N} against the mock server with faults, concurrency {CONCURRENCY}, two reloads and a Stop/Resume, while another page perturbs; then `execbench run` scores {SAMPLES} x n = {NATIVE_N} natively..."
     );
     let dataset = match bundled_dataset() {
         Ok(d) => d,
@@ -129,7 +134,12 @@ pub async fn section(app_url: &str) {
     };
     if page_part_wanted() {
         let b = Browser::launch().await;
-        let page = in_the_page(&b, app_url, &mock, &ids).await;
+        // The perturbing page runs in a browser of its own: a tab sharing the store would hear
+        // the run start and take it over at the first reload (the two-tab e2e tests check that),
+        // and this soak measures one page's reloads and resumes.
+        let other = Browser::launch().await;
+        let page = in_the_page(&b, &other, app_url, &mock, &ids).await;
+        other.close().await;
         b.close().await;
         match &page {
             Ok(soak) => print_page(soak),
@@ -159,8 +169,7 @@ const FRAME_MONITOR: &str = "window.__longestFrame = 0; let last = performance.n
 
 /// Keeps the page's own WebAssembly memory where the soak can read it: Trunk's loader announces
 /// the instance once started. Registered before any of the page's scripts run, on every load.
-const KEEP_WASM_MEMORY: &str =
-    "addEventListener('TrunkApplicationStarted', e => { window.__soakWasmMemory = e.detail.wasm.memory; });";
+const KEEP_WASM_MEMORY: &str = "addEventListener('TrunkApplicationStarted', e => { window.__soakWasmMemory = e.detail.wasm.memory; window.__soakWasm = e.detail.wasm; });";
 
 /// What the page stored for its runs: entries, records, distinct samples, records with every answer.
 const STORED: &str = r#"
@@ -228,6 +237,52 @@ async fn page_memory(b: &Browser) -> Result<PageMemory, String> {
         workers: figures["workers"].as_u64().unwrap_or(0),
         workers_wasm_bytes: figures["memory"].as_f64().unwrap_or(0.0),
         idb_bytes: figures["usage"].as_f64().unwrap_or(0.0),
+        held: heap_counts(b).await?,
+    })
+}
+
+/// Live objects whose prototype is `prototype` (a JS expression), after the GC above.
+async fn live_objects(b: &Browser, prototype: &str) -> Result<u64, String> {
+    let group = json!("soak-count");
+    let proto = b.cdp("Runtime.evaluate", json!({"expression": prototype, "objectGroup": group})).await?;
+    let proto_id = proto["result"]["objectId"].as_str().ok_or(format!("no object for {prototype}"))?;
+    let found = b.cdp("Runtime.queryObjects", json!({"prototypeObjectId": proto_id, "objectGroup": group})).await?;
+    let array_id = found["objects"]["objectId"].as_str().ok_or("queryObjects gave no array")?;
+    let length = b
+        .cdp(
+            "Runtime.callFunctionOn",
+            json!({"objectId": array_id, "functionDeclaration": "function() { return this.length; }", "returnByValue": true}),
+        )
+        .await?;
+    b.cdp("Runtime.releaseObjectGroup", json!({"objectGroup": group})).await?;
+    Ok(length["result"]["value"].as_u64().unwrap_or(0))
+}
+
+async fn heap_counts(b: &Browser) -> Result<HeapCounts, String> {
+    b.cdp("Performance.enable", json!({})).await?;
+    let metrics = b.cdp("Performance.getMetrics", json!({})).await?;
+    let metric = |name: &str| {
+        metrics["metrics"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .find(|m| m["name"] == name)
+            .and_then(|m| m["value"].as_f64())
+    };
+    let held = js(
+        b,
+        "const t = window.__soakWasm?.__wbindgen_externrefs; if (!t) { return 0; }
+         let n = 0; for (let i = 0; i < t.length; i++) { if (t.get(i) !== undefined) { n++; } } return n;",
+    )
+    .await?;
+    Ok(HeapCounts {
+        functions: live_objects(b, "Function.prototype").await?,
+        objects: live_objects(b, "Object.prototype").await?,
+        arrays: live_objects(b, "Array.prototype").await?,
+        promises: live_objects(b, "Promise.prototype").await?,
+        held_by_wasm: held.as_u64().unwrap_or(0),
+        nodes: metric("Nodes").unwrap_or(0.0) as u64,
+        listeners: metric("JSEventListeners").unwrap_or(0.0) as u64,
     })
 }
 
@@ -281,27 +336,29 @@ async fn wait_row_state(b: &Browser, state: &str, timeout: Duration) -> Result<(
     }
 }
 
-async fn in_the_page(b: &Browser, app_url: &str, mock: &MockServer, ids: &[String]) -> Result<PageSoak, String> {
+async fn in_the_page(
+    b: &Browser,
+    other: &Browser,
+    app_url: &str,
+    mock: &MockServer,
+    ids: &[String],
+) -> Result<PageSoak, String> {
     let mut soak = PageSoak::default();
     b.cdp("Page.enable", json!({})).await?;
     b.cdp("Page.addScriptToEvaluateOnNewDocument", json!({"source": KEEP_WASM_MEMORY})).await?;
     b.client.goto(&format!("{app_url}#/evaluate")).await.map_err(|e| format!("could not open the app: {e}"))?;
     wait_text(b, ".engine", Duration::from_secs(120), |t| t.starts_with("Python ready")).await?;
     wait_text(b, ".evaluate .muted", Duration::from_secs(60), |t| t.contains("(800 samples)")).await?;
-    let evaluate = b.client.window().await.map_err(|e| e.to_string())?;
 
-    // The other tab: perturb the whole dataset with every deterministic kind meanwhile.
-    let other = b.client.new_window(true).await.map_err(|e| format!("a second tab: {e}"))?;
-    b.client.switch_to_window(other.handle.clone()).await.map_err(|e| e.to_string())?;
-    b.client.goto(&format!("{app_url}#/perturb")).await.map_err(|e| e.to_string())?;
-    wait_text(b, ".engine", Duration::from_secs(120), |t| t.starts_with("Python ready")).await?;
-    wait_enabled(b, "[data-testid=perturb-all-start]").await?;
+    // The other page: perturb the whole dataset with every deterministic kind meanwhile.
+    other.client.goto(&format!("{app_url}#/perturb")).await.map_err(|e| e.to_string())?;
+    wait_text(other, ".engine", Duration::from_secs(120), |t| t.starts_with("Python ready")).await?;
+    wait_enabled(other, "[data-testid=perturb-all-start]").await?;
     for kind in execbench_perturb::Kind::DETERMINISTIC.into_iter().filter(|k| *k != execbench_perturb::Kind::Rtf) {
-        click(b, &format!("[data-testid=kind-{}]", kind.name())).await?;
+        click(other, &format!("[data-testid=kind-{}]", kind.name())).await?;
     }
-    click(b, "[data-testid=perturb-all-start]").await?;
-    let perturb_start = page_memory(b).await?;
-    b.client.switch_to_window(evaluate.clone()).await.map_err(|e| e.to_string())?;
+    click(other, "[data-testid=perturb-all-start]").await?;
+    let perturb_start = page_memory(other).await?;
 
     select(b, "[data-testid=eval-model]", "api").await?;
     select(b, "[data-testid=api-provider]", "openai-compatible").await?;
@@ -313,7 +370,7 @@ async fn in_the_page(b: &Browser, app_url: &str, mock: &MockServer, ids: &[Strin
     b.fill("[data-testid=eval-limit]", "").await;
     mock.reset();
     js(b, FRAME_MONITOR).await?;
-    soak.points.push(("start", page_memory(b).await?));
+    soak.points.push(("start".into(), page_memory(b).await?));
     let started = Instant::now();
     click(b, "[data-testid=eval-run]").await?;
     wait_text(b, "[data-testid=estimate-go]", Duration::from_secs(30), |_| true).await?;
@@ -328,7 +385,7 @@ async fn in_the_page(b: &Browser, app_url: &str, mock: &MockServer, ids: &[Strin
 
     wait_records(b, SECOND_RELOAD_AT, long).await?;
     println!("  {SECOND_RELOAD_AT} records stored after {:.0} s: reloading again", started.elapsed().as_secs_f64());
-    soak.points.push(("middle", page_memory(b).await?));
+    soak.points.push(("middle".into(), page_memory(b).await?));
     soak.longest_frame_ms = soak.longest_frame_ms.max(longest_frame(b).await);
     b.client.refresh().await.map_err(|e| format!("reload: {e}"))?;
     resume_from_runs(b, app_url, "interrupted").await?;
@@ -341,7 +398,7 @@ async fn in_the_page(b: &Browser, app_url: &str, mock: &MockServer, ids: &[Strin
     wait_row_state(b, "finished", long).await?;
     soak.wall_ms = started.elapsed().as_secs_f64() * 1000.0;
     soak.longest_frame_ms = soak.longest_frame_ms.max(longest_frame(b).await);
-    soak.points.push(("end", page_memory(b).await?));
+    soak.points.push(("end".into(), page_memory(b).await?));
 
     // The server's counts for the first run alone, before the runs below add theirs.
     let stats = mock.stats();
@@ -365,7 +422,7 @@ async fn in_the_page(b: &Browser, app_url: &str, mock: &MockServer, ids: &[Strin
             return Err(format!("run {} of the same page ended `{state}`", round + 1));
         }
         soak.longest_frame_ms = soak.longest_frame_ms.max(longest_frame(b).await);
-        soak.points.push((ROUND_NAMES[(round - 1).min(ROUND_NAMES.len() - 1)], page_memory(b).await?));
+        soak.points.push((format!("after run {}", round + 1), page_memory(b).await?));
         println!("  run {} of the same page finished", round + 1);
     }
 
@@ -374,9 +431,8 @@ async fn in_the_page(b: &Browser, app_url: &str, mock: &MockServer, ids: &[Strin
     soak.all_records = all["records"].as_u64().unwrap_or(0) as usize;
     soak.all_complete = all["complete"].as_u64().unwrap_or(0) as usize;
 
-    b.client.switch_to_window(other.handle).await.map_err(|e| e.to_string())?;
-    soak.perturb_state = wait_text(b, "[data-testid=perturb-all-state]", long, |t| !t.is_empty()).await?;
-    let perturb_end = page_memory(b).await?;
+    soak.perturb_state = wait_text(other, "[data-testid=perturb-all-state]", long, |t| !t.is_empty()).await?;
+    let perturb_end = page_memory(other).await?;
     soak.perturb_workers_wasm_bytes = (perturb_start.workers_wasm_bytes, perturb_end.workers_wasm_bytes);
     Ok(soak)
 }
@@ -408,7 +464,7 @@ fn mb(bytes: f64) -> String {
 
 fn print_page(soak: &PageSoak) {
     println!(
-        "\n### Soak in the page: {SAMPLES} samples x n = {N}, faults on, two reloads, one Stop/Resume, a second tab perturbing\n"
+        "\n### Soak in the page: {SAMPLES} samples x n = {N}, faults on, two reloads, one Stop/Resume, another page perturbing\n"
     );
     let lost = SAMPLES.saturating_sub(soak.complete);
     println!("| figure | value |");
@@ -426,7 +482,7 @@ fn print_page(soak: &PageSoak) {
         soak.runs, soak.all_records, soak.all_complete
     );
     println!(
-        "| second tab: perturbation | {} (its workers {} → {}) |",
+        "| the other page: perturbation | {} (its workers {} → {}) |",
         soak.perturb_state,
         mb(soak.perturb_workers_wasm_bytes.0),
         mb(soak.perturb_workers_wasm_bytes.1)
@@ -444,6 +500,17 @@ fn print_page(soak: &PageSoak) {
             m.workers,
             mb(m.workers_wasm_bytes),
             mb(m.idb_bytes)
+        );
+    }
+    println!(
+        "\n| moment | functions | objects | arrays | promises | JS values held by wasm | DOM nodes | event listeners |"
+    );
+    println!("|---|---:|---:|---:|---:|---:|---:|---:|");
+    for (moment, m) in &soak.points {
+        let h = &m.held;
+        println!(
+            "| {moment} | {} | {} | {} | {} | {} | {} | {} |",
+            h.functions, h.objects, h.arrays, h.promises, h.held_by_wasm, h.nodes, h.listeners
         );
     }
     println!(

@@ -56,3 +56,10 @@ def _no_threads(*args, **kwargs):
 
 _thread.start_new_thread = _no_threads
 _thread.start_new = _no_threads
+# `threading.Thread.start` goes through `start_joinable_thread`, whose stub returned as well: the
+# thread's `run` never ran and `start()` gave None. `threading` keeps its own reference to it.
+_thread.start_joinable_thread = _no_threads
+import sys as _sys
+
+if "threading" in _sys.modules:
+    _sys.modules["threading"]._start_joinable_thread = _no_threads

@@ -136,6 +136,8 @@ fn the_sandbox_refuses_host_access_with_clear_errors() {
         ("import js", "1", "ModuleNotFoundError", "js"),
         ("import ctypes", "1", "ModuleNotFoundError", "ctypes"),
         ("import _thread", "_thread.start_new_thread(print, ())", "RuntimeError", "threads are not available"),
+        ("import threading", "threading.Thread().start()", "RuntimeError", "threads are not available"),
+        ("import threading", "threading.Thread(target=print).start()", "RuntimeError", "threads are not available"),
     ];
     for (program, expression, kind, message) in cases {
         let outcome = run(&mut engine, program, expression).outcome;

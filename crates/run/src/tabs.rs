@@ -17,6 +17,78 @@ pub fn lock_name(run_id: &str) -> String {
 /// same new id (one would replace the other's records).
 pub const IMPORT_LOCK: &str = "execbench-import";
 
+/// The name of the `BroadcastChannel` on which tabs tell each other that a run's stored entry
+/// changed, so that every tab's list follows at once (not only when its Runs page opens).
+pub const NOTICE_CHANNEL: &str = "execbench-runs";
+
+/// What a tab tells the others about a run (after it is stored, so a tab that reads the store on
+/// hearing it finds it).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Notice {
+    /// A session started driving it (a new run, Resume, Retry errors, Extend, a take-over).
+    Started(String),
+    /// The tab that drove it let go: the run ended (finished, stopped, failed) or could not start.
+    Ended(String),
+    /// It was imported.
+    Imported(String),
+    /// It was deleted with its records.
+    Deleted(String),
+}
+
+impl Notice {
+    /// The message posted: `started ID` (a run id may hold any characters, spaces included).
+    pub fn to_message(&self) -> String {
+        let (kind, id) = match self {
+            Notice::Started(id) => ("started", id),
+            Notice::Ended(id) => ("ended", id),
+            Notice::Imported(id) => ("imported", id),
+            Notice::Deleted(id) => ("deleted", id),
+        };
+        format!("{kind} {id}")
+    }
+
+    /// Reads a message; `None` for anything else posted on the channel (another version of the
+    /// page, or nothing this tab knows).
+    pub fn from_message(message: &str) -> Option<Notice> {
+        let (kind, id) = message.split_once(' ')?;
+        if id.is_empty() {
+            return None;
+        }
+        let id = id.to_string();
+        match kind {
+            "started" => Some(Notice::Started(id)),
+            "ended" => Some(Notice::Ended(id)),
+            "imported" => Some(Notice::Imported(id)),
+            "deleted" => Some(Notice::Deleted(id)),
+            _ => None,
+        }
+    }
+}
+
+/// What a tab does on hearing a notice.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Heard {
+    /// Nothing: this tab drives the run (the notice is old news), or already watches it.
+    Nothing,
+    /// Read the run's entry again and look at its lock as at load ([`seen`]): a run started
+    /// elsewhere is then watched, so this tab takes it over if that tab closes.
+    ReadAgain(String),
+    /// Drop it from the list.
+    Forget(String),
+}
+
+/// The rule for a heard notice: `drives_here`: this tab holds the run's lock; `watched`: it is
+/// already listed as driven elsewhere (its lock awaited).
+pub fn heard(notice: &Notice, drives_here: bool, watched: bool) -> Heard {
+    match notice {
+        Notice::Deleted(id) => Heard::Forget(id.clone()),
+        _ if drives_here => Heard::Nothing,
+        // A watched run's end comes with its lock, which this tab is waiting for.
+        Notice::Started(_) | Notice::Ended(_) if watched => Heard::Nothing,
+        Notice::Started(id) | Notice::Ended(id) | Notice::Imported(id) => Heard::ReadAgain(id.clone()),
+    }
+}
+
 /// What the list says about a stored run as a tab reads it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Seen {
@@ -229,6 +301,45 @@ mod tests {
         ];
         for (rule, remembered, want) in cases {
             assert_eq!(KeyAt::of(rule.as_ref(), remembered), want);
+        }
+    }
+
+    #[test]
+    fn what_a_tab_does_on_hearing_of_a_run() {
+        let id = || "run 7".to_string();
+        let again = Heard::ReadAgain(id());
+        // (notice, this tab drives it, already watched, what it does)
+        let cases = [
+            (Notice::Started(id()), false, false, again.clone()),
+            (Notice::Started(id()), true, false, Heard::Nothing),
+            (Notice::Started(id()), false, true, Heard::Nothing),
+            (Notice::Ended(id()), false, false, again.clone()),
+            (Notice::Ended(id()), false, true, Heard::Nothing),
+            (Notice::Ended(id()), true, false, Heard::Nothing),
+            (Notice::Imported(id()), false, false, again.clone()),
+            (Notice::Imported(id()), false, true, again),
+            (Notice::Deleted(id()), false, false, Heard::Forget(id())),
+            (Notice::Deleted(id()), false, true, Heard::Forget(id())),
+            (Notice::Deleted(id()), true, false, Heard::Forget(id())),
+        ];
+        for (notice, here, watched, want) in cases {
+            assert_eq!(heard(&notice, here, watched), want, "{notice:?}, here {here}, watched {watched}");
+        }
+    }
+
+    #[test]
+    fn notices_read_back_and_other_messages_are_ignored() {
+        let odd = "a run: with spaces, ünïcode and \"quotes\" ";
+        for notice in [
+            Notice::Started("r1".into()),
+            Notice::Ended(odd.into()),
+            Notice::Imported("cruxeval-imported-2".into()),
+            Notice::Deleted(odd.into()),
+        ] {
+            assert_eq!(Notice::from_message(&notice.to_message()), Some(notice.clone()), "{notice:?}");
+        }
+        for other in ["", "started", "started ", "go", "resumed r1", "STARTED r1", "{\"run\": 1}"] {
+            assert_eq!(Notice::from_message(other), None, "{other:?}");
         }
     }
 
