@@ -41,8 +41,8 @@ fn copy(from: &Path, to: &Path) {
 /// The source with every docstring (the first statement of a module, class or function body
 /// when it is a string literal) replaced by `(None)` over the same lines.
 fn without_docstrings(source: &str, path: &Path) -> String {
-    let parsed = ruff_python_parser::parse_module(source)
-        .unwrap_or_else(|e| panic!("{} does not parse: {e}", path.display()));
+    let parsed =
+        ruff_python_parser::parse_module(source).unwrap_or_else(|e| panic!("{} does not parse: {e}", path.display()));
     let mut docstrings = Docstrings::default();
     docstrings.body(&parsed.syntax().body);
     docstrings.visit_body(&parsed.syntax().body);
