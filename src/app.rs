@@ -123,8 +123,8 @@ fn EngineStatus(status: RwSignal<WorkerStatus>) -> impl IntoView {
         match status.get() {
         WorkerStatus::Starting => view! { <span class="engine starting" data-status="starting">"Python: starting…"</span> }.into_any(),
         // The data attributes are for the benchmark (crates/bench/src/app_engine.rs).
-        WorkerStatus::Ready { start_ms, ready_at_ms, workers, memory_bytes, runs_answered, .. } => view! {
-            <span class="engine ready" data-status="ready" data-ready-at=format!("{ready_at_ms:.1}") data-workers=workers.to_string() data-memory=memory_bytes.to_string() data-runs=runs_answered.to_string()>
+        WorkerStatus::Ready { start_ms, init_ms, ready_at_ms, workers, memory_bytes, runs_answered, .. } => view! {
+            <span class="engine ready" data-status="ready" data-ready-at=format!("{ready_at_ms:.1}") data-start-ms=format!("{start_ms:.1}") data-init-ms=format!("{init_ms:.1}") data-workers=workers.to_string() data-memory=memory_bytes.to_string() data-runs=runs_answered.to_string()>
                 {format!("Python ready ({start_ms:.0} ms)")}
             </span>
         }.into_any(),

@@ -282,6 +282,26 @@ fn patched_engine_gaps_behave_as_in_cpython() {
     }
 }
 
+/// The frozen standard library has no docstrings (build.rs, as CPython's `-OO`); a program's own
+/// are kept, and line numbers inside the stdlib are those of the source with docstrings.
+#[test]
+fn docstrings_are_left_out_of_the_frozen_library_only() {
+    let mut engine = RustPythonEngine::new();
+    let cases = [
+        ("import json", "json.dumps.__doc__", "None"),
+        ("import json", "json.__doc__", "None"),
+        ("import collections", "collections.Counter.__doc__", "None"),
+        ("import collections", "collections.Counter('abca').most_common(1)", "[('a', 2)]"),
+        ("def f():\n    'mine'\n    return 1", "(f.__doc__, f())", "('mine', 1)"),
+        ("class C:\n    \"\"\"kept\"\"\"", "C.__doc__", "'kept'"),
+        // json.dumps starts at line 185 of RustPython's json/__init__.py, docstrings included.
+        ("import json", "json.dumps.__code__.co_firstlineno", "185"),
+    ];
+    for (program, expression, repr) in cases {
+        assert_eq!(run(&mut engine, program, expression).outcome, value(repr), "{expression}");
+    }
+}
+
 /// A panic inside RustPython ends the run as `Crashed` with the reason; the engine is replaced and
 /// the next run works. (RustPython 0.5 panics in `str.rfind` on this slice of non-ASCII text;
 /// CPython returns ''. When a RustPython upgrade fixes it, this test must find another panic.)

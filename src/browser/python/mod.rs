@@ -45,6 +45,9 @@ pub enum WorkerStatus {
     /// `ready_at_ms`: when the first worker became ready, from the page's navigation start.
     Ready {
         start_ms: f64,
+        /// Of `start_ms`, the time the latest worker took to start its interpreter (the rest is
+        /// fetching, compiling and instantiating its module).
+        init_ms: f64,
         ready_at_ms: f64,
         restarts: u32,
         workers: usize,
@@ -136,6 +139,7 @@ struct Inner {
     restarts: u32,
     runs_answered: u64,
     latest_start_ms: Option<f64>,
+    latest_init_ms: f64,
     first_ready_at: Option<f64>,
     /// Why workers were given up on (they failed to start); the latest is shown.
     given_up: Vec<String>,
@@ -301,7 +305,7 @@ impl PythonWorker {
     fn on_message(&self, generation: u64, text: String) {
         let Some(at) = self.slot_of(generation) else { return };
         match serde_json::from_str::<FromWorker>(&text) {
-            Ok(FromWorker::Ready { memory_bytes, .. }) => {
+            Ok(FromWorker::Ready { memory_bytes, init_ms }) => {
                 {
                     let mut inner = self.inner.borrow_mut();
                     let slot = &mut inner.slots[at];
@@ -309,6 +313,7 @@ impl PythonWorker {
                     slot.memory_bytes = memory_bytes;
                     let start_ms = now() - slot.spawned_at;
                     inner.latest_start_ms = Some(start_ms);
+                    inner.latest_init_ms = init_ms;
                     inner.first_ready_at.get_or_insert_with(now);
                 }
                 self.dispatch();
@@ -547,6 +552,7 @@ impl PythonWorker {
             } else {
                 WorkerStatus::Ready {
                     start_ms: inner.latest_start_ms.unwrap_or_default(),
+                    init_ms: inner.latest_init_ms,
                     ready_at_ms: inner.first_ready_at.unwrap_or_default(),
                     restarts: inner.restarts,
                     workers: ready.len(),
