@@ -35,6 +35,23 @@ pub struct BatchPolling {
     showing: StoredValue<u64>,
     /// Run id → the showing its loop belongs to (one loop per run).
     loops: StoredValue<BTreeMap<String, u64>>,
+    /// Runs this tab is checking, stopping or resubmitting now (holding their lock): a click or
+    /// a poll meanwhile is told so, not refused as if another tab held the lock.
+    working: StoredValue<std::collections::BTreeSet<String>>,
+}
+
+/// This tab works on a run's batches until dropped (see [`BatchPolling::working`]).
+struct Working {
+    polling: BatchPolling,
+    run_id: String,
+}
+
+impl Drop for Working {
+    fn drop(&mut self) {
+        self.polling.working.update_value(|w| {
+            w.remove(&self.run_id);
+        });
+    }
 }
 
 impl BatchPolling {
@@ -44,6 +61,17 @@ impl BatchPolling {
             next_check_s: RwSignal::new(BTreeMap::new()),
             showing: StoredValue::new(0),
             loops: StoredValue::new(BTreeMap::new()),
+            working: StoredValue::new(Default::default()),
+        }
+    }
+
+    /// Marks `run_id` as worked on by this tab; refused while it already is.
+    fn start_work(self, run_id: &str) -> Result<Working, String> {
+        let mut fresh = false;
+        self.working.update_value(|w| fresh = w.insert(run_id.to_string()));
+        match fresh {
+            true => Ok(Working { polling: self, run_id: run_id.to_string() }),
+            false => Err(format!("{run_id}: this tab is already asking the provider about it; wait a moment")),
         }
     }
 
@@ -198,21 +226,31 @@ async fn check_or_stop(
     key: Option<String>,
     action: BatchAction,
 ) -> Result<(String, batch::Check), String> {
+    // The run's lock, as a tab driving it holds it: two tabs never collect one run at once.
+    let _working = runs.polling.start_work(entry.id())?;
+    let _lock = runs.hold_unless_driven_elsewhere(entry.id()).await?;
     let store = runs.store().await;
+    // Read again under the lock: another tab may have collected batches since the list was read.
+    let entry = store.entry(entry.id()).await.map_err(|e| e.to_string())?.unwrap_or(entry);
     let records = store.records(entry.id()).await.map_err(|e| e.to_string())?;
     let plan = session::continuation(&entry, records, dataset, Continue::Resume, None)?;
     let model = model_of(&plan.entry, key)?;
     crate::browser::offline::refuse_when_offline()?;
     let (mut entry, mut records) = (plan.entry, plan.earlier);
     let python = python.new_job();
+    let mut run = batch::StoredBatchRun {
+        store: &*store,
+        python: &python,
+        http: &FetchHttp,
+        model: &model,
+        job: &plan.job,
+        entry: &mut entry,
+        records: &mut records,
+    };
     let now = js_sys::Date::now();
     let check = match action {
-        BatchAction::Check => {
-            batch::check_run(&*store, &python, &FetchHttp, &model, &plan.job, &mut entry, &mut records, now).await
-        }
-        BatchAction::Stop => {
-            batch::stop_run(&*store, &python, &FetchHttp, &model, &plan.job, &mut entry, &mut records, now).await
-        }
+        BatchAction::Check => batch::check_run(&mut run, now).await,
+        BatchAction::Stop => batch::stop_run(&mut run, now).await,
     };
     runs.show(entry.clone());
     runs.refresh_storage();
@@ -258,7 +296,10 @@ pub async fn retry_as_batch(
     dataset: &[Sample],
     key: Option<String>,
 ) -> Result<String, String> {
+    let _working = runs.polling.start_work(entry.id())?;
+    let _lock = runs.hold_unless_driven_elsewhere(entry.id()).await?;
     let store = runs.store().await;
+    let entry = store.entry(entry.id()).await.map_err(|e| e.to_string())?.unwrap_or(entry);
     let records = store.records(entry.id()).await.map_err(|e| e.to_string())?;
     let mut plan = batch::retry_errors(&entry, records, dataset, RetryVia::Batch, None)?;
     let model = model_of(&plan.entry, key.clone())?;

@@ -417,6 +417,15 @@ impl Runs {
 
     /// The run's lock for a short change (rename, delete), unless another tab drives the run.
     async fn while_not_driven(self, run_id: &str) -> Result<Option<Held>, String> {
+        self.hold_unless_driven_elsewhere(run_id)
+            .await
+            .map_err(|_| format!("{run_id} is running in another tab: it cannot be changed here now"))
+    }
+
+    /// The run's lock for one piece of work on it (a batch run's Check now, Stop or Retry errors
+    /// as a batch), held as a driving tab holds it until the returned guard drops; `None` when
+    /// this tab already drives the run. Refused, and the run watched, while another tab holds it.
+    pub async fn hold_unless_driven_elsewhere(self, run_id: &str) -> Result<Option<Held>, String> {
         if self.held.with_value(|h| h.contains_key(run_id)) {
             return Ok(None);
         }
@@ -424,7 +433,7 @@ impl Runs {
             Some(lock) => Ok(Some(lock)),
             None => {
                 self.watch(run_id.to_string());
-                Err(format!("{run_id} is running in another tab: it cannot be changed here now"))
+                Err(format!("{run_id} is being worked on in another tab: it goes on there"))
             }
         }
     }

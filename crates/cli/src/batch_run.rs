@@ -55,10 +55,16 @@ pub async fn run_batch(
     }
     let mut unchanged = 0u32;
     loop {
-        let check =
-            batch::check_run(run.store, python, http, &run.model, &run.job, &mut run.entry, &mut run.records, now_ms())
-                .await
-                .map_err(|e| format!("{out}: {e}"))?;
+        let mut stored = batch::StoredBatchRun {
+            store: run.store,
+            python,
+            http,
+            model: &run.model,
+            job: &run.job,
+            entry: &mut run.entry,
+            records: &mut run.records,
+        };
+        let check = batch::check_run(&mut stored, now_ms()).await.map_err(|e| format!("{out}: {e}"))?;
         for problem in &check.problems {
             eprintln!("{problem}");
         }

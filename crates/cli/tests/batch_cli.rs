@@ -320,3 +320,22 @@ fn retry_errors_finish_a_batch_run_as_a_new_batch_or_live() {
     let without_resume = execbench(&server, &dir.join("new.jsonl"), &["--retry-errors"]);
     assert_eq!(without_resume.status.code(), Some(2), "{}", text(&without_resume.stderr));
 }
+
+/// The spend cap at submission, at the batch price once (not halved twice): 40 samples x n = 2 at
+/// $1 per output token, 10 tokens each, could cost $800 live, $400 as a batch. A cap of $300 is
+/// refused with nothing sent; $500 is submitted.
+#[test]
+fn the_spend_cap_is_checked_at_the_batch_price_before_submitting() {
+    let dir = scratch("cap");
+    let config = MockConfig { api_key: Some(KEY.into()), ..Default::default() };
+    let server = MockServer::start_blocking(bundled_dataset().unwrap(), config, 0).unwrap();
+    let priced = ["--batch", "--price", "0,1000000", "--max-tokens", "10", "--spend-cap"];
+    let refused = execbench(&server, &dir.join("refused.jsonl"), &[&priced[..], &["300"]].concat());
+    let stderr = text(&refused.stderr);
+    assert!(!matches!(refused.status.code(), Some(0 | 4)), "{stderr}");
+    assert!(stderr.contains("not submitted: the batch could cost up to $400.00 at the batch price"), "{stderr}");
+    assert!(server.stats().batch_calls.is_empty(), "nothing sent: {:?}", server.stats().batch_calls);
+    let submitted = execbench(&server, &dir.join("submitted.jsonl"), &[&priced[..], &["500"]].concat());
+    assert_eq!(submitted.status.code(), Some(4), "{}", text(&submitted.stderr));
+    assert_eq!(server.stats().batch_calls.get("create"), Some(&1));
+}

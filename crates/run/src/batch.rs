@@ -119,10 +119,11 @@ pub fn plan_lines(job: &EvalJob, model: &ApiModel) -> Result<Vec<PlannedLine>, S
 }
 
 /// The spend cap at submission: a batch whose every answer at the token limit could take the
-/// run past the cap is not submitted. `Err` says what it could cost.
+/// run past the cap is not submitted. `Err` says what it could cost. The cap's price is the batch
+/// run's own, already the batch price (`batch_price_used`): it is not halved again.
 pub fn check_cap(job: &EvalJob, model: &ApiModel, lines: &[PlannedLine], cap: Option<&SpendCap>) -> Result<(), String> {
     let Some(cap) = cap else { return Ok(()) };
-    let price = batch_price(cap.price);
+    let price = cap.price;
     let max_tokens = model.settings.params.max_tokens as u64;
     let worst: f64 = lines
         .iter()
@@ -462,21 +463,28 @@ pub struct Check {
     pub problems: Vec<String>,
 }
 
+/// A stored batch run as Check now, `--resume` and Stop work on it: its I/O (the store, Python
+/// for scoring, HTTP) and its state (the model with its key, the job, the entry and the records
+/// so far, both kept up to date).
+pub struct StoredBatchRun<'a, S, P, H> {
+    pub store: &'a S,
+    pub python: &'a P,
+    pub http: &'a H,
+    pub model: &'a ApiModel,
+    pub job: &'a EvalJob,
+    pub entry: &'a mut RunEntry,
+    pub records: &'a mut Vec<SampleRecord>,
+}
+
 /// Asks the provider once about every batch not yet collected and collects the ended ones: each
 /// record stored with the entry (`put_record`), scored as live answers are. When none waits, the
-/// run is finished (or paused, naming the samples without a record). `records`: the run's records
-/// so far, kept up to date.
-#[allow(clippy::too_many_arguments)]
+/// run is finished (or paused, naming the samples without a record).
 pub async fn check_run<S: RunStore, P: Python, H: HttpClient>(
-    store: &S,
-    python: &P,
-    http: &H,
-    model: &ApiModel,
-    job: &EvalJob,
-    entry: &mut RunEntry,
-    records: &mut Vec<SampleRecord>,
+    run: &mut StoredBatchRun<'_, S, P, H>,
     now_ms: f64,
 ) -> Result<Check, String> {
+    let StoredBatchRun { store, python, http, model, job, .. } = *run;
+    let (entry, records) = (&mut *run.entry, &mut *run.records);
     let mut check = Check::default();
     let stored = |e: crate::store::StoreError| format!("the run could not be stored: {e}");
     for i in 0..entry.batches.len() {
@@ -543,19 +551,12 @@ pub async fn cancel_batches<H: HttpClient>(
 
 /// Stop on a batch run: its running batches cancelled at the provider, then one check that
 /// collects what ended (what finished before the cancel is kept, the rest are error records).
-#[allow(clippy::too_many_arguments)]
 pub async fn stop_run<S: RunStore, P: Python, H: HttpClient>(
-    store: &S,
-    python: &P,
-    http: &H,
-    model: &ApiModel,
-    job: &EvalJob,
-    entry: &mut RunEntry,
-    records: &mut Vec<SampleRecord>,
+    run: &mut StoredBatchRun<'_, S, P, H>,
     now_ms: f64,
 ) -> Result<Check, String> {
-    let cancelled = cancel_batches(http, model, &mut entry.batches).await;
-    let mut check = check_run(store, python, http, model, job, entry, records, now_ms).await?;
+    let cancelled = cancel_batches(run.http, run.model, &mut run.entry.batches).await;
+    let mut check = check_run(run, now_ms).await?;
     let refused = cancelled.into_iter().filter_map(Result::err);
     check.problems.splice(0..0, refused);
     Ok(check)

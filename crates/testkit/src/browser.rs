@@ -3,7 +3,7 @@
 
 use std::net::TcpStream;
 use std::os::unix::process::CommandExt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -11,11 +11,48 @@ use fantoccini::actions::{InputSource, KeyAction, KeyActions};
 use fantoccini::{Client, ClientBuilder, Locator};
 
 /// A chromedriver and the Chromium it drives. Dropping it (a test that panics included) kills
-/// both and removes the profile: a failed test leaves no browser running.
+/// both and removes its own profile: a failed test leaves no browser running.
 pub struct Browser {
     pub client: Client,
     driver: Child,
-    profile: PathBuf,
+    /// A profile made for this browser alone, removed with it; `None` for a kept one
+    /// ([`Browser::launch_in_profile`]).
+    own_profile: Option<PathBuf>,
+}
+
+/// A Chromium profile (user-data-dir) that outlives the browsers opened on it, so a test can
+/// close the whole browser and open a new one with the same IndexedDB, storage and caches. The
+/// directory is removed when the profile is dropped, after the browsers on it.
+pub struct KeptProfile {
+    dir: PathBuf,
+}
+
+impl KeptProfile {
+    /// A new empty profile directory under the system's temporary folder.
+    pub fn new() -> KeptProfile {
+        static COUNT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+        let n = COUNT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let dir = std::env::temp_dir().join(format!("execbench-kept-profile-{}-{n}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("create the profile directory");
+        KeptProfile { dir }
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.dir
+    }
+}
+
+impl Default for KeptProfile {
+    fn default() -> Self {
+        KeptProfile::new()
+    }
+}
+
+impl Drop for KeptProfile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
 }
 
 fn free_port() -> u16 {
@@ -57,21 +94,29 @@ fn start_driver() -> (u16, Child) {
 
 impl Browser {
     pub async fn launch() -> Browser {
-        Browser::launch_with(None).await
+        Browser::launch_with(None, None).await
+    }
+
+    /// A browser on a profile that stays when it closes (see [`KeptProfile`]): closing it and
+    /// launching another on the same directory is a closed and reopened browser, a new session
+    /// with the same stored data. One browser at a time per profile.
+    pub async fn launch_in_profile(profile: &Path) -> Browser {
+        Browser::launch_with(None, Some(profile)).await
     }
 
     /// A browser that records Chromium's trace events of `categories` (comma-separated, as
     /// `chrome://tracing` names them) for every thread, read with [`Browser::trace_events`]. For
     /// the benchmark's profiles only: tracing costs the page time.
     pub async fn launch_traced(categories: &str) -> Browser {
-        Browser::launch_with(Some(categories)).await
+        Browser::launch_with(Some(categories), None).await
     }
 
-    async fn launch_with(trace_categories: Option<&str>) -> Browser {
+    async fn launch_with(trace_categories: Option<&str>, kept: Option<&Path>) -> Browser {
         // Fails harmlessly when a provider is already installed.
         let _ = rustls::crypto::aws_lc_rs::default_provider().install_default();
         let (port, driver) = start_driver();
-        let profile = std::env::temp_dir().join(format!("execbench-chromium-{port}"));
+        let own_profile = kept.is_none().then(|| std::env::temp_dir().join(format!("execbench-chromium-{port}")));
+        let profile = kept.map(Path::to_path_buf).or_else(|| own_profile.clone()).expect("one of the two");
         let mut caps = serde_json::Map::new();
         caps.insert(
             "goog:chromeOptions".into(),
@@ -97,10 +142,11 @@ impl Browser {
             .connect(&format!("http://127.0.0.1:{port}"))
             .await
             .expect("connect to chromedriver");
-        Browser { client, driver, profile }
+        Browser { client, driver, own_profile }
     }
 
-    /// Ends the WebDriver session politely; dropping the browser then stops the processes.
+    /// Ends the WebDriver session politely (Chromium quits and writes its profile out); dropping
+    /// the browser then stops the processes. A kept profile is then free for the next browser.
     pub async fn close(self) {
         let _ = self.client.clone().close().await;
     }
@@ -333,12 +379,15 @@ impl fantoccini::wd::WebDriverCompatibleCommand for NetworkConditions {
 
 impl Drop for Browser {
     /// Kills chromedriver's process group (Chromium and its helpers are in it), waits for the
-    /// driver and removes the profile. Runs on a panic too, when no async `close` can.
+    /// driver and removes the browser's own profile (never a kept one). Runs on a panic too, when
+    /// no async `close` can.
     fn drop(&mut self) {
         let group = format!("-{}", self.driver.id());
         let _ = Command::new("kill").args(["-KILL", "--", &group]).stdout(Stdio::null()).stderr(Stdio::null()).status();
         let _ = self.driver.kill();
         let _ = self.driver.wait();
-        let _ = std::fs::remove_dir_all(&self.profile);
+        if let Some(profile) = &self.own_profile {
+            let _ = std::fs::remove_dir_all(profile);
+        }
     }
 }
