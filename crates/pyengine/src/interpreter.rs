@@ -102,13 +102,10 @@ impl PythonEngine for RustPythonEngine {
                     .unwrap_or_else(|| "no message".to_string());
                 *self = RustPythonEngine::new();
                 let elapsed_ms = crate::clock::now_ms() - started;
-                // Stopping a run at its deadline can itself make RustPython 0.5 panic: the
-                // TimeoutError raised at a signal check jumps to an exception handler without
-                // resetting the decoder's pending instruction argument, and the handler's first
-                // instruction then decodes a wrong one (`InvalidBytecode`). Seen natively with
-                // several interpreters in one process, whose watchdogs all raise the one
-                // process-wide "signal pending" flag. A run past its time limit timed out, however
-                // it was stopped: the outcome must not depend on how many threads ran.
+                // A run past its time limit timed out, however it was stopped: if RustPython
+                // panics while a deadline stops it (it did when TimeoutError was raised at a
+                // signal check, before `budget.rs` used a trace function), the outcome must not
+                // depend on that.
                 let limit_ms = request.limits.time_ms;
                 let outcome = if limit_ms > 0 && elapsed_ms >= limit_ms as f64 {
                     Outcome::TimedOut { limit_ms }

@@ -15,3 +15,5 @@ mod quiet_panic;
 mod run;
 
 pub use interpreter::{FROZEN_MODULES, RustPythonEngine};
+#[cfg(not(target_arch = "wasm32"))]
+pub use quiet_panic::engine_panics;

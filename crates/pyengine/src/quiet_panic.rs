@@ -10,19 +10,29 @@
 mod native {
     use std::cell::Cell;
     use std::sync::Once;
+    use std::sync::atomic::{AtomicU64, Ordering};
 
     thread_local! {
         static IN_RUN: Cell<bool> = const { Cell::new(false) };
     }
 
     static INSTALL: Once = Once::new();
+    static KEPT_QUIET: AtomicU64 = AtomicU64::new(0);
+
+    /// How many panics inside runs this process has kept quiet (each one an engine bug that a
+    /// run's outcome hid).
+    pub fn engine_panics() -> u64 {
+        KEPT_QUIET.load(Ordering::Relaxed)
+    }
 
     /// Runs `f` with this thread's panics kept quiet.
     pub fn inside_run<T>(f: impl FnOnce() -> T) -> T {
         INSTALL.call_once(|| {
             let earlier = std::panic::take_hook();
             std::panic::set_hook(Box::new(move |info| {
-                if !IN_RUN.with(Cell::get) {
+                if IN_RUN.with(Cell::get) {
+                    KEPT_QUIET.fetch_add(1, Ordering::Relaxed);
+                } else {
                     earlier(info);
                 }
             }));
@@ -35,7 +45,7 @@ mod native {
 }
 
 #[cfg(not(target_arch = "wasm32"))]
-pub use native::inside_run;
+pub use native::{engine_panics, inside_run};
 
 #[cfg(target_arch = "wasm32")]
 pub fn inside_run<T>(f: impl FnOnce() -> T) -> T {

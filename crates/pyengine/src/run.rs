@@ -34,7 +34,8 @@ pub fn run(vm: &VirtualMachine, request: &RunRequest, watchdog: &Watchdog, trace
     // Natively the deadline is a guard whose drop disarms the watchdog; in wasm it is plain data.
     #[allow(clippy::drop_non_drop)]
     drop(deadline);
-    if tracing {
+    // A deadline that fired left its own trace function behind (`budget.rs`).
+    if tracing || timed_out {
         tracer.remove(vm);
     }
     drain_pending_signals(vm);
