@@ -17,11 +17,12 @@
 //!
 //! Options: `--reps N` cold pages per engine (3), `--warm N` warm passes per page (3),
 //! `--restarts N` worker restarts timed on each execbench page (3), `--sections LIST` which parts
-//! to run (`engine,profile,perturb,score,models,store,build,compare,offline,cli`, all by default;
+//! to run (`engine,profile,perturb,score,models,store,build,compare,offline,cli,localmodel`, all by default;
 //! `soak` only when named, `soak.rs`; only `engine` needs Pyodide; `store`
 //! times the page's IndexedDB run store, `store.rs`; `build` the Build page's filter on the 800
 //! samples as candidates, natively, in CPython and in the page, `build_filter.rs`; `cli` the
-//! command line's `--jobs`, one against all, `cli_jobs.rs`, the only section without a browser),
+//! command line's `--jobs`, one against all, `cli_jobs.rs`; `localmodel` the in-process model
+//! against llama.cpp on the same GGUF file, `local_model.rs`; these two need no browser),
 //! `--json FILE` also writes the figures as JSON (`figures.rs`). `profile` traces one warm
 //! verify-all pass of the app per pool size and sums each thread's busy time
 //! (`app_engine::profile`); `EXECBENCH_TRACE_DIR=DIR` also keeps the raw traces there, to open in
@@ -43,6 +44,7 @@ mod build_filter;
 mod cli_jobs;
 mod compare;
 mod figures;
+mod local_model;
 mod models;
 mod offline;
 mod page;
@@ -79,8 +81,10 @@ struct Options {
     json: Option<PathBuf>,
 }
 
-const SECTIONS: [&str; 10] =
-    ["engine", "profile", "perturb", "score", "models", "store", "build", "compare", "offline", "cli"];
+const SECTIONS: [&str; 11] =
+    ["engine", "profile", "perturb", "score", "models", "store", "build", "compare", "offline", "cli", "localmodel"];
+/// Sections that need no browser: they run natively after the others.
+const NATIVE: [&str; 2] = ["cli", "localmodel"];
 /// Sections run only when named: `soak` takes many minutes and is no comparison.
 const ON_REQUEST: [&str; 1] = ["soak"];
 
@@ -126,13 +130,16 @@ fn pyodide_dir() -> PathBuf {
     })
 }
 
-fn pyodide_dir_if_installed() -> Option<PathBuf> {
-    // Where scripts/setup.sh puts its tools (scripts/bench.sh passes EXECBENCH_TOOLS).
+/// Where scripts/setup.sh puts its tools (scripts/bench.sh passes EXECBENCH_TOOLS).
+fn tools_dir() -> PathBuf {
     let cache = std::env::var("XDG_CACHE_HOME")
         .map(PathBuf::from)
         .unwrap_or_else(|_| PathBuf::from(std::env::var("HOME").unwrap_or_else(|_| ".".into())).join(".cache"));
-    let tools = std::env::var("EXECBENCH_TOOLS").map(PathBuf::from).unwrap_or_else(|_| cache.join("execbench-tools"));
-    let dir = tools.join("node_modules/pyodide");
+    std::env::var("EXECBENCH_TOOLS").map(PathBuf::from).unwrap_or_else(|_| cache.join("execbench-tools"))
+}
+
+fn pyodide_dir_if_installed() -> Option<PathBuf> {
+    let dir = tools_dir().join("node_modules/pyodide");
     let package = std::fs::read_to_string(dir.join("package.json")).unwrap_or_default();
     package.contains(&format!("\"version\": \"{PYODIDE_VERSION}\"")).then_some(dir)
 }
@@ -141,14 +148,20 @@ fn pyodide_dir_if_installed() -> Option<PathBuf> {
 async fn main() {
     let opts = options();
     let section = |name: &str| opts.sections.iter().any(|s| s == name);
-    // Every section but `cli` works in the built app.
-    if opts.sections.iter().any(|s| s != "cli") {
+    // Every section but the native ones works in the built app.
+    if opts.sections.iter().any(|s| !NATIVE.contains(&s.as_str())) {
         browser_sections(&opts).await;
     }
     if section("cli") {
         let dataset_path = execbench_testkit::repo_root().join("public/data/cruxeval/cruxeval.jsonl");
         let samples = read_samples(&dataset_path);
         figures::record(cli_jobs::section(&samples, &dataset_path));
+    }
+    if section("localmodel") {
+        let figures = local_model::section(&tools_dir());
+        println!("\n### In-process model (candle) vs llama.cpp, same GGUF file and token ids\n");
+        println!("{}", figures::markdown_table("llama.cpp", &figures));
+        figures::record(figures);
     }
     if let Some(path) = &opts.json {
         match std::fs::write(path, figures::recorded_json()) {
