@@ -2,7 +2,8 @@
 """Trunk post-build hook (after csp_hashes.py): writes the built site's service worker, sw.js.
 
 It is scripts/service_worker.js with a `BUILD` constant in front: every file of the build (path
-relative to the site, SHA-256, size) and a version made from all of them, so that any change to
+relative to the site, SHA-256, size, whether it is cached on install or on first use) and a
+version made from all of them, so that any change to
 any file is a new service worker, which the browser installs beside the running one.
 
 Usage: python3 scripts/offline_build.py [DIST]   (Trunk passes TRUNK_STAGING_DIR instead)
@@ -15,6 +16,10 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUTPUT = "sw.js"
 PRECOMPRESSED = (".br", ".gz")
+# Files the first screen and the offline promise do not need (docs/deploy.md): the Parquet
+# loader worker decodes files a user picks. The service worker caches them on first use instead
+# of on install, so a first visit does not download them.
+ON_DEMAND = ("execbench-loader-worker",)
 
 
 def build_files(root: str) -> list:
@@ -29,7 +34,12 @@ def build_files(root: str) -> list:
                 continue
             with open(full, "rb") as f:
                 data = f.read()
-            files.append({"path": path, "sha256": hashlib.sha256(data).hexdigest(), "bytes": len(data)})
+            files.append({
+                "path": path,
+                "sha256": hashlib.sha256(data).hexdigest(),
+                "bytes": len(data),
+                "precache": not path.startswith(ON_DEMAND),
+            })
     return sorted(files, key=lambda f: f["path"])
 
 
@@ -45,8 +55,10 @@ def main() -> int:
     build = json.dumps({"version": version, "files": files}, indent=1)
     with open(os.path.join(root, OUTPUT), "w", encoding="utf-8") as f:
         f.write(f"// Written by scripts/offline_build.py: this build's files.\nconst BUILD = {build};\n\n{template}")
-    total = sum(f["bytes"] for f in files)
-    print(f"offline_build: sw.js caches {len(files)} files, {total / 1e6:.1f} MB, version {version}", file=sys.stderr)
+    kept = [f for f in files if f["precache"]]
+    total = sum(f["bytes"] for f in kept)
+    print(f"offline_build: sw.js caches {len(kept)} files on install, {total / 1e6:.1f} MB, "
+          f"{len(files) - len(kept)} on first use, version {version}", file=sys.stderr)
     return 0
 
 

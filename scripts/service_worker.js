@@ -33,14 +33,35 @@ async function fetchChecked(file) {
   throw new Error(`${file.path}: the server's copy is not this build's`);
 }
 
+// An older build's cached copy of `file` when its bytes are this build's (an unchanged file that
+// is cached on first use stays usable offline across updates), else null.
+async function keptBefore(file) {
+  const url = new URL(file.path, self.location).href;
+  for (const name of await caches.keys()) {
+    if (!name.startsWith(CACHE_PREFIX) || name === CACHE) continue;
+    const response = await (await caches.open(name)).match(url);
+    if (!response) continue;
+    const bytes = await response.clone().arrayBuffer();
+    if (hex(await crypto.subtle.digest("SHA-256", bytes)) === file.sha256) return response;
+  }
+  return null;
+}
+
 self.addEventListener("install", (event) => {
   // All or nothing: a build half in the cache would break offline; a failed install leaves the
-  // page on the network, as without a service worker.
+  // page on the network, as without a service worker. Files marked `precache: false` (what the
+  // offline promise does not need, scripts/offline_build.py) are cached on first use instead,
+  // or carried over from the previous build when unchanged.
   event.waitUntil(
     (async () => {
       const cache = await caches.open(CACHE);
-      const fetched = await Promise.all(BUILD.files.map(async (f) => [f, await fetchChecked(f)]));
+      const now = BUILD.files.filter((f) => f.precache !== false);
+      const fetched = await Promise.all(now.map(async (f) => [f, await fetchChecked(f)]));
       await Promise.all(fetched.map(([f, response]) => cache.put(new URL(f.path, self.location).href, response)));
+      for (const f of BUILD.files.filter((f) => f.precache === false)) {
+        const kept = await keptBefore(f).catch(() => null);
+        if (kept) await cache.put(new URL(f.path, self.location).href, kept);
+      }
     })()
   );
 });
@@ -80,8 +101,18 @@ self.addEventListener("fetch", (event) => {
     (async () => {
       const cache = await caches.open(CACHE);
       const cached = await cache.match(key);
+      if (cached) return cached;
+      // A file cached on first use: fetched, checked and kept for the next time (offline too).
+      const file = BUILD_URLS.get(key);
+      if (file && file.precache === false) {
+        const response = await fetchChecked(file).catch(() => null);
+        if (response) {
+          await cache.put(key, response.clone());
+          return response;
+        }
+      }
       // A cache the browser emptied (storage pressure) falls back to the network.
-      return cached || fetch(event.request);
+      return fetch(event.request);
     })()
   );
 });

@@ -89,6 +89,55 @@ async fn after_one_visit_the_app_works_with_its_server_gone() {
     let _ = std::fs::remove_dir_all(site);
 }
 
+/// Whether the service worker's cache holds the Parquet loader's module.
+async fn loader_cached(b: &Browser) -> bool {
+    let script = "const done = arguments[arguments.length - 1];
+        caches.keys()
+          .then((names) => Promise.all(names.map((n) => caches.open(n).then((c) => c.keys()))))
+          .then((lists) => done(lists.flat().some((r) => r.url.endsWith('/execbench-loader-worker_bg.wasm'))),
+                (e) => done(String(e)));";
+    b.client.execute_async(script, vec![]).await.unwrap() == true
+}
+
+/// The Parquet loader is not part of the first visit's download (scripts/offline_build.py); the
+/// first file that needs it fetches and keeps it, so a Parquet file opens offline after that.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_parquet_loader_is_kept_on_first_use_and_then_works_offline() {
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/pyarrow");
+    let site = site_copy("on-demand");
+    let mut server = StaticServer::start(&site);
+    let b = Browser::launch().await;
+    b.client.goto(&format!("{}#/datasets", server.base_url)).await.unwrap();
+    wait_python(&b).await;
+    wait_kept(&b).await;
+    assert!(!loader_cached(&b).await, "the loader was downloaded before anything needed it");
+
+    let import = |name: &'static str, rows: usize| {
+        let (b, path) = (&b, fixtures.join(name));
+        async move {
+            b.client
+                .find(Locator::Css("[data-testid=import]"))
+                .await
+                .unwrap()
+                .send_keys(path.to_str().unwrap())
+                .await
+                .unwrap();
+            b.wait_text("[data-testid=dataset-name]", Duration::from_secs(20), |t| t == name).await;
+            b.wait_text("[data-testid=match-count]", Duration::from_secs(10), |t| t == format!("{rows} of {rows}"))
+                .await;
+        }
+    };
+    import("lcb_execution.parquet", 24).await;
+    assert!(loader_cached(&b).await, "the loader was not kept after its first use");
+
+    server.stop();
+    b.client.refresh().await.unwrap();
+    wait_python(&b).await;
+    import("lcb_execution_nulls.parquet", 8).await;
+    b.close().await;
+    let _ = std::fs::remove_dir_all(site);
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn a_new_build_is_offered_held_while_a_job_runs_and_loaded_on_reload() {
     let site = site_copy("update");

@@ -501,18 +501,39 @@ fn print_profiles(profiles: &[app_engine::PassProfile]) {
     figures::record(rows);
 }
 
-/// The first visit's transfer for the offline section: every file of the site (the service
-/// worker fetches them all), brotli, against Pyodide's engine files (the engine section's fixed
-/// list); sizes come from the engine section's cache when it ran.
+/// The first visit's transfer for the offline section: every file the service worker caches on
+/// install (a superset of what the page itself fetches) and sw.js, brotli, against Pyodide's
+/// engine files (the engine section's fixed list); sizes come from the engine section's cache
+/// when it ran. Files cached on first use (`precache: false` in sw.js) are not fetched.
 fn offline_transfer(dist: &Path) -> Option<(u64, u64)> {
     let pyodide = pyodide_dir_if_installed()?;
     let names = ["pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json", "pyodide.mjs"];
     let pyodide_files: Vec<PathBuf> = names.iter().map(|n| pyodide.join(n)).filter(|p| p.is_file()).collect();
     let mut cache = SizeCache::load();
-    let site = sizes(&files_under(dist), &mut cache);
+    let on_first_use = files_cached_on_first_use(dist);
+    let first_visit: Vec<PathBuf> = files_under(dist).into_iter().filter(|f| !on_first_use.contains(f)).collect();
+    let site = sizes(&first_visit, &mut cache);
     let peer = sizes(&pyodide_files, &mut cache);
     cache.save(&[&site, &peer]);
     Some((site.total.brotli, peer.total.brotli))
+}
+
+/// The files sw.js marks `"precache": false` (scripts/offline_build.py), as paths under `dist`.
+fn files_cached_on_first_use(dist: &Path) -> Vec<PathBuf> {
+    let Ok(sw) = std::fs::read_to_string(dist.join("sw.js")) else { return Vec::new() };
+    // `const BUILD = {...};` then the worker's code after a blank line.
+    let build = sw.split_once("const BUILD = ").and_then(|(_, rest)| rest.split_once(";\n\n")).map(|(json, _)| json);
+    let Some(Ok(build)) = build.map(serde_json::from_str::<Value>) else {
+        eprintln!("sw.js has no readable BUILD list: every file counts as fetched on the first visit");
+        return Vec::new();
+    };
+    let files = build["files"].as_array().cloned().unwrap_or_default();
+    files
+        .iter()
+        .filter(|f| f["precache"] == Value::Bool(false))
+        .filter_map(|f| f["path"].as_str())
+        .map(|p| dist.join(p))
+        .collect()
 }
 
 /// Copies the built site (without hidden folders such as Trunk's `.stage`).

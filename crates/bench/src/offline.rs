@@ -4,7 +4,8 @@
 //! The site is served by a server of this section's own that counts every request and the bytes
 //! of every response (the shared test server cannot say what the browser fetched). One fresh
 //! browser a repetition: the first visit (until "Python ready" and the service worker in charge),
-//! then a second visit with the network off (DevTools' network emulation), then one online.
+//! then a second visit with the network off (DevTools' network emulation), then one online, then
+//! a third offline (the browser may have cached the modules' compiled code by then).
 
 use std::path::Path;
 use std::sync::{Arc, Mutex};
@@ -81,6 +82,11 @@ struct Visits {
     offline_requests: usize,
     offline_worker_start_ms: Vec<f64>,
     offline_interpreter_ms: Vec<f64>,
+    /// A third visit, offline again: whether the browser's wasm code cache (written for modules
+    /// answered from Cache Storage) makes the worker's module or the interpreter's start faster.
+    third_ready_ms: Vec<f64>,
+    third_worker_start_ms: Vec<f64>,
+    third_interpreter_ms: Vec<f64>,
     online_ready_ms: Vec<f64>,
     online_paint_ms: Vec<f64>,
     online_requests: usize,
@@ -171,6 +177,13 @@ async fn one_rep(server: &CountingServer, v: &mut Visits) -> Result<(), String> 
         }
         let (requests, bytes, paths) = server.take();
         (v.online_requests, v.online_bytes, v.online_paths) = (requests, bytes, paths);
+
+        b.set_offline(true).await;
+        let third = visit_again(&b, &server.url).await?;
+        v.third_ready_ms.push(third.ready);
+        v.third_worker_start_ms.push(third.worker_start);
+        v.third_interpreter_ms.push(third.interpreter_init);
+        b.set_offline(false).await;
         Ok(())
     }
     .await;
@@ -211,7 +224,7 @@ pub async fn section(dist: &Path, reps: usize, transfer_brotli: Option<(u64, u64
     let mut rows = Vec::new();
     if let Some((site, pyodide)) = transfer_brotli {
         rows.push(row(
-            "first visit, transfer (brotli, every file the service worker keeps)",
+            "first visit, transfer (brotli, every file the service worker caches on install)",
             Amount::Bytes(site),
             Some(("Pyodide's engine files", Amount::Bytes(pyodide))),
             None,
@@ -252,6 +265,27 @@ pub async fn section(dist: &Path, reps: usize, transfer_brotli: Option<(u64, u64
         row(
             "of which: the interpreter's start in the worker",
             Amount::Ms(median(v.offline_interpreter_ms.iter().copied())),
+            None,
+            None,
+            None,
+        ),
+        row(
+            "third visit offline, Python ready",
+            Amount::Ms(median(v.third_ready_ms.iter().copied())),
+            None,
+            None,
+            None,
+        ),
+        row(
+            "of which: the worker's module fetched, compiled and instantiated (third visit)",
+            Amount::Ms(median(v.third_worker_start_ms.iter().zip(&v.third_interpreter_ms).map(|(w, i)| w - i))),
+            None,
+            None,
+            None,
+        ),
+        row(
+            "of which: the interpreter's start in the worker (third visit)",
+            Amount::Ms(median(v.third_interpreter_ms.iter().copied())),
             None,
             None,
             None,
