@@ -16,6 +16,7 @@ import json
 import sys
 import time
 
+import llama_cpp
 import numpy as np
 from llama_cpp import Llama
 
@@ -41,8 +42,11 @@ def main() -> int:
     prefill_s = time.perf_counter() - started
     tokens = []
     started = time.perf_counter()
+    vocab = llm.n_vocab()
     for _ in range(decode_tokens):
-        logits = np.asarray(llm.scores[llm.n_tokens - 1])
+        # The last evaluated position's logits, straight from llama.cpp (the wrapper's own copy
+        # keeps only n_batch rows).
+        logits = np.ctypeslib.as_array(llama_cpp.llama_get_logits_ith(llm._ctx.ctx, -1), shape=(vocab,))
         nxt = int(np.argmax(logits))
         tokens.append(nxt)
         llm.eval([nxt])

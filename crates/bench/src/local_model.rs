@@ -29,6 +29,14 @@ struct Timing {
 }
 
 pub fn section(tools: &Path) -> Vec<Figure> {
+    // One thread, as llama.cpp is given: candle sizes its pools from these variables once, at
+    // their first use, which is below (no other section loads a model). Its default, every
+    // core, spins while it waits and ran decode 4x slower here on a shared 2-core machine.
+    // SAFETY: the benchmark's other threads are idle now and none of them reads the environment.
+    unsafe {
+        std::env::set_var("CANDLE_NUM_THREADS", "1");
+        std::env::set_var("RAYON_NUM_THREADS", "1");
+    }
     let files = match model_files(tools) {
         Ok(files) => files,
         Err(e) => {
@@ -99,7 +107,7 @@ fn python(tools: &Path) -> Result<PathBuf, String> {
             "pip",
             "install",
             "--quiet",
-            "llama-cpp-python",
+            "llama-cpp-python==0.3.36",
             "gguf",
             "numpy",
             "tokenizers",
@@ -134,8 +142,7 @@ fn ours(gguf: &Path, tokenizer: &Path) -> Result<(Vec<u32>, Timing), String> {
     let mut model = LocalModel::load(&read(gguf)?, &read(tokenizer)?).map_err(|e| e.to_string())?;
     let unit = model.encode("def f(xs):\n    return [x * 2 for x in xs if x % 3]\n").map_err(|e| e.to_string())?;
     let prompt: Vec<u32> = unit.iter().copied().cycle().take(PROMPT_TOKENS).collect();
-    let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build().map_err(|e| e.to_string())?;
-    let timing = pool.install(|| -> Result<Timing, String> {
+    let timing = (|| -> Result<Timing, String> {
         let started = Instant::now();
         let mut logits = model.prefill(&prompt).map_err(|e| e.to_string())?;
         let prefill_s = started.elapsed().as_secs_f64();
@@ -148,7 +155,7 @@ fn ours(gguf: &Path, tokenizer: &Path) -> Result<(Vec<u32>, Timing), String> {
         }
         first_tokens.truncate(8);
         Ok(Timing { prefill_s, decode_s: started.elapsed().as_secs_f64(), first_tokens })
-    })?;
+    })()?;
     Ok((prompt, timing))
 }
 
