@@ -290,6 +290,14 @@ impl Browser {
             .map_err(|e| format!("{method}: {e}"))
     }
 
+    /// The address (`host:port`) of the browser's own DevTools endpoint, for what
+    /// chromedriver's single commands cannot carry: a heap snapshot arrives as
+    /// `HeapProfiler.addHeapSnapshotChunk` events, which only a DevTools WebSocket client receives.
+    pub fn devtools_address(&self) -> Option<String> {
+        let caps = self.client.capabilities()?;
+        caps.get("goog:chromeOptions")?.get("debuggerAddress")?.as_str().map(str::to_string)
+    }
+
     /// How many JS objects whose prototype is `prototype` (an expression: `Function.prototype`,
     /// `Array.prototype`, …) are alive in the page after a full garbage collection (DevTools'
     /// `HeapProfiler.collectGarbage`, then `Runtime.queryObjects`). What only grows is a leak.
