@@ -44,11 +44,6 @@ impl Timeout {
         });
         Timeout { handle, _callback: callback }
     }
-
-    /// Whether the timer was set (always, in a page with a window).
-    pub fn is_set(&self) -> bool {
-        self.handle.is_some()
-    }
 }
 
 impl Drop for Timeout {
@@ -63,34 +58,49 @@ impl Drop for Timeout {
 
 /// Resolves after `ms`; clears its timer when dropped early.
 pub struct Sleep {
-    /// `None` once it has fired.
-    timer: Option<Timeout>,
+    handle: Option<i32>,
     done: oneshot::Receiver<()>,
+    _callback: Closure<dyn FnMut()>,
 }
 
 impl Sleep {
     pub fn new(ms: u64) -> Self {
         let (tx, rx) = oneshot::channel();
-        let timer = Timeout::new(ms, move || {
-            let _ = tx.send(());
+        let mut tx = Some(tx);
+        let callback = Closure::<dyn FnMut()>::new(move || {
+            if let Some(tx) = tx.take() {
+                let _ = tx.send(());
+            }
         });
-        Sleep { timer: Some(timer), done: rx }
+        let ms = ms.min(i32::MAX as u64) as i32;
+        let handle = web_sys::window().and_then(|w| {
+            w.set_timeout_with_callback_and_timeout_and_arguments_0(callback.as_ref().unchecked_ref(), ms).ok()
+        });
+        Sleep { handle, done: rx, _callback: callback }
     }
 }
 
 impl Future for Sleep {
     type Output = ();
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
-        if !self.timer.as_ref().is_some_and(Timeout::is_set) {
+        if self.handle.is_none() {
             // No window (cannot happen in a page): do not hang.
             return Poll::Ready(());
         }
         match Pin::new(&mut self.done).poll(cx) {
             Poll::Ready(_) => {
-                self.timer = None;
+                self.handle = None;
                 Poll::Ready(())
             }
             Poll::Pending => Poll::Pending,
+        }
+    }
+}
+
+impl Drop for Sleep {
+    fn drop(&mut self) {
+        if let (Some(handle), Some(w)) = (self.handle, web_sys::window()) {
+            w.clear_timeout_with_handle(handle);
         }
     }
 }
