@@ -606,3 +606,45 @@ async fn a_key_over_plain_http_to_another_machine_is_warned_about() {
     }
     b.close().await;
 }
+
+/// Live JS functions after a forced garbage collection: what the page keeps of a run.
+async fn live_functions(b: &Browser) -> u64 {
+    b.live_objects("Function.prototype").await.unwrap()
+}
+
+/// A run leaves nothing behind per sample in the page's JS heap (the soak found two live
+/// functions per sample, every run, without end: a Python deadline timer's callback that was
+/// never freed when the timer was cleared). Runs of 30 and of 230 samples in one page must leave
+/// the same number of live functions, give or take a few dozen, never one or two per sample.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_run_leaves_no_live_functions_per_sample() {
+    const SMALL: u64 = 30;
+    const LARGE: u64 = 230;
+    let mock = start_mock(MockConfig::default()).await;
+    let (b, _site) = open_evaluate().await;
+    use_mock(&b, &mock, KEY).await;
+    b.fill("[data-testid=api-concurrency]", "8").await;
+    b.fill("[data-testid=eval-n]", "1").await;
+    let run = async |samples: u64| {
+        b.fill("[data-testid=eval-limit]", &samples.to_string()).await;
+        start_api_run(&b).await;
+        let state = b.wait_text("[data-testid=eval-state]", Duration::from_secs(120), |t| !t.is_empty()).await;
+        assert_eq!(state, "finished");
+        let timing = b.wait_text("[data-testid=run-timing]", Duration::from_secs(5), |_| true).await;
+        assert!(timing.starts_with(&format!("{samples} of {samples} samples scored")), "{timing}");
+        live_functions(&b).await
+    };
+    // The first run makes what every run shares (the results view, the pool's workers).
+    let warm = run(SMALL).await;
+    let after_small = run(SMALL).await;
+    let after_large = run(LARGE).await;
+    let (small, large) = (after_small as i64 - warm as i64, after_large as i64 - after_small as i64);
+    println!("live functions: {warm} after the first run, +{small} after {SMALL} samples, +{large} after {LARGE}");
+    assert!(
+        large - small <= 50,
+        "{} more samples left {} more live functions ({small} after a run of {SMALL}, {large} after one of {LARGE})",
+        LARGE - SMALL,
+        large - small
+    );
+    b.close().await;
+}

@@ -241,23 +241,6 @@ async fn page_memory(b: &Browser) -> Result<PageMemory, String> {
     })
 }
 
-/// Live objects whose prototype is `prototype` (a JS expression), after the GC above.
-async fn live_objects(b: &Browser, prototype: &str) -> Result<u64, String> {
-    let group = json!("soak-count");
-    let proto = b.cdp("Runtime.evaluate", json!({"expression": prototype, "objectGroup": group})).await?;
-    let proto_id = proto["result"]["objectId"].as_str().ok_or(format!("no object for {prototype}"))?;
-    let found = b.cdp("Runtime.queryObjects", json!({"prototypeObjectId": proto_id, "objectGroup": group})).await?;
-    let array_id = found["objects"]["objectId"].as_str().ok_or("queryObjects gave no array")?;
-    let length = b
-        .cdp(
-            "Runtime.callFunctionOn",
-            json!({"objectId": array_id, "functionDeclaration": "function() { return this.length; }", "returnByValue": true}),
-        )
-        .await?;
-    b.cdp("Runtime.releaseObjectGroup", json!({"objectGroup": group})).await?;
-    Ok(length["result"]["value"].as_u64().unwrap_or(0))
-}
-
 async fn heap_counts(b: &Browser) -> Result<HeapCounts, String> {
     b.cdp("Performance.enable", json!({})).await?;
     let metrics = b.cdp("Performance.getMetrics", json!({})).await?;
@@ -276,10 +259,10 @@ async fn heap_counts(b: &Browser) -> Result<HeapCounts, String> {
     )
     .await?;
     Ok(HeapCounts {
-        functions: live_objects(b, "Function.prototype").await?,
-        objects: live_objects(b, "Object.prototype").await?,
-        arrays: live_objects(b, "Array.prototype").await?,
-        promises: live_objects(b, "Promise.prototype").await?,
+        functions: b.live_objects("Function.prototype").await?,
+        objects: b.live_objects("Object.prototype").await?,
+        arrays: b.live_objects("Array.prototype").await?,
+        promises: b.live_objects("Promise.prototype").await?,
         held_by_wasm: held.as_u64().unwrap_or(0),
         nodes: metric("Nodes").unwrap_or(0.0) as u64,
         listeners: metric("JSEventListeners").unwrap_or(0.0) as u64,

@@ -290,6 +290,46 @@ impl Browser {
             .map_err(|e| format!("{method}: {e}"))
     }
 
+    /// The address (`host:port`) of the browser's own DevTools endpoint, for what
+    /// chromedriver's single commands cannot carry: a heap snapshot arrives as
+    /// `HeapProfiler.addHeapSnapshotChunk` events, which only a DevTools WebSocket client receives.
+    pub fn devtools_address(&self) -> Option<String> {
+        let caps = self.client.capabilities()?;
+        caps.get("goog:chromeOptions")?.get("debuggerAddress")?.as_str().map(str::to_string)
+    }
+
+    /// How many JS objects whose prototype is `prototype` (an expression: `Function.prototype`,
+    /// `Array.prototype`, …) are alive in the page after a full garbage collection (DevTools'
+    /// `HeapProfiler.collectGarbage`, then `Runtime.queryObjects`). What only grows is a leak.
+    pub async fn live_objects(&self, prototype: &str) -> Result<u64, String> {
+        self.cdp("HeapProfiler.collectGarbage", serde_json::json!({})).await?;
+        // One object group for what DevTools hands back, released after: a handle kept by the
+        // protocol would itself keep the objects alive for the next count.
+        let group = serde_json::json!("execbench-live-objects");
+        let proto =
+            self.cdp("Runtime.evaluate", serde_json::json!({"expression": prototype, "objectGroup": group})).await?;
+        let proto_id = proto["result"]["objectId"].as_str().ok_or(format!("no object for {prototype}"))?;
+        let found = self
+            .cdp("Runtime.queryObjects", serde_json::json!({"prototypeObjectId": proto_id, "objectGroup": group}))
+            .await;
+        let length = match &found {
+            Ok(found) => match found["objects"]["objectId"].as_str() {
+                Some(array_id) => self
+                    .cdp(
+                        "Runtime.callFunctionOn",
+                        serde_json::json!({"objectId": array_id, "returnByValue": true,
+                            "functionDeclaration": "function() { return this.length; }"}),
+                    )
+                    .await
+                    .map(|v| v["result"]["value"].as_u64()),
+                None => Err("queryObjects gave no array".to_string()),
+            },
+            Err(e) => Err(e.clone()),
+        };
+        self.cdp("Runtime.releaseObjectGroup", serde_json::json!({"objectGroup": group})).await?;
+        length?.ok_or_else(|| format!("no count of {prototype}"))
+    }
+
     /// Starts measuring, inside the page, how late its main thread answers: a timer asks to run
     /// every 10 ms and keeps the longest gap between two of its runs. A blocked main thread shows
     /// there, where a WebDriver call would only wait and then pass. Read with

@@ -29,6 +29,8 @@ use wasm_bindgen::prelude::*;
 
 use schedule::{Batch, GiveUp, RunQueue};
 
+use crate::browser::clock::Timeout;
+
 /// Trunk writes the worker's loader next to index.html; relative, so sub-paths work.
 const WORKER_URL: &str = "execbench-worker_loader.js";
 /// Where the user's choice of pool size is kept.
@@ -122,8 +124,9 @@ struct Slot {
     ready: bool,
     spawned_at: f64,
     batch: Batch<ReplyTo>,
-    /// The executing run's deadline timer and when the page learnt it started.
-    timer: Option<i32>,
+    /// The executing run's deadline timer (dropping it clears it) and when the page learnt it
+    /// started.
+    timer: Option<Timeout>,
     run_started: f64,
     last_panic: Option<String>,
     memory_bytes: u64,
@@ -340,7 +343,7 @@ impl PythonWorker {
                 if more {
                     self.arm_deadline(at);
                 } else {
-                    clear_timer(self.inner.borrow_mut().slots[at].timer.take());
+                    self.inner.borrow_mut().slots[at].timer = None;
                 }
                 self.dispatch();
                 self.publish();
@@ -402,7 +405,7 @@ impl PythonWorker {
         let (running, started) = {
             let mut inner = self.inner.borrow_mut();
             let slot = &mut inner.slots[at];
-            clear_timer(slot.timer.take());
+            slot.timer = None;
             slot.worker.terminate();
             let abandoned = slot.batch.abandon(why);
             let started = slot.run_started;
@@ -427,7 +430,7 @@ impl PythonWorker {
             let mut failed = Vec::new();
             if let Some(at) = generation.and_then(|g| inner.slots.iter().position(|s| s.generation == g)) {
                 let mut slot = inner.slots.remove(at);
-                clear_timer(slot.timer.take());
+                slot.timer = None;
                 slot.worker.terminate();
                 // A worker that never started has no batch; stay correct anyway.
                 let abandoned = slot.batch.abandon(GiveUp::Stuck);
@@ -454,7 +457,7 @@ impl PythonWorker {
         let replies = {
             let mut inner = self.inner.borrow_mut();
             let slot = &mut inner.slots[at];
-            clear_timer(slot.timer.take());
+            slot.timer = None;
             slot.batch.take_all()
         };
         for reply in replies {
@@ -471,9 +474,8 @@ impl PythonWorker {
         let weak = Rc::downgrade(&self.inner);
         let status = self.status;
         let generation = slot.generation;
-        clear_timer(slot.timer.take());
         slot.run_started = now();
-        slot.timer = Some(set_timer(deadline_ms, move || {
+        slot.timer = Some(Timeout::new(deadline_ms.into(), move || {
             if let Some(pool) = Self::from_weak(&weak, status) {
                 pool.on_deadline(generation, id);
             }
@@ -571,25 +573,6 @@ impl PythonWorker {
 
 fn crashed(reason: String, elapsed_ms: f64) -> RunResult {
     RunResult { outcome: Outcome::Crashed { reason }, stdout: String::new(), elapsed_ms }
-}
-
-fn set_timer(ms: u32, f: impl FnOnce() + 'static) -> i32 {
-    let callback = Closure::once_into_js(f);
-    web_sys::window()
-        .and_then(|w| {
-            w.set_timeout_with_callback_and_timeout_and_arguments_0(
-                callback.unchecked_ref(),
-                ms.min(i32::MAX as u32) as i32,
-            )
-            .ok()
-        })
-        .unwrap_or(0)
-}
-
-fn clear_timer(handle: Option<i32>) {
-    if let (Some(w), Some(handle)) = (web_sys::window(), handle) {
-        w.clear_timeout_with_handle(handle);
-    }
 }
 
 /// The pool shared by every page, from context.
