@@ -13,6 +13,8 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use execbench_mockserver::{AnswerPolicy, BatchScript, MockConfig, MockServer, bundled_dataset};
+use execbench_providers::Usage;
+use execbench_run::cost::Price;
 use execbench_run::record::SampleRecord;
 use execbench_testkit::browser::{Browser, KeptProfile};
 use execbench_testkit::static_server::StaticServer;
@@ -378,14 +380,27 @@ async fn stop_cancels_a_waiting_batch_and_collects_what_finished() {
     b.close().await;
 }
 
+/// The cost a row or a run's page shows ("$1.23" in "… · cost $1.23"), as a number.
+fn dollars_in(text: &str) -> f64 {
+    let at = text.rfind('$').unwrap_or_else(|| panic!("no cost in {text:?}"));
+    let digits: String = text[at + 1..].chars().take_while(|c| c.is_ascii_digit() || *c == '.').collect();
+    digits.parse().unwrap_or_else(|e| panic!("{text:?}: {e}"))
+}
+
 /// Retry errors live on a collected batch run: only its error records are asked, live, and the
-/// run ends with none.
+/// run ends with none. The retried answers are billed live, so the cost shown counts them at the
+/// live price and the batch's at half (worked out from the mock's usage in the records).
 #[tokio::test(flavor = "multi_thread")]
 async fn retry_errors_live_finishes_a_batch_runs_errors() {
     const SAMPLES: usize = 21;
+    // Dollars per million tokens: dear enough that the two prices differ by far more than a cent.
+    const PRICE_IN: f64 = 1000.0;
+    const PRICE_OUT: f64 = 3000.0;
     let mock = mock_with(BatchScript { errored_every: Some(3), ..Default::default() }).await;
     let (b, site) = open_evaluate().await;
     fill_api_form(&b, &mock, SAMPLES, 1).await;
+    b.fill("[data-testid=price-in]", &PRICE_IN.to_string()).await;
+    b.fill("[data-testid=price-out]", &PRICE_OUT.to_string()).await;
     submit_batch(&b).await;
     let id = wait_run(&b, true, "paused", Duration::from_secs(20)).await;
     mock.advance_batch_clock(86_400);
@@ -394,8 +409,9 @@ async fn retry_errors_live_finishes_a_batch_runs_errors() {
     b.click(&row(&id, "run-check-batches")).await;
     b.wait_text("[data-testid=runs-message]", Duration::from_secs(30), |t| t.contains("every batch collected")).await;
     let (_, records) = stored(&b).await;
-    let errors = records_of(&records, &id).values().filter(|r| r.error.is_some()).count();
-    assert_eq!(errors, 7, "every 3rd of 21 lines errored");
+    let errored: Vec<String> =
+        records_of(&records, &id).values().filter(|r| r.error.is_some()).map(|r| r.sample_id.clone()).collect();
+    assert_eq!(errored.len(), 7, "every 3rd of 21 lines errored");
     // Both Retry buttons are whole in the row's actions, within the table's visible width.
     let fits = format!(
         "const s = document.querySelector(\"{}\").closest('.table-scroll');
@@ -428,6 +444,39 @@ async fn retry_errors_live_finishes_a_batch_runs_errors() {
     let stats = mock.stats();
     assert_eq!(stats.requests_total, 7, "only the 7 errors asked, live");
     assert!(stats.batch_calls.is_empty(), "no batch call: {:?}", stats.batch_calls);
+
+    // The cost: the batch's tokens at half the price, the 7 retried samples' at the live price.
+    let (_, records) = stored(&b).await;
+    let got = records_of(&records, &id);
+    let (mut batch_tokens, mut live_tokens) = (Usage::default(), Usage::default());
+    for (sample, record) in &got {
+        let usage = record.usage.unwrap_or_else(|| panic!("{sample}: no usage"));
+        assert!(usage.prompt_tokens > 0, "{sample}: the mock's usage");
+        if errored.contains(sample) {
+            assert_eq!(record.live_usage, record.usage, "{sample}: asked live, kept apart");
+            live_tokens.add(&usage);
+        } else {
+            assert_eq!(record.live_usage, None, "{sample}: the batch's answer");
+            batch_tokens.add(&usage);
+        }
+    }
+    let live_price = Price::per_million(PRICE_IN, PRICE_OUT);
+    let half_price = execbench_run::batch::batch_price(live_price);
+    let want = half_price.cost(&batch_tokens) + live_price.cost(&live_tokens);
+    let all_at_half = half_price.cost(&batch_tokens) + half_price.cost(&live_tokens);
+    assert!(want - all_at_half > 0.05, "the test tells the prices apart: {want} vs {all_at_half}");
+    open(&b, &site, "runs").await;
+    let shown = b.wait_text(&row(&id, "run-cost"), Duration::from_secs(10), |t| t.contains('$')).await;
+    assert!(
+        (dollars_in(&shown) - want).abs() <= 0.005,
+        "the row's cost {shown} should be {want:.4} (batch tokens at half price, retried ones live; all at half: {all_at_half:.4})"
+    );
+    b.click(&row(&id, "run-open")).await;
+    let usage_line = b.wait_text("[data-testid=run-usage]", Duration::from_secs(20), |t| t.contains('$')).await;
+    assert!(
+        (dollars_in(&usage_line) - want).abs() <= 0.005,
+        "the run's page says {usage_line:?}, the cost should be {want:.4}"
+    );
     b.close().await;
 }
 
@@ -464,5 +513,90 @@ async fn polling_collects_a_batch_run_with_no_click() {
     let (_, records) = stored(&b).await;
     assert_eq!(records_of(&records, &id).len(), SAMPLES);
     assert_eq!(mock.stats().batch_calls.get("results"), Some(&1), "{:?}", mock.stats().batch_calls);
+    b.close().await;
+}
+
+/// Takes the run's Web Lock from outside the app (as another tab driving the run would hold it)
+/// and keeps it until [`release_lock`].
+async fn hold_lock(b: &Browser, run: &str) {
+    let script = r#"
+        const [name, done] = arguments;
+        navigator.locks.request(name, () => { done(true); return new Promise(r => { window.__releaseRunLock = r; }); });"#;
+    let held = b.client.execute_async(script, vec![format!("execbench-run:{run}").into()]).await.unwrap();
+    assert_eq!(held, Value::Bool(true), "the test holds the run's lock");
+}
+
+async fn release_lock(b: &Browser) {
+    js(b, "window.__releaseRunLock(); return true;").await;
+}
+
+/// Clicks `css` and returns what the Runs page then says (once its "…" of work in hand is gone).
+async fn said_after(b: &Browser, css: &str) -> String {
+    b.click(css).await;
+    b.wait_text("[data-testid=runs-message]", Duration::from_secs(30), |t| !t.is_empty() && !t.ends_with('…')).await
+}
+
+/// Check now, Stop, Retry errors as a new batch and each poll hold the run's Web Lock: while
+/// another holder has it, each is refused (saying so) and nothing is sent to the provider. The
+/// page's long timers are sped up 100 times, as in the polling test.
+#[tokio::test(flavor = "multi_thread")]
+async fn batch_actions_and_polls_wait_while_another_tab_holds_the_runs_lock() {
+    const SAMPLES: usize = 6;
+    let mock = mock_with(BatchScript { errored_every: Some(3), ..Default::default() }).await;
+    let (b, _site) = open_evaluate().await;
+    js(
+        &b,
+        "const later = window.setTimeout.bind(window);
+         window.setTimeout = (f, ms, ...rest) => later(f, ms >= 30000 ? ms / 100 : ms, ...rest);
+         return true;",
+    )
+    .await;
+    fill_api_form(&b, &mock, SAMPLES, 1).await;
+    submit_batch(&b).await;
+    let id = wait_run(&b, true, "paused", Duration::from_secs(20)).await;
+    let calls = || mock.stats().batch_calls.values().sum::<u64>();
+    // Another holder takes the lock before Runs is shown (the submission armed its polling).
+    hold_lock(&b, &id).await;
+    let before = calls();
+    js(&b, "location.hash = '#/runs'; return true;").await;
+    b.wait_text(&row(&id, "run-check-batches"), Duration::from_secs(10), |t| t == "Check now").await;
+    b.fill("[data-testid=runs-key]", KEY).await;
+
+    // Check now and Stop: refused, nothing asked.
+    for (button, action) in [("run-check-batches", "Check now"), ("run-stop-batches", "Stop")] {
+        let said = said_after(&b, &row(&id, button)).await;
+        assert!(
+            said.contains("being worked on in another tab"),
+            "{action} while another tab holds the run's lock should be refused; the page said {said:?}"
+        );
+        assert_eq!(calls(), before, "{action} asked the provider while another tab held the run's lock");
+    }
+    // The polls: the loop wakes (its wait doubles with each refused poll: 30, 60, 120, 240 s)
+    // and leaves the provider alone.
+    let grown = b
+        .wait_text(&row(&id, "run-next-check"), Duration::from_secs(20), |t| {
+            t.trim_start_matches("next check in ").trim_end_matches(" s").parse::<u64>().is_ok_and(|s| s >= 240)
+        })
+        .await;
+    assert_eq!(calls(), before, "a poll asked the provider while another tab held the run's lock ({grown})");
+
+    // Let go: the polling asks again, and once the mock's day has passed collects the run
+    // (errored lines are error records).
+    release_lock(&b).await;
+    mock.advance_batch_clock(86_400);
+    wait_run(&b, true, "finished", Duration::from_secs(30)).await;
+    assert!(calls() > before, "the polling asked once the lock was free");
+
+    // Retry errors as a new batch waits for the lock too.
+    b.wait_text(&row(&id, "run-retry-batch"), Duration::from_secs(10), |t| !t.is_empty()).await;
+    let collected = calls();
+    hold_lock(&b, &id).await;
+    let said = said_after(&b, &row(&id, "run-retry-batch")).await;
+    assert!(
+        said.contains("being worked on in another tab"),
+        "Retry errors as a new batch while another tab holds the run's lock should be refused; the page said {said:?}"
+    );
+    assert_eq!(calls(), collected, "Retry errors as a new batch submitted while another tab held the run's lock");
+    release_lock(&b).await;
     b.close().await;
 }

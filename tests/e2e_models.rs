@@ -475,6 +475,7 @@ async fn a_run_file_imports_and_replays_with_the_same_figures() {
         provenance: None,
         simulation: None,
         price: None,
+        live_price: None,
         spend_cap: None,
         stored: None,
         name: None,

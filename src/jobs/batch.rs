@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 use execbench_core::Sample;
 use execbench_run::Responder;
 use execbench_run::api::ApiModel;
-use execbench_run::batch::{self, RetryVia, batch_price_used};
+use execbench_run::batch::{self, RetryVia};
 use execbench_run::manifest::RunEntry;
 use execbench_run::session::{self, Continue};
 use execbench_run::store::RunStore;
@@ -158,16 +158,18 @@ impl Default for BatchPolling {
     }
 }
 
-/// Submits `plan` as a new batch run (costs and the spend cap at the batch price) and stores it
+/// Submits `plan` as a new batch run (costs and the spend cap at the batch price,
+/// `batch::batch_spend_cap`) and stores it
 /// waiting for its batches. Returns what to tell the user.
 pub async fn submit(runs: Runs, plan: RunPlan, dataset: String) -> Result<String, String> {
-    let RunPlan { responder, mut job, price, .. } = plan;
+    let RunPlan { responder, job, price, .. } = plan;
     let Responder::Api(model) = &responder else {
         return Err("a batch is for model APIs: an offline model answers at once".into());
     };
     crate::browser::offline::refuse_when_offline()?;
-    let mut entry = new_entry(&responder, &job, &Shown::default(), dataset, None, batch_price_used(price));
-    job.spend_cap = session::spend_cap_of(&entry);
+    let mut entry = new_entry(&responder, &job, &Shown::default(), dataset, None, price);
+    // Costs and the spend cap at the batch price; the live price kept for answers asked live.
+    batch::price_as_batch_run(&mut entry.manifest);
     let store = runs.store().await;
     let submission = batch::submit_run(&*store, &FetchHttp, model, &job, &mut entry, js_sys::Date::now()).await;
     runs.refresh_storage();

@@ -434,7 +434,7 @@ pub fn results_of(entry: &RunEntry, records: &[SampleRecord], rescored: bool) ->
             None => entry.state.label().to_string(),
         },
         sent: records.iter().find_map(|r| r.sent.clone()),
-        cost: manifest.cost(&entry.tally.usage),
+        cost: entry.cost(),
         store_times: None,
         provenance: manifest.row_provenance(),
         stored: manifest.stored.clone(),

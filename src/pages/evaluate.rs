@@ -582,7 +582,7 @@ fn EvaluationProgress(state: EvaluateState) -> impl IntoView {
                 // The run's requests over all its sessions (a resumed run's earlier ones included).
                 let requests = entry.as_ref().map_or_else(|| counted(s.requests_sent as u64, "request", "requests"), |e| e.requests.describe());
                 let mut tokens = format!("{requests} · tokens this session: {} prompt, {} completion", s.usage.prompt_tokens, s.usage.completion_tokens);
-                if let Some(cost) = entry.as_ref().and_then(|e| e.manifest.cost(&e.tally.usage)) {
+                if let Some(cost) = entry.as_ref().and_then(|e| e.cost()) {
                     tokens.push_str(&format!(" · cost so far {}", execbench_run::cost::format_usd(cost)));
                     if let Some(cap) = entry.as_ref().and_then(|e| e.manifest.spend_cap) {
                         tokens.push_str(&format!(" of a {} cap", execbench_run::cost::format_usd(cap)));

@@ -441,7 +441,8 @@ fn RunRow(entry: RunEntry, state: RunsPageState) -> impl IntoView {
     );
     let scored = format!("{} scored", entry.tally.scored);
     let usage = entry.tally.usage;
-    let cost = m.cost(&usage).map_or("–".to_string(), format_usd);
+    let cost = entry.cost().map_or("–".to_string(), format_usd);
+    let price_source = entry.price_source(&entry.tally.live_usage).unwrap_or_else(|| "no price known".into());
     let state_label = entry.state.label();
     let note = entry.note.clone();
     // Every state that is not the end offers Resume: samples without a record, and after an
@@ -494,7 +495,7 @@ fn RunRow(entry: RunEntry, state: RunsPageState) -> impl IntoView {
             </td>
             <td class="num" data-testid="run-pass1">{move || if missing().is_some() { view! { "–" }.into_any() } else { pass.iter().map(|p| view! { <span class="line">{p.clone()}</span> }).collect_view().into_any() }}</td>
             <td class="num" data-testid="run-tokens" title=format!("{} prompt, {} completion ({} reasoning)", usage.prompt_tokens, usage.completion_tokens, usage.reasoning_tokens)>{format_tokens(usage.total())}</td>
-            <td class="num" data-testid="run-cost" title=m.price.as_ref().map(|p| p.source.clone()).unwrap_or_else(|| "no price known".into())>{cost}</td>
+            <td class="num" data-testid="run-cost" title=price_source>{cost}</td>
             <td data-testid="run-state" class="runs-state-cell">
                 <strong data-testid="run-state-label">{move || if active() { "running" } else if elsewhere() { "running in another tab" } else { state_label }}</strong>
                 {move || active().then(|| concurrency_note(&id_kept.get_value())).flatten().map(|n| view! { <span class="small note" data-testid="run-concurrency">{n}</span> })}

@@ -103,5 +103,5 @@ fn report(run: &BatchRun) {
     if !errors.is_empty() {
         eprintln!("ask again for the errors with --resume --retry-errors (a new batch) or --retry-errors live");
     }
-    crate::run::print_results(&closing, run.entry.manifest.price.as_ref(), run.job.template.task, &run.job.modes);
+    crate::run::print_results(&closing, &run.entry, run.job.template.task, &run.job.modes);
 }

@@ -256,11 +256,8 @@ pub fn run(args: &RunArgs) -> Result<i32, String> {
         if settings.api.is_none() {
             return Err("--batch is for model APIs: an offline model answers at once".to_string());
         }
-        // Costs and the spend cap at the batch price.
-        manifest.price = manifest.price.map(|p| PriceUsed {
-            price: execbench_run::batch::batch_price(p.price),
-            source: format!("{} at the batch price (half)", p.source),
-        });
+        // Costs and the spend cap at the batch price; the live price kept for answers asked live.
+        execbench_run::batch::price_as_batch_run(&mut manifest);
     }
 
     // Resume: the file's manifest must describe the same run; its finished samples are skipped.
@@ -360,7 +357,6 @@ pub fn run(args: &RunArgs) -> Result<i32, String> {
     if args.wait {
         return Err("--wait is for batch runs: pass --batch".to_string());
     }
-    let price = entry.manifest.price.clone();
     eprintln!(
         "{}: {} samples x {} ({} to ask), {} prediction, template {}",
         responder.name(),
@@ -449,7 +445,7 @@ pub fn run(args: &RunArgs) -> Result<i32, String> {
     for (id, message) in errors.iter().take(10) {
         eprintln!("  error: {id}: {message}");
     }
-    let summaries = print_results(&closing, price.as_ref(), settings.task, &settings.modes);
+    let summaries = print_results(&closing, &end.entry, settings.task, &settings.modes);
     println!("\n{}", markdown_table(&summaries));
     Ok(match &outcome.end {
         RunEnd::Finished if errors.is_empty() && report.errors.is_empty() => 0,
@@ -459,20 +455,20 @@ pub fn run(args: &RunArgs) -> Result<i32, String> {
 }
 
 /// The run's tokens, cost and pass@k per mode on stdout (a live run and a collected batch run say
-/// the same); returns the summaries.
+/// the same; a batch run's answers asked live cost the live price); returns the summaries.
 pub(crate) fn print_results(
     closing: &ClosingReport,
-    price: Option<&PriceUsed>,
+    entry: &RunEntry,
     task: Task,
     modes: &[Mode],
 ) -> Vec<execbench_eval::report::Summary> {
-    let usage = closing.usage();
+    let (usage, live) = (closing.usage(), closing.live_usage());
     println!(
         "tokens: {} prompt, {} completion ({} reasoning)",
         usage.prompt_tokens, usage.completion_tokens, usage.reasoning_tokens
     );
-    if let Some(price) = price {
-        println!("cost: {} (price: {})", format_usd(price.price.cost(&usage)), price.source);
+    if let (Some(cost), Some(source)) = (entry.cost_of(&usage, &live), entry.price_source(&live)) {
+        println!("cost: {} (price: {source})", format_usd(cost));
     }
     let summaries = closing.summaries(task, modes);
     for s in &summaries {

@@ -339,3 +339,83 @@ fn the_spend_cap_is_checked_at_the_batch_price_before_submitting() {
     assert_eq!(submitted.status.code(), Some(4), "{}", text(&submitted.stderr));
     assert_eq!(server.stats().batch_calls.get("create"), Some(&1));
 }
+
+/// What a record's tokens cost at `per_output_token` dollars (input free).
+fn output_cost(usage: &serde_json::Value, per_output_token: f64) -> f64 {
+    usage["completion_tokens"].as_u64().unwrap_or(0) as f64 * per_output_token
+}
+
+/// A live retry of a batch run is billed live: the closing `cost:` line counts the retried
+/// answers at the live price and the batch's at half (worked out from the run file's records),
+/// and a spend cap with room for the first retried sample at the batch price, not at the live
+/// price, pauses the retry before anything is sent. $1 per output token, input free.
+#[test]
+fn a_live_retry_of_a_batch_run_is_costed_and_capped_at_the_live_price() {
+    let dir = scratch("live-cost");
+    let config = MockConfig { api_key: Some(KEY.into()), ..Default::default() };
+    let server = MockServer::start_blocking(bundled_dataset().unwrap(), config, 0).unwrap();
+    let base = format!("{}/v1", server.base_url());
+    // (a spend cap's room over what the batch cost, in dollars: None for no cap; the exit code)
+    // With --max-tokens 10 and n = 2, the first retried sample could cost $20 live, $10 at the
+    // batch price: $15 of room is enough only at the batch price.
+    let cases: [(Option<f64>, i32); 2] = [(None, 0), (Some(15.0), 1)];
+    for (i, (room, code)) in cases.into_iter().enumerate() {
+        // A batch run with 10 samples answered and 30 cancelled (error records).
+        let file = dir.join(format!("run-{i}.jsonl"));
+        let priced = ["--price", "0,1000000"];
+        let submitted = execbench(&server, &file, &[&["--batch"][..], &priced].concat());
+        assert_eq!(submitted.status.code(), Some(4), "{}", text(&submitted.stderr));
+        server.advance_batch_clock(60 + 900);
+        let cancel = Command::new(env!("CARGO_BIN_EXE_execbench"))
+            .args(["batch", "cancel", file.to_str().unwrap(), "--provider", "openai-compatible", "--base-url", &base])
+            .args(["--model", "mock", "--key-env", "OPENAI_API_KEY"])
+            .env("OPENAI_API_KEY", KEY)
+            .output()
+            .unwrap();
+        assert_eq!(cancel.status.code(), Some(0), "{}", text(&cancel.stderr));
+        let collected = execbench(&server, &file, &[&["--resume"][..], &priced].concat());
+        assert_eq!(collected.status.code(), Some(1), "{}", text(&collected.stderr));
+        let before = records(&file);
+        let retried: Vec<String> =
+            before.iter().filter(|(_, r)| !r["error"].is_null()).map(|(id, _)| id.clone()).collect();
+        assert_eq!(retried.len(), 30, "the cancelled lines are error records");
+        let batch_cost: f64 = before.values().map(|r| output_cost(&r["usage"], 0.5)).sum();
+        assert!(batch_cost > 0.0, "the batch's answers carry the mock's usage");
+
+        server.reset();
+        let mut flags = vec!["--resume".to_string(), "--retry-errors".into(), "live".into()];
+        flags.extend(priced.iter().map(|s| s.to_string()));
+        if let Some(room) = room {
+            flags.extend(["--max-tokens".into(), "10".into(), "--spend-cap".into(), format!("{}", batch_cost + room)]);
+        }
+        let flags: Vec<&str> = flags.iter().map(String::as_str).collect();
+        let retry = execbench(&server, &file, &flags);
+        let (stdout, stderr) = (text(&retry.stdout), text(&retry.stderr));
+        assert_eq!(retry.status.code(), Some(code), "{room:?}: {stdout}\n{stderr}");
+        if room.is_some() {
+            assert!(stderr.contains("spend cap"), "{room:?}: paused at the spend cap: {stderr}");
+            assert_eq!(server.stats().requests_total, 0, "{room:?}: nothing sent at the live price");
+            continue;
+        }
+        assert_eq!(server.stats().requests_total, 30, "the 30 errors asked live");
+        let after = records(&file);
+        let mut want = 0.0;
+        for (id, record) in &after {
+            assert!(record["error"].is_null(), "{id}");
+            if retried.contains(id) {
+                assert_eq!(record["live_usage"], record["usage"], "{id}: asked live, kept apart");
+                want += output_cost(&record["usage"], 1.0);
+            } else {
+                assert!(record.get("live_usage").is_none(), "{id}: the batch's answer");
+                want += output_cost(&record["usage"], 0.5);
+            }
+        }
+        let line =
+            stdout.lines().find(|l| l.starts_with("cost: $")).unwrap_or_else(|| panic!("no cost line: {stdout}"));
+        let shown: f64 = line["cost: $".len()..].split_whitespace().next().unwrap().parse().unwrap();
+        assert!((shown - want).abs() <= 0.005, "{line}: want ${want:.2} (the batch's at half, the retried live)");
+        assert!(line.contains("answers asked live at"), "the line names both prices: {line}");
+        let all_at_half: f64 = after.values().map(|r| output_cost(&r["usage"], 0.5)).sum();
+        assert!(want - all_at_half > 1.0, "the test tells the prices apart: {want} vs {all_at_half}");
+    }
+}

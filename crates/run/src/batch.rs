@@ -67,6 +67,31 @@ pub fn batch_price(live: Price) -> Price {
     }
 }
 
+/// The live price a batch price was made from: the inverse of [`batch_price`], for batch runs
+/// stored before their manifest kept the live price.
+pub fn live_price_of(batch: Price) -> Price {
+    Price {
+        input: batch.input * 2.0,
+        output: batch.output * 2.0,
+        cached_input: batch.cached_input.map(|p| p * 2.0),
+        reasoning: batch.reasoning.map(|p| p * 2.0),
+    }
+}
+
+/// Makes `manifest` a batch run's: costs at the batch price, the live price kept beside it for
+/// the answers it may ask live later. The page and the CLI both price a new batch run here.
+pub fn price_as_batch_run(manifest: &mut crate::manifest::RunManifest) {
+    manifest.live_price = manifest.price.clone();
+    manifest.price = batch_price_used(manifest.price.take());
+}
+
+/// The spend cap a submission is checked against: the run's limit at its batch price, with what
+/// its records already cost (answers asked live counted at the live price).
+pub fn batch_spend_cap(entry: &RunEntry) -> Option<SpendCap> {
+    let (limit, price) = (entry.manifest.spend_cap?, entry.manifest.price.as_ref()?);
+    Some(SpendCap { limit, price: price.price, spent_before: entry.cost().unwrap_or(0.0) })
+}
+
 /// One line of a batch: the request a live run would send for `sample_index`'s answers from
 /// `first_answer` on.
 pub struct PlannedLine {
@@ -120,7 +145,7 @@ pub fn plan_lines(job: &EvalJob, model: &ApiModel) -> Result<Vec<PlannedLine>, S
 
 /// The spend cap at submission: a batch whose every answer at the token limit could take the
 /// run past the cap is not submitted. `Err` says what it could cost. The cap's price is the batch
-/// run's own, already the batch price (`batch_price_used`): it is not halved again.
+/// run's own ([`batch_spend_cap`]), already the batch price: it is not halved again.
 pub fn check_cap(job: &EvalJob, model: &ApiModel, lines: &[PlannedLine], cap: Option<&SpendCap>) -> Result<(), String> {
     let Some(cap) = cap else { return Ok(()) };
     let price = cap.price;
@@ -381,7 +406,8 @@ pub struct Submission {
 }
 
 /// Submits the run's samples with no record and in no batch (the spend cap checked first at the
-/// batch price), and stores the entry with the accepted batches, paused until they are collected,
+/// batch price, [`batch_spend_cap`] of `entry`; `job.spend_cap` is a live session's), and stores
+/// the entry with the accepted batches, paused until they are collected,
 /// whatever the provider said about the rest. The page and the CLI both submit through here.
 pub async fn submit_run<S: RunStore, H: HttpClient>(
     store: &S,
@@ -399,7 +425,7 @@ pub async fn submit_run<S: RunStore, H: HttpClient>(
     if lines.is_empty() {
         return Ok(Submission { requests: 0, accepted: Vec::new(), error: None });
     }
-    check_cap(&job, model, &lines, job.spend_cap.as_ref())?;
+    check_cap(&job, model, &lines, batch_spend_cap(entry).as_ref())?;
     let requests = lines.len();
     let (accepted, error) = submit(http, model, lines).await;
     let ids = accepted.iter().map(|b| (b.id.clone(), b.custom_ids.len())).collect();

@@ -21,6 +21,7 @@ struct Row {
     index: usize,
     error: Option<String>,
     usage: Option<Usage>,
+    live_usage: Option<Usage>,
     shares: Vec<SummaryShare>,
 }
 
@@ -30,6 +31,7 @@ impl ClosingReport {
             index: record.index,
             error: record.error.as_ref().map(|e| e.message.clone()),
             usage: record.usage,
+            live_usage: record.live_usage,
             shares: record.results.iter().map(SummaryShare::of).collect(),
         };
         self.rows.insert(record.sample_id.clone(), row);
@@ -50,10 +52,12 @@ impl ClosingReport {
 
     /// Tokens over every record.
     pub fn usage(&self) -> Usage {
-        self.rows.values().filter_map(|r| r.usage).fold(Usage::default(), |mut total, u| {
-            total.add(&u);
-            total
-        })
+        sum(self.rows.values().filter_map(|r| r.usage))
+    }
+
+    /// Of [`ClosingReport::usage`], the tokens a batch run asked live (costed at the live price).
+    pub fn live_usage(&self) -> Usage {
+        sum(self.rows.values().filter_map(|r| r.live_usage))
     }
 
     /// One summary per mode (the job's modes, in its order), samples summed in dataset order.
@@ -66,6 +70,13 @@ impl ClosingReport {
             .map(|(i, mode)| summarize_shares(task, *mode, rows.iter().filter_map(|r| r.shares.get(i).copied())))
             .collect()
     }
+}
+
+fn sum(usages: impl Iterator<Item = Usage>) -> Usage {
+    usages.fold(Usage::default(), |mut total, u| {
+        total.add(&u);
+        total
+    })
 }
 
 #[cfg(test)]
@@ -103,6 +114,7 @@ mod tests {
             results: if error.is_some() { Vec::new() } else { vec![result(Mode::Strict), result(Mode::Compatible)] },
             error: error.map(|m| SampleError { kind: None, message: m.into() }),
             usage: Some(Usage { prompt_tokens: 10 * (index as u64 + 1), completion_tokens: 3, ..Usage::default() }),
+            live_usage: None,
             sent: None,
             finish_reasons: Vec::new(),
             attempts: Vec::new(),

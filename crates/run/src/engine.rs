@@ -68,6 +68,9 @@ pub struct EvalJob {
     pub prior: BTreeMap<String, PriorAnswers>,
     /// Pause before a request that could take the run's spending past the cap.
     pub spend_cap: Option<SpendCap>,
+    /// The run is a batch run asking live (Resume, Retry errors live, Extend): each record keeps
+    /// the tokens asked live apart (`SampleRecord::live_usage`), as they cost the live price.
+    pub batch_run: bool,
     /// Whether the outcome keeps the records it stored (the page shows them) or only reports
     /// each as [`Event::Record`] (a long command-line run: its memory stays flat).
     pub keep: KeepRecords,
@@ -88,6 +91,8 @@ pub enum KeepRecords {
 pub struct PriorAnswers {
     pub responses: Vec<String>,
     pub usage: Usage,
+    /// Of `usage`, what a batch run asked live.
+    pub live_usage: Usage,
 }
 
 impl PriorAnswers {
@@ -95,7 +100,11 @@ impl PriorAnswers {
     pub fn of(record: &SampleRecord) -> Option<PriorAnswers> {
         let responses: Option<Vec<String>> =
             record.results.first()?.answers.iter().map(|a| a.response.clone()).collect();
-        Some(PriorAnswers { responses: responses?, usage: record.usage.unwrap_or_default() })
+        Some(PriorAnswers {
+            responses: responses?,
+            usage: record.usage.unwrap_or_default(),
+            live_usage: record.live_usage.unwrap_or_default(),
+        })
     }
 }
 
@@ -111,6 +120,7 @@ impl EvalJob {
             done: BTreeSet::new(),
             prior: BTreeMap::new(),
             spend_cap: None,
+            batch_run: false,
             keep: KeepRecords::Whole,
         }
     }
@@ -314,6 +324,11 @@ async fn api_sample<P: Python, H: HttpClient, C: Clock>(
             let mut usage = prior.usage;
             usage.add(&answered.usage);
             record.usage = Some(usage);
+            if job.batch_run {
+                let mut live = prior.live_usage;
+                live.add(&answered.usage);
+                record.live_usage = Some(live);
+            }
             record.sent = (!answered.sent.is_null()).then_some(answered.sent);
             record.finish_reasons = answered.finish_reasons;
             record.attempts = answered.attempts;

@@ -172,6 +172,7 @@ mod tests {
             provenance: None,
             simulation: None,
             price: None,
+            live_price: None,
             spend_cap: None,
             stored: None,
             name: None,

@@ -47,9 +47,15 @@ pub struct RunManifest {
     /// The simulated model's behaviour, for a simulated run (so Resume behaves the same).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub simulation: Option<crate::simulate::Simulation>,
-    /// The price the run's costs are computed with, and where it came from.
+    /// The price the run's costs are computed with, and where it came from: a batch run's is the
+    /// batch price ([`crate::batch::batch_price_used`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub price: Option<PriceUsed>,
+    /// A batch run's live price, for the answers it asks live (Resume, Retry errors live, Extend:
+    /// the provider bills those at the live price). `None` for a live run, and for a batch run
+    /// stored before it was kept ([`RunEntry::live_price`] derives it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub live_price: Option<PriceUsed>,
     /// The spend cap, dollars for the whole run.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub spend_cap: Option<f64>,
@@ -88,11 +94,6 @@ impl RunManifest {
             n: Some(self.n),
             perturbation: self.provenance.clone(),
         }
-    }
-
-    /// What the run's tokens cost, when its price is known.
-    pub fn cost(&self, usage: &execbench_providers::Usage) -> Option<f64> {
-        self.price.as_ref().map(|p| p.price.cost(usage))
     }
 }
 
@@ -170,6 +171,8 @@ pub struct Contribution {
     /// pass@1 per mode (the job's order); `None` where it is not available.
     pub pass_at_1: Vec<Option<f64>>,
     pub usage: Usage,
+    /// Of `usage`, what a batch run asked live ([`SampleRecord::live_usage`]).
+    pub live_usage: Usage,
 }
 
 impl Contribution {
@@ -178,6 +181,7 @@ impl Contribution {
             error: record.is_error(),
             pass_at_1: record.results.iter().map(|r| r.pass_at_1).collect(),
             usage: record.usage.unwrap_or_default(),
+            live_usage: record.live_usage.unwrap_or_default(),
         }
     }
 }
@@ -195,6 +199,15 @@ pub struct Tally {
     /// Every token the run's requests used: the sum of its records' usage (a record's usage is
     /// its sample's total, earlier attempts and an extended run's first answers included).
     pub usage: Usage,
+    /// Of `usage`, the tokens a batch run asked live (its records' `live_usage`): costed at the
+    /// live price, the rest of a batch run's at the batch price. Zero for a live run, and in
+    /// entries stored before it was kept (then every token was the batch's).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub live_usage: Usage,
+}
+
+fn is_zero(usage: &Usage) -> bool {
+    *usage == Usage::default()
 }
 
 impl Tally {
@@ -213,6 +226,7 @@ impl Tally {
     pub fn replace(&mut self, old: Option<&Contribution>, new: &Contribution) {
         if let Some(old) = old {
             self.usage = subtract(self.usage, &old.usage);
+            self.live_usage = subtract(self.live_usage, &old.live_usage);
             if old.error {
                 self.errors -= 1;
             } else {
@@ -241,6 +255,7 @@ impl Tally {
             }
         }
         self.usage.add(&new.usage);
+        self.live_usage.add(&new.live_usage);
     }
 
     /// The tally of a set of records (latest per sample), as a run file or an import has them.
@@ -358,6 +373,51 @@ impl RunEntry {
         &self.manifest.run_id
     }
 
+    /// Whether the run's answers are (or were to be) a batch service's: it has batches, or its
+    /// manifest keeps a live price beside its batch price.
+    pub fn is_batch_run(&self) -> bool {
+        !self.batches.is_empty() || self.manifest.live_price.is_some()
+    }
+
+    /// The price of the answers the run asks live: a live run's own price; a batch run's
+    /// `live_price`, or for one stored before that was kept, its batch price doubled (the inverse
+    /// of [`crate::batch::batch_price`], which made it).
+    pub fn live_price(&self) -> Option<crate::cost::Price> {
+        match (&self.manifest.live_price, self.is_batch_run()) {
+            (Some(live), _) => Some(live.price),
+            (None, false) => self.manifest.price.as_ref().map(|p| p.price),
+            (None, true) => self.manifest.price.as_ref().map(|p| crate::batch::live_price_of(p.price)),
+        }
+    }
+
+    /// What `usage` costs when `live` of it was asked live: a batch run's live share at the live
+    /// price, the rest at the run's price (a live run's is all live: one price). `None` without
+    /// a price.
+    pub fn cost_of(&self, usage: &Usage, live: &Usage) -> Option<f64> {
+        let price = self.manifest.price.as_ref()?.price;
+        if !self.is_batch_run() || is_zero(live) {
+            return Some(price.cost(usage));
+        }
+        let live_price = self.live_price()?;
+        Some(price.cost(&subtract(*usage, live)) + live_price.cost(live))
+    }
+
+    /// What the run's tokens cost so far ([`RunEntry::cost_of`] its tally).
+    pub fn cost(&self) -> Option<f64> {
+        self.cost_of(&self.tally.usage, &self.tally.live_usage)
+    }
+
+    /// Where the run's price came from, with a batch run's live price when `live` tokens were
+    /// asked live: what a cost's tooltip or report line names.
+    pub fn price_source(&self, live: &Usage) -> Option<String> {
+        let price = self.manifest.price.as_ref()?;
+        if !self.is_batch_run() || is_zero(live) {
+            return Some(price.source.clone());
+        }
+        let live = self.manifest.live_price.as_ref().map_or_else(|| "twice that".to_string(), |l| l.source.clone());
+        Some(format!("{}; answers asked live at {live}", price.source))
+    }
+
     /// Samples with no record yet.
     pub fn missing(&self) -> usize {
         self.manifest.samples.saturating_sub(self.tally.recorded())
@@ -425,6 +485,137 @@ mod tests {
         ];
         for (samples, scored, errors, shown) in cases {
             assert_eq!(entry(samples, scored, errors).samples_label(), shown, "{samples} {scored} {errors}");
+        }
+    }
+
+    fn usage(prompt_tokens: u64, completion_tokens: u64) -> Usage {
+        Usage { prompt_tokens, completion_tokens, ..Usage::default() }
+    }
+
+    /// A record answered by a batch (`live` None) or asked live (`live` Some: its share).
+    fn answered(id: &str, index: usize, total: Usage, live: Option<Usage>) -> SampleRecord {
+        let mut record = crate::store::conformance::record(id, index, Some(1.0), false);
+        record.usage = Some(total);
+        record.live_usage = live;
+        record
+    }
+
+    /// What a run costs when some of its answers came from a batch and some were asked live:
+    /// batch tokens at the batch price, live ones at the live price. The expected figure is
+    /// worked out from the records' tokens and the two prices, not written down.
+    #[test]
+    fn a_batch_runs_answers_asked_live_cost_the_live_price() {
+        let live_price = crate::cost::Price::per_million(2.0, 8.0);
+        let batch_price = crate::batch::batch_price(live_price);
+        let priced = |price| PriceUsed { price, source: "test".into() };
+        // How the run is kept: a live run; a batch run with its live price kept; a batch run
+        // stored before the live price was kept (derived: the batch price doubled).
+        #[derive(Clone, Copy, Debug)]
+        enum Kept {
+            Live,
+            Batch,
+            OldBatch,
+        }
+        // (how it is kept, records: (total, live share))
+        type Case = (Kept, Vec<(Usage, Option<Usage>)>);
+        let cases: Vec<Case> = vec![
+            (Kept::Live, vec![(usage(1000, 100), None), (usage(3000, 50), None)]),
+            (Kept::Batch, vec![(usage(1000, 100), None), (usage(3000, 50), None)]),
+            // Retry errors live: some records the batch's, some asked live.
+            (
+                Kept::Batch,
+                vec![(usage(1000, 100), None), (usage(3000, 50), Some(usage(3000, 50))), (usage(700, 70), None)],
+            ),
+            (Kept::OldBatch, vec![(usage(1000, 100), None), (usage(3000, 50), Some(usage(3000, 50)))]),
+            // Extend: a record's first answers from the batch, the added ones live.
+            (Kept::Batch, vec![(usage(2000, 200), Some(usage(1000, 120))), (usage(500, 5), None)]),
+        ];
+        for (i, (kept, records)) in cases.into_iter().enumerate() {
+            let mut manifest = crate::store::conformance::manifest("r", 1);
+            manifest.price = Some(priced(live_price));
+            let mut entry = RunEntry::new(manifest, 0.0);
+            if !matches!(kept, Kept::Live) {
+                crate::batch::price_as_batch_run(&mut entry.manifest);
+            }
+            if matches!(kept, Kept::OldBatch) {
+                entry.manifest.live_price = None;
+                let id = "b".to_string();
+                let status = execbench_providers::batch::BatchStatus {
+                    id: id.clone(),
+                    phase: execbench_providers::batch::BatchPhase::Completed,
+                    provider_state: "completed".into(),
+                    total: 0,
+                    succeeded: 0,
+                    failed: 0,
+                    result_files: Vec::new(),
+                    reason: None,
+                };
+                entry.batches.push(crate::batch::SubmittedBatch {
+                    id,
+                    custom_ids: Vec::new(),
+                    status,
+                    collected: true,
+                });
+            }
+            let records: Vec<SampleRecord> = records
+                .iter()
+                .enumerate()
+                .map(|(j, (total, live))| answered(&format!("s{j}"), j, *total, *live))
+                .collect();
+            entry.tally = Tally::of(&records);
+            let (mut batch_tokens, mut live_tokens) = (Usage::default(), Usage::default());
+            for r in &records {
+                let live = r.live_usage.unwrap_or_default();
+                live_tokens.add(&live);
+                batch_tokens.add(&subtract(r.usage.unwrap(), &live));
+            }
+            let want = match kept {
+                Kept::Live => live_price.cost(&batch_tokens) + live_price.cost(&live_tokens),
+                Kept::Batch | Kept::OldBatch => batch_price.cost(&batch_tokens) + live_price.cost(&live_tokens),
+            };
+            let got = entry.cost().unwrap();
+            assert!((got - want).abs() < 1e-12, "case {i} ({kept:?}): cost {got}, want {want}");
+            assert_eq!(entry.live_price(), Some(live_price), "case {i} ({kept:?}): the live price");
+            // The tally follows a record replaced: the live record retried by a batch again.
+            let mut again = entry.tally.clone();
+            let old = records.iter().find(|r| r.live_usage.is_some()).map(Contribution::of);
+            if let Some(old) = old {
+                let mut batch_again = answered("x", 0, old.usage, None);
+                batch_again.sample_id = "replaced".into();
+                again.replace(Some(&old), &Contribution::of(&batch_again));
+                assert_eq!(again.usage, entry.tally.usage, "case {i}: the same tokens");
+                assert_eq!(
+                    again.live_usage,
+                    subtract(entry.tally.live_usage, &old.live_usage),
+                    "case {i}: none live now"
+                );
+            }
+        }
+    }
+
+    /// Entries and records stored before the live share was kept read as before: a batch run's
+    /// tokens all at its (batch) price, a live run's at its price.
+    #[test]
+    fn entries_stored_before_the_live_share_was_kept_cost_as_before() {
+        let price = crate::cost::Price::per_million(2.0, 8.0);
+        let record = answered("s0", 0, usage(1000, 100), None);
+        let json = serde_json::to_value(&record).unwrap();
+        assert!(json.get("live_usage").is_none(), "no live share, no field");
+        for batch in [false, true] {
+            let mut manifest = crate::store::conformance::manifest("r", 1);
+            manifest.price = Some(PriceUsed { price, source: "test".into() });
+            let mut entry = RunEntry::new(manifest, 0.0);
+            if batch {
+                crate::batch::price_as_batch_run(&mut entry.manifest);
+            }
+            entry.tally = Tally::of([&record]);
+            let mut json = serde_json::to_value(&entry).unwrap();
+            assert!(json["tally"].get("live_usage").is_none(), "batch {batch}: no live share, no field");
+            // As an older version stored it: no live price in the manifest.
+            json["manifest"].as_object_mut().unwrap().remove("live_price");
+            let old: RunEntry = serde_json::from_value(json).unwrap();
+            let run_price = entry.manifest.price.as_ref().unwrap().price;
+            assert_eq!(old.cost(), Some(run_price.cost(&usage(1000, 100))), "batch {batch}");
         }
     }
 

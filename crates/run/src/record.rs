@@ -39,6 +39,11 @@ pub struct SampleRecord {
     /// Summed over the sample's requests; `None` for offline models.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub usage: Option<Usage>,
+    /// Of `usage`, the tokens a batch run asked live (Resume, Retry errors live, Extend), which
+    /// cost the live price; the rest of a batch run's cost the batch price. `None`: a live run's
+    /// record, a batch's answers, or a record stored before this was kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub live_usage: Option<Usage>,
     /// The generation parameters sent (model, temperature, max tokens, n, stream, ...).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sent: Option<serde_json::Value>,
@@ -60,6 +65,7 @@ impl SampleRecord {
             results: Vec::new(),
             error: None,
             usage: None,
+            live_usage: None,
             sent: None,
             finish_reasons: Vec::new(),
             attempts: Vec::new(),

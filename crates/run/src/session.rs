@@ -67,6 +67,7 @@ pub fn new_manifest(job: &EvalJob, about: NewRun) -> RunManifest {
         provenance: execbench_core::provenance::perturbation_of(&job.samples),
         simulation: about.simulation,
         price: about.price,
+        live_price: None,
         spend_cap: job.spend_cap.map(|c| c.limit),
         stored: about.stored,
         name: None,
@@ -104,11 +105,13 @@ pub fn file_job(replay: &Replay, dataset: &[Sample], template: Template, modes: 
     FileJob { job: EvalJob::new(samples, template, n, modes), missing, unknown }
 }
 
-/// The spend cap a run's job carries: its manifest's limit and price, with what its records
-/// already spent.
+/// The spend cap a live session of the run carries: its manifest's limit at the price of answers
+/// asked live (a batch run's live price, not its batch price: the provider bills them live), with
+/// what its records already cost. A batch submission's is [`crate::batch::batch_spend_cap`].
 pub fn spend_cap_of(entry: &RunEntry) -> Option<SpendCap> {
-    let (limit, price) = (entry.manifest.spend_cap?, entry.manifest.price.as_ref()?);
-    Some(SpendCap { limit, price: price.price, spent_before: price.price.cost(&entry.tally.usage) })
+    let limit = entry.manifest.spend_cap?;
+    let (price, spent_before) = (entry.live_price()?, entry.cost()?);
+    Some(SpendCap { limit, price, spent_before })
 }
 
 /// What to do with a stored run.
@@ -198,6 +201,8 @@ pub fn continuation(
     }
     entry.manifest.spend_cap = cap.or(manifest.spend_cap);
     job.spend_cap = spend_cap_of(&entry);
+    // A batch run's answers asked live are billed live: each record keeps them apart.
+    job.batch_run = entry.is_batch_run();
     Ok(Continuation { job, entry, earlier: records })
 }
 

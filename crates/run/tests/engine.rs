@@ -1166,6 +1166,7 @@ fn keys_stay_out_of_records_manifests_and_debug_output() {
         provenance: None,
         simulation: None,
         price: None,
+        live_price: None,
         spend_cap: None,
         stored: None,
         name: None,

@@ -157,4 +157,140 @@ mod tests {
             }
         }
     }
+
+    /// A live retry of a batch run, as a session runs it: the answers asked live keep their
+    /// tokens apart, so the run costs its batch tokens at the batch price and the retried ones
+    /// at the live price; and the spend cap of the live session is at the live price (a cap with
+    /// room for a request at the batch price, not the live one, pauses it before anything is
+    /// sent). Expected figures come from the records' tokens and the two prices.
+    #[test]
+    fn a_live_retry_of_a_batch_run_is_costed_and_capped_at_the_live_price() {
+        use execbench_eval::Task;
+        use execbench_eval::prompt::{Style, default_template};
+        use execbench_eval::score::Mode;
+        use execbench_providers::{Endpoint, Usage};
+        use futures::executor::block_on;
+
+        use crate::api::{ApiModel, ApiSettings};
+        use crate::cancel::CancelToken;
+        use crate::cost::Price;
+        use crate::engine::{EvalJob, Responder, RunEnd};
+        use crate::io::BlockingPython;
+        use crate::manifest::PriceUsed;
+        use crate::session::endings::{AssertEngine, StepClock};
+        use crate::session::{NewRun, Session, SessionIo, new_manifest, run_session};
+        use crate::simulate::{SimulatedHttp, Simulation};
+        use crate::store::{MemoryRunStore, RunStore};
+
+        #[derive(Clone, Copy, Debug, PartialEq)]
+        enum Cap {
+            None,
+            /// Room for the first retried request at the batch price, not at the live price.
+            FitsOnlyAtBatchPrice,
+            Roomy,
+        }
+        let live_price = Price::per_million(3.0, 15.0);
+        let batch_price = super::super::batch_price(live_price);
+        let data = samples_of(4);
+        let template = default_template(Task::Output, Style::Direct);
+        let job = EvalJob::new(data.clone(), template.clone(), 1, vec![Mode::Strict]);
+        let settings = ApiSettings::new(Endpoint {
+            provider: "openai-compatible".into(),
+            base_url: "http://127.0.0.1:9/v1".into(),
+            model: "m".into(),
+        });
+        // The prompt of s2, the first sample asked again, as the engine bounds its cost.
+        let prompt_bytes: usize = template.render(&data[2]).messages.iter().map(|m| m.content.len()).sum();
+        let worst_live = live_price.worst_case(prompt_bytes as u64, 1, 1, settings.params.max_tokens as u64);
+        // (cap, how the session ends)
+        let cases = [(Cap::None, "finished"), (Cap::Roomy, "finished"), (Cap::FitsOnlyAtBatchPrice, "spend cap")];
+        for (cap, ends) in cases {
+            let about = NewRun {
+                run_id: "batch-run".into(),
+                created: 1,
+                model: "m (openai-compatible)".into(),
+                api: Some(settings.clone()),
+                key_used: true,
+                dataset: "d.jsonl".into(),
+                simulation: None,
+                price: Some(PriceUsed { price: live_price, source: "test".into() }),
+                stored: None,
+                app_version: "test".into(),
+            };
+            let mut entry = RunEntry::new(new_manifest(&job, about), 0.0);
+            crate::batch::price_as_batch_run(&mut entry.manifest);
+            entry.batches = vec![batch(&[0, 1, 2, 3], true)];
+            // s0 and s1 answered by the batch; s2 and s3 its error records.
+            let mut records: Vec<SampleRecord> =
+                (0..4).map(|i| record(&format!("s{i}"), i, Some(1.0), i >= 2)).collect();
+            records[0].usage = Some(Usage { prompt_tokens: 1200, completion_tokens: 90, ..Usage::default() });
+            records[1].usage = Some(Usage { prompt_tokens: 800, completion_tokens: 40, ..Usage::default() });
+            records[2].usage = None;
+            records[3].usage = None;
+            entry.tally = crate::manifest::Tally::of(&records);
+            let batch_tokens = entry.tally.usage;
+            let spent = batch_price.cost(&batch_tokens);
+            assert!((entry.cost().unwrap() - spent).abs() < 1e-12, "{cap:?}: before, all at the batch price");
+            let limit = match cap {
+                Cap::None => None,
+                Cap::FitsOnlyAtBatchPrice => Some(spent + worst_live * 0.75),
+                Cap::Roomy => Some(spent + worst_live * 10.0),
+            };
+            let store = MemoryRunStore::new();
+            block_on(async {
+                for r in &records {
+                    store.put_record(&entry, r).await.unwrap();
+                }
+                store.save_entry(&entry).await.unwrap();
+            });
+            let plan = retry_errors(&entry, records, &data, RetryVia::Live, limit).unwrap();
+            if let Some(cap) = &plan.job.spend_cap {
+                assert_eq!(cap.price, live_price, "{cap:?}: the live session's cap is at the live price");
+                assert!((cap.spent_before - spent).abs() < 1e-12, "{cap:?}: what the batch cost");
+            }
+            let mut responder = Responder::Api(ApiModel { settings: settings.clone(), key: Some("k".into()) });
+            let simulation = Simulation { latency_ms: 0, wrong_every: None, reasoning_tokens: 0 };
+            let http = SimulatedHttp::new(StepClock::default(), simulation, &plan.job.samples, &plan.job.template);
+            let (python, clock) = (BlockingPython::new(AssertEngine), StepClock::default());
+            let session = Session {
+                store: &store,
+                entry: plan.entry,
+                earlier: plan.earlier,
+                unsaved: Vec::new(),
+                now_ms: Box::new(|| 5_000.0),
+            };
+            let io = SessionIo { python: &python, http: &http, clock: &clock };
+            let end = block_on(run_session(session, plan.job, &mut responder, io, &CancelToken::new(), &|_| {}))
+                .unwrap_or_else(|e| panic!("{cap:?}: not started: {}", e.error));
+            let stored = block_on(store.entry("batch-run")).unwrap().unwrap();
+            let got = block_on(store.records("batch-run")).unwrap();
+            match ends {
+                "spend cap" => {
+                    assert!(matches!(end.outcome.end, RunEnd::SpendCap { .. }), "{cap:?}: {:?}", end.outcome.end);
+                    assert_eq!(end.outcome.status.requests_sent, 0, "{cap:?}: nothing sent");
+                    assert!((stored.cost().unwrap() - spent).abs() < 1e-12, "{cap:?}: nothing more spent");
+                }
+                _ => {
+                    assert_eq!(end.outcome.end, RunEnd::Finished, "{cap:?}");
+                    let retried: Vec<&SampleRecord> = got.iter().filter(|r| r.index >= 2).collect();
+                    assert_eq!(retried.len(), 2, "{cap:?}");
+                    let mut live_tokens = Usage::default();
+                    for r in &retried {
+                        assert!(r.error.is_none(), "{cap:?}: {:?}", r.error);
+                        assert!(r.usage.is_some_and(|u| u.prompt_tokens > 0), "{cap:?}: {r:?}");
+                        assert_eq!(r.live_usage, r.usage, "{cap:?}: {} was asked live", r.sample_id);
+                        live_tokens.add(&r.usage.unwrap());
+                    }
+                    let batch_kept: Vec<&SampleRecord> = got.iter().filter(|r| r.index < 2).collect();
+                    assert!(batch_kept.iter().all(|r| r.live_usage.is_none()), "{cap:?}: the batch's own");
+                    assert_eq!(stored.tally.live_usage, live_tokens, "{cap:?}: the tally's live share");
+                    let want = batch_price.cost(&batch_tokens) + live_price.cost(&live_tokens);
+                    let cost = stored.cost().unwrap();
+                    assert!((cost - want).abs() < 1e-12, "{cap:?}: cost {cost}, want {want}");
+                    let all_batch = batch_price.cost(&stored.tally.usage);
+                    assert!(cost > all_batch, "{cap:?}: more than at the batch price alone ({cost} vs {all_batch})");
+                }
+            }
+        }
+    }
 }

@@ -381,6 +381,7 @@ mod tests {
             results: if error { Vec::new() } else { vec![result] },
             error: error.then(|| crate::record::SampleError { kind: None, message: "HTTP 503".into() }),
             usage,
+            live_usage: None,
             sent: None,
             finish_reasons: Vec::new(),
             attempts: Vec::new(),

@@ -248,7 +248,7 @@ pub(crate) fn samples_of(count: usize) -> Vec<Sample> {
 
 /// Time that moves a step each time it is read; sleeping never waits.
 #[derive(Default)]
-struct StepClock(Cell<f64>);
+pub(crate) struct StepClock(Cell<f64>);
 
 impl Clock for StepClock {
     fn now_ms(&self) -> f64 {
