@@ -32,6 +32,17 @@ fn execbench(server: &MockServer, out: &Path, extra: &[&str]) -> Output {
         .expect("the execbench binary runs")
 }
 
+/// `execbench batch cancel RUN` against the mock, with the key.
+fn cancel_batches(server: &MockServer, file: &Path) -> Output {
+    let base = format!("{}/v1", server.base_url());
+    Command::new(env!("CARGO_BIN_EXE_execbench"))
+        .args(["batch", "cancel", file.to_str().unwrap(), "--provider", "openai-compatible", "--base-url", &base])
+        .args(["--model", "mock", "--key-env", "OPENAI_API_KEY"])
+        .env("OPENAI_API_KEY", KEY)
+        .output()
+        .expect("the execbench binary runs")
+}
+
 fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
@@ -156,13 +167,7 @@ fn a_cancelled_batch_keeps_what_finished() {
     assert_eq!(submitted.status.code(), Some(4), "{}", text(&submitted.stderr));
     // A quarter of the hour's run: 10 of 40 lines done.
     server.advance_batch_clock(60 + 900);
-    let base = format!("{}/v1", server.base_url());
-    let cancel = Command::new(env!("CARGO_BIN_EXE_execbench"))
-        .args(["batch", "cancel", file.to_str().unwrap(), "--provider", "openai-compatible", "--base-url", &base])
-        .args(["--model", "mock", "--key-env", "OPENAI_API_KEY"])
-        .env("OPENAI_API_KEY", KEY)
-        .output()
-        .unwrap();
+    let cancel = cancel_batches(&server, &file);
     assert_eq!(cancel.status.code(), Some(0), "{}", text(&cancel.stderr));
     assert!(text(&cancel.stdout).contains("cancelled, 10 answered, 30 failed of 40"), "{}", text(&cancel.stdout));
     // Another origin is refused before the key goes anywhere.
@@ -249,19 +254,13 @@ fn retry_errors_finish_a_batch_run_as_a_new_batch_or_live() {
     let dir = scratch("retry");
     let config = MockConfig { api_key: Some(KEY.into()), ..Default::default() };
     let server = MockServer::start_blocking(bundled_dataset().unwrap(), config, 0).unwrap();
-    let base = format!("{}/v1", server.base_url());
     // A batch run with 10 lines answered and 30 cancelled.
     let cancelled_run = |name: &str| {
         let file = dir.join(name);
         let submitted = execbench(&server, &file, &["--batch"]);
         assert_eq!(submitted.status.code(), Some(4), "{}", text(&submitted.stderr));
         server.advance_batch_clock(60 + 900);
-        let cancel = Command::new(env!("CARGO_BIN_EXE_execbench"))
-            .args(["batch", "cancel", file.to_str().unwrap(), "--provider", "openai-compatible", "--base-url", &base])
-            .args(["--model", "mock", "--key-env", "OPENAI_API_KEY"])
-            .env("OPENAI_API_KEY", KEY)
-            .output()
-            .unwrap();
+        let cancel = cancel_batches(&server, &file);
         assert_eq!(cancel.status.code(), Some(0), "{}", text(&cancel.stderr));
         let collected = execbench(&server, &file, &["--resume"]);
         assert_eq!(collected.status.code(), Some(1), "{}", text(&collected.stderr));
@@ -354,7 +353,6 @@ fn a_live_retry_of_a_batch_run_is_costed_and_capped_at_the_live_price() {
     let dir = scratch("live-cost");
     let config = MockConfig { api_key: Some(KEY.into()), ..Default::default() };
     let server = MockServer::start_blocking(bundled_dataset().unwrap(), config, 0).unwrap();
-    let base = format!("{}/v1", server.base_url());
     // (a spend cap's room over what the batch cost, in dollars: None for no cap; the exit code)
     // With --max-tokens 10 and n = 2, the first retried sample could cost $20 live, $10 at the
     // batch price: $15 of room is enough only at the batch price.
@@ -366,12 +364,7 @@ fn a_live_retry_of_a_batch_run_is_costed_and_capped_at_the_live_price() {
         let submitted = execbench(&server, &file, &[&["--batch"][..], &priced].concat());
         assert_eq!(submitted.status.code(), Some(4), "{}", text(&submitted.stderr));
         server.advance_batch_clock(60 + 900);
-        let cancel = Command::new(env!("CARGO_BIN_EXE_execbench"))
-            .args(["batch", "cancel", file.to_str().unwrap(), "--provider", "openai-compatible", "--base-url", &base])
-            .args(["--model", "mock", "--key-env", "OPENAI_API_KEY"])
-            .env("OPENAI_API_KEY", KEY)
-            .output()
-            .unwrap();
+        let cancel = cancel_batches(&server, &file);
         assert_eq!(cancel.status.code(), Some(0), "{}", text(&cancel.stderr));
         let collected = execbench(&server, &file, &[&["--resume"][..], &priced].concat());
         assert_eq!(collected.status.code(), Some(1), "{}", text(&collected.stderr));
