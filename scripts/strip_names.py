@@ -11,17 +11,9 @@ import os
 import pathlib
 import sys
 
-
-def read_leb(data: bytes, at: int) -> tuple[int, int]:
-    """An unsigned LEB128 number at `at`: (value, offset after it)."""
-    value = shift = 0
-    while True:
-        byte = data[at]
-        at += 1
-        value |= (byte & 0x7F) << shift
-        shift += 7
-        if byte < 0x80:
-            return value, at
+# The LEB128 reader of the size report beside this script (same folder, standard library only).
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from wasm_sizes import leb as read_leb  # noqa: E402
 
 
 def without_names(data: bytes, path: str) -> bytes:

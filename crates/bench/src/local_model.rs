@@ -48,11 +48,11 @@ pub fn section(tools: &Path) -> Vec<Figure> {
     for quant in QUANTS {
         let gguf = files.join(format!("0.5b-{quant}.gguf"));
         let tokenizer = files.join("tokenizer.json");
-        let ours = ours(&gguf, &tokenizer);
-        let theirs = ours.as_ref().map_err(Clone::clone).and_then(|(prompt, _)| llama_cpp(tools, &gguf, prompt));
-        let (ours, theirs) = match (ours, theirs) {
-            (Ok((_, ours)), Ok(theirs)) => (ours, theirs),
-            (Err(e), _) | (_, Err(e)) => {
+        let measured = ours(&gguf, &tokenizer)
+            .and_then(|(prompt, ours)| llama_cpp(tools, &gguf, &prompt).map(|theirs| (ours, theirs)));
+        let (ours, theirs) = match measured {
+            Ok(both) => both,
+            Err(e) => {
                 eprintln!("localmodel section, {quant}: {e}");
                 continue;
             }
