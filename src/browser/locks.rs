@@ -55,6 +55,8 @@ async fn request(name: &str, if_available: bool) -> Option<Held> {
     let (Some(release_fn), Some(granted_fn)) = (release_fn, granted_fn) else {
         return Some(Held::unguarded());
     };
+    // The browser calls this exactly once (with the lock, or with null when `ifAvailable` finds it
+    // held), which frees it: a watched run's request waits, but is not left behind.
     let callback = Closure::once_into_js(move |lock: JsValue| -> JsValue {
         let _ = granted_fn.call1(&JsValue::UNDEFINED, &JsValue::from_bool(!lock.is_null()));
         if lock.is_null() { JsValue::UNDEFINED } else { release.into() }

@@ -89,6 +89,8 @@ struct HeapCounts {
     promises: u64,
     held_by_wasm: u64,
     nodes: u64,
+    /// Of `nodes`, those in the document (the rest are detached, kept alive by a reference).
+    nodes_in_document: u64,
     listeners: u64,
 }
 
@@ -258,6 +260,12 @@ async fn heap_counts(b: &Browser) -> Result<HeapCounts, String> {
          let n = 0; for (let i = 0; i < t.length; i++) { if (t.get(i) !== undefined) { n++; } } return n;",
     )
     .await?;
+    let in_document = js(
+        b,
+        "const walk = document.createTreeWalker(document, NodeFilter.SHOW_ALL);
+         let n = 1; while (walk.nextNode()) { n++; } return n;",
+    )
+    .await?;
     Ok(HeapCounts {
         functions: b.live_objects("Function.prototype").await?,
         objects: b.live_objects("Object.prototype").await?,
@@ -265,6 +273,7 @@ async fn heap_counts(b: &Browser) -> Result<HeapCounts, String> {
         promises: b.live_objects("Promise.prototype").await?,
         held_by_wasm: held.as_u64().unwrap_or(0),
         nodes: metric("Nodes").unwrap_or(0.0) as u64,
+        nodes_in_document: in_document.as_u64().unwrap_or(0),
         listeners: metric("JSEventListeners").unwrap_or(0.0) as u64,
     })
 }
@@ -394,13 +403,20 @@ async fn in_the_page(
 
     // Then more runs in the same page, no reload between them: memory that grows run after run
     // is a leak, memory that levels off is the page's working set.
+    // Driven from inside the page: WebDriver keeps every element it found and every script
+    // result it returned alive (its own handles), so polling through it would grow the very
+    // counts these rounds are here to read. One script per run finds nothing and returns a string.
+    b.client
+        .update_timeouts(fantoccini::wd::TimeoutConfiguration::new(Some(long), None, None))
+        .await
+        .map_err(|e| format!("script time-out: {e}"))?;
     for round in 1..=extra_rounds() {
-        b.client.goto(&format!("{app_url}#/evaluate")).await.map_err(|e| e.to_string())?;
-        wait_text(b, ".evaluate .muted", Duration::from_secs(60), |t| t.contains("(800 samples)")).await?;
-        click(b, "[data-testid=eval-run]").await?;
-        wait_text(b, "[data-testid=estimate-go]", Duration::from_secs(30), |_| true).await?;
-        click(b, "[data-testid=estimate-go]").await?;
-        let state = wait_text(b, "[data-testid=eval-state]", long, |t| !t.is_empty()).await?;
+        let state = b
+            .client
+            .execute_async(QUIET_RUN, vec![json!(long.as_millis() as u64)])
+            .await
+            .map_err(|e| format!("run {} of the same page: {e}", round + 1))?;
+        let state = state.as_str().unwrap_or_default().to_string();
         if state != "finished" {
             return Err(format!("run {} of the same page ended `{state}`", round + 1));
         }
@@ -419,6 +435,32 @@ async fn in_the_page(
     soak.perturb_workers_wasm_bytes = (perturb_start.workers_wasm_bytes, perturb_end.workers_wasm_bytes);
     Ok(soak)
 }
+
+/// One more run of the Evaluate form as it stands, started, confirmed and waited for by the page
+/// itself (a timer polls the DOM); answers the run's end state, or `error: …`.
+const QUIET_RUN: &str = r#"
+const [limitMs, done] = arguments;
+const find = css => document.querySelector(css);
+const until = (what, test, ms) => new Promise((resolve, reject) => {
+  const start = performance.now();
+  const tick = () => {
+    const value = test();
+    if (value) return resolve(value);
+    if (performance.now() - start > ms) return reject(new Error(`no ${what} after ${ms} ms`));
+    setTimeout(tick, 200);
+  };
+  tick();
+});
+(async () => {
+  location.hash = '#/evaluate';
+  await until('dataset', () => (find('.evaluate .muted')?.textContent ?? '').includes('(800 samples)'), 60000);
+  find('[data-testid=eval-run]').click();
+  (await until('estimate', () => find('[data-testid=estimate-go]'), 30000)).click();
+  // The last run's end state goes when this one begins.
+  await until('start', () => !find('[data-testid=eval-state]'), 30000);
+  return until('end state', () => find('[data-testid=eval-state]')?.textContent ?? '', limitMs);
+})().then(done, e => done(`error: ${e.message}`));
+"#;
 
 /// Requests beyond one per sample plus its faults' retries, summed over the samples: what was
 /// asked again because it was in flight at a reload or the stop.
@@ -486,14 +528,14 @@ fn print_page(soak: &PageSoak) {
         );
     }
     println!(
-        "\n| moment | functions | objects | arrays | promises | JS values held by wasm | DOM nodes | event listeners |"
+        "\n| moment | functions | objects | arrays | promises | JS values held by wasm | DOM nodes | of which in the document | event listeners |"
     );
-    println!("|---|---:|---:|---:|---:|---:|---:|---:|");
+    println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
     for (moment, m) in &soak.points {
         let h = &m.held;
         println!(
-            "| {moment} | {} | {} | {} | {} | {} | {} | {} |",
-            h.functions, h.objects, h.arrays, h.promises, h.held_by_wasm, h.nodes, h.listeners
+            "| {moment} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            h.functions, h.objects, h.arrays, h.promises, h.held_by_wasm, h.nodes, h.nodes_in_document, h.listeners
         );
     }
     println!(
