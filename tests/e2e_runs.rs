@@ -1054,10 +1054,11 @@ async fn row_progress(b: &Browser) -> usize {
 /// Two tabs, one run (docs/reliability.md): tab A runs 30 samples against a slow mock server;
 /// tab B, opened meanwhile, lists the run as running in another tab with progress that advances
 /// from the store, offers no Resume and sends nothing (no sample asked twice while A runs); A
-/// closes, B is granted the run's lock and resumes it with the key remembered on this device,
-/// and every sample ends with exactly one record.
+/// reloads, which to B is a close: B is granted the run's lock and resumes it with the key
+/// remembered on this device, the reloaded A lists it as B's and resumes nothing, and every
+/// sample ends with exactly one record. (A tab closed outright: the next test.)
 #[tokio::test(flavor = "multi_thread")]
-async fn a_second_tab_shows_the_run_and_takes_it_over_when_the_first_closes() {
+async fn a_second_tab_shows_the_run_and_takes_it_over_when_the_first_reloads() {
     let mock = MockServer::start(
         bundled_dataset().unwrap(),
         MockConfig { latency_ms: 350, api_key: Some(KEY.into()), ..Default::default() },
@@ -1095,11 +1096,23 @@ async fn a_second_tab_shows_the_run_and_takes_it_over_when_the_first_closes() {
     let stats = mock.stats();
     assert_eq!(twice(&stats), 0, "no sample asked twice while A drives the run: {:?}", stats.per_sample);
     assert!(shown < 30, "the run was still going ({shown} of 30)");
-    // A closes mid-run: B takes over.
+    // A reloads mid-run: its lock goes with the old page, so B takes over; the reloaded A finds
+    // B driving the run (or already done with it) and offers no Resume of its own.
     b.client.switch_to_window(tab_a).await.unwrap();
-    b.client.close_window().await.unwrap();
-    b.client.switch_to_window(tab_b).await.unwrap();
+    b.client.refresh().await.unwrap();
     let asked_at_close = mock.stats().per_sample.len();
+    open_runs(&b, &site).await;
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let state = row_state(&b).await;
+        if state == "elsewhere" || state == "finished" {
+            break;
+        }
+        assert!(Instant::now() < deadline, "after its reload tab A shows the run `{state}`, not B's");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    wait_row_state(&b, "finished", Duration::from_secs(60)).await;
+    b.client.switch_to_window(tab_b).await.unwrap();
     wait_row_state(&b, "finished", Duration::from_secs(60)).await;
     b.screenshot("runs-two-tabs-taken-over").await;
     let (entries, records) = stored(&b).await;
