@@ -114,23 +114,23 @@ impl LocalModelHttp {
     pub fn timings(&self) -> Timings {
         self.timings.get()
     }
+}
 
-    /// The body with a seed for this occurrence, when the request names none.
-    fn seeded(&self, body: &str) -> Result<Vec<u8>, ProviderError> {
-        let mut value: serde_json::Value = serde_json::from_str(body).map_err(|e| failure(400, e.to_string()))?;
-        let occurrence = {
-            let mut seen = self.seen.borrow_mut();
-            let count = seen.entry(body.to_string()).or_insert(0);
-            *count += 1;
-            *count - 1
-        };
-        if let Some(fields) = value.as_object_mut()
-            && fields.get("seed").is_none_or(serde_json::Value::is_null)
-        {
-            fields.insert("seed".into(), DEFAULT_SEED.wrapping_add(occurrence).into());
-        }
-        Ok(value.to_string().into_bytes())
+/// The body with a seed for this occurrence of it, when the request names none.
+fn seeded(seen: &RefCell<HashMap<String, u64>>, body: &str) -> Result<Vec<u8>, ProviderError> {
+    let mut value: serde_json::Value = serde_json::from_str(body).map_err(|e| failure(400, e.to_string()))?;
+    let occurrence = {
+        let mut seen = seen.borrow_mut();
+        let count = seen.entry(body.to_string()).or_insert(0);
+        *count += 1;
+        *count - 1
+    };
+    if let Some(fields) = value.as_object_mut()
+        && fields.get("seed").is_none_or(serde_json::Value::is_null)
+    {
+        fields.insert("seed".into(), DEFAULT_SEED.wrapping_add(occurrence).into());
     }
+    Ok(value.to_string().into_bytes())
 }
 
 fn failure(status: u16, message: String) -> ProviderError {
@@ -163,7 +163,7 @@ impl HttpClient for LocalModelHttp {
         if !request.url.ends_with("/chat/completions") {
             return Err(failure(404, "the in-process model answers chat completions only".into()));
         }
-        let body = self.seeded(&request.body)?;
+        let body = seeded(&self.seen, &request.body)?;
         let stop = Arc::new(AtomicBool::new(false));
         let _stop_on_drop = StopOnDrop(stop.clone());
         let model = self.model.clone();
@@ -271,6 +271,29 @@ mod tests {
                 assert!(g.starts_with(w), "{g}");
             }
         }
+    }
+
+    #[test]
+    fn identical_requests_get_successive_seeds_and_a_given_seed_is_kept() {
+        let seen = RefCell::new(HashMap::new());
+        let seed_of = |body: &str| {
+            let sent: serde_json::Value = serde_json::from_slice(&seeded(&seen, body).unwrap()).unwrap();
+            sent["seed"].as_u64()
+        };
+        let (a, b) = (r#"{"messages": [], "temperature": 1}"#, r#"{"messages": [], "temperature": 0.5}"#);
+        let cases = [
+            (a, Some(DEFAULT_SEED)),
+            (a, Some(DEFAULT_SEED + 1)),
+            (b, Some(DEFAULT_SEED)),
+            (a, Some(DEFAULT_SEED + 2)),
+            (r#"{"seed": 7}"#, Some(7)),
+            (r#"{"seed": 7}"#, Some(7)),
+            (r#"{"seed": null}"#, Some(DEFAULT_SEED)),
+        ];
+        for (body, want) in cases {
+            assert_eq!(seed_of(body), want, "{body}");
+        }
+        assert_eq!(seeded(&seen, "not json").unwrap_err().kind, ErrorKind::BadRequest);
     }
 
     #[test]
