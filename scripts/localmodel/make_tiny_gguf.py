@@ -82,7 +82,7 @@ CORPUS = [
 
 SHAPES = {
     # name: (layers, hidden, heads, kv heads, ffn, context, rope base); vocab comes from the tokenizer
-    "tiny": dict(layers=2, hidden=64, heads=4, kv_heads=2, ffn=128, context=256, rope_base=1_000_000.0),
+    "tiny": dict(layers=2, hidden=64, heads=4, kv_heads=2, ffn=128, context=4096, rope_base=1_000_000.0),
     # Qwen2.5-Coder-0.5B: 24 layers, 896 wide, 14 query heads over 2 key/value heads, 4864 MLP
     "0.5b": dict(layers=24, hidden=896, heads=14, kv_heads=2, ffn=4864, context=32768, rope_base=1_000_000.0),
 }

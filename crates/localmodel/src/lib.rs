@@ -4,12 +4,15 @@
 //!
 //! - [`LocalModel`]: load, tokenize, render the chat template, prefill and decode steps.
 //! - [`generate`]: the decoding loop (greedy or seeded temperature/top-p sampling, stop on end
-//!   tokens, stop texts and a token budget).
+//!   tokens, stop texts and a token budget); [`generate_timed`] also times prefill and decode.
+//! - [`chat_api`]: an OpenAI chat-completions request body answered by the model, so callers
+//!   reach it through the run engine's `HttpClient` seam with the usual wire format.
 //!
 //! No clock is read here (`std::time::Instant` panics in wasm32-unknown-unknown): callers time
 //! prefill and decode themselves.
 
 mod chat;
+pub mod chat_api;
 mod error;
 mod generate;
 mod model;
@@ -17,6 +20,6 @@ mod sampling;
 
 pub use chat::ChatMessage;
 pub use error::LocalModelError;
-pub use generate::{GenerateOptions, Generation, StopReason, generate};
+pub use generate::{GenerateOptions, Generation, StopReason, Timings, generate, generate_timed};
 pub use model::{LocalModel, ModelInfo};
 pub use sampling::{Sampler, Sampling};

@@ -73,7 +73,7 @@ const fn local(id: &'static str, label: &'static str, base_url: &'static str, su
 use Auth::*;
 use WireFormat::*;
 
-static PRESETS: [Preset; 15] = [
+static PRESETS: [Preset; 16] = [
     remote("openai", "OpenAI", OpenAiChat, "https://api.openai.com/v1", "OPENAI_API_KEY", true, Bearer),
     remote(
         "anthropic",
@@ -144,6 +144,10 @@ static PRESETS: [Preset; 15] = [
     // key, no network, no cost),
     // so a whole run can be tried before paying for one.
     local("simulated", "Simulated model (no key, no network)", "http://simulated.invalid/v1", true),
+    // Not a server either: a GGUF model run in-process by crates/localmodel (`chat_api` answers
+    // the request body), in a worker of the page or by `execbench run --provider local`. One
+    // choice per request: each is a whole generation.
+    local("local", "In this browser (no key)", "http://local-model.invalid/v1", false),
 ];
 
 /// Every preset, in the order a `<select>` shows them.

@@ -249,6 +249,18 @@ fn cases() -> Vec<Case> {
             body: openai_body("simulated", "max_tokens", json!({"n": 2})),
             choices: 2,
         },
+        // Answered in-process by execbench_localmodel::chat_api: one choice per request.
+        Case {
+            provider: "local",
+            model: "qwen2.5-coder-0.5b-instruct-q8_0.gguf",
+            key: None,
+            stream: true,
+            n: 2,
+            url: "http://local-model.invalid/v1/chat/completions",
+            headers: &[JSON],
+            body: openai_body("qwen2.5-coder-0.5b-instruct-q8_0.gguf", "max_tokens", stream_fields()),
+            choices: 1,
+        },
     ]
 }
 

@@ -47,6 +47,24 @@ pub struct ApiSettings {
     /// Time-out of one request, ms (CodeCrash uses 300 s).
     pub timeout_ms: u64,
     pub retry: RetryPolicy,
+    /// The in-process model's files, for the `local` provider: what Resume loads again and
+    /// checks is unchanged. `None` for every server.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub local_model: Option<LocalModelFile>,
+}
+
+/// The GGUF model and tokenizer a `local` run answers with (`crates/localmodel`), named and
+/// fingerprinted so a run is resumed with the very same model or refused.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LocalModelFile {
+    /// Where the GGUF file was read from (the command line: its path).
+    pub gguf: String,
+    pub gguf_bytes: u64,
+    /// Lowercase hex.
+    pub gguf_sha256: String,
+    /// Where tokenizer.json was read from.
+    pub tokenizer: String,
+    pub tokenizer_sha256: String,
 }
 
 impl ApiSettings {
@@ -58,6 +76,7 @@ impl ApiSettings {
             delay_ms: 0,
             timeout_ms: 300_000,
             retry: RetryPolicy::default(),
+            local_model: None,
         }
     }
 }

@@ -111,7 +111,8 @@ fn openrouter_vendor(vendor: &str) -> Option<&'static str> {
 }
 
 fn is_local(preset: &str) -> bool {
-    matches!(preset, "vllm" | "sglang" | "ollama" | "llamacpp")
+    // `local`: the model runs in this process or page (crates/localmodel).
+    matches!(preset, "vllm" | "sglang" | "ollama" | "llamacpp" | "local")
 }
 
 impl PriceTable {
@@ -396,6 +397,7 @@ mod tests {
             ("openai", "o3", Some((raw_price("o3"), format!("LiteLLM {}: o3", table.date)))),
             ("openai-compatible", "my-finetune", Some((Price::per_million(0.5, 0.5), "override".to_string()))),
             ("ollama", "llama3", Some((Price::FREE, "local server".to_string()))),
+            ("local", "qwen2.5-coder-0.5b-instruct-q8_0.gguf", Some((Price::FREE, "local server".to_string()))),
             ("openai-compatible", "other", None),
         ];
         for (provider, model, expected) in cases {
