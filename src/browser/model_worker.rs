@@ -31,15 +31,19 @@ pub struct ModelWorker {
     waiters: RefCell<Vec<Waiter>>,
     panic: RefCell<Option<String>>,
     next_id: Cell<u64>,
-    _callbacks: RefCell<Option<(Closure<dyn FnMut(web_sys::MessageEvent)>, Closure<dyn FnMut(web_sys::ErrorEvent)>)>>,
+    _callbacks: RefCell<Option<Callbacks>>,
 }
+
+/// The worker's message and error handlers, alive as long as it is.
+type Callbacks = (Closure<dyn FnMut(web_sys::MessageEvent)>, Closure<dyn FnMut(web_sys::ErrorEvent)>);
+/// Told of every download's progress: (url, received, total).
+type ProgressListener = Rc<dyn Fn(&str, u64, Option<u64>)>;
 
 type Starting = Shared<LocalBoxFuture<'static, Result<Rc<ModelWorker>, String>>>;
 
 thread_local! {
     static CURRENT: RefCell<Option<Starting>> = const { RefCell::new(None) };
-    /// Told of every download's progress (url, received, total).
-    static PROGRESS: RefCell<Option<Rc<dyn Fn(&str, u64, Option<u64>)>>> = const { RefCell::new(None) };
+    static PROGRESS: RefCell<Option<ProgressListener>> = const { RefCell::new(None) };
 }
 
 /// Where download progress goes (the model form's progress line).
@@ -65,11 +69,6 @@ pub fn stop(why: &str) {
     }
 }
 
-/// Whether a worker is running now (for tests and the status line).
-pub fn is_running() -> bool {
-    CURRENT.with(|c| c.borrow().is_some())
-}
-
 /// Sends `message` and waits for the first answer `wants` accepts.
 pub async fn ask(message: ToWorker, wants: impl Fn(&FromWorker) -> bool + 'static) -> Answer {
     worker().await?.ask(message, wants).await
@@ -93,7 +92,7 @@ async fn start() -> Result<Rc<ModelWorker>, String> {
         next_id: Cell::new(1),
         _callbacks: RefCell::new(None),
     });
-    let ready = this.wait_for(|m| matches!(m, FromWorker::Ready));
+    let ready = this.wait_for(Box::new(|m| matches!(m, FromWorker::Ready)));
     let weak = Rc::downgrade(&this);
     let on_message = Closure::<dyn FnMut(web_sys::MessageEvent)>::new(move |event: web_sys::MessageEvent| {
         let Some(this) = weak.upgrade() else { return };
@@ -126,14 +125,15 @@ async fn start() -> Result<Rc<ModelWorker>, String> {
 }
 
 impl ModelWorker {
-    fn wait_for(&self, wants: impl Fn(&FromWorker) -> bool + 'static) -> impl Future<Output = Answer> + use<> {
+    /// Registered now, before the message goes, so an answer cannot come before its waiter.
+    fn wait_for(&self, wants: Box<dyn Fn(&FromWorker) -> bool>) -> impl Future<Output = Answer> + use<> {
         let (reply, answer) = oneshot::channel();
-        self.waiters.borrow_mut().push(Waiter { wants: Box::new(wants), reply });
+        self.waiters.borrow_mut().push(Waiter { wants, reply });
         async move { answer.await.unwrap_or_else(|_| Err("the in-browser model's worker went away".to_string())) }
     }
 
     pub async fn ask(&self, message: ToWorker, wants: impl Fn(&FromWorker) -> bool + 'static) -> Answer {
-        let answer = self.wait_for(wants);
+        let answer = self.wait_for(Box::new(wants));
         let text = serde_json::to_string(&message).map_err(|e| e.to_string())?;
         self.worker
             .post_message(&JsValue::from_str(&text))

@@ -131,10 +131,22 @@ impl Log {
             return Response::from_parts(parts, Body::empty());
         };
         // The head (with the whole Content-Length) and `keep` bytes, then the connection fails.
+        // The pause lets the server flush what was sent: an error right after would drop it unsent.
         let first = bytes.slice(..keep.min(bytes.len()));
-        let chunks: Vec<Result<axum::body::Bytes, std::io::Error>> =
-            vec![Ok(first), Err(std::io::Error::new(std::io::ErrorKind::ConnectionReset, "cut by the test"))];
-        Response::from_parts(parts, Body::from_stream(futures_util::stream::iter(chunks)))
+        let body = futures_util::stream::unfold(0u8, move |step| {
+            let first = first.clone();
+            async move {
+                match step {
+                    0 => Some((Ok(first), 1)),
+                    1 => {
+                        tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+                        Some((Err(std::io::Error::new(std::io::ErrorKind::ConnectionReset, "cut by the test")), 2))
+                    }
+                    _ => None,
+                }
+            }
+        });
+        Response::from_parts(parts, Body::from_stream(body))
     }
 }
 
