@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use execbench_model_files::download::Checksum;
 use execbench_testkit::browser::Browser;
-use execbench_testkit::static_server::{StaticServer, SUB_PATH};
+use execbench_testkit::static_server::{SUB_PATH, StaticServer};
 use serde_json::{Value, json};
 
 /// The native test's tolerances (crates/localmodel/tests/reference.rs): against NumPy emulating

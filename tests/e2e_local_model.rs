@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use execbench_model_files::download::Checksum;
 use execbench_testkit::browser::Browser;
-use execbench_testkit::static_server::{StaticServer, SUB_PATH};
+use execbench_testkit::static_server::{SUB_PATH, StaticServer};
 use fantoccini::Locator;
 use serde_json::{Value, json};
 
@@ -78,11 +78,27 @@ async fn pick_custom(b: &Browser, server: &StaticServer, gguf_sha256: &str) {
 
 /// Clicks Download and returns what the form says when it is done: (ok, words).
 async fn download(b: &Browser) -> (bool, String) {
-    js(b, "document.querySelector('[data-testid=local-said]')?.remove()").await;
+    let said = "document.querySelector('[data-testid=local-said]')";
+    let before = js(b, &format!("const s = {said}; return s ? Number(s.dataset.serial) : 0")).await;
     b.click("[data-testid=local-download]").await;
-    let said = b.wait_text("[data-testid=local-said]", Duration::from_secs(60), |t| !t.is_empty()).await;
-    let ok = js(b, "return document.querySelector('[data-testid=local-said]').dataset.ok").await;
-    (ok == json!("true"), said)
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let got = js(
+            b,
+            &format!(
+                "const s = {said}; return s && Number(s.dataset.serial) > {before} ? [s.dataset.ok, s.innerText] : null"
+            ),
+        )
+        .await;
+        if let Some([ok, text]) = got.as_array().map(Vec::as_slice) {
+            return (ok == "true", text.as_str().unwrap_or_default().to_string());
+        }
+        if Instant::now() > deadline {
+            let form = js(b, "return document.querySelector('[data-testid=local-model]').innerText").await;
+            panic!("the download said nothing in 60 s; the form shows: {form}");
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
 }
 
 /// Stored records in IndexedDB.
@@ -101,11 +117,15 @@ async fn records(b: &Browser) -> usize {
 async fn wait_row_state(b: &Browser, want: &str, timeout: Duration) {
     let deadline = Instant::now() + timeout;
     loop {
-        let state = js(b, "const r = document.querySelector('[data-testid=run-row]'); return r ? r.dataset.state : ''").await;
+        let state =
+            js(b, "const r = document.querySelector('[data-testid=run-row]'); return r ? r.dataset.state : ''").await;
         if state == json!(want) {
             return;
         }
-        assert!(Instant::now() < deadline, "the run is {state}, not {want}");
+        if Instant::now() > deadline {
+            let page = js(b, "return document.querySelector('main')?.innerText ?? ''").await;
+            panic!("the run is {state}, not {want}; {} records; the page shows: {page}", records(b).await);
+        }
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
 }
@@ -133,11 +153,20 @@ async fn download_evaluate_stop_reload_and_resume_without_a_second_download() {
     // Download again: it resumes after the kept bytes, checks the whole file and loads it.
     let (ok, said) = download(&b).await;
     assert!(ok, "{said}");
-    assert!(said.contains(&format!("{GGUF} (")) && said.contains("SHA-256 matches") && said.contains("The model reads: 2 layers"), "{said}");
+    assert!(
+        said.contains(&format!("{GGUF} ("))
+            && said.contains("SHA-256 matches")
+            && said.contains("The model reads: 2 layers"),
+        "{said}"
+    );
     let progress = b.wait_text("[data-testid=local-progress]", Duration::from_secs(5), |t| t.contains("100%")).await;
     assert!(progress.starts_with("Downloading"), "{progress}");
     let gets = model_gets(&server);
-    assert_eq!(gets[1], (format!("/models/{GGUF}"), Some(format!("bytes={kept}-"))), "resumed after {kept} bytes: {gets:?}");
+    assert_eq!(
+        gets[1],
+        (format!("/models/{GGUF}"), Some(format!("bytes={kept}-"))),
+        "resumed after {kept} bytes: {gets:?}"
+    );
     assert!(kept > 0 && kept < size, "{kept} of {size} bytes kept at the cut");
     let listed = b.wait_text("[data-testid=local-kept]", Duration::from_secs(10), |t| !t.contains("partial")).await;
     assert!(listed.contains(GGUF) && listed.contains(TOKENIZER) && listed.contains("SHA-256 checked"), "{listed}");
@@ -158,12 +187,14 @@ async fn download_evaluate_stop_reload_and_resume_without_a_second_download() {
     b.click("[data-testid=eval-stop]").await;
     b.wait_text("[data-testid=eval-state]", Duration::from_secs(30), |t| !t.is_empty()).await;
     let stopped_at = records(&b).await;
+    eprintln!("stopped at {stopped_at} records");
     assert!((3..20).contains(&stopped_at), "stopped with {stopped_at} records");
 
     b.client.refresh().await.unwrap();
     b.client.goto(&format!("{}#/runs", server.base_url)).await.unwrap();
     b.wait_text(".engine", Duration::from_secs(60), |t| t.starts_with("Python ready")).await;
-    b.wait_text("[data-testid=run-model]", Duration::from_secs(30), |t| t.contains(GGUF.trim_end_matches(".gguf"))).await;
+    b.wait_text("[data-testid=run-model]", Duration::from_secs(30), |t| t.contains(GGUF.trim_end_matches(".gguf")))
+        .await;
     b.click("[data-testid=run-resume]").await;
     wait_row_state(&b, "finished", Duration::from_secs(180)).await;
     assert_eq!(records(&b).await, 20, "one record per sample");
@@ -180,7 +211,8 @@ async fn a_wrong_checksum_and_a_full_quota_are_refused_with_a_message() {
     let (ok, said) = download(&b).await;
     assert!(!ok, "{said}");
     assert!(
-        said.starts_with(&format!("{GGUF}: checksum mismatch, SHA-256 {}", sha256_of(GGUF))) && said.contains("discarded"),
+        said.starts_with(&format!("{GGUF}: checksum mismatch, SHA-256 {}", sha256_of(GGUF)))
+            && said.contains("discarded"),
         "{said}"
     );
     let listed = js(&b, "return document.querySelector('[data-testid=local-kept]').innerText").await;

@@ -48,7 +48,8 @@ pub async fn load(name: &str) -> Result<String, String> {
         format!("the model {name:?} is not downloaded in this browser: choose it under Model API and click Download")
     })?;
     let message = ToWorker::Load { gguf: spec.gguf.url, tokenizer: spec.tokenizer.url };
-    match model_worker::ask(message, |m| matches!(m, FromWorker::Loaded { .. } | FromWorker::LoadFailed { .. })).await? {
+    match model_worker::ask(message, |m| matches!(m, FromWorker::Loaded { .. } | FromWorker::LoadFailed { .. })).await?
+    {
         FromWorker::Loaded { summary, .. } => Ok(summary),
         FromWorker::LoadFailed { error } => Err(format!("{name}: {error}")),
         other => Err(format!("unexpected answer {other:?}")),

@@ -20,8 +20,15 @@ pub enum PageHttp {
 impl PageHttp {
     /// `fetch`, or the in-browser model's worker for the `local` provider (`speed` sums its
     /// timings). The simulated model needs the run's samples: the Evaluate job builds it.
-    pub fn for_provider(provider: &str, speed: leptos::prelude::RwSignal<Option<execbench_model_files::protocol::Speed>>) -> PageHttp {
-        if provider == super::local_http::PROVIDER { PageHttp::Local(LocalHttp { speed }) } else { PageHttp::Fetch(FetchHttp) }
+    pub fn for_provider(
+        provider: &str,
+        speed: leptos::prelude::RwSignal<Option<execbench_model_files::protocol::Speed>>,
+    ) -> PageHttp {
+        if provider == super::local_http::PROVIDER {
+            PageHttp::Local(LocalHttp { speed })
+        } else {
+            PageHttp::Fetch(FetchHttp)
+        }
     }
 }
 

@@ -307,8 +307,7 @@ impl BuildJob {
                     }
                 }
             };
-            let outcome =
-                run_generation(&job, &mut generation_source, &http, &BrowserClock, &cancel, &on_event).await;
+            let outcome = run_generation(&job, &mut generation_source, &http, &BrowserClock, &cancel, &on_event).await;
             let (responses, unparseable) = counts.get();
             self.responses.set(Some(responses));
             self.unparseable.set(unparseable);

@@ -240,7 +240,8 @@ impl EvaluationRun {
             let store = runs.store().await;
             let live = LiveView::default();
             let on_event = |event: SessionEvent| self.show_event(runs, &run_id, &live, event);
-            let in_browser = matches!(&responder, Responder::Api(m) if m.settings.endpoint.provider == local_http::PROVIDER);
+            let in_browser =
+                matches!(&responder, Responder::Api(m) if m.settings.endpoint.provider == local_http::PROVIDER);
             let http = match simulation {
                 Some(simulation) => {
                     PageHttp::Simulated(SimulatedHttp::new(BrowserClock, simulation, &job.samples, &job.template))

@@ -26,8 +26,9 @@ pub struct LocalModelForm {
     pub size: RwSignal<Option<String>>,
     pub progress: RwSignal<Option<String>>,
     pub busy: RwSignal<bool>,
-    /// The last action's outcome: (ok, words).
-    pub said: RwSignal<Option<(bool, String)>>,
+    /// The last action's outcome: (ok, words, its number: each outcome gets the next one, so a
+    /// repeated message still reads as new).
+    pub said: RwSignal<Option<(bool, String, u32)>>,
     pub kept: RwSignal<Vec<KeptFile>>,
 }
 
@@ -58,6 +59,12 @@ impl LocalModelForm {
         form
     }
 
+    /// Shows an action's outcome.
+    fn say(self, ok: bool, words: String) {
+        let serial = self.said.with_untracked(|s| s.as_ref().map_or(0, |s| s.2)) + 1;
+        let _ = self.said.try_set(Some((ok, words, serial)));
+    }
+
     /// The chosen model's files, checked.
     pub fn spec(self) -> Result<ModelSpec, String> {
         let choice = self.choice.get_untracked();
@@ -74,7 +81,6 @@ impl LocalModelForm {
 
     pub fn pick(self, api: ApiForm, choice: String) {
         self.choice.set(choice);
-        self.said.set(None);
         self.show_known_size();
         if let Ok(spec) = self.spec() {
             api.model.set(spec.id);
@@ -91,7 +97,7 @@ impl LocalModelForm {
     pub fn check_size(self) {
         let spec = match self.spec() {
             Ok(s) => s,
-            Err(e) => return self.said.set(Some((false, e))),
+            Err(e) => return self.say(false, e),
         };
         self.busy.set(true);
         leptos::task::spawn_local(async move {
@@ -106,7 +112,7 @@ impl LocalModelForm {
                     let _ = self.size.try_set(Some("the server does not say how large the file is".into()));
                 }
                 Err(e) => {
-                    let _ = self.said.try_set(Some((false, e)));
+                    self.say(false, e);
                 }
             }
         });
@@ -116,11 +122,10 @@ impl LocalModelForm {
     pub fn download(self, api: ApiForm) {
         let spec = match self.spec() {
             Ok(s) => s,
-            Err(e) => return self.said.set(Some((false, e))),
+            Err(e) => return self.say(false, e),
         };
         api.model.set(spec.id.clone());
         self.busy.set(true);
-        self.said.set(None);
         let progress = self.progress;
         model_worker::on_progress(move |url, received, total| {
             let name = url.rsplit('/').next().unwrap_or(url);
@@ -129,7 +134,7 @@ impl LocalModelForm {
         leptos::task::spawn_local(async move {
             let outcome = download_both(&spec).await;
             let _ = self.busy.try_set(false);
-            let said = match outcome {
+            let (ok, words) = match outcome {
                 Ok(words) => {
                     local_http::keep_model(&spec);
                     match local_http::load(&spec.id).await {
@@ -139,7 +144,7 @@ impl LocalModelForm {
                 }
                 Err(e) => (false, e),
             };
-            let _ = self.said.try_set(Some(said));
+            self.say(ok, words);
             self.refresh();
         });
     }
@@ -147,15 +152,16 @@ impl LocalModelForm {
     /// The kept files, from the worker's store.
     pub fn refresh(self) {
         leptos::task::spawn_local(async move {
-            let answer =
-                model_worker::ask(ToWorker::List, |m| matches!(m, FromWorker::Listing { .. } | FromWorker::BadMessage { .. }))
-                    .await;
+            let answer = model_worker::ask(ToWorker::List, |m| {
+                matches!(m, FromWorker::Listing { .. } | FromWorker::BadMessage { .. })
+            })
+            .await;
             match answer {
                 Ok(FromWorker::Listing { files }) => {
                     let _ = self.kept.try_set(files);
                 }
                 Ok(FromWorker::BadMessage { error }) | Err(error) => {
-                    let _ = self.said.try_set(Some((false, format!("the kept files cannot be listed: {error}"))));
+                    self.say(false, format!("the kept files cannot be listed: {error}"));
                 }
                 Ok(_) => {}
             }
@@ -171,7 +177,7 @@ impl LocalModelForm {
             .await;
             local_http::forget_file(&url);
             if let Ok(FromWorker::BadMessage { error }) | Err(error) = answer {
-                let _ = self.said.try_set(Some((false, format!("could not remove the file: {error}"))));
+                self.say(false, format!("could not remove the file: {error}"));
             }
             self.refresh();
         });
@@ -190,9 +196,11 @@ async fn size_of(file: &FileSpec) -> Result<Option<u64>, String> {
         return Ok(file.bytes);
     }
     let wanted = file.url.clone();
-    let answer =
-        model_worker::ask(ToWorker::Size { url: file.url.clone() }, move |m| matches!(m, FromWorker::Size { url, .. } if *url == wanted))
-            .await?;
+    let answer = model_worker::ask(
+        ToWorker::Size { url: file.url.clone() },
+        move |m| matches!(m, FromWorker::Size { url, .. } if *url == wanted),
+    )
+    .await?;
     let name = file.url.rsplit('/').next().unwrap_or(&file.url).to_string();
     match answer {
         FromWorker::Size { error: Some(e), .. } => Err(format!("{name}: the size could not be asked ({e})")),

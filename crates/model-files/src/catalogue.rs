@@ -73,7 +73,12 @@ pub fn catalogue() -> Vec<ModelSpec> {
 }
 
 /// A model from URLs the user typed. Hashes are required: a custom file is always checked.
-pub fn custom(gguf_url: &str, gguf_sha256: &str, tokenizer_url: &str, tokenizer_sha256: &str) -> Result<ModelSpec, String> {
+pub fn custom(
+    gguf_url: &str,
+    gguf_sha256: &str,
+    tokenizer_url: &str,
+    tokenizer_sha256: &str,
+) -> Result<ModelSpec, String> {
     let url = |what: &str, u: &str| -> Result<String, String> {
         let u = u.trim();
         if u.starts_with("https://") || u.starts_with("http://") {
@@ -122,7 +127,13 @@ mod tests {
         let cases: [(&str, &str, &str, &str, Result<&str, &str>); 4] = [
             ("http://127.0.0.1:1/m/tiny.gguf", &h, "http://127.0.0.1:1/m/tokenizer.json", &h, Ok("tiny")),
             ("ftp://x/m.gguf", &h, "http://x/t.json", &h, Err("GGUF URL: must start with")),
-            ("http://x/m.gguf", "abc", "http://x/t.json", &h, Err("GGUF SHA-256: must be 64 hexadecimal digits (got 3")),
+            (
+                "http://x/m.gguf",
+                "abc",
+                "http://x/t.json",
+                &h,
+                Err("GGUF SHA-256: must be 64 hexadecimal digits (got 3"),
+            ),
             ("http://x/m.gguf", &h, "http://x/t.json", &"zz".repeat(32), Err("tokenizer.json SHA-256")),
         ];
         for (g, gh, t, th, want) in cases {

@@ -33,7 +33,13 @@ pub struct KeptFile {
 
 impl KeptFile {
     pub fn new(url: &str, sha256: Option<&str>) -> KeptFile {
-        KeptFile { url: url.to_string(), sha256: sha256.map(str::to_string), total: None, parts: Vec::new(), complete: false }
+        KeptFile {
+            url: url.to_string(),
+            sha256: sha256.map(str::to_string),
+            total: None,
+            parts: Vec::new(),
+            complete: false,
+        }
     }
 
     /// Bytes kept (the parts are contiguous from 0: see [`resume_point`]).
@@ -112,7 +118,9 @@ pub fn read_answer(
             }
             Ok(Answer::Append { total: range.total })
         }
-        416 => Err(format!("the server has no bytes after the {offset} kept (HTTP 416): the file changed or was complete")),
+        416 => {
+            Err(format!("the server has no bytes after the {offset} kept (HTTP 416): the file changed or was complete"))
+        }
         _ => Err(format!("HTTP {status}")),
     }
 }

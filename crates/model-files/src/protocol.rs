@@ -12,18 +12,33 @@ use crate::download::KeptFile;
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum ToWorker {
     /// The file's size, by a HEAD request (for a file the catalogue gives none for).
-    Size { url: String },
+    Size {
+        url: String,
+    },
     /// Downloads (or resumes) a file; answered by `Progress`… then `Downloaded` or `DownloadFailed`.
-    Download { file: FileSpec },
+    Download {
+        file: FileSpec,
+    },
     List,
-    Remove { url: String },
+    Remove {
+        url: String,
+    },
     /// Loads a model from kept, complete files (nothing is downloaded).
-    Load { gguf: String, tokenizer: String },
+    Load {
+        gguf: String,
+        tokenizer: String,
+    },
     /// A chat-completions request body; answered by `Reply` with the same id.
-    Chat { id: u64, body: String },
+    Chat {
+        id: u64,
+        body: String,
+    },
     /// For the tests' check against the NumPy reference: the loaded model's logits after
     /// `prompt` and after each of `forced` (teacher-forced), and its greedy tokens (as many).
-    Logits { prompt: Vec<u32>, forced: Vec<u32> },
+    Logits {
+        prompt: Vec<u32>,
+        forced: Vec<u32>,
+    },
 }
 
 /// Worker to page.
@@ -32,22 +47,61 @@ pub enum ToWorker {
 pub enum FromWorker {
     /// Listening: the page may send messages.
     Ready,
-    Size { url: String, bytes: Option<u64>, error: Option<String> },
-    Progress { url: String, received: u64, total: Option<u64> },
+    Size {
+        url: String,
+        bytes: Option<u64>,
+        error: Option<String>,
+    },
+    Progress {
+        url: String,
+        received: u64,
+        total: Option<u64>,
+    },
     /// Every byte in; `checked`: the published SHA-256 matched (false: there was none to check).
-    Downloaded { url: String, bytes: u64, checked: bool },
+    Downloaded {
+        url: String,
+        bytes: u64,
+        checked: bool,
+    },
     /// Stopped before the end; `kept` bytes stay for a resume (0 after a checksum refusal).
-    DownloadFailed { url: String, error: String, kept: u64 },
-    Listing { files: Vec<KeptFile> },
-    Removed { url: String },
-    Loaded { summary: String, load_ms: f64 },
-    LoadFailed { error: String },
+    DownloadFailed {
+        url: String,
+        error: String,
+        kept: u64,
+    },
+    Listing {
+        files: Vec<KeptFile>,
+    },
+    Removed {
+        url: String,
+    },
+    Loaded {
+        summary: String,
+        load_ms: f64,
+    },
+    LoadFailed {
+        error: String,
+    },
     /// `speed`: how long this answer's prefill and decode took (none for an error).
-    Reply { id: u64, status: u16, content_type: String, body: String, speed: Option<Speed> },
-    Logits { rows: Vec<Vec<f32>>, greedy: Vec<u32>, error: Option<String> },
+    Reply {
+        id: u64,
+        status: u16,
+        content_type: String,
+        body: String,
+        speed: Option<Speed>,
+    },
+    Logits {
+        rows: Vec<Vec<f32>>,
+        greedy: Vec<u32>,
+        error: Option<String>,
+    },
     /// The worker panicked and is about to die.
-    Panic { message: String },
-    BadMessage { error: String },
+    Panic {
+        message: String,
+    },
+    BadMessage {
+        error: String,
+    },
 }
 
 /// Prefill and decode of one or more answers, for the status line (tokens per second).

@@ -113,7 +113,8 @@ impl Files {
                 continue;
             }
             if let Some(response) = self.get(&request.url()).await? {
-                let text = JsFuture::from(response.text().map_err(|e| js_error(&e))?).await.map_err(|e| js_error(&e))?;
+                let text =
+                    JsFuture::from(response.text().map_err(|e| js_error(&e))?).await.map_err(|e| js_error(&e))?;
                 if let Ok(kept) = serde_json::from_str::<KeptFile>(&text.as_string().unwrap_or_default()) {
                     files.push(kept);
                 }
@@ -144,7 +145,11 @@ impl Files {
 
     /// Downloads `file`, resuming after what is kept. `progress(received, total)` is called as
     /// bytes arrive. Ok: (size, checked); Err: (message, bytes kept for a resume).
-    pub async fn download(&self, file: &FileSpec, progress: &dyn Fn(u64, Option<u64>)) -> Result<(u64, bool), (String, u64)> {
+    pub async fn download(
+        &self,
+        file: &FileSpec,
+        progress: &dyn Fn(u64, Option<u64>),
+    ) -> Result<(u64, bool), (String, u64)> {
         let url = file.url.as_str();
         let name = url.rsplit('/').next().unwrap_or(url).to_string();
         let mut kept = match self.index(url).await.map_err(|e| (e, 0))? {

@@ -4,8 +4,8 @@ use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
 use std::rc::Rc;
 
-use execbench_localmodel::{GenerateOptions, LocalModel, LocalModelError, Sampling, generate};
 use execbench_localmodel::chat_api::answer_chat;
+use execbench_localmodel::{GenerateOptions, LocalModel, LocalModelError, Sampling, generate};
 use execbench_model_files::protocol::{FromWorker, Speed, ToWorker};
 use execbench_worker_protocol::bootstrap::Page;
 use wasm_bindgen::JsCast;
@@ -114,7 +114,8 @@ async fn handle(page: &Page, loaded: &Loaded, message: ToWorker) {
                     id,
                     status: 503,
                     content_type: "application/json".into(),
-                    body: r#"{"error":{"message":"no model is loaded in this browser yet","type":"server_error"}}"#.into(),
+                    body: r#"{"error":{"message":"no model is loaded in this browser yet","type":"server_error"}}"#
+                        .into(),
                     speed: None,
                 },
                 Some((_, model)) => match answer_chat(model, body.as_bytes(), now_ms, || true) {
@@ -158,7 +159,11 @@ async fn handle(page: &Page, loaded: &Loaded, message: ToWorker) {
 }
 
 /// Teacher-forced logits rows and greedy tokens, as crates/localmodel/tests/reference.rs takes them.
-fn logits(model: &mut LocalModel, prompt: &[u32], forced: &[u32]) -> Result<(Vec<Vec<f32>>, Vec<u32>), LocalModelError> {
+fn logits(
+    model: &mut LocalModel,
+    prompt: &[u32],
+    forced: &[u32],
+) -> Result<(Vec<Vec<f32>>, Vec<u32>), LocalModelError> {
     let mut rows = vec![model.prefill(prompt)?];
     for &token in forced {
         rows.push(model.step(token)?);
@@ -197,5 +202,8 @@ async fn load(loaded: &Loaded, gguf: &str, tokenizer: &str) -> FromWorker {
 
 fn summary(model: &LocalModel) -> String {
     let i = model.info();
-    format!("{} layers, {} wide, {} heads ({} for keys/values), {} tokens", i.layers, i.hidden, i.heads, i.kv_heads, i.vocab)
+    format!(
+        "{} layers, {} wide, {} heads ({} for keys/values), {} tokens",
+        i.layers, i.hidden, i.heads, i.kv_heads, i.vocab
+    )
 }

@@ -221,7 +221,10 @@ mod tests {
         assert_eq!(body.len(), 10_000, "one cut only");
         let seen = server.requests();
         assert_eq!(seen.len(), 2);
-        assert_eq!((seen[0].method.as_str(), seen[0].path.as_str(), seen[0].range.as_ref()), ("GET", "/execbench/big.bin", None));
+        assert_eq!(
+            (seen[0].method.as_str(), seen[0].path.as_str(), seen[0].range.as_ref()),
+            ("GET", "/execbench/big.bin", None)
+        );
         let _ = std::fs::remove_dir_all(root);
     }
 

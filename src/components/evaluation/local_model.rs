@@ -85,8 +85,8 @@ pub fn LocalModelPanel(api: ApiForm) -> impl IntoView {
                 </button>
             </div>
             {move || form.progress.get().map(|p| view! { <p class="stats muted" role="status" data-testid="local-progress">{p}</p> })}
-            {move || form.said.get().map(|(ok, text)| view! {
-                <p class=if ok { "ok-box" } else { "error-box" } role="status" data-testid="local-said" data-ok=ok.to_string()>{text}</p>
+            {move || form.said.get().map(|(ok, text, serial)| view! {
+                <p class=if ok { "ok-box" } else { "error-box" } role="status" data-testid="local-said" data-ok=ok.to_string() data-serial=serial>{text}</p>
             })}
             <table class="local-kept" data-testid="local-kept">
                 <caption class="muted small">"Kept in this browser"</caption>
