@@ -5,7 +5,8 @@
 //!
 //! Download (progress, a dropped connection resumed with `Range`, SHA-256 checked), 20 samples
 //! evaluated, Stop, a reload, Resume from the Runs page with the kept files (no second download),
-//! and the faults: a wrong checksum refused, a storage quota too small for the file.
+//! and the faults: a wrong checksum refused, a storage quota too small for the file. The model
+//! worker's module is fetched only once the provider is picked, never by the first load.
 
 mod common;
 
@@ -68,8 +69,16 @@ async fn pick_custom(b: &Browser, server: &StaticServer, gguf_sha256: &str) {
     b.client.goto(&format!("{}#/evaluate", server.base_url)).await.unwrap();
     b.wait_text(".engine", Duration::from_secs(60), |t| t.starts_with("Python ready")).await;
     select(b, "[data-testid=eval-model]", "api").await;
+    // The model's module is no part of the first load: it is fetched when the provider is picked.
+    let worker_fetched = || server.requests().iter().any(|r| r.path.contains("execbench-model-worker"));
+    assert!(!worker_fetched(), "the model worker was fetched before it was picked");
     select(b, "[data-testid=api-provider]", "local").await;
     select(b, "[data-testid=local-choice]", "custom").await;
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !server.requests().iter().any(|r| r.path.ends_with("execbench-model-worker_bg.wasm")) {
+        assert!(Instant::now() < deadline, "the model worker's module was not fetched when picked");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
     b.fill("[data-testid=local-gguf-url]", &format!("{}/models/{GGUF}", server.origin)).await;
     b.fill("[data-testid=local-gguf-sha256]", gguf_sha256).await;
     b.fill("[data-testid=local-tokenizer-url]", &format!("{}/models/{TOKENIZER}", server.origin)).await;

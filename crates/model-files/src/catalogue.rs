@@ -124,7 +124,9 @@ mod tests {
     #[test]
     fn custom_entries_are_checked_field_by_field() {
         let h = "ab".repeat(32);
-        let cases: [(&str, &str, &str, &str, Result<&str, &str>); 4] = [
+        // (GGUF URL, its SHA-256, tokenizer URL, its SHA-256, the id or the error's start)
+        type Case<'a> = (&'a str, &'a str, &'a str, &'a str, Result<&'a str, &'a str>);
+        let cases: [Case; 4] = [
             ("http://127.0.0.1:1/m/tiny.gguf", &h, "http://127.0.0.1:1/m/tokenizer.json", &h, Ok("tiny")),
             ("ftp://x/m.gguf", &h, "http://x/t.json", &h, Err("GGUF URL: must start with")),
             (

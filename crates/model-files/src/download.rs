@@ -244,7 +244,9 @@ mod tests {
 
     #[test]
     fn answers() {
-        let cases: [(u16, Option<&str>, Option<u64>, u64, Result<Answer, &str>); 8] = [
+        // (status, Content-Range, Content-Length, bytes kept, the answer or the error's start)
+        type Case<'a> = (u16, Option<&'a str>, Option<u64>, u64, Result<Answer, &'a str>);
+        let cases: [Case; 8] = [
             (200, None, Some(100), 0, Ok(Answer::Append { total: Some(100) })),
             (200, None, Some(100), 40, Ok(Answer::Restart { total: Some(100) })),
             (206, Some("bytes 40-99/100"), Some(60), 40, Ok(Answer::Append { total: Some(100) })),
