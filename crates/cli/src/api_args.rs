@@ -129,6 +129,48 @@ pub fn api_options(flags: &ApiFlags, provider: &str, offline: &[&str]) -> Result
         presets().iter().map(|p| p.id).collect::<Vec<_>>().join(", "),
         offline.join(", ")
     ))?;
+    if preset.id == LOCAL {
+        return Err(
+            "--provider local (a GGUF model run in this process) is for `execbench run --model-file F.gguf --tokenizer tokenizer.json`"
+                .to_string(),
+        );
+    }
+    read_api_options(flags, preset)
+}
+
+/// The preset of a model run in this process (`execbench run --provider local`).
+pub const LOCAL: &str = "local";
+
+/// The provider flags for `--provider local`: generation settings only. Nothing is sent anywhere
+/// and no key is read, so the address, key and price flags are refused rather than ignored.
+/// `model` is the run's name for it when `--model` gives none.
+pub fn local_api_options(flags: &ApiFlags, model: &str) -> Result<ApiOptions, String> {
+    let refused = [
+        ("--base-url", flags.base_url.is_some()),
+        ("--key-env", flags.key_env.is_some()),
+        ("--allow-http", flags.allow_http),
+        ("--price", flags.price.is_some()),
+        ("--spend-cap", flags.spend_cap.is_some()),
+    ];
+    let given: Vec<&str> = refused.iter().filter(|(_, given)| *given).map(|(flag, _)| *flag).collect();
+    if !given.is_empty() {
+        return Err(format!(
+            "{} {} for model APIs: --provider local runs the model in this process (no address, no key, no cost)",
+            given.join(", "),
+            if given.len() == 1 { "is" } else { "are" }
+        ));
+    }
+    let preset = preset(LOCAL).ok_or("the local preset is missing")?;
+    let flags = ApiFlags {
+        model: flags.model.clone().or(Some(model.to_string())),
+        // One answer at a time: a second request would only wait for the model.
+        concurrency: flags.concurrency.or(Some(1)),
+        ..flags.clone()
+    };
+    read_api_options(&flags, preset)
+}
+
+fn read_api_options(flags: &ApiFlags, preset: &'static Preset) -> Result<ApiOptions, String> {
     let model = flags.model.clone().ok_or("--model is required")?;
     let base_url = flags.base_url.as_deref().unwrap_or(preset.base_url).trim().trim_end_matches('/').to_string();
     let address = Address::parse(&base_url).map_err(|e| format!("--base-url: {e}"))?;

@@ -10,6 +10,7 @@ mod cli;
 mod compare;
 mod dataset;
 mod http;
+mod local_model;
 mod normalise;
 mod perturb;
 mod progress;

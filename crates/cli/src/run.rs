@@ -21,15 +21,16 @@ use execbench_run::runfile::read_run_file;
 use execbench_run::session::{self, Continue, NewRun, Session, SessionEvent, SessionIo, run_session};
 use execbench_run::{CancelToken, EvalJob, Event, KeepRecords, Responder, RunEnd};
 
-use crate::api_args::{ApiFlags, KeySource, api_key, api_options};
+use crate::api_args::{ApiFlags, KeySource, LOCAL, api_key, api_options, local_api_options};
 use crate::http::{NativeHttp, TokioClock};
+use crate::local_model::{LocalModelHttp, ModelFiles, RunHttp};
 use crate::progress::StatusBar;
 use crate::python::Workers;
 use crate::store::JsonlRunStore;
 
 #[derive(clap::Args, Debug)]
 #[command(
-    after_help = "The key comes from the variable --key-env names; a provider's own (OPENAI_API_KEY, ANTHROPIC_API_KEY, ...) is read only for its own address, and never sent over plain http to another machine without --allow-http.\nProviders: openai, anthropic, gemini, openrouter, deepseek, deepinfra, together, qwen, azure, vllm, sglang, ollama, llamacpp, openai-compatible; offline: oracle, echo-first-argument, type-default."
+    after_help = "The key comes from the variable --key-env names; a provider's own (OPENAI_API_KEY, ANTHROPIC_API_KEY, ...) is read only for its own address, and never sent over plain http to another machine without --allow-http.\nProviders: openai, anthropic, gemini, openrouter, deepseek, deepinfra, together, qwen, azure, vllm, sglang, ollama, llamacpp, openai-compatible; in this process: local (--model-file, --tokenizer); offline: oracle, echo-first-argument, type-default."
 )]
 pub struct RunArgs {
     /// The dataset (.jsonl or .parquet)
@@ -73,6 +74,12 @@ pub struct RunArgs {
     /// (errored, expired and cancelled lines) go in a new batch [default], or are asked live
     #[arg(long, value_name = "batch|live", num_args = 0..=1, requires = "resume")]
     retry_errors: Option<Option<String>>,
+    /// With --provider local: the GGUF model file (qwen2) run in this process [--resume: the run's]
+    #[arg(long, value_name = "F.gguf", help_heading = "Local model")]
+    model_file: Option<String>,
+    /// With --provider local: the model's tokenizer.json [--resume: the run's]
+    #[arg(long, value_name = "FILE", help_heading = "Local model")]
+    tokenizer: Option<String>,
     #[command(flatten)]
     pub api: ApiFlags,
 }
@@ -103,6 +110,15 @@ struct Settings {
     jobs: usize,
     /// `--retry-errors`: `Some(None)` without a value (a batch run's errors go in a new batch).
     retry: Option<Option<RetryVia>>,
+    /// `--provider local`: the files the flags name (none on a resume that takes the run's).
+    local: Option<LocalFlags>,
+}
+
+#[derive(Debug)]
+struct LocalFlags {
+    files: Option<(String, String)>,
+    /// `--model` was given: the run's model name is not taken from the file.
+    named: bool,
 }
 
 fn settings(args: &RunArgs) -> Result<Settings, String> {
@@ -153,6 +169,11 @@ fn settings(args: &RunArgs) -> Result<Settings, String> {
                 .ok_or(format!("unknown --retry-errors `{label}` (known: {})", RetryVia::LABELS))?,
         )),
     };
+    if (args.model_file.is_some() || args.tokenizer.is_some()) && provider != LOCAL {
+        return Err(format!(
+            "--model-file and --tokenizer are for --provider local (a GGUF model run in this process), not `{provider}`"
+        ));
+    }
     if OFFLINE.contains(&provider) {
         if args.api.spend_cap.is_some() || args.api.price.is_some() {
             return Err(format!("--spend-cap and --price are for model APIs; `{provider}` costs nothing"));
@@ -173,6 +194,45 @@ fn settings(args: &RunArgs) -> Result<Settings, String> {
             spend_cap: None,
             jobs,
             retry,
+            local: None,
+        });
+    }
+    if provider == LOCAL {
+        let files = match (&args.model_file, &args.tokenizer) {
+            (Some(model), Some(tokenizer)) => Some((model.clone(), tokenizer.clone())),
+            (None, None) if resume => None,
+            (None, None) => {
+                return Err(
+                    "--provider local needs --model-file F.gguf and --tokenizer tokenizer.json (the model's own)"
+                        .to_string(),
+                );
+            }
+            _ => return Err("--provider local takes --model-file and --tokenizer together".to_string()),
+        };
+        if args.batch {
+            return Err("--batch is for model APIs: --provider local answers in this process".to_string());
+        }
+        // The name is the file's until the files are known (`resolve_local_model`).
+        let name = files.as_ref().map_or(String::new(), |(model, _)| crate::local_model::model_name(model));
+        let options = local_api_options(&args.api, &name)?;
+        return Ok(Settings {
+            dataset,
+            task,
+            template,
+            api: Some(options.api),
+            offline: None,
+            // No key is read for a model in this process: not even the environment is looked at.
+            key: None,
+            n,
+            limit,
+            modes,
+            out,
+            resume,
+            price: options.price,
+            spend_cap: None,
+            jobs,
+            retry,
+            local: Some(LocalFlags { files, named: args.api.model.is_some() }),
         });
     }
     if provider == execbench_run::simulate::PROVIDER {
@@ -195,7 +255,45 @@ fn settings(args: &RunArgs) -> Result<Settings, String> {
         spend_cap: options.spend_cap,
         jobs,
         retry,
+        local: None,
     })
+}
+
+/// `--provider local`: the files the flags name, else (on `--resume`) the ones the run file's
+/// manifest names, read and fingerprinted; their description goes in the settings (and so in the
+/// manifest). A missing or unreadable file is an error naming it.
+fn resolve_local_model(settings: &mut Settings) -> Result<Option<ModelFiles>, String> {
+    let Some(local) = &settings.local else { return Ok(None) };
+    let from_run = || -> Result<(String, String, String), String> {
+        let text = std::fs::read_to_string(&settings.out).map_err(|e| {
+            format!(
+                "--provider local needs --model-file and --tokenizer (cannot read {} for the run's: {e})",
+                settings.out
+            )
+        })?;
+        let api = read_run_file(&settings.out, &text)?.manifest.api;
+        let files = api.as_ref().and_then(|a| a.local_model.as_ref()).ok_or(format!(
+            "{} was not made with --provider local: it names no model file (pass --model-file and --tokenizer)",
+            settings.out
+        ))?;
+        let name = api.as_ref().map_or(String::new(), |a| a.endpoint.model.clone());
+        Ok((files.gguf.clone(), files.tokenizer.clone(), name))
+    };
+    let (gguf, tokenizer, run_name) = match &local.files {
+        Some((gguf, tokenizer)) => (gguf.clone(), tokenizer.clone(), None),
+        None => {
+            let (gguf, tokenizer, name) = from_run()?;
+            (gguf, tokenizer, Some(name))
+        }
+    };
+    let named = local.named;
+    let files = crate::local_model::read_model_files(&gguf, &tokenizer)?;
+    let api = settings.api.as_mut().ok_or("--provider local has no settings")?;
+    if !named {
+        api.endpoint.model = run_name.unwrap_or_else(|| crate::local_model::model_name(&gguf));
+    }
+    api.local_model = Some(files.description.clone());
+    Ok(Some(files))
 }
 
 fn key(settings: &Settings) -> Result<Option<String>, String> {
@@ -214,7 +312,11 @@ fn now_secs() -> u64 {
 /// Returns the exit code: 0 finished, 1 finished with errors or bad rows, or paused (Ctrl-C, the
 /// spend cap), 3 stopped by the provider or the store.
 pub fn run(args: &RunArgs) -> Result<i32, String> {
-    let settings = settings(args)?;
+    let mut settings = settings(args)?;
+    if settings.local.is_some() {
+        // Before any thread starts: candle reads it once, when its pool starts.
+        crate::local_model::set_thread_count();
+    }
     // Held until this function returns: one process drives a run file, whatever its flags.
     let _lock = match crate::runlock::lock_run_file(std::path::Path::new(&settings.out)) {
         Ok(lock) => lock,
@@ -224,6 +326,7 @@ pub fn run(args: &RunArgs) -> Result<i32, String> {
         }
     };
     let key = key(&settings)?;
+    let local_files = resolve_local_model(&mut settings)?;
     let report = crate::dataset::read_dataset(&settings.dataset)?;
     let samples: Vec<Sample> = report.samples.iter().take(settings.limit.unwrap_or(usize::MAX)).cloned().collect();
     if samples.is_empty() {
@@ -270,6 +373,12 @@ pub fn run(args: &RunArgs) -> Result<i32, String> {
         let run_file = read_run_file(&settings.out, &text)?;
         let mut conflicts = run_file.manifest.resume_conflicts(&manifest);
         conflicts.extend(endpoint_conflict(run_file.manifest.api.as_ref(), settings.api.as_ref()));
+        let local_model = |api: Option<&ApiSettings>| api.and_then(|a| a.local_model.clone());
+        if let (Some(run), Some(now)) =
+            (local_model(run_file.manifest.api.as_ref()), local_model(settings.api.as_ref()))
+        {
+            conflicts.extend(crate::local_model::changed_files(&run, &now));
+        }
         // Made with a key, it would only be refused without one: asked for before any request.
         if run_file.manifest.key_used && !key_used {
             conflicts.push(format!(
@@ -372,7 +481,12 @@ pub fn run(args: &RunArgs) -> Result<i32, String> {
         .build()
         .map_err(|e| format!("cannot start the async runtime: {e}"))?;
     let python = Workers::of_this_binary()?.python(settings.jobs);
-    let (http, clock) = (NativeHttp::new()?, TokioClock::new());
+    let http = match local_files {
+        // Loaded once for the whole run; the file's bytes are dropped once the weights are copied.
+        Some(files) => RunHttp::Local(LocalModelHttp::load(files)?),
+        None => RunHttp::Native(NativeHttp::new()?),
+    };
+    let clock = TokioClock::new();
     let cancel = CancelToken::new();
     // The Ctrl-C listener runs beside the session on this thread (the token is not `Send`).
     let beside = tokio::task::LocalSet::new();
@@ -444,6 +558,9 @@ pub fn run(args: &RunArgs) -> Result<i32, String> {
     );
     for (id, message) in errors.iter().take(10) {
         eprintln!("  error: {id}: {message}");
+    }
+    if let RunHttp::Local(model) = &http {
+        println!("{}", crate::local_model::describe_speed(&model.timings()));
     }
     let summaries = print_results(&closing, &end.entry, settings.task, &settings.modes);
     println!("\n{}", markdown_table(&summaries));
@@ -593,5 +710,16 @@ mod tests {
             (s.api.unwrap().endpoint.base_url, s.key.unwrap().required),
             ("http://127.0.0.1:9/v1".to_string(), false)
         );
+        // The model in this process: no key source at all (the environment is never read), one
+        // request at a time, free, named after its file until --model names it.
+        let local = ["--provider", "local", "--model-file", "dir/m.gguf", "--tokenizer", "t.json"];
+        let s = settings(&parsed(&[&base[..], &local].concat()).expect("flags parse")).unwrap();
+        assert!(s.key.is_none());
+        let price = s.price.unwrap();
+        assert_eq!((price.price, price.source.as_str()), (execbench_run::cost::Price::FREE, "local server"));
+        let api = s.api.unwrap();
+        assert_eq!((api.endpoint.model.as_str(), api.concurrency, api.local_model), ("m.gguf", 1, None));
+        let named = settings(&parsed(&[&base[..], &local, &["--model", "qwen"]].concat()).unwrap()).unwrap();
+        assert_eq!(named.api.unwrap().endpoint.model, "qwen");
     }
 }
