@@ -5,6 +5,7 @@
 //!
 //! Download (progress, a dropped connection resumed with `Range`, SHA-256 checked), 20 samples
 //! evaluated, Stop, a reload, Resume from the Runs page with the kept files (no second download),
+//! the run in Compare,
 //! and the faults: a wrong checksum refused, a storage quota too small for the file. The model
 //! worker's module is fetched only once the provider is picked, never by the first load.
 
@@ -209,6 +210,13 @@ async fn download_evaluate_stop_reload_and_resume_without_a_second_download() {
     assert_eq!(records(&b).await, 20, "one record per sample");
     assert_eq!(model_gets(&server).len(), gets_before_run, "no model file fetched again after the reload");
     b.screenshot("local-model-resumed").await;
+    // Compared like any run.
+    b.client.goto(&format!("{}#/compare", server.base_url)).await.unwrap();
+    b.click("[data-testid=compare-run]").await;
+    b.click("[data-testid=compare-start]").await;
+    let table = b.wait_text("[data-testid=compare-table]", Duration::from_secs(30), |t| t.contains("tiny-q8_0")).await;
+    // Random weights answer nothing right: pass@1 0 with its interval, as for any run.
+    assert!(table.contains("tiny-q8_0 (local)") && table.contains("0.0 [0.0, 0.0]"), "{table}");
     b.close().await;
 }
 
