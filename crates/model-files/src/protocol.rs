@@ -39,6 +39,12 @@ pub enum ToWorker {
         prompt: Vec<u32>,
         forced: Vec<u32>,
     },
+    /// For the benchmark: `prompt` prefilled, then `steps` greedy decode steps, timed in the
+    /// worker (as crates/bench times the native engine on the same ids).
+    Time {
+        prompt: Vec<u32>,
+        steps: u32,
+    },
 }
 
 /// Worker to page.
@@ -93,6 +99,12 @@ pub enum FromWorker {
     Logits {
         rows: Vec<Vec<f32>>,
         greedy: Vec<u32>,
+        error: Option<String>,
+    },
+    Timed {
+        prefill_ms: f64,
+        decode_ms: f64,
+        first_tokens: Vec<u32>,
         error: Option<String>,
     },
     /// The worker panicked and is about to die.

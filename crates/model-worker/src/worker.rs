@@ -143,6 +143,22 @@ async fn handle(page: &Page, loaded: &Loaded, message: ToWorker) {
             drop(slot);
             page.post(&reply);
         }
+        ToWorker::Time { prompt, steps } => {
+            let mut slot = loaded.borrow_mut();
+            let answer = match slot.as_mut() {
+                None => Err("no model is loaded".to_string()),
+                Some((_, model)) => time(model, &prompt, steps).map_err(|e| e.to_string()),
+            };
+            drop(slot);
+            page.post(&match answer {
+                Ok((prefill_ms, decode_ms, first_tokens)) => {
+                    FromWorker::Timed { prefill_ms, decode_ms, first_tokens, error: None }
+                }
+                Err(e) => {
+                    FromWorker::Timed { prefill_ms: 0.0, decode_ms: 0.0, first_tokens: Vec::new(), error: Some(e) }
+                }
+            });
+        }
         ToWorker::Logits { prompt, forced } => {
             let mut slot = loaded.borrow_mut();
             let answer = match slot.as_mut() {
@@ -156,6 +172,22 @@ async fn handle(page: &Page, loaded: &Loaded, message: ToWorker) {
             });
         }
     }
+}
+
+/// Prefill and greedy decode timed by the worker's clock: (prefill ms, decode ms, first tokens).
+fn time(model: &mut LocalModel, prompt: &[u32], steps: u32) -> Result<(f64, f64, Vec<u32>), LocalModelError> {
+    let argmax = |l: &[f32]| l.iter().enumerate().fold(0, |best, (i, &x)| if x > l[best] { i } else { best }) as u32;
+    let started = now_ms();
+    let mut logits = model.prefill(prompt)?;
+    let prefilled = now_ms();
+    let mut tokens = Vec::new();
+    for _ in 0..steps {
+        let next = argmax(&logits);
+        tokens.push(next);
+        logits = model.step(next)?;
+    }
+    tokens.truncate(8);
+    Ok((prefilled - started, now_ms() - prefilled, tokens))
 }
 
 /// Teacher-forced logits rows and greedy tokens, as crates/localmodel/tests/reference.rs takes them.
