@@ -17,9 +17,10 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 OUTPUT = "sw.js"
 PRECOMPRESSED = (".br", ".gz")
 # Files the first screen and the offline promise do not need (docs/deploy.md): the Parquet
-# loader worker decodes files a user picks. The service worker caches them on first use instead
-# of on install, so a first visit does not download them.
-ON_DEMAND = ("execbench-loader-worker",)
+# loader worker decodes files a user picks, the model worker runs the in-browser model a user
+# picks. The service worker caches them on first use instead of on install, so a first visit
+# does not download them.
+ON_DEMAND = ("execbench-loader-worker", "execbench-model-worker")
 
 
 def build_files(root: str) -> list:

@@ -23,7 +23,7 @@ use leptos::prelude::*;
 use super::generations::KeptGenerations;
 use super::{FINISHED, JobProgress, STOPPED};
 use crate::browser::clock::BrowserClock;
-use crate::browser::fetch::FetchHttp;
+use crate::browser::page_http::PageHttp;
 use crate::browser::python::{BUILD_JOB, PythonWorker};
 
 /// Where the candidates come from.
@@ -248,6 +248,11 @@ impl BuildJob {
         if let Some(entry) = &keep {
             self.kept.save(entry.clone());
         }
+        let provider = match &source {
+            BuildSource::Model(model, ..) => model.settings.endpoint.provider.clone(),
+            _ => String::new(),
+        };
+        let http = PageHttp::for_provider(&provider, RwSignal::new(None));
         leptos::task::spawn_local(async move {
             let mut generation_source = match source {
                 BuildSource::Offline => GenerationSource::Offline(Box::new(move |r: &GenerationRequest| {
@@ -302,8 +307,7 @@ impl BuildJob {
                     }
                 }
             };
-            let outcome =
-                run_generation(&job, &mut generation_source, &FetchHttp, &BrowserClock, &cancel, &on_event).await;
+            let outcome = run_generation(&job, &mut generation_source, &http, &BrowserClock, &cancel, &on_event).await;
             let (responses, unparseable) = counts.get();
             self.responses.set(Some(responses));
             self.unparseable.set(unparseable);

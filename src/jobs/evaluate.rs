@@ -11,6 +11,7 @@ use execbench_core::Sample;
 use execbench_eval::Task;
 use execbench_eval::report::{SampleResult, summarize};
 use execbench_eval::score::Mode;
+use execbench_model_files::protocol::Speed;
 use execbench_run::api::ApiModel;
 use execbench_run::manifest::{PriceUsed, RunEntry, RunState};
 use execbench_run::session::{self, NewRun, NotStarted, Session, SessionEnd, SessionEvent, SessionIo, run_session};
@@ -25,6 +26,7 @@ use super::results::{ModeResults, RunResults};
 use super::runs::Runs;
 use crate::browser::clock::BrowserClock;
 use crate::browser::fetch::FetchHttp;
+use crate::browser::local_http::{self, LocalHttp};
 use crate::browser::page_http::PageHttp;
 use crate::browser::python::PythonWorker;
 
@@ -53,6 +55,8 @@ pub struct EvaluationRun {
     pub last_api_run: StoredValue<Option<LastApiRun>, LocalStorage>,
     /// The stored run the job writes to.
     pub run_id: RwSignal<Option<String>>,
+    /// The in-browser model's prefill and decode this session (the `local` provider only).
+    pub local_speed: RwSignal<Option<Speed>>,
 }
 
 #[derive(Clone)]
@@ -128,6 +132,7 @@ impl EvaluationRun {
             transcripts: RwSignal::new(Vec::new()),
             last_api_run: StoredValue::new_local(None),
             run_id: RwSignal::new(None),
+            local_speed: RwSignal::new(None),
         }
     }
 
@@ -137,6 +142,7 @@ impl EvaluationRun {
         self.error.set(None);
         self.answers.set(0);
         self.status.set(None);
+        self.local_speed.set(None);
         self.transcripts.set(Vec::new());
         self.progress.begin(what, total, python)
     }
@@ -234,10 +240,13 @@ impl EvaluationRun {
             let store = runs.store().await;
             let live = LiveView::default();
             let on_event = |event: SessionEvent| self.show_event(runs, &run_id, &live, event);
+            let in_browser =
+                matches!(&responder, Responder::Api(m) if m.settings.endpoint.provider == local_http::PROVIDER);
             let http = match simulation {
                 Some(simulation) => {
                     PageHttp::Simulated(SimulatedHttp::new(BrowserClock, simulation, &job.samples, &job.template))
                 }
+                None if in_browser => PageHttp::Local(LocalHttp { speed: self.local_speed }),
                 None => PageHttp::Fetch(FetchHttp),
             };
             let total = job.samples.len();
@@ -472,7 +481,8 @@ pub async fn continue_plan_with_cap(
     let plan = session::continuation(entry, records, dataset, what, cap)?;
     let manifest = &plan.entry.manifest;
     let responder = session::stored_responder(manifest, key)?;
-    if matches!(responder, Responder::Api(_)) && manifest.simulation.is_none() {
+    let in_browser = manifest.api.as_ref().is_some_and(|a| a.endpoint.provider == local_http::PROVIDER);
+    if matches!(responder, Responder::Api(_)) && manifest.simulation.is_none() && !in_browser {
         crate::browser::offline::refuse_when_offline()?;
     }
     let evaluation = RunPlan {

@@ -20,7 +20,7 @@ use leptos::prelude::*;
 
 use super::{FINISHED, JobProgress, STOPPED};
 use crate::browser::clock::BrowserClock;
-use crate::browser::fetch::FetchHttp;
+use crate::browser::page_http::PageHttp;
 use crate::browser::python::{PERTURB_JOB, PythonWorker};
 use crate::browser::storage;
 
@@ -169,8 +169,8 @@ impl PerturbRun {
             Live::new(samples.len(), 0),
             RefCell::new(Jitter::new(0)),
         );
-        let context =
-            RequestContext { http: &FetchHttp, clock: &BrowserClock, gate: &gate, live: &live, jitter: &jitter };
+        let http = PageHttp::for_provider(&model.settings.endpoint.provider, RwSignal::new(None));
+        let context = RequestContext { http: &http, clock: &BrowserClock, gate: &gate, live: &live, jitter: &jitter };
         let job = ProposalJob { samples, prediction: options.prediction, cache: &kept };
         let asked = ask_wrong_answers(&context, model, Some(python), job, &cancel, &mut |done, proposal| {
             cache.insert(proposal.clone());

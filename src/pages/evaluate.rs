@@ -77,7 +77,8 @@ fn plan_evaluation(state: EvaluateState, report: &LoadReport) -> Result<RunPlan,
         ModelChoice::Api => {
             simulation = state.api.simulation()?;
             // Said first: with no network, no other setting matters.
-            if simulation.is_none() {
+            // Nor the simulated model nor the one in this browser needs the network.
+            if simulation.is_none() && state.api.provider.get_untracked() != crate::browser::local_http::PROVIDER {
                 crate::browser::offline::refuse_when_offline()?;
             }
             let model = state.api.model()?;
@@ -592,6 +593,9 @@ fn EvaluationProgress(state: EvaluateState) -> impl IntoView {
                     <p class="stats" data-testid="eval-live">{s.describe()}</p>
                     <p class="stats muted" data-testid="eval-tokens">{tokens}</p>
                 }
+            })}
+            {move || state.job.local_speed.get().map(|speed| view! {
+                <p class="stats muted" data-testid="eval-local-speed">{format!("In this browser: {}", speed.describe())}</p>
             })}
             <LiveTranscripts transcripts=state.job.transcripts />
         </div>

@@ -106,6 +106,11 @@ impl ApiForm {
         self.provider.get() == simulate::PROVIDER
     }
 
+    /// The model that runs in this page's own worker (`local`).
+    pub fn is_in_browser(self) -> bool {
+        self.provider.get() == crate::browser::local_http::PROVIDER
+    }
+
     /// The simulated model's behaviour, when the provider is the simulated one.
     pub fn simulation(self) -> Result<Option<Simulation>, String> {
         if self.provider.get_untracked() != simulate::PROVIDER {
@@ -294,6 +299,11 @@ impl ApiForm {
         if let Some(p) = preset(&id) {
             self.base_url.set(p.base_url.to_string());
         }
+        // One model in one worker answers one request at a time: more in flight would only wait
+        // there, and their time-outs would run while they wait.
+        if id == crate::browser::local_http::PROVIDER {
+            self.concurrency.set("1".to_string());
+        }
         self.provider.set(id);
         // A key typed for one provider does not follow the user to another.
         self.fill_remembered_key();
@@ -305,6 +315,9 @@ impl ApiForm {
             Ok(e) => e,
             Err(e) => return self.verdict.set(Some(ConnectionVerdict::Failed(e))),
         };
+        if endpoint.provider == crate::browser::local_http::PROVIDER {
+            return self.test_in_browser(endpoint.model);
+        }
         if endpoint.provider == simulate::PROVIDER {
             // Nothing to reach: the simulated model answers in this page.
             return self.verdict.set(Some(ConnectionVerdict::Ok {
@@ -332,6 +345,26 @@ impl ApiForm {
             .await;
             self.verdict.set(Some(verdict));
             self.testing.set(false);
+        });
+    }
+}
+
+impl ApiForm {
+    /// Test connection for the in-browser model: its kept files load.
+    fn test_in_browser(self, model: String) {
+        self.testing.set(true);
+        self.verdict.set(None);
+        leptos::task::spawn_local(async move {
+            let started = js_sys::Date::now();
+            let verdict = match crate::browser::local_http::load(&model).await {
+                Ok(summary) => ConnectionVerdict::Ok {
+                    model: format!("{model} in this browser: {summary}"),
+                    latency_ms: (js_sys::Date::now() - started) as u64,
+                },
+                Err(e) => ConnectionVerdict::Failed(e),
+            };
+            let _ = self.verdict.try_set(Some(verdict));
+            let _ = self.testing.try_set(false);
         });
     }
 }

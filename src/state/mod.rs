@@ -8,6 +8,7 @@ pub mod build;
 pub mod compare;
 pub mod evaluate;
 pub mod evaluate_form;
+pub mod local_model;
 pub mod tabs;
 pub mod templates;
 

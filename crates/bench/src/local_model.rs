@@ -5,7 +5,7 @@
 //!
 //! What it needs, made on first use under `$EXECBENCH_TOOLS`: a Python virtual environment with
 //! `llama-cpp-python` (which compiles llama.cpp: many minutes, once), `gguf`, `numpy` and
-//! `tokenizers`, and the two model files, written by `scripts/localmodel/make_tiny_gguf.py
+//! `tokenizers`, and the two model files (the page's figures also need the built site, `dist/`), written by `scripts/localmodel/make_tiny_gguf.py
 //! --shape 0.5b` (about 800 MB in all).
 
 use std::path::{Path, PathBuf};
@@ -28,7 +28,7 @@ struct Timing {
     first_tokens: Vec<u32>,
 }
 
-pub fn section(tools: &Path) -> Vec<Figure> {
+pub async fn section(tools: &Path) -> Vec<Figure> {
     // One thread, as llama.cpp is given: candle sizes its pools from these variables once, at
     // their first use, which is below (no other section loads a model). Its default, every
     // core, spins while it waits and ran decode 4x slower here on a shared 2-core machine.
@@ -49,8 +49,8 @@ pub fn section(tools: &Path) -> Vec<Figure> {
         let gguf = files.join(format!("0.5b-{quant}.gguf"));
         let tokenizer = files.join("tokenizer.json");
         let measured = ours(&gguf, &tokenizer)
-            .and_then(|(prompt, ours)| llama_cpp(tools, &gguf, &prompt).map(|theirs| (ours, theirs)));
-        let (ours, theirs) = match measured {
+            .and_then(|(prompt, ours)| llama_cpp(tools, &gguf, &prompt).map(|theirs| (prompt, ours, theirs)));
+        let (prompt, ours, theirs) = match measured {
             Ok(both) => both,
             Err(e) => {
                 eprintln!("localmodel section, {quant}: {e}");
@@ -71,10 +71,39 @@ pub fn section(tools: &Path) -> Vec<Figure> {
                 format!("differ: {:?} vs {:?}", ours.first_tokens, theirs.first_tokens)
             }
         );
+        // The same ids in the page's model worker (headless Chromium, wasm, one thread).
+        let page =
+            crate::local_model_page::measure(&files, &format!("0.5b-{quant}.gguf"), &prompt, DECODE_TOKENS as u32)
+                .await;
+        match &page {
+            Ok(p) => println!(
+                "localmodel {label}: the page's model worker prefill {:.1} tokens/s, decode {:.1} tokens/s; first greedy tokens {}",
+                PROMPT_TOKENS as f64 / p.prefill_s,
+                DECODE_TOKENS as f64 / p.decode_s,
+                if p.first_tokens == ours.first_tokens { "equal to native" } else { "differ from native" }
+            ),
+            Err(e) => eprintln!("localmodel section, {quant}, in the page: {e}"),
+        }
         for (what, count, our_s, their_s) in [
             ("prefill", PROMPT_TOKENS, ours.prefill_s, theirs.prefill_s),
             ("decode", DECODE_TOKENS, ours.decode_s, theirs.decode_s),
         ] {
+            if let Ok(p) = &page {
+                let page_s = if what == "prefill" { p.prefill_s } else { p.decode_s };
+                let (page_ms, their_ms) = (page_s * 1000.0 / count as f64, their_s * 1000.0 / count as f64);
+                figures.push(Figure {
+                    section: "localmodel".into(),
+                    metric: format!(
+                        "{what} in the page, ms per token (0.5B shape, {label}, wasm worker, {count} tokens)"
+                    ),
+                    execbench: Some(Amount::Ms(page_ms)),
+                    reference: Some("llama.cpp".into()),
+                    reference_amount: Some(Amount::Ms(their_ms)),
+                    ratio: Some(page_ms / their_ms),
+                    target: None,
+                    met: None,
+                });
+            }
             let (our_ms, their_ms) = (our_s * 1000.0 / count as f64, their_s * 1000.0 / count as f64);
             figures.push(Figure {
                 section: "localmodel".into(),

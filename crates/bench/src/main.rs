@@ -45,6 +45,7 @@ mod cli_jobs;
 mod compare;
 mod figures;
 mod local_model;
+mod local_model_page;
 mod models;
 mod offline;
 mod page;
@@ -158,8 +159,10 @@ async fn main() {
         figures::record(cli_jobs::section(&samples, &dataset_path));
     }
     if section("localmodel") {
-        let figures = local_model::section(&tools_dir());
-        println!("\n### In-process model (candle) vs llama.cpp, same GGUF file and token ids\n");
+        let figures = local_model::section(&tools_dir()).await;
+        println!(
+            "\n### In-process model (candle, natively and in the page's worker) vs llama.cpp, same GGUF file and token ids\n"
+        );
         println!("{}", figures::markdown_table("llama.cpp", &figures));
         figures::record(figures);
     }

@@ -129,7 +129,9 @@ pub fn review_continuation(
         lower("longest back-off (ms)", &mut r.cap_ms, most.cap_ms, 0);
         lower("longest wait (ms)", &mut r.longest_wait_ms, most.longest_wait_ms, 0);
         let endpoint = &api.endpoint;
-        (endpoint.provider != simulate::PROVIDER)
+        // Neither the simulated model nor the in-process one (`local`) is reached over a network:
+        // no key goes anywhere, their `.invalid` addresses are names only.
+        (!matches!(endpoint.provider.as_str(), simulate::PROVIDER | "local"))
             .then(|| key_use(trusted, &endpoint.provider, &endpoint.base_url, false))
     });
     // The cap typed where the run is continued is the user's own decision: it replaces the file's.
@@ -194,6 +196,7 @@ mod tests {
             ("openai-compatible", "https://api.openai.com/v1", "confirm"),
             ("openai", "http://elsewhere.example/v1", "refused"),
             ("simulated", "https://elsewhere.example/v1", "nothing sent"),
+            ("local", "http://local-model.invalid/v1", "nothing sent"),
         ];
         for (provider, url, want) in cases {
             let review = review_continuation(&manifest(provider, url), &FormLimits::default(), None, &trusted());

@@ -3,13 +3,22 @@
 //! The files are served by tower-http's `ServeDir` (percent-encoded paths decoded, paths that
 //! leave the folder refused, `Content-Type` from the extension), on a thread of its own so that
 //! it outlives whichever runtime a test starts it from.
+//!
+//! For download tests it also records every request (method, path, `Range`) and can cut the
+//! next answer for a path after some bytes, as a dropped connection would.
 
+use std::collections::HashMap;
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 use std::thread;
 
 use axum::Router;
+use axum::body::Body;
+use axum::extract::Request;
 use axum::http::{HeaderValue, header};
+use axum::middleware::Next;
+use axum::response::Response;
 use tower_http::services::ServeDir;
 use tower_http::set_header::SetResponseHeaderLayer;
 
@@ -19,6 +28,7 @@ pub struct StaticServer {
     pub origin: String,
     port: u16,
     mounts: Vec<(String, PathBuf)>,
+    log: Log,
     /// Ends the serving thread (and with its runtime every open connection).
     running: Option<(tokio::sync::oneshot::Sender<()>, thread::JoinHandle<()>)>,
 }
@@ -38,7 +48,7 @@ impl StaticServer {
         let port = listener.local_addr().expect("local address").port();
         let origin = format!("http://127.0.0.1:{port}");
         let base_url = format!("{origin}{}", mounts.first().map(|m| m.0.as_str()).unwrap_or("/"));
-        let mut server = StaticServer { base_url, origin, port, mounts, running: None };
+        let mut server = StaticServer { base_url, origin, port, mounts, log: Log::default(), running: None };
         server.serve(listener);
         server
     }
@@ -61,7 +71,11 @@ impl StaticServer {
 
     fn serve(&mut self, listener: TcpListener) {
         // Built here, so that a bad mount panics in the caller rather than on the server's thread.
-        let app = router(self.mounts.clone());
+        let log = self.log.clone();
+        let app = router(self.mounts.clone()).layer(axum::middleware::from_fn(move |request, next| {
+            let log = log.clone();
+            async move { log.serve(request, next).await }
+        }));
         listener.set_nonblocking(true).expect("a non-blocking listener");
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
         let thread = thread::spawn(move || {
@@ -83,6 +97,69 @@ impl StaticServer {
             // Dropping the runtime here drops every connection's task.
         });
         self.running = Some((stop, thread));
+    }
+}
+
+/// One request the server received.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Seen {
+    pub method: String,
+    pub path: String,
+    /// The `Range` header, when there was one.
+    pub range: Option<String>,
+}
+
+/// What the server saw, and the cuts it was asked to make.
+#[derive(Clone, Default)]
+struct Log {
+    seen: Arc<Mutex<Vec<Seen>>>,
+    /// Path → bytes of body sent before the connection is dropped (once).
+    cuts: Arc<Mutex<HashMap<String, usize>>>,
+}
+
+impl Log {
+    async fn serve(&self, request: Request, next: Next) -> Response {
+        let path = request.uri().path().to_string();
+        let range = request.headers().get(header::RANGE).and_then(|v| v.to_str().ok()).map(str::to_string);
+        let method = request.method().to_string();
+        self.seen.lock().unwrap().push(Seen { method: method.clone(), path: path.clone(), range });
+        let cut = if method == "GET" { self.cuts.lock().unwrap().remove(&path) } else { None };
+        let response = next.run(request).await;
+        let Some(keep) = cut else { return response };
+        let (parts, body) = response.into_parts();
+        let Ok(bytes) = axum::body::to_bytes(body, usize::MAX).await else {
+            return Response::from_parts(parts, Body::empty());
+        };
+        // The head (with the whole Content-Length) and `keep` bytes, then the connection fails.
+        // The pause lets the server flush what was sent: an error right after would drop it unsent.
+        let first = bytes.slice(..keep.min(bytes.len()));
+        let body = futures_util::stream::unfold(0u8, move |step| {
+            let first = first.clone();
+            async move {
+                match step {
+                    0 => Some((Ok(first), 1)),
+                    1 => {
+                        tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+                        Some((Err(std::io::Error::new(std::io::ErrorKind::ConnectionReset, "cut by the test")), 2))
+                    }
+                    _ => None,
+                }
+            }
+        });
+        Response::from_parts(parts, Body::from_stream(body))
+    }
+}
+
+impl StaticServer {
+    /// Every request so far, in order.
+    pub fn requests(&self) -> Vec<Seen> {
+        self.log.seen.lock().unwrap().clone()
+    }
+
+    /// The next GET of `path` (e.g. `/models/tiny.gguf`) sends `bytes` bytes of its body and
+    /// then drops the connection.
+    pub fn cut_next(&self, path: &str, bytes: usize) {
+        self.log.cuts.lock().unwrap().insert(path.to_string(), bytes);
     }
 }
 
@@ -123,11 +200,32 @@ mod tests {
         let address = server.origin.strip_prefix("http://").unwrap();
         let mut stream = TcpStream::connect(address).unwrap();
         write!(stream, "GET {path} HTTP/1.1\r\nHost: {address}\r\nConnection: close\r\n\r\n").unwrap();
-        let mut response = String::new();
-        stream.read_to_string(&mut response).unwrap();
+        // A cut answer may end in a reset: what was read before it counts.
+        let mut bytes = Vec::new();
+        let _ = stream.read_to_end(&mut bytes);
+        let response = String::from_utf8_lossy(&bytes).into_owned();
         let (head, body) = response.split_once("\r\n\r\n").unwrap_or((&response, ""));
         let status = head.split_whitespace().nth(1).and_then(|s| s.parse().ok()).unwrap_or(0);
         (status, head.to_ascii_lowercase(), body.to_string())
+    }
+
+    #[test]
+    fn requests_are_recorded_and_a_cut_answer_stops_after_its_bytes() {
+        let root = site("cut", &[("big.bin", &"x".repeat(10_000))]);
+        let server = StaticServer::start(&root);
+        server.cut_next("/execbench/big.bin", 1_000);
+        let (status, head, body) = get(&server, "/execbench/big.bin");
+        assert_eq!((status, body.len()), (200, 1_000), "only the bytes before the cut");
+        assert!(head.contains("content-length: 10000"), "the head announced the whole file: {head}");
+        let (_, _, body) = get(&server, "/execbench/big.bin");
+        assert_eq!(body.len(), 10_000, "one cut only");
+        let seen = server.requests();
+        assert_eq!(seen.len(), 2);
+        assert_eq!(
+            (seen[0].method.as_str(), seen[0].path.as_str(), seen[0].range.as_ref()),
+            ("GET", "/execbench/big.bin", None)
+        );
+        let _ = std::fs::remove_dir_all(root);
     }
 
     #[test]

@@ -3,6 +3,7 @@
 //! `crate::jobs::results::RunResults`, which the evaluation job produces.
 
 pub mod exports;
+pub mod local_model;
 pub mod model_settings;
 pub mod sample_table;
 pub mod stored_verdicts;

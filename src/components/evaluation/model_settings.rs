@@ -5,6 +5,7 @@ use execbench_providers::presets;
 use execbench_run::cost::prices::PriceTable;
 use leptos::prelude::*;
 
+use super::local_model::LocalModelPanel;
 use crate::state::api_form::{ApiForm, saved_prices};
 
 /// Chromium's (and Firefox's) limit of HTTP/1.1 connections to one host.
@@ -84,6 +85,9 @@ pub fn ApiSettingsPanel(form: ApiForm) -> impl IntoView {
                     " stream"
                 </label>
             </div>
+            <Show when=move || form.is_in_browser()>
+                <LocalModelPanel api=form />
+            </Show>
             <Show when=move || form.is_simulated()>
                 <div class="row-fields" data-testid="sim-settings">
                     {text_field("Simulated latency (ms)", form.sim_latency_ms, "sim-latency", "number", "narrow-field")}

@@ -1,0 +1,114 @@
+//! The `local` provider ("In this browser (no key)"): its requests never leave the page. The
+//! chat-completions body the engine built is handed to the model worker, which answers it as a
+//! server would (`execbench_localmodel::chat_api`), so sessions, records, resume, costs, Runs and
+//! Compare treat it like any provider.
+//!
+//! Which files a model name stands for is kept in `localStorage` when the user downloads them,
+//! so a run resumed after a reload loads the kept files without asking anything.
+
+use std::collections::BTreeMap;
+
+use execbench_model_files::catalogue::ModelSpec;
+use execbench_model_files::protocol::{FromWorker, Speed, ToWorker};
+use execbench_providers::{ErrorKind, HttpRequest, ProviderError};
+use execbench_run::io::{HttpClient, HttpHead, ResponseBody};
+use leptos::prelude::*;
+
+use super::model_worker;
+use super::storage;
+
+/// The preset's id (crates/providers/src/presets.rs).
+pub const PROVIDER: &str = "local";
+/// Model name → its files, for every model downloaded in this browser.
+const MODELS_KEY: &str = "execbench.local-models";
+
+pub fn kept_models() -> BTreeMap<String, ModelSpec> {
+    storage::get(MODELS_KEY).and_then(|t| serde_json::from_str(&t).ok()).unwrap_or_default()
+}
+
+pub fn keep_model(spec: &ModelSpec) {
+    let mut models = kept_models();
+    models.insert(spec.id.clone(), spec.clone());
+    let _ = storage::set(MODELS_KEY, &serde_json::to_string(&models).unwrap_or_default());
+}
+
+pub fn forget_file(url: &str) {
+    let mut models = kept_models();
+    models.retain(|_, m| m.gguf.url != url && m.tokenizer.url != url);
+    let _ = storage::set(MODELS_KEY, &serde_json::to_string(&models).unwrap_or_default());
+}
+
+fn error(kind: ErrorKind, message: String) -> ProviderError {
+    ProviderError { kind, status: None, message, retry_after_ms: None }
+}
+
+/// Loads the model named `name` from its kept files (free when it is the loaded one).
+pub async fn load(name: &str) -> Result<String, String> {
+    let spec = kept_models().remove(name).ok_or_else(|| {
+        format!("the model {name:?} is not downloaded in this browser: choose it under Model API and click Download")
+    })?;
+    let message = ToWorker::Load { gguf: spec.gguf.url, tokenizer: spec.tokenizer.url };
+    match model_worker::ask(message, |m| matches!(m, FromWorker::Loaded { .. } | FromWorker::LoadFailed { .. })).await?
+    {
+        FromWorker::Loaded { summary, .. } => Ok(summary),
+        FromWorker::LoadFailed { error } => Err(format!("{name}: {error}")),
+        other => Err(format!("unexpected answer {other:?}")),
+    }
+}
+
+/// The page's HTTP for the `local` provider. `speed` sums every answer's prefill and decode.
+#[derive(Clone, Copy)]
+pub struct LocalHttp {
+    pub speed: RwSignal<Option<Speed>>,
+}
+
+/// A whole answer, handed over in one chunk.
+pub struct LocalBody(Option<Vec<u8>>);
+
+impl ResponseBody for LocalBody {
+    async fn chunk(&mut self) -> Result<Option<Vec<u8>>, ProviderError> {
+        Ok(self.0.take())
+    }
+}
+
+/// Dropped before the answer came (Stop, a time-out): the generation cannot be interrupted
+/// inside the worker, so the worker goes.
+struct StopOnDrop(bool);
+
+impl Drop for StopOnDrop {
+    fn drop(&mut self) {
+        if self.0 {
+            model_worker::stop("stopped");
+        }
+    }
+}
+
+impl HttpClient for LocalHttp {
+    type Body = LocalBody;
+
+    async fn send(&self, request: &HttpRequest) -> Result<HttpHead<LocalBody>, ProviderError> {
+        let body: serde_json::Value = serde_json::from_str(&request.body)
+            .map_err(|e| error(ErrorKind::BadRequest, format!("the request body is not JSON: {e}")))?;
+        let name = body.get("model").and_then(|m| m.as_str()).unwrap_or_default().to_string();
+        let mut guard = StopOnDrop(true);
+        load(&name).await.map_err(|e| error(ErrorKind::UnknownModel, e))?;
+        let id = model_worker::next_id().await.map_err(|e| error(ErrorKind::ServerError, e))?;
+        let chat = ToWorker::Chat { id, body: request.body.clone() };
+        let answer = model_worker::ask(chat, move |m| matches!(m, FromWorker::Reply { id: i, .. } if *i == id)).await;
+        guard.0 = false;
+        match answer {
+            Ok(FromWorker::Reply { status, content_type, body, speed, .. }) => {
+                if let Some(s) = speed {
+                    self.speed.update(|total| total.get_or_insert_with(Speed::default).add(&s));
+                }
+                Ok(HttpHead {
+                    status,
+                    headers: vec![("content-type".to_string(), content_type)],
+                    body: LocalBody(Some(body.into_bytes())),
+                })
+            }
+            Ok(other) => Err(error(ErrorKind::ServerError, format!("unexpected answer {other:?}"))),
+            Err(e) => Err(error(ErrorKind::Network, e)),
+        }
+    }
+}

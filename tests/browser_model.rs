@@ -1,0 +1,116 @@
+//! The model worker (`crates/model-worker`) in real headless Chromium against the NumPy reference
+//! of scripts/localmodel/make_tiny_gguf.py: the built worker module downloads the tiny fixtures
+//! from the test's server (SHA-256 checked), loads them, and its logits and greedy tokens are
+//! those crates/localmodel/tests/reference.rs checks natively, with the same tolerances.
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use execbench_model_files::download::Checksum;
+use execbench_testkit::browser::Browser;
+use execbench_testkit::static_server::{SUB_PATH, StaticServer};
+use serde_json::{Value, json};
+
+/// The native test's tolerances (crates/localmodel/tests/reference.rs): against NumPy emulating
+/// ggml's Q8_0 activations, against f32 activations, and what counts as an exact step.
+const TOLERANCE_GGML: f32 = 0.3;
+const TOLERANCE_FLOAT: f32 = 0.5;
+const EXACT: f32 = 1e-4;
+
+fn fixtures() -> PathBuf {
+    execbench_testkit::repo_root().join("crates/localmodel/tests/fixtures")
+}
+
+fn read(name: &str) -> Vec<u8> {
+    std::fs::read(fixtures().join(name)).unwrap_or_else(|e| panic!("{name}: {e}"))
+}
+
+fn ids(v: &Value) -> Vec<u32> {
+    v.as_array().expect("ids").iter().map(|x| x.as_u64().unwrap() as u32).collect()
+}
+
+fn logit_rows(name: &str, vocab: usize) -> Vec<Vec<f32>> {
+    let all: Vec<f32> = read(name).chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect();
+    all.chunks(vocab).map(<[f32]>::to_vec).collect()
+}
+
+fn max_abs_diff(a: &[f32], b: &[f32]) -> f32 {
+    assert_eq!(a.len(), b.len());
+    a.iter().zip(b).map(|(x, y)| (x - y).abs()).fold(0.0, f32::max)
+}
+
+/// Drives a fresh model worker in the page: download both files, load, then the logits.
+const DRIVE: &str = r#"
+    const [gguf, ggufSha, tokenizer, tokenizerSha, prompt, forced] = arguments;
+    window.__model = null;
+    const w = new Worker('execbench-model-worker_loader.js');
+    const send = (m) => w.postMessage(JSON.stringify(m));
+    const file = (url, sha256) => ({ url, sha256, bytes: null });
+    w.onerror = (e) => { window.__model = { kind: 'error', message: String(e.message) }; };
+    w.onmessage = (e) => {
+        const m = JSON.parse(e.data);
+        if (m.kind === 'progress') return;
+        if (m.kind === 'ready') send({ kind: 'download', file: file(gguf, ggufSha) });
+        else if (m.kind === 'downloaded' && m.url === gguf) send({ kind: 'download', file: file(tokenizer, tokenizerSha) });
+        else if (m.kind === 'downloaded') send({ kind: 'load', gguf, tokenizer });
+        else if (m.kind === 'loaded') send({ kind: 'logits', prompt, forced });
+        else { window.__model = m; w.terminate(); }
+    };
+"#;
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_model_worker_matches_the_numpy_reference_in_chromium() {
+    let server = StaticServer::mount(vec![
+        (SUB_PATH.to_string(), execbench_testkit::dist_dir()),
+        ("/models/".to_string(), fixtures()),
+    ]);
+    let b = Browser::launch().await;
+    b.client.goto(&server.base_url).await.unwrap();
+    let reference: Value = serde_json::from_slice(&read("reference.json")).unwrap();
+    let vocab = reference["vocab_size"].as_u64().unwrap() as usize;
+    let prompt = ids(&reference["prompt_ids"]);
+    for name in ["tiny-q8_0.gguf", "tiny-q4_0.gguf"] {
+        let m = &reference["models"][name];
+        let greedy = ids(&m["greedy_tokens"]);
+        let url = |file: &str| format!("{}/models/{file}", server.origin);
+        let args = vec![
+            json!(url(name)),
+            json!(Checksum::of(&read(name))),
+            json!(url("tokenizer.json")),
+            json!(Checksum::of(&read("tokenizer.json"))),
+            json!(prompt),
+            json!(greedy),
+        ];
+        b.client.execute(DRIVE, args).await.unwrap();
+        let deadline = Instant::now() + Duration::from_secs(60);
+        let answer = loop {
+            let got = b.client.execute("return window.__model", vec![]).await.unwrap();
+            if !got.is_null() {
+                break got;
+            }
+            assert!(Instant::now() < deadline, "{name}: no answer from the model worker in 60 s");
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        };
+        assert_eq!(answer["kind"], "logits", "{name}: {answer}");
+        assert!(answer["error"].is_null(), "{name}: {answer}");
+        let rows: Vec<Vec<f32>> = serde_json::from_value(answer["rows"].clone()).unwrap();
+        let ggml = logit_rows(m["logits_ggml"].as_str().unwrap(), vocab);
+        let float = logit_rows(m["logits_float"].as_str().unwrap(), vocab);
+        assert_eq!(rows.len(), ggml.len(), "{name}: one row after the prompt and one per forced token");
+        let ggml_errors: Vec<f32> = rows.iter().zip(&ggml).map(|(a, b)| max_abs_diff(a, b)).collect();
+        let float_errors: Vec<f32> = rows.iter().zip(&float).map(|(a, b)| max_abs_diff(a, b)).collect();
+        let worst = |e: &[f32]| e.iter().copied().fold(0f32, f32::max);
+        let exact = ggml_errors.iter().filter(|&&e| e <= EXACT).count();
+        eprintln!(
+            "{name} in Chromium: max |logit - reference| {:.3} (ggml activations; {exact} of {} steps within {EXACT:e}), {:.3} (f32 activations)",
+            worst(&ggml_errors),
+            rows.len(),
+            worst(&float_errors)
+        );
+        assert!(worst(&ggml_errors) <= TOLERANCE_GGML, "{name}: {ggml_errors:?}");
+        assert!(worst(&float_errors) <= TOLERANCE_FLOAT, "{name}: {float_errors:?}");
+        assert!(exact >= 1, "{name}: no exact step: {ggml_errors:?}");
+        assert_eq!(ids(&answer["greedy"]), greedy, "{name}: greedy tokens");
+    }
+    b.close().await;
+}

@@ -1,0 +1,250 @@
+//! The in-browser model ("In this browser (no key)", issue 36) end to end: the built app in
+//! headless Chromium, the model worker's real module, the tiny random-weight fixtures of
+//! crates/localmodel served by the test's static server under `/models/` (same origin), which
+//! counts requests and can drop a connection mid-file.
+//!
+//! Download (progress, a dropped connection resumed with `Range`, SHA-256 checked), 20 samples
+//! evaluated, Stop, a reload, Resume from the Runs page with the kept files (no second download),
+//! the run in Compare,
+//! and the faults: a wrong checksum refused, a storage quota too small for the file. The model
+//! worker's module is fetched only once the provider is picked, never by the first load.
+
+mod common;
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use execbench_model_files::download::Checksum;
+use execbench_testkit::browser::Browser;
+use execbench_testkit::static_server::{SUB_PATH, StaticServer};
+use fantoccini::Locator;
+use serde_json::{Value, json};
+
+const GGUF: &str = "tiny-q8_0.gguf";
+const TOKENIZER: &str = "tokenizer.json";
+
+fn fixtures() -> PathBuf {
+    execbench_testkit::repo_root().join("crates/localmodel/tests/fixtures")
+}
+
+fn sha256_of(name: &str) -> String {
+    Checksum::of(&std::fs::read(fixtures().join(name)).unwrap())
+}
+
+async fn js(b: &Browser, script: &str) -> Value {
+    b.client.execute(script, vec![]).await.unwrap_or_else(|e| panic!("script failed: {e}\n{script}"))
+}
+
+async fn select(b: &Browser, css: &str, value: &str) {
+    let element = b
+        .client
+        .wait()
+        .at_most(Duration::from_secs(10))
+        .for_element(Locator::Css(css))
+        .await
+        .unwrap_or_else(|e| panic!("no `{css}`: {e}"));
+    element.select_by_value(value).await.unwrap();
+}
+
+/// The app under `/execbench/` and the fixtures under `/models/`, from one origin.
+fn serve() -> StaticServer {
+    StaticServer::mount(vec![
+        (SUB_PATH.to_string(), execbench_testkit::dist_dir()),
+        ("/models/".to_string(), fixtures()),
+    ])
+}
+
+/// GETs of model files the server has seen (a HEAD asks only the size).
+fn model_gets(server: &StaticServer) -> Vec<(String, Option<String>)> {
+    server
+        .requests()
+        .into_iter()
+        .filter(|r| r.method == "GET" && r.path.starts_with("/models/"))
+        .map(|r| (r.path, r.range))
+        .collect()
+}
+
+/// Opens Evaluate, picks the in-browser provider and the custom entry with the fixtures' URLs,
+/// and `gguf_sha256` as the weights' hash.
+async fn pick_custom(b: &Browser, server: &StaticServer, gguf_sha256: &str) {
+    b.client.goto(&format!("{}#/evaluate", server.base_url)).await.unwrap();
+    b.wait_text(".engine", Duration::from_secs(60), |t| t.starts_with("Python ready")).await;
+    select(b, "[data-testid=eval-model]", "api").await;
+    // The model's module is no part of the first load: it is fetched when the provider is picked.
+    let worker_fetched = || server.requests().iter().any(|r| r.path.contains("execbench-model-worker"));
+    assert!(!worker_fetched(), "the model worker was fetched before it was picked");
+    select(b, "[data-testid=api-provider]", "local").await;
+    select(b, "[data-testid=local-choice]", "custom").await;
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !server.requests().iter().any(|r| r.path.ends_with("execbench-model-worker_bg.wasm")) {
+        assert!(Instant::now() < deadline, "the model worker's module was not fetched when picked");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    b.fill("[data-testid=local-gguf-url]", &format!("{}/models/{GGUF}", server.origin)).await;
+    b.fill("[data-testid=local-gguf-sha256]", gguf_sha256).await;
+    b.fill("[data-testid=local-tokenizer-url]", &format!("{}/models/{TOKENIZER}", server.origin)).await;
+    b.fill("[data-testid=local-tokenizer-sha256]", &sha256_of(TOKENIZER)).await;
+}
+
+/// Clicks Download and returns what the form says when it is done: (ok, words).
+async fn download(b: &Browser) -> (bool, String) {
+    let said = "document.querySelector('[data-testid=local-said]')";
+    let before = js(b, &format!("const s = {said}; return s ? Number(s.dataset.serial) : 0")).await;
+    b.click("[data-testid=local-download]").await;
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let got = js(
+            b,
+            &format!(
+                "const s = {said}; return s && Number(s.dataset.serial) > {before} ? [s.dataset.ok, s.innerText] : null"
+            ),
+        )
+        .await;
+        if let Some([ok, text]) = got.as_array().map(Vec::as_slice) {
+            return (ok == "true", text.as_str().unwrap_or_default().to_string());
+        }
+        if Instant::now() > deadline {
+            let form = js(b, "return document.querySelector('[data-testid=local-model]').innerText").await;
+            panic!("the download said nothing in 60 s; the form shows: {form}");
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+/// Stored records in IndexedDB.
+async fn records(b: &Browser) -> usize {
+    let script = r#"
+        const done = arguments[arguments.length - 1];
+        const open = indexedDB.open('execbench');
+        open.onerror = () => done(-1);
+        open.onsuccess = () => {
+            const tx = open.result.transaction(['records'], 'readonly');
+            tx.objectStore('records').count().onsuccess = e => { open.result.close(); done(e.target.result); };
+        };"#;
+    b.client.execute_async(script, vec![]).await.unwrap().as_i64().unwrap() as usize
+}
+
+async fn wait_row_state(b: &Browser, want: &str, timeout: Duration) {
+    let deadline = Instant::now() + timeout;
+    loop {
+        let state =
+            js(b, "const r = document.querySelector('[data-testid=run-row]'); return r ? r.dataset.state : ''").await;
+        if state == json!(want) {
+            return;
+        }
+        if Instant::now() > deadline {
+            let page = js(b, "return document.querySelector('main')?.innerText ?? ''").await;
+            panic!("the run is {state}, not {want}; {} records; the page shows: {page}", records(b).await);
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn download_evaluate_stop_reload_and_resume_without_a_second_download() {
+    let server = serve();
+    let b = Browser::launch().await;
+    pick_custom(&b, &server, &sha256_of(GGUF)).await;
+    assert!(model_gets(&server).is_empty(), "nothing downloaded before the click");
+    let size = std::fs::metadata(fixtures().join(GGUF)).unwrap().len();
+
+    // The size first (HEAD requests), then a download whose connection drops mid-file.
+    b.click("[data-testid=local-check-size]").await;
+    let shown = b.wait_text("[data-testid=local-size]", Duration::from_secs(30), |t| t.contains("weights")).await;
+    assert!(shown.contains(&format!("weights {:.0} KB", size as f64 / 1e3)), "{shown}");
+    assert!(model_gets(&server).is_empty(), "Check size downloads nothing");
+    server.cut_next(&format!("/models/{GGUF}"), 40_000);
+    let (ok, said) = download(&b).await;
+    assert!(!ok && said.contains("the connection broke") && said.contains("bytes are kept"), "{said}");
+    let kept: u64 = said.split("; ").nth(1).and_then(|s| s.split(' ').next()).and_then(|n| n.parse().ok()).unwrap_or(0);
+    let partial = b.wait_text("[data-testid=local-kept]", Duration::from_secs(10), |t| t.contains("partial")).await;
+    assert!(partial.contains(GGUF), "{partial}");
+
+    // Download again: it resumes after the kept bytes, checks the whole file and loads it.
+    let (ok, said) = download(&b).await;
+    assert!(ok, "{said}");
+    assert!(
+        said.contains(&format!("{GGUF} ("))
+            && said.contains("SHA-256 matches")
+            && said.contains("The model reads: 2 layers"),
+        "{said}"
+    );
+    let progress = b.wait_text("[data-testid=local-progress]", Duration::from_secs(5), |t| t.contains("100%")).await;
+    assert!(progress.starts_with("Downloading"), "{progress}");
+    let gets = model_gets(&server);
+    assert_eq!(
+        gets[1],
+        (format!("/models/{GGUF}"), Some(format!("bytes={kept}-"))),
+        "resumed after {kept} bytes: {gets:?}"
+    );
+    assert!(kept > 0 && kept < size, "{kept} of {size} bytes kept at the cut");
+    let listed = b.wait_text("[data-testid=local-kept]", Duration::from_secs(10), |t| !t.contains("partial")).await;
+    assert!(listed.contains(GGUF) && listed.contains(TOKENIZER) && listed.contains("SHA-256 checked"), "{listed}");
+
+    // 20 samples, stopped after a few; then a reload and Resume from Runs.
+    b.fill("[data-testid=api-max-tokens]", "48").await;
+    b.fill("[data-testid=eval-n]", "1").await;
+    b.fill("[data-testid=eval-limit]", "20").await;
+    let gets_before_run = model_gets(&server).len();
+    common::start_api_run(&b).await;
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while records(&b).await < 3 {
+        assert!(Instant::now() < deadline, "no 3 answers in time");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let speed = b.wait_text("[data-testid=eval-local-speed]", Duration::from_secs(5), |t| t.contains("decode")).await;
+    assert!(speed.contains("prefill") && speed.contains("tokens/s"), "{speed}");
+    b.click("[data-testid=eval-stop]").await;
+    b.wait_text("[data-testid=eval-state]", Duration::from_secs(30), |t| !t.is_empty()).await;
+    let stopped_at = records(&b).await;
+    eprintln!("stopped at {stopped_at} records");
+    assert!((3..20).contains(&stopped_at), "stopped with {stopped_at} records");
+
+    b.client.refresh().await.unwrap();
+    b.client.goto(&format!("{}#/runs", server.base_url)).await.unwrap();
+    b.wait_text(".engine", Duration::from_secs(60), |t| t.starts_with("Python ready")).await;
+    b.wait_text("[data-testid=run-model]", Duration::from_secs(30), |t| t.contains(GGUF.trim_end_matches(".gguf")))
+        .await;
+    b.click("[data-testid=run-resume]").await;
+    wait_row_state(&b, "finished", Duration::from_secs(180)).await;
+    assert_eq!(records(&b).await, 20, "one record per sample");
+    assert_eq!(model_gets(&server).len(), gets_before_run, "no model file fetched again after the reload");
+    b.screenshot("local-model-resumed").await;
+    // Compared like any run.
+    b.client.goto(&format!("{}#/compare", server.base_url)).await.unwrap();
+    b.click("[data-testid=compare-run]").await;
+    b.click("[data-testid=compare-start]").await;
+    let table = b.wait_text("[data-testid=compare-table]", Duration::from_secs(30), |t| t.contains("tiny-q8_0")).await;
+    // Random weights answer nothing right: pass@1 0 with its interval, as for any run.
+    assert!(table.contains("tiny-q8_0 (local)") && table.contains("0.0 [0.0, 0.0]"), "{table}");
+    b.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_wrong_checksum_and_a_full_quota_are_refused_with_a_message() {
+    let server = serve();
+    let b = Browser::launch().await;
+    pick_custom(&b, &server, &"0".repeat(64)).await;
+    let (ok, said) = download(&b).await;
+    assert!(!ok, "{said}");
+    assert!(
+        said.starts_with(&format!("{GGUF}: checksum mismatch, SHA-256 {}", sha256_of(GGUF)))
+            && said.contains("discarded"),
+        "{said}"
+    );
+    let listed = js(&b, "return document.querySelector('[data-testid=local-kept]').innerText").await;
+    assert!(!listed.as_str().unwrap().contains(GGUF), "a refused file is not kept: {listed}");
+
+    // Room for less than the file: Chromium's quota for this origin, set through DevTools, just
+    // above what the origin already uses (the service worker's copy of the app).
+    let origin = server.origin.clone();
+    let usage = b.cdp("Storage.getUsageAndQuota", json!({ "origin": origin })).await.unwrap();
+    let used = usage["usage"].as_f64().unwrap();
+    b.cdp("Storage.overrideQuotaForOrigin", json!({ "origin": origin, "quotaSize": used + 20_000.0 })).await.unwrap();
+    b.fill("[data-testid=local-gguf-sha256]", &sha256_of(GGUF)).await;
+    let (ok, said) = download(&b).await;
+    assert!(!ok && said.contains("QuotaExceededError") && said.contains("remove kept models"), "{said}");
+    b.screenshot("local-model-quota").await;
+    b.cdp("Storage.overrideQuotaForOrigin", json!({ "origin": origin })).await.unwrap();
+    b.close().await;
+}
