@@ -192,6 +192,11 @@ pub struct Submitted {
     pub notes: Vec<String>,
 }
 
+/// "19 MB", or "4000 bytes" below a megabyte (a threshold lowered for tests).
+fn megabytes(bytes: usize) -> String {
+    if bytes >= 1_000_000 { format!("{} MB", bytes / 1_000_000) } else { format!("{bytes} bytes") }
+}
+
 /// The most calls one upload takes (Gemini's resumable upload: start, then the bytes).
 const UPLOAD_CALLS: usize = 2;
 
@@ -248,10 +253,10 @@ pub async fn submit<H: HttpClient>(http: &H, model: &ApiModel, lines: Vec<Planne
             Ok((file_id, status)) => {
                 if let (WireFormat::Gemini, Some(file)) = (wire_format, &file_id) {
                     done.notes.push(format!(
-                        "batch {}: its {} requests went as the input file {file} (more than Gemini's {} MB of inline requests)",
+                        "batch {}: its {} requests went as the input file {file} (more than the {} of inline requests a Gemini batch is sent with)",
                         status.id,
                         input.custom_ids.len(),
-                        wire::gemini_inline_max_bytes().div_ceil(1_000_000)
+                        megabytes(wire::gemini_inline_max_bytes())
                     ));
                 }
                 done.accepted.push(SubmittedBatch {
@@ -268,11 +273,11 @@ pub async fn submit<H: HttpClient>(http: &H, model: &ApiModel, lines: Vec<Planne
                 match wire::inline_inputs(endpoint, &rest) {
                     Ok(inline) => {
                         done.notes.push(format!(
-                            "the input file of {} requests could not be uploaded from here ({e}): they went as {} inline batch{} of up to {} MB instead",
+                            "the input file of {} requests could not be uploaded from here ({e}): they went as {} inline batch{} of up to {} instead",
                             rest.len(),
                             inline.len(),
                             if inline.len() == 1 { "" } else { "es" },
-                            wire::gemini_inline_max_bytes().div_ceil(1_000_000)
+                            megabytes(wire::gemini_inline_max_bytes())
                         ));
                         for one in inline.into_iter().rev() {
                             inputs.push_front(one);
