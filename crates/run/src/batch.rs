@@ -87,6 +87,20 @@ pub fn price_as_batch_run(manifest: &mut crate::manifest::RunManifest) {
     manifest.price = batch_price_used(manifest.price.take());
 }
 
+/// The price a continuation of `entry` asks at (Resume, Extend, Retry errors live: all live): a
+/// batch run's live price (kept beside its batch price, or for a run stored before that was
+/// kept, its batch price doubled), a live run's own. What a continued run's plan carries.
+pub fn live_price_used(entry: &RunEntry) -> Option<PriceUsed> {
+    if !entry.is_batch_run() {
+        return entry.manifest.price.clone();
+    }
+    if let Some(live) = &entry.manifest.live_price {
+        return Some(live.clone());
+    }
+    let batch = entry.manifest.price.as_ref()?;
+    Some(PriceUsed { price: live_price_of(batch.price), source: format!("{}, doubled: the live price", batch.source) })
+}
+
 /// The spend cap a submission is checked against: the run's limit at its batch price, with what
 /// its records already cost (answers asked live counted at the live price).
 pub fn batch_spend_cap(entry: &RunEntry) -> Option<SpendCap> {
@@ -774,6 +788,36 @@ mod tests {
                 reason: None,
             },
             collected,
+        }
+    }
+
+    /// A continued run asks live: a batch run's plan carries its live price, never its batch price.
+    #[test]
+    fn a_continued_batch_run_is_priced_live() {
+        let price = |input: f64, source: &str| PriceUsed {
+            price: Price { input, output: input * 4.0, cached_input: None, reasoning: None },
+            source: source.into(),
+        };
+        let entry = |price_: Option<PriceUsed>, live: Option<PriceUsed>, batches: Vec<SubmittedBatch>| {
+            let mut manifest = crate::store::conformance::manifest("r", 1);
+            manifest.price = price_;
+            manifest.live_price = live;
+            let mut entry = RunEntry::new(manifest, 0.0);
+            entry.batches = batches;
+            entry
+        };
+        // (entry, the price a continuation carries)
+        let cases = [
+            (entry(Some(price(1.0, "live")), None, vec![]), Some(price(1.0, "live"))),
+            (entry(Some(price(0.5, "b")), Some(price(1.0, "kept live")), vec![]), Some(price(1.0, "kept live"))),
+            (
+                entry(Some(price(0.5, "b")), None, vec![waiting("a", "x", 1, 0, true)]),
+                Some(price(1.0, "b, doubled: the live price")),
+            ),
+            (entry(None, None, vec![waiting("a", "x", 1, 0, true)]), None),
+        ];
+        for (entry, want) in cases {
+            assert_eq!(live_price_used(&entry), want);
         }
     }
 
