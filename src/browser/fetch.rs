@@ -13,8 +13,9 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 
-/// Response headers a page may read when the server exposes them (CORS), and the engine uses.
-const READ_HEADERS: [&str; 4] = ["retry-after", "retry-after-ms", "content-type", "x-request-id"];
+/// Response headers a page may read when the server exposes them (CORS), and the engine uses
+/// (`x-goog-upload-url`: where Gemini's Files API takes a batch input file's bytes).
+const READ_HEADERS: [&str; 5] = ["retry-after", "retry-after-ms", "content-type", "x-request-id", "x-goog-upload-url"];
 
 pub struct FetchHttp;
 

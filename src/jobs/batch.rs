@@ -180,11 +180,18 @@ pub async fn submit(runs: Runs, plan: RunPlan, dataset: String) -> Result<String
         return Err(format!("{}: the provider refused the batch: {e}", entry.id()));
     }
     Ok(format!(
-        "{}: {} requests submitted in {}. The run waits for them on the Runs page (Check now).",
+        "{}: {} requests submitted in {}.{} The run waits for them on the Runs page (Check now).",
         entry.id(),
         submission.requests,
-        batches(submission.accepted.len())
+        batches(submission.accepted.len()),
+        notes(&submission.notes)
     ))
+}
+
+/// " Note. Note." after a sentence: how the requests went (an input file, or inline batches
+/// where this browser could not upload one).
+fn notes(notes: &[String]) -> String {
+    notes.iter().map(|n| format!(" {n}.")).collect()
 }
 
 fn batches(count: usize) -> String {
@@ -316,9 +323,10 @@ pub async fn retry_as_batch(
         return Err(format!("{}: the provider refused the batch: {e}", plan.entry.id()));
     }
     Ok(format!(
-        "{}: {} requests submitted again in {}",
+        "{}: {} requests submitted again in {}.{}",
         plan.entry.id(),
         submission.requests,
-        batches(submission.accepted.len())
+        batches(submission.accepted.len()),
+        notes(&submission.notes)
     ))
 }

@@ -485,13 +485,10 @@ pub async fn continue_plan_with_cap(
     if matches!(responder, Responder::Api(_)) && manifest.simulation.is_none() && !in_browser {
         crate::browser::offline::refuse_when_offline()?;
     }
-    let evaluation = RunPlan {
-        responder,
-        job: plan.job,
-        shown: Shown::default(),
-        price: manifest.price.clone(),
-        simulation: manifest.simulation,
-    };
+    // Asked live: a batch run's live price, not its batch price.
+    let price = execbench_run::batch::live_price_used(&plan.entry);
+    let evaluation =
+        RunPlan { responder, job: plan.job, shown: Shown::default(), price, simulation: manifest.simulation };
     Ok((evaluation, Target::Stored { entry: Box::new(plan.entry), records: plan.earlier }))
 }
 

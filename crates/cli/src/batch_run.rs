@@ -42,11 +42,15 @@ pub async fn run_batch(
 ) -> Result<i32, String> {
     let out = run.out;
     if run.submit {
+        gemini_inline_threshold_from_env()?;
         let submission = batch::submit_run(run.store, http, &run.model, &run.job, &mut run.entry, now_ms())
             .await
             .map_err(|e| format!("{out}: {e}"))?;
         for (id, requests) in &submission.accepted {
             println!("submitted batch {id} ({requests} requests)");
+        }
+        for note in &submission.notes {
+            println!("{note}");
         }
         if let Some(e) = submission.error {
             eprintln!("the provider refused the batch: {e}");
@@ -88,6 +92,22 @@ pub async fn run_batch(
     report(&run);
     let errors = run.records.iter().filter(|r| r.is_error()).count();
     Ok(if errors == 0 && missing == 0 { 0 } else { 1 })
+}
+
+/// The environment variable that lowers the bytes of inline requests a Gemini batch takes before
+/// it goes as an input file (tests take the file path with it, without 20 MB of requests).
+pub const GEMINI_INLINE_BYTES_ENV: &str = "EXECBENCH_GEMINI_INLINE_BYTES";
+
+fn gemini_inline_threshold_from_env() -> Result<(), String> {
+    let Ok(value) = std::env::var(GEMINI_INLINE_BYTES_ENV) else { return Ok(()) };
+    let bytes = value
+        .trim()
+        .parse::<usize>()
+        .ok()
+        .filter(|&b| b > 0)
+        .ok_or(format!("{GEMINI_INLINE_BYTES_ENV}: \"{value}\" is not a number of bytes above 0"))?;
+    execbench_providers::batch::set_gemini_inline_max_bytes(Some(bytes));
+    Ok(())
 }
 
 fn report(run: &BatchRun) {

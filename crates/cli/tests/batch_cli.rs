@@ -246,6 +246,79 @@ fn anthropic_and_gemini_batches_score_as_live() {
     }
 }
 
+/// A Gemini run over the inline limit (lowered for the test with `EXECBENCH_GEMINI_INLINE_BYTES`)
+/// goes as one input file: uploaded in the Files API's two calls, one create, a status check at
+/// submission and one the next day, one download of the responses file; it scores as the live
+/// run sample for sample, and the key is in no file.
+#[test]
+fn a_gemini_run_over_the_inline_limit_goes_as_one_input_file() {
+    let dir = scratch("gemini-file");
+    let config = MockConfig {
+        api_key: Some(KEY.into()),
+        answers: AnswerPolicy { wrong_every: Some(3), ..Default::default() },
+        ..Default::default()
+    };
+    let server = MockServer::start_blocking(bundled_dataset().unwrap(), config, 0).unwrap();
+    let live_file = dir.join("live.jsonl");
+    let live = execbench(&server, &live_file, &[]);
+    assert!(matches!(live.status.code(), Some(0 | 1)), "{}", text(&live.stderr));
+    let live = records(&live_file);
+    server.reset();
+    let file = dir.join("gemini.jsonl");
+    let base = format!("{}/v1beta", server.base_url());
+    let dataset = execbench_mockserver::bundled_dataset_path();
+    let limit = SAMPLES.to_string();
+    let run = |extra: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_execbench"))
+            .args(["run", "--dataset", dataset.to_str().unwrap(), "--task", "output", "--provider", "gemini"])
+            .args(["--base-url", &base, "--model", "mock", "--key-env", "EXECBENCH_TEST_KEY", "--n", "2"])
+            .args(["--jobs", "1", "--limit", &limit, "--out", file.to_str().unwrap()])
+            .args(extra)
+            .env("EXECBENCH_TEST_KEY", KEY)
+            .env("EXECBENCH_GEMINI_INLINE_BYTES", "4000")
+            .output()
+            .unwrap()
+    };
+    let submitted = run(&["--batch"]);
+    let said = text(&submitted.stdout);
+    assert_eq!(submitted.status.code(), Some(4), "{}", text(&submitted.stderr));
+    assert!(said.contains(&format!("({SAMPLES} requests)")) && said.contains("as the input file files/"), "{said}");
+    assert_eq!(said.matches("submitted batch").count(), 1, "one batch, not several inline ones: {said}");
+    server.advance_batch_clock(86_400);
+    let collected = run(&["--resume"]);
+    assert_eq!(collected.status.code(), Some(0), "{}", text(&collected.stderr));
+    let batch = records(&file);
+    assert_eq!(batch.len(), SAMPLES);
+    for (id, record) in &batch {
+        assert_eq!(record["results"], live[id]["results"], "{id}");
+    }
+    let calls = server.stats().batch_calls;
+    let count = |name: &str| calls.get(name).copied().unwrap_or(0);
+    assert_eq!(
+        (count("upload_start"), count("upload"), count("create"), count("status"), count("download")),
+        (1, 1, 1, 2, 1),
+        "{calls:?}"
+    );
+    assert_eq!(calls.values().sum::<u64>(), 6, "{calls:?}");
+    assert!(!std::fs::read_to_string(&file).unwrap().contains(KEY));
+    // A threshold that is not a number is refused before anything is sent.
+    let bad = Command::new(env!("CARGO_BIN_EXE_execbench"))
+        .args(["run", "--dataset", dataset.to_str().unwrap(), "--task", "output", "--provider", "gemini"])
+        .args(["--base-url", &base, "--model", "mock", "--key-env", "EXECBENCH_TEST_KEY", "--limit", "2"])
+        .args(["--out", dir.join("bad.jsonl").to_str().unwrap(), "--batch"])
+        .env("EXECBENCH_TEST_KEY", KEY)
+        .env("EXECBENCH_GEMINI_INLINE_BYTES", "20MB")
+        .output()
+        .unwrap();
+    assert_ne!(bad.status.code(), Some(4));
+    assert!(
+        text(&bad.stderr).contains("EXECBENCH_GEMINI_INLINE_BYTES: \"20MB\" is not a number"),
+        "{}",
+        text(&bad.stderr)
+    );
+    assert_eq!(server.stats().batch_calls.values().sum::<u64>(), 6);
+}
+
 /// `--resume --retry-errors` finishes a batch run's error records (here the lines a cancel left
 /// unrun): as a new batch by default, collected by the next `--resume`, or `live` at once. Both
 /// end with every sample answered and the same scores; what cannot be retried is refused.

@@ -10,6 +10,11 @@
 //! cancel ends it at once with what finished. Results come in reverse order, and every
 //! `errored_every`-th line (1-based) is a 500 server error; `rate_limit_status` refuses every
 //! k-th status check with 429 and a Retry-After, as a provider does to an impolite poller.
+//!
+//! Gemini's input files go through the Files API's resumable upload (a start that answers with
+//! the upload address in `x-goog-upload-url`, then the bytes with `upload, finalize`); a batch
+//! made from one answers with a responses file, downloadable for `results_keep_s` (48 h) after
+//! the batch ended, then 404.
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -31,6 +36,12 @@ pub struct BatchScript {
     pub errored_every: Option<usize>,
     /// Every k-th status check is refused with 429 and `retry-after: S`: (k, S).
     pub rate_limit_status: Option<(u64, u64)>,
+    /// How long a Gemini responses file stays downloadable after its batch ended (the Files API
+    /// keeps a file 48 h); after that its download is 404.
+    pub results_keep_s: u64,
+    /// The origin Gemini's upload start names for the bytes (None: the server's own), to test
+    /// that a client refuses to upload to another origin.
+    pub upload_origin: Option<String>,
 }
 
 impl Default for BatchScript {
@@ -43,6 +54,8 @@ impl Default for BatchScript {
             fail_validation: false,
             errored_every: None,
             rate_limit_status: None,
+            results_keep_s: 172_800,
+            upload_origin: None,
         }
     }
 }
@@ -63,6 +76,8 @@ pub(crate) struct Batch {
     pub cancelled_s: Option<u64>,
     pub script: BatchScript,
     pub lines: Vec<Line>,
+    /// Gemini: made from an uploaded input file, so its responses are a file too.
+    pub from_file: bool,
 }
 
 /// Where a batch is at a moment, and how many lines finished.
@@ -110,6 +125,45 @@ impl Batch {
             return (Phase::Finalizing, total);
         }
         (Phase::Completed, total)
+    }
+
+    /// When the batch ended (None while it runs).
+    fn ended_at(&self, now: u64) -> Option<u64> {
+        let s = &self.script;
+        let end = match self.phase(now).0 {
+            Phase::Cancelled => self.cancelled_s?,
+            Phase::Failed => self.created_s + s.validate_s,
+            Phase::Expired => self.created_s + s.expire_s,
+            Phase::Completed => self.created_s + s.validate_s + s.run_s + s.finalize_s,
+            _ => return None,
+        };
+        Some(end)
+    }
+
+    /// Gemini's responses file of a batch made from a file: `files/batch-out-ID`.
+    pub fn responses_file(&self) -> String {
+        format!("files/batch-out-{}", self.id.trim_start_matches("batches/"))
+    }
+
+    /// The responses file's JSONL (`{key, response}` or `{key, error}` per finished line, in
+    /// reverse order: never the input's), while it is kept; None once it expired.
+    pub fn responses_file_body(&self, now: u64) -> Option<String> {
+        let ended = self.ended_at(now)?;
+        if now >= ended + self.script.results_keep_s {
+            return None;
+        }
+        let (_, finished) = self.phase(now);
+        let mut text = String::new();
+        for line in self.lines[..finished].iter().rev() {
+            let v = if line.status == 200 {
+                json!({"key": line.custom_id, "response": line.body})
+            } else {
+                json!({"key": line.custom_id, "error": line.body["error"]})
+            };
+            text.push_str(&v.to_string());
+            text.push('\n');
+        }
+        Some(text)
     }
 
     fn counts(&self, now: u64) -> (Phase, usize, usize, usize) {
@@ -186,7 +240,11 @@ impl Batch {
                     "name": self.id, "done": done,
                     "metadata": {"@type": "type.googleapis.com/google.ai.generativelanguage.v1main.GenerateContentBatch", "name": self.id, "state": state, "batchStats": stats},
                 });
-                if done && phase != Phase::Failed {
+                if done && phase != Phase::Failed && self.from_file {
+                    let file = self.responses_file();
+                    v["metadata"]["output"] = json!({"responsesFile": file});
+                    v["response"] = json!({"@type": "type.googleapis.com/google.ai.generativelanguage.v1main.GenerateContentBatchOutput", "responsesFile": file});
+                } else if done && phase != Phase::Failed {
                     // In input order, each with its key (the real service keeps the order).
                     let (_, finished) = self.phase(now);
                     let responses: Vec<Value> = self.lines[..finished]
@@ -268,7 +326,10 @@ impl Batch {
 pub(crate) struct BatchBook {
     pub clock_s: u64,
     pub script: BatchScript,
+    /// Uploaded files by id (OpenAI `file-in-…`, Gemini `files/…`).
     pub files: HashMap<String, String>,
+    /// Gemini resumable uploads started and not yet finalized: upload id → declared bytes.
+    pub uploads: HashMap<String, usize>,
     pub batches: BTreeMap<String, Batch>,
     pub next: u64,
     pub status_checks: u64,
@@ -339,6 +400,23 @@ pub(crate) fn input_lines(format: Format, body: &str) -> Result<Vec<(String, Val
                 .collect()
         }
     }
+}
+
+/// The lines of a Gemini batch input file (`{key, request}` each), as (key, request).
+pub(crate) fn gemini_file_lines(text: &str) -> Result<Vec<(String, Value)>, String> {
+    text.lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+        .map(|(i, l)| {
+            let v: Value = serde_json::from_str(l).map_err(|e| format!("input file line {}: not JSON: {e}", i + 1))?;
+            let key = v["key"].as_str().filter(|k| !k.is_empty());
+            let key = key.ok_or(format!("input file line {}: key: required", i + 1))?;
+            if !v["request"].is_object() {
+                return Err(format!("input file line {}: request: an object is required", i + 1));
+            }
+            Ok((key.to_string(), v["request"].clone()))
+        })
+        .collect()
 }
 
 /// The error every `errored_every`-th line gets.

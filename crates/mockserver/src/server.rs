@@ -28,9 +28,10 @@ use crate::wire::{self, ChatRequest, ErrorSpec, Format, Ids, Reply};
 const BODY_LIMIT: usize = 32 << 20;
 
 /// The request headers a preflight allows (besides `*`, which does not cover `Authorization`).
-pub const ALLOWED_HEADERS: &str = "*, authorization, content-type, x-api-key, api-key, x-goog-api-key, anthropic-version, anthropic-dangerous-direct-browser-access";
-/// The response headers a page may read.
-pub const EXPOSED_HEADERS: &str = "retry-after, retry-after-ms";
+pub const ALLOWED_HEADERS: &str = "*, authorization, content-type, x-api-key, api-key, x-goog-api-key, anthropic-version, anthropic-dangerous-direct-browser-access, x-goog-upload-protocol, x-goog-upload-command, x-goog-upload-header-content-length, x-goog-upload-header-content-type, x-goog-upload-offset";
+/// The response headers a page may read (Gemini's upload address among them, as Google exposes
+/// it to the pages it allows).
+pub const EXPOSED_HEADERS: &str = "retry-after, retry-after-ms, x-goog-upload-url, x-goog-upload-status";
 pub const ALLOWED_METHODS: &str = "POST, GET, OPTIONS";
 
 /// The model names listed by `GET /v1/models` when the configuration names none.

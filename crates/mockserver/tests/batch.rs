@@ -24,7 +24,7 @@ fn endpoint(server: &MockServer, wire: WireFormat) -> Endpoint {
 async fn send(server: &MockServer, request: &HttpRequest) -> common::Response {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let path = request.url.strip_prefix(&server.base_url()).expect("a request to the mock");
-    let mut text = format!("{} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n", request.method);
+    let mut text = format!("{} {path} HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n", request.method, server.addr());
     for (name, value) in &request.headers {
         text.push_str(&format!("{name}: {value}\r\n"));
     }
@@ -53,17 +53,28 @@ async fn submit(server: &MockServer, wire: WireFormat, count: usize) -> (BatchSt
         .collect();
     let inputs = batch::batch_inputs(&ep, &lines).unwrap();
     assert_eq!(inputs.len(), 1);
-    let file_id = match batch::upload_request(&ep, Some(KEY), &inputs[0]).unwrap() {
-        Some(upload) => {
-            let r = send(server, &upload).await;
-            Some(batch::parse_file_id(r.status, &r.headers, &r.body).unwrap())
-        }
-        None => None,
-    };
+    let file_id = upload(server, &ep, &inputs[0]).await.unwrap();
     let create = batch::create_request(&ep, Some(KEY), &inputs[0], file_id.as_deref()).unwrap();
     let r = send(server, &create).await;
     let status = batch::parse_status(wire, r.status, &r.headers, &r.body).unwrap_or_else(|e| panic!("{wire:?}: {e}"));
     (status, inputs[0].custom_ids.clone())
+}
+
+/// Uploads `input` when it is a file (OpenAI's one call, Gemini's resumable two): its id.
+async fn upload(
+    server: &MockServer,
+    ep: &Endpoint,
+    input: &batch::BatchInput,
+) -> Result<Option<String>, execbench_providers::ProviderError> {
+    let mut next = batch::upload_request(ep, Some(KEY), input).unwrap();
+    while let Some(request) = next.take() {
+        let r = send(server, &request).await;
+        match batch::parse_upload(ep, input, r.status, &r.headers, &r.body)? {
+            batch::Uploaded::File(id) => return Ok(Some(id)),
+            batch::Uploaded::Next(request) => next = Some(request),
+        }
+    }
+    Ok(None)
 }
 
 async fn poll(server: &MockServer, wire: WireFormat, id: &str) -> BatchStatus {
@@ -213,4 +224,80 @@ async fn endings_other_than_completed() {
     );
     let r = send(&server, &batch::status_request(&ep, Some(KEY), "batch_none").unwrap()).await;
     assert_eq!(r.status, 404);
+}
+
+/// Gemini beyond its inline limit: the input file through the Files API's resumable upload (two
+/// calls), the batch naming it, its responses as a file (reverse order, matched by key), gone
+/// 48 h after the batch ended; an upload address on another origin is refused before any byte
+/// is sent.
+#[tokio::test]
+async fn a_gemini_batch_from_an_input_file_answers_with_a_responses_file() {
+    let server = MockServer::start(samples(12), config(), 0).await.unwrap();
+    server.set_batch_script(BatchScript { errored_every: Some(4), ..Default::default() });
+    let ep = endpoint(&server, WireFormat::Gemini);
+    let lines: Vec<_> = samples(12)
+        .iter()
+        .enumerate()
+        .map(|(i, s)| {
+            let messages = [Message::user(format!("{}\n{}", s.code, s.call))];
+            (batch::custom_id(i, 0), build_request(&ep, Some(KEY), &GenerationParams::default(), &messages, 1).unwrap())
+        })
+        .collect();
+    let limits = batch::BatchLimits { max_bytes: 2_000, ..batch::batch_limits(WireFormat::Gemini) };
+    let inputs = batch::batch_inputs_within(&ep, &lines, limits).unwrap();
+    assert_eq!((inputs.len(), inputs[0].file), (1, true), "one file, not several inline batches");
+    let file = upload(&server, &ep, &inputs[0]).await.unwrap().expect("a file");
+    assert!(file.starts_with("files/"), "{file}");
+    let create = batch::create_request(&ep, Some(KEY), &inputs[0], Some(&file)).unwrap();
+    let r = send(&server, &create).await;
+    let created = batch::parse_status(WireFormat::Gemini, r.status, &r.headers, &r.body).unwrap();
+    assert!(created.result_files.is_empty());
+    server.advance_batch_clock(60 + 3600 + 60);
+    let done = poll(&server, WireFormat::Gemini, &created.id).await;
+    assert_eq!((done.phase, done.succeeded, done.failed), (BatchPhase::Completed, 9, 3));
+    assert_eq!(done.result_files.len(), 1);
+    let results = collect(&server, WireFormat::Gemini, &done, &inputs[0].custom_ids).await;
+    assert_eq!(results.len(), 12);
+    assert_eq!(results[0].custom_id, "s11-a0", "the file's lines come in any order");
+    let policy = server.policy();
+    let data = samples(12);
+    for r in &results {
+        let (index, _) = batch::parse_custom_id(&r.custom_id).unwrap();
+        match &r.outcome {
+            Ok(c) => {
+                let s = &data[index];
+                assert_eq!(c.texts, [answer_text(s, Task::Output, policy.is_right_on(index, &s.id, 1))]);
+            }
+            Err(e) => assert_eq!(((index + 1) % 4, e.kind), (0, ErrorKind::ServerError), "{e}"),
+        }
+    }
+    let calls = server.stats().batch_calls;
+    let count = |name: &str| calls.get(name).copied().unwrap_or(0);
+    assert_eq!(
+        (count("upload_start"), count("upload"), count("create"), count("status"), count("download")),
+        (1, 1, 1, 1, 1),
+        "{calls:?}"
+    );
+    // The responses file is kept 48 h after the batch ended, then it is gone.
+    server.advance_batch_clock(172_800);
+    let download = &batch::results_requests(&ep, Some(KEY), &done).unwrap()[0];
+    assert_eq!(send(&server, download).await.status, 404);
+    // The bytes of an upload must be the size declared; an unknown upload is 404.
+    let mut start = batch::upload_request(&ep, Some(KEY), &inputs[0]).unwrap().unwrap();
+    let r = send(&server, &start).await;
+    let mut short = match batch::parse_upload(&ep, &inputs[0], r.status, &r.headers, &r.body).unwrap() {
+        batch::Uploaded::Next(request) => request,
+        other => panic!("{other:?}"),
+    };
+    short.body.pop();
+    assert_eq!(send(&server, &short).await.status, 400);
+    short.url = short.url.replace("upload_id=", "upload_id=none");
+    assert_eq!(send(&server, &short).await.status, 404);
+    // A start without the key is refused, as every batch call.
+    start.headers.retain(|(name, _)| name != "x-goog-api-key");
+    assert_eq!(send(&server, &start).await.status, 401);
+    // An upload address on another origin: refused, nothing sent there.
+    server.set_batch_script(BatchScript { upload_origin: Some("http://127.0.0.2:9".into()), ..Default::default() });
+    let refused = upload(&server, &ep, &inputs[0]).await.unwrap_err();
+    assert!(refused.to_string().contains("upload is refused"), "{refused}");
 }

@@ -845,7 +845,11 @@ async fn cors_policies() {
             assert_eq!(cors_headers, 0, "{what}: {:?}", response.headers);
             continue;
         }
-        assert_eq!(response.header("access-control-expose-headers"), Some("retry-after, retry-after-ms"), "{what}");
+        assert_eq!(
+            response.header("access-control-expose-headers"),
+            Some("retry-after, retry-after-ms, x-goog-upload-url, x-goog-upload-status"),
+            "{what}"
+        );
         if *method == "OPTIONS" {
             let allowed = response.header("access-control-allow-headers").unwrap();
             for name in [
@@ -856,6 +860,8 @@ async fn cors_policies() {
                 "x-goog-api-key",
                 "anthropic-version",
                 "anthropic-dangerous-direct-browser-access",
+                "x-goog-upload-command",
+                "x-goog-upload-offset",
             ] {
                 assert!(allowed.contains(name), "{what}: {name}");
             }

@@ -10,7 +10,9 @@ use std::collections::BTreeMap;
 
 use execbench_core::Sample;
 use execbench_providers::batch::{self as wire, BatchPhase, BatchResult, BatchStatus};
-use execbench_providers::{BuiltRequest, Completion, ErrorKind, Message, ProviderError, Usage, build_request};
+use execbench_providers::{
+    BuiltRequest, Completion, ErrorKind, Message, ProviderError, Usage, WireFormat, build_request,
+};
 use serde::{Deserialize, Serialize};
 
 use crate::api::{ApiModel, KeyRedactor};
@@ -83,6 +85,20 @@ pub fn live_price_of(batch: Price) -> Price {
 pub fn price_as_batch_run(manifest: &mut crate::manifest::RunManifest) {
     manifest.live_price = manifest.price.clone();
     manifest.price = batch_price_used(manifest.price.take());
+}
+
+/// The price a continuation of `entry` asks at (Resume, Extend, Retry errors live: all live): a
+/// batch run's live price (kept beside its batch price, or for a run stored before that was
+/// kept, its batch price doubled), a live run's own. What a continued run's plan carries.
+pub fn live_price_used(entry: &RunEntry) -> Option<PriceUsed> {
+    if !entry.is_batch_run() {
+        return entry.manifest.price.clone();
+    }
+    if let Some(live) = &entry.manifest.live_price {
+        return Some(live.clone());
+    }
+    let batch = entry.manifest.price.as_ref()?;
+    Some(PriceUsed { price: live_price_of(batch.price), source: format!("{}, doubled: the live price", batch.source) })
 }
 
 /// The spend cap a submission is checked against: the run's limit at its batch price, with what
@@ -181,48 +197,119 @@ async fn exchange<H: HttpClient>(
     Ok((head.status, head.headers, redactor.text(&String::from_utf8_lossy(&body))))
 }
 
-/// Submits `lines` as few batches as the provider's limits allow. Returns the batches accepted,
-/// and the error that stopped the rest (those accepted are kept either way: they are paid for).
-pub async fn submit<H: HttpClient>(
+/// What [`submit`] did: the batches accepted (kept either way: they are paid for), the error that
+/// stopped the rest, and what the user should know about how they went (an input file, or inline
+/// batches where a file could not be uploaded).
+pub struct Submitted {
+    pub accepted: Vec<SubmittedBatch>,
+    pub error: Option<ProviderError>,
+    pub notes: Vec<String>,
+}
+
+/// "19 MB", or "4000 bytes" below a megabyte (a threshold lowered for tests).
+fn megabytes(bytes: usize) -> String {
+    if bytes >= 1_000_000 { format!("{} MB", bytes / 1_000_000) } else { format!("{bytes} bytes") }
+}
+
+/// The most calls one upload takes (Gemini's resumable upload: start, then the bytes).
+const UPLOAD_CALLS: usize = 2;
+
+/// Uploads `input` when it is a file: the uploaded file's id, or None for an input sent inline.
+async fn upload<H: HttpClient>(
     http: &H,
     model: &ApiModel,
-    lines: Vec<PlannedLine>,
-) -> (Vec<SubmittedBatch>, Option<ProviderError>) {
+    redactor: &KeyRedactor,
+    input: &wire::BatchInput,
+) -> Result<Option<String>, ProviderError> {
+    let endpoint = &model.settings.endpoint;
+    let bad = |message: String| ProviderError::new(ErrorKind::BadRequest, None, redactor.text(&message));
+    let mut next = wire::upload_request(endpoint, model.key.as_deref(), input).map_err(bad)?;
+    for _ in 0..UPLOAD_CALLS {
+        let Some(request) = next.take() else { break };
+        let (status, headers, body) = exchange(http, redactor, &request).await?;
+        match wire::parse_upload(endpoint, input, status, &headers, &body)? {
+            wire::Uploaded::File(id) => return Ok(Some(id)),
+            wire::Uploaded::Next(request) => next = Some(request),
+        }
+    }
+    match next {
+        None => Ok(None),
+        Some(_) => Err(bad(format!("the upload did not end in {UPLOAD_CALLS} calls"))),
+    }
+}
+
+/// Submits `lines` as few batches as the provider's limits allow. A Gemini input file the client
+/// cannot upload (a browser the upload's answer is not exposed to: `Blocked`) is sent as inline
+/// batches instead, and a note says so.
+pub async fn submit<H: HttpClient>(http: &H, model: &ApiModel, lines: Vec<PlannedLine>) -> Submitted {
     let endpoint = &model.settings.endpoint;
     let key = model.key.as_deref();
     let redactor = KeyRedactor::new(key);
     let wire_format = endpoint.wire();
     let pairs: Vec<(String, BuiltRequest)> = lines.into_iter().map(|l| (l.custom_id, l.request)).collect();
     let bad = |message: String| ProviderError::new(ErrorKind::BadRequest, None, redactor.text(&message));
-    let inputs = match wire::batch_inputs(endpoint, &pairs) {
-        Ok(inputs) => inputs,
-        Err(e) => return (Vec::new(), Some(bad(e))),
+    let mut done = Submitted { accepted: Vec::new(), error: None, notes: Vec::new() };
+    let mut inputs: std::collections::VecDeque<wire::BatchInput> = match wire::batch_inputs(endpoint, &pairs) {
+        Ok(inputs) => inputs.into(),
+        Err(e) => {
+            done.error = Some(bad(e));
+            return done;
+        }
     };
-    let mut accepted = Vec::new();
-    for input in inputs {
+    while let Some(input) = inputs.pop_front() {
         let step = async {
-            let file_id = match wire::upload_request(endpoint, key, &input).map_err(bad)? {
-                Some(upload) => {
-                    let (status, headers, body) = exchange(http, &redactor, &upload).await?;
-                    Some(wire::parse_file_id(status, &headers, &body)?)
-                }
-                None => None,
-            };
+            let file_id = upload(http, model, &redactor, &input).await?;
             let create = wire::create_request(endpoint, key, &input, file_id.as_deref()).map_err(bad)?;
             let (status, headers, body) = exchange(http, &redactor, &create).await?;
-            wire::parse_status(wire_format, status, &headers, &body)
+            Ok::<_, ProviderError>((file_id, wire::parse_status(wire_format, status, &headers, &body)?))
         };
         match step.await {
-            Ok(status) => accepted.push(SubmittedBatch {
-                id: status.id.clone(),
-                custom_ids: input.custom_ids,
-                status,
-                collected: false,
-            }),
-            Err(e) => return (accepted, Some(e)),
+            Ok((file_id, status)) => {
+                if let (WireFormat::Gemini, Some(file)) = (wire_format, &file_id) {
+                    done.notes.push(format!(
+                        "batch {}: its {} requests went as the input file {file} (more than the {} of inline requests a Gemini batch is sent with)",
+                        status.id,
+                        input.custom_ids.len(),
+                        megabytes(wire::gemini_inline_max_bytes())
+                    ));
+                }
+                done.accepted.push(SubmittedBatch {
+                    id: status.id.clone(),
+                    custom_ids: input.custom_ids,
+                    status,
+                    collected: false,
+                })
+            }
+            Err(e) if input.file && wire_format == WireFormat::Gemini && e.kind == ErrorKind::Blocked => {
+                let ids: std::collections::HashSet<&String> = input.custom_ids.iter().collect();
+                let rest: Vec<(String, BuiltRequest)> =
+                    pairs.iter().filter(|(id, _)| ids.contains(id)).cloned().collect();
+                match wire::inline_inputs(endpoint, &rest) {
+                    Ok(inline) => {
+                        done.notes.push(format!(
+                            "the input file of {} requests could not be uploaded from here ({e}): they went as {} inline batch{} of up to {} instead",
+                            rest.len(),
+                            inline.len(),
+                            if inline.len() == 1 { "" } else { "es" },
+                            megabytes(wire::gemini_inline_max_bytes())
+                        ));
+                        for one in inline.into_iter().rev() {
+                            inputs.push_front(one);
+                        }
+                    }
+                    Err(message) => {
+                        done.error = Some(bad(message));
+                        return done;
+                    }
+                }
+            }
+            Err(e) => {
+                done.error = Some(e);
+                return done;
+            }
         }
     }
-    (accepted, None)
+    done
 }
 
 /// Sends one call about one batch (its status, or its cancelling) and keeps the provider's answer
@@ -335,8 +422,22 @@ pub async fn collect<P: Python, H: HttpClient>(
     if batch.status.phase != BatchPhase::Failed {
         let requests = wire::results_requests(endpoint, model.key.as_deref(), &batch.status)
             .map_err(|e| ProviderError::new(ErrorKind::BadRequest, None, e))?;
+        let from_files = !batch.status.result_files.is_empty();
         for request in requests {
             let (status, headers, body) = exchange(http, &redactor, &request).await?;
+            if status == 404 && from_files {
+                // The provider no longer keeps the results file (Gemini: 48 h, OpenAI: 30 days):
+                // the lines it held become error records, which Retry errors asks again.
+                let gone = execbench_providers::classify_error(endpoint.wire(), status, &headers, &body);
+                let why = format!("the batch's results file is gone at the provider (kept for a limited time): {gone}");
+                let error = ProviderError::new(ErrorKind::Timeout, Some(404), why);
+                let answered: std::collections::HashSet<String> =
+                    results.iter().map(|r: &BatchResult| r.custom_id.clone()).collect();
+                for id in batch.custom_ids.iter().filter(|id| !answered.contains(*id)) {
+                    results.push(BatchResult { custom_id: id.clone(), outcome: Err(error.clone()) });
+                }
+                continue;
+            }
             if !(200..300).contains(&status) {
                 return Err(execbench_providers::classify_error(endpoint.wire(), status, &headers, &body));
             }
@@ -403,6 +504,8 @@ pub struct Submission {
     /// Each accepted batch's id and how many requests it holds.
     pub accepted: Vec<(String, usize)>,
     pub error: Option<ProviderError>,
+    /// How the requests went, when the user should know (see [`Submitted::notes`]).
+    pub notes: Vec<String>,
 }
 
 /// Submits the run's samples with no record and in no batch (the spend cap checked first at the
@@ -423,11 +526,11 @@ pub async fn submit_run<S: RunStore, H: HttpClient>(
     job.done.extend(ids);
     let lines = plan_lines(&job, model)?;
     if lines.is_empty() {
-        return Ok(Submission { requests: 0, accepted: Vec::new(), error: None });
+        return Ok(Submission { requests: 0, accepted: Vec::new(), error: None, notes: Vec::new() });
     }
     check_cap(&job, model, &lines, batch_spend_cap(entry).as_ref())?;
     let requests = lines.len();
-    let (accepted, error) = submit(http, model, lines).await;
+    let Submitted { accepted, error, notes } = submit(http, model, lines).await;
     let ids = accepted.iter().map(|b| (b.id.clone(), b.custom_ids.len())).collect();
     entry.batches.extend(accepted);
     entry.state = RunState::Paused;
@@ -437,7 +540,7 @@ pub async fn submit_run<S: RunStore, H: HttpClient>(
     });
     entry.updated_ms = now_ms;
     store.save_entry(entry).await.map_err(|e| format!("the run could not be stored: {e}"))?;
-    Ok(Submission { requests, accepted: ids, error })
+    Ok(Submission { requests, accepted: ids, error, notes })
 }
 
 /// "submitted: 1 batch, 3,200 / 4,000 done, provider says in_progress" for the batches not yet
@@ -685,6 +788,36 @@ mod tests {
                 reason: None,
             },
             collected,
+        }
+    }
+
+    /// A continued run asks live: a batch run's plan carries its live price, never its batch price.
+    #[test]
+    fn a_continued_batch_run_is_priced_live() {
+        let price = |input: f64, source: &str| PriceUsed {
+            price: Price { input, output: input * 4.0, cached_input: None, reasoning: None },
+            source: source.into(),
+        };
+        let entry = |price_: Option<PriceUsed>, live: Option<PriceUsed>, batches: Vec<SubmittedBatch>| {
+            let mut manifest = crate::store::conformance::manifest("r", 1);
+            manifest.price = price_;
+            manifest.live_price = live;
+            let mut entry = RunEntry::new(manifest, 0.0);
+            entry.batches = batches;
+            entry
+        };
+        // (entry, the price a continuation carries)
+        let cases = [
+            (entry(Some(price(1.0, "live")), None, vec![]), Some(price(1.0, "live"))),
+            (entry(Some(price(0.5, "b")), Some(price(1.0, "kept live")), vec![]), Some(price(1.0, "kept live"))),
+            (
+                entry(Some(price(0.5, "b")), None, vec![waiting("a", "x", 1, 0, true)]),
+                Some(price(1.0, "b, doubled: the live price")),
+            ),
+            (entry(None, None, vec![waiting("a", "x", 1, 0, true)]), None),
+        ];
+        for (entry, want) in cases {
+            assert_eq!(live_price_used(&entry), want);
         }
     }
 

@@ -7,12 +7,18 @@ use axum::response::Response;
 use serde_json::{Value, json};
 
 use super::{BODY_LIMIT, Shared, bad_key, header_str, json_response, key_of, text_response};
-use crate::batch::{Batch, Line, input_lines, multipart_file, scripted_error};
+use crate::batch::{Batch, Line, gemini_file_lines, input_lines, multipart_file, scripted_error};
 use crate::wire::{ErrorSpec, Format};
 
 /// What a batch call asks.
 enum Call {
     Upload,
+    /// Gemini's Files API: a resumable upload's start, or (with `upload_id`) its bytes.
+    GeminiUpload,
+    /// Gemini's Files API: a file's content (`files/ID`).
+    Download {
+        file: String,
+    },
     Create {
         format: Format,
         model: Option<String>,
@@ -39,6 +45,13 @@ fn call_of(method: &Method, path: &str) -> Option<Call> {
     let tail = |prefix: &str| path.strip_prefix(prefix).filter(|t| !t.is_empty() && !t.contains('/'));
     if post && path == "/v1/files" {
         return Some(Call::Upload);
+    }
+    if post && path == "/upload/v1beta/files" {
+        return Some(Call::GeminiUpload);
+    }
+    if get && let Some(rest) = tail("/download/v1beta/files/") {
+        let id = rest.strip_suffix(":download")?;
+        return Some(Call::Download { file: format!("files/{id}") });
     }
     if post && path == "/v1/batches" {
         return Some(Call::Create { format: Format::OpenAi, model: None });
@@ -97,6 +110,7 @@ pub(super) fn is_batch_route(method: &Method, path: &str) -> bool {
 fn format_of(call: &Call) -> Format {
     match call {
         Call::Upload => Format::OpenAi,
+        Call::GeminiUpload | Call::Download { .. } => Format::Gemini,
         Call::Create { format, .. }
         | Call::Status { format, .. }
         | Call::Cancel { format, .. }
@@ -130,8 +144,14 @@ pub(super) async fn handle(shared: &Shared, request: Request) -> Response {
     let format = format_of(&call);
     let (parts, body) = request.into_parts();
     let config = shared.config();
+    // The bytes of a resumable upload carry no key: the upload id in the address names the
+    // upload, as at Google.
+    let upload_id = query_value(parts.uri.query(), "upload_id");
     let name = match &call {
         Call::Upload => "upload",
+        Call::GeminiUpload if upload_id.is_none() => "upload_start",
+        Call::GeminiUpload => "upload",
+        Call::Download { .. } => "download",
         Call::Create { .. } => "create",
         Call::Status { .. } => "status",
         Call::Cancel { .. } => "cancel",
@@ -141,7 +161,7 @@ pub(super) async fn handle(shared: &Shared, request: Request) -> Response {
     if format == Format::Anthropic && header_str(&parts.headers, "anthropic-version").is_none() {
         return error(&ErrorSpec::bad_request("anthropic-version: header is required"), format);
     }
-    if let Some(want) = &config.api_key {
+    if let Some(want) = config.api_key.as_ref().filter(|_| upload_id.is_none()) {
         let got = key_of(format, &parts.headers, parts.uri.query());
         if got.as_deref() != Some(want.as_str()) {
             return error(&bad_key(got.is_none()), format);
@@ -167,7 +187,21 @@ pub(super) async fn handle(shared: &Shared, request: Request) -> Response {
                 &json!({"id": id, "object": "file", "bytes": bytes, "purpose": "batch", "filename": "input.jsonl"}),
             )
         }
+        Call::GeminiUpload => gemini_upload(shared, &parts, upload_id, &text),
+        Call::Download { file } => {
+            let book = shared.book();
+            let now = book.clock_s;
+            let batch = book.batches.values().find(|b| b.from_file && b.responses_file() == file);
+            match batch.and_then(|b| b.responses_file_body(now)) {
+                Some(body) => text_response(StatusCode::OK, body, "application/jsonl"),
+                None => not_found(format, "file (or it expired: files are kept 48 h)"),
+            }
+        }
         Call::Create { format, model } => {
+            let gemini_file = (format == Format::Gemini)
+                .then(|| serde_json::from_str::<Value>(&text).ok())
+                .flatten()
+                .and_then(|v| v["batch"]["inputConfig"]["fileName"].as_str().map(str::to_string));
             let input = match format {
                 Format::OpenAi => {
                     let v: Value = serde_json::from_str(&text).unwrap_or(Value::Null);
@@ -183,9 +217,19 @@ pub(super) async fn handle(shared: &Shared, request: Request) -> Response {
                         None => return not_found(format, "file"),
                     }
                 }
+                Format::Gemini if gemini_file.is_some() => {
+                    match gemini_file.as_ref().and_then(|name| shared.book().files.get(name).cloned()) {
+                        Some(file) => file,
+                        None => return not_found(format, "file"),
+                    }
+                }
                 _ => text,
             };
-            let lines = match input_lines(format, &input) {
+            let lines = match gemini_file {
+                Some(_) => gemini_file_lines(&input),
+                None => input_lines(format, &input),
+            };
+            let lines = match lines {
                 Ok(lines) => lines,
                 Err(message) => return error(&ErrorSpec::bad_request(message), format),
             };
@@ -209,7 +253,9 @@ pub(super) async fn handle(shared: &Shared, request: Request) -> Response {
                 Format::Anthropic => book.new_id("msgbatch_mock"),
                 Format::Gemini => book.new_id("batches/mock"),
             };
-            let batch = Batch { format, id: id.clone(), created_s: book.clock_s, cancelled_s: None, script, lines };
+            let from_file = format == Format::Gemini && gemini_file.is_some();
+            let batch =
+                Batch { format, id: id.clone(), created_s: book.clock_s, cancelled_s: None, script, lines, from_file };
             let body = batch.status_body(book.clock_s);
             book.batches.insert(id, batch);
             json_response(StatusCode::OK, &body)
@@ -259,4 +305,80 @@ pub(super) async fn handle(shared: &Shared, request: Request) -> Response {
             }
         }
     }
+}
+
+/// `name`'s value in a query string.
+fn query_value(query: Option<&str>, name: &str) -> Option<String> {
+    query?.split('&').find_map(|p| p.strip_prefix(name)?.strip_prefix('=')).map(str::to_string)
+}
+
+/// Gemini's resumable upload: the start (the size and type declared in `x-goog-upload-header-*`,
+/// answered with the address for the bytes in `x-goog-upload-url`), then the bytes
+/// (`x-goog-upload-command: upload, finalize` at offset 0, exactly the size declared), answered
+/// with the file.
+fn gemini_upload(
+    shared: &Shared,
+    parts: &axum::http::request::Parts,
+    upload_id: Option<String>,
+    body: &str,
+) -> Response {
+    let format = Format::Gemini;
+    let headers = &parts.headers;
+    let command = header_str(headers, "x-goog-upload-command").unwrap_or("").to_ascii_lowercase();
+    let Some(upload_id) = upload_id else {
+        if header_str(headers, "x-goog-upload-protocol") != Some("resumable") || command != "start" {
+            return error(
+                &ErrorSpec::bad_request(
+                    "x-goog-upload-protocol: resumable and x-goog-upload-command: start are required",
+                ),
+                format,
+            );
+        }
+        let declared = header_str(headers, "x-goog-upload-header-content-length").and_then(|l| l.trim().parse().ok());
+        let Some(declared) = declared else {
+            return error(
+                &ErrorSpec::bad_request("x-goog-upload-header-content-length: the file's size in bytes is required"),
+                format,
+            );
+        };
+        let mut book = shared.book();
+        let id = book.new_id("upload-mock");
+        book.uploads.insert(id.clone(), declared);
+        let origin = match &book.script.upload_origin {
+            Some(origin) => origin.trim_end_matches('/').to_string(),
+            None => format!("http://{}", header_str(headers, "host").unwrap_or("127.0.0.1")),
+        };
+        let url = format!("{origin}/upload/v1beta/files?upload_id={id}&upload_protocol=resumable");
+        let mut response = json_response(StatusCode::OK, &json!({}));
+        for (name, value) in [("x-goog-upload-url", url.as_str()), ("x-goog-upload-status", "active")] {
+            if let Ok(value) = axum::http::HeaderValue::from_str(value) {
+                response.headers_mut().insert(name, value);
+            }
+        }
+        return response;
+    };
+    if !(command.contains("upload") && command.contains("finalize")) {
+        return error(&ErrorSpec::bad_request("x-goog-upload-command: upload, finalize is required"), format);
+    }
+    if header_str(headers, "x-goog-upload-offset").map(str::trim) != Some("0") {
+        return error(&ErrorSpec::bad_request("x-goog-upload-offset: 0 is required (one chunk)"), format);
+    }
+    let mut book = shared.book();
+    let Some(declared) = book.uploads.remove(&upload_id) else {
+        return not_found(format, "upload");
+    };
+    if body.len() != declared {
+        return error(
+            &ErrorSpec::bad_request(format!("the upload declared {declared} bytes and sent {}", body.len())),
+            format,
+        );
+    }
+    let name = format!("files/{}", book.new_id("mockfile"));
+    book.files.insert(name.clone(), body.to_string());
+    let mut response = json_response(
+        StatusCode::OK,
+        &json!({"file": {"name": name, "mimeType": "application/jsonl", "sizeBytes": declared.to_string(), "state": "ACTIVE", "source": "UPLOADED"}}),
+    );
+    response.headers_mut().insert("x-goog-upload-status", axum::http::HeaderValue::from_static("final"));
+    response
 }

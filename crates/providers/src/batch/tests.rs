@@ -96,13 +96,14 @@ fn inputs_are_split_by_each_limit() {
     for (wire, ep) in endpoints() {
         // A line's bytes, and the envelope's, measured on inputs of one and two lines.
         let size = |count| {
-            let all = BatchLimits { max_requests: usize::MAX, max_bytes: usize::MAX };
+            let all = BatchLimits { max_requests: usize::MAX, max_bytes: usize::MAX, file_bytes: None };
             batch_inputs_within(&ep, &lines(&ep, count, 50), all).unwrap()[0].payload.len()
         };
         let one = size(2) - size(1);
         let overhead = size(1) - one;
         for (count, max_requests, bytes_per_line, sizes) in cases {
-            let limits = BatchLimits { max_requests, max_bytes: overhead + (one as f64 * bytes_per_line) as usize };
+            let max_bytes = overhead + (one as f64 * bytes_per_line) as usize;
+            let limits = BatchLimits { max_requests, max_bytes, file_bytes: None };
             let inputs = batch_inputs_within(&ep, &lines(&ep, count, 50), limits).unwrap();
             let got: Vec<usize> = inputs.iter().map(|i| i.custom_ids.len()).collect();
             assert_eq!(got, sizes, "{wire:?} {count} lines, at most {max_requests}, {bytes_per_line} lines of bytes");
@@ -114,7 +115,11 @@ fn inputs_are_split_by_each_limit() {
                 "{wire:?}: every line once, in order"
             );
         }
-        let big = batch_inputs_within(&ep, &lines(&ep, 1, 5000), BatchLimits { max_requests: 10, max_bytes: 1000 });
+        let big = batch_inputs_within(
+            &ep,
+            &lines(&ep, 1, 5000),
+            BatchLimits { max_requests: 10, max_bytes: 1000, file_bytes: None },
+        );
         assert!(big.unwrap_err().contains("s0-a0 alone is"), "{wire:?}");
         let mut twice = lines(&ep, 2, 5);
         twice[1].0 = twice[0].0.clone();
@@ -137,7 +142,8 @@ fn calls_go_to_each_providers_batch_routes() {
         result_files: files.iter().map(|f| f.to_string()).collect(),
         reason: None,
     };
-    let input = BatchInput { custom_ids: vec!["s0-a0".into()], payload: "{\"requests\":[]}".into() };
+    let input = BatchInput { custom_ids: vec!["s0-a0".into()], payload: "{\"requests\":[]}".into(), file: true };
+    let inline = BatchInput { file: false, ..input.clone() };
     let [(_, openai), (_, anthropic), (_, gemini)] = endpoints();
     let cases: Vec<(HttpRequest, &str, &str)> = vec![
         (upload_request(&openai, Some(KEY), &input).unwrap().unwrap(), "POST", "https://api.openai.com/v1/files"),
@@ -178,7 +184,7 @@ fn calls_go_to_each_providers_batch_routes() {
             "https://api.anthropic.com/v1/messages/batches/msgbatch_1/results",
         ),
         (
-            create_request(&gemini, Some(KEY), &input, None).unwrap(),
+            create_request(&gemini, Some(KEY), &inline, None).unwrap(),
             "POST",
             "https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:batchGenerateContent",
         ),
@@ -196,6 +202,21 @@ fn calls_go_to_each_providers_batch_routes() {
             results_requests(&gemini, Some(KEY), &status("batches/b1", &[])).unwrap()[0].clone(),
             "GET",
             "https://generativelanguage.googleapis.com/v1beta/batches/b1",
+        ),
+        (
+            upload_request(&gemini, Some(KEY), &input).unwrap().unwrap(),
+            "POST",
+            "https://generativelanguage.googleapis.com/upload/v1beta/files",
+        ),
+        (
+            create_request(&gemini, Some(KEY), &input, Some("files/in1")).unwrap(),
+            "POST",
+            "https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:batchGenerateContent",
+        ),
+        (
+            results_requests(&gemini, Some(KEY), &status("batches/b1", &["files/out1"])).unwrap()[0].clone(),
+            "GET",
+            "https://generativelanguage.googleapis.com/download/v1beta/files/out1:download?alt=media",
         ),
     ];
     for (request, method, url) in &cases {
@@ -221,6 +242,29 @@ fn calls_go_to_each_providers_batch_routes() {
         assert!(status_request(&openai, None, bad).is_err(), "{bad}");
     }
     assert!(create_request(&openai, None, &input, None).is_err(), "OpenAI needs the uploaded file");
+    // Gemini's file: the resumable start declares the bytes; the batch names the file.
+    let start = &cases[13].0;
+    let said = |name: &str| start.headers.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str());
+    assert_eq!(said("x-goog-upload-protocol"), Some("resumable"));
+    assert_eq!(said("x-goog-upload-command"), Some("start"));
+    assert_eq!(said("x-goog-upload-header-content-length"), Some(input.payload.len().to_string().as_str()));
+    assert_eq!(said("x-goog-upload-header-content-type"), Some("application/jsonl"));
+    let create: Value = serde_json::from_str(&cases[14].0.body).unwrap();
+    assert_eq!(create["batch"]["inputConfig"], json!({"fileName": "files/in1"}));
+    assert!(create_request(&gemini, None, &input, None).is_err(), "a Gemini file needs its name");
+    assert!(upload_request(&gemini, None, &inline).unwrap().is_none(), "inline: nothing to upload");
+    assert!(upload_request(&anthropic, None, &inline).unwrap().is_none());
+    // The Files API sits beside the version: a base URL without one cannot say where.
+    let versionless = endpoint("gemini", "https://gemini.example.com", "m");
+    assert!(upload_request(&versionless, None, &input).unwrap_err().contains("…/v1beta"));
+    let proxied = endpoint("gemini", "https://proxy.example.com/google/v1beta/", "m");
+    assert_eq!(
+        upload_request(&proxied, None, &input).unwrap().unwrap().url,
+        "https://proxy.example.com/google/upload/v1beta/files"
+    );
+    for bad in ["files/../x", "files/a/b", "batches/b1"] {
+        assert!(results_requests(&gemini, None, &status("batches/b1", &[bad])).is_err(), "{bad}");
+    }
 }
 
 /// Every provider's states and counts, read into one status.
@@ -229,7 +273,7 @@ fn calls_go_to_each_providers_batch_routes() {
 fn statuses_of_every_provider_read_alike() {
     use BatchPhase::*;
     // (wire, body, phase, total, succeeded, failed, result files)
-    let cases: [(WireFormat, &str, BatchPhase, u64, u64, u64, &[&str]); 13] = [
+    let cases: [(WireFormat, &str, BatchPhase, u64, u64, u64, &[&str]); 15] = [
         (
             WireFormat::OpenAiChat,
             r#"{"id":"batch_1","status":"validating","request_counts":{"total":0,"completed":0,"failed":0}}"#,
@@ -346,6 +390,26 @@ fn statuses_of_every_provider_read_alike() {
             9,
             1,
             &[],
+        ),
+        // A batch made from an input file names its responses file: in the operation's
+        // response, or in the batch's output.
+        (
+            WireFormat::Gemini,
+            r#"{"name":"batches/b1","metadata":{"state":"BATCH_STATE_SUCCEEDED","batchStats":{"requestCount":"3","successfulRequestCount":"3"}},"done":true,"response":{"@type":"x","responsesFile":"files/out1"}}"#,
+            Completed,
+            3,
+            3,
+            0,
+            &["files/out1"],
+        ),
+        (
+            WireFormat::Gemini,
+            r#"{"name":"batches/b1","state":"BATCH_STATE_EXPIRED","output":{"responsesFile":"files/out2"},"batchStats":{"requestCount":"3","successfulRequestCount":"1"}}"#,
+            Expired,
+            3,
+            1,
+            0,
+            &["files/out2"],
         ),
     ];
     for (wire, body, phase, total, succeeded, failed, files) in cases {
@@ -470,4 +534,156 @@ fn gemini_inline_results_by_key_or_by_position() {
         ],
     );
     assert!(parse_results(WireFormat::Gemini, r#"{"name":"batches/b1"}"#, &ids)[0].is_err());
+}
+
+/// Gemini's lines go inline while they all fit in one inline batch, else as input files of
+/// `{key, request}` lines, split only by the file limit; without a file limit (a client that
+/// cannot upload), several inline batches.
+#[test]
+fn gemini_goes_as_a_file_beyond_its_inline_limit() {
+    let [_, _, (_, ep)] = endpoints();
+    let all = BatchLimits { max_requests: usize::MAX, max_bytes: usize::MAX, file_bytes: None };
+    let inline_size = |count| batch_inputs_within(&ep, &lines(&ep, count, 50), all).unwrap()[0].payload.len();
+    let file_size = |count| {
+        let limits = BatchLimits { max_bytes: 0, file_bytes: Some(usize::MAX), ..all };
+        batch_inputs_within(&ep, &lines(&ep, count, 50), limits).unwrap()[0].payload.len()
+    };
+    let inline_line = inline_size(2) - inline_size(1);
+    let overhead = inline_size(1) - inline_line;
+    let file_line = file_size(1);
+    assert_eq!(file_size(3), 3 * file_line);
+    // (lines, inline bytes in lines, file bytes in lines (None: no file), expected (file?, sizes))
+    let cases: [(usize, f64, Option<f64>, (bool, &[usize])); 6] = [
+        (4, 4.5, Some(100.0), (false, &[4])),
+        (4, 4.2, Some(100.0), (false, &[4])),
+        (5, 4.5, Some(100.0), (true, &[5])),
+        (7, 4.5, Some(3.0), (true, &[3, 3, 1])),
+        (5, 4.5, None, (false, &[4, 1])),
+        (1, 0.5, Some(2.0), (true, &[1])),
+    ];
+    for (count, inline, file, (as_file, sizes)) in cases {
+        let limits = BatchLimits {
+            max_requests: usize::MAX,
+            max_bytes: overhead + (inline_line as f64 * inline) as usize,
+            file_bytes: file.map(|f| (file_line as f64 * f) as usize),
+        };
+        let inputs = batch_inputs_within(&ep, &lines(&ep, count, 50), limits).unwrap();
+        let got: Vec<usize> = inputs.iter().map(|i| i.custom_ids.len()).collect();
+        assert_eq!(got, sizes, "{count} lines, {inline} inline, {file:?} file");
+        assert!(inputs.iter().all(|i| i.file == as_file), "{count} lines, {inline} inline, {file:?} file");
+        let ids: Vec<String> = inputs.iter().flat_map(|i| i.custom_ids.clone()).collect();
+        assert_eq!(ids, (0..count).map(|i| custom_id(i, 0)).collect::<Vec<_>>());
+        if as_file {
+            let live: Value = serde_json::from_str(&lines(&ep, 1, 50)[0].1.http.body).unwrap();
+            for input in &inputs {
+                assert!(input.payload.ends_with('\n') && !input.payload.contains(KEY));
+                for (line, id) in input.payload.lines().zip(&input.custom_ids) {
+                    let v: Value = serde_json::from_str(line).unwrap();
+                    assert_eq!((&v["key"], &v["request"]), (&json!(id), &live), "{line}");
+                }
+            }
+        }
+    }
+    // Without a file, the same lines as inline batches (what a browser that cannot upload sends).
+    let many = lines(&ep, 5, 50);
+    assert!(inline_inputs(&ep, &many).unwrap().iter().all(|i| !i.file));
+    // The documented limits, with their margins.
+    let gemini = batch_limits(WireFormat::Gemini);
+    assert_eq!((GEMINI_INLINE_LIMIT_20_MB, GEMINI_FILE_LIMIT_2_GB), (20_000_000, 2_000_000_000));
+    assert!(gemini.max_bytes < GEMINI_INLINE_LIMIT_20_MB && gemini.file_bytes < Some(GEMINI_FILE_LIMIT_2_GB));
+}
+
+/// Gemini's resumable upload: the start's answer gives the address for the bytes, which must be
+/// on the base URL's origin; the bytes go there without the key; the last answer is the file.
+#[test]
+fn gemini_uploads_in_two_calls_to_the_origin_the_user_confirmed() {
+    let [_, _, (_, ep)] = endpoints();
+    let input = BatchInput { custom_ids: vec!["s0-a0".into()], payload: "{\"key\":\"s0-a0\"}\n".into(), file: true };
+    let here =
+        "https://generativelanguage.googleapis.com/upload/v1beta/files?upload_id=AB-12&upload_protocol=resumable";
+    let with = |url: &str| vec![("X-Goog-Upload-URL".to_string(), url.to_string())];
+    enum Want {
+        Next(&'static str),
+        File(&'static str),
+        Fails(ErrorKind, &'static str),
+    }
+    // (status, headers, body, what it leads to)
+    let cases: Vec<(u16, Vec<(String, String)>, &str, Want)> = vec![
+        (200, with(here), "{}", Want::Next(here)),
+        (
+            200,
+            with("https://upload.evil.example/upload?upload_id=1"),
+            "",
+            Want::Fails(ErrorKind::BadRequest, "refused"),
+        ),
+        (200, with("http://generativelanguage.googleapis.com/u"), "", Want::Fails(ErrorKind::BadRequest, "refused")),
+        (
+            200,
+            with("https://generativelanguage.googleapis.com:8443/u"),
+            "",
+            Want::Fails(ErrorKind::BadRequest, "refused"),
+        ),
+        (200, vec![], "{}", Want::Fails(ErrorKind::Blocked, "x-goog-upload-url")),
+        (200, vec![], r#"{"file":{"name":"files/abc-1","state":"ACTIVE"}}"#, Want::File("files/abc-1")),
+        (200, vec![], r#"{"file":{"name":"files/../x"}}"#, Want::Fails(ErrorKind::Unreadable, "files/ID")),
+        (200, vec![], r#"{"file":{"name":"batches/x"}}"#, Want::Fails(ErrorKind::Unreadable, "files/ID")),
+        (
+            403,
+            vec![],
+            r#"{"error":{"code":403,"message":"Permission denied","status":"PERMISSION_DENIED"}}"#,
+            Want::Fails(ErrorKind::Forbidden, "Permission denied"),
+        ),
+    ];
+    for (status, headers, body, want) in cases {
+        let got = parse_upload(&ep, &input, status, &headers, body);
+        match (got, want) {
+            (Ok(Uploaded::Next(request)), Want::Next(url)) => {
+                assert_eq!((request.method.as_str(), request.url.as_str()), ("POST", url));
+                assert_eq!(request.body, input.payload);
+                let said = |name: &str| request.headers.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone());
+                assert_eq!(said("x-goog-upload-command").as_deref(), Some("upload, finalize"));
+                assert_eq!(said("x-goog-upload-offset").as_deref(), Some("0"));
+                assert!(said("x-goog-api-key").is_none(), "the bytes go without the key");
+            }
+            (Ok(Uploaded::File(name)), Want::File(want)) => assert_eq!(name, want),
+            (Err(e), Want::Fails(kind, words)) => {
+                assert_eq!(e.kind, kind, "{status} {body}: {e}");
+                assert!(e.to_string().contains(words), "{status} {body}: {e}");
+            }
+            (got, _) => panic!("{status} {headers:?} {body}: got {got:?}"),
+        }
+    }
+    // OpenAI's one upload answers with the file.
+    let [(_, openai), ..] = endpoints();
+    assert_eq!(parse_upload(&openai, &input, 200, &[], r#"{"id":"file-1"}"#).unwrap(), Uploaded::File("file-1".into()));
+}
+
+/// A responses file: one `{key, response | error}` line per request, in any order, matched by
+/// key (by position only for a line without one).
+#[test]
+fn gemini_results_file_lines_by_key() {
+    let ids: Vec<String> = (0..4).map(|i| custom_id(i, 0)).collect();
+    let body = [
+        r#"{"key":"s3-a0","response":{"candidates":[{"content":{"parts":[{"text":"three"}]},"finishReason":"STOP"}],"usageMetadata":{"promptTokenCount":5,"candidatesTokenCount":1}}}"#,
+        "",
+        r#"{"key":"s0-a0","error":{"code":500,"message":"Internal error","status":"INTERNAL"}}"#,
+        r#"{"response":{"candidates":[{"content":{"parts":[{"text":"by place"}]},"finishReason":"STOP"}],"usageMetadata":{"promptTokenCount":6,"candidatesTokenCount":2}}}"#,
+        r#"{"key":"s1-a0","error":{"code":400,"message":"Request contains an invalid argument.","status":"INVALID_ARGUMENT"}}"#,
+    ]
+    .join("\n");
+    check_results(
+        WireFormat::Gemini,
+        &body,
+        &ids,
+        &[
+            ("s3-a0", Ok((&["three"], 5, 1))),
+            ("s0-a0", Err((ErrorKind::ServerError, "Internal error"))),
+            // The third line (of results): the third request.
+            ("s2-a0", Ok((&["by place"], 6, 2))),
+            ("s1-a0", Err((ErrorKind::BadRequest, "invalid argument"))),
+        ],
+    );
+    let bad = parse_results(WireFormat::Gemini, "{\"key\":\"s0-a0\"}\n{broken\n", &ids);
+    assert!(bad[0].as_ref().unwrap_err().contains("neither response nor error"), "{bad:?}");
+    assert!(bad[1].as_ref().unwrap_err().starts_with("Gemini results file line 2: not JSON"), "{bad:?}");
 }
