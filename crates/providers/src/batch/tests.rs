@@ -553,6 +553,7 @@ fn gemini_goes_as_a_file_beyond_its_inline_limit() {
     let file_line = file_size(1);
     assert_eq!(file_size(3), 3 * file_line);
     // (lines, inline bytes in lines, file bytes in lines (None: no file), expected (file?, sizes))
+    #[allow(clippy::type_complexity)] // a table of cases, one tuple a row
     let cases: [(usize, f64, Option<f64>, (bool, &[usize])); 6] = [
         (4, 4.5, Some(100.0), (false, &[4])),
         (4, 4.2, Some(100.0), (false, &[4])),
@@ -608,6 +609,7 @@ fn gemini_uploads_in_two_calls_to_the_origin_the_user_confirmed() {
         Fails(ErrorKind, &'static str),
     }
     // (status, headers, body, what it leads to)
+    #[allow(clippy::type_complexity)] // a table of cases, one tuple a row
     let cases: Vec<(u16, Vec<(String, String)>, &str, Want)> = vec![
         (200, with(here), "{}", Want::Next(here)),
         (
