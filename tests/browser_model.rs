@@ -4,10 +4,11 @@
 //! those crates/localmodel/tests/reference.rs checks natively, with the same tolerances.
 
 use std::path::PathBuf;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use execbench_model_files::download::Checksum;
 use execbench_testkit::browser::Browser;
+use execbench_testkit::model_worker::{WorkerFile, ask_loaded_worker};
 use execbench_testkit::static_server::{SUB_PATH, StaticServer};
 use serde_json::{Value, json};
 
@@ -39,25 +40,6 @@ fn max_abs_diff(a: &[f32], b: &[f32]) -> f32 {
     a.iter().zip(b).map(|(x, y)| (x - y).abs()).fold(0.0, f32::max)
 }
 
-/// Drives a fresh model worker in the page: download both files, load, then the logits.
-const DRIVE: &str = r#"
-    const [gguf, ggufSha, tokenizer, tokenizerSha, prompt, forced] = arguments;
-    window.__model = null;
-    const w = new Worker('execbench-model-worker_loader.js');
-    const send = (m) => w.postMessage(JSON.stringify(m));
-    const file = (url, sha256) => ({ url, sha256, bytes: null });
-    w.onerror = (e) => { window.__model = { kind: 'error', message: String(e.message) }; };
-    w.onmessage = (e) => {
-        const m = JSON.parse(e.data);
-        if (m.kind === 'progress') return;
-        if (m.kind === 'ready') send({ kind: 'download', file: file(gguf, ggufSha) });
-        else if (m.kind === 'downloaded' && m.url === gguf) send({ kind: 'download', file: file(tokenizer, tokenizerSha) });
-        else if (m.kind === 'downloaded') send({ kind: 'load', gguf, tokenizer });
-        else if (m.kind === 'loaded') send({ kind: 'logits', prompt, forced });
-        else { window.__model = m; w.terminate(); }
-    };
-"#;
-
 #[tokio::test(flavor = "multi_thread")]
 async fn the_model_worker_matches_the_numpy_reference_in_chromium() {
     let server = StaticServer::mount(vec![
@@ -73,24 +55,11 @@ async fn the_model_worker_matches_the_numpy_reference_in_chromium() {
         let m = &reference["models"][name];
         let greedy = ids(&m["greedy_tokens"]);
         let url = |file: &str| format!("{}/models/{file}", server.origin);
-        let args = vec![
-            json!(url(name)),
-            json!(Checksum::of(&read(name))),
-            json!(url("tokenizer.json")),
-            json!(Checksum::of(&read("tokenizer.json"))),
-            json!(prompt),
-            json!(greedy),
-        ];
-        b.client.execute(DRIVE, args).await.unwrap();
-        let deadline = Instant::now() + Duration::from_secs(60);
-        let answer = loop {
-            let got = b.client.execute("return window.__model", vec![]).await.unwrap();
-            if !got.is_null() {
-                break got;
-            }
-            assert!(Instant::now() < deadline, "{name}: no answer from the model worker in 60 s");
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        };
+        let file = |file: &str| WorkerFile { url: url(file), sha256: Checksum::of(&read(file)) };
+        let question = json!({"kind": "logits", "prompt": prompt, "forced": greedy});
+        let answer =
+            ask_loaded_worker(&b, &file(name), &file("tokenizer.json"), question, Duration::from_secs(60)).await;
+        let answer = answer.unwrap_or_else(|e| panic!("{name}: {e}"));
         assert_eq!(answer["kind"], "logits", "{name}: {answer}");
         assert!(answer["error"].is_null(), "{name}: {answer}");
         let rows: Vec<Vec<f32>> = serde_json::from_value(answer["rows"].clone()).unwrap();

@@ -106,6 +106,12 @@ impl ApiForm {
         self.provider.get() == simulate::PROVIDER
     }
 
+    /// Whether this page answers the requests itself (the simulated or the in-browser model), so
+    /// that the form has no address, key or reasoning settings to ask for.
+    pub fn is_answered_here(self) -> bool {
+        self.is_simulated() || self.is_in_browser()
+    }
+
     /// The model that runs in this page's own worker (`local`).
     pub fn is_in_browser(self) -> bool {
         self.provider.get() == crate::browser::local_http::PROVIDER

@@ -144,6 +144,8 @@ impl LocalModelForm {
                 }
                 Err(e) => (false, e),
             };
+            // The outcome says how it ended; a last "Downloading …" line would read as still going.
+            let _ = progress.try_set(None);
             self.say(ok, words);
             self.refresh();
         });

@@ -4,10 +4,11 @@
 //! the native engine and llama.cpp were given, with the worker's own clock.
 
 use std::path::Path;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use execbench_model_files::download::Checksum;
 use execbench_testkit::browser::Browser;
+use execbench_testkit::model_worker::{WorkerFile, ask_loaded_worker};
 use execbench_testkit::static_server::{SUB_PATH, StaticServer};
 use serde_json::{Value, json};
 
@@ -17,25 +18,6 @@ pub struct PageTiming {
     pub decode_s: f64,
     pub first_tokens: Vec<u32>,
 }
-
-/// Drives a fresh worker: download both files, load, time. The answer lands in `window.__timed`.
-const DRIVE: &str = r#"
-    const [gguf, ggufSha, tokenizer, tokenizerSha, prompt, steps] = arguments;
-    window.__timed = null;
-    const w = new Worker('execbench-model-worker_loader.js');
-    const send = (m) => w.postMessage(JSON.stringify(m));
-    const file = (url, sha256) => ({ url, sha256, bytes: null });
-    w.onerror = (e) => { window.__timed = { kind: 'error', error: String(e.message) }; };
-    w.onmessage = (e) => {
-        const m = JSON.parse(e.data);
-        if (m.kind === 'progress') return;
-        if (m.kind === 'ready') send({ kind: 'download', file: file(gguf, ggufSha) });
-        else if (m.kind === 'downloaded' && m.url === gguf) send({ kind: 'download', file: file(tokenizer, tokenizerSha) });
-        else if (m.kind === 'downloaded') send({ kind: 'load', gguf, tokenizer });
-        else if (m.kind === 'loaded') send({ kind: 'time', prompt, steps });
-        else { window.__timed = m; w.terminate(); }
-    };
-"#;
 
 /// One GGUF file of `files` (with its tokenizer.json) timed in the page.
 pub async fn measure(files: &Path, gguf: &str, prompt: &[u32], steps: u32) -> Result<PageTiming, String> {
@@ -49,26 +31,10 @@ pub async fn measure(files: &Path, gguf: &str, prompt: &[u32], steps: u32) -> Re
     let b = Browser::launch().await;
     let outcome = async {
         b.client.goto(&server.base_url).await.map_err(|e| e.to_string())?;
-        let args = vec![
-            json!(url(gguf)),
-            json!(sha(gguf)?),
-            json!(url("tokenizer.json")),
-            json!(sha("tokenizer.json")?),
-            json!(prompt),
-            json!(steps),
-        ];
-        b.client.execute(DRIVE, args).await.map_err(|e| e.to_string())?;
-        let deadline = Instant::now() + Duration::from_secs(1200);
-        loop {
-            let got = b.client.execute("return window.__timed", vec![]).await.map_err(|e| e.to_string())?;
-            if !got.is_null() {
-                return read(&got);
-            }
-            if Instant::now() > deadline {
-                return Err("no answer from the model worker in 20 minutes".to_string());
-            }
-            tokio::time::sleep(Duration::from_millis(500)).await;
-        }
+        let file = |name: &str| Ok::<_, String>(WorkerFile { url: url(name), sha256: sha(name)? });
+        let question = json!({"kind": "time", "prompt": prompt, "steps": steps});
+        let timeout = Duration::from_secs(1200);
+        read(&ask_loaded_worker(&b, &file(gguf)?, &file("tokenizer.json")?, question, timeout).await?)
     }
     .await;
     b.close().await;

@@ -52,11 +52,13 @@ pub enum ChatError {
 }
 
 impl ChatError {
-    /// The HTTP status a server would answer with (499: the client went away).
+    /// The HTTP status a server would answer with (499: the client went away). A model error is
+    /// 422, not 500: it fails the same way every time it is asked, so the engine must not retry it
+    /// as it retries a server's passing fault (a 4xx fails the attempt, once).
     pub fn status(&self) -> u16 {
         match self {
             ChatError::BadRequest(_) => 400,
-            ChatError::Model(_) => 500,
+            ChatError::Model(_) => 422,
             ChatError::Stopped => 499,
         }
     }
@@ -70,7 +72,11 @@ impl ChatError {
 
     /// An OpenAI-style error body, which the providers' error classifier reads.
     pub fn body(&self) -> Vec<u8> {
-        let kind = if matches!(self, ChatError::BadRequest(_)) { "invalid_request_error" } else { "server_error" };
+        let kind = match self {
+            ChatError::BadRequest(_) => "invalid_request_error",
+            ChatError::Model(_) => "model_error",
+            ChatError::Stopped => "stopped",
+        };
         json!({"error": {"message": self.message(), "type": kind}}).to_string().into_bytes()
     }
 }

@@ -10,8 +10,8 @@ use execbench_localmodel::chat_api::{
 };
 use execbench_localmodel::{GenerateOptions, Sampling};
 use execbench_providers::{
-    Endpoint, ErrorKind, GenerationParams, Message, StreamParser, WireFormat, build_request, classify_error,
-    parse_response, preset,
+    Disposition, Endpoint, ErrorKind, GenerationParams, Message, StreamParser, WireFormat, build_request,
+    classify_error, parse_response, preset,
 };
 use serde_json::{Value, json};
 
@@ -261,4 +261,12 @@ fn stop_and_errors_are_answers_the_providers_classify() {
         assert_eq!(classified.kind, kind, "{classified:?}");
         assert!(classified.message.contains(want), "{classified:?}");
     }
+
+    // A model that fails while answering fails the same way when asked again: the engine fails
+    // the attempt once rather than retrying it as a server's passing fault.
+    let failed = ChatError::Model("the chat template (GGUF key tokenizer.chat_template): unknown filter".into());
+    let classified =
+        classify_error(WireFormat::OpenAiChat, failed.status(), &[], std::str::from_utf8(&failed.body()).unwrap());
+    assert_eq!(classified.kind.disposition(), Disposition::FailAttempt, "{classified:?}");
+    assert!(classified.message.contains("unknown filter"), "{classified:?}");
 }

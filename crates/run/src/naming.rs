@@ -13,10 +13,15 @@ use crate::store::RunStore;
 pub const MAX_NAME_CHARS: usize = 120;
 
 /// The host (and a port that is not the scheme's default) of an API run's endpoint; `None` for a
-/// run with no endpoint (offline models, re-scored files). Never a path, query or credentials.
+/// run with no endpoint (offline models, re-scored files) and for the presets answered in-process
+/// (the simulated and the local model: their `.invalid` addresses name no server, and would only
+/// puzzle where runs are listed). Never a path, query or credentials.
 pub fn endpoint_host(manifest: &RunManifest) -> Option<String> {
     let api = manifest.api.as_ref()?;
     let address = Address::parse(&api.endpoint.base_url).ok()?;
+    if address.host.ends_with(".invalid") {
+        return None;
+    }
     let default_port = if address.scheme == "https" { 443 } else { 80 };
     Some(if address.port == default_port { address.host } else { format!("{}:{}", address.host, address.port) })
 }
@@ -153,6 +158,8 @@ mod tests {
             ("http://localhost:11434/v1", Some("localhost:11434")),
             ("http://a:b@[::1]:9/v1?api-key=s", Some("[::1]:9")),
             ("not a url", None),
+            ("http://local-model.invalid/v1", None),
+            ("http://simulated.invalid/v1", None),
         ];
         for (url, expected) in cases {
             assert_eq!(endpoint_host(&api_manifest(url, "m")).as_deref(), expected, "{url}");

@@ -2,6 +2,7 @@
 //! and driving headless Chromium. No test logic lives here.
 
 pub mod browser;
+pub mod model_worker;
 pub mod static_server;
 
 use std::path::PathBuf;

@@ -45,25 +45,29 @@ pub fn ApiSettingsPanel(form: ApiForm) -> impl IntoView {
                 </label>
                 {text_field("Model", form.model, "api-model", "text", "")}
             </div>
-            <label class="field grow">
-                <span class="label">"Base URL"</span>
-                <input type="url" data-testid="api-base-url" prop:value=move || form.base_url.get() on:input=move |ev| { form.base_url.set(event_target_value(&ev)); form.refill_key(); } />
-            </label>
-            <div class="row-fields">
+            // The simulated and the in-browser model are answered in this page: no address, no key.
+            <Show when=move || !form.is_answered_here()>
                 <label class="field grow">
-                    <span class="label">"API key"</span>
-                    <input type="password" data-testid="api-key" prop:value=move || form.key.get() on:input=move |ev| { form.key_filled_for.set(None); form.key.set(event_target_value(&ev)); } />
+                    <span class="label">"Base URL"</span>
+                    <input type="url" data-testid="api-base-url" prop:value=move || form.base_url.get() on:input=move |ev| { form.base_url.set(event_target_value(&ev)); form.refill_key(); } />
                 </label>
-                <label class="field check">
-                    <input type="checkbox" data-testid="api-remember" prop:checked=move || form.remember_key.get() on:change=move |ev| form.remember_key.set(event_target_checked(&ev)) />
-                    " remember on this device"
-                </label>
-            </div>
-            <Show when=move || form.remember_key.get()>
-                <p class="muted small">"The key will be kept in this browser's storage: anyone using this browser profile can read it."</p>
+                <div class="row-fields">
+                    <label class="field grow">
+                        <span class="label">"API key"</span>
+                        <input type="password" data-testid="api-key" prop:value=move || form.key.get() on:input=move |ev| { form.key_filled_for.set(None); form.key.set(event_target_value(&ev)); } />
+                    </label>
+                    <label class="field check">
+                        <input type="checkbox" data-testid="api-remember" prop:checked=move || form.remember_key.get() on:change=move |ev| form.remember_key.set(event_target_checked(&ev)) />
+                        " remember on this device"
+                    </label>
+                </div>
+                <Show when=move || form.remember_key.get()>
+                    <p class="muted small">"The key will be kept in this browser's storage: anyone using this browser profile can read it."</p>
+                </Show>
+                {move || form.http_warning().map(|w| view! { <p class="error-box small" role="alert" data-testid="api-http-warning">{format!("Careful: {w}.")}</p> })}
+                <p class="muted small">"The key is sent only to the provider and address typed here (a run file from elsewhere asks first), a remembered key only to the address it was used with, and never stored in results, exports or links."</p>
             </Show>
-            {move || form.http_warning().map(|w| view! { <p class="error-box small" role="alert" data-testid="api-http-warning">{format!("Careful: {w}.")}</p> })}
-            <p class="muted small">"The key is sent only to the provider and address typed here (a run file from elsewhere asks first), a remembered key only to the address it was used with, and never stored in results, exports or links. Empty temperature or top-p: not sent (reasoning models refuse them); the results say when the parameters differ from CodeCrash's protocol (2000 tokens, 0.2, 0.95)."</p>
+            <p class="muted small">"Empty temperature or top-p: not sent (reasoning models refuse them); the results say when the parameters differ from CodeCrash's protocol (2000 tokens, 0.2, 0.95)."</p>
             <div class="row-fields">
                 {text_field("Max tokens", form.max_tokens, "api-max-tokens", "number", "narrow-field")}
                 {text_field("Temperature", form.temperature, "api-temperature", "text", "narrow-field")}
@@ -71,15 +75,17 @@ pub fn ApiSettingsPanel(form: ApiForm) -> impl IntoView {
                 {text_field("Concurrency", form.concurrency, "api-concurrency", "number", "narrow-field")}
                 {text_field("Delay (ms)", form.delay_ms, "api-delay", "number", "narrow-field")}
                 {text_field("Time-out (s)", form.timeout_s, "api-timeout", "number", "narrow-field")}
-                <label class="field narrow-field">
-                    <span class="label">"Reasoning effort"</span>
-                    <select data-testid="api-reasoning-effort" on:change=move |ev| form.reasoning_effort.set(event_target_value(&ev))>
-                        {["", "low", "medium", "high"].into_iter().map(|e| view! {
-                            <option value=e selected=move || form.reasoning_effort.get() == e>{if e.is_empty() { "not sent" } else { e }}</option>
-                        }).collect_view()}
-                    </select>
-                </label>
-                {text_field("Thinking budget", form.thinking_budget, "api-thinking-budget", "number", "narrow-field")}
+                <Show when=move || !form.is_answered_here()>
+                    <label class="field narrow-field">
+                        <span class="label">"Reasoning effort"</span>
+                        <select data-testid="api-reasoning-effort" on:change=move |ev| form.reasoning_effort.set(event_target_value(&ev))>
+                            {["", "low", "medium", "high"].into_iter().map(|e| view! {
+                                <option value=e selected=move || form.reasoning_effort.get() == e>{if e.is_empty() { "not sent" } else { e }}</option>
+                            }).collect_view()}
+                        </select>
+                    </label>
+                    {text_field("Thinking budget", form.thinking_budget, "api-thinking-budget", "number", "narrow-field")}
+                </Show>
                 <label class="field check">
                     <input type="checkbox" data-testid="api-stream" prop:checked=move || form.stream.get() on:change=move |ev| form.stream.set(event_target_checked(&ev)) />
                     " stream"
