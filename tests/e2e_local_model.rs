@@ -210,6 +210,9 @@ async fn download_evaluate_stop_reload_and_resume_without_a_second_download() {
     assert_eq!(records(&b).await, 20, "one record per sample");
     assert_eq!(model_gets(&server).len(), gets_before_run, "no model file fetched again after the reload");
     b.screenshot("local-model-resumed").await;
+    // Answered in this page: the run is listed without the preset's `.invalid` address.
+    let row = js(&b, "return document.querySelector('[data-testid=run-row]').innerText").await;
+    assert!(!row.as_str().unwrap().contains(".invalid"), "{row}");
     // Compared like any run.
     b.client.goto(&format!("{}#/compare", server.base_url)).await.unwrap();
     b.click("[data-testid=compare-run]").await;
@@ -244,6 +247,9 @@ async fn a_wrong_checksum_and_a_full_quota_are_refused_with_a_message() {
     b.fill("[data-testid=local-gguf-sha256]", &sha256_of(GGUF)).await;
     let (ok, said) = download(&b).await;
     assert!(!ok && said.contains("QuotaExceededError") && said.contains("remove kept models"), "{said}");
+    // Nothing says it is still downloading, and a model answered here asks for no address or key.
+    let left = js(&b, "return ['local-progress', 'api-key', 'api-base-url', 'api-reasoning-effort'].filter(t => document.querySelector(`[data-testid=${t}]`))").await;
+    assert_eq!(left, json!([]), "shown after a failed download of the in-browser model");
     b.screenshot("local-model-quota").await;
     b.cdp("Storage.overrideQuotaForOrigin", json!({ "origin": origin })).await.unwrap();
     b.close().await;

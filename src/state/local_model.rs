@@ -144,8 +144,11 @@ impl LocalModelForm {
                 }
                 Err(e) => (false, e),
             };
-            // The outcome says how it ended; a last "Downloading …" line would read as still going.
-            let _ = progress.try_set(None);
+            // A download that failed is said so; its last "Downloading …" line would read as still
+            // going. One that ended keeps its 100%.
+            if !ok {
+                let _ = progress.try_set(None);
+            }
             self.say(ok, words);
             self.refresh();
         });
