@@ -219,7 +219,21 @@ pub fn estimate_run(
 ) -> Estimate {
     let samples = prompts.len();
     let estimated: u64 = prompts.iter().map(|p| estimate_tokens(p)).sum::<u64>() * requests_per_sample as u64;
-    let output_tokens_max = samples as u64 * n as u64 * max_tokens;
+    estimate_answers(samples, n, (samples * n) as u64, estimated, max_tokens, price, pilot)
+}
+
+/// [`estimate_run`] for `answers` in all (samples x n, or fewer for a run carried on), with the
+/// prompt tokens `estimated` already counted for every request.
+pub(crate) fn estimate_answers(
+    samples: usize,
+    n: usize,
+    answers: u64,
+    estimated: u64,
+    max_tokens: u64,
+    price: Option<Price>,
+    pilot: Option<&PilotFigures>,
+) -> Estimate {
+    let output_tokens_max = answers * max_tokens;
     let measured = pilot.and_then(|p| p.output_per_answer().map(|per_answer| (p, per_answer)));
     let (prompt_tokens, output_tokens_expected, usage_expected, basis) = match measured {
         None => {
@@ -243,7 +257,7 @@ pub fn estimate_run(
         Some((pilot, per_answer)) => {
             let ratio = pilot.prompt_ratio();
             let prompt_tokens = (estimated as f64 * ratio.unwrap_or(1.0)).round() as u64;
-            let output = ((samples * n) as f64 * per_answer).round().min(output_tokens_max as f64) as u64;
+            let output = (answers as f64 * per_answer).round().min(output_tokens_max as f64) as u64;
             let share = |part: u64, whole: u64| if whole == 0 { 0.0 } else { part.min(whole) as f64 / whole as f64 };
             let usage = Usage {
                 prompt_tokens,
