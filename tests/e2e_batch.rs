@@ -14,8 +14,12 @@ use std::time::{Duration, Instant};
 
 use execbench_mockserver::{AnswerPolicy, BatchScript, MockConfig, MockServer, bundled_dataset};
 use execbench_providers::Usage;
+use execbench_run::batch::RetryVia;
 use execbench_run::cost::Price;
+use execbench_run::cost::continuation::{describe_continuation, estimate_continuation};
+use execbench_run::manifest::RunEntry;
 use execbench_run::record::SampleRecord;
+use execbench_run::session;
 use execbench_testkit::browser::{Browser, KeptProfile};
 use execbench_testkit::static_server::StaticServer;
 use fantoccini::Locator;
@@ -428,7 +432,45 @@ async fn retry_errors_live_finishes_a_batch_runs_errors() {
     mock.reset();
     let retry = b.wait_text(&row(&id, "run-retry"), Duration::from_secs(10), |t| !t.is_empty()).await;
     assert_eq!(retry, "Retry errors live");
+
+    // A priced run says first what going on asks and costs, at the price the provider bills: the
+    // library's own estimate of the stored run (made here, natively), word for word. Cancel sends
+    // nothing.
+    let (runs, records) = stored(&b).await;
+    let entry: RunEntry = serde_json::from_value(
+        runs.into_iter().find(|r| r["manifest"]["run_id"] == id.as_str()).expect("the run is stored"),
+    )
+    .unwrap();
+    let records: Vec<SampleRecord> = records_of(&records, &id).into_values().collect();
+    let dataset = bundled_dataset().unwrap();
+    let api = entry.manifest.api.clone().unwrap();
+    let expected = |as_batch: bool| {
+        let plan = match as_batch {
+            true => execbench_run::batch::retry_errors(&entry, records.clone(), &dataset, RetryVia::Batch, None),
+            false => session::continuation(&entry, records.clone(), &dataset, session::Continue::RetryErrors, None),
+        }
+        .unwrap();
+        let supports_n = api.endpoint.supports_n();
+        let e =
+            estimate_continuation(&plan.entry, &plan.job, &records, as_batch, supports_n, api.params.max_tokens as u64);
+        describe_continuation(&e)
+    };
+    for (button, as_batch, words) in
+        [("run-retry-batch", true, "at the batch price"), ("run-retry", false, "at the live price")]
+    {
+        b.click(&row(&id, button)).await;
+        let line = b.wait_text("[data-testid=runs-estimate-line]", Duration::from_secs(10), |t| !t.is_empty()).await;
+        assert!(line.starts_with("asks 7 answers of 7 samples") && line.contains(words), "{button}: {line}");
+        assert_eq!(line, expected(as_batch), "{button}: the page's estimate is the library's");
+        if as_batch {
+            assert!(line.contains("less than live"), "{line}");
+        }
+        b.click("[data-testid=runs-estimate-cancel]").await;
+    }
+    let stats = mock.stats();
+    assert_eq!((stats.requests_total, stats.batch_calls.len()), (0, 0), "an estimate cancelled sends nothing");
     b.click(&row(&id, "run-retry")).await;
+    b.click("[data-testid=runs-estimate-go]").await;
     wait_run(&b, true, "finished", Duration::from_secs(30)).await;
     let deadline = Instant::now() + Duration::from_secs(30);
     loop {

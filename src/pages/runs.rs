@@ -6,7 +6,8 @@
 use std::sync::Arc;
 
 use execbench_providers::{KeyScope, KeyUse};
-use execbench_run::batch;
+use execbench_run::batch::{self, RetryVia};
+use execbench_run::cost::continuation::{describe_continuation, estimate_continuation};
 use execbench_run::cost::estimate::format_tokens;
 use execbench_run::cost::format_usd;
 use execbench_run::eviction::RecordsCheck;
@@ -48,6 +49,22 @@ struct RunsPageState {
     confirm_endpoint: RwSignal<Option<PendingContinuation>>,
     /// The batch run Check now is asking about.
     checking: RwSignal<Option<String>>,
+    /// A priced run's Resume, Retry errors or Extend: what it would ask and cost, shown until the
+    /// user goes on or cancels.
+    confirm_cost: RwSignal<Option<PendingCost>>,
+}
+
+/// A continuation whose estimate waits for the user's yes.
+#[derive(Clone)]
+struct PendingCost {
+    entry: RunEntry,
+    what: Action,
+    key: Option<String>,
+    cap: Option<f64>,
+    /// `describe_continuation`'s line.
+    line: String,
+    /// With every answer at the token limit it could pass the run's cap (a batch is then refused).
+    could_pass_cap: bool,
 }
 
 /// What a Runs action does once the key rules are met: carry the run on with live requests, or
@@ -163,7 +180,61 @@ fn confirm_endpoint(app: AppState, state: RunsPageState) {
     go_on(app, state, pending.entry, pending.what, Some(typed).filter(|k| !k.is_empty()), pending.cap)
 }
 
+/// A run with a price (above zero) first shows what going on would ask and cost, at the price
+/// the provider bills it (`execbench_run::cost::continuation`); free runs (the simulated model,
+/// local servers, the in-browser model) and runs without a price go on at once.
 fn go_on(app: AppState, state: RunsPageState, entry: RunEntry, what: Action, key: Option<String>, cap: Option<f64>) {
+    let priced = entry.live_price().is_some_and(|p| p.input > 0.0 || p.output > 0.0);
+    let Some(api) = entry.manifest.api.clone().filter(|_| priced) else {
+        return proceed(app, state, entry, what, key, cap);
+    };
+    let DatasetState::Loaded(report) = app.dataset.get_untracked() else {
+        return state.message.set(Some((false, "the dataset is still loading".into())));
+    };
+    let as_batch = match what {
+        Action::Carry(_) => false,
+        Action::RetryAsBatch => true,
+        Action::Batches(_) => return proceed(app, state, entry, what, key, cap),
+    };
+    leptos::task::spawn_local(async move {
+        let store = app.runs.store().await;
+        let records = match store.records(entry.id()).await {
+            Ok(records) => records,
+            Err(e) => return state.message.set(Some((false, format!("{}: {e}", entry.id())))),
+        };
+        let plan = match what {
+            Action::Carry(continue_as) => {
+                execbench_run::session::continuation(&entry, records.clone(), &report.samples, continue_as, cap)
+            }
+            _ => execbench_run::batch::retry_errors(&entry, records.clone(), &report.samples, RetryVia::Batch, cap),
+        };
+        let plan = match plan {
+            Ok(plan) => plan,
+            Err(e) => return state.message.set(Some((false, e))),
+        };
+        let supports_n = api.endpoint.supports_n();
+        let max_tokens = api.params.max_tokens as u64;
+        let estimate = estimate_continuation(&plan.entry, &plan.job, &records, as_batch, supports_n, max_tokens);
+        state.message.set(None);
+        state.confirm_cost.set(Some(PendingCost {
+            entry,
+            what,
+            key,
+            cap,
+            line: describe_continuation(&estimate),
+            could_pass_cap: estimate.could_pass_cap(),
+        }));
+    });
+}
+
+/// The user's yes to the estimate.
+fn confirm_cost(app: AppState, state: RunsPageState) {
+    let Some(p) = state.confirm_cost.get_untracked() else { return };
+    state.confirm_cost.set(None);
+    proceed(app, state, p.entry, p.what, p.key, p.cap)
+}
+
+fn proceed(app: AppState, state: RunsPageState, entry: RunEntry, what: Action, key: Option<String>, cap: Option<f64>) {
     let what = match what {
         Action::Carry(what) => what,
         Action::Batches(action) => return check_batches(app, state, entry, key, action),
@@ -289,6 +360,7 @@ pub fn RunsPage() -> impl IntoView {
         message: RwSignal::new(None),
         confirm_delete: RwSignal::new(None),
         confirm_endpoint: RwSignal::new(None),
+        confirm_cost: RwSignal::new(None),
         checking: RwSignal::new(None),
     };
     let job = evaluation_run();
@@ -353,6 +425,17 @@ pub fn RunsPage() -> impl IntoView {
                     <div class="toolbar">
                         <button class="danger" data-testid="runs-confirm-go" on:click=move |_| confirm_endpoint(app, state)>{format!("Send requests to {}", p.origin)}</button>
                         <button data-testid="runs-confirm-cancel" on:click=move |_| state.confirm_endpoint.set(None)>"Cancel"</button>
+                    </div>
+                </div>
+            })}
+            {move || state.confirm_cost.get().map(|p| view! {
+                <div class="warn-box" role="alertdialog" data-testid="runs-estimate">
+                    <p><strong>{format!("{}: ", p.entry.id())}</strong><span data-testid="runs-estimate-line">{p.line.clone()}</span></p>
+                    <div class="toolbar">
+                        <button data-testid="runs-estimate-go" disabled=p.could_pass_cap && matches!(p.what, Action::RetryAsBatch) on:click=move |_| confirm_cost(app, state)>
+                            {if matches!(p.what, Action::RetryAsBatch) { "Submit the batch" } else { "Go on" }}
+                        </button>
+                        <button data-testid="runs-estimate-cancel" on:click=move |_| state.confirm_cost.set(None)>"Cancel"</button>
                     </div>
                 </div>
             })}

@@ -311,6 +311,14 @@ fn a_spend_cap_pauses_and_a_higher_one_on_resume_finishes() {
     let output = run(&mut command(&server, &out, &[&flags[..], &["--spend-cap", "1", "--resume"]].concat()));
     assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
     assert_eq!(records(&out).len(), 20);
+    // Before asking, what going on asks and may cost: the samples left, at the live price, against
+    // the new cap.
+    let left = 20 - paused;
+    let said = text(&output.stderr);
+    let estimate =
+        said.lines().find(|l| l.starts_with("estimate: ")).unwrap_or_else(|| panic!("no estimate in {said}"));
+    assert!(estimate.starts_with(&format!("estimate: asks {left} answers of {left} samples")), "{estimate}");
+    assert!(estimate.contains("at the live price") && estimate.contains("of its $1.00 cap"), "{estimate}");
     // The cost: every record's usage (the server's) at $1 / $100 per 1M, computed here.
     let dollars: f64 = records(&out)
         .iter()

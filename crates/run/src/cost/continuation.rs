@@ -124,7 +124,7 @@ pub fn describe_continuation(e: &ContinuationEstimate) -> String {
     let tokens = format!("{} prompt + {} output tokens", format_tokens(est.prompt_tokens), output_words(est));
     let at = if e.as_batch { "at the batch price" } else { "at the live price" };
     match (est.expected_usd, est.max_usd) {
-        (Some(_), Some(max)) if max == 0.0 => line.push_str(&format!("free (about {tokens})")),
+        (Some(_), Some(0.0)) => line.push_str(&format!("free (about {tokens})")),
         (Some(expected), Some(max)) if est.output_tokens_expected < est.output_tokens_max => {
             line.push_str(&format!("about {} (at most {}) {at}", format_usd(expected), format_usd(max)))
         }
