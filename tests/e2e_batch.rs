@@ -464,6 +464,7 @@ async fn retry_errors_live_finishes_a_batch_runs_errors() {
         assert_eq!(line, expected(as_batch), "{button}: the page's estimate is the library's");
         if as_batch {
             assert!(line.contains("less than live"), "{line}");
+            b.screenshot("batch-retry-estimate").await;
         }
         b.click("[data-testid=runs-estimate-cancel]").await;
     }
