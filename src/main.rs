@@ -19,6 +19,7 @@ fn main() {
     if let Some(shell) = web_sys::window().and_then(|w| w.document()).and_then(|d| d.get_element_by_id("app-shell")) {
         shell.remove();
     }
+    jobs::batch::apply_gemini_inline_override();
     leptos::mount::mount_to_body(app::App);
     // For the benchmark: when the app's own first screen is in the document (the shell paints
     // earlier).

@@ -663,3 +663,70 @@ async fn batch_actions_and_polls_wait_while_another_tab_holds_the_runs_lock() {
     release_lock(&b).await;
     b.close().await;
 }
+
+/// Gemini's input-file path from the page: with the inline limit lowered (the page's
+/// `execbench.gemini-inline-bytes`, as the CLI's `EXECBENCH_GEMINI_INLINE_BYTES`), a 30 x 2 run
+/// goes as one uploaded file: the Files API's two calls, one create, the next day's status check
+/// (Check now) and one download. It scores as the live run and the key is in no store.
+/// Then a server that hides the upload address from pages: the page says so and sends the same
+/// requests as inline batches, and that run completes too.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_gemini_run_past_the_inline_limit_goes_as_a_file_from_the_page() {
+    const SAMPLES: usize = 30;
+    let mock = mock_with(BatchScript::default()).await;
+    let scratch = KeptProfile::new();
+    let (url, dir) = (mock.base_url(), scratch.path().join("cli"));
+    std::fs::create_dir_all(&dir).unwrap();
+    let live = tokio::task::spawn_blocking(move || live_run_natively(&url, SAMPLES, 2, &dir));
+    let (b, site) = open_evaluate().await;
+    // Read once as the app starts.
+    js(&b, "localStorage.setItem('execbench.gemini-inline-bytes', '4000')").await;
+    b.client.refresh().await.unwrap();
+    b.wait_text(".engine", Duration::from_secs(60), |t| t.starts_with("Python ready")).await;
+    let live = live.await.unwrap();
+    for hidden in [false, true] {
+        mock.reset();
+        mock.set_batch_script(BatchScript { upload_url_hidden_from_pages: hidden, ..Default::default() });
+        open(&b, &site, "evaluate").await;
+        select(&b, "[data-testid=eval-model]", "api").await;
+        select(&b, "[data-testid=api-provider]", "gemini").await;
+        b.fill("[data-testid=api-base-url]", &format!("{}/v1beta", mock.base_url())).await;
+        b.fill("[data-testid=api-model]", "mock").await;
+        b.fill("[data-testid=api-key]", KEY).await;
+        b.fill("[data-testid=eval-n]", "2").await;
+        b.fill("[data-testid=eval-limit]", &SAMPLES.to_string()).await;
+        let said = submit_batch(&b).await;
+        let calls = mock.stats().batch_calls;
+        let count = |name: &str| calls.get(name).copied().unwrap_or(0);
+        if hidden {
+            assert!(said.contains("could not be uploaded from here") && said.contains("inline batch"), "{said}");
+            assert_eq!(count("upload"), 0, "no bytes sent to an address the page cannot read: {calls:?}");
+            assert!(count("create") > 1, "the lowered limit splits the inline requests: {calls:?}");
+        } else {
+            assert!(said.contains("as the input file files/"), "{said}");
+            assert_eq!((count("upload_start"), count("upload"), count("create")), (1, 1, 1), "{calls:?}");
+        }
+        let id = wait_run(&b, true, "paused", Duration::from_secs(20)).await;
+        mock.advance_batch_clock(86_400);
+        open(&b, &site, "runs").await;
+        b.fill("[data-testid=runs-key]", KEY).await;
+        b.click(&row(&id, "run-check-batches")).await;
+        b.wait_text("[data-testid=runs-message]", Duration::from_secs(60), |t| t.contains("every batch collected"))
+            .await;
+        let calls = mock.stats().batch_calls;
+        if !hidden {
+            let count = |name: &str| calls.get(name).copied().unwrap_or(0);
+            assert_eq!((count("status"), count("download")), (1, 1), "{calls:?}");
+            assert_eq!(calls.values().sum::<u64>(), 5, "five calls for the whole run: {calls:?}");
+        }
+        let (_, records) = stored(&b).await;
+        let batch = records_of(&records, &id);
+        assert_eq!(batch.len(), SAMPLES, "hidden address: {hidden}");
+        for (sample, record) in &batch {
+            assert_eq!(scores(record), scores(&live[sample]), "{sample}: the batch's scores are the live run's");
+        }
+    }
+    let (holding, _, _) = stores_holding(&b, KEY, "execbench").await;
+    assert!(holding.is_empty(), "the key is stored in {holding:?}");
+    b.close().await;
+}

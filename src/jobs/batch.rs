@@ -22,6 +22,22 @@ use super::evaluate::{RunPlan, Shown, new_entry};
 use crate::browser::fetch::FetchHttp;
 use crate::browser::python::PythonWorker;
 
+/// Lowers the size past which a Gemini batch goes as an input file instead of inline requests
+/// (19 MB), from `localStorage["execbench.gemini-inline-bytes"]`: the page's counterpart of the
+/// command line's `EXECBENCH_GEMINI_INLINE_BYTES`, so that a test can send a small run through
+/// the file path. Read once at start; a value that is not a number of bytes above 0 is ignored
+/// with a console warning.
+pub fn apply_gemini_inline_override() {
+    const KEY: &str = "execbench.gemini-inline-bytes";
+    let Some(value) = crate::browser::storage::get(KEY) else { return };
+    match value.trim().parse::<usize>().ok().filter(|b| *b > 0) {
+        Some(bytes) => execbench_providers::batch::set_gemini_inline_max_bytes(Some(bytes)),
+        None => {
+            web_sys::console::warn_1(&format!("{KEY}: \"{value}\" is not a number of bytes above 0; ignored").into())
+        }
+    }
+}
+
 /// Which batch runs the Runs page polls: only those the user gave the key for in this page
 /// session (a submission or Check now), so a reload never polls by itself. Their keys are kept in
 /// memory only, as the forms keep them.

@@ -42,6 +42,9 @@ pub struct BatchScript {
     /// The origin Gemini's upload start names for the bytes (None: the server's own), to test
     /// that a client refuses to upload to another origin.
     pub upload_origin: Option<String>,
+    /// Gemini's upload start answers without exposing `x-goog-upload-url` to pages (CORS), as a
+    /// server or proxy that hides it would: a browser cannot read the upload address.
+    pub upload_url_hidden_from_pages: bool,
 }
 
 impl Default for BatchScript {
@@ -56,6 +59,7 @@ impl Default for BatchScript {
             rate_limit_status: None,
             results_keep_s: 172_800,
             upload_origin: None,
+            upload_url_hidden_from_pages: false,
         }
     }
 }

@@ -241,7 +241,8 @@ async fn dispatch(State(shared): State<Arc<Shared>>, request: Request) -> Respon
         if let Ok(value) = HeaderValue::from_str(&allow) {
             headers.insert(header::ACCESS_CONTROL_ALLOW_ORIGIN, value);
         }
-        headers.insert(header::ACCESS_CONTROL_EXPOSE_HEADERS, HeaderValue::from_static(EXPOSED_HEADERS));
+        // A route may have chosen what to expose (the mock's hidden Gemini upload address).
+        headers.entry(header::ACCESS_CONTROL_EXPOSE_HEADERS).or_insert(HeaderValue::from_static(EXPOSED_HEADERS));
         if allow != "*" {
             headers.insert(header::VARY, HeaderValue::from_static("Origin"));
         }

@@ -355,6 +355,11 @@ fn gemini_upload(
                 response.headers_mut().insert(name, value);
             }
         }
+        if book.script.upload_url_hidden_from_pages {
+            // The CORS layer keeps an exposure a route set: this one leaves the address out.
+            let exposed = axum::http::HeaderValue::from_static("retry-after, retry-after-ms");
+            response.headers_mut().insert(axum::http::header::ACCESS_CONTROL_EXPOSE_HEADERS, exposed);
+        }
         return response;
     };
     if !(command.contains("upload") && command.contains("finalize")) {
