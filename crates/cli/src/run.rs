@@ -418,7 +418,6 @@ pub fn run(args: &RunArgs) -> Result<i32, String> {
         // Errors are asked again: a resumed file ends with every sample scored if it can be. A
         // batch run's errors stay records: they are the provider's word on those lines.
         let what = if entry.batches.is_empty() && !args.batch { Continue::RetryErrors } else { Continue::Resume };
-        let asked_before = records.clone();
         let plan = match settings.retry {
             Some(via) if !entry.batches.is_empty() => {
                 let via = via.unwrap_or(RetryVia::Batch);
@@ -433,17 +432,6 @@ pub fn run(args: &RunArgs) -> Result<i32, String> {
         }
         .map_err(|e| format!("cannot resume {}: {e}", settings.out))?;
         eprintln!("resuming {}: {} of {} samples already done", settings.out, plan.job.done.len(), samples.len());
-        // What going on asks and may cost, at the price the provider bills it (a batch run only
-        // checking its batches asks nothing new).
-        if let Some(api) = plan.entry.manifest.api.as_ref()
-            && (plan.entry.batches.is_empty() || retry_via.is_some())
-        {
-            let as_batch = retry_via == Some(RetryVia::Batch);
-            let (supports_n, max_tokens) = (api.endpoint.supports_n(), api.params.max_tokens as u64);
-            let estimate =
-                estimate_continuation(&plan.entry, &plan.job, &asked_before, as_batch, supports_n, max_tokens);
-            eprintln!("estimate: {}", describe_continuation(&estimate));
-        }
         (plan.entry, plan.job, plan.earlier)
     } else {
         if file_exists && !settings.resume {
@@ -454,6 +442,16 @@ pub fn run(args: &RunArgs) -> Result<i32, String> {
         let job = EvalJob { spend_cap: session::spend_cap_of(&entry), ..job };
         (entry, job, Vec::new())
     };
+    // What the session asks and may cost before it asks, at the price the provider bills it: a new
+    // run, or the rest of a resumed one (a batch run only checking its batches asks nothing new).
+    if let Some(api) = entry.manifest.api.as_ref()
+        && (entry.batches.is_empty() || retry_via.is_some())
+    {
+        let as_batch = (args.batch && entry.batches.is_empty()) || retry_via == Some(RetryVia::Batch);
+        let (supports_n, max_tokens) = (api.endpoint.supports_n(), api.params.max_tokens as u64);
+        let estimate = estimate_continuation(&entry, &job, &earlier, as_batch, supports_n, max_tokens);
+        eprintln!("estimate: {}", describe_continuation(&estimate));
+    }
     if retry_via != Some(RetryVia::Live) && (args.batch || !entry.batches.is_empty()) {
         let Responder::Api(model) = &responder else {
             return Err("--batch is for model APIs: an offline model answers at once".to_string());

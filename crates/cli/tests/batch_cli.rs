@@ -406,6 +406,17 @@ fn the_spend_cap_is_checked_at_the_batch_price_before_submitting() {
     let stderr = text(&refused.stderr);
     assert!(!matches!(refused.status.code(), Some(0 | 4)), "{stderr}");
     assert!(stderr.contains("not submitted: the batch could cost up to $400.00 at the batch price"), "{stderr}");
+    // Said before: what the batch asks, at most, at the batch price, what that saves, the cap.
+    let estimate = stderr.lines().find(|l| l.starts_with("estimate: ")).unwrap_or_else(|| panic!("{stderr}"));
+    assert!(
+        estimate
+            .starts_with("estimate: asks 80 answers of 40 samples in 40 requests: at most $400.00 at the batch price"),
+        "{estimate}"
+    );
+    assert!(
+        estimate.contains("$400.00 less than live") && estimate.contains("the batch would not be submitted"),
+        "{estimate}"
+    );
     assert!(server.stats().batch_calls.is_empty(), "nothing sent: {:?}", server.stats().batch_calls);
     let submitted = execbench(&server, &dir.join("submitted.jsonl"), &[&priced[..], &["500"]].concat());
     assert_eq!(submitted.status.code(), Some(4), "{}", text(&submitted.stderr));

@@ -303,6 +303,12 @@ fn a_spend_cap_pauses_and_a_higher_one_on_resume_finishes() {
     let output = run(&mut command(&server, &out, &[&flags[..], &["--spend-cap", "0.02"]].concat()));
     assert_eq!(output.status.code(), Some(1), "{}", text(&output.stderr));
     assert!(text(&output.stderr).contains("paused at the spend cap"), "{}", text(&output.stderr));
+    // A new run says first what it may cost: 20 answers at 100 tokens and $100 per 1M at most
+    // (plus the prompts), against its cap.
+    let said = text(&output.stderr);
+    let estimate = said.lines().find(|l| l.starts_with("estimate: ")).unwrap_or_else(|| panic!("{said}"));
+    assert!(estimate.starts_with("estimate: asks 20 answers of 20 samples in 20 requests: at most $0.2"), "{estimate}");
+    assert!(estimate.contains("of its $0.02 cap") && estimate.contains("the run pauses there"), "{estimate}");
     let paused = records(&out).len();
     assert!((2..20).contains(&paused), "{paused} samples before the cap");
     let file = execbench_run::runfile::read_run_file("run.jsonl", &std::fs::read_to_string(&out).unwrap()).unwrap();
