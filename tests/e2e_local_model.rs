@@ -199,6 +199,26 @@ async fn download_evaluate_stop_reload_and_resume_without_a_second_download() {
     let stopped_at = records(&b).await;
     eprintln!("stopped at {stopped_at} records");
     assert!((3..20).contains(&stopped_at), "stopped with {stopped_at} records");
+    // The run records which files answered it: their addresses and SHA-256.
+    let script = r#"
+        const done = arguments[arguments.length - 1];
+        const open = indexedDB.open('execbench');
+        open.onsuccess = () => {
+            const tx = open.result.transaction(['runs'], 'readonly');
+            tx.objectStore('runs').getAll().onsuccess = e => { open.result.close(); done(JSON.stringify(e.target.result)); };
+        };"#;
+    let runs = b.client.execute_async(script, vec![]).await.unwrap();
+    let runs: Value = serde_json::from_str(runs.as_str().unwrap()).unwrap();
+    let entry = match &runs[0] {
+        Value::String(text) => serde_json::from_str::<Value>(text).unwrap(),
+        other => other.clone(),
+    };
+    let files = &entry["manifest"]["api"]["local_model"];
+    assert!(files["gguf"].as_str().unwrap().ends_with(&format!("/models/{GGUF}")), "{files}");
+    assert_eq!(files["gguf_sha256"], sha256_of(GGUF), "{files}");
+    // So a reload finds them through the run, not the name → files map this browser keeps
+    // (gone here, as in a browser the run file was imported into).
+    js(&b, "localStorage.removeItem('execbench.local-models')").await;
 
     b.client.refresh().await.unwrap();
     b.client.goto(&format!("{}#/runs", server.base_url)).await.unwrap();

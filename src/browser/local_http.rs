@@ -3,14 +3,17 @@
 //! server would (`execbench_localmodel::chat_api`), so sessions, records, resume, costs, Runs and
 //! Compare treat it like any provider.
 //!
-//! Which files a model name stands for is kept in `localStorage` when the user downloads them,
-//! so a run resumed after a reload loads the kept files without asking anything.
+//! Which files a model name stands for is kept in `localStorage` when the user downloads them;
+//! a run also keeps its files' addresses and SHA-256 in its manifest (`ApiSettings::local_model`),
+//! so a run resumed after a reload, or imported from another browser, loads the very files it was
+//! made with (or says which to download), as `execbench run --resume` does with its paths.
 
 use std::collections::BTreeMap;
 
 use execbench_model_files::catalogue::ModelSpec;
 use execbench_model_files::protocol::{FromWorker, Speed, ToWorker};
 use execbench_providers::{ErrorKind, HttpRequest, ProviderError};
+use execbench_run::api::LocalModelFile;
 use execbench_run::io::{HttpClient, HttpHead, ResponseBody};
 use leptos::prelude::*;
 
@@ -42,24 +45,64 @@ fn error(kind: ErrorKind, message: String) -> ProviderError {
     ProviderError { kind, status: None, message, retry_after_ms: None }
 }
 
-/// Loads the model named `name` from its kept files (free when it is the loaded one).
-pub async fn load(name: &str) -> Result<String, String> {
-    let spec = kept_models().remove(name).ok_or_else(|| {
-        format!("the model {name:?} is not downloaded in this browser: choose it under Model API and click Download")
-    })?;
-    let message = ToWorker::Load { gguf: spec.gguf.url, tokenizer: spec.tokenizer.url };
+/// The files a run with the in-browser model records in its manifest: those kept for `name`.
+pub fn run_files(name: &str) -> Option<LocalModelFile> {
+    let spec = kept_models().remove(name)?;
+    Some(LocalModelFile {
+        gguf: spec.gguf.url,
+        gguf_bytes: spec.gguf.bytes.unwrap_or(0),
+        gguf_sha256: spec.gguf.sha256.unwrap_or_default(),
+        tokenizer: spec.tokenizer.url,
+        tokenizer_sha256: spec.tokenizer.sha256.unwrap_or_default(),
+    })
+}
+
+/// Loads the model named `name` (free when it is the loaded one): a run's own files when it
+/// recorded them (`files`), else the files kept under that name. A kept file of that name whose
+/// SHA-256 differs from the run's is refused, naming both.
+pub async fn load(name: &str, files: Option<&LocalModelFile>) -> Result<String, String> {
+    let kept = kept_models().remove(name);
+    let (gguf, tokenizer) = match (files, kept) {
+        (Some(run), Some(spec))
+            if spec.gguf.sha256.as_deref().is_some_and(|s| !run.gguf_sha256.is_empty() && s != run.gguf_sha256) =>
+        {
+            return Err(format!(
+                "{name}: the run was made with {} (SHA-256 {}), and this browser keeps {} (SHA-256 {}) under that name: download the run's file to go on",
+                run.gguf,
+                run.gguf_sha256,
+                spec.gguf.url,
+                spec.gguf.sha256.unwrap_or_default()
+            ));
+        }
+        (Some(run), _) => (run.gguf.clone(), run.tokenizer.clone()),
+        (None, Some(spec)) => (spec.gguf.url, spec.tokenizer.url),
+        (None, None) => {
+            return Err(format!(
+                "the model {name:?} is not downloaded in this browser: choose it under Model API and click Download"
+            ));
+        }
+    };
+    let message = ToWorker::Load { gguf, tokenizer };
     match model_worker::ask(message, |m| matches!(m, FromWorker::Loaded { .. } | FromWorker::LoadFailed { .. })).await?
     {
         FromWorker::Loaded { summary, .. } => Ok(summary),
-        FromWorker::LoadFailed { error } => Err(format!("{name}: {error}")),
+        FromWorker::LoadFailed { error } => Err(match files {
+            Some(run) => format!(
+                "{name}: {error}. The run was made with {} (SHA-256 {}) and {} (SHA-256 {}): give them under Model API → In this browser → custom URL, and click Download",
+                run.gguf, run.gguf_sha256, run.tokenizer, run.tokenizer_sha256
+            ),
+            None => format!("{name}: {error}"),
+        }),
         other => Err(format!("unexpected answer {other:?}")),
     }
 }
 
-/// The page's HTTP for the `local` provider. `speed` sums every answer's prefill and decode.
-#[derive(Clone, Copy)]
+/// The page's HTTP for the `local` provider. `speed` sums every answer's prefill and decode;
+/// `files`: the run's own files, when its manifest records them.
+#[derive(Clone)]
 pub struct LocalHttp {
     pub speed: RwSignal<Option<Speed>>,
+    pub files: Option<LocalModelFile>,
 }
 
 /// A whole answer, handed over in one chunk.
@@ -91,7 +134,7 @@ impl HttpClient for LocalHttp {
             .map_err(|e| error(ErrorKind::BadRequest, format!("the request body is not JSON: {e}")))?;
         let name = body.get("model").and_then(|m| m.as_str()).unwrap_or_default().to_string();
         let mut guard = StopOnDrop(true);
-        load(&name).await.map_err(|e| error(ErrorKind::UnknownModel, e))?;
+        load(&name, self.files.as_ref()).await.map_err(|e| error(ErrorKind::UnknownModel, e))?;
         let id = model_worker::next_id().await.map_err(|e| error(ErrorKind::ServerError, e))?;
         let chat = ToWorker::Chat { id, body: request.body.clone() };
         let answer = model_worker::ask(chat, move |m| matches!(m, FromWorker::Reply { id: i, .. } if *i == id)).await;

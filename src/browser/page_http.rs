@@ -25,7 +25,7 @@ impl PageHttp {
         speed: leptos::prelude::RwSignal<Option<execbench_model_files::protocol::Speed>>,
     ) -> PageHttp {
         if provider == super::local_http::PROVIDER {
-            PageHttp::Local(LocalHttp { speed })
+            PageHttp::Local(LocalHttp { speed, files: None })
         } else {
             PageHttp::Fetch(FetchHttp)
         }

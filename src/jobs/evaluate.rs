@@ -240,13 +240,19 @@ impl EvaluationRun {
             let store = runs.store().await;
             let live = LiveView::default();
             let on_event = |event: SessionEvent| self.show_event(runs, &run_id, &live, event);
-            let in_browser =
-                matches!(&responder, Responder::Api(m) if m.settings.endpoint.provider == local_http::PROVIDER);
+            let local_files = match &responder {
+                Responder::Api(m) if m.settings.endpoint.provider == local_http::PROVIDER => {
+                    Some(m.settings.local_model.clone())
+                }
+                _ => None,
+            };
             let http = match simulation {
                 Some(simulation) => {
                     PageHttp::Simulated(SimulatedHttp::new(BrowserClock, simulation, &job.samples, &job.template))
                 }
-                None if in_browser => PageHttp::Local(LocalHttp { speed: self.local_speed }),
+                None if local_files.is_some() => {
+                    PageHttp::Local(LocalHttp { speed: self.local_speed, files: local_files.flatten() })
+                }
                 None => PageHttp::Fetch(FetchHttp),
             };
             let total = job.samples.len();

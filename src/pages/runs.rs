@@ -181,10 +181,12 @@ fn confirm_endpoint(app: AppState, state: RunsPageState) {
 }
 
 /// A run with a price (above zero) first shows what going on would ask and cost, at the price
-/// the provider bills it (`execbench_run::cost::continuation`); free runs (the simulated model,
-/// local servers, the in-browser model) and runs without a price go on at once.
+/// the provider bills it (`execbench_run::cost::continuation`); runs nobody bills (the simulated
+/// model, whose price is only for show; local servers; the in-browser model) and runs without a
+/// price go on at once.
 fn go_on(app: AppState, state: RunsPageState, entry: RunEntry, what: Action, key: Option<String>, cap: Option<f64>) {
-    let priced = entry.live_price().is_some_and(|p| p.input > 0.0 || p.output > 0.0);
+    let billed = entry.manifest.simulation.is_none();
+    let priced = billed && entry.live_price().is_some_and(|p| p.input > 0.0 || p.output > 0.0);
     let Some(api) = entry.manifest.api.clone().filter(|_| priced) else {
         return proceed(app, state, entry, what, key, cap);
     };

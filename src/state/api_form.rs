@@ -246,6 +246,10 @@ impl ApiForm {
         settings.timeout_ms =
             (number(self.timeout_s, "time-out")?.filter(|t| *t > 0.0).ok_or("time-out: more than 0 seconds")? * 1000.0)
                 as u64;
+        // The in-browser model's run records which files answered it (their addresses and hashes).
+        if self.is_in_browser() {
+            settings.local_model = crate::browser::local_http::run_files(&settings.endpoint.model);
+        }
         self.keep();
         Ok(ApiModel { settings, key })
     }
@@ -362,7 +366,7 @@ impl ApiForm {
         self.verdict.set(None);
         leptos::task::spawn_local(async move {
             let started = js_sys::Date::now();
-            let verdict = match crate::browser::local_http::load(&model).await {
+            let verdict = match crate::browser::local_http::load(&model, None).await {
                 Ok(summary) => ConnectionVerdict::Ok {
                     model: format!("{model} in this browser: {summary}"),
                     latency_ms: (js_sys::Date::now() - started) as u64,

@@ -137,7 +137,7 @@ impl LocalModelForm {
             let (ok, words) = match outcome {
                 Ok(words) => {
                     local_http::keep_model(&spec);
-                    match local_http::load(&spec.id).await {
+                    match local_http::load(&spec.id, None).await {
                         Ok(summary) => (true, format!("{words} The model reads: {summary}.")),
                         Err(e) => (false, format!("{words} But the model does not load: {e}")),
                     }
