@@ -88,10 +88,16 @@ pub fn LocalModelPanel(api: ApiForm) -> impl IntoView {
             {move || form.said.get().map(|(ok, text, serial)| view! {
                 <p class=if ok { "ok-box" } else { "error-box" } role="status" data-testid="local-said" data-ok=ok.to_string() data-serial=serial>{text}</p>
             })}
-            <table class="local-kept" data-testid="local-kept">
-                <caption class="muted small">"Kept in this browser"</caption>
-                <tbody>{kept_rows}</tbody>
-            </table>
+            {move || if form.kept.with(Vec::is_empty) {
+                view! { <p class="muted small" data-testid="local-kept">"Nothing is kept in this browser yet."</p> }.into_any()
+            } else {
+                view! {
+                    <table class="local-kept" data-testid="local-kept">
+                        <caption class="muted small">"Kept in this browser"</caption>
+                        <tbody>{kept_rows}</tbody>
+                    </table>
+                }.into_any()
+            }}
         </div>
     }
 }
