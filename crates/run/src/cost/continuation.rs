@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 
 use execbench_core::Sample;
 
-use super::estimate::{Estimate, PilotFigures, estimate_answers, estimate_tokens, format_tokens};
+use super::estimate::{Estimate, PilotFigures, estimate_answers, estimate_tokens, format_tokens, output_words};
 use super::format_usd;
 use crate::engine::EvalJob;
 use crate::manifest::RunEntry;
@@ -151,14 +151,6 @@ pub fn describe_continuation(e: &ContinuationEstimate) -> String {
         }
     }
     line
-}
-
-fn output_words(estimate: &Estimate) -> String {
-    if estimate.output_tokens_expected == estimate.output_tokens_max {
-        format!("up to {}", format_tokens(estimate.output_tokens_max))
-    } else {
-        format_tokens(estimate.output_tokens_expected)
-    }
 }
 
 #[cfg(test)]

@@ -329,7 +329,8 @@ pub fn describe(estimate: &Estimate) -> String {
     }
 }
 
-fn output_words(estimate: &Estimate) -> String {
+/// The output tokens: "up to N" when every answer is counted at the token limit.
+pub(crate) fn output_words(estimate: &Estimate) -> String {
     if estimate.output_tokens_expected == estimate.output_tokens_max {
         format!("up to {}", format_tokens(estimate.output_tokens_max))
     } else {
