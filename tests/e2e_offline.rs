@@ -47,6 +47,24 @@ async fn wait_kept(b: &Browser) {
     b.wait_script("return !!navigator.serviceWorker.controller", Duration::from_secs(60), |v| v == true).await;
 }
 
+/// Moves the app's and the Python worker's modules (their names carry their hashes) from the
+/// service worker's cache to a cache of another name; answers how many it moved.
+const MOVE_MODULES: &str = "const done = arguments[arguments.length - 1];
+(async () => {
+  const elsewhere = await caches.open('moved-by-the-test');
+  let moved = 0;
+  for (const name of (await caches.keys()).filter((n) => n.startsWith('execbench-'))) {
+    const cache = await caches.open(name);
+    for (const request of await cache.keys()) {
+      if (!/\\/execbench-(app|worker)-[0-9a-f]+_bg\\.wasm$/.test(request.url)) continue;
+      await elsewhere.put(request, await cache.match(request));
+      await cache.delete(request);
+      moved += 1;
+    }
+  }
+  return moved;
+})().then(done, (e) => done(String(e)));";
+
 #[tokio::test(flavor = "multi_thread")]
 async fn after_one_visit_the_app_works_with_its_server_gone() {
     let site = site_copy("gone");
@@ -57,6 +75,11 @@ async fn after_one_visit_the_app_works_with_its_server_gone() {
     wait_kept(&b).await;
 
     server.stop();
+    // Both wasm modules are read from Cache Storage directly, not through the service worker
+    // (scripts/app_loader.py, scripts/python_worker_loader.py): moved out of the service worker's
+    // cache into another one, they still load, which a request through the service worker (its
+    // own cache only, then the gone server) could not do.
+    assert_eq!(b.client.execute_async(MOVE_MODULES, vec![]).await.unwrap(), 2);
     b.client.refresh().await.unwrap();
     wait_python(&b).await;
 

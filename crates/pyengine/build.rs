@@ -29,6 +29,34 @@ fn main() {
         frozen.display().to_string()
     );
     fs::write(out.join("frozen_stdlib.rs"), code).expect("OUT_DIR is writable");
+    compile_sandbox_sources(&out);
+}
+
+/// The engine's own Python (the sandbox's modules and patches) compiled to bytecode at build
+/// time, as the frozen stdlib is: starting an interpreter then runs no parser or compiler, which
+/// the first program's compile (the worker's warm-up, in a browser) brings in instead.
+/// `sandbox_code.rs` holds one function per source returning its `py_compile!`, by absolute path, under the name its
+/// tracebacks show.
+fn compile_sandbox_sources(out: &Path) {
+    let sources = [
+        ("sandbox_io_code", "sandbox_io.py", "<execbench io>"),
+        ("sandbox_posix_code", "sandbox_posix.py", "<execbench posix>"),
+        ("engine_patches_code", "engine_patches.py", "<execbench patches>"),
+    ];
+    let here = PathBuf::from(env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR")).join("src");
+    let mut code = String::new();
+    // Functions, not constants: the macro's expression slices a byte string, which a constant
+    // cannot do on stable Rust.
+    for (function, file, name) in sources {
+        let path = here.join(file);
+        println!("cargo:rerun-if-changed={}", path.display());
+        code.push_str(&format!(
+            "fn {function}() -> rustpython_compiler_core::frozen::FrozenCodeObject<&'static [u8]> {{ \
+             rustpython_vm::py_compile!(file = {:?}, module_name = {name:?}, crate_name = \"rustpython_compiler_core\") }}\n",
+            path.display().to_string()
+        ));
+    }
+    fs::write(out.join("sandbox_code.rs"), code).expect("OUT_DIR is writable");
 }
 
 fn copy(from: &Path, to: &Path) {

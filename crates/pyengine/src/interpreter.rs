@@ -1,7 +1,7 @@
 //! Building the interpreter: native modules, the frozen curated stdlib, the sandboxed `posix`.
 
 use execbench_core::{Outcome, PythonEngine, RunRequest, RunResult};
-use rustpython_vm::{Interpreter, PyResult, Settings, VirtualMachine, compiler::Mode};
+use rustpython_vm::{Interpreter, PyResult, Settings, VirtualMachine};
 
 use crate::budget::Watchdog;
 use crate::run;
@@ -16,9 +16,9 @@ pub const WASM_RECURSION_LIMIT: u32 = 400;
 /// The names of the frozen standard-library modules, for the docs and the sandbox tests.
 pub const FROZEN_MODULES: &str = include_str!("../stdlib.txt");
 
-const SANDBOX_POSIX: &str = include_str!("sandbox_posix.py");
-const SANDBOX_IO: &str = include_str!("sandbox_io.py");
-const ENGINE_PATCHES: &str = include_str!("engine_patches.py");
+// `sandbox_io_code()`, `sandbox_posix_code()`, `engine_patches_code()`: sandbox_io.py,
+// sandbox_posix.py and engine_patches.py as bytecode, compiled by build.rs.
+include!(concat!(env!("OUT_DIR"), "/sandbox_code.rs"));
 
 /// A RustPython interpreter that runs requests in fresh globals.
 pub struct RustPythonEngine {
@@ -125,9 +125,9 @@ impl PythonEngine for RustPythonEngine {
 /// message that says why.
 fn install_sandbox(vm: &VirtualMachine) -> PyResult<()> {
     crate::lockdown::lock_code_type(vm);
-    run_source(vm, SANDBOX_IO, "<execbench io>", vm.ctx.new_dict())?;
+    run_frozen(vm, sandbox_io_code(), vm.ctx.new_dict())?;
     let module = vm.new_module("posix", vm.ctx.new_dict(), None);
-    run_source(vm, SANDBOX_POSIX, "<execbench posix>", module.dict())?;
+    run_frozen(vm, sandbox_posix_code(), module.dict())?;
     let sys = &vm.sys_module;
     sys.get_attr("modules", vm)?.set_item("posix", module.into(), vm)?;
     // os.py picks its platform module by looking for it among the built-in names.
@@ -136,29 +136,22 @@ fn install_sandbox(vm: &VirtualMachine) -> PyResult<()> {
     list.push(vm.ctx.new_str("posix").into());
     sys.set_attr("builtin_module_names", vm.ctx.new_tuple(list), vm)?;
     let patches = vm.ctx.new_dict();
-    run_source(vm, ENGINE_PATCHES, "<execbench patches>", patches.clone())?;
+    run_frozen(vm, engine_patches_code(), patches.clone())?;
     let fromkeys = patches.get_item("_dict_fromkeys", vm)?;
     vm.ctx.types.dict_type.set_attr(vm.ctx.intern_str("fromkeys"), fromkeys);
     // In a browser each Python call uses the JavaScript engine's native stack, which overflows
     // (killing the worker) between 600 and 800 nested calls; stop earlier with a RecursionError.
     #[cfg(target_arch = "wasm32")]
-    run_source(
-        vm,
-        &format!("import sys\nsys.setrecursionlimit({WASM_RECURSION_LIMIT})"),
-        "<execbench limits>",
-        vm.ctx.new_dict(),
-    )?;
+    sys.get_attr("setrecursionlimit", vm)?.call((WASM_RECURSION_LIMIT,), vm)?;
     Ok(())
 }
 
-fn run_source(
+/// Runs bytecode build.rs compiled, in `globals`.
+fn run_frozen(
     vm: &VirtualMachine,
-    source: &str,
-    name: &str,
+    code: rustpython_compiler_core::frozen::FrozenCodeObject<&[u8]>,
     globals: rustpython_vm::builtins::PyDictRef,
 ) -> PyResult<()> {
-    let code =
-        vm.compile(source, Mode::Exec, name.to_owned()).map_err(|err| vm.new_syntax_error(&err, Some(source)))?;
     let scope = rustpython_vm::scope::Scope::with_builtins(None, globals, vm);
-    vm.run_code_obj(code, scope).map(drop)
+    vm.run_code_obj(vm.ctx.new_code(code), scope).map(drop)
 }

@@ -154,6 +154,22 @@ fn the_sandbox_refuses_host_access_with_clear_errors() {
     }
 }
 
+/// The sandbox's own Python is compiled at build time (build.rs), under the names a traceback
+/// through it shows.
+#[test]
+fn the_sandbox_code_keeps_its_names() {
+    let mut engine = RustPythonEngine::new();
+    let cases = [
+        ("import posix", "posix.getcwd.__code__.co_filename", "'<execbench posix>'"),
+        ("import io", "io.FileIO.__init__.__code__.co_filename", "'<execbench io>'"),
+        ("", "dict.fromkeys.__code__.co_filename", "'<execbench patches>'"),
+        ("import os", "os.getcwd()", "'/'"),
+    ];
+    for (program, expression, expected) in cases {
+        assert_eq!(run(&mut engine, program, expression).outcome, value(expected), "{expression}");
+    }
+}
+
 /// The modules benchmark code uses import and work.
 #[test]
 fn the_curated_standard_library_works() {
