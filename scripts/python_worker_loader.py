@@ -7,6 +7,9 @@ the Python worker's loader, one script in place of Trunk's shim and wasm-bindgen
   directly instead of through the service worker (scripts/python_worker_start.js says why).
 - The loader is the glue followed by that start code, so the worker loads one script, not a shim
   that then imports the glue (one request through the service worker fewer).
+- The start code saves and restores a started worker's memory, which leans on two things the glue
+  says: the module's exports `boot` and `serve`, and the layout of wasm-bindgen's reference table
+  (its reserved slots end at 1027). A glue that says otherwise fails the build here.
 
 The worker is still created as `execbench-worker_loader.js` (the app, the benchmark page).
 
@@ -35,6 +38,15 @@ def main() -> int:
     os.replace(module_path, os.path.join(root, hashed))
     with open(glue_path, encoding="utf-8") as f:
         glue = f.read()
+    for needed, why in (
+        ("table.set(1027, false);", "wasm-bindgen's reserved reference slots moved (FIRST_HELD in python_worker_start.js)"),
+        ("wasm.__wbindgen_externrefs", "wasm-bindgen's reference table has another name"),
+        ("exports.boot = boot;", "the worker no longer exports boot"),
+        ("exports.serve = serve;", "the worker no longer exports serve"),
+    ):
+        if needed not in glue:
+            print(f"python_worker_loader: {GLUE} lacks `{needed}`: {why}", file=sys.stderr)
+            return 1
     with open(os.path.join(HERE, "python_worker_start.js"), encoding="utf-8") as f:
         start = f.read()
     with open(os.path.join(root, LOADER), "w", encoding="utf-8") as f:

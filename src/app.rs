@@ -123,8 +123,8 @@ fn EngineStatus(status: RwSignal<WorkerStatus>) -> impl IntoView {
         match status.get() {
         WorkerStatus::Starting => view! { <span class="engine starting" data-status="starting">"Python: starting…"</span> }.into_any(),
         // The data attributes are for the benchmark (crates/bench/src/app_engine.rs).
-        WorkerStatus::Ready { start_ms, init_ms, ready_at_ms, workers, memory_bytes, runs_answered, .. } => view! {
-            <span class="engine ready" data-status="ready" data-ready-at=format!("{ready_at_ms:.1}") data-start-ms=format!("{start_ms:.1}") data-init-ms=format!("{init_ms:.1}") data-workers=workers.to_string() data-memory=memory_bytes.to_string() data-runs=runs_answered.to_string()>
+        WorkerStatus::Ready { start_ms, init_ms, restored, ready_at_ms, workers, memory_bytes, runs_answered, .. } => view! {
+            <span class="engine ready" data-status="ready" data-ready-at=format!("{ready_at_ms:.1}") data-start-ms=format!("{start_ms:.1}") data-init-ms=format!("{init_ms:.1}") data-restored=restored.to_string() data-workers=workers.to_string() data-memory=memory_bytes.to_string() data-runs=runs_answered.to_string()>
                 {format!("Python ready ({start_ms:.0} ms)")}
             </span>
         }.into_any(),
@@ -157,13 +157,16 @@ fn EnginePanel(status: RwSignal<WorkerStatus>) -> impl IntoView {
     let state = move || match status.get() {
         WorkerStatus::Starting => "Starting the first worker…".to_string(),
         WorkerStatus::Failed(reason) => reason,
-        WorkerStatus::Ready { start_ms, restarts, workers, size, memory_bytes, runs_answered, .. } => format!(
-            "{workers} of {size} worker{} running RustPython ({:.0} MB of memory); the latest took {start_ms:.0} ms to start; {restarts} restart{}; {runs_answered} run{} answered.",
-            if size == 1 { "" } else { "s" },
-            memory_bytes as f64 / 1e6,
-            if restarts == 1 { "" } else { "s" },
-            if runs_answered == 1 { "" } else { "s" },
-        ),
+        WorkerStatus::Ready { start_ms, restored, restarts, workers, size, memory_bytes, runs_answered, .. } => {
+            format!(
+                "{workers} of {size} worker{} running RustPython ({:.0} MB of memory); the latest took {start_ms:.0} ms to start{}; {restarts} restart{}; {runs_answered} run{} answered.",
+                if size == 1 { "" } else { "s" },
+                memory_bytes as f64 / 1e6,
+                if restored { ", from a saved start" } else { "" },
+                if restarts == 1 { "" } else { "s" },
+                if runs_answered == 1 { "" } else { "s" },
+            )
+        }
     };
     let note = move || match status.get() {
         WorkerStatus::Ready { note: Some(note), .. } => {

@@ -1,29 +1,11 @@
 //! The worker engine in real headless Chromium, through the Playground: runaway programs, memory
 //! bombs and sandbox escapes end in clear errors and the page keeps working.
 
-use std::time::Duration;
+mod common;
 
+use common::run_in_playground;
 use execbench_testkit::browser::Browser;
 use execbench_testkit::static_server::StaticServer;
-
-async fn run_in_playground(b: &Browser, program: &str, expression: &str, limit_s: &str) -> String {
-    b.wait_text(".engine", Duration::from_secs(60), |t| t.starts_with("Python ready")).await;
-    b.fill("[data-testid=program]", program).await;
-    b.fill("[data-testid=expression]", expression).await;
-    b.fill("[data-testid=time-limit]", limit_s).await;
-    let before = b
-        .client
-        .execute(
-            "const e = document.querySelector('[data-testid=run-number]'); return e ? Number(e.dataset.run) : 0",
-            vec![],
-        )
-        .await
-        .unwrap();
-    let next = format!("Result of run {}", before.as_u64().unwrap() + 1);
-    b.click("[data-testid=run]").await;
-    b.wait_text("[data-testid=run-number]", Duration::from_secs(60), |t| t == next).await;
-    b.wait_text("[data-testid=run-result]", Duration::from_secs(5), |t| !t.is_empty()).await
-}
 
 #[tokio::test(flavor = "multi_thread")]
 async fn runaway_programs_memory_bombs_and_escapes_end_in_clear_errors() {

@@ -222,3 +222,119 @@ async fn a_new_build_is_offered_held_while_a_job_runs_and_loaded_on_reload() {
     wait_python(&b).await;
     let _ = std::fs::remove_dir_all(site);
 }
+
+/// The saved start of the Python worker (scripts/python_worker_start.js), read in the page:
+/// `{pages, valid, names, keys}` (`valid`: its digest checked as the loader checks it; `names`:
+/// the JavaScript objects it holds; `keys`: the copies kept, all modules'), or null while there is
+/// none.
+const SAVED_START: &str = "const done = arguments[arguments.length - 1];
+(async () => {
+  const cache = await caches.open('python-start');
+  const [key] = await cache.keys();
+  if (!key) return null;
+  const bytes = await (await cache.match(key)).arrayBuffer();
+  const length = new DataView(bytes).getUint32(4, true);
+  const head = JSON.parse(new TextDecoder().decode(new Uint8Array(bytes, 8, length)));
+  const digest = await crypto.subtle.digest('SHA-256', new Uint8Array(bytes, 8 + length));
+  const hex = Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, '0')).join('');
+  const keys = (await cache.keys()).length;
+  return { pages: head.pages.length, valid: hex === head.sha256, names: head.refs.map((r) => r[1]), keys };
+})().then(done, (e) => done(String(e)));";
+
+/// Damages the saved start the way `arguments[0]` says: `byte` changes one byte of its memory
+/// pages (its digest no longer matches); `name` renames the first JavaScript object it holds to
+/// one the loader does not hand back (the pages and their digest stay right).
+const DAMAGE_SAVED_START: &str = "const [how, done] = arguments;
+(async () => {
+  const cache = await caches.open('python-start');
+  const [key] = await cache.keys();
+  const bytes = new Uint8Array(await (await cache.match(key)).arrayBuffer());
+  const length = new DataView(bytes.buffer).getUint32(4, true);
+  let head = new TextDecoder().decode(bytes.subarray(8, 8 + length));
+  let pages = bytes.subarray(8 + length);
+  if (how === 'byte') pages[pages.length >> 1] ^= 0x5a;
+  if (how === 'name') {
+    const parsed = JSON.parse(head);
+    parsed.refs[0][1] = 'document';
+    head = JSON.stringify(parsed);
+  }
+  const encoded = new TextEncoder().encode(head);
+  const lead = new DataView(new ArrayBuffer(8));
+  lead.setUint32(0, new DataView(bytes.buffer).getUint32(0, true), true);
+  lead.setUint32(4, encoded.length, true);
+  await cache.put(key, new Response(new Blob([lead.buffer, encoded, pages])));
+  return true;
+})().then(done, (e) => done(String(e)));";
+
+/// Whether the latest Python worker began from the saved start (the header's engine badge).
+async fn restored(b: &Browser) -> bool {
+    wait_python(b).await;
+    let flag = b.client.execute("return document.querySelector('.engine').dataset.restored", vec![]).await.unwrap();
+    flag == "true"
+}
+
+/// Waits until a saved start is there, whole and without the name `DAMAGE_SAVED_START` gives;
+/// answers how many memory pages it holds.
+async fn wait_saved_start(b: &Browser) -> u64 {
+    let mut last = serde_json::Value::Null;
+    for _ in 0..300 {
+        last = b.client.execute_async(SAVED_START, vec![]).await.unwrap();
+        if last["valid"] == true && last["names"].as_array().is_some_and(|n| n.iter().all(|n| n != "document")) {
+            return last["pages"].as_u64().unwrap();
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("no whole saved start after 30 s: {last}");
+}
+
+/// A second worker begins from the first one's saved memory and answers as a booted one does
+/// (the sandbox's guards included); a saved start that is damaged, or names an object the loader
+/// cannot hand back, is not used: that worker boots, and saves a good copy again.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_later_worker_begins_from_the_saved_start_and_a_damaged_one_is_not_used() {
+    let site = site_copy("saved");
+    let server = StaticServer::start(&site);
+    let b = Browser::launch().await;
+    let playground = format!("{}#/playground", server.base_url);
+    b.client.goto(&playground).await.unwrap();
+    assert!(!restored(&b).await, "the first worker ever has nothing to begin from");
+    let pages = wait_saved_start(&b).await;
+    // Starting the interpreter changes a few MB of the worker's memory, not all of it.
+    assert!((4..=160).contains(&pages), "{pages} pages of 64 KiB");
+
+    // (program, expression, text the result must contain)
+    let cases = [
+        ("def f(s):\n    return sorted(set(s.split()), key=len)", "f('b aa b ccc aa')", "['b', 'aa', 'ccc']"),
+        ("import json, re", "json.dumps({'k': re.findall(r'\\d+', 'a1b22')})", "{\"k\": [\"1\", \"22\"]}"),
+        ("class A:\n    def __repr__(self):\n        return 'A!'", "[A(), 2 ** 70]", "[A!, 1180591620717411303424]"),
+        ("import os", "os.system('ls')", "PermissionError: os.system() is not available"),
+        ("", "open('/etc/passwd').read()", "PermissionError: files are not available"),
+    ];
+    b.client.goto("about:blank").await.unwrap();
+    b.client.goto(&playground).await.unwrap();
+    assert!(restored(&b).await, "the second visit's worker begins from the saved start");
+    for (program, expression, want) in cases {
+        let text = common::run_in_playground(&b, program, expression, "5").await;
+        assert!(text.contains(want), "{expression}: {text}");
+    }
+
+    // A copy an older build's module saved (another hash in its name) goes when this one saves.
+    let stale = "const done = arguments[arguments.length - 1];
+        caches.open('python-start')
+          .then((c) => c.put(new URL('execbench-worker-0123456789abcdef_bg.wasm?saved-start=1', location).href, new Response('old')))
+          .then(() => done(true), (e) => done(String(e)));";
+    assert_eq!(b.client.execute_async(stale, vec![]).await.unwrap(), true);
+    for damage in ["byte", "name"] {
+        assert_eq!(b.client.execute_async(DAMAGE_SAVED_START, vec![damage.into()]).await.unwrap(), true);
+        b.client.refresh().await.unwrap();
+        assert!(!restored(&b).await, "a saved start damaged by `{damage}` was used");
+        let text = common::run_in_playground(&b, cases[0].0, cases[0].1, "5").await;
+        assert!(text.contains(cases[0].2), "after `{damage}`: {text}");
+        wait_saved_start(&b).await;
+        let kept = b.client.execute_async(SAVED_START, vec![]).await.unwrap();
+        assert_eq!(kept["keys"], 1, "after `{damage}`: {kept}");
+        b.client.refresh().await.unwrap();
+        assert!(restored(&b).await, "after `{damage}`, the copy saved again is used");
+    }
+    let _ = std::fs::remove_dir_all(site);
+}

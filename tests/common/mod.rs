@@ -1,4 +1,5 @@
-//! Shared by the Evaluate end-to-end tests (`e2e_evaluate`, `e2e_models`).
+//! Shared by the end-to-end tests: the Evaluate page's (`e2e_evaluate`, `e2e_models`), a run in
+//! the Playground (`browser_engine`, `e2e_offline`).
 
 use std::time::Duration;
 
@@ -45,4 +46,26 @@ pub async fn downloaded(b: &Browser) -> Vec<String> {
         .await
         .unwrap();
     serde_json::from_value(saved).unwrap()
+}
+
+#[allow(dead_code)]
+/// Runs `program` then `expression` in the open Playground with a time limit of `limit_s` seconds,
+/// once Python is ready; the result's text.
+pub async fn run_in_playground(b: &Browser, program: &str, expression: &str, limit_s: &str) -> String {
+    b.wait_text(".engine", Duration::from_secs(60), |t| t.starts_with("Python ready")).await;
+    b.fill("[data-testid=program]", program).await;
+    b.fill("[data-testid=expression]", expression).await;
+    b.fill("[data-testid=time-limit]", limit_s).await;
+    let before = b
+        .client
+        .execute(
+            "const e = document.querySelector('[data-testid=run-number]'); return e ? Number(e.dataset.run) : 0",
+            vec![],
+        )
+        .await
+        .unwrap();
+    let next = format!("Result of run {}", before.as_u64().unwrap() + 1);
+    b.click("[data-testid=run]").await;
+    b.wait_text("[data-testid=run-number]", Duration::from_secs(60), |t| t == next).await;
+    b.wait_text("[data-testid=run-result]", Duration::from_secs(5), |t| !t.is_empty()).await
 }

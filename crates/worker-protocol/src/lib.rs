@@ -49,12 +49,15 @@ pub struct RunMessage {
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum FromWorker {
-    /// The engine is up; `init_ms` is the interpreter's start-up time inside the worker and
-    /// `memory_bytes` the size of the worker's WebAssembly memory then.
+    /// The engine is up; `init_ms` is the interpreter's start-up time inside the worker (or the
+    /// time it took to put a saved start back, when `restored`) and `memory_bytes` the size of the
+    /// worker's WebAssembly memory then.
     Ready {
         init_ms: f64,
         #[serde(default)]
         memory_bytes: u64,
+        #[serde(default)]
+        restored: bool,
     },
     /// The results of the next runs, in the order they were sent.
     Results { results: Vec<RunOutput> },
@@ -134,9 +137,14 @@ mod tests {
         assert!(serde_json::from_str::<ToWorker>(each).unwrap().report_each);
         assert_eq!(serde_json::to_string(&ToWorker { runs: vec![], report_each: true }).unwrap(), each);
         assert_eq!(
-            serde_json::to_string(&FromWorker::Ready { init_ms: 1.0, memory_bytes: 65536 }).unwrap(),
-            r#"{"kind":"ready","init_ms":1.0,"memory_bytes":65536}"#
+            serde_json::to_string(&FromWorker::Ready { init_ms: 1.0, memory_bytes: 65536, restored: true }).unwrap(),
+            r#"{"kind":"ready","init_ms":1.0,"memory_bytes":65536,"restored":true}"#
         );
+        // A Ready without the flag (an older worker, the command line's) is a fresh start.
+        assert!(matches!(
+            serde_json::from_str::<FromWorker>(r#"{"kind":"ready","init_ms":1.0}"#).unwrap(),
+            FromWorker::Ready { restored: false, memory_bytes: 0, .. }
+        ));
     }
 
     fn output(id: u64) -> RunOutput {

@@ -50,6 +50,9 @@ pub enum WorkerStatus {
         /// Of `start_ms`, the time the latest worker took to start its interpreter (the rest is
         /// fetching, compiling and instantiating its module).
         init_ms: f64,
+        /// The latest worker began from the saved copy of a started worker's memory
+        /// (`scripts/python_worker_start.js`), so `init_ms` is the time putting it back took.
+        restored: bool,
         ready_at_ms: f64,
         restarts: u32,
         workers: usize,
@@ -143,9 +146,34 @@ struct Inner {
     runs_answered: u64,
     latest_start_ms: Option<f64>,
     latest_init_ms: f64,
+    latest_restored: bool,
     first_ready_at: Option<f64>,
     /// Why workers were given up on (they failed to start); the latest is shown.
     given_up: Vec<String>,
+}
+
+/// The Python worker index.html's inline script starts before the app's module has loaded (the
+/// two then load side by side), with the events it posted until the app takes it over.
+struct EarlyWorker {
+    worker: web_sys::Worker,
+    started_at: f64,
+    held: Vec<JsValue>,
+}
+
+impl EarlyWorker {
+    /// The global index.html sets; the app takes it once.
+    const GLOBAL: &str = "execbenchFirstPython";
+
+    fn take() -> Option<EarlyWorker> {
+        let window = web_sys::window()?;
+        let early = js_sys::Reflect::get(&window, &Self::GLOBAL.into()).ok().filter(|v| v.is_object())?;
+        let _ = js_sys::Reflect::delete_property(&window, &Self::GLOBAL.into());
+        let field = |name: &str| js_sys::Reflect::get(&early, &name.into()).ok();
+        let worker = field("worker")?.dyn_into::<web_sys::Worker>().ok()?;
+        let started_at = field("at").and_then(|at| at.as_f64()).unwrap_or_else(now);
+        let held = field("held").map(|held| js_sys::Array::from(&held).to_vec()).unwrap_or_default();
+        Some(EarlyWorker { worker, started_at, held })
+    }
 }
 
 fn now() -> f64 {
@@ -246,19 +274,29 @@ impl PythonWorker {
         self.dispatch();
     }
 
-    /// Starts one more worker.
+    /// Starts one more worker: the first one index.html started early if it is there to adopt.
     fn add_worker(&self) {
         let generation = {
             let mut inner = self.inner.borrow_mut();
             inner.next_generation += 1;
             inner.next_generation
         };
-        match self.new_worker(generation) {
+        let early = EarlyWorker::take();
+        let spawned_at = early.as_ref().map_or_else(now, |early| early.started_at);
+        let (worker, held) = match early {
+            Some(early) => (Ok(early.worker), early.held),
+            None => (
+                web_sys::Worker::new_with_options(WORKER_URL, &web_sys::WorkerOptions::new())
+                    .map_err(|e| format!("{e:?}")),
+                Vec::new(),
+            ),
+        };
+        match worker.map(|worker| self.listen(worker, generation)) {
             Ok(worker) => self.inner.borrow_mut().slots.push(Slot {
                 worker,
                 generation,
                 ready: false,
-                spawned_at: now(),
+                spawned_at,
                 batch: Batch::default(),
                 timer: None,
                 run_started: 0.0,
@@ -267,11 +305,21 @@ impl PythonWorker {
             }),
             Err(reason) => self.give_up(None, format!("could not create a Python worker: {reason}")),
         }
+        // What the early worker posted before the app listened, in its order.
+        for event in held {
+            let event: web_sys::Event = event.unchecked_into();
+            if event.type_() == "message" {
+                let message: web_sys::MessageEvent = event.unchecked_into();
+                self.on_message(generation, message.data().as_string().unwrap_or_default());
+            } else {
+                let message = event.dyn_ref::<web_sys::ErrorEvent>().map(|e| e.message());
+                self.on_worker_died(generation, message.unwrap_or_else(|| "its script failed to load".to_string()));
+            }
+        }
     }
 
-    fn new_worker(&self, generation: u64) -> Result<web_sys::Worker, String> {
-        let worker = web_sys::Worker::new_with_options(WORKER_URL, &web_sys::WorkerOptions::new())
-            .map_err(|e| format!("{e:?}"))?;
+    /// Hands `worker`'s messages and errors to this pool as those of `generation`.
+    fn listen(&self, worker: web_sys::Worker, generation: u64) -> web_sys::Worker {
         let weak = Rc::downgrade(&self.inner);
         let status = self.status;
         let on_message = {
@@ -293,7 +341,7 @@ impl PythonWorker {
         // The worker owns its callbacks from now on; JS frees them with it.
         let _ = on_message.into_js_value();
         let _ = on_error.into_js_value();
-        Ok(worker)
+        worker
     }
 
     fn from_weak(weak: &Weak<RefCell<Inner>>, status: RwSignal<WorkerStatus>) -> Option<PythonWorker> {
@@ -308,7 +356,7 @@ impl PythonWorker {
     fn on_message(&self, generation: u64, text: String) {
         let Some(at) = self.slot_of(generation) else { return };
         match serde_json::from_str::<FromWorker>(&text) {
-            Ok(FromWorker::Ready { memory_bytes, init_ms }) => {
+            Ok(FromWorker::Ready { memory_bytes, init_ms, restored }) => {
                 {
                     let mut inner = self.inner.borrow_mut();
                     let slot = &mut inner.slots[at];
@@ -317,6 +365,7 @@ impl PythonWorker {
                     let start_ms = now() - slot.spawned_at;
                     inner.latest_start_ms = Some(start_ms);
                     inner.latest_init_ms = init_ms;
+                    inner.latest_restored = restored;
                     inner.first_ready_at.get_or_insert_with(now);
                 }
                 self.dispatch();
@@ -555,6 +604,7 @@ impl PythonWorker {
                 WorkerStatus::Ready {
                     start_ms: inner.latest_start_ms.unwrap_or_default(),
                     init_ms: inner.latest_init_ms,
+                    restored: inner.latest_restored,
                     ready_at_ms: inner.first_ready_at.unwrap_or_default(),
                     restarts: inner.restarts,
                     workers: ready.len(),

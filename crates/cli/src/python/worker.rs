@@ -38,7 +38,7 @@ fn serve_here() -> i32 {
     let mut engine = RustPythonEngine::new();
     let init_ms = started.elapsed().as_secs_f64() * 1000.0;
     let mut out = std::io::stdout().lock();
-    if post(&mut out, &FromWorker::Ready { init_ms, memory_bytes: 0 }).is_err() {
+    if post(&mut out, &FromWorker::Ready { init_ms, memory_bytes: 0, restored: false }).is_err() {
         return 1;
     }
     for line in std::io::stdin().lock().lines() {
