@@ -8,7 +8,6 @@ use std::time::Duration;
 
 use execbench_testkit::browser::Browser;
 use execbench_testkit::static_server::StaticServer;
-use fantoccini::Locator;
 
 #[path = "../crates/formats/tests/common/mod.rs"]
 mod parquet_writer;
@@ -17,11 +16,11 @@ mod parquet_writer;
 const PYARROW_FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/pyarrow");
 
 async fn select(b: &Browser, css: &str, value: &str) {
-    b.client.find(Locator::Css(css)).await.unwrap().select_by_value(value).await.unwrap();
+    b.element(css).await.select_by_value(value).await.unwrap();
 }
 
 async fn send_file(b: &Browser, path: &std::path::Path) {
-    b.client.find(Locator::Css("[data-testid=import]")).await.unwrap().send_keys(path.to_str().unwrap()).await.unwrap();
+    b.element("[data-testid=import]").await.send_keys(path.to_str().unwrap()).await.unwrap();
 }
 
 #[tokio::test(flavor = "multi_thread")]

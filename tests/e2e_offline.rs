@@ -11,7 +11,6 @@ use std::time::Duration;
 
 use execbench_testkit::browser::Browser;
 use execbench_testkit::static_server::StaticServer;
-use fantoccini::Locator;
 
 /// A copy of the built site of its own, which a test may change.
 fn site_copy(name: &str) -> PathBuf {
@@ -34,8 +33,7 @@ fn site_copy(name: &str) -> PathBuf {
 }
 
 async fn select(b: &Browser, css: &str, value: &str) {
-    let element = b.client.find(Locator::Css(css)).await.unwrap_or_else(|e| panic!("no `{css}`: {e}"));
-    element.select_by_value(value).await.unwrap();
+    b.element(css).await.select_by_value(value).await.unwrap();
 }
 
 async fn wait_python(b: &Browser) {
@@ -138,13 +136,7 @@ async fn the_parquet_loader_is_kept_on_first_use_and_then_works_offline() {
     let import = |name: &'static str, rows: usize| {
         let (b, path) = (&b, fixtures.join(name));
         async move {
-            b.client
-                .find(Locator::Css("[data-testid=import]"))
-                .await
-                .unwrap()
-                .send_keys(path.to_str().unwrap())
-                .await
-                .unwrap();
+            b.element("[data-testid=import]").await.send_keys(path.to_str().unwrap()).await.unwrap();
             b.wait_text("[data-testid=dataset-name]", Duration::from_secs(20), |t| t == name).await;
             b.wait_text("[data-testid=match-count]", Duration::from_secs(10), |t| t == format!("{rows} of {rows}"))
                 .await;

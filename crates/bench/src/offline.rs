@@ -85,6 +85,10 @@ struct Visits {
     offline_requests: usize,
     offline_worker_start_ms: Vec<f64>,
     offline_interpreter_ms: Vec<f64>,
+    /// Whether each visit's worker began from the saved start (then `interpreter_init` is the
+    /// time putting it back took): second visits, then third visits.
+    offline_restored: Vec<bool>,
+    third_restored: Vec<bool>,
     /// A third visit, offline again: whether the browser's wasm code cache (written for modules
     /// answered from Cache Storage) makes the worker's module or the interpreter's start faster.
     third_ready_ms: Vec<f64>,
@@ -136,9 +140,11 @@ struct Opened {
     /// The app's own first screen in the document (`execbench-mounted`, marked by src/main.rs).
     mounted: f64,
     /// Of `ready`: from creating the Python worker to its Ready (`data-start-ms`), and of that
-    /// the interpreter's start inside the worker (`data-init-ms`).
+    /// the interpreter's start inside the worker (`data-init-ms`), or the time putting its saved
+    /// start back took when `restored` (`data-restored`).
     worker_start: f64,
     interpreter_init: f64,
+    restored: bool,
 }
 
 async fn opened(b: &Browser) -> Result<Opened, String> {
@@ -148,16 +154,23 @@ async fn opened(b: &Browser) -> Result<Opened, String> {
         "const e = document.querySelector('.engine').dataset;
          return [Number(e.readyAt), performance.getEntriesByName('first-contentful-paint')[0]?.startTime ?? null,
                  Number(e.startMs), Number(e.initMs),
-                 performance.getEntriesByName('execbench-mounted')[0]?.startTime ?? null]",
+                 performance.getEntriesByName('execbench-mounted')[0]?.startTime ?? null, e.restored === 'true']",
     )
     .await?;
     let at = |i: usize| figures.get(i).and_then(Value::as_f64);
     match (at(0), at(1), at(2), at(3), at(4)) {
         (Some(ready), Some(paint), Some(worker_start), Some(interpreter_init), Some(mounted)) => {
-            Ok(Opened { ready, paint, mounted, worker_start, interpreter_init })
+            let restored = figures.get(5).and_then(Value::as_bool).unwrap_or(false);
+            Ok(Opened { ready, paint, mounted, worker_start, interpreter_init, restored })
         }
         _ => Err(format!("no ready time, first paint, mount or worker times: {figures}")),
     }
+}
+
+/// How many of the visits' workers began from the saved start, in words.
+fn restored_in(restored: &[bool]) -> String {
+    let n = restored.iter().filter(|r| **r).count();
+    format!("its saved start put back in {n} of {} visits", restored.len())
 }
 
 async fn visit_again(b: &Browser, url: &str) -> Result<Opened, String> {
@@ -190,6 +203,7 @@ async fn one_rep(server: &CountingServer, v: &mut Visits) -> Result<(), String> 
         v.offline_mounted_ms.push(offline.mounted);
         v.offline_worker_start_ms.push(offline.worker_start);
         v.offline_interpreter_ms.push(offline.interpreter_init);
+        v.offline_restored.push(offline.restored);
         v.offline_requests = server.take().0;
         b.set_offline(false).await;
 
@@ -220,6 +234,7 @@ async fn one_rep(server: &CountingServer, v: &mut Visits) -> Result<(), String> 
         v.third_ready_ms.push(third.ready);
         v.third_worker_start_ms.push(third.worker_start);
         v.third_interpreter_ms.push(third.interpreter_init);
+        v.third_restored.push(third.restored);
         b.set_offline(false).await;
         Ok(())
     }
@@ -307,7 +322,7 @@ pub async fn section(dist: &Path, reps: usize, transfer_brotli: Option<(u64, u64
             None,
         ),
         row(
-            "of which: the interpreter's start in the worker",
+            &format!("of which: the interpreter's start in the worker ({})", restored_in(&v.offline_restored)),
             Amount::Ms(median(v.offline_interpreter_ms.iter().copied())),
             None,
             None,
@@ -328,7 +343,10 @@ pub async fn section(dist: &Path, reps: usize, transfer_brotli: Option<(u64, u64
             None,
         ),
         row(
-            "of which: the interpreter's start in the worker (third visit)",
+            &format!(
+                "of which: the interpreter's start in the worker (third visit; {})",
+                restored_in(&v.third_restored)
+            ),
             Amount::Ms(median(v.third_interpreter_ms.iter().copied())),
             None,
             None,

@@ -188,27 +188,24 @@ impl Browser {
         }
     }
 
-    pub async fn click(&self, css: &str) {
+    /// The element, once it is in the page (a view may draw it a moment after the page opens);
+    /// fails after 20 s.
+    pub async fn element(&self, css: &str) -> fantoccini::elements::Element {
         self.client
             .wait()
             .at_most(Duration::from_secs(20))
             .for_element(Locator::Css(css))
             .await
             .unwrap_or_else(|e| panic!("no `{css}`: {e}"))
-            .click()
-            .await
-            .unwrap();
+    }
+
+    pub async fn click(&self, css: &str) {
+        self.element(css).await.click().await.unwrap();
     }
 
     /// Replaces the content of an input or textarea, firing input events as typing would.
     pub async fn fill(&self, css: &str, text: &str) {
-        let el = self
-            .client
-            .wait()
-            .at_most(Duration::from_secs(20))
-            .for_element(Locator::Css(css))
-            .await
-            .unwrap_or_else(|e| panic!("no `{css}`: {e}"));
+        let el = self.element(css).await;
         el.clear().await.unwrap();
         if text.is_empty() {
             // `clear` fires no input event; type and erase a character so the app sees the change.
