@@ -54,10 +54,8 @@
 
   // The saved start, read and checked against its digest: { bytes, head } or undefined.
   function savedStart() {
-    if (!hasCaches()) return Promise.resolve(undefined);
-    return caches
-      .open(SAVED_CACHE)
-      .then(function (cache) { return cache.match(SAVED_KEY); })
+    return savedCache
+      .then(function (cache) { return cache ? cache.match(SAVED_KEY) : undefined; })
       .then(function (response) { return response ? response.arrayBuffer() : undefined; })
       .then(function (bytes) {
         var head = bytes && readHeader(bytes);
@@ -69,8 +67,15 @@
       .catch(function () { return undefined; });
   }
 
+  // The cache, opened once at the start, so that forgetting the copy when a worker dies is one
+  // call made at once, before the page terminates the worker.
+  var savedCache = hasCaches() ? caches.open(SAVED_CACHE).catch(function () { return null; }) : Promise.resolve(null);
+  var openedCache = null;
+  savedCache.then(function (cache) { openedCache = cache; });
+
   function forgetSavedStart() {
-    if (hasCaches()) caches.open(SAVED_CACHE).then(function (cache) { return cache.delete(SAVED_KEY); }).catch(function () {});
+    var gone = openedCache ? openedCache.delete(SAVED_KEY) : savedCache.then(function (cache) { return cache && cache.delete(SAVED_KEY); });
+    return Promise.resolve(gone).catch(function () {});
   }
 
   // The saved copy's layout: MAGIC, the header's length, the header (JSON: memory_bytes,
@@ -186,9 +191,11 @@
       try {
         wasm_bindgen.serve(performance.now() - began);
       } catch (e) {
-        // Failing before Ready is a worker that could not start, which the page reports.
-        forgetSavedStart();
-        setTimeout(function () { throw new Error("Python's saved start failed (" + e + "); it is dropped: reload the page"); }, 0);
+        // The page starts one more worker on this message (src/browser/python/mod.rs:
+        // SAVED_START_FAILED), once the copy is gone, so that one boots.
+        forgetSavedStart().then(function () {
+          setTimeout(function () { throw new Error("Python's saved start failed and is dropped (" + e + ")"); }, 0);
+        });
       }
       return;
     }

@@ -235,7 +235,9 @@ const SAVED_START: &str = "const done = arguments[arguments.length - 1];
 
 /// Damages the saved start the way `arguments[0]` says: `byte` changes one byte of its memory
 /// pages (its digest no longer matches); `name` renames the first JavaScript object it holds to
-/// one the loader does not hand back (the pages and their digest stay right).
+/// one the loader does not hand back (the pages and their digest stay right); `garbage` fills its
+/// pages with 0xff and gives them their right digest (a copy that passes every check and breaks
+/// the worker, as a bug in saving would).
 const DAMAGE_SAVED_START: &str = "const [how, done] = arguments;
 (async () => {
   const cache = await caches.open('python-start');
@@ -245,9 +247,14 @@ const DAMAGE_SAVED_START: &str = "const [how, done] = arguments;
   let head = new TextDecoder().decode(bytes.subarray(8, 8 + length));
   let pages = bytes.subarray(8 + length);
   if (how === 'byte') pages[pages.length >> 1] ^= 0x5a;
-  if (how === 'name') {
+  if (how === 'name' || how === 'garbage') {
     const parsed = JSON.parse(head);
-    parsed.refs[0][1] = 'document';
+    if (how === 'name') parsed.refs[0][1] = 'document';
+    if (how === 'garbage') {
+      pages = new Uint8Array(pages.length).fill(0xff);
+      const digest = await crypto.subtle.digest('SHA-256', pages);
+      parsed.sha256 = Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, '0')).join('');
+    }
     head = JSON.stringify(parsed);
   }
   const encoded = new TextEncoder().encode(head);
@@ -281,7 +288,8 @@ async fn wait_saved_start(b: &Browser) -> u64 {
 
 /// A second worker begins from the first one's saved memory and answers as a booted one does
 /// (the sandbox's guards included); a saved start that is damaged, or names an object the loader
-/// cannot hand back, is not used: that worker boots, and saves a good copy again.
+/// cannot hand back, is not used: that worker boots, and saves a good copy again. One that passes
+/// the checks and breaks its worker is dropped, and the page starts another worker, which boots.
 #[tokio::test(flavor = "multi_thread")]
 async fn a_later_worker_begins_from_the_saved_start_and_a_damaged_one_is_not_used() {
     let site = site_copy("saved");
@@ -316,10 +324,19 @@ async fn a_later_worker_begins_from_the_saved_start_and_a_damaged_one_is_not_use
           .then((c) => c.put(new URL('execbench-worker-0123456789abcdef_bg.wasm?saved-start=1', location).href, new Response('old')))
           .then(() => done(true), (e) => done(String(e)));";
     assert_eq!(b.client.execute_async(stale, vec![]).await.unwrap(), true);
-    for damage in ["byte", "name"] {
+    for damage in ["byte", "name", "garbage"] {
         assert_eq!(b.client.execute_async(DAMAGE_SAVED_START, vec![damage.into()]).await.unwrap(), true);
         b.client.refresh().await.unwrap();
         assert!(!restored(&b).await, "a saved start damaged by `{damage}` was used");
+        // The first two are refused before use; the third breaks its worker, which drops it, and
+        // the page starts one more, which boots.
+        let panel = b
+            .client
+            .execute("return document.querySelector('[data-testid=engine-panel]').textContent", vec![])
+            .await
+            .unwrap();
+        let restarts = if damage == "garbage" { "1 restart;" } else { "0 restarts;" };
+        assert!(panel.as_str().unwrap_or_default().contains(restarts), "after `{damage}`: {panel}");
         let text = common::run_in_playground(&b, cases[0].0, cases[0].1, "5").await;
         assert!(text.contains(cases[0].2), "after `{damage}`: {text}");
         wait_saved_start(&b).await;

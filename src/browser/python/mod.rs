@@ -31,6 +31,9 @@ use schedule::{Batch, GiveUp, RunQueue};
 
 use crate::browser::clock::Timeout;
 
+/// What a worker's error says when its saved start failed (scripts/python_worker_start.js).
+const SAVED_START_FAILED: &str = "Python's saved start failed";
+
 /// Trunk writes the worker's loader next to index.html; relative, so sub-paths work.
 const WORKER_URL: &str = "execbench-worker_loader.js";
 /// Where the user's choice of pool size is kept.
@@ -147,6 +150,8 @@ struct Inner {
     latest_start_ms: Option<f64>,
     latest_init_ms: f64,
     latest_restored: bool,
+    /// A worker was started again because its saved start failed (at most once).
+    saved_start_retried: bool,
     first_ready_at: Option<f64>,
     /// Why workers were given up on (they failed to start); the latest is shown.
     given_up: Vec<String>,
@@ -417,6 +422,15 @@ impl PythonWorker {
             (slot.last_panic.take(), slot.ready)
         };
         if !was_ready {
+            // A worker whose saved start failed dropped it before dying, so one more boots
+            // instead; once per page, so that a failure that comes back cannot loop.
+            let retry = message.contains(SAVED_START_FAILED)
+                && !std::mem::replace(&mut self.inner.borrow_mut().saved_start_retried, true);
+            if retry {
+                self.replace(generation, GiveUp::Stuck, |started| crashed(message.clone(), now() - started));
+                self.dispatch();
+                return;
+            }
             // Dying before it was ever ready (missing file, no WebAssembly, no memory for one
             // more): starting it again would loop, so the pool gives this worker up.
             self.give_up(Some(generation), format!("a Python worker could not start: {}", panic.unwrap_or(message)));
