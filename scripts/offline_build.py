@@ -3,7 +3,7 @@
 
 It is scripts/service_worker.js with a `BUILD` constant in front: every file of the build (path
 relative to the site, SHA-256, size, whether it is cached on install or on first use) and a
-version made from all of them, so that any change to
+version made from all of them and from the service worker's own code, so that any change to
 any file is a new service worker, which the browser installs beside the running one.
 
 Usage: python3 scripts/offline_build.py [DIST]   (Trunk passes TRUNK_STAGING_DIR instead)
@@ -50,9 +50,11 @@ def main() -> int:
         print(f"offline_build: {root} has no index.html", file=sys.stderr)
         return 1
     files = build_files(root)
-    version = hashlib.sha256("\n".join(f"{f['path']} {f['sha256']}" for f in files).encode()).hexdigest()[:16]
     with open(os.path.join(HERE, "service_worker.js"), encoding="utf-8") as f:
         template = f.read()
+    # The service worker's own code is part of the version: a change to it alone is a new cache.
+    listing = "\n".join(f"{f['path']} {f['sha256']}" for f in files) + "\n" + template
+    version = hashlib.sha256(listing.encode()).hexdigest()[:16]
     build = json.dumps({"version": version, "files": files}, indent=1)
     with open(os.path.join(root, OUTPUT), "w", encoding="utf-8") as f:
         f.write(f"// Written by scripts/offline_build.py: this build's files.\nconst BUILD = {build};\n\n{template}")

@@ -7,6 +7,12 @@
 //
 // Only the build's own files are answered from the cache. Everything else (model APIs, datasets
 // from other sites, the IndexedDB the page keeps) goes to the network untouched.
+//
+// Where the browser has static routes (InstallEvent.addRoutes, Chromium 123+), the app's address
+// and the files kept on install are answered from this build's cache by the browser itself, so a
+// visit need not wait for this worker to start (after about 30 s idle it is stopped) nor for its
+// script to run once per file. A file the cache lost goes to the network, as below. Elsewhere the
+// fetch handler does the same work.
 
 const CACHE_PREFIX = "execbench-";
 const CACHE = CACHE_PREFIX + BUILD.version;
@@ -47,7 +53,42 @@ async function keptBefore(file) {
   return null;
 }
 
+// A URLPattern component that matches `text` only: its syntax characters escaped.
+function literal(text) {
+  return text.replace(/[\\:*?+(){}]/g, "\\$&");
+}
+
+// The route for one address: the same origin and path, no query.
+function exactly(href) {
+  const url = new URL(href);
+  return new URLPattern({
+    protocol: literal(url.protocol.slice(0, -1)),
+    hostname: literal(url.hostname),
+    port: literal(url.port),
+    pathname: literal(url.pathname),
+    search: "",
+  });
+}
+
+function staticRoutes() {
+  const fromCache = { cacheName: CACHE };
+  const routes = BUILD.files
+    .filter((f) => f.precache !== false)
+    .map((f) => ({ condition: { urlPattern: exactly(new URL(f.path, self.location).href), requestMethod: "GET" }, source: fromCache }));
+  routes.push({ condition: { urlPattern: exactly(SCOPE.href), requestMode: "navigate" }, source: fromCache });
+  return routes;
+}
+
 self.addEventListener("install", (event) => {
+  // Routes are an optimisation: where they are refused (too many, an older browser), the fetch
+  // handler answers the same requests, so a refusal never fails the install.
+  if (typeof event.addRoutes === "function" && typeof URLPattern === "function") {
+    try {
+      event.waitUntil(event.addRoutes(staticRoutes()).catch((e) => console.warn(`execbench: no static routes: ${e}`)));
+    } catch (e) {
+      console.warn(`execbench: no static routes: ${e}`);
+    }
+  }
   // All or nothing: a build half in the cache would break offline; a failed install leaves the
   // page on the network, as without a service worker. Files marked `precache: false` (what the
   // offline promise does not need, scripts/offline_build.py) are cached on first use instead,
@@ -58,6 +99,8 @@ self.addEventListener("install", (event) => {
       const now = BUILD.files.filter((f) => f.precache !== false);
       const fetched = await Promise.all(now.map(async (f) => [f, await fetchChecked(f)]));
       await Promise.all(fetched.map(([f, response]) => cache.put(new URL(f.path, self.location).href, response)));
+      // The page under the app's own address too, which is what a static route looks up.
+      await cache.put(SCOPE.href, await cache.match(INDEX));
       for (const f of BUILD.files.filter((f) => f.precache === false)) {
         const kept = await keptBefore(f).catch(() => null);
         if (kept) await cache.put(new URL(f.path, self.location).href, kept);

@@ -63,6 +63,13 @@ const MOVE_MODULES: &str = "const done = arguments[arguments.length - 1];
   return moved;
 })().then(done, (e) => done(String(e)));";
 
+/// Where the page's own address and the Python worker's script were answered from, as the
+/// browser's resource timing says (`workerMatchedSourceType`: "cache" for a static route to Cache
+/// Storage, "fetch-event" for the service worker's fetch handler, "" when no route matched).
+const STATIC_ROUTE_SOURCES: &str = "const worker = performance.getEntriesByType('resource')
+  .find((e) => e.name.endsWith('/execbench-worker_loader.js'));
+return [performance.getEntriesByType('navigation')[0].workerMatchedSourceType, worker ? worker.workerMatchedSourceType : null];";
+
 #[tokio::test(flavor = "multi_thread")]
 async fn after_one_visit_the_app_works_with_its_server_gone() {
     let site = site_copy("gone");
@@ -80,6 +87,9 @@ async fn after_one_visit_the_app_works_with_its_server_gone() {
     assert_eq!(b.client.execute_async(MOVE_MODULES, vec![]).await.unwrap(), 2);
     b.client.refresh().await.unwrap();
     wait_python(&b).await;
+    // The page and the Python worker's script came from the cache by the service worker's static
+    // routes, which the browser follows without running the service worker's code.
+    assert_eq!(b.client.execute(STATIC_ROUTE_SOURCES, vec![]).await.unwrap(), serde_json::json!(["cache", "cache"]));
 
     // A perturbation, run and checked.
     b.client.goto(&format!("{}#/perturb", server.base_url)).await.unwrap();

@@ -98,6 +98,12 @@ struct Visits {
     /// was shown (from navigation start), and how long after the click.
     third_first_run_at_ms: Vec<f64>,
     third_first_run_ms: Vec<f64>,
+    /// A last visit offline with the service worker stopped first, as a browser stops it after
+    /// about 30 s idle: what a user's later visit meets (the visits above follow each other
+    /// within seconds, while it still runs).
+    stopped_ready_ms: Vec<f64>,
+    stopped_paint_ms: Vec<f64>,
+    stopped_mounted_ms: Vec<f64>,
     online_ready_ms: Vec<f64>,
     online_paint_ms: Vec<f64>,
     online_requests: usize,
@@ -235,6 +241,15 @@ async fn one_rep(server: &CountingServer, v: &mut Visits) -> Result<(), String> 
         v.third_worker_start_ms.push(third.worker_start);
         v.third_interpreter_ms.push(third.interpreter_init);
         v.third_restored.push(third.restored);
+
+        b.client.goto("about:blank").await.map_err(|e| e.to_string())?;
+        b.cdp("ServiceWorker.enable", serde_json::json!({})).await?;
+        b.cdp("ServiceWorker.stopAllWorkers", serde_json::json!({})).await?;
+        b.client.goto(&server.url).await.map_err(|e| e.to_string())?;
+        let stopped = opened(&b).await?;
+        v.stopped_ready_ms.push(stopped.ready);
+        v.stopped_paint_ms.push(stopped.paint);
+        v.stopped_mounted_ms.push(stopped.mounted);
         b.set_offline(false).await;
         Ok(())
     }
@@ -362,6 +377,18 @@ pub async fn section(dist: &Path, reps: usize, transfer_brotli: Option<(u64, u64
         row(
             "of that: from the click to its result",
             Amount::Ms(median(v.third_first_run_ms.iter().copied())),
+            None,
+            None,
+            None,
+        ),
+        row(
+            "later visit offline, its service worker stopped first: first screen painted / the app's own / Python ready",
+            Amount::Text(format!(
+                "{:.0} / {:.0} / {:.0} ms",
+                median(v.stopped_paint_ms.iter().copied()),
+                median(v.stopped_mounted_ms.iter().copied()),
+                median(v.stopped_ready_ms.iter().copied())
+            )),
             None,
             None,
             None,
