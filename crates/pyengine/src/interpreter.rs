@@ -6,8 +6,10 @@ use rustpython_vm::{Interpreter, PyResult, Settings, VirtualMachine};
 use crate::budget::Watchdog;
 use crate::run;
 
+/// The curated stdlib as bytecode, in the frozen format, compiled by build.rs.
+const FROZEN_STDLIB_BYTES: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/stdlib.frozen"));
 const FROZEN_STDLIB: &rustpython_compiler_core::frozen::FrozenLib =
-    include!(concat!(env!("OUT_DIR"), "/frozen_stdlib.rs"));
+    rustpython_compiler_core::frozen::FrozenLib::from_ref(FROZEN_STDLIB_BYTES);
 
 /// Python's recursion limit in the browser (CPython and the native engine use 1000).
 #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]

@@ -529,3 +529,24 @@ fn a_run_stopped_anywhere_in_the_leetcode_prelude_leaves_the_next_run_clean() {
     assert_eq!(engine.run(&timed).outcome, Outcome::TimedOut { limit_ms: 30 });
     assert_eq!(engine.run(&next).outcome, expected);
 }
+
+/// Every file stdlib.txt lists is frozen under its dotted name (a package under its folder's) and
+/// its bytecode reads back: build.rs writes the frozen library itself, not `py_freeze!`.
+#[test]
+fn every_frozen_file_imports_under_its_module_name() {
+    let mut engine = RustPythonEngine::new();
+    let names: Vec<String> = execbench_pyengine::FROZEN_MODULES
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .map(|file| file.trim_end_matches(".py").trim_end_matches("/__init__").replace('/', "."))
+        .collect();
+    assert!(names.len() > 90, "stdlib.txt lists {} files", names.len());
+    for name in names {
+        // `sys.modules[name]`, not the module's own `__name__`: `collections.abc` is
+        // `_collections_abc` under a second name.
+        let program = format!("import importlib, sys\nimportlib.import_module({name:?})\nm = sys.modules[{name:?}]");
+        let result = run(&mut engine, &program, "m.__spec__.origin");
+        assert_eq!(result.outcome, value("'frozen'"), "{name}");
+    }
+}
