@@ -550,3 +550,34 @@ fn every_frozen_file_imports_under_its_module_name() {
         assert_eq!(result.outcome, value("'frozen'"), "{name}");
     }
 }
+
+/// `\N{...}` escapes in the program's text (crates/unicode-names2-compat). The parser and the
+/// compiler find names in one table, so a name one accepts and the other cannot find is a
+/// SyntaxError, never a panic of the compiler. (expression, value, or the exception's type)
+#[test]
+fn named_escapes_are_characters_or_syntax_errors() {
+    let mut engine = RustPythonEngine::new();
+    let cases = [
+        (r"'\N{SNOWMAN}'", Ok("'☃'")),
+        (r"'\N{latin small letter a}'", Ok("'a'")),
+        (r"'\N{NBSP}'", Ok("'\\xa0'")),
+        (r"'\N{BACKSPACE}'", Ok("'\\x08'")),
+        (r"'\N{HANGUL SYLLABLE GAG}'", Ok("'각'")),
+        (r"'\N{CJK UNIFIED IDEOGRAPH-4E00}'", Ok("'一'")),
+        (r"'\N{latinsmalllettera}'", Err("SyntaxError")),
+        (r"'\N{hangul syllable gag}'", Err("SyntaxError")),
+        // CPython: '\n' and '\ufeff'. unicode_names2 2.0 never finds an alias of two words or
+        // more; 1.3 did, and the compiler then panicked on it.
+        (r"'\N{LINE FEED}'", Err("SyntaxError")),
+        (r"'\N{BYTE ORDER MARK}'", Err("SyntaxError")),
+    ];
+    for (expression, expected) in cases {
+        let got = match run(&mut engine, "", expression).outcome {
+            Outcome::Value { repr, .. } => Ok(repr),
+            Outcome::Raised { kind, .. } => Err(kind),
+            other => panic!("{expression}: {other:?}"),
+        };
+        let expected = expected.map(str::to_string).map_err(str::to_string);
+        assert_eq!(got, expected, "{expression}");
+    }
+}
