@@ -35,6 +35,15 @@ const CASES: &[(&str, Option<char>)] = &[
     ("LINE FEED", Some('\n')),
     ("line  feed", None),
     ("LINE_FEED", None),
+    ("SINGLE-SHIFT-2", Some('\u{8E}')),
+    ("SINGLESHIFT2", None),
+    ("BYTEORDERMARK", None),
+    ("N BSP", None),
+    ("N_B_S_P", None),
+    ("ZWJ", Some('\u{200D}')),
+    ("zwj", Some('\u{200D}')),
+    ("VS1", Some('\u{FE00}')),
+    ("vs 1", None),
     ("Backspace", Some('\u{8}')),
     // Algorithmic names: capitals only.
     ("HANGUL SYLLABLE GAG", Some('\u{AC01}')),
@@ -56,10 +65,10 @@ const CASES: &[(&str, Option<char>)] = &[
 ];
 
 /// Where this crate knowingly answers otherwise: 2.0 looks aliases up by their loose form, but
-/// keys its alias table by the spaced form, so an alias of more than one word is never found,
+/// keys its alias table by the written form, so an alias with a space or a hyphen is never found,
 /// and RustPython's compiler (which asks 2.0 directly) must not be handed a name it cannot
 /// find. So these are SyntaxErrors where CPython has a character.
-const NOT_FOUND_BY_2_0: &[&str] = &["BYTE ORDER MARK", "LINE FEED"];
+const NOT_FOUND_BY_2_0: &[&str] = &["BYTE ORDER MARK", "LINE FEED", "SINGLE-SHIFT-2"];
 
 #[test]
 fn names_as_cpython_reads_them() {
