@@ -20,7 +20,7 @@ PRECOMPRESSED = (".br", ".gz")
 # loader worker decodes files a user picks, the model worker runs the in-browser model a user
 # picks. The service worker caches them on first use instead of on install, so a first visit
 # does not download them.
-ON_DEMAND = ("execbench-loader-worker", "execbench-model-worker")
+ON_DEMAND = ("execbench-loader-worker", "execbench-model-worker", "stdlib-")
 
 
 def build_files(root: str) -> list:

@@ -109,6 +109,17 @@ async fn after_one_visit_the_app_works_with_its_server_gone() {
     assert_eq!(b.wait_text("[data-testid=eval-state]", Duration::from_secs(60), |t| !t.is_empty()).await, "finished");
     b.screenshot("offline-evaluated").await;
 
+    // The standard library beyond what starting imports is downloaded on first use
+    // (crates/pyengine/src/lazy_stdlib.rs), and nothing so far needed it: with the server gone,
+    // an import of it fails in words, and the engine goes on.
+    assert!(!stdlib_cached(&b).await, "the rest of the standard library was downloaded before any import");
+    b.client.goto(&format!("{}#/playground", server.base_url)).await.unwrap();
+    let said = common::run_in_playground(&b, "import collections", "1", "10").await;
+    assert!(said.contains("ImportError") && said.contains("downloads on first use"), "{said}");
+    assert!(common::run_in_playground(&b, "", "6 * 7", "10").await.contains("42"));
+    b.client.goto(&format!("{}#/evaluate", server.base_url)).await.unwrap();
+    b.wait_text(".evaluate .muted", Duration::from_secs(30), |t| t.contains("(800 samples)")).await;
+
     // No network at all: the header says so, and a model API run is refused in words, not tried.
     b.set_offline(true).await;
     b.wait_text("[data-testid=offline]", Duration::from_secs(10), |t| t == "Offline").await;
@@ -120,20 +131,30 @@ async fn after_one_visit_the_app_works_with_its_server_gone() {
     let _ = std::fs::remove_dir_all(site);
 }
 
-/// Whether the service worker's cache holds the Parquet loader's module.
-async fn loader_cached(b: &Browser) -> bool {
-    let script = "const done = arguments[arguments.length - 1];
+/// Whether the service worker's cache holds a file whose address ends with `suffix`, or, when
+/// `suffix` starts with `/stdlib-`, the Python worker's downloaded standard library.
+async fn kept_file(b: &Browser, suffix: &str) -> bool {
+    let script = "const [suffix, done] = arguments;
+        const wanted = suffix === '/stdlib-' ? (u) => /\\/stdlib-[0-9a-f]{16}\\.bin$/.test(u) : (u) => u.endsWith(suffix);
         caches.keys()
           .then((names) => Promise.all(names.map((n) => caches.open(n).then((c) => c.keys()))))
-          .then((lists) => done(lists.flat().some((r) => r.url.endsWith('/execbench-loader-worker_bg.wasm'))),
-                (e) => done(String(e)));";
-    b.client.execute_async(script, vec![]).await.unwrap() == true
+          .then((lists) => done(lists.flat().some((r) => wanted(r.url))), (e) => done(String(e)));";
+    b.client.execute_async(script, vec![suffix.into()]).await.unwrap() == true
 }
 
-/// The Parquet loader is not part of the first visit's download (scripts/offline_build.py); the
-/// first file that needs it fetches and keeps it, so a Parquet file opens offline after that.
+async fn loader_cached(b: &Browser) -> bool {
+    kept_file(b, "/execbench-loader-worker_bg.wasm").await
+}
+
+async fn stdlib_cached(b: &Browser) -> bool {
+    kept_file(b, "/stdlib-").await
+}
+
+/// The Parquet loader and the rest of the standard library are not part of the first visit's
+/// download (scripts/offline_build.py); the first file or import that needs one fetches and keeps
+/// it, so it works offline after that.
 #[tokio::test(flavor = "multi_thread")]
-async fn the_parquet_loader_is_kept_on_first_use_and_then_works_offline() {
+async fn the_parquet_loader_and_the_stdlib_are_kept_on_first_use_and_then_work_offline() {
     let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/pyarrow");
     let site = site_copy("on-demand");
     let mut server = StaticServer::start(&site);
@@ -142,6 +163,16 @@ async fn the_parquet_loader_is_kept_on_first_use_and_then_works_offline() {
     wait_python(&b).await;
     wait_kept(&b).await;
     assert!(!loader_cached(&b).await, "the loader was downloaded before anything needed it");
+    // The rest of the standard library likewise: not downloaded by the first visit, downloaded
+    // and kept by the first import that needs it.
+    assert!(!stdlib_cached(&b).await, "the rest of the standard library was downloaded before any import");
+    b.client.goto(&format!("{}#/playground", server.base_url)).await.unwrap();
+    let counted = "from collections import Counter";
+    assert!(
+        common::run_in_playground(&b, counted, "Counter('abca').most_common(1)", "30").await.contains("[('a', 2)]")
+    );
+    assert!(stdlib_cached(&b).await, "the standard library was not kept after its first use");
+    b.client.goto(&format!("{}#/datasets", server.base_url)).await.unwrap();
 
     let import = |name: &'static str, rows: usize| {
         let (b, path) = (&b, fixtures.join(name));
@@ -158,6 +189,11 @@ async fn the_parquet_loader_is_kept_on_first_use_and_then_works_offline() {
     server.stop();
     b.client.refresh().await.unwrap();
     wait_python(&b).await;
+    b.client.goto(&format!("{}#/playground", server.base_url)).await.unwrap();
+    let fraction =
+        common::run_in_playground(&b, "from fractions import Fraction", "str(Fraction(1, 3) + Fraction(1, 6))", "30");
+    assert!(fraction.await.contains("'1/2'"));
+    b.client.goto(&format!("{}#/datasets", server.base_url)).await.unwrap();
     import("lcb_execution_nulls.parquet", 8).await;
     b.close().await;
     let _ = std::fs::remove_dir_all(site);

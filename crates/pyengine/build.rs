@@ -1,6 +1,7 @@
 //! Compiles the curated standard library (stdlib.txt, paths in RustPython's Lib folder) to
-//! bytecode and writes it to OUT_DIR as one frozen library, the format RustPython's
-//! `FrozenLib` reads. Freezing the whole Lib folder would add ~15 MB to the wasm module; the
+//! bytecode and writes it to OUT_DIR as two frozen libraries, the format RustPython's
+//! `FrozenLib` reads: what starting an interpreter imports (stdlib_start.txt) and the rest, which
+//! the browser's worker downloads on first import (src/lazy_stdlib.rs). Freezing the whole Lib folder would add ~15 MB to the wasm module; the
 //! subset is a fraction of that.
 //!
 //! The sources lose their docstrings first (as CPython's `-OO` does): they were ~18% of the
@@ -28,20 +29,65 @@ fn main() {
     let lib = PathBuf::from(rustpython_pylib::LIB_PATH);
     let out = PathBuf::from(env::var("OUT_DIR").expect("cargo sets OUT_DIR"));
     println!("cargo:rerun-if-changed=stdlib.txt");
+    println!("cargo:rerun-if-changed=stdlib_start.txt");
     let list = fs::read_to_string("stdlib.txt").expect("stdlib.txt is readable");
-    let mut modules: Vec<(String, bool, Vec<u8>)> = list
-        .lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty() && !l.starts_with('#'))
-        .map(|entry| freeze(&lib, entry))
-        .collect();
+    let start = fs::read_to_string("stdlib_start.txt").expect("stdlib_start.txt is readable");
+    let start: Vec<&str> = entries(&start).collect();
+    let mut modules: Vec<(String, bool, Vec<u8>)> = entries(&list).map(|entry| freeze(&lib, entry)).collect();
+    for entry in &start {
+        assert!(entries(&list).any(|e| e == *entry), "stdlib_start.txt names {entry}, which stdlib.txt does not");
+    }
     // Sorted, so the library's bytes (and the wasm module's hash) do not depend on file order.
     modules.sort();
-    let frozen = FrozenLib::encode(modules.iter().map(|(name, package, bytes)| {
-        (name.as_str(), FrozenModule { code: FrozenCodeObject { bytes: bytes.as_slice() }, package: *package })
-    }));
-    fs::write(out.join("stdlib.frozen"), &frozen.bytes).expect("OUT_DIR is writable");
+    let start_names: Vec<String> = start.iter().map(|entry| module_name(entry).0).collect();
+    let (start_modules, rest): (Vec<_>, Vec<_>) = modules.iter().partition(|(name, _, _)| start_names.contains(name));
+    fs::write(out.join("stdlib_start.frozen"), encode(&start_modules)).expect("OUT_DIR is writable");
+    let rest_bytes = encode(&rest);
+    fs::write(out.join("stdlib_rest.frozen"), &rest_bytes).expect("OUT_DIR is writable");
+    write_rest_index(&out, &rest, &rest_bytes);
     compile_sandbox_sources(&out);
+}
+
+fn entries(list: &str) -> impl Iterator<Item = &str> {
+    list.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#'))
+}
+
+fn encode(modules: &[&(String, bool, Vec<u8>)]) -> Vec<u8> {
+    FrozenLib::encode(modules.iter().map(|(name, package, bytes)| {
+        (name.as_str(), FrozenModule { code: FrozenCodeObject { bytes: bytes.as_slice() }, package: *package })
+    }))
+    .bytes
+}
+
+/// `stdlib_rest.rs`: the rest's module names (and which are packages), the name of the file the
+/// browser's worker downloads it as (its content's hash in it, so a cache never serves another
+/// build's), and, for the wasm module's custom section, the file's name and bytes together
+/// (`stdlib_rest.section`: the name's length as one byte, the name, the library), which the
+/// site's build hook moves out of the module into that file (scripts/split_stdlib.py).
+fn write_rest_index(out: &Path, rest: &[&(String, bool, Vec<u8>)], bytes: &[u8]) {
+    let file = format!("stdlib-{:016x}.bin", fnv1a_64(bytes));
+    let mut section = vec![u8::try_from(file.len()).expect("a short name")];
+    section.extend_from_slice(file.as_bytes());
+    section.extend_from_slice(bytes);
+    fs::write(out.join("stdlib_rest.section"), &section).expect("OUT_DIR is writable");
+    let names: String = rest.iter().map(|(name, package, _)| format!("    ({name:?}, {package}),\n")).collect();
+    let code = format!(
+        "/// The modules of stdlib.txt outside stdlib_start.txt, with whether each is a package.\n\
+         pub const REST_MODULES: &[(&str, bool)] = &[\n{names}];\n\
+         /// The file name the rest is served under, next to the worker's script.\n\
+         pub const REST_FILE: &str = {file:?};\n\
+         /// The length of `stdlib_rest.section`.\n\
+         #[allow(dead_code)]\n\
+         pub const REST_SECTION_LEN: usize = {};\n",
+        section.len()
+    );
+    fs::write(out.join("stdlib_rest.rs"), code).expect("OUT_DIR is writable");
+}
+
+/// FNV-1a, 64 bits: a content tag for the file's name, not a check (the service worker checks
+/// every file against its SHA-256).
+fn fnv1a_64(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, &b| (hash ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
 }
 
 /// One stdlib file compiled: its module name, whether it is a package's `__init__`, and its
@@ -110,6 +156,7 @@ fn compile_sandbox_sources(out: &Path) {
         ("sandbox_io_code", "sandbox_io.py", "<execbench io>"),
         ("sandbox_posix_code", "sandbox_posix.py", "<execbench posix>"),
         ("engine_patches_code", "engine_patches.py", "<execbench patches>"),
+        ("lazy_stdlib_code", "lazy_stdlib.py", "<execbench stdlib>"),
     ];
     let here = PathBuf::from(env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR")).join("src");
     let mut code = String::new();
@@ -119,7 +166,7 @@ fn compile_sandbox_sources(out: &Path) {
         let path = here.join(file);
         println!("cargo:rerun-if-changed={}", path.display());
         code.push_str(&format!(
-            "fn {function}() -> rustpython_compiler_core::frozen::FrozenCodeObject<&'static [u8]> {{ \
+            "pub(crate) fn {function}() -> rustpython_compiler_core::frozen::FrozenCodeObject<&'static [u8]> {{ \
              rustpython_vm::py_compile!(file = {:?}, module_name = {name:?}, crate_name = \"rustpython_compiler_core\") }}\n",
             path.display().to_string()
         ));

@@ -507,18 +507,29 @@ fn print_profiles(profiles: &[app_engine::PassProfile]) {
 /// The first visit's transfer for the offline section: every file the service worker caches on
 /// install (a superset of what the page itself fetches) and sw.js, brotli, against Pyodide's
 /// engine files (the engine section's fixed list); sizes come from the engine section's cache
-/// when it ran. Files cached on first use (`precache: false` in sw.js) are not fetched.
-fn offline_transfer(dist: &Path) -> Option<(u64, u64)> {
+/// when it ran. Files cached on first use (`precache: false` in sw.js) are not fetched; of those,
+/// the standard library's rest (`stdlib-*.bin`, which a program's first import of it downloads)
+/// is reported beside the total.
+fn offline_transfer(dist: &Path) -> Option<offline::Transfer> {
     let pyodide = pyodide_dir_if_installed()?;
     let names = ["pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json", "pyodide.mjs"];
     let pyodide_files: Vec<PathBuf> = names.iter().map(|n| pyodide.join(n)).filter(|p| p.is_file()).collect();
     let mut cache = SizeCache::load();
     let on_first_use = files_cached_on_first_use(dist);
     let first_visit: Vec<PathBuf> = files_under(dist).into_iter().filter(|f| !on_first_use.contains(f)).collect();
+    let stdlib: Vec<PathBuf> = on_first_use
+        .into_iter()
+        .filter(|f| f.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with("stdlib-")))
+        .collect();
     let site = sizes(&first_visit, &mut cache);
+    let rest = sizes(&stdlib, &mut cache);
     let peer = sizes(&pyodide_files, &mut cache);
-    cache.save(&[&site, &peer]);
-    Some((site.total.brotli, peer.total.brotli))
+    cache.save(&[&site, &rest, &peer]);
+    Some(offline::Transfer {
+        first_visit: site.total.brotli,
+        stdlib_rest: (!stdlib.is_empty()).then_some(rest.total.brotli),
+        pyodide: peer.total.brotli,
+    })
 }
 
 /// The files sw.js marks `"precache": false` (scripts/offline_build.py), as paths under `dist`.

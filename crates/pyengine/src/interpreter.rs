@@ -6,11 +6,6 @@ use rustpython_vm::{Interpreter, PyResult, Settings, VirtualMachine};
 use crate::budget::Watchdog;
 use crate::run;
 
-/// The curated stdlib as bytecode, in the frozen format, compiled by build.rs.
-const FROZEN_STDLIB_BYTES: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/stdlib.frozen"));
-const FROZEN_STDLIB: &rustpython_compiler_core::frozen::FrozenLib =
-    rustpython_compiler_core::frozen::FrozenLib::from_ref(FROZEN_STDLIB_BYTES);
-
 /// Python's recursion limit in the browser (CPython and the native engine use 1000).
 #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
 pub const WASM_RECURSION_LIMIT: u32 = 400;
@@ -18,8 +13,9 @@ pub const WASM_RECURSION_LIMIT: u32 = 400;
 /// The names of the frozen standard-library modules, for the docs and the sandbox tests.
 pub const FROZEN_MODULES: &str = include_str!("../stdlib.txt");
 
-// `sandbox_io_code()`, `sandbox_posix_code()`, `engine_patches_code()`: sandbox_io.py,
-// sandbox_posix.py and engine_patches.py as bytecode, compiled by build.rs.
+// `sandbox_io_code()`, `sandbox_posix_code()`, `engine_patches_code()`, `lazy_stdlib_code()`:
+// sandbox_io.py, sandbox_posix.py, engine_patches.py and lazy_stdlib.py as bytecode, compiled by
+// build.rs.
 include!(concat!(env!("OUT_DIR"), "/sandbox_code.rs"));
 
 /// A RustPython interpreter that runs requests in fresh globals.
@@ -43,10 +39,20 @@ impl RustPythonEngine {
         let native = rustpython_stdlib::stdlib_module_defs(&builder.ctx);
         // After the stdlib's: a later definition of a name replaces RustPython's own.
         let guarded = crate::lockdown::guarded_module_defs(&builder.ctx);
-        let interpreter = builder
+        let builder = builder
             .add_native_modules(&native)
             .add_native_modules(&guarded)
-            .add_frozen_modules(FROZEN_STDLIB)
+            .add_frozen_modules(crate::lazy_stdlib::START);
+        let lazy = crate::lazy_stdlib::is_lazy();
+        #[cfg(not(target_arch = "wasm32"))]
+        let builder = if lazy {
+            builder
+        } else {
+            builder.add_frozen_modules(rustpython_compiler_core::frozen::FrozenLib::from_ref(
+                crate::lazy_stdlib::REST_BYTES,
+            ))
+        };
+        let interpreter = builder
             .init_hook(move |vm| {
                 if let Some(rx) = signals {
                     vm.set_user_signal_channel(rx);
@@ -54,7 +60,9 @@ impl RustPythonEngine {
             })
             .build();
         let tracer = interpreter.enter(|vm| {
-            if let Err(exc) = install_sandbox(vm) {
+            if let Err(exc) =
+                install_sandbox(vm).and_then(|()| if lazy { crate::lazy_stdlib::install_finder(vm) } else { Ok(()) })
+            {
                 let mut text = String::new();
                 let _ = vm.write_exception(&mut text, &exc);
                 panic!("the sandbox module failed to install (a bug in sandbox_posix.py):\n{text}");
@@ -149,7 +157,7 @@ fn install_sandbox(vm: &VirtualMachine) -> PyResult<()> {
 }
 
 /// Runs bytecode build.rs compiled, in `globals`.
-fn run_frozen(
+pub(crate) fn run_frozen(
     vm: &VirtualMachine,
     code: rustpython_compiler_core::frozen::FrozenCodeObject<&[u8]>,
     globals: rustpython_vm::builtins::PyDictRef,

@@ -10,10 +10,17 @@
 mod budget;
 mod clock;
 mod interpreter;
+mod lazy_stdlib;
 mod lockdown;
 mod quiet_panic;
 mod run;
 
 pub use interpreter::{FROZEN_MODULES, RustPythonEngine};
+/// The standard library's part downloaded on first import in the browser (`lazy_stdlib.rs`).
+pub mod stdlib_rest {
+    #[cfg(not(target_arch = "wasm32"))]
+    pub use crate::lazy_stdlib::REST_BYTES;
+    pub use crate::lazy_stdlib::{Fetch, REST_FILE, REST_MODULES, fetch_rest_with};
+}
 #[cfg(not(target_arch = "wasm32"))]
 pub use quiet_panic::engine_panics;

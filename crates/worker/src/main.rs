@@ -46,10 +46,33 @@ mod start {
         page
     }
 
+    /// The part of the standard library not frozen into the engine, downloaded on the first import
+    /// that needs it (`execbench_pyengine::stdlib_rest`). Synchronous, as an import is; a dedicated
+    /// worker may block on a request. It goes through the service worker, which keeps the file
+    /// from then on, offline too; the name beside the worker's script carries the content's hash.
+    fn download_stdlib_rest() -> Result<Vec<u8>, String> {
+        use execbench_pyengine::stdlib_rest::REST_FILE;
+        use web_sys::{XmlHttpRequest, XmlHttpRequestResponseType};
+
+        let failed = |what: &str| format!("{what} {REST_FILE} failed: the browser may be offline");
+        let request = XmlHttpRequest::new().map_err(|_| failed("creating a request for"))?;
+        request.open_with_async("GET", REST_FILE, false).map_err(|_| failed("opening"))?;
+        request.set_response_type(XmlHttpRequestResponseType::Arraybuffer);
+        request.send().map_err(|_| failed("downloading"))?;
+        match request.status() {
+            Ok(200) => {}
+            Ok(status) => return Err(format!("the server answered {status} for {REST_FILE}")),
+            Err(_) => return Err(failed("downloading")),
+        }
+        let body = request.response().map_err(|_| failed("reading"))?;
+        Ok(js_sys::Uint8Array::new(&body).to_vec())
+    }
+
     /// Starts the interpreter and keeps it for `serve`.
     #[wasm_bindgen]
     pub fn boot() {
         panics_to_page();
+        execbench_pyengine::stdlib_rest::fetch_rest_with(download_stdlib_rest);
         let started = now();
         let engine = RustPythonEngine::new();
         let init_ms = now() - started;
