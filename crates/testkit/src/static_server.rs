@@ -115,6 +115,8 @@ struct Log {
     seen: Arc<Mutex<Vec<Seen>>>,
     /// Path → bytes of body sent before the connection is dropped (once).
     cuts: Arc<Mutex<HashMap<String, usize>>>,
+    /// Path → milliseconds the next answer waits before it is sent (once), as a slow network.
+    delays: Arc<Mutex<HashMap<String, u64>>>,
 }
 
 impl Log {
@@ -124,6 +126,10 @@ impl Log {
         let method = request.method().to_string();
         self.seen.lock().unwrap().push(Seen { method: method.clone(), path: path.clone(), range });
         let cut = if method == "GET" { self.cuts.lock().unwrap().remove(&path) } else { None };
+        let delay = if method == "GET" { self.delays.lock().unwrap().remove(&path) } else { None };
+        if let Some(ms) = delay {
+            tokio::time::sleep(std::time::Duration::from_millis(ms)).await;
+        }
         let response = next.run(request).await;
         let Some(keep) = cut else { return response };
         let (parts, body) = response.into_parts();
@@ -160,6 +166,11 @@ impl StaticServer {
     /// then drops the connection.
     pub fn cut_next(&self, path: &str, bytes: usize) {
         self.log.cuts.lock().unwrap().insert(path.to_string(), bytes);
+    }
+
+    /// The next GET of `path` is answered `ms` milliseconds late, as over a slow network.
+    pub fn delay_next(&self, path: &str, ms: u64) {
+        self.log.delays.lock().unwrap().insert(path.to_string(), ms);
     }
 }
 
@@ -210,7 +221,7 @@ mod tests {
     }
 
     #[test]
-    fn requests_are_recorded_and_a_cut_answer_stops_after_its_bytes() {
+    fn requests_are_recorded_a_cut_answer_stops_after_its_bytes_and_a_delayed_one_comes_late() {
         let root = site("cut", &[("big.bin", &"x".repeat(10_000))]);
         let server = StaticServer::start(&root);
         server.cut_next("/execbench/big.bin", 1_000);
@@ -219,8 +230,12 @@ mod tests {
         assert!(head.contains("content-length: 10000"), "the head announced the whole file: {head}");
         let (_, _, body) = get(&server, "/execbench/big.bin");
         assert_eq!(body.len(), 10_000, "one cut only");
+        server.delay_next("/execbench/big.bin", 400);
+        let started = std::time::Instant::now();
+        assert_eq!(get(&server, "/execbench/big.bin").2.len(), 10_000);
+        assert!(started.elapsed() >= std::time::Duration::from_millis(400), "answered late");
         let seen = server.requests();
-        assert_eq!(seen.len(), 2);
+        assert_eq!(seen.len(), 3);
         assert_eq!(
             (seen[0].method.as_str(), seen[0].path.as_str(), seen[0].range.as_ref()),
             ("GET", "/execbench/big.bin", None)

@@ -67,7 +67,15 @@ pub enum FromWorker {
     BadMessage { error: String },
     /// A Rust panic inside the worker: the worker is about to die and must be replaced.
     Panic { message: String },
+    /// The running program's import began (`finished: false`) or ended the download of the
+    /// standard library's rest (`execbench_pyengine::stdlib_rest`). The page holds the run's
+    /// deadline meanwhile and starts it again after, so a slow network is not the program's
+    /// time-out; the download itself gives up after [`STDLIB_DOWNLOAD_TIMEOUT_MS`].
+    StdlibDownload { finished: bool },
 }
+
+/// How long the worker waits for the standard library's rest before the import fails.
+pub const STDLIB_DOWNLOAD_TIMEOUT_MS: u32 = 60_000;
 
 /// The worker's held results and when to post them: the rule of [`FLUSH_MS`], testable without a
 /// browser. `now` is any clock in milliseconds.

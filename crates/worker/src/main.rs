@@ -50,18 +50,27 @@ mod start {
     /// that needs it (`execbench_pyengine::stdlib_rest`). Synchronous, as an import is; a dedicated
     /// worker may block on a request. It goes through the service worker, which keeps the file
     /// from then on, offline too; the name beside the worker's script carries the content's hash.
+    /// The page is told before and after, so that it holds the run's deadline meanwhile.
     fn download_stdlib_rest() -> Result<Vec<u8>, String> {
-        use execbench_pyengine::stdlib_rest::REST_FILE;
+        let page = Page::this_worker();
+        page.post(&FromWorker::StdlibDownload { finished: false });
+        let downloaded = download(execbench_pyengine::stdlib_rest::REST_FILE);
+        page.post(&FromWorker::StdlibDownload { finished: true });
+        downloaded
+    }
+
+    fn download(file: &str) -> Result<Vec<u8>, String> {
         use web_sys::{XmlHttpRequest, XmlHttpRequestResponseType};
 
-        let failed = |what: &str| format!("{what} {REST_FILE} failed: the browser may be offline");
+        let failed = |what: &str| format!("{what} {file} failed: the browser may be offline");
         let request = XmlHttpRequest::new().map_err(|_| failed("creating a request for"))?;
-        request.open_with_async("GET", REST_FILE, false).map_err(|_| failed("opening"))?;
+        request.open_with_async("GET", file, false).map_err(|_| failed("opening"))?;
         request.set_response_type(XmlHttpRequestResponseType::Arraybuffer);
+        request.set_timeout(execbench_worker_protocol::STDLIB_DOWNLOAD_TIMEOUT_MS);
         request.send().map_err(|_| failed("downloading"))?;
         match request.status() {
             Ok(200) => {}
-            Ok(status) => return Err(format!("the server answered {status} for {REST_FILE}")),
+            Ok(status) => return Err(format!("the server answered {status} for {file}")),
             Err(_) => return Err(failed("downloading")),
         }
         let body = request.response().map_err(|_| failed("reading"))?;

@@ -407,6 +407,10 @@ impl PythonWorker {
                 self.publish();
             }
             Ok(FromWorker::Panic { message }) => self.inner.borrow_mut().slots[at].last_panic = Some(message),
+            // The running program's import is downloading the standard library's rest: its
+            // deadline waits for the download (which gives up by itself), then starts again.
+            Ok(FromWorker::StdlibDownload { finished: false }) => self.inner.borrow_mut().slots[at].timer = None,
+            Ok(FromWorker::StdlibDownload { finished: true }) => self.arm_deadline(at),
             Ok(FromWorker::BadMessage { error }) => {
                 self.fail_batch(at, format!("the worker rejected a message: {error}"))
             }

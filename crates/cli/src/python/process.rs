@@ -268,6 +268,7 @@ fn kind_of(message: &FromWorker) -> &'static str {
         FromWorker::Idle { .. } => "idle",
         FromWorker::BadMessage { .. } => "bad message (it could not read the request)",
         FromWorker::Panic { .. } => "panic",
+        FromWorker::StdlibDownload { .. } => "a standard library download (only in a browser)",
     }
 }
 
