@@ -15,32 +15,9 @@ import pathlib
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from wasm_sizes import leb as read_leb  # noqa: E402
+from strip_names import drop_custom_section  # noqa: E402
 
 SECTION = b"execbench_stdlib_rest"
-
-
-def split(data: bytes, path: str):
-    """The module without the section, and the section's body (None when it has none)."""
-    if data[:4] != b"\0asm":
-        sys.exit(f"split_stdlib.py: {path} is not a wasm module")
-    kept, found = [data[:8]], None
-    at = 8
-    while at < len(data):
-        start = at
-        size, body = read_leb(data, at + 1)
-        end = body + size
-        if end > len(data):
-            sys.exit(f"split_stdlib.py: {path}: a section at byte {start} runs past the end")
-        if data[start] == 0:
-            name_len, name_at = read_leb(data, body)
-            if data[name_at : name_at + name_len] == SECTION:
-                found = data[name_at + name_len : end]
-                at = end
-                continue
-        kept.append(data[start:end])
-        at = end
-    return b"".join(kept), found
 
 
 def main() -> None:
@@ -48,7 +25,7 @@ def main() -> None:
     carriers = []
     for module in sorted(folder.glob("*.wasm")):
         data = module.read_bytes()
-        rest, section = split(data, str(module))
+        rest, section = drop_custom_section(data, str(module), SECTION, "split_stdlib.py")
         if section is not None:
             carriers.append(module.name)
             name = section[1 : 1 + section[0]].decode("ascii")

@@ -16,10 +16,12 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from wasm_sizes import leb as read_leb  # noqa: E402
 
 
-def without_names(data: bytes, path: str) -> bytes:
+def drop_custom_section(data: bytes, path: str, name: bytes, tool: str):
+    """`data` without its custom section called `name`, and that section's body after the name
+    (None when there is none). The other sections stay byte for byte."""
     if data[:4] != b"\0asm":
-        sys.exit(f"strip_names.py: {path} is not a wasm module")
-    kept = [data[:8]]
+        sys.exit(f"{tool}: {path} is not a wasm module")
+    kept, dropped = [data[:8]], None
     at = 8
     while at < len(data):
         start = at
@@ -27,15 +29,20 @@ def without_names(data: bytes, path: str) -> bytes:
         size, body = read_leb(data, at + 1)
         end = body + size
         if end > len(data):
-            sys.exit(f"strip_names.py: {path}: a section at byte {start} runs past the end")
-        is_names = False
+            sys.exit(f"{tool}: {path}: a section at byte {start} runs past the end")
         if section_id == 0:
             name_len, name_at = read_leb(data, body)
-            is_names = data[name_at : name_at + name_len] == b"name"
-        if not is_names:
-            kept.append(data[start:end])
+            if data[name_at : name_at + name_len] == name:
+                dropped = data[name_at + name_len : end]
+                at = end
+                continue
+        kept.append(data[start:end])
         at = end
-    return b"".join(kept)
+    return b"".join(kept), dropped
+
+
+def without_names(data: bytes, path: str) -> bytes:
+    return drop_custom_section(data, path, b"name", "strip_names.py")[0]
 
 
 def main() -> None:

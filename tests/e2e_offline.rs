@@ -131,23 +131,22 @@ async fn after_one_visit_the_app_works_with_its_server_gone() {
     let _ = std::fs::remove_dir_all(site);
 }
 
-/// Whether the service worker's cache holds a file whose address ends with `suffix`, or, when
-/// `suffix` starts with `/stdlib-`, the Python worker's downloaded standard library.
-async fn kept_file(b: &Browser, suffix: &str) -> bool {
-    let script = "const [suffix, done] = arguments;
-        const wanted = suffix === '/stdlib-' ? (u) => /\\/stdlib-[0-9a-f]{16}\\.bin$/.test(u) : (u) => u.endsWith(suffix);
+/// Whether the service worker's cache holds a file whose address matches `pattern` (a JavaScript
+/// regular expression's source).
+async fn kept_file(b: &Browser, pattern: &str) -> bool {
+    let script = "const [pattern, done] = arguments;
         caches.keys()
           .then((names) => Promise.all(names.map((n) => caches.open(n).then((c) => c.keys()))))
-          .then((lists) => done(lists.flat().some((r) => wanted(r.url))), (e) => done(String(e)));";
-    b.client.execute_async(script, vec![suffix.into()]).await.unwrap() == true
+          .then((lists) => done(lists.flat().some((r) => new RegExp(pattern).test(r.url))), (e) => done(String(e)));";
+    b.client.execute_async(script, vec![pattern.into()]).await.unwrap() == true
 }
 
 async fn loader_cached(b: &Browser) -> bool {
-    kept_file(b, "/execbench-loader-worker_bg.wasm").await
+    kept_file(b, r"/execbench-loader-worker_bg\.wasm$").await
 }
 
 async fn stdlib_cached(b: &Browser) -> bool {
-    kept_file(b, "/stdlib-").await
+    kept_file(b, r"/stdlib-[0-9a-f]{16}\.bin$").await
 }
 
 /// The Parquet loader and the rest of the standard library are not part of the first visit's

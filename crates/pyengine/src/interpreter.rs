@@ -65,7 +65,7 @@ impl RustPythonEngine {
             {
                 let mut text = String::new();
                 let _ = vm.write_exception(&mut text, &exc);
-                panic!("the sandbox module failed to install (a bug in sandbox_posix.py):\n{text}");
+                panic!("the engine's own Python failed to install (a bug in sandbox_posix.py, sandbox_io.py, engine_patches.py or lazy_stdlib.py):\n{text}");
             }
             run::StepTracer::new(vm)
         });
