@@ -23,7 +23,9 @@
 //! samples as candidates, natively, in CPython and in the page, `build_filter.rs`; `cli` the
 //! command line's `--jobs`, one against all, `cli_jobs.rs`; `localmodel` the in-process model
 //! against llama.cpp on the same GGUF file, `local_model.rs`; these two need no browser),
-//! `--json FILE` also writes the figures as JSON (`figures.rs`). `profile` traces one warm
+//! `--json FILE` also writes the figures as JSON (`figures.rs`), `--busy-cores N` keeps N cores
+//! busy throughout, to measure a loaded machine (`machine.rs`; every run prints the cores and the
+//! load average before and after it). `profile` traces one warm
 //! verify-all pass of the app per pool size and sums each thread's busy time
 //! (`app_engine::profile`); `EXECBENCH_TRACE_DIR=DIR` also keeps the raw traces there, to open in
 //! Perfetto or `chrome://tracing`. Nothing here asserts a time: it
@@ -46,6 +48,7 @@ mod compare;
 mod figures;
 mod local_model;
 mod local_model_page;
+mod machine;
 mod models;
 mod offline;
 mod page;
@@ -80,6 +83,8 @@ struct Options {
     sections: Vec<String>,
     /// `--json FILE`: where every figure goes as JSON too.
     json: Option<PathBuf>,
+    /// `--busy-cores N`: cores the benchmark keeps busy itself while it measures.
+    busy_cores: usize,
 }
 
 const SECTIONS: [&str; 11] =
@@ -112,6 +117,9 @@ struct Flags {
     /// Also write every figure as JSON to this file
     #[arg(long, value_name = "FILE")]
     json: Option<PathBuf>,
+    /// Keep N cores busy throughout (threads of this process), to measure a loaded machine
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    busy_cores: usize,
 }
 
 fn options() -> Options {
@@ -121,7 +129,14 @@ fn options() -> Options {
 
 fn options_of(flags: Flags) -> Options {
     let sections = if flags.sections.is_empty() { SECTIONS.map(String::from).to_vec() } else { flags.sections };
-    Options { reps: flags.reps.max(1), warm: flags.warm.max(1), restarts: flags.restarts, sections, json: flags.json }
+    Options {
+        reps: flags.reps.max(1),
+        warm: flags.warm.max(1),
+        restarts: flags.restarts,
+        sections,
+        json: flags.json,
+        busy_cores: flags.busy_cores,
+    }
 }
 
 fn pyodide_dir() -> PathBuf {
@@ -149,6 +164,16 @@ fn pyodide_dir_if_installed() -> Option<PathBuf> {
 async fn main() {
     let opts = options();
     let section = |name: &str| opts.sections.iter().any(|s| s == name);
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let mut conditions = machine::Conditions {
+        cores,
+        busy_cores: opts.busy_cores,
+        load_before: machine::load_average(),
+        load_after: None,
+        busy_rounds: 0,
+    };
+    println!("{}", conditions.describe());
+    let busy = machine::Busy::hold(opts.busy_cores);
     // Every section but the native ones works in the built app.
     if opts.sections.iter().any(|s| !NATIVE.contains(&s.as_str())) {
         browser_sections(&opts).await;
@@ -166,6 +191,11 @@ async fn main() {
         println!("{}", figures::markdown_table("llama.cpp", &figures));
         figures::record(figures);
     }
+    conditions.busy_rounds = busy.rounds();
+    drop(busy);
+    conditions.load_after = machine::load_average();
+    println!("\n{}", conditions.describe());
+    figures::record(conditions.figures());
     if let Some(path) = &opts.json {
         match std::fs::write(path, figures::recorded_json()) {
             Ok(()) => println!("\nfigures written to {}", path.display()),
@@ -919,12 +949,17 @@ mod tests {
         Flags::command().debug_assert();
         let all = parsed(&[]).unwrap();
         assert_eq!((all.reps, all.warm, all.restarts, all.sections.len(), all.json), (3, 3, 3, SECTIONS.len(), None));
+        assert_eq!(all.busy_cores, 0);
+        assert_eq!(parsed(&["--busy-cores", "1"]).unwrap().busy_cores, 1);
         let some = parsed(&["--reps", "0", "--sections", "cli,score", "--json", "f.json", "--restarts", "0"]).unwrap();
         assert_eq!((some.reps, some.restarts, some.sections), (1, 0, vec!["cli".to_string(), "score".to_string()]));
         assert_eq!(some.json, Some(PathBuf::from("f.json")));
-        for (args, flag) in
-            [(&["--sections", "cli,nope"][..], "--sections"), (&["--reps", "x"], "--reps"), (&["--bogus"], "--bogus")]
-        {
+        for (args, flag) in [
+            (&["--sections", "cli,nope"][..], "--sections"),
+            (&["--reps", "x"], "--reps"),
+            (&["--busy-cores", "many"], "--busy-cores"),
+            (&["--bogus"], "--bogus"),
+        ] {
             let error = parsed(args).err().unwrap_or_else(|| panic!("{args:?} parsed"));
             assert!(error.to_string().contains(flag), "{args:?}: {error}");
             assert_eq!(error.exit_code(), 2);
