@@ -1,6 +1,6 @@
 //! The machine a run measured on: how many cores it has and how busy it was. On a shared machine
 //! the browser timings move with the load (docs/performance.md: the same build's "Python ready"
-//! 118 ms idle, 160-185 ms with about one core taken by other work), so every run prints what it
+//! offline 109-129 ms idle, 142-159 ms with one of two cores busy), so every run prints what it
 //! ran beside, and `--busy-cores N` takes N cores on purpose, to measure a loaded device the same
 //! way twice.
 
