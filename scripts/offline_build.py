@@ -2,7 +2,8 @@
 """Trunk post-build hook (after csp_hashes.py): writes the built site's service worker, sw.js.
 
 It is scripts/service_worker.js with a `BUILD` constant in front: every file of the build (path
-relative to the site, SHA-256, size, whether it is cached on install or on first use) and a
+relative to the site, SHA-256, size, whether it is cached on install or on first use, and of
+the latter whether it is kept once a visit has settled) and a
 version made from all of them and from the service worker's own code, so that any change to
 any file is a new service worker, which the browser installs beside the running one.
 
@@ -21,6 +22,11 @@ PRECOMPRESSED = (".br", ".gz")
 # picks. The service worker caches them on first use instead of on install, so a first visit
 # does not download them.
 ON_DEMAND = ("execbench-loader-worker", "execbench-model-worker", "stdlib-")
+# Of those, what the offline promise does need after one visit (a program's import of the
+# standard library's rest, a Parquet file opened offline): the page asks the service worker to
+# keep these a few seconds after a visit's start (`idle` in sw.js; src/browser/offline.rs). The
+# model worker stays on first use: an in-page model needs its weights downloaded anyway.
+KEPT_WHEN_IDLE = ("execbench-loader-worker", "stdlib-")
 
 
 def build_files(root: str) -> list:
@@ -40,6 +46,7 @@ def build_files(root: str) -> list:
                 "sha256": hashlib.sha256(data).hexdigest(),
                 "bytes": len(data),
                 "precache": not path.startswith(ON_DEMAND),
+                "idle": path.startswith(KEPT_WHEN_IDLE),
             })
     return sorted(files, key=lambda f: f["path"])
 

@@ -121,8 +121,24 @@ self.addEventListener("activate", (event) => {
   );
 });
 
+// The files cached on first use that are marked `idle` (the standard library's rest, the Parquet
+// loader; not the model worker), fetched now:
+// the page asks once it has been ready a while, online, so that after one visit a program's first
+// import of the rest, or a Parquet file opened, works offline too (src/browser/offline.rs). Each is
+// checked as on install; one that fails is left to its first use.
+async function keepTheRest() {
+  const cache = await caches.open(CACHE);
+  for (const f of BUILD.files.filter((f) => f.precache === false && f.idle)) {
+    const url = new URL(f.path, self.location).href;
+    if (await cache.match(url)) continue;
+    const response = await fetchChecked(f).catch(() => null);
+    if (response) await cache.put(url, response);
+  }
+}
+
 self.addEventListener("message", (event) => {
   if (event.data === "execbench:update") self.skipWaiting();
+  if (event.data === "execbench:keep-the-rest") event.waitUntil(keepTheRest().catch(() => {}));
   if (event.data === "execbench:version" && event.source) event.source.postMessage({ version: BUILD.version });
 });
 

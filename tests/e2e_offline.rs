@@ -63,6 +63,26 @@ const MOVE_MODULES: &str = "const done = arguments[arguments.length - 1];
   return moved;
 })().then(done, (e) => done(String(e)));";
 
+/// Whether every file the service worker caches on first use is in its cache.
+const KEPT_THE_REST: &str = "return (async () => {
+  const names = (await caches.keys()).filter((n) => n.startsWith('execbench-'));
+  const urls = (await Promise.all(names.map(async (n) => (await caches.open(n)).keys()))).flat().map((r) => r.url);
+  return [/\\/stdlib-[0-9a-f]{16}\\.bin$/, /\\/execbench-loader-worker_bg\\.wasm$/].every((p) => urls.some((u) => p.test(u)));
+})();";
+
+/// Deletes the standard library's rest from the service worker's caches; answers how many copies.
+const FORGET_THE_STDLIB: &str = "const done = arguments[arguments.length - 1];
+(async () => {
+  let gone = 0;
+  for (const name of (await caches.keys()).filter((n) => n.startsWith('execbench-'))) {
+    const cache = await caches.open(name);
+    for (const request of await cache.keys()) {
+      if (/\\/stdlib-[0-9a-f]{16}\\.bin$/.test(request.url) && (await cache.delete(request))) gone += 1;
+    }
+  }
+  return gone;
+})().then(done, (e) => done(String(e)));";
+
 /// Where the page's own address and the Python worker's script were answered from, as the
 /// browser's resource timing says (`workerMatchedSourceType`: "cache" for a static route to Cache
 /// Storage, "fetch-event" for the service worker's fetch handler, "" when no route matched).
@@ -78,6 +98,10 @@ async fn after_one_visit_the_app_works_with_its_server_gone() {
     b.client.goto(&server.base_url).await.unwrap();
     wait_python(&b).await;
     wait_kept(&b).await;
+    // What a first visit leaves to first use (the standard library's rest, the Parquet loader) is
+    // kept a few seconds after the visit's start, though nothing asked for it
+    // (src/browser/offline.rs, `keep_the_rest`).
+    b.wait_script(KEPT_THE_REST, Duration::from_secs(60), |v| v == true).await;
 
     server.stop();
     // Both wasm modules are read from Cache Storage directly, not through the service worker
@@ -109,11 +133,16 @@ async fn after_one_visit_the_app_works_with_its_server_gone() {
     assert_eq!(b.wait_text("[data-testid=eval-state]", Duration::from_secs(60), |t| !t.is_empty()).await, "finished");
     b.screenshot("offline-evaluated").await;
 
-    // The standard library beyond what starting imports is downloaded on first use
-    // (crates/pyengine/src/lazy_stdlib.rs), and nothing so far needed it: with the server gone,
-    // an import of it fails in words, and the engine goes on.
-    assert!(!stdlib_cached(&b).await, "the rest of the standard library was downloaded before any import");
+    // The standard library beyond what starting imports is a file of its own
+    // (crates/pyengine/src/lazy_stdlib.rs), kept after one visit: an import of it works offline.
     b.client.goto(&format!("{}#/playground", server.base_url)).await.unwrap();
+    let counted = common::run_in_playground(&b, "from collections import Counter", "Counter('abb')['b']", "10");
+    assert!(counted.await.contains('2'));
+    // A browser that never kept it (the first-use setting, or a visit closed within seconds):
+    // with the server gone, an import of it fails in words, and the engine goes on.
+    assert_eq!(b.client.execute_async(FORGET_THE_STDLIB, vec![]).await.unwrap(), 1);
+    b.client.refresh().await.unwrap();
+    wait_python(&b).await;
     let said = common::run_in_playground(&b, "import collections", "1", "10").await;
     assert!(said.contains("ImportError") && said.contains("downloads on first use"), "{said}");
     assert!(common::run_in_playground(&b, "", "6 * 7", "10").await.contains("42"));
@@ -150,17 +179,23 @@ async fn stdlib_cached(b: &Browser) -> bool {
 }
 
 /// The Parquet loader and the rest of the standard library are not part of the first visit's
-/// download (scripts/offline_build.py); the first file or import that needs one fetches and keeps
-/// it, so it works offline after that.
+/// download (scripts/offline_build.py). With the first-use setting, the first file or import that
+/// needs one fetches and keeps it, so it works offline after that.
 #[tokio::test(flavor = "multi_thread")]
 async fn the_parquet_loader_and_the_stdlib_are_kept_on_first_use_and_then_work_offline() {
     let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/pyarrow");
     let site = site_copy("on-demand");
     let mut server = StaticServer::start(&site);
     let b = Browser::launch().await;
+    // The setting for a metered connection, chosen before the first visit (on a file of the same
+    // origin that is not the app): nothing is kept before its first use.
+    b.client.goto(&format!("{}favicon.svg", server.base_url)).await.unwrap();
+    b.client.execute("localStorage.setItem('execbench.offline-extras', 'first-use')", vec![]).await.unwrap();
     b.client.goto(&format!("{}#/datasets", server.base_url)).await.unwrap();
     wait_python(&b).await;
     wait_kept(&b).await;
+    // Past the moment the page would have asked for them (`KEEP_THE_REST_AFTER_MS`, 5 s).
+    tokio::time::sleep(Duration::from_secs(7)).await;
     assert!(!loader_cached(&b).await, "the loader was downloaded before anything needed it");
     // The rest of the standard library likewise: not downloaded by the first visit, downloaded
     // and kept by the first import that needs it. Its download, here slower than the run's time

@@ -33,6 +33,19 @@ pub struct AppUpdates {
 /// The message the service worker takes as "take over now".
 const TAKE_OVER: &str = "execbench:update";
 
+/// The message the service worker takes as "keep the files you would fetch on first use now".
+const KEEP_THE_REST: &str = "execbench:keep-the-rest";
+
+/// How long after its start the page asks for [`KEEP_THE_REST`]: the first screen, Python's
+/// start and, on a first visit, the service worker's install come first.
+const KEEP_THE_REST_AFTER_MS: u64 = 5_000;
+
+/// `localStorage` key: `"first-use"` leaves the files a first visit does not need (the standard
+/// library's rest, 0.64 MB brotli; the Parquet loader, 0.26 MB) to their first use, for a metered
+/// connection; otherwise they are kept a few seconds after each visit's start, once, so that after
+/// one visit every import and a Parquet file work offline too.
+pub const OFFLINE_EXTRAS_KEY: &str = "execbench.offline-extras";
+
 impl AppUpdates {
     /// Registers the service worker once the page has loaded (its install downloads the whole
     /// build, which must not compete with the first screen), and follows the network state.
@@ -81,6 +94,7 @@ impl AppUpdates {
         registration.set_onupdatefound(Some(on_found.as_ref().unchecked_ref()));
         on_found.forget();
         self.registration.set_value(Some(registration));
+        leptos::task::spawn_local(keep_the_rest(container.clone()));
         let check = Closure::<dyn FnMut()>::new(move || updates.check());
         let _ = window
             .set_interval_with_callback_and_timeout_and_arguments_0(check.as_ref().unchecked_ref(), UPDATE_CHECK_MS);
@@ -131,6 +145,33 @@ impl AppUpdates {
             }
         }
     }
+}
+
+/// Asks the active service worker, a while after the start, to keep what it would otherwise fetch
+/// on first use (it fetches only what its cache lacks), unless the user chose first use, the
+/// browser asks to save data, or there is no network.
+async fn keep_the_rest(container: web_sys::ServiceWorkerContainer) {
+    let Ok(ready) = container.ready() else { return };
+    let Ok(registration) = wasm_bindgen_futures::JsFuture::from(ready).await else { return };
+    let Ok(registration) = registration.dyn_into::<ServiceWorkerRegistration>() else { return };
+    crate::browser::clock::Sleep::new(KEEP_THE_REST_AFTER_MS).await;
+    let first_use_only = crate::browser::storage::get(OFFLINE_EXTRAS_KEY).as_deref() == Some("first-use");
+    if first_use_only || is_offline() || saves_data() {
+        return;
+    }
+    if let Some(active) = registration.active() {
+        let _ = active.post_message(&KEEP_THE_REST.into());
+    }
+}
+
+/// The browser asks sites to save data (`navigator.connection.saveData`, where there is one).
+fn saves_data() -> bool {
+    let Some(window) = web_sys::window() else { return false };
+    let connection = js_sys::Reflect::get(&window.navigator(), &"connection".into()).unwrap_or_default();
+    if connection.is_undefined() || connection.is_null() {
+        return false;
+    }
+    js_sys::Reflect::get(&connection, &"saveData".into()).ok().and_then(|v| v.as_bool()).unwrap_or(false)
 }
 
 /// The browser knows it has no network (`navigator.onLine`; a captive portal still says online).

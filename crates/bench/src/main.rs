@@ -537,33 +537,32 @@ fn print_profiles(profiles: &[app_engine::PassProfile]) {
 /// The first visit's transfer for the offline section: every file the service worker caches on
 /// install (a superset of what the page itself fetches) and sw.js, brotli, against Pyodide's
 /// engine files (the engine section's fixed list); sizes come from the engine section's cache
-/// when it ran. Files cached on first use (`precache: false` in sw.js) are not fetched; of those,
-/// the standard library's rest (`stdlib-*.bin`, which a program's first import of it downloads)
-/// is reported beside the total.
+/// when it ran. Files cached on first use (`precache: false` in sw.js) are not fetched with the
+/// first screen; of those, the ones the page has kept once a visit has settled (`idle`: the
+/// standard library's rest, the Parquet loader) are reported beside the total.
 fn offline_transfer(dist: &Path) -> Option<offline::Transfer> {
     let pyodide = pyodide_dir_if_installed()?;
     let names = ["pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json", "pyodide.mjs"];
     let pyodide_files: Vec<PathBuf> = names.iter().map(|n| pyodide.join(n)).filter(|p| p.is_file()).collect();
     let mut cache = SizeCache::load();
-    let on_first_use = files_cached_on_first_use(dist);
-    let first_visit: Vec<PathBuf> = files_under(dist).into_iter().filter(|f| !on_first_use.contains(f)).collect();
-    let stdlib: Vec<PathBuf> = on_first_use
-        .into_iter()
-        .filter(|f| f.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with("stdlib-")))
-        .collect();
+    let on_demand = files_cached_on_first_use(dist);
+    let first_visit: Vec<PathBuf> =
+        files_under(dist).into_iter().filter(|f| !on_demand.iter().any(|(p, _)| p == f)).collect();
+    let settled: Vec<PathBuf> = on_demand.into_iter().filter(|(_, idle)| *idle).map(|(p, _)| p).collect();
     let site = sizes(&first_visit, &mut cache);
-    let rest = sizes(&stdlib, &mut cache);
+    let later = sizes(&settled, &mut cache);
     let peer = sizes(&pyodide_files, &mut cache);
-    cache.save(&[&site, &rest, &peer]);
+    cache.save(&[&site, &later, &peer]);
     Some(offline::Transfer {
         first_visit: site.total.brotli,
-        stdlib_rest: (!stdlib.is_empty()).then_some(rest.total.brotli),
+        kept_once_settled: (!settled.is_empty()).then_some(later.total.brotli),
         pyodide: peer.total.brotli,
     })
 }
 
-/// The files sw.js marks `"precache": false` (scripts/offline_build.py), as paths under `dist`.
-fn files_cached_on_first_use(dist: &Path) -> Vec<PathBuf> {
+/// The files sw.js marks `"precache": false` (scripts/offline_build.py), as paths under `dist`,
+/// each with whether it is also marked `"idle": true` (kept once a visit has settled).
+fn files_cached_on_first_use(dist: &Path) -> Vec<(PathBuf, bool)> {
     let Ok(sw) = std::fs::read_to_string(dist.join("sw.js")) else { return Vec::new() };
     // `const BUILD = {...};` then the worker's code after a blank line.
     let build = sw.split_once("const BUILD = ").and_then(|(_, rest)| rest.split_once(";\n\n")).map(|(json, _)| json);
@@ -575,8 +574,7 @@ fn files_cached_on_first_use(dist: &Path) -> Vec<PathBuf> {
     files
         .iter()
         .filter(|f| f["precache"] == Value::Bool(false))
-        .filter_map(|f| f["path"].as_str())
-        .map(|p| dist.join(p))
+        .filter_map(|f| Some((dist.join(f["path"].as_str()?), f["idle"] == Value::Bool(true))))
         .collect()
 }
 
