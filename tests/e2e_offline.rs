@@ -63,13 +63,6 @@ const MOVE_MODULES: &str = "const done = arguments[arguments.length - 1];
   return moved;
 })().then(done, (e) => done(String(e)));";
 
-/// Whether every file the service worker caches on first use is in its cache.
-const KEPT_THE_REST: &str = "return (async () => {
-  const names = (await caches.keys()).filter((n) => n.startsWith('execbench-'));
-  const urls = (await Promise.all(names.map(async (n) => (await caches.open(n)).keys()))).flat().map((r) => r.url);
-  return [/\\/stdlib-[0-9a-f]{16}\\.bin$/, /\\/execbench-loader-worker_bg\\.wasm$/].every((p) => urls.some((u) => p.test(u)));
-})();";
-
 /// Deletes the standard library's rest from the service worker's caches; answers how many copies.
 const FORGET_THE_STDLIB: &str = "const done = arguments[arguments.length - 1];
 (async () => {
@@ -101,7 +94,11 @@ async fn after_one_visit_the_app_works_with_its_server_gone() {
     // What a first visit leaves to first use (the standard library's rest, the Parquet loader) is
     // kept a few seconds after the visit's start, though nothing asked for it
     // (src/browser/offline.rs, `keep_the_rest`).
-    b.wait_script(KEPT_THE_REST, Duration::from_secs(60), |v| v == true).await;
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    while !(stdlib_cached(&b).await && loader_cached(&b).await) {
+        assert!(std::time::Instant::now() < deadline, "the stdlib's rest and the Parquet loader were not kept in 60 s");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
 
     server.stop();
     // Both wasm modules are read from Cache Storage directly, not through the service worker
@@ -163,11 +160,7 @@ async fn after_one_visit_the_app_works_with_its_server_gone() {
 /// Whether the service worker's cache holds a file whose address matches `pattern` (a JavaScript
 /// regular expression's source).
 async fn kept_file(b: &Browser, pattern: &str) -> bool {
-    let script = "const [pattern, done] = arguments;
-        caches.keys()
-          .then((names) => Promise.all(names.map((n) => caches.open(n).then((c) => c.keys()))))
-          .then((lists) => done(lists.flat().some((r) => new RegExp(pattern).test(r.url))), (e) => done(String(e)));";
-    b.client.execute_async(script, vec![pattern.into()]).await.unwrap() == true
+    b.all_cached(&[pattern.to_string()]).await.unwrap()
 }
 
 async fn loader_cached(b: &Browser) -> bool {

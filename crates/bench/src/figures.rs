@@ -56,6 +56,20 @@ pub struct Figure {
 }
 
 impl Figure {
+    /// A figure with nothing to compare it against: no reference, ratio or target.
+    pub fn alone(section: &str, metric: impl Into<String>, execbench: Option<Amount>) -> Figure {
+        Figure {
+            section: section.into(),
+            metric: metric.into(),
+            execbench,
+            reference: None,
+            reference_amount: None,
+            ratio: None,
+            target: None,
+            met: None,
+        }
+    }
+
     /// The object scripts read, field by field in this order: `section`, `metric`, `execbench_ms`
     /// (or `_bytes`), `reference`, `reference_ms` (or `_bytes`), `ratio`, `target`, `met`; null
     /// where there is nothing.

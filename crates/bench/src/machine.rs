@@ -108,16 +108,7 @@ impl Conditions {
 
     /// The same as figures, so `--json` carries the conditions beside the times.
     pub fn figures(&self) -> Vec<Figure> {
-        let row = |metric: &str, amount: Option<Amount>| Figure {
-            section: "machine".into(),
-            metric: metric.into(),
-            execbench: amount,
-            reference: None,
-            reference_amount: None,
-            ratio: None,
-            target: None,
-            met: None,
-        };
+        let row = |metric: &str, amount: Option<Amount>| Figure::alone("machine", metric, amount);
         let load = |l: Option<f64>| l.map(|l| Amount::Text(format!("{l:.2}")));
         vec![
             row("logical cores", Some(Amount::Text(self.cores.to_string()))),

@@ -503,16 +503,7 @@ fn print_profiles(profiles: &[app_engine::PassProfile]) {
             p.workers_busy.iter().map(|(ms, cpu)| format!("{ms:.0} ms ({cpu:.0})")).collect::<Vec<_>>().join(", "),
             (p.page.cpu_ms + workers_cpu) / p.pass_ms
         );
-        let figure = |metric: String, ms: f64| Figure {
-            section: "profile".into(),
-            metric,
-            execbench: Some(Amount::Ms(ms)),
-            reference: None,
-            reference_amount: None,
-            ratio: None,
-            target: None,
-            met: None,
-        };
+        let figure = |metric: String, ms: f64| Figure::alone("profile", metric, Some(Amount::Ms(ms)));
         let n = p.workers;
         rows.push(figure(format!("traced warm pass, {n} worker(s)"), p.pass_ms));
         rows.push(figure(format!("page thread busy, {n} worker(s)"), p.page.busy_ms));

@@ -189,15 +189,16 @@ async fn visit_again(b: &Browser, url: &str) -> Result<Opened, String> {
     opened(b).await
 }
 
-/// Whether every file named in the first argument (paths relative to the site) is in one of the
-/// service worker's caches.
-const KEPT: &str = "const [paths, done] = arguments;
-caches.keys()
-  .then((names) => Promise.all(names.filter((n) => n.startsWith('execbench-')).map((n) => caches.open(n).then((c) => c.keys()))))
-  .then((lists) => {
-    const urls = lists.flat().map((r) => new URL(r.url).pathname);
-    done(paths.every((p) => urls.some((u) => u.endsWith('/' + p))));
-  }, (e) => done(String(e)));";
+/// `text` as a JavaScript regular expression that matches it literally.
+fn regex_literal(text: &str) -> String {
+    text.chars().fold(String::new(), |mut out, c| {
+        if "\\^$.|?*+()[]{}/".contains(c) {
+            out.push('\\');
+        }
+        out.push(c);
+        out
+    })
+}
 
 /// `settled`: the files the page keeps once a visit has settled (`idle` in sw.js); the first
 /// visit lasts until they are kept, as a user's first visit of more than a few seconds does.
@@ -215,8 +216,8 @@ async fn one_rep(server: &CountingServer, v: &mut Visits, settled: &[String]) ->
             }
             tokio::time::sleep(Duration::from_millis(200)).await;
         }
-        let paths = Value::from(settled.to_vec());
-        while b.client.execute_async(KEPT, vec![paths.clone()]).await.map_err(|e| e.to_string())? != Value::Bool(true) {
+        let patterns: Vec<String> = settled.iter().map(|path| format!("/{}$", regex_literal(path))).collect();
+        while !b.all_cached(&patterns).await? {
             if started.elapsed() > Duration::from_secs(120) {
                 return Err(format!("the page did not keep {settled:?} within 120 s"));
             }
@@ -493,4 +494,22 @@ pub async fn section(dist: &Path, reps: usize, transfer_brotli: Option<Transfer>
         v.offline_requests
     );
     crate::figures::record(rows);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::regex_literal;
+
+    #[test]
+    fn file_names_become_literal_patterns() {
+        let cases = [
+            ("stdlib-2d173f1e762b81a5.bin", r"stdlib-2d173f1e762b81a5\.bin"),
+            ("data/cruxeval/x.jsonl", r"data\/cruxeval\/x\.jsonl"),
+            ("a(b)+[c]?.{d}^$|*\\", r"a\(b\)\+\[c\]\?\.\{d\}\^\$\|\*\\"),
+            ("plain", "plain"),
+        ];
+        for (name, pattern) in cases {
+            assert_eq!(regex_literal(name), pattern, "{name}");
+        }
+    }
 }

@@ -272,6 +272,22 @@ impl Browser {
         Ok(events)
     }
 
+    /// Whether every one of `patterns` (JavaScript regular expressions' sources) matches the
+    /// address of some request kept in the page origin's Cache Storage, in any of its caches.
+    pub async fn all_cached(&self, patterns: &[String]) -> Result<bool, String> {
+        let script = "const [patterns, done] = arguments;
+            caches.keys()
+              .then((names) => Promise.all(names.map((n) => caches.open(n).then((c) => c.keys()))))
+              .then((lists) => {
+                const urls = lists.flat().map((r) => r.url);
+                done(patterns.every((p) => urls.some((u) => new RegExp(p).test(u))));
+              }, (e) => done(String(e)));";
+        match self.client.execute_async(script, vec![patterns.into()]).await.map_err(|e| e.to_string())? {
+            serde_json::Value::Bool(all) => Ok(all),
+            other => Err(format!("reading Cache Storage: {other}")),
+        }
+    }
+
     /// Switches the browser's network off (or back on) as DevTools' network emulation does:
     /// `navigator.onLine` follows and requests fail, while the page keeps running.
     pub async fn set_offline(&self, offline: bool) {
