@@ -7,7 +7,7 @@
 //! URL: if that gets any (opaque) response, the server is up and the browser blocked the real
 //! request, so the error is `Blocked` (with the provider's fix shown by the caller).
 
-use execbench_providers::{ErrorKind, HttpRequest, ProviderError};
+use execbench_providers::{Address, ErrorKind, HttpRequest, ProviderError};
 use execbench_run::io::{HttpClient, HttpHead, ResponseBody};
 use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
@@ -65,10 +65,45 @@ impl ResponseBody for FetchBody {
     }
 }
 
+/// The browser's own reading of `url` must name the origin that the key check read with
+/// [`Address::parse`]: the engine decided with one parser, and `fetch` sends with this one. The
+/// requests are built from the canonical URL, on which the two agree (tests/e2e_keys.rs holds them
+/// side by side over thousands of addresses); this is the last guard before a key leaves, so a
+/// disagreement neither test nor review found is an error, never a request.
+fn browser_reads_the_checked_origin(url: &str) -> Result<(), ProviderError> {
+    let refuse = |why: String| {
+        error(ErrorKind::BadRequest, format!("nothing was sent: {why}; use the address as the browser writes it"))
+    };
+    let checked =
+        Address::parse(url).map_err(|e| refuse(format!("the request's address is not one a key may go to ({e})")))?;
+    let browser = web_sys::Url::new(url)
+        .map_err(|e| refuse(format!("the browser cannot read the request's address ({})", js_text(&e))))?;
+    let port = match browser.port().as_str() {
+        "" => match browser.protocol().as_str() {
+            "http:" => Some(80),
+            "https:" => Some(443),
+            _ => None,
+        },
+        p => p.parse::<u16>().ok(),
+    };
+    let read = (browser.protocol(), browser.hostname(), port);
+    if read != (format!("{}:", checked.scheme), checked.host.clone(), Some(checked.port)) {
+        return Err(refuse(format!(
+            "the browser reads the request's address as {}//{}:{} where the key check read {}",
+            read.0,
+            read.1,
+            read.2.map_or("?".to_string(), |p| p.to_string()),
+            checked.origin()
+        )));
+    }
+    Ok(())
+}
+
 impl HttpClient for FetchHttp {
     type Body = FetchBody;
 
     async fn send(&self, request: &HttpRequest) -> Result<HttpHead<FetchBody>, ProviderError> {
+        browser_reads_the_checked_origin(&request.url)?;
         let window = web_sys::window().ok_or_else(|| error(ErrorKind::Network, "no window".into()))?;
         let controller = web_sys::AbortController::new().map_err(|e| error(ErrorKind::Network, js_text(&e)))?;
         let abort = AbortOnDrop(controller);

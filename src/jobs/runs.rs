@@ -511,7 +511,8 @@ impl Runs {
         self.announce(Notice::Imported(id.clone()));
         self.refresh_storage();
         let cut = if file.truncated_tail { "; its last line was cut short and is ignored" } else { "" };
-        Ok(format!("imported {name} as {id}: {} records{cut}", records.len()))
+        let cleaned = file.address_cleaned.map_or(String::new(), |c| format!("; {c}"));
+        Ok(format!("imported {name} as {id}: {} records{cut}{cleaned}", records.len()))
     }
 }
 

@@ -88,6 +88,8 @@ struct PendingContinuation {
     lines: Vec<String>,
     /// The spend cap typed when Resume was clicked (already in the entry's manifest).
     cap: Option<f64>,
+    /// The address was typed or confirmed here before (shown because the run was imported).
+    trusted: bool,
 }
 
 fn bytes(n: f64) -> String {
@@ -145,13 +147,29 @@ fn carry_on(app: AppState, state: RunsPageState, entry: RunEntry, what: Action) 
             None => return state.message.set(Some((false, format!("spend cap: `{t}` is not an amount in dollars")))),
         },
     };
-    let review = review_continuation(&entry.manifest, &FormLimits::default(), cap, &key_scopes::trusted());
+    let known_price = crate::state::api_form::known_price_of(&entry.manifest);
+    let review = review_continuation(&entry.manifest, &FormLimits::default(), cap, &key_scopes::trusted(), known_price);
     let mut entry = entry;
     let lines = review.lines();
     entry.manifest = review.manifest;
+    // An imported run's address and settings are shown before its first request here, even at
+    // an address already trusted: the file chose them, not the user.
+    let unreviewed = entry.imported && !entry.reviewed;
     match review.key {
         None => go_on(app, state, entry, what, None, cap),
         Some(KeyUse::Refused(why)) => state.message.set(Some((false, format!("{}: {why}", entry.id())))),
+        Some(KeyUse::Allowed(scope)) if unreviewed => {
+            state.message.set(None);
+            state.confirm_endpoint.set(Some(PendingContinuation {
+                entry,
+                what,
+                origin: scope.origin.clone(),
+                scope,
+                lines,
+                cap,
+                trusted: true,
+            }))
+        }
         Some(KeyUse::Allowed(scope)) => {
             let key = key_for(state, Some(&scope));
             go_on(app, state, entry, what, key, cap)
@@ -165,6 +183,7 @@ fn carry_on(app: AppState, state: RunsPageState, entry: RunEntry, what: Action) 
                 origin: address.origin(),
                 lines,
                 cap,
+                trusted: false,
             }))
         }
     }
@@ -175,9 +194,19 @@ fn carry_on(app: AppState, state: RunsPageState, entry: RunEntry, what: Action) 
 fn confirm_endpoint(app: AppState, state: RunsPageState) {
     let Some(pending) = state.confirm_endpoint.get_untracked() else { return };
     state.confirm_endpoint.set(None);
+    let was_trusted = key_scopes::trusted().contains(&pending.scope);
     key_scopes::trust(pending.scope.clone());
+    let mut entry = pending.entry;
+    // Seen and accepted: stored with the run when its session starts.
+    entry.reviewed = true;
     let typed = state.key.get_untracked().trim().to_string();
-    go_on(app, state, pending.entry, pending.what, Some(typed).filter(|k| !k.is_empty()), pending.cap)
+    // A remembered key goes only to an address the user had typed or confirmed before this.
+    let key = match Some(typed).filter(|k| !k.is_empty()) {
+        Some(typed) => Some(typed),
+        None if was_trusted => key_scopes::remembered_key(&pending.scope),
+        None => None,
+    };
+    go_on(app, state, entry, pending.what, key, pending.cap)
 }
 
 /// A run with a price (above zero) first shows what going on would ask and cost, at the price
@@ -421,9 +450,14 @@ pub fn RunsPage() -> impl IntoView {
             {move || state.confirm_endpoint.get().map(|p| view! {
                 <div class="warn-box" role="alertdialog" data-testid="runs-confirm-endpoint">
                     <p><strong>{format!("{} would send requests to {}", p.entry.id(), p.origin)}</strong>
-                    " — an address you have not used with this provider in this browser. A run file can name any server: if you did not expect this one, do not send your key there."</p>
+                    {if p.trusted { " — an address you have used with this provider, named by an imported run file: check its settings before anything is sent." } else { " — an address you have not used with this provider in this browser. A run file can name any server: if you did not expect this one, do not send your key there." }}</p>
                     <ul class="small" data-testid="runs-confirm-lines">{p.lines.iter().map(|l| view! { <li>{l.clone()}</li> }).collect_view()}</ul>
-                    <p class="muted small">{if p.entry.manifest.spend_cap.is_none() { "The key typed below (if any) is what will be sent; no remembered key is used for a new address. This run has no spend cap: type one below (then Resume again) to limit what it may spend." } else { "The key typed below (if any) is what will be sent; no remembered key is used for a new address. A spend cap typed below replaces the run's." }}</p>
+                    <p class="muted small">{match (p.trusted, p.entry.manifest.spend_cap.is_none()) {
+                        (false, true) => "The key typed below (if any) is what will be sent; no remembered key is used for a new address. This run has no spend cap: type one below (then Resume again) to limit what it may spend.",
+                        (false, false) => "The key typed below (if any) is what will be sent; no remembered key is used for a new address. A spend cap typed below replaces the run's.",
+                        (true, true) => "The key typed below, else the one remembered for this address, is what will be sent. This run has no spend cap: type one below (then Resume again) to limit what it may spend.",
+                        (true, false) => "The key typed below, else the one remembered for this address, is what will be sent. A spend cap typed below replaces the run's.",
+                    }}</p>
                     <div class="toolbar">
                         <button class="danger" data-testid="runs-confirm-go" on:click=move |_| confirm_endpoint(app, state)>{format!("Send requests to {}", p.origin)}</button>
                         <button data-testid="runs-confirm-cancel" on:click=move |_| state.confirm_endpoint.set(None)>"Cancel"</button>

@@ -379,6 +379,15 @@ impl ApiForm {
     }
 }
 
+/// What this device knows a stored run's model costs: the user's own price, else the bundled
+/// table's. It replaces whatever price a run file carries (`review_continuation`).
+pub fn known_price_of(manifest: &execbench_run::manifest::RunManifest) -> Option<PriceUsed> {
+    let endpoint = &manifest.api.as_ref()?.endpoint;
+    saved_prices()
+        .resolve(PriceTable::bundled(), &endpoint.provider, endpoint.model.trim())
+        .map(|(price, source)| PriceUsed { price, source })
+}
+
 /// The user's own prices, kept in this browser.
 pub fn saved_prices() -> PriceOverrides {
     storage::get(PRICES_KEY).and_then(|t| serde_json::from_str(&t).ok()).unwrap_or_default()

@@ -42,7 +42,9 @@ fn take_over(app: AppState, python: PythonWorker, entry: RunEntry, lock: Held) {
 }
 
 async fn decide(app: AppState, python: PythonWorker, entry: RunEntry, lock: Held) {
-    let review = review_continuation(&entry.manifest, &FormLimits::default(), None, &key_scopes::trusted());
+    let known_price = crate::state::api_form::known_price_of(&entry.manifest);
+    let review =
+        review_continuation(&entry.manifest, &FormLimits::default(), None, &key_scopes::trusted(), known_price);
     let key = review.scope().and_then(key_scopes::remembered_key);
     let key_at = KeyAt::of(review.key.as_ref(), key.is_some());
     let job = evaluation_run();

@@ -174,15 +174,19 @@ fn read_api_options(flags: &ApiFlags, preset: &'static Preset) -> Result<ApiOpti
     let model = flags.model.clone().ok_or("--model is required")?;
     let base_url = flags.base_url.as_deref().unwrap_or(preset.base_url).trim().trim_end_matches('/').to_string();
     let address = Address::parse(&base_url).map_err(|e| format!("--base-url: {e}"))?;
-    // A credential in the URL would be sent, kept in the run file and shown in messages.
-    if address.had_credentials || redact_base_url(&base_url) != base_url {
+    // A credential in the URL would be sent, kept in the run file and shown in messages (the
+    // parse has refused `user:password@`; a fragment or another query parameter is left).
+    let cleaned = redact_base_url(&base_url);
+    let cleaned_query = Address::parse(&cleaned).ok().and_then(|a| a.query().map(str::to_string));
+    if base_url.contains('#') || cleaned_query.as_deref() != address.query() {
         return Err(format!(
             "--base-url {} carries what looks like a credential (user:password@, or a query parameter or fragment other than api-version): a key is never taken from the URL; put it in an environment variable and name it with --key-env NAME",
             redact_base_url(&base_url)
         ));
     }
     let key = key_source(preset, &address, flags.key_env.as_deref(), flags.allow_http)?;
-    let mut api = ApiSettings::new(Endpoint { provider: preset.id.to_string(), base_url, model });
+    // Kept and sent as the standard writes it: the run file holds what the requests used.
+    let mut api = ApiSettings::new(Endpoint { provider: preset.id.to_string(), base_url: cleaned, model });
     api.concurrency = flags.concurrency.unwrap_or(4);
     if !(1..=64).contains(&api.concurrency) {
         return Err(format!("--concurrency must be between 1 and 64, got {}", api.concurrency));
@@ -494,7 +498,7 @@ mod tests {
             (
                 &["--provider", "openai-compatible", "--base-url", "https://user:pw@llm.example/v1"],
                 &all,
-                Err("--base-url https://llm.example/v1 carries what looks like a credential"),
+                Err("--base-url: `https://llm.example/v1` carries a user name or password"),
             ),
             (
                 &["--provider", "openai-compatible", "--base-url", "https://llm.example/v1?token=t&api-version=1"],

@@ -409,6 +409,15 @@ pub fn run(args: &RunArgs) -> Result<i32, String> {
         store.bind(&run_file.manifest.run_id, &settings.out);
         let records: Vec<SampleRecord> = run_file.records.into_values().collect();
         let mut entry = RunEntry::new(run_file.manifest, now_ms());
+        // The price is this machine's (`--price`, else the bundled table), never the file's: a
+        // file's 0 would make --spend-cap a no-op.
+        if entry.manifest.api.is_some() {
+            let mut changes = Vec::new();
+            execbench_run::file_review::use_known_price(&mut entry.manifest, settings.price.clone(), &mut changes);
+            for change in changes {
+                eprintln!("{}: {change}", settings.out);
+            }
+        }
         if let Some(state) = run_file.state {
             entry.active_ms = state.active_ms;
             entry.requests = state.requests;

@@ -86,6 +86,7 @@ impl JsonlRunStore {
             active_ms: state.active_ms,
             requests: state.requests,
             imported: false,
+            reviewed: false,
             batches: state.batches,
         };
         Ok(Some((entry, records)))

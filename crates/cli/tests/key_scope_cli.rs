@@ -178,7 +178,15 @@ fn a_key_goes_only_to_the_address_it_was_meant_for() {
             Expect::Refused("a key would travel unencrypted to http://model-box.invalid:8000"),
         ),
         // A credential in the URL: refused.
-        ("openai-compatible", "http://u:pw@127.0.0.1:{P}/v1", &[], Expect::Refused("--base-url http://127.0.0.1:")),
+        ("openai-compatible", "http://u:pw@127.0.0.1:{P}/v1", &[], Expect::Refused("--base-url: `http://127.0.0.1:")),
+        // A backslash ends the host (the URL standard): the key would go to the first host, so
+        // the default address's key variable is not read for it.
+        (
+            "openai",
+            "https://model-box.invalid\\@api.openai.com/v1",
+            &[],
+            Expect::Refused("--provider openai at https://model-box.invalid:443 needs a key"),
+        ),
         ("openai-compatible", "{A}?key=abc", &["--key-env", KEY_VAR], Expect::Refused("--base-url http://127.0.0.1:")),
     ];
     let dir = scratch("scope");

@@ -253,7 +253,7 @@ async fn dispatch(State(shared): State<Arc<Shared>>, request: Request) -> Respon
 /// An `Origin` on this machine: `http(s)://` a loopback host (any port), nothing after it.
 fn is_loopback_origin(origin: &str) -> bool {
     execbench_providers::Address::parse(origin)
-        .is_ok_and(|a| a.is_loopback() && a.path == "/" && !a.had_credentials && !origin.contains(['?', '#']))
+        .is_ok_and(|a| a.is_loopback() && a.path == "/" && !origin.contains(['?', '#']))
 }
 
 /// What `GET /_mock/config` shows: the configuration, with whether a key is expected in place of

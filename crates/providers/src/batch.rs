@@ -263,14 +263,14 @@ fn envelope(wire: WireFormat, endpoint: &Endpoint, items: &[String]) -> String {
     }
 }
 
-/// The base URL without a pasted method path (`/chat/completions`, `/messages`).
+/// The base URL without a pasted method path (`/chat/completions`, `/messages`): the canonical
+/// root of the checked address ([`crate::Address::root`]), so what is appended stays under the
+/// origin the key was bound to. The batch APIs take no query parameters.
 fn api_base(endpoint: &Endpoint) -> Result<String, String> {
     batch_supported(endpoint)?;
-    let base = endpoint.base_url.trim().trim_end_matches('/');
-    if !(base.starts_with("http://") || base.starts_with("https://")) {
-        return Err(format!("base URL: must start with http:// or https:// (got \"{base}\")"));
-    }
-    let base = base.strip_suffix("/chat/completions").or_else(|| base.strip_suffix("/messages")).unwrap_or(base);
+    let address = crate::Address::parse(&endpoint.base_url).map_err(|e| format!("base URL: {e}"))?;
+    let base = address.root();
+    let base = base.strip_suffix("/chat/completions").or_else(|| base.strip_suffix("/messages")).unwrap_or(&base);
     Ok(base.to_string())
 }
 
@@ -414,8 +414,9 @@ pub fn parse_upload(
         ));
     };
     let base = api_base(endpoint).map_err(|e| ProviderError::new(ErrorKind::BadRequest, None, e))?;
+    let upload = crate::Address::parse(url);
     let origin = |url: &str| crate::Address::parse(url).map(|a| a.origin());
-    match (origin(url), origin(&base)) {
+    match (upload.as_ref().map(|a| a.origin()), origin(&base)) {
         (Ok(upload), Ok(base)) if upload == base => {}
         (upload, base) => {
             return Err(ProviderError::new(
@@ -429,9 +430,11 @@ pub fn parse_upload(
             ));
         }
     }
+    // The address that was checked, as the standard writes it (never the header's own text).
+    let url = upload.map(|a| a.canonical().to_string()).unwrap_or_default();
     Ok(Uploaded::Next(HttpRequest {
         method: "POST".into(),
-        url: url.to_string(),
+        url,
         headers: vec![
             ("content-type".into(), GEMINI_FILE_TYPE.into()),
             ("x-goog-upload-command".into(), "upload, finalize".into()),

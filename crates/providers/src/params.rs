@@ -44,18 +44,12 @@ impl Endpoint {
         self.preset().is_some_and(|p| p.supports_n)
     }
 
-    /// The host part of base_url ("api.openai.com", "127.0.0.1:8000"), lowercased: the only
-    /// place a key may be sent.
+    /// The host of base_url with its port when not the scheme's default ("api.openai.com",
+    /// "127.0.0.1:8000"), as the URL standard reads it: where a key would be sent, for messages.
+    /// Text that is not an address comes back redacted.
     pub fn host(&self) -> String {
-        let url = self.base_url.trim();
-        let rest = match url.find("://") {
-            Some(i) => &url[i + 3..],
-            None => url,
-        };
-        let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
-        // user:password@host: the credentials are not part of the host.
-        let host = authority.rsplit('@').next().unwrap_or("");
-        host.to_ascii_lowercase()
+        crate::Address::parse(&self.base_url)
+            .map_or_else(|_| crate::redact_base_url(&self.base_url), |a| a.host_and_port())
     }
 }
 
@@ -140,9 +134,11 @@ mod tests {
             ("https://api.openai.com/v1", "api.openai.com"),
             ("http://127.0.0.1:8000/v1", "127.0.0.1:8000"),
             ("  HTTPS://API.Example.com  ", "api.example.com"),
-            ("https://user:pw@h.example:9/x?y#z", "h.example:9"),
+            ("https://user:pw@h.example:9/x?y#z", "https://h.example:9/x"),
             ("http://[::1]:11434/v1", "[::1]:11434"),
-            ("localhost:8080/v1", "localhost:8080"),
+            ("https://evil.example\\@api.openai.com/v1", "evil.example"),
+            ("http://0x7f.1:80/", "127.0.0.1"),
+            ("localhost:8080/v1", "localhost:8080/v1"),
             ("", ""),
         ];
         for (url, want) in cases {

@@ -2,10 +2,10 @@
 
 use serde_json::{Map, Value, json};
 
+use crate::address::Address;
 use crate::http::HttpRequest;
 use crate::params::{Endpoint, GenerationParams, MaxTokensField, Message};
 use crate::presets::{Auth, WireFormat};
-use crate::util::starts_with_ci;
 
 /// The Azure OpenAI API version (GA) this crate speaks.
 pub const AZURE_API_VERSION: &str = "2024-10-21";
@@ -53,11 +53,7 @@ pub fn build_request(
     if model.is_empty() {
         return Err("model: no model name given".into());
     }
-    let base = endpoint.base_url.trim();
-    if !(starts_with_ci(base, "http://") || starts_with_ci(base, "https://")) {
-        return Err(format!("base URL: must start with http:// or https:// (got \"{base}\")"));
-    }
-    let base = base.trim_end_matches('/');
+    let base = Address::parse(&endpoint.base_url).map_err(|e| format!("base URL: {e}"))?;
     if n == 0 {
         return Err("n: must be at least 1".into());
     }
@@ -74,9 +70,9 @@ pub fn build_request(
     let stop: Vec<&str> = params.stop.iter().map(String::as_str).filter(|s| !s.is_empty()).collect();
 
     let (url, body, sent) = match endpoint.wire() {
-        WireFormat::OpenAiChat => openai(endpoint, base, model, params, messages, choices, &stop),
-        WireFormat::Anthropic => anthropic(base, model, params, messages, &stop),
-        WireFormat::Gemini => gemini(base, model, params, messages, choices, &stop),
+        WireFormat::OpenAiChat => openai(endpoint, &base, model, params, messages, choices, &stop),
+        WireFormat::Anthropic => anthropic(&base, model, params, messages, &stop),
+        WireFormat::Gemini => gemini(&base, model, params, messages, choices, &stop),
     };
     headers.insert(0, ("content-type".to_string(), "application/json".to_string()));
     Ok(BuiltRequest {
@@ -121,7 +117,7 @@ fn without(body: &Map<String, Value>, keys: &[&str]) -> Map<String, Value> {
 
 fn openai(
     endpoint: &Endpoint,
-    base: &str,
+    base: &Address,
     model: &str,
     params: &GenerationParams,
     messages: &[Message],
@@ -131,13 +127,11 @@ fn openai(
     let id = endpoint.preset().map(|p| p.id);
     let azure = id == Some("azure");
     // A pasted full endpoint URL is accepted as it is.
-    let mut url =
-        if base.ends_with("/chat/completions") { base.to_string() } else { format!("{base}/chat/completions") };
-    if azure && !url.contains("api-version=") {
-        url.push(if url.contains('?') { '&' } else { '?' });
-        url.push_str("api-version=");
-        url.push_str(AZURE_API_VERSION);
-    }
+    let pasted = base.path.trim_end_matches('/').ends_with("/chat/completions");
+    let version = (azure && !base.query().is_some_and(|q| q.split('&').any(|p| p.starts_with("api-version="))))
+        .then(|| format!("?api-version={AZURE_API_VERSION}"))
+        .unwrap_or_default();
+    let url = base.at(&format!("{}{version}", if pasted { "" } else { "/chat/completions" }));
     let completion_field = match params.max_tokens_field {
         MaxTokensField::MaxTokens => false,
         MaxTokensField::MaxCompletionTokens => true,
@@ -176,13 +170,13 @@ fn openai(
 }
 
 fn anthropic(
-    base: &str,
+    base: &Address,
     model: &str,
     params: &GenerationParams,
     messages: &[Message],
     stop: &[&str],
 ) -> (String, Value, Value) {
-    let url = if base.ends_with("/messages") { base.to_string() } else { format!("{base}/messages") };
+    let url = base.at(if base.path.trim_end_matches('/').ends_with("/messages") { "" } else { "/messages" });
     let system: Vec<&str> = messages.iter().filter(|m| m.role == "system").map(|m| m.content.as_str()).collect();
     let turns: Vec<Value> =
         messages.iter().filter(|m| m.role != "system").map(|m| json!({"role": m.role, "content": m.content})).collect();
@@ -213,7 +207,7 @@ fn anthropic(
 }
 
 fn gemini(
-    base: &str,
+    base: &Address,
     model: &str,
     params: &GenerationParams,
     messages: &[Message],
@@ -223,7 +217,7 @@ fn gemini(
     // "models/gemini-2.5-flash" (as the model list names them) and "gemini-2.5-flash" both work.
     let name = model.strip_prefix("models/").unwrap_or(model);
     let method = if params.stream { "streamGenerateContent?alt=sse" } else { "generateContent" };
-    let url = format!("{base}/models/{}:{method}", encode_path(name));
+    let url = base.at(&format!("/models/{}:{method}", encode_path(name)));
 
     let system: Vec<&str> = messages.iter().filter(|m| m.role == "system").map(|m| m.content.as_str()).collect();
     let contents: Vec<Value> = messages

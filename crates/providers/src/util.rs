@@ -41,11 +41,6 @@ pub(crate) fn shorten(s: &str, max: usize) -> String {
     out
 }
 
-/// `s` starts with `prefix`, ASCII case ignored (URL schemes are case-insensitive).
-pub(crate) fn starts_with_ci(s: &str, prefix: &str) -> bool {
-    s.len() >= prefix.len() && s.as_bytes()[..prefix.len()].eq_ignore_ascii_case(prefix.as_bytes())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -71,7 +66,5 @@ mod tests {
     fn shorten_cuts_on_characters() {
         assert_eq!(shorten("a  b\n c", 10), "a b c");
         assert_eq!(shorten("ééééé", 3), "ééé...");
-        assert!(starts_with_ci("HTTPS://x", "https://"));
-        assert!(!starts_with_ci("ht", "https://"));
     }
 }

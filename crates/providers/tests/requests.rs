@@ -173,7 +173,7 @@ fn cases() -> Vec<Case> {
             key: Some("sk-test"),
             stream: false,
             n: 2,
-            url: "https://RESOURCE.openai.azure.com/openai/deployments/DEPLOYMENT/chat/completions?api-version=2024-10-21",
+            url: "https://resource.openai.azure.com/openai/deployments/DEPLOYMENT/chat/completions?api-version=2024-10-21",
             headers: &[JSON, ("api-key", "sk-test")],
             body: openai_body("gpt-4o", "max_completion_tokens", json!({"n": 2})),
             choices: 2,
@@ -420,7 +420,19 @@ fn base_url_forms() {
     let cases = [
         ("openai-compatible", "http://h:1/v1/", "http://h:1/v1/chat/completions"),
         ("openai-compatible", "  http://h:1/v1/chat/completions ", "http://h:1/v1/chat/completions"),
-        ("openai-compatible", "HTTPS://H/v1", "HTTPS://H/v1/chat/completions"),
+        // The request goes to the canonical URL that the key check read, never to the text.
+        ("openai-compatible", "HTTPS://H/v1", "https://h/v1/chat/completions"),
+        (
+            "openai",
+            "https://evil.example\\@api.openai.com/v1",
+            "https://evil.example/@api.openai.com/v1/chat/completions",
+        ),
+        ("openai-compatible", "http://0x7f.1:8000/v1#frag", "http://127.0.0.1:8000/v1/chat/completions"),
+        (
+            "azure",
+            "https://r.openai.azure.com/openai/deployments/d?api-version=2025-01-01",
+            "https://r.openai.azure.com/openai/deployments/d/chat/completions?api-version=2025-01-01",
+        ),
         (
             "azure",
             "https://r.openai.azure.com/openai/deployments/d/",
@@ -445,6 +457,14 @@ fn refusals_name_the_field() {
         (Endpoint { base_url: "api.openai.com/v1".into(), ..good.clone() }, None, p.clone(), 1, "base URL"),
         (Endpoint { base_url: "ftp://x".into(), ..good.clone() }, None, p.clone(), 1, "base URL"),
         (Endpoint { base_url: "".into(), ..good.clone() }, None, p.clone(), 1, "base URL"),
+        (
+            Endpoint { base_url: "https://sk-key@api.openai.com/v1".into(), ..good.clone() },
+            None,
+            p.clone(),
+            1,
+            "base URL",
+        ),
+        (Endpoint { base_url: "https://api.openai.com/v1\n".into(), ..good.clone() }, None, p.clone(), 1, "base URL"),
         (good.clone(), None, p.clone(), 0, "n"),
         (good.clone(), None, GenerationParams { max_tokens: 0, ..p.clone() }, 1, "max tokens"),
         (good.clone(), None, GenerationParams { temperature: Some(f64::NAN), ..p.clone() }, 1, "temperature"),

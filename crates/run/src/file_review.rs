@@ -8,7 +8,7 @@
 use execbench_providers::{Address, KeyScope, KeyUse, TrustedEndpoints, key_use};
 
 use crate::backoff::RetryPolicy;
-use crate::manifest::RunManifest;
+use crate::manifest::{PriceUsed, RunManifest};
 use crate::simulate;
 
 /// The limits of the Evaluate form (and the command line's flags): what a person could have typed.
@@ -52,6 +52,11 @@ impl ContinuationReview {
         Address::parse(&api.endpoint.base_url).ok()
     }
 
+    /// The price the run's answers asked live are costed at (a batch run's live price).
+    pub fn live_price(&self) -> Option<&PriceUsed> {
+        self.manifest.live_price.as_ref().or(self.manifest.price.as_ref())
+    }
+
     /// The scope a key is bound to, when requests leave the page.
     pub fn scope(&self) -> Option<&KeyScope> {
         match self.key.as_ref()? {
@@ -81,6 +86,15 @@ impl ContinuationReview {
             api.retry.max_retries,
             api.timeout_ms / 1000
         ));
+        out.push(match self.live_price() {
+            Some(p) => format!(
+                "price ${:.4} in, ${:.4} out per million tokens ({})",
+                p.price.input * 1e6,
+                p.price.output * 1e6,
+                p.source
+            ),
+            None => "no price: costs are not counted, and a spend cap cannot pause the run".to_string(),
+        });
         out.push(match m.spend_cap {
             Some(cap) => format!("spend cap ${cap}"),
             None => "no spend cap".to_string(),
@@ -91,15 +105,23 @@ impl ContinuationReview {
 }
 
 /// Clamps `manifest`'s settings to `limits`, puts in `typed_cap` (the spend cap the user typed
-/// where the run is continued) when there is one, and decides about the key with the trusted scopes. A simulated run sends nothing.
+/// where the run is continued) when there is one, and decides about the key with the trusted
+/// scopes. A simulated run sends nothing.
+///
+/// `known_price` is what this device knows the endpoint's model costs (the user's own price,
+/// else the bundled table): it replaces the file's, which could be anything (a price of 0 would
+/// skip the cost estimate and make every spend cap a no-op). Without one, the file's price is
+/// kept and the lines say where it came from.
 pub fn review_continuation(
     manifest: &RunManifest,
     limits: &FormLimits,
     typed_cap: Option<f64>,
     trusted: &TrustedEndpoints,
+    known_price: Option<PriceUsed>,
 ) -> ContinuationReview {
     let mut m = manifest.clone();
     let mut changes = Vec::new();
+    let simulation_missing = crate::session::simulation_missing(manifest);
     let mut lower = |name: &str, value: &mut u64, most: u64, least: u64| {
         let was = *value;
         *value = was.clamp(least, most);
@@ -129,11 +151,17 @@ pub fn review_continuation(
         lower("longest back-off (ms)", &mut r.cap_ms, most.cap_ms, 0);
         lower("longest wait (ms)", &mut r.longest_wait_ms, most.longest_wait_ms, 0);
         let endpoint = &api.endpoint;
+        if let Some(refusal) = simulation_missing {
+            return Some(KeyUse::Refused(refusal));
+        }
         // Neither the simulated model nor the in-process one (`local`) is reached over a network:
         // no key goes anywhere, their `.invalid` addresses are names only.
         (!matches!(endpoint.provider.as_str(), simulate::PROVIDER | "local"))
             .then(|| key_use(trusted, &endpoint.provider, &endpoint.base_url, false))
     });
+    if m.api.is_some() && m.simulation.is_none() {
+        use_known_price(&mut m, known_price, &mut changes);
+    }
     // The cap typed where the run is continued is the user's own decision: it replaces the file's.
     if let Some(typed) = typed_cap.filter(|c| Some(*c) != m.spend_cap) {
         let was = m.spend_cap.map_or("none".to_string(), |c| format!("${c}"));
@@ -143,10 +171,44 @@ pub fn review_continuation(
     ContinuationReview { manifest: m, changes, key }
 }
 
+/// Puts `known` in as the run's live price (a batch run's batch price follows from it), noting
+/// the change when the file said otherwise. The page's review and the command line's `--resume`
+/// both price a run from a file here.
+pub fn use_known_price(m: &mut RunManifest, known: Option<PriceUsed>, changes: &mut Vec<String>) {
+    let batch = m.live_price.is_some();
+    let file = if batch { m.live_price.clone() } else { m.price.clone() };
+    let Some(known) = known else {
+        if let Some(file) = file {
+            changes
+                .push(format!("the price is the file's own ({}): this device knows none for the model", file.source));
+        }
+        return;
+    };
+    if file.as_ref().map(|p| p.price) == Some(known.price) {
+        return;
+    }
+    let per_million = |p: Option<&PriceUsed>| {
+        p.map_or("none".to_string(), |p| format!("${:.4}/${:.4}", p.price.input * 1e6, p.price.output * 1e6))
+    };
+    changes.push(format!(
+        "price {} -> {} per million tokens in/out ({})",
+        per_million(file.as_ref()),
+        per_million(Some(&known)),
+        known.source
+    ));
+    if batch {
+        m.price = crate::batch::batch_price_used(Some(known.clone()));
+        m.live_price = Some(known);
+    } else {
+        m.price = Some(known);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::api::ApiSettings;
+    use crate::cost::Price;
     use crate::manifest::{FORMAT, RunManifest};
     use execbench_eval::Task;
     use execbench_eval::prompt::{Style, default_template};
@@ -195,11 +257,24 @@ mod tests {
             ("openai", "https://elsewhere.example/v1", "confirm"),
             ("openai-compatible", "https://api.openai.com/v1", "confirm"),
             ("openai", "http://elsewhere.example/v1", "refused"),
-            ("simulated", "https://elsewhere.example/v1", "nothing sent"),
+            ("openai", "https://elsewhere.example\\@api.openai.com/v1", "confirm"),
+            ("openai", "https://api.openai.com\\@elsewhere.example/v1", "allowed"),
+            ("openai", "https://sk-x@api.openai.com/v1", "refused"),
+            ("simulated", "https://elsewhere.example/v1", "refused"),
             ("local", "http://local-model.invalid/v1", "nothing sent"),
         ];
         for (provider, url, want) in cases {
-            let review = review_continuation(&manifest(provider, url), &FormLimits::default(), None, &trusted());
+            let mut m = manifest(provider, url);
+            if provider == "simulated" {
+                // A simulated run without its simulation would post its prompts to `url`.
+                let review = review_continuation(&m, &FormLimits::default(), None, &trusted(), None);
+                assert!(matches!(&review.key, Some(KeyUse::Refused(why)) if why.contains("carries no simulation")));
+                m.simulation = Some(Default::default());
+                let review = review_continuation(&m, &FormLimits::default(), None, &trusted(), None);
+                assert_eq!(review.key, None, "with its simulation, nothing is sent");
+                continue;
+            }
+            let review = review_continuation(&m, &FormLimits::default(), None, &trusted(), None);
             let got = match &review.key {
                 Some(KeyUse::Allowed(_)) => "allowed",
                 Some(KeyUse::Confirm { .. }) => "confirm",
@@ -220,7 +295,7 @@ mod tests {
         api.timeout_ms = u64::MAX;
         api.retry.max_retries = 1_000;
         api.retry.longest_wait_ms = u64::MAX;
-        let review = review_continuation(&m, &FormLimits::default(), Some(2.5), &trusted());
+        let review = review_continuation(&m, &FormLimits::default(), Some(2.5), &trusted(), None);
         let api = review.manifest.api.as_ref().unwrap();
         assert_eq!(
             (review.manifest.n, api.concurrency, api.params.max_tokens, api.timeout_ms, api.retry.max_retries),
@@ -258,7 +333,7 @@ mod tests {
         for (file, typed, want) in cases {
             let mut m = manifest("openai", "https://api.openai.com/v1");
             m.spend_cap = file;
-            let review = review_continuation(&m, &FormLimits::default(), typed, &trusted());
+            let review = review_continuation(&m, &FormLimits::default(), typed, &trusted(), None);
             assert_eq!(review.manifest.spend_cap, want, "{file:?} {typed:?}");
         }
     }
@@ -266,8 +341,54 @@ mod tests {
     #[test]
     fn a_file_within_the_limits_is_unchanged() {
         let m = manifest("openai", "https://api.openai.com/v1");
-        let review = review_continuation(&m, &FormLimits::default(), None, &trusted());
+        let review = review_continuation(&m, &FormLimits::default(), None, &trusted(), None);
         assert_eq!(review.manifest, m);
         assert!(review.changes.is_empty());
+    }
+
+    /// The price comes from this device (the user's own, else the bundled table), never lower
+    /// from the file: a file's price of 0 would skip the estimate and make a spend cap a no-op.
+    /// (the file's live price, a batch run, the price known here, the live price used, the batch
+    /// price used, a change noted)
+    #[test]
+    fn the_price_is_this_devices_not_the_files() {
+        let priced = |input: f64, source: &str| PriceUsed {
+            price: Price::per_million(input, input * 4.0),
+            source: source.into(),
+        };
+        let cases = [
+            (Some(priced(0.0, "file")), false, Some(priced(2.5, "table")), Some(2.5), None, true),
+            (None, false, Some(priced(2.5, "table")), Some(2.5), None, true),
+            (Some(priced(9.0, "file")), false, Some(priced(2.5, "table")), Some(2.5), None, true),
+            (Some(priced(2.5, "table")), false, Some(priced(2.5, "table")), Some(2.5), None, false),
+            (Some(priced(0.0, "file")), true, Some(priced(2.5, "table")), Some(2.5), Some(1.25), true),
+            (Some(priced(0.0, "file")), false, None, Some(0.0), None, true),
+            (None, false, None, None, None, false),
+        ];
+        for (file, batch, known, live, batch_price, noted) in cases {
+            let mut m = manifest("openai", "https://api.openai.com/v1");
+            if batch {
+                m.live_price = file.clone();
+                m.price = crate::batch::batch_price_used(file.clone());
+            } else {
+                m.price = file.clone();
+            }
+            let review = review_continuation(&m, &FormLimits::default(), Some(1.0), &trusted(), known.clone());
+            let what = format!("{file:?} batch {batch} known {known:?}");
+            let per_million = |p: Option<&PriceUsed>| p.map(|p| (p.price.input * 1e6 * 1e4).round() / 1e4);
+            assert_eq!(per_million(review.live_price()), live, "{what}");
+            if batch {
+                assert_eq!(per_million(review.manifest.price.as_ref()), batch_price, "{what}");
+            }
+            assert_eq!(review.changes.iter().any(|c| c.contains("price")), noted, "{what}: {:?}", review.changes);
+            let lines = review.lines().join("\n");
+            assert!(lines.contains("price") && lines.contains("spend cap $1"), "{lines}");
+        }
+        // A simulated run's price is for show: kept as the file says.
+        let mut m = manifest("simulated", "https://x.invalid/v1");
+        m.simulation = Some(Default::default());
+        m.price = Some(priced(0.0, "file"));
+        let review = review_continuation(&m, &FormLimits::default(), None, &trusted(), Some(priced(2.5, "table")));
+        assert_eq!(review.manifest.price, m.price);
     }
 }

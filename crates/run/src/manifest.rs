@@ -293,6 +293,10 @@ pub struct RunEntry {
     /// The run came into this store from a run file (Import), not from a run made here.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub imported: bool,
+    /// An imported run's endpoint and settings were shown here and the user said yes: until then
+    /// every continuation shows them first, even at an address already trusted.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub reviewed: bool,
     /// The requests of every session of the run (start, resumes, retries, extends). Runs stored
     /// before it was counted read as zero.
     #[serde(default, skip_serializing_if = "RequestCounts::is_zero")]
@@ -365,6 +369,7 @@ impl RunEntry {
             tally: Tally::default(),
             requests: RequestCounts::default(),
             imported: false,
+            reviewed: false,
             batches: Vec::new(),
         }
     }

@@ -584,14 +584,15 @@ mod tests {
         );
     }
 
-    /// A base URL typed with a secret (a `?key=`, a `user:password@`) is kept without it: in the
-    /// proposals made, in the cache's lines, and in lines of a proposal made elsewhere; the cache
-    /// still finds what the same endpoint asked. (typed base URL, as kept)
+    /// A base URL typed with a secret (a `?key=`) is kept without it: in the proposals made, in the
+    /// cache's lines, and in lines of a proposal made elsewhere; the cache still finds what the
+    /// same endpoint asked. (A `user:password@` is refused before any request: `Address::parse`.)
+    /// (typed base URL, as kept)
     #[test]
     fn cached_proposals_keep_the_base_url_without_secrets() {
         let cases = [
             ("http://fake.invalid/v1beta?key=SECRET", "http://fake.invalid/v1beta"),
-            ("http://user:SECRET@fake.invalid/v1", "http://fake.invalid/v1"),
+            ("http://fake.invalid/v1#SECRET", "http://fake.invalid/v1"),
             (
                 "http://fake.invalid/openai?api-version=2024-10-21&sig=SECRET",
                 "http://fake.invalid/openai?api-version=2024-10-21",

@@ -4,7 +4,7 @@
 //! these; a rename is stored with the run ([`rename`]) and in its run file (a state line).
 
 use execbench_core::calendar::civil_from_days;
-use execbench_providers::address::Address;
+use execbench_providers::address::{Address, redact_base_url};
 
 use crate::manifest::{RunEntry, RunManifest, RunState};
 use crate::store::RunStore;
@@ -18,12 +18,12 @@ pub const MAX_NAME_CHARS: usize = 120;
 /// puzzle where runs are listed). Never a path, query or credentials.
 pub fn endpoint_host(manifest: &RunManifest) -> Option<String> {
     let api = manifest.api.as_ref()?;
-    let address = Address::parse(&api.endpoint.base_url).ok()?;
+    // Read as kept: a name shows where a run went even if its URL was typed with a credential.
+    let address = Address::parse(&redact_base_url(&api.endpoint.base_url)).ok()?;
     if address.host.ends_with(".invalid") {
         return None;
     }
-    let default_port = if address.scheme == "https" { 443 } else { 80 };
-    Some(if address.port == default_port { address.host } else { format!("{}:{}", address.host, address.port) })
+    Some(address.host_and_port())
 }
 
 /// The run's name when the user gave none: model, endpoint host, task and template, date (UTC),

@@ -80,6 +80,10 @@ pub struct RunFile {
     pub state: Option<StateLine>,
     /// A last line cut short (the process was killed while writing it): ignored, and said.
     pub truncated_tail: bool,
+    /// The endpoint's base URL as the file wrote it differed from its cleaned form (credentials,
+    /// secret query parameters or a fragment dropped, the URL standard's own spelling): the
+    /// manifest holds the cleaned one, the one requests go to, and this says so in words.
+    pub address_cleaned: Option<String>,
 }
 
 impl RunFile {
@@ -137,7 +141,21 @@ pub fn read_run_file(name: &str, text: &str) -> Result<RunFile, String> {
     if let Some(state) = &state {
         manifest.name = state.name.clone();
     }
-    Ok(RunFile { manifest, records, state, truncated_tail })
+    let address_cleaned = clean_address(&mut manifest);
+    Ok(RunFile { manifest, records, state, truncated_tail, address_cleaned })
+}
+
+/// Puts the manifest's base URL in the form it is stored and sent in
+/// ([`execbench_providers::redact_base_url`]), so a run read from a file is in memory what it is
+/// once stored: a file cannot show one address and send to another. Says what changed, if anything.
+fn clean_address(manifest: &mut RunManifest) -> Option<String> {
+    let endpoint = &mut manifest.api.as_mut()?.endpoint;
+    let cleaned = execbench_providers::redact_base_url(&endpoint.base_url);
+    if cleaned == endpoint.base_url {
+        return None;
+    }
+    endpoint.base_url = cleaned.clone();
+    Some(format!("its address was written otherwise than a URL is read; the requests would go to {cleaned}"))
 }
 
 /// A stored run as a file: its manifest, its state, then its records (the command line's run file
@@ -337,6 +355,36 @@ mod tests {
         // An export of a renamed run carries the name both in its manifest and its state line.
         let back = read_run_file("r", &export_run(&entry, &[])).unwrap();
         assert_eq!(back.manifest.name.as_deref(), Some("again"));
+    }
+
+    /// A run file's base URL is read in the form it is stored and sent in, so the run in memory
+    /// is the run stored: the address a confirmation shows after a reload is the one it showed
+    /// before. (as written, as read, said)
+    #[test]
+    fn a_files_address_is_read_as_it_is_stored_and_sent() {
+        let cases = [
+            ("https://api.openai.com/v1", "https://api.openai.com/v1", false),
+            ("https://evil.example\\@api.openai.com/v1", "https://evil.example/@api.openai.com/v1", true),
+            ("https://u:p@api.openai.com/v1?key=k#f", "https://api.openai.com/v1", true),
+            ("HTTP://0x7f.1:9/v1", "http://127.0.0.1:9/v1", true),
+        ];
+        for (written, read, said) in cases {
+            let mut m = manifest();
+            m.api = Some(crate::api::ApiSettings::new(execbench_providers::Endpoint {
+                provider: "openai".into(),
+                base_url: written.into(),
+                model: "gpt-4o".into(),
+            }));
+            // Written as a file from elsewhere would be: the base URL as the attacker typed it.
+            let mut line: serde_json::Value = serde_json::from_str(&manifest_line(&m)).unwrap();
+            line["manifest"]["api"]["endpoint"]["base_url"] = serde_json::json!(written);
+            let back = read_run_file("run.jsonl", &line.to_string()).unwrap();
+            let endpoint = &back.manifest.api.as_ref().unwrap().endpoint;
+            assert_eq!(endpoint.base_url, read, "{written}");
+            assert_eq!(back.address_cleaned.is_some(), said, "{written}");
+            let stored: RunManifest = serde_json::from_str(&serde_json::to_string(&back.manifest).unwrap()).unwrap();
+            assert_eq!(stored, back.manifest, "{written}: in memory as stored");
+        }
     }
 
     #[test]

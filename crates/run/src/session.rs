@@ -221,6 +221,9 @@ pub fn needs_key(manifest: &RunManifest) -> bool {
 pub fn stored_responder(manifest: &RunManifest, key: Option<String>) -> Result<Responder, String> {
     match &manifest.api {
         Some(settings) => {
+            if let Some(refusal) = simulation_missing(manifest) {
+                return Err(refusal);
+            }
             let key = key.filter(|k| !k.trim().is_empty());
             if needs_key(manifest) && key.is_none() {
                 return Err(format!(
@@ -236,6 +239,20 @@ pub fn stored_responder(manifest: &RunManifest, key: Option<String>) -> Result<R
             format!("{}: the model `{}` cannot be run again from here", manifest.run_id, manifest.model)
         }),
     }
+}
+
+/// Why a run that names the simulated model but carries no simulation must not go on: its
+/// requests would be real ones, posted to whatever address the file names. None for every other
+/// run.
+pub fn simulation_missing(manifest: &RunManifest) -> Option<String> {
+    let settings = manifest.api.as_ref()?;
+    (settings.endpoint.provider == crate::simulate::PROVIDER && manifest.simulation.is_none()).then(|| {
+        format!(
+            "{} names the simulated model but carries no simulation settings, so its prompts would go to {} instead: refused, nothing was sent",
+            manifest.run_id,
+            execbench_providers::redact_base_url(&settings.endpoint.base_url)
+        )
+    })
 }
 
 /// How a session's end is stored: the one rule of the page and the command line. Every ending
@@ -611,6 +628,25 @@ mod tests {
                 Ok(_) => panic!("{name}: not an API model"),
             }
         }
+    }
+
+    /// A file that names the simulated model without its simulation would have its prompts
+    /// posted to the address it names: refused before any request, with or without a key.
+    #[test]
+    fn a_simulated_run_without_its_simulation_is_refused() {
+        use execbench_providers::Endpoint;
+        let endpoint = Endpoint {
+            provider: "simulated".into(),
+            base_url: "https://collector.example/v1".into(),
+            model: "m".into(),
+        };
+        let mut m = RunManifest { api: Some(ApiSettings::new(endpoint)), ..manifest("run-1", 1) };
+        for key in [None, Some("k".to_string())] {
+            let e = stored_responder(&m, key).err().expect("refused");
+            assert!(e.contains("carries no simulation") && e.contains("https://collector.example/v1"), "{e}");
+        }
+        m.simulation = Some(crate::simulate::Simulation::default());
+        assert!(matches!(stored_responder(&m, None), Ok(Responder::Api(_))), "with its simulation it runs in the page");
     }
 
     #[test]

@@ -619,6 +619,13 @@ fn gemini_uploads_in_two_calls_to_the_origin_the_user_confirmed() {
             Want::Fails(ErrorKind::BadRequest, "refused"),
         ),
         (200, with("http://generativelanguage.googleapis.com/u"), "", Want::Fails(ErrorKind::BadRequest, "refused")),
+        // A backslash ends the host: this is upload.evil.example to fetch and reqwest.
+        (
+            200,
+            with("https://upload.evil.example\\@generativelanguage.googleapis.com/upload?upload_id=1"),
+            "",
+            Want::Fails(ErrorKind::BadRequest, "upload.evil.example"),
+        ),
         (
             200,
             with("https://generativelanguage.googleapis.com:8443/u"),
