@@ -26,6 +26,14 @@ async fn runaway_programs_memory_bombs_and_escapes_end_in_clear_errors() {
         // Hand-made bytecode could corrupt the engine's memory: no code object from fields or bytes.
         ("import types", "types.CodeType(*range(18))", "2", "PermissionError: types.CodeType() is not available"),
         ("import marshal", "marshal.loads(marshal.dumps(1))", "2", "PermissionError: marshal.loads() is not available"),
+        // Nor a frame moved to another instruction (RustPython would take it outside a tracer).
+        (
+            "import sys\ndef g():\n    yield 1\n    yield 2\nit = g()\nnext(it)",
+            "setattr(it.gi_frame, 'f_lineno', 1)",
+            "2",
+            "PermissionError: setting frame.f_lineno is not available",
+        ),
+        ("import sys", "setattr(sys._getframe(), 'f_lineno', 2)", "2", "PermissionError: setting frame.f_lineno"),
         ("def f(n):\n    return f(n + 1)\n", "f(0)", "5", "RecursionError"),
         ("", "6 * 7", "2", "42"),
         // Modules whose imports reach further than they look (threading, codeop, punycode).

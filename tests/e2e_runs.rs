@@ -1357,3 +1357,175 @@ async fn a_run_whose_records_vanished_says_so() {
     assert!(said.contains("records missing: 5 of 12") && said.contains("the 7 left"), "{said}");
     b.close().await;
 }
+
+/// Imports `text` as a run file named `name` on the open Runs page; the page's message.
+async fn import_run_file(b: &Browser, name: &str, text: &str) -> String {
+    let path = std::env::temp_dir().join(format!("execbench-e2e-{}-{name}", std::process::id()));
+    std::fs::write(&path, text).unwrap();
+    b.client
+        .find(Locator::Css("[data-testid=runs-import]"))
+        .await
+        .unwrap()
+        .send_keys(path.to_str().unwrap())
+        .await
+        .unwrap();
+    let said = b.wait_text("[data-testid=runs-message]", Duration::from_secs(20), |t| !t.is_empty()).await;
+    let _ = std::fs::remove_file(&path);
+    said
+}
+
+/// Runs `limit` samples of `server` from the Evaluate form with its key remembered, exports the
+/// run and returns the export's lines: the manifest with `edit` applied, the first `keep` records,
+/// no state line (so the import resumes).
+async fn exported_run_edited(
+    b: &Browser,
+    site: &StaticServer,
+    server: &MockServer,
+    model: &str,
+    keep: usize,
+    edit: impl Fn(&mut Value),
+) -> String {
+    use_mock(b, server).await;
+    b.fill("[data-testid=api-model]", model).await;
+    b.click("[data-testid=api-remember]").await;
+    b.fill("[data-testid=eval-n]", "1").await;
+    b.fill("[data-testid=eval-limit]", "6").await;
+    start_api_run(b).await;
+    b.wait_text("[data-testid=eval-state]", Duration::from_secs(60), |t| t == "finished").await;
+    open_runs(b, site).await;
+    capture_downloads(b).await;
+    b.click("[data-testid=run-export]").await;
+    let exported = downloaded(b).await;
+    let lines: Vec<&str> = exported[0].lines().collect();
+    let mut manifest: Value = serde_json::from_str(lines[0]).unwrap();
+    edit(&mut manifest);
+    [vec![manifest.to_string()], lines[1..1 + keep].iter().map(|l| l.to_string()).collect()].concat().join("\n")
+}
+
+/// A shared run file whose base URL hides a second host behind a backslash,
+/// `http://127.0.0.1:B\@127.0.0.1:A/v1`: `fetch` sends that to B, so the key check must read B
+/// too. Resume shows B's address and sends nothing, the remembered key for A stays home, and the
+/// run stored is the run shown (after a reload, the same address). Before the URL standard's
+/// parser, the check read A (trusted): no question, and A's key went to B.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_backslash_in_an_imported_base_url_is_read_as_the_browser_sends_it() {
+    let start = || async {
+        let config = MockConfig { api_key: Some(KEY.into()), ..Default::default() };
+        MockServer::start(bundled_dataset().unwrap(), config, 0).await.unwrap()
+    };
+    let (trusted, other) = (start().await, start().await);
+    let (b, site) = open_evaluate().await;
+    let trusted_host = trusted.base_url().trim_start_matches("http://").to_string();
+    let hidden = format!("{}\\@{trusted_host}/v1", other.base_url());
+    let edited = exported_run_edited(&b, &site, &trusted, "mock-model", 2, |m| {
+        m["manifest"]["api"]["endpoint"]["base_url"] = Value::String(hidden.clone());
+    })
+    .await;
+    let sent_before = trusted.stats().requests_total;
+    let said = import_run_file(&b, "backslash.jsonl", &edited).await;
+    let canonical = format!("{}/@{trusted_host}/v1", other.base_url());
+    assert!(said.starts_with("imported") && said.contains(&canonical), "the import says where it goes: {said}");
+    let (entries, _) = stored(&b).await;
+    let kept: Vec<&str> =
+        entries.iter().filter_map(|e| e["manifest"]["api"]["endpoint"]["base_url"].as_str()).collect();
+    assert!(kept.contains(&canonical.as_str()), "stored as it is read: {kept:?}");
+
+    let confirm = "[data-testid=runs-confirm-endpoint]";
+    for reload in [false, true] {
+        if reload {
+            open_runs(&b, &site).await;
+        }
+        resume_run_ending(&b, "-imported-2").await;
+        let shown = b.wait_text(confirm, Duration::from_secs(10), |t| !t.is_empty()).await;
+        assert!(shown.contains(&format!("would send requests to {}", other.base_url())), "reload {reload}: {shown}");
+        assert!(shown.contains(&format!("address: {canonical}")), "reload {reload}: {shown}");
+        assert!(!shown.contains(&format!("requests to http://{trusted_host}")), "reload {reload}: {shown}");
+        // The page has decided (the question is up): nothing went anywhere.
+        assert_eq!(other.stats().requests_total, 0, "nothing to the hidden host");
+        assert_eq!(trusted.stats().requests_total, sent_before, "nothing to the trusted one");
+        b.click("[data-testid=runs-confirm-cancel]").await;
+    }
+    b.close().await;
+}
+
+/// A run file's price of 0 for a priced model would skip the cost estimate and make any spend
+/// cap a no-op. The price is this device's (the bundled table): the review shows the change and
+/// the table's price, then the estimate comes before the first request, as for a run made here.
+/// Before, an imported run at a trusted address went straight on, unpriced.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_files_price_of_zero_is_replaced_by_the_tables_before_anything_is_sent() {
+    let server = MockServer::start(bundled_dataset().unwrap(), MockConfig::default(), 0).await.unwrap();
+    let (b, site) = open_evaluate().await;
+    let edited = exported_run_edited(&b, &site, &server, "gpt-4o-mini", 2, |m| {
+        let price = &mut m["manifest"]["price"];
+        assert!(price["price"]["input"].as_f64().is_some_and(|p| p > 0.0), "priced from the table: {price}");
+        *price = serde_json::json!({"price": {"input": 0.0, "output": 0.0}, "source": "the file says free"});
+    })
+    .await;
+    let sent_before = server.stats().requests_total;
+    let said = import_run_file(&b, "free.jsonl", &edited).await;
+    assert!(said.starts_with("imported"), "{said}");
+    resume_run_ending(&b, "-imported-2").await;
+    let shown = b.wait_text("[data-testid=runs-confirm-endpoint]", Duration::from_secs(10), |t| !t.is_empty()).await;
+    assert!(shown.contains("price $0.0000/$0.0000 -> $0.1500/$0.6000"), "the change, in words: {shown}");
+    assert!(shown.contains("price $0.1500 in, $0.6000 out per million tokens (LiteLLM"), "{shown}");
+    assert_eq!(server.stats().requests_total, sent_before, "nothing sent before the review");
+    b.click("[data-testid=runs-confirm-go]").await;
+    let estimate = b.wait_text("[data-testid=runs-estimate-line]", Duration::from_secs(20), |t| !t.is_empty()).await;
+    assert!(estimate.contains('$'), "an estimate in dollars: {estimate}");
+    assert_eq!(server.stats().requests_total, sent_before, "nothing sent before the estimate is accepted");
+    b.click("[data-testid=runs-estimate-go]").await;
+    wait_row_state(&b, "finished", Duration::from_secs(60)).await;
+    assert!(server.stats().requests_total > sent_before, "then the run goes on");
+    let (entries, _) = stored(&b).await;
+    let imported =
+        entries.iter().find(|e| e["manifest"]["run_id"].as_str().is_some_and(|id| id.ends_with("-imported-2")));
+    let price = &imported.expect("the imported run is stored")["manifest"]["price"];
+    assert!(price["price"]["input"].as_f64().is_some_and(|p| p > 0.0), "stored at the table's price: {price}");
+    b.close().await;
+}
+
+/// A file that names the simulated model but carries no simulation would post its prompts to
+/// whatever address it names. Resume refuses it in words, whatever is clicked, and the address
+/// gets nothing. Before, it went on as a real run to that address.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_simulated_run_file_without_its_simulation_sends_nothing() {
+    let collector = MockServer::start(bundled_dataset().unwrap(), MockConfig::default(), 0).await.unwrap();
+    let (b, site) = open_evaluate().await;
+    use_simulated(&b, 10, 3).await;
+    b.fill("[data-testid=eval-n]", "1").await;
+    b.fill("[data-testid=eval-limit]", "6").await;
+    start_api_run(&b).await;
+    b.wait_text("[data-testid=eval-state]", Duration::from_secs(60), |t| t == "finished").await;
+    open_runs(&b, &site).await;
+    capture_downloads(&b).await;
+    b.click("[data-testid=run-export]").await;
+    let exported = downloaded(&b).await;
+    let lines: Vec<&str> = exported[0].lines().collect();
+    let mut manifest: Value = serde_json::from_str(lines[0]).unwrap();
+    assert!(manifest["manifest"]["simulation"].is_object(), "{manifest}");
+    manifest["manifest"].as_object_mut().unwrap().remove("simulation");
+    manifest["manifest"]["api"]["endpoint"]["base_url"] = Value::String(format!("{}/v1", collector.base_url()));
+    let edited = [vec![manifest.to_string()], lines[1..3].iter().map(|l| l.to_string()).collect()].concat().join("\n");
+    let said = import_run_file(&b, "unsimulated.jsonl", &edited).await;
+    assert!(said.starts_with("imported"), "{said}");
+    resume_run_ending(&b, "-imported-2").await;
+    // Whatever question comes up, the user says yes to it: the refusal must not depend on a No.
+    let said = loop {
+        let found = js(
+            &b,
+            "for (const id of ['runs-confirm-go', 'runs-estimate-go']) { const e = document.querySelector(`[data-testid=${id}]`); if (e) { e.click(); return id; } } \
+             const m = [...document.querySelectorAll('[data-testid=runs-message], [data-testid=runs-job-error]')].map(e => e.textContent).find(t => !t.startsWith('imported')); \
+             return m ? 'said: ' + m : ''",
+        )
+        .await;
+        if let Some(text) = found.as_str().and_then(|t| t.strip_prefix("said: ")) {
+            break text.to_string();
+        }
+        assert!(collector.stats().requests_total == 0, "prompts were posted to the file's address");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    assert!(said.contains("carries no simulation") && said.contains("nothing was sent"), "{said}");
+    assert_eq!(collector.stats().requests_total, 0, "prompts were posted to the file's address");
+    b.close().await;
+}

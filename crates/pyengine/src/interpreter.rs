@@ -130,11 +130,12 @@ impl PythonEngine for RustPythonEngine {
     }
 }
 
-/// Refuses code objects made from anything but source (`lockdown.rs`), registers the sandbox
+/// Refuses code objects made from anything but source and frame jumps (`lockdown.rs`), registers the sandbox
 /// `posix` as a built-in module, before anything imports `os`, and makes file access fail with a
 /// message that says why.
 fn install_sandbox(vm: &VirtualMachine) -> PyResult<()> {
     crate::lockdown::lock_code_type(vm);
+    crate::lockdown::lock_frame_jumps(vm);
     run_frozen(vm, sandbox_io_code(), vm.ctx.new_dict())?;
     let module = vm.new_module("posix", vm.ctx.new_dict(), None);
     run_frozen(vm, sandbox_posix_code(), module.dict())?;

@@ -16,6 +16,12 @@
 //!   same way, and without `data` the call is RustPython's own (the frozen stdlib is imported
 //!   through it).
 //!
+//! Nor does a frame jump: `frame.f_lineno = N`, which CPython allows only inside a trace function,
+//! RustPython 0.5 allows anywhere, moving a running frame (a caller's, a suspended generator's) to
+//! another instruction: the same class of escape, made with the compiler's own bytecode. The
+//! frame type's `f_lineno` is replaced by one that reads as before and refuses every write
+//! ([`lock_frame_jumps`]).
+//!
 //! Built-in types cannot be changed from Python (their attributes are read-only), and the
 //! originals are kept by Rust only, where Python cannot reach them. `compile()` and `exec()` of
 //! source text stay: what they run comes from the compiler.
@@ -24,8 +30,9 @@ use std::cell::OnceCell;
 
 use rustpython_vm::builtins::PyUtf8StrRef;
 use rustpython_vm::builtins::{PyModuleDef, PyModuleSlots, PyTypeRef};
-use rustpython_vm::function::{FuncArgs, PyMethodDef, PyMethodFlags};
-use rustpython_vm::{Context, PyResult, VirtualMachine};
+use rustpython_vm::frame::Frame;
+use rustpython_vm::function::{FuncArgs, PyMethodDef, PyMethodFlags, PySetterValue};
+use rustpython_vm::{Context, PyObjectRef, PyResult, VirtualMachine};
 
 /// Why the sandbox refuses, in every refusal's message.
 const WHY: &str = "execbench runs Python in a sandbox where code objects come only from source text \
@@ -125,6 +132,26 @@ pub fn lock_code_type(vm: &VirtualMachine) {
         });
         code_type.set_attr(vm.ctx.intern_str(name), refuse.into());
     }
+}
+
+/// Makes `frame.f_lineno = N` (and `del frame.f_lineno`) refuse, on every frame; reading it is
+/// unchanged. Runs on every new interpreter, as [`lock_code_type`] does.
+pub fn lock_frame_jumps(vm: &VirtualMachine) {
+    let frame_type = vm.ctx.types.frame_type;
+    let line_number = vm.ctx.new_static_getset(
+        "f_lineno",
+        frame_type,
+        |frame: &Frame, _vm: &VirtualMachine| frame.f_lineno(),
+        |_frame: &Frame, _value: PySetterValue<PyObjectRef>, vm: &VirtualMachine| -> PyResult<()> {
+            Err(vm.new_os_subtype_error(
+                vm.ctx.exceptions.permission_error.to_owned(),
+                None,
+                "setting frame.f_lineno is not available: execbench runs Python in a sandbox where a frame runs from where the compiler put it (RustPython allows the jump anywhere, which can corrupt the engine's memory)".to_string(),
+            )
+            .upcast())
+        },
+    );
+    frame_type.set_attr(vm.ctx.intern_str("f_lineno"), line_number.into());
 }
 
 fn refuse_code_new(_cls: PyTypeRef, _args: FuncArgs, vm: &VirtualMachine) -> PyResult {

@@ -459,6 +459,66 @@ fn code_objects_cannot_be_made_from_fields_or_bytes() {
     assert!(wrong.is_empty(), "not refused as expected:\n{}", wrong.join("\n"));
 }
 
+/// A frame's line number is read as before, and never written: RustPython 0.5 takes
+/// `frame.f_lineno = N` outside a trace function (CPython refuses it there), which moves a
+/// running frame to an instruction the compiler never meant to follow. The caller's frame, a
+/// suspended generator's, the running one's, `del`, and `setattr` through the type are refused.
+/// (program, expression, repr of the value, or the exception's kind)
+#[test]
+fn frames_do_not_jump() {
+    let mut engine = RustPythonEngine::new();
+    let program = "import sys
+def gen():
+    yield 1
+    yield 2
+    yield 3
+def jump_caller():
+    sys._getframe(1).f_lineno = 1
+    return 'jumped'
+def caller():
+    x = 'kept'
+    jump_caller()
+    return x
+def here():
+    f = sys._getframe()
+    f.f_lineno = f.f_lineno + 1
+    return 'jumped'
+g = gen()
+next(g)
+";
+    let cases = [
+        ("sys._getframe().f_lineno", Ok("1")),
+        ("(lambda f: f.f_lineno)(sys._getframe())", Ok("1")),
+        ("g.gi_frame.f_lineno", Ok("3")),
+        ("(lambda: sys._getframe(1).f_lineno)()", Ok("1")),
+        ("caller()", Err("PermissionError")),
+        ("here()", Err("PermissionError")),
+        ("setattr(g.gi_frame, 'f_lineno', 5)", Err("PermissionError")),
+        ("type(g.gi_frame).f_lineno.__set__(g.gi_frame, 5)", Err("PermissionError")),
+        ("exec('del f.f_lineno', {'f': g.gi_frame})", Err("PermissionError")),
+        ("type.__setattr__(type(g.gi_frame), 'f_lineno', 1)", Err("TypeError")),
+        ("(next(g), next(g))", Ok("(2, 3)")),
+    ];
+    for (expression, want) in cases {
+        let outcome = run(&mut engine, program, expression).outcome;
+        match want {
+            Ok(repr) => assert_eq!(outcome, value(repr), "{expression}"),
+            Err(kind) => match &outcome {
+                Outcome::Raised { kind: got, message, .. } => {
+                    assert_eq!(got, kind, "{expression}: {message}");
+                    if kind == "PermissionError" {
+                        assert!(
+                            message.starts_with("setting frame.f_lineno is not available"),
+                            "{expression}: {message}"
+                        );
+                    }
+                }
+                other => panic!("{expression}: not refused: {other:?}"),
+            },
+        }
+    }
+}
+
 /// The refusals leave alone what programs do with code they compiled: compile and exec, frozen
 /// imports, copies, disassembly, functions made from a compiled code object. Built-in types stay
 /// read-only, so the guard cannot be taken off from Python. (expression after CODE_FIELDS, repr)
