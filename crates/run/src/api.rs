@@ -294,18 +294,22 @@ async fn attempt<H: HttpClient>(
         let body = redactor.text(&String::from_utf8_lossy(&body));
         return Err(classify_error(wire, head.status, &head.headers, &body));
     }
-    if stream {
+    // A gateway that echoes the request's headers into a 200 would put the key into the answer,
+    // and from there into records and shared run files: answers are redacted as errors are.
+    let completion = if stream {
         let mut parser = StreamParser::new(wire, choices);
         while let Some(bytes) = head.body.chunk().await? {
             for delta in parser.push(&bytes)? {
-                on_delta(delta.index, Some(&delta.text));
+                on_delta(delta.index, Some(&redactor.text(&delta.text)));
             }
         }
         parser.finish()
     } else {
         let body = read_all(&mut head.body).await?;
         parse_response(wire, head.status, &head.headers, &String::from_utf8_lossy(&body))
-    }
+    }?;
+    // Whole texts too: a key split between two deltas is whole here.
+    Ok(Completion { texts: completion.texts.iter().map(|t| redactor.text(t)).collect(), ..completion })
 }
 
 /// Takes the key out of what a provider (or a proxy in front of it) says back. A server that

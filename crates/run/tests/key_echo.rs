@@ -53,6 +53,10 @@ enum Echo {
     StreamErrorCutInKey,
     /// The transport fails, its message naming the header it could not send.
     TransportError,
+    /// 200, a gateway's answer quoting the request's headers in the completion's text.
+    AnswerQuotingHeaders,
+    /// The same, streamed: the key split between two events.
+    StreamQuotingHeaders,
 }
 
 struct EchoHttp {
@@ -133,6 +137,20 @@ impl HttpClient for EchoHttp {
                 let message = format!("{} {authorization}", "x".repeat(580));
                 let event = serde_json::json!({"error": {"message": message, "type": "server_error"}});
                 head(200, "text/event-stream", format!("data: {event}\n\n"))
+            }
+            Echo::AnswerQuotingHeaders => head(
+                200,
+                "application/json",
+                serde_json::json!({"choices": [{"index": 0, "message": {"role": "assistant", "content": format!("[ANSWER]1[/ANSWER] (seen: {dump})")}, "finish_reason": "stop"}], "usage": {"prompt_tokens": 1, "completion_tokens": 1}}).to_string(),
+            ),
+            Echo::StreamQuotingHeaders => {
+                let (first, second) = authorization.split_at(authorization.len() / 2);
+                let event = |text: &str| serde_json::json!({"choices": [{"index": 0, "delta": {"content": text}}]});
+                head(
+                    200,
+                    "text/event-stream",
+                    format!("data: {}\n\ndata: {}\n\ndata: {}\n\ndata: [DONE]\n\n", event("seen: "), event(first), event(&format!("{second} and {authorization}"))),
+                )
             }
             Echo::TransportError => Err(ProviderError::new(
                 ErrorKind::Network,
@@ -252,5 +270,33 @@ fn test_connection_quotes_an_echoing_provider_without_the_key() {
         let said = verdict.describe();
         assert!(!verdict.is_ok(), "{echo:?}: {said}");
         assert_eq!(leaks(&said), Vec::<&str>::new(), "{echo:?}: {said}");
+    }
+}
+
+/// A gateway that answers 200 with the request's headers in the answer: the answer a record keeps
+/// (and a run file shares) and every streamed delta shown on the way hold no key.
+#[test]
+fn an_answer_quoting_the_key_is_kept_without_it() {
+    use execbench_run::api::{RequestContext, ask};
+    use execbench_run::backoff::Jitter;
+    use execbench_run::gate::Gate;
+    use execbench_run::status::Live;
+    for (echo, stream) in [(Echo::AnswerQuotingHeaders, false), (Echo::StreamQuotingHeaders, true)] {
+        let http = EchoHttp { echo };
+        let (gate, live, jitter) = (Gate::new(1, 0), Live::new(1, 0), RefCell::new(Jitter::new(0)));
+        let ctx = RequestContext { http: &http, clock: &InstantClock, gate: &gate, live: &live, jitter: &jitter };
+        let deltas = RefCell::new(Vec::new());
+        let on_delta = |_: u32, text: Option<&str>| deltas.borrow_mut().extend(text.map(str::to_string));
+        let answered = futures::executor::block_on(ask(&ctx, &model(stream), &[execbench_providers::Message::user("Q")], 1, &on_delta))
+            .unwrap_or_else(|e| panic!("{echo:?}: {}", e.error));
+        let text = answered.texts.join("\n");
+        assert!(text.contains("***"), "{echo:?}: the answer is kept, the key is not: {text}");
+        assert_eq!(leaks(&text), Vec::<&str>::new(), "{echo:?}: {text}");
+        for delta in deltas.borrow().iter() {
+            assert!(!delta.contains(KEY), "{echo:?}: a delta holds the key: {delta}");
+        }
+        if stream {
+            assert!(!deltas.borrow().is_empty(), "{echo:?}: streamed");
+        }
     }
 }
