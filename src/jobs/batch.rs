@@ -9,6 +9,7 @@
 use std::collections::BTreeMap;
 
 use execbench_core::Sample;
+use execbench_providers::KeyScope;
 use execbench_run::Responder;
 use execbench_run::api::ApiModel;
 use execbench_run::batch::{self, RetryVia};
@@ -43,8 +44,10 @@ pub fn apply_gemini_inline_override() {
 /// memory only, as the forms keep them.
 #[derive(Clone, Copy)]
 pub struct BatchPolling {
-    /// Run id → the key given for it (`None`: its server takes none).
-    armed: StoredValue<BTreeMap<String, Option<String>>, LocalStorage>,
+    /// Run id → the provider and origin the key was given for, and the key (`None`: its server
+    /// takes none). A poll goes only while the run still names that scope: a run deleted and one
+    /// of the same id imported in its place, pointing elsewhere, is never asked with this key.
+    armed: StoredValue<BTreeMap<String, (KeyScope, Option<String>)>, LocalStorage>,
     /// Run id → seconds until its next check, for its row.
     pub next_check_s: RwSignal<BTreeMap<String, u64>>,
     /// Bumped each time the Runs page is shown or left: a loop of an older showing ends.
@@ -91,14 +94,17 @@ impl BatchPolling {
         }
     }
 
-    /// The user gave the key for `run_id` (or it needs none): it may be polled while Runs is shown.
-    pub fn arm(self, run_id: &str, key: Option<String>) {
+    /// The user gave the key for `entry` (or it needs none): it may be polled while Runs is
+    /// shown, as long as the run names the provider and origin it names now.
+    pub fn arm(self, entry: &RunEntry, key: Option<String>) {
+        let Some(scope) = entry.key_scope() else { return };
         self.armed.update_value(|a| {
-            a.insert(run_id.to_string(), key);
+            a.insert(entry.id().to_string(), (scope, key));
         });
     }
 
-    fn disarm(self, run_id: &str) {
+    /// `run_id` is not polled any more (its batches are collected, or it was deleted).
+    pub fn disarm(self, run_id: &str) {
         self.armed.update_value(|a| {
             a.remove(run_id);
         });
@@ -139,9 +145,14 @@ impl BatchPolling {
                     });
                     crate::browser::clock::Sleep::new(wait).await;
                     let still = self.showing.get_value() == showing;
-                    let Some(key) = self.armed.with_value(|a| a.get(&id).cloned()) else { break };
+                    let Some((scope, key)) = self.armed.with_value(|a| a.get(&id).cloned()) else { break };
                     let entry = runs.entry(&id).filter(|e| batch::waiting_summary(&e.batches).is_some());
                     let (true, Some(entry)) = (still, entry) else { break };
+                    // Checked before every poll: the key goes only where it was given for.
+                    if entry.key_scope().as_ref() != Some(&scope) {
+                        self.disarm(&id);
+                        break;
+                    }
                     let Some(samples) = samples() else { continue };
                     match check_once(runs, python.clone(), entry, &samples, key).await {
                         Ok((_, check)) => {
@@ -191,7 +202,7 @@ pub async fn submit(runs: Runs, plan: RunPlan, dataset: String) -> Result<String
     runs.refresh_storage();
     let submission = submission?;
     runs.show(entry.clone());
-    runs.polling.arm(entry.id(), model.key.clone());
+    runs.polling.arm(&entry, model.key.clone());
     if let Some(e) = submission.error {
         return Err(format!("{}: the provider refused the batch: {e}", entry.id()));
     }
@@ -305,10 +316,10 @@ pub async fn check(
     key: Option<String>,
     action: BatchAction,
 ) -> Result<String, String> {
-    let id = entry.id().to_string();
+    let checked = entry.clone();
     let said = check_or_stop(runs, python, entry, dataset, key.clone(), action).await?.0;
     if action == BatchAction::Check {
-        runs.polling.arm(&id, key);
+        runs.polling.arm(&checked, key);
     }
     Ok(said)
 }
@@ -334,7 +345,7 @@ pub async fn retry_as_batch(
     runs.show(plan.entry.clone());
     runs.refresh_storage();
     let submission = submission?;
-    runs.polling.arm(plan.entry.id(), key);
+    runs.polling.arm(&plan.entry, key);
     if let Some(e) = submission.error {
         return Err(format!("{}: the provider refused the batch: {e}", plan.entry.id()));
     }

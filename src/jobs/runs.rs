@@ -447,6 +447,8 @@ impl Runs {
             let store = self.store().await;
             match store.delete(&run_id).await {
                 Ok(()) => {
+                    // Its key goes nowhere more, even if a run of the same id comes back.
+                    self.polling.disarm(&run_id);
                     self.forget(&run_id);
                     self.announce(Notice::Deleted(run_id.clone()));
                     self.unsaved.update_value(|u| {

@@ -76,6 +76,14 @@ pub fn run(command: BatchCommand) -> Result<i32, String> {
             Ok(0)
         }
         BatchCommand::Cancel(args) => {
+            // It writes the run file: never beside a process that drives the same run.
+            let _lock = match crate::runlock::lock_run_file(std::path::Path::new(&args.file)) {
+                Ok(lock) => lock,
+                Err(message) => {
+                    eprintln!("{message}");
+                    return Ok(2);
+                }
+            };
             let (mut entry, run_id) = read(&args.file)?;
             let options = api_options(&args.api, &args.provider, &[])?;
             if let Some(conflict) = crate::run::endpoint_conflict(entry.manifest.api.as_ref(), Some(&options.api)) {

@@ -167,6 +167,23 @@ fn a_cancelled_batch_keeps_what_finished() {
     assert_eq!(submitted.status.code(), Some(4), "{}", text(&submitted.stderr));
     // A quarter of the hour's run: 10 of 40 lines done.
     server.advance_batch_clock(60 + 900);
+    // While another process holds the run file (an `execbench run --resume` collecting), cancel
+    // waits its turn: refused, nothing sent, nothing written.
+    let before = std::fs::read_to_string(&file).unwrap();
+    let held = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(dir.join("batch.jsonl.lock"))
+        .unwrap();
+    held.try_lock().expect("the test holds the run file's lock");
+    let calls = server.stats().batch_calls.values().sum::<u64>();
+    let refused = cancel_batches(&server, &file);
+    assert_eq!(refused.status.code(), Some(2), "{}", text(&refused.stderr));
+    assert!(text(&refused.stderr).contains("lock"), "{}", text(&refused.stderr));
+    assert_eq!(server.stats().batch_calls.values().sum::<u64>(), calls, "nothing sent while the file is held");
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), before, "nothing written while the file is held");
+    drop(held);
     let cancel = cancel_batches(&server, &file);
     assert_eq!(cancel.status.code(), Some(0), "{}", text(&cancel.stderr));
     assert!(text(&cancel.stdout).contains("cancelled, 10 answered, 30 failed of 40"), "{}", text(&cancel.stdout));

@@ -374,6 +374,13 @@ impl RunEntry {
         }
     }
 
+    /// The provider and origin the run's requests go to: what a key given for it is bound to
+    /// (`None`: a run without a model API, or an address no key may go to).
+    pub fn key_scope(&self) -> Option<execbench_providers::KeyScope> {
+        let endpoint = &self.manifest.api.as_ref()?.endpoint;
+        execbench_providers::KeyScope::of(&endpoint.provider, &endpoint.base_url).ok()
+    }
+
     pub fn id(&self) -> &str {
         &self.manifest.run_id
     }
@@ -442,6 +449,44 @@ impl RunEntry {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// What a batch run's polling key is bound to: the run's provider and origin, as the key check
+    /// reads them; a run of the same id that names another address (or another provider) is another
+    /// scope, so a key armed for the first is not used for it. (provider, base URL, scope origin)
+    #[test]
+    fn a_runs_key_scope_is_its_provider_at_its_origin() {
+        let cases = [
+            ("openai", "https://api.openai.com/v1", Some("https://api.openai.com:443")),
+            ("openai", "https://api.openai.com:443/v1/other", Some("https://api.openai.com:443")),
+            ("openai", "https://evil.example\\@api.openai.com/v1", Some("https://evil.example:443")),
+            ("openai", "not an address", None),
+        ];
+        let first = crate::store::conformance::manifest("run-1", 0);
+        for (provider, base_url, origin) in cases {
+            let endpoint = execbench_providers::Endpoint {
+                provider: provider.into(),
+                base_url: base_url.into(),
+                model: "m".into(),
+            };
+            let entry =
+                RunEntry::new(RunManifest { api: Some(crate::api::ApiSettings::new(endpoint)), ..first.clone() }, 0.0);
+            assert_eq!(entry.key_scope().map(|s| s.origin), origin.map(str::to_string), "{base_url}");
+        }
+        assert_eq!(RunEntry::new(first, 0.0).key_scope(), None, "no model API, no scope");
+        let scope = |provider: &str| {
+            let endpoint = execbench_providers::Endpoint {
+                provider: provider.into(),
+                base_url: "https://api.openai.com/v1".into(),
+                model: "m".into(),
+            };
+            let m = RunManifest {
+                api: Some(crate::api::ApiSettings::new(endpoint)),
+                ..crate::store::conformance::manifest("run-1", 0)
+            };
+            RunEntry::new(m, 0.0).key_scope()
+        };
+        assert_ne!(scope("openai"), scope("openai-compatible"), "another provider at the same origin");
+    }
 
     #[test]
     fn counts_read_in_the_right_number() {
