@@ -43,6 +43,10 @@ pub fn App() -> impl IntoView {
     let (route, set_route) = signal(route::current());
     // On narrow screens the navigation is a menu; following any link closes it.
     let menu_open = RwSignal::new(false);
+    // Read once: the page's origin does not change while it is open.
+    let shared_origin = web_sys::window()
+        .and_then(|w| w.location().href().ok())
+        .and_then(|href| execbench_providers::shared_origin_warning(&href));
     let handle = window_event_listener(leptos::ev::hashchange, move |_| {
         set_route.set(route::current());
         menu_open.set(false);
@@ -87,6 +91,9 @@ pub fn App() -> impl IntoView {
                 <span class="bars" aria-hidden="true"></span><span class="visually-hidden">"Menu"</span>
             </button>
         </header>
+        {shared_origin.map(|warning| view! {
+            <div class="warn-box shared-origin" role="alert" data-testid="shared-origin">{warning}</div>
+        })}
         <Show when=move || updates.ready.get()>
             <div class="update-banner" role="status" data-testid="update-banner">
                 <span>"A new version of execbench is ready."</span>

@@ -271,6 +271,23 @@ pub fn plain_http_refusal(address: &Address, allow_http: bool) -> Option<String>
     })
 }
 
+/// Hosts where every account's sites share one origin: `OWNER.github.io/REPO/` and the owner's
+/// other Pages sites are one origin to the browser.
+const SHARED_PAGE_HOSTS: &[&str] = &[".github.io", ".gitlab.io"];
+
+/// Why keys are not safe on the page at `page_url`, when it is served from an origin that other
+/// sites share (a GitHub or GitLab Pages host): any page of that origin can read what this one
+/// keeps (remembered keys, trusted addresses, stored runs, Cache Storage). None elsewhere.
+pub fn shared_origin_warning(page_url: &str) -> Option<String> {
+    let url = Url::parse(page_url).ok()?;
+    let host = url.host_str()?.to_ascii_lowercase();
+    let host = host.trim_end_matches('.');
+    SHARED_PAGE_HOSTS.iter().find(|suffix| host.ends_with(*suffix))?;
+    Some(format!(
+        "This page is served from {host}, an origin every site of that account shares: any of them can read the keys remembered here, trust addresses for them, change stored runs and replace the cached app. Do not remember a key here; host execbench on an origin of its own (docs/deploy.md)."
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -415,6 +432,26 @@ mod tests {
         ];
         for (provider, url, allow_http, want) in cases {
             assert_eq!(decide(provider, url, allow_http), want, "{provider} {url}");
+        }
+    }
+
+    /// (page URL, warned)
+    #[test]
+    fn pages_on_a_shared_origin_are_warned_about() {
+        let cases = [
+            ("https://owner.github.io/execbench/", true),
+            ("https://owner.github.io/execbench/#/evaluate", true),
+            ("https://OWNER.GITHUB.IO./execbench/", true),
+            ("https://owner.github.io/", true),
+            ("https://group.gitlab.io/execbench/", true),
+            ("https://execbench.example/", false),
+            ("https://github.io.example/x/", false),
+            ("http://127.0.0.1:8080/", false),
+            ("file:///tmp/index.html", false),
+            ("not a url", false),
+        ];
+        for (page, warned) in cases {
+            assert_eq!(shared_origin_warning(page).is_some(), warned, "{page}");
         }
     }
 

@@ -22,7 +22,7 @@ mod util;
 
 pub use address::{
     Address, KeyScope, KeyUse, TrustedEndpoints, key_use, plain_http_refusal, redact_base_url,
-    serialize_redacted_base_url,
+    serialize_redacted_base_url, shared_origin_warning,
 };
 pub use batch::{BatchInput, BatchLimits, BatchPhase, BatchResult, BatchStatus};
 pub use connection::{ConnectionVerdict, HttpOutcome, connection_test_request, connection_verdict};
