@@ -2,9 +2,10 @@
 """Trunk post-build hook (after strip_names.py, before csp_hashes.py and offline_build.py): writes
 the Python worker's loader, one script in place of Trunk's shim and wasm-bindgen's glue.
 
-- The engine's module is renamed after its SHA-256 (`execbench-worker-<hash>_bg.wasm`), so a copy
-  kept in Cache Storage under that name can only be this build's: the loader reads it from there
-  directly instead of through the service worker (scripts/python_worker_start.js says why).
+- The engine's module is renamed after its SHA-256 (`execbench-worker-<hash>_bg.wasm`): the loader
+  reads a copy kept in Cache Storage under that name directly instead of through the service
+  worker (scripts/python_worker_start.js says why), once its bytes match the whole SHA-256, which
+  the loader carries (another site on a shared origin can write any cache).
 - The loader is the glue followed by that start code, so the worker loads one script, not a shim
   that then imports the glue (one request through the service worker fewer).
 - The start code saves and restores a started worker's memory, which leans on two things the glue
@@ -33,8 +34,8 @@ def main() -> int:
             print(f"python_worker_loader: {path} is missing (did Trunk build the Python worker?)", file=sys.stderr)
             return 1
     with open(module_path, "rb") as f:
-        digest = hashlib.sha256(f.read()).hexdigest()[:16]
-    hashed = f"execbench-worker-{digest}_bg.wasm"
+        sha256 = hashlib.sha256(f.read()).hexdigest()
+    hashed = f"execbench-worker-{sha256[:16]}_bg.wasm"
     os.replace(module_path, os.path.join(root, hashed))
     with open(glue_path, encoding="utf-8") as f:
         glue = f.read()
@@ -50,7 +51,7 @@ def main() -> int:
     with open(os.path.join(HERE, "python_worker_start.js"), encoding="utf-8") as f:
         start = f.read()
     with open(os.path.join(root, LOADER), "w", encoding="utf-8") as f:
-        f.write(f"{glue}\nvar MODULE = {json.dumps('./' + hashed)};\n{start}")
+        f.write(f"{glue}\nvar MODULE = {json.dumps('./' + hashed)};\nvar MODULE_SHA256 = {json.dumps(sha256)};\n{start}")
     os.remove(glue_path)
     print(f"python_worker_loader: {LOADER} loads {hashed}", file=sys.stderr)
     return 0

@@ -1,11 +1,13 @@
 // The Python worker's start (appended to wasm-bindgen's glue by scripts/python_worker_loader.py,
-// which fills in MODULE: the engine's module, named by its hash).
+// which fills in MODULE: the engine's module, named by its hash, and MODULE_SHA256: its bytes'
+// SHA-256).
 //
 // The module comes straight from Cache Storage when the service worker has kept it there: a
 // fetch would pass through the service worker's thread, which made reading this 14 MB file about
 // twice as slow as reading the cache here (docs/performance.md). The name carries the module's
 // hash and the service worker keeps a file only after checking its hash, so a kept copy under
-// this name is this build's. Otherwise (a first visit, no service worker, no Cache Storage) it is
+// this name is this build's; its bytes are checked against the build's hash all the same before
+// it is used (`kept`). Otherwise (a first visit, no service worker, no Cache Storage) it is
 // fetched.
 //
 // A saved start: starting the interpreter is most of a worker's start (its types, its modules, the
@@ -43,9 +45,19 @@
     return { global: self, memory: wasm.memory, crypto: self.crypto, performance: self.performance };
   }
 
+  // A kept copy is used only when its bytes are this build's (MODULE_SHA256, written at build
+  // time): on an origin other sites share, any of them can put a file under this name in any
+  // cache. Without WebCrypto (a page not served securely) nothing kept is used.
   function kept() {
-    if (!hasCaches()) return Promise.resolve(undefined);
-    return caches.match(url).catch(function () { return undefined; });
+    if (!hasCaches() || !(self.crypto && self.crypto.subtle)) return Promise.resolve(undefined);
+    return caches.match(url)
+      .then(function (response) {
+        if (!response) return undefined;
+        return response.clone().arrayBuffer()
+          .then(function (bytes) { return self.crypto.subtle.digest("SHA-256", bytes); })
+          .then(function (digest) { return hex(digest) === MODULE_SHA256 ? response : undefined; });
+      })
+      .catch(function () { return undefined; });
   }
 
   function hex(digest) {

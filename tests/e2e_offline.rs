@@ -157,6 +157,51 @@ async fn after_one_visit_the_app_works_with_its_server_gone() {
     let _ = std::fs::remove_dir_all(site);
 }
 
+/// Puts other bytes under the names of the app's and the Python worker's modules, in a cache of
+/// another name, as another site on a shared origin could, and drops the service worker's own
+/// copies; answers how many it replaced.
+const POISON_MODULES: &str = "const done = arguments[arguments.length - 1];
+(async () => {
+  const elsewhere = await caches.open('written-by-another-site');
+  let poisoned = 0;
+  for (const name of (await caches.keys()).filter((n) => n.startsWith('execbench-'))) {
+    const cache = await caches.open(name);
+    for (const request of await cache.keys()) {
+      if (!/\\/execbench-(app|worker)-[0-9a-f]+_bg\\.wasm$/.test(request.url)) continue;
+      const bytes = new Uint8Array(await (await cache.match(request)).arrayBuffer());
+      bytes[bytes.length - 1] ^= 1;
+      await elsewhere.put(request, new Response(bytes, { headers: { 'content-type': 'application/wasm' } }));
+      await cache.delete(request);
+      poisoned += 1;
+    }
+  }
+  return poisoned;
+})().then(done, (e) => done(String(e)));";
+
+/// A module kept under its own name is used only when its bytes are the build's: copies changed
+/// by one bit, in a cache the service worker did not write, are passed over and both modules come
+/// from the server. Before the loaders checked the bytes, the page read those copies and failed.
+#[tokio::test(flavor = "multi_thread")]
+async fn modules_kept_with_other_bytes_are_not_used() {
+    let site = site_copy("poisoned");
+    let server = StaticServer::start(&site);
+    let b = Browser::launch().await;
+    b.client.goto(&server.base_url).await.unwrap();
+    wait_python(&b).await;
+    wait_kept(&b).await;
+    assert_eq!(b.client.execute_async(POISON_MODULES, vec![]).await.unwrap(), 2);
+    let fetched = |seen: &[execbench_testkit::static_server::Seen]| {
+        seen.iter().filter(|s| s.path.ends_with("_bg.wasm") && s.path.contains("/execbench-")).count()
+    };
+    let before = fetched(&server.requests());
+    b.client.refresh().await.unwrap();
+    wait_python(&b).await;
+    assert_eq!(fetched(&server.requests()) - before, 2, "both modules came from the server, not the changed copies");
+    b.client.goto(&format!("{}#/playground", server.base_url)).await.unwrap();
+    assert!(common::run_in_playground(&b, "", "6 * 7", "10").await.contains("42"));
+    let _ = std::fs::remove_dir_all(site);
+}
+
 /// Whether the service worker's cache holds a file whose address matches `pattern` (a JavaScript
 /// regular expression's source).
 async fn kept_file(b: &Browser, pattern: &str) -> bool {
