@@ -1475,12 +1475,22 @@ async fn a_files_price_of_zero_is_replaced_by_the_tables_before_anything_is_sent
     assert!(estimate.contains('$'), "an estimate in dollars: {estimate}");
     assert_eq!(server.stats().requests_total, sent_before, "nothing sent before the estimate is accepted");
     b.click("[data-testid=runs-estimate-go]").await;
-    wait_row_state(&b, "finished", Duration::from_secs(60)).await;
-    assert!(server.stats().requests_total > sent_before, "then the run goes on");
-    let (entries, _) = stored(&b).await;
-    let imported =
-        entries.iter().find(|e| e["manifest"]["run_id"].as_str().is_some_and(|id| id.ends_with("-imported-2")));
-    let price = &imported.expect("the imported run is stored")["manifest"]["price"];
+    // Then the run goes on, and is stored at the table's price.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let imported = loop {
+        let (entries, _) = stored(&b).await;
+        let imported = entries
+            .into_iter()
+            .find(|e| e["manifest"]["run_id"].as_str().is_some_and(|id| id.ends_with("-imported-2")))
+            .expect("the imported run is stored");
+        if imported["state"] == "finished" {
+            break imported;
+        }
+        assert!(Instant::now() < deadline, "the imported run did not finish: {}", imported["state"]);
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    };
+    assert!(server.stats().requests_total > sent_before, "the rest was asked");
+    let price = &imported["manifest"]["price"];
     assert!(price["price"]["input"].as_f64().is_some_and(|p| p > 0.0), "stored at the table's price: {price}");
     b.close().await;
 }

@@ -287,8 +287,14 @@ fn an_answer_quoting_the_key_is_kept_without_it() {
         let ctx = RequestContext { http: &http, clock: &InstantClock, gate: &gate, live: &live, jitter: &jitter };
         let deltas = RefCell::new(Vec::new());
         let on_delta = |_: u32, text: Option<&str>| deltas.borrow_mut().extend(text.map(str::to_string));
-        let answered = futures::executor::block_on(ask(&ctx, &model(stream), &[execbench_providers::Message::user("Q")], 1, &on_delta))
-            .unwrap_or_else(|e| panic!("{echo:?}: {}", e.error));
+        let answered = futures::executor::block_on(ask(
+            &ctx,
+            &model(stream),
+            &[execbench_providers::Message::user("Q")],
+            1,
+            &on_delta,
+        ))
+        .unwrap_or_else(|e| panic!("{echo:?}: {}", e.error));
         let text = answered.texts.join("\n");
         assert!(text.contains("***"), "{echo:?}: the answer is kept, the key is not: {text}");
         assert_eq!(leaks(&text), Vec::<&str>::new(), "{echo:?}: {text}");
