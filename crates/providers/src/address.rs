@@ -296,6 +296,7 @@ mod tests {
     /// cases where the hand-written parser this replaced and the browser's disagreed.
     #[test]
     fn addresses_are_taken_apart() {
+        #[allow(clippy::type_complexity)] // a table of cases, one tuple a row
         let cases: &[(&str, Result<(&str, &str, bool), &str>)] = &[
             ("https://api.openai.com/v1", Ok(("https://api.openai.com:443", "/v1", false))),
             ("HTTPS://API.OpenAI.com:443/v1/", Ok(("https://api.openai.com:443", "/v1/", false))),

@@ -128,9 +128,8 @@ fn openai(
     let azure = id == Some("azure");
     // A pasted full endpoint URL is accepted as it is.
     let pasted = base.path.trim_end_matches('/').ends_with("/chat/completions");
-    let version = (azure && !base.query().is_some_and(|q| q.split('&').any(|p| p.starts_with("api-version="))))
-        .then(|| format!("?api-version={AZURE_API_VERSION}"))
-        .unwrap_or_default();
+    let has_version = base.query().is_some_and(|q| q.split('&').any(|p| p.starts_with("api-version=")));
+    let version = if azure && !has_version { format!("?api-version={AZURE_API_VERSION}") } else { String::new() };
     let url = base.at(&format!("{}{version}", if pasted { "" } else { "/chat/completions" }));
     let completion_field = match params.max_tokens_field {
         MaxTokensField::MaxTokens => false,
