@@ -121,8 +121,8 @@ fn hostile_answers_end_as_errors_and_the_next_sample_scores() {
     }
 }
 
-/// A worker's environment, command line and address-space limit, read from /proc while its run
-/// sleeps; the `execbench` that starts it has a secret in its environment.
+/// A worker's environment, command line, address-space limit and kernel rules, read from /proc
+/// while its run sleeps; the `execbench` that starts it has a secret in its environment.
 #[cfg(target_os = "linux")]
 #[test]
 fn a_worker_sees_nothing_of_the_environment_of_the_execbench_that_starts_it() {
@@ -148,13 +148,78 @@ fn a_worker_sees_nothing_of_the_environment_of_the_execbench_that_starts_it() {
     let worker = worker.expect("execbench started no worker process: Python ran inside it");
     let read = |file: &str| std::fs::read(format!("/proc/{worker}/{file}")).unwrap_or_default();
     let (environ, cmdline, limits) = (read("environ"), read("cmdline"), text(&read("limits")));
+    let status = text(&read("status"));
     let output = finished_within(child, Duration::from_secs(30));
     assert_eq!(output.status.code(), Some(0), "{}{}", text(&output.stdout), text(&output.stderr));
     assert!(text(&output.stdout).contains("1 passed, 0 failed"), "{}", text(&output.stdout));
     assert_eq!(text(&cmdline).split('\0').nth(1), Some("__python-worker"), "{}", text(&cmdline));
     assert!(environ.is_empty(), "the worker's environment is not empty: {}", text(&environ));
+    // At most 4 GiB, at least 1 GiB, and within three quarters of the machine's RAM.
     let address_space = limits.lines().find(|l| l.starts_with("Max address space")).unwrap_or_default();
-    assert!(address_space.split_whitespace().any(|w| w == "4294967296"), "{limits}");
+    let limit: u64 = address_space.split_whitespace().nth(3).and_then(|w| w.parse().ok()).expect(&limits);
+    let ram = physical_memory();
+    assert!((1 << 30..=4 << 30).contains(&limit) && limit <= (ram / 4 * 3).max(1 << 30), "RAM {ram}:\n{limits}");
+    // The rules of sandbox.rs, in force while a program runs: a seccomp filter, no new privileges.
+    for rule in ["Seccomp:\t2", "NoNewPrivs:\t1"] {
+        assert!(status.lines().any(|line| line == rule), "no {rule:?} in the worker's status:\n{status}");
+    }
+}
+
+/// The machine's RAM in bytes, as the workers' memory limit counts it.
+#[cfg(target_os = "linux")]
+fn physical_memory() -> u64 {
+    let meminfo = std::fs::read_to_string("/proc/meminfo").unwrap();
+    let total = meminfo.lines().find_map(|line| line.strip_prefix("MemTotal:")).expect(&meminfo);
+    total.trim().trim_end_matches("kB").trim().parse::<u64>().unwrap() * 1024
+}
+
+/// The kernel's rules, proved from inside a worker: a worker started with the self-test variable
+/// applies the same rules at the same place as every worker (before the engine's thread starts),
+/// then tries on the engine's thread, with libc, what an escape from RustPython would try, and
+/// reports the kernel's answer to each. Where the kernel has no Landlock, reading a file is still
+/// allowed (the test says so); everything seccomp denies must fail whatever the kernel.
+#[cfg(all(target_os = "linux", any(target_arch = "x86_64", target_arch = "aarch64")))]
+#[test]
+fn a_worker_gets_the_kernels_error_for_files_network_programs_and_other_processes() {
+    let child = Command::new(env!("CARGO_BIN_EXE_execbench"))
+        .arg("__python-worker")
+        .env_clear()
+        .env("EXECBENCH_WORKER_SELF_TEST", "1")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let output = finished_within(child, Duration::from_secs(30));
+    let (stdout, stderr) = (text(&output.stdout), text(&output.stderr));
+    assert_eq!(output.status.code(), Some(0), "{stdout}{stderr}");
+    let report: Value = serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{e}: {stdout}{stderr}"));
+    assert_eq!(report["seccomp"], "enforced", "{report}");
+    let denied = [
+        ("write_file", "EPERM"),
+        ("socket", "EPERM"),
+        ("socketpair", "EPERM"),
+        ("execve", "EPERM"),
+        ("ptrace", "EPERM"),
+        ("kill_parent", "EPERM"),
+        ("read_parent_memory", "EPERM"),
+        ("fork", "EPERM"),
+        ("io_uring", "EPERM"),
+        ("push_terminal_input", "EPERM"),
+        // Still allowed: the engine's deadline is a thread.
+        ("thread", "ok"),
+    ];
+    for (attempt, answer) in denied {
+        assert_eq!(report[attempt], answer, "{attempt}: {report}");
+    }
+    match report["landlock"].as_str() {
+        Some("enforced" | "partial") => assert_eq!(report["read_file"], "EACCES", "{report}"),
+        Some("unavailable") => {
+            eprintln!("this kernel has no Landlock: the rule on reading files is not tested here");
+            assert_eq!(report["read_file"], "ok", "{report}");
+        }
+        _ => panic!("no Landlock state: {report}"),
+    }
 }
 
 /// A run still going at its deadline (limit + margin) has its worker killed; the next run gets a

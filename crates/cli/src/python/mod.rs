@@ -7,9 +7,12 @@
 //! watchdog's check; a memory bomb aborts the whole process). So every subcommand that runs such
 //! code hands it to workers: this binary started again as `execbench __python-worker`, with an
 //! empty environment, a memory limit, one interpreter each, killed at the run's deadline and
-//! started again for the next run (`process.rs`; the worker's loop is `worker.rs`).
+//! started again for the next run (`process.rs`; the worker's loop is `worker.rs`). Each worker
+//! is held by the kernel's rules before it reads its first job (`sandbox.rs`: Landlock and
+//! seccomp), so that an escape from RustPython finds no files, network, programs or processes.
 
 mod process;
+mod sandbox;
 mod worker;
 
 pub use process::WorkerEngine;
@@ -38,19 +41,28 @@ impl Workers {
         Ok(Workers { program })
     }
 
-    /// One engine: one worker process, started on its first run.
+    /// One engine: one worker process, started on its first run, alone on the machine's RAM.
     pub fn engine(&self) -> WorkerEngine {
-        WorkerEngine::new(self.program.clone())
+        WorkerEngine::new(self.program.clone(), process::memory_limit(1))
     }
 
     /// The run engine's `Python` for `--jobs`: one worker driven from this thread, or `jobs`
-    /// workers, each driven by a thread of its own.
+    /// workers, each driven by a thread of its own, sharing the machine's RAM (fewer if `jobs`
+    /// would leave each less than the least a program needs).
     pub fn python(&self, jobs: usize) -> CliPython {
-        if jobs <= 1 {
-            CliPython::One(Box::new(BlockingPython::new(self.engine())))
+        let workers = process::workers_that_fit(jobs.max(1));
+        if workers < jobs {
+            eprintln!(
+                "execbench: {jobs} Python workers would leave each less than {} of this machine's memory; \
+                 running {workers} at once",
+                process::in_words(process::MEMORY_LIMIT_MIN_BYTES)
+            );
+        }
+        let (program, memory_limit) = (self.program.clone(), process::memory_limit(workers));
+        if workers <= 1 {
+            CliPython::One(Box::new(BlockingPython::new(WorkerEngine::new(program, memory_limit))))
         } else {
-            let workers = self.clone();
-            CliPython::Pool(ThreadedPython::new(jobs, move || workers.engine()))
+            CliPython::Pool(ThreadedPython::new(workers, move || WorkerEngine::new(program.clone(), memory_limit)))
         }
     }
 }

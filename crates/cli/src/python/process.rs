@@ -9,16 +9,25 @@ use std::time::{Duration, Instant};
 use execbench_core::{Outcome, PythonEngine, RunRequest, RunResult};
 use execbench_worker_protocol::{FromWorker, RunMessage, RunOutput, ToWorker};
 
-use super::WORKER_COMMAND;
+use super::{WORKER_COMMAND, sandbox};
 
 /// How long past a run's time limit its worker is given before it is killed. The interpreter
 /// stops a run itself at the limit between two bytecodes, and answers at once; only a run stuck
 /// inside one long call (`time.sleep`, a huge power) is still going a second later.
 pub const KILL_MARGIN_MS: u64 = 1_000;
 
-/// A worker's address space: enough for any benchmark program, small enough that a memory bomb
-/// fails inside the worker instead of exhausting the machine.
-pub const MEMORY_LIMIT_BYTES: u64 = 4 << 30;
+/// The most address space a worker gets: enough for any benchmark program, small enough that a
+/// memory bomb fails inside the worker instead of exhausting the machine.
+pub const MEMORY_LIMIT_MAX_BYTES: u64 = 4 << 30;
+
+/// The least: a worker running a program already reserves about 700 MiB (the engine thread's
+/// 512 MiB stack, `worker.rs`; the binary; the allocator's arenas), which leaves some 300 MiB for
+/// the program's data.
+pub const MEMORY_LIMIT_MIN_BYTES: u64 = 1 << 30;
+
+/// The part of the machine's RAM that all workers together may reserve: the rest is left to
+/// `execbench` itself (which may hold a local model) and to the system.
+const WORKERS_SHARE_OF_RAM: (u64, u64) = (3, 4);
 
 /// The largest reply line read from a worker: a run that prints more is reported as a crash
 /// instead of being held in the memory of the process that holds the API key.
@@ -30,10 +39,12 @@ const START_TIMEOUT: Duration = Duration::from_secs(60);
 /// One worker process of this binary (`execbench __python-worker`), started on the first run and
 /// again after it was killed or died. Every run gets a hard deadline: its time limit plus
 /// [`KILL_MARGIN_MS`]; past that the worker is killed and the run has timed out. A worker that
-/// dies (a memory bomb hitting [`MEMORY_LIMIT_BYTES`], a native stack overflow, an engine abort)
+/// dies (a memory bomb hitting its [`memory_limit`], a native stack overflow, an engine abort)
 /// makes its run `Crashed` with the reason. Either way the next run gets a fresh worker.
 pub struct WorkerEngine {
     program: PathBuf,
+    /// The worker's address-space limit, in bytes.
+    memory_limit: u64,
     live: Option<Live>,
     next_id: u64,
 }
@@ -42,6 +53,8 @@ pub struct WorkerEngine {
 /// with `poll` so that a deadline needs no other thread).
 struct Live {
     child: Child,
+    /// Its address-space limit, in bytes (for the words of its death).
+    memory_limit: u64,
     requests: ChildStdin,
     replies: Replies,
 }
@@ -74,14 +87,16 @@ enum Failure {
 }
 
 impl WorkerEngine {
-    /// An engine whose worker is `program __python-worker` (this binary: `std::env::current_exe`).
-    pub fn new(program: PathBuf) -> Self {
-        WorkerEngine { program, live: None, next_id: 0 }
+    /// An engine whose worker is `program __python-worker` (this binary: `std::env::current_exe`),
+    /// limited to `memory_limit` bytes of address space (see [`memory_limit`]).
+    pub fn new(program: PathBuf, memory_limit: u64) -> Self {
+        WorkerEngine { program, memory_limit, live: None, next_id: 0 }
     }
 
     fn ask(&mut self, request: &RunRequest) -> Result<RunResult, (Failure, Instant)> {
         if self.live.is_none() {
-            self.live = Some(Live::start(&self.program).map_err(|why| (Failure::Crashed(why), Instant::now()))?);
+            let started = Live::start(&self.program, self.memory_limit);
+            self.live = Some(started.map_err(|why| (Failure::Crashed(why), Instant::now()))?);
         }
         let live = self.live.as_mut().expect("started above");
         self.next_id += 1;
@@ -138,7 +153,8 @@ impl Drop for WorkerEngine {
 
 impl Live {
     /// Starts a worker and waits for its `Ready`.
-    fn start(program: &Path) -> Result<Live, String> {
+    fn start(program: &Path, memory_limit: u64) -> Result<Live, String> {
+        sandbox::note_missing_rules();
         let mut command = Command::new(program);
         command
             .arg(WORKER_COMMAND)
@@ -148,14 +164,15 @@ impl Live {
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit());
-        limit(&mut command);
+        limit(&mut command, memory_limit);
         let mut child =
             command.spawn().map_err(|e| format!("the Python worker could not be started ({e}); no run was made"))?;
         let (requests, output) = match (child.stdin.take(), child.stdout.take()) {
             (Some(requests), Some(output)) => (requests, output),
             _ => unreachable!("both pipes were asked for"),
         };
-        let mut live = Live { child, requests, replies: Replies { output, buffer: Vec::new(), searched: 0 } };
+        let mut live =
+            Live { child, memory_limit, requests, replies: Replies { output, buffer: Vec::new(), searched: 0 } };
         match live.replies.next(Instant::now() + START_TIMEOUT) {
             Reply::Message(FromWorker::Ready { .. }) => Ok(live),
             Reply::Closed => {
@@ -183,7 +200,7 @@ impl Live {
         let grace = Instant::now() + Duration::from_millis(200);
         while Instant::now() < grace {
             match self.child.try_wait() {
-                Ok(Some(status)) => return Failure::Crashed(exit_reason(status)),
+                Ok(Some(status)) => return Failure::Crashed(exit_reason(status, self.memory_limit)),
                 Ok(None) => std::thread::sleep(Duration::from_millis(5)),
                 Err(_) => break,
             }
@@ -194,7 +211,7 @@ impl Live {
     /// The worker's output ended: it has exited (or is about to). How, in words.
     fn died(&mut self) -> String {
         match self.child.wait() {
-            Ok(status) => exit_reason(status),
+            Ok(status) => exit_reason(status, self.memory_limit),
             Err(e) => format!("the Python worker stopped (its status is unknown: {e})"),
         }
     }
@@ -273,17 +290,18 @@ fn kind_of(message: &FromWorker) -> &'static str {
 }
 
 /// How a worker that ended by itself ended, in words.
-fn exit_reason(status: ExitStatus) -> String {
+fn exit_reason(status: ExitStatus, memory_limit: u64) -> String {
     {
         use std::os::unix::process::ExitStatusExt;
         if let Some(signal) = status.signal() {
             let what = match signal {
-                libc::SIGABRT => {
-                    "aborted: out of memory (each worker may use 4 GiB), a native stack overflow or an engine failure"
-                }
-                libc::SIGKILL => "killed, by the system (out of memory?) or by hand",
-                libc::SIGSEGV | libc::SIGBUS => "a memory access fault inside the engine",
-                _ => "stopped by a signal",
+                libc::SIGABRT => format!(
+                    "aborted: out of memory (each worker may use {}), a native stack overflow or an engine failure",
+                    in_words(memory_limit)
+                ),
+                libc::SIGKILL => "killed, by the system (out of memory?) or by hand".to_string(),
+                libc::SIGSEGV | libc::SIGBUS => "a memory access fault inside the engine".to_string(),
+                _ => "stopped by a signal".to_string(),
             };
             return format!("the Python worker process died ({what}; signal {signal})");
         }
@@ -291,16 +309,52 @@ fn exit_reason(status: ExitStatus) -> String {
     format!("the Python worker process exited during the run ({status})")
 }
 
+/// The address-space limit of each worker when `workers` run at once: an even part of the
+/// [`WORKERS_SHARE_OF_RAM`], in whole MiB, at most [`MEMORY_LIMIT_MAX_BYTES`] and at least
+/// [`MEMORY_LIMIT_MIN_BYTES`] (no more workers than [`workers_that_fit`] are started, so that the
+/// least still fits). So all workers together never reserve more than that part of the machine's
+/// RAM, however many there are.
+pub fn memory_limit(workers: usize) -> u64 {
+    let even_part = workers_share_of_ram() / workers.max(1) as u64;
+    (even_part >> 20 << 20).clamp(MEMORY_LIMIT_MIN_BYTES, MEMORY_LIMIT_MAX_BYTES)
+}
+
+/// How many of `wanted` workers fit at once, each with [`MEMORY_LIMIT_MIN_BYTES`] (at least one).
+pub fn workers_that_fit(wanted: usize) -> usize {
+    let fit = workers_share_of_ram() / MEMORY_LIMIT_MIN_BYTES;
+    wanted.min(usize::try_from(fit).unwrap_or(usize::MAX).max(1))
+}
+
+/// [`WORKERS_SHARE_OF_RAM`] of the machine's RAM, in bytes; unlimited where the system does not
+/// say how much RAM there is.
+pub fn workers_share_of_ram() -> u64 {
+    let (part, whole) = WORKERS_SHARE_OF_RAM;
+    physical_memory().map_or(u64::MAX, |ram| ram / whole * part)
+}
+
+/// The machine's RAM in bytes, as the system counts it.
+fn physical_memory() -> Option<u64> {
+    // SAFETY: sysconf reads no memory of ours.
+    let (pages, page_bytes) = unsafe { (libc::sysconf(libc::_SC_PHYS_PAGES), libc::sysconf(libc::_SC_PAGESIZE)) };
+    let (pages, page_bytes) = (u64::try_from(pages).ok()?, u64::try_from(page_bytes).ok()?);
+    pages.checked_mul(page_bytes).filter(|&bytes| bytes > 0)
+}
+
+/// A memory size for people: whole GiB, else whole MiB.
+pub fn in_words(bytes: u64) -> String {
+    if bytes.is_multiple_of(1 << 30) { format!("{} GiB", bytes >> 30) } else { format!("{} MiB", bytes >> 20) }
+}
+
 /// The worker's limits, set in the child between fork and exec: its address space, no core file,
 /// and (on Linux) death when the thread that started it ends, so that no worker outlives a
 /// killed `execbench`.
-fn limit(command: &mut Command) {
+fn limit(command: &mut Command, memory_limit: u64) {
     use std::os::unix::process::CommandExt;
     // SAFETY: the closure runs in the forked child before exec and only makes async-signal-safe
     // system calls (setrlimit, prctl) on values on its stack.
     unsafe {
-        command.pre_exec(|| {
-            let memory = libc::rlimit { rlim_cur: MEMORY_LIMIT_BYTES as _, rlim_max: MEMORY_LIMIT_BYTES as _ };
+        command.pre_exec(move || {
+            let memory = libc::rlimit { rlim_cur: memory_limit as _, rlim_max: memory_limit as _ };
             if libc::setrlimit(libc::RLIMIT_AS, &memory) != 0 {
                 return Err(std::io::Error::last_os_error());
             }
@@ -314,5 +368,31 @@ fn limit(command: &mut Command) {
             }
             Ok(())
         });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// However many workers are asked for, those started reserve no more than the workers' share
+    /// of this machine's RAM together (or the least one worker needs, on a very small machine),
+    /// and none reserves more than 4 GiB or less than 1 GiB.
+    #[test]
+    fn all_workers_together_fit_in_the_workers_share_of_ram() {
+        let share = workers_share_of_ram().max(MEMORY_LIMIT_MIN_BYTES);
+        for wanted in [1, 2, 3, 4, 7, 16, 64, 1000] {
+            let started = workers_that_fit(wanted);
+            let each = memory_limit(started);
+            assert!((1..=wanted).contains(&started), "{wanted} asked for, {started} started");
+            assert!((MEMORY_LIMIT_MIN_BYTES..=MEMORY_LIMIT_MAX_BYTES).contains(&each), "{each}");
+            assert!(each * started as u64 <= share, "{started} × {each} bytes > {share}");
+        }
+    }
+
+    #[test]
+    fn the_limit_is_said_as_it_is() {
+        assert_eq!(in_words(4 << 30), "4 GiB");
+        assert_eq!(in_words(1063 << 20), "1063 MiB");
     }
 }

@@ -1,5 +1,6 @@
 //! The worker's side: `execbench __python-worker`, started by [`super::WorkerEngine`] with an
-//! empty environment and a memory limit. One interpreter for the process's life; requests in as
+//! empty environment and a memory limit, and held by the kernel's rules (`sandbox.rs`) before it
+//! reads its first request. One interpreter for the process's life; requests in as
 //! JSON lines on stdin (the page's worker messages: `ToWorker`), each run's result out as one
 //! JSON line on stdout (`FromWorker::Results`), after a first `FromWorker::Ready`. It ends at the
 //! end of its input, or when its owner kills it.
@@ -15,6 +16,8 @@ use execbench_core::PythonEngine;
 use execbench_pyengine::RustPythonEngine;
 use execbench_worker_protocol::{FromWorker, RunOutput, ToWorker};
 
+use super::sandbox;
+
 /// The stack of the thread that runs Python: RustPython's frames are large, and a program at
 /// Python's recursion limit must get a RecursionError, not a native stack overflow. Only reserved
 /// until deep recursion uses it (it counts towards the worker's address-space limit).
@@ -22,7 +25,20 @@ const ENGINE_STACK_BYTES: usize = 512 << 20;
 
 /// Serves requests until stdin ends; returns the process's exit code.
 pub fn serve() -> i32 {
-    let engine_thread = std::thread::Builder::new().stack_size(ENGINE_STACK_BYTES).spawn(serve_here);
+    // Only someone starting a worker by hand can set it: its owner clears its environment.
+    let self_test = std::env::var_os(sandbox::SELF_TEST_VARIABLE).is_some();
+    // Here, before the engine's thread: the rules bind it and every thread it starts. The only
+    // file the engine reads as it starts is the time zone, which the rules allow.
+    let confinement = match sandbox::confine() {
+        Ok(confinement) => confinement,
+        Err(why) => {
+            eprintln!("execbench python worker: {why}");
+            return 1;
+        }
+    };
+    // The self-test tries what the rules deny where a program would run: on the engine's thread.
+    let body = move || if self_test { sandbox::self_test(confinement) } else { serve_here() };
+    let engine_thread = std::thread::Builder::new().stack_size(ENGINE_STACK_BYTES).spawn(body);
     match engine_thread.map(|thread| thread.join()) {
         Ok(Ok(code)) => code,
         Ok(Err(_)) => 101,
