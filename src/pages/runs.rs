@@ -197,8 +197,6 @@ fn confirm_endpoint(app: AppState, state: RunsPageState) {
     let was_trusted = key_scopes::trusted().contains(&pending.scope);
     key_scopes::trust(pending.scope.clone());
     let mut entry = pending.entry;
-    // Seen and accepted: stored with the run when its session starts.
-    entry.reviewed = true;
     let typed = state.key.get_untracked().trim().to_string();
     // A remembered key goes only to an address the user had typed or confirmed before this.
     let key = match Some(typed).filter(|k| !k.is_empty()) {
@@ -206,7 +204,19 @@ fn confirm_endpoint(app: AppState, state: RunsPageState) {
         None if was_trusted => key_scopes::remembered_key(&pending.scope),
         None => None,
     };
-    go_on(app, state, entry, pending.what, key, pending.cap)
+    if !entry.imported || entry.reviewed {
+        return go_on(app, state, entry, pending.what, key, pending.cap);
+    }
+    // Seen and accepted: stored at once, so a continuation that does not start is not asked again.
+    leptos::task::spawn_local(async move {
+        match app.runs.mark_reviewed(entry.id()).await {
+            Ok(()) => {
+                entry.reviewed = true;
+                go_on(app, state, entry, pending.what, key, pending.cap)
+            }
+            Err(e) => state.message.set(Some((false, format!("{}: {e}", entry.id())))),
+        }
+    });
 }
 
 /// A run with a price (above zero) first shows what going on would ask and cost, at the price
