@@ -385,21 +385,6 @@ impl Runs {
         Ok(())
     }
 
-    /// An imported run's address and settings were shown here and the user said yes: stored, so
-    /// that a continuation that does not start (no key yet, the dataset still loading) is not
-    /// asked about again.
-    pub async fn mark_reviewed(self, id: &str) -> Result<(), String> {
-        let _lock = self.while_not_driven(id).await?;
-        let store = self.store().await;
-        let Some(mut entry) = store.entry(id).await.map_err(|e| e.to_string())? else {
-            return Err(format!("{id} is no longer stored"));
-        };
-        entry.reviewed = true;
-        store.save_entry(&entry).await.map_err(|e| e.to_string())?;
-        self.show(entry);
-        Ok(())
-    }
-
     pub fn show(self, entry: RunEntry) {
         self.entries.update(|entries| match entries.iter_mut().find(|e| e.id() == entry.id()) {
             Some(e) => *e = entry,

@@ -204,19 +204,13 @@ fn confirm_endpoint(app: AppState, state: RunsPageState) {
         None if was_trusted => key_scopes::remembered_key(&pending.scope),
         None => None,
     };
-    if !entry.imported || entry.reviewed {
-        return go_on(app, state, entry, pending.what, key, pending.cap);
+    if entry.imported && !entry.reviewed {
+        // Seen and accepted: so in the list at once (a continuation that does not start, no key
+        // typed yet, is not asked about again), and stored with the run when its session starts.
+        entry.reviewed = true;
+        app.runs.show(entry.clone());
     }
-    // Seen and accepted: stored at once, so a continuation that does not start is not asked again.
-    leptos::task::spawn_local(async move {
-        match app.runs.mark_reviewed(entry.id()).await {
-            Ok(()) => {
-                entry.reviewed = true;
-                go_on(app, state, entry, pending.what, key, pending.cap)
-            }
-            Err(e) => state.message.set(Some((false, format!("{}: {e}", entry.id())))),
-        }
-    });
+    go_on(app, state, entry, pending.what, key, pending.cap)
 }
 
 /// A run with a price (above zero) first shows what going on would ask and cost, at the price
