@@ -674,9 +674,13 @@ async fn an_imported_run_pointing_elsewhere_sends_no_key_until_the_address_is_co
     tokio::time::sleep(Duration::from_millis(500)).await;
     assert_eq!(second.stats().requests_total, 0, "nothing sent without the key");
 
-    // The key typed: the address is confirmed now, so no question, and the run finishes there.
+    // The key typed: the address is confirmed now. The imported run has sent nothing yet, so its
+    // settings are shown once more (now as an address used before), then it finishes there.
     b.fill("[data-testid=runs-key]", KEY).await;
     resume_run_ending(&b, "-imported-2").await;
+    let again = b.wait_text(confirm, Duration::from_secs(10), |t| !t.is_empty()).await;
+    assert!(again.contains("an address you have used with this provider"), "{again}");
+    b.click("[data-testid=runs-confirm-go]").await;
     let deadline = Instant::now() + Duration::from_secs(60);
     while second.stats().per_sample.len() < 5 {
         assert!(Instant::now() < deadline, "the confirmed run did not finish: {:?}", second.stats());
