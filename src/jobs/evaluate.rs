@@ -449,6 +449,7 @@ pub fn results_of(entry: &RunEntry, records: &[SampleRecord], rescored: bool) ->
             None => entry.state.label().to_string(),
         },
         sent: records.iter().find_map(|r| r.sent.clone()),
+        not_sent: manifest.api.as_ref().map(|a| a.not_sent.clone()).unwrap_or_default(),
         cost: entry.cost(),
         store_times: None,
         provenance: manifest.row_provenance(),

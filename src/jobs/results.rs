@@ -46,6 +46,8 @@ pub struct RunResults {
     pub end: String,
     /// API runs: the generation parameters as sent (from the first record that has them).
     pub sent: Option<serde_json::Value>,
+    /// API runs: what the run asked for that its model does not take (left out, and why).
+    pub not_sent: Vec<execbench_providers::NotSent>,
     /// Dollars the run's tokens cost, when its price is known.
     pub cost: Option<f64>,
     /// This session's record writes: (count, median ms, p99 ms).

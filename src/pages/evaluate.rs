@@ -714,7 +714,7 @@ fn ResultsView(state: EvaluateState) -> impl IntoView {
                     let usage = run.usage.map(|u| format!("{}{at_once} · tokens: {} prompt, {} completion ({} reasoning)", run.requests.describe(), u.prompt_tokens, u.completion_tokens, u.reasoning_tokens));
                     let errors = run.errors.clone();
                     let sent = run.sent.as_ref().map(|sent| {
-                        let deviations = execbench_run::protocol::deviations(sent);
+                        let deviations = execbench_run::protocol::deviations(sent, &run.not_sent);
                         let protocol = if deviations.is_empty() { "CodeCrash's protocol followed".to_string() } else { format!("differs from CodeCrash's protocol: {}", deviations.join("; ")) };
                         (sent.to_string(), protocol)
                     });

@@ -250,8 +250,32 @@ impl ApiForm {
         if self.is_in_browser() {
             settings.local_model = crate::browser::local_http::run_files(&settings.endpoint.model);
         }
+        // What the model does not take is left out now, so the run keeps what was sent.
+        settings.fit_to_model();
         self.keep();
         Ok(ApiModel { settings, key })
+    }
+
+    /// What the typed settings ask for that the chosen model does not take, in words (tracked:
+    /// shown under the settings as they are typed, before the run starts).
+    pub fn left_out(self) -> Vec<String> {
+        let endpoint = Endpoint {
+            provider: self.provider.get(),
+            base_url: self.base_url.get(),
+            model: self.model.get().trim().to_string(),
+        };
+        if endpoint.model.is_empty() || self.is_answered_here() {
+            return Vec::new();
+        }
+        let number = |signal: RwSignal<String>| signal.get().trim().parse::<f64>().ok();
+        let params = GenerationParams {
+            temperature: number(self.temperature),
+            top_p: number(self.top_p),
+            reasoning_effort: Some(self.reasoning_effort.get()).filter(|e| !e.is_empty()),
+            thinking_budget: number(self.thinking_budget).map(|b| b.max(0.0) as u32),
+            ..GenerationParams::default()
+        };
+        execbench_providers::fit(&endpoint, &params).not_sent.iter().map(ToString::to_string).collect()
     }
 
     /// Keeps provider, URL and model for the next visit, and the key only when asked to.

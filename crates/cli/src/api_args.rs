@@ -204,8 +204,8 @@ fn read_api_options(flags: &ApiFlags, preset: &'static Preset) -> Result<ApiOpti
             ));
         }
     };
-    // Reasoning models: OpenAI's effort, or a thinking budget (Anthropic, Gemini). Temperature and
-    // top-p are still sent as given; a model that refuses them stops the run with its message.
+    // Reasoning models: OpenAI's effort, or a thinking budget (Anthropic, Gemini). What the model
+    // does not take is left out below, and said.
     api.params.reasoning_effort = flags.reasoning_effort.clone();
     api.params.thinking_budget = flags.thinking_budget;
 
@@ -249,6 +249,8 @@ fn read_api_options(flags: &ApiFlags, preset: &'static Preset) -> Result<ApiOpti
             api.endpoint.model, api.endpoint.provider
         ));
     }
+    // What the model does not take is left out now, so the run file says what was sent.
+    api.fit_to_model();
     Ok(ApiOptions { api, key, price, spend_cap })
 }
 

@@ -461,6 +461,15 @@ pub fn run(args: &RunArgs) -> Result<i32, String> {
         let estimate = estimate_continuation(&entry, &job, &earlier, as_batch, supports_n, max_tokens);
         eprintln!("estimate: {}", describe_continuation(&estimate));
     }
+    // What the model does not take is said before the first request (a run file written before
+    // the model table knew it is fitted the same way: `build_request` never sends it).
+    if let Some(api) = entry.manifest.api.as_ref() {
+        let mut left_out = api.not_sent.clone();
+        left_out.extend(execbench_providers::fit(&api.endpoint, &api.params).not_sent);
+        for setting in &left_out {
+            eprintln!("not sent: {setting}");
+        }
+    }
     if retry_via != Some(RetryVia::Live) && (args.batch || !entry.batches.is_empty()) {
         let Responder::Api(model) = &responder else {
             return Err("--batch is for model APIs: an offline model answers at once".to_string());

@@ -197,7 +197,7 @@ impl Batch {
                 let mut v = json!({
                     "id": self.id, "object": "batch", "endpoint": "/v1/chat/completions", "status": status,
                     "input_file_id": format!("file-in-{}", self.id), "completion_window": "24h",
-                    "created_at": self.created_s, "output_file_id": null, "error_file_id": null,
+                    "created_at": self.created_s,
                     "request_counts": {"total": if phase == Phase::Validating { 0 } else { total }, "completed": succeeded, "failed": failed},
                 });
                 if ended {
@@ -223,7 +223,10 @@ impl Batch {
                     "id": self.id, "type": "message_batch", "processing_status": state,
                     "request_counts": {"processing": processing, "succeeded": succeeded, "errored": errored, "canceled": canceled, "expired": expired},
                     "results_url": if state == "ended" { json!(format!("/v1/messages/batches/{}/results", self.id)) } else { Value::Null },
-                    "created_at": self.created_s,
+                    // Anthropic's times are RFC 3339 strings; a batch expires 24 hours after it is made.
+                    "created_at": rfc3339(self.created_s),
+                    "expires_at": rfc3339(self.created_s + 86_400),
+                    "ended_at": if state == "ended" { self.ended_at(now).map(rfc3339) } else { None },
                 })
             }
             Format::Gemini => {
@@ -432,4 +435,12 @@ pub(crate) fn scripted_error() -> ErrorSpec {
         "api_error",
         "INTERNAL",
     )
+}
+
+/// `seconds` since 1970 as an RFC 3339 time in UTC ("1970-01-01T02:00:00Z"): the batch clock's
+/// times as Anthropic writes them.
+pub fn rfc3339(seconds: u64) -> String {
+    let (days, rest) = (seconds / 86_400, seconds % 86_400);
+    let (year, month, day) = execbench_core::calendar::civil_from_days(days as i64);
+    format!("{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z", rest / 3600, rest % 3600 / 60, rest % 60)
 }

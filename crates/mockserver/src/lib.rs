@@ -58,7 +58,7 @@
 //! | `ServerError` | 500 | `server_error` / null | `api_error` | `INTERNAL` | |
 //! | `Overloaded` | 529 | `server_error` / `overloaded` | `overloaded_error` | `UNAVAILABLE` | message "Overloaded" |
 //! | `Unavailable` | 503 | `server_error` / `service_unavailable` | `api_error` | `UNAVAILABLE` | |
-//! | `InsufficientQuota` | 429 | `insufficient_quota` / `insufficient_quota` | `insufficient_quota` | `RESOURCE_EXHAUSTED` | "You exceeded your current quota, ..."; Gemini `QuotaFailure` detail (daily free tier) |
+//! | `InsufficientQuota` | 429 | `insufficient_quota` / `insufficient_quota` | `billing_error` | `RESOURCE_EXHAUSTED` | "You exceeded your current quota, ..."; Gemini `QuotaFailure` detail (daily free tier) |
 //! | `BadKey` (and a wrong key) | 401 | `invalid_request_error` / `invalid_api_key` | `authentication_error` | `UNAUTHENTICATED` | Gemini `ErrorInfo` reason `API_KEY_INVALID` (the real Gemini says 400) |
 //! | unknown model | 404 | `invalid_request_error` / `model_not_found` | `not_found_error` | `NOT_FOUND` | "The model `X` does not exist or you do not have access to it." |
 //! | bad body | 400 | `invalid_request_error` | `invalid_request_error` | `INVALID_ARGUMENT` | |

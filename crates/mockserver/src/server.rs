@@ -556,7 +556,8 @@ fn fault_error(fault: &Fault, model: &str) -> Option<ErrorSpec> {
             429,
             "You exceeded your current quota, please check your plan and billing details (mock server).",
             "insufficient_quota",
-            "insufficient_quota",
+            // Anthropic has no quota error type; a billing problem is its nearest.
+            "billing_error",
             "RESOURCE_EXHAUSTED",
         )
         .code("insufficient_quota")

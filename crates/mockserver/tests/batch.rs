@@ -3,6 +3,7 @@
 //! lines, answers equal to the live ones.
 
 mod common;
+mod provider_definitions;
 
 use execbench_core::Sample;
 use execbench_mockserver::{AnswerPolicy, BatchScript, MockConfig, MockServer, Task, answer_text, bundled_dataset};

@@ -521,7 +521,7 @@ async fn error_faults_in_every_format() {
             429,
             [
                 (Fmt::OpenAi, &[("/error/type", "\"insufficient_quota\""), ("/error/code", "\"insufficient_quota\"")]),
-                (Fmt::Anthropic, &[("/error/type", "\"insufficient_quota\"")]),
+                (Fmt::Anthropic, &[("/error/type", "\"billing_error\"")]),
                 (
                     Fmt::Gemini,
                     &[

@@ -22,7 +22,7 @@ pub enum ErrorKind {
     BadKey,
     /// 403 (origin not allowed / permission)
     Forbidden,
-    /// 402 (OpenRouter), Anthropic "credit balance is too low"
+    /// 402 (OpenRouter), Anthropic "credit balance is too low" or `billing_error`
     NoCredits,
     /// 404, or codes/messages like model_not_found / "does not exist"
     UnknownModel,
@@ -240,7 +240,13 @@ pub(crate) fn kind_from(
         return Some(BadKey);
     }
     if status == Some(402)
-        || has(&["credit balance is too low", "insufficient credits", "insufficient balance", "insufficient_balance"])
+        || has(&[
+            "credit balance is too low",
+            "insufficient credits",
+            "insufficient balance",
+            "insufficient_balance",
+            "billing_error",
+        ])
     {
         return Some(NoCredits);
     }

@@ -9,6 +9,7 @@
 
 pub mod address;
 pub mod batch;
+pub mod capabilities;
 pub mod connection;
 pub mod error;
 pub mod http;
@@ -25,6 +26,7 @@ pub use address::{
     serialize_redacted_base_url, shared_origin_warning,
 };
 pub use batch::{BatchInput, BatchLimits, BatchPhase, BatchResult, BatchStatus};
+pub use capabilities::{NotSent, fit};
 pub use connection::{ConnectionVerdict, HttpOutcome, connection_test_request, connection_verdict};
 pub use error::{Disposition, ErrorKind, ProviderError, classify_error, retry_after_ms};
 pub use http::HttpRequest;

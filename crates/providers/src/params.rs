@@ -39,9 +39,10 @@ impl Endpoint {
         self.preset().map_or(WireFormat::OpenAiChat, |p| p.wire)
     }
 
-    /// Whether one request may ask for several choices (false when the id is unknown).
+    /// Whether one request may ask for several choices: the provider documents it (false when the
+    /// id is unknown) and the model takes it (Gemini 3 does not: `crate::capabilities`).
     pub fn supports_n(&self) -> bool {
-        self.preset().is_some_and(|p| p.supports_n)
+        self.preset().is_some_and(|p| p.supports_n) && crate::capabilities::capabilities(self).n
     }
 
     /// The host of base_url with its port when not the scheme's default ("api.openai.com",

@@ -9,7 +9,9 @@ use crate::presets::{Auth, WireFormat};
 
 /// The Azure OpenAI API version (GA) this crate speaks.
 pub const AZURE_API_VERSION: &str = "2024-10-21";
-pub const ANTHROPIC_VERSION: &str = "2023-06-01";
+/// The Messages API version of the `anthropic` SDK 2.15.0 (its `_constants.py`): it takes no
+/// sampling parameters for any model (`crate::capabilities`).
+pub const ANTHROPIC_VERSION: &str = "2026-10-21";
 /// OpenAI accepts at most 4 stop sequences, Gemini at most 5.
 const OPENAI_MAX_STOP: usize = 4;
 const GEMINI_MAX_STOP: usize = 5;
@@ -66,7 +68,10 @@ pub fn build_request(
         }
     }
     let mut headers = auth_headers(endpoint, key)?;
-    let choices = if n > 1 && endpoint.supports_n() { n } else { 1 };
+    // Never a setting the model does not take (the run records what was left out, and why).
+    let fitted = crate::capabilities::fit(endpoint, params);
+    let params = &fitted.params;
+    let choices = if n > 1 && fitted.n { n } else { 1 };
     let stop: Vec<&str> = params.stop.iter().map(String::as_str).filter(|s| !s.is_empty()).collect();
 
     let (url, body, sent) = match endpoint.wire() {

@@ -1,6 +1,7 @@
 //! Request building: one table row per preset (URL, exact headers, exact body), then tables for
 //! the parameter variants and the refusals.
 
+use execbench_providers::request::ANTHROPIC_VERSION;
 use execbench_providers::*;
 use serde_json::{Value, json};
 
@@ -72,13 +73,13 @@ fn cases() -> Vec<Case> {
             headers: &[
                 JSON,
                 ("x-api-key", "sk-test"),
-                ("anthropic-version", "2023-06-01"),
+                ("anthropic-version", ANTHROPIC_VERSION),
                 ("anthropic-dangerous-direct-browser-access", "true"),
             ],
             body: json!({
                 "model": "claude-sonnet-4-5", "max_tokens": 2000, "system": "You are terse.",
                 "messages": [{"role": "user", "content": "What is 2+2?"}],
-                "temperature": 0.2, "top_p": 0.95, "stream": true
+                "stream": true
             }),
             choices: 1,
         },

@@ -5,8 +5,8 @@
 use std::cell::RefCell;
 
 use execbench_providers::{
-    Completion, Endpoint, ErrorKind, GenerationParams, HttpRequest, Message, ProviderError, StreamParser, Usage,
-    WireFormat, build_request, classify_error, parse_response,
+    Completion, Endpoint, ErrorKind, GenerationParams, HttpRequest, Message, NotSent, ProviderError, StreamParser,
+    Usage, WireFormat, build_request, classify_error, parse_response,
 };
 use futures::FutureExt;
 use serde::{Deserialize, Serialize};
@@ -51,6 +51,11 @@ pub struct ApiSettings {
     /// checks is unchanged. `None` for every server.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub local_model: Option<LocalModelFile>,
+    /// What the run asked for that its model does not take ([`ApiSettings::fit_to_model`]): left
+    /// out of every request, so `params` is what was sent. Said before the run starts and kept
+    /// with it, so a report never claims a temperature the model did not use.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub not_sent: Vec<NotSent>,
 }
 
 /// The GGUF model and tokenizer a `local` run answers with (`crates/localmodel`), named and
@@ -77,7 +82,18 @@ impl ApiSettings {
             timeout_ms: 300_000,
             retry: RetryPolicy::default(),
             local_model: None,
+            not_sent: Vec::new(),
         }
+    }
+
+    /// Fits `params` to the model (`execbench_providers::fit`): afterwards they are what every
+    /// request carries, and `not_sent` lists what was left out and why. Fitting again adds
+    /// nothing (what was left out is no longer asked for).
+    pub fn fit_to_model(&mut self) -> &[NotSent] {
+        let fitted = execbench_providers::fit(&self.endpoint, &self.params);
+        self.params = fitted.params;
+        self.not_sent.extend(fitted.not_sent);
+        &self.not_sent
     }
 }
 

@@ -37,7 +37,7 @@ pub fn markdown_summary(runs: &[Arc<RunResults>]) -> String {
             ));
         }
         if let Some(sent) = &run.sent {
-            let deviations = execbench_run::protocol::deviations(sent);
+            let deviations = execbench_run::protocol::deviations(sent, &run.not_sent);
             out.push_str(&format!(
                 "Parameters sent: {}{}.\n\n",
                 markdown_text(&sent.to_string()),

@@ -67,7 +67,7 @@ pub fn ApiSettingsPanel(form: ApiForm) -> impl IntoView {
                 {move || form.http_warning().map(|w| view! { <p class="error-box small" role="alert" data-testid="api-http-warning">{format!("Careful: {w}.")}</p> })}
                 <p class="muted small">"The key is sent only to the provider and address typed here (a run file from elsewhere asks first), a remembered key only to the address it was used with, and never stored in results, exports or links."</p>
             </Show>
-            <p class="muted small">"Empty temperature or top-p: not sent (reasoning models refuse them); the results say when the parameters differ from CodeCrash's protocol (2000 tokens, 0.2, 0.95)."</p>
+            <p class="muted small">"Empty temperature or top-p: not sent. A setting the chosen model does not take is left out and said below; the results say when the parameters differ from CodeCrash's protocol (2000 tokens, 0.2, 0.95)."</p>
             <div class="row-fields">
                 {text_field("Max tokens", form.max_tokens, "api-max-tokens", "number", "narrow-field")}
                 {text_field("Temperature", form.temperature, "api-temperature", "text", "narrow-field")}
@@ -91,6 +91,15 @@ pub fn ApiSettingsPanel(form: ApiForm) -> impl IntoView {
                     " stream"
                 </label>
             </div>
+            {move || {
+                let left_out = form.left_out();
+                (!left_out.is_empty()).then(|| view! {
+                    <div class="notice small" data-testid="api-not-sent">
+                        <span>"Not sent to this model (the run records it so):"</span>
+                        <ul>{left_out.into_iter().map(|line| view! { <li>{line}</li> }).collect_view()}</ul>
+                    </div>
+                })
+            }}
             <Show when=move || form.is_in_browser()>
                 <LocalModelPanel api=form />
             </Show>

@@ -184,7 +184,7 @@ pub(super) async fn handle(shared: &Shared, request: Request) -> Response {
             book.files.insert(id.clone(), file);
             json_response(
                 StatusCode::OK,
-                &json!({"id": id, "object": "file", "bytes": bytes, "purpose": "batch", "filename": "input.jsonl"}),
+                &json!({"id": id, "object": "file", "bytes": bytes, "purpose": "batch", "filename": "input.jsonl", "created_at": 0, "status": "processed"}),
             )
         }
         Call::GeminiUpload => gemini_upload(shared, &parts, upload_id, &text),

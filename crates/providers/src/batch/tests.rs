@@ -236,7 +236,7 @@ fn calls_go_to_each_providers_batch_routes() {
         create,
         json!({"input_file_id": "file-abc", "endpoint": "/v1/chat/completions", "completion_window": "24h"})
     );
-    assert!(cases[5].0.headers.iter().any(|(k, v)| k == "anthropic-version" && v == "2023-06-01"));
+    assert!(cases[5].0.headers.iter().any(|(k, v)| k == "anthropic-version" && v == crate::request::ANTHROPIC_VERSION));
     // Ids from a provider never steer a URL elsewhere.
     for bad in ["../files", "a/b", "batch 1", "", "batches/../x"] {
         assert!(status_request(&openai, None, bad).is_err(), "{bad}");
