@@ -2,7 +2,7 @@
 """Run llama.cpp's own HTTP server (through the xllamacpp wheel) on a local GGUF model, for
 execbench's "local server" provider (an OpenAI-compatible endpoint a browser page can call).
 
-    PY_AND_MODEL=$(scripts/llama_server/fetch.sh)          # venv python, then model path
+    { read -r PY; read -r MODEL; } < <(scripts/llama_server/fetch.sh)   # venv python, model path
     "$PY" scripts/llama_server/serve.py --model "$MODEL" [--port 0] [--threads N] [--ctx 4096]
         [--parallel 1] [--alias qwen2.5-coder-0.5b-instruct] [--api-key KEY] [--no-stdin]
 
@@ -30,8 +30,10 @@ Server settings
     repetition penalty) plus seed --seed (0), so a request that sets only `temperature: 0.8`
     samples from the full distribution. A request's own fields (temperature, top_p, top_k, min_p,
     seed, ...) override these defaults.
-  * CORS: llama.cpp answers every origin (Access-Control-Allow-Origin echoes the request's Origin,
-    preflights allowed for any header), so a page on another localhost port can call it.
+  * CORS: llama.cpp answers every origin (Access-Control-Allow-Origin echoes the request's Origin;
+    preflight OPTIONS answers 200 with Allow-Methods GET, POST, DELETE, OPTIONS and, set here,
+    Allow-Headers `Authorization, Content-Type, *`), so a page on another localhost port can call
+    it, with or without an Authorization header (checked with headless Chromium 156).
     --cors-origin ORIGIN makes it send that one origin instead (llama.cpp sends the value verbatim,
     so a list does not work); the server still runs requests from other origins, browsers just
     refuse to hand the answer to their pages. --api-key makes the server demand

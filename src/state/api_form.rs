@@ -46,6 +46,8 @@ pub struct ApiForm {
     pub thinking_budget: RwSignal<String>,
     pub testing: RwSignal<bool>,
     pub verdict: RwSignal<Option<ConnectionVerdict>>,
+    /// The server's models ("List models"): `None` before a list is asked for; an error in words.
+    pub models: RwSignal<Option<Result<Vec<String>, String>>>,
     /// Dollars per million tokens; empty: the bundled table's (or the user's saved) price.
     pub price_in: RwSignal<String>,
     pub price_out: RwSignal<String>,
@@ -92,6 +94,7 @@ impl ApiForm {
             thinking_budget: RwSignal::new(String::new()),
             testing: RwSignal::new(false),
             verdict: RwSignal::new(None),
+            models: RwSignal::new(None),
             price_in: RwSignal::new(String::new()),
             price_out: RwSignal::new(String::new()),
             spend_cap: RwSignal::new(String::new()),
@@ -342,6 +345,7 @@ impl ApiForm {
         // A key typed for one provider does not follow the user to another.
         self.fill_remembered_key();
         self.verdict.set(None);
+        self.models.set(None);
     }
 
     pub fn test_connection(self) {
@@ -384,6 +388,35 @@ impl ApiForm {
 }
 
 impl ApiForm {
+    /// Asks the server which models it offers, for the model field's suggestions. The key goes
+    /// where a run's requests would go (the address typed here).
+    pub fn list_models(self) {
+        let endpoint = match self.endpoint_for_list() {
+            Ok(e) => e,
+            Err(e) => return self.models.set(Some(Err(e))),
+        };
+        if let Err(e) = crate::browser::offline::refuse_when_offline() {
+            return self.models.set(Some(Err(e)));
+        }
+        let key = self.key();
+        self.models.set(None);
+        leptos::task::spawn_local(async move {
+            let listed =
+                execbench_run::connection::list_models(&FetchHttp, &BrowserClock, &endpoint, key.as_deref(), 30_000)
+                    .await;
+            let _ = self.models.try_set(Some(listed));
+        });
+    }
+
+    /// The endpoint without a model name (a list is asked for before one is chosen).
+    fn endpoint_for_list(self) -> Result<Endpoint, String> {
+        let base_url = self.base_url.get_untracked().trim().trim_end_matches('/').to_string();
+        if !(base_url.starts_with("http://") || base_url.starts_with("https://")) {
+            return Err(format!("base URL: `{base_url}` must start with http:// or https://"));
+        }
+        Ok(Endpoint { provider: self.provider.get_untracked(), base_url, model: String::new() })
+    }
+
     /// Test connection for the in-browser model: its kept files load.
     fn test_in_browser(self, model: String) {
         self.testing.set(true);

@@ -444,3 +444,49 @@ fn a_second_process_on_a_running_file_is_refused_without_a_request() {
     let asked_twice = server.stats().per_sample.values().filter(|c| **c > 1).count();
     assert!(asked_twice <= 1, "only the sample in flight at the kill is asked again: {asked_twice}");
 }
+
+/// A setting the model does not take (Anthropic's API takes no sampling parameters; Claude 5
+/// takes no thinking budget) is said before the first request, left out of every request, and
+/// kept in the run file's manifest with its reason.
+#[test]
+fn settings_the_model_does_not_take_are_said_and_left_out() {
+    let server = MockServer::start_blocking(
+        bundled_dataset().unwrap(),
+        MockConfig { api_key: Some(KEY.into()), ..Default::default() },
+        0,
+    )
+    .unwrap();
+    let dir = scratch("not-sent");
+    let out = dir.join("run.jsonl");
+    let base = format!("{}/v1", server.base_url());
+    let output = run(Command::new(env!("CARGO_BIN_EXE_execbench"))
+        .args(["run", "--dataset", &dataset_path(), "--task", "output", "--provider", "anthropic"])
+        .args(["--base-url", &base, "--model", "claude-opus-5-5", "--key-env", "MY_ANTHROPIC_KEY"])
+        .args(["--limit", "2", "--max-tokens", "4000", "--thinking-budget", "2048", "--out", out.to_str().unwrap()])
+        .env("MY_ANTHROPIC_KEY", KEY));
+    let stderr = text(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    for said in [
+        "not sent: temperature 0.2: not sent, the provider's default applies (claude-opus-5-5 takes adaptive thinking only",
+        "not sent: top_p 0.95:",
+        "not sent: thinking_budget 2048:",
+    ] {
+        assert!(stderr.contains(said), "`{said}` in:\n{stderr}");
+    }
+    let text = std::fs::read_to_string(&out).unwrap();
+    let manifest: serde_json::Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+    let api = &manifest["manifest"]["api"];
+    let api = if api.is_null() { &manifest["api"] } else { api };
+    let left_out: Vec<&str> =
+        api["not_sent"].as_array().unwrap().iter().map(|n| n["setting"].as_str().unwrap()).collect();
+    assert_eq!(left_out, ["temperature", "top_p", "thinking_budget"], "{api}");
+    assert!(api["params"]["temperature"].is_null(), "the manifest keeps what was sent: {api}");
+    let records = records(&out);
+    assert_eq!(records.len(), 2);
+    for record in &records {
+        let sent = &record["sent"];
+        assert!(sent.get("temperature").is_none() && sent.get("thinking").is_none(), "{sent}");
+        assert_eq!(sent["max_tokens"], 4000, "{sent}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

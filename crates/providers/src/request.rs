@@ -32,7 +32,7 @@ pub struct BuiltRequest {
 ///
 /// System messages: OpenAI as "system" messages; Anthropic as the top-level "system" field;
 /// Gemini as "systemInstruction" (several are joined by a blank line). Anthropic also gets
-/// "anthropic-version: 2023-06-01" and "anthropic-dangerous-direct-browser-access: true". Only
+/// "anthropic-version" (ANTHROPIC_VERSION) and "anthropic-dangerous-direct-browser-access: true". Only
 /// the headers a provider needs (content-type plus auth): SDK-style extras fail some CORS
 /// preflights. `key` None (or blank): no auth header at all. Azure: `{base}/chat/completions?
 /// api-version=2024-10-21` with an `api-key` header. Gemini: `{base}/models/{model}:generateContent`,

@@ -45,3 +45,41 @@ pub async fn test_connection<H: HttpClient, C: Clock>(
     };
     connection_verdict(endpoint, outcome, latency_ms, page_origin)
 }
+
+/// The models the server offers (`GET {base}/models`), sorted; an error in words, the key
+/// redacted from anything the server echoed.
+pub async fn list_models<H: HttpClient, C: Clock>(
+    http: &H,
+    clock: &C,
+    endpoint: &Endpoint,
+    key: Option<&str>,
+    timeout_ms: u64,
+) -> Result<Vec<String>, String> {
+    let request = execbench_providers::models_request(endpoint, key)?;
+    let exchange = async {
+        let mut head = http.send(&request).await?;
+        let body = read_all(&mut head.body).await?;
+        Ok::<_, ProviderError>((head.status, String::from_utf8_lossy(&body).into_owned()))
+    }
+    .fuse();
+    let timeout = clock.sleep(timeout_ms).fuse();
+    futures::pin_mut!(exchange, timeout);
+    let outcome = select! {
+        r = exchange => r,
+        _ = timeout => Err(ProviderError { kind: ErrorKind::Timeout, status: None, message: format!("no answer within {} s", timeout_ms / 1000), retry_after_ms: None }),
+    };
+    let redactor = KeyRedactor::new(key);
+    match outcome {
+        Ok((200, body)) => execbench_providers::parse_models(endpoint.wire(), &body),
+        Ok((status, body)) => Err(format!("the model list answered {status}: {}", shorten(&redactor.text(&body), 200))),
+        Err(e) => Err(redactor.error(e).message),
+    }
+}
+
+fn shorten(text: &str, chars: usize) -> String {
+    let mut out: String = text.chars().take(chars).collect();
+    if text.chars().count() > chars {
+        out.push('…');
+    }
+    out
+}

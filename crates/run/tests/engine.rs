@@ -1086,7 +1086,12 @@ fn n_responses_by_provider() {
             assert_eq!(usage.prompt_tokens, 50 * per_sample as u64, "{provider_id}");
             let sent_json = record.sent.as_ref().expect("the parameters sent");
             let prefix = if gemini { "/generationConfig" } else { "" };
-            let mut want = temperature_and_top_p(prefix);
+            // Anthropic's API version takes no sampling parameters: they are left out.
+            let mut want = if provider_id == "anthropic" {
+                vec![("/temperature".into(), Value::Null), ("/top_p".into(), Value::Null)]
+            } else {
+                temperature_and_top_p(prefix)
+            };
             want.push(("/model".into(), json!("m")));
             want.extend(sent.iter().cloned());
             for (pointer, value) in want {

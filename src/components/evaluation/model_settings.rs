@@ -43,7 +43,13 @@ pub fn ApiSettingsPanel(form: ApiForm) -> impl IntoView {
                         }).collect_view()}
                     </select>
                 </label>
-                {text_field("Model", form.model, "api-model", "text", "")}
+                <label class="field">
+                    <span class="label">"Model"</span>
+                    <input type="text" data-testid="api-model" list="api-model-list" prop:value=move || form.model.get() on:input=move |ev| form.model.set(event_target_value(&ev)) />
+                    <datalist id="api-model-list" data-testid="api-model-list">
+                        {move || form.models.get().and_then(Result::ok).unwrap_or_default().into_iter().map(|m| view! { <option value=m.clone()></option> }).collect_view()}
+                    </datalist>
+                </label>
             </div>
             // The simulated and the in-browser model are answered in this page: no address, no key.
             <Show when=move || !form.is_answered_here()>
@@ -134,7 +140,22 @@ pub fn ApiSettingsPanel(form: ApiForm) -> impl IntoView {
                 <button data-testid="api-test" on:click=move |_| form.test_connection() disabled=move || form.testing.get()>
                     {move || if form.testing.get() { "Testing…" } else { "Test connection" }}
                 </button>
+                <Show when=move || !form.is_answered_here()>
+                    <button data-testid="api-list-models" title="Ask the server which models it offers: they become the model field's suggestions" on:click=move |_| form.list_models()>
+                        "List models"
+                    </button>
+                </Show>
             </div>
+            {move || form.models.get().map(|listed| match listed {
+                Ok(models) => view! {
+                    <p class="muted small" data-testid="api-models">{match models.len() {
+                        0 => "The server lists no models.".to_string(),
+                        1 => format!("1 model: {} (suggested in the model field).", models[0]),
+                        n => format!("{n} models, suggested in the model field: {}.", models.join(", ")),
+                    }}</p>
+                }.into_any(),
+                Err(e) => view! { <p class="error-box small" role="alert" data-testid="api-models">{format!("No model list: {e}")}</p> }.into_any(),
+            })}
             {verdict_view}
         </div>
     }
