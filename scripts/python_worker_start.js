@@ -32,6 +32,11 @@
   // code holds.
   var FIRST_HELD = 1028;
 
+  // On a host where every account's sites share one origin (OWNER.github.io/REPO/, as
+  // `shared_origin_warning` in crates/providers/src/address.rs names them), another site could
+  // write a saved start with a digest of its own: none is read or written there.
+  var SHARED_ORIGIN = /\.(github|gitlab)\.io\.?$/i.test(self.location.hostname);
+
   function hasCaches() {
     try {
       return typeof caches !== "undefined";
@@ -66,6 +71,7 @@
 
   // The saved start, read and checked against its digest: { bytes, head } or undefined.
   function savedStart() {
+    if (SHARED_ORIGIN) return Promise.resolve(undefined);
     return savedCache
       .then(function (cache) { return cache ? cache.match(SAVED_KEY) : undefined; })
       .then(function (response) { return response ? response.arrayBuffer() : undefined; })
@@ -211,7 +217,7 @@
       }
       return;
     }
-    var before = hasCaches() ? new Uint8Array(wasm.memory.buffer).slice() : null;
+    var before = hasCaches() && !SHARED_ORIGIN ? new Uint8Array(wasm.memory.buffer).slice() : null;
     wasm_bindgen.boot();
     var after = before && capture(wasm);
     wasm_bindgen.serve(undefined);

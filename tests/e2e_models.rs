@@ -400,6 +400,21 @@ async fn anthropic_and_gemini_formats_run_from_the_page() {
         b.fill("[data-testid=api-base-url]", &format!("{}{path}", mock.base_url())).await;
         b.fill("[data-testid=api-model]", "mock-model").await;
         b.fill("[data-testid=api-key]", KEY).await;
+        // Anthropic's API takes no sampling parameters: the form says so before the run.
+        let not_sent = b
+            .client
+            .execute(
+                "const n = document.querySelector('[data-testid=api-not-sent]'); return n ? n.innerText : ''",
+                vec![],
+            )
+            .await
+            .unwrap();
+        let not_sent = not_sent.as_str().unwrap_or_default();
+        if provider == "anthropic" {
+            assert!(not_sent.contains("temperature 0.2: not sent") && not_sent.contains("mock-model"), "{not_sent}");
+        } else {
+            assert_eq!(not_sent, "", "Gemini 2 and unknown Gemini models take every setting");
+        }
         start_api_run(&b).await;
         let state = b
             .wait_text("[data-testid=eval-state]", Duration::from_secs(60), |t| {

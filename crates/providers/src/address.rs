@@ -273,6 +273,7 @@ pub fn plain_http_refusal(address: &Address, allow_http: bool) -> Option<String>
 
 /// Hosts where every account's sites share one origin: `OWNER.github.io/REPO/` and the owner's
 /// other Pages sites are one origin to the browser.
+/// (`scripts/python_worker_start.js` reads the same list: no saved start there.)
 const SHARED_PAGE_HOSTS: &[&str] = &[".github.io", ".gitlab.io"];
 
 /// Why keys are not safe on the page at `page_url`, when it is served from an origin that other
