@@ -12,6 +12,9 @@ pub const AZURE_API_VERSION: &str = "2024-10-21";
 /// The Messages API version of the `anthropic` SDK 2.15.0 (its `_constants.py`): it takes no
 /// sampling parameters for any model (`crate::capabilities`).
 pub const ANTHROPIC_VERSION: &str = "2026-10-21";
+/// Anthropic's least thinking budget, which must also stay under max tokens (`anthropic` SDK
+/// 2.15.0, `ThinkingConfigEnabledParam.budget_tokens`).
+const ANTHROPIC_MIN_THINKING: u32 = 1024;
 /// OpenAI accepts at most 4 stop sequences, Gemini at most 5.
 const OPENAI_MAX_STOP: usize = 4;
 const GEMINI_MAX_STOP: usize = 5;
@@ -72,6 +75,15 @@ pub fn build_request(
     let fitted = crate::capabilities::fit(endpoint, params);
     let params = &fitted.params;
     let choices = if n > 1 && fitted.n { n } else { 1 };
+    if endpoint.wire() == WireFormat::Anthropic
+        && let Some(budget) = params.thinking_budget
+        && !(ANTHROPIC_MIN_THINKING..params.max_tokens).contains(&budget)
+    {
+        return Err(format!(
+            "thinking budget: Anthropic takes at least {ANTHROPIC_MIN_THINKING} tokens and fewer than max tokens ({}), got {budget}",
+            params.max_tokens
+        ));
+    }
     let stop: Vec<&str> = params.stop.iter().map(String::as_str).filter(|s| !s.is_empty()).collect();
 
     let (url, body, sent) = match endpoint.wire() {

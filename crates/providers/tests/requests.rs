@@ -472,6 +472,21 @@ fn refusals_name_the_field() {
         (good.clone(), None, GenerationParams { top_p: Some(f64::INFINITY), ..p.clone() }, 1, "top_p"),
         (good.clone(), Some("sk-abc def"), p.clone(), 1, "API key"),
         (good.clone(), Some("sk-ключ"), p.clone(), 1, "API key"),
+        // Anthropic's thinking budget: at least 1024 tokens, and fewer than max tokens.
+        (
+            ep("anthropic", "claude-sonnet-4-5"),
+            None,
+            GenerationParams { thinking_budget: Some(1000), max_tokens: 4000, ..p.clone() },
+            1,
+            "thinking budget",
+        ),
+        (
+            ep("anthropic", "claude-sonnet-4-5"),
+            None,
+            GenerationParams { thinking_budget: Some(2000), ..p.clone() },
+            1,
+            "thinking budget",
+        ),
     ];
     for (e, key, params, n, field) in cases {
         let err = build_request(&e, key, &params, &conversation(), n).unwrap_err();
