@@ -136,6 +136,27 @@ fn check_arrived(records: &BTreeMap<String, SampleRecord>, what: &str) {
     }
 }
 
+/// The answers of the page's last run, by sample id (its results JSONL, strict mode's rows).
+async fn page_answers(b: &Browser) -> BTreeMap<String, Vec<String>> {
+    capture_downloads(b).await;
+    b.click("[data-testid=download-jsonl]").await;
+    let rows: BTreeMap<String, Vec<String>> = downloaded(b)
+        .await
+        .concat()
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .filter(|row| row["mode"] == "strict")
+        .map(|row| {
+            let texts = row["answers"].as_array().unwrap().iter();
+            let texts = texts.map(|a| a["response"].as_str().unwrap_or_default().to_string()).collect();
+            (row["id"].as_str().unwrap().to_string(), texts)
+        })
+        .collect();
+    assert_eq!(rows.len(), SAMPLES, "one row per sample in strict mode: {rows:?}");
+    rows
+}
+
 async fn select(b: &Browser, css: &str, value: &str) {
     let element = b.client.wait().at_most(Duration::from_secs(10)).for_element(Locator::Css(css)).await.unwrap();
     element.select_by_value(value).await.unwrap();
@@ -177,35 +198,23 @@ async fn llama_cpp_serves_the_page_and_the_command_line_the_same_answers() {
     b.fill("[data-testid=api-temperature]", "0").await;
     b.fill("[data-testid=api-top-p]", "").await;
     b.fill("[data-testid=api-concurrency]", "1").await;
-    start_api_run(&b).await;
-    let state = b
-        .wait_text("[data-testid=eval-state]", Duration::from_secs(900), |t| {
-            !t.is_empty() && !t.starts_with("Evaluating")
-        })
-        .await;
-    assert_eq!(state, "finished");
-    let usage = b.wait_text("[data-testid=run-usage]", Duration::from_secs(5), |_| true).await;
-    assert!(!usage.contains("tokens: 0 prompt"), "token counts read from llama.cpp's stream: {usage}");
-    capture_downloads(&b).await;
-    b.click("[data-testid=download-jsonl]").await;
-    let rows: Vec<Value> = downloaded(&b)
-        .await
-        .concat()
-        .lines()
-        .filter(|l| !l.trim().is_empty())
-        .map(|l| serde_json::from_str::<Value>(l).unwrap())
-        .filter(|row| row["mode"] == "strict")
-        .collect();
-    assert_eq!(rows.len(), SAMPLES, "one row per sample in strict mode: {rows:?}");
-    for row in &rows {
-        let id = row["id"].as_str().unwrap();
-        let page: Vec<String> = row["answers"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|a| a["response"].as_str().unwrap_or_default().to_string())
-            .collect();
-        assert_eq!(page, answers(&plain[id]), "{id}: the page and the command line got the same answer");
+    // Streamed (the form's default), then plain: both get the command line's answers.
+    for stream in [true, false] {
+        if !stream {
+            b.click("[data-testid=api-stream]").await;
+        }
+        start_api_run(&b).await;
+        let state = b
+            .wait_text("[data-testid=eval-state]", Duration::from_secs(900), |t| {
+                !t.is_empty() && !t.starts_with("Evaluating")
+            })
+            .await;
+        assert_eq!(state, "finished", "stream {stream}");
+        let usage = b.wait_text("[data-testid=run-usage]", Duration::from_secs(5), |_| true).await;
+        assert!(!usage.contains("tokens: 0 prompt"), "token counts read from llama.cpp (stream {stream}): {usage}");
+        for (id, page) in page_answers(&b).await {
+            assert_eq!(page, answers(&plain[&id]), "{id}: the page (stream {stream}) and the command line differ");
+        }
     }
     b.close().await;
     let _ = std::fs::remove_dir_all(&dir);
