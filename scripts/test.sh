@@ -3,6 +3,11 @@
 # Chromium (browser tests of the worker engine and end-to-end tests). Installs what is missing.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
+# The snapshot tests rewrite their files instead of checking them under EXECBENCH_BLESS, which
+# would make them tests that cannot fail: the test command (and CI, which runs it) checks.
+if [ -n "${EXECBENCH_BLESS:-}" ]; then
+  die "EXECBENCH_BLESS is set: the test command checks snapshots, never rewrites them (unset it; bless with cargo test directly)"
+fi
 setup_all with-browser
 cd "$ROOT"
 started=$(date +%s)

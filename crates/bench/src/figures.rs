@@ -282,8 +282,14 @@ mod tests {
 
     #[test]
     fn recorded_figures_come_out_in_order() {
-        record(figures().into_iter().take(2));
+        // Recorded second first, so that a list sorted any other way than by recording fails.
+        let [first, second, ..] = &figures()[..] else { panic!("two figures") };
+        record([second.clone()]);
+        record([first.clone()]);
         let objects: Vec<Value> = serde_json::from_str(&recorded_json()).unwrap();
-        assert!(objects.len() >= 2);
+        let metrics: Vec<&str> = objects.iter().filter_map(|o| o["metric"].as_str()).collect();
+        let at = |metric: &str| metrics.iter().position(|m| *m == metric).expect("recorded");
+        assert!(at(&second.metric) < at(&first.metric), "in recording order: {metrics:?}");
+        assert_eq!(objects.len(), metrics.len(), "each object has its metric");
     }
 }

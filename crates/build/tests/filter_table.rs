@@ -10,6 +10,7 @@ fn every_case_gets_its_verdict() {
     assert!(CASES.len() >= 40, "the issue asks for at least 40 cases");
     let mut engine = RustPythonEngine::new();
     let mut wrong = Vec::new();
+    let mut kept = Vec::new();
     for (name, code, input, rule) in CASES {
         let candidate =
             Candidate { id: name.to_string(), method: None, code: code.to_string(), input: input.to_string() };
@@ -23,8 +24,41 @@ fn every_case_gets_its_verdict() {
         {
             assert!(start < end && end <= code.len(), "{name}: span {start}..{end} outside the code");
         }
+        if let Verdict::Kept { output } = &verdict {
+            kept.push((name.to_string(), code.to_string(), input.to_string(), output.clone()));
+        }
     }
     assert!(wrong.is_empty(), "{} of {} cases wrong:\n{}", wrong.len(), CASES.len(), wrong.join("\n"));
+    // A kept candidate's output is the one CPython gives (the machine's `python3`).
+    assert!(kept.len() >= 5, "the table keeps a few candidates: {}", kept.len());
+    let cpython = cpython_outputs(&kept);
+    for ((name, _, _, ours), theirs) in kept.iter().zip(&cpython) {
+        assert_eq!(ours, theirs, "{name}: the kept output against CPython's");
+    }
+}
+
+/// `repr(f(input))` of each (name, code, input, _) in CPython, one process for all.
+fn cpython_outputs(cases: &[(String, String, String, String)]) -> Vec<String> {
+    let program = r#"
+import json, sys
+for case in json.load(sys.stdin):
+    scope = {}
+    exec(case["code"], scope)
+    print(json.dumps(repr(eval("f(" + case["input"] + ")", scope))))
+"#;
+    let cases: Vec<serde_json::Value> =
+        cases.iter().map(|(_, code, input, _)| serde_json::json!({"code": code, "input": input})).collect();
+    let mut child = std::process::Command::new("python3")
+        .args(["-c", program])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("CPython (python3) runs");
+    use std::io::Write;
+    child.stdin.take().unwrap().write_all(serde_json::Value::from(cases).to_string().as_bytes()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "CPython failed");
+    String::from_utf8(out.stdout).unwrap().lines().map(|l| serde_json::from_str::<String>(l).unwrap()).collect()
 }
 
 #[test]

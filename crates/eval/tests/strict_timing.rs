@@ -19,7 +19,7 @@ impl execbench_core::PythonEngine for NoEngine {
 
 #[test]
 fn strict_output_scoring_of_800_by_10_answers() {
-    let Some(samples) = common::cruxeval() else { return };
+    let samples = common::cruxeval();
     let responses: Vec<Vec<String>> = samples
         .iter()
         .map(|s| {
@@ -66,7 +66,7 @@ fn strict_output_scoring_of_800_by_10_answers() {
 
 #[test]
 fn every_cruxeval_output_is_a_literal_and_every_call_is_acceptable_in_strict_mode() {
-    let Some(samples) = common::cruxeval() else { return };
+    let samples = common::cruxeval();
     let mut problems = Vec::new();
     for s in &samples {
         if let Err(e) = execbench_eval::parse_literal(&s.output) {

@@ -198,6 +198,13 @@ proptest! {
     fn deep_brackets_are_refused_not_overflowed(depth in 90usize..400, open in "[\\[(\\{]") {
         let close = match open.as_str() { "[" => "]", "(" => ")", _ => "}" };
         let text = format!("{}{}", open.repeat(depth), close.repeat(depth));
-        let _ = parse_literal(&text);
+        let parsed = parse_literal(&text);
+        if depth > execbench_literal::MAX_NESTING {
+            let refusal = parsed.expect_err("past the nesting limit, a refusal");
+            prop_assert!(refusal.0.contains("nested more than"), "{}", refusal);
+        } else if open == "[" {
+            // Lists nest freely up to the limit.
+            prop_assert!(parsed.is_ok(), "{:?}", parsed);
+        }
     }
 }

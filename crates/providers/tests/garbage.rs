@@ -1,4 +1,8 @@
-//! No input may panic: random bytes and mutated valid inputs go through every entry point.
+//! No input may panic: random bytes and mutated valid inputs go through every entry point. And
+//! what comes out keeps its promises: a finish reason per choice, no text from input with no
+//! `data:` line and no JSON, and a
+//! request built from garbage carries no line break or control character in its URL or headers
+//! (where it would split the request).
 
 use execbench_providers::*;
 
@@ -103,6 +107,14 @@ fn exercise(rng: &mut Rng, bytes: &[u8]) {
         }
         let result = p.finish();
         assert!(!(failed && result.is_ok()), "an error in push is not forgotten");
+        if let Ok(done) = &result {
+            assert_eq!(done.texts.len(), done.finish_reasons.len(), "{wire:?}: a finish reason per choice");
+            // Text comes from a `data:` line, or from a whole JSON body (a server that ignored
+            // `stream`): without either, none.
+            if !bytes.windows(4).any(|w| w == b"data") && !bytes.contains(&b'{') {
+                assert!(done.texts.iter().all(String::is_empty), "{wire:?}: text from nothing: {:?}", done.texts);
+            }
+        }
         if let Err(e) = &result {
             let _ = e.to_string();
         }
@@ -119,7 +131,16 @@ fn exercise(rng: &mut Rng, bytes: &[u8]) {
         };
         let _ = connection_verdict(&ep, Ok((200, headers.clone(), text.to_string())), 1, &text).describe();
         let _ = ep.host();
-        let _ = build_request(&ep, Some(&text), &GenerationParams::default(), &[Message::user(text.to_string())], 1);
+        if let Ok(built) =
+            build_request(&ep, Some(&text), &GenerationParams::default(), &[Message::user(text.to_string())], 1)
+        {
+            let request = &built.http;
+            assert!(request.url.starts_with("http://") || request.url.starts_with("https://"), "{}", request.url);
+            assert!(!request.url.chars().any(|c| c.is_control() || c.is_whitespace()), "{:?}", request.url);
+            for (name, value) in &request.headers {
+                assert!(!value.chars().any(char::is_control), "{name}: {value:?}");
+            }
+        }
     }
     let _ = retry_after_ms(&headers, &text);
     let _ = cors_advice(&text, &text);

@@ -3,12 +3,12 @@
 
 use execbench_core::{Sample, load_jsonl};
 
-pub fn cruxeval() -> Option<Vec<Sample>> {
+pub fn cruxeval() -> Vec<Sample> {
     let bundled = concat!(env!("CARGO_MANIFEST_DIR"), "/../../public/data/cruxeval/cruxeval.jsonl");
     let path = std::env::var("EXECBENCH_CRUXEVAL").unwrap_or_else(|_| bundled.into());
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("cannot read {path}: {e}"));
     let report = load_jsonl(&path, &text);
     assert!(report.is_clean(), "{:?}", &report.errors[..report.errors.len().min(5)]);
     assert_eq!(report.samples.len(), 800);
-    Some(report.samples)
+    report.samples
 }
