@@ -288,7 +288,7 @@ mod tests {
         record([first.clone()]);
         let objects: Vec<Value> = serde_json::from_str(&recorded_json()).unwrap();
         let metrics: Vec<&str> = objects.iter().filter_map(|o| o["metric"].as_str()).collect();
-        let at = |metric: &str| metrics.iter().position(|m| *m == metric).expect("recorded");
+        let at = |metric: &str| metrics.iter().position(|m| *m == metric.trim()).expect("recorded");
         assert!(at(&second.metric) < at(&first.metric), "in recording order: {metrics:?}");
         assert_eq!(objects.len(), metrics.len(), "each object has its metric");
     }
