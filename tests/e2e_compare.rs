@@ -3,6 +3,8 @@
 //! chosen on the Compare page and compared; the table, the flipped samples and the downloaded
 //! Markdown report must be the library's own, byte for byte, computed here natively.
 
+mod common;
+
 use std::time::Duration;
 
 use execbench_compare::report::{csv_table, markdown_section};
@@ -13,6 +15,8 @@ use execbench_run::runfile::{manifest_line, record_line};
 use execbench_testkit::browser::Browser;
 use execbench_testkit::static_server::StaticServer;
 use fantoccini::Locator;
+
+use common::import_run_file;
 
 async fn js(b: &Browser, script: &str) -> serde_json::Value {
     b.client.execute(script, vec![]).await.unwrap_or_else(|e| panic!("{script}: {e}"))
@@ -58,18 +62,8 @@ async fn imported_runs_compare_as_the_library_does_with_flips_and_reports() {
     b.client.goto(&format!("{}#/runs", site.base_url)).await.unwrap();
     b.wait_text(".engine", Duration::from_secs(60), |t| t.starts_with("Python ready")).await;
     for run in &runs {
-        let path = dir.join(format!("{}.jsonl", run.manifest.run_id));
-        std::fs::write(&path, run_file(run)).unwrap();
-        b.client
-            .find(Locator::Css("[data-testid=runs-import]"))
-            .await
-            .unwrap()
-            .send_keys(path.to_str().unwrap())
-            .await
-            .unwrap();
-        let said = b
-            .wait_text("[data-testid=runs-message]", Duration::from_secs(20), |t| t.contains(&run.manifest.run_id))
-            .await;
+        let id = &run.manifest.run_id;
+        let said = import_run_file(&b, &format!("{id}.jsonl"), &run_file(run), |t| t.contains(id.as_str())).await;
         assert!(said.starts_with("imported"), "{said}");
     }
 

@@ -184,8 +184,11 @@ async fn test_connection_gives_a_plain_verdict() {
             b.screenshot(if i == 0 { "models-connection-ok" } else { "models-connection-blocked" }).await;
         }
     }
-    // Nothing listening: unreachable, not "blocked".
-    let port = { std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port() };
+    // Nothing listening: unreachable, not "blocked". The port stays bound, never listening, until
+    // the test ends, so no other process can take it meanwhile (a port bound and let go could be).
+    let unlistened = tokio::net::TcpSocket::new_v4().unwrap();
+    unlistened.bind("127.0.0.1:0".parse().unwrap()).unwrap();
+    let port = unlistened.local_addr().unwrap().port();
     b.fill("[data-testid=api-base-url]", &format!("http://127.0.0.1:{port}/v1")).await;
     b.click("[data-testid=api-test]").await;
     let verdict = b.wait_text("[data-testid=connection-verdict]", Duration::from_secs(40), |t| !t.is_empty()).await;

@@ -46,22 +46,30 @@ async fn wait_kept(b: &Browser) {
 }
 
 /// Moves the app's and the Python worker's modules (their names carry their hashes) from the
-/// service worker's cache to a cache of another name; answers how many it moved.
-const MOVE_MODULES: &str = "const done = arguments[arguments.length - 1];
-(async () => {
-  const elsewhere = await caches.open('moved-by-the-test');
+/// service worker's cache to `cache`, a cache of another name; with `changed`, one bit of each is
+/// flipped on the way, as another site on a shared origin could write them. Answers how many it
+/// moved.
+fn move_modules(cache: &str, changed: bool) -> String {
+    format!(
+        "const done = arguments[arguments.length - 1];
+(async () => {{
+  const elsewhere = await caches.open('{cache}');
   let moved = 0;
-  for (const name of (await caches.keys()).filter((n) => n.startsWith('execbench-'))) {
+  for (const name of (await caches.keys()).filter((n) => n.startsWith('execbench-'))) {{
     const cache = await caches.open(name);
-    for (const request of await cache.keys()) {
+    for (const request of await cache.keys()) {{
       if (!/\\/execbench-(app|worker)-[0-9a-f]+_bg\\.wasm$/.test(request.url)) continue;
-      await elsewhere.put(request, await cache.match(request));
+      const bytes = new Uint8Array(await (await cache.match(request)).arrayBuffer());
+      if ({changed}) bytes[bytes.length - 1] ^= 1;
+      await elsewhere.put(request, new Response(bytes, {{ headers: {{ 'content-type': 'application/wasm' }} }}));
       await cache.delete(request);
       moved += 1;
-    }
-  }
+    }}
+  }}
   return moved;
-})().then(done, (e) => done(String(e)));";
+}})().then(done, (e) => done(String(e)));"
+    )
+}
 
 /// Deletes the standard library's rest from the service worker's caches; answers how many copies.
 const FORGET_THE_STDLIB: &str = "const done = arguments[arguments.length - 1];
@@ -105,7 +113,7 @@ async fn after_one_visit_the_app_works_with_its_server_gone() {
     // (scripts/app_loader.py, scripts/python_worker_loader.py): moved out of the service worker's
     // cache into another one, they still load, which a request through the service worker (its
     // own cache only, then the gone server) could not do.
-    assert_eq!(b.client.execute_async(MOVE_MODULES, vec![]).await.unwrap(), 2);
+    assert_eq!(b.client.execute_async(&move_modules("moved-by-the-test", false), vec![]).await.unwrap(), 2);
     b.client.refresh().await.unwrap();
     wait_python(&b).await;
     // The page and the Python worker's script came from the cache by the service worker's static
@@ -157,27 +165,6 @@ async fn after_one_visit_the_app_works_with_its_server_gone() {
     let _ = std::fs::remove_dir_all(site);
 }
 
-/// Puts other bytes under the names of the app's and the Python worker's modules, in a cache of
-/// another name, as another site on a shared origin could, and drops the service worker's own
-/// copies; answers how many it replaced.
-const POISON_MODULES: &str = "const done = arguments[arguments.length - 1];
-(async () => {
-  const elsewhere = await caches.open('written-by-another-site');
-  let poisoned = 0;
-  for (const name of (await caches.keys()).filter((n) => n.startsWith('execbench-'))) {
-    const cache = await caches.open(name);
-    for (const request of await cache.keys()) {
-      if (!/\\/execbench-(app|worker)-[0-9a-f]+_bg\\.wasm$/.test(request.url)) continue;
-      const bytes = new Uint8Array(await (await cache.match(request)).arrayBuffer());
-      bytes[bytes.length - 1] ^= 1;
-      await elsewhere.put(request, new Response(bytes, { headers: { 'content-type': 'application/wasm' } }));
-      await cache.delete(request);
-      poisoned += 1;
-    }
-  }
-  return poisoned;
-})().then(done, (e) => done(String(e)));";
-
 /// A module kept under its own name is used only when its bytes are the build's: copies changed
 /// by one bit, in a cache the service worker did not write, are passed over and both modules come
 /// from the server. Before the loaders checked the bytes, the page read those copies and failed.
@@ -189,7 +176,7 @@ async fn modules_kept_with_other_bytes_are_not_used() {
     b.client.goto(&server.base_url).await.unwrap();
     wait_python(&b).await;
     wait_kept(&b).await;
-    assert_eq!(b.client.execute_async(POISON_MODULES, vec![]).await.unwrap(), 2);
+    assert_eq!(b.client.execute_async(&move_modules("written-by-another-site", true), vec![]).await.unwrap(), 2);
     let fetched = |seen: &[execbench_testkit::static_server::Seen]| {
         seen.iter().filter(|s| s.path.ends_with("_bg.wasm") && s.path.contains("/execbench-")).count()
     };

@@ -69,3 +69,22 @@ pub async fn run_in_playground(b: &Browser, program: &str, expression: &str, lim
     b.wait_text("[data-testid=run-number]", Duration::from_secs(60), |t| t == next).await;
     b.wait_text("[data-testid=run-result]", Duration::from_secs(5), |t| !t.is_empty()).await
 }
+
+#[allow(dead_code)]
+/// Imports `text` as a run file named `name` on the open Runs page; the page's message once
+/// `said` accepts it (a run id, so that a sequence of imports waits for each one's own message).
+pub async fn import_run_file(b: &Browser, name: &str, text: &str, said: impl Fn(&str) -> bool) -> String {
+    let path = std::env::temp_dir().join(format!("execbench-e2e-{}-{name}", std::process::id()));
+    std::fs::write(&path, text).unwrap();
+    b.client
+        .find(fantoccini::Locator::Css("[data-testid=runs-import]"))
+        .await
+        .unwrap()
+        .send_keys(path.to_str().unwrap())
+        .await
+        .unwrap();
+    let message =
+        b.wait_text("[data-testid=runs-message]", Duration::from_secs(20), |t| !t.is_empty() && said(t)).await;
+    let _ = std::fs::remove_file(&path);
+    message
+}

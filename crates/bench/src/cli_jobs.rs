@@ -9,6 +9,11 @@
 //! over `iter(int, 1)`), so 32 answers hit the time limit, about what the issue reports for
 //! codellama-7b's 8000 input-prediction answers (98 s on one core). The outputs of both runs
 //! must be the same bytes.
+//!
+//! And the native sandbox's price: `execbench verify --jobs 1` (one worker process held by
+//! Landlock and seccomp) against the same 800 checks in this process, unsandboxed. The worker's
+//! figure also holds its process start and the messages to it, so the ratio bounds what the
+//! sandbox costs from above.
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -76,6 +81,86 @@ fn score(binary: &Path, dataset: &Path, generations: &Path, jobs: usize, out: &P
     }
     let rows = std::fs::read(out).map_err(|e| format!("cannot read {}: {e}", out.display()))?;
     Ok(ScoreRun { wall_ms, stdout: output.stdout, rows })
+}
+
+/// `execbench verify --jobs 1` over the dataset: wall time, ms. Its output must say all passed.
+fn verify_in_a_worker(binary: &Path, dataset: &Path) -> Result<f64, String> {
+    let started = Instant::now();
+    let output = std::process::Command::new(binary)
+        .args(["verify", "--dataset"])
+        .arg(dataset)
+        .args(["--jobs", "1"])
+        .output()
+        .map_err(|e| format!("cannot start {}: {e}", binary.display()))?;
+    let wall_ms = started.elapsed().as_secs_f64() * 1000.0;
+    if !output.status.success() {
+        return Err(format!(
+            "execbench verify failed ({}): {}",
+            output.status,
+            String::from_utf8_lossy(&output.stderr)
+        ));
+    }
+    Ok(wall_ms)
+}
+
+/// The same checks in this process, on a fresh unsandboxed engine: wall time, ms, and how many
+/// passed.
+fn verify_in_process(samples: &[Sample]) -> (f64, usize) {
+    use execbench_core::verify::{Verdict, check_sample};
+    let started = Instant::now();
+    let mut engine = execbench_pyengine::RustPythonEngine::new();
+    let passed = samples
+        .iter()
+        .filter(|s| check_sample(&mut engine, s, execbench_core::Limits::default()).verdict == Verdict::Pass)
+        .count();
+    (started.elapsed().as_secs_f64() * 1000.0, passed)
+}
+
+/// The sandbox's price: medians of `reps` alternating runs of each.
+pub fn sandbox_section(samples: &[Sample], dataset: &Path, reps: usize) -> Vec<Figure> {
+    println!(
+        "\nnative sandbox: `execbench verify --jobs 1` (a sandboxed worker) vs the same {} checks in this process, {reps} runs each...",
+        samples.len()
+    );
+    let binary = crate::models::cli_binary();
+    if !binary.is_file() {
+        eprintln!("no execbench binary at {}: run `cargo build --release -p execbench-cli` first", binary.display());
+        return Vec::new();
+    }
+    let (mut worker, mut here) = (Vec::new(), Vec::new());
+    for _ in 0..reps.max(1) {
+        match verify_in_a_worker(&binary, dataset) {
+            Ok(ms) => worker.push(ms),
+            Err(e) => {
+                eprintln!("{e}");
+                return Vec::new();
+            }
+        }
+        let (ms, passed) = verify_in_process(samples);
+        if passed != samples.len() {
+            eprintln!("in this process only {passed} of {} samples passed", samples.len());
+            return Vec::new();
+        }
+        here.push(ms);
+    }
+    let median = |mut v: Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    };
+    let (worker, here) = (median(worker), median(here));
+    let figures = vec![Figure {
+        section: "cli".into(),
+        metric: format!("verify {} samples in a sandboxed worker vs in this process", samples.len()),
+        execbench: Some(Amount::Ms(worker)),
+        reference: Some("in process, no sandbox".into()),
+        reference_amount: Some(Amount::Ms(here)),
+        ratio: Some(worker / here),
+        target: Some("<= 1.1".into()),
+        met: Some(worker / here <= 1.1),
+    }];
+    println!("\n### Native sandbox: verify in a worker (Landlock + seccomp) and in process\n");
+    println!("{}", crate::figures::markdown_table("in process", &figures));
+    figures
 }
 
 /// Runs the section and returns its figures (also printed).

@@ -182,6 +182,7 @@ async fn main() {
         let dataset_path = execbench_testkit::repo_root().join("public/data/cruxeval/cruxeval.jsonl");
         let samples = read_samples(&dataset_path);
         figures::record(cli_jobs::section(&samples, &dataset_path));
+        figures::record(cli_jobs::sandbox_section(&samples, &dataset_path, opts.reps));
     }
     if section("localmodel") {
         let figures = local_model::section(&tools_dir()).await;

@@ -66,12 +66,12 @@ fn verify_prints_the_same_with_one_job_and_with_several() {
     std::fs::write(&file, verify_rows().join("\n")).unwrap();
     let outputs: Vec<Output> = ["1", "2", "3"]
         .iter()
-        .map(|jobs| execbench(&["verify", "--dataset", path(&file), "--time-limit", "0.3", "--jobs", jobs]))
+        .map(|jobs| execbench(&["verify", "--dataset", path(&file), "--time-limit", "1", "--jobs", jobs]))
         .collect();
     let one = text(&outputs[0].stdout);
     assert_eq!(outputs[0].status.code(), Some(1), "{one}");
     // spins0 counts down from 0 and passes; the other three never reach 0.
-    assert!(one.contains("FAIL spins1: timed out after 0.3 s\nFAIL raises1: raised IndexError"), "{one}");
+    assert!(one.contains("FAIL spins1: timed out after 1 s\nFAIL raises1: raised IndexError"), "{one}");
     assert!(one.ends_with("5 passed, 11 failed\n"), "{one}");
     for output in &outputs[1..] {
         assert_eq!(output.status.code(), Some(1));
@@ -102,7 +102,7 @@ fn score_prints_and_writes_the_same_bytes_with_one_job_and_with_several() {
             "--task",
             "input",
             "--time-limit",
-            "0.3",
+            "1",
             "--jobs",
             jobs,
             "--out",

@@ -50,13 +50,13 @@ fn a_clean_dataset_passes_with_exit_zero_and_the_summary_line() {
 fn failures_and_bad_rows_are_named_and_exit_one() {
     let dir = scratch("failing");
     let file = write(&dir, "mixed.jsonl", &[GOOD, WRONG, NO_OUTPUT, RAISES, SPINS, "{not json"]);
-    let out = execbench(&["verify", "--dataset", &file, "--time-limit", "0.5"]);
+    let out = execbench(&["verify", "--dataset", &file, "--time-limit", "1"]);
     let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
     assert_eq!(out.status.code(), Some(1), "{stdout}{stderr}");
     let expected_lines = [
         "FAIL wrong: returned 2, expected 3",
         "FAIL raises: raised IndexError: list index out of range",
-        "FAIL spins: timed out after 0.5 s",
+        "FAIL spins: timed out after 1 s",
         "6 rows, 2 invalid, 0 engine differences",
         "1 passed, 3 failed",
     ];

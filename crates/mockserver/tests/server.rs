@@ -748,8 +748,10 @@ async fn concurrency_is_measured() {
     for (i, task) in tasks.into_iter().enumerate() {
         assert_eq!(task.await.unwrap(), [answer_text(&sample(30 + i), Task::Output, true)]);
     }
+    // The server's own count proves they overlapped (one after another would be 8 x 200 ms);
+    // no upper bound on the wall time, which a busy machine can stretch.
     let elapsed = started.elapsed();
-    assert!(elapsed >= Duration::from_millis(200) && elapsed < Duration::from_millis(1200), "{elapsed:?}");
+    assert!(elapsed >= Duration::from_millis(200), "{elapsed:?}");
     let stats = server.stats();
     assert_eq!((stats.max_concurrency, stats.in_flight, stats.requests_total, stats.cancelled), (8, 0, 8, 0));
 }
@@ -1100,8 +1102,10 @@ async fn stream_latency_is_spread_over_the_events() {
     }
     let total = started.elapsed();
     let first_event = first_event.unwrap();
-    assert!(first_event < Duration::from_millis(300), "first event after {first_event:?}");
+    // Relative, not a fixed bound (a busy machine stretches both): the first event comes well
+    // before the last, which waits out the whole latency.
     assert!(total >= Duration::from_millis(400), "whole stream in {total:?}");
+    assert!(first_event * 2 < total, "first event after {first_event:?} of {total:?}");
     let answer = read_answer(Fmt::Gemini, true, &common::parse(&raw));
     assert_eq!(answer.texts, [answer_text(&sample(90), Task::Output, true)]);
 }
