@@ -168,9 +168,9 @@ fn gemini(name: &str) -> Capabilities {
         reasoning_effort: false,
         thinking_budget: false,
         why: if ignores_sampling {
-            "Gemini 3.6 and later ignore sampling values, take a thinking level, not a budget, and one candidate a request"
+            "ignores sampling values, and takes a thinking level, not a budget, and one candidate a request (Gemini 3.6 and later)"
         } else {
-            "Gemini 3 takes a thinking level, not a budget, and one candidate a request"
+            "takes a thinking level, not a budget, and one candidate a request (Gemini 3)"
         },
         ..ALL
     }
@@ -190,7 +190,7 @@ fn openai(name: &str, provider: &str) -> Capabilities {
             stop: false,
             max_completion_tokens_only: true,
             thinking_budget: false,
-            why: "an OpenAI reasoning model: temperature and top-p only at their defaults, no stop (OpenAI SDK 3.57.0)",
+            why: "is an OpenAI reasoning model: temperature and top-p only at their defaults, no stop (OpenAI SDK 3.57.0)",
             ..ALL
         };
     }
@@ -216,7 +216,7 @@ fn openai(name: &str, provider: &str) -> Capabilities {
             family: "DeepSeek reasoner",
             sampling: Sampling::Ignored,
             thinking_budget: false,
-            why: "DeepSeek's thinking mode accepts temperature and top-p and ignores them (api-docs.deepseek.com)",
+            why: "accepts temperature and top-p and ignores them (DeepSeek's thinking mode, api-docs.deepseek.com)",
             ..ALL
         };
     }
@@ -227,7 +227,7 @@ fn openai(name: &str, provider: &str) -> Capabilities {
         family: "chat models",
         reasoning_effort: !openai_chat,
         thinking_budget: false,
-        why: if openai_chat { "an OpenAI chat model: no reasoning effort" } else { "" },
+        why: if openai_chat { "is an OpenAI chat model, which takes no reasoning effort" } else { "" },
         ..ALL
     }
 }
@@ -252,13 +252,11 @@ pub fn fit(endpoint: &Endpoint, params: &GenerationParams) -> Fitted {
         Sampling::WhenEffortNone { default_none } => effort_none(default_none),
     };
     if !sampling_taken {
-        let why =
-            if caps.sampling == Sampling::Ignored { format!("ignores it: {}", caps.why) } else { caps.why.to_string() };
         if let Some(t) = out.temperature.take() {
-            leave_out("temperature", t.to_string(), &why);
+            leave_out("temperature", t.to_string(), caps.why);
         }
         if let Some(p) = out.top_p.take() {
-            leave_out("top_p", p.to_string(), &why);
+            leave_out("top_p", p.to_string(), caps.why);
         }
     }
     if !caps.stop && !out.stop.is_empty() {
