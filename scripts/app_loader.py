@@ -3,10 +3,10 @@
 module is read straight from Cache Storage when the service worker keeps it there, not fetched
 through the service worker, whose thread made reading the 6.6 MB module about twice as slow
 (docs/performance.md). Trunk's module script in index.html calls
-`init({ module_or_path: './execbench-app-<hash>_bg.wasm' })`; this passes a promise of the kept
-response instead, or of a fetch when nothing is kept (a first visit, no service worker). A kept
-copy is used only once its bytes match the module's SHA-256, written into the call here: on an
-origin other sites share, any of them can write any cache. Trunk's `<link rel="preload">` of the
+`init({ module_or_path: './execbench-app-<hash>_bg.wasm' })`; this passes a promise of the module
+compiled from the kept copy instead, or of a fetch when nothing is kept (a first visit, no service
+worker). A kept copy is used only once its bytes match the module's SHA-256, written into the call
+here: on an origin other sites share, any of them can write any cache. Trunk's `<link rel="preload">` of the
 module goes: it would read the module through the service worker a second time.
 
 Usage: python3 scripts/app_loader.py [DIST]   (Trunk passes TRUNK_STAGING_DIR instead)"""
@@ -16,16 +16,17 @@ import re
 import sys
 
 # A kept copy is used only when its bytes have the build's SHA-256: another site on a shared
-# origin can put any file under this name in any cache. Without WebCrypto (not a secure context)
-# nothing kept is used.
+# origin can put any file under this name in any cache. The check runs beside the compile
+# (compiling runs none of the module's code; only a module whose bytes passed is instantiated).
+# Without WebCrypto (not a secure context) nothing kept is used.
 KEPT = ("const kept = (file, sha256) => { const url = new URL(file, location.href).href; "
         "const hex = (d) => Array.from(new Uint8Array(d), (b) => b.toString(16).padStart(2, '0')).join(''); "
-        "const check = (r) => r && r.clone().arrayBuffer().then((b) => crypto.subtle.digest('SHA-256', b))"
-        ".then((d) => (hex(d) === sha256 ? r : undefined)); "
+        "const check = (r) => r && Promise.all([r.clone().arrayBuffer().then((b) => crypto.subtle.digest('SHA-256', b))"
+        ".then((d) => hex(d) === sha256), WebAssembly.compileStreaming(r).catch(() => undefined)])"
+        ".then(([ok, module]) => (ok ? module : undefined)); "
         "return (typeof caches === 'undefined' || !(self.crypto && crypto.subtle) ? Promise.resolve(undefined) "
         ": caches.match(url).then(check).catch(() => undefined))"
-        ".then((response) => response || fetch(url)); };\n")
-
+        ".then((module) => module || fetch(url)); };\n")
 
 def rewrite(html: str, root: str) -> str:
     call = re.compile(r"init\(\{ module_or_path: '(\./execbench-app-[0-9a-f]+_bg\.wasm)' \}\)")

@@ -52,15 +52,20 @@
 
   // A kept copy is used only when its bytes are this build's (MODULE_SHA256, written at build
   // time): on an origin other sites share, any of them can put a file under this name in any
-  // cache. Without WebCrypto (a page not served securely) nothing kept is used.
+  // cache. The check runs beside the compile (compiling runs none of the module's code; only a
+  // module whose bytes passed is instantiated), so it costs next to nothing in time. Without
+  // WebCrypto (a page not served securely) nothing kept is used. Resolves to a compiled
+  // WebAssembly.Module, or undefined.
   function kept() {
     if (!hasCaches() || !(self.crypto && self.crypto.subtle)) return Promise.resolve(undefined);
     return caches.match(url)
       .then(function (response) {
         if (!response) return undefined;
-        return response.clone().arrayBuffer()
+        var checked = response.clone().arrayBuffer()
           .then(function (bytes) { return self.crypto.subtle.digest("SHA-256", bytes); })
-          .then(function (digest) { return hex(digest) === MODULE_SHA256 ? response : undefined; });
+          .then(function (digest) { return hex(digest) === MODULE_SHA256; });
+        var compiled = WebAssembly.compileStreaming(response).catch(function () { return undefined; });
+        return Promise.all([checked, compiled]).then(function (both) { return both[0] ? both[1] : undefined; });
       })
       .catch(function () { return undefined; });
   }
@@ -191,7 +196,7 @@
   }
 
   var saved = savedStart();
-  wasm_bindgen({ module_or_path: kept().then(function (response) { return response || fetch(url); }) })
+  wasm_bindgen({ module_or_path: kept().then(function (module) { return module || fetch(url); }) })
     .then(function (wasm) { return saved.then(function (copy) { start(wasm, copy); }); });
 
   function start(wasm, copy) {

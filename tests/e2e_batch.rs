@@ -730,3 +730,67 @@ async fn a_gemini_run_past_the_inline_limit_goes_as_a_file_from_the_page() {
     assert!(holding.is_empty(), "the key is stored in {holding:?}");
     b.close().await;
 }
+
+/// Rewrites the stored run `run` as another tab would by deleting it and importing a run of the
+/// same id in its place: the same batches, its base URL `base_url`. Then tells this tab so, as
+/// the other tab's import does (a `BroadcastChannel` message on the runs' channel).
+async fn replace_run_pointing_to(b: &Browser, run: &str, base_url: &str) {
+    let script = r#"
+        const [run, baseUrl, channel, done] = arguments;
+        const open = indexedDB.open('execbench');
+        open.onsuccess = () => {
+            const db = open.result;
+            const tx = db.transaction(['runs'], 'readwrite');
+            const runs = tx.objectStore('runs');
+            const keys = runs.getAllKeys();
+            const values = runs.getAll();
+            let found = false;
+            values.onsuccess = () => keys.result.forEach((key, i) => {
+                const raw = values.result[i];
+                const entry = typeof raw === 'string' ? JSON.parse(raw) : raw;
+                if (entry.manifest.run_id !== run) return;
+                entry.manifest.api.endpoint.base_url = baseUrl;
+                runs.put(typeof raw === 'string' ? JSON.stringify(entry) : entry, key);
+                found = true;
+            });
+            tx.oncomplete = () => {
+                db.close();
+                new BroadcastChannel(channel).postMessage('imported ' + run);
+                done(found);
+            };
+        };"#;
+    let args = vec![run.into(), base_url.into(), execbench_run::tabs::NOTICE_CHANNEL.into()];
+    let found = b.client.execute_async(script, args).await.unwrap();
+    assert_eq!(found, Value::Bool(true), "the stored run {run} was rewritten");
+}
+
+/// A batch run's polling key is armed for the provider and origin the run named when the key was
+/// given. Another tab deletes the run and imports one of the same id pointing elsewhere: this
+/// tab's loop, at its next wake, sees the changed scope, stops (its "next check" goes) and sends
+/// nothing, the key least of all, to the new address. The page's long timers are sped up.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_polling_key_never_follows_a_run_replaced_to_point_elsewhere() {
+    const SAMPLES: usize = 4;
+    let mock = mock_with(BatchScript::default()).await;
+    let elsewhere = mock_with(BatchScript::default()).await;
+    let (b, _site) = open_evaluate().await;
+    speed_up_long_timers(&b).await;
+    fill_api_form(&b, &mock, SAMPLES, 1).await;
+    submit_batch(&b).await;
+    let id = wait_run(&b, true, "paused", Duration::from_secs(20)).await;
+    js(&b, "location.hash = '#/runs'; return true;").await;
+    // The loop runs: its first check goes to the run's own server.
+    b.wait_text(&row(&id, "run-next-check"), Duration::from_secs(10), |t| t == "next check in 60 s").await;
+    assert!(mock.stats().batch_calls.get("status").is_some_and(|n| *n >= 1), "{:?}", mock.stats().batch_calls);
+
+    replace_run_pointing_to(&b, &id, &format!("{}/v1", elsewhere.base_url())).await;
+    // The page has decided when the row (read again, now naming the other server) has no next
+    // check: the loop woke, saw the scope changed and disarmed.
+    let gone = format!("return document.querySelector(\"{}\") === null", row(&id, "run-next-check"));
+    let decided = b.wait_script(&gone, Duration::from_secs(20), |v| v == &Value::Bool(true)).await;
+    assert_eq!(decided, Value::Bool(true));
+    let asked = elsewhere.stats();
+    let reached = asked.requests_total + asked.preflights + asked.batch_calls.values().sum::<u64>();
+    assert_eq!(reached, 0, "the armed key's poll went to the address the replaced run names: {asked:?}");
+    b.close().await;
+}
