@@ -2,7 +2,7 @@
 //! crates/localmodel in its own process (answers in milliseconds) over the bundled CRUXEval
 //! samples. Records hold the model's real token counts at no cost, greedy runs repeat, resume asks
 //! only for what is missing and refuses a changed or missing model file, and no key is involved.
-//! Runs RustPython: use `cargo test --release --workspace --test local_model_cli`.
+//! Runs RustPython: use `cargo test --release --workspace --test cli local_model_cli::`.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

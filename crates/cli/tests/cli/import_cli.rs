@@ -1,8 +1,8 @@
 //! Datasets people already have, through the built binary: LiveCodeBench Parquet and CodeCrash
 //! files wherever `--dataset` is taken, and CRUXEval's evaluation JSON in `score --generations`.
-//! Runs RustPython: `cargo test --release -p execbench-cli --test import_cli` is faster.
+//! Runs RustPython: `cargo test --release --workspace --test cli import_cli::` is faster.
 
-#[path = "../../formats/tests/common/mod.rs"]
+#[path = "../../../formats/tests/common/mod.rs"]
 mod common;
 
 use std::path::{Path, PathBuf};

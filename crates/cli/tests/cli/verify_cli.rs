@@ -1,5 +1,5 @@
 //! `execbench verify` end to end: the built binary on small datasets written here, and on the
-//! bundled CRUXEval copy. Runs RustPython: use `cargo test --release -p execbench-cli --test verify_cli`.
+//! bundled CRUXEval copy. Runs RustPython: use `cargo test --release --workspace --test cli verify_cli::`.
 
 use std::path::PathBuf;
 use std::process::{Command, Output};

@@ -1,5 +1,5 @@
 //! `execbench perturb` end to end: the built binary on a small dataset written here. Runs
-//! RustPython to verify (the default): use `cargo test --release -p execbench-cli --test perturb_cli`.
+//! RustPython to verify (the default): use `cargo test --release --workspace --test cli perturb_cli::`.
 
 use std::path::PathBuf;
 use std::process::{Command, Output};

@@ -1,6 +1,6 @@
 //! Python in worker processes: hostile answers end as errors (the run goes on, the next sample
 //! scores), and a worker sees nothing of the environment of the `execbench` that starts it.
-//! Runs RustPython: use `cargo test --release -p execbench-cli --test python_workers_cli`.
+//! Runs RustPython: use `cargo test --release --workspace --test cli python_workers_cli::`.
 
 use std::io::Read;
 use std::path::{Path, PathBuf};

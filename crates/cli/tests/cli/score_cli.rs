@@ -1,5 +1,5 @@
 //! `execbench score` end to end: the built binary on a small dataset and generations files written
-//! here. Runs RustPython: use `cargo test --release -p execbench-cli --test score_cli`.
+//! here. Runs RustPython: use `cargo test --release --workspace --test cli score_cli::`.
 
 use std::path::PathBuf;
 use std::process::{Command, Output};

@@ -1,5 +1,5 @@
 //! `execbench build` end to end: the built binary on small files written here. `build filter` runs
-//! RustPython: use `cargo test --release -p execbench-cli --test build_cli`.
+//! RustPython: use `cargo test --release --workspace --test cli build_cli::`.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

@@ -1,6 +1,6 @@
 //! `--jobs`: the built binary's output is the same with one interpreter and with several, on data
 //! full of time-outs and errors (the runs that finish out of order). No timing is asserted.
-//! Runs RustPython: use `cargo test --release -p execbench-cli --test jobs_cli`.
+//! Runs RustPython: use `cargo test --release --workspace --test cli jobs_cli::`.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

@@ -1,7 +1,7 @@
 //! `execbench run` end to end: the built binary against the project's mock model server, a real
 //! HTTP server on 127.0.0.1, over the bundled CRUXEval samples. Faults injected by the server are
 //! retried or reported; killing the process and `--resume` asks only for the rest.
-//! Runs RustPython: use `cargo test --release -p execbench-cli --test run_cli`.
+//! Runs RustPython: use `cargo test --release --workspace --test cli run_cli::`.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};

@@ -3,7 +3,7 @@
 //! own key variable is read only for its own address; plain http to another machine, a key in
 //! the URL, a redirect and a resumed file that points elsewhere are refused; a provider echoing
 //! the request's headers gets no key into the terminal or the run file.
-//! Runs RustPython: use `cargo test --release -p execbench-cli --test key_scope_cli`.
+//! Runs RustPython: use `cargo test --release --workspace --test cli key_scope_cli::`.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpListener;

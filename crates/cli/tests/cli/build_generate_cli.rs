@@ -1,7 +1,7 @@
 //! `execbench build generate` end to end with the offline source and a replayed file: the
 //! built binary writes generations and candidates, byte-identical for one seed, different for
 //! another; `--resume` asks only for what is missing; a replayed file gives the same candidates.
-//! No Python runs: `cargo test -p execbench-cli --test build_generate_cli`.
+//! No Python runs: `cargo test --workspace --test cli build_generate_cli::`.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
