@@ -1,6 +1,6 @@
 //! LiveCodeBench Parquet files, written here with LiveCodeBench's schema, read into samples.
 
-mod common;
+use crate::common;
 
 use common::{Column, DAY_NANOS, LCB_SCHEMA, LcbRow, file_that_panics_the_reader, lcb_file, lcb_row, write_parquet};
 use execbench_core::{Convention, load_jsonl};

@@ -1,6 +1,6 @@
 //! One loader for every format: told apart by content, then by name.
 
-mod common;
+use crate::common;
 
 use execbench_formats::{Format, load_dataset, sniff_format};
 
