@@ -6,7 +6,7 @@ use execbench_core::{Sample, load_jsonl};
 use execbench_eval::Task;
 use execbench_eval::prompt::{PromptParts, Style, Template, builtin_templates};
 
-const SAMPLES: &str = include_str!("data/prompt_samples.jsonl");
+const SAMPLES: &str = include_str!("../data/prompt_samples.jsonl");
 
 fn samples() -> Vec<Sample> {
     let report = load_jsonl("prompt_samples.jsonl", SAMPLES);

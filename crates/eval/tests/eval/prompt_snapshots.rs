@@ -5,7 +5,7 @@
 use execbench_core::load_jsonl;
 use execbench_eval::prompt::{Template, builtin_templates};
 
-const SAMPLES: &str = include_str!("data/prompt_samples.jsonl");
+const SAMPLES: &str = include_str!("../data/prompt_samples.jsonl");
 
 /// (template id, sample id): one snapshot each.
 const CASES: &[(&str, &str)] = &[

@@ -2,7 +2,7 @@
 //! all of CRUXEval, compatible mode reproduces Python's `==` (and is gamed by what strict refuses),
 //! and a generations file re-scores.
 
-mod common;
+use crate::common;
 
 use std::time::Instant;
 

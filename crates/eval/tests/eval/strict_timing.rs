@@ -2,7 +2,7 @@
 //! right answer and nine near misses) and prints how long it took. Nothing is asserted about
 //! time; the scores are checked.
 
-mod common;
+use crate::common;
 
 use std::time::Instant;
 
