@@ -37,7 +37,7 @@ use serde_json::{Value, json};
 const KEY: &str = "sk-test-SECRET";
 const LATENCY_MS: u64 = 200;
 
-mod virtual_clock;
+use crate::virtual_clock;
 use virtual_clock::VirtualClock;
 
 // ---------------------------------------------------------------------------------------------

@@ -3,7 +3,7 @@
 //! client below answers every request by writing back the headers it received: as they came, and
 //! base64-encoded as a proxy's debug output might. Nothing touches the network.
 
-mod common;
+use crate::common;
 
 use common::identity_sample;
 use std::cell::RefCell;

@@ -4,7 +4,7 @@
 //! manifest line, a stored run's entry (what IndexedDB and the JSONL store keep), the run's export,
 //! its CodeCrash-layout rows with their provenance, and a kept model generation's entry.
 
-mod common;
+use crate::common;
 
 use common::identity_sample;
 use execbench_providers::Endpoint;

@@ -21,7 +21,7 @@ use serde_json::{Value, json};
 const LATENCY_MS: u64 = 500;
 const SEED: u64 = 5;
 
-mod virtual_clock;
+use crate::virtual_clock;
 use virtual_clock::VirtualClock;
 
 /// Answers OpenAI-style chat requests with the offline source's text for the request whose
