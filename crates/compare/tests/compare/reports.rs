@@ -1,7 +1,7 @@
 //! The files: CSV quoting and shape (read back with a small RFC 4180 reader written here), the
 //! Markdown section and appending to a report, the JSONL pairing.
 
-mod common;
+use crate::common;
 
 use common::run_of;
 use execbench_compare::report::{CSV_HEADER, append_section, csv_field, csv_table, markdown_section, pairs_jsonl};

@@ -1,7 +1,7 @@
 //! Which vanilla run, which original ids: as tables over identities, dataset names and manifests,
 //! then through `compare` across several perturbations.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeSet;
 

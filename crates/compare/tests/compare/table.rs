@@ -1,7 +1,7 @@
 //! The table: its order, each cell's figures recomputed here from the answers, drops over the
 //! paired samples only, error records left out, duplicates noted, flips and categories.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 

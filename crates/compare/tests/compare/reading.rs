@@ -1,7 +1,7 @@
 //! The runs a comparison reads from a store: in the store's order, each read once until its entry
 //! changes, and a run that cannot be read named.
 
-mod common;
+use crate::common;
 
 use std::cell::Cell;
 use std::collections::BTreeSet;

@@ -2,7 +2,7 @@
 //! bars as tall as their figures, cells coloured by their drop's bin; and one chart's exact bytes
 //! (`tests/snapshots/`, rewritten with `EXECBENCH_BLESS=1` after a deliberate change).
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 
