@@ -3,7 +3,7 @@
 //! (`execbench-pyengine`), must give the original's result (and MHC's hint must be really wrong). Every exception is listed below with its reason;
 //! the test fails on any other failure and on a listed exception that no longer happens.
 //!
-//! Slow in a debug build: run with `cargo test --release -p execbench-perturb --test verify_cruxeval`.
+//! Slow in a debug build: run with `cargo test --release --workspace --test perturb verify_cruxeval::`.
 
 use std::collections::BTreeSet;
 

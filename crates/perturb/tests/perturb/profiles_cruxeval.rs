@@ -3,7 +3,7 @@
 //! per program (MCC/MPS), rows whose message happens to be true, new `else` clauses (GBC,
 //! PSC_ALL). Each figure is also checked per program against a bound read from the syntax trees of
 //! the original and the output (parsed here, independently of the kinds' own analysis), so a kind
-//! that drifts from its description fails. Verification by execution is tests/verify_cruxeval.rs.
+//! that drifts from its description fails. Verification by execution is tests/perturb/verify_cruxeval.rs.
 //! Under the codecrash profile the programs are first normalised by `ast.unparse` (in RustPython),
 //! as the command line and the page do.
 
