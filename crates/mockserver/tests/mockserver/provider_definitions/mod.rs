@@ -13,7 +13,7 @@ use execbench_providers::batch;
 use execbench_providers::{Endpoint, GenerationParams, HttpRequest, Message, WireFormat, build_request, presets};
 use serde_json::{Value, json};
 
-use crate::{KEY, samples, send};
+use crate::batch::{KEY, samples, send};
 
 /// The records the checker reads: `{label, kind, body}`, one per line.
 #[derive(Default)]

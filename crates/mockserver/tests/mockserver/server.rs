@@ -3,7 +3,7 @@
 // Tables of cases are tuples.
 #![allow(clippy::type_complexity)]
 
-mod common;
+use crate::common;
 
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};

@@ -1,6 +1,6 @@
 //! The `execbench-mock-server` binary: its one line, serving, and usage errors.
 
-mod common;
+use crate::common;
 
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};

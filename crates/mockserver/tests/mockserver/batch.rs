@@ -2,15 +2,14 @@
 //! provider's states on the test's clock, results out of order, errored, expired and cancelled
 //! lines, answers equal to the live ones.
 
-mod common;
-mod provider_definitions;
+use crate::common;
 
 use execbench_core::Sample;
 use execbench_mockserver::{AnswerPolicy, BatchScript, MockConfig, MockServer, Task, answer_text, bundled_dataset};
 use execbench_providers::batch::{self, BatchPhase, BatchStatus};
 use execbench_providers::{Endpoint, ErrorKind, GenerationParams, HttpRequest, Message, WireFormat, build_request};
 
-const KEY: &str = "sk-mock-batch-SECRET";
+pub(crate) const KEY: &str = "sk-mock-batch-SECRET";
 
 fn endpoint(server: &MockServer, wire: WireFormat) -> Endpoint {
     let (provider, path, model) = match wire {
@@ -22,7 +21,7 @@ fn endpoint(server: &MockServer, wire: WireFormat) -> Endpoint {
 }
 
 /// Sends a built request as it is (its own content type), over one connection.
-async fn send(server: &MockServer, request: &HttpRequest) -> common::Response {
+pub(crate) async fn send(server: &MockServer, request: &HttpRequest) -> common::Response {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let path = request.url.strip_prefix(&server.base_url()).expect("a request to the mock");
     let mut text = format!("{} {path} HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n", request.method, server.addr());
@@ -37,7 +36,7 @@ async fn send(server: &MockServer, request: &HttpRequest) -> common::Response {
     common::parse(&raw)
 }
 
-fn samples(count: usize) -> Vec<Sample> {
+pub(crate) fn samples(count: usize) -> Vec<Sample> {
     bundled_dataset().unwrap().into_iter().take(count).collect()
 }
 
