@@ -2,7 +2,7 @@
 //! the providers' parsers read, end to end from the providers' own request builder to their
 //! parsers on the tiny fixture model.
 
-mod common;
+use crate::common;
 
 use common::*;
 use execbench_localmodel::chat_api::{

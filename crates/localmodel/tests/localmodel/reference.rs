@@ -1,7 +1,7 @@
 //! The Rust inference against the NumPy reference of scripts/localmodel/make_tiny_gguf.py,
 //! which wrote the fixtures (random weights, qwen2 architecture, Q8_0 and Q4_0).
 
-mod common;
+use crate::common;
 
 use common::*;
 use execbench_localmodel::{ChatMessage, GenerateOptions, LocalModel, Sampling, StopReason, generate};
