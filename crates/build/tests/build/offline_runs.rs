@@ -1,7 +1,7 @@
 //! The offline source's candidates run in the real engine: clean ones give a value for every
 //! input (they are meant to survive a CRUXEval-style filter), the ones made to raise do raise,
 //! and the other defects still run (only the filter's rules reject them).
-//! Runs RustPython: `cargo test --release -p execbench-build --test offline_runs`.
+//! Runs RustPython: `cargo test --release --workspace --test build offline_runs::`.
 
 use execbench_build::methods::all_methods;
 use execbench_build::offline::{Defect, offline_generation};

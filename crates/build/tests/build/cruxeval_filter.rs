@@ -3,7 +3,7 @@
 //! difference); the test fails on any other rejection and on a listed one that now passes, and
 //! every kept sample's computed output must equal the dataset's.
 //!
-//! Slow in a debug build: `cargo test --release -p execbench-build --test cruxeval_filter`.
+//! Slow in a debug build: `cargo test --release --workspace --test build cruxeval_filter::`.
 
 use std::collections::BTreeMap;
 
