@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The property tests (crates/*/tests/prop_*.rs) with 100 times their CI cases, or SCALE times:
+# The property tests (the prop_*.rs files of crates/*/tests/ and of the crates' one test binary,
+# crates/*/tests/*/, and tests/prop_route.rs) with 100 times their CI cases, or SCALE times:
 #   scripts/fuzz.sh            # about 100x the CI run
 #   SCALE=10 scripts/fuzz.sh prop_streams   # one file, 10x
 # A failure prints the shrunk input: commit it as a case of the parser's table test.
@@ -10,7 +11,17 @@ if [ ${#tests[@]} -eq 0 ]; then
   tests=(prop_literal prop_rows prop_parquet prop_streams prop_extract prop_generations prop_runfile
          prop_templates prop_route prop_proposals)
 fi
-args=()
-for t in "${tests[@]}"; do args+=(--test "$t"); done
 export EXECBENCH_FUZZ_SCALE="${SCALE:-100}"
-time cargo test --release --workspace --locked "${args[@]}"
+fuzz() {
+  for t in "${tests[@]}"; do
+    if [ -f "tests/$t.rs" ] || compgen -G "crates/*/tests/$t.rs" >/dev/null; then
+      # A test binary of its own.
+      cargo test --release --workspace --locked --test "$t"
+    else
+      # A module of its crate's one test binary, crates/<crate>/tests/<crate>/<file>.rs: its tests only.
+      file=$(compgen -G "crates/*/tests/*/$t.rs" | head -n 1) || { echo "no property test named $t" >&2; exit 2; }
+      cargo test --release --workspace --locked --test "$(basename "$(dirname "$file")")" -- "$t::"
+    fi
+  done
+}
+time fuzz

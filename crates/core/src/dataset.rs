@@ -703,7 +703,7 @@ mod tests {
         assert_eq!(r.errors.len(), 1);
         assert_eq!(r.errors[0].to_string(), "d.jsonl:2: not valid UTF-8 (byte 9 of the line)");
         assert_eq!(r.rows, 3);
-        // Found by tests/prop_rows.rs in crates/formats: a file whose one row is not UTF-8 was
+        // Found by tests/formats/prop_rows.rs in crates/formats: a file whose one row is not UTF-8 was
         // also called empty.
         let r = load_jsonl_bytes("d.jsonl", b"\xff{}\n");
         let errors: Vec<String> = r.errors.iter().map(ToString::to_string).collect();

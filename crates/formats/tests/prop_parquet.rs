@@ -2,6 +2,10 @@
 //! or with bits flipped anywhere. Reading one gives a report (the `parquet` crate's panics are
 //! caught and become the file's error), never a panic that escapes; a cut file is always refused
 //! with its name; whatever is loaded is no more than the file's rows.
+//!
+//! Its own test binary (not a module of `tests/formats/`): it replaces the process's panic hook
+//! with a silent one, which would hide the panic message of any other test failing in the same
+//! process.
 
 use execbench_formats::load_dataset;
 use proptest::prelude::*;

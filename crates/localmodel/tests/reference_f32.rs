@@ -1,11 +1,12 @@
 //! The architecture alone: with every weight dequantized to f32 before the matmuls, the Rust
 //! forward pass must equal the NumPy one (f32 activations) up to float summation order. This
 //! separates mistakes in the model (RoPE, attention, norms, biases, dequantization) from the
-//! rounding of activations that quantized matmuls add (tests/reference.rs).
+//! rounding of activations that quantized matmuls add (tests/localmodel/reference.rs).
 //!
 //! Its own test binary: candle reads CANDLE_DEQUANTIZE_ALL once per thread when a model loads,
 //! and the variable must not leak into the other tests.
 
+#[path = "localmodel/common/mod.rs"]
 mod common;
 
 use common::*;

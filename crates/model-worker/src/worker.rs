@@ -190,7 +190,7 @@ fn time(model: &mut LocalModel, prompt: &[u32], steps: u32) -> Result<(f64, f64,
     Ok((prefilled - started, now_ms() - prefilled, tokens))
 }
 
-/// Teacher-forced logits rows and greedy tokens, as crates/localmodel/tests/reference.rs takes them.
+/// Teacher-forced logits rows and greedy tokens, as crates/localmodel/tests/localmodel/reference.rs takes them.
 fn logits(
     model: &mut LocalModel,
     prompt: &[u32],

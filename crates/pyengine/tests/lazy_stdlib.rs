@@ -1,6 +1,10 @@
 //! The standard library as the browser's worker has it: only what starting imports frozen in,
 //! the rest read on first import from a downloaded file (`src/lazy_stdlib.rs`). Natively the
 //! engine freezes everything in, so these tests set a fetcher that serves the same file.
+//!
+//! Its own test binary (not a module of `tests/pyengine/`): `fetch_rest_with` is one setting of the
+//! process that makes every later interpreter read the rest from the fetcher, and the tests switch
+//! that fetcher offline or to a damaged file: other tests' imports in the same process would fail.
 
 use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
 

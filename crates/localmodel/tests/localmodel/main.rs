@@ -1,0 +1,12 @@
+//! The integration tests of `execbench-localmodel`, in one test binary: each module below was a file of
+//! `tests/` and its own binary, which linked the crate and its dependencies again. One link per
+//! crate saves that time in CI. Run one module with
+//! `cargo test --release --workspace --locked --test localmodel MODULE::`.
+//!
+//! `reference_f32.rs` stays a binary of its own: it sets CANDLE_DEQUANTIZE_ALL for its process. The
+//! fixtures stay in `tests/fixtures/`.
+
+mod common;
+
+mod chat_api;
+mod reference;
