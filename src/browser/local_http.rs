@@ -52,8 +52,8 @@ pub fn run_files(name: &str) -> Option<LocalModelFile> {
         gguf: spec.gguf.url,
         gguf_bytes: spec.gguf.bytes.unwrap_or(0),
         gguf_sha256: spec.gguf.sha256.unwrap_or_default(),
-        tokenizer: spec.tokenizer.url,
-        tokenizer_sha256: spec.tokenizer.sha256.unwrap_or_default(),
+        tokenizer: Some(spec.tokenizer.url),
+        tokenizer_sha256: Some(spec.tokenizer.sha256.unwrap_or_default()),
     })
 }
 
@@ -74,7 +74,16 @@ pub async fn load(name: &str, files: Option<&LocalModelFile>) -> Result<String, 
                 spec.gguf.sha256.unwrap_or_default()
             ));
         }
-        (Some(run), _) => (run.gguf.clone(), run.tokenizer.clone()),
+        (Some(run), _) => match &run.tokenizer {
+            Some(tokenizer) => (run.gguf.clone(), tokenizer.clone()),
+            // A run of `execbench run --provider local` given the GGUF file alone.
+            None => {
+                return Err(format!(
+                    "{name}: the run used the GGUF file's own tokenizer ({}), and this page still loads a model with its tokenizer.json",
+                    run.gguf
+                ));
+            }
+        },
         (None, Some(spec)) => (spec.gguf.url, spec.tokenizer.url),
         (None, None) => {
             return Err(format!(
@@ -89,7 +98,10 @@ pub async fn load(name: &str, files: Option<&LocalModelFile>) -> Result<String, 
         FromWorker::LoadFailed { error } => Err(match files {
             Some(run) => format!(
                 "{name}: {error}. The run was made with {} (SHA-256 {}) and {} (SHA-256 {}): give them under Model API → In this browser → custom URL, and click Download",
-                run.gguf, run.gguf_sha256, run.tokenizer, run.tokenizer_sha256
+                run.gguf,
+                run.gguf_sha256,
+                run.tokenizer.as_deref().unwrap_or("-"),
+                run.tokenizer_sha256.as_deref().unwrap_or("-")
             ),
             None => format!("{name}: {error}"),
         }),

@@ -131,7 +131,7 @@ pub fn api_options(flags: &ApiFlags, provider: &str, offline: &[&str]) -> Result
     ))?;
     if preset.id == LOCAL {
         return Err(
-            "--provider local (a GGUF model run in this process) is for `execbench run --model-file F.gguf --tokenizer tokenizer.json`"
+            "--provider local (a GGUF model run in this process) is for `execbench run --model-file F.gguf`"
                 .to_string(),
         );
     }
