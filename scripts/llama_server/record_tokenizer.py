@@ -3,7 +3,11 @@
 crates/localmodel/tests/fixtures/llama_cpp_tokenizer.json, the reference of
 crates/localmodel/tests/gguf_tokenizer.rs (which then runs without the server).
 
-    python3 scripts/llama_server/record_tokenizer.py [--prompts FILE] [--out FILE]
+    python3 scripts/llama_server/record_tokenizer.py [--prompts FILE] [--out FILE] [--model F.gguf]
+
+With --model, another GGUF is recorded instead of the Qwen file (SmolLM2, from
+scripts/llama_server/fetch_smollm2.sh, into llama_cpp_tokenizer_smollm2.json for
+crates/localmodel/tests/llama_architecture.rs); the server still comes from fetch.sh.
 
 What it does
   1. scripts/llama_server/fetch.sh: the real Qwen2.5-Coder-0.5B-Instruct GGUF and xllamacpp.
@@ -100,11 +104,12 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--prompts", help="JSON Lines the test's write_prompts_for_the_recorder wrote (default: run it)")
     ap.add_argument("--out", default=DEFAULT_OUT, help="the fixture to write")
+    ap.add_argument("--model", help="the GGUF to record (default: fetch.sh's Qwen2.5-Coder-0.5B)")
     args = ap.parse_args()
 
     fetched = subprocess.run(["bash", os.path.join(ROOT, "scripts", "llama_server", "fetch.sh")],
                              check=True, stdout=subprocess.PIPE, text=True).stdout.split()
-    python, model = fetched[-2], fetched[-1]
+    python, model = fetched[-2], args.model or fetched[-1]
 
     with tempfile.TemporaryDirectory() as tmp:
         prompts_path = args.prompts or os.path.join(tmp, "prompts.jsonl")

@@ -75,7 +75,7 @@ pub struct RunArgs {
     /// (errored, expired and cancelled lines) go in a new batch [default], or are asked live
     #[arg(long, value_name = "batch|live", num_args = 0..=1, requires = "resume")]
     retry_errors: Option<Option<String>>,
-    /// With --provider local: the GGUF model file (qwen2) run in this process [--resume: the run's]
+    /// With --provider local: the GGUF model file (qwen2 or llama) run in this process [--resume: the run's]
     #[arg(long, value_name = "F.gguf", help_heading = "Local model")]
     model_file: Option<String>,
     /// With --provider local: the model's tokenizer.json, used instead of the tokenizer in the GGUF file [--resume: the run's]

@@ -2,7 +2,7 @@ use std::io::Cursor;
 
 use candle_core::quantized::gguf_file;
 use candle_core::{Device, Tensor};
-use candle_transformers::models::quantized_qwen2::ModelWeights;
+use candle_transformers::models::{quantized_llama, quantized_qwen2};
 
 use crate::chat::ChatMessage;
 use crate::error::{LocalModelError, context};
@@ -23,9 +23,35 @@ pub struct ModelInfo {
     pub chat_template: Option<String>,
 }
 
+/// The architectures this crate runs, by their GGUF `general.architecture` name.
+pub const ARCHITECTURES: [&str; 2] = ["qwen2", "llama"];
+
+/// The weights and key/value cache of one of [`ARCHITECTURES`] (candle's quantized models).
+enum Weights {
+    Qwen2(quantized_qwen2::ModelWeights),
+    Llama(quantized_llama::ModelWeights),
+}
+
+impl Weights {
+    fn clear_kv_cache(&mut self) {
+        match self {
+            Weights::Qwen2(w) => w.clear_kv_cache(),
+            Weights::Llama(w) => w.clear_kv_cache(),
+        }
+    }
+
+    /// The logits after the last of `input`'s tokens, which start at `position`.
+    fn forward(&mut self, input: &Tensor, position: usize) -> candle_core::Result<Tensor> {
+        match self {
+            Weights::Qwen2(w) => w.forward(input, position),
+            Weights::Llama(w) => w.forward(input, position),
+        }
+    }
+}
+
 /// A loaded model with its tokenizer and the key/value cache of the sequence being decoded.
 pub struct LocalModel {
-    weights: ModelWeights,
+    weights: Weights,
     tokenizer: ModelTokenizer,
     info: ModelInfo,
     /// How many positions the cache holds (the next token's position).
@@ -33,20 +59,20 @@ pub struct LocalModel {
 }
 
 impl LocalModel {
-    /// Reads a qwen2 GGUF file and the model's tokenizer.json, both as bytes (in the browser
+    /// Reads a GGUF file (qwen2 or llama) and the model's tokenizer.json, both as bytes (in the browser
     /// they come from Cache Storage or OPFS, natively from files). The tokenizer.json must number
     /// tokens as the GGUF file does.
     pub fn load(gguf: &[u8], tokenizer_json: &[u8]) -> Result<Self, LocalModelError> {
         Self::load_with(gguf, Some(tokenizer_json))
     }
 
-    /// Reads a qwen2 GGUF file alone: its tokenizer comes from its own metadata
+    /// Reads a GGUF file (qwen2 or llama) alone: its tokenizer comes from its own metadata
     /// ([`ModelTokenizer::from_gguf`]).
     pub fn load_gguf(gguf: &[u8]) -> Result<Self, LocalModelError> {
         Self::load_with(gguf, None)
     }
 
-    /// Reads a qwen2 GGUF file, with its tokenizer.json when given (it wins over the file's
+    /// Reads a GGUF file (qwen2 or llama), with its tokenizer.json when given (it wins over the file's
     /// metadata).
     pub fn load_with(gguf: &[u8], tokenizer_json: Option<&[u8]>) -> Result<Self, LocalModelError> {
         let mut reader = Cursor::new(gguf);
@@ -58,25 +84,35 @@ impl LocalModel {
                 .ok_or_else(|| LocalModelError(format!("the GGUF file has no number at key {key}")))
         };
         let architecture = md.get("general.architecture").and_then(|v| v.to_string().ok()).cloned().unwrap_or_default();
-        if architecture != "qwen2" {
+        if !ARCHITECTURES.contains(&architecture.as_str()) {
             return Err(LocalModelError(format!(
-                "the GGUF file's general.architecture is {architecture:?}; only \"qwen2\" models run here"
+                "the GGUF file's general.architecture is {architecture:?}; only {} models run here",
+                ARCHITECTURES.map(|a| format!("{a:?}")).join(" and ")
             )));
         }
+        let prefix = architecture.clone();
+        let number = |key: &str| number(&format!("{prefix}.{key}"));
         let tokenizer = ModelTokenizer::from_content(&content, tokenizer_json)?;
         let info = ModelInfo {
             architecture,
-            layers: number("qwen2.block_count")?,
-            hidden: number("qwen2.embedding_length")?,
-            heads: number("qwen2.attention.head_count")?,
-            kv_heads: number("qwen2.attention.head_count_kv")?,
+            layers: number("block_count")?,
+            hidden: number("embedding_length")?,
+            heads: number("attention.head_count")?,
+            kv_heads: number("attention.head_count_kv")?,
             vocab: tokenizer.vocab(),
-            context: number("qwen2.context_length")?,
+            // candle's llama computes rotary positions for at most MAX_SEQ_LEN of them.
+            context: match prefix.as_str() {
+                "llama" => number("context_length")?.min(quantized_llama::MAX_SEQ_LEN as u32),
+                _ => number("context_length")?,
+            },
             end_tokens: tokenizer.end_tokens().to_vec(),
             chat_template: tokenizer.chat_template().map(str::to_string),
         };
-        let weights = ModelWeights::from_gguf(content, &mut reader, &Device::Cpu)
-            .map_err(context("loading the weights from the GGUF file"))?;
+        let weights = match prefix.as_str() {
+            "llama" => quantized_llama::ModelWeights::from_gguf(content, &mut reader, &Device::Cpu).map(Weights::Llama),
+            _ => quantized_qwen2::ModelWeights::from_gguf(content, &mut reader, &Device::Cpu).map(Weights::Qwen2),
+        }
+        .map_err(context("loading the weights from the GGUF file"))?;
         Ok(LocalModel { weights, tokenizer, info, position: 0 })
     }
 

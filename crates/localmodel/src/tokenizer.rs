@@ -44,6 +44,8 @@ const TYPE_USER_DEFINED: i64 = 4;
 /// non-digit, non-newline character before it, one digit at a time, punctuation runs with an
 /// optional leading space and the newlines after them, newline runs with the spaces before them,
 /// spaces not followed by a non-space, and any other spaces.
+///
+/// smollm (SmolLM2): digits one by one, then GPT-2's split (below).
 const PRE_TOKENIZERS: &[(&str, &[&str])] = &[(
     "qwen2",
     &[concat!(
@@ -55,6 +57,23 @@ const PRE_TOKENIZERS: &[(&str, &[&str])] = &[(
         r"|\s+(?!\S)",
         r"|\s+",
     )],
+), (
+    "smollm",
+    &[
+        // Every digit is a piece of its own, before anything else is cut.
+        r"\p{N}",
+        // Then GPT-2's rule on what is left: lowercase English contractions, a letter run, a
+        // digit run or a run of other non-space characters, each with an optional leading
+        // space; spaces not followed by a non-space; any other spaces.
+        concat!(
+            r"'s|'t|'re|'ve|'m|'ll|'d",
+            r"| ?\p{L}+",
+            r"| ?\p{N}+",
+            r"| ?[^\s\p{L}\p{N}]+",
+            r"|\s+(?!\S)",
+            r"|\s+",
+        ),
+    ],
 )];
 
 /// The names of the pre-tokenizers [`ModelTokenizer::from_gguf`] can build.
@@ -282,20 +301,24 @@ fn tokenizer_from_metadata(md: &Metadata, tokens: Vec<String>) -> Result<(Tokeni
         .collect::<Result<Vec<_>, _>>()?;
 
     let vocab: Vocab = tokens.iter().enumerate().map(|(id, token)| (token.clone(), id as u32)).collect();
-    // Every byte must have its token, or text holding it would lose it silently.
-    if let Some(byte) = (0..=255u8).find(|&b| !vocab.contains_key(&byte_level_char(b).to_string())) {
+    // A byte-level vocabulary has a token for every printable ASCII byte. Some files lack a few
+    // other bytes' tokens (SmolLM2's: 21, mostly bytes UTF-8 never uses, and 0x04, 0x06, 0x13,
+    // 0x14, 0x16, 0x1d): llama.cpp then drops such a byte from the text, and so does the BPE
+    // model here (it has no unknown token), so those files are read as llama.cpp reads them.
+    if let Some(byte) = (b'!'..=b'~').find(|&b| !vocab.contains_key(&byte_level_char(b).to_string())) {
         return Err(LocalModelError(format!(
             "the GGUF file's vocabulary has no token for the byte 0x{byte:02x} ({:?}): it is not a byte-level BPE vocabulary",
             byte_level_char(byte)
         )));
     }
+    let isolate_missing = missing_bytes_pattern(&vocab);
     let bpe = BPE::builder()
         .vocab_and_merges(vocab, merges)
         .build()
         .map_err(context("building the tokenizer from the GGUF file's tokens and merges"))?;
-    let mut pre_tokenizers: Vec<PreTokenizerWrapper> = Vec::with_capacity(patterns.len() + 1);
-    for pattern in patterns {
-        let split = Split::new(SplitPattern::Regex((*pattern).to_string()), SplitDelimiterBehavior::Isolated, false)
+    let mut pre_tokenizers: Vec<PreTokenizerWrapper> = Vec::with_capacity(patterns.len() + 2);
+    for pattern in patterns.iter().copied().chain(isolate_missing.as_deref()) {
+        let split = Split::new(SplitPattern::Regex(pattern.to_string()), SplitDelimiterBehavior::Isolated, false)
             .map_err(context("the pre-tokenizer's split pattern"))?;
         pre_tokenizers.push(split.into());
     }
@@ -317,6 +340,35 @@ fn tokenizer_from_metadata(md: &Metadata, tokens: Vec<String>) -> Result<(Tokeni
     tokenizer.add_special_tokens(special).map_err(context("the GGUF file's control tokens"))?;
     tokenizer.add_tokens(plain).map_err(context("the GGUF file's user-defined tokens"))?;
     Ok((tokenizer, pre))
+}
+
+/// A pattern matching the characters whose UTF-8 holds a byte the vocabulary has no token for,
+/// if there are any. llama.cpp keeps such a character in its piece while merging (so nothing
+/// merges across it) and then drops the missing bytes; the BPE model here would drop the
+/// character before merging and join its neighbours. Cut out as pieces of their own, they stop
+/// merges as in llama.cpp and are dropped. Covered: missing ASCII bytes and lead bytes (all of
+/// SmolLM2's); a missing continuation byte is not cut out (no vocabulary seen here lacks one).
+fn missing_bytes_pattern(vocab: &Vocab) -> Option<String> {
+    let mut ranges: Vec<(u32, u32)> = Vec::new();
+    for byte in (0..=255u8).filter(|&b| !vocab.contains_key(&byte_level_char(b).to_string())) {
+        let b = u32::from(byte);
+        let range = match byte {
+            0x00..=0x7f => Some((b, b)),
+            0xc2..=0xdf => Some(((b - 0xc0) << 6, ((b - 0xc0) << 6) | 0x3f)),
+            // 0xed's range holds the surrogates, which no text holds: up to U+D7FF.
+            0xed => Some((0xd000, 0xd7ff)),
+            0xe0..=0xef => Some(((b - 0xe0) << 12, ((b - 0xe0) << 12) | 0xfff)),
+            0xf0..=0xf4 => Some(((b - 0xf0) << 18, (((b - 0xf0) << 18) | 0x3ffff).min(0x10ffff))),
+            // Continuation bytes; and 0xc0, 0xc1, 0xf5.. which UTF-8 never uses.
+            _ => None,
+        };
+        ranges.extend(range);
+    }
+    if ranges.is_empty() {
+        return None;
+    }
+    let class: String = ranges.iter().map(|(from, to)| format!("\\x{{{from:x}}}-\\x{{{to:x}}}")).collect();
+    Some(format!("[{class}]"))
 }
 
 /// The character byte-level BPE writes for a byte: printable Latin-1 characters (other than the

@@ -191,7 +191,9 @@ fn a_synthetic_gguf_tokenizer_is_read_from_its_metadata() {
 
 #[test]
 fn a_synthetic_gguf_the_tokenizer_cannot_be_read_from_is_refused_by_name() {
-    let no_nul: Vec<String> = tokens().into_iter().map(|t| if t == "Ā" { "nul".to_string() } else { t }).collect();
+    // A vocabulary without a printable ASCII byte's token is no byte-level one (some lack a few
+    // other bytes' tokens, which llama.cpp drops from the text: tests/llama_architecture.rs).
+    let no_nul: Vec<String> = tokens().into_iter().map(|t| if t == "z" { "nul".to_string() } else { t }).collect();
     let cases: [(&str, Option<Meta>, &str); 8] = [
         ("tokenizer.ggml.pre", Some(Meta::Str("falcon-9")), "pre-tokenizer \"falcon-9\" (tokenizer.ggml.pre)"),
         ("tokenizer.ggml.pre", None, "pre-tokenizer \"default\""),
@@ -200,7 +202,7 @@ fn a_synthetic_gguf_the_tokenizer_cannot_be_read_from_is_refused_by_name() {
         ("tokenizer.ggml.merges", Some(Meta::Strs(vec!["a b", "abc"])), "merge 1 (\"abc\") is not two tokens"),
         ("tokenizer.ggml.merges", Some(Meta::Strs(vec!["a z"])), "tokens and merges"),
         ("tokenizer.ggml.token_type", Some(Meta::I32s(vec![1, 1])), "264 tokens but 2 token types"),
-        ("tokenizer.ggml.tokens", Some(Meta::Strs(no_nul.iter().map(String::as_str).collect())), "byte 0x00 ('Ā')"),
+        ("tokenizer.ggml.tokens", Some(Meta::Strs(no_nul.iter().map(String::as_str).collect())), "byte 0x7a ('z')"),
     ];
     for (key, value, want) in cases {
         let err = ModelTokenizer::from_gguf(&synthetic(Some((key, value)))).err().expect(want).0;
