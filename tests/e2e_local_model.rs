@@ -269,10 +269,12 @@ async fn a_model_given_as_its_gguf_file_alone_downloads_loads_answers_and_resume
     );
     // The worker says where the tokenizer came from: the file's metadata, not a tokenizer.json.
     assert!(
-        said.contains("The model reads: 2 layers") && said.contains("the GGUF file's own tokenizer (pre-tokenizer qwen2)"),
+        said.contains("The model reads: 2 layers")
+            && said.contains("the GGUF file's own tokenizer (pre-tokenizer qwen2)"),
         "{said}"
     );
-    let only_gguf = |server: &StaticServer| model_gets(server).iter().all(|(path, _)| path == &format!("/models/{GGUF}"));
+    let only_gguf =
+        |server: &StaticServer| model_gets(server).iter().all(|(path, _)| path == &format!("/models/{GGUF}"));
     assert!(only_gguf(&server), "only the GGUF file is fetched: {:?}", model_gets(&server));
     let listed = b.wait_text("[data-testid=local-kept]", Duration::from_secs(10), |t| t.contains(GGUF)).await;
     assert!(!listed.contains(TOKENIZER), "{listed}");

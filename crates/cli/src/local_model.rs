@@ -117,9 +117,11 @@ pub struct LocalModelHttp {
 
 impl LocalModelHttp {
     pub fn load(files: ModelFiles) -> Result<Self, String> {
-        let model = LocalModel::load_with(&files.gguf, files.tokenizer.as_deref()).map_err(|e| match &files.description.tokenizer {
-            Some(tokenizer) => format!("cannot load {} with {tokenizer}: {e}", files.description.gguf),
-            None => format!("cannot load {}: {e}", files.description.gguf),
+        let model = LocalModel::load_with(&files.gguf, files.tokenizer.as_deref()).map_err(|e| {
+            match &files.description.tokenizer {
+                Some(tokenizer) => format!("cannot load {} with {tokenizer}: {e}", files.description.gguf),
+                None => format!("cannot load {}: {e}", files.description.gguf),
+            }
         })?;
         Ok(LocalModelHttp {
             model: Arc::new(Mutex::new(model)),

@@ -208,7 +208,9 @@ fn settings(args: &RunArgs) -> Result<Settings, String> {
                             --tokenizer tokenizer.json to use another)"
                     .to_string());
             }
-            (None, Some(_)) => return Err("--tokenizer goes with --model-file (the GGUF file it tokenizes for)".to_string()),
+            (None, Some(_)) => {
+                return Err("--tokenizer goes with --model-file (the GGUF file it tokenizes for)".to_string());
+            }
         };
         if args.batch {
             return Err("--batch is for model APIs: --provider local answers in this process".to_string());

@@ -46,35 +46,38 @@ const TYPE_USER_DEFINED: i64 = 4;
 /// spaces not followed by a non-space, and any other spaces.
 ///
 /// smollm (SmolLM2): digits one by one, then GPT-2's split (below).
-const PRE_TOKENIZERS: &[(&str, &[&str])] = &[(
-    "qwen2",
-    &[concat!(
-        r"(?:'[sS]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD])",
-        r"|[^\r\n\p{L}\p{N}]?\p{L}+",
-        r"|\p{N}",
-        r"| ?[^\s\p{L}\p{N}]+[\r\n]*",
-        r"|\s*[\r\n]+",
-        r"|\s+(?!\S)",
-        r"|\s+",
-    )],
-), (
-    "smollm",
-    &[
-        // Every digit is a piece of its own, before anything else is cut.
-        r"\p{N}",
-        // Then GPT-2's rule on what is left: lowercase English contractions, a letter run, a
-        // digit run or a run of other non-space characters, each with an optional leading
-        // space; spaces not followed by a non-space; any other spaces.
-        concat!(
-            r"'s|'t|'re|'ve|'m|'ll|'d",
-            r"| ?\p{L}+",
-            r"| ?\p{N}+",
-            r"| ?[^\s\p{L}\p{N}]+",
+const PRE_TOKENIZERS: &[(&str, &[&str])] = &[
+    (
+        "qwen2",
+        &[concat!(
+            r"(?:'[sS]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD])",
+            r"|[^\r\n\p{L}\p{N}]?\p{L}+",
+            r"|\p{N}",
+            r"| ?[^\s\p{L}\p{N}]+[\r\n]*",
+            r"|\s*[\r\n]+",
             r"|\s+(?!\S)",
             r"|\s+",
-        ),
-    ],
-)];
+        )],
+    ),
+    (
+        "smollm",
+        &[
+            // Every digit is a piece of its own, before anything else is cut.
+            r"\p{N}",
+            // Then GPT-2's rule on what is left: lowercase English contractions, a letter run, a
+            // digit run or a run of other non-space characters, each with an optional leading
+            // space; spaces not followed by a non-space; any other spaces.
+            concat!(
+                r"'s|'t|'re|'ve|'m|'ll|'d",
+                r"| ?\p{L}+",
+                r"| ?\p{N}+",
+                r"| ?[^\s\p{L}\p{N}]+",
+                r"|\s+(?!\S)",
+                r"|\s+",
+            ),
+        ],
+    ),
+];
 
 /// The names of the pre-tokenizers [`ModelTokenizer::from_gguf`] can build.
 pub fn known_pre_tokenizers() -> Vec<&'static str> {
@@ -115,8 +118,7 @@ impl ModelTokenizer {
     /// The tokenizer of a GGUF file: `tokenizer_json` when given (checked to number tokens as
     /// the GGUF file does), else the file's own metadata.
     pub fn from_gguf_with(gguf: &[u8], tokenizer_json: Option<&[u8]>) -> Result<Self, LocalModelError> {
-        let content =
-            gguf_file::Content::read(&mut Cursor::new(gguf)).map_err(context("reading the GGUF file"))?;
+        let content = gguf_file::Content::read(&mut Cursor::new(gguf)).map_err(context("reading the GGUF file"))?;
         Self::from_content(&content, tokenizer_json)
     }
 
@@ -244,9 +246,7 @@ fn string_list(value: Option<&Value>, key: &str) -> Result<Vec<String>, LocalMod
     list.iter()
         .enumerate()
         .map(|(i, v)| {
-            v.to_string()
-                .cloned()
-                .map_err(|_| LocalModelError(format!("the GGUF file's {key}[{i}] is not a text")))
+            v.to_string().cloned().map_err(|_| LocalModelError(format!("the GGUF file's {key}[{i}] is not a text")))
         })
         .collect()
 }

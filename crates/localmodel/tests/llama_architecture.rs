@@ -136,7 +136,11 @@ fn smollm2s_tokenizer_and_template_match_llama_cpp_on_every_cruxeval_prompt() {
         if ids_sha256(&ids) == want["ids_sha256"].as_str().unwrap() {
             same_ids += 1;
         } else {
-            failures.push(format!("{key}: ids are not llama.cpp's ({} tokens here, {} there)", ids.len(), want["tokens"]));
+            failures.push(format!(
+                "{key}: ids are not llama.cpp's ({} tokens here, {} there)",
+                ids.len(),
+                want["tokens"]
+            ));
         }
         if let Some(theirs) = full.get(key).map(common::ids).filter(|theirs| *theirs != ids) {
             let at = ids.iter().zip(&theirs).position(|(a, b)| a != b).unwrap_or(ids.len().min(theirs.len()));

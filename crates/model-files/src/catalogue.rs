@@ -105,9 +105,14 @@ pub fn custom(
     let tokenizer = match (tokenizer_url.trim(), tokenizer_sha256.trim()) {
         ("", "") => None,
         ("", _) => {
-            return Err("tokenizer.json URL: empty, but a SHA-256 is given (leave both empty to use the GGUF's own tokenizer)".into());
+            return Err(
+                "tokenizer.json URL: empty, but a SHA-256 is given (leave both empty to use the GGUF's own tokenizer)"
+                    .into(),
+            );
         }
-        (u, h) => Some(FileSpec { url: url("tokenizer.json", u)?, sha256: Some(hash("tokenizer.json", h)?), bytes: None }),
+        (u, h) => {
+            Some(FileSpec { url: url("tokenizer.json", u)?, sha256: Some(hash("tokenizer.json", h)?), bytes: None })
+        }
     };
     let name = gguf.url.rsplit('/').next().unwrap_or("model.gguf").trim_end_matches(".gguf").to_string();
     Ok(ModelSpec { id: name.clone(), label: format!("Custom: {name}"), gguf, tokenizer, note: None })
@@ -140,7 +145,8 @@ mod tests {
         let text = serde_json::to_string(&alone).unwrap();
         assert!(text.contains(r#""tokenizer":null"#), "{text}");
         assert_eq!(serde_json::from_str::<ModelSpec>(&text).unwrap(), alone);
-        let missing = r#"{"id":"m","label":"m","gguf":{"url":"http://x/m.gguf","sha256":null,"bytes":null},"note":null}"#;
+        let missing =
+            r#"{"id":"m","label":"m","gguf":{"url":"http://x/m.gguf","sha256":null,"bytes":null},"note":null}"#;
         assert_eq!(serde_json::from_str::<ModelSpec>(missing).unwrap().tokenizer, None);
     }
 

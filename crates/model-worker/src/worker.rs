@@ -102,7 +102,11 @@ async fn handle(page: &Page, loaded: &Loaded, message: ToWorker) {
                 Ok(f) => f.remove(&url).await,
                 Err(e) => Err(e),
             };
-            if loaded.borrow().as_ref().is_some_and(|((gguf, tokenizer), _)| *gguf == url || tokenizer.as_ref() == Some(&url)) {
+            if loaded
+                .borrow()
+                .as_ref()
+                .is_some_and(|((gguf, tokenizer), _)| *gguf == url || tokenizer.as_ref() == Some(&url))
+            {
                 *loaded.borrow_mut() = None;
             }
             page.post(&match removed {
