@@ -67,6 +67,13 @@ fn model_gets(server: &StaticServer) -> Vec<(String, Option<String>)> {
 /// Opens Evaluate, picks the in-browser provider and the custom entry with the fixtures' URLs,
 /// and `gguf_sha256` as the weights' hash.
 async fn pick_custom(b: &Browser, server: &StaticServer, gguf_sha256: &str) {
+    pick_custom_gguf(b, server, gguf_sha256).await;
+    b.fill("[data-testid=local-tokenizer-url]", &format!("{}/models/{TOKENIZER}", server.origin)).await;
+    b.fill("[data-testid=local-tokenizer-sha256]", &sha256_of(TOKENIZER)).await;
+}
+
+/// As [`pick_custom`], with the GGUF's URL and hash only: the tokenizer.json fields stay empty.
+async fn pick_custom_gguf(b: &Browser, server: &StaticServer, gguf_sha256: &str) {
     b.client.goto(&format!("{}#/evaluate", server.base_url)).await.unwrap();
     b.wait_text(".engine", Duration::from_secs(60), |t| t.starts_with("Python ready")).await;
     select(b, "[data-testid=eval-model]", "api").await;
@@ -82,8 +89,6 @@ async fn pick_custom(b: &Browser, server: &StaticServer, gguf_sha256: &str) {
     }
     b.fill("[data-testid=local-gguf-url]", &format!("{}/models/{GGUF}", server.origin)).await;
     b.fill("[data-testid=local-gguf-sha256]", gguf_sha256).await;
-    b.fill("[data-testid=local-tokenizer-url]", &format!("{}/models/{TOKENIZER}", server.origin)).await;
-    b.fill("[data-testid=local-tokenizer-sha256]", &sha256_of(TOKENIZER)).await;
 }
 
 /// Clicks Download and returns what the form says when it is done: (ok, words).
@@ -137,6 +142,24 @@ async fn wait_row_state(b: &Browser, want: &str, timeout: Duration) {
             panic!("the run is {state}, not {want}; {} records; the page shows: {page}", records(b).await);
         }
         tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
+
+/// The one stored run's entry (manifest, state).
+async fn stored_run(b: &Browser) -> Value {
+    let script = r#"
+        const done = arguments[arguments.length - 1];
+        const open = indexedDB.open('execbench');
+        open.onsuccess = () => {
+            const tx = open.result.transaction(['runs'], 'readonly');
+            tx.objectStore('runs').getAll().onsuccess = e => { open.result.close(); done(JSON.stringify(e.target.result)); };
+        };"#;
+    let runs = b.client.execute_async(script, vec![]).await.unwrap();
+    let runs: Value = serde_json::from_str(runs.as_str().unwrap()).unwrap();
+    assert_eq!(runs.as_array().map(Vec::len), Some(1), "one stored run: {runs}");
+    match &runs[0] {
+        Value::String(text) => serde_json::from_str::<Value>(text).unwrap(),
+        other => other.clone(),
     }
 }
 
@@ -200,20 +223,7 @@ async fn download_evaluate_stop_reload_and_resume_without_a_second_download() {
     eprintln!("stopped at {stopped_at} records");
     assert!((3..20).contains(&stopped_at), "stopped with {stopped_at} records");
     // The run records which files answered it: their addresses and SHA-256.
-    let script = r#"
-        const done = arguments[arguments.length - 1];
-        const open = indexedDB.open('execbench');
-        open.onsuccess = () => {
-            const tx = open.result.transaction(['runs'], 'readonly');
-            tx.objectStore('runs').getAll().onsuccess = e => { open.result.close(); done(JSON.stringify(e.target.result)); };
-        };"#;
-    let runs = b.client.execute_async(script, vec![]).await.unwrap();
-    let runs: Value = serde_json::from_str(runs.as_str().unwrap()).unwrap();
-    let entry = match &runs[0] {
-        Value::String(text) => serde_json::from_str::<Value>(text).unwrap(),
-        other => other.clone(),
-    };
-    let files = &entry["manifest"]["api"]["local_model"];
+    let files = &stored_run(&b).await["manifest"]["api"]["local_model"];
     assert!(files["gguf"].as_str().unwrap().ends_with(&format!("/models/{GGUF}")), "{files}");
     assert_eq!(files["gguf_sha256"], sha256_of(GGUF), "{files}");
     // So a reload finds them through the run, not the name → files map this browser keeps
@@ -240,6 +250,87 @@ async fn download_evaluate_stop_reload_and_resume_without_a_second_download() {
     let table = b.wait_text("[data-testid=compare-table]", Duration::from_secs(30), |t| t.contains("tiny-q8_0")).await;
     // Random weights answer nothing right: pass@1 0 with its interval, as for any run.
     assert!(table.contains("tiny-q8_0 (local)") && table.contains("0.0 [0.0, 0.0]"), "{table}");
+    b.close().await;
+}
+
+/// The GGUF file alone (issue 58): no tokenizer.json is given, fetched or needed. It downloads,
+/// loads with its own tokenizer, answers, and a run stopped, reloaded and resumed loads the GGUF
+/// alone again from the run's manifest.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_model_given_as_its_gguf_file_alone_downloads_loads_answers_and_resumes() {
+    let server = serve();
+    let b = Browser::launch().await;
+    pick_custom_gguf(&b, &server, &sha256_of(GGUF)).await;
+    let (ok, said) = download(&b).await;
+    assert!(ok, "{said}");
+    assert!(
+        said.contains(&format!("{GGUF} (")) && said.contains("SHA-256 matches") && !said.contains(TOKENIZER),
+        "{said}"
+    );
+    // The worker says where the tokenizer came from: the file's metadata, not a tokenizer.json.
+    assert!(
+        said.contains("The model reads: 2 layers")
+            && said.contains("the GGUF file's own tokenizer (pre-tokenizer qwen2)"),
+        "{said}"
+    );
+    let only_gguf =
+        |server: &StaticServer| model_gets(server).iter().all(|(path, _)| path == &format!("/models/{GGUF}"));
+    assert!(only_gguf(&server), "only the GGUF file is fetched: {:?}", model_gets(&server));
+    let listed = b.wait_text("[data-testid=local-kept]", Duration::from_secs(10), |t| t.contains(GGUF)).await;
+    assert!(!listed.contains(TOKENIZER), "{listed}");
+
+    // Answers, stopped after two; the run records the GGUF file and no tokenizer.json.
+    b.fill("[data-testid=api-max-tokens]", "48").await;
+    b.fill("[data-testid=eval-n]", "1").await;
+    b.fill("[data-testid=eval-limit]", "8").await;
+    common::start_api_run(&b).await;
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while records(&b).await < 2 {
+        assert!(Instant::now() < deadline, "no 2 answers in time");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    b.click("[data-testid=eval-stop]").await;
+    b.wait_text("[data-testid=eval-state]", Duration::from_secs(30), |t| !t.is_empty()).await;
+    let stopped_at = records(&b).await;
+    assert!((2..8).contains(&stopped_at), "stopped with {stopped_at} records");
+    let entry = stored_run(&b).await;
+    let files = &entry["manifest"]["api"]["local_model"];
+    assert_eq!(files["gguf_sha256"], sha256_of(GGUF), "{files}");
+    assert_eq!((&files["tokenizer"], &files["tokenizer_sha256"]), (&Value::Null, &Value::Null), "{files}");
+
+    // A reload, the name → files map gone: Resume loads the run's GGUF alone and finishes.
+    js(&b, "localStorage.removeItem('execbench.local-models')").await;
+    b.client.refresh().await.unwrap();
+    b.client.goto(&format!("{}#/runs", server.base_url)).await.unwrap();
+    b.wait_text(".engine", Duration::from_secs(60), |t| t.starts_with("Python ready")).await;
+    b.wait_text("[data-testid=run-model]", Duration::from_secs(30), |t| t.contains(GGUF.trim_end_matches(".gguf")))
+        .await;
+    b.click("[data-testid=run-resume]").await;
+    wait_row_state(&b, "finished", Duration::from_secs(180)).await;
+    assert_eq!(records(&b).await, 8, "one record per sample");
+    // Answered by the model, not refused: every record holds an answer.
+    let script = r#"
+        const done = arguments[arguments.length - 1];
+        const open = indexedDB.open('execbench');
+        open.onsuccess = () => {
+            const tx = open.result.transaction(['records'], 'readonly');
+            tx.objectStore('records').getAll().onsuccess = e => { open.result.close(); done(JSON.stringify(e.target.result)); };
+        };"#;
+    let stored = b.client.execute_async(script, vec![]).await.unwrap();
+    let stored: Value = serde_json::from_str(stored.as_str().unwrap()).unwrap();
+    let errors: Vec<String> = stored
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| match r {
+            Value::String(text) => serde_json::from_str::<Value>(text).unwrap(),
+            other => other.clone(),
+        })
+        .filter(|r| !r["error"].is_null())
+        .map(|r| r["error"].to_string())
+        .collect();
+    assert!(errors.is_empty(), "records with errors: {errors:?}");
+    assert!(only_gguf(&server), "no tokenizer.json fetched on resume: {:?}", model_gets(&server));
     b.close().await;
 }
 

@@ -37,7 +37,7 @@ pub fn keep_model(spec: &ModelSpec) {
 
 pub fn forget_file(url: &str) {
     let mut models = kept_models();
-    models.retain(|_, m| m.gguf.url != url && m.tokenizer.url != url);
+    models.retain(|_, m| m.gguf.url != url && m.tokenizer.as_ref().is_none_or(|t| t.url != url));
     let _ = storage::set(MODELS_KEY, &serde_json::to_string(&models).unwrap_or_default());
 }
 
@@ -52,30 +52,53 @@ pub fn run_files(name: &str) -> Option<LocalModelFile> {
         gguf: spec.gguf.url,
         gguf_bytes: spec.gguf.bytes.unwrap_or(0),
         gguf_sha256: spec.gguf.sha256.unwrap_or_default(),
-        tokenizer: spec.tokenizer.url,
-        tokenizer_sha256: spec.tokenizer.sha256.unwrap_or_default(),
+        tokenizer_sha256: spec.tokenizer.as_ref().map(|t| t.sha256.clone().unwrap_or_default()),
+        tokenizer: spec.tokenizer.map(|t| t.url),
+    })
+}
+
+/// Why the files kept under a run's model name are not the run's, if they are not: a GGUF file
+/// or a tokenizer.json of another SHA-256. A hash not known on either side is not held against
+/// it, nor a kept tokenizer.json when the run used the GGUF's own (or the reverse): the run's own
+/// choice is what is loaded.
+fn kept_differs(run: &LocalModelFile, kept: &ModelSpec) -> Option<String> {
+    let known = |a: &str, b: Option<&str>| !a.is_empty() && b.is_some_and(|b| !b.is_empty() && a != b);
+    if known(&run.gguf_sha256, kept.gguf.sha256.as_deref()) {
+        return Some(format!(
+            "the run was made with {} (SHA-256 {}), and this browser keeps {} (SHA-256 {}) under that name",
+            run.gguf,
+            run.gguf_sha256,
+            kept.gguf.url,
+            kept.gguf.sha256.as_deref().unwrap_or_default()
+        ));
+    }
+    let (Some(run_sha), Some(kept)) = (&run.tokenizer_sha256, &kept.tokenizer) else { return None };
+    known(run_sha, kept.sha256.as_deref()).then(|| {
+        format!(
+            "the run was made with the tokenizer {} (SHA-256 {run_sha}), and this browser keeps {} (SHA-256 {}) under that name",
+            run.tokenizer.as_deref().unwrap_or_default(),
+            kept.url,
+            kept.sha256.as_deref().unwrap_or_default()
+        )
     })
 }
 
 /// Loads the model named `name` (free when it is the loaded one): a run's own files when it
-/// recorded them (`files`), else the files kept under that name. A kept file of that name whose
-/// SHA-256 differs from the run's is refused, naming both.
+/// recorded them (`files`: the GGUF alone when the run used its own tokenizer), else the files
+/// kept under that name. A kept file of that name whose SHA-256 differs from the run's is
+/// refused, naming both.
 pub async fn load(name: &str, files: Option<&LocalModelFile>) -> Result<String, String> {
     let kept = kept_models().remove(name);
+    if let (Some(run), Some(spec)) = (files, kept.as_ref())
+        && let Some(why) = kept_differs(run, spec)
+    {
+        return Err(format!("{name}: {why}: download the run's files to go on"));
+    }
     let (gguf, tokenizer) = match (files, kept) {
-        (Some(run), Some(spec))
-            if spec.gguf.sha256.as_deref().is_some_and(|s| !run.gguf_sha256.is_empty() && s != run.gguf_sha256) =>
-        {
-            return Err(format!(
-                "{name}: the run was made with {} (SHA-256 {}), and this browser keeps {} (SHA-256 {}) under that name: download the run's file to go on",
-                run.gguf,
-                run.gguf_sha256,
-                spec.gguf.url,
-                spec.gguf.sha256.unwrap_or_default()
-            ));
-        }
+        // The run's own files; `tokenizer` is `None` when it used the GGUF file's own tokenizer
+        // (as `execbench run --provider local` given the GGUF file alone).
         (Some(run), _) => (run.gguf.clone(), run.tokenizer.clone()),
-        (None, Some(spec)) => (spec.gguf.url, spec.tokenizer.url),
+        (None, Some(spec)) => (spec.gguf.url, spec.tokenizer.map(|t| t.url)),
         (None, None) => {
             return Err(format!(
                 "the model {name:?} is not downloaded in this browser: choose it under Model API and click Download"
@@ -87,10 +110,18 @@ pub async fn load(name: &str, files: Option<&LocalModelFile>) -> Result<String, 
     {
         FromWorker::Loaded { summary, .. } => Ok(summary),
         FromWorker::LoadFailed { error } => Err(match files {
-            Some(run) => format!(
-                "{name}: {error}. The run was made with {} (SHA-256 {}) and {} (SHA-256 {}): give them under Model API → In this browser → custom URL, and click Download",
-                run.gguf, run.gguf_sha256, run.tokenizer, run.tokenizer_sha256
-            ),
+            Some(run) => {
+                let tokenizer = match &run.tokenizer {
+                    Some(url) => {
+                        format!(" and {url} (SHA-256 {})", run.tokenizer_sha256.as_deref().unwrap_or("unknown"))
+                    }
+                    None => " alone (its own tokenizer)".to_string(),
+                };
+                format!(
+                    "{name}: {error}. The run was made with {} (SHA-256 {}){tokenizer}: give them under Model API → In this browser → custom URL, and click Download",
+                    run.gguf, run.gguf_sha256
+                )
+            }
             None => format!("{name}: {error}"),
         }),
         other => Err(format!("unexpected answer {other:?}")),

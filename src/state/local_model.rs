@@ -47,8 +47,8 @@ impl LocalModelForm {
             choice: RwSignal::new(choice),
             gguf_url: field(|s| s.gguf.url.clone()),
             gguf_sha256: field(|s| s.gguf.sha256.clone().unwrap_or_default()),
-            tokenizer_url: field(|s| s.tokenizer.url.clone()),
-            tokenizer_sha256: field(|s| s.tokenizer.sha256.clone().unwrap_or_default()),
+            tokenizer_url: field(|s| s.tokenizer.as_ref().map(|t| t.url.clone()).unwrap_or_default()),
+            tokenizer_sha256: field(|s| s.tokenizer.as_ref().and_then(|t| t.sha256.clone()).unwrap_or_default()),
             size: RwSignal::new(None),
             progress: RwSignal::new(None),
             busy: RwSignal::new(false),
@@ -87,9 +87,12 @@ impl LocalModelForm {
         }
     }
 
-    /// The size from the catalogue, when it has one for both files (else Check size asks).
+    /// The size from the catalogue, when it has the GGUF's (else Check size asks).
     fn show_known_size(self) {
-        let size = self.spec().ok().and_then(|s| Some(describe_size(s.gguf.bytes?, s.tokenizer.bytes)));
+        let size = self
+            .spec()
+            .ok()
+            .and_then(|s| Some(describe_size(s.gguf.bytes?, s.tokenizer.as_ref().and_then(|t| t.bytes))));
         self.size.set(size);
     }
 
@@ -102,7 +105,10 @@ impl LocalModelForm {
         self.busy.set(true);
         leptos::task::spawn_local(async move {
             let gguf = size_of(&spec.gguf).await;
-            let tokenizer = size_of(&spec.tokenizer).await;
+            let tokenizer = match &spec.tokenizer {
+                Some(file) => size_of(file).await,
+                None => Ok(None),
+            };
             let _ = self.busy.try_set(false);
             match gguf {
                 Ok(Some(bytes)) => {
@@ -118,7 +124,8 @@ impl LocalModelForm {
         });
     }
 
-    /// Downloads (or resumes) both files, then loads the model to check it reads.
+    /// Downloads (or resumes) the files (the GGUF, and tokenizer.json when the entry has one),
+    /// then loads the model to check it reads.
     pub fn download(self, api: ApiForm) {
         let spec = match self.spec() {
             Ok(s) => s,
@@ -132,7 +139,7 @@ impl LocalModelForm {
             let _ = progress.try_set(Some(format!("Downloading {name}: {}", progress_text(received, total))));
         });
         leptos::task::spawn_local(async move {
-            let outcome = download_both(&spec).await;
+            let outcome = download_files(&spec).await;
             let _ = self.busy.try_set(false);
             let (ok, words) = match outcome {
                 Ok(words) => {
@@ -214,10 +221,10 @@ async fn size_of(file: &FileSpec) -> Result<Option<u64>, String> {
     }
 }
 
-/// Both files, one after the other; the words say what was checked.
-async fn download_both(spec: &ModelSpec) -> Result<String, String> {
+/// The model's files, one after the other; the words say what was checked.
+async fn download_files(spec: &ModelSpec) -> Result<String, String> {
     let mut words = Vec::new();
-    for file in [&spec.gguf, &spec.tokenizer] {
+    for file in std::iter::once(&spec.gguf).chain(&spec.tokenizer) {
         let wanted = file.url.clone();
         let answer = model_worker::ask(ToWorker::Download { file: file.clone() }, move |m| {
             matches!(m, FromWorker::Downloaded { url, .. } | FromWorker::DownloadFailed { url, .. } if *url == wanted)

@@ -130,10 +130,8 @@ pub fn api_options(flags: &ApiFlags, provider: &str, offline: &[&str]) -> Result
         offline.join(", ")
     ))?;
     if preset.id == LOCAL {
-        return Err(
-            "--provider local (a GGUF model run in this process) is for `execbench run --model-file F.gguf --tokenizer tokenizer.json`"
-                .to_string(),
-        );
+        return Err("--provider local (a GGUF model run in this process) is for `execbench run --model-file F.gguf`"
+            .to_string());
     }
     read_api_options(flags, preset)
 }

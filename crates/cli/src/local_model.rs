@@ -37,11 +37,12 @@ pub fn set_thread_count() {
     }
 }
 
-/// The two files as read now: their description for the manifest and their bytes for loading.
+/// The files as read now: their description for the manifest and their bytes for loading.
 pub struct ModelFiles {
     pub description: LocalModelFile,
     gguf: Vec<u8>,
-    tokenizer: Vec<u8>,
+    /// tokenizer.json when one was given; else the GGUF file's own tokenizer is used.
+    tokenizer: Option<Vec<u8>>,
 }
 
 fn read(path: &str, what: &str) -> Result<Vec<u8>, String> {
@@ -52,18 +53,27 @@ fn sha256_hex(bytes: &[u8]) -> String {
     Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
 }
 
-/// Reads and fingerprints the GGUF file and tokenizer.json.
-pub fn read_model_files(gguf: &str, tokenizer: &str) -> Result<ModelFiles, String> {
+/// Reads and fingerprints the GGUF file and, when given, tokenizer.json (without one, the GGUF
+/// file's own tokenizer is used, and the manifest says so with no tokenizer file).
+pub fn read_model_files(gguf: &str, tokenizer: Option<&str>) -> Result<ModelFiles, String> {
     let gguf_bytes = read(gguf, "model file")?;
-    let tokenizer_bytes = read(tokenizer, "tokenizer")?;
+    let tokenizer_bytes = tokenizer.map(|t| read(t, "tokenizer")).transpose()?;
     let description = LocalModelFile {
         gguf: gguf.to_string(),
         gguf_bytes: gguf_bytes.len() as u64,
         gguf_sha256: sha256_hex(&gguf_bytes),
-        tokenizer: tokenizer.to_string(),
-        tokenizer_sha256: sha256_hex(&tokenizer_bytes),
+        tokenizer: tokenizer.map(str::to_string),
+        tokenizer_sha256: tokenizer_bytes.as_deref().map(sha256_hex),
     };
     Ok(ModelFiles { description, gguf: gguf_bytes, tokenizer: tokenizer_bytes })
+}
+
+/// How a run's tokenizer is named in messages: the file, or the GGUF's own.
+fn tokenizer_name(file: &LocalModelFile) -> String {
+    match &file.tokenizer {
+        Some(path) => format!("the tokenizer {path}"),
+        None => format!("the tokenizer in {}", file.gguf),
+    }
 }
 
 /// The model's name in the run when `--model` gives none: the GGUF file's name.
@@ -80,10 +90,16 @@ pub fn changed_files(run: &LocalModelFile, now: &LocalModelFile) -> Vec<String> 
             now.gguf, run.gguf_bytes, run.gguf_sha256, now.gguf_bytes, now.gguf_sha256
         ));
     }
+    let sha = |file: &LocalModelFile| match &file.tokenizer_sha256 {
+        Some(sha) => format!("tokenizer.json with SHA-256 {sha}"),
+        None => "the GGUF file's own tokenizer".to_string(),
+    };
     if run.tokenizer_sha256 != now.tokenizer_sha256 {
         out.push(format!(
-            "the tokenizer {} is not the one the run used (SHA-256 {}, now {})",
-            now.tokenizer, run.tokenizer_sha256, now.tokenizer_sha256
+            "{} is not the one the run used (the run used {}, now {})",
+            tokenizer_name(now),
+            sha(run),
+            sha(now)
         ));
     }
     out
@@ -101,8 +117,12 @@ pub struct LocalModelHttp {
 
 impl LocalModelHttp {
     pub fn load(files: ModelFiles) -> Result<Self, String> {
-        let model = LocalModel::load(&files.gguf, &files.tokenizer)
-            .map_err(|e| format!("cannot load {} with {}: {e}", files.description.gguf, files.description.tokenizer))?;
+        let model = LocalModel::load_with(&files.gguf, files.tokenizer.as_deref()).map_err(|e| {
+            match &files.description.tokenizer {
+                Some(tokenizer) => format!("cannot load {} with {tokenizer}: {e}", files.description.gguf),
+                None => format!("cannot load {}: {e}", files.description.gguf),
+            }
+        })?;
         Ok(LocalModelHttp {
             model: Arc::new(Mutex::new(model)),
             seen: RefCell::new(HashMap::new()),
@@ -245,32 +265,56 @@ pub fn describe_speed(t: &Timings) -> String {
 mod tests {
     use super::*;
 
-    fn file(gguf_sha: &str, tokenizer_sha: &str) -> LocalModelFile {
+    /// A GGUF file's description, with a tokenizer.json of this SHA-256 or (`None`) none.
+    fn file(gguf_sha: &str, tokenizer_sha: Option<&str>) -> LocalModelFile {
         LocalModelFile {
             gguf: "m.gguf".into(),
             gguf_bytes: 3,
             gguf_sha256: gguf_sha.into(),
-            tokenizer: "t.json".into(),
-            tokenizer_sha256: tokenizer_sha.into(),
+            tokenizer: tokenizer_sha.map(|_| "t.json".into()),
+            tokenizer_sha256: tokenizer_sha.map(str::to_string),
         }
     }
 
     #[test]
     fn a_changed_file_is_named() {
-        let run = file("aa", "bb");
-        let cases: [(LocalModelFile, &[&str]); 4] = [
-            (file("aa", "bb"), &[]),
-            (file("cc", "bb"), &["the model file m.gguf"]),
-            (file("aa", "cc"), &["the tokenizer t.json"]),
-            (file("cc", "cc"), &["the model file m.gguf", "the tokenizer t.json"]),
+        let cases: [(LocalModelFile, LocalModelFile, &[&str]); 8] = [
+            (file("aa", Some("bb")), file("aa", Some("bb")), &[]),
+            (file("aa", Some("bb")), file("cc", Some("bb")), &["the model file m.gguf"]),
+            (file("aa", Some("bb")), file("aa", Some("cc")), &["the tokenizer t.json"]),
+            (file("aa", Some("bb")), file("cc", Some("cc")), &["the model file m.gguf", "the tokenizer t.json"]),
+            // The GGUF's own tokenizer: the file's hash covers it.
+            (file("aa", None), file("aa", None), &[]),
+            (file("aa", None), file("cc", None), &["the model file m.gguf"]),
+            (
+                file("aa", None),
+                file("aa", Some("bb")),
+                &["the tokenizer t.json is not the one the run used (the run used the GGUF file's own tokenizer"],
+            ),
+            (
+                file("aa", Some("bb")),
+                file("aa", None),
+                &["the tokenizer in m.gguf is not the one the run used (the run used tokenizer.json with SHA-256 bb"],
+            ),
         ];
-        for (now, want) in cases {
+        for (run, now, want) in cases {
             let got = changed_files(&run, &now);
             assert_eq!(got.len(), want.len(), "{got:?}");
             for (g, w) in got.iter().zip(want) {
                 assert!(g.starts_with(w), "{g}");
             }
         }
+    }
+
+    #[test]
+    fn a_manifest_says_which_tokenizer_the_run_used() {
+        let own = serde_json::to_value(file("aa", None)).unwrap();
+        assert_eq!((&own["tokenizer"], &own["tokenizer_sha256"]), (&serde_json::Value::Null, &serde_json::Value::Null));
+        let json = serde_json::to_value(file("aa", Some("bb"))).unwrap();
+        assert_eq!((json["tokenizer"].as_str(), json["tokenizer_sha256"].as_str()), (Some("t.json"), Some("bb")));
+        // A manifest written before the tokenizer was optional reads as it did.
+        let old = r#"{"gguf": "m.gguf", "gguf_bytes": 3, "gguf_sha256": "aa", "tokenizer": "t.json", "tokenizer_sha256": "bb"}"#;
+        assert_eq!(serde_json::from_str::<LocalModelFile>(old).unwrap(), file("aa", Some("bb")));
     }
 
     #[test]

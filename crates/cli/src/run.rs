@@ -31,7 +31,7 @@ use crate::store::JsonlRunStore;
 
 #[derive(clap::Args, Debug)]
 #[command(
-    after_help = "The key comes from the variable --key-env names; a provider's own (OPENAI_API_KEY, ANTHROPIC_API_KEY, ...) is read only for its own address, and never sent over plain http to another machine without --allow-http.\nProviders: openai, anthropic, gemini, openrouter, deepseek, deepinfra, together, qwen, azure, vllm, sglang, ollama, llamacpp, openai-compatible; in this process: local (--model-file, --tokenizer); offline: oracle, echo-first-argument, type-default."
+    after_help = "The key comes from the variable --key-env names; a provider's own (OPENAI_API_KEY, ANTHROPIC_API_KEY, ...) is read only for its own address, and never sent over plain http to another machine without --allow-http.\nProviders: openai, anthropic, gemini, openrouter, deepseek, deepinfra, together, qwen, azure, vllm, sglang, ollama, llamacpp, openai-compatible; in this process: local (--model-file, and --tokenizer to use a tokenizer.json instead of the file's own); offline: oracle, echo-first-argument, type-default."
 )]
 pub struct RunArgs {
     /// The dataset (.jsonl or .parquet)
@@ -75,10 +75,10 @@ pub struct RunArgs {
     /// (errored, expired and cancelled lines) go in a new batch [default], or are asked live
     #[arg(long, value_name = "batch|live", num_args = 0..=1, requires = "resume")]
     retry_errors: Option<Option<String>>,
-    /// With --provider local: the GGUF model file (qwen2) run in this process [--resume: the run's]
+    /// With --provider local: the GGUF model file (qwen2 or llama) run in this process [--resume: the run's]
     #[arg(long, value_name = "F.gguf", help_heading = "Local model")]
     model_file: Option<String>,
-    /// With --provider local: the model's tokenizer.json [--resume: the run's]
+    /// With --provider local: the model's tokenizer.json, used instead of the tokenizer in the GGUF file [--resume: the run's]
     #[arg(long, value_name = "FILE", help_heading = "Local model")]
     tokenizer: Option<String>,
     #[command(flatten)]
@@ -117,7 +117,8 @@ struct Settings {
 
 #[derive(Debug)]
 struct LocalFlags {
-    files: Option<(String, String)>,
+    /// The GGUF file and, when given, tokenizer.json.
+    files: Option<(String, Option<String>)>,
     /// `--model` was given: the run's model name is not taken from the file.
     named: bool,
 }
@@ -200,15 +201,16 @@ fn settings(args: &RunArgs) -> Result<Settings, String> {
     }
     if provider == LOCAL {
         let files = match (&args.model_file, &args.tokenizer) {
-            (Some(model), Some(tokenizer)) => Some((model.clone(), tokenizer.clone())),
+            (Some(model), tokenizer) => Some((model.clone(), tokenizer.clone())),
             (None, None) if resume => None,
             (None, None) => {
-                return Err(
-                    "--provider local needs --model-file F.gguf and --tokenizer tokenizer.json (the model's own)"
-                        .to_string(),
-                );
+                return Err("--provider local needs --model-file F.gguf (its tokenizer is read from the file; \
+                            --tokenizer tokenizer.json to use another)"
+                    .to_string());
             }
-            _ => return Err("--provider local takes --model-file and --tokenizer together".to_string()),
+            (None, Some(_)) => {
+                return Err("--tokenizer goes with --model-file (the GGUF file it tokenizes for)".to_string());
+            }
         };
         if args.batch {
             return Err("--batch is for model APIs: --provider local answers in this process".to_string());
@@ -265,16 +267,13 @@ fn settings(args: &RunArgs) -> Result<Settings, String> {
 /// manifest). A missing or unreadable file is an error naming it.
 fn resolve_local_model(settings: &mut Settings) -> Result<Option<ModelFiles>, String> {
     let Some(local) = &settings.local else { return Ok(None) };
-    let from_run = || -> Result<(String, String, String), String> {
+    let from_run = || -> Result<(String, Option<String>, String), String> {
         let text = std::fs::read_to_string(&settings.out).map_err(|e| {
-            format!(
-                "--provider local needs --model-file and --tokenizer (cannot read {} for the run's: {e})",
-                settings.out
-            )
+            format!("--provider local needs --model-file (cannot read {} for the run's: {e})", settings.out)
         })?;
         let api = read_run_file(&settings.out, &text)?.manifest.api;
         let files = api.as_ref().and_then(|a| a.local_model.as_ref()).ok_or(format!(
-            "{} was not made with --provider local: it names no model file (pass --model-file and --tokenizer)",
+            "{} was not made with --provider local: it names no model file (pass --model-file)",
             settings.out
         ))?;
         let name = api.as_ref().map_or(String::new(), |a| a.endpoint.model.clone());
@@ -288,7 +287,7 @@ fn resolve_local_model(settings: &mut Settings) -> Result<Option<ModelFiles>, St
         }
     };
     let named = local.named;
-    let files = crate::local_model::read_model_files(&gguf, &tokenizer)?;
+    let files = crate::local_model::read_model_files(&gguf, tokenizer.as_deref())?;
     let api = settings.api.as_mut().ok_or("--provider local has no settings")?;
     if !named {
         api.endpoint.model = run_name.unwrap_or_else(|| crate::local_model::model_name(&gguf));
@@ -750,5 +749,8 @@ mod tests {
         assert_eq!((api.endpoint.model.as_str(), api.concurrency, api.local_model), ("m.gguf", 1, None));
         let named = settings(&parsed(&[&base[..], &local, &["--model", "qwen"]].concat()).unwrap()).unwrap();
         assert_eq!(named.api.unwrap().endpoint.model, "qwen");
+        // The GGUF file alone: its own tokenizer.
+        let alone = settings(&parsed(&[&base[..], &local[..4]].concat()).unwrap()).unwrap();
+        assert_eq!(alone.local.unwrap().files, Some(("dir/m.gguf".to_string(), None)));
     }
 }

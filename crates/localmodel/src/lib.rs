@@ -1,8 +1,11 @@
 //! A small quantized Qwen2 code model run in-process: the engine of the in-browser provider
-//! (issue 36). It reads a GGUF file (weights, hyper-parameters, chat template) and the model's
-//! tokenizer.json from bytes, so the same code runs natively and in a Web Worker (wasm32).
+//! (issue 36). It reads a GGUF file (weights, hyper-parameters, chat template and tokenizer, or
+//! the model's tokenizer.json when one is given) from bytes, so the same code runs natively and in
+//! a Web Worker (wasm32).
 //!
 //! - [`LocalModel`]: load, tokenize, render the chat template, prefill and decode steps.
+//! - [`ModelTokenizer`]: the tokenizer and chat template alone, from the GGUF file's metadata
+//!   (no weights read).
 //! - [`generate`]: the decoding loop (greedy or seeded temperature/top-p sampling, stop on end
 //!   tokens, stop texts and a token budget); [`generate_timed`] also times prefill and decode.
 //! - [`chat_api`]: an OpenAI chat-completions request body answered by the model, so callers
@@ -17,9 +20,11 @@ mod error;
 mod generate;
 mod model;
 mod sampling;
+mod tokenizer;
 
 pub use chat::ChatMessage;
 pub use error::LocalModelError;
 pub use generate::{GenerateOptions, Generation, StopReason, Timings, generate, generate_timed};
 pub use model::{LocalModel, ModelInfo};
 pub use sampling::{Sampler, Sampling};
+pub use tokenizer::{ModelTokenizer, TokenizerSource, known_pre_tokenizers};

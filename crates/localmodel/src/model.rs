@@ -2,11 +2,11 @@ use std::io::Cursor;
 
 use candle_core::quantized::gguf_file;
 use candle_core::{Device, Tensor};
-use candle_transformers::models::quantized_qwen2::ModelWeights;
-use tokenizers::Tokenizer;
+use candle_transformers::models::{quantized_llama, quantized_qwen2};
 
-use crate::chat::{self, ChatMessage};
+use crate::chat::ChatMessage;
 use crate::error::{LocalModelError, context};
+use crate::tokenizer::ModelTokenizer;
 
 /// What the GGUF file says about the model, for the page's status line and the checks below.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -23,66 +23,96 @@ pub struct ModelInfo {
     pub chat_template: Option<String>,
 }
 
+/// The architectures this crate runs, by their GGUF `general.architecture` name.
+pub const ARCHITECTURES: [&str; 2] = ["qwen2", "llama"];
+
+/// The weights and key/value cache of one of [`ARCHITECTURES`] (candle's quantized models).
+enum Weights {
+    Qwen2(quantized_qwen2::ModelWeights),
+    Llama(quantized_llama::ModelWeights),
+}
+
+impl Weights {
+    fn clear_kv_cache(&mut self) {
+        match self {
+            Weights::Qwen2(w) => w.clear_kv_cache(),
+            Weights::Llama(w) => w.clear_kv_cache(),
+        }
+    }
+
+    /// The logits after the last of `input`'s tokens, which start at `position`.
+    fn forward(&mut self, input: &Tensor, position: usize) -> candle_core::Result<Tensor> {
+        match self {
+            Weights::Qwen2(w) => w.forward(input, position),
+            Weights::Llama(w) => w.forward(input, position),
+        }
+    }
+}
+
 /// A loaded model with its tokenizer and the key/value cache of the sequence being decoded.
 pub struct LocalModel {
-    weights: ModelWeights,
-    tokenizer: Tokenizer,
+    weights: Weights,
+    tokenizer: ModelTokenizer,
     info: ModelInfo,
     /// How many positions the cache holds (the next token's position).
     position: usize,
 }
 
-/// Tokens that end a turn in the ChatML format Qwen models use, when the tokenizer has them.
-const CHATML_END_TOKENS: [&str; 2] = ["<|im_end|>", "<|endoftext|>"];
-
 impl LocalModel {
-    /// Reads a qwen2 GGUF file and the model's tokenizer.json, both as bytes (in the browser
-    /// they come from Cache Storage or OPFS, natively from files).
+    /// Reads a GGUF file (qwen2 or llama) and the model's tokenizer.json, both as bytes (in the browser
+    /// they come from Cache Storage or OPFS, natively from files). The tokenizer.json must number
+    /// tokens as the GGUF file does.
     pub fn load(gguf: &[u8], tokenizer_json: &[u8]) -> Result<Self, LocalModelError> {
+        Self::load_with(gguf, Some(tokenizer_json))
+    }
+
+    /// Reads a GGUF file (qwen2 or llama) alone: its tokenizer comes from its own metadata
+    /// ([`ModelTokenizer::from_gguf`]).
+    pub fn load_gguf(gguf: &[u8]) -> Result<Self, LocalModelError> {
+        Self::load_with(gguf, None)
+    }
+
+    /// Reads a GGUF file (qwen2 or llama), with its tokenizer.json when given (it wins over the file's
+    /// metadata).
+    pub fn load_with(gguf: &[u8], tokenizer_json: Option<&[u8]>) -> Result<Self, LocalModelError> {
         let mut reader = Cursor::new(gguf);
         let content = gguf_file::Content::read(&mut reader).map_err(context("reading the GGUF file"))?;
         let md = &content.metadata;
-        let text = |key: &str| md.get(key).and_then(|v| v.to_string().ok()).cloned();
         let number = |key: &str| -> Result<u32, LocalModelError> {
             md.get(key)
                 .and_then(|v| v.to_u32().ok())
                 .ok_or_else(|| LocalModelError(format!("the GGUF file has no number at key {key}")))
         };
-        let architecture = text("general.architecture").unwrap_or_default();
-        if architecture != "qwen2" {
+        let architecture = md.get("general.architecture").and_then(|v| v.to_string().ok()).cloned().unwrap_or_default();
+        if !ARCHITECTURES.contains(&architecture.as_str()) {
             return Err(LocalModelError(format!(
-                "the GGUF file's general.architecture is {architecture:?}; only \"qwen2\" models run here"
+                "the GGUF file's general.architecture is {architecture:?}; only {} models run here",
+                ARCHITECTURES.map(|a| format!("{a:?}")).join(" and ")
             )));
         }
-        let gguf_tokens: Vec<String> = match md.get("tokenizer.ggml.tokens").map(|v| v.to_vec()) {
-            Some(Ok(list)) => list.iter().filter_map(|v| v.to_string().ok().cloned()).collect(),
-            _ => return Err(LocalModelError("the GGUF file has no list at key tokenizer.ggml.tokens".into())),
-        };
-        let tokenizer = Tokenizer::from_bytes(tokenizer_json).map_err(context("reading tokenizer.json"))?;
-        check_same_vocabulary(&tokenizer, &gguf_tokens)?;
-
-        let mut end_tokens: Vec<u32> = Vec::new();
-        if let Ok(eos) = number("tokenizer.ggml.eos_token_id") {
-            end_tokens.push(eos);
-        }
-        for name in CHATML_END_TOKENS {
-            if let Some(id) = tokenizer.token_to_id(name).filter(|id| !end_tokens.contains(id)) {
-                end_tokens.push(id);
-            }
-        }
+        let prefix = architecture.clone();
+        let number = |key: &str| number(&format!("{prefix}.{key}"));
+        let tokenizer = ModelTokenizer::from_content(&content, tokenizer_json)?;
         let info = ModelInfo {
             architecture,
-            layers: number("qwen2.block_count")?,
-            hidden: number("qwen2.embedding_length")?,
-            heads: number("qwen2.attention.head_count")?,
-            kv_heads: number("qwen2.attention.head_count_kv")?,
-            vocab: gguf_tokens.len(),
-            context: number("qwen2.context_length")?,
-            end_tokens,
-            chat_template: text("tokenizer.chat_template"),
+            layers: number("block_count")?,
+            hidden: number("embedding_length")?,
+            heads: number("attention.head_count")?,
+            kv_heads: number("attention.head_count_kv")?,
+            vocab: tokenizer.vocab(),
+            // candle's llama computes rotary positions for at most MAX_SEQ_LEN of them.
+            context: match prefix.as_str() {
+                "llama" => number("context_length")?.min(quantized_llama::MAX_SEQ_LEN as u32),
+                _ => number("context_length")?,
+            },
+            end_tokens: tokenizer.end_tokens().to_vec(),
+            chat_template: tokenizer.chat_template().map(str::to_string),
         };
-        let weights = ModelWeights::from_gguf(content, &mut reader, &Device::Cpu)
-            .map_err(context("loading the weights from the GGUF file"))?;
+        let weights = match prefix.as_str() {
+            "llama" => quantized_llama::ModelWeights::from_gguf(content, &mut reader, &Device::Cpu).map(Weights::Llama),
+            _ => quantized_qwen2::ModelWeights::from_gguf(content, &mut reader, &Device::Cpu).map(Weights::Qwen2),
+        }
+        .map_err(context("loading the weights from the GGUF file"))?;
         Ok(LocalModel { weights, tokenizer, info, position: 0 })
     }
 
@@ -90,24 +120,22 @@ impl LocalModel {
         &self.info
     }
 
+    /// The tokenizer and chat template (where they came from: [`ModelTokenizer::source`]).
+    pub fn tokenizer(&self) -> &ModelTokenizer {
+        &self.tokenizer
+    }
+
     /// The prompt text for these messages and the assistant's turn, from the file's template.
     pub fn render_chat(&self, messages: &[ChatMessage]) -> Result<String, LocalModelError> {
-        let template = self.info.chat_template.as_deref().ok_or_else(|| {
-            LocalModelError("the GGUF file has no chat template (key tokenizer.chat_template)".into())
-        })?;
-        let eos = self.info.end_tokens.first().and_then(|&id| self.tokenizer.id_to_token(id));
-        // Qwen2 files add no beginning-of-sequence token, so templates get an empty one.
-        chat::render(template, messages, "", &eos.unwrap_or_default())
+        self.tokenizer.render_chat(messages)
     }
 
     pub fn encode(&self, text: &str) -> Result<Vec<u32>, LocalModelError> {
-        // Special tokens in the text (<|im_start|>…) are the template's and must stay single ids.
-        let encoding = self.tokenizer.encode(text, false).map_err(context("tokenizing the prompt"))?;
-        Ok(encoding.get_ids().to_vec())
+        self.tokenizer.encode(text)
     }
 
     pub fn decode(&self, ids: &[u32]) -> Result<String, LocalModelError> {
-        self.tokenizer.decode(ids, false).map_err(context("turning tokens into text"))
+        self.tokenizer.decode(ids)
     }
 
     /// Starts a new sequence: runs the whole prompt at once and returns the logits for the
@@ -131,6 +159,7 @@ impl LocalModel {
 
     /// Replaces the tokens that end generation (e.g. to add a provider-specific one).
     pub fn set_end_tokens(&mut self, ids: Vec<u32>) {
+        self.tokenizer.set_end_tokens(ids.clone());
         self.info.end_tokens = ids;
     }
 
@@ -161,25 +190,4 @@ impl LocalModel {
         self.position += ids.len();
         Ok(logits)
     }
-}
-
-/// The GGUF file and tokenizer.json must number tokens alike, or the model reads other words.
-fn check_same_vocabulary(tokenizer: &Tokenizer, gguf_tokens: &[String]) -> Result<(), LocalModelError> {
-    let vocab = tokenizer.get_vocab(true);
-    if vocab.len() > gguf_tokens.len() {
-        return Err(LocalModelError(format!(
-            "tokenizer.json has {} tokens but the GGUF file only {}: they are not the same model's",
-            vocab.len(),
-            gguf_tokens.len()
-        )));
-    }
-    for (token, &id) in &vocab {
-        if gguf_tokens.get(id as usize) != Some(token) {
-            return Err(LocalModelError(format!(
-                "token {id} is {token:?} in tokenizer.json but {:?} in the GGUF file: they are not the same model's",
-                gguf_tokens.get(id as usize)
-            )));
-        }
-    }
-    Ok(())
 }

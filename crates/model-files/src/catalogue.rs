@@ -1,5 +1,6 @@
-//! The models the page offers. A model is two files: the GGUF (weights, hyper-parameters, chat
-//! template) and the tokenizer.json of the same model.
+//! The models the page offers. A model is its GGUF file (weights, hyper-parameters, chat template
+//! and tokenizer) and, when an entry gives one, the tokenizer.json of the same model, which is then
+//! used instead of the GGUF's own tokenizer.
 //!
 //! Hashes are the published ones, pinned to a repository revision so that they stay true; where
 //! none could be found the entry says so (`sha256: None`) and the page shows the file as
@@ -17,14 +18,17 @@ pub struct FileSpec {
     pub bytes: Option<u64>,
 }
 
-/// A model a user can pick: its weights and tokenizer.
+/// A model a user can pick: its weights and, optionally, its tokenizer.json.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ModelSpec {
     /// Stable name used as the run's model name and the kept files' label.
     pub id: String,
     pub label: String,
     pub gguf: FileSpec,
-    pub tokenizer: FileSpec,
+    /// `None`: the GGUF file's own tokenizer (its metadata) is used. An entry kept before this was
+    /// optional reads as `Some`.
+    #[serde(default)]
+    pub tokenizer: Option<FileSpec>,
     /// What the user should know before downloading (memory, unchecked files).
     pub note: Option<String>,
 }
@@ -52,7 +56,7 @@ pub fn catalogue() -> Vec<ModelSpec> {
                 Some("e1a77721fa97d412f121878223eec81fb4ae6f271e18f922d746711f67b344d1"),
                 Some(675_710_848),
             ),
-            tokenizer: file(format!("{HF}/Qwen/Qwen2.5-Coder-0.5B-Instruct/resolve/main/tokenizer.json"), None, None),
+            tokenizer: Some(file(format!("{HF}/Qwen/Qwen2.5-Coder-0.5B-Instruct/resolve/main/tokenizer.json"), None, None)),
             note: Some("tokenizer.json has no published SHA-256 here: it is kept unchecked".into()),
         },
         ModelSpec {
@@ -63,7 +67,7 @@ pub fn catalogue() -> Vec<ModelSpec> {
                 None,
                 None,
             ),
-            tokenizer: file(format!("{HF}/Qwen/Qwen2.5-Coder-1.5B-Instruct/resolve/main/tokenizer.json"), None, None),
+            tokenizer: Some(file(format!("{HF}/Qwen/Qwen2.5-Coder-1.5B-Instruct/resolve/main/tokenizer.json"), None, None)),
             note: Some(
                 "no published SHA-256 found: kept unchecked; about 1.9 GB, likely more than a page's 4 GB wasm memory holds once loaded"
                     .into(),
@@ -72,7 +76,9 @@ pub fn catalogue() -> Vec<ModelSpec> {
     ]
 }
 
-/// A model from URLs the user typed. Hashes are required: a custom file is always checked.
+/// A model from URLs the user typed. Hashes are required: a custom file is always checked. The
+/// tokenizer.json is optional: with its URL and hash both empty, the GGUF file's own tokenizer is
+/// used.
 pub fn custom(
     gguf_url: &str,
     gguf_sha256: &str,
@@ -96,10 +102,17 @@ pub fn custom(
         }
     };
     let gguf = FileSpec { url: url("GGUF", gguf_url)?, sha256: Some(hash("GGUF", gguf_sha256)?), bytes: None };
-    let tokenizer = FileSpec {
-        url: url("tokenizer.json", tokenizer_url)?,
-        sha256: Some(hash("tokenizer.json", tokenizer_sha256)?),
-        bytes: None,
+    let tokenizer = match (tokenizer_url.trim(), tokenizer_sha256.trim()) {
+        ("", "") => None,
+        ("", _) => {
+            return Err(
+                "tokenizer.json URL: empty, but a SHA-256 is given (leave both empty to use the GGUF's own tokenizer)"
+                    .into(),
+            );
+        }
+        (u, h) => {
+            Some(FileSpec { url: url("tokenizer.json", u)?, sha256: Some(hash("tokenizer.json", h)?), bytes: None })
+        }
     };
     let name = gguf.url.rsplit('/').next().unwrap_or("model.gguf").trim_end_matches(".gguf").to_string();
     Ok(ModelSpec { id: name.clone(), label: format!("Custom: {name}"), gguf, tokenizer, note: None })
@@ -112,7 +125,7 @@ mod tests {
     #[test]
     fn catalogue_hashes_are_hex_and_files_are_https() {
         for model in catalogue() {
-            for f in [&model.gguf, &model.tokenizer] {
+            for f in std::iter::once(&model.gguf).chain(&model.tokenizer) {
                 assert!(f.url.starts_with("https://huggingface.co/"), "{}", f.url);
                 if let Some(h) = &f.sha256 {
                     assert!(h.len() == 64 && h.bytes().all(|b| b.is_ascii_hexdigit()), "{h}");
@@ -121,13 +134,33 @@ mod tests {
         }
     }
 
+    /// Models kept in a browser before the tokenizer was optional read as they were written.
+    #[test]
+    fn a_kept_entry_with_or_without_a_tokenizer_reads_back() {
+        let old = r#"{"id":"m","label":"Custom: m","gguf":{"url":"http://x/m.gguf","sha256":null,"bytes":null},
+            "tokenizer":{"url":"http://x/t.json","sha256":null,"bytes":3},"note":null}"#;
+        let spec: ModelSpec = serde_json::from_str(old).unwrap();
+        assert_eq!(spec.tokenizer.map(|t| t.url).as_deref(), Some("http://x/t.json"));
+        let alone = custom("http://x/m.gguf", &"ab".repeat(32), "", "").unwrap();
+        let text = serde_json::to_string(&alone).unwrap();
+        assert!(text.contains(r#""tokenizer":null"#), "{text}");
+        assert_eq!(serde_json::from_str::<ModelSpec>(&text).unwrap(), alone);
+        let missing =
+            r#"{"id":"m","label":"m","gguf":{"url":"http://x/m.gguf","sha256":null,"bytes":null},"note":null}"#;
+        assert_eq!(serde_json::from_str::<ModelSpec>(missing).unwrap().tokenizer, None);
+    }
+
     #[test]
     fn custom_entries_are_checked_field_by_field() {
         let h = "ab".repeat(32);
         // (GGUF URL, its SHA-256, tokenizer URL, its SHA-256, the id or the error's start)
         type Case<'a> = (&'a str, &'a str, &'a str, &'a str, Result<&'a str, &'a str>);
-        let cases: [Case; 4] = [
+        let cases: [Case; 7] = [
             ("http://127.0.0.1:1/m/tiny.gguf", &h, "http://127.0.0.1:1/m/tokenizer.json", &h, Ok("tiny")),
+            // The GGUF file alone: its own tokenizer.
+            ("http://127.0.0.1:1/m/tiny.gguf", &h, "", " ", Ok("tiny")),
+            ("http://x/m.gguf", &h, "", &h, Err("tokenizer.json URL: empty, but a SHA-256 is given")),
+            ("http://x/m.gguf", &h, "http://x/t.json", "", Err("tokenizer.json SHA-256: must be 64")),
             ("ftp://x/m.gguf", &h, "http://x/t.json", &h, Err("GGUF URL: must start with")),
             (
                 "http://x/m.gguf",
@@ -140,7 +173,10 @@ mod tests {
         ];
         for (g, gh, t, th, want) in cases {
             match (custom(g, gh, t, th), want) {
-                (Ok(m), Ok(id)) => assert_eq!(m.id, id),
+                (Ok(m), Ok(id)) => {
+                    assert_eq!(m.id, id);
+                    assert_eq!(m.tokenizer.is_some(), !t.is_empty(), "{t:?}");
+                }
                 (Err(e), Err(start)) => assert!(e.starts_with(start), "{e}"),
                 (got, want) => panic!("{g}: got {got:?}, want {want:?}"),
             }

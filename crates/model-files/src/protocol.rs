@@ -23,10 +23,12 @@ pub enum ToWorker {
     Remove {
         url: String,
     },
-    /// Loads a model from kept, complete files (nothing is downloaded).
+    /// Loads a model from kept, complete files (nothing is downloaded): the GGUF file with
+    /// tokenizer.json when given, else with the GGUF's own tokenizer.
     Load {
         gguf: String,
-        tokenizer: String,
+        #[serde(default)]
+        tokenizer: Option<String>,
     },
     /// A chat-completions request body; answered by `Reply` with the same id.
     Chat {
@@ -166,12 +168,18 @@ mod tests {
         let to = [
             ToWorker::Download { file: FileSpec { url: "http://x/a.gguf".into(), sha256: None, bytes: Some(3) } },
             ToWorker::Chat { id: 7, body: "{}".into() },
-            ToWorker::Load { gguf: "g".into(), tokenizer: "t".into() },
+            ToWorker::Load { gguf: "g".into(), tokenizer: Some("t".into()) },
+            ToWorker::Load { gguf: "g".into(), tokenizer: None },
         ];
         for m in to {
             let text = serde_json::to_string(&m).unwrap();
             assert_eq!(serde_json::from_str::<ToWorker>(&text).unwrap(), m);
         }
+        // The GGUF file alone: a page that leaves `tokenizer` out is read as such.
+        assert_eq!(
+            serde_json::from_str::<ToWorker>(r#"{"kind":"load","gguf":"g"}"#).unwrap(),
+            ToWorker::Load { gguf: "g".into(), tokenizer: None }
+        );
         let from = FromWorker::Progress { url: "u".into(), received: 1, total: None };
         let text = serde_json::to_string(&from).unwrap();
         assert_eq!(text, r#"{"kind":"progress","url":"u","received":1,"total":null}"#);

@@ -5,7 +5,7 @@ use std::collections::VecDeque;
 use std::rc::Rc;
 
 use execbench_localmodel::chat_api::answer_chat;
-use execbench_localmodel::{GenerateOptions, LocalModel, LocalModelError, Sampling, generate};
+use execbench_localmodel::{GenerateOptions, LocalModel, LocalModelError, Sampling, TokenizerSource, generate};
 use execbench_model_files::protocol::{FromWorker, Speed, ToWorker};
 use execbench_worker_protocol::bootstrap::Page;
 use wasm_bindgen::JsCast;
@@ -13,8 +13,12 @@ use web_sys::{MessageEvent, WorkerGlobalScope};
 
 use crate::files::{Files, size_of};
 
-/// The loaded model and the GGUF URL it came from (a second `load` of the same is free).
-type Loaded = Rc<RefCell<Option<(String, LocalModel)>>>;
+/// The files a model was loaded from: the GGUF URL and the tokenizer.json URL, if one was used
+/// (`None`: the GGUF's own tokenizer).
+type Source = (String, Option<String>);
+
+/// The loaded model and the files it came from (a second `load` of the same is free).
+type Loaded = Rc<RefCell<Option<(Source, LocalModel)>>>;
 
 fn now_ms() -> f64 {
     js_sys::global().unchecked_into::<WorkerGlobalScope>().performance().map(|p| p.now()).unwrap_or(0.0)
@@ -98,7 +102,11 @@ async fn handle(page: &Page, loaded: &Loaded, message: ToWorker) {
                 Ok(f) => f.remove(&url).await,
                 Err(e) => Err(e),
             };
-            if loaded.borrow().as_ref().is_some_and(|(u, _)| *u == url) {
+            if loaded
+                .borrow()
+                .as_ref()
+                .is_some_and(|((gguf, tokenizer), _)| *gguf == url || tokenizer.as_ref() == Some(&url))
+            {
                 *loaded.borrow_mut() = None;
             }
             page.post(&match removed {
@@ -106,7 +114,7 @@ async fn handle(page: &Page, loaded: &Loaded, message: ToWorker) {
                 Err(error) => FromWorker::BadMessage { error },
             });
         }
-        ToWorker::Load { gguf, tokenizer } => page.post(&load(loaded, &gguf, &tokenizer).await),
+        ToWorker::Load { gguf, tokenizer } => page.post(&load(loaded, (gguf, tokenizer)).await),
         ToWorker::Chat { id, body } => {
             let mut slot = loaded.borrow_mut();
             let reply = match slot.as_mut() {
@@ -205,10 +213,13 @@ fn logits(
     Ok((rows, greedy))
 }
 
-async fn load(loaded: &Loaded, gguf: &str, tokenizer: &str) -> FromWorker {
-    if let Some((_, model)) = loaded.borrow().as_ref().filter(|(url, _)| url == gguf) {
+/// Loads the GGUF file with tokenizer.json when one is named, else with the GGUF's own
+/// tokenizer.
+async fn load(loaded: &Loaded, source: Source) -> FromWorker {
+    if let Some((_, model)) = loaded.borrow().as_ref().filter(|(from, _)| *from == source) {
         return FromWorker::Loaded { summary: summary(model), load_ms: 0.0 };
     }
+    let (gguf, tokenizer) = (source.0.as_str(), source.1.as_deref());
     let started = now_ms();
     let files = match Files::open().await {
         Ok(f) => f,
@@ -216,26 +227,37 @@ async fn load(loaded: &Loaded, gguf: &str, tokenizer: &str) -> FromWorker {
     };
     // The old model goes first: two in memory may not fit.
     *loaded.borrow_mut() = None;
-    let bytes = async { Ok::<_, String>((files.read_whole(gguf).await?, files.read_whole(tokenizer).await?)) };
+    let bytes = async {
+        let tokenizer_bytes = match tokenizer {
+            Some(url) => Some(files.read_whole(url).await?),
+            None => None,
+        };
+        Ok::<_, String>((files.read_whole(gguf).await?, tokenizer_bytes))
+    };
     let (gguf_bytes, tokenizer_bytes) = match bytes.await {
         Ok(b) => b,
         Err(error) => return FromWorker::LoadFailed { error },
     };
-    match LocalModel::load(&gguf_bytes, &tokenizer_bytes) {
+    match LocalModel::load_with(&gguf_bytes, tokenizer_bytes.as_deref()) {
         Ok(model) => {
             drop(gguf_bytes);
             let summary = summary(&model);
-            *loaded.borrow_mut() = Some((gguf.to_string(), model));
+            *loaded.borrow_mut() = Some((source, model));
             FromWorker::Loaded { summary, load_ms: now_ms() - started }
         }
         Err(e) => FromWorker::LoadFailed { error: e.to_string() },
     }
 }
 
+/// What the page shows of a loaded model, ending with where its tokenizer came from.
 fn summary(model: &LocalModel) -> String {
     let i = model.info();
+    let tokenizer = match model.tokenizer().source() {
+        TokenizerSource::Gguf { pre } => format!("the GGUF file's own tokenizer (pre-tokenizer {pre})"),
+        TokenizerSource::Json => "tokenizer.json".to_string(),
+    };
     format!(
-        "{} layers, {} wide, {} heads ({} for keys/values), {} tokens",
+        "{} layers, {} wide, {} heads ({} for keys/values), {} tokens; {tokenizer}",
         i.layers, i.hidden, i.heads, i.kv_heads, i.vocab
     )
 }

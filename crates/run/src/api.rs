@@ -58,8 +58,9 @@ pub struct ApiSettings {
     pub not_sent: Vec<NotSent>,
 }
 
-/// The GGUF model and tokenizer a `local` run answers with (`crates/localmodel`), named and
-/// fingerprinted so a run is resumed with the very same model or refused.
+/// The GGUF model (and tokenizer.json, when one was given) a `local` run answers with
+/// (`crates/localmodel`), named and fingerprinted so a run is resumed with the very same model or
+/// refused.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LocalModelFile {
     /// Where the GGUF file was read from (the command line: its path).
@@ -67,9 +68,11 @@ pub struct LocalModelFile {
     pub gguf_bytes: u64,
     /// Lowercase hex.
     pub gguf_sha256: String,
-    /// Where tokenizer.json was read from.
-    pub tokenizer: String,
-    pub tokenizer_sha256: String,
+    /// Where tokenizer.json was read from; `None` (written as `null`): the run used the GGUF
+    /// file's own tokenizer (its metadata, fingerprinted with the file by `gguf_sha256`).
+    pub tokenizer: Option<String>,
+    /// The tokenizer.json's SHA-256 (lowercase hex); `None` with the GGUF's own tokenizer.
+    pub tokenizer_sha256: Option<String>,
 }
 
 impl ApiSettings {

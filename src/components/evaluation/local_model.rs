@@ -70,9 +70,10 @@ pub fn LocalModelPanel(api: ApiForm) -> impl IntoView {
                     {text_field("GGUF SHA-256", form.gguf_sha256, "local-gguf-sha256")}
                 </div>
                 <div class="row-fields">
-                    {text_field("tokenizer.json URL", form.tokenizer_url, "local-tokenizer-url")}
-                    {text_field("tokenizer.json SHA-256", form.tokenizer_sha256, "local-tokenizer-sha256")}
+                    {text_field("tokenizer.json URL (optional)", form.tokenizer_url, "local-tokenizer-url")}
+                    {text_field("tokenizer.json SHA-256 (optional)", form.tokenizer_sha256, "local-tokenizer-sha256")}
                 </div>
+                <p class="muted small">"The GGUF file carries its tokenizer: leave the tokenizer.json fields empty to use it, or give a tokenizer.json to use instead."</p>
             </Show>
             <p class="stats" data-testid="local-size">{move || match form.size.get() {
                 Some(size) => format!("Size: {size}"),

@@ -203,6 +203,36 @@ fn resume_refuses_a_changed_or_missing_model_file_naming_it() {
     }
 }
 
+/// The GGUF file alone: its own tokenizer (the tiny fixture's agrees with its tokenizer.json, so
+/// the answers are the same), which the manifest records as no tokenizer file, and resume keeps.
+#[test]
+fn a_gguf_file_alone_is_enough_and_resume_keeps_its_tokenizer() {
+    let dir = scratch("alone");
+    let with_json = run(&mut run_command(&dir, "json.jsonl", "local", 3, &FILES));
+    assert_eq!(with_json.status.code(), Some(0), "{}", says(&with_json));
+    let alone = run(&mut run_command(&dir, "alone.jsonl", "local", 3, &FILES[..2]));
+    assert_eq!(alone.status.code(), Some(0), "{}", says(&alone));
+    let rows = records(&dir.join("alone.jsonl"));
+    assert_eq!(responses(&rows), responses(&records(&dir.join("json.jsonl"))));
+    assert_eq!(rows[0]["usage"]["prompt_tokens"].as_u64(), Some(prompt_tokens(0)));
+    let file = std::fs::read_to_string(dir.join("alone.jsonl")).unwrap();
+    let manifest: serde_json::Value = serde_json::from_str(file.lines().next().unwrap()).unwrap();
+    let local = &manifest["manifest"]["api"]["local_model"];
+    assert_eq!((&local["tokenizer"], &local["tokenizer_sha256"]), (&serde_json::Value::Null, &serde_json::Value::Null));
+
+    // Cut after the first sample: resumed with no flags it goes on with the GGUF's own tokenizer;
+    // given a tokenizer.json it refuses, naming both.
+    let first: Vec<&str> = file.lines().filter(|l| !l.starts_with("{\"state\"")).take(2).collect();
+    std::fs::write(dir.join("alone.jsonl"), first.join("\n") + "\n").unwrap();
+    let refused = run(run_command(&dir, "alone.jsonl", "local", 3, &FILES).arg("--resume"));
+    assert_eq!(refused.status.code(), Some(2), "{}", says(&refused));
+    let want = "the tokenizer tokenizer.json is not the one the run used (the run used the GGUF file's own tokenizer";
+    assert!(text(&refused.stderr).contains(want), "{}", says(&refused));
+    let resumed = run(run_command(&dir, "alone.jsonl", "local", 3, &[]).arg("--resume"));
+    assert_eq!(resumed.status.code(), Some(0), "{}", says(&resumed));
+    assert_eq!(responses(&records(&dir.join("alone.jsonl"))), responses(&rows));
+}
+
 #[test]
 fn local_flags_are_checked_before_any_work() {
     let dir = scratch("flags");
@@ -214,8 +244,8 @@ fn local_flags_are_checked_before_any_work() {
         says(&oracle)
     );
     let cases: &[(&[&str], &str)] = &[
-        (&[], "--provider local needs --model-file F.gguf and --tokenizer tokenizer.json"),
-        (&["--model-file", "tiny-q8_0.gguf"], "--provider local takes --model-file and --tokenizer together"),
+        (&[], "--provider local needs --model-file F.gguf"),
+        (&["--tokenizer", "tokenizer.json"], "--tokenizer goes with --model-file"),
         (
             &[
                 FILES[0],
@@ -235,7 +265,8 @@ fn local_flags_are_checked_before_any_work() {
             &["--model-file", "tokenizer.json", "--tokenizer", "tokenizer.json"],
             "cannot load tokenizer.json with tokenizer.json: reading the GGUF file",
         ),
-        (&["--resume"], "--provider local needs --model-file and --tokenizer (cannot read out.jsonl"),
+        (&["--resume"], "--provider local needs --model-file (cannot read out.jsonl"),
+        (&["--model-file", "tokenizer.json"], "cannot load tokenizer.json: reading the GGUF file"),
     ];
     for (flags, want) in cases {
         let output = run(&mut local_run(&dir, "out.jsonl", flags));
