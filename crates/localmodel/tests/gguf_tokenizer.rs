@@ -12,6 +12,7 @@
 //!   The model file is fetched when missing, as `tests/e2e_llama_server.rs` does; if it cannot
 //!   be, the test fails.
 
+#[path = "localmodel/common/mod.rs"]
 mod common;
 
 use std::path::{Path, PathBuf};
@@ -253,7 +254,8 @@ const FIXTURE: &str = "llama_cpp_tokenizer.json";
 /// fails, the test fails: the comparison is never skipped.
 fn real_model() -> PathBuf {
     let fetch = root().join("scripts/llama_server/fetch.sh");
-    let check = Command::new("bash").arg(&fetch).arg("--check").stderr(Stdio::inherit()).output().expect("run fetch.sh");
+    let check =
+        Command::new("bash").arg(&fetch).arg("--check").stderr(Stdio::inherit()).output().expect("run fetch.sh");
     let output = if check.status.success() {
         check
     } else {
@@ -332,11 +334,7 @@ fn the_real_ggufs_tokenizer_and_template_match_llama_cpp_on_every_cruxeval_promp
     let fixture: Value = serde_json::from_slice(&common::read(FIXTURE)).expect("the llama.cpp fixture");
     let model = real_model();
     let bytes = std::fs::read(&model).unwrap();
-    assert_eq!(
-        fixture["gguf_bytes"].as_u64(),
-        Some(bytes.len() as u64),
-        "the fixture was recorded from another file"
-    );
+    assert_eq!(fixture["gguf_bytes"].as_u64(), Some(bytes.len() as u64), "the fixture was recorded from another file");
     let started = Instant::now();
     let tok = ModelTokenizer::from_gguf(&bytes).expect("the real GGUF's tokenizer");
     eprintln!("tokenizer built from the GGUF's metadata in {:.2} s", started.elapsed().as_secs_f64());

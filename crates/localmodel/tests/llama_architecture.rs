@@ -11,6 +11,7 @@
 //!   it) against llama.cpp's `/v1/chat/completions` at temperature 0 on the same request bodies,
 //!   recorded by `scripts/llama_server/record_greedy.py` into `fixtures/llama_cpp_greedy_smollm2.json`.
 
+#[path = "localmodel/common/mod.rs"]
 mod common;
 
 use std::path::{Path, PathBuf};
