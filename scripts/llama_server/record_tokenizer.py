@@ -1,13 +1,13 @@
 #!/usr/bin/env python3
 """Record llama.cpp's own tokenization and chat-template rendering of every CRUXEval prompt into
 crates/localmodel/tests/fixtures/llama_cpp_tokenizer.json, the reference of
-crates/localmodel/tests/gguf_tokenizer.rs (which then runs without the server).
+crates/localmodel/tests/localmodel/gguf_tokenizer.rs (which then runs without the server).
 
     python3 scripts/llama_server/record_tokenizer.py [--prompts FILE] [--out FILE] [--model F.gguf]
 
 With --model, another GGUF is recorded instead of the Qwen file (SmolLM2, from
 scripts/llama_server/fetch_smollm2.sh, into llama_cpp_tokenizer_smollm2.json for
-crates/localmodel/tests/llama_architecture.rs); the server still comes from fetch.sh.
+crates/localmodel/tests/localmodel/llama_architecture.rs); the server still comes from fetch.sh.
 
 What it does
   1. scripts/llama_server/fetch.sh: the real Qwen2.5-Coder-0.5B-Instruct GGUF and xllamacpp.
@@ -94,8 +94,8 @@ def post(base: str, path: str, body: dict) -> dict:
 def write_prompts(path: str) -> None:
     env = dict(os.environ, EXECBENCH_PROMPTS_OUT=path)
     env.setdefault("CARGO_TARGET_DIR", os.path.join(os.path.expanduser("~"), ".cache", "execbench-target"))
-    cmd = ["nice", "-n", "15", "cargo", "test", "--release", "--workspace", "--locked", "--test", "gguf_tokenizer",
-           "--", "--ignored", "--exact", "write_prompts_for_the_recorder"]
+    cmd = ["nice", "-n", "15", "cargo", "test", "--release", "--workspace", "--locked", "--test", "localmodel",
+           "--", "--ignored", "--exact", "gguf_tokenizer::write_prompts_for_the_recorder"]
     log("writing the prompts: " + " ".join(cmd))
     subprocess.run(cmd, cwd=ROOT, env=env, check=True, stdout=sys.stderr)
 

@@ -67,7 +67,7 @@ impl ResponseBody for FetchBody {
 
 /// The browser's own reading of `url` must name the origin that the key check read with
 /// [`Address::parse`]: the engine decided with one parser, and `fetch` sends with this one. The
-/// requests are built from the canonical URL, on which the two agree (tests/e2e_keys.rs holds them
+/// requests are built from the canonical URL, on which the two agree (tests/app/e2e_keys.rs holds them
 /// side by side over thousands of addresses); this is the last guard before a key leaves, so a
 /// disagreement neither test nor review found is an error, never a request.
 fn browser_reads_the_checked_origin(url: &str) -> Result<(), ProviderError> {

@@ -29,7 +29,7 @@ const CHATML_END_TOKENS: [&str; 2] = ["<|im_end|>", "<|endoftext|>"];
 /// type in the file: matched whole in text and ending generation. Qwen2.5's vocabulary has "</s>"
 /// as a plain token (128247); llama.cpp says so when it loads the file ("control-looking token:
 /// 128247 '</s>' was not control-type ... its type will be overridden") and tokenizes "</s>" as
-/// that one id (the recorded fixture of tests/gguf_tokenizer.rs).
+/// that one id (the recorded fixture of tests/localmodel/gguf_tokenizer.rs).
 const CONTROL_BY_NAME: [&str; 1] = ["</s>"];
 
 /// `tokenizer.ggml.token_type` values (llama.cpp's numbering).

@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 
 use fantoccini::actions::{InputSource, KeyAction, KeyActions};
 use fantoccini::{Client, ClientBuilder, Locator};
+use hyper_util::client::legacy::connect::HttpConnector;
 
 /// A chromedriver and the Chromium it drives. Dropping it (a test that panics included) kills
 /// both and removes its own profile: a failed test leaves no browser running.
@@ -112,8 +113,6 @@ impl Browser {
     }
 
     async fn launch_with(trace_categories: Option<&str>, kept: Option<&Path>) -> Browser {
-        // Fails harmlessly when a provider is already installed.
-        let _ = rustls::crypto::aws_lc_rs::default_provider().install_default();
         let (port, driver) = start_driver();
         let own_profile = kept.is_none().then(|| std::env::temp_dir().join(format!("execbench-chromium-{port}")));
         let profile = kept.map(Path::to_path_buf).or_else(|| own_profile.clone()).expect("one of the two");
@@ -136,8 +135,7 @@ impl Browser {
             );
             caps.insert("goog:loggingPrefs".into(), serde_json::json!({"performance": "ALL"}));
         }
-        let client = ClientBuilder::rustls()
-            .expect("rustls connector")
+        let client = ClientBuilder::new(HttpConnector::new())
             .capabilities(caps)
             .connect(&format!("http://127.0.0.1:{port}"))
             .await

@@ -8,11 +8,10 @@
 //! code hands it to workers: this binary started again as `execbench __python-worker`, with an
 //! empty environment, a memory limit, one interpreter each, killed at the run's deadline and
 //! started again for the next run (`process.rs`; the worker's loop is `worker.rs`). Each worker
-//! is held by the kernel's rules before it reads its first job (`sandbox.rs`: Landlock and
+//! is held by the kernel's rules before it reads its first job (`crates/sandbox`: Landlock and
 //! seccomp), so that an escape from RustPython finds no files, network, programs or processes.
 
 mod process;
-mod sandbox;
 mod worker;
 
 pub use process::WorkerEngine;

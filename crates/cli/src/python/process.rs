@@ -9,7 +9,9 @@ use std::time::{Duration, Instant};
 use execbench_core::{Outcome, PythonEngine, RunRequest, RunResult};
 use execbench_worker_protocol::{FromWorker, RunMessage, RunOutput, ToWorker};
 
-use super::{WORKER_COMMAND, sandbox};
+use execbench_sandbox as sandbox;
+
+use super::WORKER_COMMAND;
 
 /// How long past a run's time limit its worker is given before it is killed. The interpreter
 /// stops a run itself at the limit between two bytecodes, and answers at once; only a run stuck

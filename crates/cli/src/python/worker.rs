@@ -1,5 +1,5 @@
 //! The worker's side: `execbench __python-worker`, started by [`super::WorkerEngine`] with an
-//! empty environment and a memory limit, and held by the kernel's rules (`sandbox.rs`) before it
+//! empty environment and a memory limit, and held by the kernel's rules (`crates/sandbox`) before it
 //! reads its first request. One interpreter for the process's life; requests in as
 //! JSON lines on stdin (the page's worker messages: `ToWorker`), each run's result out as one
 //! JSON line on stdout (`FromWorker::Results`), after a first `FromWorker::Ready`. It ends at the
@@ -16,7 +16,7 @@ use execbench_core::PythonEngine;
 use execbench_pyengine::RustPythonEngine;
 use execbench_worker_protocol::{FromWorker, RunOutput, ToWorker};
 
-use super::sandbox;
+use execbench_sandbox as sandbox;
 
 /// The stack of the thread that runs Python: RustPython's frames are large, and a program at
 /// Python's recursion limit must get a RecursionError, not a native stack overflow. Only reserved

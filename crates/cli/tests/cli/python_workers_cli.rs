@@ -159,7 +159,7 @@ fn a_worker_sees_nothing_of_the_environment_of_the_execbench_that_starts_it() {
     let limit: u64 = address_space.split_whitespace().nth(3).and_then(|w| w.parse().ok()).expect(&limits);
     let ram = physical_memory();
     assert!((1 << 30..=4 << 30).contains(&limit) && limit <= (ram / 4 * 3).max(1 << 30), "RAM {ram}:\n{limits}");
-    // The rules of sandbox.rs, in force while a program runs: a seccomp filter, no new privileges.
+    // The rules of crates/sandbox, in force while a program runs: a seccomp filter, no new privileges.
     for rule in ["Seccomp:\t2", "NoNewPrivs:\t1"] {
         assert!(status.lines().any(|line| line == rule), "no {rule:?} in the worker's status:\n{status}");
     }

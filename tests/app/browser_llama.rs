@@ -4,7 +4,7 @@
 //! GGUF's own tokenizer (pre-tokenizer `smollm`) and answers a CRUXEval prompt greedily. The
 //! answer must be the start of llama.cpp's greedy answer to the same request, recorded by
 //! `scripts/llama_server/record_greedy.py` (one whose 160 tokens the native engine matches
-//! exactly: crates/localmodel/tests/llama_architecture.rs).
+//! exactly: crates/localmodel/tests/localmodel/llama_architecture.rs).
 
 use std::path::PathBuf;
 use std::process::{Command, Stdio};

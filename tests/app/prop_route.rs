@@ -5,7 +5,7 @@
 //! calls are never made).
 
 #[allow(dead_code)]
-#[path = "../src/route.rs"]
+#[path = "../../src/route.rs"]
 mod route;
 
 use execbench_core::sample::OutputKind;

@@ -1,8 +1,10 @@
-//! The kernel's rules for a Python worker. RustPython is no security boundary: a bug in it is a way
-//! to run native code in the worker. These rules make such an escape find nothing to use. The
-//! worker applies them ([`confine`]) at the start of `worker::serve`, before the engine's thread
-//! starts and before the first job is read: both rules bind the thread that applies them and
-//! every thread it starts later, and no other thread exists yet.
+//! The kernel's rules for a process that runs untrusted Python. RustPython is no security
+//! boundary: a bug in it is a way to run native code in the worker. These rules make such an
+//! escape find nothing to use. The CLI's Python worker (`crates/cli/src/python/worker.rs`)
+//! applies them ([`confine`]) at the start of its `serve`, before the engine's thread starts and
+//! before the first job is read: both rules bind the thread that applies them and every thread it
+//! starts later, and no other thread exists yet. The bench applies the same rules to a process of
+//! its own to measure what they cost (`crates/bench/src/cli_jobs.rs`).
 //!
 //! - Landlock: no file or directory may be opened, made, changed or removed, no TCP or UDP port
 //!   bound or connected to, no signal sent and no abstract Unix socket reached outside the worker.
@@ -46,7 +48,7 @@ pub enum Rule {
 }
 
 impl Rule {
-    fn word(self) -> &'static str {
+    pub fn word(self) -> &'static str {
         match self {
             Rule::Enforced => "enforced",
             Rule::Partial => "partial",

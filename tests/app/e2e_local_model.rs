@@ -9,7 +9,7 @@
 //! and the faults: a wrong checksum refused, a storage quota too small for the file. The model
 //! worker's module is fetched only once the provider is picked, never by the first load.
 
-mod common;
+use crate::common;
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant};

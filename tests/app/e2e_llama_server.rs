@@ -6,7 +6,7 @@
 //! page's model picker is filled from the same server's `/v1/models`. The mock server stays for
 //! faults, which a real server does not make on demand.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader};
@@ -87,10 +87,7 @@ impl Drop for LlamaServer {
 
 /// `execbench run` against the server (the CLI built beside this test): its records by sample id.
 fn run_natively(server: &LlamaServer, stream: bool, dir: &Path) -> BTreeMap<String, SampleRecord> {
-    // This test runs as target/<profile>/deps/e2e_llama_server-<hash>; the CLI is target/<profile>/execbench.
-    let exe = std::env::current_exe().unwrap();
-    let cli = exe.parent().and_then(Path::parent).map(|d| d.join("execbench")).unwrap();
-    assert!(cli.is_file(), "no {}: build with `cargo test --release --workspace --no-run`", cli.display());
+    let cli = execbench_testkit::fresh_cli_binary();
     let out = dir.join(format!("llamacpp-stream-{stream}.jsonl"));
     let dataset = execbench_mockserver::bundled_dataset_path();
     let mut command = Command::new(&cli);

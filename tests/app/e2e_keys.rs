@@ -4,7 +4,7 @@
 //! client), over thousands of generated addresses (`url_cases`), and over the request URLs built
 //! from each.
 
-mod url_cases;
+use crate::url_cases;
 
 use std::collections::BTreeMap;
 

@@ -2,7 +2,7 @@
 //! (`trunk build --release`, or EXECBENCH_DIST) and Debian's chromium + chromedriver.
 //! Screenshots land in tests/artifacts/evaluate-*.png.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;

@@ -9,8 +9,7 @@ use std::time::Duration;
 use execbench_testkit::browser::Browser;
 use execbench_testkit::static_server::StaticServer;
 
-#[path = "../crates/formats/tests/common/mod.rs"]
-mod parquet_writer;
+use crate::parquet_writer;
 
 /// Parquet files written by pyarrow, with the script that made them.
 const PYARROW_FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/pyarrow");

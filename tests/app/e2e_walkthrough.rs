@@ -20,8 +20,7 @@ use execbench_testkit::static_server::StaticServer;
 use fantoccini::Locator;
 use serde_json::{Value, json};
 
-#[path = "../crates/formats/tests/common/mod.rs"]
-mod parquet_writer;
+use crate::parquet_writer;
 
 const ROWS: usize = 12;
 /// The answers a (replayed) model gives on the MCC file that it got right on the original: the

@@ -3,7 +3,7 @@
 //! the page, so CORS is real). Needs a built site (`trunk build --release`) and Debian's chromium.
 //! Screenshots land in tests/artifacts/models-*.png.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

@@ -1,7 +1,7 @@
 //! The worker engine in real headless Chromium, through the Playground: runaway programs, memory
 //! bombs and sandbox escapes end in clear errors and the page keeps working.
 
-mod common;
+use crate::common;
 
 use common::run_in_playground;
 use execbench_testkit::browser::Browser;

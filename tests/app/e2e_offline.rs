@@ -4,7 +4,7 @@
 //! update"). Served from a sub-path in one test and from the root in the other, each from a copy
 //! of the built site that the test can stop serving or replace.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;

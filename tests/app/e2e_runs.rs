@@ -4,7 +4,7 @@
 //! sample; a full disk pauses a run and loses nothing; costs are computed as the price table says;
 //! no key is ever stored or exported. Screenshots land in tests/artifacts/runs-*.png.
 
-mod common;
+use crate::common;
 
 use std::time::{Duration, Instant};
 

@@ -6,7 +6,7 @@
 //! the scores of a live run of the same mock answers, Retry errors finishing them, and the key in
 //! no store. Then short ones: Stop on a waiting run, Retry errors live, and the polling loop.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -167,10 +167,7 @@ fn scores(record: &SampleRecord) -> Vec<String> {
 /// A live run of the same mock answers, made natively by `execbench run` (the CLI built beside
 /// this test by `cargo test --workspace`): all its records by sample id.
 fn live_run_natively(mock_url: &str, samples: usize, n: usize, dir: &Path) -> BTreeMap<String, SampleRecord> {
-    // This test runs as target/<profile>/deps/e2e_batch-<hash>; the binary is target/<profile>/execbench.
-    let exe = std::env::current_exe().unwrap();
-    let cli = exe.parent().and_then(Path::parent).map(|d| d.join("execbench")).unwrap();
-    assert!(cli.is_file(), "no {}: build with `cargo test --release --workspace --no-run`", cli.display());
+    let cli = execbench_testkit::fresh_cli_binary();
     let out = dir.join("live.jsonl");
     let dataset = execbench_mockserver::bundled_dataset_path();
     let output = std::process::Command::new(&cli)

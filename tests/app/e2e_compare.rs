@@ -3,7 +3,7 @@
 //! chosen on the Compare page and compared; the table, the flipped samples and the downloaded
 //! Markdown report must be the library's own, byte for byte, computed here natively.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

