@@ -114,7 +114,14 @@ impl Browser {
 
     async fn launch_with(trace_categories: Option<&str>, kept: Option<&Path>) -> Browser {
         let (port, driver) = start_driver();
-        let own_profile = kept.is_none().then(|| std::env::temp_dir().join(format!("execbench-chromium-{port}")));
+        // A fresh directory for every browser, never one a crashed run left on the same port.
+        let own_profile = kept.is_none().then(|| {
+            static COUNT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+            let n = COUNT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let dir = std::env::temp_dir().join(format!("execbench-chromium-{}-{n}-{port}", std::process::id()));
+            let _ = std::fs::remove_dir_all(&dir);
+            dir
+        });
         let profile = kept.map(Path::to_path_buf).or_else(|| own_profile.clone()).expect("one of the two");
         let mut caps = serde_json::Map::new();
         caps.insert(

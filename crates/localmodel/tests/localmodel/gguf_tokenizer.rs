@@ -15,7 +15,7 @@
 use std::path::PathBuf;
 use std::time::Instant;
 
-use execbench_localmodel::{LocalModel, ModelTokenizer, TokenizerSource};
+use execbench_localmodel::{ChatMessage, LocalModel, ModelTokenizer, TokenizerSource};
 use serde_json::{Value, json};
 
 use crate::{common, llama_cpp};
