@@ -33,9 +33,10 @@ pub fn dist_dir() -> PathBuf {
 
 /// The `execbench` binary that `cargo test --workspace` built beside the running test (the test
 /// is `target/<profile>/deps/<name>-<hash>`, the binary `target/<profile>/execbench`), refused
-/// when missing or older than any source file it was built from, as its dep-info file
-/// (`execbench.d`) lists them: a test run alone (`--test app`) after a change to the CLI's crates
-/// does not rebuild it, and would otherwise test yesterday's binary.
+/// when missing or older than any source of the workspace crates it is built from (their `src/`,
+/// `build.rs` and `Cargo.toml`, the crates read from `cargo metadata`): a test run alone
+/// (`--test app`) after a change to the CLI's crates does not rebuild it, and would otherwise
+/// test yesterday's binary.
 pub fn fresh_cli_binary() -> PathBuf {
     let exe = std::env::current_exe().expect("the test's own path");
     let dir = exe.parent().and_then(std::path::Path::parent).expect("target/<profile>/deps/<test>");
@@ -44,42 +45,62 @@ pub fn fresh_cli_binary() -> PathBuf {
     let built = std::fs::metadata(&cli)
         .and_then(|m| m.modified())
         .unwrap_or_else(|_| panic!("no {}: {rebuild}", cli.display()));
-    let dep_info = std::fs::read_to_string(dir.join("execbench.d"))
-        .unwrap_or_else(|e| panic!("{}: {e}: {rebuild}", dir.join("execbench.d").display()));
-    if let Some(newer) = dep_info_sources(&dep_info)
-        .into_iter()
-        .find(|source| std::fs::metadata(source).and_then(|m| m.modified()).is_ok_and(|changed| changed > built))
-    {
-        panic!("{} is older than {newer}, one of its sources: {rebuild}", cli.display());
+    let newest = cli_sources().into_iter().filter_map(|f| Some((f.metadata().ok()?.modified().ok()?, f))).max();
+    if let Some((changed, file)) = newest.filter(|(changed, _)| *changed > built) {
+        let by = changed.duration_since(built).unwrap_or_default().as_secs();
+        panic!("{} is older than {} (by {by} s), one of its sources: {rebuild}", cli.display(), file.display());
     }
     cli
 }
 
-/// The sources a make-style dep-info file lists for its first target (`target: a b\ c ...`, a
-/// space in a name escaped by a backslash).
-fn dep_info_sources(text: &str) -> Vec<String> {
-    let Some(first) = text.lines().find(|l| !l.trim().is_empty()) else { return Vec::new() };
-    let Some((_, sources)) = first.split_once(": ") else { return Vec::new() };
-    let mut out = vec![String::new()];
-    let mut chars = sources.chars();
-    while let Some(c) = chars.next() {
-        match c {
-            '\\' => out.last_mut().expect("never empty").extend(chars.next()),
-            ' ' => out.push(String::new()),
-            c => out.last_mut().expect("never empty").push(c),
+/// Every file of the workspace crates `execbench-cli` depends on, itself included.
+fn cli_sources() -> Vec<PathBuf> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let output = std::process::Command::new(cargo)
+        .args(["metadata", "--format-version", "1", "--offline", "--filter-platform", "x86_64-unknown-linux-gnu"])
+        .current_dir(repo_root())
+        .output()
+        .expect("run cargo metadata");
+    assert!(output.status.success(), "cargo metadata: {}", String::from_utf8_lossy(&output.stderr));
+    let metadata: serde_json::Value = serde_json::from_slice(&output.stdout).expect("cargo metadata's JSON");
+    let members: Vec<&str> =
+        metadata["workspace_members"].as_array().into_iter().flatten().filter_map(|m| m.as_str()).collect();
+    let nodes = metadata["resolve"]["nodes"].as_array().cloned().unwrap_or_default();
+    let deps_of = |id: &str| -> Vec<String> {
+        nodes
+            .iter()
+            .find(|n| n["id"] == id)
+            .and_then(|n| n["deps"].as_array())
+            .into_iter()
+            .flatten()
+            .filter(|d| {
+                d["dep_kinds"].as_array().into_iter().flatten().any(|k| k["kind"].is_null() || k["kind"] == "build")
+            })
+            .filter_map(|d| d["pkg"].as_str().map(str::to_string))
+            .collect()
+    };
+    let packages = metadata["packages"].as_array().cloned().unwrap_or_default();
+    let cli =
+        packages.iter().find(|p| p["name"] == "execbench-cli").and_then(|p| p["id"].as_str()).expect("execbench-cli");
+    let (mut seen, mut todo) = (std::collections::BTreeSet::new(), vec![cli.to_string()]);
+    while let Some(id) = todo.pop() {
+        if members.contains(&id.as_str()) && seen.insert(id.clone()) {
+            todo.extend(deps_of(&id));
         }
     }
-    out.retain(|s| !s.is_empty());
-    out
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn dep_info_sources_are_read_with_escaped_spaces() {
-        let text =
-            "/t/release/execbench: /r/crates/cli/src/main.rs /r/a\\ b.rs /r/c.rs\n\n/r/crates/cli/src/main.rs:\n";
-        assert_eq!(super::dep_info_sources(text), ["/r/crates/cli/src/main.rs", "/r/a b.rs", "/r/c.rs"]);
-        assert!(super::dep_info_sources("").is_empty());
+    let mut files = Vec::new();
+    for package in packages.iter().filter(|p| p["id"].as_str().is_some_and(|id| seen.contains(id))) {
+        let manifest = PathBuf::from(package["manifest_path"].as_str().unwrap_or_default());
+        let root = manifest.parent().map(std::path::Path::to_path_buf).unwrap_or_default();
+        files.push(manifest);
+        files.push(root.join("build.rs"));
+        let mut stack = vec![root.join("src")];
+        while let Some(dir) = stack.pop() {
+            for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+                let path = entry.path();
+                if path.is_dir() { stack.push(path) } else { files.push(path) }
+            }
+        }
     }
+    files
 }
