@@ -103,15 +103,22 @@ for p in m["packages"]:
 
 # Cargo names a workspace crate's artifacts by its path inside the workspace and trusts file
 # times, so a crate built in another checkout of the same cache looks up to date here when this
-# checkout's files are older. When the cache was last used from elsewhere, this checkout's own
-# files are touched first: its crates are rebuilt (as a fresh clone's are), dependencies are not.
+# checkout's files are older. When the cache was last used from elsewhere, this checkout takes the
+# times the last test run recorded for every file whose content is the same (scripts/build_cache.py:
+# cargo then rebuilds exactly what differs); when there is no such record, or something was built
+# after it, every file is touched: this checkout's crates are rebuilt, dependencies are not.
 claim_build_cache() {
   local marker="$CARGO_TARGET_DIR/.execbench-checkout"
   mkdir -p "$CARGO_TARGET_DIR"
   if [ "$(cat "$marker" 2>/dev/null || true)" != "$ROOT" ]; then
-    say "the build cache was last used from another checkout: rebuilding this checkout's own crates"
-    find "$ROOT/src" "$ROOT/crates" "$ROOT/tests" "$ROOT/index.html" "$ROOT/Cargo.toml" "$ROOT/style" \
-      -path "$ROOT/crates/*/target" -prune -o -type f -exec touch {} + 2>/dev/null || true
+    local said
+    if said=$(python3 "$ROOT/scripts/build_cache.py" adopt "$ROOT" "$CARGO_TARGET_DIR" 2>&1); then
+      say "the build cache was last used from another checkout: $said"
+    else
+      say "the build cache was last used from another checkout ($said): rebuilding this checkout's own crates"
+      find "$ROOT/src" "$ROOT/crates" "$ROOT/tests" "$ROOT/index.html" "$ROOT/Cargo.toml" "$ROOT/style" \
+        -path "$ROOT/crates/*/target" -prune -o -type f -exec touch {} + 2>/dev/null || true
+    fi
     printf '%s\n' "$ROOT" > "$marker"
   fi
 }

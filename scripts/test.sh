@@ -27,4 +27,6 @@ say "running the IndexedDB run store's tests in headless Chromium (wasm-bindgen-
 # through chromedriver; setup_all set the C flags tree-sitter needs for wasm32.
 CHROMEDRIVER="${CHROMEDRIVER:-$(command -v chromedriver)}" \
   cargo test -p execbench-idbstore --target wasm32-unknown-unknown --locked
+# What this run built from, for the next checkout that shares the cache (setup.sh claim_build_cache).
+python3 scripts/build_cache.py record "$ROOT" "$CARGO_TARGET_DIR" >/dev/null
 say "all tests passed in $(( $(date +%s) - started )) s"

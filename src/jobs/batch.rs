@@ -19,7 +19,7 @@ use execbench_run::store::RunStore;
 use leptos::prelude::*;
 
 use super::Runs;
-use super::evaluate::{RunPlan, Shown, new_entry};
+use super::plan::{RunPlan, Shown, new_entry};
 use crate::browser::fetch::FetchHttp;
 use crate::browser::python::PythonWorker;
 

@@ -7,6 +7,7 @@ pub mod build;
 pub mod evaluate;
 pub mod generations;
 pub mod perturb;
+pub mod plan;
 pub mod reproduction;
 pub mod results;
 pub mod runs;

@@ -38,7 +38,8 @@ use crate::components::evaluation::summary::ResultsSummary;
 use crate::components::evaluation::template_editor::TemplatePanel;
 use crate::components::progress_bar::ProgressBar;
 use crate::jobs::Runs;
-use crate::jobs::evaluate::{Continue, FileShown, RunPlan, Shown, Target, continue_plan};
+use crate::jobs::evaluate::{Continue, Target, continue_plan};
+use crate::jobs::plan::{FileShown, RunPlan, Shown};
 use crate::route::{EvaluateQuery, Route};
 use crate::state::evaluate::{
     AnswerFile, EvaluateState, LoadedFile, ModelChoice, PendingRun, WantedRun, evaluate_state,

@@ -4,7 +4,6 @@
 mod api_args;
 mod args;
 mod batch_cmd;
-mod batch_run;
 mod build;
 mod cli;
 mod compare;

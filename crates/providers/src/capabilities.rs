@@ -21,6 +21,15 @@ use serde::{Deserialize, Serialize};
 use crate::params::{Endpoint, GenerationParams, MaxTokensField};
 use crate::presets::WireFormat;
 
+impl Endpoint {
+    /// Whether one request may ask for several choices: the provider documents it (false when the
+    /// id is unknown) and the model takes it (Gemini 3 does not). Here, beside the table, so that
+    /// `params` needs nothing of this module.
+    pub fn supports_n(&self) -> bool {
+        self.preset().is_some_and(|p| p.supports_n) && capabilities(self).n
+    }
+}
+
 /// Whether a model takes a sampling parameter (temperature, top-p).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Sampling {

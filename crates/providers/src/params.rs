@@ -39,12 +39,6 @@ impl Endpoint {
         self.preset().map_or(WireFormat::OpenAiChat, |p| p.wire)
     }
 
-    /// Whether one request may ask for several choices: the provider documents it (false when the
-    /// id is unknown) and the model takes it (Gemini 3 does not: `crate::capabilities`).
-    pub fn supports_n(&self) -> bool {
-        self.preset().is_some_and(|p| p.supports_n) && crate::capabilities::capabilities(self).n
-    }
-
     /// The host of base_url with its port when not the scheme's default ("api.openai.com",
     /// "127.0.0.1:8000"), as the URL standard reads it: where a key would be sent, for messages.
     /// Text that is not an address comes back redacted.

@@ -4,6 +4,7 @@ use execbench_core::{Outcome, PythonEngine, RunRequest, RunResult};
 use rustpython_vm::{Interpreter, PyResult, Settings, VirtualMachine};
 
 use crate::budget::Watchdog;
+use crate::frozen::{engine_patches_code, run_frozen, sandbox_io_code, sandbox_posix_code};
 use crate::run;
 
 /// Python's recursion limit in the browser (CPython and the native engine use 1000).
@@ -12,11 +13,6 @@ pub const WASM_RECURSION_LIMIT: u32 = 400;
 
 /// The names of the frozen standard-library modules, for the docs and the sandbox tests.
 pub const FROZEN_MODULES: &str = include_str!("../stdlib.txt");
-
-// `sandbox_io_code()`, `sandbox_posix_code()`, `engine_patches_code()`, `lazy_stdlib_code()`:
-// sandbox_io.py, sandbox_posix.py, engine_patches.py and lazy_stdlib.py as bytecode, compiled by
-// build.rs.
-include!(concat!(env!("OUT_DIR"), "/sandbox_code.rs"));
 
 /// A RustPython interpreter that runs requests in fresh globals.
 pub struct RustPythonEngine {
@@ -155,14 +151,4 @@ fn install_sandbox(vm: &VirtualMachine) -> PyResult<()> {
     #[cfg(target_arch = "wasm32")]
     sys.get_attr("setrecursionlimit", vm)?.call((WASM_RECURSION_LIMIT,), vm)?;
     Ok(())
-}
-
-/// Runs bytecode build.rs compiled, in `globals`.
-pub(crate) fn run_frozen(
-    vm: &VirtualMachine,
-    code: rustpython_compiler_core::frozen::FrozenCodeObject<&[u8]>,
-    globals: rustpython_vm::builtins::PyDictRef,
-) -> PyResult<()> {
-    let scope = rustpython_vm::scope::Scope::with_builtins(None, globals, vm);
-    vm.run_code_obj(vm.ctx.new_code(code), scope).map(drop)
 }

@@ -127,5 +127,5 @@ pub(crate) fn install_finder(vm: &VirtualMachine) -> PyResult<()> {
     }
     globals.set_item("_packages", packages.into(), vm)?;
     globals.set_item("_code", vm.new_function("_code", code_of).into(), vm)?;
-    crate::interpreter::run_frozen(vm, crate::interpreter::lazy_stdlib_code(), globals)
+    crate::frozen::run_frozen(vm, crate::frozen::lazy_stdlib_code(), globals)
 }

@@ -9,6 +9,7 @@
 
 mod budget;
 mod clock;
+mod frozen;
 mod interpreter;
 mod lazy_stdlib;
 mod lockdown;

@@ -3,6 +3,8 @@
 //! sample finishes (appended and flushed), so a killed run loses at most the requests in flight and
 //! `--resume` asks only for the rest. Scoring runs its Python on `--jobs` interpreters.
 
+mod batch;
+
 use std::cell::RefCell;
 use std::io::Write;
 
@@ -479,7 +481,7 @@ pub fn run(args: &RunArgs) -> Result<i32, String> {
             .map_err(|e| format!("cannot start the async runtime: {e}"))?;
         let python = Workers::of_this_binary()?.python(settings.jobs);
         let (http, clock) = (NativeHttp::new()?, TokioClock::new());
-        let run = crate::batch_run::BatchRun {
+        let run = batch::BatchRun {
             out: &settings.out,
             store: &store,
             entry,
@@ -489,7 +491,7 @@ pub fn run(args: &RunArgs) -> Result<i32, String> {
             submit: args.batch || retry_via == Some(RetryVia::Batch),
             wait: args.wait,
         };
-        return runtime.block_on(crate::batch_run::run_batch(run, &python, &http, &clock));
+        return runtime.block_on(batch::run_batch(run, &python, &http, &clock));
     }
     if args.wait {
         return Err("--wait is for batch runs: pass --batch".to_string());

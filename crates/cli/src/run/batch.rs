@@ -123,5 +123,5 @@ fn report(run: &BatchRun) {
     if !errors.is_empty() {
         eprintln!("ask again for the errors with --resume --retry-errors (a new batch) or --retry-errors live");
     }
-    crate::run::print_results(&closing, &run.entry, run.job.template.task, &run.job.modes);
+    super::print_results(&closing, &run.entry, run.job.template.task, &run.job.modes);
 }
