@@ -13,17 +13,17 @@ use execbench_eval::report::{SampleResult, summarize};
 use execbench_eval::score::Mode;
 use execbench_model_files::protocol::Speed;
 use execbench_run::api::ApiModel;
-use execbench_run::manifest::{PriceUsed, RunEntry, RunState};
-use execbench_run::session::{self, NewRun, NotStarted, Session, SessionEnd, SessionEvent, SessionIo, run_session};
-use execbench_run::simulate::{SimulatedHttp, Simulation};
-use execbench_run::{CancelToken, EvalJob, Event, Responder, RunEnd, RunStatus, SampleRecord};
+use execbench_run::manifest::{RunEntry, RunState};
+use execbench_run::session::{self, NotStarted, Session, SessionEnd, SessionEvent, SessionIo, run_session};
+use execbench_run::simulate::SimulatedHttp;
+use execbench_run::{CancelToken, Event, Responder, RunEnd, RunStatus, SampleRecord};
 
 pub use execbench_run::session::Continue;
 use leptos::prelude::*;
 
 use super::JobProgress;
-use super::results::{ModeResults, RunResults};
 use super::plan::{RunPlan, Shown, new_entry};
+use super::results::{ModeResults, RunResults};
 use super::runs::Runs;
 use crate::browser::clock::BrowserClock;
 use crate::browser::fetch::FetchHttp;

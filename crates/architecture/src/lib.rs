@@ -63,7 +63,8 @@ pub const LAYERS: &[(&str, &[&str])] = &[
 
 /// Import circles that exist today, as `crate: parent:member,member,...` (the parent empty for
 /// the crate's root). Each is to be broken (issue 56); one that is gone must leave this list.
-pub const KNOWN_CIRCLES: &[&str] = &["execbench-run: :api,batch,cost,engine,manifest,naming,schedule,session,status,store"];
+pub const KNOWN_CIRCLES: &[&str] =
+    &["execbench-run: :api,batch,cost,engine,manifest,naming,schedule,session,status,store"];
 
 fn layer_of(name: &str) -> Option<usize> {
     LAYERS.iter().position(|(_, crates)| crates.contains(&name))
@@ -135,7 +136,13 @@ pub fn app_violations(src: &Path) -> Vec<String> {
             (Some("components"), Some("pages")) => "a component imports a page",
             _ => continue,
         };
-        out.push(format!("{rule}: {} names {} ({} in {})", r.from.join("::"), r.to.join("::"), r.path, r.file.display()));
+        out.push(format!(
+            "{rule}: {} names {} ({} in {})",
+            r.from.join("::"),
+            r.to.join("::"),
+            r.path,
+            r.file.display()
+        ));
     }
     out
 }
@@ -181,10 +188,10 @@ mod tests {
 
     #[test]
     fn the_layer_check_refuses_an_upward_or_sideways_dependency_and_an_unknown_crate() {
-        let package = |name: &str, deps: &[(&str, &str)]| {
-            json!({"name": name, "dependencies": deps.iter().map(|(d, kind)| json!({"name": d, "kind": if kind.is_empty() { Value::Null } else { json!(kind) }})).collect::<Vec<_>>()})
-        };
-        let cases: &[(&[(&str, &[(&str, &str)])], usize)] = &[
+        let package = |name: &str, deps: &[(&str, &str)]| json!({"name": name, "dependencies": deps.iter().map(|(d, kind)| json!({"name": d, "kind": if kind.is_empty() { Value::Null } else { json!(kind) }})).collect::<Vec<_>>()});
+        // (packages as (name, [(dependency, kind)]), the violations expected)
+        type Packages<'a> = &'a [(&'a str, &'a [(&'a str, &'a str)])];
+        let cases: &[(Packages, usize)] = &[
             (&[("execbench-core", &[("execbench-literal", "")]), ("execbench-literal", &[])], 0),
             (&[("execbench-core", &[("execbench-run", "")]), ("execbench-run", &[])], 1),
             (&[("execbench-eval", &[("execbench-formats", "")]), ("execbench-formats", &[])], 1),

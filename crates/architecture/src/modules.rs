@@ -62,7 +62,8 @@ pub fn references(modules: &BTreeMap<ModulePath, PathBuf>, read: impl Fn(&Path) 
     for (from, file) in modules {
         for path in local_paths(&read(file)) {
             let Some(absolute) = absolute(from, file, &path) else { continue };
-            let Some(to) = (1..=absolute.len()).rev().map(|n| absolute[..n].to_vec()).find(|p| known.contains(p)) else {
+            let Some(to) = (1..=absolute.len()).rev().map(|n| absolute[..n].to_vec()).find(|p| known.contains(p))
+            else {
                 continue;
             };
             if to.starts_with(from) || from.starts_with(&to) {
@@ -165,8 +166,13 @@ fn strongly_connected(graph: &BTreeMap<&str, Vec<&str>>) -> Vec<Vec<String>> {
             s.out.push(component);
         }
     }
-    let mut state =
-        State { index: BTreeMap::new(), low: BTreeMap::new(), stack: Vec::new(), on_stack: BTreeSet::new(), out: Vec::new() };
+    let mut state = State {
+        index: BTreeMap::new(),
+        low: BTreeMap::new(),
+        stack: Vec::new(),
+        on_stack: BTreeSet::new(),
+        out: Vec::new(),
+    };
     for &v in graph.keys() {
         if !state.index.contains_key(v) {
             visit(v, graph, &mut state);
@@ -195,7 +201,10 @@ mod tests {
     fn circles(files: &[(&str, &str)]) -> Vec<String> {
         let (modules, texts) = tree(files);
         let refs = references(&modules, |f| texts[f].clone());
-        sibling_circles(&refs).into_iter().map(|(parent, members, _)| format!("{}:{}", parent.join("::"), members.join(","))).collect()
+        sibling_circles(&refs)
+            .into_iter()
+            .map(|(parent, members, _)| format!("{}:{}", parent.join("::"), members.join(",")))
+            .collect()
     }
 
     #[test]
@@ -210,27 +219,43 @@ mod tests {
 
     #[test]
     fn circles_are_found_among_siblings_only() {
-        let cases: &[(&[(&str, &str)], &[&str])] = &[
+        // (the crate's files with their text, the circles expected)
+        type Case<'a> = (&'a [(&'a str, &'a str)], &'a [&'a str]);
+        let cases: &[Case] = &[
             // A parent and its child naming each other: not a circle.
             (&[("lib.rs", "mod a; use crate::a::X;"), ("a.rs", "use super::Y;")], &[]),
             // Two siblings: a circle under the root.
             (&[("lib.rs", ""), ("a.rs", "use crate::b::X;"), ("b.rs", "fn f() { super::a::g() }")], &[":a,b"]),
             // Through a third sibling.
             (
-                &[("lib.rs", ""), ("a.rs", "use crate::b::X;"), ("b.rs", "use crate::c::Y;"), ("c.rs", "use crate::a;")],
+                &[
+                    ("lib.rs", ""),
+                    ("a.rs", "use crate::b::X;"),
+                    ("b.rs", "use crate::c::Y;"),
+                    ("c.rs", "use crate::a;"),
+                ],
                 &[":a,b,c"],
             ),
             // One way only: no circle.
             (&[("lib.rs", ""), ("a.rs", "use crate::b::X;"), ("b.rs", "")], &[]),
             // Deeper modules count for the siblings that hold them.
             (
-                &[("lib.rs", ""), ("a/mod.rs", ""), ("a/x.rs", "use crate::b::y::Z;"), ("b/mod.rs", ""), ("b/y.rs", "use crate::a::x;")],
+                &[
+                    ("lib.rs", ""),
+                    ("a/mod.rs", ""),
+                    ("a/x.rs", "use crate::b::y::Z;"),
+                    ("b/mod.rs", ""),
+                    ("b/y.rs", "use crate::a::x;"),
+                ],
                 &[":a,b"],
             ),
             // Under a parent: named by the parent.
             (&[("lib.rs", ""), ("p/mod.rs", ""), ("p/a.rs", "use super::b;"), ("p/b.rs", "use super::a;")], &["p:a,b"]),
             // Paths in comments and strings are not references.
-            (&[("lib.rs", ""), ("a.rs", "use crate::b::X;"), ("b.rs", "// crate::a\nconst S: &str = \"crate::a\";")], &[]),
+            (
+                &[("lib.rs", ""), ("a.rs", "use crate::b::X;"), ("b.rs", "// crate::a\nconst S: &str = \"crate::a\";")],
+                &[],
+            ),
         ];
         for (files, want) in cases {
             assert_eq!(circles(files), *want, "{files:?}");

@@ -127,7 +127,8 @@ fn split_top_level(tokens: &[String]) -> Vec<&[String]> {
 }
 
 fn is_ident(t: &str) -> bool {
-    t.chars().next().is_some_and(|c| c.is_alphabetic() || c == '_') && t.chars().all(|c| c.is_alphanumeric() || c == '_')
+    t.chars().next().is_some_and(|c| c.is_alphabetic() || c == '_')
+        && t.chars().all(|c| c.is_alphanumeric() || c == '_')
 }
 
 /// Identifiers, `::` and single punctuation characters.
@@ -255,7 +256,10 @@ mod tests {
             ),
             ("use super::{manifest, status::*};", &["super::manifest", "super::status"]),
             ("use std::path::Path; use serde::Deserialize;", &[]),
-            ("let x = crate::clock::now_ms() + super::super::a::b(self.c);", &["crate::clock::now_ms", "super::super::a::b"]),
+            (
+                "let x = crate::clock::now_ms() + super::super::a::b(self.c);",
+                &["crate::clock::now_ms", "super::super::a::b"],
+            ),
             ("fn f(&self) { self.run() }", &[]),
             ("let s = \"crate::not::a::path\"; // crate::nor::this", &[]),
             ("let s = r#\"use crate::raw;\"#; /* crate::block */ let c = '\"'; crate::x::y", &["crate::x::y"]),
