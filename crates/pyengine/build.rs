@@ -164,7 +164,10 @@ fn compile_sandbox_sources(out: &Path) {
     // cannot do on stable Rust.
     for (function, file, name) in sources {
         let path = here.join(file);
-        println!("cargo:rerun-if-changed={}", path.display());
+        // Relative to the package: cargo keeps these paths in the build script's fingerprint, and
+        // an absolute one differs between checkouts sharing the build cache (each rebuilt the
+        // interpreter and everything above it).
+        println!("cargo:rerun-if-changed=src/{file}");
         code.push_str(&format!(
             "pub(crate) fn {function}() -> rustpython_compiler_core::frozen::FrozenCodeObject<&'static [u8]> {{ \
              rustpython_vm::py_compile!(file = {:?}, module_name = {name:?}, crate_name = \"rustpython_compiler_core\") }}\n",
