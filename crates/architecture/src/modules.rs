@@ -61,7 +61,7 @@ pub fn references(modules: &BTreeMap<ModulePath, PathBuf>, read: impl Fn(&Path) 
     let mut out = Vec::new();
     for (from, file) in modules {
         for path in local_paths(&read(file)) {
-            let Some(absolute) = absolute(from, file, &path) else { continue };
+            let Some(absolute) = absolute(from, &path) else { continue };
             let Some(to) = (1..=absolute.len()).rev().map(|n| absolute[..n].to_vec()).find(|p| known.contains(p))
             else {
                 continue;
@@ -76,14 +76,13 @@ pub fn references(modules: &BTreeMap<ModulePath, PathBuf>, read: impl Fn(&Path) 
 }
 
 /// The path from the crate's root that `path`, written in the module `from`, names.
-fn absolute(from: &ModulePath, file: &Path, path: &[String]) -> Option<ModulePath> {
+fn absolute(from: &ModulePath, path: &[String]) -> Option<ModulePath> {
     let (head, rest) = path.split_first()?;
     match head.as_str() {
         "crate" => Some(rest.to_vec()),
         "self" => Some([from.as_slice(), rest].concat()),
         "super" => {
             // `super` in `a/b.rs` and in `a/b/mod.rs` is `a`: the parent of the file's module.
-            let _ = file;
             let mut base = from.clone();
             base.pop()?;
             let mut rest = rest;
