@@ -22,7 +22,9 @@
 //! times the page's IndexedDB run store, `store.rs`; `build` the Build page's filter on the 800
 //! samples as candidates, natively, in CPython and in the page, `build_filter.rs`; `cli` the
 //! command line's `--jobs`, one against all, `cli_jobs.rs`; `localmodel` the in-process model
-//! against llama.cpp on the same GGUF file, `local_model.rs`; these two need no browser),
+//! against llama.cpp on the same GGUF file, `local_model.rs`; `realmodel`, only when named, the
+//! real Qwen2.5-Coder-0.5B file on CRUXEval samples against llama.cpp's server, `real_model.rs`;
+//! these need no browser),
 //! `--json FILE` also writes the figures as JSON (`figures.rs`), `--busy-cores N` keeps N cores
 //! busy throughout, to measure a loaded machine (`machine.rs`; every run prints the cores and the
 //! load average before and after it). `profile` traces one warm
@@ -53,6 +55,7 @@ mod models;
 mod offline;
 mod page;
 mod perturbation;
+mod real_model;
 mod scoring;
 mod soak;
 mod store;
@@ -90,9 +93,10 @@ struct Options {
 const SECTIONS: [&str; 11] =
     ["engine", "profile", "perturb", "score", "models", "store", "build", "compare", "offline", "cli", "localmodel"];
 /// Sections that need no browser: they run natively after the others.
-const NATIVE: [&str; 2] = ["cli", "localmodel"];
-/// Sections run only when named: `soak` takes many minutes and is no comparison.
-const ON_REQUEST: [&str; 1] = ["soak"];
+const NATIVE: [&str; 3] = ["cli", "localmodel", "realmodel"];
+/// Sections run only when named: `soak` takes many minutes and is no comparison; `realmodel`
+/// fetches a 491 MB model and takes many minutes.
+const ON_REQUEST: [&str; 2] = ["soak", "realmodel"];
 
 /// The benchmark's flags, as typed; [`options`] turns them into [`Options`].
 #[derive(clap::Parser, Debug)]
@@ -198,6 +202,12 @@ async fn bench() {
         println!(
             "\n### In-process model (candle, natively and in the page's worker) vs llama.cpp, same GGUF file and token ids\n"
         );
+        println!("{}", figures::markdown_table("llama.cpp", &figures));
+        figures::record(figures);
+    }
+    if section("realmodel") {
+        let figures = real_model::section();
+        println!("\n### The real Qwen2.5-Coder-0.5B file on CRUXEval-O, in-process vs llama.cpp's server\n");
         println!("{}", figures::markdown_table("llama.cpp", &figures));
         figures::record(figures);
     }

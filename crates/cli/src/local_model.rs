@@ -251,10 +251,11 @@ impl HttpClient for RunHttp {
 pub fn describe_speed(t: &Timings) -> String {
     let rate = |r: Option<f64>| r.map_or("-".to_string(), |r| format!("{r:.1}"));
     format!(
-        "local model: prefill {} tokens in {:.2} s ({} tokens/s), decode {} tokens in {:.2} s ({} tokens/s)",
+        "local model: prefill {} tokens in {:.2} s ({} tokens/s; {} more reused from the cache), decode {} tokens in {:.2} s ({} tokens/s)",
         t.prefill_tokens,
         t.prefill_ms / 1000.0,
         rate(t.prefill_tokens_per_second()),
+        t.reused_tokens,
         t.decode_tokens,
         t.decode_ms / 1000.0,
         rate(t.decode_tokens_per_second())

@@ -295,6 +295,7 @@ pub fn answer_chat(
 fn timings_json(t: &Timings) -> Value {
     json!({
         "prefill_tokens": t.prefill_tokens,
+        "reused_tokens": t.reused_tokens,
         "prefill_ms": t.prefill_ms,
         "prefill_tokens_per_second": t.prefill_tokens_per_second(),
         "decode_tokens": t.decode_tokens,
@@ -320,6 +321,8 @@ pub fn read_timings(body: &[u8]) -> Option<Timings> {
     let ms = |k: &str| t.get(k).and_then(Value::as_f64);
     Some(Timings {
         prefill_tokens: count("prefill_tokens")?,
+        // Absent from answers of before the cache kept prefixes.
+        reused_tokens: count("reused_tokens").unwrap_or(0),
         prefill_ms: ms("prefill_ms")?,
         decode_tokens: count("decode_tokens")?,
         decode_ms: ms("decode_ms")?,

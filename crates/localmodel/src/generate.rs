@@ -36,8 +36,11 @@ pub struct Generation {
 /// How long the two phases of one generation took, by the caller's clock.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct Timings {
-    /// The prompt's tokens, run at once.
+    /// The prompt's tokens that were run, at once (those the cache did not hold).
     pub prefill_tokens: usize,
+    /// The prompt's first tokens taken from the key/value cache, as the sequence before had them
+    /// (llama.cpp's server calls them `cache_n`).
+    pub reused_tokens: usize,
     pub prefill_ms: f64,
     /// Tokens run one at a time after the prompt (each generated token but the last, whose
     /// successor was never needed).
@@ -58,6 +61,7 @@ impl Timings {
     /// Sums the timings of several generations (a run's status line).
     pub fn add(&mut self, other: &Timings) {
         self.prefill_tokens += other.prefill_tokens;
+        self.reused_tokens += other.reused_tokens;
         self.prefill_ms += other.prefill_ms;
         self.decode_tokens += other.decode_tokens;
         self.decode_ms += other.decode_ms;
@@ -99,7 +103,8 @@ pub fn generate_timed(
     let start = now_ms();
     let mut logits = model.prefill(prompt)?;
     let prefilled = now_ms();
-    timings.prefill_tokens = prompt.len();
+    timings.reused_tokens = model.reused();
+    timings.prefill_tokens = prompt.len() - timings.reused_tokens;
     timings.prefill_ms = prefilled - start;
     let stop = loop {
         let next = sampler.next_token(&logits);

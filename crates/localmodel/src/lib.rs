@@ -21,6 +21,7 @@ mod generate;
 mod model;
 mod sampling;
 mod tokenizer;
+mod transformer;
 
 pub use chat::ChatMessage;
 pub use error::LocalModelError;

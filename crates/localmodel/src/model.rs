@@ -1,12 +1,11 @@
 use std::io::Cursor;
 
 use candle_core::quantized::gguf_file;
-use candle_core::{Device, Tensor};
-use candle_transformers::models::{quantized_llama, quantized_qwen2};
 
 use crate::chat::ChatMessage;
 use crate::error::{LocalModelError, context};
 use crate::tokenizer::ModelTokenizer;
+use crate::transformer::{KvCache, Shape, Transformer};
 
 /// What the GGUF file says about the model, for the page's status line and the checks below.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -26,36 +25,17 @@ pub struct ModelInfo {
 /// The architectures this crate runs, by their GGUF `general.architecture` name.
 pub const ARCHITECTURES: [&str; 2] = ["qwen2", "llama"];
 
-/// The weights and key/value cache of one of [`ARCHITECTURES`] (candle's quantized models).
-enum Weights {
-    Qwen2(quantized_qwen2::ModelWeights),
-    Llama(quantized_llama::ModelWeights),
-}
-
-impl Weights {
-    fn clear_kv_cache(&mut self) {
-        match self {
-            Weights::Qwen2(w) => w.clear_kv_cache(),
-            Weights::Llama(w) => w.clear_kv_cache(),
-        }
-    }
-
-    /// The logits after the last of `input`'s tokens, which start at `position`.
-    fn forward(&mut self, input: &Tensor, position: usize) -> candle_core::Result<Tensor> {
-        match self {
-            Weights::Qwen2(w) => w.forward(input, position),
-            Weights::Llama(w) => w.forward(input, position),
-        }
-    }
-}
-
 /// A loaded model with its tokenizer and the key/value cache of the sequence being decoded.
 pub struct LocalModel {
-    weights: Weights,
+    transformer: Transformer,
+    cache: KvCache,
+    /// The tokens whose keys and values `cache` holds, in order: a prompt that starts with some
+    /// of them runs only the rest ([`LocalModel::prefill`]).
+    sequence: Vec<u32>,
+    /// How many of the last prefilled prompt's tokens came from the cache.
+    reused: usize,
     tokenizer: ModelTokenizer,
     info: ModelInfo,
-    /// How many positions the cache holds (the next token's position).
-    position: usize,
 }
 
 impl LocalModel {
@@ -93,27 +73,57 @@ impl LocalModel {
         let prefix = architecture.clone();
         let number = |key: &str| number(&format!("{prefix}.{key}"));
         let tokenizer = ModelTokenizer::from_content(&content, tokenizer_json)?;
+        let float = |key: &str| md.get(&format!("{prefix}.{key}")).and_then(|v| v.to_f32().ok());
+        let (hidden, heads) = (number("embedding_length")? as usize, number("attention.head_count")? as usize);
+        if heads == 0 || hidden % heads != 0 {
+            return Err(LocalModelError(format!(
+                "the GGUF file's {prefix}.embedding_length ({hidden}) is not a whole number of heads ({heads})"
+            )));
+        }
+        let head_dim = hidden / heads;
+        let kv_heads = number("attention.head_count_kv")? as usize;
+        if kv_heads == 0 || heads % kv_heads != 0 {
+            return Err(LocalModelError(format!(
+                "the GGUF file's {prefix}.attention.head_count_kv ({kv_heads}) does not divide the {heads} heads"
+            )));
+        }
+        if let Some(rotary) = md.get(&format!("{prefix}.rope.dimension_count")).and_then(|v| v.to_u32().ok()) {
+            if rotary as usize != head_dim {
+                return Err(LocalModelError(format!(
+                    "the GGUF file rotates {rotary} of each head's {head_dim} dimensions ({prefix}.rope.dimension_count); only whole heads are supported"
+                )));
+            }
+        }
+        let shape = Shape {
+            layers: number("block_count")? as usize,
+            hidden,
+            heads,
+            kv_heads,
+            head_dim,
+            context: number("context_length")? as usize,
+            rms_eps: float("attention.layer_norm_rms_epsilon").ok_or_else(|| {
+                LocalModelError(format!("the GGUF file has no number at key {prefix}.attention.layer_norm_rms_epsilon"))
+            })? as f64,
+            rope_base: float("rope.freq_base").unwrap_or(10_000.0),
+            neox_rope: prefix == "qwen2",
+        };
         let info = ModelInfo {
             architecture,
-            layers: number("block_count")?,
-            hidden: number("embedding_length")?,
-            heads: number("attention.head_count")?,
-            kv_heads: number("attention.head_count_kv")?,
+            layers: shape.layers as u32,
+            hidden: hidden as u32,
+            heads: heads as u32,
+            kv_heads: kv_heads as u32,
             vocab: tokenizer.vocab(),
-            // candle's llama computes rotary positions for at most MAX_SEQ_LEN of them.
-            context: match prefix.as_str() {
-                "llama" => number("context_length")?.min(quantized_llama::MAX_SEQ_LEN as u32),
-                _ => number("context_length")?,
-            },
+            context: shape.context as u32,
             end_tokens: tokenizer.end_tokens().to_vec(),
             chat_template: tokenizer.chat_template().map(str::to_string),
         };
-        let weights = match prefix.as_str() {
-            "llama" => quantized_llama::ModelWeights::from_gguf(content, &mut reader, &Device::Cpu).map(Weights::Llama),
-            _ => quantized_qwen2::ModelWeights::from_gguf(content, &mut reader, &Device::Cpu).map(Weights::Qwen2),
-        }
-        .map_err(context("loading the weights from the GGUF file"))?;
-        Ok(LocalModel { weights, tokenizer, info, position: 0 })
+        // qwen2 adds a bias to the query, key and value projections; llama does not.
+        let biased = prefix == "qwen2";
+        let transformer = Transformer::from_gguf(&content, &mut reader, shape, biased)
+            .map_err(context("loading the weights from the GGUF file"))?;
+        let cache = KvCache::new(transformer.layers());
+        Ok(LocalModel { transformer, cache, sequence: Vec::new(), reused: 0, tokenizer, info })
     }
 
     pub fn info(&self) -> &ModelInfo {
@@ -138,20 +148,33 @@ impl LocalModel {
         self.tokenizer.decode(ids)
     }
 
-    /// Starts a new sequence: runs the whole prompt at once and returns the logits for the
-    /// token after it.
+    /// Starts a new sequence and returns the logits for the token after the prompt. The cache
+    /// keeps the longest start the prompt shares with the sequence before it (as llama.cpp's
+    /// server does), so only the rest is run: [`LocalModel::reused`] says how many were kept.
     pub fn prefill(&mut self, ids: &[u32]) -> Result<Vec<f32>, LocalModelError> {
         if ids.is_empty() {
             return Err(LocalModelError("the prompt has no tokens".into()));
         }
-        self.weights.clear_kv_cache();
-        self.position = 0;
-        self.run(ids)
+        // The last token always runs: its logits are the answer's first.
+        let shared = self.sequence.iter().zip(ids).take_while(|(a, b)| a == b).count().min(ids.len() - 1);
+        self.forget_after(shared)?;
+        self.reused = shared;
+        self.run(&ids[shared..])
+    }
+
+    /// How many tokens of the last prompt [`LocalModel::prefill`] took from the cache.
+    pub fn reused(&self) -> usize {
+        self.reused
+    }
+
+    /// Empties the key/value cache: the next prompt runs whole.
+    pub fn clear_cache(&mut self) {
+        let _ = self.forget_after(0);
     }
 
     /// Appends one token to the sequence and returns the logits for the token after it.
     pub fn step(&mut self, id: u32) -> Result<Vec<f32>, LocalModelError> {
-        if self.position == 0 {
+        if self.sequence.is_empty() {
             return Err(LocalModelError("step before prefill: there is no sequence to extend".into()));
         }
         self.run(&[id])
@@ -165,29 +188,41 @@ impl LocalModel {
 
     /// Positions left before the model's context length.
     pub fn room(&self) -> usize {
-        (self.info.context as usize).saturating_sub(self.position)
+        (self.info.context as usize).saturating_sub(self.sequence.len())
+    }
+
+    fn forget_after(&mut self, len: usize) -> Result<(), LocalModelError> {
+        self.sequence.truncate(len);
+        if let Err(e) = self.cache.truncate(len) {
+            self.cache = KvCache::new(self.transformer.layers());
+            self.sequence.clear();
+            return Err(context("cutting the key/value cache")(e));
+        }
+        Ok(())
     }
 
     fn run(&mut self, ids: &[u32]) -> Result<Vec<f32>, LocalModelError> {
         if ids.len() > self.room() {
             return Err(LocalModelError(format!(
                 "the sequence would reach {} tokens; the model's context is {}",
-                self.position + ids.len(),
+                self.sequence.len() + ids.len(),
                 self.info.context
             )));
         }
         if let Some(&bad) = ids.iter().find(|&&id| id as usize >= self.info.vocab) {
             return Err(LocalModelError(format!("token id {bad} is outside the vocabulary ({})", self.info.vocab)));
         }
-        let input =
-            Tensor::new(ids, &Device::Cpu).and_then(|t| t.unsqueeze(0)).map_err(context("building the input"))?;
-        let logits = self
-            .weights
-            .forward(&input, self.position)
-            .and_then(|l| l.squeeze(0))
-            .and_then(|l| l.to_vec1::<f32>())
-            .map_err(context("running the model"))?;
-        self.position += ids.len();
-        Ok(logits)
+        match self.transformer.forward(ids, &mut self.cache) {
+            Ok(logits) => {
+                self.sequence.extend_from_slice(ids);
+                Ok(logits)
+            }
+            Err(e) => {
+                // A pass that failed part way leaves some layers longer than others.
+                self.cache = KvCache::new(self.transformer.layers());
+                self.sequence.clear();
+                Err(context("running the model")(e))
+            }
+        }
     }
 }

@@ -121,7 +121,10 @@ pub enum FromWorker {
 /// Prefill and decode of one or more answers, for the status line (tokens per second).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 pub struct Speed {
+    /// Prompt tokens run; those taken from the key/value cache are `reused_tokens`.
     pub prefill_tokens: u64,
+    #[serde(default)]
+    pub reused_tokens: u64,
     pub prefill_ms: f64,
     pub decode_tokens: u64,
     pub decode_ms: f64,
@@ -130,6 +133,7 @@ pub struct Speed {
 impl Speed {
     pub fn add(&mut self, other: &Speed) {
         self.prefill_tokens += other.prefill_tokens;
+        self.reused_tokens += other.reused_tokens;
         self.prefill_ms += other.prefill_ms;
         self.decode_tokens += other.decode_tokens;
         self.decode_ms += other.decode_ms;
@@ -145,6 +149,13 @@ impl Speed {
         if let Some(r) = rate(self.decode_tokens, self.decode_ms) {
             parts.push(format!("decode {r:.1} tokens/s"));
         }
+        let prompt = self.prefill_tokens + self.reused_tokens;
+        if self.reused_tokens > 0 {
+            parts.push(format!(
+                "{:.0}% of prompt tokens reused from the cache",
+                100.0 * self.reused_tokens as f64 / prompt as f64
+            ));
+        }
         if parts.is_empty() { "no tokens timed yet".to_string() } else { parts.join(", ") }
     }
 }
@@ -157,9 +168,20 @@ mod tests {
     fn speeds_add_and_read_as_rates() {
         let mut total = Speed::default();
         assert_eq!(total.describe(), "no tokens timed yet");
-        total.add(&Speed { prefill_tokens: 100, prefill_ms: 500.0, decode_tokens: 10, decode_ms: 1000.0 });
-        total.add(&Speed { prefill_tokens: 50, prefill_ms: 250.0, decode_tokens: 0, decode_ms: 0.0 });
+        total.add(&Speed {
+            prefill_tokens: 100,
+            prefill_ms: 500.0,
+            decode_tokens: 10,
+            decode_ms: 1000.0,
+            reused_tokens: 0,
+        });
+        total.add(&Speed { prefill_tokens: 50, prefill_ms: 250.0, decode_tokens: 0, decode_ms: 0.0, reused_tokens: 0 });
         assert_eq!(total.describe(), "prefill 200.0 tokens/s, decode 10.0 tokens/s");
+        total.add(&Speed { prefill_tokens: 50, reused_tokens: 800, ..Speed::default() });
+        assert_eq!(
+            total.describe(),
+            "prefill 200.0 tokens/s, decode 10.0 tokens/s, 80% of prompt tokens reused from the cache"
+        );
     }
 
     /// Both sides read what the other writes; the tags are the ones the page matches on.

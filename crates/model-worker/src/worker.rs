@@ -134,6 +134,7 @@ async fn handle(page: &Page, loaded: &Loaded, message: ToWorker) {
                         body: String::from_utf8_lossy(&answer.body).into_owned(),
                         speed: Some(Speed {
                             prefill_tokens: answer.timings.prefill_tokens as u64,
+                            reused_tokens: answer.timings.reused_tokens as u64,
                             prefill_ms: answer.timings.prefill_ms,
                             decode_tokens: answer.timings.decode_tokens as u64,
                             decode_ms: answer.timings.decode_ms,

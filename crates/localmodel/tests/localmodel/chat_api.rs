@@ -166,8 +166,10 @@ fn answers_read_back_by_the_providers_parsers_with_real_token_counts() {
         assert_eq!(completion.model.as_deref(), Some("tiny-q8_0.gguf"));
         let timings = read_timings(&reply.body).expect("timings in the body");
         assert_eq!(timings, reply.timings);
-        // 8 tokens: the first from prefill's logits, 7 steps.
-        assert_eq!((timings.prefill_tokens, timings.decode_tokens), (want_prompt as usize, 7));
+        // 8 tokens: the first from prefill's logits, 7 steps. The second request asks the same:
+        // all but the prompt's last token come from the cache.
+        let (run, reused) = if stream { (1, want_prompt as usize - 1) } else { (want_prompt as usize, 0) };
+        assert_eq!((timings.prefill_tokens, timings.reused_tokens, timings.decode_tokens), (run, reused, 7));
         assert!(timings.prefill_ms > 0.0 && timings.decode_ms > 0.0, "{timings:?}");
         assert!(timings.decode_tokens_per_second().unwrap() > 0.0);
     }

@@ -73,6 +73,44 @@ fn logits_and_greedy_tokens_match_the_numpy_reference() {
     }
 }
 
+/// What the model ran before the prompt, and how many of the prompt's tokens the cache then holds.
+type ReuseCase = (&'static str, fn(&[u32]) -> Vec<u32>, usize);
+
+#[test]
+fn a_prompt_that_starts_as_the_sequence_before_runs_only_its_new_tokens() {
+    let r = reference();
+    let prompt = ids(&r["prompt_ids"]);
+    let n = prompt.len();
+    let cases: [ReuseCase; 5] = [
+        ("its first half, then other tokens", |p| [&p[..p.len() / 2], &[7, 8, 9][..]].concat(), n / 2),
+        ("the same prompt (its last token runs again, for its logits)", |p| p.to_vec(), n - 1),
+        ("the prompt and more after it", |p| [p, &[5, 6][..]].concat(), n - 1),
+        ("another first token", |p| [&[p[0] + 1][..], &p[1..]].concat(), 0),
+        ("nothing", |_| Vec::new(), 0),
+    ];
+    for name in MODELS {
+        let mut fresh = load(name);
+        let want = fresh.prefill(&prompt).unwrap();
+        let options = GenerateOptions { max_tokens: 6, sampling: Sampling::Greedy, stop_texts: vec![] };
+        fresh.clear_cache();
+        let want_tokens = generate(&mut fresh, &prompt, &options, |_, _| true).unwrap().tokens;
+        for (case, before, reused) in cases {
+            let mut model = load(name);
+            let before = before(&prompt);
+            if !before.is_empty() {
+                model.prefill(&before).unwrap();
+            }
+            let got = model.prefill(&prompt).unwrap();
+            assert_eq!(model.reused(), reused, "{name}, {case}");
+            // Only the attention's float sums see a different split; the quantized matmuls are per row.
+            assert!(max_abs_diff(&got, &want) <= 1e-3, "{name}, {case}: {}", max_abs_diff(&got, &want));
+            let again = generate(&mut model, &prompt, &options, |_, _| true).unwrap();
+            assert_eq!(again.tokens, want_tokens, "{name}, {case}");
+            assert_eq!(model.reused(), n - 1, "{name}, {case}: after generating, the prompt is still held");
+        }
+    }
+}
+
 /// Options, an end token to add, the callback stops after n tokens, expected tokens and stop.
 type StopCase<'a> = (GenerateOptions, Option<u32>, usize, &'a [u32], StopReason);
 

