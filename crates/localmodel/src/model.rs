@@ -87,12 +87,11 @@ impl LocalModel {
                 "the GGUF file's {prefix}.attention.head_count_kv ({kv_heads}) does not divide the {heads} heads"
             )));
         }
-        if let Some(rotary) = md.get(&format!("{prefix}.rope.dimension_count")).and_then(|v| v.to_u32().ok()) {
-            if rotary as usize != head_dim {
-                return Err(LocalModelError(format!(
-                    "the GGUF file rotates {rotary} of each head's {head_dim} dimensions ({prefix}.rope.dimension_count); only whole heads are supported"
-                )));
-            }
+        let rotary = md.get(&format!("{prefix}.rope.dimension_count")).and_then(|v| v.to_u32().ok());
+        if let Some(rotary) = rotary.filter(|&r| r as usize != head_dim) {
+            return Err(LocalModelError(format!(
+                "the GGUF file rotates {rotary} of each head's {head_dim} dimensions ({prefix}.rope.dimension_count); only whole heads are supported"
+            )));
         }
         let shape = Shape {
             layers: number("block_count")? as usize,

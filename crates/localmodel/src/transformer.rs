@@ -71,7 +71,7 @@ struct Embeddings {
 impl Embeddings {
     fn new(table: Arc<QTensor>, hidden: usize) -> Result<Self> {
         let dtype = table.dtype();
-        if hidden % dtype.block_size() != 0 {
+        if !hidden.is_multiple_of(dtype.block_size()) {
             candle_core::bail!("token_embd.weight: a row of {hidden} is not whole {dtype:?} blocks");
         }
         Ok(Embeddings { row_bytes: hidden / dtype.block_size() * dtype.type_size(), table, hidden })
