@@ -90,7 +90,7 @@ pub fn section() -> Vec<Figure> {
         reference: Some("llama.cpp".into()),
         reference_amount: Some(Amount::Ms(theirs)),
         ratio: Some(ours / theirs),
-        target,
+        target: target.map(|t| format!("<= {t}")),
         met: target.map(|t| ours / theirs <= t),
     };
     let n = ours.texts.len();
@@ -119,11 +119,11 @@ pub fn section() -> Vec<Figure> {
             metric: format!(
                 "800 CRUXEval-O samples, minutes, extrapolated (target {TARGET_800_MINUTES}; {same} of {n} answers equal llama.cpp's)"
             ),
-            execbench: Some(Amount::Ms(ours.per_sample_s() * 800.0 / 60.0)),
+            execbench: Some(Amount::Text(format!("{:.0} min", ours.per_sample_s() * 800.0 / 60.0))),
             reference: Some("llama.cpp".into()),
-            reference_amount: Some(Amount::Ms(theirs.per_sample_s() * 800.0 / 60.0)),
+            reference_amount: Some(Amount::Text(format!("{:.0} min", theirs.per_sample_s() * 800.0 / 60.0))),
             ratio: None,
-            target: None,
+            target: Some(format!("<= {TARGET_800_MINUTES} min")),
             met: Some(ours.per_sample_s() * 800.0 / 60.0 <= TARGET_800_MINUTES),
         },
     ]
