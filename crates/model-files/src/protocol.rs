@@ -177,7 +177,7 @@ mod tests {
         });
         total.add(&Speed { prefill_tokens: 50, prefill_ms: 250.0, decode_tokens: 0, decode_ms: 0.0, reused_tokens: 0 });
         assert_eq!(total.describe(), "prefill 200.0 tokens/s, decode 10.0 tokens/s");
-        total.add(&Speed { prefill_tokens: 50, reused_tokens: 800, ..Speed::default() });
+        total.add(&Speed { prefill_tokens: 50, prefill_ms: 250.0, reused_tokens: 800, ..Speed::default() });
         assert_eq!(
             total.describe(),
             "prefill 200.0 tokens/s, decode 10.0 tokens/s, 80% of prompt tokens reused from the cache"
