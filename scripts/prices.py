@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes crates/run/data/prices.json: a dated snapshot of LiteLLM's chat-model prices.
+"""Writes crates/runs/data/prices.json: a dated snapshot of LiteLLM's chat-model prices.
 
 LiteLLM publishes model_prices_and_context_window.json (MIT License); its wheel on PyPI ships a
 copy as litellm/model_prices_and_context_window_backup.json. This script downloads that wheel
@@ -22,7 +22,7 @@ import zipfile
 DEFAULT_VERSION = "1.110.2"
 MEMBER = "litellm/model_prices_and_context_window_backup.json"
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-OUT = os.path.join(ROOT, "crates", "run", "data", "prices.json")
+OUT = os.path.join(ROOT, "crates", "runs", "data", "prices.json")
 
 # LiteLLM's `litellm_provider` names kept: the presets' providers (openai, anthropic, gemini,
 # deepseek, deepinfra, together_ai, dashscope for qwen, azure) and those OpenRouter's model ids

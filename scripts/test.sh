@@ -15,7 +15,7 @@ say "format: cargo fmt --all --check (rustfmt.toml; run \`cargo fmt --all\` to f
 cargo fmt --all --check
 say "lint: cargo clippy --release --workspace --all-targets -- -D warnings (tests too; a warning fails the run)"
 # --release: the build scripts and proc macros it builds and runs (tree-sitter's C, the frozen
-# stdlib) are then the release test build's too; an empty cache builds 2 min less (README).
+# stdlib) are then the release test build's too; an empty cache builds 2 min less (docs/performance.md, CI time).
 cargo clippy --release --workspace --locked --all-targets -- -D warnings
 say "building the site (trunk build --release)"
 trunk build --release

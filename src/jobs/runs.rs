@@ -380,7 +380,7 @@ impl Runs {
     pub async fn rename(self, id: &str, typed: &str) -> Result<(), String> {
         let _lock = self.while_not_driven(id).await?;
         let store = self.store().await;
-        let entry = execbench_run::naming::rename(&*store, id, typed).await?;
+        let entry = execbench_run::store::rename(&*store, id, typed).await?;
         self.show(entry);
         Ok(())
     }

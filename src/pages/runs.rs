@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use execbench_providers::{KeyScope, KeyUse};
 use execbench_run::batch::{self, RetryVia};
-use execbench_run::cost::continuation::{describe_continuation, estimate_continuation};
+use execbench_run::continuation_cost::{describe_continuation, estimate_continuation};
 use execbench_run::cost::estimate::format_tokens;
 use execbench_run::cost::format_usd;
 use execbench_run::eviction::RecordsCheck;
@@ -214,7 +214,7 @@ fn confirm_endpoint(app: AppState, state: RunsPageState) {
 }
 
 /// A run with a price (above zero) first shows what going on would ask and cost, at the price
-/// the provider bills it (`execbench_run::cost::continuation`); runs nobody bills (the simulated
+/// the provider bills it (`execbench_run::continuation_cost`); runs nobody bills (the simulated
 /// model, whose price is only for show; local servers; the in-browser model) and runs without a
 /// price go on at once.
 fn go_on(app: AppState, state: RunsPageState, entry: RunEntry, what: Action, key: Option<String>, cap: Option<f64>) {

@@ -275,7 +275,7 @@ async fn read_run(b: &Browser) -> Result<(String, Vec<String>), String> {
     Ok((entry, records))
 }
 
-/// A run file as `export_run` writes it (crates/run/src/runfile.rs): manifest line, records, state.
+/// A run file as `export_run` writes it (crates/runs/src/runfile.rs): manifest line, records, state.
 fn run_file(entry: &Value, records: &[String]) -> Result<String, String> {
     let manifest = entry.get("manifest").ok_or("the run entry has no manifest")?;
     let mut state =

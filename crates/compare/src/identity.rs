@@ -16,7 +16,7 @@ use std::collections::BTreeSet;
 
 use execbench_eval::Task;
 use execbench_perturb::Kind;
-use execbench_run::manifest::RunManifest;
+use execbench_runs::manifest::RunManifest;
 use serde::{Serialize, Serializer};
 use serde_json::Value;
 

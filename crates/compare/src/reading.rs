@@ -4,8 +4,8 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use execbench_run::manifest::RunEntry;
-use execbench_run::store::RunStore;
+use execbench_runs::manifest::RunEntry;
+use execbench_runs::store::RunStore;
 
 use crate::run::RunInput;
 

@@ -6,9 +6,9 @@ use std::collections::BTreeMap;
 use execbench_eval::pass_at_k;
 use execbench_eval::report::SampleResult;
 use execbench_eval::score::{Mode, Verdict};
-use execbench_run::manifest::RunManifest;
-use execbench_run::record::SampleRecord;
-use execbench_run::runfile::{RunFile, read_run_file};
+use execbench_runs::manifest::RunManifest;
+use execbench_runs::record::SampleRecord;
+use execbench_runs::runfile::{RunFile, read_run_file};
 
 /// One run handed to the comparison. `source` names where it came from (a file name) in
 /// messages; the figures never depend on it.

@@ -8,8 +8,8 @@ use execbench_eval::prompt::{Style, default_template};
 use execbench_eval::report::SampleResult;
 use execbench_eval::score::{Mode, SampleScore, Verdict};
 use execbench_perturb::Kind;
-use execbench_run::manifest::{FORMAT, RunManifest};
-use execbench_run::record::SampleRecord;
+use execbench_runs::manifest::{FORMAT, RunManifest};
+use execbench_runs::record::SampleRecord;
 
 use crate::run::RunInput;
 

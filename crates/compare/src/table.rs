@@ -16,7 +16,7 @@ use crate::identity::{Candidate, Perturbation, RunIdentity, identify, pair_with_
 use crate::pair::{Drop, PairedSample, drop_of, paired_samples};
 use crate::run::RunInput;
 use crate::score::{RunScore, score_run};
-use execbench_run::naming::run_name;
+use execbench_runs::naming::run_name;
 
 /// A table column. Ordered by dataset, task (output first), then perturbation.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -54,7 +54,7 @@ fn task_label<S: serde::Serializer>(task: &Task, serializer: S) -> Result<S::Ok,
 pub struct RunView {
     pub source: String,
     pub run_id: String,
-    /// The run's name (`execbench_run::naming::run_name`): what tells runs of one model apart.
+    /// The run's name (`execbench_runs::naming::run_name`): what tells runs of one model apart.
     pub name: String,
     pub identity: RunIdentity,
     /// The run's row in `Comparison::models`; `None` when it is not shown.

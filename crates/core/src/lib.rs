@@ -8,6 +8,7 @@ pub mod calendar;
 pub mod dataset;
 pub mod engine;
 pub mod markdown;
+pub mod panic_message;
 pub mod parallel;
 pub mod program;
 pub mod provenance;
@@ -22,6 +23,7 @@ pub use dataset::{
 };
 pub use engine::{Limits, Outcome, PythonEngine, RunRequest, RunResult};
 pub use markdown::markdown_text;
+pub use panic_message::panic_message;
 pub use program::{Convention, LEETCODE_PRELUDE};
 pub use provenance::Provenance;
 pub use sample::Sample;

@@ -106,8 +106,7 @@ fn guarded<T>(read: impl FnOnce() -> parquet::errors::Result<T>) -> Result<T, St
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(read)) {
         Ok(result) => result.map_err(|e| e.to_string()),
         Err(panic) => {
-            let what =
-                panic.downcast_ref::<&str>().map(|s| s.to_string()).or_else(|| panic.downcast_ref::<String>().cloned());
+            let what = execbench_core::panic_message(panic.as_ref());
             Err(format!("damaged data ({})", what.unwrap_or_else(|| "the Parquet reader gave up".to_string())))
         }
     }

@@ -2,8 +2,8 @@
 //! (key: the generation id), rows in `generation_rows` (key: `[generation id, request id]`), a
 //! row written with its entry in one transaction.
 
-use execbench_run::generation_store::{GenerationEntry, GenerationRow, GenerationStore, newest_first, not_kept};
-use execbench_run::store::{StoreError, StoreResult};
+use execbench_runs::generation_store::{GenerationEntry, GenerationRow, GenerationStore, newest_first, not_kept};
+use execbench_runs::store::{StoreError, StoreResult};
 use idb::{Query, TransactionMode};
 use wasm_bindgen::JsValue;
 

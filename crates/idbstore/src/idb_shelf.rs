@@ -1,8 +1,8 @@
 //! The dataset shelf over IndexedDB (wasm32 only): entries in `datasets` as JSON strings, the
 //! files' bytes in `dataset_bytes` as `Uint8Array`s, written together in one transaction.
 
-use execbench_run::shelf::{DatasetShelf, ShelfEntry, not_kept, recent_first};
-use execbench_run::store::{StoreError, StoreResult};
+use execbench_runs::shelf::{DatasetShelf, ShelfEntry, not_kept, recent_first};
+use execbench_runs::store::{StoreError, StoreResult};
 use idb::{Query, TransactionMode};
 use js_sys::Uint8Array;
 use wasm_bindgen::{JsCast, JsValue};
@@ -75,7 +75,7 @@ impl DatasetShelf for IdbStore {
             Some(v) if !v.is_undefined() => match v.dyn_into::<Uint8Array>() {
                 Ok(array) => Ok(array.to_vec()),
                 Err(_) => Err(StoreError::new(
-                    execbench_run::store::StoreErrorKind::Other,
+                    execbench_runs::store::StoreErrorKind::Other,
                     format!("dataset `{id}` in IndexedDB is not a byte array"),
                 )),
             },

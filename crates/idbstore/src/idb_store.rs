@@ -1,8 +1,8 @@
 //! The IndexedDB implementation (wasm32 only). See the crate documentation for the layout.
 
-use execbench_run::manifest::RunEntry;
-use execbench_run::record::SampleRecord;
-use execbench_run::store::{RunStore, StoreError, StoreErrorKind, StoreResult, newest_first};
+use execbench_runs::manifest::RunEntry;
+use execbench_runs::record::SampleRecord;
+use execbench_runs::store::{RunStore, StoreError, StoreErrorKind, StoreResult, newest_first};
 use idb::{Database, Factory, KeyRange, ObjectStore, ObjectStoreParams, Query, TransactionMode};
 use js_sys::{Array, Function, Promise, Reflect};
 use wasm_bindgen::{JsCast, JsValue};

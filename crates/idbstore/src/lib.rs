@@ -1,20 +1,20 @@
 //! Runs, imported datasets and Build generations kept in the browser's IndexedDB: [`IdbStore`],
-//! the page's [`RunStore`](execbench_run::store::RunStore), [`DatasetShelf`](execbench_run::shelf::DatasetShelf)
-//! and [`GenerationStore`](execbench_run::generation_store::GenerationStore), and
+//! the page's [`RunStore`](execbench_runs::store::RunStore), [`DatasetShelf`](execbench_runs::shelf::DatasetShelf)
+//! and [`GenerationStore`](execbench_runs::generation_store::GenerationStore), and
 //! [`storage_estimate`] and [`storage_persisted`] for the Runs page.
 //!
 //! Layout (database version 3; version 1 had only the first two stores, version 2 the first
 //! four, and opening an older one upgrades it in place, keeping what it holds):
-//! - object store `runs`: key `run_id`, value the [`RunEntry`](execbench_run::manifest::RunEntry)
+//! - object store `runs`: key `run_id`, value the [`RunEntry`](execbench_runs::manifest::RunEntry)
 //!   as a JSON string;
 //! - object store `records`: key `[run_id, sample_id]`, value the
-//!   [`SampleRecord`](execbench_run::record::SampleRecord) as a JSON string;
+//!   [`SampleRecord`](execbench_runs::record::SampleRecord) as a JSON string;
 //! - object store `datasets`: key the shelf id, value the
-//!   [`ShelfEntry`](execbench_run::shelf::ShelfEntry) of an imported dataset as a JSON string;
+//!   [`ShelfEntry`](execbench_runs::shelf::ShelfEntry) of an imported dataset as a JSON string;
 //! - object store `dataset_bytes`: key the shelf id, value the file's bytes (a `Uint8Array`), so
 //!   listing the shelf never reads a file;
 //! - object store `generations`: key the generation id, value the
-//!   [`GenerationEntry`](execbench_run::generation_store::GenerationEntry) of a benchmark
+//!   [`GenerationEntry`](execbench_runs::generation_store::GenerationEntry) of a benchmark
 //!   generation (Build page) as a JSON string;
 //! - object store `generation_rows`: key `[generation_id, request_id]`, value the
 //!   [`GenerationRow`](execbench_build::replay::GenerationRow) (a response or its error).
@@ -33,7 +33,7 @@
 //! through `IDBObjectStore.prototype.put` (deletes through `IDBObjectStore.prototype.delete`),
 //! so a test can simulate a full disk by patching `put` to throw a `QuotaExceededError`
 //! `DOMException`: that synchronous throw aborts the transaction and comes back as
-//! [`StoreErrorKind::Quota`](execbench_run::store::StoreErrorKind::Quota).
+//! [`StoreErrorKind::Quota`](execbench_runs::store::StoreErrorKind::Quota).
 //!
 //! Natively (the app is compiled natively by `cargo test --workspace`) the same API exists over
 //! nothing: [`IdbStore::open`] fails with `Unavailable` and [`storage_estimate`] is `None`.

@@ -1,11 +1,11 @@
 //! Outside the browser there is no IndexedDB: the same API, where `open` always fails with
 //! `Unavailable`, so no `IdbStore` can exist and its methods are never reached.
 
-use execbench_run::generation_store::{GenerationEntry, GenerationRow, GenerationStore};
-use execbench_run::manifest::RunEntry;
-use execbench_run::record::SampleRecord;
-use execbench_run::shelf::{DatasetShelf, ShelfEntry};
-use execbench_run::store::{RunStore, StoreError, StoreErrorKind, StoreResult};
+use execbench_runs::generation_store::{GenerationEntry, GenerationRow, GenerationStore};
+use execbench_runs::manifest::RunEntry;
+use execbench_runs::record::SampleRecord;
+use execbench_runs::shelf::{DatasetShelf, ShelfEntry};
+use execbench_runs::store::{RunStore, StoreError, StoreErrorKind, StoreResult};
 
 /// A [`RunStore`] over IndexedDB; natively it cannot be opened.
 #[derive(Debug)]
@@ -99,7 +99,7 @@ mod tests {
     #[test]
     fn natively_there_is_no_indexeddb() {
         let err = futures::executor::block_on(super::IdbStore::open("execbench")).expect_err("no IndexedDB natively");
-        assert_eq!(err.kind, execbench_run::store::StoreErrorKind::Unavailable);
+        assert_eq!(err.kind, execbench_runs::store::StoreErrorKind::Unavailable);
         assert_eq!(futures::executor::block_on(super::storage_estimate()), None);
         assert_eq!(futures::executor::block_on(super::storage_persisted(true)), None);
     }

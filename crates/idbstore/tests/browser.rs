@@ -6,9 +6,9 @@
 #![cfg(target_arch = "wasm32")]
 
 use execbench_idbstore::{IdbStore, storage_estimate};
-use execbench_run::manifest::RunEntry;
-use execbench_run::store::conformance::{manifest, record};
-use execbench_run::store::{Recorder, RunStore, StoreErrorKind};
+use execbench_runs::manifest::RunEntry;
+use execbench_runs::store::conformance::{manifest, record};
+use execbench_runs::store::{Recorder, RunStore, StoreErrorKind};
 use wasm_bindgen_test::{wasm_bindgen_test, wasm_bindgen_test_configure};
 
 wasm_bindgen_test_configure!(run_in_browser);
@@ -34,7 +34,7 @@ fn eval(js: &str) {
 #[wasm_bindgen_test]
 async fn passes_the_store_table() {
     let store = open(&fresh_name("table")).await;
-    execbench_run::store::conformance::check(&store).await;
+    execbench_runs::store::conformance::check(&store).await;
 }
 
 /// The page stores every way a session ends as the command line's run files do.
@@ -142,13 +142,13 @@ async fn the_storage_estimate_is_there() {
 #[wasm_bindgen_test]
 async fn passes_the_shelf_table() {
     let store = open(&fresh_name("shelf")).await;
-    execbench_run::shelf::conformance::check(&store).await;
+    execbench_runs::shelf::conformance::check(&store).await;
 }
 
 #[wasm_bindgen_test]
 async fn passes_the_generation_table() {
     let store = open(&fresh_name("generations")).await;
-    execbench_run::generation_store::conformance::check(&store).await;
+    execbench_runs::generation_store::conformance::check(&store).await;
 }
 
 /// A database left by the previous version of the page (version 1: runs and records only) is
@@ -182,6 +182,6 @@ async fn a_version_1_database_keeps_its_runs_and_gains_a_shelf() {
         Some(entry),
         "the run written by version 1 is still there"
     );
-    execbench_run::shelf::conformance::check(&store).await;
-    execbench_run::generation_store::conformance::check(&store).await;
+    execbench_runs::shelf::conformance::check(&store).await;
+    execbench_runs::generation_store::conformance::check(&store).await;
 }

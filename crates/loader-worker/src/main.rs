@@ -35,11 +35,7 @@ fn main() {
     // The panic's own words, without the source path of the crate that panicked.
     page.post_panics(|info| {
         let payload = info.payload();
-        let message = payload
-            .downcast_ref::<&str>()
-            .map(|s| s.to_string())
-            .or_else(|| payload.downcast_ref::<String>().cloned())
-            .unwrap_or_else(|| info.to_string());
+        let message = execbench_core::panic_message(payload).unwrap_or_else(|| info.to_string());
         Loaded::Panic { message }
     });
     let reply = page.clone();

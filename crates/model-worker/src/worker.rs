@@ -28,11 +28,7 @@ pub fn start() {
     let page = Page::this_worker();
     page.post_panics(|info| {
         let payload = info.payload();
-        let message = payload
-            .downcast_ref::<&str>()
-            .map(|s| s.to_string())
-            .or_else(|| payload.downcast_ref::<String>().cloned())
-            .unwrap_or_else(|| info.to_string());
+        let message = execbench_core::panic_message(payload).unwrap_or_else(|| info.to_string());
         FromWorker::Panic { message }
     });
     let loaded: Loaded = Rc::new(RefCell::new(None));

@@ -101,11 +101,8 @@ impl PythonEngine for RustPythonEngine {
                 result
             }
             Err(payload) => {
-                let message = payload
-                    .downcast_ref::<&str>()
-                    .map(|s| s.to_string())
-                    .or_else(|| payload.downcast_ref::<String>().cloned())
-                    .unwrap_or_else(|| "no message".to_string());
+                let message =
+                    execbench_core::panic_message(payload.as_ref()).unwrap_or_else(|| "no message".to_string());
                 *self = RustPythonEngine::new();
                 let elapsed_ms = crate::clock::now_ms() - started;
                 // A run past its time limit timed out, however it was stopped: if RustPython

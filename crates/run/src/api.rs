@@ -5,16 +5,16 @@
 use std::cell::RefCell;
 
 use execbench_providers::{
-    Completion, Endpoint, ErrorKind, GenerationParams, HttpRequest, Message, NotSent, ProviderError, StreamParser,
-    Usage, WireFormat, build_request, classify_error, parse_response,
+    Completion, ErrorKind, HttpRequest, Message, ProviderError, StreamParser, Usage, WireFormat, build_request,
+    classify_error, parse_response,
 };
 use futures::FutureExt;
-use serde::{Deserialize, Serialize};
 
-use crate::backoff::{Decision, Jitter, RetryPolicy, decide};
+use crate::backoff::{Decision, Jitter, decide};
 use crate::gate::Gate;
 use crate::io::{Clock, HttpClient, ResponseBody, read_all};
 use crate::record::AttemptRecord;
+pub use crate::settings::{ApiSettings, LocalModelFile};
 use crate::status::Live;
 
 /// A model behind a provider's API. The key lives only here, in memory: it is never serialized
@@ -32,71 +32,6 @@ impl std::fmt::Debug for ApiModel {
             .field("settings", &self.settings)
             .field("key", &self.key.as_ref().map(|_| "***"))
             .finish()
-    }
-}
-
-/// Everything about calling a model except the key: safe to store and export.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct ApiSettings {
-    pub endpoint: Endpoint,
-    pub params: GenerationParams,
-    /// Requests in flight at most.
-    pub concurrency: usize,
-    /// Least time between two request starts, ms.
-    pub delay_ms: u64,
-    /// Time-out of one request, ms (CodeCrash uses 300 s).
-    pub timeout_ms: u64,
-    pub retry: RetryPolicy,
-    /// The in-process model's files, for the `local` provider: what Resume loads again and
-    /// checks is unchanged. `None` for every server.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub local_model: Option<LocalModelFile>,
-    /// What the run asked for that its model does not take ([`ApiSettings::fit_to_model`]): left
-    /// out of every request, so `params` is what was sent. Said before the run starts and kept
-    /// with it, so a report never claims a temperature the model did not use.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub not_sent: Vec<NotSent>,
-}
-
-/// The GGUF model (and tokenizer.json, when one was given) a `local` run answers with
-/// (`crates/localmodel`), named and fingerprinted so a run is resumed with the very same model or
-/// refused.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct LocalModelFile {
-    /// Where the GGUF file was read from (the command line: its path).
-    pub gguf: String,
-    pub gguf_bytes: u64,
-    /// Lowercase hex.
-    pub gguf_sha256: String,
-    /// Where tokenizer.json was read from; `None` (written as `null`): the run used the GGUF
-    /// file's own tokenizer (its metadata, fingerprinted with the file by `gguf_sha256`).
-    pub tokenizer: Option<String>,
-    /// The tokenizer.json's SHA-256 (lowercase hex); `None` with the GGUF's own tokenizer.
-    pub tokenizer_sha256: Option<String>,
-}
-
-impl ApiSettings {
-    pub fn new(endpoint: Endpoint) -> Self {
-        ApiSettings {
-            endpoint,
-            params: GenerationParams::default(),
-            concurrency: 4,
-            delay_ms: 0,
-            timeout_ms: 300_000,
-            retry: RetryPolicy::default(),
-            local_model: None,
-            not_sent: Vec::new(),
-        }
-    }
-
-    /// Fits `params` to the model (`execbench_providers::fit`): afterwards they are what every
-    /// request carries, and `not_sent` lists what was left out and why. Fitting again adds
-    /// nothing (what was left out is no longer asked for).
-    pub fn fit_to_model(&mut self) -> &[NotSent] {
-        let fitted = execbench_providers::fit(&self.endpoint, &self.params);
-        self.params = fitted.params;
-        self.not_sent.extend(fitted.not_sent);
-        &self.not_sent
     }
 }
 

@@ -7,33 +7,8 @@
 //! waited out: the run stops with the provider's message. Nothing is retried forever.
 
 use execbench_providers::{Disposition, ErrorKind, ProviderError};
-use serde::{Deserialize, Serialize};
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct RetryPolicy {
-    /// Retries after transient faults, per request.
-    pub max_retries: u32,
-    /// Waits after rate limits, per request.
-    pub max_rate_limit_waits: u32,
-    /// First back-off delay; doubles each time.
-    pub base_ms: u64,
-    /// Longest back-off delay.
-    pub cap_ms: u64,
-    /// A provider asking for a longer wait than this has a quota that will not recover soon.
-    pub longest_wait_ms: u64,
-}
-
-impl Default for RetryPolicy {
-    fn default() -> Self {
-        RetryPolicy {
-            max_retries: 5,
-            max_rate_limit_waits: 10,
-            base_ms: 1_000,
-            cap_ms: 60_000,
-            longest_wait_ms: 300_000,
-        }
-    }
-}
+pub use execbench_runs::settings::RetryPolicy;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Decision {

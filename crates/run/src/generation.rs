@@ -10,7 +10,6 @@
 //! are not asked again. The caller persists each finished response from [`GenerationEvent`].
 
 use std::cell::RefCell;
-use std::collections::BTreeSet;
 
 use execbench_build::parse::{ParsedResponse, parse_response};
 use execbench_build::prompt::GenerationRequest;
@@ -20,13 +19,13 @@ use execbench_providers::{Message, ProviderError, Usage};
 use crate::api::{ApiModel, RequestContext, ask};
 use crate::backoff::Jitter;
 use crate::cancel::CancelToken;
-use crate::cost::SpendCap;
 use crate::engine::RunEnd;
 use crate::gate::Gate;
 use crate::io::{Clock, HttpClient};
 use crate::record::{AttemptRecord, SampleError};
 use crate::schedule::{Schedule, StatusMoment};
 use crate::status::{Live, RunStatus};
+pub use execbench_runs::generation_store::GenerationJob;
 
 /// A request's response text without a model, or why there is none (an error of that request).
 pub type Answerer<'a> = Box<dyn FnMut(&GenerationRequest) -> Result<String, String> + 'a>;
@@ -39,17 +38,6 @@ pub enum GenerationSource<'a> {
     Offline(Answerer<'a>),
     /// A provider's API.
     Api(ApiModel),
-}
-
-/// What to generate.
-#[derive(Clone, Debug, Default)]
-pub struct GenerationJob {
-    pub requests: Vec<GenerationRequest>,
-    /// Request ids already answered (a resumed job): not asked again.
-    pub done: BTreeSet<String>,
-    /// Stop before a request that could take the spending past the cap (as an evaluation does:
-    /// each request in flight reserves its worst case, its prompt's bytes in and `max_tokens` out).
-    pub spend_cap: Option<SpendCap>,
 }
 
 /// One finished request: its response parsed, or the error that left it without one.

@@ -10,7 +10,7 @@ use std::future::Future;
 use execbench_core::{PythonEngine, RunRequest, RunResult};
 use execbench_providers::{ErrorKind, HttpRequest, ProviderError};
 
-use crate::record::SampleRecord;
+pub use execbench_runs::store::{NoStore, ResultStore};
 
 /// Runs Python. Every call gets fresh globals (see `execbench_core::PythonEngine`).
 pub trait Python {
@@ -78,22 +78,6 @@ pub trait Clock {
     /// Milliseconds since some fixed point (monotonic).
     fn now_ms(&self) -> f64;
     fn sleep(&self, ms: u64) -> impl Future<Output = ()>;
-}
-
-/// Where finished samples go, one record at a time, as each finishes (in memory in the page for
-/// now; appended to the run file on the command line). A failed write stops the run: results are
-/// never silently lost.
-pub trait ResultStore {
-    fn put(&self, record: &SampleRecord) -> impl Future<Output = Result<(), String>>;
-}
-
-/// A store that keeps nothing (when the caller collects records from the outcome only).
-pub struct NoStore;
-
-impl ResultStore for NoStore {
-    fn put(&self, _: &SampleRecord) -> impl Future<Output = Result<(), String>> {
-        std::future::ready(Ok(()))
-    }
 }
 
 /// An HTTP client for callers that have none: every request fails at once.

@@ -11,9 +11,10 @@
 //! - [`gate`] is the shared concurrency limit that shrinks on rate limits and grows back slowly.
 //! - [`backoff`] decides how long to wait before a retry (pure, tested with a table).
 //! - [`scoring`] scores one sample's responses in every mode with an asynchronous Python engine.
-//! - [`record`] is what a finished sample leaves behind; [`status`] is what the page shows.
-//! - [`store`] keeps runs (entry + one record per sample) behind [`store::RunStore`]; its
-//!   [`store::Recorder`] is the engine's result store for a run that must survive.
+//! - [`status`] is what the page shows of a run in flight.
+//! - What a stored run is (manifest, records, the run file, the stores, names, prices) is
+//!   `execbench-runs`, re-exported below; its [`store::Recorder`] is the engine's result store for
+//!   a run that must survive.
 //! - [`verify`] checks a dataset's expected outputs; [`perturbation`] perturbs a dataset and
 //!   verifies every result: the Verify and Perturb jobs, with progress and Stop.
 //! - [`build_filter`] judges generated candidates (static rules, then one instrumented run each)
@@ -22,9 +23,8 @@
 //! - `threaded_python` (native only) runs Python on several threads, one interpreter each: the
 //!   command line's `--jobs`.
 //! - [`file_review`] checks a stored or imported run's endpoint and settings before it goes on.
-//! - [`tabs`] decides what a page does with a run another tab drives; [`eviction`] describes a
-//!   run whose records the browser cleared.
 //! - [`generation`] asks a model for benchmark candidates (the Build page's Generate step).
+//! - [`continuation_cost`] says what carrying a stored run on will ask and may cost.
 
 pub mod api;
 pub mod backoff;
@@ -33,37 +33,34 @@ pub mod build_filter;
 pub mod cancel;
 pub mod closing_report;
 pub mod connection;
-pub mod cost;
+pub mod continuation_cost;
 pub mod engine;
-pub mod eviction;
 pub mod file_review;
 pub mod gate;
 pub mod generation;
-pub mod generation_store;
 pub mod io;
-pub mod manifest;
 pub mod model_wrong_answers;
-pub mod naming;
 pub mod perturbation;
 pub mod protocol;
-pub mod record;
 pub mod recovery;
 pub mod reproduction;
-pub mod runfile;
 mod schedule;
 pub mod scoring;
 pub mod session;
-pub mod shelf;
 pub mod simulate;
 pub mod status;
 pub mod stoppable;
 #[cfg(test)]
 mod stopped_at;
-pub mod store;
-pub mod tabs;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod threaded_python;
 pub mod verify;
+
+// What a stored run is lives in `execbench-runs`; its modules are re-exported here, so one path
+// (`execbench_run::manifest`, ...) still names them for the engine's callers.
+pub use execbench_runs::{
+    cost, eviction, generation_store, manifest, naming, record, runfile, settings, shelf, store, tabs,
+};
 
 pub use cancel::CancelToken;
 pub use engine::{EvalJob, Event, Io, KeepRecords, Responder, RunEnd, RunOutcome, run_evaluation};

@@ -13,6 +13,7 @@ use execbench_providers::{ErrorKind, HttpRequest, ProviderError};
 use serde_json::{Value, json};
 
 use crate::io::{Clock, HttpClient, HttpHead, ResponseBody};
+pub use execbench_runs::settings::Simulation;
 
 /// The simulated token count of a text: one token per started group of four characters (the mock
 /// model server's rule too), so tests can derive every usage figure.
@@ -22,23 +23,6 @@ pub fn simulated_tokens(text: &str) -> u64 {
 
 /// The preset id the page and the command line use for it.
 pub const PROVIDER: &str = "simulated";
-
-/// How the simulated model behaves.
-#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct Simulation {
-    /// Time to the whole answer, ms.
-    pub latency_ms: u64,
-    /// Every k-th sample (by its position) is answered wrong; `None`: always right.
-    pub wrong_every: Option<usize>,
-    /// Tokens of simulated reasoning added to every answer (billed as output).
-    pub reasoning_tokens: u64,
-}
-
-impl Default for Simulation {
-    fn default() -> Self {
-        Simulation { latency_ms: 400, wrong_every: Some(4), reasoning_tokens: 0 }
-    }
-}
 
 /// Answers the prompts of one job.
 pub struct SimulatedHttp<C> {

@@ -16,7 +16,7 @@ use execbench_providers::KeyScope;
 use execbench_run::api::{ApiModel, ApiSettings};
 use execbench_run::batch::RetryVia;
 use execbench_run::closing_report::ClosingReport;
-use execbench_run::cost::continuation::{describe_continuation, estimate_continuation};
+use execbench_run::continuation_cost::{describe_continuation, estimate_continuation};
 use execbench_run::cost::format_usd;
 use execbench_run::manifest::{PriceUsed, RunEntry, Tally, counted};
 use execbench_run::record::SampleRecord;

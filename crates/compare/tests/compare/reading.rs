@@ -10,9 +10,9 @@ use common::{manifest, record, result, verdicts};
 use execbench_compare::ReadRuns;
 use execbench_eval::Task;
 use execbench_eval::score::Mode;
-use execbench_run::manifest::RunEntry;
-use execbench_run::record::SampleRecord;
-use execbench_run::store::{MemoryRunStore, RunStore, StoreResult};
+use execbench_runs::manifest::RunEntry;
+use execbench_runs::record::SampleRecord;
+use execbench_runs::store::{MemoryRunStore, RunStore, StoreResult};
 use futures::executor::block_on;
 
 /// A memory store that counts the record reads.

@@ -9,8 +9,8 @@ use execbench_eval::extract::Extraction;
 use execbench_eval::prompt::{Style, default_template};
 use execbench_eval::report::SampleResult;
 use execbench_eval::score::{Mode, SampleScore, Verdict};
-use execbench_run::manifest::{FORMAT, RunManifest};
-use execbench_run::record::{SampleError, SampleRecord};
+use execbench_runs::manifest::{FORMAT, RunManifest};
+use execbench_runs::record::{SampleError, SampleRecord};
 
 pub fn manifest(
     run_id: &str,

@@ -1,5 +1,5 @@
 //! The bundled price table: a dated snapshot of LiteLLM's `model_prices_and_context_window.json`
-//! (MIT License), chat models only, of the providers execbench reaches (`crates/run/data/prices.json`,
+//! (MIT License), chat models only, of the providers execbench reaches (`crates/runs/data/prices.json`,
 //! written by `scripts/prices.sh`), and the user's own prices ([`PriceOverrides`]), which win.
 //!
 //! Lookups go from an execbench provider preset id and the model name the user typed to a table

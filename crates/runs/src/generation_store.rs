@@ -16,9 +16,9 @@ pub use execbench_build::replay::GenerationRow;
 use execbench_providers::Usage;
 use serde::{Deserialize, Serialize};
 
-use crate::api::ApiSettings;
-use crate::generation::GenerationJob;
+use crate::cost::SpendCap;
 use crate::manifest::PriceUsed;
+use crate::settings::ApiSettings;
 use crate::store::{StoreError, StoreErrorKind, StoreResult};
 
 /// Where a kept generation stands.
@@ -368,6 +368,17 @@ pub mod conformance {
         store.delete_generation(&b.id).await.unwrap();
         assert!(store.generations().await.unwrap().is_empty());
     }
+}
+
+/// What to generate.
+#[derive(Clone, Debug, Default)]
+pub struct GenerationJob {
+    pub requests: Vec<GenerationRequest>,
+    /// Request ids already answered (a resumed job): not asked again.
+    pub done: BTreeSet<String>,
+    /// Stop before a request that could take the spending past the cap (as an evaluation does:
+    /// each request in flight reserves its worst case, its prompt's bytes in and `max_tokens` out).
+    pub spend_cap: Option<SpendCap>,
 }
 
 #[cfg(test)]

@@ -224,7 +224,7 @@ pub fn estimate_run(
 
 /// [`estimate_run`] for `answers` in all (samples x n, or fewer for a run carried on), with the
 /// prompt tokens `estimated` already counted for every request.
-pub(crate) fn estimate_answers(
+pub fn estimate_answers(
     samples: usize,
     n: usize,
     answers: u64,
@@ -330,7 +330,7 @@ pub fn describe(estimate: &Estimate) -> String {
 }
 
 /// The output tokens: "up to N" when every answer is counted at the token limit.
-pub(crate) fn output_words(estimate: &Estimate) -> String {
+pub fn output_words(estimate: &Estimate) -> String {
     if estimate.output_tokens_expected == estimate.output_tokens_max {
         format!("up to {}", format_tokens(estimate.output_tokens_max))
     } else {

@@ -44,7 +44,7 @@ pub struct StateLine {
     pub requests: RequestCounts,
     /// A batch run's batches (ids and states, never a key); the latest state line's count.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub batches: Vec<crate::batch::SubmittedBatch>,
+    pub batches: Vec<crate::manifest::batch_run::SubmittedBatch>,
 }
 
 impl StateLine {
@@ -370,7 +370,7 @@ mod tests {
         ];
         for (written, read, said) in cases {
             let mut m = manifest();
-            m.api = Some(crate::api::ApiSettings::new(execbench_providers::Endpoint {
+            m.api = Some(crate::settings::ApiSettings::new(execbench_providers::Endpoint {
                 provider: "openai".into(),
                 base_url: written.into(),
                 model: "gpt-4o".into(),

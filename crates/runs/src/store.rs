@@ -12,10 +12,8 @@ use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::future::Future;
 
-use execbench_providers::Usage;
 use serde::{Deserialize, Serialize};
 
-use crate::io::ResultStore;
 use crate::manifest::{Contribution, RequestCounts, RunEntry, RunState, Tally};
 use crate::record::SampleRecord;
 
@@ -64,6 +62,22 @@ impl std::fmt::Display for StoreError {
 }
 
 pub type StoreResult<T> = Result<T, StoreError>;
+
+/// Where finished samples go, one record at a time, as each finishes (in memory in the page for
+/// now; appended to the run file on the command line). A failed write stops the run: results are
+/// never silently lost.
+pub trait ResultStore {
+    fn put(&self, record: &SampleRecord) -> impl Future<Output = Result<(), String>>;
+}
+
+/// A store that keeps nothing (when the caller collects records from the outcome only).
+pub struct NoStore;
+
+impl ResultStore for NoStore {
+    fn put(&self, _: &SampleRecord) -> impl Future<Output = Result<(), String>> {
+        std::future::ready(Ok(()))
+    }
+}
 
 /// Keeps runs. Every method is one atomic change: `put_record` writes the record and its entry
 /// together or neither.
@@ -242,70 +256,26 @@ impl<S: RunStore> ResultStore for Recorder<'_, S> {
     }
 }
 
+/// Gives run `run_id` the name `typed` (empty: back to the default) and stores it. Refused while
+/// the run is running: its job keeps its own copy of the entry and would write the old name back.
+pub async fn rename<S: RunStore>(store: &S, run_id: &str, typed: &str) -> Result<RunEntry, String> {
+    let name = crate::naming::clean_name(typed)?;
+    let mut entry =
+        store.entry(run_id).await.map_err(|e| e.to_string())?.ok_or(format!("no run `{run_id}` is stored"))?;
+    if entry.state == RunState::Running {
+        return Err(format!("{run_id} is running: stop it before renaming it"));
+    }
+    entry.manifest.name = name;
+    store.save_entry(&entry).await.map_err(|e| e.to_string())?;
+    Ok(entry)
+}
+
 /// The table of cases every [`RunStore`] must pass (the in-memory one here, the JSONL files in the
 /// command line, IndexedDB in the browser tests). Panics with the case that failed.
 pub mod conformance {
     use super::*;
-    use crate::manifest::{FORMAT, RunManifest};
-    use crate::record::SampleError;
-    use execbench_eval::Task;
-    use execbench_eval::prompt::{Style, default_template};
-    use execbench_eval::report::SampleResult;
-    use execbench_eval::score::Mode;
 
-    pub fn manifest(run_id: &str, created: u64) -> RunManifest {
-        RunManifest {
-            format: FORMAT.into(),
-            run_id: run_id.into(),
-            model: "oracle".into(),
-            api: None,
-            key_used: false,
-            dataset: "d.jsonl".into(),
-            dataset_hash: "0123456789abcdef".into(),
-            samples: 3,
-            task: Task::Output,
-            template: default_template(Task::Output, Style::Direct),
-            n: 1,
-            modes: vec![Mode::Strict],
-            created,
-            app_version: "test".into(),
-            provenance: None,
-            simulation: None,
-            price: None,
-            live_price: None,
-            spend_cap: None,
-            stored: None,
-            name: None,
-        }
-    }
-
-    pub fn record(id: &str, index: usize, pass: Option<f64>, error: bool) -> SampleRecord {
-        let result = SampleResult {
-            id: id.into(),
-            task: Task::Output,
-            mode: Mode::Strict,
-            prompt: None,
-            answers: Vec::new(),
-            n: 1,
-            correct: pass.map_or(0, |p| (p > 0.0) as usize),
-            dropped: 0,
-            pass_at_1: pass,
-            pass_at_5: None,
-            model_error: None,
-        };
-        SampleRecord {
-            sample_id: id.into(),
-            index,
-            results: if error { Vec::new() } else { vec![result] },
-            error: error.then(|| SampleError { kind: None, message: "HTTP 503".into() }),
-            usage: Some(Usage { prompt_tokens: 100, completion_tokens: 10, reasoning_tokens: 0, cached_tokens: 0 }),
-            live_usage: None,
-            sent: None,
-            finish_reasons: Vec::new(),
-            attempts: Vec::new(),
-            latency_ms: 5.0,
-        }
-    }
+    pub use crate::manifest::fixtures::{manifest, record};
 
     /// Runs every case against a store that starts empty (awaited natively with a blocking
     /// executor, in the browser by wasm-bindgen-test).
@@ -362,12 +332,12 @@ pub mod conformance {
             assert_eq!((entry.state, entry.note.as_deref()), (RunState::Paused, Some("spend cap")));
 
             // A rename is kept, and so is going back to the default name.
-            let renamed = crate::naming::rename(store, "run-b", "second try").await.unwrap();
+            let renamed = rename(store, "run-b", "second try").await.unwrap();
             assert_eq!(store.entry("run-b").await.unwrap().unwrap(), renamed, "the renamed entry is stored");
             assert_eq!(crate::naming::run_name(&renamed.manifest), "second try");
-            crate::naming::rename(store, "run-b", " ").await.unwrap();
+            rename(store, "run-b", " ").await.unwrap();
             assert_eq!(store.entry("run-b").await.unwrap().unwrap().manifest.name, None, "an empty name: the default");
-            crate::naming::rename(store, "run-b", "second try").await.unwrap();
+            rename(store, "run-b", "second try").await.unwrap();
             assert_eq!(store.records("run-b").await.unwrap(), records, "a rename leaves the records");
 
             // Delete removes the entry and the records, and only that run's.
@@ -429,5 +399,35 @@ mod tests {
             assert_eq!((tally.scored, tally.errors, tally.pass_at_1(0)), (*scored, *errors, *pass), "{records:?}");
             assert_eq!(tally.usage.prompt_tokens, 100 * seen.len() as u64, "one record's tokens per sample");
         }
+    }
+
+    #[test]
+    fn a_rename_is_stored_and_an_empty_one_goes_back_to_the_default() {
+        futures::executor::block_on(async {
+            let store = MemoryRunStore::new();
+            let mut entry = RunEntry::new(conformance::manifest("r1", 0), 1.0);
+            entry.state = RunState::Finished;
+            store.save_entry(&entry).await.unwrap();
+            let renamed = rename(&store, "r1", " baseline ").await.unwrap();
+            assert_eq!(renamed.manifest.name.as_deref(), Some("baseline"));
+            let stored = store.entry("r1").await.unwrap().unwrap();
+            assert_eq!(crate::naming::run_name(&stored.manifest), "baseline");
+            assert!(rename(&store, "r1", "sk-abcdefghijklmnopqrstu").await.unwrap_err().contains("API key"));
+            assert_eq!(
+                store.entry("r1").await.unwrap().unwrap().manifest.name.as_deref(),
+                Some("baseline"),
+                "a refused name changes nothing"
+            );
+            rename(&store, "r1", "").await.unwrap();
+            let stored = store.entry("r1").await.unwrap().unwrap();
+            assert_eq!(
+                (stored.manifest.name.clone(), crate::naming::run_name(&stored.manifest)),
+                (None, crate::naming::default_name(&stored.manifest))
+            );
+            assert!(rename(&store, "nope", "x").await.unwrap_err().contains("no run `nope`"));
+            entry.state = RunState::Running;
+            store.save_entry(&entry).await.unwrap();
+            assert!(rename(&store, "r1", "x").await.unwrap_err().contains("stop it"));
+        });
     }
 }

@@ -1,17 +1,20 @@
 //! A stored run's data model: what the run is ([`RunManifest`]: dataset, model, template, n,
 //! price; never a key), where it stands ([`RunState`]) and what a list shows of it ([`RunEntry`]
 //! with its running [`Tally`]). The run file ([`crate::runfile`]) and every store
-//! ([`crate::store`]) keep these; the session ([`crate::session`]) decides their changes.
+//! ([`crate::store`]) keep these; the session (`execbench_run::session`) decides their changes.
 
 use execbench_eval::prompt::Template;
 use execbench_eval::score::Mode;
 use execbench_providers::Usage;
 use serde::{Deserialize, Serialize};
 
-use crate::api::ApiSettings;
 use crate::record::SampleRecord;
+use crate::settings::ApiSettings;
 
 pub use execbench_core::provenance::{Provenance, dataset_hash, fnv1a_hex};
+
+pub mod batch_run;
+pub mod fixtures;
 
 /// Always a manifest's `format`: tells a run file from other JSON Lines.
 pub const FORMAT: &str = "execbench-run";
@@ -46,9 +49,9 @@ pub struct RunManifest {
     pub provenance: Option<serde_json::Value>,
     /// The simulated model's behaviour, for a simulated run (so Resume behaves the same).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub simulation: Option<crate::simulate::Simulation>,
+    pub simulation: Option<crate::settings::Simulation>,
     /// The price the run's costs are computed with, and where it came from: a batch run's is the
-    /// batch price ([`crate::batch::batch_price_used`]).
+    /// batch price ([`batch_run::batch_price_used`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub price: Option<PriceUsed>,
     /// A batch run's live price, for the answers it asks live (Resume, Retry errors live, Extend:
@@ -301,9 +304,9 @@ pub struct RunEntry {
     /// before it was counted read as zero.
     #[serde(default, skip_serializing_if = "RequestCounts::is_zero")]
     pub requests: RequestCounts,
-    /// The batches its answers were submitted in ([`crate::batch`]): ids and last known states.
+    /// The batches its answers were submitted in (`execbench_run::batch`): ids and last known states.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub batches: Vec<crate::batch::SubmittedBatch>,
+    pub batches: Vec<batch_run::SubmittedBatch>,
 }
 
 /// Requests a run made, summed over its sessions: what reports say it took.
@@ -393,12 +396,12 @@ impl RunEntry {
 
     /// The price of the answers the run asks live: a live run's own price; a batch run's
     /// `live_price`, or for one stored before that was kept, its batch price doubled (the inverse
-    /// of [`crate::batch::batch_price`], which made it).
+    /// of [`batch_run::batch_price`], which made it).
     pub fn live_price(&self) -> Option<crate::cost::Price> {
         match (&self.manifest.live_price, self.is_batch_run()) {
             (Some(live), _) => Some(live.price),
             (None, false) => self.manifest.price.as_ref().map(|p| p.price),
-            (None, true) => self.manifest.price.as_ref().map(|p| crate::batch::live_price_of(p.price)),
+            (None, true) => self.manifest.price.as_ref().map(|p| batch_run::live_price_of(p.price)),
         }
     }
 
@@ -461,15 +464,17 @@ mod tests {
             ("openai", "https://evil.example\\@api.openai.com/v1", Some("https://evil.example:443")),
             ("openai", "not an address", None),
         ];
-        let first = crate::store::conformance::manifest("run-1", 0);
+        let first = fixtures::manifest("run-1", 0);
         for (provider, base_url, origin) in cases {
             let endpoint = execbench_providers::Endpoint {
                 provider: provider.into(),
                 base_url: base_url.into(),
                 model: "m".into(),
             };
-            let entry =
-                RunEntry::new(RunManifest { api: Some(crate::api::ApiSettings::new(endpoint)), ..first.clone() }, 0.0);
+            let entry = RunEntry::new(
+                RunManifest { api: Some(crate::settings::ApiSettings::new(endpoint)), ..first.clone() },
+                0.0,
+            );
             assert_eq!(entry.key_scope().map(|s| s.origin), origin.map(str::to_string), "{base_url}");
         }
         assert_eq!(RunEntry::new(first, 0.0).key_scope(), None, "no model API, no scope");
@@ -480,8 +485,8 @@ mod tests {
                 model: "m".into(),
             };
             let m = RunManifest {
-                api: Some(crate::api::ApiSettings::new(endpoint)),
-                ..crate::store::conformance::manifest("run-1", 0)
+                api: Some(crate::settings::ApiSettings::new(endpoint)),
+                ..fixtures::manifest("run-1", 0)
             };
             RunEntry::new(m, 0.0).key_scope()
         };
@@ -518,7 +523,7 @@ mod tests {
     #[test]
     fn a_list_says_how_many_samples_have_a_record() {
         let entry = |samples: usize, scored: usize, errors: usize| {
-            let mut manifest = crate::store::conformance::manifest("r", 1);
+            let mut manifest = fixtures::manifest("r", 1);
             manifest.samples = samples;
             let mut entry = RunEntry::new(manifest, 0.0);
             entry.tally.scored = scored;
@@ -544,7 +549,7 @@ mod tests {
 
     /// A record answered by a batch (`live` None) or asked live (`live` Some: its share).
     fn answered(id: &str, index: usize, total: Usage, live: Option<Usage>) -> SampleRecord {
-        let mut record = crate::store::conformance::record(id, index, Some(1.0), false);
+        let mut record = fixtures::record(id, index, Some(1.0), false);
         record.usage = Some(total);
         record.live_usage = live;
         record
@@ -556,7 +561,7 @@ mod tests {
     #[test]
     fn a_batch_runs_answers_asked_live_cost_the_live_price() {
         let live_price = crate::cost::Price::per_million(2.0, 8.0);
-        let batch_price = crate::batch::batch_price(live_price);
+        let batch_price = batch_run::batch_price(live_price);
         let priced = |price| PriceUsed { price, source: "test".into() };
         // How the run is kept: a live run; a batch run with its live price kept; a batch run
         // stored before the live price was kept (derived: the batch price doubled).
@@ -581,11 +586,11 @@ mod tests {
             (Kept::Batch, vec![(usage(2000, 200), Some(usage(1000, 120))), (usage(500, 5), None)]),
         ];
         for (i, (kept, records)) in cases.into_iter().enumerate() {
-            let mut manifest = crate::store::conformance::manifest("r", 1);
+            let mut manifest = fixtures::manifest("r", 1);
             manifest.price = Some(priced(live_price));
             let mut entry = RunEntry::new(manifest, 0.0);
             if !matches!(kept, Kept::Live) {
-                crate::batch::price_as_batch_run(&mut entry.manifest);
+                batch_run::price_as_batch_run(&mut entry.manifest);
             }
             if matches!(kept, Kept::OldBatch) {
                 entry.manifest.live_price = None;
@@ -600,12 +605,7 @@ mod tests {
                     result_files: Vec::new(),
                     reason: None,
                 };
-                entry.batches.push(crate::batch::SubmittedBatch {
-                    id,
-                    custom_ids: Vec::new(),
-                    status,
-                    collected: true,
-                });
+                entry.batches.push(batch_run::SubmittedBatch { id, custom_ids: Vec::new(), status, collected: true });
             }
             let records: Vec<SampleRecord> = records
                 .iter()
@@ -652,11 +652,11 @@ mod tests {
         let json = serde_json::to_value(&record).unwrap();
         assert!(json.get("live_usage").is_none(), "no live share, no field");
         for batch in [false, true] {
-            let mut manifest = crate::store::conformance::manifest("r", 1);
+            let mut manifest = fixtures::manifest("r", 1);
             manifest.price = Some(PriceUsed { price, source: "test".into() });
             let mut entry = RunEntry::new(manifest, 0.0);
             if batch {
-                crate::batch::price_as_batch_run(&mut entry.manifest);
+                batch_run::price_as_batch_run(&mut entry.manifest);
             }
             entry.tally = Tally::of([&record]);
             let mut json = serde_json::to_value(&entry).unwrap();
@@ -671,7 +671,7 @@ mod tests {
 
     #[test]
     fn entries_stored_before_requests_were_counted_still_read() {
-        let mut entry = RunEntry::new(crate::store::conformance::manifest("r", 1), 0.0);
+        let mut entry = RunEntry::new(fixtures::manifest("r", 1), 0.0);
         let mut json = serde_json::to_value(&entry).unwrap();
         assert!(json.get("requests").is_none(), "no counts, no field");
         json.as_object_mut().unwrap().remove("requests");

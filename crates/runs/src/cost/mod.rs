@@ -5,7 +5,6 @@
 //! Token counts follow `execbench_providers::Usage`: `prompt_tokens` includes cached prompt
 //! tokens, `completion_tokens` includes reasoning (thinking) tokens, which are billed as output.
 
-pub mod continuation;
 pub mod estimate;
 pub mod prices;
 

@@ -10,8 +10,8 @@ use std::collections::BTreeMap;
 
 use execbench_core::Sample;
 
-use super::estimate::{Estimate, PilotFigures, estimate_answers, estimate_tokens, format_tokens, output_words};
-use super::format_usd;
+use crate::cost::estimate::{Estimate, PilotFigures, estimate_answers, estimate_tokens, format_tokens, output_words};
+use crate::cost::format_usd;
 use crate::engine::EvalJob;
 use crate::manifest::RunEntry;
 use crate::record::SampleRecord;

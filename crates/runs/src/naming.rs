@@ -6,8 +6,7 @@
 use execbench_core::calendar::civil_from_days;
 use execbench_providers::address::{Address, redact_base_url};
 
-use crate::manifest::{RunEntry, RunManifest, RunState};
-use crate::store::RunStore;
+use crate::manifest::RunManifest;
 
 /// A name longer than this is refused: it is a label, not a note.
 pub const MAX_NAME_CHARS: usize = 120;
@@ -85,20 +84,6 @@ fn looks_like_key(word: &str) -> bool {
     })
 }
 
-/// Gives run `run_id` the name `typed` (empty: back to the default) and stores it. Refused while
-/// the run is running: its job keeps its own copy of the entry and would write the old name back.
-pub async fn rename<S: RunStore>(store: &S, run_id: &str, typed: &str) -> Result<RunEntry, String> {
-    let name = clean_name(typed)?;
-    let mut entry =
-        store.entry(run_id).await.map_err(|e| e.to_string())?.ok_or(format!("no run `{run_id}` is stored"))?;
-    if entry.state == RunState::Running {
-        return Err(format!("{run_id} is running: stop it before renaming it"));
-    }
-    entry.manifest.name = name;
-    store.save_entry(&entry).await.map_err(|e| e.to_string())?;
-    Ok(entry)
-}
-
 /// `2026-11-27 09:05:00` for seconds since 1970, in UTC: to the second, so two runs started a
 /// minute apart (or less) still get names of their own.
 pub fn utc_time(seconds: u64) -> String {
@@ -111,9 +96,8 @@ pub fn utc_time(seconds: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::api::ApiSettings;
-    use crate::store::MemoryRunStore;
-    use crate::store::conformance::manifest;
+    use crate::manifest::fixtures::manifest;
+    use crate::settings::ApiSettings;
     use execbench_providers::Endpoint;
 
     fn api_manifest(base_url: &str, model: &str) -> RunManifest {
@@ -189,35 +173,5 @@ mod tests {
                 (got, want) => panic!("{typed:?}: got {got:?}, wanted {want:?}"),
             }
         }
-    }
-
-    #[test]
-    fn a_rename_is_stored_and_an_empty_one_goes_back_to_the_default() {
-        futures::executor::block_on(async {
-            let store = MemoryRunStore::new();
-            let mut entry = RunEntry::new(manifest("r1", 0), 1.0);
-            entry.state = RunState::Finished;
-            store.save_entry(&entry).await.unwrap();
-            let renamed = rename(&store, "r1", " baseline ").await.unwrap();
-            assert_eq!(renamed.manifest.name.as_deref(), Some("baseline"));
-            let stored = store.entry("r1").await.unwrap().unwrap();
-            assert_eq!(run_name(&stored.manifest), "baseline");
-            assert!(rename(&store, "r1", "sk-abcdefghijklmnopqrstu").await.unwrap_err().contains("API key"));
-            assert_eq!(
-                store.entry("r1").await.unwrap().unwrap().manifest.name.as_deref(),
-                Some("baseline"),
-                "a refused name changes nothing"
-            );
-            rename(&store, "r1", "").await.unwrap();
-            let stored = store.entry("r1").await.unwrap().unwrap();
-            assert_eq!(
-                (stored.manifest.name.clone(), run_name(&stored.manifest)),
-                (None, default_name(&stored.manifest))
-            );
-            assert!(rename(&store, "nope", "x").await.unwrap_err().contains("no run `nope`"));
-            entry.state = RunState::Running;
-            store.save_entry(&entry).await.unwrap();
-            assert!(rename(&store, "r1", "x").await.unwrap_err().contains("stop it"));
-        });
     }
 }
