@@ -209,9 +209,7 @@ mod tests {
     use super::*;
     use crate::api::ApiSettings;
     use crate::cost::Price;
-    use crate::manifest::{FORMAT, RunManifest};
-    use execbench_eval::Task;
-    use execbench_eval::prompt::{Style, default_template};
+    use crate::manifest::RunManifest;
     use execbench_providers::Endpoint;
 
     fn manifest(provider: &str, base_url: &str) -> RunManifest {
@@ -219,27 +217,12 @@ mod tests {
             ApiSettings::new(Endpoint { provider: provider.into(), base_url: base_url.into(), model: "m".into() });
         api.concurrency = 4;
         RunManifest {
-            format: FORMAT.into(),
-            run_id: "r".into(),
             model: "m".into(),
             api: Some(api),
-            key_used: false,
             dataset: "d".into(),
             dataset_hash: "h".into(),
-            samples: 3,
-            task: Task::Output,
-            template: default_template(Task::Output, Style::Direct),
-            n: 1,
             modes: vec![],
-            created: 0,
-            app_version: "t".into(),
-            provenance: None,
-            simulation: None,
-            price: None,
-            live_price: None,
-            spend_cap: None,
-            stored: None,
-            name: None,
+            ..crate::manifest::fixtures::manifest("r", 0)
         }
     }
 

@@ -10,10 +10,9 @@ use execbench_compare::report::{append_section, csv_table, markdown_section, pai
 use execbench_compare::{CompareOptions, RunInput, compare};
 use execbench_eval::Task;
 use execbench_eval::extract::Extraction;
-use execbench_eval::prompt::{Style, default_template};
 use execbench_eval::report::SampleResult;
 use execbench_eval::score::{Mode, SampleScore, Verdict};
-use execbench_run::manifest::{FORMAT, RunManifest};
+use execbench_run::manifest::RunManifest;
 use execbench_run::record::SampleRecord;
 use execbench_run::runfile::{manifest_line, record_line};
 
@@ -50,27 +49,14 @@ fn run_file(
     right: impl Fn(usize, usize) -> bool,
 ) -> String {
     let manifest = RunManifest {
-        format: FORMAT.to_string(),
-        run_id: run_id.to_string(),
         model: model.to_string(),
-        api: None,
-        key_used: false,
         dataset: dataset.to_string(),
         dataset_hash: "0".to_string(),
         samples,
-        task: Task::Output,
-        template: default_template(Task::Output, Style::Direct),
         n: 5,
         modes: vec![Mode::Strict, Mode::Compatible],
-        created: 0,
-        app_version: "test".to_string(),
         provenance: kind.map(|k| serde_json::json!({ "kind": k, "seed": 0 })),
-        simulation: None,
-        price: None,
-        live_price: None,
-        spend_cap: None,
-        stored: None,
-        name: None,
+        ..execbench_run::manifest::fixtures::manifest(run_id, 0)
     };
     let mut lines = vec![manifest_line(&manifest)];
     for i in 0..samples {

@@ -9,7 +9,7 @@ use execbench_eval::extract::Extraction;
 use execbench_eval::prompt::{Style, default_template};
 use execbench_eval::report::SampleResult;
 use execbench_eval::score::{Mode, SampleScore, Verdict};
-use execbench_runs::manifest::{FORMAT, RunManifest};
+use execbench_runs::manifest::RunManifest;
 use execbench_runs::record::{SampleError, SampleRecord};
 
 pub fn manifest(
@@ -21,27 +21,15 @@ pub fn manifest(
     modes: &[Mode],
 ) -> RunManifest {
     RunManifest {
-        format: FORMAT.to_string(),
-        run_id: run_id.to_string(),
         model: model.to_string(),
-        api: None,
-        key_used: false,
         dataset: dataset.to_string(),
         dataset_hash: "0".to_string(),
         samples: 0,
         task,
         template: default_template(task, Style::Direct),
-        n: 1,
         modes: modes.to_vec(),
-        created: 0,
-        app_version: "test".to_string(),
         provenance: kind.map(|k| serde_json::json!({ "kind": k, "seed": 0 })),
-        simulation: None,
-        price: None,
-        live_price: None,
-        spend_cap: None,
-        stored: None,
-        name: None,
+        ..execbench_runs::manifest::fixtures::manifest(run_id, 0)
     }
 }
 
