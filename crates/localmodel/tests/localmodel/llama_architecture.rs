@@ -58,21 +58,8 @@ struct Following {
     gaps: Vec<f32>,
 }
 
-// The ten recorded answers in two tests of five, which the test harness runs on two threads:
-// about 1300 single-token steps of a 135M model on one core took over 4 minutes of CI alone.
 #[test]
-fn smollm2_loads_from_its_gguf_alone_and_follows_llama_cpps_first_five_greedy_answers() {
-    follows_llama_cpps_greedy_answers(0..5);
-}
-
-#[test]
-fn smollm2_follows_llama_cpps_last_five_greedy_answers() {
-    follows_llama_cpps_greedy_answers(5..10);
-}
-
-/// Feeds the model llama.cpp's greedy answers `which` (indices into the fixture's ten) and holds
-/// its own pick to llama.cpp's token at every step; the first of them is also answered freely.
-fn follows_llama_cpps_greedy_answers(which: std::ops::Range<usize>) {
+fn smollm2_loads_from_its_gguf_alone_and_follows_llama_cpps_greedy_answers() {
     let fixture: Value =
         serde_json::from_slice(&common::read("llama_cpp_greedy_smollm2.json")).expect("the llama.cpp answers");
     let bytes = std::fs::read(smollm2()).unwrap();
@@ -85,7 +72,6 @@ fn follows_llama_cpps_greedy_answers(which: std::ops::Range<usize>) {
     );
     let answers = fixture["answers"].as_array().expect("answers");
     assert!(answers.len() >= 10, "at least 10 recorded answers");
-    let answers = &answers[which.clone()];
     let clock = Instant::now();
     // Free-running greedy answers part from llama.cpp's at the first near tie that rounding
     // (candle's kernels, llama.cpp's f16 key/value cache) flips, and then go elsewhere: how many
@@ -120,7 +106,8 @@ fn follows_llama_cpps_greedy_answers(which: std::ops::Range<usize>) {
     }
     let worst = all.gaps.iter().copied().fold(0f32, f32::max);
     eprintln!(
-        "SmolLM2 fed llama.cpp's greedy answers {which:?} ({:.1} s): our pick is its token at {} of {} steps; elsewhere the gaps are at most {worst:.3} ({:?})",
+        "SmolLM2 fed llama.cpp's {} greedy answers ({:.1} s): our pick is its token at {} of {} steps; elsewhere the gaps are at most {worst:.3} ({:?})",
+        answers.len(),
         clock.elapsed().as_secs_f64(),
         all.agreed,
         all.steps,
@@ -128,10 +115,10 @@ fn follows_llama_cpps_greedy_answers(which: std::ops::Range<usize>) {
     );
     let (ours, theirs) = first_answer.unwrap();
     let shared = ours.chars().zip(theirs.chars()).take_while(|(a, b)| a == b).count();
-    eprintln!("answer {}'s free greedy answer shares its first {shared} characters with llama.cpp's", which.start);
+    eprintln!("the first request's greedy answer shares its first {shared} characters with llama.cpp's");
     // A wrong model (a head mixed up, the wrong rotary pairs, a missing norm) disagrees at most
     // steps and by whole logits; rounding only at near ties.
-    assert!(all.steps >= 250, "only {} steps compared", all.steps);
+    assert!(all.steps >= 500, "only {} steps compared", all.steps);
     assert!(
         all.agreed * 100 >= all.steps * 95,
         "our pick is llama.cpp's at only {} of {} steps",
@@ -139,7 +126,7 @@ fn follows_llama_cpps_greedy_answers(which: std::ops::Range<usize>) {
         all.steps
     );
     assert!(worst < 0.5, "logit gaps where the picks differ: {:?}", all.gaps);
-    assert!(shared > 0, "the free greedy answer starts elsewhere: {ours:?} vs {theirs:?}");
+    assert!(shared > 0, "the first greedy answer starts elsewhere: {ours:?} vs {theirs:?}");
 }
 
 /// The first highest logit's index.
