@@ -19,6 +19,7 @@ pub mod chat_api;
 mod error;
 mod generate;
 mod model;
+mod repack;
 mod sampling;
 mod tokenizer;
 mod transformer;

@@ -156,13 +156,13 @@ impl Transformer {
             let mut weight = |part: &str| tensor(&format!("blk.{i}.{part}.weight"));
             let attention_norm = weight("attn_norm")?.dequantize(&cpu)?;
             let ffn_norm = weight("ffn_norm")?.dequantize(&cpu)?;
-            let wq = QMatMul::from_qtensor(weight("attn_q")?)?;
-            let wk = QMatMul::from_qtensor(weight("attn_k")?)?;
-            let wv = QMatMul::from_qtensor(weight("attn_v")?)?;
-            let output = QMatMul::from_qtensor(weight("attn_output")?)?;
-            let gate = QMatMul::from_qtensor(weight("ffn_gate")?)?;
-            let up = QMatMul::from_qtensor(weight("ffn_up")?)?;
-            let down = QMatMul::from_qtensor(weight("ffn_down")?)?;
+            let wq = QMatMul::from_qtensor(crate::repack::q5_0_as_q8_0(weight("attn_q")?)?)?;
+            let wk = QMatMul::from_qtensor(crate::repack::q5_0_as_q8_0(weight("attn_k")?)?)?;
+            let wv = QMatMul::from_qtensor(crate::repack::q5_0_as_q8_0(weight("attn_v")?)?)?;
+            let output = QMatMul::from_qtensor(crate::repack::q5_0_as_q8_0(weight("attn_output")?)?)?;
+            let gate = QMatMul::from_qtensor(crate::repack::q5_0_as_q8_0(weight("ffn_gate")?)?)?;
+            let up = QMatMul::from_qtensor(crate::repack::q5_0_as_q8_0(weight("ffn_up")?)?)?;
+            let down = QMatMul::from_qtensor(crate::repack::q5_0_as_q8_0(weight("ffn_down")?)?)?;
             let mut bias = |part: &str| -> Result<Option<Tensor>> {
                 match biased_qkv {
                     true => Ok(Some(tensor(&format!("blk.{i}.{part}.bias"))?.dequantize(&cpu)?)),
