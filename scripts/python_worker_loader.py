@@ -2,7 +2,7 @@
 """Trunk post-build hook (after strip_names.py, before csp_hashes.py and offline_build.py): writes
 the Python worker's loader, one script in place of Trunk's shim and wasm-bindgen's glue.
 
-- The engine's module is renamed after its SHA-256 (`execbench-worker-<hash>_bg.wasm`): the loader
+- The engine's module is renamed after its SHA-256 (`execbench-python-worker-<hash>_bg.wasm`): the loader
   reads a copy kept in Cache Storage under that name directly instead of through the service
   worker (scripts/python_worker_start.js says why), once its bytes match the whole SHA-256, which
   the loader carries (another site on a shared origin can write any cache).
@@ -12,7 +12,7 @@ the Python worker's loader, one script in place of Trunk's shim and wasm-bindgen
   says: the module's exports `boot` and `serve`, and the layout of wasm-bindgen's reference table
   (its reserved slots end at 1027). A glue that says otherwise fails the build here.
 
-The worker is still created as `execbench-worker_loader.js` (the app, the benchmark page).
+The worker is still created as `execbench-python-worker_loader.js` (the app, the benchmark page).
 
 Usage: python3 scripts/python_worker_loader.py [DIST]   (Trunk passes TRUNK_STAGING_DIR instead)"""
 import hashlib
@@ -21,9 +21,9 @@ import os
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-GLUE = "execbench-worker.js"
-MODULE = "execbench-worker_bg.wasm"
-LOADER = "execbench-worker_loader.js"
+GLUE = "execbench-python-worker.js"
+MODULE = "execbench-python-worker_bg.wasm"
+LOADER = "execbench-python-worker_loader.js"
 
 
 def main() -> int:

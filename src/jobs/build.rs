@@ -1,17 +1,17 @@
 //! The Build job: candidates generated (`execbench_run::generation::run_generation`, with the
 //! offline source, a replayed file or a model API) or read from a file, then judged by the filter
 //! in the worker (`execbench_run::build_filter::filter_candidates`); the verdicts published as they
-//! come, so the page's funnel grows live. Sampling and export are `execbench_build::build_benchmark`.
+//! come, so the page's funnel grows live. Sampling and export are `execbench_recipe::build_benchmark`.
 
 use std::sync::Arc;
 
-use execbench_build::offline::offline_response;
-use execbench_build::prompt::{FewShot, GenerationRequest, PromptTemplate, generation_requests, request_index};
-use execbench_build::replay::{GenerationRow, latest_by_id};
-use execbench_build::{
+use execbench_providers::Usage;
+use execbench_recipe::offline::offline_response;
+use execbench_recipe::prompt::{FewShot, GenerationRequest, PromptTemplate, generation_requests, request_index};
+use execbench_recipe::replay::{GenerationRow, latest_by_id};
+use execbench_recipe::{
     Benchmark, Candidate, Generation, Generator, GeneratorSource, Judged, SampleSpec, build_benchmark,
 };
-use execbench_providers::Usage;
 use execbench_run::api::ApiModel;
 use execbench_run::build_filter::filter_candidates;
 use execbench_run::generation::{GenerationEvent, GenerationJob, GenerationSource, generator_for, run_generation};
@@ -53,7 +53,7 @@ pub struct GenerationPlan {
 /// (`None`: not kept, as for the offline source and a replayed file).
 struct Start {
     job: GenerationJob,
-    answered: Vec<execbench_build::parse::ParsedResponse>,
+    answered: Vec<execbench_recipe::parse::ParsedResponse>,
     rows: Vec<GenerationRow>,
     generation: Generation,
     keep: Option<GenerationEntry>,
@@ -145,7 +145,7 @@ impl BuildJob {
             generator: generator_of(&source, &plan),
             methods: plan.methods.clone(),
             prompt_template: plan.template.text.clone(),
-            few_shot_pool_hash: execbench_build::prompt::pool_hash(&plan.pool),
+            few_shot_pool_hash: execbench_recipe::prompt::pool_hash(&plan.pool),
             responses: 0,
             unparseable: 0,
         };
@@ -197,7 +197,7 @@ impl BuildJob {
                 generator: generator_for(GeneratorSource::Model, Some(&entry.api), entry.seed),
                 methods: entry.methods.clone(),
                 prompt_template: entry.template.text.clone(),
-                few_shot_pool_hash: execbench_build::prompt::pool_hash(&entry.pool),
+                few_shot_pool_hash: execbench_recipe::prompt::pool_hash(&entry.pool),
                 responses: 0,
                 unparseable: 0,
             };

@@ -5,10 +5,10 @@
 
 use std::sync::Arc;
 
-use execbench_build::prompt::{DEFAULT_TEMPLATE, default_pool, pool_to_jsonl};
-use execbench_build::replay::read_generations;
-use execbench_build::{Funnel, dedupe, kept_jsonl, kept_of, read_candidates, rejected_jsonl};
 use execbench_providers::{KeyScope, KeyUse, key_use};
+use execbench_recipe::prompt::{DEFAULT_TEMPLATE, default_pool, pool_to_jsonl};
+use execbench_recipe::replay::read_generations;
+use execbench_recipe::{Funnel, dedupe, kept_jsonl, kept_of, read_candidates, rejected_jsonl};
 use execbench_run::generation_store::GenerationEntry;
 use leptos::prelude::*;
 
@@ -44,12 +44,12 @@ fn on_file<T: Clone + Send + Sync + 'static>(
     }
 }
 
-fn read_replay(name: &str, text: &str) -> (Vec<execbench_build::replay::GenerationRow>, Vec<String>) {
+fn read_replay(name: &str, text: &str) -> (Vec<execbench_recipe::replay::GenerationRow>, Vec<String>) {
     let (rows, errors) = read_generations(name, text);
     (rows, errors.iter().map(ToString::to_string).collect())
 }
 
-fn read_candidate_file(name: &str, text: &str) -> (Vec<execbench_build::Candidate>, Vec<String>) {
+fn read_candidate_file(name: &str, text: &str) -> (Vec<execbench_recipe::Candidate>, Vec<String>) {
     let (rows, errors) = read_candidates(name, text);
     (rows, errors.iter().map(ToString::to_string).collect())
 }
@@ -335,7 +335,7 @@ pub fn BuildPage() -> impl IntoView {
                     on:click=move |_| if let Some(b) = job.benchmark.get_untracked() { download("built-benchmark.provenance.json", "application/json", &b.provenance.to_pretty_json()) }>"Download provenance (JSON)"</button>
                 <button data-testid="open-benchmark" disabled=move || job.benchmark.with(Option::is_none) on:click=open_benchmark>"Open in Datasets"</button>
             </div>
-            {move || job.benchmark.get().map(|b: Arc<execbench_build::Benchmark>| view! {
+            {move || job.benchmark.get().map(|b: Arc<execbench_recipe::Benchmark>| view! {
                 <p class="ok-box" data-testid="sample-summary">
                     {format!("{} samples drawn from {} unique candidates ({} duplicates dropped), dataset hash {}.", b.rows.len(), b.provenance.funnel.unique, b.provenance.duplicates_dropped, b.provenance.dataset_hash)}
                 </p>

@@ -3,9 +3,9 @@
 
 use std::collections::BTreeSet;
 
-use execbench_build::methods::all_methods;
-use execbench_build::prompt::{DEFAULT_TEMPLATE, PromptTemplate, default_pool, pool_to_jsonl, read_pool};
-use execbench_build::{Rule, SampleSpec};
+use execbench_recipe::methods::all_methods;
+use execbench_recipe::prompt::{DEFAULT_TEMPLATE, PromptTemplate, default_pool, pool_to_jsonl, read_pool};
+use execbench_recipe::{Rule, SampleSpec};
 use leptos::prelude::*;
 
 use crate::jobs::build::GenerationPlan;
@@ -27,8 +27,8 @@ pub struct BuildForm {
     pub seed: RwSignal<String>,
     pub template: RwSignal<String>,
     pub pool: RwSignal<String>,
-    pub replay: RwSignal<Loaded<Vec<execbench_build::replay::GenerationRow>>>,
-    pub candidates: RwSignal<Loaded<Vec<execbench_build::Candidate>>>,
+    pub replay: RwSignal<Loaded<Vec<execbench_recipe::replay::GenerationRow>>>,
+    pub candidates: RwSignal<Loaded<Vec<execbench_recipe::Candidate>>>,
     pub api: ApiForm,
     pub sample_n: RwSignal<String>,
     pub sample_seed: RwSignal<String>,
@@ -58,7 +58,7 @@ impl BuildForm {
             replay: RwSignal::new(Loaded::None),
             candidates: RwSignal::new(Loaded::None),
             api: ApiForm::new(),
-            sample_n: RwSignal::new(execbench_build::DEFAULT_N.to_string()),
+            sample_n: RwSignal::new(execbench_recipe::DEFAULT_N.to_string()),
             sample_seed: RwSignal::new("0".to_string()),
             balanced: RwSignal::new(false),
             rule: RwSignal::new(None),

@@ -2,11 +2,11 @@
 //! source → the filter in the worker → the funnel and a few rejections → sample 20 → export →
 //! open the export as a dataset → Verify (100%) → Evaluate with the oracle (100%). And the
 //! filter's table of hand-written candidates, filtered in the page's worker, must get the same
-//! verdicts as natively (`crates/build/tests/filter_table.rs`).
+//! verdicts as natively (`crates/recipe/tests/filter_table.rs`).
 
 use std::time::Duration;
 
-use execbench_build::filter::cases::CASES;
+use execbench_recipe::filter::cases::CASES;
 use execbench_testkit::browser::Browser;
 use execbench_testkit::static_server::StaticServer;
 use fantoccini::Locator;

@@ -88,7 +88,7 @@ const FORGET_THE_STDLIB: &str = "const done = arguments[arguments.length - 1];
 /// browser's resource timing says (`workerMatchedSourceType`: "cache" for a static route to Cache
 /// Storage, "fetch-event" for the service worker's fetch handler, "" when no route matched).
 const STATIC_ROUTE_SOURCES: &str = "const worker = performance.getEntriesByType('resource')
-  .find((e) => e.name.endsWith('/execbench-worker_loader.js'));
+  .find((e) => e.name.endsWith('/execbench-python-worker_loader.js'));
 return [performance.getEntriesByType('navigation')[0].workerMatchedSourceType, worker ? worker.workerMatchedSourceType : null];";
 
 #[tokio::test(flavor = "multi_thread")]
@@ -287,7 +287,7 @@ async fn a_new_build_is_offered_held_while_a_job_runs_and_loaded_on_reload() {
     // half hour and when the tab is shown again.
     let index = site.join("index.html");
     let html = std::fs::read_to_string(&index).unwrap();
-    std::fs::write(&index, html.replacen("<head>", r#"<head><meta name="execbench-build" content="second">"#, 1))
+    std::fs::write(&index, html.replacen("<head>", r#"<head><meta name="execbench-recipe" content="second">"#, 1))
         .unwrap();
     // Deployed with scripts/dist.sh's .br/.gz copies beside the files: the new sw.js lists the
     // originals only (the browser asks for those; the host picks a copy).
@@ -320,7 +320,7 @@ async fn a_new_build_is_offered_held_while_a_job_runs_and_loaded_on_reload() {
 
     b.wait_script(disabled, Duration::from_secs(10), |v| v == false).await;
     b.click("[data-testid=update-reload]").await;
-    let marker = "return document.querySelector('meta[name=execbench-build]')?.content ?? null";
+    let marker = "return document.querySelector('meta[name=execbench-recipe]')?.content ?? null";
     b.wait_script(marker, Duration::from_secs(60), |v| v == "second").await;
     wait_python(&b).await;
     let _ = std::fs::remove_dir_all(site);

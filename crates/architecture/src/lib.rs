@@ -42,7 +42,7 @@ pub const LAYERS: &[(&str, &[&str])] = &[
             "execbench-perturb",
             "execbench-pyengine",
             "execbench-worker-protocol",
-            "execbench-build",
+            "execbench-recipe",
             "execbench-localmodel",
         ],
     ),
@@ -54,7 +54,7 @@ pub const LAYERS: &[(&str, &[&str])] = &[
     (
         "edges: workers, the mock model server, test plumbing",
         &[
-            "execbench-worker",
+            "execbench-python-worker",
             "execbench-loader-worker",
             "execbench-model-worker",
             "execbench-mockserver",

@@ -1,7 +1,7 @@
 //! Filtering the 800 CRUXEval samples as candidates (the filter figure): candidates per second
 //! natively, in CPython (the reference), and in the built app's Build page.
 //!
-//! Natively `execbench_build::filter_one` judges each sample as a candidate with RustPython: a
+//! Natively `execbench_recipe::filter_one` judges each sample as a candidate with RustPython: a
 //! first pass on a new engine, then rounds of a warm pass (the same engine), a pass on a new
 //! engine and the instrumented runs alone, each round with CPython's passes, interleaved so that
 //! noise on a shared machine hits all alike; the static rules and the rewrite alone are timed too.
@@ -21,8 +21,8 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use execbench_build::{Candidate, check_static, filter_one, loading_harness, runtime_request};
 use execbench_core::{Limits, Outcome, PythonEngine, RunRequest, Sample};
+use execbench_recipe::{Candidate, check_static, filter_one, loading_harness, runtime_request};
 use execbench_testkit::browser::Browser;
 use fantoccini::Locator;
 use serde_json::{Value, json};

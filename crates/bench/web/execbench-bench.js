@@ -28,7 +28,7 @@ function startWorker() {
   const worker =
     engine === "pyodide"
       ? new Worker("./pyodide-worker.js", { type: "module" })
-      : new Worker("/execbench/execbench-worker_loader.js"); // a classic worker, as in the app
+      : new Worker("/execbench/execbench-python-worker_loader.js"); // a classic worker, as in the app
   return new Promise((resolve, reject) => {
     worker.onerror = (e) => reject(new Error(`worker error: ${e.message}`));
     worker.onmessage = (e) => {

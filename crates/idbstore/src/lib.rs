@@ -17,7 +17,7 @@
 //!   [`GenerationEntry`](execbench_runs::generation_store::GenerationEntry) of a benchmark
 //!   generation (Build page) as a JSON string;
 //! - object store `generation_rows`: key `[generation_id, request_id]`, value the
-//!   [`GenerationRow`](execbench_build::replay::GenerationRow) (a response or its error).
+//!   [`GenerationRow`](execbench_recipe::replay::GenerationRow) (a response or its error).
 //!
 //! No index is needed: a run's records are the key range `[run_id] ..= [run_id, []]` (an array
 //! sorts after every string, so `[run_id, []]` is above every `[run_id, sample_id]`). Listing runs

@@ -1,9 +1,9 @@
 //! Filtering generated candidates with an asynchronous Python, for the page's Build job and the
 //! command line: the static rules first (no Python), then one instrumented run per candidate that
-//! passed them (`execbench_build::filter`), one at a time, with progress and Stop.
+//! passed them (`execbench_recipe::filter`), one at a time, with progress and Stop.
 
-use execbench_build::{Candidate, Judged, Rejection, Rule, Verdict};
 use execbench_core::{RunRequest, RunResult};
+use execbench_recipe::{Candidate, Judged, Rejection, Rule, Verdict};
 use futures::StreamExt;
 
 use crate::cancel::CancelToken;
@@ -91,19 +91,19 @@ struct TheFilter;
 
 impl Stages for TheFilter {
     fn check_static(&self, candidate: &Candidate) -> Option<Rejection> {
-        execbench_build::check_static(candidate)
+        execbench_recipe::check_static(candidate)
     }
 
     fn request(&self, candidate: &Candidate) -> RunRequest {
-        execbench_build::runtime_request(candidate)
+        execbench_recipe::runtime_request(candidate)
     }
 
     fn judge(&self, candidate: &Candidate, result: &RunResult) -> Verdict {
-        execbench_build::judge_run(candidate, result)
+        execbench_recipe::judge_run(candidate, result)
     }
 
     fn again(&self, request: &RunRequest, result: &RunResult) -> Option<RunRequest> {
-        execbench_build::harness_missing(result).then(|| execbench_build::loading_harness(request.clone()))
+        execbench_recipe::harness_missing(result).then(|| execbench_recipe::loading_harness(request.clone()))
     }
 }
 

@@ -1,5 +1,5 @@
 //! Generation for building a benchmark: every request of a job (a prompt per method, see
-//! `execbench_build::prompt`) answered by a model, parsed into candidates, reported as it
+//! `execbench_recipe::prompt`) answered by a model, parsed into candidates, reported as it
 //! finishes. The same pieces as an evaluation run: requests through [`crate::api::ask`] (wire
 //! formats, time-outs, bounded retries, rate-limit waits), the shared [`Gate`], [`CancelToken`]
 //! and the live [`RunStatus`] with its token counts; costs are `Price::cost` of the usage.
@@ -11,10 +11,10 @@
 
 use std::cell::RefCell;
 
-use execbench_build::parse::{ParsedResponse, parse_response};
-use execbench_build::prompt::GenerationRequest;
-use execbench_build::replay::GenerationRow;
 use execbench_providers::{Message, ProviderError, Usage};
+use execbench_recipe::parse::{ParsedResponse, parse_response};
+use execbench_recipe::prompt::GenerationRequest;
+use execbench_recipe::replay::GenerationRow;
 
 use crate::api::{ApiModel, RequestContext, ask};
 use crate::backoff::Jitter;
@@ -211,11 +211,11 @@ async fn ask_one<H: HttpClient, C: Clock>(
 /// The provenance's description of a generation's model: the source, and for an API its
 /// provider, model and sampling parameters as sent (never the key: `ApiSettings` has none).
 pub fn generator_for(
-    source: execbench_build::GeneratorSource,
+    source: execbench_recipe::GeneratorSource,
     api: Option<&crate::api::ApiSettings>,
     seed: u64,
-) -> execbench_build::Generator {
-    execbench_build::Generator {
+) -> execbench_recipe::Generator {
+    execbench_recipe::Generator {
         source,
         provider: api.map(|s| s.endpoint.provider.clone()),
         model: api.map(|s| s.endpoint.model.clone()),

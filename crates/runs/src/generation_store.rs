@@ -10,10 +10,10 @@
 use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet};
 
-use execbench_build::parse::{ParsedResponse, parse_response};
-use execbench_build::prompt::{FewShot, GenerationRequest, PromptTemplate, generation_requests};
-pub use execbench_build::replay::GenerationRow;
 use execbench_providers::Usage;
+use execbench_recipe::parse::{ParsedResponse, parse_response};
+use execbench_recipe::prompt::{FewShot, GenerationRequest, PromptTemplate, generation_requests};
+pub use execbench_recipe::replay::GenerationRow;
 use serde::{Deserialize, Serialize};
 
 use crate::cost::SpendCap;
@@ -287,8 +287,8 @@ impl GenerationStore for MemoryGenerationStore {
 /// The table every generation store passes (natively over memory, in Chromium over IndexedDB).
 pub mod conformance {
     use super::*;
-    use execbench_build::prompt::default_pool;
     use execbench_providers::Endpoint;
+    use execbench_recipe::prompt::default_pool;
 
     /// The entry of a small generation (2 methods × 2 requests) created at `created_ms`.
     pub fn entry(created_ms: f64) -> GenerationEntry {

@@ -1,6 +1,6 @@
 //! The page's side of the Python workers (the edge between the app and the engine).
 //!
-//! Python runs in a pool of dedicated Web Workers (`crates/worker`), each with its own
+//! Python runs in a pool of dedicated Web Workers (`crates/python-worker`), each with its own
 //! RustPython. Runs are queued and handed out in batches (`schedule.rs`): one message carries up
 //! to [`schedule::MAX_BATCH`] runs, and the worker posts their results in groups, a few
 //! milliseconds apart at most (a message costs more than a short run). The page keeps a
@@ -35,7 +35,7 @@ use crate::browser::clock::Timeout;
 const SAVED_START_FAILED: &str = "Python's saved start failed";
 
 /// Trunk writes the worker's loader next to index.html; relative, so sub-paths work.
-const WORKER_URL: &str = "execbench-worker_loader.js";
+const WORKER_URL: &str = "execbench-python-worker_loader.js";
 /// Where the user's choice of pool size is kept.
 const POOL_SIZE_KEY: &str = "execbench.python-workers";
 /// The largest pool the setting offers.

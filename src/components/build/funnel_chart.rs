@@ -1,7 +1,7 @@
 //! The funnel as a bar chart: one bar per stage, its count and its share of the candidates
 //! read, so a user sees at a glance where candidates are lost.
 
-use execbench_build::Funnel;
+use execbench_recipe::Funnel;
 use leptos::prelude::*;
 
 /// One bar: its test id, label, count and what it counts.

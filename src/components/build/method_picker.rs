@@ -2,7 +2,7 @@
 
 use std::collections::BTreeSet;
 
-use execbench_build::methods::{DICT_METHODS, LIST_METHODS, STR_METHODS};
+use execbench_recipe::methods::{DICT_METHODS, LIST_METHODS, STR_METHODS};
 use leptos::prelude::*;
 
 /// The methods of one type, as `type.name`.
@@ -62,6 +62,6 @@ mod tests {
     fn the_groups_make_the_recipe_s_69() {
         let all: Vec<String> = ["str", "dict", "list"].iter().flat_map(|t| super::group(t)).collect();
         assert_eq!(all.len(), 69);
-        assert_eq!(all, execbench_build::methods::all_methods());
+        assert_eq!(all, execbench_recipe::methods::all_methods());
     }
 }

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use execbench_build::{Judged, Rule, Verdict};
+use execbench_recipe::{Judged, Rule, Verdict};
 use leptos::prelude::*;
 
 use crate::components::marked_code::{Mark, marked_html};
@@ -64,7 +64,7 @@ pub fn RejectionTable(#[prop(into)] judged: Signal<Arc<Vec<Judged>>>, rule: RwSi
 
 #[cfg(test)]
 mod tests {
-    use execbench_build::{Candidate, Rejection};
+    use execbench_recipe::{Candidate, Rejection};
 
     use super::*;
 

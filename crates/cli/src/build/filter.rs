@@ -2,11 +2,11 @@
 //! their computed output) and rejected rows (with the rule, its detail and the blamed line) go to
 //! two files; the last line on stdout counts kept and rejected per rule.
 
-use execbench_build::{
+use execbench_core::PythonEngine;
+use execbench_recipe::{
     Candidate, Judged, Verdict, check_static, filter_one, judge_run, kept_jsonl, read_candidates, rejected_jsonl,
     runtime_request,
 };
-use execbench_core::PythonEngine;
 use execbench_run::build_filter::FilterTally;
 
 use crate::progress::Progress;

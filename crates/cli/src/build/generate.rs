@@ -9,17 +9,17 @@ use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::io::Write;
 
-use execbench_build::Candidate;
-use execbench_build::methods::{all_methods, parse_method_list};
-use execbench_build::offline::offline_response;
-use execbench_build::parse::{ParsedResponse, parse_response};
-use execbench_build::prompt::{
+use execbench_providers::Usage;
+use execbench_recipe::Candidate;
+use execbench_recipe::methods::{all_methods, parse_method_list};
+use execbench_recipe::offline::offline_response;
+use execbench_recipe::parse::{ParsedResponse, parse_response};
+use execbench_recipe::prompt::{
     GenerationRequest, PromptTemplate, default_pool, generation_requests, pool_hash, pool_to_jsonl, read_pool,
     request_index,
 };
-use execbench_build::replay::{GenerationRow, answered_ids, latest_by_id, read_generations};
-use execbench_build::{Generation, GeneratorSource};
-use execbench_providers::Usage;
+use execbench_recipe::replay::{GenerationRow, answered_ids, latest_by_id, read_generations};
+use execbench_recipe::{Generation, GeneratorSource};
 use execbench_run::api::ApiModel;
 use execbench_run::cost::{SpendCap, format_usd};
 use execbench_run::generation::{GenerationEvent, GenerationJob, GenerationSource, generator_for, run_generation};

@@ -1,6 +1,6 @@
 //! `execbench build …`: building a benchmark as CRUXEval was built. `generate` asks for
 //! candidates, `filter` judges them (static rules, then an instrumented run), `sample` dedupes,
-//! samples and exports the kept ones with their provenance. All are thin over `execbench-build`.
+//! samples and exports the kept ones with their provenance. All are thin over `execbench-recipe`.
 
 mod filter;
 pub(crate) mod generate;

@@ -1,7 +1,7 @@
 //! `execbench build sample`: the kept rows deduplicated, N sampled with a seed (optionally
 //! balanced across methods), exported in CRUXEval's row shape, with the provenance as JSON.
 
-use execbench_build::{DEFAULT_N, Judged, SampleSpec, build_benchmark, read_generation, read_kept, read_rejected};
+use execbench_recipe::{DEFAULT_N, Judged, SampleSpec, build_benchmark, read_generation, read_kept, read_rejected};
 
 #[derive(clap::Args, Debug)]
 pub struct SampleArgs {

@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 
 /// A fresh directory for one test.
 fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("execbench-build-cli-{}-{name}", std::process::id()));
+    let dir = std::env::temp_dir().join(format!("execbench-recipe-cli-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("temporary directory");
     dir
@@ -203,7 +203,7 @@ fn filter_names_bad_candidate_rows() {
     assert_eq!((read(&kept), read(&rejected)), (String::new(), String::new()));
 }
 
-/// Needs the real filter (`execbench_build::filter`): kept and rejected candidates, each breaking
+/// Needs the real filter (`execbench_recipe::filter`): kept and rejected candidates, each breaking
 /// one rule, then the kept file sampled with the rejected file into a funnel.
 #[test]
 fn filter_keeps_and_rejects_then_sample_builds_the_funnel() {

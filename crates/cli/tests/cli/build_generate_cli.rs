@@ -6,11 +6,11 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use execbench_build::read_candidates;
-use execbench_build::replay::read_generations;
+use execbench_recipe::read_candidates;
+use execbench_recipe::replay::read_generations;
 
 fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("execbench-build-generate-{}-{name}", std::process::id()));
+    let dir = std::env::temp_dir().join(format!("execbench-recipe-generate-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("temporary directory");
     dir

@@ -6,10 +6,10 @@ use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet};
 use std::rc::Rc;
 
-use execbench_build::offline::offline_response;
-use execbench_build::parse::parse_response;
-use execbench_build::prompt::{GenerationRequest, PromptTemplate, default_pool, generation_requests};
 use execbench_providers::{Endpoint, ErrorKind, HttpRequest, ProviderError};
+use execbench_recipe::offline::offline_response;
+use execbench_recipe::parse::parse_response;
+use execbench_recipe::prompt::{GenerationRequest, PromptTemplate, default_pool, generation_requests};
 use execbench_run::api::{ApiModel, ApiSettings};
 use execbench_run::generation::{GenerationEvent, GenerationJob, GenerationOutcome, GenerationSource, run_generation};
 use execbench_run::io::NoHttp;

@@ -1,9 +1,9 @@
-//! The filter's table of hand-written candidates (`execbench_build::filter::cases`), natively:
+//! The filter's table of hand-written candidates (`execbench_recipe::filter::cases`), natively:
 //! each must break exactly the rule listed, or be kept with the output CPython would give.
 
-use execbench_build::filter::cases::CASES;
-use execbench_build::{Candidate, Verdict, filter_one};
 use execbench_pyengine::RustPythonEngine;
+use execbench_recipe::filter::cases::CASES;
+use execbench_recipe::{Candidate, Verdict, filter_one};
 
 #[test]
 fn every_case_gets_its_verdict() {
@@ -82,11 +82,11 @@ fn a_new_engine_loads_the_harness_once() {
         input: "'ab'".into(),
     };
     let mut engine = RustPythonEngine::new();
-    let request = execbench_build::runtime_request(&candidate);
-    assert!(execbench_build::harness_missing(&engine.run(&request)), "a fresh engine has no harness");
-    let loaded = engine.run(&execbench_build::loading_harness(request.clone()));
-    assert!(!execbench_build::harness_missing(&loaded));
+    let request = execbench_recipe::runtime_request(&candidate);
+    assert!(execbench_recipe::harness_missing(&engine.run(&request)), "a fresh engine has no harness");
+    let loaded = engine.run(&execbench_recipe::loading_harness(request.clone()));
+    assert!(!execbench_recipe::harness_missing(&loaded));
     let again = engine.run(&request);
-    assert!(!execbench_build::harness_missing(&again), "{:?}", again.outcome);
-    assert_eq!(execbench_build::judge_run(&candidate, &again), execbench_build::judge_run(&candidate, &loaded));
+    assert!(!execbench_recipe::harness_missing(&again), "{:?}", again.outcome);
+    assert_eq!(execbench_recipe::judge_run(&candidate, &again), execbench_recipe::judge_run(&candidate, &loaded));
 }

@@ -1,13 +1,13 @@
 //! The offline source's candidates run in the real engine: clean ones give a value for every
 //! input (they are meant to survive a CRUXEval-style filter), the ones made to raise do raise,
 //! and the other defects still run (only the filter's rules reject them).
-//! Runs RustPython: `cargo test --release --workspace --test build offline_runs::`.
+//! Runs RustPython: `cargo test --release --workspace --test recipe offline_runs::`.
 
-use execbench_build::methods::all_methods;
-use execbench_build::offline::{Defect, offline_generation};
-use execbench_build::parse::parse_response;
 use execbench_core::{Outcome, PythonEngine, RunRequest};
 use execbench_pyengine::RustPythonEngine;
+use execbench_recipe::methods::all_methods;
+use execbench_recipe::offline::{Defect, offline_generation};
+use execbench_recipe::parse::parse_response;
 
 #[test]
 fn offline_candidates_run_as_they_were_made_to() {

@@ -162,5 +162,5 @@ fn main() {}
 /// Natively there is no worker: the command line uses the engine directly.
 #[cfg(not(target_arch = "wasm32"))]
 fn main() {
-    eprintln!("execbench-worker only runs in a browser, as a Web Worker built by Trunk");
+    eprintln!("execbench-python-worker only runs in a browser, as a Web Worker built by Trunk");
 }

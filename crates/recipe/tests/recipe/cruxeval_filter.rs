@@ -3,12 +3,12 @@
 //! difference); the test fails on any other rejection and on a listed one that now passes, and
 //! every kept sample's computed output must equal the dataset's.
 //!
-//! Slow in a debug build: `cargo test --release --workspace --test build cruxeval_filter::`.
+//! Slow in a debug build: `cargo test --release --workspace --test recipe cruxeval_filter::`.
 
 use std::collections::BTreeMap;
 
-use execbench_build::{Candidate, Rule, filter_one};
 use execbench_pyengine::RustPythonEngine;
+use execbench_recipe::{Candidate, Rule, filter_one};
 
 const DATASET: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../public/data/cruxeval/cruxeval.jsonl");
 
@@ -41,12 +41,12 @@ fn cruxeval_passes_the_filter_but_for_the_listed_exceptions() {
         let candidate =
             Candidate { id: sample.id.clone(), method: None, code: sample.code.clone(), input: sample.input.clone() };
         match filter_one(&mut engine, &candidate) {
-            execbench_build::Verdict::Kept { output } => {
+            execbench_recipe::Verdict::Kept { output } => {
                 if output != sample.output {
                     wrong_output.push(format!("{}: {} vs {}", sample.id, output, sample.output));
                 }
             }
-            execbench_build::Verdict::Rejected(r) => {
+            execbench_recipe::Verdict::Rejected(r) => {
                 rejected.insert(sample.id.clone(), (r.rule, r.detail.clone()));
             }
         }

@@ -1,5 +1,5 @@
 //! The filter's table of hand-written candidates, each with the one rule it must break (or none).
-//! Run natively (`tests/build/filter_table.rs`) and in the browser's worker (the app's
+//! Run natively (`tests/recipe/filter_table.rs`) and in the browser's worker (the app's
 //! `tests/app/browser_engine.rs`), so both engines are held to the same verdicts.
 
 use crate::rules::Rule;
