@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The property tests (the prop_*.rs files of crates/*/tests/ and of the crates' one test binary,
-# crates/*/tests/*/, and tests/app/prop_route.rs) with 100 times their CI cases, or SCALE times:
+# The property tests (the prop_*.rs files of crates/*/tests/, of the crates' one test binary,
+# crates/*/tests/*/, of a crate's unit tests, crates/*/src/, and tests/app/prop_route.rs) with 100 times their CI cases, or SCALE times:
 #   scripts/fuzz.sh            # about 100x the CI run
 #   SCALE=10 scripts/fuzz.sh prop_streams   # one file, 10x
 # A failure prints the shrunk input: commit it as a case of the parser's table test.
@@ -17,6 +17,9 @@ fuzz() {
     if [ -f "tests/$t.rs" ] || compgen -G "crates/*/tests/$t.rs" >/dev/null; then
       # A test binary of its own.
       cargo test --release --workspace --locked --test "$t"
+    elif compgen -G "crates/*/src/$t.rs" >/dev/null; then
+      # A unit-test module of its crate's library: its tests only.
+      cargo test --release --workspace --locked --lib -- "$t::"
     else
       # A module of its crate's one test binary (crates/<crate>/tests/<crate>/<file>.rs, or the
       # app's, tests/app/<file>.rs): its tests only.

@@ -1,10 +1,11 @@
 //! The Build job: candidates generated (`execbench_run::generation::run_generation`, with the
 //! offline source, a replayed file or a model API) or read from a file, then judged by the filter
-//! in the worker (`execbench_run::build_filter::filter_candidates`); the verdicts published as they
+//! in the worker (`execbench_dataset_jobs::build_filter::filter_candidates`); the verdicts published as they
 //! come, so the page's funnel grows live. Sampling and export are `execbench_recipe::build_benchmark`.
 
 use std::sync::Arc;
 
+use execbench_dataset_jobs::build_filter::filter_candidates;
 use execbench_providers::Usage;
 use execbench_recipe::offline::offline_response;
 use execbench_recipe::prompt::{FewShot, GenerationRequest, PromptTemplate, generation_requests, request_index};
@@ -13,7 +14,6 @@ use execbench_recipe::{
     Benchmark, Candidate, Generation, Generator, GeneratorSource, Judged, SampleSpec, build_benchmark,
 };
 use execbench_run::api::ApiModel;
-use execbench_run::build_filter::filter_candidates;
 use execbench_run::generation::{GenerationEvent, GenerationJob, GenerationSource, generator_for, run_generation};
 use execbench_run::generation_store::{GenerationEntry, GenerationState, GenerationStore, resume_plan};
 use execbench_run::manifest::PriceUsed;
@@ -363,7 +363,7 @@ impl BuildJob {
         self.progress.total.set(candidates.len());
         self.progress.done.set(0);
         let mut seen = Vec::with_capacity(candidates.len());
-        let mut on_judged = |_: &execbench_run::build_filter::FilterTally, judged: &Judged| {
+        let mut on_judged = |_: &execbench_dataset_jobs::build_filter::FilterTally, judged: &Judged| {
             seen.push(judged.clone());
             if self.progress.publish(seen.len()) {
                 self.judged.set(Arc::new(seen.clone()));

@@ -1,20 +1,20 @@
-//! The Perturb job: `execbench_run::perturbation::perturb_and_verify` (perturbing on the page's
+//! The Perturb job: `execbench_dataset_jobs::perturbation::perturb_and_verify` (perturbing on the page's
 //! thread in slices, verifying in the worker), its counts published. With a model for MHC, its
-//! wrong answers are asked first (`execbench_run::model_wrong_answers`), the proposals kept in this
+//! wrong answers are asked first (`execbench_dataset_jobs::model_wrong_answers`), the proposals kept in this
 //! browser so the same samples are not asked again.
 
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 
 use execbench_core::{Limits, Provenance, Sample};
+use execbench_dataset_jobs::model_wrong_answers::{
+    AskedClaims, ProposalCache, ProposalJob, STOPPED as ASK_STOPPED, ask_wrong_answers,
+};
+use execbench_dataset_jobs::perturbation::{KindCounts, Normalised, PerturbPlan, PerturbTally, perturb_and_verify};
 use execbench_perturb::{ExportRow, Failure, Kind, Options};
 use execbench_run::api::{ApiModel, RequestContext};
 use execbench_run::backoff::Jitter;
 use execbench_run::gate::Gate;
-use execbench_run::model_wrong_answers::{
-    AskedClaims, ProposalCache, ProposalJob, STOPPED as ASK_STOPPED, ask_wrong_answers,
-};
-use execbench_run::perturbation::{KindCounts, Normalised, PerturbPlan, PerturbTally, perturb_and_verify};
 use execbench_run::status::Live;
 use leptos::prelude::*;
 

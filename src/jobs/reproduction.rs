@@ -1,9 +1,9 @@
-//! The reproduction re-scoring job: `execbench_run::reproduction::rescore_reproductions` in the
+//! The reproduction re-scoring job: `execbench_dataset_jobs::reproduction::rescore_reproductions` in the
 //! worker, its report published as it grows.
 
 use execbench_core::{Limits, Provenance, Sample};
+use execbench_dataset_jobs::reproduction::rescore_reproductions;
 use execbench_eval::reproduction::{ReproductionReport, ReproductionRow};
-use execbench_run::reproduction::rescore_reproductions;
 use leptos::prelude::*;
 
 use super::{FINISHED, JobProgress, STOPPED};

@@ -1,8 +1,8 @@
-//! The Verify job: `execbench_run::verify::verify_dataset` in the worker, its totals published.
+//! The Verify job: `execbench_dataset_jobs::verify::verify_dataset` in the worker, its totals published.
 
 use execbench_core::verify::{SampleCheck, VerifySummary};
 use execbench_core::{Limits, Provenance, Sample};
-use execbench_run::verify::verify_dataset;
+use execbench_dataset_jobs::verify::verify_dataset;
 use leptos::prelude::*;
 
 use super::{FINISHED, JobProgress, STOPPED};

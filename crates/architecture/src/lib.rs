@@ -35,7 +35,7 @@ pub const LAYERS: &[(&str, &[&str])] = &[
     ),
     ("the sample and the engine's interface", &["execbench-core"]),
     (
-        "one idea each over samples: prompts and scoring, formats, perturbations, the interpreter, the worker messages, the CRUXEval recipe, the local model",
+        "one idea each over samples: prompts and scoring, formats, perturbations, the interpreter, the worker messages, the CRUXEval recipe, the local model, the edges' traits",
         &[
             "execbench-eval",
             "execbench-formats",
@@ -44,12 +44,14 @@ pub const LAYERS: &[(&str, &[&str])] = &[
             "execbench-worker-protocol",
             "execbench-recipe",
             "execbench-localmodel",
+            "execbench-io",
         ],
     ),
     ("what a stored run is: manifest, records, run file, stores, prices", &["execbench-runs"]),
+    ("how one sample is asked: requests, retries, rate limits, status", &["execbench-ask"]),
     (
-        "the engine, the session and the dataset jobs; readers of stored runs",
-        &["execbench-run", "execbench-compare", "execbench-idbstore"],
+        "the engine and the session; the dataset jobs; readers of stored runs",
+        &["execbench-run", "execbench-dataset-jobs", "execbench-compare", "execbench-idbstore"],
     ),
     (
         "edges: workers, the mock model server, test plumbing",

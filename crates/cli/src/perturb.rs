@@ -15,12 +15,14 @@ use execbench_perturb::{
 use std::cell::RefCell;
 
 use execbench_core::Sample;
+use execbench_dataset_jobs::model_wrong_answers::{
+    ASKS_PER_SAMPLE, AskedClaims, ProposalCache, ProposalJob, ask_wrong_answers,
+};
 use execbench_run::CancelToken;
 use execbench_run::api::{ApiModel, RequestContext};
 use execbench_run::backoff::Jitter;
 use execbench_run::gate::Gate;
 use execbench_run::io::BlockingPython;
-use execbench_run::model_wrong_answers::{ASKS_PER_SAMPLE, AskedClaims, ProposalCache, ProposalJob, ask_wrong_answers};
 use execbench_run::status::Live;
 
 use crate::api_args::{ApiFlags, ApiOptions, api_key, api_options};
@@ -192,7 +194,7 @@ pub fn run(args: &PerturbArgs) -> Result<i32, String> {
 }
 
 /// Asks the model for a wrong answer per sample through the library's
-/// [`execbench_run::model_wrong_answers::ask_wrong_answers`] (checked by execution unless `--no-verify`,
+/// [`execbench_dataset_jobs::model_wrong_answers::ask_wrong_answers`] (checked by execution unless `--no-verify`,
 /// asked again when shown right), reading and then writing the proposals file so that what was
 /// asked once is not asked again. Returns the claims table and what to report.
 fn model_claims(

@@ -5,9 +5,9 @@
 use std::collections::BTreeMap;
 
 use execbench_core::verify::Verdict;
+use execbench_dataset_jobs::verify::verify_dataset;
 use execbench_formats::categories::{category_value, dataset_shape};
 use execbench_run::CancelToken;
-use execbench_run::verify::verify_dataset;
 
 use crate::progress::Progress;
 use crate::python::Workers;

@@ -1,6 +1,6 @@
 //! The Perturb view: perturb one program and see both versions side by side, run in the
 //! worker (`single`); or perturb a whole dataset (kinds x seeds), verify every result in the
-//! worker, and download the verified rows (`dataset`). The work is `execbench_run::perturbation`'s:
+//! worker, and download the verified rows (`dataset`). The work is `execbench_dataset_jobs::perturbation`'s:
 //! `perturb_one` for one program, the dataset job `crate::jobs::PerturbRun` for a dataset. The
 //! view's address is `crate::route::PerturbLink`.
 

@@ -3,8 +3,8 @@
 //! library's `perturb_one`; this view reads the form and shows each step.
 
 use execbench_core::{Limits, RunResult, Sample};
+use execbench_dataset_jobs::perturbation::{SingleFailure, SingleProgram, SingleVerdict, perturb_one};
 use execbench_perturb::{Kind, Options, Perturbed, Placed, Target, VerifyFailure};
-use execbench_run::perturbation::{SingleFailure, SingleProgram, SingleVerdict, perturb_one};
 use leptos::prelude::*;
 
 use super::shared::{OptionFields, PredictionField, ProfileField};

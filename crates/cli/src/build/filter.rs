@@ -3,11 +3,11 @@
 //! two files; the last line on stdout counts kept and rejected per rule.
 
 use execbench_core::PythonEngine;
+use execbench_dataset_jobs::build_filter::FilterTally;
 use execbench_recipe::{
     Candidate, Judged, Verdict, check_static, filter_one, judge_run, kept_jsonl, read_candidates, rejected_jsonl,
     runtime_request,
 };
-use execbench_run::build_filter::FilterTally;
 
 use crate::progress::Progress;
 use crate::python::Workers;

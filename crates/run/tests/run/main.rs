@@ -10,5 +10,4 @@ mod engine;
 mod generation;
 mod kept_base_urls;
 mod key_echo;
-mod prop_proposals;
 mod prop_runfile;

@@ -10,8 +10,8 @@ use std::task::{Poll, Waker};
 
 use futures::FutureExt;
 
-use crate::io::Clock;
 use crate::recovery::{ConcurrencyLimit, Lowered, RecoveryPolicy, Verdict};
+use execbench_io::Clock;
 
 #[derive(Clone)]
 pub struct Gate {
@@ -138,7 +138,7 @@ impl Gate {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::io::Clock;
+    use execbench_io::Clock;
     use std::cell::Cell;
 
     /// A clock that jumps forward when slept on (the tests need no real time).

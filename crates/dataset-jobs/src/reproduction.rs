@@ -8,9 +8,9 @@ use execbench_eval::reproduction::{
 };
 use futures::StreamExt;
 
-use crate::cancel::CancelToken;
-use crate::io::Python;
-use crate::stoppable::{Next, next_or_stopped};
+use execbench_io::Python;
+use execbench_io::cancel::CancelToken;
+use execbench_io::stoppable::{Next, next_or_stopped};
 
 /// A re-scoring, whole or stopped.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -72,8 +72,8 @@ mod tests {
     use futures::executor::block_on;
 
     use super::*;
-    use crate::io::BlockingPython;
     use crate::verify::tests::RuleEngine;
+    use execbench_io::BlockingPython;
 
     /// The same verdicts as the blocking re-scoring, in order, unknown problems counted; Stop ends it.
     #[test]
@@ -114,7 +114,7 @@ mod tests {
         assert_eq!(blocking.disagreements().map(|r| r.line).collect::<Vec<_>>(), [2, 4]);
         assert_eq!(blocking.rescored[1].reason.as_deref(), Some("raised ValueError: boom"));
         // Over a pool the runs overlap and the report is the same, rows in order.
-        let pool = crate::io::overlapping::Overlapping::new(RuleEngine::default(), 3);
+        let pool = crate::overlapping::Overlapping::new(RuleEngine::default(), 3);
         let mut in_pool = Vec::new();
         let pooled = block_on(rescore_reproductions(
             &pool,

@@ -6,9 +6,9 @@ use execbench_core::verify::{SampleCheck, VerifySummary, judge, request_for};
 use execbench_core::{Limits, Sample};
 use futures::{FutureExt, StreamExt};
 
-use crate::cancel::CancelToken;
-use crate::io::Python;
-use crate::stoppable::{Next, next_or_stopped};
+use execbench_io::Python;
+use execbench_io::cancel::CancelToken;
+use execbench_io::stoppable::{Next, next_or_stopped};
 
 /// A verification, whole or stopped.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -53,8 +53,8 @@ pub(crate) mod tests {
     use futures::executor::block_on;
 
     use super::*;
-    use crate::io::BlockingPython;
     use crate::stopped_at::StoppedAt;
+    use execbench_io::BlockingPython;
 
     /// Answers by rule, no interpreter: a call equal to the expected output passes, `loop()` times
     /// out, `boom()` raises; anything else returns the call's text. Counts its runs.
@@ -133,7 +133,7 @@ pub(crate) mod tests {
         let samples: Vec<Sample> = (0..40)
             .map(|i| if i % 3 == 0 { sample(&format!("s{i}"), "2", "3") } else { sample(&format!("s{i}"), "1", "1") })
             .collect();
-        let python = crate::io::overlapping::Overlapping::new(RuleEngine::default(), 8);
+        let python = crate::overlapping::Overlapping::new(RuleEngine::default(), 8);
         let mut seen = Vec::new();
         let outcome =
             block_on(verify_dataset(&python, &samples, Limits::default(), &CancelToken::new(), &mut |_, check| {

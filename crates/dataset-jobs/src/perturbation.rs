@@ -14,9 +14,9 @@ use execbench_perturb::{
 };
 use futures::StreamExt;
 
-use crate::cancel::CancelToken;
-use crate::io::{Clock, Python};
-use crate::stoppable::{Next, next_or_stopped};
+use execbench_io::cancel::CancelToken;
+use execbench_io::stoppable::{Next, next_or_stopped};
+use execbench_io::{Clock, Python};
 
 /// Perturbing hands the thread back at least this often, in milliseconds.
 pub const SLICE_MS: f64 = 12.0;
@@ -410,8 +410,8 @@ mod tests {
     use futures::executor::block_on;
 
     use super::*;
-    use crate::io::BlockingPython;
     use crate::stopped_at::StoppedAt;
+    use execbench_io::BlockingPython;
 
     /// Answers by rule, no interpreter, so both verdicts occur: a claimed output (MHC, no program)
     /// matches only when equal to the expected text; otherwise the result is a hash of the request.
@@ -499,7 +499,7 @@ mod tests {
                 &CancelToken::new(),
                 &mut |_| {},
             ));
-            let pool = crate::io::overlapping::Overlapping::new(HashEngine, 16);
+            let pool = crate::overlapping::Overlapping::new(HashEngine, 16);
             let mut reported = Vec::new();
             let many =
                 block_on(perturb_and_verify(&pool, &TickingClock::default(), &job, &CancelToken::new(), &mut |t| {

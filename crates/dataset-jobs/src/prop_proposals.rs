@@ -4,16 +4,15 @@
 //! refused with the file's name and that line's number, and without that line the rest reads as
 //! the cache of the other proposals: nothing else is lost.
 
+use crate::model_wrong_answers::{ModelProposal, ProposalCache};
 use execbench_perturb::Prediction;
 use execbench_perturb::model_prompt::Rejected;
 use execbench_providers::redact_base_url;
-use execbench_run::model_wrong_answers::{ModelProposal, ProposalCache};
 use proptest::prelude::*;
 use proptest::test_runner::FileFailurePersistence;
 
 /// The cases of a property: `ci` in CI, times `EXECBENCH_FUZZ_SCALE` on demand (scripts/fuzz.sh).
-/// Failures are kept beside this file (`.proptest-regressions`): proptest's default would keep
-/// them in `tests/proptest-regressions/`, as this directory holds the test binary's `main.rs`.
+/// Failures are kept beside this file (`.proptest-regressions`).
 fn cases(ci: u32) -> ProptestConfig {
     let scale: u32 = std::env::var("EXECBENCH_FUZZ_SCALE").ok().and_then(|s| s.parse().ok()).unwrap_or(1);
     ProptestConfig {

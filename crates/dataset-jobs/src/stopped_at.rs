@@ -6,8 +6,8 @@ use std::cell::{Cell, RefCell};
 
 use execbench_core::{Outcome, PythonEngine, RunRequest, RunResult};
 
-use crate::cancel::CancelToken;
-use crate::io::Python;
+use execbench_io::Python;
+use execbench_io::cancel::CancelToken;
 
 pub(crate) struct StoppedAt<E> {
     pub engine: RefCell<E>,

@@ -12,10 +12,10 @@ use futures::FutureExt;
 
 use crate::backoff::{Decision, Jitter, decide};
 use crate::gate::Gate;
-use crate::io::{Clock, HttpClient, ResponseBody, read_all};
-use crate::record::AttemptRecord;
-pub use crate::settings::{ApiSettings, LocalModelFile};
 use crate::status::Live;
+use execbench_io::{Clock, HttpClient, ResponseBody, read_all};
+use execbench_runs::record::AttemptRecord;
+pub use execbench_runs::settings::{ApiSettings, LocalModelFile};
 
 /// A model behind a provider's API. The key lives only here, in memory: it is never serialized
 /// (the settings that are, `ApiSettings`, have none) and goes only into requests to the

@@ -264,7 +264,7 @@ mod tests {
 /// scoring mode. "12 answers judged" with one mode; "12 answers, 24 judgements (2 modes)" with
 /// two.
 pub fn answers_and_judgements(answers: usize, modes: usize) -> String {
-    use crate::manifest::counted;
+    use execbench_runs::manifest::counted;
     let said = counted(answers as u64, "answer", "answers");
     if modes <= 1 {
         return format!("{said} judged");

@@ -12,7 +12,7 @@ use execbench_eval::prompt::Template;
 use execbench_providers::{ErrorKind, HttpRequest, ProviderError};
 use serde_json::{Value, json};
 
-use crate::io::{Clock, HttpClient, HttpHead, ResponseBody};
+use execbench_io::{Clock, HttpClient, HttpHead, ResponseBody};
 pub use execbench_runs::settings::Simulation;
 
 /// The simulated token count of a text: one token per started group of four characters (the mock

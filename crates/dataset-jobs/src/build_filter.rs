@@ -6,9 +6,9 @@ use execbench_core::{RunRequest, RunResult};
 use execbench_recipe::{Candidate, Judged, Rejection, Rule, Verdict};
 use futures::StreamExt;
 
-use crate::cancel::CancelToken;
-use crate::io::Python;
-use crate::stoppable::{Next, next_or_stopped};
+use execbench_io::Python;
+use execbench_io::cancel::CancelToken;
+use execbench_io::stoppable::{Next, next_or_stopped};
 
 /// Kept and rejected counts so far, rejections per rule.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -163,8 +163,8 @@ mod tests {
     use futures::executor::block_on;
 
     use super::*;
-    use crate::io::BlockingPython;
     use crate::stopped_at::StoppedAt;
+    use execbench_io::BlockingPython;
 
     /// Stand-in rules: code containing `import` breaks a static rule; a run that raises or times
     /// out breaks a runtime rule; any value is kept as the output.
@@ -250,7 +250,7 @@ mod tests {
         assert_eq!(outcome.judged[0].verdict, Verdict::Kept { output: "'a'".into() });
         assert_eq!(outcome.tally.summary(), "kept 2, rejected 4: import 2, timed_out 1, raised 1");
         // Over a pool the runs overlap; the verdicts and their order are the same.
-        let pool = crate::io::overlapping::Overlapping::new(TextEngine::default(), 3);
+        let pool = crate::overlapping::Overlapping::new(TextEngine::default(), 3);
         let mut in_pool = Vec::new();
         let pooled = block_on(filter_with(&FakeStages, &pool, &candidates, &CancelToken::new(), &mut |tally, j| {
             in_pool.push((tally.judged(), tally.kept, j.candidate.id.clone()))

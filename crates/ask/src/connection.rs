@@ -7,7 +7,7 @@ use execbench_providers::{
 use futures::{FutureExt, select};
 
 use crate::api::KeyRedactor;
-use crate::io::{Clock, HttpClient, read_all};
+use execbench_io::{Clock, HttpClient, read_all};
 
 /// Sends the test request and judges the answer. `page_origin` goes into the advice for a
 /// blocked request (the origin a local server must allow).

@@ -13,7 +13,7 @@ use std::thread::{self, JoinHandle};
 use execbench_core::{Outcome, PythonEngine, RunRequest, RunResult};
 use futures::channel::oneshot;
 
-use crate::io::Python;
+use crate::Python;
 
 type Job = (RunRequest, oneshot::Sender<RunResult>);
 

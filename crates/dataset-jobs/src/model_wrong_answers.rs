@@ -18,9 +18,9 @@ use execbench_providers::{Message, redact_base_url};
 use futures::{FutureExt, StreamExt};
 use serde::{Deserialize, Serialize};
 
-use crate::api::{ApiModel, RequestContext, ask};
-use crate::cancel::CancelToken;
-use crate::io::{Clock, HttpClient, Python};
+use execbench_ask::api::{ApiModel, RequestContext, ask};
+use execbench_io::cancel::CancelToken;
+use execbench_io::{Clock, HttpClient, Python};
 
 /// How many times one sample's model is asked before the offline source takes over.
 pub const ASKS_PER_SAMPLE: usize = 3;
@@ -339,11 +339,11 @@ mod tests {
     use serde_json::{Value, json};
 
     use super::*;
-    use crate::api::ApiSettings;
-    use crate::backoff::Jitter;
-    use crate::gate::Gate;
-    use crate::io::{BlockingPython, HttpHead, ResponseBody};
-    use crate::status::Live;
+    use execbench_ask::api::ApiSettings;
+    use execbench_ask::backoff::Jitter;
+    use execbench_ask::gate::Gate;
+    use execbench_ask::status::Live;
+    use execbench_io::{BlockingPython, HttpHead, ResponseBody};
 
     /// Replies by sample (found by its code in the prompt) and by how often it was asked; the
     /// last scripted reply repeats. Keeps every prompt.
