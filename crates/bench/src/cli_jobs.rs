@@ -347,15 +347,7 @@ mod tests {
 
     #[test]
     fn ten_distinct_calls_the_first_right_some_looping() {
-        let sample = Sample {
-            id: "s".into(),
-            code: "def g(x):\n    return x".into(),
-            function_name: "g".into(),
-            input: "1".into(),
-            call: "g(1)".into(),
-            output: "1".into(),
-            meta: Default::default(),
-        };
+        let sample = Sample::new("s", "def g(x):\n    return x", "g", "1", "1");
         let looping = answers_for(0, &sample);
         assert_eq!(
             (looping.len(), looping[0].as_str(), looping[1].as_str()),

@@ -21,6 +21,20 @@ pub struct Sample {
 }
 
 impl Sample {
+    /// A sample that calls `function_name` with `input` as its arguments, with no other fields:
+    /// what a CRUXEval row reads as, and the one way tests write a sample by hand.
+    pub fn new(id: &str, code: &str, function_name: &str, input: &str, output: &str) -> Sample {
+        Sample {
+            id: id.into(),
+            code: code.into(),
+            function_name: function_name.into(),
+            input: input.into(),
+            call: format!("{function_name}({input})"),
+            output: output.into(),
+            meta: Default::default(),
+        }
+    }
+
     /// The first non-blank line of the code, for lists.
     pub fn headline(&self) -> &str {
         self.code.lines().find(|l| !l.trim().is_empty()).unwrap_or("").trim()

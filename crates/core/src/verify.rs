@@ -131,15 +131,7 @@ mod tests {
     use super::*;
 
     fn sample(code: &str, output: &str) -> Sample {
-        Sample {
-            id: "s".into(),
-            code: code.into(),
-            function_name: "f".into(),
-            input: String::new(),
-            call: "f()".into(),
-            output: output.into(),
-            meta: Default::default(),
-        }
+        Sample::new("s", code, "f", "", output)
     }
 
     fn value(repr: &str, matches: bool) -> RunResult {

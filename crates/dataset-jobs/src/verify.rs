@@ -83,15 +83,7 @@ pub(crate) mod tests {
     }
 
     pub(crate) fn sample(id: &str, call: &str, output: &str) -> Sample {
-        Sample {
-            id: id.into(),
-            code: "def f(): pass".into(),
-            function_name: "f".into(),
-            input: String::new(),
-            call: call.into(),
-            output: output.into(),
-            meta: Default::default(),
-        }
+        Sample { call: call.into(), ..Sample::new(id, "def f(): pass", "f", "", output) }
     }
 
     #[test]

@@ -106,15 +106,7 @@ mod tests {
     use crate::task::Task;
 
     fn sample(id: &str, output: &str) -> Sample {
-        Sample {
-            id: id.into(),
-            code: "def f(x):\n    return x".into(),
-            function_name: "f".into(),
-            input: "1".into(),
-            call: "f(1)".into(),
-            output: output.into(),
-            meta: Default::default(),
-        }
+        Sample::new(id, "def f(x):\n    return x", "f", "1", output)
     }
 
     #[test]
@@ -183,15 +175,7 @@ mod tests {
 
     /// A sample for the replay tests: `f(a, b=0)` returning `a`, called with `call_args`.
     fn replay_sample(call_args: &str, output: &str) -> Sample {
-        Sample {
-            id: "s1".into(),
-            code: "def f(a, b=0):\n    return a".into(),
-            function_name: "f".into(),
-            input: call_args.into(),
-            call: format!("f({call_args})"),
-            output: output.into(),
-            meta: Default::default(),
-        }
+        Sample::new("s1", "def f(a, b=0):\n    return a", "f", call_args, output)
     }
 
     /// Strict output prediction of `samples` with `model`, written out and read back as a

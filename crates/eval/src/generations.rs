@@ -616,15 +616,7 @@ mod tests {
 
     #[test]
     fn stored_verdicts_are_compared_answer_by_answer() {
-        let sample = |id: &str, output: &str| Sample {
-            id: id.into(),
-            code: "def f(x):\n    return x".into(),
-            function_name: "f".into(),
-            input: "1".into(),
-            call: "f(1)".into(),
-            output: output.into(),
-            meta: Default::default(),
-        };
+        let sample = |id: &str, output: &str| Sample::new(id, "def f(x):\n    return x", "f", "1", output);
         let dataset = vec![sample("a", "1"), sample("b", "2"), sample("c", "3")];
         // a: stored agrees; b: the file called a wrong answer right; c: no verdicts in the file.
         let text = r#"{"raw_generations": {"a": ["1", "0"], "b": ["5"], "c": ["3"]}, "raw_scored_generations": {"a": [true, false], "b": [true]}, "pass_at_1": 0.75}"#;
@@ -701,15 +693,7 @@ mod tests {
 
     #[test]
     fn rescoring_scores_known_samples_and_lists_the_rest() {
-        let sample = |id: &str, output: &str| Sample {
-            id: id.into(),
-            code: "def f(x):\n    return x".into(),
-            function_name: "f".into(),
-            input: "1".into(),
-            call: "f(1)".into(),
-            output: output.into(),
-            meta: Default::default(),
-        };
+        let sample = |id: &str, output: &str| Sample::new(id, "def f(x):\n    return x", "f", "1", output);
         let dataset = vec![sample("a", "1"), sample("b", "[2]"), sample("c", "3")];
         let g = import_generations("g.json", r#"{"a": ["1", "1.0", "True", "f(1)", "1"], "b": ["[2]"], "zz": ["1"]}"#);
         let r = rescore(&mut FakeEngine::new(), &dataset, &g, Task::Output, Mode::Strict, &ScoreOptions::default());

@@ -296,15 +296,7 @@ mod tests {
     use crate::prompt::{Style, default_template};
 
     fn sample(call_args: &str, output: &str) -> Sample {
-        Sample {
-            id: "s1".into(),
-            code: "def f(a, b=0):\n    return a".into(),
-            function_name: "f".into(),
-            input: call_args.into(),
-            call: format!("f({call_args})"),
-            output: output.into(),
-            meta: Default::default(),
-        }
+        Sample::new("s1", "def f(a, b=0):\n    return a", "f", call_args, output)
     }
 
     fn answers(

@@ -294,15 +294,7 @@ mod tests {
     use super::*;
 
     fn sample(code: &str, input: &str, output: &str) -> Sample {
-        Sample {
-            id: "t".into(),
-            code: code.into(),
-            function_name: "f".into(),
-            input: input.into(),
-            call: format!("f({input})"),
-            output: output.into(),
-            meta: Default::default(),
-        }
+        Sample::new("t", code, "f", input, output)
     }
 
     /// (template text, filled text) for a sample whose code is full of braces.

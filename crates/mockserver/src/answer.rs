@@ -176,15 +176,7 @@ mod tests {
     use super::*;
 
     fn sample(id: &str, code: &str, input: &str, output: &str) -> Sample {
-        Sample {
-            id: id.into(),
-            code: code.into(),
-            function_name: "f".into(),
-            input: input.into(),
-            call: format!("f({input})"),
-            output: output.into(),
-            meta: Default::default(),
-        }
+        Sample::new(id, code, "f", input, output)
     }
 
     fn dataset() -> Dataset {

@@ -169,15 +169,7 @@ mod tests {
     /// depend on the prompt's length: `a` answered twice (100 prompt, 10 output tokens in all),
     /// `b` an error, `c` and `d` never asked.
     fn run(batch: bool) -> (RunEntry, Vec<SampleRecord>, Vec<Sample>) {
-        let sample = |id: &str| Sample {
-            id: id.into(),
-            code: "def f(x):\n    return x * 2".into(),
-            function_name: "f".into(),
-            input: "3".into(),
-            call: "f(3)".into(),
-            output: "6".into(),
-            meta: Default::default(),
-        };
+        let sample = |id: &str| Sample::new(id, "def f(x):\n    return x * 2", "f", "3", "6");
         let samples: Vec<Sample> = ["a", "b", "c", "d"].into_iter().map(sample).collect();
         let mut m = manifest("r", 0);
         (m.samples, m.n, m.dataset_hash) = (4, 2, dataset_hash(&samples));

@@ -222,15 +222,7 @@ mod tests {
     use execbench_eval::score::Mode;
 
     fn sample(id: &str, output: &str) -> Sample {
-        Sample {
-            id: id.into(),
-            code: "def f(x):\n    return x".into(),
-            function_name: "f".into(),
-            input: "1".into(),
-            call: "f(1)".into(),
-            output: output.into(),
-            meta: Default::default(),
-        }
+        Sample::new(id, "def f(x):\n    return x", "f", "1", output)
     }
 
     fn manifest() -> RunManifest {

@@ -4,15 +4,7 @@ use super::*;
 use crate::fake_engine::FakeEngine;
 
 fn sample(code: &str, input: &str, output: &str) -> Sample {
-    Sample {
-        id: "s".into(),
-        code: code.into(),
-        function_name: "f".into(),
-        input: input.into(),
-        call: format!("f({input})"),
-        output: output.into(),
-        meta: Default::default(),
-    }
+    Sample::new("s", code, "f", input, output)
 }
 
 fn verdict_of(engine: &mut FakeEngine, sample: &Sample, task: Task, mode: Mode, answer: &str) -> Verdict {

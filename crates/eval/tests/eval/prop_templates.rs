@@ -277,15 +277,7 @@ fn a_program_that_repeats_the_instructions_does_not_move_the_cut() {
         user: "Instructions.\n\n[PYTHON]\n{code}\n{call}".into(),
         stop: Vec::new(),
     };
-    let sample = Sample {
-        id: "s".into(),
-        code: "a\n\nInstructions.\n\nb".into(),
-        function_name: "f".into(),
-        input: String::new(),
-        call: "f()".into(),
-        output: "1".into(),
-        meta: Default::default(),
-    };
+    let sample = Sample::new("s", "a\n\nInstructions.\n\nb", "f", "", "1");
     let rendered = template.render(&sample).text();
     let parts = template.parts(&rendered);
     assert_eq!(parts.own, rendered, "a system message with placeholders: nothing is cut");

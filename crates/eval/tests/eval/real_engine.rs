@@ -72,15 +72,7 @@ fn the_oracle_scores_100_percent_on_cruxeval_in_both_modes() {
 }
 
 fn sample(code: &str, input: &str, output: &str) -> Sample {
-    Sample {
-        id: "t".into(),
-        code: code.into(),
-        function_name: "f".into(),
-        input: input.into(),
-        call: format!("f({input})"),
-        output: output.into(),
-        meta: Default::default(),
-    }
+    Sample::new("t", code, "f", input, output)
 }
 
 /// (task, answer, verdict in compatible mode, verdict in strict mode) for `f(x) = x + 1`, `f(1) == 2`.

@@ -382,15 +382,7 @@ mod tests {
             for (output, true_claim) in [("6", false), ("0", true)] {
                 for seed in 0..20 {
                     let options = codecrash(Options::with_seed(seed));
-                    let sample = execbench_core::Sample {
-                        id: "t".into(),
-                        code: code.into(),
-                        function_name: "f".into(),
-                        input: "4".into(),
-                        call: "f(4)".into(),
-                        output: output.into(),
-                        meta: Default::default(),
-                    };
+                    let sample = execbench_core::Sample::new("t", code, "f", "4", output);
                     let out = crate::perturb_sample(&sample, kind, &options).unwrap().code;
                     // Each claim is the return pool's "{useless}" rendered as "zero".
                     let return_messages: Vec<&str> =

@@ -234,15 +234,7 @@ async fn run_case<S: RunStore>(store: &S, name: &str, run_id: &str) -> SessionEn
 /// `f(x) = x` at 0, 1, ...: samples any answer path can score.
 pub(crate) fn samples_of(count: usize) -> Vec<Sample> {
     (0..count)
-        .map(|i| Sample {
-            id: format!("s{i}"),
-            code: "def f(x):\n    return x".into(),
-            function_name: "f".into(),
-            input: i.to_string(),
-            call: format!("f({i})"),
-            output: i.to_string(),
-            meta: Default::default(),
-        })
+        .map(|i| Sample::new(&format!("s{i}"), "def f(x):\n    return x", "f", &i.to_string(), &i.to_string()))
         .collect()
 }
 

@@ -51,15 +51,7 @@ fn samples(count: usize) -> Vec<Sample> {
             let x = 100 + i;
             let (code, output) =
                 if i % 3 == 2 { ("def f(x):\n    return x + 1", x + 1) } else { ("def f(x):\n    return x", x) };
-            Sample {
-                id: id(i),
-                code: code.into(),
-                function_name: "f".into(),
-                input: x.to_string(),
-                call: format!("f({x})"),
-                output: output.to_string(),
-                meta: Default::default(),
-            }
+            Sample::new(&id(i), code, "f", &x.to_string(), &output.to_string())
         })
         .collect()
 }
