@@ -451,7 +451,7 @@ async fn a_run_file_imports_and_replays_with_the_same_figures() {
     use execbench_eval::prompt::{Style, default_template};
     use execbench_eval::{Mode, Task};
     use execbench_run::io::{BlockingPython, Clock, NoHttp, NoStore};
-    use execbench_run::manifest::{FORMAT, RunManifest, dataset_hash};
+    use execbench_run::manifest::{RunManifest, dataset_hash};
     use execbench_run::runfile::{manifest_line, read_run_file, record_line};
     use execbench_run::{CancelToken, EvalJob, Io, Responder, run_evaluation};
 
@@ -476,27 +476,12 @@ async fn a_run_file_imports_and_replays_with_the_same_figures() {
     )
     .await;
     let manifest = RunManifest {
-        format: FORMAT.into(),
-        run_id: "e2e".into(),
         model: "echo-first-argument".into(),
-        api: None,
-        key_used: false,
         dataset: "cruxeval.jsonl".into(),
         dataset_hash: dataset_hash(&samples),
         samples: 20,
-        task: Task::Output,
         template,
-        n: 1,
-        modes: vec![Mode::Strict],
-        created: 0,
-        app_version: "test".into(),
-        provenance: None,
-        simulation: None,
-        price: None,
-        live_price: None,
-        spend_cap: None,
-        stored: None,
-        name: None,
+        ..execbench_run::manifest::fixtures::manifest("e2e", 0)
     };
     let text = std::iter::once(manifest_line(&manifest))
         .chain(outcome.records.iter().map(record_line))

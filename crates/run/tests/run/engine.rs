@@ -23,7 +23,7 @@ use execbench_eval::score::{Mode, ScoreOptions};
 use execbench_providers::{Disposition, Endpoint, ErrorKind, HttpRequest, ProviderError};
 use execbench_run::api::{ApiModel, ApiSettings};
 use execbench_run::io::{BlockingPython, NoHttp};
-use execbench_run::manifest::{FORMAT, RunManifest, dataset_hash};
+use execbench_run::manifest::{RunManifest, dataset_hash};
 use execbench_run::runfile::{manifest_line, read_run_file, record_line};
 use execbench_run::session::endings::AssertEngine;
 use execbench_run::{
@@ -1146,27 +1146,13 @@ fn keys_stay_out_of_records_manifests_and_debug_output() {
     );
 
     let manifest = RunManifest {
-        format: FORMAT.into(),
-        run_id: "r1".into(),
         model: name,
         api: Some(settings),
-        key_used: false,
         dataset: "test.jsonl".into(),
         dataset_hash: dataset_hash(&all),
         samples: all.len(),
-        task: Task::Output,
-        template: default_template(Task::Output, Style::Direct),
-        n: 1,
         modes: vec![Mode::Strict, Mode::Compatible],
-        created: 0,
-        app_version: "test".into(),
-        provenance: None,
-        simulation: None,
-        price: None,
-        live_price: None,
-        spend_cap: None,
-        stored: None,
-        name: None,
+        ..execbench_run::manifest::fixtures::manifest("r1", 0)
     };
     let mut texts = vec![
         manifest_line(&manifest),

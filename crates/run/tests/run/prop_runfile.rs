@@ -3,12 +3,11 @@
 //! its last line reads as the run without that record and says so.
 
 use execbench_eval::Task;
-use execbench_eval::prompt::{Style, default_template};
 use execbench_eval::report::{AnswerRecord, SampleResult};
 use execbench_eval::score::{Mode, Verdict};
 use execbench_eval::{ExtractRule, Extraction};
 use execbench_run::SampleRecord;
-use execbench_run::manifest::{FORMAT, RunEntry, RunManifest, RunState};
+use execbench_run::manifest::{RunEntry, RunManifest, RunState};
 use execbench_run::record::SampleError;
 use execbench_run::runfile::{export_run, manifest_line, read_run_file, record_line};
 use proptest::prelude::*;
@@ -27,27 +26,13 @@ fn cases(ci: u32) -> ProptestConfig {
 
 fn manifest(run_id: String, dataset: String, name: Option<String>, n: usize) -> RunManifest {
     RunManifest {
-        format: FORMAT.into(),
-        run_id,
-        model: "oracle".into(),
-        api: None,
-        key_used: false,
         dataset,
         dataset_hash: "0123".into(),
-        samples: 3,
-        task: Task::Output,
-        template: default_template(Task::Output, Style::Direct),
         n,
-        modes: vec![Mode::Strict],
         created: 1_700_000_000,
         app_version: "0.1.0".into(),
-        provenance: None,
-        simulation: None,
-        price: None,
-        live_price: None,
-        spend_cap: None,
-        stored: None,
         name,
+        ..execbench_run::manifest::fixtures::manifest(&run_id, 0)
     }
 }
 
