@@ -24,7 +24,7 @@ pub const LAYERS: &[(&str, &[&str])] = &[
         "leaves: no execbench crate below them",
         &[
             "execbench-literal",
-            "execbench-highlight",
+            "execbench-pysyntax",
             "execbench-providers",
             "execbench-model-files",
             "execbench-sandbox",
@@ -35,7 +35,7 @@ pub const LAYERS: &[(&str, &[&str])] = &[
     ),
     ("the sample and the engine's interface", &["execbench-core"]),
     (
-        "one idea each over samples: prompts and scoring, formats, perturbations, the interpreter, the worker messages, the CRUXEval recipe, the local model, the edges' traits",
+        "one idea each over samples: prompts and scoring, formats, perturbations, the interpreter, the worker messages, the CRUXEval recipe, the local model, the edges' traits, highlighting",
         &[
             "execbench-eval",
             "execbench-formats",
@@ -45,6 +45,7 @@ pub const LAYERS: &[(&str, &[&str])] = &[
             "execbench-recipe",
             "execbench-localmodel",
             "execbench-io",
+            "execbench-highlight",
         ],
     ),
     ("what a stored run is: manifest, records, run file, stores, prices", &["execbench-runs"]),

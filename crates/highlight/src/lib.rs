@@ -3,7 +3,7 @@
 //! The output is a list of non-overlapping byte ranges with a token class; text between ranges is
 //! plain. The app turns it into `<span class="tok-…">`; nothing here knows about HTML.
 
-use tree_sitter::{Node, Parser};
+use execbench_pysyntax::Node;
 
 /// What a piece of code is, for colouring.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -96,11 +96,7 @@ const BUILTINS: &[&str] = &[
 /// Highlights `code`. Code that does not parse is still highlighted as far as tree-sitter's error
 /// recovery goes; an empty list means the parser could not run at all.
 pub fn highlight(code: &str) -> Vec<Span> {
-    let mut parser = Parser::new();
-    if parser.set_language(&tree_sitter_python::LANGUAGE.into()).is_err() {
-        return Vec::new();
-    }
-    let Some(tree) = parser.parse(code, None) else { return Vec::new() };
+    let Ok(tree) = execbench_pysyntax::parse(code, None) else { return Vec::new() };
     let mut spans = Vec::new();
     collect(tree.root_node(), code.as_bytes(), &mut spans);
     spans

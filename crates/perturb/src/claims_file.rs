@@ -207,7 +207,7 @@ fn claims_of_row(row: &Value) -> Result<(String, Vec<(Prediction, String)>), Str
 /// `#` inside a string is no comment.
 pub fn claim_in_hint_comment(code: &str, function_name: &str) -> Option<(Prediction, String)> {
     let tree = syntax::parse(code).ok()?;
-    let comments: Vec<tree_sitter::Node> =
+    let comments: Vec<execbench_pysyntax::Node> =
         preorder(tree.root_node()).into_iter().filter(|n| n.kind_name() == "comment").collect();
     let def_rows: Vec<usize> = preorder(tree.root_node())
         .into_iter()

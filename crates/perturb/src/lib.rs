@@ -34,8 +34,8 @@ pub use verify::{Step, Verification, VerifyFailure, verify};
 pub use wrong_answer_sources::{OfflineWrongAnswers, WrongAnswerRequest, WrongAnswerSource};
 
 use execbench_core::Sample;
+use execbench_pysyntax::Tree;
 use rng::Rng;
-use tree_sitter::Tree;
 
 /// The perturbation kinds, named as the research community names them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]

@@ -4,7 +4,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use tree_sitter::Node;
+use execbench_pysyntax::Node;
 
 use crate::syntax::NodeKind;
 use crate::syntax::{named_children, text};

@@ -1,43 +1,20 @@
 //! tree-sitter plumbing: parsing, validity, and small questions about nodes and lines.
 
-use std::cell::RefCell;
 use std::sync::OnceLock;
 
-use tree_sitter::{InputEdit, Node, Parser, Point, Tree};
+use execbench_pysyntax::{InputEdit, Node, ParseFailure, Point, Tree};
 
 use crate::PerturbError;
 use crate::edit::Edit;
 
 thread_local! {
-    /// One parser per thread, reused: a new parser and grammar load per parse (several per
-    /// perturbation) was pure overhead.
-    static PARSER: RefCell<Option<Parser>> = const { RefCell::new(None) };
-    /// How many parses this thread has run (fresh and incremental), for the timing example.
+    /// How many tree-sitter parses this thread has run (fresh and incremental), for the timing example.
     static PARSES: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
 }
 
 /// How many tree-sitter parses (fresh or incremental) this thread has run so far.
 pub fn parse_count() -> u64 {
     PARSES.with(|count| count.get())
-}
-
-fn new_parser() -> Result<Parser, PerturbError> {
-    let mut parser = Parser::new();
-    parser
-        .set_language(&tree_sitter_python::LANGUAGE.into())
-        .map_err(|e| PerturbError::Internal(format!("tree-sitter-python does not load: {e}")))?;
-    Ok(parser)
-}
-
-fn parse_with(parser: &mut Parser, source: &str, old_tree: Option<&Tree>) -> Result<Tree, PerturbError> {
-    match parser.parse(source, old_tree) {
-        Some(tree) => Ok(tree),
-        None => {
-            // A parse that gave up leaves state behind that the next parse would resume.
-            parser.reset();
-            Err(PerturbError::Internal("tree-sitter gave no tree".to_string()))
-        }
-    }
 }
 
 /// Parses Python with this thread's parser.
@@ -49,16 +26,9 @@ pub fn parse(source: &str) -> Result<Tree, PerturbError> {
 /// edited ranges; the result is the tree a fresh parse gives.
 fn parse_reusing(source: &str, old_tree: Option<&Tree>) -> Result<Tree, PerturbError> {
     PARSES.with(|count| count.set(count.get() + 1));
-    PARSER.with(|cell| match cell.try_borrow_mut() {
-        Ok(mut slot) => {
-            let parser = match slot.as_mut() {
-                Some(parser) => parser,
-                None => slot.insert(new_parser()?),
-            };
-            parse_with(parser, source, old_tree)
-        }
-        // Only reachable if a parse were started from inside a parse; stay correct anyway.
-        Err(_) => parse_with(&mut new_parser()?, source, old_tree),
+    execbench_pysyntax::parse(source, old_tree).map_err(|failure| match failure {
+        ParseFailure::GrammarDidNotLoad(e) => PerturbError::Internal(format!("tree-sitter-python does not load: {e}")),
+        ParseFailure::NoTree => PerturbError::Internal("tree-sitter gave no tree".to_string()),
     })
 }
 
@@ -231,7 +201,7 @@ fn statements_misindented(container: Node, source: &str, header: Option<Indent>)
 fn kind_names() -> &'static [Box<str>] {
     static NAMES: OnceLock<Vec<Box<str>>> = OnceLock::new();
     NAMES.get_or_init(|| {
-        let language: tree_sitter::Language = tree_sitter_python::LANGUAGE.into();
+        let language = execbench_pysyntax::language();
         let name_of = |id: usize| u16::try_from(id).ok().and_then(|id| language.node_kind_for_id(id)).unwrap_or("");
         (0..language.node_kind_count()).map(|id| Box::from(name_of(id))).collect()
     })
@@ -254,56 +224,10 @@ impl<'tree> NodeKind<'tree> for Node<'tree> {
 
 /// The start byte of the first ERROR or MISSING node, if any.
 pub fn first_error(root: Node) -> Option<usize> {
-    if !root.has_error() {
-        return None;
-    }
-    let mut stack = vec![root];
-    while let Some(node) = stack.pop() {
-        if node.is_error() || node.is_missing() {
-            return Some(node.start_byte());
-        }
-        if node.has_error() {
-            let mut cursor = node.walk();
-            let children: Vec<Node> = node.children(&mut cursor).collect();
-            stack.extend(children.into_iter().rev());
-        }
-    }
-    Some(root.start_byte())
+    execbench_pysyntax::first_error(root).map(|node| node.start_byte())
 }
 
-pub fn text<'s>(node: Node, source: &'s str) -> &'s str {
-    source.get(node.byte_range()).unwrap_or("")
-}
-
-/// Every node of the tree in source order (pre-order).
-pub fn preorder(root: Node) -> Vec<Node> {
-    let mut out = Vec::new();
-    let mut cursor = root.walk();
-    loop {
-        out.push(cursor.node());
-        if cursor.goto_first_child() {
-            continue;
-        }
-        loop {
-            if cursor.goto_next_sibling() {
-                break;
-            }
-            if !cursor.goto_parent() {
-                return out;
-            }
-        }
-    }
-}
-
-pub fn named_children(node: Node) -> Vec<Node> {
-    let mut cursor = node.walk();
-    node.named_children(&mut cursor).collect()
-}
-
-pub fn children(node: Node) -> Vec<Node> {
-    let mut cursor = node.walk();
-    node.children(&mut cursor).collect()
-}
+pub use execbench_pysyntax::{children, named_children, preorder, text};
 
 /// Byte offset where the line holding `byte` starts.
 pub fn line_start(source: &str, byte: usize) -> usize {

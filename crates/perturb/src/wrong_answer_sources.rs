@@ -5,7 +5,7 @@
 //! verification checks by execution that the first one it keeps really is wrong, moving on to the
 //! next when it is not ([`crate::verify::Verification`]).
 
-use tree_sitter::Node;
+use execbench_pysyntax::Node;
 
 use crate::Prediction;
 use crate::distance::{call_arguments, levenshtein};
@@ -267,7 +267,7 @@ pub fn retyped_arguments(call: &str) -> Result<Vec<String>, String> {
 
 /// The byte range inside a call's parentheses and its argument values (keyword arguments' values,
 /// comments left out), from the call's parsed tree.
-fn argument_values(tree: &tree_sitter::Tree) -> Result<((usize, usize), Vec<Node<'_>>), String> {
+fn argument_values(tree: &execbench_pysyntax::Tree) -> Result<((usize, usize), Vec<Node<'_>>), String> {
     let arguments = named_children(tree.root_node())
         .first()
         .and_then(|statement| named_children(*statement).into_iter().next())

@@ -15,7 +15,7 @@
 //! that name no value. `once` takes, per category, the first site in source order that passes the
 //! coin flip. MPS prints for an `if` as the first line of its body.
 
-use tree_sitter::{Node, Tree};
+use execbench_pysyntax::{Node, Tree};
 
 use crate::edit::TextEdit;
 use crate::messages::{Category, Fill, METHODS, codecrash_useless_value, pool, render, useless_value};

@@ -11,7 +11,7 @@
 
 use std::collections::BTreeSet;
 
-use tree_sitter::{Node, Tree};
+use execbench_pysyntax::{Node, Tree};
 
 use crate::edit::TextEdit;
 use crate::kinds::rtf::Deletion;

@@ -18,7 +18,7 @@
 //! The insertions are reported as edits of the original text: an insertion inside an earlier one
 //! becomes part of that one's text.
 
-use tree_sitter::{Node, Tree};
+use execbench_pysyntax::{Node, Tree};
 
 use crate::edit::TextEdit;
 use crate::kinds::gbc::{

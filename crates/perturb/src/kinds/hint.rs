@@ -10,7 +10,7 @@ use std::collections::BTreeSet;
 
 use execbench_core::{Convention, Limits, Outcome, RunRequest};
 use execbench_literal::parse_literal;
-use tree_sitter::{Node, Tree};
+use execbench_pysyntax::{Node, Tree};
 
 use crate::edit::{self, TextEdit};
 use crate::rng::Rng;

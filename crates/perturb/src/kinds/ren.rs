@@ -20,7 +20,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use tree_sitter::Tree;
+use execbench_pysyntax::Tree;
 
 use crate::edit::{Edit, TextEdit};
 use crate::scope::{Analysis, ScopeKind};
@@ -139,7 +139,7 @@ fn check_call(tree: &Tree, call: &str, function_name: &str) -> Result<(), Pertur
 
 /// `offset`: where `source` starts in the text `analysis` counts positions in.
 fn check_no_introspection(
-    root: tree_sitter::Node,
+    root: execbench_pysyntax::Node,
     source: &str,
     offset: usize,
     analysis: &Analysis,
@@ -175,7 +175,7 @@ fn check_no_introspection(
     Ok(())
 }
 
-fn evaluates_only_a_str_call(call: tree_sitter::Node, source: &str) -> bool {
+fn evaluates_only_a_str_call(call: execbench_pysyntax::Node, source: &str) -> bool {
     let Some(arguments) = call.child_by_field_name("arguments") else { return false };
     match named_children(arguments).as_slice() {
         [only] if only.kind_name() == "call" => {

@@ -3,7 +3,7 @@
 //! truth value under the general forms; comparisons and the constants `True`/`False` are real
 //! bools, so they also allow forms that compare with or compute on a bool.
 
-use tree_sitter::{Node, Tree};
+use execbench_pysyntax::{Node, Tree};
 
 use crate::PerturbError;
 use crate::edit::TextEdit;

@@ -6,7 +6,7 @@
 
 use std::collections::BTreeSet;
 
-use tree_sitter::Node;
+use execbench_pysyntax::Node;
 
 use super::syntax::{bound_names, parse, text};
 

@@ -1,7 +1,7 @@
 //! The rules read off the code without running it, in the order they are checked. The first one
 //! broken rejects, and names the offending place.
 
-use tree_sitter::Node;
+use execbench_pysyntax::Node;
 
 use super::syntax::{bound_names, first_error, parse, text, walk};
 use crate::candidate::Candidate;

@@ -1,65 +1,14 @@
-//! tree-sitter plumbing for the filter: one parser per thread, and the names a program binds.
+//! The filter's questions about a parse (`execbench-pysyntax` parses): the names a program binds.
 
-use std::cell::RefCell;
 use std::collections::BTreeSet;
 
-use tree_sitter::{Node, Parser, Tree};
-
-thread_local! {
-    static PARSER: RefCell<Option<Parser>> = const { RefCell::new(None) };
-}
+use execbench_pysyntax::{Node, Tree};
+pub use execbench_pysyntax::{first_error, text, walk};
 
 /// Parses Python; `None` only if tree-sitter itself fails (never on bad code: that gives a tree
 /// with error nodes).
 pub fn parse(source: &str) -> Option<Tree> {
-    PARSER.with(|cell| {
-        let mut slot = cell.borrow_mut();
-        if slot.is_none() {
-            let mut parser = Parser::new();
-            parser.set_language(&tree_sitter_python::LANGUAGE.into()).ok()?;
-            *slot = Some(parser);
-        }
-        let parser = slot.as_mut()?;
-        let tree = parser.parse(source, None);
-        if tree.is_none() {
-            parser.reset();
-        }
-        tree
-    })
-}
-
-pub fn text<'a>(node: Node, source: &'a str) -> &'a str {
-    &source[node.byte_range()]
-}
-
-/// Every node of the tree, depth first, in source order.
-pub fn walk<'t>(root: Node<'t>, visit: &mut dyn FnMut(Node<'t>)) {
-    let mut cursor = root.walk();
-    loop {
-        visit(cursor.node());
-        if cursor.goto_first_child() {
-            continue;
-        }
-        loop {
-            if cursor.goto_next_sibling() {
-                break;
-            }
-            if !cursor.goto_parent() {
-                return;
-            }
-        }
-    }
-}
-
-/// The first error or missing node: where the code stops being Python.
-pub fn first_error(root: Node) -> Option<Node> {
-    let mut found = None;
-    walk(root, &mut |node| {
-        if found.is_none() && (node.is_error() || node.is_missing()) {
-            found = Some(node);
-        }
-    });
-    found
+    execbench_pysyntax::parse(source, None).ok()
 }
 
 /// Names the program binds itself: parameters, assignment and loop targets, function and class
