@@ -25,6 +25,8 @@
 //! - [`file_review`] checks a stored or imported run's endpoint and settings before it goes on.
 //! - [`generation`] asks a model for benchmark candidates (the Build page's Generate step).
 //! - [`continuation_cost`] says what carrying a stored run on will ask and may cost.
+//! - [`plan`] decides what `execbench run` will do from its flags and the run file it resumes,
+//!   before anything is asked.
 
 pub mod api;
 pub mod backoff;
@@ -41,6 +43,7 @@ pub mod generation;
 pub mod io;
 pub mod model_wrong_answers;
 pub mod perturbation;
+pub mod plan;
 pub mod protocol;
 pub mod recovery;
 pub mod reproduction;
