@@ -3,8 +3,9 @@
 //! per-sample table, exports).
 //!
 //! The evaluation itself is `execbench-run`'s engine (the same one the command line runs), driven
-//! by `crate::jobs::EvaluationRun` with the browser's I/O: this page builds a plan from its form
-//! and renders what the job publishes. Python never runs here. The state lives under the app's
+//! by `crate::jobs::EvaluationRun` with the browser's I/O: this page gets the plan and its
+//! estimate from its form (`crate::state::evaluate_plan`), starts the job with it and renders
+//! what the job publishes. Python never runs here. The state lives under the app's
 //! root owner, so a run carries on, and its results stay, while the user looks at other pages.
 //!
 //! The results view's run (by its stored run id) and the table's scoring mode and filter ride in
@@ -13,20 +14,17 @@
 
 use std::sync::Arc;
 
-use execbench_core::{LoadReport, Sample};
+use execbench_core::LoadReport;
 use execbench_eval::Task;
-use execbench_eval::models::{EchoFirstArgument, Oracle, Replay, TypeDefault};
-use execbench_eval::prompt::{Style, Template, default_template};
+use execbench_eval::models::Replay;
+use execbench_eval::prompt::{Style, default_template};
 use execbench_eval::score::Mode;
-use execbench_run::api::ApiModel;
-use execbench_run::batch::batch_price_used;
-use execbench_run::cost::estimate::{Estimate, PilotFigures, describe, estimate_run, estimate_tokens};
-use execbench_run::cost::{SpendCap, format_usd};
-use execbench_run::manifest::{PriceUsed, counted};
-use execbench_run::session::{self, FileJob};
+use execbench_run::Responder;
+use execbench_run::cost::estimate::describe;
+use execbench_run::cost::format_usd;
+use execbench_run::manifest::counted;
 use execbench_run::status::answers_and_judgements;
 use execbench_run::store::RunStore;
-use execbench_run::{EvalJob, Responder};
 use leptos::prelude::*;
 
 use crate::browser::python::{PythonWorker, use_python};
@@ -39,127 +37,23 @@ use crate::components::evaluation::template_editor::TemplatePanel;
 use crate::components::progress_bar::ProgressBar;
 use crate::jobs::Runs;
 use crate::jobs::evaluate::{Continue, Target, continue_plan};
-use crate::jobs::plan::{FileShown, RunPlan, Shown};
+use crate::jobs::plan::RunPlan;
 use crate::route::{EvaluateQuery, Route};
 use crate::state::evaluate::{
     AnswerFile, EvaluateState, LoadedFile, ModelChoice, PendingRun, WantedRun, evaluate_state,
 };
+use crate::state::evaluate_plan::{MAX_N, PILOT_SAMPLES, file_plan, offers_batch, plan_from_form};
 use crate::state::{AppState, DatasetState};
 
-/// Runs kept in the results view (each holds every row of every mode).
-const MAX_N: usize = 100;
 /// Live transcripts shown while a run streams.
 const MAX_TRANSCRIPTS: usize = 8;
 
-fn plan_evaluation(state: EvaluateState, report: &LoadReport) -> Result<RunPlan, String> {
-    let task = state.task.get_untracked();
-    let template = state.templates.for_evaluation(task)?;
-    let n_text = state.n.get_untracked();
-    let n: usize =
-        n_text.trim().parse().map_err(|_| format!("samples per problem: `{n_text}` is not a whole number"))?;
-    if !(1..=MAX_N).contains(&n) {
-        return Err(format!("samples per problem must be between 1 and {MAX_N}, got {n}"));
-    }
-    let modes = state.modes();
-    if modes.is_empty() {
-        return Err("choose at least one scoring mode".to_string());
-    }
-    let limit_text = state.limit.get_untracked();
-    let limit = match limit_text.trim() {
-        "" => report.samples.len(),
-        text => text
-            .parse::<usize>()
-            .ok()
-            .filter(|l| *l > 0)
-            .ok_or(format!("first samples: `{text}` is not a positive whole number"))?,
-    };
-    let (mut price, mut simulation, mut spend_cap) = (None, None, None);
-    let responder = match state.model.get_untracked() {
-        ModelChoice::Api => {
-            simulation = state.api.simulation()?;
-            // Said first: with no network, no other setting matters.
-            // Nor the simulated model nor the one in this browser needs the network.
-            if simulation.is_none() && state.api.provider.get_untracked() != crate::browser::local_http::PROVIDER {
-                crate::browser::offline::refuse_when_offline()?;
-            }
-            let model = state.api.model()?;
-            price = state.api.price()?;
-            if let Some(limit) = state.api.spend_cap()? {
-                let used = price.as_ref().ok_or("spend cap: it needs a price for this model (enter one)")?;
-                spend_cap = Some(SpendCap { limit, price: used.price, spent_before: 0.0 });
-            }
-            Responder::Api(model)
-        }
-        ModelChoice::Oracle => Responder::Offline(Box::new(Oracle::default())),
-        ModelChoice::EchoFirstArgument => Responder::Offline(Box::new(EchoFirstArgument)),
-        ModelChoice::TypeDefault => Responder::Offline(Box::new(TypeDefault)),
-        ModelChoice::Replay => {
-            let file = state.replay_file.get_untracked().ok_or("choose a file of answers to replay")?;
-            let replay = file.replay().ok_or(format!("{} has no usable answers", file.name))?;
-            let dataset = &report.samples[..limit.min(report.samples.len())];
-            return Ok(file_plan(&file.name, replay, dataset, template, modes, false, None));
-        }
-    };
-    let samples = report.samples.iter().take(limit).cloned().collect();
-    let mut job = EvalJob::new(samples, template, n, modes);
-    job.spend_cap = spend_cap;
-    Ok(RunPlan { responder, job, shown: Shown::default(), price, simulation })
-}
-
-/// A file of answers, replayed or re-scored: one plan for both, so both give the same figures.
-/// It scores the samples the file covers with the answers it has (`Replay::scope`).
-fn file_plan(
-    name: &str,
-    replay: Replay,
-    dataset: &[Sample],
-    template: Template,
-    modes: Vec<Mode>,
-    rescored: bool,
-    stored: Option<execbench_eval::stored::StoredScores>,
-) -> RunPlan {
-    let FileJob { job, missing, unknown } = session::file_job(&replay, dataset, template, modes);
-    let shown = Shown { file: Some(FileShown { name: name.to_string(), rescored, missing, unknown, stored }) };
-    RunPlan { responder: Responder::Offline(Box::new(replay)), job, shown, price: None, simulation: None }
-}
-
-impl PendingRun {
-    fn plan(&self) -> RunPlan {
-        RunPlan {
-            responder: Responder::Api(self.model.clone()),
-            job: self.job.clone(),
-            shown: Shown::default(),
-            price: self.price.clone(),
-            simulation: self.simulation,
-        }
-    }
-}
-
-/// The estimate of a run before it starts (prompt tokens counted from the rendered prompts,
-/// output from max tokens or a pilot's measured lengths).
-fn estimate_for(model: &ApiModel, job: &EvalJob, price: Option<&PriceUsed>, pilot: Option<&PilotFigures>) -> Estimate {
-    let prompts: Vec<String> = job.samples.iter().map(|s| job.template.render(s).text()).collect();
-    let requests = if model.settings.endpoint.supports_n() { 1 } else { job.n };
-    estimate_run(&prompts, job.n, requests, model.settings.params.max_tokens as u64, price.map(|p| p.price), pilot)
-}
-
-/// Samples a pilot asks for before the estimate is made again.
-const PILOT_SAMPLES: usize = 10;
-
 fn start_evaluation(state: EvaluateState, python: PythonWorker, runs: Runs, report: Arc<LoadReport>, dataset: String) {
-    match plan_evaluation(state, &report) {
+    match plan_from_form(state, &report.samples) {
         // A model API costs money: the estimate comes first, and the user says go.
         Ok(RunPlan { responder: Responder::Api(model), job, price, simulation, .. }) => {
             state.job.error.set(None);
-            let estimate = estimate_for(&model, &job, price.as_ref(), None);
-            state.pending.set(Some(Arc::new(PendingRun {
-                model,
-                job,
-                price,
-                simulation,
-                dataset,
-                estimate,
-                pilot_run: None,
-            })));
+            state.pending.set(Some(Arc::new(PendingRun::new(model, job, price, simulation, dataset))));
         }
         Ok(plan) => state.job.launch(python, runs, plan, dataset, Target::New { pilot: None }),
         Err(e) => state.job.error.set(Some(e)),
@@ -207,14 +101,6 @@ fn submit_batch(state: EvaluateState, runs: Runs) {
     });
 }
 
-/// Whether the estimate offers Batch: a real provider (not the simulated one) with a batch
-/// service, for a new run (a pilot's run goes on live).
-fn offers_batch(pending: &PendingRun) -> bool {
-    pending.simulation.is_none()
-        && pending.pilot_run.is_none()
-        && execbench_providers::batch::batch_supported(&pending.model.settings.endpoint).is_ok()
-}
-
 /// After a pilot: the estimate again, from the pilot's measured usage.
 fn estimate_after_pilot(state: EvaluateState, runs: Runs) {
     let Some(pending) = state.pilot_of.get_value() else { return };
@@ -223,21 +109,7 @@ fn estimate_after_pilot(state: EvaluateState, runs: Runs) {
     leptos::task::spawn_local(async move {
         let store = runs.store().await;
         let (Ok(records), Some(entry)) = (store.records(&run_id).await, runs.entry(&run_id)) else { return };
-        let first = &pending.job.samples[..PILOT_SAMPLES.min(pending.job.samples.len())];
-        let requests = if pending.model.settings.endpoint.supports_n() { 1 } else { pending.job.n };
-        let estimated: u64 = first.iter().map(|s| estimate_tokens(&pending.job.template.render(s).text())).sum::<u64>()
-            * requests as u64;
-        let pilot = PilotFigures::from_records(&records, estimated);
-        let estimate = estimate_for(&pending.model, &pending.job, pending.price.as_ref(), Some(&pilot));
-        state.pending.set(Some(Arc::new(PendingRun {
-            model: pending.model.clone(),
-            job: pending.job.clone(),
-            price: pending.price.clone(),
-            simulation: pending.simulation,
-            dataset: pending.dataset.clone(),
-            estimate,
-            pilot_run: Some(entry),
-        })));
+        state.pending.set(Some(Arc::new(pending.after_pilot(entry, &records))));
     });
 }
 
@@ -467,7 +339,7 @@ fn EvaluationForm(state: EvaluateState) -> impl IntoView {
             let pilot = move |_| go_ahead(state, python_kept.get_value(), app.runs, true);
             let batchable = offers_batch(&pending);
             let batch_estimate = batchable.then(|| {
-                let batch = estimate_for(&pending.model, &pending.job, batch_price_used(pending.price.clone()).as_ref(), None);
+                let batch = pending.at_batch_price();
                 match (pending.estimate.expected_usd, batch.expected_usd) {
                     (Some(live), Some(half)) => format!(" At the batch price: {}, {} less than live ({}).", describe(&batch), format_usd(live - half), format_usd(live)),
                     _ => format!(" At the batch price: {} (no price known: the saving is about half of what live would cost).", describe(&batch)),

@@ -1,17 +1,17 @@
 //! The Runs page: every stored run (IndexedDB), with its progress, pass@1 so far, tokens, cost and
 //! state; Resume, Retry errors, Extend, Export, Import and Delete; and one run opened with the
 //! Evaluate page's summary, chart and per-sample table. The work is the evaluation job's
-//! (`crate::jobs::evaluate`): this page picks a stored run and what to do with it.
+//! (`crate::jobs::evaluate`): this page picks a stored run and what to do with it, and what that
+//! plans (the review, the estimate) is `crate::state::runs_plan`'s.
 
 use std::sync::Arc;
 
-use execbench_providers::{KeyScope, KeyUse};
-use execbench_run::batch::{self, RetryVia};
-use execbench_run::continuation_cost::{describe_continuation, estimate_continuation};
+use execbench_providers::KeyScope;
+use execbench_run::batch;
+use execbench_run::continuation_cost::describe_continuation;
 use execbench_run::cost::estimate::format_tokens;
 use execbench_run::cost::format_usd;
 use execbench_run::eviction::RecordsCheck;
-use execbench_run::file_review::{FormLimits, review_continuation};
 use execbench_run::manifest::{RunEntry, RunState, counted};
 use execbench_run::naming::{default_name, endpoint_host, run_name};
 use execbench_run::runfile::{export_codecrash, export_run};
@@ -31,6 +31,7 @@ use crate::jobs::batch::BatchAction;
 use crate::jobs::evaluate::{Continue, continue_plan_with_cap, results_of};
 use crate::route::{Route, RowFilter};
 use crate::state::evaluate::evaluation_run;
+use crate::state::runs_plan::{Action, NextStep, Reviewed, continuation_estimate, estimate_first, review, typed_cap};
 use crate::state::{AppState, DatasetState};
 
 /// Answers added to every sample by Extend.
@@ -65,17 +66,6 @@ struct PendingCost {
     line: String,
     /// With every answer at the token limit it could pass the run's cap (a batch is then refused).
     could_pass_cap: bool,
-}
-
-/// What a Runs action does once the key rules are met: carry the run on with live requests, or
-/// ask a batch run's provider where its batches are (collecting what ended).
-#[derive(Clone, Copy)]
-enum Action {
-    Carry(Continue),
-    /// Check now, or Stop (cancel the batches at the provider).
-    Batches(BatchAction),
-    /// Retry errors as a new batch of the run.
-    RetryAsBatch,
 }
 
 /// What waits for the user's yes: the run (settings already clamped), what to do, the lines shown.
@@ -127,64 +117,33 @@ fn started(created_s: u64) -> String {
 
 /// The key for a scope the user typed or confirmed: the one typed here, else the one remembered
 /// for that provider at that origin (the Evaluate form's "remember on this device").
-fn key_for(state: RunsPageState, scope: Option<&KeyScope>) -> Option<String> {
+fn key_for(state: RunsPageState, scope: &KeyScope) -> Option<String> {
     let typed = state.key.get_untracked().trim().to_string();
     if !typed.is_empty() {
         return Some(typed);
     }
-    scope.and_then(key_scopes::remembered_key)
+    key_scopes::remembered_key(scope)
 }
 
 /// Resume, Retry errors or Extend: the run's endpoint and settings checked first (clamped to the
-/// form's limits; an address not typed or confirmed here waits for the user's yes), then checked
-/// against the loaded dataset and run by the evaluation job (its progress shows here and on
-/// Evaluate).
+/// form's limits; an address not typed or confirmed here waits for the user's yes:
+/// `crate::state::runs_plan::review`), then checked against the loaded dataset and run by the
+/// evaluation job (its progress shows here and on Evaluate).
 fn carry_on(app: AppState, state: RunsPageState, entry: RunEntry, what: Action) {
-    let cap = match state.cap.get_untracked().trim() {
-        "" => None,
-        t => match t.parse::<f64>().ok().filter(|c| *c > 0.0 && c.is_finite()) {
-            Some(c) => Some(c),
-            None => return state.message.set(Some((false, format!("spend cap: `{t}` is not an amount in dollars")))),
-        },
+    let cap = match typed_cap(&state.cap.get_untracked()) {
+        Ok(cap) => cap,
+        Err(e) => return state.message.set(Some((false, e))),
     };
-    let known_price = crate::state::api_form::known_price_of(&entry.manifest);
-    let review = review_continuation(&entry.manifest, &FormLimits::default(), cap, &key_scopes::trusted(), known_price);
-    let mut entry = entry;
-    let lines = review.lines();
-    entry.manifest = review.manifest;
-    // An imported run's address and settings are shown before its first request here, even at
-    // an address already trusted: the file chose them, not the user.
-    let unreviewed = entry.imported && !entry.reviewed;
-    match review.key {
-        None => go_on(app, state, entry, what, None, cap),
-        Some(KeyUse::Refused(why)) => state.message.set(Some((false, format!("{}: {why}", entry.id())))),
-        Some(KeyUse::Allowed(scope)) if unreviewed => {
-            state.message.set(None);
-            state.confirm_endpoint.set(Some(PendingContinuation {
-                entry,
-                what,
-                origin: scope.origin.clone(),
-                scope,
-                lines,
-                cap,
-                trusted: true,
-            }))
-        }
-        Some(KeyUse::Allowed(scope)) => {
-            let key = key_for(state, Some(&scope));
+    let Reviewed { entry, lines, next } = review(entry, cap);
+    match next {
+        NextStep::GoOn { scope } => {
+            let key = scope.and_then(|scope| key_for(state, &scope));
             go_on(app, state, entry, what, key, cap)
         }
-        Some(KeyUse::Confirm { scope, address }) => {
+        NextStep::Refused(message) => state.message.set(Some((false, message))),
+        NextStep::Confirm { scope, origin, trusted } => {
             state.message.set(None);
-            state.confirm_endpoint.set(Some(PendingContinuation {
-                entry,
-                what,
-                scope,
-                origin: address.origin(),
-                lines,
-                cap,
-                trusted: false,
-            }))
+            state.confirm_endpoint.set(Some(PendingContinuation { entry, what, scope, origin, lines, cap, trusted }))
         }
     }
 }
@@ -214,42 +173,28 @@ fn confirm_endpoint(app: AppState, state: RunsPageState) {
 }
 
 /// A run with a price (above zero) first shows what going on would ask and cost, at the price
-/// the provider bills it (`execbench_run::continuation_cost`); runs nobody bills (the simulated
-/// model, whose price is only for show; local servers; the in-browser model) and runs without a
-/// price go on at once.
+/// the provider bills it (`crate::state::runs_plan::continuation_estimate`); runs nobody bills and
+/// runs without a price go on at once (`estimate_first`).
 fn go_on(app: AppState, state: RunsPageState, entry: RunEntry, what: Action, key: Option<String>, cap: Option<f64>) {
-    let billed = entry.manifest.simulation.is_none();
-    let priced = billed && entry.live_price().is_some_and(|p| p.input > 0.0 || p.output > 0.0);
-    let Some(api) = entry.manifest.api.clone().filter(|_| priced) else {
+    let Some(api) = estimate_first(&entry) else {
         return proceed(app, state, entry, what, key, cap);
     };
     let DatasetState::Loaded(report) = app.dataset.get_untracked() else {
         return state.message.set(Some((false, "the dataset is still loading".into())));
     };
-    let as_batch = match what {
-        Action::Carry(_) => false,
-        Action::RetryAsBatch => true,
-        Action::Batches(_) => return proceed(app, state, entry, what, key, cap),
-    };
+    if !what.asks_answers() {
+        return proceed(app, state, entry, what, key, cap);
+    }
     leptos::task::spawn_local(async move {
         let store = app.runs.store().await;
         let records = match store.records(entry.id()).await {
             Ok(records) => records,
             Err(e) => return state.message.set(Some((false, format!("{}: {e}", entry.id())))),
         };
-        let plan = match what {
-            Action::Carry(continue_as) => {
-                execbench_run::session::continuation(&entry, records.clone(), &report.samples, continue_as, cap)
-            }
-            _ => execbench_run::batch::retry_errors(&entry, records.clone(), &report.samples, RetryVia::Batch, cap),
-        };
-        let plan = match plan {
-            Ok(plan) => plan,
+        let estimate = match continuation_estimate(&entry, records, &report.samples, what, cap, &api) {
+            Ok(estimate) => estimate,
             Err(e) => return state.message.set(Some((false, e))),
         };
-        let supports_n = api.endpoint.supports_n();
-        let max_tokens = api.params.max_tokens as u64;
-        let estimate = estimate_continuation(&plan.entry, &plan.job, &records, as_batch, supports_n, max_tokens);
         state.message.set(None);
         state.confirm_cost.set(Some(PendingCost {
             entry,

@@ -1,14 +1,24 @@
-//! The state the pages share and the state each page keeps between visits. Pages read and
-//! write it; it holds the jobs (`crate::jobs`), which hold the library's work. Nothing here
-//! renders: the shell (`crate::app`) provides `AppState` in context, and each page's own state is
-//! made once under the app's root owner, so leaving a page does not dispose it.
+//! The state the pages share and the state each page keeps between visits, and the plans made
+//! from it. Pages read and write it; it holds the jobs (`crate::jobs`), which hold the library's
+//! work. Nothing here renders: the shell (`crate::app`) provides `AppState` in context, and each
+//! page's own state is made once under the app's root owner, so leaving a page does not dispose it.
+//!
+//! - `evaluate.rs`, `evaluate_form.rs`, `api_form.rs`, `templates.rs`: the Evaluate page's state,
+//!   its form kept in `localStorage`, the model API form, the prompt templates.
+//! - `evaluate_plan.rs`: the Evaluate form checked into a run plan, and its estimates.
+//! - `runs_plan.rs`: what the Runs page's Resume, Retry errors, Extend and batch actions plan.
+//! - `build.rs`, `compare.rs`, `local_model.rs`: the Build and Compare pages' state, the
+//!   in-browser model's form.
+//! - `tabs.rs`: what a tab does when another tab that drove a run closes.
 
 pub mod api_form;
 pub mod build;
 pub mod compare;
 pub mod evaluate;
 pub mod evaluate_form;
+pub mod evaluate_plan;
 pub mod local_model;
+pub mod runs_plan;
 pub mod tabs;
 pub mod templates;
 

@@ -86,7 +86,9 @@ pub fn run(command: BatchCommand) -> Result<i32, String> {
             };
             let (mut entry, run_id) = read(&args.file)?;
             let options = api_options(&args.api, &args.provider, &[])?;
-            if let Some(conflict) = crate::run::endpoint_conflict(entry.manifest.api.as_ref(), Some(&options.api)) {
+            if let Some(conflict) =
+                execbench_run::plan::endpoint_conflict(entry.manifest.api.as_ref(), Some(&options.api))
+            {
                 return Err(format!("cannot cancel the batches of {}: {conflict}", args.file));
             }
             let model = ApiModel { settings: options.api, key: api_key(&options.key)? };

@@ -12,6 +12,8 @@
 //! - [`file_review`] checks a stored or imported run's endpoint and settings before it goes on.
 //! - [`generation`] asks a model for benchmark candidates (the Build page's Generate step).
 //! - [`continuation_cost`] says what carrying a stored run on will ask and may cost.
+//! - [`plan`] decides what `execbench run` will do from its flags and the run file it resumes,
+//!   before anything is asked.
 //! - [`closing_report`] is what a finished run says of itself.
 //!
 //! Beneath it, each re-exported below under the path its callers use:
@@ -30,6 +32,7 @@ pub mod continuation_cost;
 pub mod engine;
 pub mod file_review;
 pub mod generation;
+pub mod plan;
 mod schedule;
 pub mod scoring;
 pub mod session;

@@ -2,26 +2,31 @@
 //! with the same engine and the same records as the page. Records go to the run file as each
 //! sample finishes (appended and flushed), so a killed run loses at most the requests in flight and
 //! `--resume` asks only for the rest. Scoring runs its Python on `--jobs` interpreters.
+//!
+//! What the run does is decided first, from plain values, by `execbench_run::plan` (the new run's
+//! manifest or how the resumed file goes on, the estimate, live or batch); this module turns the
+//! flags into settings, reads the files and the key, says the plan and carries it out.
 
 mod batch;
 
 use std::cell::RefCell;
 use std::io::Write;
+use std::path::Path;
 
 use execbench_core::Sample;
 use execbench_eval::prompt::{Style, Template, builtin_templates, default_template};
 use execbench_eval::report::markdown_table;
 use execbench_eval::{Mode, Task};
-use execbench_providers::KeyScope;
 use execbench_run::api::{ApiModel, ApiSettings};
 use execbench_run::batch::RetryVia;
 use execbench_run::closing_report::ClosingReport;
-use execbench_run::continuation_cost::{describe_continuation, estimate_continuation};
+use execbench_run::continuation_cost::describe_continuation;
 use execbench_run::cost::format_usd;
-use execbench_run::manifest::{PriceUsed, RunEntry, Tally, counted};
+use execbench_run::manifest::{PriceUsed, RunEntry, counted};
+use execbench_run::plan::{self, Answering, ResumePlan, Resuming, RunFlags, RunPlan, Start};
 use execbench_run::record::SampleRecord;
 use execbench_run::runfile::read_run_file;
-use execbench_run::session::{self, Continue, NewRun, Session, SessionEvent, SessionIo, run_session};
+use execbench_run::session::{self, NewRun, Session, SessionEnd, SessionEvent, SessionIo, run_session};
 use execbench_run::{CancelToken, EvalJob, Event, KeepRecords, Responder, RunEnd};
 
 use crate::api_args::{ApiFlags, KeySource, LOCAL, api_key, api_options, local_api_options};
@@ -312,7 +317,8 @@ fn now_secs() -> u64 {
 }
 
 /// Returns the exit code: 0 finished, 1 finished with errors or bad rows, or paused (Ctrl-C, the
-/// spend cap), 3 stopped by the provider or the store.
+/// spend cap), 2 refused (the run file is in use, or describes another run), 3 stopped by the
+/// provider or the store, 4 batches still waiting.
 pub fn run(args: &RunArgs) -> Result<i32, String> {
     let mut settings = settings(args)?;
     if settings.local.is_some() {
@@ -320,7 +326,7 @@ pub fn run(args: &RunArgs) -> Result<i32, String> {
         crate::local_model::set_thread_count();
     }
     // Held until this function returns: one process drives a run file, whatever its flags.
-    let _lock = match crate::runlock::lock_run_file(std::path::Path::new(&settings.out)) {
+    let _lock = match crate::runlock::lock_run_file(Path::new(&settings.out)) {
         Ok(lock) => lock,
         Err(message) => {
             eprintln!("{message}");
@@ -335,152 +341,16 @@ pub fn run(args: &RunArgs) -> Result<i32, String> {
         return Err(format!("{} has no usable samples", settings.dataset));
     }
     let key_used = settings.api.is_some() && key.is_some();
-    let mut responder = match (&settings.api, settings.offline.as_deref()) {
-        (Some(api), _) => Responder::Api(ApiModel { settings: api.clone(), key }),
-        (None, Some(name)) => Responder::Offline(
-            execbench_eval::models::offline_model(name).ok_or(format!("unknown offline model `{name}`"))?,
-        ),
-        (None, None) => unreachable!("settings() sets one of the two"),
-    };
-    let job = EvalJob::new(samples.clone(), settings.template.clone(), settings.n, settings.modes.clone());
-    let about = NewRun {
-        run_id: format!("run-{}", now_secs()),
-        created: now_secs(),
-        model: session::model_name(&responder, None),
-        api: settings.api.clone(),
-        key_used,
-        dataset: settings.dataset.clone(),
-        simulation: None,
-        price: settings.price.clone(),
-        stored: None,
-        app_version: env!("CARGO_PKG_VERSION").to_string(),
-    };
-    let mut manifest = session::new_manifest(&job, about);
-    manifest.spend_cap = settings.spend_cap;
-    if args.batch {
-        if settings.api.is_none() {
-            return Err("--batch is for model APIs: an offline model answers at once".to_string());
-        }
-        // Costs and the spend cap at the batch price; the live price kept for answers asked live.
-        execbench_run::batch::price_as_batch_run(&mut manifest);
-    }
-
-    // Resume: the file's manifest must describe the same run; its finished samples are skipped.
+    let mut responder = responder(&settings, key)?;
+    let flags = settings.flags(args);
     let store = JsonlRunStore::in_dir(".");
-    let file_exists = std::path::Path::new(&settings.out).exists();
-    // How a batch run's errors are asked again (`--retry-errors`), once the file says it is one.
-    let mut retry_via = None;
-    let (entry, job, earlier) = if settings.resume && file_exists {
-        let text = std::fs::read_to_string(&settings.out).map_err(|e| format!("cannot read {}: {e}", settings.out))?;
-        let run_file = read_run_file(&settings.out, &text)?;
-        let mut conflicts = run_file.manifest.resume_conflicts(&manifest);
-        conflicts.extend(endpoint_conflict(run_file.manifest.api.as_ref(), settings.api.as_ref()));
-        let local_model = |api: Option<&ApiSettings>| api.and_then(|a| a.local_model.clone());
-        if let (Some(run), Some(now)) =
-            (local_model(run_file.manifest.api.as_ref()), local_model(settings.api.as_ref()))
-        {
-            conflicts.extend(crate::local_model::changed_files(&run, &now));
-        }
-        // Made with a key, it would only be refused without one: asked for before any request.
-        if run_file.manifest.key_used && !key_used {
-            conflicts.push(format!(
-                "the run was made with an API key and none is set now: set {} (or name the variable with --key-env)",
-                settings.key.as_ref().and_then(|k| k.env.as_deref()).unwrap_or("the provider's key variable")
-            ));
-        }
-        if !conflicts.is_empty() {
-            eprintln!("cannot resume {}:", settings.out);
-            for c in &conflicts {
-                eprintln!("  {c}");
-            }
-            return Ok(2);
-        }
-        if run_file.truncated_tail {
-            eprintln!(
-                "{}: the last line was cut short (the run was killed while writing it); that sample is asked again",
-                settings.out
-            );
-            // The cut line gets its own line end, so the next line starts fresh.
-            let mut f = std::fs::OpenOptions::new()
-                .append(true)
-                .open(&settings.out)
-                .map_err(|e| format!("cannot open {}: {e}", settings.out))?;
-            writeln!(f).map_err(|e| format!("cannot write {}: {e}", settings.out))?;
-        }
-        store.bind(&run_file.manifest.run_id, &settings.out);
-        let records: Vec<SampleRecord> = run_file.records.into_values().collect();
-        let mut entry = RunEntry::new(run_file.manifest, now_ms());
-        // The price is this machine's (`--price`, else the bundled table), never the file's: a
-        // file's 0 would make --spend-cap a no-op.
-        if entry.manifest.api.is_some() {
-            let mut changes = Vec::new();
-            execbench_run::file_review::use_known_price(&mut entry.manifest, settings.price.clone(), &mut changes);
-            for change in changes {
-                eprintln!("{}: {change}", settings.out);
-            }
-        }
-        if let Some(state) = run_file.state {
-            entry.active_ms = state.active_ms;
-            entry.requests = state.requests;
-            entry.batches = state.batches;
-        }
-        entry.tally = Tally::of(&records);
-        // Errors are asked again: a resumed file ends with every sample scored if it can be. A
-        // batch run's errors stay records: they are the provider's word on those lines.
-        let what = if entry.batches.is_empty() && !args.batch { Continue::RetryErrors } else { Continue::Resume };
-        let plan = match settings.retry {
-            Some(via) if !entry.batches.is_empty() => {
-                let via = via.unwrap_or(RetryVia::Batch);
-                retry_via = Some(via);
-                execbench_run::batch::retry_errors(&entry, records, &samples, via, settings.spend_cap)
-            }
-            Some(Some(RetryVia::Batch)) => Err(format!(
-                "{} is a live run: --retry-errors batch is for batch runs (--resume alone asks again for its errors)",
-                entry.id()
-            )),
-            _ => session::continuation(&entry, records, &samples, what, settings.spend_cap),
-        }
-        .map_err(|e| format!("cannot resume {}: {e}", settings.out))?;
-        eprintln!("resuming {}: {} of {} samples already done", settings.out, plan.job.done.len(), samples.len());
-        (plan.entry, plan.job, plan.earlier)
-    } else {
-        if file_exists && !settings.resume {
-            return Err(format!("{} exists: pass --resume to continue it, or choose another --out", settings.out));
-        }
-        store.bind(&manifest.run_id, &settings.out);
-        let entry = RunEntry::new(manifest, now_ms());
-        let job = EvalJob { spend_cap: session::spend_cap_of(&entry), ..job };
-        (entry, job, Vec::new())
-    };
-    // What the session asks and may cost before it asks, at the price the provider bills it: a new
-    // run, or the rest of a resumed one (a batch run only checking its batches asks nothing new).
-    if let Some(api) = entry.manifest.api.as_ref()
-        && (entry.batches.is_empty() || retry_via.is_some())
-    {
-        let as_batch = (args.batch && entry.batches.is_empty()) || retry_via == Some(RetryVia::Batch);
-        let (supports_n, max_tokens) = (api.endpoint.supports_n(), api.params.max_tokens as u64);
-        let estimate = estimate_continuation(&entry, &job, &earlier, as_batch, supports_n, max_tokens);
-        eprintln!("estimate: {}", describe_continuation(&estimate));
-    }
-    // What the model does not take is said before the first request (a run file written before
-    // the model table knew it is fitted the same way: `build_request` never sends it).
-    if let Some(api) = entry.manifest.api.as_ref() {
-        let mut left_out = api.not_sent.clone();
-        left_out.extend(execbench_providers::fit(&api.endpoint, &api.params).not_sent);
-        for setting in &left_out {
-            eprintln!("not sent: {setting}");
-        }
-    }
-    if retry_via != Some(RetryVia::Live) && (args.batch || !entry.batches.is_empty()) {
-        let Responder::Api(model) = &responder else {
-            return Err("--batch is for model APIs: an offline model answers at once".to_string());
-        };
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .map_err(|e| format!("cannot start the async runtime: {e}"))?;
-        let python = Workers::of_this_binary()?.python(settings.jobs);
-        let (http, clock) = (NativeHttp::new()?, TokioClock::new());
+    let Some(start) = start(&settings, &flags, &store, &responder, key_used, &samples)? else { return Ok(2) };
+
+    let plan = plan::plan(start, &flags, matches!(responder, Responder::Api(_)));
+    say_plan(&plan);
+    let RunPlan { entry, job, earlier, answering, .. } = plan;
+    if let Answering::Batch { submit } = answering? {
+        let Responder::Api(model) = &responder else { unreachable!("the plan answers by batch only for a model API") };
         let run = batch::BatchRun {
             out: &settings.out,
             store: &store,
@@ -488,13 +358,10 @@ pub fn run(args: &RunArgs) -> Result<i32, String> {
             records: earlier,
             job,
             model: model.clone(),
-            submit: args.batch || retry_via == Some(RetryVia::Batch),
+            submit,
             wait: args.wait,
         };
-        return runtime.block_on(batch::run_batch(run, &python, &http, &clock));
-    }
-    if args.wait {
-        return Err("--wait is for batch runs: pass --batch".to_string());
+        return answer_by_batch(run, settings.jobs);
     }
     eprintln!(
         "{}: {} samples x {} ({} to ask), {} prediction, template {}",
@@ -505,11 +372,147 @@ pub fn run(args: &RunArgs) -> Result<i32, String> {
         settings.task.label(),
         settings.template.id
     );
+    let session = Session { store: &store, entry, earlier, unsaved: Vec::new(), now_ms: Box::new(now_ms) };
+    let (end, closing, http) = answer_live(&settings, session, job, &mut responder, local_files, samples.len())?;
+    Ok(say_results(&settings, end, closing, &http, report.errors.is_empty()))
+}
 
-    let runtime = tokio::runtime::Builder::new_current_thread()
+impl Settings {
+    /// The flags that choose what the run does, for its plan.
+    fn flags(&self, args: &RunArgs) -> RunFlags {
+        RunFlags { batch: args.batch, wait: args.wait, retry: self.retry, spend_cap: self.spend_cap }
+    }
+}
+
+/// The model the settings name: a model API (with the key), or an offline model.
+fn responder(settings: &Settings, key: Option<String>) -> Result<Responder, String> {
+    Ok(match (&settings.api, settings.offline.as_deref()) {
+        (Some(api), _) => Responder::Api(ApiModel { settings: api.clone(), key }),
+        (None, Some(name)) => Responder::Offline(
+            execbench_eval::models::offline_model(name).ok_or(format!("unknown offline model `{name}`"))?,
+        ),
+        (None, None) => unreachable!("settings() sets one of the two"),
+    })
+}
+
+/// What the session starts from: a new run (its file must not exist yet), or with `--resume` the
+/// run file's, as `execbench_run::plan::resume` decides; the file's cut last line gets its line
+/// end, and the plan's words are said, in the order they apply. `None`: the file describes
+/// another run than the flags (said on stderr; nothing written).
+fn start(
+    settings: &Settings,
+    flags: &RunFlags,
+    store: &JsonlRunStore,
+    responder: &Responder,
+    key_used: bool,
+    samples: &[Sample],
+) -> Result<Option<Start>, String> {
+    let job = EvalJob::new(samples.to_vec(), settings.template.clone(), settings.n, settings.modes.clone());
+    let about = NewRun {
+        run_id: format!("run-{}", now_secs()),
+        created: now_secs(),
+        model: session::model_name(responder, None),
+        api: settings.api.clone(),
+        key_used,
+        dataset: settings.dataset.clone(),
+        simulation: None,
+        price: settings.price.clone(),
+        stored: None,
+        app_version: env!("CARGO_PKG_VERSION").to_string(),
+    };
+    let manifest = plan::new_run_manifest(&job, about, flags)?;
+    let out = &settings.out;
+    let file_exists = Path::new(out).exists();
+    if !(settings.resume && file_exists) {
+        if file_exists {
+            return Err(format!("{out} exists: pass --resume to continue it, or choose another --out"));
+        }
+        store.bind(&manifest.run_id, out);
+        return Ok(Some(plan::new_run(manifest, job, now_ms())));
+    }
+    // Resume: the file's manifest must describe the same run; its finished samples are skipped.
+    let text = std::fs::read_to_string(out).map_err(|e| format!("cannot read {out}: {e}"))?;
+    let run_file = read_run_file(out, &text)?;
+    let (run_id, truncated_tail) = (run_file.manifest.run_id.clone(), run_file.truncated_tail);
+    let local_model = |api: Option<&ApiSettings>| api.and_then(|a| a.local_model.clone());
+    let local_model_changes = match (local_model(run_file.manifest.api.as_ref()), local_model(settings.api.as_ref())) {
+        (Some(run), Some(now)) => crate::local_model::changed_files(&run, &now),
+        _ => Vec::new(),
+    };
+    let resuming = Resuming {
+        wanted: &manifest,
+        key_env: settings.key.as_ref().and_then(|k| k.env.as_deref()),
+        price: settings.price.clone(),
+        local_model_changes,
+        samples,
+        flags,
+        now_ms: now_ms(),
+    };
+    let (price_changes, start) = match plan::resume(run_file, &resuming) {
+        ResumePlan::Refused(conflicts) => {
+            eprintln!("cannot resume {out}:");
+            for c in &conflicts {
+                eprintln!("  {c}");
+            }
+            return Ok(None);
+        }
+        ResumePlan::GoesOn { price_changes, start } => (price_changes, start),
+    };
+    if truncated_tail {
+        eprintln!(
+            "{out}: the last line was cut short (the run was killed while writing it); that sample is asked again"
+        );
+        // The cut line gets its own line end, so the next line starts fresh.
+        let mut f =
+            std::fs::OpenOptions::new().append(true).open(out).map_err(|e| format!("cannot open {out}: {e}"))?;
+        writeln!(f).map_err(|e| format!("cannot write {out}: {e}"))?;
+    }
+    store.bind(&run_id, out);
+    for change in price_changes {
+        eprintln!("{out}: {change}");
+    }
+    let start = start.map_err(|e| format!("cannot resume {out}: {e}"))?;
+    eprintln!("resuming {out}: {} of {} samples already done", start.job.done.len(), samples.len());
+    Ok(Some(start))
+}
+
+/// What the plan says before the first request: what the session asks and may cost, and what
+/// the model does not take.
+fn say_plan(plan: &RunPlan) {
+    if let Some(estimate) = &plan.estimate {
+        eprintln!("estimate: {}", describe_continuation(estimate));
+    }
+    for setting in &plan.not_sent {
+        eprintln!("not sent: {setting}");
+    }
+}
+
+fn async_runtime() -> Result<tokio::runtime::Runtime, String> {
+    tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
-        .map_err(|e| format!("cannot start the async runtime: {e}"))?;
+        .map_err(|e| format!("cannot start the async runtime: {e}"))
+}
+
+/// The run answered by the provider's batch service (`batch.rs`); returns its exit code.
+fn answer_by_batch(run: batch::BatchRun, jobs: usize) -> Result<i32, String> {
+    let runtime = async_runtime()?;
+    let python = Workers::of_this_binary()?.python(jobs);
+    let (http, clock) = (NativeHttp::new()?, TokioClock::new());
+    runtime.block_on(batch::run_batch(run, &python, &http, &clock))
+}
+
+/// A live session of the run, Ctrl-C stopping it: how it ended, its closing report (the
+/// records stored), and the HTTP client that answered (a local model says its speed).
+fn answer_live(
+    settings: &Settings,
+    session: Session<'_, JsonlRunStore>,
+    job: EvalJob,
+    responder: &mut Responder,
+    local_files: Option<ModelFiles>,
+    total: usize,
+) -> Result<(SessionEnd, ClosingReport, RunHttp), String> {
+    let runtime = async_runtime()?;
     let python = Workers::of_this_binary()?.python(settings.jobs);
     let http = match local_files {
         // Loaded once for the whole run; the file's bytes are dropped once the weights are copied.
@@ -521,58 +524,78 @@ pub fn run(args: &RunArgs) -> Result<i32, String> {
     // The Ctrl-C listener runs beside the session on this thread (the token is not `Send`).
     let beside = tokio::task::LocalSet::new();
     beside.spawn_local(stop_on_ctrl_c(cancel.clone()));
-    let last_line = RefCell::new((0.0f64, String::new()));
-    let bar = StatusBar::on_terminal(samples.len());
-    // The closing report is summed as records are stored (the run file keeps them whole), so a
-    // long run's memory stays flat.
-    let closing = RefCell::new(ClosingReport::default());
-    for record in &earlier {
-        closing.borrow_mut().add(record);
-    }
-    let on_event = |event: SessionEvent| {
-        if let SessionEvent::Engine(Event::Record(record), _) = &event {
-            closing.borrow_mut().add(record);
+    let progress = LiveProgress::new(total, &session.earlier);
+    let on_event = |event: SessionEvent| progress.on_event(event);
+    let job = EvalJob { keep: KeepRecords::Nothing, ..job };
+    let io = SessionIo { python: &python, http: &http, clock: &clock };
+    let end = beside
+        .block_on(&runtime, run_session(session, job, responder, io, &cancel, &on_event))
+        .map_err(|e| format!("cannot write {}: {}", settings.out, e.error))?;
+    Ok((end, progress.closing.into_inner(), http))
+}
+
+/// What a live session shows as it runs (the progress bar on a terminal, else a line a second at
+/// most), and its closing report, summed as records are stored (the run file keeps them whole,
+/// so a long run's memory stays flat).
+struct LiveProgress {
+    bar: Option<StatusBar>,
+    /// When the last line was said (the session's elapsed ms), and what it said.
+    last_line: RefCell<(f64, String)>,
+    closing: RefCell<ClosingReport>,
+}
+
+impl LiveProgress {
+    fn new(total: usize, earlier: &[SampleRecord]) -> LiveProgress {
+        let last_line = RefCell::new((0.0f64, String::new()));
+        let bar = StatusBar::on_terminal(total);
+        let mut closing = ClosingReport::default();
+        for record in earlier {
+            closing.add(record);
         }
-        if let SessionEvent::Engine(Event::Status(status), _) = event {
-            if let Some(bar) = &bar {
-                let message = format!(
-                    "{}; {} requests, tokens {} in / {} out",
-                    status.describe(),
-                    status.requests_sent,
-                    status.usage.prompt_tokens,
-                    status.usage.completion_tokens
-                );
-                bar.show(status.done, status.total, &message);
-                return;
-            }
-            let line = format!(
-                "{}/{} samples, {}; {} requests, tokens {} in / {} out",
-                status.done,
-                status.total,
+        LiveProgress { bar, last_line, closing: RefCell::new(closing) }
+    }
+
+    fn on_event(&self, event: SessionEvent) {
+        if let SessionEvent::Engine(Event::Record(record), _) = &event {
+            self.closing.borrow_mut().add(record);
+        }
+        let SessionEvent::Engine(Event::Status(status), _) = event else { return };
+        if let Some(bar) = &self.bar {
+            let message = format!(
+                "{}; {} requests, tokens {} in / {} out",
                 status.describe(),
                 status.requests_sent,
                 status.usage.prompt_tokens,
                 status.usage.completion_tokens
             );
-            let mut last = last_line.borrow_mut();
-            // At most one line a second, and only when something changed.
-            if line != last.1 && (status.elapsed_ms - last.0 >= 1000.0 || status.done == status.total) {
-                eprintln!("{line}");
-                *last = (status.elapsed_ms, line);
-            }
+            bar.show(status.done, status.total, &message);
+            return;
         }
-    };
-    let job = EvalJob { keep: KeepRecords::Nothing, ..job };
-    let session = Session { store: &store, entry, earlier, unsaved: Vec::new(), now_ms: Box::new(now_ms) };
-    let io = SessionIo { python: &python, http: &http, clock: &clock };
-    let end = beside
-        .block_on(&runtime, run_session(session, job, &mut responder, io, &cancel, &on_event))
-        .map_err(|e| format!("cannot write {}: {}", settings.out, e.error))?;
+        let line = format!(
+            "{}/{} samples, {}; {} requests, tokens {} in / {} out",
+            status.done,
+            status.total,
+            status.describe(),
+            status.requests_sent,
+            status.usage.prompt_tokens,
+            status.usage.completion_tokens
+        );
+        let mut last = self.last_line.borrow_mut();
+        // At most one line a second, and only when something changed.
+        if line != last.1 && (status.elapsed_ms - last.0 >= 1000.0 || status.done == status.total) {
+            eprintln!("{line}");
+            *last = (status.elapsed_ms, line);
+        }
+    }
+}
+
+/// How a live session ended, its errors and results; returns the exit code. `rows_ok`: the
+/// dataset had no bad rows.
+fn say_results(settings: &Settings, end: SessionEnd, mut closing: ClosingReport, http: &RunHttp, rows_ok: bool) -> i32 {
     if let Some(e) = &end.state_error {
         eprintln!("cannot record the run's state in {}: {e}", settings.out);
     }
     let outcome = &end.outcome;
-    let mut closing = closing.into_inner();
     // Paid for but not stored (the store failed): still this run's answers.
     for record in &end.unsaved {
         closing.add(record);
@@ -589,16 +612,22 @@ pub fn run(args: &RunArgs) -> Result<i32, String> {
     for (id, message) in errors.iter().take(10) {
         eprintln!("  error: {id}: {message}");
     }
-    if let RunHttp::Local(model) = &http {
+    if let RunHttp::Local(model) = http {
         println!("{}", crate::local_model::describe_speed(&model.timings()));
     }
     let summaries = print_results(&closing, &end.entry, settings.task, &settings.modes);
     println!("\n{}", markdown_table(&summaries));
-    Ok(match &outcome.end {
-        RunEnd::Finished if errors.is_empty() && report.errors.is_empty() => 0,
+    live_exit_code(&outcome.end, errors.is_empty() && rows_ok)
+}
+
+/// 0 finished with no errors and no bad rows (`clean`), 1 finished with some, or paused (Ctrl-C,
+/// the spend cap), 3 stopped by the provider or the store.
+fn live_exit_code(end: &RunEnd, clean: bool) -> i32 {
+    match end {
+        RunEnd::Finished if clean => 0,
         RunEnd::Finished | RunEnd::Stopped | RunEnd::SpendCap { .. } => 1,
         RunEnd::ProviderStopped(_) | RunEnd::StoreFailed(_) => 3,
-    })
+    }
 }
 
 /// The run's tokens, cost and pass@k per mode on stdout (a live run and a collected batch run say
@@ -642,23 +671,6 @@ async fn stop_on_ctrl_c(cancel: CancelToken) {
         if tokio::signal::ctrl_c().await.is_ok() {
             std::process::exit(130);
         }
-    }
-}
-
-/// A run file resumed with flags that name another provider or origin than its manifest: refused
-/// before any request. Requests always go where the flags say (never to the file's address), and
-/// a file edited to point elsewhere must not quietly become a run against another server.
-pub(crate) fn endpoint_conflict(file: Option<&ApiSettings>, flags: Option<&ApiSettings>) -> Option<String> {
-    let (file, flags) = (file?, flags?);
-    let scope = |api: &ApiSettings| KeyScope::of(&api.endpoint.provider, &api.endpoint.base_url);
-    match (scope(file), scope(flags)) {
-        (Ok(f), Ok(now)) if f == now => None,
-        (Ok(f), Ok(now)) => Some(format!(
-            "the endpoint differs (the run: {} at {}, now: {} at {}): resume with the run's --provider and --base-url, or start a new --out",
-            f.provider, f.origin, now.provider, now.origin
-        )),
-        (Err(e), _) => Some(format!("the run's base URL cannot be read ({e}): start a new --out")),
-        (_, Err(e)) => Some(format!("--base-url: {e}")),
     }
 }
 
