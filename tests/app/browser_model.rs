@@ -1,7 +1,7 @@
 //! The model worker (`crates/model-worker`) in real headless Chromium against the NumPy reference
 //! of scripts/localmodel/make_tiny_gguf.py: the built worker module downloads the tiny fixtures
 //! from the test's server (SHA-256 checked), loads them, and its logits and greedy tokens are
-//! those crates/localmodel/tests/reference.rs checks natively, with the same tolerances.
+//! those crates/localmodel/tests/localmodel/reference.rs checks natively, with the same tolerances.
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -12,7 +12,7 @@ use execbench_testkit::model_worker::{WorkerFile, ask_loaded_worker};
 use execbench_testkit::static_server::{SUB_PATH, StaticServer};
 use serde_json::{Value, json};
 
-/// The native test's tolerances (crates/localmodel/tests/reference.rs): against NumPy emulating
+/// The native test's tolerances (crates/localmodel/tests/localmodel/reference.rs): against NumPy emulating
 /// ggml's Q8_0 activations, against f32 activations, and what counts as an exact step.
 const TOLERANCE_GGML: f32 = 0.3;
 const TOLERANCE_FLOAT: f32 = 0.5;

@@ -2,7 +2,7 @@
 //! source → the filter in the worker → the funnel and a few rejections → sample 20 → export →
 //! open the export as a dataset → Verify (100%) → Evaluate with the oracle (100%). And the
 //! filter's table of hand-written candidates, filtered in the page's worker, must get the same
-//! verdicts as natively (`crates/recipe/tests/filter_table.rs`).
+//! verdicts as natively (`crates/recipe/tests/recipe/filter_table.rs`).
 
 use std::time::Duration;
 
