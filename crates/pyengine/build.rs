@@ -149,7 +149,7 @@ fn stored_lz4_block(bytes: &[u8]) -> Vec<u8> {
 /// The engine's own Python (the sandbox's modules and patches) compiled to bytecode at build
 /// time, as the frozen stdlib is: starting an interpreter then runs no parser or compiler, which
 /// the first program's compile (the worker's warm-up, in a browser) brings in instead.
-/// `sandbox_code.rs` holds one function per source returning its `py_compile!`, by absolute path, under the name its
+/// `sandbox_code.rs` holds one function per source returning its `py_compile!` of a copy beside it, under the name its
 /// tracebacks show.
 fn compile_sandbox_sources(out: &Path) {
     let sources = [
@@ -158,20 +158,22 @@ fn compile_sandbox_sources(out: &Path) {
         ("engine_patches_code", "engine_patches.py", "<execbench patches>"),
         ("lazy_stdlib_code", "lazy_stdlib.py", "<execbench stdlib>"),
     ];
-    let here = PathBuf::from(env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR")).join("src");
     let mut code = String::new();
     // Functions, not constants: the macro's expression slices a byte string, which a constant
     // cannot do on stable Rust.
     for (function, file, name) in sources {
-        let path = here.join(file);
         // Relative to the package: cargo keeps these paths in the build script's fingerprint, and
         // an absolute one differs between checkouts sharing the build cache (each rebuilt the
         // interpreter and everything above it).
         println!("cargo:rerun-if-changed=src/{file}");
+        // The macro reads its file relative to the file that names it (this generated one, in
+        // OUT_DIR), so the source is copied beside it: an absolute path to this checkout's
+        // source would send another checkout that shares the cache (and reuses this output) to
+        // a file that may not exist.
+        fs::copy(Path::new("src").join(file), out.join(file)).expect("the sandbox's Python source is readable");
         code.push_str(&format!(
             "pub(crate) fn {function}() -> rustpython_compiler_core::frozen::FrozenCodeObject<&'static [u8]> {{ \
-             rustpython_vm::py_compile!(file = {:?}, module_name = {name:?}, crate_name = \"rustpython_compiler_core\") }}\n",
-            path.display().to_string()
+             rustpython_vm::py_compile!(file = {file:?}, module_name = {name:?}, crate_name = \"rustpython_compiler_core\") }}\n"
         ));
     }
     fs::write(out.join("sandbox_code.rs"), code).expect("OUT_DIR is writable");
