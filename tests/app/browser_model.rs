@@ -57,9 +57,10 @@ async fn the_model_worker_matches_the_numpy_reference_in_chromium() {
         let url = |file: &str| format!("{}/models/{file}", server.origin);
         let file = |file: &str| WorkerFile { url: url(file), sha256: Checksum::of(&read(file)) };
         let question = json!({"kind": "logits", "prompt": prompt, "forced": greedy});
-        let answer =
-            ask_loaded_worker(&b, &file(name), &file("tokenizer.json"), question, Duration::from_secs(60)).await;
-        let answer = answer.unwrap_or_else(|e| panic!("{name}: {e}"));
+        let (gguf, tokenizer) = (file(name), file("tokenizer.json"));
+        let asked = ask_loaded_worker(&b, &gguf, Some(&tokenizer), vec![question], Duration::from_secs(60));
+        let worker = asked.await.unwrap_or_else(|e| panic!("{name}: {e}"));
+        let answer = &worker.answers[0];
         assert_eq!(answer["kind"], "logits", "{name}: {answer}");
         assert!(answer["error"].is_null(), "{name}: {answer}");
         let rows: Vec<Vec<f32>> = serde_json::from_value(answer["rows"].clone()).unwrap();
@@ -81,5 +82,55 @@ async fn the_model_worker_matches_the_numpy_reference_in_chromium() {
         assert!(exact >= 1, "{name}: no exact step: {ggml_errors:?}");
         assert_eq!(ids(&answer["greedy"]), greedy, "{name}: greedy tokens");
     }
+    b.close().await;
+}
+
+/// The model worker is built with WebAssembly SIMD (scripts/model_worker_build.py), and a browser
+/// without SIMD gets words, not a compile error: its loader's probe is a module Chromium validates
+/// only because of its SIMD instruction, and with `WebAssembly.validate` saying no, the loader
+/// stops the worker with the message the page shows.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_model_worker_needs_simd_and_says_so_where_it_is_missing() {
+    let dist = execbench_testkit::dist_dir();
+    let module = std::fs::read(dist.join("execbench-model-worker_bg.wasm")).unwrap();
+    let features = module.windows(15).position(|w| w == b"target_features").expect("a target_features section");
+    let listed = &module[features..(features + 400).min(module.len())];
+    assert!(listed.windows(7).any(|w| w == b"simd128"), "the module was built without SIMD128");
+    let loader = std::fs::read_to_string(dist.join("execbench-model-worker_loader.js")).unwrap();
+    let probe = loader.split("new Uint8Array([").nth(1).and_then(|r| r.split("])").next()).expect("the probe");
+    let probe: Vec<u8> = probe.split(',').map(|b| b.trim().parse().unwrap()).collect();
+
+    let server = StaticServer::mount(vec![(SUB_PATH.to_string(), dist.clone())]);
+    let b = Browser::launch().await;
+    // A file of the site that is not the app: no Content-Security-Policy, so a blob worker may run.
+    b.client.goto(&format!("{}favicon.svg", server.base_url)).await.unwrap();
+    let validates = "return WebAssembly.validate(new Uint8Array(arguments[0]))";
+    assert_eq!(b.client.execute(validates, vec![json!(probe)]).await.unwrap(), json!(true));
+    // The same module with the SIMD opcode's prefix (0xFD) replaced: not valid, so the probe
+    // answers for SIMD and nothing else.
+    let at = probe.iter().rposition(|&b| b == 0xFD).expect("a SIMD instruction");
+    let mut broken = probe.clone();
+    broken[at] = 0xFE;
+    assert_eq!(b.client.execute(validates, vec![json!(broken)]).await.unwrap(), json!(false));
+
+    let without_simd = r#"
+        const loader = new URL('execbench-model-worker_loader.js', location.href).href;
+        const source = 'WebAssembly.validate = () => false; importScripts(' + JSON.stringify(loader) + ');';
+        const w = new Worker(URL.createObjectURL(new Blob([source], { type: 'text/javascript' })));
+        window.__noSimd = null;
+        w.onerror = (e) => { e.preventDefault(); window.__noSimd = String(e.message); };
+        w.onmessage = (e) => { window.__noSimd = 'a message: ' + e.data; };
+    "#;
+    b.client.execute(without_simd, vec![]).await.unwrap();
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    let said = loop {
+        let said = b.client.execute("return window.__noSimd", vec![]).await.unwrap();
+        if let Some(said) = said.as_str() {
+            break said.to_string();
+        }
+        assert!(std::time::Instant::now() < deadline, "the worker neither failed nor spoke");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    assert!(said.contains("This browser lacks WebAssembly SIMD, which the in-browser model needs"), "{said}");
     b.close().await;
 }

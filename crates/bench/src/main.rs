@@ -206,7 +206,7 @@ async fn bench() {
         figures::record(figures);
     }
     if section("realmodel") {
-        let figures = real_model::section();
+        let figures = real_model::section().await;
         println!("\n### The real Qwen2.5-Coder-0.5B file on CRUXEval-O, in-process vs llama.cpp's server\n");
         println!("{}", figures::markdown_table("llama.cpp", &figures));
         figures::record(figures);

@@ -4,7 +4,10 @@
 //! (xllamacpp), one thread each, the same chats in the same order, in one run. Both keep the
 //! key/value cache of what consecutive prompts share. Reported: seconds per sample, prefill and
 //! decode milliseconds per token, the share of prompt tokens taken from the cache, how many
-//! answers are identical, and the 800-sample time this extrapolates to.
+//! answers are identical, and the 800-sample time this extrapolates to. Then the page: the
+//! built model worker downloads the same file alone from
+//! a local server, loads it, and answers the same chats as OpenAI request bodies, one after
+//! another, timed by its own clock.
 //!
 //! `EXECBENCH_BENCH_REAL_SAMPLES` sets how many samples (10 by default).
 
@@ -23,6 +26,8 @@ const MAX_TOKENS: usize = 160;
 const STOP: &str = "[/ANSWER]";
 /// The 800-sample target of issue 58, minutes.
 const TARGET_800_MINUTES: f64 = 60.0;
+/// Issue 58's memory target for the page (1.2 GB).
+const MEMORY_TARGET_MB: f64 = 1200.0;
 
 /// One engine's answers and times over the chats.
 #[derive(Default)]
@@ -34,6 +39,8 @@ struct Sweep {
     decode_tokens: f64,
     decode_ms: f64,
     reused_tokens: f64,
+    /// The page's wasm memory once loaded (0 natively).
+    memory_bytes: u64,
 }
 
 impl Sweep {
@@ -58,7 +65,7 @@ impl Sweep {
     }
 }
 
-pub fn section() -> Vec<Figure> {
+pub async fn section() -> Vec<Figure> {
     // One thread, as llama.cpp is given (see local_model.rs: candle reads these once).
     // SAFETY: the benchmark's other threads are idle now and none of them reads the environment.
     unsafe {
@@ -72,9 +79,9 @@ pub fn section() -> Vec<Figure> {
         println!("{}", ours.describe("execbench (native, 1 thread)"));
         let theirs = llama_cpp(&python, &model, &chats)?;
         println!("{}", theirs.describe("llama.cpp server (xllamacpp, 1 thread)"));
-        Ok((ours, theirs))
+        Ok((model, chats, ours, theirs))
     });
-    let (ours, theirs) = match measured {
+    let (model, chats, ours, theirs) = match measured {
         Ok(both) => both,
         Err(e) => {
             eprintln!("realmodel section skipped: {e}");
@@ -94,7 +101,21 @@ pub fn section() -> Vec<Figure> {
         met: target.map(|t| ours / theirs <= t),
     };
     let n = ours.texts.len();
-    vec![
+    let page = page(&model, &chats).await;
+    match &page {
+        Ok(p) => {
+            println!("{}", p.describe("the page (model worker, wasm SIMD)"));
+            let same = p
+                .texts
+                .iter()
+                .zip(&ours.texts)
+                .filter(|(a, b)| a.trim_end_matches(STOP) == b.trim_end_matches(STOP))
+                .count();
+            println!("realmodel: the page's answers equal the native engine's on {same} of {}", p.texts.len());
+        }
+        Err(e) => eprintln!("realmodel section, the page: {e}"),
+    }
+    let mut figures = vec![
         figure(
             format!("ms per CRUXEval-O sample (real Qwen2.5-Coder-0.5B GGUF, greedy, 1 thread, {n} samples)"),
             ours.per_sample_s() * 1000.0,
@@ -126,7 +147,94 @@ pub fn section() -> Vec<Figure> {
             target: Some(format!("<= {TARGET_800_MINUTES} min")),
             met: Some(ours.per_sample_s() * 800.0 / 60.0 <= TARGET_800_MINUTES),
         },
-    ]
+    ];
+    if let Ok(p) = &page {
+        let same = p
+            .texts
+            .iter()
+            .zip(&ours.texts)
+            .filter(|(a, b)| a.trim_end_matches(STOP) == b.trim_end_matches(STOP))
+            .count();
+        figures.extend([
+            figure(
+                format!("the page: ms per CRUXEval-O sample (wasm SIMD worker, worker's clock, {n} samples)"),
+                p.per_sample_s() * 1000.0,
+                theirs.per_sample_s() * 1000.0,
+                None,
+            ),
+            figure(
+                "the page: prefill, ms per token run".into(),
+                p.prefill_ms / p.prefill_tokens.max(1.0),
+                theirs.prefill_ms / theirs.prefill_tokens.max(1.0),
+                Some(2.0),
+            ),
+            figure(
+                "the page: decode, ms per token".into(),
+                p.decode_ms / p.decode_tokens.max(1.0),
+                theirs.decode_ms / theirs.decode_tokens.max(1.0),
+                Some(2.0),
+            ),
+            Figure {
+                section: "realmodel".into(),
+                metric: "the page: wasm memory once the file is loaded (its peak), MB".into(),
+                execbench: Some(Amount::Text(format!("{:.0} MB", p.memory_bytes as f64 / 1e6))),
+                reference: None,
+                reference_amount: None,
+                ratio: None,
+                target: Some(format!("<= {MEMORY_TARGET_MB} MB")),
+                met: Some(p.memory_bytes as f64 / 1e6 <= MEMORY_TARGET_MB),
+            },
+            Figure {
+                section: "realmodel".into(),
+                metric: format!(
+                    "the page: 800 CRUXEval-O samples, minutes, extrapolated (target {TARGET_800_MINUTES}; {same} of {n} answers equal native's)"
+                ),
+                execbench: Some(Amount::Text(format!("{:.0} min", p.per_sample_s() * 800.0 / 60.0))),
+                reference: Some("llama.cpp".into()),
+                reference_amount: Some(Amount::Text(format!("{:.0} min", theirs.per_sample_s() * 800.0 / 60.0))),
+                ratio: None,
+                target: Some(format!("<= {TARGET_800_MINUTES} min")),
+                met: Some(p.per_sample_s() * 800.0 / 60.0 <= TARGET_800_MINUTES),
+            },
+        ]);
+    }
+    figures
+}
+
+/// The same chats in the page's model worker, the GGUF file alone. A sample's
+/// time is the worker's prefill and decode time (the page's messaging is not counted).
+async fn page(model: &Path, chats: &[(String, Vec<ChatMessage>)]) -> Result<Sweep, String> {
+    let (folder, name) = match (model.parent(), model.file_name()) {
+        (Some(folder), Some(name)) => (folder, name.to_string_lossy().into_owned()),
+        _ => return Err(format!("{}: not a file path", model.display())),
+    };
+    let bodies: Vec<Value> = chats
+        .iter()
+        .map(|(_, messages)| {
+            let messages: Vec<Value> = messages.iter().map(|m| json!({"role": m.role, "content": m.content})).collect();
+            json!({"model": "local", "messages": messages, "temperature": 0, "max_tokens": MAX_TOKENS, "stop": [STOP]})
+        })
+        .collect();
+    let timeout = std::time::Duration::from_secs(600 + 300 * bodies.len() as u64);
+    let (loaded, answers) = crate::local_model_page::chats(folder, &name, &bodies, timeout).await?;
+    println!(
+        "realmodel: the page loaded the file in {:.1} s, wasm memory {:.0} MB: {}",
+        loaded.load_ms / 1000.0,
+        loaded.memory_bytes as f64 / 1e6,
+        loaded.summary
+    );
+    let mut sweep = Sweep { memory_bytes: loaded.memory_bytes, ..Sweep::default() };
+    for answer in answers {
+        let s = answer.speed;
+        sweep.wall_s += (s.prefill_ms + s.decode_ms) / 1000.0;
+        sweep.prefill_tokens += s.prefill_tokens as f64;
+        sweep.prefill_ms += s.prefill_ms;
+        sweep.decode_tokens += s.decode_tokens as f64;
+        sweep.decode_ms += s.decode_ms;
+        sweep.reused_tokens += s.reused_tokens as f64;
+        sweep.texts.push(answer.text);
+    }
+    Ok(sweep)
 }
 
 /// The venv's python (with xllamacpp) and the model file, from `scripts/llama_server/fetch.sh`.

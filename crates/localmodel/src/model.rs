@@ -1,4 +1,4 @@
-use std::io::Cursor;
+use std::io::{Cursor, Read, Seek};
 
 use candle_core::quantized::gguf_file;
 
@@ -55,8 +55,14 @@ impl LocalModel {
     /// Reads a GGUF file (qwen2 or llama), with its tokenizer.json when given (it wins over the file's
     /// metadata).
     pub fn load_with(gguf: &[u8], tokenizer_json: Option<&[u8]>) -> Result<Self, LocalModelError> {
-        let mut reader = Cursor::new(gguf);
-        let content = gguf_file::Content::read(&mut reader).map_err(context("reading the GGUF file"))?;
+        Self::read_with(&mut Cursor::new(gguf), tokenizer_json)
+    }
+
+    /// As [`LocalModel::load_with`], from a reader: the header first, then each tensor at its
+    /// offset, so the whole file need never be in memory at once (the page's worker reads a Blob
+    /// of the kept parts; natively a file).
+    pub fn read_with<R: Read + Seek>(reader: &mut R, tokenizer_json: Option<&[u8]>) -> Result<Self, LocalModelError> {
+        let content = gguf_file::Content::read(reader).map_err(context("reading the GGUF file"))?;
         let md = &content.metadata;
         let number = |key: &str| -> Result<u32, LocalModelError> {
             md.get(key)
@@ -119,7 +125,7 @@ impl LocalModel {
         };
         // qwen2 adds a bias to the query, key and value projections; llama does not.
         let biased = prefix == "qwen2";
-        let transformer = Transformer::from_gguf(&content, &mut reader, shape, biased)
+        let transformer = Transformer::from_gguf(&content, reader, shape, biased)
             .map_err(context("loading the weights from the GGUF file"))?;
         let cache = KvCache::new(transformer.layers());
         Ok(LocalModel { transformer, cache, sequence: Vec::new(), reused: 0, tokenizer, info })

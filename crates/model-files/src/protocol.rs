@@ -83,9 +83,13 @@ pub enum FromWorker {
     Removed {
         url: String,
     },
+    /// `memory_bytes`: the worker's wasm memory once loaded, which is also its peak so far (a
+    /// wasm memory grows and never shrinks).
     Loaded {
         summary: String,
         load_ms: f64,
+        #[serde(default)]
+        memory_bytes: u64,
     },
     LoadFailed {
         error: String,

@@ -132,15 +132,33 @@ impl Files {
         Ok(())
     }
 
-    /// A complete file's bytes, in one buffer (the model is read from it).
+    /// A complete file's bytes, in one buffer (a tokenizer.json is read from it).
     pub async fn read_whole(&self, url: &str) -> Result<Vec<u8>, String> {
-        let name = url.rsplit('/').next().unwrap_or(url);
-        let kept = self.index(url).await?.filter(|k| k.complete).ok_or_else(|| format!("{name} is not downloaded"))?;
+        let kept = self.complete(url).await?;
         let mut bytes = Vec::with_capacity(kept.received() as usize);
         for part in &kept.parts {
             bytes.extend_from_slice(&self.read_bytes(&part_key(url, part.offset)).await?);
         }
         Ok(bytes)
+    }
+
+    /// A complete file as one Blob of its kept parts: the browser holds the bytes, and the model
+    /// is read from it window by window (`blob_reader.rs`), not copied whole into wasm memory.
+    pub async fn blob_of(&self, url: &str) -> Result<web_sys::Blob, String> {
+        let kept = self.complete(url).await?;
+        let parts = js_sys::Array::new();
+        for part in &kept.parts {
+            let key = part_key(url, part.offset);
+            let response = self.get(&key).await?.ok_or_else(|| format!("a kept part is missing ({key})"))?;
+            let blob: web_sys::Blob = wait(response.blob().map_err(|e| js_error(&e))?).await?;
+            parts.push(&blob);
+        }
+        web_sys::Blob::new_with_blob_sequence(&parts).map_err(|e| js_error(&e))
+    }
+
+    async fn complete(&self, url: &str) -> Result<KeptFile, String> {
+        let name = url.rsplit('/').next().unwrap_or(url);
+        self.index(url).await?.filter(|k| k.complete).ok_or_else(|| format!("{name} is not downloaded"))
     }
 
     /// Downloads `file`, resuming after what is kept. `progress(received, total)` is called as

@@ -12,6 +12,8 @@
 //! request starts a new one that loads the kept files again.
 
 #[cfg(target_arch = "wasm32")]
+mod blob_reader;
+#[cfg(target_arch = "wasm32")]
 mod files;
 #[cfg(target_arch = "wasm32")]
 mod worker;

@@ -11,6 +11,7 @@ use execbench_worker_protocol::bootstrap::Page;
 use wasm_bindgen::JsCast;
 use web_sys::{MessageEvent, WorkerGlobalScope};
 
+use crate::blob_reader::BlobReader;
 use crate::files::{Files, size_of};
 
 /// The files a model was loaded from: the GGUF URL and the tokenizer.json URL, if one was used
@@ -19,6 +20,15 @@ type Source = (String, Option<String>);
 
 /// The loaded model and the files it came from (a second `load` of the same is free).
 type Loaded = Rc<RefCell<Option<(Source, LocalModel)>>>;
+
+/// This worker's wasm memory, in bytes.
+fn memory_bytes() -> u64 {
+    wasm_bindgen::memory()
+        .unchecked_into::<js_sys::WebAssembly::Memory>()
+        .buffer()
+        .unchecked_into::<js_sys::ArrayBuffer>()
+        .byte_length() as u64
+}
 
 fn now_ms() -> f64 {
     js_sys::global().unchecked_into::<WorkerGlobalScope>().performance().map(|p| p.now()).unwrap_or(0.0)
@@ -214,7 +224,7 @@ fn logits(
 /// tokenizer.
 async fn load(loaded: &Loaded, source: Source) -> FromWorker {
     if let Some((_, model)) = loaded.borrow().as_ref().filter(|(from, _)| *from == source) {
-        return FromWorker::Loaded { summary: summary(model), load_ms: 0.0 };
+        return FromWorker::Loaded { summary: summary(model), load_ms: 0.0, memory_bytes: memory_bytes() };
     }
     let (gguf, tokenizer) = (source.0.as_str(), source.1.as_deref());
     let started = now_ms();
@@ -224,23 +234,25 @@ async fn load(loaded: &Loaded, source: Source) -> FromWorker {
     };
     // The old model goes first: two in memory may not fit.
     *loaded.borrow_mut() = None;
-    let bytes = async {
+    let kept = async {
         let tokenizer_bytes = match tokenizer {
             Some(url) => Some(files.read_whole(url).await?),
             None => None,
         };
-        Ok::<_, String>((files.read_whole(gguf).await?, tokenizer_bytes))
+        let reader = BlobReader::new(files.blob_of(gguf).await?).map_err(|e| e.to_string())?;
+        Ok::<_, String>((reader, tokenizer_bytes))
     };
-    let (gguf_bytes, tokenizer_bytes) = match bytes.await {
+    let (reader, tokenizer_bytes) = match kept.await {
         Ok(b) => b,
         Err(error) => return FromWorker::LoadFailed { error },
     };
-    match LocalModel::load_with(&gguf_bytes, tokenizer_bytes.as_deref()) {
+    // Buffered: the header is read in many small pieces; a tensor's read passes straight through.
+    let mut reader = std::io::BufReader::with_capacity(1 << 20, reader);
+    match LocalModel::read_with(&mut reader, tokenizer_bytes.as_deref()) {
         Ok(model) => {
-            drop(gguf_bytes);
             let summary = summary(&model);
             *loaded.borrow_mut() = Some((source, model));
-            FromWorker::Loaded { summary, load_ms: now_ms() - started }
+            FromWorker::Loaded { summary, load_ms: now_ms() - started, memory_bytes: memory_bytes() }
         }
         Err(e) => FromWorker::LoadFailed { error: e.to_string() },
     }
