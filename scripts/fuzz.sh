@@ -9,7 +9,8 @@ cd "$(dirname "$0")/.."
 tests=("$@")
 if [ ${#tests[@]} -eq 0 ]; then
   tests=(prop_literal prop_rows prop_parquet prop_streams prop_extract prop_generations prop_runfile
-         prop_templates prop_route prop_proposals)
+         prop_templates prop_route prop_proposals prop_batch prop_stored prop_responses prop_claims
+         prop_price_overrides prop_chat_request prop_content_range prop_identity prop_wire)
 fi
 export EXECBENCH_FUZZ_SCALE="${SCALE:-100}"
 fuzz() {

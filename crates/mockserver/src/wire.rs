@@ -256,11 +256,13 @@ pub fn parse_gemini(body: &Value, model: &str, stream: bool, sse: bool) -> Resul
         content_texts(content.get("parts").unwrap_or(&Value::Null), &format!("contents[{i}].parts"), &mut texts)?;
     }
     let config = body.get("generationConfig").or_else(|| body.get("generation_config")).cloned().unwrap_or(Value::Null);
-    let n = unsigned(&config, "candidateCount")?.unwrap_or(1);
+    // The errors name the field by its path, as the range errors below do.
+    let in_config = |e: String| format!("generationConfig.{e}");
+    let n = unsigned(&config, "candidateCount").map_err(in_config)?.unwrap_or(1);
     if !(1..=8).contains(&n) {
         return Err(format!("generationConfig.candidateCount: {n} is out of range, expected 1 to 8"));
     }
-    let max_tokens = unsigned(&config, "maxOutputTokens")?;
+    let max_tokens = unsigned(&config, "maxOutputTokens").map_err(in_config)?;
     if max_tokens == Some(0) {
         return Err("generationConfig.maxOutputTokens: must be at least 1".to_string());
     }
@@ -273,8 +275,13 @@ pub fn parse_gemini(body: &Value, model: &str, stream: bool, sse: bool) -> Resul
         include_usage: false,
         json_array_stream: stream && !sse,
         max_tokens,
-        temperature: in_range("generationConfig.temperature", number(&config, "temperature")?, 0.0, 2.0)?,
-        top_p: in_range("generationConfig.topP", number(&config, "topP")?, 0.0, 1.0)?,
+        temperature: in_range(
+            "generationConfig.temperature",
+            number(&config, "temperature").map_err(in_config)?,
+            0.0,
+            2.0,
+        )?,
+        top_p: in_range("generationConfig.topP", number(&config, "topP").map_err(in_config)?, 0.0, 1.0)?,
     })
 }
 

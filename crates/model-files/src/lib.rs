@@ -11,3 +11,6 @@
 pub mod catalogue;
 pub mod download;
 pub mod protocol;
+
+#[cfg(test)]
+mod prop_content_range;

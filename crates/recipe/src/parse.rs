@@ -179,7 +179,11 @@ fn dedent(lines: &[&str]) -> Vec<String> {
             if l.trim().is_empty() {
                 String::new()
             } else {
-                l[indent.min(l.len() - l.trim_start().len())..].to_string()
+                // The indent is counted in bytes: a Unicode space (U+2003 is 3 bytes) may straddle
+                // it, so the cut backs off to the character's start rather than split it.
+                let cut = indent.min(l.len() - l.trim_start().len());
+                let cut = (0..=cut).rev().find(|&i| l.is_char_boundary(i)).unwrap_or(0);
+                l[cut..].to_string()
             }
         })
         .collect()
@@ -307,6 +311,15 @@ mod tests {
     }
 
     const CODE: &str = "def f(text, sep):\n    parts = text.split(sep)\n    return len(parts)";
+
+    /// Found by prop_responses: lines indented with Unicode spaces of different byte lengths in
+    /// one fenced block made the dedent cut inside a character (a panic).
+    #[test]
+    fn unicode_space_indents_do_not_split_characters() {
+        let raw = "```python\n\u{a0}=\n\u{2003}a\n```\n```\ndef f(x):\n\u{2003}\u{2003}return x\n  \n```\nf(1)\n";
+        let parsed = parse_response("u", "m", raw);
+        assert_eq!(parsed.candidates.iter().map(|c| c.input.as_str()).collect::<Vec<_>>(), ["1"]);
+    }
 
     #[test]
     fn responses_read_as_code_and_inputs() {

@@ -30,3 +30,6 @@ pub mod store;
 pub mod tabs;
 
 pub use record::{AttemptRecord, SampleRecord};
+
+#[cfg(test)]
+mod prop_price_overrides;

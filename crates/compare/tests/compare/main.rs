@@ -9,6 +9,7 @@ mod common;
 
 mod charts;
 mod pairing;
+mod prop_identity;
 mod reading;
 mod reports;
 mod stats;

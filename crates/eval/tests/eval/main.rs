@@ -11,6 +11,7 @@ mod prompt_parts;
 mod prompt_snapshots;
 mod prop_extract;
 mod prop_generations;
+mod prop_stored;
 mod prop_templates;
 mod real_engine;
 mod reproduction;

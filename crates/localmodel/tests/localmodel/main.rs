@@ -14,4 +14,5 @@ mod llama_cpp;
 mod chat_api;
 mod gguf_tokenizer;
 mod llama_architecture;
+mod prop_chat_request;
 mod reference;

@@ -10,4 +10,5 @@ mod provider_definitions;
 
 mod batch;
 mod binary;
+mod prop_wire;
 mod server;

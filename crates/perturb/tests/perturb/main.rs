@@ -6,4 +6,5 @@
 mod cruxeval_all;
 mod normalise_cruxeval;
 mod profiles_cruxeval;
+mod prop_claims;
 mod verify_cruxeval;

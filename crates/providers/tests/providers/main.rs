@@ -6,6 +6,7 @@
 mod connection;
 mod errors;
 mod garbage;
+mod prop_batch;
 mod prop_streams;
 mod requests;
 mod responses;

@@ -6,3 +6,4 @@
 mod cruxeval_filter;
 mod filter_table;
 mod offline_runs;
+mod prop_responses;
