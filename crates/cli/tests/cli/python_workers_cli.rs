@@ -148,7 +148,19 @@ fn a_worker_sees_nothing_of_the_environment_of_the_execbench_that_starts_it() {
     let worker = worker.expect("execbench started no worker process: Python ran inside it");
     let read = |file: &str| std::fs::read(format!("/proc/{worker}/{file}")).unwrap_or_default();
     let (environ, cmdline, limits) = (read("environ"), read("cmdline"), text(&read("limits")));
-    let status = text(&read("status"));
+    // The worker puts the rules in force itself, a moment after its process appears (its engine
+    // starts first): read its status until they show, while its program sleeps. A worker that
+    // never applies them fails below, once it has ended (an empty status) or after 5 s.
+    let rules = ["Seccomp:\t2", "NoNewPrivs:\t1"];
+    let in_force = |status: &str| rules.iter().all(|rule| status.lines().any(|line| line == *rule));
+    let mut status = text(&read("status"));
+    for _ in 0..500 {
+        if in_force(&status) || status.is_empty() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+        status = text(&read("status"));
+    }
     let output = finished_within(child, Duration::from_secs(30));
     assert_eq!(output.status.code(), Some(0), "{}{}", text(&output.stdout), text(&output.stderr));
     assert!(text(&output.stdout).contains("1 passed, 0 failed"), "{}", text(&output.stdout));
@@ -160,7 +172,7 @@ fn a_worker_sees_nothing_of_the_environment_of_the_execbench_that_starts_it() {
     let ram = physical_memory();
     assert!((1 << 30..=4 << 30).contains(&limit) && limit <= (ram / 4 * 3).max(1 << 30), "RAM {ram}:\n{limits}");
     // The rules of crates/sandbox, in force while a program runs: a seccomp filter, no new privileges.
-    for rule in ["Seccomp:\t2", "NoNewPrivs:\t1"] {
+    for rule in rules {
         assert!(status.lines().any(|line| line == rule), "no {rule:?} in the worker's status:\n{status}");
     }
 }
