@@ -88,8 +88,58 @@ pub async fn section() -> Vec<Figure> {
             return Vec::new();
         }
     };
-    let same = ours.texts.iter().zip(&theirs.texts).filter(|(a, b)| a.trim_end_matches(STOP) == b.as_str()).count();
+    let same = same_answers(&ours, &theirs);
     println!("realmodel: {same} of {} greedy answers identical to llama.cpp's", ours.texts.len());
+    let n = ours.texts.len();
+    let page = page(&model, &chats).await;
+    match &page {
+        Ok(p) => {
+            println!("{}", p.describe("the page (model worker, wasm SIMD)"));
+            println!("realmodel: the page's answers equal the native engine's on {} of {n}", same_answers(p, &ours));
+        }
+        Err(e) => eprintln!("realmodel section, the page: {e}"),
+    }
+    let mut figures =
+        speed_figures("", "real Qwen2.5-Coder-0.5B GGUF, greedy, 1 thread", &ours, &theirs, same, "llama.cpp's");
+    if let Ok(p) = &page {
+        figures.extend(speed_figures(
+            "the page: ",
+            "wasm SIMD worker, worker's clock",
+            p,
+            &theirs,
+            same_answers(p, &ours),
+            "native's",
+        ));
+        figures.push(Figure {
+            section: "realmodel".into(),
+            metric: "the page: wasm memory once the file is loaded (its peak), MB".into(),
+            execbench: Some(Amount::Text(format!("{:.0} MB", p.memory_bytes as f64 / 1e6))),
+            reference: None,
+            reference_amount: None,
+            ratio: None,
+            target: Some(format!("<= {MEMORY_TARGET_MB} MB")),
+            met: Some(p.memory_bytes as f64 / 1e6 <= MEMORY_TARGET_MB),
+        });
+    }
+    figures
+}
+
+/// How many answers of `a` equal those of `b`, the stop text aside.
+fn same_answers(a: &Sweep, b: &Sweep) -> usize {
+    a.texts.iter().zip(&b.texts).filter(|(x, y)| x.trim_end_matches(STOP) == y.trim_end_matches(STOP)).count()
+}
+
+/// One engine's rows against llama.cpp's: a sample, prefill and decode per token (issue 58's
+/// target: at least half llama.cpp's speed), and the 800-sample time, which names how many
+/// answers (`same`) equal `compared_with`'s.
+fn speed_figures(
+    prefix: &str,
+    what: &str,
+    ours: &Sweep,
+    theirs: &Sweep,
+    same: usize,
+    compared_with: &str,
+) -> Vec<Figure> {
     let figure = |metric: String, ours: f64, theirs: f64, target: Option<f64>| Figure {
         section: "realmodel".into(),
         metric,
@@ -101,36 +151,22 @@ pub async fn section() -> Vec<Figure> {
         met: target.map(|t| ours / theirs <= t),
     };
     let n = ours.texts.len();
-    let page = page(&model, &chats).await;
-    match &page {
-        Ok(p) => {
-            println!("{}", p.describe("the page (model worker, wasm SIMD)"));
-            let same = p
-                .texts
-                .iter()
-                .zip(&ours.texts)
-                .filter(|(a, b)| a.trim_end_matches(STOP) == b.trim_end_matches(STOP))
-                .count();
-            println!("realmodel: the page's answers equal the native engine's on {same} of {}", p.texts.len());
-        }
-        Err(e) => eprintln!("realmodel section, the page: {e}"),
-    }
-    let mut figures = vec![
+    let minutes = |s: &Sweep| s.per_sample_s() * 800.0 / 60.0;
+    vec![
         figure(
-            format!("ms per CRUXEval-O sample (real Qwen2.5-Coder-0.5B GGUF, greedy, 1 thread, {n} samples)"),
+            format!("{prefix}ms per CRUXEval-O sample ({what}, {n} samples)"),
             ours.per_sample_s() * 1000.0,
             theirs.per_sample_s() * 1000.0,
             None,
         ),
         figure(
-            "prefill, ms per token run (the cache's tokens not counted)".into(),
+            format!("{prefix}prefill, ms per token run (the cache's tokens not counted)"),
             ours.prefill_ms / ours.prefill_tokens.max(1.0),
             theirs.prefill_ms / theirs.prefill_tokens.max(1.0),
-            // Issue 58: at least half llama.cpp's speed.
             Some(2.0),
         ),
         figure(
-            "decode, ms per token".into(),
+            format!("{prefix}decode, ms per token"),
             ours.decode_ms / ours.decode_tokens.max(1.0),
             theirs.decode_ms / theirs.decode_tokens.max(1.0),
             Some(2.0),
@@ -138,67 +174,16 @@ pub async fn section() -> Vec<Figure> {
         Figure {
             section: "realmodel".into(),
             metric: format!(
-                "800 CRUXEval-O samples, minutes, extrapolated (target {TARGET_800_MINUTES}; {same} of {n} answers equal llama.cpp's)"
+                "{prefix}800 CRUXEval-O samples, minutes, extrapolated (target {TARGET_800_MINUTES}; {same} of {n} answers equal {compared_with})"
             ),
-            execbench: Some(Amount::Text(format!("{:.0} min", ours.per_sample_s() * 800.0 / 60.0))),
+            execbench: Some(Amount::Text(format!("{:.0} min", minutes(ours)))),
             reference: Some("llama.cpp".into()),
-            reference_amount: Some(Amount::Text(format!("{:.0} min", theirs.per_sample_s() * 800.0 / 60.0))),
+            reference_amount: Some(Amount::Text(format!("{:.0} min", minutes(theirs)))),
             ratio: None,
             target: Some(format!("<= {TARGET_800_MINUTES} min")),
-            met: Some(ours.per_sample_s() * 800.0 / 60.0 <= TARGET_800_MINUTES),
+            met: Some(minutes(ours) <= TARGET_800_MINUTES),
         },
-    ];
-    if let Ok(p) = &page {
-        let same = p
-            .texts
-            .iter()
-            .zip(&ours.texts)
-            .filter(|(a, b)| a.trim_end_matches(STOP) == b.trim_end_matches(STOP))
-            .count();
-        figures.extend([
-            figure(
-                format!("the page: ms per CRUXEval-O sample (wasm SIMD worker, worker's clock, {n} samples)"),
-                p.per_sample_s() * 1000.0,
-                theirs.per_sample_s() * 1000.0,
-                None,
-            ),
-            figure(
-                "the page: prefill, ms per token run".into(),
-                p.prefill_ms / p.prefill_tokens.max(1.0),
-                theirs.prefill_ms / theirs.prefill_tokens.max(1.0),
-                Some(2.0),
-            ),
-            figure(
-                "the page: decode, ms per token".into(),
-                p.decode_ms / p.decode_tokens.max(1.0),
-                theirs.decode_ms / theirs.decode_tokens.max(1.0),
-                Some(2.0),
-            ),
-            Figure {
-                section: "realmodel".into(),
-                metric: "the page: wasm memory once the file is loaded (its peak), MB".into(),
-                execbench: Some(Amount::Text(format!("{:.0} MB", p.memory_bytes as f64 / 1e6))),
-                reference: None,
-                reference_amount: None,
-                ratio: None,
-                target: Some(format!("<= {MEMORY_TARGET_MB} MB")),
-                met: Some(p.memory_bytes as f64 / 1e6 <= MEMORY_TARGET_MB),
-            },
-            Figure {
-                section: "realmodel".into(),
-                metric: format!(
-                    "the page: 800 CRUXEval-O samples, minutes, extrapolated (target {TARGET_800_MINUTES}; {same} of {n} answers equal native's)"
-                ),
-                execbench: Some(Amount::Text(format!("{:.0} min", p.per_sample_s() * 800.0 / 60.0))),
-                reference: Some("llama.cpp".into()),
-                reference_amount: Some(Amount::Text(format!("{:.0} min", theirs.per_sample_s() * 800.0 / 60.0))),
-                ratio: None,
-                target: Some(format!("<= {TARGET_800_MINUTES} min")),
-                met: Some(p.per_sample_s() * 800.0 / 60.0 <= TARGET_800_MINUTES),
-            },
-        ]);
-    }
-    figures
+    ]
 }
 
 /// The same chats in the page's model worker, the GGUF file alone. A sample's
