@@ -48,6 +48,7 @@ pub const LAYERS: &[(&str, &[&str])] = &[
             "execbench-highlight",
         ],
     ),
+    ("questions about a program's run, made from its trace", &["execbench-trace-questions"]),
     ("what a stored run is: manifest, records, run file, stores, prices", &["execbench-runs"]),
     ("how one sample is asked: requests, retries, rate limits, status", &["execbench-ask"]),
     (

@@ -239,6 +239,7 @@ pub fn measure(
             expression: format!("f({})", c.input),
             expected: None,
             limits: Limits::default(),
+            trace: None,
         };
         native.plain.push(timed(|| trivial.iter().map(|c| engine.run(&plain(c))).count()).1);
         let with_prelude = |c: &Candidate| RunRequest { prelude: runtime_request(c).prelude, ..plain(c) };

@@ -9,7 +9,7 @@ use clap_complete::Shell;
 
 #[cfg(test)]
 use crate::api_args::ApiFlags;
-use crate::{batch_cmd, build, compare, normalise, perturb, run, score, verify};
+use crate::{batch_cmd, build, compare, normalise, perturb, questions, run, score, verify};
 
 #[derive(Parser, Debug)]
 #[command(
@@ -45,6 +45,8 @@ pub enum Command {
     Build(build::BuildCommand),
     /// Compare run files: pass@1 with intervals, drops, McNemar's test, as a Markdown report
     Compare(compare::CompareArgs),
+    /// Trace every sample and write questions about its run (coverage, state, path, output)
+    Questions(questions::QuestionsArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell)
     Completions {
         #[arg(value_enum)]
@@ -64,6 +66,7 @@ impl Command {
             Command::Batch(sub) => vec!["batch", sub.word()],
             Command::Build(sub) => vec!["build", sub.word()],
             Command::Compare(_) => vec!["compare"],
+            Command::Questions(_) => vec!["questions"],
             Command::Completions { .. } => vec!["completions"],
         }
     }
@@ -113,6 +116,7 @@ pub fn dispatch(command: Command) -> Result<i32, String> {
         Command::Batch(sub) => batch_cmd::run(sub),
         Command::Build(sub) => build::run(sub),
         Command::Compare(args) => compare::run(&args),
+        Command::Questions(args) => questions::run(&args),
         Command::Completions { shell } => {
             // Written whole, so that a closed pipe is an error message rather than a panic.
             let mut script = Vec::new();

@@ -14,6 +14,7 @@ mod normalise;
 mod perturb;
 mod progress;
 mod python;
+mod questions;
 mod run;
 mod runlock;
 mod score;

@@ -4,6 +4,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::trace::{Trace, TraceLimits};
+
 /// Budgets for one run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Limits {
@@ -33,6 +35,9 @@ pub struct RunRequest {
     pub expected: Option<String>,
     #[serde(default)]
     pub limits: Limits,
+    /// When set, the engine records the run's line steps and states (`crate::trace`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trace: Option<TraceLimits>,
 }
 
 impl RunRequest {
@@ -43,6 +48,7 @@ impl RunRequest {
             expression: expression.into(),
             expected: None,
             limits: Limits::default(),
+            trace: None,
         }
     }
 
@@ -53,6 +59,11 @@ impl RunRequest {
 
     pub fn with_limits(mut self, limits: Limits) -> Self {
         self.limits = limits;
+        self
+    }
+
+    pub fn traced(mut self, limits: TraceLimits) -> Self {
+        self.trace = Some(limits);
         self
     }
 }
@@ -102,6 +113,9 @@ pub struct RunResult {
     pub stdout: String,
     /// Time spent in Python, milliseconds.
     pub elapsed_ms: f64,
+    /// The recorded steps, when the request asked for them and the engine could record them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trace: Option<Trace>,
 }
 
 /// A Python engine. Every call runs in fresh globals: nothing leaks from one run to the next.

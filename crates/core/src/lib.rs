@@ -15,6 +15,7 @@ pub mod provenance;
 pub mod rng;
 pub mod sample;
 pub mod search;
+pub mod trace;
 pub mod verify;
 
 pub use dataset::{

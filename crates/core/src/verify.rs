@@ -139,6 +139,7 @@ mod tests {
             outcome: Outcome::Value { repr: repr.into(), matches: Some(matches) },
             stdout: String::new(),
             elapsed_ms: 1.0,
+            trace: None,
         }
     }
 
@@ -177,12 +178,12 @@ mod tests {
                     outcome: Outcome::Raised { kind: "ZeroDivisionError".into(), message: "division by zero".into(), traceback: String::new(), phase: "expression".into() },
                     stdout: String::new(),
                     elapsed_ms: 0.0,
-                },
+                 trace: None, },
                 Verdict::Fail { reason: "raised ZeroDivisionError: division by zero".into() },
             ),
             (
                 sample("def f(): pass", "1"),
-                RunResult { outcome: Outcome::TimedOut { limit_ms: 2000 }, stdout: String::new(), elapsed_ms: 2000.0 },
+                RunResult { outcome: Outcome::TimedOut { limit_ms: 2000 }, stdout: String::new(), elapsed_ms: 2000.0, trace: None },
                 Verdict::Fail { reason: "timed out after 2 s".into() },
             ),
         ];

@@ -214,7 +214,7 @@ mod tests {
                     matches: None,
                 }
             };
-            RunResult { outcome, stdout: String::new(), elapsed_ms: 1.0 }
+            RunResult { outcome, stdout: String::new(), elapsed_ms: 1.0, trace: None }
         }
     }
 

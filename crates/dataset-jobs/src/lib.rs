@@ -2,13 +2,15 @@
 //! [`verify`] checks a dataset's expected outputs, [`perturbation`] perturbs it and verifies every
 //! result, [`build_filter`] judges generated candidates (the Build page's Filter step and
 //! `execbench build filter`), [`reproduction`] checks a reproduction file against its dataset, and
-//! [`model_wrong_answers`] asks a model for wrong answers (CodeCrash's misleading hints). Each
+//! [`model_wrong_answers`] asks a model for wrong answers (CodeCrash's misleading hints),
+//! [`trace_questions`] traces every sample and makes questions about its run. Each
 //! reports progress and honours Stop, with the caller's Python (`execbench-io`).
 
 pub mod build_filter;
 pub mod model_wrong_answers;
 pub mod perturbation;
 pub mod reproduction;
+pub mod trace_questions;
 pub mod verify;
 
 #[cfg(test)]

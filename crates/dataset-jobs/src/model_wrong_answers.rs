@@ -412,7 +412,7 @@ mod tests {
                 },
                 (false, e) => Outcome::Value { repr: "?".into(), matches: Some(e == "f(2)") },
             };
-            RunResult { outcome, stdout: String::new(), elapsed_ms: 0.0 }
+            RunResult { outcome, stdout: String::new(), elapsed_ms: 0.0, trace: None }
         }
     }
 

@@ -435,7 +435,7 @@ mod tests {
                     matches: request.expected.as_ref().map(|_| hash % 4 != 0),
                 }
             };
-            RunResult { outcome, stdout: String::new(), elapsed_ms: 1.0 }
+            RunResult { outcome, stdout: String::new(), elapsed_ms: 1.0, trace: None }
         }
     }
 
@@ -608,7 +608,7 @@ mod tests {
                 .filter(|_| request.expression.starts_with("ast.unparse"))
             else {
                 let outcome = Outcome::Value { repr: "2".into(), matches: request.expected.as_ref().map(|_| true) };
-                return RunResult { outcome, stdout: String::new(), elapsed_ms: 0.0 };
+                return RunResult { outcome, stdout: String::new(), elapsed_ms: 0.0, trace: None };
             };
             let Ok(execbench_eval::PyValue::Str(code)) = execbench_eval::parse_literal(source.trim_end()) else {
                 panic!("{source}")
@@ -626,7 +626,7 @@ mod tests {
                     matches: None,
                 }
             };
-            RunResult { outcome, stdout: String::new(), elapsed_ms: 0.0 }
+            RunResult { outcome, stdout: String::new(), elapsed_ms: 0.0, trace: None }
         }
     }
 
@@ -732,6 +732,7 @@ mod tests {
                 outcome: Outcome::Value { repr, matches },
                 stdout: request.program,
                 elapsed_ms: 0.0,
+                trace: None,
             })
         }
     }
@@ -883,7 +884,7 @@ mod tests {
                 traceback: String::new(),
                 phase: "expression".into(),
             };
-            RunResult { outcome, stdout: String::new(), elapsed_ms: 0.0 }
+            RunResult { outcome, stdout: String::new(), elapsed_ms: 0.0, trace: None }
         }
     }
 

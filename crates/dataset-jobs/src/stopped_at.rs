@@ -31,6 +31,7 @@ impl<E: PythonEngine> Python for StoppedAt<E> {
                 outcome: Outcome::Crashed { reason: "stopped by the user".into() },
                 stdout: String::new(),
                 elapsed_ms: 0.0,
+                trace: None,
             };
         }
         self.engine.borrow_mut().run(&request)

@@ -78,7 +78,7 @@ pub(crate) mod tests {
                     Outcome::Value { repr: call.to_string(), matches: request.expected.as_ref().map(|e| e == call) }
                 }
             };
-            RunResult { outcome, stdout: String::new(), elapsed_ms: 1.0 }
+            RunResult { outcome, stdout: String::new(), elapsed_ms: 1.0, trace: None }
         }
     }
 

@@ -147,6 +147,29 @@ pub fn extract(response: &str, task: Task) -> Extraction {
     )
 }
 
+/// The answer as free text, for questions whose answer is a word or a number rather than a
+/// literal or an assertion (the trace questions: `yes`, `7`, `return`): the last non-empty
+/// `[ANSWER]` block (after any reasoning, fences dropped, trimmed), or else the last non-empty line.
+pub fn extract_text(response: &str) -> Extraction {
+    if response.trim().is_empty() {
+        return Extraction::failed(ExtractFailure::EmptyResponse, "the response is empty");
+    }
+    let Some(region) = after_reasoning(response) else {
+        return Extraction::failed(
+            ExtractFailure::UnfinishedThinking,
+            "the response ended inside <think> before giving an answer",
+        );
+    };
+    if let Some((block, closed)) = last_answer_block(region) {
+        let rule = if closed { ExtractRule::AnswerBlockValue } else { ExtractRule::AnswerBlockUnclosed };
+        return Extraction::Found { answer: clean(block).trim().to_owned(), rule };
+    }
+    match clean(region).lines().rev().map(str::trim).find(|l| !l.is_empty()) {
+        Some(line) => Extraction::Found { answer: line.to_owned(), rule: ExtractRule::LastLine },
+        None => Extraction::failed(ExtractFailure::NothingFound, "no [ANSWER] block and no text after the reasoning"),
+    }
+}
+
 /// The text after the reasoning: after the last `</think>`; `None` when `<think>` never closes.
 fn after_reasoning(response: &str) -> Option<&str> {
     if let Some(end) = response.rfind("</think>") {

@@ -38,6 +38,6 @@ impl PythonEngine for FakeEngine {
             .unwrap_or(Outcome::Crashed {
                 reason: format!("the fake engine has no rule for `{}`", request.expression),
             });
-        RunResult { outcome, stdout: String::new(), elapsed_ms: 0.0 }
+        RunResult { outcome, stdout: String::new(), elapsed_ms: 0.0, trace: None }
     }
 }

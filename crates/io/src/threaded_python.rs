@@ -70,6 +70,7 @@ impl Python for ThreadedPython {
                 outcome: Outcome::Crashed { reason: "the Python thread stopped".to_string() },
                 stdout: String::new(),
                 elapsed_ms: 0.0,
+                trace: None,
             })
         }
     }
@@ -104,6 +105,7 @@ mod tests {
                 outcome: Outcome::Value { repr: request.program.clone(), matches: None },
                 stdout: format!("{:?}", thread::current().id()),
                 elapsed_ms: 0.0,
+                trace: None,
             }
         }
     }

@@ -117,7 +117,7 @@ impl PythonEngine for RustPythonEngine {
                         reason: format!("RustPython failed inside the run ({message}); the interpreter was restarted"),
                     }
                 };
-                RunResult { outcome, stdout: String::new(), elapsed_ms }
+                RunResult { outcome, stdout: String::new(), elapsed_ms, trace: None }
             }
         }
     }

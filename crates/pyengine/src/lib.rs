@@ -15,6 +15,7 @@ mod lazy_stdlib;
 mod lockdown;
 mod quiet_panic;
 mod run;
+mod trace_recorder;
 
 pub use interpreter::{FROZEN_MODULES, RustPythonEngine};
 /// The standard library's part downloaded on first import in the browser (`lazy_stdlib.rs`).

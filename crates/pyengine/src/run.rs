@@ -1,16 +1,18 @@
 //! One run: fresh globals, captured stdout, program then expression (then expected), budgets.
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 use execbench_core::{Outcome, RunRequest, RunResult};
-use rustpython_vm::builtins::PyBaseExceptionRef;
+use rustpython_vm::builtins::{PyBaseExceptionRef, PyStr};
+use rustpython_vm::frame::Frame;
 use rustpython_vm::function::FuncArgs;
 use rustpython_vm::types::PyComparisonOp;
 use rustpython_vm::{AsObject, PyObjectRef, PyResult, VirtualMachine, compiler::Mode};
 
 use crate::budget::Watchdog;
 use crate::clock::now_ms;
+use crate::trace_recorder::{PROGRAM_FILE, Recorder};
 
 /// Why the interpreter was stopped by us rather than by the program.
 #[derive(Clone, Copy, Default, PartialEq)]
@@ -34,6 +36,7 @@ pub fn run(vm: &VirtualMachine, request: &RunRequest, watchdog: &Watchdog, trace
     // Natively the deadline is a guard whose drop disarms the watchdog; in wasm it is plain data.
     #[allow(clippy::drop_non_drop)]
     drop(deadline);
+    let trace = tracer.take_trace(vm);
     // A deadline that fired left its own trace function behind (`budget.rs`).
     if tracing || timed_out {
         tracer.remove(vm);
@@ -48,7 +51,7 @@ pub fn run(vm: &VirtualMachine, request: &RunRequest, watchdog: &Watchdog, trace
             Err((phase, exc)) => raised(vm, &exc, phase),
         },
     };
-    RunResult { outcome, stdout, elapsed_ms: now_ms() - started }
+    RunResult { outcome, stdout, elapsed_ms: now_ms() - started, trace }
 }
 
 type Failure = (&'static str, PyBaseExceptionRef);
@@ -60,7 +63,7 @@ fn evaluate(vm: &VirtualMachine, request: &RunRequest) -> Result<Outcome, Failur
     if !request.prelude.is_empty() {
         exec(vm, &request.prelude, Mode::Exec, "<prelude>", &scope).map_err(in_phase("program"))?;
     }
-    exec(vm, &request.program, Mode::Exec, "<program>", &scope).map_err(in_phase("program"))?;
+    exec(vm, &request.program, Mode::Exec, PROGRAM_FILE, &scope).map_err(in_phase("program"))?;
     let value = exec(vm, &request.expression, Mode::Eval, "<expression>", &scope).map_err(in_phase("expression"))?;
     let repr = value.repr(vm).map_err(in_phase("expression"))?.to_string_lossy().into_owned();
     let matches = match &request.expected {
@@ -93,6 +96,7 @@ fn crashed(vm: &VirtualMachine, exc: &PyBaseExceptionRef, started: f64) -> RunRe
         outcome: Outcome::Crashed { reason: format!("could not set up the run: {text}") },
         stdout: String::new(),
         elapsed_ms: now_ms() - started,
+        trace: None,
     }
 }
 
@@ -142,6 +146,8 @@ struct Budget {
     max_steps: Cell<u64>,
     deadline: Cell<f64>,
     stop: Cell<Stop>,
+    /// Set for a run that asked for its trace.
+    recorder: RefCell<Option<Recorder>>,
 }
 
 thread_local! {
@@ -154,9 +160,8 @@ impl StepTracer {
         TRACERS_MADE.with(|n| n.set(n.get() + 1));
         let budget = Rc::new(Budget::default());
         let seen = budget.clone();
-        let function = vm.new_function(
-            "_execbench_tracer",
-            move |_args: FuncArgs, vm: &VirtualMachine| -> PyResult<PyObjectRef> {
+        let function =
+            vm.new_function("_execbench_tracer", move |args: FuncArgs, vm: &VirtualMachine| -> PyResult<PyObjectRef> {
                 let n = seen.steps.get() + 1;
                 seen.steps.set(n);
                 let max_steps = seen.max_steps.get();
@@ -177,9 +182,19 @@ impl StepTracer {
                         )
                         .upcast());
                 }
+                // The engine turns tracing off while it calls this function; a call from the
+                // program (through `sys.gettrace()`) finds it on, and records nothing.
+                if !vm.use_tracing.get()
+                    && let Ok(mut recorder) = seen.recorder.try_borrow_mut()
+                    && let Some(recorder) = recorder.as_mut()
+                    && let [frame, event, arg] = &args.args[..]
+                    && let (Some(frame), Some(event)) = (frame.downcast_ref::<Frame>(), event.downcast_ref::<PyStr>())
+                    && vm.current_frame().is_some_and(|now| now.as_object().is(frame.as_object()))
+                {
+                    recorder.event(vm, frame, &event.to_string_lossy(), arg);
+                }
                 Ok(vm.trace_func.borrow().clone())
-            },
-        );
+            });
         StepTracer { budget, function: function.into() }
     }
 
@@ -188,15 +203,26 @@ impl StepTracer {
     /// in-engine time limit on wasm32. Without a step budget nothing is installed: tracing makes
     /// tight loops several times slower. Returns whether it was installed.
     fn install(&self, vm: &VirtualMachine, request: &RunRequest, started: f64) -> bool {
-        let max_steps = request.limits.max_steps;
         self.budget.stop.set(Stop::None);
-        if max_steps == 0 {
-            return false;
-        }
+        *self.budget.recorder.borrow_mut() = request.trace.map(Recorder::new);
+        // A traced run is counted too; without a step budget its count never stops it.
+        let max_steps = match (request.limits.max_steps, request.trace) {
+            (0, None) => return false,
+            (0, Some(_)) => u64::MAX,
+            (n, _) => n,
+        };
         self.budget.steps.set(0);
         self.budget.max_steps.set(max_steps);
         self.budget.deadline.set(started + request.limits.time_ms as f64);
         vm.sys_module.get_attr("settrace", vm).and_then(|f| f.call((self.function.clone(),), vm)).is_ok()
+    }
+
+    /// The recorded trace of a run that asked for one (before `remove`: a program that replaced
+    /// the trace function is found out here).
+    fn take_trace(&self, vm: &VirtualMachine) -> Option<execbench_core::trace::Trace> {
+        let recorder = self.budget.recorder.borrow_mut().take()?;
+        let replaced = !vm.trace_func.borrow().is(&self.function);
+        Some(recorder.finish(replaced))
     }
 
     fn remove(&self, vm: &VirtualMachine) {

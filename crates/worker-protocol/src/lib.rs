@@ -162,6 +162,7 @@ mod tests {
                 outcome: Outcome::Value { repr: "1".into(), matches: None },
                 stdout: String::new(),
                 elapsed_ms: 0.5,
+                trace: None,
             },
         }
     }

@@ -461,6 +461,7 @@ impl PythonWorker {
             outcome: Outcome::TimedOut { limit_ms },
             stdout: String::new(),
             elapsed_ms: now() - started,
+            trace: None,
         });
         self.dispatch();
     }
@@ -640,7 +641,7 @@ impl PythonWorker {
 }
 
 fn crashed(reason: String, elapsed_ms: f64) -> RunResult {
-    RunResult { outcome: Outcome::Crashed { reason }, stdout: String::new(), elapsed_ms }
+    RunResult { outcome: Outcome::Crashed { reason }, stdout: String::new(), elapsed_ms, trace: None }
 }
 
 /// The pool shared by every page, from context.

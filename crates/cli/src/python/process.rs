@@ -139,7 +139,12 @@ impl PythonEngine for WorkerEngine {
                     Failure::Deadline => Outcome::TimedOut { limit_ms: request.limits.time_ms },
                     Failure::Crashed(reason) => Outcome::Crashed { reason },
                 };
-                RunResult { outcome, stdout: String::new(), elapsed_ms: sent.elapsed().as_secs_f64() * 1000.0 }
+                RunResult {
+                    outcome,
+                    stdout: String::new(),
+                    elapsed_ms: sent.elapsed().as_secs_f64() * 1000.0,
+                    trace: None,
+                }
             }
         }
     }

@@ -15,6 +15,7 @@ mod local_model_cli;
 mod perturb_cli;
 mod perturb_profile_cli;
 mod python_workers_cli;
+mod questions_cli;
 mod run_cli;
 mod score_cli;
 mod verify_cli;

@@ -8,3 +8,4 @@
 
 mod cruxeval;
 mod engine;
+mod trace_cpython;

@@ -97,6 +97,7 @@ pub fn runtime_request(candidate: &Candidate) -> RunRequest {
         expression,
         expected: None,
         limits: Limits { time_ms: 2 * TIME_LIMIT_MS + 500, max_steps: 0 },
+        trace: None,
     }
 }
 

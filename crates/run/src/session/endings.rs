@@ -271,7 +271,7 @@ impl PythonEngine for AssertEngine {
             },
             None => Outcome::Crashed { reason: format!("the fake engine has no rule for `{}`", request.expression) },
         };
-        RunResult { outcome, stdout: String::new(), elapsed_ms: 0.0 }
+        RunResult { outcome, stdout: String::new(), elapsed_ms: 0.0, trace: None }
     }
 }
 
