@@ -4,6 +4,8 @@
 The reference the RustPython tracer is held against (`crates/pyengine/tests/pyengine/trace_cpython.rs`).
 Reads JSON lines `{"program", "expression", "prelude"?, "max_steps"?, "max_bytes"?}` on stdin and
 writes one JSON line per input: `{"trace": {...}, "outcome": repr-or-null, "error": text-or-null}`.
+With `--time` it writes one line instead, the best of 3 passes over all inputs run plainly and
+traced (`{"plain_ms", "traced_ms", "cases"}`), for the benchmark's `trace` section.
 
 What is recorded (the same rules as the engine's recorder):
 - a step for each line event in a frame of a named function compiled from `<program>`
@@ -128,10 +130,37 @@ def trace_one(case):
     return {"trace": recorder.trace(), "outcome": outcome, "error": error}
 
 
+def run_plain(case):
+    """The same run without a tracer, for `--time`."""
+    scope = {"__name__": "__main__"}
+    try:
+        if case.get("prelude"):
+            exec(compile(case["prelude"], "<prelude>", "exec"), scope)
+        exec(compile(case["program"], PROGRAM_FILE, "exec"), scope)
+        eval(compile(case["expression"], "<expression>", "eval"), scope)
+    except BaseException:
+        pass
+
+
 def main():
-    for line in sys.stdin:
-        if line.strip():
-            print(json.dumps(trace_one(json.loads(line))), flush=True)
+    cases = [json.loads(line) for line in sys.stdin if line.strip()]
+    if "--time" in sys.argv[1:]:
+        # The benchmark's figures: every case run plainly, then traced, best of 3 passes each (ms).
+        import time
+
+        def best(run):
+            times = []
+            for _ in range(3):
+                start = time.perf_counter()
+                for case in cases:
+                    run(case)
+                times.append((time.perf_counter() - start) * 1000)
+            return min(times)
+
+        print(json.dumps({"plain_ms": best(run_plain), "traced_ms": best(trace_one), "cases": len(cases)}))
+        return
+    for case in cases:
+        print(json.dumps(trace_one(case)), flush=True)
 
 
 if __name__ == "__main__":

@@ -59,6 +59,7 @@ mod real_model;
 mod scoring;
 mod soak;
 mod store;
+mod tracing_cost;
 
 const PYODIDE_VERSION: &str = "314.0.7";
 const SAMPLES: usize = 800;
@@ -90,10 +91,22 @@ struct Options {
     busy_cores: usize,
 }
 
-const SECTIONS: [&str; 11] =
-    ["engine", "profile", "perturb", "score", "models", "store", "build", "compare", "offline", "cli", "localmodel"];
+const SECTIONS: [&str; 12] = [
+    "engine",
+    "profile",
+    "perturb",
+    "score",
+    "models",
+    "store",
+    "build",
+    "compare",
+    "offline",
+    "cli",
+    "localmodel",
+    "trace",
+];
 /// Sections that need no browser: they run natively after the others.
-const NATIVE: [&str; 3] = ["cli", "localmodel", "realmodel"];
+const NATIVE: [&str; 4] = ["cli", "localmodel", "realmodel", "trace"];
 /// Sections run only when named: `soak` takes many minutes and is no comparison; `realmodel`
 /// fetches a 491 MB model and takes many minutes.
 const ON_REQUEST: [&str; 2] = ["soak", "realmodel"];
@@ -196,6 +209,16 @@ async fn bench() {
         let samples = read_samples(&dataset_path);
         figures::record(cli_jobs::section(&samples, &dataset_path));
         figures::record(cli_jobs::sandbox_section(&samples, &dataset_path, opts.reps));
+    }
+    if section("trace") {
+        let samples = read_samples(&execbench_testkit::repo_root().join("public/data/cruxeval/cruxeval.jsonl"));
+        let figures = tracing_cost::section(&samples, opts.reps);
+        println!(
+            "\n### Tracing a run (the trace questions' source), 800 CRUXEval samples, best of {} passes\n",
+            opts.reps
+        );
+        println!("{}", figures::markdown_table("untraced / CPython", &figures));
+        figures::record(figures);
     }
     if section("localmodel") {
         let figures = local_model::section(&tools_dir()).await;

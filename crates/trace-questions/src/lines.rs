@@ -114,18 +114,13 @@ fn assigned_names(statement: Node, source: &str) -> Vec<String> {
         return names;
     }
     let Some(mut expr) = statement.named_child(0) else { return names };
-    loop {
-        match expr.kind() {
-            "assignment" | "augmented_assignment" => {
-                if let Some(left) = expr.child_by_field_name("left") {
-                    names_in_target(left, source, &mut names);
-                }
-                // `x = y = 1` nests the second assignment on the right.
-                match expr.child_by_field_name("right") {
-                    Some(right) if right.kind() == "assignment" => expr = right,
-                    _ => break,
-                }
-            }
+    while let "assignment" | "augmented_assignment" = expr.kind() {
+        if let Some(left) = expr.child_by_field_name("left") {
+            names_in_target(left, source, &mut names);
+        }
+        // `x = y = 1` nests the second assignment on the right.
+        match expr.child_by_field_name("right") {
+            Some(right) if right.kind() == "assignment" => expr = right,
             _ => break,
         }
     }

@@ -116,6 +116,11 @@ fn why_none(kind: QuestionKind) -> &'static str {
     }
 }
 
+/// A line's runs that a state question may name: (visit, repr, type name).
+type ValueRuns = Vec<(u32, String, String)>;
+/// A line's runs that a path question may name: (visit, the next line or `None` at the end).
+type NextRuns = Vec<(u32, Option<u32>)>;
+
 struct Pick {
     line: Option<u32>,
     variable: Option<String>,
@@ -142,7 +147,7 @@ fn coverage(lines: &ProgramLines, trace: &Trace, code_lines: u32, n: usize, rng:
 fn state(lines: &ProgramLines, trace: &Trace, code_lines: u32, n: usize, rng: &mut Rng) -> Vec<Pick> {
     // Each (line, name) with the runs whose value is a literal; a line and name are chosen first,
     // then one of its runs, so a loop of a thousand runs weighs as much as a line run once.
-    let mut candidates: Vec<(u32, String, Vec<(u32, String, String)>)> = Vec::new();
+    let mut candidates: Vec<(u32, String, ValueRuns)> = Vec::new();
     for statement in lines.statements.iter().filter(|s| s.one_line() && s.first <= code_lines) {
         for name in &statement.assigns {
             let mut runs = Vec::new();
@@ -177,7 +182,7 @@ fn state(lines: &ProgramLines, trace: &Trace, code_lines: u32, n: usize, rng: &m
 
 fn path(lines: &ProgramLines, trace: &Trace, code_lines: u32, n: usize, rng: &mut Rng) -> Vec<Pick> {
     let starts_statement = |line: u32| line <= code_lines && lines.starting_at(line).is_some();
-    let mut candidates: Vec<(u32, Vec<(u32, Option<u32>)>)> = Vec::new();
+    let mut candidates: Vec<(u32, NextRuns)> = Vec::new();
     for statement in lines.statements.iter().filter(|s| s.one_line() && s.first <= code_lines) {
         let mut runs = Vec::new();
         let mut visit = 0;
