@@ -19,6 +19,24 @@ const READ_HEADERS: [&str; 5] = ["retry-after", "retry-after-ms", "content-type"
 
 pub struct FetchHttp;
 
+thread_local! {
+    static STARTED: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+/// Counts a provider request this page starts, on `<html data-provider-requests>`. The page is
+/// one thread, so the count read right after it says what it decided ("Nothing was sent", a
+/// confirmation shown) is exact: tests check it there instead of waiting to see whether a late
+/// request reaches the server.
+fn count_started() {
+    let n = STARTED.with(|n| {
+        n.set(n.get() + 1);
+        n.get()
+    });
+    if let Some(root) = web_sys::window().and_then(|w| w.document()).and_then(|d| d.document_element()) {
+        let _ = root.set_attribute("data-provider-requests", &n.to_string());
+    }
+}
+
 /// Aborts the request when dropped.
 struct AbortOnDrop(web_sys::AbortController);
 
@@ -125,6 +143,7 @@ impl HttpClient for FetchHttp {
         init.set_referrer_policy(web_sys::ReferrerPolicy::NoReferrer);
         // A redirect would carry the key headers to wherever it points: it is an error instead.
         init.set_redirect(web_sys::RequestRedirect::Error);
+        count_started();
         let response = match JsFuture::from(window.fetch_with_str_and_init(&request.url, &init)).await {
             Ok(r) => r.unchecked_into::<web_sys::Response>(),
             Err(e) => return Err(classify_failure(&request.url, &e).await),

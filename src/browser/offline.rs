@@ -156,11 +156,21 @@ async fn keep_the_rest(container: web_sys::ServiceWorkerContainer) {
     let Ok(registration) = registration.dyn_into::<ServiceWorkerRegistration>() else { return };
     crate::browser::clock::Sleep::new(KEEP_THE_REST_AFTER_MS).await;
     let first_use_only = crate::browser::storage::get(OFFLINE_EXTRAS_KEY).as_deref() == Some("first-use");
-    if first_use_only || is_offline() || saves_data() {
-        return;
-    }
-    if let Some(active) = registration.active() {
+    let decided = if first_use_only {
+        "first-use"
+    } else if is_offline() {
+        "offline"
+    } else if saves_data() {
+        "saves-data"
+    } else if let Some(active) = registration.active() {
         let _ = active.post_message(&KEEP_THE_REST.into());
+        "asked"
+    } else {
+        "no-worker"
+    };
+    // What was decided, on `<html data-keep-the-rest>`: a test waits for it rather than for time.
+    if let Some(root) = web_sys::window().and_then(|w| w.document()).and_then(|d| d.document_element()) {
+        let _ = root.set_attribute("data-keep-the-rest", decided);
     }
 }
 

@@ -263,10 +263,13 @@ async fn an_800_sample_batch_run_outlives_a_closed_browser_and_scores_as_the_liv
     let submitted = mock.stats().requests_total;
     assert_eq!(mock.stats().batch_calls.values().sum::<u64>(), 2, "upload and create");
 
-    // The tab reloaded, then the whole browser closed and opened again on the same profile.
+    // The tab reloaded, then the whole browser closed and opened again on the same profile. Each
+    // time, once the row is drawn (the page has decided whether to poll: a scheduled poll shows
+    // its next check), the page has started no request and the server has seen none.
     b.client.refresh().await.unwrap();
     open(&b, &site, "runs").await;
     b.wait_text(&row(&batch_id, "run-note"), Duration::from_secs(30), |t| !t.is_empty()).await;
+    assert_eq!(common::provider_requests(&b).await, 0, "the reloaded tab asked nothing at load");
     b.close().await;
     let b = Browser::launch_in_profile(profile.path()).await;
     open(&b, &site, "runs").await;
@@ -275,17 +278,19 @@ async fn an_800_sample_batch_run_outlives_a_closed_browser_and_scores_as_the_liv
     let shown = b.wait_text(&row(&batch_id, "run-state"), Duration::from_secs(5), |t| !t.is_empty()).await;
     assert!(shown.starts_with("submitted"), "{shown}");
     b.wait_text(&row(&batch_id, "run-batch-mark"), Duration::from_secs(5), |t| t == "batch").await;
-    tokio::time::sleep(Duration::from_millis(500)).await;
-    assert_eq!(mock.stats().requests_total, submitted, "nothing asked at load, after a reload or a new session");
     let polled =
         js(&b, &format!("return document.querySelectorAll(\"{}\").length", row(&batch_id, "run-next-check"))).await;
     assert_eq!(polled, 0, "a new session polls nothing before the user asks");
+    assert_eq!(common::provider_requests(&b).await, 0, "the new session asked nothing at load");
+    assert_eq!(mock.stats().requests_total, submitted, "nothing asked at load, after a reload or a new session");
+    assert_eq!(mock.stats().batch_calls.values().sum::<u64>(), 2, "no batch call at load either");
 
     // The provider's day passes: half the lines ran (every 7th errored), the rest expired.
     mock.advance_batch_clock(86_400);
     b.click(&row(&batch_id, "run-check-batches")).await;
     let said = b.wait_text("[data-testid=runs-message]", Duration::from_secs(20), |t| t.contains("API key")).await;
     assert!(said.contains("Nothing was sent"), "{said}");
+    assert_eq!(common::provider_requests(&b).await, 0, "the page started no request without the key");
     assert_eq!(mock.stats().requests_total, submitted, "no request without the key");
     b.fill("[data-testid=runs-key]", KEY).await;
     let collecting = Instant::now();

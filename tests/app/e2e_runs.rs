@@ -207,12 +207,13 @@ async fn interrupt_and_resume(how: &str) {
     b.screenshot(&format!("runs-interrupted-{how}")).await;
     // The key was not remembered (nor stored with the run): Resume without it asks for the key
     // and sends nothing; the run stays as it was, not failed.
-    tokio::time::sleep(Duration::from_millis(500)).await;
+    common::server_quiet(&mock).await;
     let sent_before = mock.stats().requests_total;
+    let started_before = common::provider_requests(&b).await;
     b.click("[data-testid=run-resume]").await;
     let said = b.wait_text("[data-testid=runs-message]", Duration::from_secs(20), |t| !t.is_empty()).await;
     assert!(said.contains("needs the API key") && said.contains("Nothing was sent"), "{said}");
-    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert_eq!(common::provider_requests(&b).await, started_before, "the page started no request without the key");
     assert_eq!(mock.stats().requests_total, sent_before, "no request without the key");
     assert_eq!(row_state(&b).await, "interrupted");
     b.fill("[data-testid=runs-key]", KEY).await;
@@ -646,20 +647,25 @@ async fn an_imported_run_pointing_elsewhere_sends_no_key_until_the_address_is_co
     assert!(shown.contains(&format!("host 127.0.0.1, port {port}, path /v1")), "{shown}");
     assert!(shown.contains("n 1,") && shown.contains("requests at once"), "the settings: {shown}");
     b.screenshot("runs-confirm-endpoint").await;
-    tokio::time::sleep(Duration::from_millis(800)).await;
+    let started_before = common::provider_requests(&b).await;
     assert_eq!(second.stats().requests_total, 0, "nothing is sent before the user says yes");
     b.click("[data-testid=runs-confirm-cancel]").await;
-    tokio::time::sleep(Duration::from_millis(500)).await;
+    b.wait_script(&format!("return !document.querySelector('{confirm}')"), Duration::from_secs(10), |v| {
+        v == &Value::Bool(true)
+    })
+    .await;
+    assert_eq!(common::provider_requests(&b).await, started_before, "the page started no request on Cancel");
     assert_eq!(second.stats().requests_total, 0, "nor after Cancel");
 
     // Confirmed with no key typed: the key remembered for the first server does not go along,
     // and a run made with a key asks for one before sending anything.
     resume_run_ending(&b, "-imported-2").await;
     b.wait_text(confirm, Duration::from_secs(10), |t| !t.is_empty()).await;
+    let started_before = common::provider_requests(&b).await;
     b.click("[data-testid=runs-confirm-go]").await;
     let said = b.wait_text("[data-testid=runs-message]", Duration::from_secs(30), |t| !t.is_empty()).await;
     assert!(said.contains("needs the API key") && said.contains("Nothing was sent"), "{said}");
-    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert_eq!(common::provider_requests(&b).await, started_before, "the page started no request without the key");
     assert_eq!(second.stats().requests_total, 0, "nothing sent without the key");
 
     // The key typed: the address is confirmed now. The imported run has sent nothing yet, so its
@@ -971,12 +977,13 @@ async fn a_new_users_walkthrough_counts_every_request_the_server_saw() {
     wait_row_state(&b, "interrupted", Duration::from_secs(20)).await;
 
     // Without the key: asked for, nothing sent.
-    tokio::time::sleep(Duration::from_millis(500)).await;
+    common::server_quiet(&mock).await;
     let server_at_reload = mock.stats().requests_total;
+    let started_before = common::provider_requests(&b).await;
     b.click("[data-testid=run-resume]").await;
     let said = b.wait_text("[data-testid=runs-message]", Duration::from_secs(20), |t| !t.is_empty()).await;
     assert!(said.contains("needs the API key") && said.contains("Nothing was sent"), "{said}");
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(common::provider_requests(&b).await, started_before, "the page started no request without the key");
     assert_eq!(mock.stats().requests_total, server_at_reload, "no request without the key");
     let (entries, _) = stored(&b).await;
     let counted_at_reload = entries[0]["requests"]["sent"].as_u64().unwrap_or(0);

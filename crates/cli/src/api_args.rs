@@ -216,13 +216,7 @@ fn read_api_options(flags: &ApiFlags, preset: &'static Preset) -> Result<ApiOpti
     api.timeout_ms = (timeout_s * 1000.0) as u64;
     let price = match flags.price.as_deref() {
         Some(text) => {
-            let parsed = text
-                .split_once(',')
-                .and_then(|(i, o)| Some((i.trim().parse::<f64>().ok()?, o.trim().parse::<f64>().ok()?)))
-                .filter(|(i, o)| *i >= 0.0 && *o >= 0.0);
-            let (input, output) = parsed.ok_or(format!(
-                "--price `{text}`: expected INPUT,OUTPUT in dollars per million tokens, e.g. 0.15,0.6"
-            ))?;
+            let (input, output) = parse_price_flag(text)?;
             Some(PriceUsed {
                 price: Price::per_million(input, output),
                 source: format!("--price {input},{output} ($ per 1M tokens)"),
@@ -329,9 +323,70 @@ fn key_from(source: &KeySource, env: impl Fn(&str) -> Option<String>) -> Result<
     }
 }
 
+/// `--price INPUT,OUTPUT`: two finite, non-negative dollar amounts per million tokens (`inf` and
+/// `NaN` parse as numbers, so they are refused here, not met as a cost later).
+pub fn parse_price_flag(text: &str) -> Result<(f64, f64), String> {
+    // `+ 0.0` turns `-0` into `0`, so the source line never shows a minus sign.
+    let amount = |part: &str| part.trim().parse::<f64>().ok().filter(|v| v.is_finite() && *v >= 0.0).map(|v| v + 0.0);
+    text.split_once(',')
+        .and_then(|(input, output)| Some((amount(input)?, amount(output)?)))
+        .ok_or_else(|| format!("--price `{text}`: expected INPUT,OUTPUT in dollars per million tokens, e.g. 0.15,0.6"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn price_flags() {
+        let refused = |text: &str| {
+            Err(format!("--price `{text}`: expected INPUT,OUTPUT in dollars per million tokens, e.g. 0.15,0.6"))
+        };
+        let cases: &[(&str, Result<(f64, f64), String>)] = &[
+            ("0.15,0.6", Ok((0.15, 0.6))),
+            (" 3 , 15 ", Ok((3.0, 15.0))),
+            ("0,0", Ok((0.0, 0.0))),
+            ("-0,1e2", Ok((0.0, 100.0))),
+            ("1.5", refused("1.5")),
+            ("1,2,3", refused("1,2,3")),
+            ("-1,2", refused("-1,2")),
+            ("1,inf", refused("1,inf")),
+            ("NaN,1", refused("NaN,1")),
+            ("$1,$2", refused("$1,$2")),
+            ("", refused("")),
+        ];
+        for (text, expected) in cases {
+            assert_eq!(&parse_price_flag(text), expected, "{text:?}");
+        }
+        assert_eq!(parse_price_flag("-0,1").map(|(i, _)| i.is_sign_negative()), Ok(false));
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::test_runner::Config {
+            failure_persistence: Some(Box::new(proptest::test_runner::FileFailurePersistence::WithSource("proptest-regressions"))),
+            ..proptest::test_runner::Config::with_cases(256)
+        })]
+
+        /// Two amounts written as a user would (any spacing, Rust's shortest float text) read back
+        /// exactly.
+        #[test]
+        fn written_prices_read_back(input in 0.0f64..1e6, output in 0.0f64..1e6, pad in "[ ]{0,2}") {
+            let text = format!("{pad}{input}{pad},{pad}{output}{pad}");
+            proptest::prop_assert_eq!(parse_price_flag(&text), Ok((input, output)));
+        }
+
+        /// Any text: a price of finite, non-negative amounts, or the refusal naming the text.
+        #[test]
+        fn any_text_is_a_valid_price_or_refused_by_name(text in "[0-9eE.,+\\- infaNI]{0,12}|\\PC{0,12}") {
+            match parse_price_flag(&text) {
+                Ok((input, output)) => {
+                    proptest::prop_assert!(input.is_finite() && output.is_finite() && input >= 0.0 && output >= 0.0);
+                    proptest::prop_assert!(!input.is_sign_negative() && !output.is_sign_negative());
+                }
+                Err(message) => proptest::prop_assert!(message.contains(&format!("`{text}`")), "{}", message),
+            }
+        }
+    }
 
     /// The provider flags alone, parsed as every command that has them parses them.
     #[derive(clap::Parser)]

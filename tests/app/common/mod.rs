@@ -88,3 +88,27 @@ pub async fn import_run_file(b: &Browser, name: &str, text: &str, said: impl Fn(
     let _ = std::fs::remove_file(&path);
     message
 }
+
+#[allow(dead_code)]
+/// The provider requests this page has started since it loaded (`<html data-provider-requests>`,
+/// counted by the page's fetch as it starts each). Read right after the page says what it decided,
+/// it tells whether that decision sent anything, with no wait for a late request.
+pub async fn provider_requests(b: &Browser) -> u64 {
+    let n = b
+        .client
+        .execute("return Number(document.documentElement.dataset.providerRequests || 0)", vec![])
+        .await
+        .unwrap();
+    n.as_u64().unwrap_or_else(|| panic!("a count of requests: {n}"))
+}
+
+#[allow(dead_code)]
+/// Waits (up to 20 s) until the mock server has no model request in flight: what an earlier page
+/// or run sent has arrived and ended, so its counters hold still from here.
+pub async fn server_quiet(mock: &execbench_mockserver::MockServer) {
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    while mock.stats().in_flight > 0 {
+        assert!(std::time::Instant::now() < deadline, "requests still in flight: {:?}", mock.stats().in_flight);
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
