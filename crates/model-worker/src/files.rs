@@ -4,9 +4,8 @@
 //! nobody names, which the resume writes again at the same key.
 
 use execbench_model_files::catalogue::FileSpec;
-use execbench_model_files::download::{
-    Answer, Checksum, KeptFile, Part, PartBuffer, Verdict, range_header, read_answer, resume_point, verdict,
-};
+use execbench_model_files::download::{Checksum, KeptFile, Part};
+use execbench_model_files::download_loop::{self, PartStore, RangedFetch, RangedResponse};
 use js_sys::{Reflect, Uint8Array};
 use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
@@ -15,8 +14,6 @@ use web_sys::{Cache, ReadableStreamDefaultReader, Request, RequestInit, Response
 
 /// Not `execbench-…`: the service worker deletes its own older caches by that prefix.
 const CACHE_NAME: &str = "model-files";
-/// Progress is posted at most once per this many bytes (and at the end).
-const PROGRESS_STEP: u64 = 1 << 20;
 
 fn scope() -> WorkerGlobalScope {
     js_sys::global().unchecked_into()
@@ -91,17 +88,6 @@ impl Files {
         Ok(serde_json::from_str(&text.as_string().unwrap_or_default()).ok())
     }
 
-    async fn write_index(&self, kept: &KeptFile) -> Result<(), String> {
-        let text = serde_json::to_string(kept).map_err(|e| e.to_string())?;
-        self.put_bytes(&index_key(&kept.url), text.as_bytes()).await
-    }
-
-    async fn drop_parts(&self, url: &str, parts: &[Part]) {
-        for part in parts {
-            let _ = JsFuture::from(self.cache.delete_with_str(&part_key(url, part.offset))).await;
-        }
-    }
-
     /// Every kept file (complete or not).
     pub async fn list(&self) -> Result<Vec<KeptFile>, String> {
         let requests: js_sys::Array = wait(self.cache.keys()).await?;
@@ -168,120 +154,74 @@ impl Files {
         file: &FileSpec,
         progress: &dyn Fn(u64, Option<u64>),
     ) -> Result<(u64, bool), (String, u64)> {
-        let url = file.url.as_str();
-        let name = url.rsplit('/').next().unwrap_or(url).to_string();
-        let mut kept = match self.index(url).await.map_err(|e| (e, 0))? {
-            Some(k) if k.sha256 == file.sha256 => k,
-            Some(old) => {
-                // Another hash was asked before: what is kept was checked against the wrong one.
-                self.drop_parts(url, &old.parts).await;
-                KeptFile::new(url, file.sha256.as_deref())
-            }
-            None => KeptFile::new(url, file.sha256.as_deref()),
-        };
-        if kept.complete {
-            progress(kept.received(), kept.total);
-            return Ok((kept.received(), kept.sha256.is_some()));
-        }
-        let (mut offset, keep, stray) = resume_point(&kept.parts);
-        self.drop_parts(url, &stray).await;
-        kept.parts = keep;
-        // The hash so far, from the kept parts (a hasher's state cannot be stored).
-        let mut hash = Checksum::default();
-        for part in &kept.parts {
-            let bytes = self.read_bytes(&part_key(url, part.offset)).await.map_err(|e| (e, 0))?;
-            hash.update(&bytes);
-        }
-        let fail = |message: String, kept: u64| Err((format!("{name}: {message}"), kept));
+        download_loop::download(self, &WorkerFetch, file, progress).await
+    }
+}
 
-        let init = RequestInit::new();
-        let headers = web_sys::Headers::new().map_err(|e| (js_error(&e), offset))?;
-        if let Some(range) = range_header(offset) {
-            let _ = headers.set("Range", &range);
-        }
-        init.set_headers(&headers);
-        let response: Response = match wait(scope().fetch_with_str_and_init(url, &init)).await {
-            Ok(r) => r,
-            Err(e) => return fail(format!("the download could not start ({e})"), offset),
-        };
-        let header = |k: &str| response.headers().get(k).ok().flatten();
-        let length = header("content-length").and_then(|v| v.parse::<u64>().ok());
-        match read_answer(response.status(), header("content-range").as_deref(), length, offset) {
-            Ok(Answer::Append { total }) => kept.total = total.or(kept.total),
-            Ok(Answer::Restart { total }) => {
-                self.drop_parts(url, &kept.parts).await;
-                kept.parts.clear();
-                hash = Checksum::default();
-                offset = 0;
-                kept.total = total;
-            }
-            Err(e) => return fail(e, offset),
-        }
-        let total = kept.total.or(file.bytes);
-        let Some(body) = response.body() else { return fail("the answer has no body".into(), offset) };
-        let reader: ReadableStreamDefaultReader = body.get_reader().unchecked_into();
-        let mut buffer = PartBuffer::starting_at(offset);
-        let mut received = offset;
-        let mut reported = offset;
-        progress(received, total);
-        let mut broken: Option<String> = None;
-        loop {
-            let step = match JsFuture::from(reader.read()).await {
-                Ok(step) => step,
-                Err(e) => {
-                    broken = Some(format!("the connection broke after {received} bytes ({})", js_error(&e)));
-                    break;
-                }
-            };
-            if Reflect::get(&step, &JsValue::from_str("done")).ok().and_then(|v| v.as_bool()).unwrap_or(true) {
-                break;
-            }
-            let chunk: Uint8Array = match Reflect::get(&step, &JsValue::from_str("value")) {
-                Ok(v) => v.unchecked_into(),
-                Err(_) => continue,
-            };
-            let chunk = chunk.to_vec();
-            received += chunk.len() as u64;
-            if let Some((part, data)) = buffer.push(&chunk) {
-                if let Err(e) = self.keep_part(&mut kept, part, &data).await {
-                    return fail(e, kept.received());
-                }
-                hash.update(&data);
-            }
-            if received - reported >= PROGRESS_STEP {
-                reported = received;
-                progress(received, total);
-            }
-        }
-        // What arrived is kept even when the connection broke: the next try resumes after it.
-        if let Some((part, data)) = buffer.take() {
-            if let Err(e) = self.keep_part(&mut kept, part, &data).await {
-                return fail(e, kept.received());
-            }
-            hash.update(&data);
-        }
-        progress(received, total);
-        if let Some(message) = broken {
-            return fail(format!("{message}; {received} bytes are kept and the next download resumes there"), received);
-        }
-        match verdict(url, file.sha256.as_deref(), total, received, &hash.hex()) {
-            Verdict::Refused(message) => {
-                let _ = self.remove(url).await;
-                Err((message, 0))
-            }
-            v => {
-                kept.complete = true;
-                kept.total = Some(received);
-                self.write_index(&kept).await.map_err(|e| (format!("{name}: {e}"), received))?;
-                Ok((received, v == Verdict::Matches))
-            }
+/// The parts and the index in Cache Storage, for the download loop.
+impl PartStore for Files {
+    async fn read_index(&self, url: &str) -> Result<Option<KeptFile>, String> {
+        self.index(url).await
+    }
+
+    async fn write_index(&self, kept: &KeptFile) -> Result<(), String> {
+        let text = serde_json::to_string(kept).map_err(|e| e.to_string())?;
+        self.put_bytes(&index_key(&kept.url), text.as_bytes()).await
+    }
+
+    async fn put_part(&self, url: &str, offset: u64, bytes: &[u8]) -> Result<(), String> {
+        self.put_bytes(&part_key(url, offset), bytes).await
+    }
+
+    async fn read_part(&self, url: &str, offset: u64) -> Result<Vec<u8>, String> {
+        self.read_bytes(&part_key(url, offset)).await
+    }
+
+    async fn drop_parts(&self, url: &str, parts: &[Part]) {
+        for part in parts {
+            let _ = JsFuture::from(self.cache.delete_with_str(&part_key(url, part.offset))).await;
         }
     }
 
-    async fn keep_part(&self, kept: &mut KeptFile, part: Part, data: &[u8]) -> Result<(), String> {
-        self.put_bytes(&part_key(&kept.url, part.offset), data).await?;
-        kept.parts.push(part);
-        self.write_index(kept).await
+    async fn remove_file(&self, url: &str) -> Result<(), String> {
+        self.remove(url).await
+    }
+}
+
+/// The worker's `fetch`, for the download loop; a body is read with its stream's reader.
+struct WorkerFetch;
+
+impl RangedFetch for WorkerFetch {
+    type Body = ReadableStreamDefaultReader;
+
+    async fn get(&self, url: &str, range: Option<&str>) -> Result<RangedResponse<Self::Body>, String> {
+        let init = RequestInit::new();
+        let headers = web_sys::Headers::new().map_err(|e| js_error(&e))?;
+        if let Some(range) = range {
+            let _ = headers.set("Range", range);
+        }
+        init.set_headers(&headers);
+        let response: Response = wait(scope().fetch_with_str_and_init(url, &init)).await?;
+        let header = |k: &str| response.headers().get(k).ok().flatten();
+        Ok(RangedResponse {
+            status: response.status(),
+            content_range: header("content-range"),
+            content_length: header("content-length").and_then(|v| v.parse::<u64>().ok()),
+            body: response.body().map(|body| body.get_reader().unchecked_into()),
+        })
+    }
+
+    async fn next_chunk(&self, reader: &mut Self::Body) -> Result<Option<Vec<u8>>, String> {
+        loop {
+            let step = JsFuture::from(reader.read()).await.map_err(|e| js_error(&e))?;
+            if Reflect::get(&step, &JsValue::from_str("done")).ok().and_then(|v| v.as_bool()).unwrap_or(true) {
+                return Ok(None);
+            }
+            // A step whose value cannot be read is skipped: the stream goes on with the next.
+            if let Ok(value) = Reflect::get(&step, &JsValue::from_str("value")) {
+                return Ok(Some(value.unchecked_into::<Uint8Array>().to_vec()));
+            }
+        }
     }
 }
 
