@@ -5,7 +5,8 @@
 //!
 //! Download (progress, a dropped connection resumed with `Range`, SHA-256 checked), 20 samples
 //! evaluated, Stop, a reload, Resume from the Runs page with the kept files (no second download),
-//! the run in Compare,
+//! the run in Compare; Test connection, Remove, and what Resume asks for when the kept file has
+//! another hash or the run was imported into a browser that keeps nothing;
 //! and the faults: a wrong checksum refused, a storage quota too small for the file. The model
 //! worker's module is fetched only once the provider is picked, never by the first load.
 
@@ -363,5 +364,127 @@ async fn a_wrong_checksum_and_a_full_quota_are_refused_with_a_message() {
     assert_eq!(left, json!([]), "shown after a failed download of the in-browser model");
     b.screenshot("local-model-quota").await;
     b.cdp("Storage.overrideQuotaForOrigin", json!({ "origin": origin })).await.unwrap();
+    b.close().await;
+}
+
+/// Resumes the one run on the Runs page, accepting any review the page asks for, and returns what
+/// the page then says about it once the run is no longer running: the row's and the messages' text.
+async fn resume_and_read(b: &Browser, server: &StaticServer) -> String {
+    b.client.goto(&format!("{}#/runs", server.base_url)).await.unwrap();
+    b.wait_text(".engine", Duration::from_secs(60), |t| t.starts_with("Python ready")).await;
+    b.wait_text("[data-testid=run-model]", Duration::from_secs(30), |t| t.contains(GGUF.trim_end_matches(".gguf")))
+        .await;
+    b.click("[data-testid=run-resume]").await;
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let state = js(
+            b,
+            "for (const id of ['runs-confirm-go', 'runs-estimate-go']) { const e = document.querySelector(`[data-testid=${id}]`); if (e) { e.click(); return 'review'; } } \
+             const r = document.querySelector('[data-testid=run-row]'); return r ? r.dataset.state : ''",
+        )
+        .await;
+        if state != json!("running") && state != json!("review") {
+            let said = js(
+                b,
+                "return [...document.querySelectorAll('[data-testid=run-row], [data-testid=runs-message], [data-testid=runs-job-error]')].map(e => e.innerText).join('\\n')",
+            )
+            .await;
+            return format!("state {state}\n{}", said.as_str().unwrap_or_default());
+        }
+        assert!(Instant::now() < deadline, "the resumed run still runs after 60 s");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
+
+/// Entries in the model's Cache Storage (`model-files`): parts and indexes.
+async fn cached_entries(b: &Browser) -> u64 {
+    let script = "const done = arguments[arguments.length - 1]; caches.open('model-files').then(c => c.keys()).then(k => done(k.length), e => done(-1));";
+    b.client.execute_async(script, vec![]).await.unwrap().as_u64().expect("a count of cached entries")
+}
+
+/// The kept files' life (issue 55): Test connection loads them; a kept file of the run's model
+/// name with another SHA-256 is refused on Resume, naming both; Remove deletes the file from Cache
+/// Storage and the list; and the run file, imported into another browser that keeps nothing,
+/// says on Resume which URL and SHA-256 to download, downloading nothing by itself.
+#[tokio::test(flavor = "multi_thread")]
+async fn kept_files_are_tested_removed_and_named_by_what_resume_asks_for() {
+    let server = serve();
+    let b = Browser::launch().await;
+    let sha = sha256_of(GGUF);
+    let url = format!("{}/models/{GGUF}", server.origin);
+    pick_custom_gguf(&b, &server, &sha).await;
+    let (ok, said) = download(&b).await;
+    assert!(ok, "{said}");
+
+    // Test connection loads the kept file in the model worker.
+    b.click("[data-testid=api-test]").await;
+    let verdict = b.wait_text("[data-testid=connection-verdict]", Duration::from_secs(60), |t| !t.is_empty()).await;
+    assert!(verdict.contains("in this browser") && verdict.contains("2 layers"), "{verdict}");
+
+    // A run of 6 samples, stopped after 2, exported.
+    b.fill("[data-testid=api-max-tokens]", "48").await;
+    b.fill("[data-testid=eval-n]", "1").await;
+    b.fill("[data-testid=eval-limit]", "6").await;
+    common::start_api_run(&b).await;
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while records(&b).await < 2 {
+        assert!(Instant::now() < deadline, "no 2 answers in time");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    b.click("[data-testid=eval-stop]").await;
+    b.wait_text("[data-testid=eval-state]", Duration::from_secs(30), |t| !t.is_empty()).await;
+    let stopped_at = records(&b).await;
+    assert!((2..6).contains(&stopped_at), "stopped with {stopped_at} records");
+    b.client.goto(&format!("{}#/runs", server.base_url)).await.unwrap();
+    common::capture_downloads(&b).await;
+    b.click("[data-testid=run-export]").await;
+    let exported = common::downloaded(&b).await;
+    assert_eq!(exported.len(), 1, "one run file");
+    assert!(exported[0].contains(&sha), "the run file names the GGUF's SHA-256");
+
+    // The same model name now stands for a file of another SHA-256: Resume refuses, naming both.
+    let other = "ab".repeat(32);
+    js(
+        &b,
+        &format!(
+            "const m = JSON.parse(localStorage.getItem('execbench.local-models')); \
+             for (const k in m) m[k].gguf.sha256 = '{other}'; \
+             localStorage.setItem('execbench.local-models', JSON.stringify(m));"
+        ),
+    )
+    .await;
+    let gets_before = model_gets(&server).len();
+    let said = resume_and_read(&b, &server).await;
+    assert!(
+        said.contains(&format!("the run was made with {url} (SHA-256 {sha})"))
+            && said.contains(&format!("this browser keeps {url} (SHA-256 {other}) under that name")),
+        "{said}"
+    );
+    assert_eq!(records(&b).await, stopped_at, "nothing answered by the other file");
+
+    // Remove: the file leaves Cache Storage and the list.
+    b.client.goto(&format!("{}#/evaluate", server.base_url)).await.unwrap();
+    b.wait_text(".engine", Duration::from_secs(60), |t| t.starts_with("Python ready")).await;
+    select(&b, "[data-testid=eval-model]", "api").await;
+    select(&b, "[data-testid=api-provider]", "local").await;
+    let listed = b.wait_text("[data-testid=local-kept]", Duration::from_secs(10), |t| t.contains(GGUF)).await;
+    assert!(listed.contains(GGUF), "{listed}");
+    assert!(cached_entries(&b).await > 0, "the file is kept before Remove");
+    b.click("[data-testid=local-remove]").await;
+    b.wait_text("[data-testid=local-kept]", Duration::from_secs(10), |t| t.contains("Nothing is kept")).await;
+    assert_eq!(cached_entries(&b).await, 0, "Cache Storage still holds the removed file");
+    b.close().await;
+
+    // Another browser, nothing kept: the imported run says which file to download and fetches
+    // nothing by itself.
+    let b = Browser::launch().await;
+    b.client.goto(&format!("{}#/runs", server.base_url)).await.unwrap();
+    b.wait_text(".engine", Duration::from_secs(60), |t| t.starts_with("Python ready")).await;
+    common::import_run_file(&b, "local-run.jsonl", &exported[0], |t| t.contains("imported")).await;
+    let said = resume_and_read(&b, &server).await;
+    assert!(said.contains(&format!("The run was made with {url} (SHA-256 {sha}) alone")), "{said}");
+    assert!(said.contains("click Download"), "{said}");
+    assert_eq!(model_gets(&server).len(), gets_before, "a model file was fetched without Download");
+    b.screenshot("local-model-imported-run-names-its-files").await;
     b.close().await;
 }

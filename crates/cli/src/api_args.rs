@@ -342,7 +342,8 @@ mod tests {
         let refused = |text: &str| {
             Err(format!("--price `{text}`: expected INPUT,OUTPUT in dollars per million tokens, e.g. 0.15,0.6"))
         };
-        let cases: &[(&str, Result<(f64, f64), String>)] = &[
+        type Case = (&'static str, Result<(f64, f64), String>);
+        let cases: &[Case] = &[
             ("0.15,0.6", Ok((0.15, 0.6))),
             (" 3 , 15 ", Ok((3.0, 15.0))),
             ("0,0", Ok((0.0, 0.0))),
