@@ -30,6 +30,7 @@ pub const LAYERS: &[(&str, &[&str])] = &[
             "execbench-sandbox",
             "execbench-precompress",
             "execbench-architecture",
+            "execbench-proptest-cases",
             "unicode_names2",
         ],
     ),

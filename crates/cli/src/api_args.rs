@@ -363,10 +363,7 @@ mod tests {
     }
 
     proptest::proptest! {
-        #![proptest_config(proptest::test_runner::Config {
-            failure_persistence: Some(Box::new(proptest::test_runner::FileFailurePersistence::WithSource("proptest-regressions"))),
-            ..proptest::test_runner::Config::with_cases(256)
-        })]
+        #![proptest_config(execbench_proptest_cases::cases(256))]
 
         /// Two amounts written as a user would (any spacing, Rust's shortest float text) read back
         /// exactly.

@@ -7,19 +7,9 @@
 use crate::model_wrong_answers::{ModelProposal, ProposalCache};
 use execbench_perturb::Prediction;
 use execbench_perturb::model_prompt::Rejected;
+use execbench_proptest_cases::cases;
 use execbench_providers::redact_base_url;
 use proptest::prelude::*;
-use proptest::test_runner::FileFailurePersistence;
-
-/// The cases of a property: `ci` in CI, times `EXECBENCH_FUZZ_SCALE` on demand (scripts/fuzz.sh).
-/// Failures are kept beside this file (`.proptest-regressions`).
-fn cases(ci: u32) -> ProptestConfig {
-    let scale: u32 = std::env::var("EXECBENCH_FUZZ_SCALE").ok().and_then(|s| s.parse().ok()).unwrap_or(1);
-    ProptestConfig {
-        failure_persistence: Some(Box::new(FileFailurePersistence::WithSource("proptest-regressions"))),
-        ..ProptestConfig::with_cases(ci.saturating_mul(scale))
-    }
-}
 
 /// The secret planted in base URLs: it must never reach the written cache.
 const SECRET: &str = "sk-SECRET42";

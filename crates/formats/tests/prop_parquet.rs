@@ -8,13 +8,8 @@
 //! process.
 
 use execbench_formats::load_dataset;
+use execbench_proptest_cases::cases;
 use proptest::prelude::*;
-
-/// The cases of a property: `ci` in CI, times `EXECBENCH_FUZZ_SCALE` on demand (scripts/fuzz.sh).
-fn cases(ci: u32) -> ProptestConfig {
-    let scale: u32 = std::env::var("EXECBENCH_FUZZ_SCALE").ok().and_then(|s| s.parse().ok()).unwrap_or(1);
-    ProptestConfig::with_cases(ci.saturating_mul(scale))
-}
 
 const FIXTURES: [&str; 3] = ["lcb_execution.parquet", "lcb_execution_nulls.parquet", "lcb_execution_v2_pages.parquet"];
 

@@ -2,13 +2,8 @@
 //! (`PyValue::canonical` is this crate's equality), and no text makes the parser panic.
 
 use execbench_literal::{PyValue, parse_literal};
+use execbench_proptest_cases::cases;
 use proptest::prelude::*;
-
-/// The cases of a property: `ci` in CI, times `EXECBENCH_FUZZ_SCALE` on demand (scripts/fuzz.sh).
-fn cases(ci: u32) -> ProptestConfig {
-    let scale: u32 = std::env::var("EXECBENCH_FUZZ_SCALE").ok().and_then(|s| s.parse().ok()).unwrap_or(1);
-    ProptestConfig::with_cases(ci.saturating_mul(scale))
-}
 
 /// Python's `repr` of a float: the shortest digits that read back, positional for exponents in
 /// -4..16 and `1e+16` style otherwise, always with a `.` or an exponent.

@@ -4,18 +4,8 @@
 //! header, never a panic. `read_answer` resumes only where the kept bytes end.
 
 use crate::download::{Answer, ContentRange, parse_content_range, read_answer};
+use execbench_proptest_cases::cases;
 use proptest::prelude::*;
-use proptest::test_runner::FileFailurePersistence;
-
-/// The cases of a property: `ci` in CI, times `EXECBENCH_FUZZ_SCALE` on demand (scripts/fuzz.sh).
-/// Failures are kept beside this file (`.proptest-regressions`).
-fn cases(ci: u32) -> ProptestConfig {
-    let scale: u32 = std::env::var("EXECBENCH_FUZZ_SCALE").ok().and_then(|s| s.parse().ok()).unwrap_or(1);
-    ProptestConfig {
-        failure_persistence: Some(Box::new(FileFailurePersistence::WithSource("proptest-regressions"))),
-        ..ProptestConfig::with_cases(ci.saturating_mul(scale))
-    }
-}
 
 /// Numbers near each other often enough for the edges (end == total, start == end) to come up.
 fn small_or_any() -> impl Strategy<Value = u64> {

@@ -5,19 +5,9 @@
 
 use crate::cost::Price;
 use crate::cost::prices::{PriceOverrides, PriceTable};
+use execbench_proptest_cases::cases;
 use proptest::prelude::*;
-use proptest::test_runner::FileFailurePersistence;
 use serde_json::{Value, json};
-
-/// The cases of a property: `ci` in CI, times `EXECBENCH_FUZZ_SCALE` on demand (scripts/fuzz.sh).
-/// Failures are kept beside this file (`.proptest-regressions`).
-fn cases(ci: u32) -> ProptestConfig {
-    let scale: u32 = std::env::var("EXECBENCH_FUZZ_SCALE").ok().and_then(|s| s.parse().ok()).unwrap_or(1);
-    ProptestConfig {
-        failure_persistence: Some(Box::new(FileFailurePersistence::WithSource("proptest-regressions"))),
-        ..ProptestConfig::with_cases(ci.saturating_mul(scale))
-    }
-}
 
 fn dollars() -> impl Strategy<Value = f64> {
     prop_oneof![Just(0.0), 0.0..1e-3f64, (0..100_000u32).prop_map(|n| f64::from(n) / 1e6 / 100.0)]

@@ -13,20 +13,9 @@ use execbench_compare::{Perturbation, RunInput, identify};
 use execbench_eval::Task;
 use execbench_eval::score::Mode;
 use execbench_perturb::Kind;
+use execbench_proptest_cases::cases;
 use execbench_runs::runfile::{manifest_line, record_line};
 use proptest::prelude::*;
-use proptest::test_runner::FileFailurePersistence;
-
-/// The cases of a property: `ci` in CI, times `EXECBENCH_FUZZ_SCALE` on demand (scripts/fuzz.sh).
-/// Failures are kept beside this file (`.proptest-regressions`): proptest's default would keep
-/// them in `tests/proptest-regressions/`, as this directory holds the test binary's `main.rs`.
-fn cases(ci: u32) -> ProptestConfig {
-    let scale: u32 = std::env::var("EXECBENCH_FUZZ_SCALE").ok().and_then(|s| s.parse().ok()).unwrap_or(1);
-    ProptestConfig {
-        failure_persistence: Some(Box::new(FileFailurePersistence::WithSource("proptest-regressions"))),
-        ..ProptestConfig::with_cases(ci.saturating_mul(scale))
-    }
-}
 
 fn kind() -> impl Strategy<Value = Kind> {
     prop::sample::select(Kind::ALL.to_vec())

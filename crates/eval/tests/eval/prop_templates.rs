@@ -10,19 +10,8 @@ use execbench_core::Sample;
 use execbench_eval::Task;
 use execbench_eval::prompt::{PLACEHOLDERS, Style, Template, builtin_templates, fill};
 use execbench_eval::template_library::{TemplateLibrary, parse_stop_sequences, stop_sequences_text};
+use execbench_proptest_cases::cases;
 use proptest::prelude::*;
-use proptest::test_runner::FileFailurePersistence;
-
-/// The cases of a property: `ci` in CI, times `EXECBENCH_FUZZ_SCALE` on demand (scripts/fuzz.sh).
-/// Failures are kept beside this file (`.proptest-regressions`): proptest's default would keep
-/// them in `tests/proptest-regressions/`, as this directory holds the test binary's `main.rs`.
-fn cases(ci: u32) -> ProptestConfig {
-    let scale: u32 = std::env::var("EXECBENCH_FUZZ_SCALE").ok().and_then(|s| s.parse().ok()).unwrap_or(1);
-    ProptestConfig {
-        failure_persistence: Some(Box::new(FileFailurePersistence::WithSource("proptest-regressions"))),
-        ..ProptestConfig::with_cases(ci.saturating_mul(scale))
-    }
-}
 
 /// Text with the characters templates and programs are made of, braces, placeholders' names,
 /// blank lines and `[PYTHON]` openings frequent.

@@ -6,21 +6,10 @@
 
 use execbench_localmodel::Sampling;
 use execbench_localmodel::chat_api::{ANSWER_END, ChatError, DEFAULT_SEED, read_chat_request};
+use execbench_proptest_cases::cases;
 use execbench_providers::{Endpoint, GenerationParams, Message, build_request, preset};
 use proptest::prelude::*;
-use proptest::test_runner::FileFailurePersistence;
 use serde_json::{Value, json};
-
-/// The cases of a property: `ci` in CI, times `EXECBENCH_FUZZ_SCALE` on demand (scripts/fuzz.sh).
-/// Failures are kept beside this file (`.proptest-regressions`): proptest's default would keep
-/// them in `tests/proptest-regressions/`, as this directory holds the test binary's `main.rs`.
-fn cases(ci: u32) -> ProptestConfig {
-    let scale: u32 = std::env::var("EXECBENCH_FUZZ_SCALE").ok().and_then(|s| s.parse().ok()).unwrap_or(1);
-    ProptestConfig {
-        failure_persistence: Some(Box::new(FileFailurePersistence::WithSource("proptest-regressions"))),
-        ..ProptestConfig::with_cases(ci.saturating_mul(scale))
-    }
-}
 
 fn messages() -> impl Strategy<Value = Vec<(String, String)>> {
     proptest::collection::vec(

@@ -7,20 +7,9 @@
 
 use execbench_perturb::claims_file::normalise_id;
 use execbench_perturb::{FileWrongAnswers, Prediction};
+use execbench_proptest_cases::cases;
 use proptest::prelude::*;
-use proptest::test_runner::FileFailurePersistence;
 use serde_json::{Value, json};
-
-/// The cases of a property: `ci` in CI, times `EXECBENCH_FUZZ_SCALE` on demand (scripts/fuzz.sh).
-/// Failures are kept beside this file (`.proptest-regressions`): proptest's default would keep
-/// them in `tests/proptest-regressions/`, as this directory holds the test binary's `main.rs`.
-fn cases(ci: u32) -> ProptestConfig {
-    let scale: u32 = std::env::var("EXECBENCH_FUZZ_SCALE").ok().and_then(|s| s.parse().ok()).unwrap_or(1);
-    ProptestConfig {
-        failure_persistence: Some(Box::new(FileFailurePersistence::WithSource("proptest-regressions"))),
-        ..ProptestConfig::with_cases(ci.saturating_mul(scale))
-    }
-}
 
 /// One of execbench's own rows: a sample number, its id's spelling, claims, the task if named.
 #[derive(Clone, Debug)]

@@ -3,22 +3,11 @@
 //! unknown fields ignored. One damaged line of a results file is named by its number and costs
 //! only its own result; garbage gives a named error, never a panic.
 
+use execbench_proptest_cases::cases;
 use execbench_providers::batch::{custom_id, parse_custom_id, parse_file_id, parse_results, parse_status};
 use execbench_providers::{BatchPhase, ErrorKind, WireFormat};
 use proptest::prelude::*;
-use proptest::test_runner::FileFailurePersistence;
 use serde_json::{Value, json};
-
-/// The cases of a property: `ci` in CI, times `EXECBENCH_FUZZ_SCALE` on demand (scripts/fuzz.sh).
-/// Failures are kept beside this file (`.proptest-regressions`): proptest's default would keep
-/// them in `tests/proptest-regressions/`, as this directory holds the test binary's `main.rs`.
-fn cases(ci: u32) -> ProptestConfig {
-    let scale: u32 = std::env::var("EXECBENCH_FUZZ_SCALE").ok().and_then(|s| s.parse().ok()).unwrap_or(1);
-    ProptestConfig {
-        failure_persistence: Some(Box::new(FileFailurePersistence::WithSource("proptest-regressions"))),
-        ..ProptestConfig::with_cases(ci.saturating_mul(scale))
-    }
-}
 
 /// One line's answer: a completion's text, or an error.
 #[derive(Clone, Debug)]

@@ -4,22 +4,11 @@
 //! Candidate files (`read_candidates`) written as JSON Lines read back equal, with unknown fields
 //! ignored, and a damaged line is named by its number and field and costs only itself.
 
+use execbench_proptest_cases::cases;
 use execbench_recipe::parse::{MAX_INPUTS, parse_response};
 use execbench_recipe::{Candidate, read_candidates};
 use proptest::prelude::*;
-use proptest::test_runner::FileFailurePersistence;
 use serde_json::{Value, json};
-
-/// The cases of a property: `ci` in CI, times `EXECBENCH_FUZZ_SCALE` on demand (scripts/fuzz.sh).
-/// Failures are kept beside this file (`.proptest-regressions`): proptest's default would keep
-/// them in `tests/proptest-regressions/`, as this directory holds the test binary's `main.rs`.
-fn cases(ci: u32) -> ProptestConfig {
-    let scale: u32 = std::env::var("EXECBENCH_FUZZ_SCALE").ok().and_then(|s| s.parse().ok()).unwrap_or(1);
-    ProptestConfig {
-        failure_persistence: Some(Box::new(FileFailurePersistence::WithSource("proptest-regressions"))),
-        ..ProptestConfig::with_cases(ci.saturating_mul(scale))
-    }
-}
 
 /// A piece of a model's response: prose, fences, code lines under odd indents, calls.
 fn piece() -> impl Strategy<Value = String> {

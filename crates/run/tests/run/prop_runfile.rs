@@ -6,23 +6,12 @@ use execbench_eval::Task;
 use execbench_eval::report::{AnswerRecord, SampleResult};
 use execbench_eval::score::{Mode, Verdict};
 use execbench_eval::{ExtractRule, Extraction};
+use execbench_proptest_cases::cases;
 use execbench_run::SampleRecord;
 use execbench_run::manifest::{RunEntry, RunManifest, RunState};
 use execbench_run::record::SampleError;
 use execbench_run::runfile::{export_run, manifest_line, read_run_file, record_line};
 use proptest::prelude::*;
-use proptest::test_runner::FileFailurePersistence;
-
-/// The cases of a property: `ci` in CI, times `EXECBENCH_FUZZ_SCALE` on demand (scripts/fuzz.sh).
-/// Failures are kept beside this file (`.proptest-regressions`): proptest's default would keep
-/// them in `tests/proptest-regressions/`, as this directory holds the test binary's `main.rs`.
-fn cases(ci: u32) -> ProptestConfig {
-    let scale: u32 = std::env::var("EXECBENCH_FUZZ_SCALE").ok().and_then(|s| s.parse().ok()).unwrap_or(1);
-    ProptestConfig {
-        failure_persistence: Some(Box::new(FileFailurePersistence::WithSource("proptest-regressions"))),
-        ..ProptestConfig::with_cases(ci.saturating_mul(scale))
-    }
-}
 
 fn manifest(run_id: String, dataset: String, name: Option<String>, n: usize) -> RunManifest {
     RunManifest {
