@@ -119,14 +119,9 @@ const MAX_ASSERTIONS_TRIED: usize = 20;
 
 /// Extracts the answer for `task` from a model's response.
 pub fn extract(response: &str, task: Task) -> Extraction {
-    if response.trim().is_empty() {
-        return Extraction::failed(ExtractFailure::EmptyResponse, "the response is empty");
-    }
-    let Some(region) = after_reasoning(response) else {
-        return Extraction::failed(
-            ExtractFailure::UnfinishedThinking,
-            "the response ended inside <think> before giving an answer",
-        );
+    let region = match answer_region(response) {
+        Ok(region) => region,
+        Err(failed) => return failed,
     };
     if let Some((block, closed)) = last_answer_block(region) {
         return from_block(&clean(block), closed, task);
@@ -151,14 +146,9 @@ pub fn extract(response: &str, task: Task) -> Extraction {
 /// literal or an assertion (the trace questions: `yes`, `7`, `return`): the last non-empty
 /// `[ANSWER]` block (after any reasoning, fences dropped, trimmed), or else the last non-empty line.
 pub fn extract_text(response: &str) -> Extraction {
-    if response.trim().is_empty() {
-        return Extraction::failed(ExtractFailure::EmptyResponse, "the response is empty");
-    }
-    let Some(region) = after_reasoning(response) else {
-        return Extraction::failed(
-            ExtractFailure::UnfinishedThinking,
-            "the response ended inside <think> before giving an answer",
-        );
+    let region = match answer_region(response) {
+        Ok(region) => region,
+        Err(failed) => return failed,
     };
     if let Some((block, closed)) = last_answer_block(region) {
         let rule = if closed { ExtractRule::AnswerBlockValue } else { ExtractRule::AnswerBlockUnclosed };
@@ -168,6 +158,20 @@ pub fn extract_text(response: &str) -> Extraction {
         Some(line) => Extraction::Found { answer: line.to_owned(), rule: ExtractRule::LastLine },
         None => Extraction::failed(ExtractFailure::NothingFound, "no [ANSWER] block and no text after the reasoning"),
     }
+}
+
+/// Where both readers look for the answer: the text after the reasoning, or why there is none
+/// (an empty response, a `<think>` never closed).
+fn answer_region(response: &str) -> Result<&str, Extraction> {
+    if response.trim().is_empty() {
+        return Err(Extraction::failed(ExtractFailure::EmptyResponse, "the response is empty"));
+    }
+    after_reasoning(response).ok_or_else(|| {
+        Extraction::failed(
+            ExtractFailure::UnfinishedThinking,
+            "the response ended inside <think> before giving an answer",
+        )
+    })
 }
 
 /// The text after the reasoning: after the last `</think>`; `None` when `<think>` never closes.
