@@ -368,8 +368,8 @@ async fn a_wrong_checksum_and_a_full_quota_are_refused_with_a_message() {
 }
 
 /// Resumes the one run on the Runs page, accepting any review the page asks for, and returns what
-/// the page then says about it once the run is no longer running: the row's and the messages' text.
-async fn resume_and_read(b: &Browser, server: &StaticServer) -> String {
+/// the page then says (the row's and the messages' text) once it names the run's SHA-256 `sha`.
+async fn resume_and_read(b: &Browser, server: &StaticServer, sha: &str) -> String {
     b.client.goto(&format!("{}#/runs", server.base_url)).await.unwrap();
     b.wait_text(".engine", Duration::from_secs(60), |t| t.starts_with("Python ready")).await;
     b.wait_text("[data-testid=run-model]", Duration::from_secs(30), |t| t.contains(GGUF.trim_end_matches(".gguf")))
@@ -377,21 +377,17 @@ async fn resume_and_read(b: &Browser, server: &StaticServer) -> String {
     b.click("[data-testid=run-resume]").await;
     let deadline = Instant::now() + Duration::from_secs(60);
     loop {
-        let state = js(
+        let said = js(
             b,
-            "for (const id of ['runs-confirm-go', 'runs-estimate-go']) { const e = document.querySelector(`[data-testid=${id}]`); if (e) { e.click(); return 'review'; } } \
-             const r = document.querySelector('[data-testid=run-row]'); return r ? r.dataset.state : ''",
+            "for (const id of ['runs-confirm-go', 'runs-estimate-go']) { const e = document.querySelector(`[data-testid=${id}]`); if (e) { e.click(); return ''; } } \
+             return [...document.querySelectorAll('[data-testid=run-row], [data-testid=runs-message], [data-testid=runs-job-error]')].map(e => e.innerText).join('\\n')",
         )
         .await;
-        if state != json!("running") && state != json!("review") {
-            let said = js(
-                b,
-                "return [...document.querySelectorAll('[data-testid=run-row], [data-testid=runs-message], [data-testid=runs-job-error]')].map(e => e.innerText).join('\\n')",
-            )
-            .await;
-            return format!("state {state}\n{}", said.as_str().unwrap_or_default());
+        let said = said.as_str().unwrap_or_default();
+        if said.contains(sha) {
+            return said.to_string();
         }
-        assert!(Instant::now() < deadline, "the resumed run still runs after 60 s");
+        assert!(Instant::now() < deadline, "Resume named no file in 60 s; the page shows: {said}");
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
 }
@@ -454,7 +450,7 @@ async fn kept_files_are_tested_removed_and_named_by_what_resume_asks_for() {
     )
     .await;
     let gets_before = model_gets(&server).len();
-    let said = resume_and_read(&b, &server).await;
+    let said = resume_and_read(&b, &server, &sha).await;
     assert!(
         said.contains(&format!("the run was made with {url} (SHA-256 {sha})"))
             && said.contains(&format!("this browser keeps {url} (SHA-256 {other}) under that name")),
@@ -481,7 +477,7 @@ async fn kept_files_are_tested_removed_and_named_by_what_resume_asks_for() {
     b.client.goto(&format!("{}#/runs", server.base_url)).await.unwrap();
     b.wait_text(".engine", Duration::from_secs(60), |t| t.starts_with("Python ready")).await;
     common::import_run_file(&b, "local-run.jsonl", &exported[0], |t| t.contains("imported")).await;
-    let said = resume_and_read(&b, &server).await;
+    let said = resume_and_read(&b, &server, &sha).await;
     assert!(said.contains(&format!("The run was made with {url} (SHA-256 {sha}) alone")), "{said}");
     assert!(said.contains("click Download"), "{said}");
     assert_eq!(model_gets(&server).len(), gets_before, "a model file was fetched without Download");
