@@ -220,6 +220,11 @@ async fn interrupt_and_resume(how: &str) {
     b.click("[data-testid=run-resume]").await;
     wait_row_state(&b, "finished", Duration::from_secs(120)).await;
     b.screenshot(&format!("runs-resumed-{how}")).await;
+    // The page's count is the one the checks above lean on: with the key, it counted every
+    // request the server then saw (it counts before sending, so never fewer).
+    let resumed_with = mock.stats().requests_total - sent_before;
+    let counted = common::provider_requests(&b).await - started_before;
+    assert!(resumed_with > 0 && counted >= resumed_with, "the page counted {counted}, the server saw {resumed_with}");
 
     let (entries, records) = stored(&b).await;
     assert_eq!(entries.len(), 1);
