@@ -336,6 +336,62 @@ fn a_gemini_run_over_the_inline_limit_goes_as_one_input_file() {
     assert_eq!(server.stats().batch_calls.values().sum::<u64>(), 6);
 }
 
+/// A batch collected after its results file expired at the provider (Gemini keeps it 48 h; the
+/// download is 404): every sample gets an error record saying so, nothing is made up, and
+/// `--resume --retry-errors live` asks them again, ending with the live run's answers.
+#[test]
+fn a_batch_whose_results_file_expired_becomes_error_records_that_retry_finishes() {
+    let dir = scratch("gemini-expired");
+    let config = MockConfig { api_key: Some(KEY.into()), ..Default::default() };
+    let server = MockServer::start_blocking(bundled_dataset().unwrap(), config, 0).unwrap();
+    let (base, dataset, limit) =
+        (format!("{}/v1beta", server.base_url()), execbench_mockserver::bundled_dataset_path(), SAMPLES.to_string());
+    let run = |file: &Path, extra: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_execbench"))
+            .args(["run", "--dataset", dataset.to_str().unwrap(), "--task", "output", "--provider", "gemini"])
+            .args(["--base-url", &base, "--model", "mock", "--key-env", "EXECBENCH_TEST_KEY", "--n", "2"])
+            .args(["--jobs", "1", "--limit", &limit, "--out", file.to_str().unwrap()])
+            .args(extra)
+            .env("EXECBENCH_TEST_KEY", KEY)
+            .env("EXECBENCH_GEMINI_INLINE_BYTES", "4000")
+            .output()
+            .unwrap()
+    };
+    let live_file = dir.join("live.jsonl");
+    let live = run(&live_file, &[]);
+    assert!(matches!(live.status.code(), Some(0 | 1)), "{}", text(&live.stderr));
+    let live = records(&live_file);
+
+    let file = dir.join("expired.jsonl");
+    let submitted = run(&file, &["--batch"]);
+    assert_eq!(submitted.status.code(), Some(4), "{}", text(&submitted.stderr));
+    // Done within the day, then left uncollected three days: the responses file is gone.
+    server.advance_batch_clock(86_400 + 172_800);
+    let collected = run(&file, &["--resume"]);
+    let (stdout, stderr) = (text(&collected.stdout), text(&collected.stderr));
+    assert_eq!(collected.status.code(), Some(1), "{stdout}\n{stderr}");
+    assert!(stderr.contains("--retry-errors"), "{stderr}");
+    let expired = records(&file);
+    assert_eq!(expired.len(), SAMPLES, "every sample has a record");
+    for (id, record) in &expired {
+        let message = record["error"]["message"].as_str().unwrap_or_default();
+        assert!(message.contains("results file is gone at the provider"), "{id}: {record}");
+        assert!(record["results"].as_array().is_none_or(|r| r.is_empty()), "{id}: an answer made up: {record}");
+    }
+
+    server.reset();
+    let retried = run(&file, &["--resume", "--retry-errors", "live"]);
+    assert_eq!(retried.status.code(), Some(0), "{}", text(&retried.stderr));
+    assert_eq!(server.stats().requests_total, SAMPLES as u64, "each expired sample asked once, live");
+    let finished = records(&file);
+    assert_eq!(finished.len(), SAMPLES);
+    for (id, record) in &finished {
+        assert!(record["error"].is_null(), "{id}: {record}");
+        assert_eq!(record["results"], live[id]["results"], "{id}: the retried answer is the live one");
+    }
+    assert!(!std::fs::read_to_string(&file).unwrap().contains(KEY));
+}
+
 /// `--resume --retry-errors` finishes a batch run's error records (here the lines a cancel left
 /// unrun): as a new batch by default, collected by the next `--resume`, or `live` at once. Both
 /// end with every sample answered and the same scores; what cannot be retried is refused.
