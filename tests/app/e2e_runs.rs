@@ -615,6 +615,82 @@ async fn a_keyless_run_started_here_resumes_without_asking_for_its_address() {
     b.close().await;
 }
 
+/// A run goes on only over the dataset it was made with: with another dataset open, Resume says
+/// which one to load and sends nothing; with the run's own open again, it finishes (issue 55).
+#[tokio::test(flavor = "multi_thread")]
+async fn resume_with_another_dataset_open_is_refused_and_sends_nothing() {
+    let mock = MockServer::start(bundled_dataset().unwrap(), MockConfig { latency_ms: 300, ..Default::default() }, 0)
+        .await
+        .unwrap();
+    let (b, site) = open_evaluate().await;
+    select(&b, "[data-testid=eval-model]", "api").await;
+    select(&b, "[data-testid=api-provider]", "openai-compatible").await;
+    b.fill("[data-testid=api-base-url]", &format!("{}/v1", mock.base_url())).await;
+    b.fill("[data-testid=api-model]", "mock-model").await;
+    b.fill("[data-testid=api-concurrency]", "2").await;
+    b.fill("[data-testid=eval-n]", "1").await;
+    b.fill("[data-testid=eval-limit]", "12").await;
+    start_api_run(&b).await;
+    wait_records(&b, 3, Duration::from_secs(60)).await;
+    b.client.refresh().await.unwrap();
+
+    // Another dataset opened: its first 12 samples are not the run's.
+    let other = std::env::temp_dir().join(format!("execbench-e2e-{}-other-dataset.jsonl", std::process::id()));
+    let rows: Vec<String> = (0..12)
+        .map(|i| {
+            format!(r#"{{"id": "o{i}", "code": "def f(x):\n    return x + {i}", "input": "1", "output": "{}"}}"#, 1 + i)
+        })
+        .collect();
+    std::fs::write(&other, rows.join("\n")).unwrap();
+    b.client.goto(&format!("{}#/datasets", site.base_url)).await.unwrap();
+    b.wait_text("[data-testid=match-count]", Duration::from_secs(60), |t| t == "800 of 800").await;
+    b.client
+        .find(Locator::Css("[data-testid=import]"))
+        .await
+        .unwrap()
+        .send_keys(other.to_str().unwrap())
+        .await
+        .unwrap();
+    b.wait_text("[data-testid=match-count]", Duration::from_secs(20), |t| t == "12 of 12").await;
+    let _ = std::fs::remove_file(&other);
+
+    open_runs(&b, &site).await;
+    wait_row_state(&b, "interrupted", Duration::from_secs(20)).await;
+    common::server_quiet(&mock).await;
+    let (sent_before, started_before) = (mock.stats().requests_total, common::provider_requests(&b).await);
+    let (_, records) = stored(&b).await;
+    let recorded = records.len();
+    b.click("[data-testid=run-resume]").await;
+    let said = b.wait_text("[data-testid=runs-message]", Duration::from_secs(20), |t| !t.is_empty()).await;
+    assert!(
+        said.contains("cannot go on with the dataset loaded now") && said.contains("Load the run's dataset"),
+        "{said}"
+    );
+    assert!(said.contains("now 12 samples of the dataset loaded now with hash"), "not named as the run's: {said}");
+    assert_eq!(common::provider_requests(&b).await, started_before, "the page started no request");
+    assert_eq!(mock.stats().requests_total, sent_before, "nothing sent over another dataset");
+    assert_eq!(row_state(&b).await, "interrupted");
+    assert_eq!(stored(&b).await.1.len(), recorded, "no record written");
+    b.screenshot("runs-other-dataset-refused").await;
+
+    // The run's own dataset open again: Resume finishes it.
+    b.client.goto(&format!("{}#/datasets", site.base_url)).await.unwrap();
+    b.client
+        .find(Locator::Css("[data-testid=dataset-switcher]"))
+        .await
+        .unwrap()
+        .select_by_value("bundled")
+        .await
+        .unwrap();
+    b.wait_text("[data-testid=match-count]", Duration::from_secs(60), |t| t == "800 of 800").await;
+    open_runs(&b, &site).await;
+    b.click("[data-testid=run-resume]").await;
+    wait_row_state(&b, "finished", Duration::from_secs(120)).await;
+    let (_, records) = stored(&b).await;
+    one_record_each(&records, 12);
+    b.close().await;
+}
+
 /// A shared run file can name any server. A run made against the first mock server (its key
 /// remembered for that server) is exported, edited to point at the second, and imported: Resume
 /// shows the second's address and sends nothing until the user confirms; confirmed without a key

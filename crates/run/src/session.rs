@@ -156,6 +156,9 @@ pub fn continuation(
     let mut now = manifest.clone();
     now.samples = samples.len();
     now.dataset_hash = dataset_hash(&samples);
+    // Only the samples are known here, not the open dataset's name: the refusal must not give it
+    // the run's.
+    now.dataset = "the dataset loaded now".to_string();
     let conflicts = manifest.resume_conflicts(&now);
     if !conflicts.is_empty() {
         return Err(format!(
