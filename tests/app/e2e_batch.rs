@@ -386,6 +386,56 @@ async fn stop_cancels_a_waiting_batch_and_collects_what_finished() {
     b.close().await;
 }
 
+/// A full store while a batch is collected (issue 55): Check now says the run could not be stored
+/// and keeps the batch uncollected (its results stay at the provider); with room again, Check now
+/// collects it whole, one record per sample, and the run finishes.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_full_store_while_collecting_leaves_the_batch_to_collect_again() {
+    const SAMPLES: usize = 20;
+    let mock = mock_with(BatchScript::default()).await;
+    let (b, site) = open_evaluate().await;
+    fill_api_form(&b, &mock, SAMPLES, 1).await;
+    let said = submit_batch(&b).await;
+    assert!(said.contains("20 requests submitted in 1 batch"), "{said}");
+    let id = wait_run(&b, true, "paused", Duration::from_secs(20)).await;
+    mock.advance_batch_clock(86_400);
+    open(&b, &site, "runs").await;
+    b.fill("[data-testid=runs-key]", KEY).await;
+    // IndexedDB's put throws QuotaExceededError from the 6th write on.
+    js(
+        &b,
+        r#"
+        const put = IDBObjectStore.prototype.put;
+        window.__puts = 0;
+        window.__restorePut = () => { IDBObjectStore.prototype.put = put; };
+        IDBObjectStore.prototype.put = function (...args) {
+            window.__puts += 1;
+            if (window.__puts >= 6) throw new DOMException('simulated: the disk is full', 'QuotaExceededError');
+            return put.apply(this, args);
+        };"#,
+    )
+    .await;
+    let said = said_after(&b, &row(&id, "run-check-batches")).await;
+    assert!(said.contains("the storage is full") && said.contains("press Check now"), "{said}");
+    assert!(!said.contains("Resume"), "a batch is collected again with Check now: {said}");
+    b.screenshot("batch-store-full").await;
+    let entry = run_states(&b).await.into_iter().find(|(run, _, _)| *run == id).expect("the run is listed");
+    assert_ne!(entry.1, "finished", "a run whose records could not all be stored is not finished: {entry:?}");
+    let downloads = mock.stats().batch_calls.get("download").copied().unwrap_or(0)
+        + mock.stats().batch_calls.get("results").copied().unwrap_or(0);
+    assert!(downloads >= 1, "{:?}", mock.stats().batch_calls);
+
+    js(&b, "window.__restorePut()").await;
+    let said = said_after(&b, &row(&id, "run-check-batches")).await;
+    assert!(said.contains("every batch collected"), "{said}");
+    wait_run(&b, true, "finished", Duration::from_secs(20)).await;
+    let (_, records) = stored(&b).await;
+    let got = records_of(&records, &id);
+    assert_eq!(got.len(), SAMPLES, "one record per sample");
+    assert!(got.values().all(|r| r.error.is_none() && r.results[0].answers.len() == 1), "{got:?}");
+    b.close().await;
+}
+
 /// The cost a row or a run's page shows ("$1.23" in "… · cost $1.23"), as a number.
 fn dollars_in(text: &str) -> f64 {
     let at = text.rfind('$').unwrap_or_else(|| panic!("no cost in {text:?}"));

@@ -135,7 +135,15 @@ pub async fn check_run<S: RunStore, P: Python, H: HttpClient>(
     let StoredBatchRun { store, python, http, model, job, .. } = *run;
     let (entry, records) = (&mut *run.entry, &mut *run.records);
     let mut check = Check::default();
-    let stored = |e: crate::store::StoreError| format!("the run could not be stored: {e}");
+    // A full store leaves the batch uncollected (its results wait at the provider): the way on is
+    // Check now once there is room, not Resume, which a live run would need.
+    let stored = |e: crate::store::StoreError| match e.kind {
+        crate::store::StoreErrorKind::Quota => format!(
+            "the storage is full [{}]: the batch was not collected and its results stay at the provider for now; free some space (delete old runs) and press Check now",
+            e.message
+        ),
+        _ => format!("the run could not be stored: {e}"),
+    };
     for i in 0..entry.batches.len() {
         if entry.batches[i].collected {
             continue;
