@@ -50,6 +50,7 @@ fn with_extra(mut v: Value, extra: &Option<(String, Value)>) -> Value {
 fn result_line(wire: WireFormat, line: &Line) -> String {
     let id = custom_id(line.sample, line.answer);
     let v = match (wire, &line.text) {
+        (WireFormat::Gemini, _) => gemini_item(line, json!({"key": id})),
         (WireFormat::Anthropic, Some(text)) => json!({"custom_id": id, "result": {"type": "succeeded", "message": {
             "id": "msg_1", "type": "message", "role": "assistant", "model": "claude", "stop_reason": "end_turn",
             "content": [{"type": "text", "text": text}], "usage": {"input_tokens": 3, "output_tokens": 2}}}}),
@@ -65,8 +66,38 @@ fn result_line(wire: WireFormat, line: &Line) -> String {
     with_extra(v, &line.extra).to_string()
 }
 
+/// One Gemini result as its responses file and its inline responses hold it: `response` (a
+/// `generateContent` answer) or `error` (a `google.rpc.Status`), beside where its key goes.
+fn gemini_item(line: &Line, mut keyed: Value) -> Value {
+    let outcome = match &line.text {
+        Some(text) => json!({"response": {"candidates": [{"content": {"role": "model", "parts": [{"text": text}]},
+            "finishReason": "STOP", "index": 0}], "usageMetadata": {"promptTokenCount": 3, "candidatesTokenCount": 2,
+            "totalTokenCount": 5}, "modelVersion": "gemini"}}),
+        None => json!({"error": {"code": 500, "message": "bad", "status": "INTERNAL"}}),
+    };
+    keyed.as_object_mut().unwrap().extend(outcome.as_object().unwrap().clone());
+    keyed
+}
+
+/// A Gemini batch whose answers came back inline: the operation `batches.get` returns, the batch
+/// in its `metadata`, each result keyed in its own `metadata`.
+fn gemini_inline_batch(lines: &[Line], in_response: bool) -> String {
+    let responses: Vec<Value> = lines
+        .iter()
+        .map(|l| with_extra(gemini_item(l, json!({"metadata": {"key": custom_id(l.sample, l.answer)}})), &l.extra))
+        .collect();
+    let output = json!({"inlinedResponses": {"inlinedResponses": responses}});
+    // Both places an operation carries the output: the batch's own, and the operation's response.
+    if in_response {
+        json!({"name": "batches/b1", "done": true, "metadata": {"state": "BATCH_STATE_SUCCEEDED"}, "response": output})
+    } else {
+        json!({"name": "batches/b1", "done": true, "metadata": {"state": "BATCH_STATE_SUCCEEDED", "output": output}})
+    }
+    .to_string()
+}
+
 fn wire() -> impl Strategy<Value = WireFormat> {
-    prop_oneof![Just(WireFormat::OpenAiChat), Just(WireFormat::Anthropic)]
+    prop_oneof![Just(WireFormat::OpenAiChat), Just(WireFormat::Anthropic), Just(WireFormat::Gemini)]
 }
 
 proptest! {
@@ -88,8 +119,17 @@ proptest! {
     }
 
     #[test]
-    fn results_read_back_line_by_line(wire in wire(), lines in lines(), crlf in any::<bool>()) {
-        let body = lines.iter().map(|l| result_line(wire, l)).collect::<Vec<_>>().join(if crlf { "\r\n" } else { "\n" });
+    fn results_read_back_line_by_line(
+        wire in wire(),
+        lines in lines(),
+        crlf in any::<bool>(),
+        inline in proptest::option::of(any::<bool>()),
+    ) {
+        let body = if let (WireFormat::Gemini, Some(in_response)) = (wire, inline) {
+            gemini_inline_batch(&lines, in_response)
+        } else {
+            lines.iter().map(|l| result_line(wire, l)).collect::<Vec<_>>().join(if crlf { "\r\n" } else { "\n" })
+        };
         let read = parse_results(wire, &body, &[]);
         prop_assert_eq!(read.len(), lines.len());
         for (line, result) in lines.iter().zip(&read) {
@@ -122,7 +162,12 @@ proptest! {
         for (i, result) in read.iter().enumerate() {
             if i == at {
                 let error = result.as_ref().err().cloned().unwrap_or_default();
-                prop_assert!(error.starts_with(&format!("results line {}: ", at + 1)), "{error:?}");
+                // Gemini's file is read by its own reader, which names "results file line N".
+                let named = match wire {
+                    WireFormat::Gemini => [":", " "].iter().any(|end| error.contains(&format!("results file line {}{end}", at + 1))),
+                    _ => error.starts_with(&format!("results line {}: ", at + 1)),
+                };
+                prop_assert!(named, "{error:?}");
             } else {
                 prop_assert!(result.is_ok(), "line {}: {result:?}", i + 1);
             }
