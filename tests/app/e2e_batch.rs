@@ -402,19 +402,7 @@ async fn a_full_store_while_collecting_leaves_the_batch_to_collect_again() {
     open(&b, &site, "runs").await;
     b.fill("[data-testid=runs-key]", KEY).await;
     // IndexedDB's put throws QuotaExceededError from the 6th write on.
-    js(
-        &b,
-        r#"
-        const put = IDBObjectStore.prototype.put;
-        window.__puts = 0;
-        window.__restorePut = () => { IDBObjectStore.prototype.put = put; };
-        IDBObjectStore.prototype.put = function (...args) {
-            window.__puts += 1;
-            if (window.__puts >= 6) throw new DOMException('simulated: the disk is full', 'QuotaExceededError');
-            return put.apply(this, args);
-        };"#,
-    )
-    .await;
+    common::store_full_from_write(&b, 6).await;
     let said = said_after(&b, &row(&id, "run-check-batches")).await;
     assert!(said.contains("the storage is full") && said.contains("press Check now"), "{said}");
     assert!(!said.contains("Resume"), "a batch is collected again with Check now: {said}");
@@ -425,7 +413,7 @@ async fn a_full_store_while_collecting_leaves_the_batch_to_collect_again() {
         + mock.stats().batch_calls.get("results").copied().unwrap_or(0);
     assert!(downloads >= 1, "{:?}", mock.stats().batch_calls);
 
-    js(&b, "window.__restorePut()").await;
+    common::store_has_room_again(&b).await;
     let said = said_after(&b, &row(&id, "run-check-batches")).await;
     assert!(said.contains("every batch collected"), "{said}");
     wait_run(&b, true, "finished", Duration::from_secs(20)).await;

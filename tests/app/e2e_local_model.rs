@@ -281,18 +281,7 @@ async fn a_model_given_as_its_gguf_file_alone_downloads_loads_answers_and_resume
     assert!(!listed.contains(TOKENIZER), "{listed}");
 
     // Answers, stopped after two; the run records the GGUF file and no tokenizer.json.
-    b.fill("[data-testid=api-max-tokens]", "48").await;
-    b.fill("[data-testid=eval-n]", "1").await;
-    b.fill("[data-testid=eval-limit]", "8").await;
-    common::start_api_run(&b).await;
-    let deadline = Instant::now() + Duration::from_secs(120);
-    while records(&b).await < 2 {
-        assert!(Instant::now() < deadline, "no 2 answers in time");
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    b.click("[data-testid=eval-stop]").await;
-    b.wait_text("[data-testid=eval-state]", Duration::from_secs(30), |t| !t.is_empty()).await;
-    let stopped_at = records(&b).await;
+    let stopped_at = run_and_stop(&b, 8, 2).await;
     assert!((2..8).contains(&stopped_at), "stopped with {stopped_at} records");
     let entry = stored_run(&b).await;
     let files = &entry["manifest"]["api"]["local_model"];
@@ -367,6 +356,23 @@ async fn a_wrong_checksum_and_a_full_quota_are_refused_with_a_message() {
     b.close().await;
 }
 
+/// Evaluates `limit` samples with the picked in-browser model (48 tokens, n = 1) and stops once
+/// `at_least` are answered; the records stored then.
+async fn run_and_stop(b: &Browser, limit: usize, at_least: usize) -> usize {
+    b.fill("[data-testid=api-max-tokens]", "48").await;
+    b.fill("[data-testid=eval-n]", "1").await;
+    b.fill("[data-testid=eval-limit]", &limit.to_string()).await;
+    common::start_api_run(b).await;
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while records(b).await < at_least {
+        assert!(Instant::now() < deadline, "no {at_least} answers in time");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    b.click("[data-testid=eval-stop]").await;
+    b.wait_text("[data-testid=eval-state]", Duration::from_secs(30), |t| !t.is_empty()).await;
+    records(b).await
+}
+
 /// Resumes the one run on the Runs page, accepting any review the page asks for, and returns what
 /// the page then says (the row's and the messages' text) once it names the run's SHA-256 `sha`.
 async fn resume_and_read(b: &Browser, server: &StaticServer, sha: &str) -> String {
@@ -418,18 +424,7 @@ async fn kept_files_are_tested_removed_and_named_by_what_resume_asks_for() {
     assert!(verdict.contains("in this browser") && verdict.contains("2 layers"), "{verdict}");
 
     // A run of 6 samples, stopped after 2, exported.
-    b.fill("[data-testid=api-max-tokens]", "48").await;
-    b.fill("[data-testid=eval-n]", "1").await;
-    b.fill("[data-testid=eval-limit]", "6").await;
-    common::start_api_run(&b).await;
-    let deadline = Instant::now() + Duration::from_secs(120);
-    while records(&b).await < 2 {
-        assert!(Instant::now() < deadline, "no 2 answers in time");
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    b.click("[data-testid=eval-stop]").await;
-    b.wait_text("[data-testid=eval-state]", Duration::from_secs(30), |t| !t.is_empty()).await;
-    let stopped_at = records(&b).await;
+    let stopped_at = run_and_stop(&b, 6, 2).await;
     assert!((2..6).contains(&stopped_at), "stopped with {stopped_at} records");
     b.client.goto(&format!("{}#/runs", server.base_url)).await.unwrap();
     common::capture_downloads(&b).await;

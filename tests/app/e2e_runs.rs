@@ -274,19 +274,7 @@ async fn a_full_disk_pauses_the_run_and_loses_nothing() {
     b.fill("[data-testid=eval-limit]", "40").await;
     // IndexedDB's put throws QuotaExceededError from the 30th write on (the run's entry is the
     // first write, then one record and its entry per sample).
-    js(
-        &b,
-        r#"
-        const put = IDBObjectStore.prototype.put;
-        window.__puts = 0;
-        window.__restorePut = () => { IDBObjectStore.prototype.put = put; };
-        IDBObjectStore.prototype.put = function (...args) {
-            window.__puts += 1;
-            if (window.__puts >= 30) throw new DOMException('simulated: the disk is full', 'QuotaExceededError');
-            return put.apply(this, args);
-        };"#,
-    )
-    .await;
+    common::store_full_from_write(&b, 30).await;
     start_api_run(&b).await;
     let state = b.wait_text("[data-testid=eval-state]", Duration::from_secs(60), |t| !t.is_empty()).await;
     assert!(state.contains("storage is full"), "{state}");
@@ -297,7 +285,7 @@ async fn a_full_disk_pauses_the_run_and_loses_nothing() {
     assert!(kept > 5 && kept < 40, "{kept} records stored before the disk filled");
 
     // Room again; on the Runs page (same tab: the refused record is still in memory), Resume.
-    js(&b, "window.__restorePut()").await;
+    common::store_has_room_again(&b).await;
     b.client.goto(&format!("{}#/runs", site.base_url)).await.unwrap();
     wait_row_state(&b, "paused", Duration::from_secs(10)).await;
     let row = b.wait_text("[data-testid=run-state]", Duration::from_secs(5), |_| true).await;
@@ -582,6 +570,18 @@ async fn resume_run_ending(b: &Browser, suffix: &str) {
     assert_eq!(clicked, Value::Bool(true), "no Resume on the run ending {suffix}");
 }
 
+/// Starts a run of `limit` samples (n = 1, 2 at once) on Evaluate against the mock, with no key.
+async fn start_keyless_run(b: &Browser, mock: &MockServer, limit: usize) {
+    select(b, "[data-testid=eval-model]", "api").await;
+    select(b, "[data-testid=api-provider]", "openai-compatible").await;
+    b.fill("[data-testid=api-base-url]", &format!("{}/v1", mock.base_url())).await;
+    b.fill("[data-testid=api-model]", "mock-model").await;
+    b.fill("[data-testid=api-concurrency]", "2").await;
+    b.fill("[data-testid=eval-n]", "1").await;
+    b.fill("[data-testid=eval-limit]", &limit.to_string()).await;
+    start_api_run(b).await;
+}
+
 /// The address typed in the form is the user's choice, with a key or without one (a local
 /// server needs none): that run, cut by a reload, resumes without asking whether its address is
 /// meant. (Before, only an address used with a key counted as chosen.)
@@ -590,14 +590,7 @@ async fn a_keyless_run_started_here_resumes_without_asking_for_its_address() {
     let config = MockConfig { latency_ms: 300, ..Default::default() };
     let mock = MockServer::start(bundled_dataset().unwrap(), config, 0).await.unwrap();
     let (b, site) = open_evaluate().await;
-    select(&b, "[data-testid=eval-model]", "api").await;
-    select(&b, "[data-testid=api-provider]", "openai-compatible").await;
-    b.fill("[data-testid=api-base-url]", &format!("{}/v1", mock.base_url())).await;
-    b.fill("[data-testid=api-model]", "mock-model").await;
-    b.fill("[data-testid=api-concurrency]", "2").await;
-    b.fill("[data-testid=eval-n]", "1").await;
-    b.fill("[data-testid=eval-limit]", "20").await;
-    start_api_run(&b).await;
+    start_keyless_run(&b, &mock, 20).await;
     wait_records(&b, 4, Duration::from_secs(60)).await;
     b.client.refresh().await.unwrap();
     open_runs(&b, &site).await;
@@ -623,14 +616,7 @@ async fn resume_with_another_dataset_open_is_refused_and_sends_nothing() {
         .await
         .unwrap();
     let (b, site) = open_evaluate().await;
-    select(&b, "[data-testid=eval-model]", "api").await;
-    select(&b, "[data-testid=api-provider]", "openai-compatible").await;
-    b.fill("[data-testid=api-base-url]", &format!("{}/v1", mock.base_url())).await;
-    b.fill("[data-testid=api-model]", "mock-model").await;
-    b.fill("[data-testid=api-concurrency]", "2").await;
-    b.fill("[data-testid=eval-n]", "1").await;
-    b.fill("[data-testid=eval-limit]", "12").await;
-    start_api_run(&b).await;
+    start_keyless_run(&b, &mock, 12).await;
     wait_records(&b, 3, Duration::from_secs(60)).await;
     b.client.refresh().await.unwrap();
 

@@ -112,3 +112,27 @@ pub async fn server_quiet(mock: &execbench_mockserver::MockServer) {
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
 }
+
+#[allow(dead_code)]
+/// Makes IndexedDB's `put` throw `QuotaExceededError` from the `from`-th write on, as a full disk
+/// would; [`store_has_room_again`] undoes it.
+pub async fn store_full_from_write(b: &Browser, from: u32) {
+    let script = format!(
+        r#"
+        const put = IDBObjectStore.prototype.put;
+        window.__puts = 0;
+        window.__restorePut = () => {{ IDBObjectStore.prototype.put = put; }};
+        IDBObjectStore.prototype.put = function (...args) {{
+            window.__puts += 1;
+            if (window.__puts >= {from}) throw new DOMException('simulated: the disk is full', 'QuotaExceededError');
+            return put.apply(this, args);
+        }};"#
+    );
+    b.client.execute(&script, vec![]).await.unwrap();
+}
+
+#[allow(dead_code)]
+/// Gives IndexedDB's `put` back after [`store_full_from_write`].
+pub async fn store_has_room_again(b: &Browser) {
+    b.client.execute("window.__restorePut()", vec![]).await.unwrap();
+}

@@ -43,6 +43,23 @@ fn cancel_batches(server: &MockServer, file: &Path) -> Output {
         .expect("the execbench binary runs")
 }
 
+/// `execbench run` of the first `SAMPLES` samples against the mock's Gemini API with n = 2, the
+/// inline limit lowered so that a batch goes as an input file, into `out`.
+fn gemini_file_run(server: &MockServer, out: &Path, extra: &[&str]) -> Output {
+    let base = format!("{}/v1beta", server.base_url());
+    let dataset = execbench_mockserver::bundled_dataset_path();
+    let limit = SAMPLES.to_string();
+    Command::new(env!("CARGO_BIN_EXE_execbench"))
+        .args(["run", "--dataset", dataset.to_str().unwrap(), "--task", "output", "--provider", "gemini"])
+        .args(["--base-url", &base, "--model", "mock", "--key-env", "EXECBENCH_TEST_KEY", "--n", "2"])
+        .args(["--jobs", "1", "--limit", &limit, "--out", out.to_str().unwrap()])
+        .args(extra)
+        .env("EXECBENCH_TEST_KEY", KEY)
+        .env("EXECBENCH_GEMINI_INLINE_BYTES", "4000")
+        .output()
+        .unwrap()
+}
+
 fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
@@ -282,20 +299,8 @@ fn a_gemini_run_over_the_inline_limit_goes_as_one_input_file() {
     let live = records(&live_file);
     server.reset();
     let file = dir.join("gemini.jsonl");
-    let base = format!("{}/v1beta", server.base_url());
-    let dataset = execbench_mockserver::bundled_dataset_path();
-    let limit = SAMPLES.to_string();
-    let run = |extra: &[&str]| {
-        Command::new(env!("CARGO_BIN_EXE_execbench"))
-            .args(["run", "--dataset", dataset.to_str().unwrap(), "--task", "output", "--provider", "gemini"])
-            .args(["--base-url", &base, "--model", "mock", "--key-env", "EXECBENCH_TEST_KEY", "--n", "2"])
-            .args(["--jobs", "1", "--limit", &limit, "--out", file.to_str().unwrap()])
-            .args(extra)
-            .env("EXECBENCH_TEST_KEY", KEY)
-            .env("EXECBENCH_GEMINI_INLINE_BYTES", "4000")
-            .output()
-            .unwrap()
-    };
+    let (base, dataset) = (format!("{}/v1beta", server.base_url()), execbench_mockserver::bundled_dataset_path());
+    let run = |extra: &[&str]| gemini_file_run(&server, &file, extra);
     let submitted = run(&["--batch"]);
     let said = text(&submitted.stdout);
     assert_eq!(submitted.status.code(), Some(4), "{}", text(&submitted.stderr));
@@ -344,19 +349,7 @@ fn a_batch_whose_results_file_expired_becomes_error_records_that_retry_finishes(
     let dir = scratch("gemini-expired");
     let config = MockConfig { api_key: Some(KEY.into()), ..Default::default() };
     let server = MockServer::start_blocking(bundled_dataset().unwrap(), config, 0).unwrap();
-    let (base, dataset, limit) =
-        (format!("{}/v1beta", server.base_url()), execbench_mockserver::bundled_dataset_path(), SAMPLES.to_string());
-    let run = |file: &Path, extra: &[&str]| {
-        Command::new(env!("CARGO_BIN_EXE_execbench"))
-            .args(["run", "--dataset", dataset.to_str().unwrap(), "--task", "output", "--provider", "gemini"])
-            .args(["--base-url", &base, "--model", "mock", "--key-env", "EXECBENCH_TEST_KEY", "--n", "2"])
-            .args(["--jobs", "1", "--limit", &limit, "--out", file.to_str().unwrap()])
-            .args(extra)
-            .env("EXECBENCH_TEST_KEY", KEY)
-            .env("EXECBENCH_GEMINI_INLINE_BYTES", "4000")
-            .output()
-            .unwrap()
-    };
+    let run = |file: &Path, extra: &[&str]| gemini_file_run(&server, file, extra);
     let live_file = dir.join("live.jsonl");
     let live = run(&live_file, &[]);
     assert!(matches!(live.status.code(), Some(0 | 1)), "{}", text(&live.stderr));
