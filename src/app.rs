@@ -13,6 +13,7 @@ use crate::pages::{
     home::HomePage,
     perturb::PerturbPage,
     playground::PlaygroundPage,
+    questions::QuestionsPage,
     runs::{RunPage, RunsPage},
     sample::SamplePage,
     verify::VerifyPage,
@@ -35,6 +36,7 @@ pub fn App() -> impl IntoView {
     let job_running = move || {
         state.verify.job.running.get()
             || state.perturb.job.running.get()
+            || state.questions.job.running.get()
             || state.reproduction.job.running.get()
             || state.build.progress.running.get()
             || !state.runs.active.get().is_empty()
@@ -74,8 +76,9 @@ pub fn App() -> impl IntoView {
             <nav id="site-nav" data-testid="site-nav">
                 {nav_link(Route::datasets(), "Datasets")}
                 {nav_link(Route::Playground, "Playground")}
-                {nav_link(Route::Verify, "Verify dataset")}
+                {nav_link(Route::Verify, "Verify")}
                 {nav_link(Route::Perturb, "Perturb")}
+                {nav_link(Route::Questions, "Questions")}
                 {nav_link(Route::evaluate(), "Evaluate")}
                 {nav_link(Route::Runs, "Runs")}
                 {nav_link(Route::Build, "Build")}
@@ -113,6 +116,7 @@ pub fn App() -> impl IntoView {
                 Route::Playground => view! { <PlaygroundPage /> }.into_any(),
                 Route::Verify => view! { <VerifyPage /> }.into_any(),
                 Route::Perturb => view! { <PerturbPage /> }.into_any(),
+                Route::Questions => view! { <QuestionsPage /> }.into_any(),
                 Route::Evaluate(query) => view! { <EvaluatePage query=query /> }.into_any(),
                 Route::Runs => view! { <RunsPage /> }.into_any(),
                 Route::Build => view! { <BuildPage /> }.into_any(),

@@ -136,6 +136,8 @@ pub enum Route {
     Playground,
     Verify,
     Perturb,
+    /// Questions about programs' runs (coverage, state, path), made by tracing the dataset.
+    Questions,
     /// The Evaluate page, with the results view the address asks for.
     Evaluate(EvaluateQuery),
     Runs,
@@ -173,6 +175,7 @@ impl Route {
             ("playground", _) => Route::Playground,
             ("verify", _) => Route::Verify,
             ("perturb", _) => Route::Perturb,
+            ("questions", _) => Route::Questions,
             ("evaluate", _) => Route::Evaluate(EvaluateQuery::parse(query)),
             ("runs", Some(id)) if !id.is_empty() => Route::Run(decode(id)),
             ("runs", _) => Route::Runs,
@@ -191,6 +194,7 @@ impl Route {
             Route::Playground => "#/playground".to_string(),
             Route::Verify => "#/verify".to_string(),
             Route::Perturb => "#/perturb".to_string(),
+            Route::Questions => "#/questions".to_string(),
             Route::Evaluate(q) => format!("#/evaluate{}", q.to_query()),
             Route::Runs => "#/runs".to_string(),
             Route::Build => "#/build".to_string(),
@@ -405,6 +409,7 @@ mod tests {
             ("#/playground", Route::Playground),
             ("#/verify", Route::Verify),
             ("#/perturb", Route::Perturb),
+            ("#/questions", Route::Questions),
             ("#/evaluate", Route::evaluate()),
             ("#/runs", Route::Runs),
             ("#/build", Route::Build),

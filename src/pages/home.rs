@@ -34,7 +34,7 @@ const STARTS: [Start; 3] = [
 ];
 
 /// Every page with a line on what it is for: the in-app guide.
-const PAGES: [(Route, &str, &str); 8] = [
+const PAGES: [(Route, &str, &str); 9] = [
     (Route::datasets(), "Datasets", "the sample list: search, filters, import"),
     (Route::Playground, "Playground", "any Python program and expression, run in the sandbox"),
     (Route::Verify, "Verify dataset", "runs every sample and lists the ones whose expected output is wrong"),
@@ -42,6 +42,11 @@ const PAGES: [(Route, &str, &str); 8] = [
         Route::Perturb,
         "Perturb",
         "one program side by side with its perturbed form, or a whole dataset by kinds and seeds",
+    ),
+    (
+        Route::Questions,
+        "Questions",
+        "beyond the output: does a line run, what a variable holds, which line runs next, from each traced run",
     ),
     (Route::evaluate(), "Evaluate", "prompts, models, scoring, exports"),
     (Route::Runs, "Runs", "every evaluation kept in this browser: resume, extend, export, delete"),

@@ -5,6 +5,7 @@ pub mod evaluate;
 pub mod home;
 pub mod perturb;
 pub mod playground;
+pub mod questions;
 pub mod runs;
 pub mod sample;
 pub mod verify;

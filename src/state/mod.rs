@@ -28,7 +28,7 @@ use execbench_core::LoadReport;
 use leptos::prelude::*;
 
 use crate::browser::python::PythonWorker;
-use crate::jobs::{BuildJob, PerturbRun, ReproductionRun, Runs, Shelf, VerifyRun};
+use crate::jobs::{BuildJob, PerturbRun, QuestionsRun, ReproductionRun, Runs, Shelf, VerifyRun};
 
 /// The dataset the pages work on: the bundled CRUXEval, or a file the user imported.
 #[derive(Clone, Debug)]
@@ -57,6 +57,8 @@ pub struct AppState {
     /// The dataset jobs (`crate::jobs`): they outlive their pages.
     pub verify: VerifyRun,
     pub perturb: PerturbRun,
+    /// Trace questions made from the open dataset (the Questions page).
+    pub questions: QuestionsRun,
     /// The Datasets import's "Check that every row runs".
     pub check_imports: RwSignal<bool>,
     /// Re-scoring a reproduction's results file (the Evaluate page's Re-score).
@@ -77,6 +79,7 @@ impl AppState {
             dataset_name: RwSignal::new(String::new()),
             verify: VerifyRun::new(worker),
             perturb: PerturbRun::new(worker),
+            questions: QuestionsRun::new(worker),
             check_imports: RwSignal::new(true),
             reproduction: ReproductionRun::new(worker),
             runs: Runs::start(),

@@ -61,7 +61,7 @@ async fn the_bare_address_shows_the_home_screen_and_its_starts_lead_to_their_pag
     let lead = b.wait_text("[data-testid=home] .lead", Duration::from_secs(20), |t| !t.is_empty()).await;
     assert!(lead.contains("Python program"), "{lead}");
     let docs = b.wait_text("[data-testid=home-docs]", Duration::from_secs(5), |_| true).await;
-    for page in ["Datasets", "Playground", "Verify dataset", "Perturb", "Evaluate", "Runs", "Build"] {
+    for page in ["Datasets", "Playground", "Verify dataset", "Perturb", "Questions", "Evaluate", "Runs", "Build"] {
         assert!(docs.contains(page), "{page} missing from the guide: {docs}");
     }
     let icon = js(&b, "const l = document.querySelector('link[rel=icon]'); return l ? l.href : ''").await;

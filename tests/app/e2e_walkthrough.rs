@@ -207,7 +207,7 @@ async fn a_new_user_imports_lcb_and_codecrash_evaluates_both_and_compares() {
     shot(&b, "02-lcb-imported").await;
 
     // Verify dataset: every sample runs to its expected output.
-    nav(&b, "Verify dataset").await;
+    nav(&b, "Verify").await;
     b.click("[data-testid=verify-start]").await;
     assert_eq!(b.wait_text("[data-testid=verify-state]", Duration::from_secs(60), |t| !t.is_empty()).await, "finished");
     assert_eq!(b.wait_text("[data-testid=verify-passed]", Duration::from_secs(5), |_| true).await, "12 passed");

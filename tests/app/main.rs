@@ -32,6 +32,7 @@ mod e2e_local_model;
 mod e2e_models;
 mod e2e_offline;
 mod e2e_perturb;
+mod e2e_questions;
 mod e2e_runs;
 mod e2e_walkthrough;
 mod prop_route;

@@ -57,6 +57,7 @@ fn any_route() -> impl Strategy<Value = Route> {
         Just(Route::Playground),
         Just(Route::Verify),
         Just(Route::Perturb),
+        Just(Route::Questions),
         evaluate_query().prop_map(Route::Evaluate),
         Just(Route::Runs),
         text(1, 12).prop_map(Route::Run),

@@ -24,7 +24,8 @@
 //! command line's `--jobs`, one against all, `cli_jobs.rs`; `localmodel` the in-process model
 //! against llama.cpp on the same GGUF file, `local_model.rs`; `realmodel`, only when named, the
 //! real Qwen2.5-Coder-0.5B file on CRUXEval samples against llama.cpp's server, `real_model.rs`;
-//! these need no browser),
+//! these need no browser; `realapp`, only when named, the same file through the app's own form,
+//! with a reload and Resume, against the command line's answers, `real_app.rs`),
 //! `--json FILE` also writes the figures as JSON (`figures.rs`), `--busy-cores N` keeps N cores
 //! busy throughout, to measure a loaded machine (`machine.rs`; every run prints the cores and the
 //! load average before and after it). `profile` traces one warm
@@ -55,6 +56,7 @@ mod models;
 mod offline;
 mod page;
 mod perturbation;
+mod real_app;
 mod real_model;
 mod scoring;
 mod soak;
@@ -106,10 +108,10 @@ const SECTIONS: [&str; 12] = [
     "trace",
 ];
 /// Sections that need no browser: they run natively after the others.
-const NATIVE: [&str; 4] = ["cli", "localmodel", "realmodel", "trace"];
+const NATIVE: [&str; 5] = ["cli", "localmodel", "realmodel", "realapp", "trace"];
 /// Sections run only when named: `soak` takes many minutes and is no comparison; `realmodel`
-/// fetches a 491 MB model and takes many minutes.
-const ON_REQUEST: [&str; 2] = ["soak", "realmodel"];
+/// and `realapp` fetch a 491 MB model and take many minutes.
+const ON_REQUEST: [&str; 3] = ["soak", "realmodel", "realapp"];
 
 /// The benchmark's flags, as typed; [`options`] turns them into [`Options`].
 #[derive(clap::Parser, Debug)]
@@ -232,6 +234,14 @@ async fn bench() {
         let figures = real_model::section().await;
         println!("\n### The real Qwen2.5-Coder-0.5B file on CRUXEval-O, in-process vs llama.cpp's server\n");
         println!("{}", figures::markdown_table("llama.cpp", &figures));
+        figures::record(figures);
+    }
+    if section("realapp") {
+        let figures = real_app::section().await;
+        println!(
+            "\n### The real Qwen2.5-Coder-0.5B file through the app's form (download, run, reload, Resume) vs the command line\n"
+        );
+        println!("{}", figures::markdown_table("native", &figures));
         figures::record(figures);
     }
     conditions.busy_rounds = busy.rounds();

@@ -223,7 +223,7 @@ async fn page(model: &Path, chats: &[(String, Vec<ChatMessage>)]) -> Result<Swee
 }
 
 /// The venv's python (with xllamacpp) and the model file, from `scripts/llama_server/fetch.sh`.
-fn fetched() -> Result<(PathBuf, PathBuf), String> {
+pub(crate) fn fetched() -> Result<(PathBuf, PathBuf), String> {
     let script = execbench_testkit::repo_root().join("scripts/llama_server/fetch.sh");
     let out = Command::new("bash").arg(&script).stderr(Stdio::inherit()).output().map_err(|e| e.to_string())?;
     let stdout = String::from_utf8_lossy(&out.stdout);

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 
 use execbench_dataset_jobs::trace_questions::questions_for_dataset;
 use execbench_run::CancelToken;
-use execbench_trace_questions::{MakeOptions, QuestionKind, prompt};
+use execbench_trace_questions::{MakeOptions, QuestionKind, questions_jsonl};
 
 use crate::progress::Progress;
 use crate::python::Workers;
@@ -67,14 +67,8 @@ pub fn run(args: &QuestionsArgs) -> Result<i32, String> {
             progress.tick(without);
         },
     ));
-    let mut text = String::new();
-    for question in &outcome.questions {
-        let mut row = serde_json::to_value(question).map_err(|e| e.to_string())?;
-        row["prompt"] = serde_json::Value::String(prompt(question));
-        text.push_str(&row.to_string());
-        text.push('\n');
-    }
-    std::fs::write(&args.out, text).map_err(|e| format!("cannot write {}: {e}", args.out))?;
+    std::fs::write(&args.out, questions_jsonl(&outcome.questions))
+        .map_err(|e| format!("cannot write {}: {e}", args.out))?;
     for (id, why) in &outcome.skipped {
         println!("skipped {id}: {why}");
     }

@@ -14,4 +14,4 @@ pub mod question;
 pub use judge::{chain_depth, judge_answer, judge_response};
 pub use make::{Made, MakeOptions, Unusable, make_questions, truth_at};
 pub use prompt::prompt;
-pub use question::{Question, QuestionKind, Source, Truth};
+pub use question::{Question, QuestionKind, Source, Truth, questions_jsonl};

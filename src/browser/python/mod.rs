@@ -118,6 +118,7 @@ pub const STOPPED_BY_USER: &str = "stopped by the user";
 pub const VERIFY_JOB: u64 = 1;
 pub const PERTURB_JOB: u64 = 2;
 pub const BUILD_JOB: u64 = 3;
+pub const QUESTIONS_JOB: u64 = 4;
 const FIRST_FREE_JOB: u64 = 16;
 
 type ReplyTo = oneshot::Sender<RunResult>;
