@@ -5,13 +5,15 @@
 //!
 //! No I/O and no engine: the trace comes from whoever ran the program (`RunRequest::trace`).
 
+pub mod export;
 pub mod judge;
 pub mod lines;
 pub mod make;
 pub mod prompt;
 pub mod question;
 
+pub use export::questions_jsonl;
 pub use judge::{chain_depth, judge_answer, judge_response};
 pub use make::{Made, MakeOptions, Unusable, make_questions, truth_at};
 pub use prompt::prompt;
-pub use question::{Question, QuestionKind, Source, Truth, questions_jsonl};
+pub use question::{Question, QuestionKind, Source, Truth};
