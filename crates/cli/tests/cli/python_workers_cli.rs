@@ -147,7 +147,18 @@ fn a_worker_sees_nothing_of_the_environment_of_the_execbench_that_starts_it() {
     });
     let worker = worker.expect("execbench started no worker process: Python ran inside it");
     let read = |file: &str| std::fs::read(format!("/proc/{worker}/{file}")).unwrap_or_default();
-    let (environ, cmdline, limits) = (read("environ"), read("cmdline"), text(&read("limits")));
+    // A child found between its fork and its exec still shows execbench's own command line and
+    // environment: wait (at most 5 s) until it is the worker program, then read what it holds.
+    let started_as = |cmdline: &[u8]| text(cmdline).split('\0').nth(1).map(str::to_owned);
+    let mut cmdline = read("cmdline");
+    for _ in 0..500 {
+        if cmdline.is_empty() || started_as(&cmdline).as_deref() != Some("verify") {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+        cmdline = read("cmdline");
+    }
+    let (environ, limits) = (read("environ"), text(&read("limits")));
     // The worker puts the rules in force itself, a moment after its process appears (its engine
     // starts first): read its status until they show, while its program sleeps. A worker that
     // never applies them fails below, once it has ended (an empty status) or after 5 s.
