@@ -4,6 +4,8 @@
 #   scripts/fuzz.sh            # about 100x the CI run
 #   SCALE=10 scripts/fuzz.sh prop_streams   # one file, 10x
 # A failure prints the shrunk input: commit it as a case of the parser's table test.
+# Then, with no file named, the perturbation sweeps over all 800 CRUXEval samples with every seed
+# (the test command runs one seed a sample: crates/perturb/tests/perturb/sweep.rs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tests=("$@")
@@ -31,3 +33,7 @@ fuzz() {
   done
 }
 time fuzz
+if [ "$#" -eq 0 ]; then
+  time EXECBENCH_SWEEP_ALL_SEEDS=1 cargo test --release --workspace --locked --test perturb -- \
+    cruxeval_all:: profiles_cruxeval:: verify_cruxeval::
+fi

@@ -99,6 +99,14 @@ pub async fn section() -> Vec<Figure> {
         }
         Err(e) => eprintln!("realmodel section, the page: {e}"),
     }
+    let wllama = wllama(&model, &chats).await;
+    match &wllama {
+        Ok(w) => {
+            println!("{}", w.describe("wllama (llama.cpp in wasm, 1 thread)"));
+            println!("realmodel: wllama's answers equal llama.cpp's on {} of {n}", same_answers(w, &theirs));
+        }
+        Err(e) => eprintln!("realmodel section, wllama: {e}"),
+    }
     let mut figures =
         speed_figures("", "real Qwen2.5-Coder-0.5B GGUF, greedy, 1 thread", &ours, &theirs, same, "llama.cpp's");
     if let Ok(p) = &page {
@@ -120,6 +128,16 @@ pub async fn section() -> Vec<Figure> {
             target: Some(format!("<= {MEMORY_TARGET_MB} MB")),
             met: Some(p.memory_bytes as f64 / 1e6 <= MEMORY_TARGET_MB),
         });
+    }
+    if let Ok(w) = &wllama {
+        figures.extend(speed_figures(
+            "wllama in the page: ",
+            "llama.cpp in wasm, 1 thread, its own timings",
+            w,
+            &theirs,
+            same_answers(w, &theirs),
+            "llama.cpp's",
+        ));
     }
     figures
 }
@@ -218,6 +236,89 @@ async fn page(model: &Path, chats: &[(String, Vec<ChatMessage>)]) -> Result<Swee
         sweep.decode_ms += s.decode_ms;
         sweep.reused_tokens += s.reused_tokens as f64;
         sweep.texts.push(answer.text);
+    }
+    Ok(sweep)
+}
+
+/// The same chats in @wllama/wllama (`scripts/llama_server/fetch_wllama.sh`), llama.cpp built to
+/// WebAssembly, in headless Chromium on one thread: issue 58 asks for it beside the page's own
+/// engine should candle miss the targets. The page `crates/bench/wllama/harness.html` loads the
+/// file from the same local server and answers the chats one after another; a sample's time is
+/// llama.cpp's own prefill and decode timings, as the native server's are read.
+async fn wllama(model: &Path, chats: &[(String, Vec<ChatMessage>)]) -> Result<Sweep, String> {
+    use execbench_testkit::browser::Browser;
+    use execbench_testkit::static_server::StaticServer;
+    let script = execbench_testkit::repo_root().join("scripts/llama_server/fetch_wllama.sh");
+    let out = Command::new("bash").arg(&script).stderr(Stdio::inherit()).output().map_err(|e| e.to_string())?;
+    let package = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
+    if !out.status.success() {
+        return Err(format!("{} failed", script.display()));
+    }
+    let (folder, name) = match (model.parent(), model.file_name()) {
+        (Some(folder), Some(name)) => (folder, name.to_string_lossy().into_owned()),
+        _ => return Err(format!("{}: not a file path", model.display())),
+    };
+    let server = StaticServer::mount(vec![
+        ("/harness/".to_string(), execbench_testkit::repo_root().join("crates/bench/wllama")),
+        ("/wllama/".to_string(), package),
+        ("/models/".to_string(), folder.to_path_buf()),
+    ]);
+    let list: Vec<Value> = chats
+        .iter()
+        .map(|(key, messages)| {
+            let messages: Vec<Value> = messages.iter().map(|m| json!({"role": m.role, "content": m.content})).collect();
+            json!({"key": key, "messages": messages})
+        })
+        .collect();
+    let config = json!({
+        "modelUrl": format!("{}/models/{name}", server.origin),
+        "threads": 1,
+        "contextTokens": 4096,
+        "maxTokens": MAX_TOKENS,
+        "stop": [STOP],
+        "chats": list,
+    });
+    let b = Browser::launch().await;
+    let outcome = async {
+        b.client.goto(&format!("{}/harness/harness.html", server.origin)).await.map_err(|e| e.to_string())?;
+        b.client
+            .execute("window.wllamaBench.start(arguments[0]); return true;", vec![config])
+            .await
+            .map_err(|e| e.to_string())?;
+        let deadline = Instant::now() + std::time::Duration::from_secs(600 + 300 * chats.len() as u64);
+        loop {
+            let state =
+                b.client.execute("return window.wllamaBench.state;", vec![]).await.map_err(|e| e.to_string())?;
+            match state["phase"].as_str() {
+                Some("done") => return Ok(state),
+                Some("failed") => return Err(format!("wllama failed: {}", state["error"])),
+                _ if Instant::now() > deadline => return Err(format!("wllama did not finish in time: {state}")),
+                _ => tokio::time::sleep(std::time::Duration::from_secs(1)).await,
+            }
+        }
+    }
+    .await;
+    b.close().await;
+    let state = outcome?;
+    println!(
+        "realmodel: wllama loaded the file in {:.1} s on {} thread(s)",
+        state["loadMs"].as_f64().unwrap_or(0.0) / 1000.0,
+        state["threads"]
+    );
+    let mut sweep = Sweep::default();
+    for answer in state["answers"].as_array().into_iter().flatten() {
+        let t = &answer["timings"];
+        let number = |k: &str| t[k].as_f64().unwrap_or(0.0);
+        if t.is_null() {
+            return Err(format!("wllama gave no timings for {}", answer["key"]));
+        }
+        sweep.wall_s += (number("prompt_ms") + number("predicted_ms")) / 1000.0;
+        sweep.prefill_tokens += number("prompt_n");
+        sweep.prefill_ms += number("prompt_ms");
+        sweep.decode_tokens += number("predicted_n");
+        sweep.decode_ms += number("predicted_ms");
+        sweep.reused_tokens += number("cache_n");
+        sweep.texts.push(answer["text"].as_str().unwrap_or_default().to_string());
     }
     Ok(sweep)
 }

@@ -7,4 +7,5 @@ mod cruxeval_all;
 mod normalise_cruxeval;
 mod profiles_cruxeval;
 mod prop_claims;
+mod sweep;
 mod verify_cruxeval;
