@@ -23,6 +23,7 @@ mod repack;
 mod sampling;
 mod tokenizer;
 mod transformer;
+mod weight;
 
 pub use chat::ChatMessage;
 pub use error::LocalModelError;

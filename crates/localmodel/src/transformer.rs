@@ -11,8 +11,10 @@
 
 use std::sync::Arc;
 
-use candle_core::quantized::{GgmlDType, QMatMul, QTensor, ggml_file, gguf_file};
-use candle_core::{DType, Device, Module, Tensor};
+use candle_core::quantized::{GgmlDType, QTensor, ggml_file, gguf_file};
+use candle_core::{DType, Device, Tensor};
+
+use crate::weight::Weight;
 
 /// Shorthand: every fallible step here is a candle step.
 type Result<T> = candle_core::Result<T>;
@@ -35,7 +37,7 @@ pub(crate) struct Shape {
 
 /// One `x W^T (+ b)` with quantized `W`.
 struct Linear {
-    weight: QMatMul,
+    weight: Weight,
     bias: Option<Tensor>,
 }
 
@@ -54,11 +56,11 @@ struct Layer {
     q: Linear,
     k: Linear,
     v: Linear,
-    output: QMatMul,
+    output: Weight,
     ffn_norm: Tensor,
-    gate: QMatMul,
-    up: QMatMul,
-    down: QMatMul,
+    gate: Weight,
+    up: Weight,
+    down: Weight,
 }
 
 /// The token embeddings, still quantized: a row is expanded when a token is looked up.
@@ -128,7 +130,7 @@ pub(crate) struct Transformer {
     embeddings: Embeddings,
     layers: Vec<Layer>,
     norm: Tensor,
-    output: QMatMul,
+    output: Weight,
     /// (context, head_dim / 2) each.
     cos: Tensor,
     sin: Tensor,
@@ -147,8 +149,19 @@ impl Transformer {
         let mut tensor = |name: &str| content.tensor(reader, name, &cpu);
         let embeddings_q = Arc::new(tensor("token_embd.weight")?);
         let output = match tensor("output.weight") {
-            Ok(w) => QMatMul::from_qtensor(w)?,
-            Err(_) => QMatMul::from_arc(embeddings_q.clone())?,
+            Ok(w) => Weight::new(w)?,
+            // Tied: the table is shared, unless its format is one rewritten for speed (then the
+            // output layer has its own rewritten copy: 16 MB for SmolLM2's Q4_1 table).
+            Err(_) if embeddings_q.dtype() == GgmlDType::Q4_1 => {
+                let copy = ggml_file::qtensor_from_ggml(
+                    GgmlDType::Q4_1,
+                    &embeddings_q.data()?,
+                    embeddings_q.shape().dims().to_vec(),
+                    &cpu,
+                )?;
+                Weight::new(copy)?
+            }
+            Err(_) => Weight::shared(embeddings_q.clone())?,
         };
         let norm = tensor("output_norm.weight")?.dequantize(&cpu)?;
         let mut layers = Vec::with_capacity(shape.layers);
@@ -156,13 +169,13 @@ impl Transformer {
             let mut weight = |part: &str| tensor(&format!("blk.{i}.{part}.weight"));
             let attention_norm = weight("attn_norm")?.dequantize(&cpu)?;
             let ffn_norm = weight("ffn_norm")?.dequantize(&cpu)?;
-            let wq = QMatMul::from_qtensor(crate::repack::q5_0_as_q8_0(weight("attn_q")?)?)?;
-            let wk = QMatMul::from_qtensor(crate::repack::q5_0_as_q8_0(weight("attn_k")?)?)?;
-            let wv = QMatMul::from_qtensor(crate::repack::q5_0_as_q8_0(weight("attn_v")?)?)?;
-            let output = QMatMul::from_qtensor(crate::repack::q5_0_as_q8_0(weight("attn_output")?)?)?;
-            let gate = QMatMul::from_qtensor(crate::repack::q5_0_as_q8_0(weight("ffn_gate")?)?)?;
-            let up = QMatMul::from_qtensor(crate::repack::q5_0_as_q8_0(weight("ffn_up")?)?)?;
-            let down = QMatMul::from_qtensor(crate::repack::q5_0_as_q8_0(weight("ffn_down")?)?)?;
+            let wq = Weight::new(weight("attn_q")?)?;
+            let wk = Weight::new(weight("attn_k")?)?;
+            let wv = Weight::new(weight("attn_v")?)?;
+            let output = Weight::new(weight("attn_output")?)?;
+            let gate = Weight::new(weight("ffn_gate")?)?;
+            let up = Weight::new(weight("ffn_up")?)?;
+            let down = Weight::new(weight("ffn_down")?)?;
             let mut bias = |part: &str| -> Result<Option<Tensor>> {
                 match biased_qkv {
                     true => Ok(Some(tensor(&format!("blk.{i}.{part}.bias"))?.dequantize(&cpu)?)),
