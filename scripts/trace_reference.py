@@ -29,6 +29,7 @@ class Recorder:
         self.max_bytes = max_bytes
         self.steps = []
         self.calls = []
+        self.arguments = []
         self.truncated = False
         self.bytes = 0
         # frame -> [call number, index of its last step or None, exception type name or None]
@@ -59,6 +60,7 @@ class Recorder:
             return None
         self.open[frame] = [len(self.calls), None, None]
         self.calls.append(code.co_name)
+        self.arguments.append(self.locals_of(frame))
         return self.local_trace
 
     def local_trace(self, frame, event, arg):
@@ -93,7 +95,7 @@ class Recorder:
         return self.local_trace
 
     def trace(self):
-        out = {"steps": self.steps, "calls": self.calls}
+        out = {"steps": self.steps, "calls": self.calls, "arguments": self.arguments}
         if self.truncated:
             out["truncated"] = True
         return out

@@ -9,7 +9,7 @@ use clap_complete::Shell;
 
 #[cfg(test)]
 use crate::api_args::ApiFlags;
-use crate::{batch_cmd, build, compare, normalise, perturb, questions, run, score, verify};
+use crate::{batch_cmd, build, compare, normalise, perturb, questions, reval, run, score, verify};
 
 #[derive(Parser, Debug)]
 #[command(
@@ -47,6 +47,8 @@ pub enum Command {
     Compare(compare::CompareArgs),
     /// Trace every sample and write questions about its run (coverage, state, path, output)
     Questions(questions::QuestionsArgs),
+    /// REval's benchmark files traced; its truths by REval's rules, and their agreement with REval's own
+    Reval(reval::RevalArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell)
     Completions {
         #[arg(value_enum)]
@@ -67,6 +69,7 @@ impl Command {
             Command::Build(sub) => vec!["build", sub.word()],
             Command::Compare(_) => vec!["compare"],
             Command::Questions(_) => vec!["questions"],
+            Command::Reval(_) => vec!["reval"],
             Command::Completions { .. } => vec!["completions"],
         }
     }
@@ -117,6 +120,7 @@ pub fn dispatch(command: Command) -> Result<i32, String> {
         Command::Build(sub) => build::run(sub),
         Command::Compare(args) => compare::run(&args),
         Command::Questions(args) => questions::run(&args),
+        Command::Reval(args) => reval::run(&args),
         Command::Completions { shell } => {
             // Written whole, so that a closed pipe is an error message rather than a panic.
             let mut script = Vec::new();

@@ -15,6 +15,7 @@ mod perturb;
 mod progress;
 mod python;
 mod questions;
+mod reval;
 mod run;
 mod runlock;
 mod score;

@@ -10,6 +10,8 @@
 //!   comprehension), is one step;
 //! - after each step, the function's local variables as `repr` and type name, read at that
 //!   frame's next event (its next line, or its return): the state right after the line ran;
+//! - for each call, its local variables as the call starts (its arguments): what a question
+//!   about "the state before a call's first line" reads (REval's state rule, `reval`);
 //! - on the last step of a call, whether it returned or an exception left it (not the value:
 //!   RustPython's `return` event does not carry it; the call under test's value is the run's).
 
@@ -40,9 +42,30 @@ pub struct Trace {
     pub steps: Vec<TraceStep>,
     /// The function of each call, by call number (`TraceStep::call`).
     pub calls: Vec<String>,
+    /// Each call's local variables as it started (its arguments), by call number.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub arguments: Vec<Vec<TracedValue>>,
+    /// Each `return` and `exception` event of the program's calls, in order, with where it came
+    /// among the steps: REval's tracer counts them as states of their own (`reval`). Not held
+    /// against CPython's (`first_difference` leaves them out).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub exits: Vec<ExitMark>,
     /// Recording stopped at a `TraceLimits` bound; later steps are missing.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub truncated: bool,
+}
+
+/// A call's `return` or `exception` trace event.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ExitMark {
+    /// How many steps had been recorded when it came.
+    pub after: u32,
+    pub call: u32,
+    /// The frame's line at the event.
+    pub line: u32,
+    /// An `exception` event (an exception passing through the call), else a `return`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub raised: bool,
 }
 
 /// One line that ran.
@@ -130,23 +153,21 @@ pub fn first_difference(ours: &Trace, theirs: &Trace) -> Option<String> {
     if ours.calls != theirs.calls {
         return Some(format!("calls {:?} against {:?}", ours.calls, theirs.calls));
     }
+    for (call, (a, b)) in ours.arguments.iter().zip(&theirs.arguments).enumerate() {
+        if let Some(difference) = locals_difference(a, b) {
+            return Some(format!("call {call} ({}) started with {difference}", ours.calls[call]));
+        }
+    }
+    if ours.arguments.len() != theirs.arguments.len() {
+        return Some(format!("arguments of {} calls against {}", ours.arguments.len(), theirs.arguments.len()));
+    }
     for (i, (a, b)) in ours.steps.iter().zip(&theirs.steps).enumerate() {
         let at = format!("step {i} (line {})", a.line);
         if a.call != b.call {
             return Some(format!("{at}: call {} against {}", a.call, b.call));
         }
-        let names = |s: &TraceStep| s.locals.iter().map(|v| v.name.clone()).collect::<std::collections::BTreeSet<_>>();
-        if names(a) != names(b) {
-            return Some(format!("{at}: locals {:?} against {:?}", names(a), names(b)));
-        }
-        for value in &a.locals {
-            let other = b.local(&value.name).expect("same names");
-            if !same_value(value, other) {
-                return Some(format!(
-                    "{at}: `{}` is {} ({}) against {} ({})",
-                    value.name, value.repr, value.type_name, other.repr, other.type_name
-                ));
-            }
+        if let Some(difference) = locals_difference(&a.locals, &b.locals) {
+            return Some(format!("{at}: {difference}"));
         }
         let same_end = match (&a.ended, &b.ended) {
             (None, None) => true,
@@ -156,6 +177,24 @@ pub fn first_difference(ours: &Trace, theirs: &Trace) -> Option<String> {
         };
         if !same_end {
             return Some(format!("{at}: ended {:?} against {:?}", a.ended, b.ended));
+        }
+    }
+    None
+}
+
+/// How two sets of named values differ, in words; `None` when they agree.
+fn locals_difference(a: &[TracedValue], b: &[TracedValue]) -> Option<String> {
+    let names = |l: &[TracedValue]| l.iter().map(|v| v.name.clone()).collect::<std::collections::BTreeSet<_>>();
+    if names(a) != names(b) {
+        return Some(format!("locals {:?} against {:?}", names(a), names(b)));
+    }
+    for value in a {
+        let other = b.iter().find(|v| v.name == value.name).expect("same names");
+        if !same_value(value, other) {
+            return Some(format!(
+                "`{}` is {} ({}) against {} ({})",
+                value.name, value.repr, value.type_name, other.repr, other.type_name
+            ));
         }
     }
     None

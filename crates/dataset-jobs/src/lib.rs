@@ -10,6 +10,7 @@ pub mod build_filter;
 pub mod model_wrong_answers;
 pub mod perturbation;
 pub mod reproduction;
+pub mod reval;
 pub mod trace_questions;
 pub mod verify;
 

@@ -6,7 +6,7 @@
 
 use std::collections::HashMap;
 
-use execbench_core::trace::{CallEnd, MAX_REPR_CHARS, Trace, TraceLimits, TraceStep, TracedValue};
+use execbench_core::trace::{CallEnd, ExitMark, MAX_REPR_CHARS, Trace, TraceLimits, TraceStep, TracedValue};
 use rustpython_vm::builtins::{PyDict, PyTuple};
 use rustpython_vm::frame::Frame;
 use rustpython_vm::{AsObject, Py, PyObjectRef, VirtualMachine};
@@ -44,6 +44,8 @@ impl Recorder {
             "call" => {
                 let call = self.trace.calls.len() as u32;
                 self.trace.calls.push(frame.code.obj_name.as_str().to_owned());
+                let arguments = self.locals_of(vm, frame);
+                self.trace.arguments.push(arguments);
                 self.open.insert(key, OpenCall { call, last_step: None, raising: None });
             }
             "line" => {
@@ -74,10 +76,13 @@ impl Recorder {
             "exception" => {
                 if let Some(open) = self.open.get_mut(&key) {
                     open.raising = Some(exception_kind(vm, arg));
+                    let call = open.call;
+                    self.mark_exit(call, frame, true);
                 }
             }
             "return" => {
                 let Some(open) = self.open.remove(&key) else { return };
+                self.mark_exit(open.call, frame, false);
                 let Some(i) = open.last_step else { return };
                 self.trace.steps[i].locals = self.locals_of(vm, frame);
                 self.trace.steps[i].ended = Some(match open.raising {
@@ -93,6 +98,13 @@ impl Recorder {
     pub(crate) fn finish(mut self, replaced: bool) -> Trace {
         self.trace.truncated |= replaced;
         self.trace
+    }
+
+    fn mark_exit(&mut self, call: u32, frame: &Py<Frame>, raised: bool) {
+        if self.trace.exits.len() < self.limits.max_steps as usize {
+            let after = self.trace.steps.len() as u32;
+            self.trace.exits.push(ExitMark { after, call, line: frame.f_lineno() as u32, raised });
+        }
     }
 
     fn over_bytes(&self) -> bool {

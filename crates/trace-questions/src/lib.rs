@@ -11,6 +11,7 @@ pub mod lines;
 pub mod make;
 pub mod prompt;
 pub mod question;
+pub mod reval;
 
 pub use export::questions_jsonl;
 pub use judge::{chain_depth, judge_answer, judge_response};

@@ -220,3 +220,5 @@ fn the_800_cruxeval_samples_give_questions_of_every_kind() {
     assert!(not_ran >= 200 && ran >= 800, "coverage: ran {ran}, did not run {not_ran}");
     assert!(changed_by_seed >= 400, "another seed changes the questions of {changed_by_seed} samples");
 }
+
+mod reval;
