@@ -765,7 +765,7 @@ impl Agreement {
             )
         });
         let reason = |fallback: (String, String)| lines_differ.clone().unwrap_or(fallback);
-        let same_lines = || ("the same lines ran".to_owned(), String::new());
+        let same_lines = || ("differs though the same lines ran".to_owned(), String::new());
         for ((ours, reproducible), theirs) in truths(run, trace).into_iter().zip(&theirs.asks) {
             let coverage = ours.coverage == theirs.coverage;
             self.count(Task::Coverage, coverage);

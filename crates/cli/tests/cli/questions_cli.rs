@@ -1,5 +1,6 @@
 //! `execbench questions` end to end: the built binary traces a small dataset in its worker
-//! processes and writes questions; bad flags and samples that give no question are named.
+//! processes and writes questions; bad flags and samples that give no question are named. `execbench
+//! reval` reads REval-shaped files, writes their truths and counts the agreement with a reference.
 
 use std::path::PathBuf;
 use std::process::{Command, Output};
@@ -53,4 +54,95 @@ fn an_unknown_kind_is_named() {
     assert_eq!(out.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("--kinds: unknown question kind `lines`"), "{stderr}");
+}
+
+/// REval's two files, in its shape (its own have no licence; these are written here): a function
+/// with two inputs, one place each.
+fn reval_files(dir: &std::path::Path) -> (PathBuf, PathBuf) {
+    let code = "def f(xs):\n    total = 0\n    for x in xs:\n        total += x\n    return total\n";
+    let data = serde_json::json!({"task_id": "DREval/0", "entry_point": "f", "code": code,
+        "inputs": ["([1, 2],)", "([],)"], "outputs": ["3", "0"], "test": null});
+    let place = serde_json::json!([{"lineno": 4, "var": "total"}]);
+    let tasks = serde_json::json!({"task_id": "DREval/0", "idx": 0, "tasks": [
+        {"input_idx": 0, "task": place, "output_pred": ""}, {"input_idx": 1, "task": place, "output_pred": ""}]});
+    let (data_file, tasks_file) = (dir.join("DREval_data.jsonl"), dir.join("DREval_tasks.jsonl"));
+    std::fs::write(&data_file, format!("{data}\n")).unwrap();
+    std::fs::write(&tasks_file, format!("{tasks}\n")).unwrap();
+    (data_file, tasks_file)
+}
+
+#[test]
+fn reval_writes_its_truths_and_counts_the_agreement_with_a_reference() {
+    let dir = scratch("reval");
+    let (data, tasks) = reval_files(&dir);
+    let ours = dir.join("ours.jsonl");
+    let paths = |p: &PathBuf| p.to_str().unwrap().to_owned();
+    let out = execbench(&[
+        "reval",
+        "--data",
+        &paths(&data),
+        "--tasks",
+        &paths(&tasks),
+        "--out",
+        &paths(&ours),
+        "--jobs",
+        "1",
+    ]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}{}", String::from_utf8_lossy(&out.stderr));
+    assert!(stdout.contains("2 program inputs traced, 2 ran to the end"), "{stdout}");
+    let rows: Vec<serde_json::Value> =
+        std::fs::read_to_string(&ours).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(rows[0]["trace"], serde_json::json!([2, 3, 4, 3, 4, 3, 5]), "{}", rows[0]);
+    assert_eq!(rows[0]["asks"][0]["next_lines"], serde_json::json!([3]));
+    let values: Vec<&str> =
+        rows[0]["asks"][0]["values"].as_array().unwrap().iter().map(|v| v["repr"].as_str().unwrap()).collect();
+    assert_eq!(values, ["1", "3"]);
+    assert_eq!(rows[1]["asks"][0]["coverage"], false);
+    // Our truths as the reference, but for one next line: all agree except that one.
+    let mut reference = std::fs::read_to_string(&ours).unwrap();
+    reference = reference.replacen("\"next_lines\":[3]", "\"next_lines\":[5]", 1);
+    let reference_file = dir.join("reference.jsonl");
+    std::fs::write(&reference_file, reference).unwrap();
+    let differences = dir.join("differences.jsonl");
+    let out = execbench(&[
+        "reval",
+        "--data",
+        &paths(&data),
+        "--tasks",
+        &paths(&tasks),
+        "--reference",
+        &paths(&reference_file),
+        "--differences",
+        &paths(&differences),
+        "--jobs",
+        "1",
+    ]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    for line in [
+        "coverage      2 / 2",
+        "path          1 / 2",
+        "state         2 / 2",
+        "output        2 / 2",
+        "1 path differences: differs though the same lines ran",
+    ] {
+        assert!(stdout.contains(line), "`{line}` in:\n{stdout}");
+    }
+    let written = std::fs::read_to_string(&differences).unwrap();
+    assert!(written.contains("\"ours\":\"[3]\",\"theirs\":\"[5]\""), "{written}");
+}
+
+#[test]
+fn a_broken_reval_file_is_named() {
+    let dir = scratch("reval-broken");
+    let (data, tasks) = reval_files(&dir);
+    std::fs::write(&tasks, std::fs::read_to_string(&tasks).unwrap().replace("\"lineno\":4", "\"lineno\":9")).unwrap();
+    let out = execbench(&["reval", "--data", data.to_str().unwrap(), "--tasks", tasks.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("DREval_tasks.jsonl, line 1: field `lineno`: 9 is not a line of the program's 5"),
+        "{stderr}"
+    );
 }
