@@ -109,8 +109,12 @@ for p in m["packages"]:
 # after it, every file is touched: this checkout's crates are rebuilt, dependencies are not.
 claim_build_cache() {
   local marker="$CARGO_TARGET_DIR/.execbench-checkout"
+  # A checkout is its folder and its .git's inode: a fresh clone in the folder of the last one
+  # (CI's usual case) is another checkout, whose files all carry the time of the clone.
+  local checkout
+  checkout="$ROOT $(stat -c %i "$ROOT/.git" 2>/dev/null || echo no-git)"
   mkdir -p "$CARGO_TARGET_DIR"
-  if [ "$(cat "$marker" 2>/dev/null || true)" != "$ROOT" ]; then
+  if [ "$(cat "$marker" 2>/dev/null || true)" != "$checkout" ]; then
     local said
     if said=$(python3 "$ROOT/scripts/build_cache.py" adopt "$ROOT" "$CARGO_TARGET_DIR" 2>&1); then
       say "the build cache was last used from another checkout: $said"
@@ -119,7 +123,7 @@ claim_build_cache() {
       find "$ROOT/src" "$ROOT/crates" "$ROOT/tests" "$ROOT/index.html" "$ROOT/Cargo.toml" "$ROOT/style" \
         -path "$ROOT/crates/*/target" -prune -o -type f -exec touch {} + 2>/dev/null || true
     fi
-    printf '%s\n' "$ROOT" > "$marker"
+    printf '%s\n' "$checkout" > "$marker"
   fi
 }
 
