@@ -44,6 +44,18 @@ struct Sweep {
 }
 
 impl Sweep {
+    /// One answer, from llama.cpp's timings (`prompt_n`, `prompt_ms`, `predicted_n`,
+    /// `predicted_ms`, `cache_n`, read by `number`), as its server and wllama both report them.
+    fn add(&mut self, number: &dyn Fn(&str) -> f64, wall_s: f64, text: &str) {
+        self.wall_s += wall_s;
+        self.prefill_tokens += number("prompt_n");
+        self.prefill_ms += number("prompt_ms");
+        self.decode_tokens += number("predicted_n");
+        self.decode_ms += number("predicted_ms");
+        self.reused_tokens += number("cache_n");
+        self.texts.push(text.to_string());
+    }
+
     fn per_sample_s(&self) -> f64 {
         self.wall_s / self.texts.len().max(1) as f64
     }
@@ -312,13 +324,8 @@ async fn wllama(model: &Path, chats: &[(String, Vec<ChatMessage>)]) -> Result<Sw
         if t.is_null() {
             return Err(format!("wllama gave no timings for {}", answer["key"]));
         }
-        sweep.wall_s += (number("prompt_ms") + number("predicted_ms")) / 1000.0;
-        sweep.prefill_tokens += number("prompt_n");
-        sweep.prefill_ms += number("prompt_ms");
-        sweep.decode_tokens += number("predicted_n");
-        sweep.decode_ms += number("predicted_ms");
-        sweep.reused_tokens += number("cache_n");
-        sweep.texts.push(answer["text"].as_str().unwrap_or_default().to_string());
+        let wall_s = (number("prompt_ms") + number("predicted_ms")) / 1000.0;
+        sweep.add(&number, wall_s, answer["text"].as_str().unwrap_or_default());
     }
     Ok(sweep)
 }
@@ -402,13 +409,7 @@ fn llama_cpp(python: &Path, model: &Path, chats: &[(String, Vec<ChatMessage>)]) 
     let mut sweep = Sweep::default();
     for row in rows {
         let number = |k: &str| row[k].as_f64().unwrap_or(0.0);
-        sweep.wall_s += number("wall_s");
-        sweep.prefill_tokens += number("prompt_n");
-        sweep.prefill_ms += number("prompt_ms");
-        sweep.decode_tokens += number("predicted_n");
-        sweep.decode_ms += number("predicted_ms");
-        sweep.reused_tokens += number("cache_n");
-        sweep.texts.push(row["text"].as_str().unwrap_or_default().to_string());
+        sweep.add(&number, number("wall_s"), row["text"].as_str().unwrap_or_default());
     }
     Ok(sweep)
 }

@@ -133,6 +133,19 @@ impl Trace {
     }
 }
 
+impl TracedValue {
+    /// A value with no name (an expression's value, a returned value).
+    pub fn unnamed(repr: impl Into<String>, type_name: impl Into<String>) -> TracedValue {
+        TracedValue { name: String::new(), repr: repr.into(), type_name: type_name.into() }
+    }
+
+    /// The same value as `other`, as `first_difference` compares them: types by name, values as
+    /// literals where both `repr`s are literals, as text (without addresses) otherwise.
+    pub fn same_as(&self, other: &TracedValue) -> bool {
+        same_value(self, other)
+    }
+}
+
 impl TraceStep {
     pub fn local(&self, name: &str) -> Option<&TracedValue> {
         self.locals.iter().find(|v| v.name == name)

@@ -337,27 +337,6 @@ pub struct RevalState {
     pub locals: Vec<TracedValue>,
 }
 
-/// A value as one side saw it: its type name and `repr`, and its canonical literal when the
-/// `repr` is one (so `{2, 1}` and `{1, 2}` agree).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct SeenValue {
-    pub repr: String,
-    #[serde(rename = "type")]
-    pub type_name: String,
-}
-
-impl SeenValue {
-    fn same_as(&self, other: &SeenValue) -> bool {
-        if self.type_name != other.type_name {
-            return false;
-        }
-        match (execbench_literal::parse_literal(&self.repr), execbench_literal::parse_literal(&other.repr)) {
-            (Ok(a), Ok(b)) => a.canonical() == b.canonical(),
-            _ => self.repr == other.repr,
-        }
-    }
-}
-
 /// The truths of one place, by REval's rules.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct PlaceTruth {
@@ -367,7 +346,7 @@ pub struct PlaceTruth {
     /// Lines from 1; -1 for "nothing after" (and alone for "never ran").
     pub next_lines: Vec<i64>,
     /// `None` is REval's `Nil`.
-    pub values: Option<Vec<SeenValue>>,
+    pub values: Option<Vec<TracedValue>>,
 }
 
 /// Why a state truth cannot be made from a trace of `repr`s.
@@ -417,7 +396,7 @@ pub fn truths(run: &RevalRun, trace: &Trace) -> Vec<(PlaceTruth, Result<(), NotF
 }
 
 /// REval's reading of `var` in each of the states, `None` for `Nil`.
-fn values_of(var: &str, states: &[&[TracedValue]]) -> Result<Option<Vec<SeenValue>>, NotFromTrace> {
+fn values_of(var: &str, states: &[&[TracedValue]]) -> Result<Option<Vec<TracedValue>>, NotFromTrace> {
     let values = Expression::parse(var)?.values(states);
     Ok(if values.is_empty() { None } else { Some(values) })
 }
@@ -425,7 +404,7 @@ fn values_of(var: &str, states: &[&[TracedValue]]) -> Result<Option<Vec<SeenValu
 /// The expressions REval's state task asks about that a `repr` trace can answer.
 enum Expression {
     Name(String),
-    Literal(SeenValue),
+    Literal(TracedValue),
     Tuple(Vec<Expression>),
     Subscript(Box<Expression>, Box<Expression>),
 }
@@ -458,9 +437,7 @@ impl Expression {
             return Ok(Expression::Subscript(Box::new(container), Box::new(key)));
         }
         match execbench_literal::parse_literal(text) {
-            Ok(value) => {
-                Ok(Expression::Literal(SeenValue { repr: text.to_owned(), type_name: value.type_name().to_owned() }))
-            }
+            Ok(value) => Ok(Expression::Literal(TracedValue::unnamed(text, value.type_name()))),
             Err(_) if text.contains('.') => Err(NotFromTrace::Attribute),
             Err(_) => Err(NotFromTrace::Expression),
         }
@@ -469,16 +446,16 @@ impl Expression {
     /// The expression's values over all `states`, as REval's interpreter reads them: a name's
     /// value in each state that has it; a tuple or a subscript from every combination of its
     /// parts' values, across the states (REval's product of the parts' lists, not state by state).
-    fn values(&self, states: &[&[TracedValue]]) -> Vec<SeenValue> {
+    fn values(&self, states: &[&[TracedValue]]) -> Vec<TracedValue> {
         match self {
             Expression::Name(name) => states
                 .iter()
                 .filter_map(|state| state.iter().find(|v| v.name == *name))
-                .map(|v| SeenValue { repr: v.repr.clone(), type_name: v.type_name.clone() })
+                .map(|v| TracedValue::unnamed(v.repr.clone(), v.type_name.clone()))
                 .collect(),
             Expression::Literal(value) => vec![value.clone()],
             Expression::Tuple(parts) => {
-                let mut tuples: Vec<Vec<SeenValue>> = vec![Vec::new()];
+                let mut tuples: Vec<Vec<TracedValue>> = vec![Vec::new()];
                 for part in parts {
                     let values = part.values(states);
                     tuples = tuples
@@ -496,7 +473,7 @@ impl Expression {
                         } else {
                             format!("({})", reprs.join(", "))
                         };
-                        SeenValue { repr, type_name: "tuple".to_owned() }
+                        TracedValue::unnamed(repr, "tuple")
                     })
                     .collect()
             }
@@ -509,7 +486,7 @@ impl Expression {
                             (execbench_literal::parse_literal(&c.repr), execbench_literal::parse_literal(&k.repr))
                             && let Some(item) = index(&c, &k)
                         {
-                            out.push(SeenValue { repr: literal_text(&item), type_name: item.type_name().to_owned() });
+                            out.push(TracedValue::unnamed(literal_text(&item), item.type_name()));
                         }
                     }
                 }
@@ -851,7 +828,7 @@ fn state_reason(ours: &PlaceTruth, theirs: &PlaceTruth) -> (String, String) {
     (reason.to_owned(), detail)
 }
 
-fn show(values: &Option<Vec<SeenValue>>) -> String {
+fn show(values: &Option<Vec<TracedValue>>) -> String {
     match values {
         None => "Nil".to_owned(),
         Some(values) => {
