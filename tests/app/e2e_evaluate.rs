@@ -237,7 +237,10 @@ async fn custom_template_edit_run_export_import_and_reload() {
     b.wait_text("[data-testid=template-unsaved]", Duration::from_secs(5), |t| t == "unsaved changes").await;
     b.click("[data-testid=template-save]").await;
     let problems = b.wait_text("[data-testid=template-problems]", Duration::from_secs(5), |_| true).await;
-    assert!(problems.contains("no {code} or {program} placeholder: the model would not see the program"), "{problems}");
+    assert!(
+        problems.contains("no {code}, {program} or {numbered_code} placeholder: the model would not see the program"),
+        "{problems}"
+    );
     assert!(problems.contains("no {call} placeholder, which the output task needs"), "{problems}");
     b.click("[data-testid=eval-run]").await;
     let error = b.wait_text("[data-testid=eval-error]", Duration::from_secs(5), |_| true).await;

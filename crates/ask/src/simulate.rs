@@ -45,12 +45,20 @@ impl<C: Clock> SimulatedHttp<C> {
 
     fn answer(&self, position: usize, sample: &Sample) -> String {
         let wrong = self.simulation.wrong_every.is_some_and(|k| k > 0 && (position + 1).is_multiple_of(k));
+        if self.task == Task::Question {
+            // A question's truth rides in its sample; the wrong answer is a well-formed other one.
+            let answer = match execbench_core::question::Question::from_sample(sample) {
+                Some(Ok(question)) if wrong => question.truth.wrong_answer_text(),
+                _ => sample.output.clone(),
+            };
+            return format!("[ANSWER]{answer}[/ANSWER]");
+        }
         let (call, value) = match (self.task, wrong) {
             (_, false) => (sample.call.clone(), sample.output.clone()),
             (Task::Output, true) => {
                 (sample.call.clone(), if sample.output == "None" { "0".into() } else { "None".into() })
             }
-            (Task::Input, true) => (format!("{}(None)", sample.function_name), sample.output.clone()),
+            (Task::Input | Task::Question, true) => (format!("{}(None)", sample.function_name), sample.output.clone()),
         };
         format!("[ANSWER]\nassert {call} == {value}\n[/ANSWER]")
     }

@@ -65,7 +65,8 @@ struct Settings<'a> {
 
 fn settings(args: &ScoreArgs) -> Result<Settings<'_>, String> {
     let task_label = args.task.as_str();
-    let task = Task::from_label(task_label).ok_or(format!("unknown --task `{task_label}` (known: output, input)"))?;
+    let task = Task::from_label(task_label)
+        .ok_or(format!("unknown --task `{task_label}` (known: output, input, question)"))?;
     // Both modes unless one is asked for: the point of reporting both is to compare them.
     let modes = match args.mode.as_deref() {
         None => Mode::ALL.to_vec(),
@@ -292,7 +293,7 @@ mod tests {
             assert!(err.to_string().contains(flag), "{extra:?}: {err}");
         }
         let cases: &[(&[&str], &str)] = &[
-            (&["--task", "both"], "unknown --task `both` (known: output, input)"),
+            (&["--task", "both"], "unknown --task `both` (known: output, input, question)"),
             (&["--task", "output", "--mode", "lenient"], "unknown --mode `lenient` (known: strict, compatible)"),
             (&["--task", "output", "--time-limit", "0"], "--time-limit must be between 0 and 3600 seconds, got 0"),
             (&["--task", "output", "--jobs", "0"], "--jobs must be between 1 and 1024, got 0"),

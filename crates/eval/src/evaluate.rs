@@ -53,7 +53,8 @@ pub fn score_responses(
     };
     let score = score_answers(engine, sample, task, mode, &extractions, &plan.options);
     let kept_responses = if extracted { Vec::new() } else { texts };
-    let mut result = SampleResult::new(&sample.id, task, mode, prompt, kept_responses, extractions, score);
+    let mut result =
+        SampleResult::new(&sample.id, task, mode, prompt, kept_responses, extractions, score).of_sample(sample);
     result.model_error = responses.as_ref().err().cloned();
     result
 }

@@ -119,6 +119,9 @@ const MAX_ASSERTIONS_TRIED: usize = 20;
 
 /// Extracts the answer for `task` from a model's response.
 pub fn extract(response: &str, task: Task) -> Extraction {
+    if task == Task::Question {
+        return extract_text(response);
+    }
     let region = match answer_region(response) {
         Ok(region) => region,
         Err(failed) => return failed,
@@ -366,7 +369,7 @@ fn assertion_answer(source: &str, task: Task) -> Result<Result<String, String>, 
         )));
     }
     let side = match task {
-        Task::Output => &compare.comparators[0],
+        Task::Output | Task::Question => &compare.comparators[0],
         Task::Input => &*compare.left,
     };
     Ok(Ok(expression_text(with_parentheses(source, side.range()))))
@@ -399,7 +402,7 @@ fn bare_answer(text: &str, task: Task) -> Option<String> {
     let text = dedent(&lines).0;
     let text = text.trim();
     let ok = match task {
-        Task::Output => parse_literal(text).is_ok(),
+        Task::Output | Task::Question => parse_literal(text).is_ok(),
         Task::Input => matches!(parse_expression_guarded(text), Ok(Expr::Call(_))),
     };
     ok.then(|| expression_text(text))

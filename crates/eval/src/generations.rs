@@ -490,7 +490,7 @@ fn score_entry(
         GenerationsKind::Responses => entry.answers.clone(),
         GenerationsKind::Extracted => Vec::new(),
     };
-    SampleResult::new(&sample.id, task, mode, None, responses, extractions, score)
+    SampleResult::new(&sample.id, task, mode, None, responses, extractions, score).of_sample(sample)
 }
 
 #[cfg(test)]

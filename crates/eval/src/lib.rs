@@ -17,6 +17,7 @@ mod import_error;
 pub mod models;
 pub mod passk;
 pub mod prompt;
+pub mod question;
 pub mod report;
 pub mod reproduction;
 pub mod score;

@@ -92,6 +92,21 @@ fn answer_block(call: &str, value: &str) -> String {
     format!("[ANSWER]\nassert {call} == {value}\n[/ANSWER]")
 }
 
+/// A baseline's answer to a question sample: `value` for a state or output question (the
+/// baseline's guess at a value), `yes` for coverage, `return` for path; the truth's own answer
+/// for the oracle (`value: None`).
+fn question_block(sample: &Sample, value: Option<&str>) -> String {
+    use execbench_core::question::QuestionKind;
+    let kind = sample.meta.get("kind").and_then(|k| k.as_str()).and_then(QuestionKind::from_label);
+    let answer = match (value, kind) {
+        (None, _) => sample.output.as_str(),
+        (Some(_), Some(QuestionKind::Coverage)) => "yes",
+        (Some(_), Some(QuestionKind::Path)) => "return",
+        (Some(value), _) => value,
+    };
+    format!("[ANSWER]{answer}[/ANSWER]")
+}
+
 /// The offline models a run can name, as its manifest and `execbench run --provider` spell them.
 pub const OFFLINE_MODELS: &[&str] = &["oracle", "echo-first-argument", "type-default"];
 
@@ -129,6 +144,8 @@ impl Model for Oracle {
         match request.task {
             Task::Output => ModelStep::Run(sample.request(sample.call.clone()).with_limits(self.limits)),
             Task::Input => ModelStep::Done(Ok(vec![answer_block(&sample.call, &sample.output); request.n])),
+            // The truth rides in the sample: nothing to run.
+            Task::Question => ModelStep::Done(Ok(vec![question_block(sample, None); request.n])),
         }
     }
 
@@ -157,6 +174,9 @@ impl Model for EchoFirstArgument {
         let response = match request.task {
             Task::Output => answer_block(&sample.call, &first_argument(&sample.call).unwrap_or_else(|| "None".into())),
             Task::Input => answer_block(&format!("{}({})", sample.function_name, sample.output), &sample.output),
+            Task::Question => {
+                question_block(sample, Some(&first_argument(&sample.call).unwrap_or_else(|| "None".into())))
+            }
         };
         ModelStep::Done(Ok(vec![response; request.n]))
     }
@@ -201,6 +221,7 @@ impl Model for TypeDefault {
         let response = match request.task {
             Task::Output => answer_block(&sample.call, type_default(sample.output_kind())),
             Task::Input => answer_block(&format!("{}()", sample.function_name), &sample.output),
+            Task::Question => question_block(sample, Some("None")),
         };
         ModelStep::Done(Ok(vec![response; request.n]))
     }

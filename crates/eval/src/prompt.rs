@@ -7,7 +7,10 @@
 //! inserts is never scanned again, so code full of braces (dicts, f-strings, `'{}'.format`) and
 //! code that happens to contain `{output}` both come through unchanged.
 
+use std::borrow::Cow;
+
 use execbench_core::Sample;
+use execbench_core::question::Question;
 use serde::{Deserialize, Serialize};
 
 use crate::task::Task;
@@ -81,8 +84,11 @@ impl PromptParts {
     }
 }
 
-/// Every placeholder a template may use.
-pub const PLACEHOLDERS: [&str; 6] = ["code", "program", "call", "input", "output", "function_name"];
+/// Every placeholder a template may use. `{numbered_code}` (the code with its lines numbered) and
+/// `{question}` (what a question sample asks, and how to answer: `crate::question`) are for
+/// question datasets; for another sample `{question}` is empty.
+pub const PLACEHOLDERS: [&str; 8] =
+    ["code", "program", "call", "input", "output", "function_name", "numbered_code", "question"];
 
 /// Replaces the placeholders of `text` with the sample's fields, in one pass.
 pub fn fill(text: &str, sample: &Sample) -> String {
@@ -94,7 +100,7 @@ pub fn fill(text: &str, sample: &Sample) -> String {
         let replacement = after.find('}').and_then(|close| Some((value_of(&after[..close], sample)?, close)));
         match replacement {
             Some((value, close)) => {
-                out.push_str(value);
+                out.push_str(&value);
                 rest = &after[close + 1..];
             }
             None => {
@@ -107,13 +113,18 @@ pub fn fill(text: &str, sample: &Sample) -> String {
     out
 }
 
-fn value_of<'s>(name: &str, sample: &'s Sample) -> Option<&'s str> {
+fn value_of<'s>(name: &str, sample: &'s Sample) -> Option<Cow<'s, str>> {
     Some(match name {
-        "code" | "program" => &sample.code,
-        "call" => &sample.call,
-        "input" => &sample.input,
-        "output" => &sample.output,
-        "function_name" => &sample.function_name,
+        "code" | "program" => Cow::Borrowed(&sample.code),
+        "call" => Cow::Borrowed(&sample.call),
+        "input" => Cow::Borrowed(&sample.input),
+        "output" => Cow::Borrowed(&sample.output),
+        "function_name" => Cow::Borrowed(&sample.function_name),
+        "numbered_code" => Cow::Owned(crate::question::numbered(&sample.code)),
+        "question" => match Question::from_sample(sample) {
+            Some(Ok(question)) => Cow::Owned(crate::question::question_text(&question)),
+            _ => Cow::Borrowed(""),
+        },
         _ => return None,
     })
 }
@@ -130,14 +141,14 @@ impl Template {
 
     /// Cuts `rendered` (this template's [`Prompt::text`] for some sample) into its parts. The
     /// sample's part starts at the paragraph (text after a blank line) of the user message that
-    /// holds the first `{code}` or `{program}`; each earlier paragraph that opens with the same
+    /// holds the first `{code}`, `{program}` or `{numbered_code}`; each earlier paragraph that opens with the same
     /// line (`[PYTHON]` in the built-ins) starts a worked example. When the user message before
     /// that paragraph or the system message has placeholders (its length depends on the sample),
     /// or `rendered` does not start the way this template does, nothing is cut: the whole prompt
     /// is the own part.
     pub fn parts(&self, rendered: &str) -> PromptParts {
         let user = self.user.as_str();
-        let Some(code_at) = ["{code}", "{program}"].iter().filter_map(|p| user.find(p)).min() else {
+        let Some(code_at) = ["{code}", "{program}", "{numbered_code}"].iter().filter_map(|p| user.find(p)).min() else {
             return PromptParts::whole(rendered);
         };
         let own_start = user[..code_at].rfind("\n\n").map_or(0, |i| i + 2);
@@ -192,12 +203,15 @@ impl Template {
             problems.push("the user message is empty".to_string());
         }
         let all = format!("{}{}", self.system.as_deref().unwrap_or(""), self.user);
-        if !all.contains("{code}") && !all.contains("{program}") {
-            problems.push("no {code} or {program} placeholder: the model would not see the program".to_string());
+        if !["{code}", "{program}", "{numbered_code}"].iter().any(|p| all.contains(p)) {
+            problems.push(
+                "no {code}, {program} or {numbered_code} placeholder: the model would not see the program".to_string(),
+            );
         }
         let needed = match self.task {
             Task::Output => "{call}",
             Task::Input => "{output}",
+            Task::Question => "{question}",
         };
         if !all.contains(needed) {
             problems.push(format!("no {needed} placeholder, which the {} task needs", self.task.label()));
@@ -275,6 +289,13 @@ pub fn builtin_templates() -> Vec<Template> {
             Style::Direct,
             include_str!("templates/output_zero_shot.txt"),
         ),
+        template(
+            "question-direct",
+            "Questions about the run (numbered lines)",
+            Task::Question,
+            Style::Direct,
+            include_str!("templates/question_direct.txt"),
+        ),
     ]
 }
 
@@ -285,6 +306,8 @@ pub fn default_template(task: Task, style: Style) -> Template {
         (Task::Output, Style::ChainOfThought) => "output-cot",
         (Task::Input, Style::Direct) => "input-direct",
         (Task::Input, Style::ChainOfThought) => "input-cot",
+        // The question template already asks to follow the run step by step.
+        (Task::Question, _) => "question-direct",
     };
     builtin_templates().into_iter().find(|t| t.id == id).unwrap_or_else(|| builtin_templates().remove(0))
 }
@@ -320,7 +343,7 @@ mod tests {
     #[test]
     fn builtins_are_usable_and_distinct() {
         let templates = builtin_templates();
-        assert_eq!(templates.len(), 5);
+        assert_eq!(templates.len(), 6);
         for t in &templates {
             assert!(t.problems().is_empty(), "{}: {:?}", t.id, t.problems());
             assert_eq!(t.stop, vec!["[/ANSWER]".to_string()]);
@@ -331,6 +354,8 @@ mod tests {
         for task in Task::ALL {
             for style in [Style::Direct, Style::ChainOfThought] {
                 let t = default_template(task, style);
+                // The one question template asks for step-by-step reasoning already.
+                let style = if task == Task::Question { Style::Direct } else { style };
                 assert_eq!((t.task, t.style), (task, style));
             }
         }
@@ -359,11 +384,15 @@ mod tests {
             (r#"{"id": "x"}"#, "not a template: missing field `name`"),
             (
                 r#"{"id": "x", "name": "x", "task": "output", "style": "direct", "user": "Say {call}"}"#,
-                "template `x`: no {code} or {program} placeholder",
+                "template `x`: no {code}, {program} or {numbered_code} placeholder",
             ),
             (
                 r#"{"id": "x", "name": "x", "task": "input", "style": "direct", "user": "{code} {call}"}"#,
                 "no {output} placeholder, which the input task needs",
+            ),
+            (
+                r#"{"id": "x", "name": "x", "task": "question", "style": "direct", "user": "{numbered_code} {call}"}"#,
+                "no {question} placeholder, which the question task needs",
             ),
             (
                 r#"{"id": "x", "name": "x", "task": "both", "style": "direct", "user": "{code}"}"#,

@@ -7,6 +7,7 @@ use crate::extract::Extraction;
 use crate::passk::{DatasetScore, dataset_score};
 use crate::score::{Mode, SampleScore, Verdict};
 use crate::task::Task;
+use execbench_core::question::QuestionKind;
 
 /// One answer: the response it came from (when there was one), what was extracted, the verdict.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -34,6 +35,10 @@ pub struct SampleResult {
     /// Set when the model failed to answer at all.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model_error: Option<String>,
+    /// The kind of question the sample asked (a question run's results only), so reports and
+    /// Compare can split a run's accuracy by kind without the dataset.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub question: Option<QuestionKind>,
 }
 
 impl SampleResult {
@@ -66,7 +71,16 @@ impl SampleResult {
             pass_at_1: score.pass_at_1,
             pass_at_5: score.pass_at_5,
             model_error: None,
+            question: None,
         }
+    }
+
+    /// Notes the kind of question `sample` asks, for a question run's result.
+    pub fn of_sample(mut self, sample: &execbench_core::Sample) -> Self {
+        if self.task == Task::Question {
+            self.question = sample.meta.get("kind").and_then(|k| k.as_str()).and_then(QuestionKind::from_label);
+        }
+        self
     }
 
     /// How the sample did over all its answers, for a table row: one word for the row's

@@ -268,10 +268,14 @@ fn plan_strict(sample: &Sample, task: Task, answer: &str, expected: &Expected, o
             Err(detail) => Step::Done(Verdict::NotACall { detail }),
             Ok(()) => Step::Run(sample.request(answer.to_string()).with_limits(options.limits)),
         },
+        Task::Question => Step::Done(judge_question(sample, answer, Mode::Strict)),
     }
 }
 
 fn plan_compatible(sample: &Sample, task: Task, answer: &str, expected: &Expected, options: &ScoreOptions) -> Step {
+    if task == Task::Question {
+        return Step::Done(judge_question(sample, answer, Mode::Compatible));
+    }
     let dropped = match task {
         Task::Output if answer.contains(sample.call.trim()) => {
             Some(format!("the answer contains the call `{}`", short(&sample.call)))
@@ -288,6 +292,17 @@ fn plan_compatible(sample: &Sample, task: Task, answer: &str, expected: &Expecte
     let mut request = sample.request("None");
     request.program = format!("{}\nassert {} == {}", request.program, expected.text, answer);
     Step::Run(request.with_limits(options.limits))
+}
+
+/// A question sample's answer, judged against the truth it holds: nothing runs.
+fn judge_question(sample: &Sample, answer: &str, mode: Mode) -> Verdict {
+    match execbench_core::question::Question::from_sample(sample) {
+        Some(Ok(question)) => question::judge_answer(&question, answer, mode),
+        Some(Err(why)) => Verdict::Error { message: why },
+        None => Verdict::Error {
+            message: format!("sample `{}` holds no question (its row has no `kind` and `truth`)", sample.id),
+        },
+    }
 }
 
 fn bad_expected(expected: &Expected, why: &NotLiteral) -> Verdict {
@@ -433,6 +448,8 @@ pub fn score_answers(
     let verdicts = answers.iter().map(|answer| judge(engine, sample, task, mode, answer, &expected, options)).collect();
     SampleScore::from_verdicts(mode, verdicts)
 }
+
+pub mod question;
 
 #[cfg(test)]
 mod tests;

@@ -325,6 +325,7 @@ mod tests {
         let user = match task {
             Task::Output => "{code}\nassert {call} == ??",
             Task::Input => "{code}\nassert f(??) == {output}",
+            Task::Question => "{numbered_code}\n{call}\n{question}",
         };
         Template {
             id: id.into(),
@@ -432,7 +433,7 @@ mod tests {
                 Template { user: "   ".into(), ..copy.clone() },
                 vec![
                     "the user message is empty",
-                    "no {code} or {program} placeholder: the model would not see the program",
+                    "no {code}, {program} or {numbered_code} placeholder: the model would not see the program",
                     "no {call} placeholder, which the output task needs",
                 ],
             ),

@@ -107,6 +107,7 @@ mod tests {
             pass_at_1: (!verdicts.is_empty()).then(|| correct as f64 / verdicts.len() as f64),
             pass_at_5: None,
             model_error: None,
+            question: None,
         };
         SampleRecord {
             sample_id: id.into(),

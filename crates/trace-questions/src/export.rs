@@ -5,12 +5,14 @@ use crate::prompt::prompt;
 use crate::question::Question;
 
 /// Questions as the exported file holds them (the command line's `--out`, the page's download):
-/// one JSON object a line, the question's fields and its `prompt`.
+/// one JSON object a line, the question's fields, its `output` (the expected answer as a model
+/// writes it, so the file loads as a dataset: `execbench_core::question`) and its `prompt`.
 pub fn questions_jsonl(questions: &[Question]) -> String {
     let mut text = String::new();
     for question in questions {
         // A question is plain data: it always serialises to an object.
         let mut row = serde_json::to_value(question).unwrap_or_default();
+        row["output"] = serde_json::Value::String(question.truth.answer_text());
         row["prompt"] = serde_json::Value::String(prompt(question));
         text.push_str(&row.to_string());
         text.push('\n');
@@ -44,8 +46,11 @@ mod tests {
             (&row["kind"], &row["line"], &row["truth"]["is"], &row["truth"]["type"], &row["source"]["seed"]),
             (&"state".into(), &2.into(), &"value".into(), &"int".into(), &7.into())
         );
-        // The line reads back as the question it was written from.
-        assert_eq!(serde_json::from_value::<Question>(row).unwrap(), question);
+        assert_eq!(row["output"], "2");
+        // The line reads back as the question it was written from, and loads as its sample.
+        assert_eq!(serde_json::from_value::<Question>(row.clone()).unwrap(), question);
+        let sample = execbench_core::sample_from_row(row.as_object().unwrap().clone()).unwrap();
+        assert_eq!(execbench_core::question::Question::from_sample(&sample), Some(Ok(question)));
         assert_eq!(questions_jsonl(&[]), "");
     }
 }

@@ -133,7 +133,8 @@ struct LocalFlags {
 fn settings(args: &RunArgs) -> Result<Settings, String> {
     let dataset = args.dataset.clone();
     let task_label = args.task.as_str();
-    let task = Task::from_label(task_label).ok_or(format!("unknown --task `{task_label}` (known: output, input)"))?;
+    let task = Task::from_label(task_label)
+        .ok_or(format!("unknown --task `{task_label}` (known: output, input, question)"))?;
     let template = match args.template.as_deref() {
         None => default_template(task, Style::Direct),
         Some(id) => {

@@ -13,6 +13,7 @@ mod prop_extract;
 mod prop_generations;
 mod prop_stored;
 mod prop_templates;
+mod question_task;
 mod real_engine;
 mod reproduction;
 mod strict_timing;

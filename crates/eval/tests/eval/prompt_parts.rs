@@ -21,8 +21,14 @@ fn joined(parts: &PromptParts) -> String {
 /// (template id, worked examples): each built-in cut at its sample's `[PYTHON]` paragraph.
 #[test]
 fn built_in_prompts_open_at_the_sample_with_the_examples_apart() {
-    let cases =
-        [("output-direct", 2), ("output-cot", 1), ("output-zero-shot", 0), ("input-direct", 2), ("input-cot", 1)];
+    let cases = [
+        ("output-direct", 2),
+        ("output-cot", 1),
+        ("output-zero-shot", 0),
+        ("input-direct", 2),
+        ("input-cot", 1),
+        ("question-direct", 0),
+    ];
     let templates = builtin_templates();
     assert_eq!(templates.len(), cases.len(), "a built-in without a case");
     for (id, examples) in cases {
@@ -32,7 +38,12 @@ fn built_in_prompts_open_at_the_sample_with_the_examples_apart() {
             let parts = template.parts(&rendered);
             let case = format!("{id} on {}", sample.id);
             assert_eq!(joined(&parts), rendered, "{case}: the parts are the prompt");
-            assert!(parts.own.starts_with(&format!("[PYTHON]\n{}\n", sample.code)), "{case}: {:?}", parts.own);
+            let opening = if id.starts_with("question") {
+                format!("```python\n{}", execbench_eval::question::numbered(&sample.code))
+            } else {
+                format!("[PYTHON]\n{}\n", sample.code)
+            };
+            assert!(parts.own.starts_with(&opening), "{case}: {:?}", parts.own);
             assert_eq!(parts.examples.len(), examples, "{case}");
             for example in &parts.examples {
                 assert!(example.starts_with("[PYTHON]\n") && example.ends_with("[/ANSWER]\n\n"), "{case}: {example:?}");

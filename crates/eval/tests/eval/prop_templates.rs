@@ -59,13 +59,21 @@ fn sample() -> impl Strategy<Value = Sample> {
     })
 }
 
-fn value_of<'s>(name: &str, sample: &'s Sample) -> &'s str {
+fn value_of(name: &str, sample: &Sample) -> String {
     match name {
-        "code" | "program" => &sample.code,
-        "call" => &sample.call,
-        "input" => &sample.input,
-        "output" => &sample.output,
-        "function_name" => &sample.function_name,
+        "code" | "program" => sample.code.clone(),
+        "call" => sample.call.clone(),
+        "input" => sample.input.clone(),
+        "output" => sample.output.clone(),
+        "function_name" => sample.function_name.clone(),
+        // Each line after its number, right-aligned to the widest number, and two spaces.
+        "numbered_code" => {
+            let lines: Vec<&str> = sample.code.lines().collect();
+            let width = lines.len().to_string().len();
+            lines.iter().enumerate().map(|(i, line)| format!("{:>width$}  {line}\n", i + 1)).collect()
+        }
+        // These samples hold no question.
+        "question" => String::new(),
         other => panic!("not a placeholder: {other}"),
     }
 }
@@ -203,7 +211,7 @@ proptest! {
                 }
                 Piece::Placeholder(name) => {
                     template.push_str(&format!("{{{name}}}"));
-                    want.push_str(value_of(name, &sample));
+                    want.push_str(&value_of(name, &sample));
                 }
             }
         }
@@ -233,7 +241,7 @@ proptest! {
         let whole: String = [parts.instructions.clone()].into_iter().chain(parts.examples.clone()).chain([parts.own.clone()]).collect();
         prop_assert_eq!(&whole, &rendered);
         let user = &template.user;
-        let code_at = ["{code}", "{program}"].iter().filter_map(|p| user.find(p)).min().expect("the code placeholder");
+        let code_at = ["{code}", "{program}", "{numbered_code}"].iter().filter_map(|p| user.find(p)).min().expect("the code placeholder");
         let own_start = user[..code_at].rfind("\n\n").map_or(0, |i| i + 2);
         let before = &user[..own_start];
         let has_placeholder = |text: &str| PLACEHOLDERS.iter().any(|p| text.contains(&format!("{{{p}}}")));

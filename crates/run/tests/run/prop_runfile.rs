@@ -59,6 +59,8 @@ fn record() -> impl Strategy<Value = SampleRecord> {
                     pass_at_1: pass,
                     pass_at_5: None,
                     model_error: None,
+                    // Every third record a question's, so the kind's round trip is covered.
+                    question: index.is_multiple_of(3).then_some(execbench_core::question::QuestionKind::Path),
                 }]
             };
             SampleRecord {

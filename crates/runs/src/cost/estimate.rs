@@ -389,6 +389,7 @@ mod tests {
             pass_at_1: Some(1.0),
             pass_at_5: None,
             model_error: None,
+            question: None,
         };
         SampleRecord {
             sample_id: "s".into(),
