@@ -189,6 +189,8 @@ pub struct SummaryShare {
     pub pass_at_5: Option<f64>,
     /// Answers by verdict, in the order of [`SummaryShare::KINDS`].
     pub verdicts: [u32; 8],
+    /// The kind of question the sample asked (a question run).
+    pub question: Option<QuestionKind>,
 }
 
 impl SummaryShare {
@@ -216,8 +218,26 @@ impl SummaryShare {
             pass_at_1: result.pass_at_1,
             pass_at_5: result.pass_at_5,
             verdicts,
+            question: result.question,
         }
     }
+}
+
+/// A question run's summary split by the kind of question, in `QuestionKind::ALL` order, kinds
+/// with no sample left out (empty for a run of another task).
+pub fn summarize_by_question(
+    task: Task,
+    mode: Mode,
+    shares: impl IntoIterator<Item = SummaryShare>,
+) -> Vec<(QuestionKind, Summary)> {
+    let shares: Vec<SummaryShare> = shares.into_iter().collect();
+    QuestionKind::ALL
+        .into_iter()
+        .filter_map(|kind| {
+            let of_kind: Vec<SummaryShare> = shares.iter().filter(|s| s.question == Some(kind)).copied().collect();
+            (!of_kind.is_empty()).then(|| (kind, summarize_shares(task, mode, of_kind)))
+        })
+        .collect()
 }
 
 /// Sums up one task and mode from each sample's share, in the order given (pass@k is a mean, so

@@ -3,7 +3,7 @@
 use execbench_core::Sample;
 use serde::{Deserialize, Serialize};
 
-/// The two CRUXEval tasks.
+/// The two CRUXEval tasks, and a question about a run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Task {
@@ -11,6 +11,9 @@ pub enum Task {
     Output,
     /// `assert f(??) == y`: predict an input.
     Input,
+    /// The question a questions file's row asks (`execbench_core::question`), answered with its
+    /// `output`, the truth's own words.
+    Question,
 }
 
 /// The token rule of every usage figure the server reports: one token per started group of four
@@ -39,6 +42,7 @@ pub fn is_connection_test(prompt: &str) -> bool {
 /// |---|---|---|
 /// | output | `[ANSWER]\nassert {call} == {output}\n[/ANSWER]` | the same with `None` in place of the output (`0` when the output is `None`) |
 /// | input | `[ANSWER]\nassert {call} == {output}\n[/ANSWER]` (the sample's own call) | `[ANSWER]\nassert {function_name}() == {output}\n[/ANSWER]`, or `{function_name}(None)` when the sample's own call has no arguments |
+/// | question | `[ANSWER]{output}[/ANSWER]` | the truth's well-formed wrong answer (`Truth::wrong_answer_text`: the other of yes and no, another line, `None` or `0`) |
 ///
 /// The wrong input answer calls the function with no arguments (one argument when the function
 /// takes none), so it raises `TypeError` and is surely wrong for every function with a required
@@ -46,6 +50,13 @@ pub fn is_connection_test(prompt: &str) -> bool {
 /// CRUXEval).
 pub fn answer_text(sample: &Sample, task: Task, right: bool) -> String {
     let output = sample.output.trim();
+    if task == Task::Question {
+        let answer = match execbench_core::question::Question::from_sample(sample) {
+            Some(Ok(question)) if !right => question.truth.wrong_answer_text(),
+            _ => output.to_owned(),
+        };
+        return format!("[ANSWER]{answer}[/ANSWER]");
+    }
     let call = sample.call.trim();
     let assertion = match (task, right) {
         (_, true) => format!("assert {call} == {output}"),
@@ -53,7 +64,7 @@ pub fn answer_text(sample: &Sample, task: Task, right: bool) -> String {
         (Task::Input, false) if sample.input.trim().is_empty() => {
             format!("assert {}(None) == {output}", sample.function_name)
         }
-        (Task::Input, false) => format!("assert {}() == {output}", sample.function_name),
+        (Task::Input | Task::Question, false) => format!("assert {}() == {output}", sample.function_name),
     };
     format!("[ANSWER]\n{assertion}\n[/ANSWER]")
 }
@@ -64,12 +75,22 @@ pub struct Dataset {
     samples: Vec<Sample>,
     /// Each sample's code without surrounding whitespace (what is searched for in prompts).
     codes: Vec<String>,
+    /// The question rows' own prompts (a questions file keeps each in `prompt`), trimmed: a
+    /// question's program is shown with numbered lines, so its code is not what is searched for.
+    questions: Vec<(usize, String)>,
 }
 
 impl Dataset {
     pub fn new(samples: Vec<Sample>) -> Dataset {
         let codes = samples.iter().map(|s| s.code.trim().replace("\r\n", "\n")).collect();
-        Dataset { samples, codes }
+        let questions = samples
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| s.meta.contains_key("kind") && s.meta.contains_key("truth"))
+            .filter_map(|(i, s)| Some((i, s.meta.get("prompt")?.as_str()?.trim().replace("\r\n", "\n"))))
+            .filter(|(_, prompt)| !prompt.is_empty())
+            .collect();
+        Dataset { samples, codes, questions }
     }
 
     pub fn samples(&self) -> &[Sample] {
@@ -99,8 +120,16 @@ impl Dataset {
     /// The task is input prediction when the text after the code holds `{function_name}(??)`;
     /// else output prediction when it holds the sample's call; else input prediction when the
     /// prompt holds `{function_name}(??)` anywhere; else output prediction.
+    ///
+    /// A question row is identified first, by its own prompt found whole in the text (the longest
+    /// of those found).
     pub fn identify(&self, prompt: &str) -> Option<(usize, Task)> {
         let text = prompt.replace("\r\n", "\n");
+        let question =
+            self.questions.iter().filter(|(_, own)| text.contains(own.as_str())).max_by_key(|(_, own)| own.len());
+        if let Some((index, _)) = question {
+            return Some((*index, Task::Question));
+        }
         // (end, length, tie score, index): the best is the largest end, then length, then score,
         // then the smallest index.
         let mut best: Option<(usize, usize, u8, usize)> = None;
@@ -262,6 +291,46 @@ mod tests {
         }
         let none = sample("n", "def f(x):\n    pass", "1", "None");
         assert_eq!(answer_text(&none, Task::Output, false), "[ANSWER]\nassert f(1) == 0\n[/ANSWER]");
+    }
+
+    /// Two questions on one program (one's prompt a prefix of nothing else): each is found by
+    /// its own prompt, never by its code, and answered with its truth or a wrong one.
+    #[test]
+    fn a_question_row_is_found_by_its_prompt() {
+        use execbench_core::question::{Question, QuestionKind, Source, Truth};
+        let ask = |n: u32, kind, truth| {
+            let q = Question {
+                id: format!("s0/{n}"),
+                kind,
+                code: "def f(x):\n    y = x\n    return y".into(),
+                call: "f(1)".into(),
+                line: Some(2),
+                variable: (kind == QuestionKind::State).then(|| "y".to_owned()),
+                visit: Some(1),
+                truth,
+                source: Source { sample: "s0".into(), dataset: String::new(), seed: 0 },
+            };
+            let mut sample = q.to_sample();
+            sample.meta.insert("prompt".into(), format!("1  def f(x):\n...\nQuestion {n} about line 2").into());
+            sample
+        };
+        let mut samples = dataset().samples().to_vec();
+        samples.push(ask(1, QuestionKind::Coverage, Truth::Runs { runs: true }));
+        samples.push(ask(2, QuestionKind::State, Truth::Value { repr: "1".into(), type_name: "int".into() }));
+        let data = Dataset::new(samples);
+        let asked = |n: u32| format!("Intro.\n\n1  def f(x):\n...\nQuestion {n} about line 2\n");
+        assert_eq!(data.identify(&asked(1)), Some((9, Task::Question)));
+        assert_eq!(data.identify(&asked(2)), Some((10, Task::Question)));
+        assert_eq!(data.identify(&asked(3)), None, "a question no row asks");
+        let cases = [
+            (9, true, "[ANSWER]yes[/ANSWER]"),
+            (9, false, "[ANSWER]no[/ANSWER]"),
+            (10, true, "[ANSWER]1[/ANSWER]"),
+            (10, false, "[ANSWER]None[/ANSWER]"),
+        ];
+        for (index, right, want) in cases {
+            assert_eq!(answer_text(data.get(index).unwrap(), Task::Question, right), want);
+        }
     }
 
     #[test]

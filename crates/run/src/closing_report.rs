@@ -4,7 +4,8 @@
 
 use std::collections::BTreeMap;
 
-use execbench_eval::report::{Summary, SummaryShare, summarize_shares};
+use execbench_core::question::QuestionKind;
+use execbench_eval::report::{Summary, SummaryShare, summarize_by_question, summarize_shares};
 use execbench_eval::{Mode, Task};
 use execbench_providers::Usage;
 
@@ -68,6 +69,17 @@ impl ClosingReport {
             .iter()
             .enumerate()
             .map(|(i, mode)| summarize_shares(task, *mode, rows.iter().filter_map(|r| r.shares.get(i).copied())))
+            .collect()
+    }
+
+    /// A question run's figures by kind of question, per mode (the job's modes, in its order).
+    pub fn by_question(&self, task: Task, modes: &[Mode]) -> Vec<Vec<(QuestionKind, Summary)>> {
+        let mut rows: Vec<&Row> = self.rows.values().collect();
+        rows.sort_by_key(|r| r.index);
+        modes
+            .iter()
+            .enumerate()
+            .map(|(i, mode)| summarize_by_question(task, *mode, rows.iter().filter_map(|r| r.shares.get(i).copied())))
             .collect()
     }
 }

@@ -80,15 +80,18 @@ pub async fn score_sample<P: Python>(
                 }
             })
             .collect();
-        rows.push(SampleResult::new(
-            &sample.id,
-            task,
-            mode,
-            answers.prompt.clone(),
-            kept_responses.clone(),
-            extractions.clone(),
-            SampleScore::from_verdicts(mode, verdicts),
-        ));
+        rows.push(
+            SampleResult::new(
+                &sample.id,
+                task,
+                mode,
+                answers.prompt.clone(),
+                kept_responses.clone(),
+                extractions.clone(),
+                SampleScore::from_verdicts(mode, verdicts),
+            )
+            .of_sample(sample),
+        );
     }
     rows
 }

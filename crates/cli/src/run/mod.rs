@@ -660,6 +660,19 @@ pub(crate) fn print_results(
             s.correct
         );
     }
+    for (mode, kinds) in modes.iter().zip(closing.by_question(task, modes)) {
+        for (kind, s) in kinds {
+            println!(
+                "  {} questions, {}: pass@1 {}  ({} samples, {} answers, {} correct)",
+                kind.label(),
+                mode.label(),
+                s.pass_at_1.display(),
+                s.samples,
+                s.answers,
+                s.correct
+            );
+        }
+    }
     summaries
 }
 

@@ -146,3 +146,87 @@ fn a_broken_reval_file_is_named() {
         "{stderr}"
     );
 }
+
+/// A questions file is a dataset: `execbench run --task question` asks each question of the mock
+/// model server (which answers the state and path questions wrong here), scores each by its kind,
+/// prints the figures by kind, and `--resume` of the finished run asks nothing again.
+#[test]
+fn a_questions_file_runs_as_a_dataset_and_is_scored_by_kind() {
+    use execbench_mockserver::{AnswerPolicy, MockConfig, MockServer};
+    let dir = scratch("run");
+    let cruxeval = std::fs::read_to_string(execbench_mockserver::bundled_dataset_path()).unwrap();
+    let small = dir.join("cruxeval-20.jsonl");
+    std::fs::write(&small, cruxeval.lines().take(20).map(|l| format!("{l}\n")).collect::<String>()).unwrap();
+    let questions = dir.join("q.jsonl");
+    let made = execbench(&[
+        "questions",
+        "--dataset",
+        small.to_str().unwrap(),
+        "--seed",
+        "5",
+        "--out",
+        questions.to_str().unwrap(),
+        "--jobs",
+        "2",
+    ]);
+    assert_eq!(made.status.code(), Some(0), "{}", String::from_utf8_lossy(&made.stderr));
+    let loaded = execbench_core::load_jsonl("q.jsonl", &std::fs::read_to_string(&questions).unwrap());
+    assert!(loaded.errors.is_empty(), "{:?}", loaded.errors);
+    let samples = loaded.samples;
+    let kind = |s: &execbench_core::Sample| s.meta["kind"].as_str().unwrap().to_owned();
+    let wrong: std::collections::BTreeSet<String> =
+        samples.iter().filter(|s| ["state", "path"].contains(&kind(s).as_str())).map(|s| s.id.clone()).collect();
+    assert!(samples.len() >= 60 && !wrong.is_empty(), "{} questions", samples.len());
+    let config =
+        MockConfig { answers: AnswerPolicy { wrong_ids: wrong.clone(), ..Default::default() }, ..Default::default() };
+    let server = MockServer::start_blocking(samples.clone(), config, 0).unwrap();
+    let out = dir.join("run.jsonl");
+    let base = format!("{}/v1", server.base_url());
+    let run_args = [
+        "run",
+        "--dataset",
+        questions.to_str().unwrap(),
+        "--task",
+        "question",
+        "--provider",
+        "openai-compatible",
+        "--base-url",
+        &base,
+        "--model",
+        "mock",
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    let ran = execbench(&run_args);
+    let stdout = String::from_utf8_lossy(&ran.stdout);
+    assert_eq!(ran.status.code(), Some(0), "{stdout}{}", String::from_utf8_lossy(&ran.stderr));
+    for line in [
+        "coverage questions, strict: pass@1 100.0",
+        "state questions, strict: pass@1 0.0",
+        "path questions, compatible: pass@1 0.0",
+        "output questions, strict: pass@1 100.0",
+    ] {
+        assert!(stdout.contains(line), "{line:?} not in:\n{stdout}");
+    }
+    let stats = server.stats();
+    assert_eq!((stats.unidentified, stats.per_sample.len()), (0, samples.len()), "every question asked, and known");
+    let text = std::fs::read_to_string(&out).unwrap();
+    let records: Vec<serde_json::Value> = text
+        .lines()
+        .skip(1)
+        .map(|l| serde_json::from_str(l).unwrap())
+        .filter(|r: &serde_json::Value| r.get("sample_id").is_some())
+        .collect();
+    assert_eq!(records.len(), samples.len());
+    for record in &records {
+        let id = record["sample_id"].as_str().unwrap();
+        let sample = samples.iter().find(|s| s.id == id).unwrap();
+        let result = &record["results"][0];
+        assert_eq!(result["question"].as_str(), Some(kind(sample).as_str()), "{record}");
+        assert_eq!(result["correct"] == 1, !wrong.contains(id), "{record}");
+    }
+    // Finished: a resume asks for nothing.
+    let again = execbench(&[&run_args[..], &["--resume"]].concat());
+    assert_eq!(again.status.code(), Some(0), "{}", String::from_utf8_lossy(&again.stderr));
+    assert!(server.stats().per_sample.values().all(|n| *n == 1));
+}
