@@ -74,7 +74,7 @@ pub struct ModeResults {
 impl RunResults {
     /// A one-line description, for headings, the chart and the Markdown export.
     pub fn title(&self) -> String {
-        let mut title = format!("{} · {} · {} prediction", self.source, self.dataset, self.task.label());
+        let mut title = format!("{} · {} · {}", self.source, self.dataset, self.task.words());
         if let Some(template) = &self.template {
             title.push_str(&format!(" · {template}"));
         }

@@ -7,7 +7,7 @@
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
-use execbench_compare::charts::{category_chart, drop_heatmap, pass_at_1_chart};
+use execbench_compare::charts::{category_chart, drop_heatmap, pass_at_1_chart, question_kinds_chart};
 use execbench_compare::report::{csv_table, markdown_section, one_decimal, p_value_words, pairs_jsonl};
 use execbench_compare::{Cell, Change, CompareOptions, Comparison, Flip, FlipDirection, compare, line_diff};
 use execbench_eval::report::SampleResult;
@@ -212,6 +212,7 @@ pub fn ComparePage() -> impl IntoView {
             (pass_at_1_chart(c, mode), format!("pass-at-1-{label}")),
             (drop_heatmap(c, mode), format!("relative-drop-{label}")),
             (category_chart(c, mode), format!("categories-{label}")),
+            (question_kinds_chart(c, mode), format!("question-kinds-{label}")),
         ];
         Some(
             all.into_iter()

@@ -490,7 +490,7 @@ fn task_select(
             on_pick(state, task);
         }>
             {Task::ALL.into_iter().map(|t| view! {
-                <option value=t.label() selected=move || signal.get() == t>{format!("{} prediction", t.label())}</option>
+                <option value=t.label() selected=move || signal.get() == t>{t.title()}</option>
             }).collect_view()}
         </select>
     }

@@ -3,6 +3,7 @@
 //! the worker (REval's kinds, Chen et al. 2024). The job is `crate::jobs::QuestionsRun`, in app
 //! state; the download is the command line's `execbench questions --out` file, line for line.
 
+use execbench_eval::Task;
 use execbench_trace_questions::{Question, QuestionKind, prompt, questions_jsonl};
 use leptos::prelude::*;
 
@@ -60,6 +61,24 @@ pub fn QuestionsPage() -> impl IntoView {
         }
     };
     let stop = move |_| run.stop();
+    // The questions become the working dataset (kept like an imported file, so a reload and
+    // Resume find it), and Evaluate opens on the question task.
+    let evaluate = move |_| {
+        let name = format!("{}-questions.jsonl", run.dataset.get_value());
+        let bytes = run.questions.with_untracked(|questions| questions_jsonl(questions)).into_bytes();
+        leptos::task::spawn_local(async move {
+            match crate::browser::loader::load_off_thread(&name, &bytes).await {
+                Ok(report) => {
+                    state.import(name, bytes, report);
+                    let form = crate::state::evaluate::evaluate_state();
+                    form.task.set(Task::Question);
+                    form.templates.select_first(Task::Question);
+                    let _ = window().location().set_hash(&Route::evaluate().href());
+                }
+                Err(message) => error.set(Some(message)),
+            }
+        });
+    };
     let download = move |_| {
         let name = format!("{}-questions.jsonl", run.dataset.get_value());
         let text = run.questions.with_untracked(|questions| questions_jsonl(questions));
@@ -113,6 +132,9 @@ pub fn QuestionsPage() -> impl IntoView {
                 <button class="primary" data-testid="questions-start" on:click=start
                     disabled=move || job.running.get() || !loaded()>"Make questions"</button>
                 <button data-testid="questions-stop" on:click=stop disabled=move || !job.running.get()>"Stop"</button>
+                <button data-testid="questions-evaluate" on:click=evaluate
+                    title="Open these questions as the dataset and evaluate a model on them"
+                    disabled=move || job.running.get() || run.questions.with(Vec::is_empty)>"Evaluate these questions"</button>
                 <button data-testid="questions-download" on:click=download
                     disabled=move || job.running.get() || run.questions.with(Vec::is_empty)>"Download questions (JSONL)"</button>
             </div>

@@ -552,7 +552,7 @@ fn RunRow(entry: RunEntry, state: RunsPageState) -> impl IntoView {
     view! {
         <tr data-testid="run-row" data-run=id.clone() data-state=move || if elsewhere() { "elsewhere" } else { state_label }>
             <td class="run-source"><RunName entry=entry.clone() active=Signal::derive(busy) message=state.message /></td>
-            <td>{m.dataset.clone()}<span class="muted small note">{format!("{} prediction", m.task.label())}</span></td>
+            <td>{m.dataset.clone()}<span class="muted small note">{m.task.words()}</span></td>
             <td class="small-cell">{format!("{} · n={}", m.template.name, m.n)}</td>
             <td class="num" data-testid="run-progress">
                 {move || match missing() {

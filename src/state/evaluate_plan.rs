@@ -64,6 +64,9 @@ pub fn plan_evaluation(
     read_api: impl FnOnce() -> Result<ApiChoice, String>,
 ) -> Result<RunPlan, String> {
     let template = form.template?;
+    if let Some(why) = template.task.misfit(dataset) {
+        return Err(why);
+    }
     let n_text = form.n;
     let n: usize =
         n_text.trim().parse().map_err(|_| format!("samples per problem: `{n_text}` is not a whole number"))?;

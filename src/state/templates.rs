@@ -65,7 +65,7 @@ impl TemplateState {
         let template = self
             .library
             .with_untracked(|l| l.get(&id).filter(|t| t.task == task).cloned())
-            .ok_or(format!("no {} prediction template `{id}`", task.label()))?;
+            .ok_or(format!("no {} template `{id}`", task.words()))?;
         if self.has_unsaved_edits(&template) {
             return Err(format!("the template “{}” has unsaved changes: save or revert them first", template.name));
         }

@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use execbench_compare::charts::{category_chart, drop_heatmap, pass_at_1_chart};
+use execbench_compare::charts::{category_chart, drop_heatmap, pass_at_1_chart, question_kinds_chart};
 use execbench_compare::report::{append_section, csv_table, markdown_section, pairs_jsonl};
 use execbench_compare::{CompareOptions, DEFAULT_BOOTSTRAP, RunInput, compare};
 use serde_json::Value;
@@ -140,6 +140,7 @@ pub fn run(settings: &CompareArgs) -> Result<i32, String> {
                 ("pass_at_1", pass_at_1_chart(&comparison, table.mode)),
                 ("relative_drop", drop_heatmap(&comparison, table.mode)),
                 ("categories", category_chart(&comparison, table.mode)),
+                ("question_kinds", question_kinds_chart(&comparison, table.mode)),
             ];
             for (name, svg) in charts {
                 let Some(svg) = svg else { continue };

@@ -13,6 +13,7 @@ pub mod diff;
 pub mod flips;
 pub mod identity;
 pub mod pair;
+pub mod questions;
 pub mod reading;
 pub mod report;
 pub mod run;

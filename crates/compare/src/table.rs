@@ -146,6 +146,8 @@ pub struct Comparison {
     pub pairs: Vec<Pair>,
     /// Per-category pass@1 of every shown run, in table order; empty without categories.
     pub categories: Vec<RunCategories>,
+    /// Per-kind pass@1 of every shown question run, in table order; empty without one.
+    pub questions: Vec<crate::questions::RunQuestions>,
     /// What a reader should know: runs not shown, runs without a vanilla run.
     pub notes: Vec<String>,
 }
@@ -274,6 +276,7 @@ pub fn compare(runs: &[RunInput], options: &CompareOptions) -> Comparison {
     let mut tables = Vec::new();
     let mut pairs = Vec::new();
     let mut categories = Vec::new();
+    let mut questions = Vec::new();
     for &mode in &modes {
         let mut cells: Vec<Vec<Option<Cell>>> = vec![vec![None; columns.len()]; models.len()];
         for (model_index, model) in models.iter().enumerate() {
@@ -302,6 +305,16 @@ pub fn compare(runs: &[RunInput], options: &CompareOptions) -> Comparison {
                 if !options.categories.is_empty() {
                     let scores = category_scores(&runs[run], mode, &options.categories, options);
                     categories.push(RunCategories { mode, run, model: model_index, column: column_index, scores });
+                }
+                if runs[run].manifest.task == execbench_eval::Task::Question {
+                    let scores = crate::questions::question_scores(&runs[run], mode, options);
+                    questions.push(crate::questions::RunQuestions {
+                        mode,
+                        run,
+                        model: model_index,
+                        column: column_index,
+                        scores,
+                    });
                 }
             }
         }
@@ -347,8 +360,17 @@ pub fn compare(runs: &[RunInput], options: &CompareOptions) -> Comparison {
             vanilla: vanilla_of[i],
         })
         .collect();
-    let mut comparison =
-        Comparison { options: options.clone(), runs: views, models, columns, tables, pairs, categories, notes };
+    let mut comparison = Comparison {
+        options: options.clone(),
+        runs: views,
+        models,
+        columns,
+        tables,
+        pairs,
+        categories,
+        questions,
+        notes,
+    };
     // Said once, though every mode has its pair.
     let coverage: BTreeSet<String> = comparison.pairs.iter().filter_map(|p| p.coverage_words(&comparison)).collect();
     comparison.notes.extend(coverage);

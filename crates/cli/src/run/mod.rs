@@ -144,11 +144,7 @@ fn settings(args: &RunArgs) -> Result<Settings, String> {
                 all.iter().map(|t| t.id.as_str()).collect::<Vec<_>>().join(", ")
             ))?;
             if found.task != task {
-                return Err(format!(
-                    "--template `{id}` is for {} prediction, not {}",
-                    found.task.label(),
-                    task.label()
-                ));
+                return Err(format!("--template `{id}` is for {}, not {}", found.task.words(), task.words()));
             }
             found
         }
@@ -341,6 +337,9 @@ pub fn run(args: &RunArgs) -> Result<i32, String> {
     if samples.is_empty() {
         return Err(format!("{} has no usable samples", settings.dataset));
     }
+    if let Some(why) = settings.template.task.misfit(&samples) {
+        return Err(format!("{}: {why}", settings.dataset));
+    }
     let key_used = settings.api.is_some() && key.is_some();
     let mut responder = responder(&settings, key)?;
     let flags = settings.flags(args);
@@ -365,12 +364,12 @@ pub fn run(args: &RunArgs) -> Result<i32, String> {
         return answer_by_batch(run, settings.jobs);
     }
     eprintln!(
-        "{}: {} samples x {} ({} to ask), {} prediction, template {}",
+        "{}: {} samples x {} ({} to ask), {}, template {}",
         responder.name(),
         samples.len(),
         job.n,
         samples.len() - job.done.len(),
-        settings.task.label(),
+        settings.task.words(),
         settings.template.id
     );
     let session = Session { store: &store, entry, earlier, unsaved: Vec::new(), now_ms: Box::new(now_ms) };

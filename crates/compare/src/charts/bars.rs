@@ -257,3 +257,54 @@ pub fn category_chart(comparison: &Comparison, mode: Mode) -> Option<String> {
         bars,
     }))
 }
+
+/// The trace gap: per model (groups), pass@1 on each kind of question (bars: output first, then
+/// coverage, state, path) of its question run in `mode`; `None` without a question run. A model
+/// far better on `output` than on `state` and `path` predicts outputs without following the run.
+pub fn question_kinds_chart(comparison: &Comparison, mode: Mode) -> Option<String> {
+    let runs: Vec<_> = comparison.questions.iter().filter(|q| q.mode == mode && !q.scores.is_empty()).collect();
+    if runs.is_empty() {
+        return None;
+    }
+    let kinds: Vec<_> = crate::questions::CHART_ORDER
+        .into_iter()
+        .filter(|k| runs.iter().any(|r| r.scores.iter().any(|s| s.kind == *k)))
+        .collect();
+    let one_column = runs.iter().all(|r| r.column == runs[0].column);
+    let groups: Vec<String> = runs
+        .iter()
+        .map(|r| {
+            let model = comparison.models[r.model].clone();
+            if one_column { model } else { format!("{model} · {}", comparison.column_label(r.column)) }
+        })
+        .collect();
+    let bars = runs
+        .iter()
+        .zip(&groups)
+        .map(|(run, group)| {
+            kinds
+                .iter()
+                .map(|kind| {
+                    let score = run.scores.iter().find(|s| s.kind == *kind)?;
+                    let value = score.pass_at_1?;
+                    Some(Bar {
+                        value,
+                        interval: score.interval,
+                        title: bar_title(
+                            &format!("{group} · {} questions ({} asked)", kind.label(), score.samples),
+                            value,
+                            score.interval,
+                        ),
+                    })
+                })
+                .collect()
+        })
+        .collect();
+    Some(grouped_bars(&GroupedBars {
+        title: format!("Output against the run: pass@1 per kind of question ({})", mode.label()),
+        y_label: "pass@1 (%)".to_string(),
+        groups,
+        series: kinds.iter().map(|k| k.label().to_string()).collect(),
+        bars,
+    }))
+}

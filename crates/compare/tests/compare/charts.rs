@@ -7,8 +7,12 @@ use crate::common;
 use std::collections::BTreeMap;
 
 use common::run_of;
-use execbench_compare::charts::{DROP_BINS, SERIES_PALETTE, category_chart, drop_bin, drop_heatmap, pass_at_1_chart};
+use execbench_compare::charts::{
+    DROP_BINS, SERIES_PALETTE, category_chart, drop_bin, drop_heatmap, pass_at_1_chart, question_kinds_chart,
+};
 use execbench_compare::{CompareOptions, Comparison, RunInput, compare};
+use execbench_core::question::QuestionKind;
+use execbench_eval::Task;
 use execbench_eval::score::Mode;
 
 fn runs() -> Vec<RunInput> {
@@ -206,4 +210,55 @@ fn bless_requested() -> bool {
     let ci = std::env::var("CI").is_ok_and(|v| v == "true" || v == "1");
     assert!(!(bless && ci), "EXECBENCH_BLESS is set under CI=true: snapshots are checked there, never rewritten");
     bless
+}
+
+/// A question run of `model`: 10 questions of each kind, right where `right(kind, i)`.
+fn question_run(run_id: &str, model: &str, right: impl Fn(QuestionKind, usize) -> bool) -> RunInput {
+    let mut records = Vec::new();
+    for kind in QuestionKind::ALL {
+        for i in 0..10 {
+            let id = format!("sample_{i}/{}/0", kind.label());
+            let mut result = common::result(&id, Mode::Strict, common::verdicts(&[right(kind, i)]));
+            (result.task, result.question) = (Task::Question, Some(kind));
+            records.push(common::record(&id, records.len(), vec![result]));
+        }
+    }
+    let manifest = common::manifest(run_id, model, "q.jsonl", None, Task::Question, &[Mode::Strict]);
+    RunInput::new(format!("{run_id}.jsonl"), manifest, records)
+}
+
+/// The trace gap: per model, one bar per kind (output first) as tall as that kind's pass@1; no
+/// chart without a question run.
+#[test]
+fn question_runs_get_a_bar_per_kind_of_question() {
+    // alpha gets every output right and few state or path questions; beta is even.
+    let alpha = question_run("qa", "alpha", |kind, i| match kind {
+        QuestionKind::Output => true,
+        QuestionKind::Coverage => i < 8,
+        QuestionKind::State | QuestionKind::Path => i < 2,
+    });
+    let beta = question_run("qb", "beta", |_, i| i < 5);
+    let questions = compare(&[alpha, beta], &CompareOptions { bootstrap: 100, ..Default::default() });
+    let svg = question_kinds_chart(&questions, Mode::Strict).unwrap();
+    assert_well_formed(&svg);
+    assert_theme_safe(&svg);
+    assert!(svg.contains("<title>Output against the run: pass@1 per kind of question (strict)</title>"), "{svg}");
+    let cases = [
+        ("alpha · output", 100.0),
+        ("alpha · coverage", 80.0),
+        ("alpha · state", 20.0),
+        ("alpha · path", 20.0),
+        ("beta · output", 50.0),
+        ("beta · state", 50.0),
+    ];
+    for (bar, value) in cases {
+        let height = attribute(&svg, &format!("<title>{bar} questions (10 asked): "), "height");
+        assert!((height - 2.0 * value).abs() <= 0.05 + 1e-9, "{bar}: height {height} for {value}%");
+    }
+    // Output is the first series: its legend entry comes before the others'.
+    let legend: Vec<usize> =
+        ["output", "coverage", "state", "path"].iter().map(|k| svg.find(&format!(">{k}</text>")).unwrap()).collect();
+    assert!(legend.windows(2).all(|w| w[0] < w[1]), "{legend:?}");
+    assert!(question_kinds_chart(&questions, Mode::Compatible).is_none());
+    assert!(question_kinds_chart(&comparison(), Mode::Strict).is_none(), "output runs have no kinds");
 }
