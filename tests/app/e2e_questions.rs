@@ -3,6 +3,7 @@
 //! download must be byte for byte what `execbench questions` writes natively for the same samples
 //! and seed (its own worker processes, the same library), so the page's traces are held against
 //! the native engine's, not against our reading of them. A wrong form is refused by field.
+//! The questions are then evaluated as a task against two mock models and compared by kind.
 
 use std::time::Duration;
 
@@ -95,6 +96,143 @@ async fn questions_from_twenty_samples_are_shown_and_downloaded_as_the_command_l
         );
     }
     b.close().await;
+}
+
+/// Questions made in the page from 20 samples become the dataset ("Evaluate these questions"),
+/// are asked of two mock models (one answers every question right; the other answers the output
+/// and coverage questions right and the state and path questions wrong: it predicts outputs
+/// without following the run), and the Compare page draws pass@1 by kind of question per model.
+#[tokio::test(flavor = "multi_thread")]
+async fn questions_made_in_the_page_are_evaluated_and_compared_by_kind() {
+    use execbench_mockserver::{AnswerPolicy, MockConfig, MockServer};
+    use fantoccini::Locator;
+
+    let native = native_questions();
+    let loaded = execbench_core::load_jsonl("questions.jsonl", &native);
+    assert!(loaded.errors.is_empty(), "{:?}", loaded.errors);
+    let questions = loaded.samples;
+    let kind_of = |id: &str| questions.iter().find(|q| q.id == id).unwrap().meta["kind"].as_str().unwrap().to_owned();
+    let wrong = questions.iter().filter(|q| ["state", "path"].contains(&kind_of(&q.id).as_str())).map(|q| q.id.clone());
+    let tracer = MockServer::start(questions.clone(), MockConfig::default(), 0).await.unwrap();
+    let guesser_config = MockConfig {
+        answers: AnswerPolicy { wrong_ids: wrong.collect(), ..Default::default() },
+        latency_ms: 150,
+        ..Default::default()
+    };
+    let guesser = MockServer::start(questions.clone(), guesser_config, 0).await.unwrap();
+
+    let site = StaticServer::start(&execbench_testkit::dist_dir());
+    let b = Browser::launch().await;
+    b.set_viewport(1400, 1000).await;
+    b.client.goto(&format!("{}#/questions", site.base_url)).await.unwrap();
+    b.wait_text(".engine", Duration::from_secs(60), |t| t.starts_with("Python ready")).await;
+    b.wait_text(".questions .muted", Duration::from_secs(30), |t| t.contains("Dataset: CRUXEval")).await;
+    b.fill("[data-testid=questions-seed]", SEED).await;
+    b.fill("[data-testid=questions-limit]", &SAMPLES.to_string()).await;
+    b.click("[data-testid=questions-start]").await;
+    b.wait_text("[data-testid=questions-state]", Duration::from_secs(120), |t| t == "finished").await;
+    b.click("[data-testid=questions-evaluate]").await;
+    let count = format!("({} samples)", questions.len());
+    b.wait_text(".evaluate .muted", Duration::from_secs(30), |t| t.contains(&count)).await;
+    let task = b.client.execute("return document.querySelector('[data-testid=eval-task]').value", vec![]).await;
+    assert_eq!(task.unwrap(), "question", "Evaluate opens on the question task");
+
+    // The tracer's run goes to its end; the guesser's is cut by a reload and resumed on Runs,
+    // over the questions kept as the working dataset.
+    for (mock, model) in [(&tracer, "tracer"), (&guesser, "guesser")] {
+        select(&b, "[data-testid=eval-model]", "api").await;
+        select(&b, "[data-testid=api-provider]", "openai-compatible").await;
+        b.fill("[data-testid=api-base-url]", &format!("{}/v1", mock.base_url())).await;
+        b.fill("[data-testid=api-model]", model).await;
+        b.fill("[data-testid=eval-n]", "1").await;
+        b.fill("[data-testid=eval-limit]", "").await;
+        b.fill("[data-testid=api-concurrency]", "2").await;
+        crate::common::start_api_run(&b).await;
+        if model == "guesser" {
+            wait_asked(mock, 10, model).await;
+            b.client.refresh().await.unwrap();
+            b.client.goto(&format!("{}#/runs", site.base_url)).await.unwrap();
+            let resume = "[data-testid=run-row][data-state=interrupted] [data-testid=run-resume]";
+            b.client.wait().at_most(Duration::from_secs(60)).for_element(Locator::Css(resume)).await.unwrap();
+            assert!(mock.stats().per_sample.len() < questions.len(), "the run ended before the reload");
+            b.click(resume).await;
+            wait_asked(mock, questions.len(), model).await;
+            let finished = "[data-testid=run-row][data-state=finished]";
+            let deadline = std::time::Instant::now() + Duration::from_secs(60);
+            while b.client.find_all(Locator::Css(finished)).await.unwrap().len() < 2 {
+                assert!(std::time::Instant::now() < deadline, "the resumed run did not finish");
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+        } else {
+            wait_asked(mock, questions.len(), model).await;
+            b.wait_text("[data-testid=eval-job]", Duration::from_secs(60), |t| t == "Idle").await;
+            assert_eq!(text(&b, "[data-testid=eval-state]").await, "finished", "{model}");
+        }
+        let stats = mock.stats();
+        assert_eq!(stats.unidentified, 0, "{model}: every prompt was one of the questions");
+        let twice = stats.per_sample.values().filter(|n| **n > 1).count();
+        assert!(twice <= 2 + 2, "{model}: only questions in flight at the reload are asked again ({twice})");
+    }
+    b.screenshot("questions-evaluated").await;
+
+    b.client.goto(&format!("{}#/compare", site.base_url)).await.unwrap();
+    b.client
+        .wait()
+        .at_most(Duration::from_secs(20))
+        .for_element(Locator::Css("[data-testid=compare-run]"))
+        .await
+        .unwrap();
+    let listed = b
+        .client
+        .execute("return [...document.querySelectorAll('[data-testid=compare-run]')].map(e => e.dataset.run)", vec![])
+        .await
+        .unwrap();
+    let listed: Vec<String> = serde_json::from_value(listed).unwrap();
+    assert_eq!(listed.len(), 2, "{listed:?}");
+    for id in &listed {
+        b.click(&format!("[data-testid=compare-run][data-run='{id}']")).await;
+    }
+    b.click("[data-testid=compare-start]").await;
+    let chart = "[data-testid=compare-chart-question-kinds-strict]";
+    b.client.wait().at_most(Duration::from_secs(20)).for_element(Locator::Css(chart)).await.unwrap();
+    let svg = b.client.execute(&format!("return document.querySelector('{chart} svg').outerHTML"), vec![]).await;
+    let svg = svg.unwrap().as_str().unwrap().to_owned();
+    let asked = |kind: &str| questions.iter().filter(|q| kind_of(&q.id) == kind).count();
+    for (model, kind, percent) in [
+        ("tracer", "output", "100.0"),
+        ("tracer", "state", "100.0"),
+        ("tracer", "path", "100.0"),
+        ("guesser", "output", "100.0"),
+        ("guesser", "coverage", "100.0"),
+        ("guesser", "state", "0.0"),
+        ("guesser", "path", "0.0"),
+    ] {
+        let bar = format!("<title>{model} (openai-compatible) · {kind} questions ({} asked): {percent}%", asked(kind));
+        assert!(svg.contains(&bar), "{bar} not in the chart:\n{svg}");
+    }
+    // A question's `kind` is not a perturbation: the runs are plain (vanilla) runs of the file.
+    let heads = b.wait_text("[data-testid=compare-table] thead", Duration::from_secs(5), |_| true).await;
+    assert!(!heads.contains("coverage"), "{heads}");
+    b.client.execute(&format!("document.querySelector('{chart}').scrollIntoView()"), vec![]).await.unwrap();
+    b.screenshot("questions-compared").await;
+    b.close().await;
+}
+
+/// Waits until `mock` has been asked `count` distinct questions.
+async fn wait_asked(mock: &execbench_mockserver::MockServer, count: usize, model: &str) {
+    let deadline = std::time::Instant::now() + Duration::from_secs(120);
+    while mock.stats().per_sample.len() < count {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "{model}: only {} questions asked",
+            mock.stats().per_sample.len()
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+async fn select(b: &Browser, css: &str, value: &str) {
+    b.client.find(fantoccini::Locator::Css(css)).await.unwrap().select_by_value(value).await.unwrap();
 }
 
 /// The element's text, or "" when there is none.

@@ -83,13 +83,16 @@ impl Provenance {
 /// The perturbation a dataset was made with, read from its rows: a perturbed export's rows say
 /// it in their `provenance`, or (older files, the CodeCrash layout) in `kind`/`perturbation`,
 /// `seed` and `options`. One perturbation for every row gives it; several give
-/// `{"mixed": [...]}` (each once, in first-seen order); none gives `None`.
+/// `{"mixed": [...]}` (each once, in first-seen order); none gives `None`. A questions file's
+/// `kind` is the kind of question (`crate::question`), never a perturbation.
 pub fn perturbation_of(samples: &[Sample]) -> Option<Value> {
     let mut seen: Vec<Value> = Vec::new();
     for sample in samples {
         let meta = &sample.meta;
+        let is_question = meta.contains_key("truth") && meta.contains_key("kind");
         let found = match meta.get("provenance").and_then(|p| p.get("perturbation")) {
             Some(p) => Some(p.clone()),
+            None if is_question => None,
             None => meta.get("kind").or_else(|| meta.get("perturbation")).filter(|k| k.is_string()).map(|kind| {
                 let mut p = serde_json::Map::new();
                 p.insert("kind".to_string(), kind.clone());
@@ -199,6 +202,8 @@ mod tests {
             ),
             // A `kind` that is not a name (a LeetCode row's own field, say) is not a perturbation.
             (vec![with(json!({"kind": 3}))], None),
+            // Nor is a question's kind.
+            (vec![with(json!({"kind": "state", "truth": {"is": "value", "repr": "1", "type": "int"}}))], None),
         ];
         for (samples, expected) in cases {
             assert_eq!(
