@@ -167,6 +167,10 @@ async fn questions_made_in_the_page_are_evaluated_and_compared_by_kind() {
             wait_asked(mock, questions.len(), model).await;
             b.wait_text("[data-testid=eval-job]", Duration::from_secs(60), |t| t == "Idle").await;
             assert_eq!(text(&b, "[data-testid=eval-state]").await, "finished", "{model}");
+            // The summary gives the run's figure and one a kind of question.
+            for (key, figure) in [("question", "100.0"), ("question-coverage", "100.0"), ("question-path", "100.0")] {
+                assert_eq!(text(&b, &format!("[data-testid=pass1-{key}-strict]")).await, figure, "{key}");
+            }
         }
         let stats = mock.stats();
         assert_eq!(stats.unidentified, 0, "{model}: every prompt was one of the questions");

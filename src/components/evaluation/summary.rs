@@ -3,6 +3,7 @@
 use std::sync::Arc;
 
 use execbench_eval::DatasetScore;
+use execbench_eval::report::{SummaryShare, summarize_by_question};
 use leptos::prelude::*;
 
 use crate::jobs::results::RunResults;
@@ -25,17 +26,32 @@ pub fn ResultsSummary(#[prop(into)] runs: Signal<Vec<Arc<RunResults>>>) -> impl 
             .flat_map(|run| {
                 run.per_mode
                     .iter()
-                    .map(|m| {
-                        let s = &m.summary;
-                        let key = format!("{}-{}", s.task.label(), s.mode.label());
+                    .flat_map(|m| {
+                        // A question run: the mode's row, then one row a kind of question.
+                        let shares = m.rows.iter().map(SummaryShare::of);
+                        let kinds = summarize_by_question(m.summary.task, m.mode, shares);
+                        std::iter::once((run.name.clone(), None, m.summary.clone()))
+                            .chain(kinds.into_iter().map(|(kind, s)| (run.name.clone(), Some(kind), s)))
+                            .collect::<Vec<_>>()
+                    })
+                    .map(|(name, kind, s)| {
+                        let task = match kind {
+                            Some(kind) => format!("{} questions", kind.label()),
+                            None => s.task.label().to_string(),
+                        };
+                        let key = match kind {
+                            Some(kind) => format!("{}-{}-{}", s.task.label(), kind.label(), s.mode.label()),
+                            None => format!("{}-{}", s.task.label(), s.mode.label()),
+                        };
+                        let class = if kind.is_some() { "kind-row" } else { "" };
                         view! {
-                            <tr data-testid="summary-row">
+                            <tr data-testid="summary-row" class=class>
                                 <td class="run-source" title=run.title() data-testid="summary-name">
-                                    {run.name.clone()}
-                                    {run.host.clone().map(|h| view! { <span class="muted small note">{h}</span> })}
-                                    {run.imported.then(|| view! { <span class="badge small" data-testid="summary-imported">"imported"</span> })}
+                                    {kind.is_none().then(|| name.clone())}
+                                    {kind.is_none().then(|| run.host.clone().map(|h| view! { <span class="muted small note">{h}</span> }))}
+                                    {(kind.is_none() && run.imported).then(|| view! { <span class="badge small" data-testid="summary-imported">"imported"</span> })}
                                 </td>
-                                <td>{s.task.label()}</td>
+                                <td>{task}</td>
                                 <td>{s.mode.label()}</td>
                                 <td class="num">{s.samples}</td>
                                 <td class="num">{s.answers}</td>
