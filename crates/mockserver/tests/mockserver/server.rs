@@ -358,6 +358,7 @@ async fn answers_follow_the_policy_in_every_format() {
         let prompt = match task {
             Task::Output => output_prompt(&s),
             Task::Input => input_prompt(&s),
+            Task::Question => unreachable!("the bundled dataset holds no questions"),
         };
         let mut call = Call::new(fmt, prompt).n(n);
         if stream {
