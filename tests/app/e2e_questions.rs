@@ -18,7 +18,10 @@ const SEED: &str = "3";
 /// The command line's questions for the first `SAMPLES` CRUXEval samples, from a file named as
 /// the page names the bundled dataset (the name is in every question's source).
 fn native_questions() -> String {
-    let dir = std::env::temp_dir().join(format!("execbench-e2e-questions-{}", std::process::id()));
+    // One folder a call: the tests of this file run at once, and each removes its folder.
+    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!("execbench-e2e-questions-{}-{call}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let all =
         std::fs::read_to_string(execbench_testkit::repo_root().join("public/data/cruxeval/cruxeval.jsonl")).unwrap();
