@@ -229,4 +229,33 @@ fn a_questions_file_runs_as_a_dataset_and_is_scored_by_kind() {
     let again = execbench(&[&run_args[..], &["--resume"]].concat());
     assert_eq!(again.status.code(), Some(0), "{}", String::from_utf8_lossy(&again.stderr));
     assert!(server.stats().per_sample.values().all(|n| *n == 1));
+
+    // The same questions as a batch (the mock's OpenAI batch service): submitted, collected a day
+    // later, every question scored as the live run scored it.
+    let batch_out = dir.join("batch.jsonl");
+    let batch_args: Vec<&str> =
+        run_args.iter().map(|a| if *a == out.to_str().unwrap() { batch_out.to_str().unwrap() } else { a }).collect();
+    let submitted = execbench(&[&batch_args[..], &["--batch"]].concat());
+    assert_eq!(submitted.status.code(), Some(4), "{}", String::from_utf8_lossy(&submitted.stdout));
+    server.advance_batch_clock(86_400);
+    let collected = execbench(&[&batch_args[..], &["--resume"]].concat());
+    let stdout = String::from_utf8_lossy(&collected.stdout);
+    assert_eq!(collected.status.code(), Some(0), "{stdout}{}", String::from_utf8_lossy(&collected.stderr));
+    assert!(stdout.contains("state questions, strict: pass@1 0.0"), "{stdout}");
+    let batch_text = std::fs::read_to_string(&batch_out).unwrap();
+    let scored = |text: &str| -> std::collections::BTreeMap<String, (String, serde_json::Value)> {
+        text.lines()
+            .skip(1)
+            .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+            .filter(|r| r.get("sample_id").is_some())
+            .map(|r| {
+                let result = &r["results"][0];
+                (
+                    r["sample_id"].as_str().unwrap().to_owned(),
+                    (result["question"].to_string(), result["correct"].clone()),
+                )
+            })
+            .collect()
+    };
+    assert_eq!(scored(&batch_text), scored(&text), "the batch scores every question as the live run did");
 }
