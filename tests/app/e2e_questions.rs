@@ -217,6 +217,14 @@ async fn questions_made_in_the_page_are_evaluated_and_compared_by_kind() {
         let bar = format!("<title>{model} (openai-compatible) · {kind} questions ({} asked): {percent}%", asked(kind));
         assert!(svg.contains(&bar), "{bar} not in the chart:\n{svg}");
     }
+    // Every program's chain right for the tracer, none for the guesser (its state or path
+    // question is wrong on every program with a whole chain).
+    for (model, whole) in [("tracer", "100.0%"), ("guesser", "0.0%")] {
+        let chain = format!("<title>{model} (openai-compatible) · whole chain (");
+        let at = svg.find(&chain).unwrap_or_else(|| panic!("{chain} not in the chart"));
+        let title = &svg[at..at + svg[at..].find("</title>").unwrap()];
+        assert!(title.ends_with(&format!("): {whole}")), "{title}");
+    }
     // A question's `kind` is not a perturbation: the runs are plain (vanilla) runs of the file.
     let heads = b.wait_text("[data-testid=compare-table] thead", Duration::from_secs(5), |_| true).await;
     assert!(!heads.contains("coverage"), "{heads}");

@@ -308,12 +308,14 @@ pub fn compare(runs: &[RunInput], options: &CompareOptions) -> Comparison {
                 }
                 if runs[run].manifest.task == execbench_eval::Task::Question {
                     let scores = crate::questions::question_scores(&runs[run], mode, options);
+                    let chains = crate::questions::chain_score(&runs[run], mode);
                     questions.push(crate::questions::RunQuestions {
                         mode,
                         run,
                         model: model_index,
                         column: column_index,
                         scores,
+                        chains,
                     });
                 }
             }

@@ -39,6 +39,10 @@ pub struct SampleResult {
     /// Compare can split a run's accuracy by kind without the dataset.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub question: Option<QuestionKind>,
+    /// The program a question is about (its source sample's id), so a run's questions on one
+    /// program can be read as a consistency chain.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub program: Option<String>,
 }
 
 impl SampleResult {
@@ -72,6 +76,7 @@ impl SampleResult {
             pass_at_5: score.pass_at_5,
             model_error: None,
             question: None,
+            program: None,
         }
     }
 
@@ -79,6 +84,8 @@ impl SampleResult {
     pub fn of_sample(mut self, sample: &execbench_core::Sample) -> Self {
         if self.task == Task::Question {
             self.question = sample.meta.get("kind").and_then(|k| k.as_str()).and_then(QuestionKind::from_label);
+            let source = sample.meta.get("source").and_then(|s| s.get("sample")).and_then(|s| s.as_str());
+            self.program = source.map(str::to_owned);
         }
         self
     }

@@ -120,6 +120,7 @@ mod tests {
             pass_at_5: None,
             model_error: None,
             question: None,
+            program: None,
         };
         SampleRecord {
             sample_id: id.into(),

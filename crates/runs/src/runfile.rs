@@ -432,6 +432,7 @@ mod tests {
             pass_at_5: None,
             model_error: None,
             question: None,
+            program: None,
         }];
         let (text, left_out) = export_codecrash(&manifest(), &[sample("a", "1")], &[found, record("zzz", false)]);
         assert_eq!(left_out, 1, "a record of a sample the dataset lacks");

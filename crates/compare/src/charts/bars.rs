@@ -259,8 +259,9 @@ pub fn category_chart(comparison: &Comparison, mode: Mode) -> Option<String> {
 }
 
 /// The trace gap: per model (groups), pass@1 on each kind of question (bars: output first, then
-/// coverage, state, path) of its question run in `mode`; `None` without a question run. A model
-/// far better on `output` than on `state` and `path` predicts outputs without following the run.
+/// coverage, state, path) of its question run in `mode`, and the share of programs whose whole
+/// chain of questions was answered right; `None` without a question run. A model far better on
+/// `output` than on `state` and `path` predicts outputs without following the run.
 pub fn question_kinds_chart(comparison: &Comparison, mode: Mode) -> Option<String> {
     let runs: Vec<_> = comparison.questions.iter().filter(|q| q.mode == mode && !q.scores.is_empty()).collect();
     if runs.is_empty() {
@@ -278,11 +279,12 @@ pub fn question_kinds_chart(comparison: &Comparison, mode: Mode) -> Option<Strin
             if one_column { model } else { format!("{model} · {}", comparison.column_label(r.column)) }
         })
         .collect();
+    let chained = runs.iter().any(|r| r.chains.is_some());
     let bars = runs
         .iter()
         .zip(&groups)
         .map(|(run, group)| {
-            kinds
+            let mut row: Vec<Option<Bar>> = kinds
                 .iter()
                 .map(|kind| {
                     let score = run.scores.iter().find(|s| s.kind == *kind)?;
@@ -297,14 +299,32 @@ pub fn question_kinds_chart(comparison: &Comparison, mode: Mode) -> Option<Strin
                         ),
                     })
                 })
-                .collect()
+                .collect();
+            if chained {
+                row.push(run.chains.as_ref().map(|chain| Bar {
+                    value: chain.whole,
+                    interval: None,
+                    title: format!(
+                        "{group} · whole chain ({} programs, {} kinds right before the first wrong one on average, of {}): {}%",
+                        chain.programs,
+                        one_decimal(chain.mean_depth),
+                        chain.links,
+                        one_decimal(chain.whole)
+                    ),
+                }));
+            }
+            row
         })
         .collect();
+    let mut series: Vec<String> = kinds.iter().map(|k| k.label().to_string()).collect();
+    if chained {
+        series.push("whole chain".to_string());
+    }
     Some(grouped_bars(&GroupedBars {
         title: format!("Output against the run: pass@1 per kind of question ({})", mode.label()),
         y_label: "pass@1 (%)".to_string(),
         groups,
-        series: kinds.iter().map(|k| k.label().to_string()).collect(),
+        series,
         bars,
     }))
 }

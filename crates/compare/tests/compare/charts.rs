@@ -219,7 +219,7 @@ fn question_run(run_id: &str, model: &str, right: impl Fn(QuestionKind, usize) -
         for i in 0..10 {
             let id = format!("sample_{i}/{}/0", kind.label());
             let mut result = common::result(&id, Mode::Strict, common::verdicts(&[right(kind, i)]));
-            (result.task, result.question) = (Task::Question, Some(kind));
+            (result.task, result.question, result.program) = (Task::Question, Some(kind), Some(format!("sample_{i}")));
             records.push(common::record(&id, records.len(), vec![result]));
         }
     }

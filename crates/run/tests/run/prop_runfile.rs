@@ -61,6 +61,7 @@ fn record() -> impl Strategy<Value = SampleRecord> {
                     model_error: None,
                     // Every third record a question's, so the kind's round trip is covered.
                     question: index.is_multiple_of(3).then_some(execbench_core::question::QuestionKind::Path),
+                    program: index.is_multiple_of(3).then(|| format!("program_{index}")),
                 }]
             };
             SampleRecord {

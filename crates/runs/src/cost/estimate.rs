@@ -390,6 +390,7 @@ mod tests {
             pass_at_5: None,
             model_error: None,
             question: None,
+            program: None,
         };
         SampleRecord {
             sample_id: "s".into(),

@@ -53,6 +53,7 @@ pub fn record(id: &str, index: usize, pass: Option<f64>, error: bool) -> SampleR
         pass_at_5: None,
         model_error: None,
         question: None,
+        program: None,
     };
     SampleRecord {
         sample_id: id.into(),
