@@ -255,9 +255,21 @@ fn question_runs_get_a_bar_per_kind_of_question() {
         let height = attribute(&svg, &format!("<title>{bar} questions (10 asked): "), "height");
         assert!((height - 2.0 * value).abs() <= 0.05 + 1e-9, "{bar}: height {height} for {value}%");
     }
-    // Output is the first series: its legend entry comes before the others'.
-    let legend: Vec<usize> =
-        ["output", "coverage", "state", "path"].iter().map(|k| svg.find(&format!(">{k}</text>")).unwrap()).collect();
+    // The whole chain, worked by hand: alpha's programs 0 and 1 have every kind right (depth 4),
+    // 2 to 7 coverage right and state wrong (1), 8 and 9 coverage wrong (0): mean 14 / 10 = 1.4,
+    // whole 2 of 10. beta's programs 0 to 4 have all right (4), the rest none: 2.0, 5 of 10.
+    for (bar, whole) in [
+        ("alpha · whole chain (10 programs, 1.4 kinds right before the first wrong one on average, of 4): ", 20.0),
+        ("beta · whole chain (10 programs, 2.0 kinds right before the first wrong one on average, of 4): ", 50.0),
+    ] {
+        let height = attribute(&svg, &format!("<title>{bar}{whole:.1}%"), "height");
+        assert!((height - 2.0 * whole).abs() <= 0.05 + 1e-9, "{bar}: height {height}");
+    }
+    // Output is the first series and the chain the last.
+    let legend: Vec<usize> = ["output", "coverage", "state", "path", "whole chain"]
+        .iter()
+        .map(|k| svg.find(&format!(">{k}</text>")).unwrap())
+        .collect();
     assert!(legend.windows(2).all(|w| w[0] < w[1]), "{legend:?}");
     assert!(question_kinds_chart(&questions, Mode::Compatible).is_none());
     assert!(question_kinds_chart(&comparison(), Mode::Strict).is_none(), "output runs have no kinds");
