@@ -19,7 +19,9 @@ use crate::model::LocalModel;
 use crate::sampling::Sampling;
 
 /// Ends every answer: the benchmark's prompts ask for the assertion between `[ANSWER]` and
-/// `[/ANSWER]`, and nothing after it is read. Kept in the text, as are the request's stop texts.
+/// `[/ANSWER]`, and nothing after it is read. A request that did not ask for it gets it in the
+/// text (it says where the answer was cut); the stop texts a request asks for are left out of the
+/// text, as OpenAI defines `stop` and llama.cpp's server does.
 pub const ANSWER_END: &str = "[/ANSWER]";
 
 /// The seed of a sampled request that names none, so that a run without one still repeats.
@@ -38,6 +40,9 @@ pub struct ChatRequest {
     pub options: GenerateOptions,
     /// Answer as Server-Sent Events (one text chunk, then the finish, the usage, `[DONE]`).
     pub stream: bool,
+    /// The stop texts the request named (`options.stop_texts` adds [`ANSWER_END`]): the one that
+    /// ends the answer is left out of the text sent back.
+    pub stop_asked: Vec<String>,
 }
 
 /// Why no answer came.
@@ -144,7 +149,8 @@ pub fn read_chat_request(body: &[u8]) -> Result<ChatRequest, ChatError> {
             .ok_or_else(|| bad(format!("seed: must be an integer (got {v})")))?,
     };
     let sampling = if temperature == 0.0 { Sampling::Greedy } else { Sampling::Random { temperature, top_p, seed } };
-    let mut stop_texts = read_stop(&fields)?;
+    let stop_asked = read_stop(&fields)?;
+    let mut stop_texts = stop_asked.clone();
     if !stop_texts.iter().any(|s| s == ANSWER_END) {
         stop_texts.push(ANSWER_END.to_string());
     }
@@ -155,7 +161,13 @@ pub fn read_chat_request(body: &[u8]) -> Result<ChatRequest, ChatError> {
     };
     // No limit: the model's context ends the answer.
     let max_tokens = max_tokens.map_or(usize::MAX, |m| usize::try_from(m).unwrap_or(usize::MAX));
-    Ok(ChatRequest { model, messages, options: GenerateOptions { max_tokens, sampling, stop_texts }, stream })
+    Ok(ChatRequest {
+        model,
+        messages,
+        options: GenerateOptions { max_tokens, sampling, stop_texts },
+        stream,
+        stop_asked,
+    })
 }
 
 fn read_messages(fields: &Map<String, Value>) -> Result<Vec<ChatMessage>, ChatError> {
@@ -190,6 +202,18 @@ fn read_messages(fields: &Map<String, Value>) -> Result<Vec<ChatMessage>, ChatEr
             Ok(ChatMessage::new(role, &content))
         })
         .collect()
+}
+
+/// The answer's text as the wire carries it: without the stop text the request asked for, when
+/// one ended it (the generation's text ends with the one that did).
+fn sent_text<'a>(generation: &'a Generation, stop_asked: &[String]) -> &'a str {
+    let text = generation.text.as_str();
+    if generation.stop != StopReason::StopText {
+        return text;
+    }
+    // Two asked texts can end at the same token ("R]" and "[/ANSWER]"): the answer ends where the
+    // earlier-starting one begins, as llama.cpp's server cuts it.
+    stop_asked.iter().filter_map(|s| text.strip_suffix(s.as_str())).min_by_key(|kept| kept.len()).unwrap_or(text)
 }
 
 fn read_stop(fields: &Map<String, Value>) -> Result<Vec<String>, ChatError> {
@@ -252,6 +276,7 @@ pub fn answer_chat(
         StopReason::MaxTokens | StopReason::Context => "length",
         StopReason::Cancelled => return Err(ChatError::Stopped),
     };
+    let content = sent_text(&generation, &request.stop_asked);
     let model_name = request.model.map_or(Value::Null, Value::String);
     let usage = json!({
         "prompt_tokens": generation.prompt_tokens,
@@ -270,7 +295,7 @@ pub fn answer_chat(
         };
         let mut events = String::new();
         events.push_str(&chunk(
-            json!([{"index": 0, "delta": {"role": "assistant", "content": generation.text}, "finish_reason": null}]),
+            json!([{"index": 0, "delta": {"role": "assistant", "content": content}, "finish_reason": null}]),
             None,
         ));
         events.push_str(&chunk(json!([{"index": 0, "delta": {}, "finish_reason": finish}]), None));
@@ -283,7 +308,7 @@ pub fn answer_chat(
             "id": "local",
             "object": "chat.completion",
             "model": model_name,
-            "choices": [{"index": 0, "message": {"role": "assistant", "content": generation.text}, "finish_reason": finish}],
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": finish}],
             "usage": usage,
             "timings": timing_fields,
         });

@@ -30,54 +30,68 @@ fn options(max_tokens: usize, sampling: Sampling, stops: &[&str]) -> GenerateOpt
 #[test]
 fn request_fields_become_generation_options() {
     let random = |temperature, top_p, seed| Sampling::Random { temperature, top_p, seed };
-    let cases: Vec<(&str, Value, GenerateOptions, bool)> = vec![
-        ("OpenAI's defaults", json!({}), options(usize::MAX, random(1.0, 1.0, DEFAULT_SEED), &[ANSWER_END]), false),
+    let cases: Vec<(&str, Value, GenerateOptions, bool, &[&str])> = vec![
+        (
+            "OpenAI's defaults",
+            json!({}),
+            options(usize::MAX, random(1.0, 1.0, DEFAULT_SEED), &[ANSWER_END]),
+            false,
+            &[],
+        ),
         (
             "temperature 0 is greedy",
             json!({"temperature": 0, "top_p": 0.5, "seed": 9}),
             options(usize::MAX, Sampling::Greedy, &[ANSWER_END]),
             false,
+            &[],
         ),
         (
             "the run's settings",
             json!({"max_tokens": 2000, "temperature": 0.2, "top_p": 0.95, "stream": true, "stream_options": {"include_usage": true}}),
             options(2000, random(0.2, 0.95, DEFAULT_SEED), &[ANSWER_END]),
             true,
+            &[],
         ),
         (
             "the request's seed",
             json!({"seed": 7, "temperature": 0.8}),
             options(usize::MAX, random(0.8, 1.0, 7), &[ANSWER_END]),
             false,
+            &[],
         ),
         (
             "a negative seed keeps its bits",
             json!({"seed": -1, "temperature": 0.8}),
             options(usize::MAX, random(0.8, 1.0, u64::MAX), &[ANSWER_END]),
             false,
+            &[],
         ),
         (
             "max_completion_tokens wins",
             json!({"max_completion_tokens": 5, "max_tokens": 9}),
             options(5, random(1.0, 1.0, DEFAULT_SEED), &[ANSWER_END]),
             false,
+            &[],
         ),
         (
             "one stop text",
             json!({"stop": "END"}),
             options(usize::MAX, random(1.0, 1.0, DEFAULT_SEED), &["END", ANSWER_END]),
             false,
+            &["END"],
         ),
         (
             "stop texts, empty ones dropped, [/ANSWER] once",
             json!({"stop": ["", "[/ANSWER]", "x"], "stream": null}),
             options(usize::MAX, random(1.0, 1.0, DEFAULT_SEED), &[ANSWER_END, "x"]),
             false,
+            &[ANSWER_END, "x"],
         ),
     ];
-    for (what, extra, want, stream) in cases {
+    for (what, extra, want, stream, asked) in cases {
         let got = read_chat_request(&body(extra)).unwrap_or_else(|e| panic!("{what}: {e}"));
         assert_eq!((got.options, got.stream), (want, stream), "{what}");
+        assert_eq!(got.stop_asked, asked, "{what}: the stop texts asked for, left out of the text");
         assert_eq!(got.model.as_deref(), Some("m"), "{what}");
     }
 }
@@ -200,20 +214,41 @@ fn the_whole_body_has_the_chat_completion_shape() {
 }
 
 #[test]
-fn stop_texts_end_with_finish_reason_stop_and_stay_in_the_text() {
+fn stop_texts_asked_for_end_the_answer_and_are_left_out_of_its_text() {
     let r = reference();
     let greedy = r["models"][MODELS[0]]["greedy_text"].as_str().unwrap();
     // The greedy text's third token onwards ("q in…"): stop where "erq" ends.
     let stop_at = "erq";
-    let end = greedy.find(stop_at).unwrap() + stop_at.len();
+    let start = greedy.find(stop_at).unwrap();
     let mut model = load(MODELS[0]);
-    let mut request: Value = serde_json::from_slice(&engine_request(false, 0.0, 50)).unwrap();
-    request["stop"] = json!([stop_at]);
-    let reply = answer_chat(&mut model, request.to_string().as_bytes(), || 0.0, || true).unwrap();
-    let completion =
-        parse_response(WireFormat::OpenAiChat, 200, &[], std::str::from_utf8(&reply.body).unwrap()).unwrap();
-    assert_eq!(completion.texts, vec![greedy[..end].to_string()]);
-    assert_eq!(completion.finish_reasons, vec![Some("stop".to_string())]);
+    // (the stop texts asked for, streamed or not, the text sent back)
+    let cases: Vec<(Value, bool, &str)> = vec![
+        (json!([stop_at]), false, &greedy[..start]),
+        (json!([stop_at]), true, &greedy[..start]),
+        // Two that end at the same token: the answer ends where the earlier-starting one begins.
+        (json!(["rq", stop_at]), false, &greedy[..start]),
+        // Not asked for: our own [/ANSWER] would stay, an end that is no stop text changes nothing.
+        (json!(["never in the text"]), false, &greedy[..start + stop_at.len()]),
+    ];
+    for (i, (stop, stream, want)) in cases.into_iter().enumerate() {
+        let mut request: Value = serde_json::from_slice(&engine_request(stream, 0.0, 50)).unwrap();
+        request["stop"] = stop.clone();
+        if i == 3 {
+            // The stop text is not asked for: the answer runs on past it, up to max_tokens.
+            request["max_tokens"] = json!(model.encode(&greedy[..start + stop_at.len()]).unwrap().len());
+        }
+        let reply = answer_chat(&mut model, request.to_string().as_bytes(), || 0.0, || true).unwrap();
+        let completion = if stream {
+            let mut parser = StreamParser::new(WireFormat::OpenAiChat, 1);
+            parser.push(&reply.body).unwrap();
+            parser.finish().unwrap()
+        } else {
+            parse_response(WireFormat::OpenAiChat, 200, &[], std::str::from_utf8(&reply.body).unwrap()).unwrap()
+        };
+        assert_eq!(completion.texts, vec![want.to_string()], "case {i}: stop {stop}");
+        let finish = if i == 3 { "length" } else { "stop" };
+        assert_eq!(completion.finish_reasons, vec![Some(finish.to_string())], "case {i}");
+    }
 }
 
 #[test]
