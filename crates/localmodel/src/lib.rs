@@ -19,6 +19,7 @@ pub mod chat_api;
 mod error;
 mod generate;
 mod model;
+mod q8_matrix;
 mod repack;
 mod sampling;
 mod tokenizer;

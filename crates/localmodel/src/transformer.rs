@@ -14,6 +14,7 @@ use std::sync::Arc;
 use candle_core::quantized::{GgmlDType, QTensor, ggml_file, gguf_file};
 use candle_core::{DType, Device, Tensor};
 
+use crate::q8_matrix::Q8Matrix;
 use crate::weight::Weight;
 
 /// Shorthand: every fallible step here is a candle step.
@@ -63,37 +64,60 @@ struct Layer {
     down: Weight,
 }
 
-/// The token embeddings, still quantized: a row is expanded when a token is looked up.
-struct Embeddings {
-    table: Arc<QTensor>,
-    hidden: usize,
-    row_bytes: usize,
+/// The token embeddings, still quantized: a row is expanded when a token is looked up. A Q8_0
+/// table is kept in the layout of our Q8_0 kernel, so that a tied output layer multiplies by the
+/// very same copy.
+enum Embeddings {
+    Q8(Arc<Q8Matrix>),
+    Table { table: Arc<QTensor>, hidden: usize, row_bytes: usize },
 }
 
 impl Embeddings {
     fn new(table: Arc<QTensor>, hidden: usize) -> Result<Self> {
+        if let Some(m) = Q8Matrix::from_qtensor(&table)? {
+            return Ok(Embeddings::Q8(Arc::new(m)));
+        }
         let dtype = table.dtype();
         if !hidden.is_multiple_of(dtype.block_size()) {
             candle_core::bail!("token_embd.weight: a row of {hidden} is not whole {dtype:?} blocks");
         }
-        Ok(Embeddings { row_bytes: hidden / dtype.block_size() * dtype.type_size(), table, hidden })
+        Ok(Embeddings::Table { row_bytes: hidden / dtype.block_size() * dtype.type_size(), table, hidden })
     }
 
     /// (ids.len(), hidden), f32.
     fn lookup(&self, ids: &[u32]) -> Result<Tensor> {
-        let data = self.table.data()?;
-        let dtype: GgmlDType = self.table.dtype();
-        let rows = ids
-            .iter()
-            .map(|&id| {
-                let at = id as usize * self.row_bytes;
-                let bytes = data
-                    .get(at..at + self.row_bytes)
-                    .ok_or_else(|| candle_core::Error::Msg(format!("token id {id} has no embedding row")))?;
-                ggml_file::qtensor_from_ggml(dtype, bytes, vec![self.hidden], &Device::Cpu)?.dequantize(&Device::Cpu)
-            })
-            .collect::<Result<Vec<_>>>()?;
+        let missing = |id: u32| candle_core::Error::Msg(format!("token id {id} has no embedding row"));
+        let rows = match self {
+            Embeddings::Q8(m) => ids
+                .iter()
+                .map(|&id| {
+                    let row = m.row_f32(id as usize).ok_or_else(|| missing(id))?;
+                    let n = row.len();
+                    Tensor::from_vec(row, n, &Device::Cpu)
+                })
+                .collect::<Result<Vec<_>>>()?,
+            Embeddings::Table { table, hidden, row_bytes } => {
+                let data = table.data()?;
+                let dtype: GgmlDType = table.dtype();
+                ids.iter()
+                    .map(|&id| {
+                        let at = id as usize * row_bytes;
+                        let bytes = data.get(at..at + row_bytes).ok_or_else(|| missing(id))?;
+                        ggml_file::qtensor_from_ggml(dtype, bytes, vec![*hidden], &Device::Cpu)?
+                            .dequantize(&Device::Cpu)
+                    })
+                    .collect::<Result<Vec<_>>>()?
+            }
+        };
         Tensor::stack(&rows, 0)
+    }
+
+    /// The table as a tied output layer's weight.
+    fn as_output(&self) -> Result<Weight> {
+        match self {
+            Embeddings::Q8(m) => Ok(Weight::Q8(m.clone())),
+            Embeddings::Table { table, .. } => Weight::shared(table.clone()),
+        }
     }
 }
 
@@ -149,7 +173,7 @@ impl Transformer {
         let mut tensor = |name: &str| content.tensor(reader, name, &cpu);
         let embeddings_q = Arc::new(tensor("token_embd.weight")?);
         let output = match tensor("output.weight") {
-            Ok(w) => Weight::new(w)?,
+            Ok(w) => Some(Weight::new(w)?),
             // Tied: the table is shared, unless its format is one rewritten for speed (then the
             // output layer has its own rewritten copy: 16 MB for SmolLM2's Q4_1 table).
             Err(_) if embeddings_q.dtype() == GgmlDType::Q4_1 => {
@@ -159,9 +183,9 @@ impl Transformer {
                     embeddings_q.shape().dims().to_vec(),
                     &cpu,
                 )?;
-                Weight::new(copy)?
+                Some(Weight::new(copy)?)
             }
-            Err(_) => Weight::shared(embeddings_q.clone())?,
+            Err(_) => None,
         };
         let norm = tensor("output_norm.weight")?.dequantize(&cpu)?;
         let mut layers = Vec::with_capacity(shape.layers);
@@ -197,6 +221,10 @@ impl Transformer {
         }
         let (cos, sin) = rotary_tables(&shape)?;
         let embeddings = Embeddings::new(embeddings_q, shape.hidden)?;
+        let output = match output {
+            Some(w) => w,
+            None => embeddings.as_output()?,
+        };
         Ok(Transformer { shape, embeddings, layers, norm, output, cos, sin })
     }
 

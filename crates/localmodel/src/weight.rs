@@ -1,19 +1,26 @@
-//! A weight matrix as the forward pass multiplies by it: candle's quantized matmul on a format
-//! with vectorised kernels (`repack.rs` rewrites Q5_0 and Q4_1 at load), and for Q4_1 the
-//! block constants Q4_0 cannot hold, added back as `x`'s block sums times them.
+//! A weight matrix as the forward pass multiplies by it: Q8_0 (and Q5_0, rewritten as Q8_0 at
+//! load: `repack.rs`) by our own kernel (`q8_matrix.rs`); other formats by candle's quantized
+//! matmul, on a format with vectorised kernels (`repack.rs` rewrites Q4_1 as Q4_0 and returns
+//! the block constants Q4_0 cannot hold, added back here as `x`'s block sums times them).
+
+use std::sync::Arc;
 
 use candle_core::quantized::{QMatMul, QTensor};
 use candle_core::{Device, Module, Tensor};
 
+use crate::q8_matrix::Q8Matrix;
 use crate::repack;
 
 type Result<T> = candle_core::Result<T>;
 
 /// `x W^T` for a quantized `W` of (rows, columns).
-pub(crate) struct Weight {
-    matmul: QMatMul,
-    /// (rows, columns / 32): what each Q4_1 block's values have above the Q4_0 ones.
-    block_constants: Option<Tensor>,
+pub(crate) enum Weight {
+    Q8(Arc<Q8Matrix>),
+    Candle {
+        matmul: QMatMul,
+        /// (rows, columns / 32): what each Q4_1 block's values have above the Q4_0 ones.
+        block_constants: Option<Tensor>,
+    },
 }
 
 impl Weight {
@@ -21,23 +28,32 @@ impl Weight {
         if let Some((q4_0, constants)) = repack::q4_1_as_q4_0(&t)? {
             let (rows, columns) = t.shape().dims2()?;
             let constants = Tensor::from_vec(constants, (rows, columns / 32), &Device::Cpu)?;
-            return Ok(Weight { matmul: QMatMul::from_qtensor(q4_0)?, block_constants: Some(constants) });
+            return Ok(Weight::Candle { matmul: QMatMul::from_qtensor(q4_0)?, block_constants: Some(constants) });
         }
-        Ok(Weight { matmul: QMatMul::from_qtensor(repack::q5_0_as_q8_0(t)?)?, block_constants: None })
+        let t = repack::q5_0_as_q8_0(t)?;
+        if let Some(m) = Q8Matrix::from_qtensor(&t)? {
+            return Ok(Weight::Q8(Arc::new(m)));
+        }
+        Ok(Weight::Candle { matmul: QMatMul::from_qtensor(t)?, block_constants: None })
     }
 
     /// A weight kept as it is and shared (the tied output layer reads the embeddings' table).
-    pub fn shared(t: std::sync::Arc<QTensor>) -> Result<Weight> {
-        Ok(Weight { matmul: QMatMul::from_arc(t)?, block_constants: None })
+    pub fn shared(t: Arc<QTensor>) -> Result<Weight> {
+        Ok(Weight::Candle { matmul: QMatMul::from_arc(t)?, block_constants: None })
     }
 
     /// `x` is (tokens, columns); the result (tokens, rows).
     pub fn forward(&self, x: &Tensor) -> Result<Tensor> {
-        let y = self.matmul.forward(x)?;
-        let Some(constants) = &self.block_constants else { return Ok(y) };
-        let (tokens, columns) = x.dims2()?;
-        let sums = x.reshape((tokens, columns / 32, 32))?.sum(2)?;
-        y + sums.matmul(&constants.t()?)?
+        match self {
+            Weight::Q8(m) => m.forward(x),
+            Weight::Candle { matmul, block_constants } => {
+                let y = matmul.forward(x)?;
+                let Some(constants) = block_constants else { return Ok(y) };
+                let (tokens, columns) = x.dims2()?;
+                let sums = x.reshape((tokens, columns / 32, 32))?.sum(2)?;
+                y + sums.matmul(&constants.t()?)?
+            }
+        }
     }
 }
 
@@ -61,7 +77,7 @@ mod tests {
         let candles: Vec<f32> =
             QMatMul::from_qtensor(q4_1()).unwrap().forward(&x).unwrap().flatten_all().unwrap().to_vec1().unwrap();
         let weight = Weight::new(q4_1()).unwrap();
-        assert!(weight.block_constants.is_some(), "Q4_1 is rewritten");
+        assert!(matches!(weight, Weight::Candle { block_constants: Some(_), .. }), "Q4_1 is rewritten");
         let ours: Vec<f32> = weight.forward(&x).unwrap().flatten_all().unwrap().to_vec1().unwrap();
         let exact: Vec<f32> = exact.flatten_all().unwrap().to_vec1().unwrap();
         let worst = |got: &[f32]| got.iter().zip(&exact).map(|(a, b)| (a - b).abs()).fold(0f32, f32::max);
