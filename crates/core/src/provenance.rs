@@ -89,7 +89,7 @@ pub fn perturbation_of(samples: &[Sample]) -> Option<Value> {
     let mut seen: Vec<Value> = Vec::new();
     for sample in samples {
         let meta = &sample.meta;
-        let is_question = meta.contains_key("truth") && meta.contains_key("kind");
+        let is_question = crate::question::is_question(sample);
         let found = match meta.get("provenance").and_then(|p| p.get("perturbation")) {
             Some(p) => Some(p.clone()),
             None if is_question => None,

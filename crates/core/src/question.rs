@@ -9,6 +9,12 @@ use serde_json::{Map, Value};
 
 use crate::sample::Sample;
 
+/// Whether `sample` is a question's row: its `meta` has both `kind` and `truth`. (A CodeCrash
+/// file's `kind` names a perturbation and comes with no `truth`.)
+pub fn is_question(sample: &Sample) -> bool {
+    sample.meta.contains_key("kind") && sample.meta.contains_key("truth")
+}
+
 /// What a question asks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -39,6 +45,15 @@ impl QuestionKind {
 
     pub fn from_label(label: &str) -> Option<QuestionKind> {
         QuestionKind::ALL.into_iter().find(|k| k.label() == label.trim())
+    }
+
+    /// The kind of question `sample` holds; `None` for an ordinary sample (see [`is_question`])
+    /// or a kind that is none of the four.
+    pub fn of_sample(sample: &Sample) -> Option<QuestionKind> {
+        if !is_question(sample) {
+            return None;
+        }
+        sample.meta.get("kind").and_then(Value::as_str).and_then(QuestionKind::from_label)
     }
 
     /// `coverage,state,path` as the command line writes it; names the unknown word.
@@ -175,7 +190,7 @@ impl Question {
     /// The question a sample holds, read from its `meta`; `None` when the sample has no `kind`
     /// and `truth` (an ordinary sample); an error naming the field when they are there but wrong.
     pub fn from_sample(sample: &Sample) -> Option<Result<Question, String>> {
-        if !sample.meta.contains_key("kind") || !sample.meta.contains_key("truth") {
+        if !is_question(sample) {
             return None;
         }
         let mut row: Map<String, Value> =
@@ -277,6 +292,26 @@ mod tests {
             sample.meta.insert(field.into(), value);
             let error = Question::from_sample(&sample).unwrap().unwrap_err();
             assert!(error.contains(words) && error.contains("s/x/0"), "{field}: {error}");
+        }
+    }
+
+    /// (the sample's meta, the kind of question it holds)
+    #[test]
+    fn only_a_row_with_kind_and_truth_is_a_question() {
+        let truth = serde_json::json!({"is": "runs", "runs": true});
+        let cases: [(Value, Option<QuestionKind>); 5] = [
+            (serde_json::json!({}), None),
+            // A CodeCrash row: its kind is a perturbation.
+            (serde_json::json!({"kind": "coverage"}), None),
+            (serde_json::json!({"truth": truth}), None),
+            (serde_json::json!({"kind": "coverage", "truth": truth}), Some(QuestionKind::Coverage)),
+            (serde_json::json!({"kind": "colour", "truth": truth}), None),
+        ];
+        for (meta, want) in cases {
+            let mut sample = Sample::new("p", "def f(x):\n    return x", "f", "1", "1");
+            sample.meta = meta.as_object().unwrap().clone();
+            assert_eq!(QuestionKind::of_sample(&sample), want, "{meta}");
+            assert_eq!(is_question(&sample), meta.get("kind").is_some() && meta.get("truth").is_some(), "{meta}");
         }
     }
 

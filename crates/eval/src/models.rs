@@ -97,8 +97,7 @@ fn answer_block(call: &str, value: &str) -> String {
 /// for the oracle (`value: None`).
 fn question_block(sample: &Sample, value: Option<&str>) -> String {
     use execbench_core::question::QuestionKind;
-    let kind = sample.meta.get("kind").and_then(|k| k.as_str()).and_then(QuestionKind::from_label);
-    let answer = match (value, kind) {
+    let answer = match (value, QuestionKind::of_sample(sample)) {
         (None, _) => sample.output.as_str(),
         (Some(_), Some(QuestionKind::Coverage)) => "yes",
         (Some(_), Some(QuestionKind::Path)) => "return",

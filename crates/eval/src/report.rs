@@ -83,7 +83,7 @@ impl SampleResult {
     /// Notes the kind of question `sample` asks, for a question run's result.
     pub fn of_sample(mut self, sample: &execbench_core::Sample) -> Self {
         if self.task == Task::Question {
-            self.question = sample.meta.get("kind").and_then(|k| k.as_str()).and_then(QuestionKind::from_label);
+            self.question = QuestionKind::of_sample(sample);
             let source = sample.meta.get("source").and_then(|s| s.get("sample")).and_then(|s| s.as_str());
             self.program = source.map(str::to_owned);
         }

@@ -86,7 +86,7 @@ impl Dataset {
         let questions = samples
             .iter()
             .enumerate()
-            .filter(|(_, s)| s.meta.contains_key("kind") && s.meta.contains_key("truth"))
+            .filter(|(_, s)| execbench_core::question::is_question(s))
             .filter_map(|(i, s)| Some((i, s.meta.get("prompt")?.as_str()?.trim().replace("\r\n", "\n"))))
             .filter(|(_, prompt)| !prompt.is_empty())
             .collect();
