@@ -14,7 +14,7 @@ use execbench_run::cost::format_usd;
 use execbench_run::eviction::RecordsCheck;
 use execbench_run::manifest::{RunEntry, RunState, counted};
 use execbench_run::naming::{default_name, endpoint_host, run_name};
-use execbench_run::runfile::{export_codecrash, export_run};
+use execbench_run::runfile::{export_codecrash, export_run, has_codecrash_layout};
 use execbench_run::store::RunStore;
 use leptos::prelude::*;
 
@@ -581,7 +581,7 @@ fn RunRow(entry: RunEntry, state: RunsPageState) -> impl IntoView {
                 {can_retry.then(|| view! { <button data-testid="run-retry" disabled=busy hidden=elsewhere on:click=move |_| carry_on(app, state, e2.clone(), Action::Carry(Continue::RetryErrors))>{if is_batch { "Retry errors live" } else { "Retry errors" }}</button> })}
                 {can_extend.then(|| view! { <button data-testid="run-extend" disabled=busy hidden=elsewhere on:click=move |_| carry_on(app, state, e3.clone(), Action::Carry(Continue::Extend { extra: EXTEND_BY }))>{format!("Extend n to {}", e3.manifest.n + EXTEND_BY)}</button> })}
                 <button data-testid="run-export" on:click=move |_| export(app, state, e4.clone(), false)>"Export"</button>
-                <button data-testid="run-export-codecrash" title="CodeCrash's result layout" on:click=move |_| export(app, state, e5.clone(), true)>"CodeCrash"</button>
+                {has_codecrash_layout(m).then(|| view! { <button data-testid="run-export-codecrash" title="CodeCrash's result layout" on:click=move |_| export(app, state, e5.clone(), true)>"CodeCrash"</button> })}
                 <Show when=asking.clone() fallback=move || {
                     let id = delete_id.clone();
                     view! { <button class="danger" data-testid="run-delete" disabled=busy on:click=move |_| state.confirm_delete.set(Some(id.clone()))>"Delete"</button> }

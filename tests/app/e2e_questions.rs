@@ -166,6 +166,13 @@ async fn questions_made_in_the_page_are_evaluated_and_compared_by_kind() {
                 assert!(std::time::Instant::now() < deadline, "the resumed run did not finish");
                 tokio::time::sleep(Duration::from_millis(100)).await;
             }
+            // Both rows offer the run file; neither CodeCrash's layout, which has no questions.
+            let count = |css: &'static str| {
+                let b = &b;
+                async move { b.client.find_all(Locator::Css(css)).await.unwrap().len() }
+            };
+            assert_eq!(count("[data-testid=run-row] [data-testid=run-export]").await, 2);
+            assert_eq!(count("[data-testid=run-row] [data-testid=run-export-codecrash]").await, 0);
         } else {
             wait_asked(mock, questions.len(), model).await;
             b.wait_text("[data-testid=eval-job]", Duration::from_secs(60), |t| t == "Idle").await;

@@ -173,6 +173,12 @@ pub fn export_run(entry: &RunEntry, records: &[SampleRecord]) -> String {
     out
 }
 
+/// Whether the run's results have a CodeCrash layout: CodeCrash scores output and input
+/// prediction; a run of questions about programs' runs has none.
+pub fn has_codecrash_layout(manifest: &RunManifest) -> bool {
+    execbench_eval::Task::PREDICTION.contains(&manifest.task)
+}
+
 /// The run in CodeCrash's result layout: one row per sample with the dataset fields, the prompt,
 /// the raw responses and the extracted solutions (`null` where none was found). Samples are
 /// matched to records by id; a record whose sample is not in `samples` is left out and counted.
@@ -223,6 +229,15 @@ mod tests {
 
     fn sample(id: &str, output: &str) -> Sample {
         Sample::new(id, "def f(x):\n    return x", "f", "1", output)
+    }
+
+    #[test]
+    fn only_prediction_runs_have_a_codecrash_layout() {
+        let cases = [(Task::Output, true), (Task::Input, true), (Task::Question, false)];
+        for (task, want) in cases {
+            assert_eq!(has_codecrash_layout(&RunManifest { task, ..manifest() }), want, "{task:?}");
+        }
+        assert_eq!(cases.len(), Task::ALL.len(), "every task in the table");
     }
 
     fn manifest() -> RunManifest {
