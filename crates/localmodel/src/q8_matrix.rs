@@ -272,22 +272,22 @@ mod sse41 {
         let mut total = [_mm_setzero_ps(); ROWS];
         for ((quad, xq), &x_scale) in w.iter().zip(xv).zip(xd) {
             let x = widen(xq);
-            for r in 0..ROWS {
-                let v = widen(&quad.values[r]);
+            for ((total, values), &w_scale) in total.iter_mut().zip(&quad.values).zip(&quad.scales) {
+                let v = widen(values);
                 let mut sum = _mm_madd_epi16(v[0], x[0]);
                 sum = _mm_add_epi32(sum, _mm_madd_epi16(v[1], x[1]));
                 sum = _mm_add_epi32(sum, _mm_madd_epi16(v[2], x[2]));
                 sum = _mm_add_epi32(sum, _mm_madd_epi16(v[3], x[3]));
-                let scaled = _mm_mul_ps(_mm_cvtepi32_ps(sum), _mm_set1_ps(quad.scales[r] * x_scale));
-                total[r] = _mm_add_ps(total[r], scaled);
+                let scaled = _mm_mul_ps(_mm_cvtepi32_ps(sum), _mm_set1_ps(w_scale * x_scale));
+                *total = _mm_add_ps(*total, scaled);
             }
         }
         let mut out = [0f32; ROWS];
-        for r in 0..ROWS {
+        for (out, total) in out.iter_mut().zip(total) {
             let mut lanes = [0f32; 4];
             // SAFETY: 4 floats into a 4-float array.
-            unsafe { _mm_storeu_ps(lanes.as_mut_ptr(), total[r]) };
-            out[r] = lanes[0] + lanes[1] + lanes[2] + lanes[3];
+            unsafe { _mm_storeu_ps(lanes.as_mut_ptr(), total) };
+            *out = lanes[0] + lanes[1] + lanes[2] + lanes[3];
         }
         out
     }
@@ -310,14 +310,14 @@ mod simd128 {
         let mut total = [f32x4_splat(0.0); ROWS];
         for ((quad, xq), &x_scale) in w.iter().zip(xv).zip(xd) {
             let x = widen(xq);
-            for r in 0..ROWS {
-                let v = widen(&quad.values[r]);
+            for ((total, values), &w_scale) in total.iter_mut().zip(&quad.values).zip(&quad.scales) {
+                let v = widen(values);
                 let mut sum = i32x4_dot_i16x8(v[0], x[0]);
-                for i in 1..4 {
-                    sum = i32x4_add(sum, i32x4_dot_i16x8(v[i], x[i]));
-                }
-                let scaled = f32x4_mul(f32x4_convert_i32x4(sum), f32x4_splat(quad.scales[r] * x_scale));
-                total[r] = f32x4_add(total[r], scaled);
+                sum = i32x4_add(sum, i32x4_dot_i16x8(v[1], x[1]));
+                sum = i32x4_add(sum, i32x4_dot_i16x8(v[2], x[2]));
+                sum = i32x4_add(sum, i32x4_dot_i16x8(v[3], x[3]));
+                let scaled = f32x4_mul(f32x4_convert_i32x4(sum), f32x4_splat(w_scale * x_scale));
+                *total = f32x4_add(*total, scaled);
             }
         }
         std::array::from_fn(|r| {
