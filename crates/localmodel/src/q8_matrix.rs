@@ -99,9 +99,11 @@ pub(crate) struct Q8Matrix {
 }
 
 impl Q8Matrix {
-    /// `t` when it is a 2-d Q8_0 tensor whose rows are whole blocks; `None` for anything else.
+    /// `t` when it is a 2-d Q8_0 tensor whose rows are whole blocks; `None` for anything else, and
+    /// for everything when `CANDLE_DEQUANTIZE_ALL` is set: candle then multiplies by the weights
+    /// dequantized to f32, which the architecture's own test (`tests/reference_f32.rs`) asks for.
     pub fn from_qtensor(t: &QTensor) -> Result<Option<Self>> {
-        if t.dtype() != GgmlDType::Q8_0 {
+        if t.dtype() != GgmlDType::Q8_0 || std::env::var_os("CANDLE_DEQUANTIZE_ALL").is_some() {
             return Ok(None);
         }
         let Ok((rows, columns)) = t.shape().dims2() else { return Ok(None) };
