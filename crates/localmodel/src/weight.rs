@@ -1,7 +1,8 @@
-//! A weight matrix as the forward pass multiplies by it: Q8_0 (and Q5_0, rewritten as Q8_0 at
-//! load: `repack.rs`) by our own kernel (`q8_matrix.rs`); other formats by candle's quantized
-//! matmul, on a format with vectorised kernels (`repack.rs` rewrites Q4_1 as Q4_0 and returns
-//! the block constants Q4_0 cannot hold, added back here as `x`'s block sums times them).
+//! A weight matrix as the forward pass multiplies by it: Q8_0, Q4_K and Q6_K (and Q5_0,
+//! rewritten as Q8_0 at load: `repack.rs`) by our own kernel (`q8_matrix.rs`); other formats
+//! by candle's quantized matmul, on a format with vectorised kernels (`repack.rs` rewrites Q4_1
+//! as Q4_0 and returns the block constants Q4_0 cannot hold, added back here as `x`'s block sums
+//! times them).
 
 use std::sync::Arc;
 
