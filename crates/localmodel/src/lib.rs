@@ -14,6 +14,7 @@
 //! No clock is read here (`std::time::Instant` panics in wasm32-unknown-unknown): callers time
 //! prefill and decode themselves.
 
+mod attention;
 mod chat;
 pub mod chat_api;
 mod error;

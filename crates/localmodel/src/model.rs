@@ -2,10 +2,11 @@ use std::io::{Cursor, Read, Seek};
 
 use candle_core::quantized::gguf_file;
 
+use crate::attention::KvCache;
 use crate::chat::ChatMessage;
 use crate::error::{LocalModelError, context};
 use crate::tokenizer::ModelTokenizer;
-use crate::transformer::{KvCache, Shape, Transformer};
+use crate::transformer::{Shape, Transformer};
 
 /// What the GGUF file says about the model, for the page's status line and the checks below.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -127,7 +128,7 @@ impl LocalModel {
         let biased = prefix == "qwen2";
         let transformer = Transformer::from_gguf(&content, reader, shape, biased)
             .map_err(context("loading the weights from the GGUF file"))?;
-        let cache = KvCache::new(transformer.layers());
+        let cache = transformer.new_cache();
         Ok(LocalModel { transformer, cache, sequence: Vec::new(), reused: 0, tokenizer, info })
     }
 
@@ -198,11 +199,7 @@ impl LocalModel {
 
     fn forget_after(&mut self, len: usize) -> Result<(), LocalModelError> {
         self.sequence.truncate(len);
-        if let Err(e) = self.cache.truncate(len) {
-            self.cache = KvCache::new(self.transformer.layers());
-            self.sequence.clear();
-            return Err(context("cutting the key/value cache")(e));
-        }
+        self.cache.truncate(len);
         Ok(())
     }
 
@@ -224,7 +221,7 @@ impl LocalModel {
             }
             Err(e) => {
                 // A pass that failed part way leaves some layers longer than others.
-                self.cache = KvCache::new(self.transformer.layers());
+                self.cache = self.transformer.new_cache();
                 self.sequence.clear();
                 Err(context("running the model")(e))
             }

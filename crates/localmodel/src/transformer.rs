@@ -6,14 +6,16 @@
 //! - the token embeddings stay quantized, one copy shared with a tied output layer, and only the
 //!   rows a prompt uses are expanded (candle keeps a float copy: 545 MB for Qwen2.5's 0.5B).
 //!
-//! The arithmetic is candle's (its quantized matmuls, RMS norm, rotary embedding and softmax), in
-//! the order llama.cpp computes a layer.
+//! The weight matmuls are our kernel's (`q8_matrix.rs`; candle's for the formats it does not
+//! take), attention, the rotary embedding and the SiLU gate are `attention.rs`'s, the RMS norms
+//! and the residual adds candle's: in the order llama.cpp computes a layer.
 
 use std::sync::Arc;
 
 use candle_core::quantized::{GgmlDType, QTensor, ggml_file, gguf_file};
-use candle_core::{DType, Device, Tensor};
+use candle_core::{Device, Tensor};
 
+use crate::attention::{self, Heads, KvCache, Rotary};
 use crate::q8_matrix::Q8Matrix;
 use crate::weight::Weight;
 
@@ -121,33 +123,6 @@ impl Embeddings {
     }
 }
 
-/// The keys and values of the positions run so far, per layer: (1, kv_heads, positions, head_dim).
-pub(crate) struct KvCache {
-    layers: Vec<Option<(Tensor, Tensor)>>,
-    len: usize,
-}
-
-impl KvCache {
-    pub fn new(layers: usize) -> Self {
-        KvCache { layers: vec![None; layers], len: 0 }
-    }
-
-    /// Keeps the first `len` positions only (nothing is copied: the tensors become views).
-    pub fn truncate(&mut self, len: usize) -> Result<()> {
-        if len >= self.len {
-            return Ok(());
-        }
-        for layer in &mut self.layers {
-            *layer = match layer.take() {
-                Some((k, v)) if len > 0 => Some((k.narrow(2, 0, len)?, v.narrow(2, 0, len)?)),
-                _ => None,
-            };
-        }
-        self.len = len;
-        Ok(())
-    }
-}
-
 /// The weights of a qwen2 or llama decoder.
 pub(crate) struct Transformer {
     shape: Shape,
@@ -155,9 +130,7 @@ pub(crate) struct Transformer {
     layers: Vec<Layer>,
     norm: Tensor,
     output: Weight,
-    /// (context, head_dim / 2) each.
-    cos: Tensor,
-    sin: Tensor,
+    rotary: Rotary,
 }
 
 impl Transformer {
@@ -219,17 +192,18 @@ impl Transformer {
                 down,
             });
         }
-        let (cos, sin) = rotary_tables(&shape)?;
+        let rotary = Rotary::new(shape.context, shape.head_dim, shape.rope_base, shape.neox_rope);
         let embeddings = Embeddings::new(embeddings_q, shape.hidden)?;
         let output = match output {
             Some(w) => w,
             None => embeddings.as_output()?,
         };
-        Ok(Transformer { shape, embeddings, layers, norm, output, cos, sin })
+        Ok(Transformer { shape, embeddings, layers, norm, output, rotary })
     }
 
-    pub fn layers(&self) -> usize {
-        self.shape.layers
+    /// An empty key/value cache for this model.
+    pub fn new_cache(&self) -> KvCache {
+        KvCache::new(self.shape.layers, self.shape.kv_heads, self.shape.head_dim)
     }
 
     /// Runs `ids` at the positions after those `cache` holds, appends their keys and values to it,
@@ -243,99 +217,28 @@ impl Transformer {
         if start + t > s.context {
             candle_core::bail!("{} positions exceed the context of {}", start + t, s.context);
         }
-        let cos = self.cos.narrow(0, start, t)?;
-        let sin = self.sin.narrow(0, start, t)?;
-        // Additive causal mask over (new positions, all positions), broadcast over heads.
-        let mask = (t > 1).then(|| causal_mask(t, start)).transpose()?;
-        let groups = s.heads / s.kv_heads;
-        let scale = 1.0 / (s.head_dim as f64).sqrt();
+        let heads = Heads { heads: s.heads, kv_heads: s.kv_heads, head_dim: s.head_dim };
+        let floats = |y: Tensor| -> Result<Vec<f32>> { y.flatten_all()?.to_vec1::<f32>() };
         let mut x = self.embeddings.lookup(ids)?;
-        for (layer, kv) in self.layers.iter().zip(cache.layers.iter_mut()) {
+        for (i, layer) in self.layers.iter().enumerate() {
             let h = candle_nn::ops::rms_norm(&x, &layer.attention_norm, s.rms_eps as f32)?;
-            // (1, heads, t, head_dim), rotated.
-            let split = |y: Tensor, heads: usize| y.reshape((1, t, heads, s.head_dim))?.transpose(1, 2)?.contiguous();
-            let rotate = |y: &Tensor| match s.neox_rope {
-                true => candle_nn::rotary_emb::rope(y, &cos, &sin),
-                false => candle_nn::rotary_emb::rope_i(y, &cos, &sin),
-            };
-            let q = rotate(&split(layer.q.forward(&h)?, s.heads)?)?;
-            let k = rotate(&split(layer.k.forward(&h)?, s.kv_heads)?)?;
-            let v = split(layer.v.forward(&h)?, s.kv_heads)?;
-            let (k, v) = match kv.take() {
-                Some((k0, v0)) => (Tensor::cat(&[&k0, &k], 2)?, Tensor::cat(&[&v0, &v], 2)?),
-                None => (k, v),
-            };
-            *kv = Some((k.clone(), v.clone()));
-            let all = start + t;
-            // The query heads that share a key head sit next to each other (head i reads key
-            // head i / groups): as (kv_heads, groups * t) rows they meet their keys in one
-            // matmul, and the keys are never copied per query head.
-            let q = q.reshape((1, s.kv_heads, groups * t, s.head_dim))?;
-            let scores = (q.matmul(&k.t()?)? * scale)?;
-            let scores = match &mask {
-                Some(m) => scores.reshape((1, s.kv_heads, groups, t, all))?.broadcast_add(m)?.reshape((
-                    1,
-                    s.kv_heads,
-                    groups * t,
-                    all,
-                ))?,
-                None => scores,
-            };
-            let weights = candle_nn::ops::softmax_last_dim(&scores)?;
-            let attended = weights.matmul(&v.contiguous()?)?; // (1, kv_heads, groups * t, head_dim)
-            let attended = attended.reshape((1, s.heads, t, s.head_dim))?.transpose(1, 2)?.reshape((t, s.hidden))?;
+            let mut q = floats(layer.q.forward(&h)?)?;
+            let mut k = floats(layer.k.forward(&h)?)?;
+            let v = floats(layer.v.forward(&h)?)?;
+            self.rotary.rotate(&mut q, s.heads * s.head_dim, start);
+            self.rotary.rotate(&mut k, s.kv_heads * s.head_dim, start);
+            let attended = attention::attend(&q, &k, &v, cache, i, heads);
+            let attended = Tensor::from_vec(attended, (t, s.heads * s.head_dim), &Device::Cpu)?;
             x = (x + layer.output.forward(&attended)?)?;
             let h = candle_nn::ops::rms_norm(&x, &layer.ffn_norm, s.rms_eps as f32)?;
-            let gated = (candle_nn::ops::silu(&layer.gate.forward(&h)?)? * layer.up.forward(&h)?)?;
-            x = (x + layer.down.forward(&gated)?)?;
+            let gate = layer.gate.forward(&h)?;
+            let width = gate.dim(1)?;
+            let gated = attention::silu_times(&floats(gate)?, &floats(layer.up.forward(&h)?)?);
+            x = (x + layer.down.forward(&Tensor::from_vec(gated, (t, width), &Device::Cpu)?)?)?;
         }
         cache.len = start + t;
         let last = x.narrow(0, t - 1, 1)?;
         let last = candle_nn::ops::rms_norm(&last, &self.norm, s.rms_eps as f32)?;
         self.output.forward(&last)?.squeeze(0)?.to_vec1::<f32>()
-    }
-}
-
-/// cos and sin of position * base^(-2i/d), computed in f32 as candle and llama.cpp do.
-fn rotary_tables(shape: &Shape) -> Result<(Tensor, Tensor)> {
-    let d = shape.head_dim;
-    let inverse: Vec<f32> = (0..d).step_by(2).map(|i| 1f32 / shape.rope_base.powf(i as f32 / d as f32)).collect();
-    let inverse = Tensor::new(inverse.as_slice(), &Device::Cpu)?.reshape((1, d / 2))?;
-    let positions =
-        Tensor::arange(0, shape.context as u32, &Device::Cpu)?.to_dtype(DType::F32)?.reshape((shape.context, 1))?;
-    let angles = positions.matmul(&inverse)?;
-    Ok((angles.cos()?, angles.sin()?))
-}
-
-/// (t, start + t): 0 where query i (at position start + i) may see key j, -inf after it.
-fn causal_mask(t: usize, start: usize) -> Result<Tensor> {
-    let all = start + t;
-    let values: Vec<f32> =
-        (0..t).flat_map(|i| (0..all).map(move |j| if j > start + i { f32::NEG_INFINITY } else { 0.0 })).collect();
-    Tensor::from_vec(values, (t, all), &Device::Cpu)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_mask_lets_each_new_position_see_the_kept_prefix_and_itself() {
-        let mask = causal_mask(2, 3).unwrap().to_vec2::<f32>().unwrap();
-        let seen: Vec<Vec<bool>> = mask.iter().map(|row| row.iter().map(|&v| v == 0.0).collect()).collect();
-        assert_eq!(seen, vec![vec![true, true, true, true, false], vec![true, true, true, true, true]]);
-    }
-
-    #[test]
-    fn a_cut_cache_keeps_its_first_positions() {
-        let k = Tensor::arange(0f32, 12.0, &Device::Cpu).unwrap().reshape((1, 1, 4, 3)).unwrap();
-        let mut cache = KvCache { layers: vec![Some((k.clone(), k))], len: 4 };
-        cache.truncate(2).unwrap();
-        assert_eq!(cache.len, 2);
-        let (k, _) = cache.layers[0].as_ref().unwrap();
-        assert_eq!(k.flatten_all().unwrap().to_vec1::<f32>().unwrap(), vec![0.0, 1.0, 2.0, 3.0, 4.0, 5.0]);
-        cache.truncate(0).unwrap();
-        assert!(cache.layers[0].is_none());
-        assert_eq!(cache.len, 0);
     }
 }
