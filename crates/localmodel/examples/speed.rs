@@ -1,7 +1,7 @@
 //! Native prefill and decode speed on a GGUF file (e.g. the random-weight 0.5B shape that
 //! scripts/localmodel/make_tiny_gguf.py --shape 0.5b writes):
 //!
-//!     cargo run --release -p execbench-localmodel --example speed -- MODEL.gguf tokenizer.json [PROMPT_TOKENS] [DECODE_TOKENS]
+//!     cargo run --release -p execbench-localmodel --example speed -- MODEL.gguf tokenizer.json|- [PROMPT_TOKENS] [DECODE_TOKENS]
 
 use std::time::Instant;
 
@@ -23,7 +23,12 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     let decode_tokens: usize = rest.get(1).map(|s| s.parse()).transpose()?.unwrap_or(32);
 
     let started = Instant::now();
-    let mut model = LocalModel::load(&std::fs::read(gguf)?, &std::fs::read(tokenizer)?)?;
+    // "-": the GGUF's own tokenizer.
+    let tokenizer = match tokenizer.as_str() {
+        "-" => None,
+        path => Some(std::fs::read(path)?),
+    };
+    let mut model = LocalModel::load_with(&std::fs::read(gguf)?, tokenizer.as_deref())?;
     let load = started.elapsed().as_secs_f64();
     // A code-like prompt, repeated to the wanted length; the weights are random, so only speed counts.
     let unit = model.encode("def f(xs):\n    return [x * 2 for x in xs if x % 3]\n")?;
