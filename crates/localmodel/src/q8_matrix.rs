@@ -141,7 +141,7 @@ struct DecodedRow<const H: usize> {
 /// is `quads[g * blocks + b]`; the last group is padded with rows of zeros.
 pub(crate) struct Q8Matrix {
     quads: Quads,
-    /// Q4_K's block minimums, (row group, block) like `quads`: what each value of a block has
+    /// Q4_1's and Q4_K's block minimums, (row group, block) like `quads`: what each value of a block has
     /// added, so a row's product gains `offset * (the sum of x over the block)`.
     offsets: Option<Vec<[f32; ROWS]>>,
     rows: usize,
@@ -149,7 +149,7 @@ pub(crate) struct Q8Matrix {
 }
 
 impl Q8Matrix {
-    /// `t` when it is a 2-d Q8_0, Q4_K or Q6_K tensor whose rows are whole blocks; `None` for
+    /// `t` when it is a 2-d Q8_0, Q4_1, Q4_K or Q6_K tensor whose rows are whole blocks; `None` for
     /// anything else, and for everything when `CANDLE_DEQUANTIZE_ALL` is set: candle then
     /// multiplies by the weights dequantized to f32, which the architecture's own test
     /// (`tests/reference_f32.rs`) asks for.
@@ -160,6 +160,7 @@ impl Q8Matrix {
         let Ok((rows, columns)) = t.shape().dims2() else { return Ok(None) };
         let (block_values, block_bytes) = match t.dtype() {
             GgmlDType::Q8_0 => (BLOCK, BLOCK_BYTES),
+            GgmlDType::Q4_1 => (BLOCK, Q4_1_BYTES),
             GgmlDType::Q4K => (SUPER, Q4_K_BYTES),
             GgmlDType::Q6K => (SUPER, Q6_K_BYTES),
             _ => return Ok(None),
@@ -175,6 +176,7 @@ impl Q8Matrix {
         let rows_of = || data.chunks_exact(row_bytes);
         Ok(Some(match t.dtype() {
             GgmlDType::Q8_0 => Self::build(rows, columns, rows_of().map(decode_q8_0), Quads::Whole),
+            GgmlDType::Q4_1 => Self::build(rows, columns, rows_of().map(decode_q4_1), Quads::Whole),
             GgmlDType::Q4K => Self::build(rows, columns, rows_of().map(decode_q4_k), Quads::Whole),
             _ => Self::build(rows, columns, rows_of().map(decode_q6_k), Quads::Halves),
         }))
@@ -221,7 +223,7 @@ impl Q8Matrix {
             for (quad, &offset) in quads.iter().zip(offsets) {
                 for (i, &q) in quad.values[lane].iter().enumerate() {
                     let v = q as f32 * quad.scales[lane][i / (BLOCK / H)];
-                    // Q4_K's values are `scale * q - minimum`: the same two steps.
+                    // Q4_1's and Q4_K's values are `q * scale + offset`: the same two steps.
                     out.push(if offset != 0.0 { v + offset } else { v });
                 }
             }
@@ -303,6 +305,8 @@ impl Q8Matrix {
     }
 }
 
+/// Bytes of a Q4_1 block: f16 scale, f16 minimum, 16 bytes of nibbles.
+const Q4_1_BYTES: usize = 20;
 /// Values a k-quant super-block holds (Q4_K, Q6_K).
 const SUPER: usize = 256;
 /// Bytes of a Q4_K super-block: f16 scale, f16 minimum scale, 12 bytes of 6-bit scales and
@@ -327,6 +331,24 @@ fn decode_q8_0(row: &[u8]) -> DecodedRow<1> {
     for block in row.chunks_exact(BLOCK_BYTES) {
         out.scales.push([f16_at(block, 0)]);
         out.values.push(std::array::from_fn(|i| block[2 + i] as i8));
+    }
+    out
+}
+
+/// A Q4_1 row (SmolLM2's files): value `j` of a block is `q * d + m`, `q` the low nibble of byte
+/// `j` for j < 16, the high nibble of byte `j - 16` after.
+fn decode_q4_1(row: &[u8]) -> DecodedRow<1> {
+    let blocks = row.len() / Q4_1_BYTES;
+    let mut out = DecodedRow {
+        values: Vec::with_capacity(blocks),
+        scales: Vec::with_capacity(blocks),
+        offsets: Vec::with_capacity(blocks),
+    };
+    for block in row.chunks_exact(Q4_1_BYTES) {
+        let nibbles = &block[4..];
+        out.values.push(std::array::from_fn(|j| if j < 16 { nibbles[j] & 0xF } else { nibbles[j - 16] >> 4 } as i8));
+        out.scales.push([f16_at(block, 0)]);
+        out.offsets.push(f16_at(block, 2));
     }
     out
 }
@@ -649,6 +671,7 @@ mod tests {
     /// Every format the kernel takes, with its shapes.
     fn cases() -> Vec<(GgmlDType, usize, usize, usize)> {
         let mut cases: Vec<_> = SHAPES.iter().map(|&(r, c, t)| (GgmlDType::Q8_0, r, c, t)).collect();
+        cases.extend(SHAPES.iter().map(|&(r, c, t)| (GgmlDType::Q4_1, r, c, t)));
         for dtype in [GgmlDType::Q4K, GgmlDType::Q6K] {
             cases.extend(K_SHAPES.iter().map(|&(r, c, t)| (dtype, r, c, t)));
         }
@@ -682,6 +705,7 @@ mod tests {
         }
         match q.dtype() {
             GgmlDType::Q8_0 => (rows.map(|r| flat(decode_q8_0(r))).collect(), 1),
+            GgmlDType::Q4_1 => (rows.map(|r| flat(decode_q4_1(r))).collect(), 1),
             GgmlDType::Q4K => (rows.map(|r| flat(decode_q4_k(r))).collect(), 1),
             _ => (rows.map(|r| flat(decode_q6_k(r))).collect(), 2),
         }
@@ -780,9 +804,11 @@ mod tests {
     }
 
     #[test]
-    fn q4_k_minimums_become_offsets_and_q6_k_two_scales_a_block() {
+    fn minimums_become_offsets_and_q6_k_has_two_scales_a_block() {
         let q4 = Q8Matrix::from_qtensor(&weight(GgmlDType::Q4K, 4, 256)).unwrap().unwrap();
         assert!(matches!(q4.quads, Quads::Whole(_)) && q4.offsets.is_some());
+        let q4_1 = Q8Matrix::from_qtensor(&weight(GgmlDType::Q4_1, 4, 256)).unwrap().unwrap();
+        assert!(matches!(q4_1.quads, Quads::Whole(_)) && q4_1.offsets.is_some());
         let q6 = Q8Matrix::from_qtensor(&weight(GgmlDType::Q6K, 4, 256)).unwrap().unwrap();
         assert!(matches!(q6.quads, Quads::Halves(_)) && q6.offsets.is_none());
         let q8 = Q8Matrix::from_qtensor(&weight(GgmlDType::Q8_0, 4, 256)).unwrap().unwrap();

@@ -1,4 +1,4 @@
-//! Weights rewritten at load time into a format candle has fast kernels for, value for value.
+//! Q5_0 weights rewritten at load time as Q8_0, value for value, for our kernel (`q8_matrix.rs`).
 //!
 //! candle's Q5_0 dot product is its plain loop (no AVX, no SIMD128 version), and the real
 //! Qwen2.5-Coder-0.5B file keeps 388 M of its parameters in Q5_0. A Q5_0 value is a whole number
@@ -7,12 +7,6 @@
 //! bytes a block instead of 22 (about 145 MB more for that file). Measured with the bench's
 //! `realmodel` section on 10 CRUXEval-O samples: 43.8 s a sample before, 8.6 s after, the same
 //! 9 of 10 answers identical to llama.cpp's (docs/local-model.md).
-//!
-//! Q4_1's dot product is candle's plain loop too (SmolLM2's files use it). A Q4_1 value is
-//! `d * q + m` with `q` a nibble from 0 to 15; Q4_0 holds `d * (q - 8)` in the same nibbles, the
-//! same scale and 2 bytes less a block, and has vectorised kernels. What Q4_0 cannot hold is a
-//! constant a block, `8 d + m`, which [`q4_1_as_q4_0`] returns beside it: `weight.rs` adds it back
-//! as `block sums of x` times those constants.
 
 use candle_core::quantized::{GgmlDType, QTensor, ggml_file};
 use candle_core::{Device, Result};
@@ -21,10 +15,6 @@ use candle_core::{Device, Result};
 const Q5_0_BLOCK: usize = 22;
 /// A Q8_0 block: f16 scale, 32 signed bytes.
 const Q8_0_BLOCK: usize = 34;
-/// A Q4_1 block: f16 scale, f16 minimum, 32 nibbles (16 bytes: value j low, j + 16 high).
-const Q4_1_BLOCK: usize = 20;
-/// A Q4_0 block: f16 scale, the same 32 nibbles.
-const Q4_0_BLOCK: usize = 18;
 
 /// `t` as Q8_0 when it is Q5_0 (every value the same); any other tensor as it is.
 pub(crate) fn q5_0_as_q8_0(t: QTensor) -> Result<QTensor> {
@@ -46,31 +36,6 @@ pub(crate) fn q5_0_as_q8_0(t: QTensor) -> Result<QTensor> {
         out.extend((0..16).map(|j| value(nibbles[j] >> 4, j + 16)));
     }
     ggml_file::qtensor_from_ggml(GgmlDType::Q8_0, &out, dims, &Device::Cpu)
-}
-
-/// A Q4_1 tensor of (rows, columns) as Q4_0 with the same nibbles and scales, and each block's
-/// constant `8 d + m` as (rows, columns / 32) in f32: value = Q4_0 value + the block's constant.
-/// `None` for any other format.
-pub(crate) fn q4_1_as_q4_0(t: &QTensor) -> Result<Option<(QTensor, Vec<f32>)>> {
-    if t.dtype() != GgmlDType::Q4_1 {
-        return Ok(None);
-    }
-    let dims = t.shape().dims().to_vec();
-    let data = t.data()?;
-    if data.len() % Q4_1_BLOCK != 0 {
-        candle_core::bail!("a Q4_1 tensor of {} bytes is not whole blocks", data.len());
-    }
-    let blocks = data.len() / Q4_1_BLOCK;
-    let mut out = Vec::with_capacity(blocks * Q4_0_BLOCK);
-    let mut constants = Vec::with_capacity(blocks);
-    for block in data.chunks_exact(Q4_1_BLOCK) {
-        let d = half::f16::from_le_bytes([block[0], block[1]]).to_f32();
-        let m = half::f16::from_le_bytes([block[2], block[3]]).to_f32();
-        out.extend_from_slice(&block[0..2]);
-        out.extend_from_slice(&block[4..Q4_1_BLOCK]);
-        constants.push(8.0 * d + m);
-    }
-    Ok(Some((ggml_file::qtensor_from_ggml(GgmlDType::Q4_0, &out, dims, &Device::Cpu)?, constants)))
 }
 
 #[cfg(test)]
@@ -95,24 +60,5 @@ mod tests {
         // Another format passes through untouched.
         let q4 = QTensor::quantize(&weights, GgmlDType::Q4_0).unwrap();
         assert_eq!(q5_0_as_q8_0(q4).unwrap().dtype(), GgmlDType::Q4_0);
-    }
-
-    #[test]
-    fn q4_1_is_q4_0_plus_a_constant_a_block() {
-        let values: Vec<f32> =
-            (0..3 * 32 * 4).map(|i| ((i * 53 % 97) as f32 - 20.0) * (0.5 + (i / 32) as f32 * 0.25)).collect();
-        let weights = Tensor::from_vec(values, (3, 128), &Device::Cpu).unwrap();
-        let q41 = QTensor::quantize(&weights, GgmlDType::Q4_1).unwrap();
-        let expected: Vec<f32> = q41.dequantize(&Device::Cpu).unwrap().flatten_all().unwrap().to_vec1().unwrap();
-        let (q40, constants) = q4_1_as_q4_0(&q41).unwrap().expect("a Q4_1 tensor");
-        assert_eq!((q40.dtype(), q40.shape().dims()), (GgmlDType::Q4_0, &[3usize, 128][..]));
-        assert_eq!(constants.len(), 3 * 4);
-        let q40: Vec<f32> = q40.dequantize(&Device::Cpu).unwrap().flatten_all().unwrap().to_vec1().unwrap();
-        for (i, (&want, &got)) in expected.iter().zip(&q40).enumerate() {
-            // d * q + m = d * (q - 8) + (8 d + m): equal but for the f32 rounding of the sum.
-            let rebuilt = got + constants[i / 32];
-            assert!((rebuilt - want).abs() <= want.abs() * 1e-6 + 1e-6, "value {i}: {rebuilt} vs {want}");
-        }
-        assert!(q4_1_as_q4_0(&QTensor::quantize(&weights, GgmlDType::Q8_0).unwrap()).unwrap().is_none());
     }
 }

@@ -145,21 +145,8 @@ impl Transformer {
         let cpu = Device::Cpu;
         let mut tensor = |name: &str| content.tensor(reader, name, &cpu);
         let embeddings_q = Arc::new(tensor("token_embd.weight")?);
-        let output = match tensor("output.weight") {
-            Ok(w) => Some(Weight::new(w)?),
-            // Tied: the table is shared, unless its format is one rewritten for speed (then the
-            // output layer has its own rewritten copy: 16 MB for SmolLM2's Q4_1 table).
-            Err(_) if embeddings_q.dtype() == GgmlDType::Q4_1 => {
-                let copy = ggml_file::qtensor_from_ggml(
-                    GgmlDType::Q4_1,
-                    &embeddings_q.data()?,
-                    embeddings_q.shape().dims().to_vec(),
-                    &cpu,
-                )?;
-                Some(Weight::new(copy)?)
-            }
-            Err(_) => None,
-        };
+        // Missing: tied to the embeddings' table, which is then shared.
+        let output = tensor("output.weight").ok().map(Weight::new).transpose()?;
         let norm = tensor("output_norm.weight")?.dequantize(&cpu)?;
         let mut layers = Vec::with_capacity(shape.layers);
         for i in 0..shape.layers {
