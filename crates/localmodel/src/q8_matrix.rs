@@ -8,7 +8,7 @@
 //! scales to f32 in software at every block of every dot product, and multiplies one weight row
 //! at a time; its Q4_K and Q6_K kernels unpack the bits again for every token. Profiled in Node
 //! (V8, as Chromium) on the real file, 96-token prompts: with candle's k-quant kernels they took
-//! 51% of the prefill for 22% of its multiply-adds; expanded here, the prefill went from 24 to 37
+//! 51% of the prefill for 29% of its multiply-adds; expanded here, the prefill went from 24 to 37
 //! tokens a second and the decode from 52 to 39 ms a token. Here each block's scale is kept as
 //! f32, 4 weight rows are stored side by side ([`QuadBlock`]: one stream of memory a pass) and
 //! multiplied together, and one pass over them serves each token of a group of 16. Measured
