@@ -155,10 +155,23 @@ async fn questions_made_in_the_page_are_evaluated_and_compared_by_kind() {
             wait_asked(mock, 10, model).await;
             b.client.refresh().await.unwrap();
             b.client.goto(&format!("{}#/runs", site.base_url)).await.unwrap();
-            let resume = "[data-testid=run-row][data-state=interrupted] [data-testid=run-resume]";
+            // Enabled and shown: a disabled button (the page busy, or the run still held by the
+            // page before the reload) swallows a click, and the run then waits for nothing.
+            let resume =
+                "[data-testid=run-row][data-state=interrupted] [data-testid=run-resume]:not([disabled]):not([hidden])";
             b.client.wait().at_most(Duration::from_secs(60)).for_element(Locator::Css(resume)).await.unwrap();
             assert!(mock.stats().per_sample.len() < questions.len(), "the run ended before the reload");
             b.click(resume).await;
+            let interrupted = "[data-testid=run-row][data-state=interrupted]";
+            let deadline = std::time::Instant::now() + Duration::from_secs(30);
+            while !b.client.find_all(Locator::Css(interrupted)).await.unwrap().is_empty() {
+                let said = text(&b, "[data-testid=runs-message]").await;
+                assert!(
+                    std::time::Instant::now() < deadline,
+                    "Resume left the run interrupted; the page said {said:?}"
+                );
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
             wait_asked(mock, questions.len(), model).await;
             let finished = "[data-testid=run-row][data-state=finished]";
             let deadline = std::time::Instant::now() + Duration::from_secs(60);
