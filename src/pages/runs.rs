@@ -18,6 +18,7 @@ use execbench_run::runfile::{export_codecrash, export_run, has_codecrash_layout}
 use execbench_run::store::RunStore;
 use leptos::prelude::*;
 
+use crate::browser::clock::BrowserClock;
 use crate::browser::download::{download_text, read_file_text};
 use crate::browser::key_scopes;
 use crate::browser::python::use_python;
@@ -33,6 +34,9 @@ use crate::route::{Route, RowFilter};
 use crate::state::evaluate::evaluation_run;
 use crate::state::runs_plan::{Action, NextStep, Reviewed, continuation_estimate, estimate_first, review, typed_cap};
 use crate::state::{AppState, DatasetState};
+
+/// How often a click made while the dataset loads looks again.
+const DATASET_POLL_MS: u64 = 50;
 
 /// Answers added to every sample by Extend.
 const EXTEND_BY: usize = 5;
@@ -176,6 +180,22 @@ fn confirm_endpoint(app: AppState, state: RunsPageState) {
 /// the provider bills it (`crate::state::runs_plan::continuation_estimate`); runs nobody bills and
 /// runs without a price go on at once (`estimate_first`).
 fn go_on(app: AppState, state: RunsPageState, entry: RunEntry, what: Action, key: Option<String>, cap: Option<f64>) {
+    if matches!(app.dataset.get_untracked(), DatasetState::Loading) {
+        // Right after a reload the run's buttons are there before the dataset: the click waits
+        // for it rather than being refused (a refused Resume left the run interrupted).
+        state.message.set(Some((true, format!("{}: waiting for the dataset to load…", entry.id()))));
+        leptos::task::spawn_local(async move {
+            while matches!(app.dataset.get_untracked(), DatasetState::Loading) {
+                execbench_run::io::Clock::sleep(&BrowserClock, DATASET_POLL_MS).await;
+            }
+            if let DatasetState::Failed(e) = app.dataset.get_untracked() {
+                return state.message.set(Some((false, format!("the dataset did not load: {e}"))));
+            }
+            state.message.set(None);
+            go_on(app, state, entry, what, key, cap)
+        });
+        return;
+    }
     let Some(api) = estimate_first(&entry) else {
         return proceed(app, state, entry, what, key, cap);
     };
