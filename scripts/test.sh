@@ -13,14 +13,34 @@ cd "$ROOT"
 started=$(date +%s)
 say "format: cargo fmt --all --check (rustfmt.toml; run \`cargo fmt --all\` to fix)"
 cargo fmt --all --check
+# The site and the IndexedDB tests' wasm build beside the native steps: their cargo profiles
+# (Cargo.toml's site-*, and dev for wasm32) lock other folders of the build cache than
+# `release`, and Trunk's fat-LTO links keep one core of two, so the native build fills the other
+# (docs/performance.md, CI time). Their output goes to a log, shown if they fail.
+site_log="$CARGO_TARGET_DIR/execbench-site-build.log"
+say "building the site (trunk build --release) and the IndexedDB tests' wasm beside the native steps: $site_log"
+(
+  trunk build --release
+  cargo test -p execbench-idbstore --target wasm32-unknown-unknown --locked --no-run
+) >"$site_log" 2>&1 &
+site_pid=$!
+# A failing step stops the background build too (Trunk, its cargo and rustc processes).
+kill_tree() { local child; for child in $(pgrep -P "$1"); do kill_tree "$child"; done; kill "$1" 2>/dev/null || true; }
+trap 'kill_tree "$site_pid"' EXIT
 say "lint: cargo clippy --release --workspace --all-targets -- -D warnings (tests too; a warning fails the run)"
 # --release: the build scripts and proc macros it builds and runs (tree-sitter's C, the frozen
 # stdlib) are then the release test build's too; an empty cache builds 2 min less (docs/performance.md, CI time).
 cargo clippy --release --workspace --locked --all-targets -- -D warnings
-say "building the site (trunk build --release)"
-trunk build --release
-say "running all tests (native, browser, end-to-end); screenshots go to tests/artifacts/"
+say "building the native tests (cargo test --release --no-run)"
 # Release: RustPython unoptimised is slow enough to trip time limits.
+cargo test --release --workspace --locked --no-run
+say "waiting for the site's build"
+if ! wait "$site_pid"; then
+  tail -n 60 "$site_log" >&2
+  die "the site's build failed (above: the end of $site_log)"
+fi
+trap - EXIT
+say "running all tests (native, browser, end-to-end); screenshots go to tests/artifacts/"
 cargo test --release --workspace --locked
 say "running the IndexedDB run store's tests in headless Chromium (wasm-bindgen-test)"
 # wasm32 tests run through wasm-bindgen-test-runner (.cargo/config.toml), which drives Chromium
