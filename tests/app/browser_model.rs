@@ -96,7 +96,10 @@ async fn the_model_worker_matches_the_numpy_reference_in_chromium() {
         let gap = rows.iter().zip(&native_rows).map(|(a, b)| max_abs_diff(a, b)).fold(0f32, f32::max);
         eprintln!("{name}: logits differing from the native engine's, per step {per_step:?} (largest gap {gap:e})");
         if name == "tiny-q8_0.gguf" {
-            assert!(per_step.iter().all(|&n| n == 0), "{name}: the page's logits are not native's: {per_step:?}, gap {gap:e}");
+            assert!(
+                per_step.iter().all(|&n| n == 0),
+                "{name}: the page's logits are not native's: {per_step:?}, gap {gap:e}"
+            );
         }
     }
     b.close().await;
