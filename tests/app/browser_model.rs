@@ -2,7 +2,7 @@
 //! of scripts/localmodel/make_tiny_gguf.py: the built worker module downloads the tiny fixtures
 //! from the test's server (SHA-256 checked), loads them, and its logits and greedy tokens are
 //! those crates/localmodel/tests/localmodel/reference.rs checks natively, with the same tolerances;
-//! on the Q8_0 file they are the native engine's own, bit for bit.
+//! and they are the native engine's own, bit for bit.
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -83,9 +83,9 @@ async fn the_model_worker_matches_the_numpy_reference_in_chromium() {
         assert!(exact >= 1, "{name}: no exact step: {ggml_errors:?}");
         assert_eq!(ids(&answer["greedy"]), greedy, "{name}: greedy tokens");
 
-        // The page computes the command line's floats where the weights run on our own kernel
-        // (Q8_0 here; Q4_1, Q4_K and Q6_K too) and attention is our own f32 code: the worker's
-        // logits equal the native engine's bit for bit, not merely within the tolerance.
+        // The page computes the command line's floats: the weights run on our own kernel (Q8_0
+        // and Q4_0 here; Q4_1, Q4_K and Q6_K too), attention is our own f32 code, so the
+        // worker's logits equal the native engine's bit for bit, not merely within the tolerance.
         let mut native = execbench_localmodel::LocalModel::load(&read(name), &read("tokenizer.json")).unwrap();
         let mut native_rows = vec![native.prefill(&prompt).unwrap()];
         for &token in &greedy {
@@ -95,12 +95,10 @@ async fn the_model_worker_matches_the_numpy_reference_in_chromium() {
         let per_step: Vec<usize> = rows.iter().zip(&native_rows).map(|(a, b)| differing(a, b)).collect();
         let gap = rows.iter().zip(&native_rows).map(|(a, b)| max_abs_diff(a, b)).fold(0f32, f32::max);
         eprintln!("{name}: logits differing from the native engine's, per step {per_step:?} (largest gap {gap:e})");
-        if name == "tiny-q8_0.gguf" {
-            assert!(
-                per_step.iter().all(|&n| n == 0),
-                "{name}: the page's logits are not native's: {per_step:?}, gap {gap:e}"
-            );
-        }
+        assert!(
+            per_step.iter().all(|&n| n == 0),
+            "{name}: the page's logits are not native's: {per_step:?}, gap {gap:e}"
+        );
     }
     b.close().await;
 }

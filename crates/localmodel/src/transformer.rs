@@ -66,9 +66,9 @@ struct Layer {
     down: Weight,
 }
 
-/// The token embeddings, still quantized: a row is expanded when a token is looked up. A Q8_0
-/// table is kept in the layout of our Q8_0 kernel, so that a tied output layer multiplies by the
-/// very same copy.
+/// The token embeddings, still quantized: a row is expanded when a token is looked up. A table
+/// in a format our kernel takes (Q8_0, Q4_0, Q4_1, Q4_K, Q6_K) is kept in its layout, so that a
+/// tied output layer multiplies by the very same copy.
 enum Embeddings {
     Q8(Arc<Q8Matrix>),
     Table { table: Arc<QTensor>, hidden: usize, row_bytes: usize },

@@ -1,4 +1,4 @@
-//! A weight matrix as the forward pass multiplies by it: Q8_0, Q4_1, Q4_K and Q6_K (and Q5_0,
+//! A weight matrix as the forward pass multiplies by it: Q8_0, Q4_0, Q4_1, Q4_K and Q6_K (and Q5_0,
 //! rewritten as Q8_0 at load: `repack.rs`) by our own kernel (`q8_matrix.rs`), which computes
 //! the same floats in the page and natively; other formats by candle's quantized matmul.
 
