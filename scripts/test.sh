@@ -36,6 +36,18 @@ trap 'kill_tree "$site_pid"' EXIT
 # integration tests, examples; there are no benches). The run below uses the same compiler, so
 # nothing is built twice.
 lint=(env RUSTC_WORKSPACE_WRAPPER="$(rustup which clippy-driver)" CLIPPY_ARGS="-D__CLIPPY_HACKERY__warnings__CLIPPY_HACKERY__")
+# The canary: that driver, given those arguments, must refuse a file with a Clippy warning and
+# accept it fixed; were the argument convention to change, the lint would pass anything unseen.
+canary=$(mktemp -d)
+echo 'pub fn same(x: u32) -> u32 { x.clone() }' >"$canary/lib.rs"
+if "${lint[@]}" "$(rustup which clippy-driver)" rustc --crate-type lib --edition 2021 --emit metadata \
+    --out-dir "$canary" "$canary/lib.rs" 2>/dev/null; then
+  die "Clippy's driver let a warning pass with CLIPPY_ARGS: the lint step would check nothing (scripts/test.sh)"
+fi
+echo 'pub fn same(x: u32) -> u32 { x }' >"$canary/lib.rs"
+"${lint[@]}" "$(rustup which clippy-driver)" rustc --crate-type lib --edition 2021 --emit metadata \
+  --out-dir "$canary" "$canary/lib.rs" || die "Clippy's driver refused a clean file (scripts/test.sh's canary)"
+rm -rf "$canary"
 say "lint and build the native tests: cargo test --release --no-run, Clippy's driver compiling the workspace's crates with -D warnings (a warning fails the run)"
 # Release: RustPython unoptimised is slow enough to trip time limits.
 "${lint[@]}" cargo test --release --workspace --locked --no-run
