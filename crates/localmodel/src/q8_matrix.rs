@@ -341,6 +341,12 @@ fn decode_q8_0(row: &[u8]) -> DecodedRow<1> {
     out
 }
 
+/// The 32 nibbles of a Q4_0 or Q4_1 block, in value order: value `j` is the low nibble of byte
+/// `j` for j < 16, the high nibble of byte `j - 16` after.
+fn block_nibbles(bytes: &[u8]) -> [u8; BLOCK] {
+    std::array::from_fn(|j| if j < 16 { bytes[j] & 0xF } else { bytes[j - 16] >> 4 })
+}
+
 /// A Q4_0 row: value `j` of a block is `(q - 8) * d`, `q` the low nibble of byte `j` for j < 16,
 /// the high nibble of byte `j - 16` after.
 fn decode_q4_0(row: &[u8]) -> DecodedRow<1> {
@@ -351,9 +357,7 @@ fn decode_q4_0(row: &[u8]) -> DecodedRow<1> {
         offsets: vec![0.0; blocks],
     };
     for block in row.chunks_exact(Q4_0_BYTES) {
-        let nibbles = &block[2..];
-        out.values
-            .push(std::array::from_fn(|j| (if j < 16 { nibbles[j] & 0xF } else { nibbles[j - 16] >> 4 }) as i8 - 8));
+        out.values.push(block_nibbles(&block[2..]).map(|q| q as i8 - 8));
         out.scales.push([f16_at(block, 0)]);
     }
     out
@@ -369,8 +373,7 @@ fn decode_q4_1(row: &[u8]) -> DecodedRow<1> {
         offsets: Vec::with_capacity(blocks),
     };
     for block in row.chunks_exact(Q4_1_BYTES) {
-        let nibbles = &block[4..];
-        out.values.push(std::array::from_fn(|j| if j < 16 { nibbles[j] & 0xF } else { nibbles[j - 16] >> 4 } as i8));
+        out.values.push(block_nibbles(&block[4..]).map(|q| q as i8));
         out.scales.push([f16_at(block, 0)]);
         out.offsets.push(f16_at(block, 2));
     }
