@@ -7,10 +7,11 @@ use std::time::Duration;
 use execbench_testkit::browser::Browser;
 use execbench_testkit::static_server::StaticServer;
 
-async fn open_app() -> (Browser, String) {
+/// The browser, the site's address and its server, which the test keeps while it uses the site.
+async fn open_app() -> (Browser, String, StaticServer) {
     let server = StaticServer::start(&execbench_testkit::dist_dir());
     let browser = Browser::launch().await;
-    (browser, server.base_url)
+    (browser, server.base_url.clone(), server)
 }
 
 /// The longest the page's thread may be busy while Python runs in a worker: far below the runs'
@@ -24,7 +25,7 @@ async fn wait_engine_ready(b: &Browser) {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn browse_search_open_and_run_a_sample() {
-    let (b, base) = open_app().await;
+    let (b, base, _site) = open_app().await;
     b.client.goto(&format!("{base}#/datasets")).await.unwrap();
     b.wait_text("[data-testid=match-count]", Duration::from_secs(30), |t| t == "800 of 800").await;
     b.screenshot("datasets").await;
@@ -74,7 +75,7 @@ async fn browse_search_open_and_run_a_sample() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn an_infinite_loop_times_out_and_the_next_run_works() {
-    let (b, base) = open_app().await;
+    let (b, base, _site) = open_app().await;
     b.client.goto(&format!("{base}#/playground")).await.unwrap();
     wait_engine_ready(&b).await;
     b.fill("[data-testid=program]", "def spin():\n    while True:\n        pass\n").await;
@@ -174,7 +175,7 @@ async fn the_list_renders_only_what_is_in_view_filters_and_scrolls() {
         "cruxeval.jsonl",
         &std::fs::read_to_string(execbench_testkit::repo_root().join("public/data/cruxeval/cruxeval.jsonl")).unwrap(),
     );
-    let (b, base) = open_app().await;
+    let (b, base, _site) = open_app().await;
     b.client.goto(&format!("{base}#/datasets")).await.unwrap();
     b.wait_text("[data-testid=match-count]", Duration::from_secs(30), |t| t == "800 of 800").await;
     let (ids, _) = rendered_rows(&b).await;
@@ -240,7 +241,7 @@ async fn the_list_renders_only_what_is_in_view_filters_and_scrolls() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn verify_all_800_in_the_page() {
-    let (b, base) = open_app().await;
+    let (b, base, _site) = open_app().await;
     b.client.goto(&format!("{base}#/verify")).await.unwrap();
     wait_engine_ready(&b).await;
     b.wait_text("[data-testid=verify-stats]", Duration::from_secs(10), |t| t.contains("0 / 0")).await;
@@ -289,7 +290,7 @@ fn slow_row(i: usize) -> String {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn verify_can_be_stopped_midway() {
-    let (b, base) = open_app().await;
+    let (b, base, _site) = open_app().await;
     // Slow samples, so Stop comes while most are still to run.
     let rows: Vec<String> = (0..200).map(slow_row).collect();
     let dir = import_rows(&b, &base, "slow.jsonl", &rows).await;
@@ -371,7 +372,7 @@ fn runaway_row() -> String {
 /// alone, its worker is replaced, and the runs that shared its batch still pass.
 #[tokio::test(flavor = "multi_thread")]
 async fn verify_spreads_over_a_pool_and_a_runaway_fails_only_itself() {
-    let (b, base) = open_app().await;
+    let (b, base, _site) = open_app().await;
     let mut rows: Vec<String> = (0..120).map(slow_row).collect();
     rows.insert(30, runaway_row());
     let dir = import_rows(&b, &base, "pool.jsonl", &rows).await;
@@ -399,7 +400,7 @@ async fn verify_spreads_over_a_pool_and_a_runaway_fails_only_itself() {
 /// on a fresh worker, where the runaway is caught alone: two restarts, and no other run fails.
 #[tokio::test(flavor = "multi_thread")]
 async fn a_runaway_hidden_among_held_results_is_found_on_a_second_try() {
-    let (b, base) = open_app().await;
+    let (b, base, _site) = open_app().await;
     let mut rows: Vec<String> = (0..40)
         .map(|i| {
             serde_json::json!({"id": format!("fast_{i:02}"), "code": "def f(x):\n    return x * 2", "input": i.to_string(), "output": (i * 2).to_string()})
@@ -431,7 +432,7 @@ async fn import_a_user_dataset_with_bad_rows() {
     ];
     std::fs::write(&file, rows.join("\n")).unwrap();
 
-    let (b, base) = open_app().await;
+    let (b, base, _site) = open_app().await;
     b.client.goto(&format!("{base}#/datasets")).await.unwrap();
     b.wait_text("[data-testid=match-count]", Duration::from_secs(30), |t| t == "800 of 800").await;
     // A file with no usable row is refused, and CRUXEval stays.
@@ -494,7 +495,7 @@ async fn the_filtered_list_survives_a_reload_and_a_sample_steps_through_its_matc
         .collect();
     assert!(matches.len() >= 2, "{matches:?}");
     let count = format!("{} of 800", matches.len());
-    let (b, base) = open_app().await;
+    let (b, base, _site) = open_app().await;
     let js = |script: &'static str| {
         let client = b.client.clone();
         async move { client.execute(script, vec![]).await.unwrap() }
@@ -561,7 +562,7 @@ async fn the_filtered_list_survives_a_reload_and_a_sample_steps_through_its_matc
 /// into the page (inline, or as an event handler) does not run.
 #[tokio::test(flavor = "multi_thread")]
 async fn every_page_works_under_the_content_security_policy_and_injected_scripts_do_not_run() {
-    let (b, base) = open_app().await;
+    let (b, base, _site) = open_app().await;
     b.client.goto(&format!("{base}#/")).await.unwrap();
     wait_engine_ready(&b).await;
     b.client

@@ -38,7 +38,7 @@ pub const IDLE_BEFORE_FIRST: Duration = Duration::from_secs(3);
 /// Measures in a fresh browser: a cold load for "ready", then each pool size (kept in
 /// `localStorage`, the page reloaded) with one first and `warm` warm verify-all passes.
 pub async fn measure(app_url: &str, pool_sizes: &[usize], warm: usize) -> Result<AppFigures, String> {
-    let b = Browser::launch().await;
+    let b = Browser::launch_fresh().await;
     let result = drive(&b, app_url, pool_sizes, warm).await;
     b.close().await;
     result

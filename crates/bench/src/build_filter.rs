@@ -342,7 +342,7 @@ pub async fn browser(
     trivial_file: &Path,
     warm: usize,
 ) -> Result<Page, String> {
-    let b = Browser::launch().await;
+    let b = Browser::launch_fresh().await;
     let result = drive(&b, app_url, file, static_file, trivial_file, warm).await;
     b.close().await;
     result

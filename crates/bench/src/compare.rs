@@ -151,7 +151,7 @@ fn compare_figure(place: &str, ms: f64, against: Option<(&str, f64)>) -> Figure 
 }
 
 async fn page_times(app_url: &str, files: &[PathBuf], reps: usize) -> Result<Vec<f64>, String> {
-    let b = Browser::launch().await;
+    let b = Browser::launch_fresh().await;
     b.client.goto(&format!("{app_url}#/runs")).await.map_err(|e| e.to_string())?;
     page::wait_text(&b, ".engine", Duration::from_secs(60), |t| t.starts_with("Python ready")).await?;
     for file in files {

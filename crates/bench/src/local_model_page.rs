@@ -45,7 +45,7 @@ async fn ask(
     };
     let gguf = file(gguf)?;
     let tokenizer = tokenizer.map(file).transpose()?;
-    let b = Browser::launch().await;
+    let b = Browser::launch_fresh().await;
     let outcome = async {
         b.client.goto(&server.base_url).await.map_err(|e| e.to_string())?;
         ask_loaded_worker(&b, &gguf, tokenizer.as_ref(), questions, timeout).await

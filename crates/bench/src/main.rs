@@ -634,7 +634,7 @@ fn copy_site(from: &Path, to: &Path) {
 
 /// Opens a fresh browser on the page and waits for its figures.
 async fn measure_page(url: &str) -> Result<PageRun, String> {
-    let browser = Browser::launch().await;
+    let browser = Browser::launch_fresh().await;
     let result = drive(&browser, url).await;
     browser.close().await;
     result

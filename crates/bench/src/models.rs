@@ -179,7 +179,7 @@ async fn command_line(mock: &MockServer, requests: usize, concurrency: usize) ->
 /// The same run from the Evaluate page; wall time from the click on Run until the run's state
 /// shows, the longest frame from a `requestAnimationFrame` loop started just before the click.
 async fn in_the_page(app_url: &str, mock: &MockServer) -> Result<Throughput, String> {
-    let b = Browser::launch().await;
+    let b = Browser::launch_fresh().await;
     let result = drive(&b, app_url, mock).await;
     b.close().await;
     result

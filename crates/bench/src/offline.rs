@@ -203,7 +203,7 @@ fn regex_literal(text: &str) -> String {
 /// `settled`: the files the page keeps once a visit has settled (`idle` in sw.js); the first
 /// visit lasts until they are kept, as a user's first visit of more than a few seconds does.
 async fn one_rep(server: &CountingServer, v: &mut Visits, settled: &[String]) -> Result<(), String> {
-    let b = Browser::launch().await;
+    let b = Browser::launch_fresh().await;
     let result = async {
         server.take();
         b.client.goto(&server.url).await.map_err(|e| e.to_string())?;

@@ -63,7 +63,7 @@ pub fn native(samples: &[Sample], reps: usize) -> Vec<(Kind, KindTimes)> {
 
 /// Runs the six kinds over the bundled dataset in the app's Perturb view, in a fresh browser.
 pub async fn browser(app_url: &str) -> Result<(Vec<(Kind, KindTimes)>, f64), String> {
-    let b = Browser::launch().await;
+    let b = Browser::launch_fresh().await;
     let result = drive(&b, app_url).await;
     b.close().await;
     result

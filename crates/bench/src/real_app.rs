@@ -142,7 +142,7 @@ async fn in_the_app(model: &Path, samples: usize) -> Result<AppRun, String> {
         (SUB_PATH.to_string(), execbench_testkit::dist_dir()),
         ("/models/".to_string(), folder),
     ]);
-    let b = Browser::launch().await;
+    let b = Browser::launch_fresh().await;
     let outcome = drive(&b, &server, &name, &sha256, samples).await;
     if outcome.is_err() {
         b.screenshot("bench-realapp-failed").await;

@@ -290,7 +290,7 @@ async fn wllama(model: &Path, chats: &[(String, Vec<ChatMessage>)]) -> Result<Sw
         "stop": [STOP],
         "chats": list,
     });
-    let b = Browser::launch().await;
+    let b = Browser::launch_fresh().await;
     let outcome = async {
         b.client.goto(&format!("{}/harness/harness.html", server.origin)).await.map_err(|e| e.to_string())?;
         b.client

@@ -104,7 +104,7 @@ pub fn cpython(dataset: &Path, generations_path: &Path) -> Option<(f64, u64)> {
 
 /// Re-scores the file in the app's Evaluate page; returns (ms, the page's timing line).
 pub async fn browser(app_url: &str, generations_path: &Path) -> Result<(f64, String), String> {
-    let b = Browser::launch().await;
+    let b = Browser::launch_fresh().await;
     let result = drive(&b, app_url, generations_path).await;
     b.close().await;
     result

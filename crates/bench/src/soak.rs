@@ -135,11 +135,11 @@ pub async fn section(app_url: &str) {
         }
     };
     if page_part_wanted() {
-        let b = Browser::launch().await;
+        let b = Browser::launch_fresh().await;
         // The perturbing page runs in a browser of its own: a tab sharing the store would hear
         // the run start and take it over at the first reload (the two-tab e2e tests check that),
         // and this soak measures one page's reloads and resumes.
-        let other = Browser::launch().await;
+        let other = Browser::launch_fresh().await;
         let page = in_the_page(&b, &other, app_url, &mock, &ids).await;
         other.close().await;
         b.close().await;

@@ -78,7 +78,7 @@ pub async fn section(app_url: &str, reps: usize) {
     let scratch = std::env::temp_dir().join(format!("execbench-bench-store-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&scratch);
     let mut figures = Figures::default();
-    let b = Browser::launch().await;
+    let b = Browser::launch_fresh().await;
     if let Err(e) = drive(&b, app_url, reps, &scratch, &mut figures).await {
         figures.errors.push(e);
     }

@@ -1,10 +1,13 @@
 //! Headless Chromium driven through chromedriver (both from Debian's packages, installed by
 //! scripts/setup.sh), for tests that use the built app as a person would.
 
+use std::collections::BTreeSet;
+use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use fantoccini::actions::{InputSource, KeyAction, KeyActions};
@@ -12,13 +15,23 @@ use fantoccini::{Client, ClientBuilder, Locator};
 use hyper_util::client::legacy::connect::HttpConnector;
 
 /// A chromedriver and the Chromium it drives. Dropping it (a test that panics included) kills
-/// both and removes its own profile: a failed test leaves no browser running.
+/// both and removes its own profile: a failed test leaves no browser running. A browser from
+/// [`Browser::launch`] is instead kept for the next test when its test passed (on a blank page,
+/// crate::browser_pool says what the next test can and cannot see of it).
 pub struct Browser {
     pub client: Client,
-    driver: Child,
+    /// `None` only while it is dropped.
+    driver: Option<Child>,
+    /// chromedriver's port and the WebDriver session on it.
+    port: u16,
+    session: String,
     /// A profile made for this browser alone, removed with it; `None` for a kept one
     /// ([`Browser::launch_in_profile`]).
     own_profile: Option<PathBuf>,
+    /// A browser from [`Browser::launch`], kept for the next test when its test passed.
+    poolable: bool,
+    /// Cleared by what changes the browser beyond its pages (network conditions): not kept then.
+    reusable: AtomicBool,
 }
 
 /// A Chromium profile (user-data-dir) that outlives the browsers opened on it, so a test can
@@ -94,8 +107,76 @@ fn start_driver() -> (u16, Child) {
 }
 
 impl Browser {
+    /// A browser for a test: one kept from an earlier test when there is one it may have (its
+    /// pages closed, its window at the first size, the origins it went to cleared), else a new
+    /// one. Starting Chromium costs about 2 CPU-seconds (docs/performance.md, CI time).
     pub async fn launch() -> Browser {
+        // For comparing (docs/performance.md) or ruling the pool out when a test fails oddly.
+        if std::env::var_os("EXECBENCH_FRESH_BROWSERS").is_some() {
+            return Browser::launch_fresh().await;
+        }
+        loop {
+            let Some(lent) = crate::browser_pool::lend() else {
+                let mut browser = Browser::launch_with(None, None).await;
+                // The session outlives this client (and the test's runtime): the next test's
+                // client attaches to it.
+                browser.client.persist().await.expect("keep the WebDriver session");
+                browser.poolable = true;
+                return browser;
+            };
+            if let Some(browser) = Browser::attach(lent).await {
+                return browser;
+            }
+        }
+    }
+
+    /// A browser of its own, never one kept from an earlier test: for the benchmark's first
+    /// visits, whose figures count everything a new browser does.
+    pub async fn launch_fresh() -> Browser {
         Browser::launch_with(None, None).await
+    }
+
+    /// The kept browser readied for a new test, or `None` (and it killed) if it does not answer
+    /// as it should.
+    async fn attach(lent: crate::browser_pool::Lent) -> Option<Browser> {
+        let crate::browser_pool::Lent { kept, forgotten } = lent;
+        let url = format!("http://127.0.0.1:{}", kept.port);
+        let client = match Client::with_existing_session(&url, &kept.session, HttpConnector::new()).await {
+            Ok(client) => client,
+            Err(_) => {
+                end_processes(kept.driver, kept.profile.as_deref());
+                return None;
+            }
+        };
+        let browser = Browser {
+            client,
+            driver: Some(kept.driver),
+            port: kept.port,
+            session: kept.session,
+            own_profile: kept.profile,
+            poolable: true,
+            reusable: AtomicBool::new(true),
+        };
+        let ready = async {
+            browser.client.persist().await.map_err(|e| e.to_string())?;
+            // Its one window (`blank_page` kept no other) at the size Chromium started with.
+            if browser.client.get_window_size().await.map_err(|e| e.to_string())? != (WIDTH.into(), HEIGHT.into()) {
+                browser.client.set_window_size(WIDTH, HEIGHT).await.map_err(|e| e.to_string())?;
+            }
+            for origin in &forgotten {
+                browser
+                    .cdp("Storage.clearDataForOrigin", serde_json::json!({"origin": origin, "storageTypes": "all"}))
+                    .await?;
+            }
+            Ok::<(), String>(())
+        };
+        match ready.await {
+            Ok(()) => Some(browser),
+            Err(_) => {
+                browser.reusable.store(false, Ordering::Relaxed);
+                None
+            }
+        }
     }
 
     /// A browser on a profile that stays when it closes (see [`KeptProfile`]): closing it and
@@ -130,7 +211,7 @@ impl Browser {
                 "binary": std::env::var("CHROMIUM").unwrap_or_else(|_| "/usr/bin/chromium".into()),
                 "args": ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                          "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                         "--disable-dev-shm-usage", "--window-size=1280,900",
+                         "--disable-dev-shm-usage", format!("--window-size={WIDTH},{HEIGHT}"),
                          format!("--user-data-dir={}", profile.display())],
             }),
         );
@@ -147,13 +228,26 @@ impl Browser {
             .connect(&format!("http://127.0.0.1:{port}"))
             .await
             .expect("connect to chromedriver");
-        Browser { client, driver, own_profile }
+        crate::browser_pool::process_group_started(driver.id());
+        let session = client.session_id().await.ok().flatten().unwrap_or_default();
+        Browser {
+            client,
+            driver: Some(driver),
+            port,
+            session,
+            own_profile,
+            poolable: false,
+            reusable: AtomicBool::new(true),
+        }
     }
 
     /// Ends the WebDriver session politely (Chromium quits and writes its profile out); dropping
     /// the browser then stops the processes. A kept profile is then free for the next browser.
+    /// A browser from [`Browser::launch`] is kept for the next test instead (see `Drop`).
     pub async fn close(self) {
-        let _ = self.client.clone().close().await;
+        if !self.poolable {
+            let _ = self.client.clone().close().await;
+        }
     }
 
     /// Waits until the element's text satisfies `pred`, returning it; fails with the last text.
@@ -296,6 +390,8 @@ impl Browser {
     /// Switches the browser's network off (or back on) as DevTools' network emulation does:
     /// `navigator.onLine` follows and requests fail, while the page keeps running.
     pub async fn set_offline(&self, offline: bool) {
+        // The conditions hold for the whole session: this browser is not kept for another test.
+        self.reusable.store(false, Ordering::Relaxed);
         self.client.issue_cmd(NetworkConditions { offline }).await.expect("set the network conditions");
     }
 
@@ -435,17 +531,194 @@ impl fantoccini::wd::WebDriverCompatibleCommand for NetworkConditions {
     }
 }
 
-impl Drop for Browser {
-    /// Kills chromedriver's process group (Chromium and its helpers are in it), waits for the
-    /// driver and removes the browser's own profile (never a kept one). Runs on a panic too, when
-    /// no async `close` can.
-    fn drop(&mut self) {
-        let group = format!("-{}", self.driver.id());
-        let _ = Command::new("kill").args(["-KILL", "--", &group]).stdout(Stdio::null()).stderr(Stdio::null()).status();
-        let _ = self.driver.kill();
-        let _ = self.driver.wait();
-        if let Some(profile) = &self.own_profile {
-            let _ = std::fs::remove_dir_all(profile);
+/// The window size every browser starts with (and a kept one is given back).
+const WIDTH: u32 = 1280;
+const HEIGHT: u32 = 900;
+
+/// One request to chromedriver (`path` under its session URL) by plain HTTP, for `Drop`, which
+/// cannot await the client; the answer's `value`.
+fn session_request(
+    port: u16,
+    session: &str,
+    method: &str,
+    path: &str,
+    body: &str,
+) -> Result<serde_json::Value, String> {
+    let mut stream = TcpStream::connect(("127.0.0.1", port)).map_err(|e| e.to_string())?;
+    stream.set_read_timeout(Some(Duration::from_secs(20))).map_err(|e| e.to_string())?;
+    let request = format!(
+        "{method} /session/{session}/{path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n\
+         Content-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    stream.write_all(request.as_bytes()).map_err(|e| e.to_string())?;
+    // chromedriver keeps the connection open (even when asked to close it): the answer ends
+    // where its Content-Length says.
+    let mut answer = Vec::new();
+    let mut chunk = [0u8; 8192];
+    loop {
+        let read = stream.read(&mut chunk).map_err(|e| e.to_string())?;
+        if read == 0 {
+            return Err("chromedriver closed the connection before answering".into());
         }
+        answer.extend_from_slice(&chunk[..read]);
+        let Some(head_end) = answer.windows(4).position(|w| w == b"\r\n\r\n") else { continue };
+        let head = String::from_utf8_lossy(&answer[..head_end]).into_owned();
+        let length = head
+            .lines()
+            .find_map(|line| {
+                let (name, value) = line.split_once(':')?;
+                name.eq_ignore_ascii_case("content-length").then(|| value.trim().parse::<usize>().ok())?
+            })
+            .unwrap_or(0);
+        if answer.len() < head_end + 4 + length {
+            continue;
+        }
+        let status = head.lines().next().unwrap_or_default().to_string();
+        if status.split(' ').nth(1) != Some("200") {
+            return Err(status);
+        }
+        let json: serde_json::Value =
+            serde_json::from_slice(&answer[head_end + 4..head_end + 4 + length]).map_err(|e| e.to_string())?;
+        return Ok(json["value"].clone());
+    }
+}
+
+/// The origins the session's one window went to (its history), then a blank page in it, which
+/// closes the test's page and its workers. An error when there is more than one window, or when
+/// the history may have lost entries (Chromium keeps 50): such a browser is not kept.
+fn blank_page(port: u16, session: &str) -> Result<BTreeSet<String>, String> {
+    let windows = session_request(port, session, "GET", "window/handles", "")?;
+    if windows.as_array().map(Vec::len) != Some(1) {
+        return Err(format!("windows: {windows}"));
+    }
+    let history = session_request(
+        port,
+        session,
+        "POST",
+        "goog/cdp/execute",
+        r#"{"cmd":"Page.getNavigationHistory","params":{}}"#,
+    )?;
+    let entries = history["entries"].as_array().ok_or("no history")?;
+    if entries.len() >= 50 {
+        return Err("the history may be cut".into());
+    }
+    let origins = entries
+        .iter()
+        .filter_map(|entry| url::Url::parse(entry["url"].as_str()?).ok())
+        .filter(|url| matches!(url.scheme(), "http" | "https"))
+        .map(|url| url.origin().ascii_serialization())
+        .collect();
+    session_request(port, session, "POST", "url", r#"{"url":"about:blank"}"#)?;
+    Ok(origins)
+}
+
+impl Drop for Browser {
+    /// A browser from [`Browser::launch`] whose test passed goes back to the pool on a blank page.
+    /// Any other is killed: chromedriver's process group (Chromium and its helpers are in it),
+    /// then the driver is awaited and the browser's own profile removed (never a kept one). Runs
+    /// on a panic too, when no async `close` can.
+    fn drop(&mut self) {
+        let Some(driver) = self.driver.take() else { return };
+        if self.poolable {
+            let seen = if !std::thread::panicking() && self.reusable.load(Ordering::Relaxed) {
+                blank_page(self.port, &self.session).ok()
+            } else {
+                None
+            };
+            if let Some(seen) = seen {
+                let kept = crate::browser_pool::Kept {
+                    driver,
+                    port: self.port,
+                    session: std::mem::take(&mut self.session),
+                    profile: self.own_profile.take(),
+                    seen,
+                };
+                crate::browser_pool::give_back(kept);
+                return;
+            }
+        }
+        end_processes(driver, self.own_profile.as_deref());
+    }
+}
+
+/// Kills chromedriver's process group (Chromium and its helpers are in it), waits for the driver
+/// and removes the browser's own profile, if it has one.
+fn end_processes(mut driver: Child, own_profile: Option<&Path>) {
+    let group = format!("-{}", driver.id());
+    let _ = Command::new("kill").args(["-KILL", "--", &group]).stdout(Stdio::null()).stderr(Stdio::null()).status();
+    let _ = driver.kill();
+    let _ = driver.wait();
+    crate::browser_pool::process_group_ended(driver.id());
+    if let Some(profile) = own_profile {
+        let _ = std::fs::remove_dir_all(profile);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::static_server::StaticServer;
+
+    fn site() -> (StaticServer, tempdir::Dir) {
+        let dir = tempdir::Dir::new();
+        std::fs::write(dir.0.join("index.html"), "<!doctype html><title>kept</title>").unwrap();
+        (StaticServer::start(&dir.0), dir)
+    }
+
+    mod tempdir {
+        pub struct Dir(pub std::path::PathBuf);
+        impl Dir {
+            pub fn new() -> Dir {
+                static COUNT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+                let n = COUNT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let dir = std::env::temp_dir().join(format!("execbench-pool-site-{}-{n}", std::process::id()));
+                std::fs::create_dir_all(&dir).unwrap();
+                Dir(dir)
+            }
+        }
+        impl Drop for Dir {
+            fn drop(&mut self) {
+                let _ = std::fs::remove_dir_all(&self.0);
+            }
+        }
+    }
+
+    async fn stored_bytes(b: &Browser, origin: &str) -> f64 {
+        let usage = b.cdp("Storage.getUsageAndQuota", serde_json::json!({ "origin": origin })).await.unwrap();
+        usage["usage"].as_f64().unwrap()
+    }
+
+    /// The only test in this crate that starts browsers, so the pool is this test's alone: what a
+    /// kept browser brings to the next test, and when it is not lent.
+    #[tokio::test(flavor = "multi_thread")]
+    async fn a_kept_browser_comes_back_blank_at_its_size_with_nothing_stored_and_never_to_its_own_site() {
+        let (first_site, _dir) = site();
+        let b = Browser::launch().await;
+        b.client.goto(&first_site.base_url).await.unwrap();
+        let put = "const done = arguments[0];
+            caches.open('kept').then((c) => c.put('/k', new Response('x'.repeat(10000)))).then(() => done(true), (e) => done(String(e)));";
+        assert_eq!(b.client.execute_async(put, vec![]).await.unwrap(), serde_json::json!(true));
+        assert!(stored_bytes(&b, &first_site.origin).await > 0.0);
+        b.set_viewport(420, 700).await;
+        let first_session = b.session.clone();
+        drop(b);
+
+        // Its site still served (the same test wants another browser on it): a new one.
+        let other = Browser::launch().await;
+        assert_ne!(other.session, first_session, "a browser was lent beside a site it had been to");
+        drop(other);
+
+        let origin = first_site.origin.clone();
+        drop(first_site);
+        // Now it may be lent (either of the two: the second went nowhere); the first one comes back
+        // blank, at the first size, without what the page stored.
+        let a = Browser::launch().await;
+        let b = Browser::launch().await;
+        let kept = if a.session == first_session { a } else { b };
+        assert_eq!(kept.session, first_session, "the first browser was not kept");
+        assert_eq!(kept.client.current_url().await.unwrap().as_str(), "about:blank");
+        assert_eq!(kept.client.get_window_size().await.unwrap(), (WIDTH.into(), HEIGHT.into()));
+        assert_eq!(stored_bytes(&kept, &origin).await, 0.0, "what the last test stored is still there");
     }
 }

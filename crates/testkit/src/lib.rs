@@ -2,6 +2,7 @@
 //! and driving headless Chromium. No test logic lives here.
 
 pub mod browser;
+mod browser_pool;
 pub mod model_worker;
 pub mod static_server;
 

@@ -31,6 +31,16 @@ pub struct StaticServer {
     log: Log,
     /// Ends the serving thread (and with its runtime every open connection).
     running: Option<(tokio::sync::oneshot::Sender<()>, thread::JoinHandle<()>)>,
+    /// This site in the browser pool's list of sites served now (crate::browser_pool).
+    site: u64,
+}
+
+impl Drop for StaticServer {
+    /// The test is done with the site (it serves on, see `serve`): a kept browser that saw it may
+    /// be lent again.
+    fn drop(&mut self) {
+        crate::browser_pool::site_closed(self.site);
+    }
 }
 
 pub const SUB_PATH: &str = "/execbench/";
@@ -44,11 +54,14 @@ impl StaticServer {
     /// Serves each folder under its prefix (`/prefix/`, or `/` for the whole site); a prefix is
     /// mounted once. A folder's `index.html` answers its prefix itself.
     pub fn mount(mounts: Vec<(String, PathBuf)>) -> StaticServer {
-        let listener = TcpListener::bind("127.0.0.1:0").expect("bind a local port");
+        // A port no earlier site of this process had: a kept browser never meets an origin twice
+        // (crate::browser_pool).
+        let listener = crate::browser_pool::site_listener();
         let port = listener.local_addr().expect("local address").port();
         let origin = format!("http://127.0.0.1:{port}");
         let base_url = format!("{origin}{}", mounts.first().map(|m| m.0.as_str()).unwrap_or("/"));
-        let mut server = StaticServer { base_url, origin, port, mounts, log: Log::default(), running: None };
+        let site = crate::browser_pool::site_opened(&origin);
+        let mut server = StaticServer { base_url, origin, port, mounts, log: Log::default(), running: None, site };
         server.serve(listener);
         server
     }
