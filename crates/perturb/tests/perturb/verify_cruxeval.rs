@@ -20,6 +20,16 @@ const DATASET: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../public/data/cr
 /// patched RustPython's `{}.fromkeys(...)` TypeError (sample_437 was listed for it).
 const KNOWN_EXCEPTIONS: &[(&str, &str)] = &[];
 
+/// What one thread's share of a sweep found.
+#[derive(Default)]
+struct Sweep {
+    verified: usize,
+    hint_replaced: usize,
+    distances: Vec<usize>,
+    failures: BTreeSet<(String, String, u64)>,
+    reasons: Vec<String>,
+}
+
 /// Perturbs and verifies every sample with `kinds` x seeds 0..4 and `options`; fails on any failure
 /// not explained by `KNOWN_EXCEPTIONS`.
 fn perturb_and_verify_all(kinds: &[Kind], options: Options) {
@@ -44,29 +54,42 @@ fn perturb_and_verify_all(kinds: &[Kind], options: Options) {
     let mut reasons = Vec::new();
     for &kind in kinds {
         let started = std::time::Instant::now();
-        let (mut verified, mut hint_replaced) = (0, 0);
-        let mut distances = Vec::new();
-        for (position, sample) in samples.iter().enumerate() {
-            for seed in crate::sweep::seeds_of(position) {
-                let options = Options { seed, ..options };
-                let outcome = perturb_sample(sample, kind, &options).map_err(|e| e.to_string()).and_then(|p| {
-                    verify(&mut engine as &mut dyn PythonEngine, sample, &p, limits)
-                        .map(|passed| (passed.hint != p.hint, passed.hint))
-                        .map_err(|e| e.to_string())
-                });
-                match outcome {
-                    Ok((replaced, hint)) => {
-                        distances.extend(hint.and_then(|h| hint_distance(sample, &h)));
-                        verified += 1;
-                        hint_replaced += usize::from(replaced);
-                    }
-                    Err(reason) => {
-                        failures.insert((sample.id.clone(), kind.name().to_string(), seed));
-                        reasons.push(format!("{} {kind} seed {seed}: {reason}", sample.id));
+        // Two threads, each with an engine of its own, take every other sample: the sweep is most
+        // of its binary's time, and an engine runs on one core.
+        let sweep = |offset: usize| {
+            let mut engine = RustPythonEngine::new();
+            let mut half = Sweep::default();
+            for (position, sample) in samples.iter().enumerate().skip(offset).step_by(2) {
+                for seed in crate::sweep::seeds_of(position) {
+                    let options = Options { seed, ..options };
+                    let outcome = perturb_sample(sample, kind, &options).map_err(|e| e.to_string()).and_then(|p| {
+                        verify(&mut engine as &mut dyn PythonEngine, sample, &p, limits)
+                            .map(|passed| (passed.hint != p.hint, passed.hint))
+                            .map_err(|e| e.to_string())
+                    });
+                    match outcome {
+                        Ok((replaced, hint)) => {
+                            half.distances.extend(hint.and_then(|h| hint_distance(sample, &h)));
+                            half.verified += 1;
+                            half.hint_replaced += usize::from(replaced);
+                        }
+                        Err(reason) => {
+                            half.failures.insert((sample.id.clone(), kind.name().to_string(), seed));
+                            half.reasons.push(format!("{} {kind} seed {seed}: {reason}", sample.id));
+                        }
                     }
                 }
             }
-        }
+            half
+        };
+        let (even, odd) = std::thread::scope(|scope| {
+            let odd = scope.spawn(|| sweep(1));
+            (sweep(0), odd.join().expect("the second thread"))
+        });
+        let (verified, hint_replaced) = (even.verified + odd.verified, even.hint_replaced + odd.hint_replaced);
+        let distances: Vec<usize> = even.distances.into_iter().chain(odd.distances).collect();
+        failures.extend(even.failures.into_iter().chain(odd.failures));
+        reasons.extend(even.reasons.into_iter().chain(odd.reasons));
         // The docs' table (docs/perturbations.md) takes MHC's hint-to-truth distance from here.
         let replaced = if kind == Kind::Mhc {
             format!(
