@@ -21,7 +21,7 @@ site_log="$CARGO_TARGET_DIR/execbench-site-build.log"
 say "building the site (trunk build --release) and the IndexedDB tests' wasm beside the native steps: $site_log"
 (
   trunk build --release
-  cargo test -p execbench-idbstore --target wasm32-unknown-unknown --locked --no-run
+  cargo test -p execbench-idbstore --target wasm32-unknown-unknown --profile wasm-test --locked --no-run
 ) >"$site_log" 2>&1 &
 site_pid=$!
 # A failing step stops the background build too (Trunk, its cargo and rustc processes).
@@ -63,7 +63,7 @@ say "running the IndexedDB run store's tests in headless Chromium (wasm-bindgen-
 # wasm32 tests run through wasm-bindgen-test-runner (.cargo/config.toml), which drives Chromium
 # through chromedriver; setup_all set the C flags tree-sitter needs for wasm32.
 CHROMEDRIVER="${CHROMEDRIVER:-$(command -v chromedriver)}" \
-  cargo test -p execbench-idbstore --target wasm32-unknown-unknown --locked
+  cargo test -p execbench-idbstore --target wasm32-unknown-unknown --profile wasm-test --locked
 # What this run built from, for the next checkout that shares the cache (setup.sh claim_build_cache).
 python3 scripts/build_cache.py record "$ROOT" "$CARGO_TARGET_DIR" >/dev/null
 say "all tests passed in $(( $(date +%s) - started )) s"

@@ -29,6 +29,10 @@ use crate::browser::stores::{BrowserStore, Opening};
 
 /// How often a run another tab drives is read again from the store.
 const ELSEWHERE_POLL_MS: u64 = 1000;
+/// How often, and how far apart, a run's lock is asked for again before the run is taken to be
+/// driven by another tab (`Runs::drive`): two seconds in all.
+const LOCK_RETRIES: u32 = 20;
+const LOCK_RETRY_MS: u64 = 100;
 
 /// What this tab does with a run another tab let go of mid-run (it closed): given the stored
 /// entry and the run's lock, now held here. Set by the state layer (it resumes the run as Resume
@@ -345,18 +349,23 @@ impl Runs {
         if self.held.with_value(|h| h.contains_key(run_id)) {
             return Ok(());
         }
-        match locks::try_hold(&tabs::lock_name(run_id)).await {
-            Some(lock) => {
+        // A lock let go a moment ago (by this tab's own watcher, which holds it while it reads the
+        // entry, or by the page before a reload) is released asynchronously: a click that comes in
+        // between would take the run for another tab's and leave it interrupted, so the lock is
+        // asked for again for a little while before that conclusion.
+        for attempt in 0..=LOCK_RETRIES {
+            if let Some(lock) = locks::try_hold(&tabs::lock_name(run_id)).await {
                 self.held.update_value(|h| {
                     h.insert(run_id.to_string(), lock);
                 });
-                Ok(())
+                return Ok(());
             }
-            None => {
-                self.watch(run_id.to_string());
-                Err(format!("{run_id} is running in another tab: it goes on there, and this tab shows its progress"))
+            if attempt < LOCK_RETRIES {
+                BrowserClock.sleep(LOCK_RETRY_MS).await;
             }
         }
+        self.watch(run_id.to_string());
+        Err(format!("{run_id} is running in another tab: it goes on there, and this tab shows its progress"))
     }
 
     /// Drives a run whose lock this tab was granted (a take-over).

@@ -166,6 +166,11 @@ async fn questions_made_in_the_page_are_evaluated_and_compared_by_kind() {
             let deadline = std::time::Instant::now() + Duration::from_secs(30);
             while !b.client.find_all(Locator::Css(interrupted)).await.unwrap().is_empty() {
                 let said = text(&b, "[data-testid=runs-message]").await;
+                if std::time::Instant::now() >= deadline {
+                    // What the page shows then, to tell where the run stopped.
+                    let page = b.client.execute("return document.body.innerText", vec![]).await.unwrap();
+                    eprintln!("the Runs page, Resume not taken:\n{}", page.as_str().unwrap_or_default());
+                }
                 assert!(
                     std::time::Instant::now() < deadline,
                     "Resume left the run interrupted; the page said {said:?}"

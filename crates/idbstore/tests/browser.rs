@@ -2,7 +2,7 @@
 //! (a patched `IDBObjectStore.prototype.put`), a second connection reading what the first wrote,
 //! no IndexedDB at all, and the storage estimate.
 //!
-//! `CHROMEDRIVER=/usr/bin/chromedriver cargo test -p execbench-idbstore --target wasm32-unknown-unknown`
+//! `CHROMEDRIVER=/usr/bin/chromedriver cargo test -p execbench-idbstore --target wasm32-unknown-unknown --profile wasm-test`
 #![cfg(target_arch = "wasm32")]
 
 use execbench_idbstore::{IdbStore, storage_estimate};
