@@ -29,10 +29,9 @@ use crate::browser::stores::{BrowserStore, Opening};
 
 /// How often a run another tab drives is read again from the store.
 const ELSEWHERE_POLL_MS: u64 = 1000;
-/// How often, and how far apart, a run's lock is asked for again before the run is taken to be
-/// driven by another tab (`Runs::drive`): two seconds in all.
-const LOCK_RETRIES: u32 = 20;
-const LOCK_RETRY_MS: u64 = 100;
+/// How long a run's lock is waited for before the run is taken to be driven by another tab
+/// (`Runs::drive`).
+const LOCK_WAIT_MS: u32 = 5000;
 
 /// What this tab does with a run another tab let go of mid-run (it closed): given the stored
 /// entry and the run's lock, now held here. Set by the state layer (it resumes the run as Resume
@@ -58,6 +57,9 @@ pub struct Runs {
     pub problem: RwSignal<Option<String>>,
     /// Runs a job in this page is running now.
     pub active: RwSignal<BTreeSet<String>>,
+    /// Why the last run this tab was asked to drive did not start (its lock held elsewhere, its
+    /// setup failed): shown on Runs too, where Resume, Retry errors and Extend are clicked.
+    pub not_started: RwSignal<Option<String>>,
     /// Runs another tab drives now: listed with the store's progress, never driven here.
     pub elsewhere: RwSignal<BTreeSet<String>>,
     /// Runs whose entry counts more records than the store holds (the browser cleared them).
@@ -92,6 +94,7 @@ impl Runs {
             storage: RwSignal::new(None),
             problem: RwSignal::new(None),
             active: RwSignal::new(BTreeSet::new()),
+            not_started: RwSignal::new(None),
             elsewhere: RwSignal::new(BTreeSet::new()),
             missing: RwSignal::new(BTreeMap::new()),
             persisted: RwSignal::new(None),
@@ -352,17 +355,12 @@ impl Runs {
         // A lock let go a moment ago (by this tab's own watcher, which holds it while it reads the
         // entry, or by the page before a reload) is released asynchronously: a click that comes in
         // between would take the run for another tab's and leave it interrupted, so the lock is
-        // asked for again for a little while before that conclusion.
-        for attempt in 0..=LOCK_RETRIES {
-            if let Some(lock) = locks::try_hold(&tabs::lock_name(run_id)).await {
-                self.held.update_value(|h| {
-                    h.insert(run_id.to_string(), lock);
-                });
-                return Ok(());
-            }
-            if attempt < LOCK_RETRIES {
-                BrowserClock.sleep(LOCK_RETRY_MS).await;
-            }
+        // waited for (in the browser's queue) a little while before that conclusion.
+        if let Some(lock) = locks::hold_within(&tabs::lock_name(run_id), LOCK_WAIT_MS).await {
+            self.held.update_value(|h| {
+                h.insert(run_id.to_string(), lock);
+            });
+            return Ok(());
         }
         self.watch(run_id.to_string());
         Err(format!("{run_id} is running in another tab: it goes on there, and this tab shows its progress"))

@@ -249,6 +249,7 @@ fn proceed(app: AppState, state: RunsPageState, entry: RunEntry, what: Action, k
         return state.message.set(Some((false, "an evaluation is running: stop it or wait for it first".into())));
     }
     state.message.set(None);
+    app.runs.not_started.set(None);
     leptos::task::spawn_local(async move {
         match continue_plan_with_cap(app.runs, &entry, &report.samples, key, what, cap).await {
             Ok((plan, target)) => job.launch(python, app.runs, plan, entry.manifest.dataset.clone(), target),
@@ -415,6 +416,7 @@ pub fn RunsPage() -> impl IntoView {
                 </span>
             </p>
             {move || runs.problem.get().map(|p| view! { <p class="error-box" role="alert" data-testid="runs-problem">{p}</p> })}
+            {move || runs.not_started.get().map(|why| view! { <p class="error-box" role="alert" data-testid="runs-not-started">{why}</p> })}
             {move || state.message.get().map(|(ok, text)| view! { <p class=if ok { "ok-box" } else { "error-box" } role="status" data-testid="runs-message">{text}</p> })}
             {move || state.confirm_endpoint.get().map(|p| view! {
                 <div class="warn-box" role="alertdialog" data-testid="runs-confirm-endpoint">

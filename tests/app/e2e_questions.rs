@@ -161,15 +161,35 @@ async fn questions_made_in_the_page_are_evaluated_and_compared_by_kind() {
                 "[data-testid=run-row][data-state=interrupted] [data-testid=run-resume]:not([disabled]):not([hidden])";
             b.client.wait().at_most(Duration::from_secs(60)).for_element(Locator::Css(resume)).await.unwrap();
             assert!(mock.stats().per_sample.len() < questions.len(), "the run ended before the reload");
+            // What the page logs from here (a panic's message goes to console.error), to say why
+            // if Resume is not taken.
+            b.client
+                .execute(
+                    "window.logged = []; const error = console.error; console.error = (...a) => { window.logged.push(a.map(String).join(' ')); error(...a); }; window.addEventListener('error', e => window.logged.push('error: ' + e.message)); window.addEventListener('unhandledrejection', e => window.logged.push('rejected: ' + e.reason));",
+                    vec![],
+                )
+                .await
+                .unwrap();
             b.click(resume).await;
             let interrupted = "[data-testid=run-row][data-state=interrupted]";
             let deadline = std::time::Instant::now() + Duration::from_secs(30);
             while !b.client.find_all(Locator::Css(interrupted)).await.unwrap().is_empty() {
-                let said = text(&b, "[data-testid=runs-message]").await;
+                let said = format!(
+                    "{}{}",
+                    text(&b, "[data-testid=runs-message]").await,
+                    text(&b, "[data-testid=runs-not-started]").await
+                );
                 if std::time::Instant::now() >= deadline {
                     // What the page shows then, to tell where the run stopped.
                     let page = b.client.execute("return document.body.innerText", vec![]).await.unwrap();
                     eprintln!("the Runs page, Resume not taken:\n{}", page.as_str().unwrap_or_default());
+                    let logged = b.client.execute("return window.logged", vec![]).await.unwrap();
+                    eprintln!("what the page logged after the click: {logged}");
+                    // And the Evaluate job's, where a continuation that is still starting shows.
+                    b.client.goto(&format!("{}#/evaluate", site.base_url)).await.unwrap();
+                    tokio::time::sleep(Duration::from_millis(500)).await;
+                    let job = b.client.execute("return document.querySelector('.evaluate').innerText", vec![]).await;
+                    eprintln!("the Evaluate page then:\n{}", job.unwrap().as_str().unwrap_or_default());
                 }
                 assert!(
                     std::time::Instant::now() < deadline,
