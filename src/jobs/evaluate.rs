@@ -195,7 +195,6 @@ impl EvaluationRun {
         leptos::task::spawn_local(async move {
             // One tab drives a run at a time: while another tab holds its lock, nothing is sent.
             if let Err(e) = runs.drive(&run_id).await {
-                runs.not_started.set(Some(e.clone()));
                 self.error.set(Some(e));
                 self.progress.finish(0, "not started");
                 return;
@@ -233,8 +232,6 @@ impl EvaluationRun {
                 Err(NotStarted { error, unsaved }) => {
                     runs.keep_unsaved(&run_id, unsaved);
                     runs.let_go(&run_id);
-                    let why = format!("{run_id} cannot start: {error}");
-                    runs.not_started.set(Some(why));
                     self.error.set(Some(format!("The run cannot start: {error}")));
                     self.progress.finish(0, "not started");
                     return;
@@ -264,7 +261,6 @@ impl EvaluationRun {
     fn show_event(self, runs: Runs, run_id: &str, live: &LiveView, event: SessionEvent) {
         match event {
             SessionEvent::Started(entry) => {
-                runs.not_started.set(None);
                 self.drop_results_of(run_id);
                 runs.active.update(|a| {
                     a.insert(run_id.to_string());

@@ -57,9 +57,6 @@ pub struct Runs {
     pub problem: RwSignal<Option<String>>,
     /// Runs a job in this page is running now.
     pub active: RwSignal<BTreeSet<String>>,
-    /// Why the last run this tab was asked to drive did not start (its lock held elsewhere, its
-    /// setup failed): shown on Runs too, where Resume, Retry errors and Extend are clicked.
-    pub not_started: RwSignal<Option<String>>,
     /// Runs another tab drives now: listed with the store's progress, never driven here.
     pub elsewhere: RwSignal<BTreeSet<String>>,
     /// Runs whose entry counts more records than the store holds (the browser cleared them).
@@ -94,7 +91,6 @@ impl Runs {
             storage: RwSignal::new(None),
             problem: RwSignal::new(None),
             active: RwSignal::new(BTreeSet::new()),
-            not_started: RwSignal::new(None),
             elsewhere: RwSignal::new(BTreeSet::new()),
             missing: RwSignal::new(BTreeMap::new()),
             persisted: RwSignal::new(None),

@@ -249,7 +249,6 @@ fn proceed(app: AppState, state: RunsPageState, entry: RunEntry, what: Action, k
         return state.message.set(Some((false, "an evaluation is running: stop it or wait for it first".into())));
     }
     state.message.set(None);
-    app.runs.not_started.set(None);
     leptos::task::spawn_local(async move {
         match continue_plan_with_cap(app.runs, &entry, &report.samples, key, what, cap).await {
             Ok((plan, target)) => job.launch(python, app.runs, plan, entry.manifest.dataset.clone(), target),
@@ -401,22 +400,7 @@ pub fn RunsPage() -> impl IntoView {
                 "Every evaluation is stored in this browser as it runs, one record per sample, so a reload or a closed tab loses at most the requests in flight. Resume asks only for the samples without a record; Retry errors asks again for the samples whose requests failed; Extend adds "
                 {EXTEND_BY} " answers to every sample of a finished run without asking again for the first ones. API keys are never stored with a run."
             </p>
-            <p class="muted small" data-testid="runs-storage">
-                {move || match runs.storage.get() {
-                    Some((used, quota)) => format!("This site uses {} of the {} the browser allows it.", bytes(used), bytes(quota)),
-                    None => "The browser does not say how much storage this site uses.".to_string(),
-                }}
-                " "
-                <span data-testid="runs-persisted" data-persisted=move || match runs.persisted.get() { Some(true) => "yes", Some(false) => "no", None => "unknown" }>
-                    {move || match runs.persisted.get() {
-                        Some(true) => "Storage is persistent: the browser keeps it until you clear it.",
-                        Some(false) => "Storage is not persistent: the browser may clear it when the disk is nearly full (starting or importing a run asks it to keep it).",
-                        None => "The browser does not say whether it keeps this site's storage.",
-                    }}
-                </span>
-            </p>
             {move || runs.problem.get().map(|p| view! { <p class="error-box" role="alert" data-testid="runs-problem">{p}</p> })}
-            {move || runs.not_started.get().map(|why| view! { <p class="error-box" role="alert" data-testid="runs-not-started">{why}</p> })}
             {move || state.message.get().map(|(ok, text)| view! { <p class=if ok { "ok-box" } else { "error-box" } role="status" data-testid="runs-message">{text}</p> })}
             {move || state.confirm_endpoint.get().map(|p| view! {
                 <div class="warn-box" role="alertdialog" data-testid="runs-confirm-endpoint">
@@ -486,6 +470,22 @@ pub fn RunsPage() -> impl IntoView {
                     </div>
                 </Show>
             </Show>
+            // Below the list, not above it: the figures arrive after the list is shown, and a
+            // line that grows above the rows would move their buttons under the pointer.
+            <p class="muted small" data-testid="runs-storage">
+                {move || match runs.storage.get() {
+                    Some((used, quota)) => format!("This site uses {} of the {} the browser allows it.", bytes(used), bytes(quota)),
+                    None => "The browser does not say how much storage this site uses.".to_string(),
+                }}
+                " "
+                <span data-testid="runs-persisted" data-persisted=move || match runs.persisted.get() { Some(true) => "yes", Some(false) => "no", None => "unknown" }>
+                    {move || match runs.persisted.get() {
+                        Some(true) => "Storage is persistent: the browser keeps it until you clear it.",
+                        Some(false) => "Storage is not persistent: the browser may clear it when the disk is nearly full (starting or importing a run asks it to keep it).",
+                        None => "The browser does not say whether it keeps this site's storage.",
+                    }}
+                </span>
+            </p>
         </section>
     }
 }

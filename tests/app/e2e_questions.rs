@@ -165,25 +165,33 @@ async fn questions_made_in_the_page_are_evaluated_and_compared_by_kind() {
             // if Resume is not taken.
             b.client
                 .execute(
-                    "window.logged = []; const error = console.error; console.error = (...a) => { window.logged.push(a.map(String).join(' ')); error(...a); }; window.addEventListener('error', e => window.logged.push('error: ' + e.message)); window.addEventListener('unhandledrejection', e => window.logged.push('rejected: ' + e.reason));",
+                    "window.logged = []; const error = console.error; console.error = (...a) => { window.logged.push(a.map(String).join(' ')); error(...a); }; window.addEventListener('error', e => window.logged.push('error: ' + e.message)); window.addEventListener('unhandledrejection', e => window.logged.push('rejected: ' + e.reason)); const name = t => t && t.closest ? (t.closest('[data-testid]') || t).getAttribute('data-testid') || t.tagName : String(t); for (const kind of ['mousedown', 'mouseup', 'click']) document.addEventListener(kind, e => window.logged.push(kind + ' on ' + name(e.target) + ' at ' + e.clientX + ',' + e.clientY), true); window.resumeButton = document.querySelector('[data-testid=run-row][data-state=interrupted] [data-testid=run-resume]');",
                     vec![],
                 )
                 .await
                 .unwrap();
-            b.click(resume).await;
+            let moved = b.click_steady(resume).await;
+            eprintln!("Resume moved {moved} times before it was clicked");
             let interrupted = "[data-testid=run-row][data-state=interrupted]";
             let deadline = std::time::Instant::now() + Duration::from_secs(30);
             while !b.client.find_all(Locator::Css(interrupted)).await.unwrap().is_empty() {
                 let said = format!(
                     "{}{}",
                     text(&b, "[data-testid=runs-message]").await,
-                    text(&b, "[data-testid=runs-not-started]").await
+                    text(&b, "[data-testid=runs-job-error]").await
                 );
                 if std::time::Instant::now() >= deadline {
                     // What the page shows then, to tell where the run stopped.
                     let page = b.client.execute("return document.body.innerText", vec![]).await.unwrap();
                     eprintln!("the Runs page, Resume not taken:\n{}", page.as_str().unwrap_or_default());
-                    let logged = b.client.execute("return window.logged", vec![]).await.unwrap();
+                    let logged = b
+                        .client
+                        .execute(
+                            "const r = window.resumeButton; return [window.logged, r ? r.isConnected : null, r ? JSON.stringify(r.getBoundingClientRect()) : null]",
+                            vec![],
+                        )
+                        .await
+                        .unwrap();
                     eprintln!("what the page logged after the click: {logged}");
                     // And the Evaluate job's, where a continuation that is still starting shows.
                     b.client.goto(&format!("{}#/evaluate", site.base_url)).await.unwrap();

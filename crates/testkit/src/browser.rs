@@ -302,6 +302,34 @@ impl Browser {
         self.element(css).await.click().await.unwrap();
     }
 
+    /// Clicks `css` once its box has stayed where it is for 200 ms (fails after 10 s): WebDriver
+    /// clicks the point where the element was when it looked, so a button the page is still
+    /// moving (a line drawn above it late) can be missed, as a person would miss it.
+    /// Returns how many times it was seen to move first.
+    pub async fn click_steady(&self, css: &str) -> usize {
+        let script = format!(
+            "const e = document.querySelector({css:?}); if (!e) return null; \
+             const r = e.getBoundingClientRect(); return [r.x, r.y, r.width, r.height];"
+        );
+        let deadline = Instant::now() + Duration::from_secs(10);
+        let mut last = serde_json::Value::Null;
+        let mut moved = 0;
+        loop {
+            let rect = self.client.execute(&script, vec![]).await.unwrap();
+            if !rect.is_null() && rect == last {
+                break;
+            }
+            assert!(Instant::now() < deadline, "`{css}` kept moving or was missing for 10 s: {rect}");
+            if !last.is_null() {
+                moved += 1;
+            }
+            last = rect;
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+        self.click(css).await;
+        moved
+    }
+
     /// Replaces the content of an input or textarea, firing input events as typing would.
     pub async fn fill(&self, css: &str, text: &str) {
         let el = self.element(css).await;
