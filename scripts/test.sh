@@ -15,7 +15,7 @@ say "format: cargo fmt --all --check (rustfmt.toml; run \`cargo fmt --all\` to f
 cargo fmt --all --check
 # The site and the IndexedDB tests' wasm build beside the native steps: their cargo profiles
 # (Cargo.toml's site-*, and dev for wasm32) lock other folders of the build cache than
-# `release`, and Trunk's fat-LTO links keep one core of two, so the native build fills the other
+# `suite`, and Trunk's fat-LTO links keep one core of two, so the native build fills the other
 # (docs/performance.md, CI time). Their output goes to a log, shown if they fail.
 site_log="$CARGO_TARGET_DIR/execbench-site-build.log"
 say "building the site (trunk build --release) and the IndexedDB tests' wasm beside the native steps: $site_log"
@@ -48,9 +48,10 @@ echo 'pub fn same(x: u32) -> u32 { x }' >"$canary/lib.rs"
 "${lint[@]}" "$(rustup which clippy-driver)" rustc --crate-type lib --edition 2021 --emit metadata \
   --out-dir "$canary" "$canary/lib.rs" || die "Clippy's driver refused a clean file (scripts/test.sh's canary)"
 rm -rf "$canary"
-say "lint and build the native tests: cargo test --release --no-run, Clippy's driver compiling the workspace's crates with -D warnings (a warning fails the run)"
-# Release: RustPython unoptimised is slow enough to trip time limits.
-"${lint[@]}" cargo test --release --workspace --locked --no-run
+say "lint and build the native tests: cargo test --profile suite --no-run, Clippy's driver compiling the workspace's crates with -D warnings (a warning fails the run)"
+# Profile `suite` (Cargo.toml): release's code for Python, the model and the perturbations (RustPython
+# unoptimised is slow enough to trip time limits), opt-level 1 for the rest.
+"${lint[@]}" cargo test --profile suite --workspace --locked --no-run
 say "waiting for the site's build"
 if ! wait "$site_pid"; then
   tail -n 60 "$site_log" >&2
@@ -58,7 +59,7 @@ if ! wait "$site_pid"; then
 fi
 trap - EXIT
 say "running all tests (native, browser, end-to-end); screenshots go to tests/artifacts/"
-"${lint[@]}" cargo test --release --workspace --locked
+"${lint[@]}" cargo test --profile suite --workspace --locked
 say "running the IndexedDB run store's tests in headless Chromium (wasm-bindgen-test)"
 # wasm32 tests run through wasm-bindgen-test-runner (.cargo/config.toml), which drives Chromium
 # through chromedriver; setup_all set the C flags tree-sitter needs for wasm32.

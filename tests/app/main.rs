@@ -4,7 +4,7 @@
 //! own, which linked fantoccini, tokio, the mock server and the workspace's crates again (21
 //! links); one binary links them once, and its tests share the two test threads without a gap
 //! between binaries. Run one module with
-//! `cargo test --release --workspace --locked --test app MODULE::`.
+//! `cargo test --profile suite --workspace --locked --test app MODULE::` (scripts/test.sh's profile).
 //!
 //! None needs a process of its own: no test sets an environment variable or a process-wide
 //! setting, each starts its own browser (a fresh profile) and its own servers on port 0.

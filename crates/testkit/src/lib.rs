@@ -42,7 +42,10 @@ pub fn fresh_cli_binary() -> PathBuf {
     let exe = std::env::current_exe().expect("the test's own path");
     let dir = exe.parent().and_then(std::path::Path::parent).expect("target/<profile>/deps/<test>");
     let cli = dir.join("execbench");
-    let rebuild = "build it with `cargo build --release --workspace --bins` (or run the whole `cargo test --release --workspace`)";
+    let profile = dir.file_name().map(|p| p.to_string_lossy().into_owned()).unwrap_or_default();
+    let rebuild = format!(
+        "build it with `cargo build --profile {profile} --workspace --bins` (or run the whole `cargo test --profile {profile} --workspace`)"
+    );
     let built = std::fs::metadata(&cli)
         .and_then(|m| m.modified())
         .unwrap_or_else(|_| panic!("no {}: {rebuild}", cli.display()));
