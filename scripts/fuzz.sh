@@ -19,21 +19,21 @@ fuzz() {
   for t in "${tests[@]}"; do
     if [ -f "tests/$t.rs" ] || compgen -G "crates/*/tests/$t.rs" >/dev/null; then
       # A test binary of its own.
-      cargo test --release --workspace --locked --test "$t"
+      cargo test --profile suite --workspace --locked --test "$t"
     elif compgen -G "crates/*/src/$t.rs" >/dev/null; then
       # A unit-test module of its crate's library: its tests only.
-      cargo test --release --workspace --locked --lib -- "$t::"
+      cargo test --profile suite --workspace --locked --lib -- "$t::"
     else
       # A module of its crate's one test binary (crates/<crate>/tests/<crate>/<file>.rs, or the
       # app's, tests/app/<file>.rs): its tests only.
       file=$( (compgen -G "crates/*/tests/*/$t.rs"; compgen -G "tests/*/$t.rs") | head -n 1) || true
       [ -n "$file" ] || { echo "no property test named $t" >&2; exit 2; }
-      cargo test --release --workspace --locked --test "$(basename "$(dirname "$file")")" -- "$t::"
+      cargo test --profile suite --workspace --locked --test "$(basename "$(dirname "$file")")" -- "$t::"
     fi
   done
 }
 time fuzz
 if [ "$#" -eq 0 ]; then
-  time EXECBENCH_SWEEP_ALL_SEEDS=1 cargo test --release --workspace --locked --test perturb -- \
+  time EXECBENCH_SWEEP_ALL_SEEDS=1 cargo test --profile suite --workspace --locked --test perturb -- \
     cruxeval_all:: profiles_cruxeval:: verify_cruxeval::
 fi
