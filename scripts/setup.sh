@@ -109,10 +109,16 @@ for p in m["packages"]:
 # after it, every file is touched: this checkout's crates are rebuilt, dependencies are not.
 claim_build_cache() {
   local marker="$CARGO_TARGET_DIR/.execbench-checkout"
-  # A checkout is its folder and its .git's inode: a fresh clone in the folder of the last one
-  # (CI's usual case) is another checkout, whose files all carry the time of the clone.
-  local checkout
-  checkout="$ROOT $(stat -c %i "$ROOT/.git" 2>/dev/null || echo no-git)"
+  # A checkout is its folder and a random id kept in its .git: a fresh clone in the folder of the
+  # last one (CI's usual case) is another checkout, whose files all carry the time of the clone.
+  # (The .git's inode was used before: a clone made right after the last one was deleted got the
+  # same inode, and its crates were all rebuilt.)
+  local checkout id_file
+  id_file="$ROOT/.git/execbench-checkout-id"
+  if [ -d "$ROOT/.git" ] && [ ! -s "$id_file" ]; then
+    od -An -N8 -tx8 /dev/urandom | tr -d ' \n' >"$id_file" 2>/dev/null || true
+  fi
+  checkout="$ROOT $(cat "$id_file" 2>/dev/null || echo no-git)"
   mkdir -p "$CARGO_TARGET_DIR"
   if [ "$(cat "$marker" 2>/dev/null || true)" != "$checkout" ]; then
     local said
