@@ -159,8 +159,18 @@ impl Runs {
         };
         for entry in entries.iter_mut() {
             self.settle(&store, entry).await;
+            self.keep_review(entry);
         }
         self.entries.set(entries);
+    }
+
+    /// An imported run's settings confirmed in this page (`reviewed`) are stored only when its
+    /// next session starts: a copy read from the store before then must not take the yes back
+    /// (Resume would ask again).
+    fn keep_review(self, entry: &mut RunEntry) {
+        if entry.imported && !entry.reviewed && self.entry(entry.id()).is_some_and(|known| known.reviewed) {
+            entry.reviewed = true;
+        }
     }
 
     /// A stored entry as this tab lists it: one marked running is driven here, driven by another
@@ -388,7 +398,8 @@ impl Runs {
         Ok(())
     }
 
-    pub fn show(self, entry: RunEntry) {
+    pub fn show(self, mut entry: RunEntry) {
+        self.keep_review(&mut entry);
         self.entries.update(|entries| match entries.iter_mut().find(|e| e.id() == entry.id()) {
             Some(e) => *e = entry,
             None => {

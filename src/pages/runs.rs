@@ -462,8 +462,8 @@ pub fn RunsPage() -> impl IntoView {
                                 </tr>
                             </thead>
                             <tbody>
-                                <For each=move || runs.entries.get() key=|e| (e.id().to_string(), e.updated_ms.to_bits(), e.state, e.manifest.name.clone()) let:entry>
-                                    <RunRow entry=entry state=state />
+                                <For each=move || runs.entries.with(|e| e.iter().map(|e| e.id().to_string()).collect::<Vec<_>>()) key=|id| id.clone() let:id>
+                                    <RunRow id=id state=state />
                                 </For>
                             </tbody>
                         </table>
@@ -500,124 +500,221 @@ fn concurrency_note(id: &str) -> Option<String> {
     job.status.with(|s| s.as_ref().and_then(|s| s.concurrency_note()))
 }
 
+/// What a row's action buttons offer: they are drawn anew only when this changes, not at every
+/// progress update of a running run.
+#[derive(Clone, PartialEq)]
+struct Offers {
+    /// Batches not yet collected: Check now and Stop.
+    waiting: bool,
+    is_batch: bool,
+    resume: bool,
+    retry: bool,
+    retry_as_batch: bool,
+    /// Extend, and the n it would reach.
+    extend_to: Option<usize>,
+    codecrash: bool,
+}
+
+impl Offers {
+    fn of(entry: &RunEntry) -> Self {
+        let waiting = batch::waiting_summary(&entry.batches).is_some();
+        let is_batch = !entry.batches.is_empty();
+        let errors = entry.tally.errors > 0;
+        let settled = entry.state != RunState::Running;
+        Offers {
+            waiting,
+            is_batch,
+            // Every state that is not the end offers Resume: samples without a record, and after
+            // an Extend cut short, the answers some samples still lack (with none of either, it
+            // finishes). A batch run's samples in batches not yet collected are paid for: nothing
+            // asks for them live until Check now has collected every batch.
+            resume: entry.state.resumable() && !waiting,
+            retry: errors && settled && !waiting,
+            // A batch run's errors can go in a new batch even while other batches wait.
+            retry_as_batch: is_batch && errors && settled,
+            extend_to: (entry.state == RunState::Finished && !errors).then(|| entry.manifest.n + EXTEND_BY),
+            codecrash: has_codecrash_layout(&entry.manifest),
+        }
+    }
+}
+
+/// The state a row shows for a run nobody drives now.
+fn state_label(entry: &RunEntry) -> &'static str {
+    if batch::waiting_summary(&entry.batches).is_some() && entry.state == RunState::Paused {
+        "submitted"
+    } else {
+        entry.state.label()
+    }
+}
+
+/// One run of the list. The list keys rows by the run's id alone and each row reads its entry
+/// from the list: a running run's updates change the figures in place and leave the buttons
+/// alone (a row drawn anew between a mousedown and its mouseup loses the click).
 #[component]
-fn RunRow(entry: RunEntry, state: RunsPageState) -> impl IntoView {
+fn RunRow(id: String, state: RunsPageState) -> impl IntoView {
     let app = expect_context::<AppState>();
-    let m = &entry.manifest;
-    let id = entry.id().to_string();
     let id_kept = StoredValue::new(id.clone());
+    let entry = Memo::new(move |_| {
+        app.runs.entries.with(|all| id_kept.with_value(|id| all.iter().find(|e| e.id() == id).cloned()))
+    });
+    // Reads the entry; `None` only in the moment between a run leaving the list and its row.
+    let read = move |f: fn(&RunEntry) -> String| entry.with(|e| e.as_ref().map(f).unwrap_or_default());
     let active = move || app.runs.active.with(|a| id_kept.with_value(|id| a.contains(id)));
     // Driven by another tab: shown, never driven here (no Resume, Retry, Extend, Rename or Delete).
     let elsewhere = move || app.runs.elsewhere.with(|a| id_kept.with_value(|id| a.contains(id)));
     let busy = move || active() || elsewhere();
     let missing = move || app.runs.missing.with(|m| id_kept.with_value(|id| m.get(id).and_then(|c| c.message())));
-    let pass: Vec<String> = m
-        .modes
-        .iter()
-        .enumerate()
-        .map(|(i, mode)| {
-            format!("{} {}", mode.label(), entry.tally.pass_at_1(i).map_or("n/a".to_string(), |p| format!("{p:.1}")))
-        })
-        .collect();
-    let progress = format!(
-        "{} / {}{}",
-        entry.tally.recorded(),
-        m.samples,
-        if entry.tally.errors > 0 {
-            format!(" ({})", counted(entry.tally.errors as u64, "error", "errors"))
-        } else {
-            String::new()
+    let label = Memo::new(move |_| entry.with(|e| e.as_ref().map(RunLabel::of)));
+    let offers = Memo::new(move |_| entry.with(|e| e.as_ref().map(Offers::of)));
+    let waiting = move || offers.with(|o| o.as_ref().is_some_and(|o| o.waiting));
+    let quiet_state = move || entry.with(|e| e.as_ref().map_or("", state_label));
+    let next_check = move || app.runs.polling.next_check_s.with(|n| id_kept.with_value(|id| n.get(id).copied()));
+    let checking = move || state.checking.get().as_deref() == Some(id_kept.get_value().as_str());
+    let asking = move || state.confirm_delete.get().as_deref() == Some(id_kept.get_value().as_str());
+    // A button's action reads the entry as it is at the click.
+    let act = move |what: Action| {
+        if let Some(e) = entry.get_untracked() {
+            carry_on(app, state, e, what);
         }
-    );
-    let scored = format!("{} scored", entry.tally.scored);
-    let usage = entry.tally.usage;
-    let cost = entry.cost().map_or("–".to_string(), format_usd);
-    let price_source = entry.price_source(&entry.tally.live_usage).unwrap_or_else(|| "no price known".into());
-    let state_label = entry.state.label();
-    let note = entry.note.clone();
-    // Every state that is not the end offers Resume: samples without a record, and after an
-    // Extend cut short, the answers some samples still lack (with none of either, it finishes).
-    // A batch run's samples in batches not yet collected are paid for: nothing asks for them live
-    // until Check now has collected every batch.
-    let waiting = batch::waiting_summary(&entry.batches);
-    let is_batch = !entry.batches.is_empty();
-    let can_resume = entry.state.resumable() && waiting.is_none();
-    let can_retry = entry.tally.errors > 0 && entry.state != RunState::Running && waiting.is_none();
-    // A batch run's errors can go in a new batch even while other batches wait.
-    let can_retry_batch = is_batch && entry.tally.errors > 0 && entry.state != RunState::Running;
-    let state_label = if waiting.is_some() && entry.state == RunState::Paused { "submitted" } else { state_label };
+    };
+    let export_now = move |codecrash: bool| {
+        if let Some(e) = entry.get_untracked() {
+            export(app, state, e, codecrash);
+        }
+    };
+    let progress = move || {
+        read(|e| {
+            let errors = if e.tally.errors > 0 {
+                format!(" ({})", counted(e.tally.errors as u64, "error", "errors"))
+            } else {
+                String::new()
+            };
+            format!("{} / {}{errors}", e.tally.recorded(), e.manifest.samples)
+        })
+    };
+    let pass = move || {
+        entry.with(|e| {
+            let Some(e) = e else { return Vec::new() };
+            let m = &e.manifest;
+            m.modes
+                .iter()
+                .enumerate()
+                .map(|(i, mode)| {
+                    format!(
+                        "{} {}",
+                        mode.label(),
+                        e.tally.pass_at_1(i).map_or("n/a".to_string(), |p| format!("{p:.1}"))
+                    )
+                })
+                .collect::<Vec<_>>()
+        })
+    };
+    let usage_title = move || {
+        read(|e| {
+            let u = e.tally.usage;
+            format!("{} prompt, {} completion ({} reasoning)", u.prompt_tokens, u.completion_tokens, u.reasoning_tokens)
+        })
+    };
     // A batch run waited for its provider: how long since it was made, not how long it "ran".
-    let time_note = if is_batch {
-        format!("waited {}", duration((entry.updated_ms - m.created as f64 * 1000.0).max(0.0)))
-    } else {
-        format!("ran {}", duration(entry.active_ms))
+    let time_note = move || {
+        read(|e| {
+            if e.batches.is_empty() {
+                format!("ran {}", duration(e.active_ms))
+            } else {
+                format!("waited {}", duration((e.updated_ms - e.manifest.created as f64 * 1000.0).max(0.0)))
+            }
+        })
     };
-    let next_check = {
-        let id = id.clone();
-        move || app.runs.polling.next_check_s.with(|n| n.get(&id).copied())
-    };
-    let can_extend = entry.state == RunState::Finished && entry.tally.errors == 0;
-    let unsaved = app.runs.has_unsaved(&id);
-    let waiting_kept = StoredValue::new(waiting.is_some());
-    let (e1, e2, e3, e4, e5) = (entry.clone(), entry.clone(), entry.clone(), entry.clone(), entry.clone());
-    let (e6, e7, e8) = (entry.clone(), entry.clone(), entry.clone());
-    let checking = {
-        let id = id.clone();
-        move || state.checking.get().as_deref() == Some(id.as_str())
-    };
-    let delete_id = id.clone();
-    let confirm_id = id.clone();
-    let asking = {
-        let id = id.clone();
-        move || state.confirm_delete.get().as_deref() == Some(id.as_str())
+    let unsaved = move || {
+        entry.track();
+        let n = app.runs.has_unsaved(&id_kept.get_value());
+        (n > 0).then(|| {
+            format!(
+                "{n} result{} not yet stored: Resume writes {} first",
+                if n == 1 { "" } else { "s" },
+                if n == 1 { "it" } else { "them" }
+            )
+        })
     };
     view! {
-        <tr data-testid="run-row" data-run=id.clone() data-state=move || if elsewhere() { "elsewhere" } else { state_label }>
-            <td class="run-source"><RunName entry=entry.clone() active=Signal::derive(busy) message=state.message /></td>
-            <td>{m.dataset.clone()}<span class="muted small note">{m.task.words()}</span></td>
-            <td class="small-cell">{format!("{} · n={}", m.template.name, m.n)}</td>
+        <tr data-testid="run-row" data-run=id.clone() data-state=move || if elsewhere() { "elsewhere" } else { quiet_state() }>
+            <td class="run-source">
+                {move || label.get().map(|l| view! { <RunName label=l active=Signal::derive(busy) message=state.message /> })}
+            </td>
+            <td>{move || read(|e| e.manifest.dataset.clone())}<span class="muted small note">{move || read(|e| e.manifest.task.words().to_string())}</span></td>
+            <td class="small-cell">{move || read(|e| format!("{} · n={}", e.manifest.template.name, e.manifest.n))}</td>
             <td class="num" data-testid="run-progress">
                 {move || match missing() {
                     // The entry's figures count records that are gone: say so instead.
                     Some(said) => view! { <span class="records-missing" data-testid="run-records-missing">{said}</span> }.into_any(),
-                    None => view! { {progress.clone()}<span class="muted small note" data-testid="run-scored">{scored.clone()}</span> }.into_any(),
+                    None => view! { {progress}<span class="muted small note" data-testid="run-scored">{move || read(|e| format!("{} scored", e.tally.scored))}</span> }.into_any(),
                 }}
             </td>
-            <td class="num" data-testid="run-pass1">{move || if missing().is_some() { view! { "–" }.into_any() } else { pass.iter().map(|p| view! { <span class="line">{p.clone()}</span> }).collect_view().into_any() }}</td>
-            <td class="num" data-testid="run-tokens" title=format!("{} prompt, {} completion ({} reasoning)", usage.prompt_tokens, usage.completion_tokens, usage.reasoning_tokens)>{format_tokens(usage.total())}</td>
-            <td class="num" data-testid="run-cost" title=price_source>{cost}</td>
-            <td data-testid="run-state" class="runs-state-cell">
-                <strong data-testid="run-state-label">{move || if active() { "running" } else if elsewhere() { "running in another tab" } else { state_label }}</strong>
-                {move || active().then(|| concurrency_note(&id_kept.get_value())).flatten().map(|n| view! { <span class="small note" data-testid="run-concurrency">{n}</span> })}
-                {is_batch.then(|| view! { <span class="imported-mark small note" data-testid="run-batch-mark" title="answered by the provider's batch service">"batch"</span> })}
-                {note.map(|n| view! { <span class="muted small note" data-testid="run-note">{n}</span> })}
-                {move || next_check().filter(|_| waiting_kept.get_value()).map(|s| view! { <span class="muted small note" data-testid="run-next-check">{format!("next check in {s} s")}</span> })}
-                {(unsaved > 0).then(|| view! { <span class="small note">{format!("{unsaved} result{} not yet stored: Resume writes {} first", if unsaved == 1 { "" } else { "s" }, if unsaved == 1 { "it" } else { "them" })}</span> })}
+            <td class="num" data-testid="run-pass1">{move || if missing().is_some() { view! { "–" }.into_any() } else { pass().into_iter().map(|p| view! { <span class="line">{p}</span> }).collect_view().into_any() }}</td>
+            <td class="num" data-testid="run-tokens" title=usage_title>{move || read(|e| format_tokens(e.tally.usage.total()))}</td>
+            <td class="num" data-testid="run-cost" title=move || read(|e| e.price_source(&e.tally.live_usage).unwrap_or_else(|| "no price known".into()))>
+                {move || read(|e| e.cost().map_or("–".to_string(), format_usd))}
             </td>
-            <td class="small-cell">{started(m.created)}<span class="muted small note" data-testid="run-time">{time_note}</span></td>
+            <td data-testid="run-state" class="runs-state-cell">
+                <strong data-testid="run-state-label">{move || if active() { "running" } else if elsewhere() { "running in another tab" } else { quiet_state() }}</strong>
+                {move || active().then(|| concurrency_note(&id_kept.get_value())).flatten().map(|n| view! { <span class="small note" data-testid="run-concurrency">{n}</span> })}
+                {move || offers.with(|o| o.as_ref().is_some_and(|o| o.is_batch)).then(|| view! { <span class="imported-mark small note" data-testid="run-batch-mark" title="answered by the provider's batch service">"batch"</span> })}
+                {move || entry.with(|e| e.as_ref().and_then(|e| e.note.clone())).map(|n| view! { <span class="muted small note" data-testid="run-note">{n}</span> })}
+                {move || next_check().filter(|_| waiting()).map(|s| view! { <span class="muted small note" data-testid="run-next-check">{format!("next check in {s} s")}</span> })}
+                {move || unsaved().map(|said| view! { <span class="small note">{said}</span> })}
+            </td>
+            <td class="small-cell">{move || read(|e| started(e.manifest.created))}<span class="muted small note" data-testid="run-time">{time_note}</span></td>
             <td class="actions">
-                {waiting.is_some().then(|| view! { <button data-testid="run-check-batches" title="ask the provider where the batches are, and collect the results that are ready" disabled=checking.clone() on:click=move |_| carry_on(app, state, e6.clone(), Action::Batches(BatchAction::Check))>"Check now"</button> })}
-                {waiting.is_some().then(|| view! { <button class="danger" data-testid="run-stop-batches" title="cancel the batches at the provider and collect what finished" disabled=checking.clone() on:click=move |_| carry_on(app, state, e7.clone(), Action::Batches(BatchAction::Stop))>"Stop"</button> })}
-                {can_retry_batch.then(|| view! { <button data-testid="run-retry-batch" title="the error records (errored, expired, cancelled lines) submitted again as a new batch" disabled=checking.clone() on:click=move |_| carry_on(app, state, e8.clone(), Action::RetryAsBatch)>"Retry errors as a new batch"</button> })}
-                {can_resume.then(|| view! { <button data-testid="run-resume" disabled=busy hidden=elsewhere on:click=move |_| carry_on(app, state, e1.clone(), Action::Carry(Continue::Resume))>"Resume"</button> })}
-                {can_retry.then(|| view! { <button data-testid="run-retry" disabled=busy hidden=elsewhere on:click=move |_| carry_on(app, state, e2.clone(), Action::Carry(Continue::RetryErrors))>{if is_batch { "Retry errors live" } else { "Retry errors" }}</button> })}
-                {can_extend.then(|| view! { <button data-testid="run-extend" disabled=busy hidden=elsewhere on:click=move |_| carry_on(app, state, e3.clone(), Action::Carry(Continue::Extend { extra: EXTEND_BY }))>{format!("Extend n to {}", e3.manifest.n + EXTEND_BY)}</button> })}
-                <button data-testid="run-export" on:click=move |_| export(app, state, e4.clone(), false)>"Export"</button>
-                {has_codecrash_layout(m).then(|| view! { <button data-testid="run-export-codecrash" title="CodeCrash's result layout" on:click=move |_| export(app, state, e5.clone(), true)>"CodeCrash"</button> })}
-                <Show when=asking.clone() fallback=move || {
-                    let id = delete_id.clone();
-                    view! { <button class="danger" data-testid="run-delete" disabled=busy on:click=move |_| state.confirm_delete.set(Some(id.clone()))>"Delete"</button> }
+                {move || offers.get().map(|o| view! {
+                    {o.waiting.then(|| view! { <button data-testid="run-check-batches" title="ask the provider where the batches are, and collect the results that are ready" disabled=checking on:click=move |_| act(Action::Batches(BatchAction::Check))>"Check now"</button> })}
+                    {o.waiting.then(|| view! { <button class="danger" data-testid="run-stop-batches" title="cancel the batches at the provider and collect what finished" disabled=checking on:click=move |_| act(Action::Batches(BatchAction::Stop))>"Stop"</button> })}
+                    {o.retry_as_batch.then(|| view! { <button data-testid="run-retry-batch" title="the error records (errored, expired, cancelled lines) submitted again as a new batch" disabled=checking on:click=move |_| act(Action::RetryAsBatch)>"Retry errors as a new batch"</button> })}
+                    {o.resume.then(|| view! { <button data-testid="run-resume" disabled=busy hidden=elsewhere on:click=move |_| act(Action::Carry(Continue::Resume))>"Resume"</button> })}
+                    {o.retry.then(|| view! { <button data-testid="run-retry" disabled=busy hidden=elsewhere on:click=move |_| act(Action::Carry(Continue::RetryErrors))>{if o.is_batch { "Retry errors live" } else { "Retry errors" }}</button> })}
+                    {o.extend_to.map(|n| view! { <button data-testid="run-extend" disabled=busy hidden=elsewhere on:click=move |_| act(Action::Carry(Continue::Extend { extra: EXTEND_BY }))>{format!("Extend n to {n}")}</button> })}
+                    <button data-testid="run-export" on:click=move |_| export_now(false)>"Export"</button>
+                    {o.codecrash.then(|| view! { <button data-testid="run-export-codecrash" title="CodeCrash's result layout" on:click=move |_| export_now(true)>"CodeCrash"</button> })}
+                })}
+                <Show when=asking fallback=move || {
+                    view! { <button class="danger" data-testid="run-delete" disabled=busy on:click=move |_| state.confirm_delete.set(Some(id_kept.get_value()))>"Delete"</button> }
                 }>
-                    {
-                        let id = confirm_id.clone();
-                        view! {
-                            <button class="danger" data-testid="run-delete-confirm" on:click=move |_| { state.confirm_delete.set(None); app.runs.delete(id.clone()); }>"Delete it and its records"</button>
-                            <button data-testid="run-delete-cancel" on:click=move |_| state.confirm_delete.set(None)>"Keep"</button>
-                        }
-                    }
+                    <button class="danger" data-testid="run-delete-confirm" on:click=move |_| { state.confirm_delete.set(None); app.runs.delete(id_kept.get_value()); }>"Delete it and its records"</button>
+                    <button data-testid="run-delete-cancel" on:click=move |_| state.confirm_delete.set(None)>"Keep"</button>
                 </Show>
             </td>
         </tr>
+    }
+}
+
+/// What the name cell shows of a run: drawn anew only when one of these changes (a rename), so an
+/// open Rename input survives the run's progress updates.
+#[derive(Clone, PartialEq)]
+struct RunLabel {
+    id: String,
+    /// The name shown: the user's, else the default.
+    shown: String,
+    /// The user's own name, empty for none.
+    own: String,
+    default: String,
+    /// The model, and the endpoint's host where there is one.
+    on: String,
+    imported: bool,
+}
+
+impl RunLabel {
+    fn of(entry: &RunEntry) -> Self {
+        let m = &entry.manifest;
+        RunLabel {
+            id: entry.id().to_string(),
+            shown: run_name(m),
+            own: m.name.clone().unwrap_or_default(),
+            default: default_name(m),
+            on: match endpoint_host(m) {
+                Some(host) => format!("{} at {host}", m.model),
+                None => m.model.clone(),
+            },
+            imported: entry.imported,
+        }
     }
 }
 
@@ -625,17 +722,11 @@ fn RunRow(entry: RunEntry, state: RunsPageState) -> impl IntoView {
 /// imported, and Rename: an input in place, Enter keeps the name, Escape leaves it; an empty name
 /// goes back to the default.
 #[component]
-fn RunName(entry: RunEntry, active: Signal<bool>, message: RwSignal<Option<(bool, String)>>) -> impl IntoView {
+fn RunName(label: RunLabel, active: Signal<bool>, message: RwSignal<Option<(bool, String)>>) -> impl IntoView {
     let app = expect_context::<AppState>();
-    let m = &entry.manifest;
-    let id = entry.id().to_string();
-    let name = run_name(m);
-    let on = match endpoint_host(m) {
-        Some(host) => format!("{} at {host}", m.model),
-        None => m.model.clone(),
-    };
+    let RunLabel { id, shown: name, own, default: placeholder, on, imported } = label;
     let editing = RwSignal::new(false);
-    let stored_name = StoredValue::new(m.name.clone().unwrap_or_default());
+    let stored_name = StoredValue::new(own);
     let typed = RwSignal::new(stored_name.get_value());
     let save = {
         let id = id.clone();
@@ -650,8 +741,6 @@ fn RunName(entry: RunEntry, active: Signal<bool>, message: RwSignal<Option<(bool
         }
     };
     let title = format!("{name} ({id})");
-    let placeholder = default_name(m);
-    let imported = entry.imported;
     view! {
         <Show when=move || editing.get() fallback={
             let (name, title) = (name.clone(), title.clone());

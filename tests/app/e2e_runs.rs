@@ -608,6 +608,73 @@ async fn a_keyless_run_started_here_resumes_without_asking_for_its_address() {
     b.close().await;
 }
 
+/// Holds the run's Web Lock from the page for `ms`, as another tab driving it would; sets
+/// `window.lockGone` just before letting go.
+async fn hold_run_lock(b: &Browser, run_id: &str, ms: u64) {
+    let name = execbench_run::tabs::lock_name(run_id);
+    js(b, &format!("window.lockGone = false; navigator.locks.request({name:?}, () => new Promise(r => setTimeout(() => {{ window.lockGone = true; r(); }}, {ms}))); return true")).await;
+}
+
+/// While the lock `hold_run_lock` took is held: nothing is sent (the server's count is read
+/// before the page says the lock is still held, so a count read then was read under the lock).
+async fn sends_nothing_while_locked(b: &Browser, mock: &MockServer) {
+    let before = mock.stats().requests_total;
+    loop {
+        let sent = mock.stats().requests_total;
+        if js(b, "return window.lockGone").await == Value::Bool(true) {
+            return;
+        }
+        assert_eq!(sent, before, "requests sent while another holder had the run's lock");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+/// Resume waits a while for the run's lock in the browser's queue (a page that reloads lets go
+/// of it asynchronously), and no longer: held 8 s elsewhere, Resume is refused after its 5 s wait
+/// (`LOCK_WAIT_MS`) with the run watched, sending nothing; held 3 s, the run waits, sends nothing
+/// until the lock goes, then finishes. (A poll of `ifAvailable` for 2 s refused the second; a wait
+/// with no bound would have taken the first.)
+#[tokio::test(flavor = "multi_thread")]
+async fn resume_waits_a_while_for_the_runs_lock_and_no_longer() {
+    let mock = MockServer::start(bundled_dataset().unwrap(), MockConfig { latency_ms: 100, ..Default::default() }, 0)
+        .await
+        .unwrap();
+    let (b, site) = open_evaluate().await;
+    start_keyless_run(&b, &mock, 10).await;
+    wait_records(&b, 2, Duration::from_secs(60)).await;
+    b.client.refresh().await.unwrap();
+    open_runs(&b, &site).await;
+    wait_row_state(&b, "interrupted", Duration::from_secs(20)).await;
+    let id = js(&b, "return document.querySelector('[data-testid=run-row]').dataset.run").await;
+    let id = id.as_str().expect("the row's run id").to_string();
+
+    hold_run_lock(&b, &id, 8000).await;
+    b.click("[data-testid=run-resume]").await;
+    let refused = b.wait_text("[data-testid=runs-job-error]", Duration::from_secs(15), |_| true).await;
+    assert!(refused.contains("running in another tab"), "Resume said: {refused}");
+    assert_eq!(js(&b, "return window.lockGone").await, Value::Bool(false), "refused only after the lock went");
+    sends_nothing_while_locked(&b, &mock).await;
+    // The watcher is granted the lock once it goes, reads the run (interrupted, not running) and
+    // offers Resume again.
+    wait_row_state(&b, "interrupted", Duration::from_secs(10)).await;
+
+    hold_run_lock(&b, &id, 3000).await;
+    b.click("[data-testid=run-resume]").await;
+    sends_nothing_while_locked(&b, &mock).await;
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while row_state(&b).await != "finished" {
+        let error =
+            js(&b, "const e = document.querySelector('[data-testid=runs-job-error]'); return e ? e.innerText : ''")
+                .await;
+        assert!(error.as_str().is_some_and(|e| !e.contains("another tab")), "Resume refused after a 3 s hold: {error}");
+        assert!(Instant::now() < deadline, "the resumed run did not finish");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let (_, records) = stored(&b).await;
+    one_record_each(&records, 10);
+    b.close().await;
+}
+
 /// A run goes on only over the dataset it was made with: with another dataset open, Resume says
 /// which one to load and sends nothing; with the run's own open again, it finishes (issue 55).
 #[tokio::test(flavor = "multi_thread")]
@@ -735,20 +802,17 @@ async fn an_imported_run_pointing_elsewhere_sends_no_key_until_the_address_is_co
     assert_eq!(common::provider_requests(&b).await, started_before, "the page started no request without the key");
     assert_eq!(second.stats().requests_total, 0, "nothing sent without the key");
 
-    // The key typed: the address is confirmed now. The imported run has sent nothing yet, so its
-    // settings are shown once more (now as an address used before), then it finishes there.
+    // The key typed: the address and settings were confirmed above (the run is marked reviewed in
+    // the list at once), so Resume asks nothing again and the run finishes there. (Before rows
+    // were keyed by id, the button kept the entry it was drawn with and asked once more.)
     b.fill("[data-testid=runs-key]", KEY).await;
     resume_run_ending(&b, "-imported-2").await;
-    let again = b.wait_text(confirm, Duration::from_secs(10), |t| !t.is_empty()).await;
-    assert!(again.contains("an address you have used with this provider"), "{again}");
-    b.click("[data-testid=runs-confirm-go]").await;
     let deadline = Instant::now() + Duration::from_secs(60);
     while second.stats().per_sample.len() < 3 {
         assert!(Instant::now() < deadline, "the confirmed run did not finish: {:?}", second.stats());
-        assert!(
-            js(&b, &format!("return !document.querySelector('{confirm}')")).await == Value::Bool(true),
-            "asked twice"
-        );
+        let asked =
+            js(&b, &format!("const d = document.querySelector('{confirm}'); return d ? d.innerText : ''")).await;
+        assert_eq!(asked, Value::from(""), "asked again about an address and settings already confirmed");
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
     let kept = stored_text(&b).await;
