@@ -582,17 +582,28 @@ async fn start_keyless_run(b: &Browser, mock: &MockServer, limit: usize) {
     start_api_run(b).await;
 }
 
+/// A keyless run of `limit` samples against a new mock server (`latency_ms` an answer), cut by a
+/// reload once `recorded` samples have their record; the page is left on the reloaded Evaluate.
+async fn keyless_run_cut_by_reload(
+    latency_ms: u64,
+    limit: usize,
+    recorded: usize,
+) -> (MockServer, Browser, StaticServer) {
+    let config = MockConfig { latency_ms, ..Default::default() };
+    let mock = MockServer::start(bundled_dataset().unwrap(), config, 0).await.unwrap();
+    let (b, site) = open_evaluate().await;
+    start_keyless_run(&b, &mock, limit).await;
+    wait_records(&b, recorded, Duration::from_secs(60)).await;
+    b.client.refresh().await.unwrap();
+    (mock, b, site)
+}
+
 /// The address typed in the form is the user's choice, with a key or without one (a local
 /// server needs none): that run, cut by a reload, resumes without asking whether its address is
 /// meant. (Before, only an address used with a key counted as chosen.)
 #[tokio::test(flavor = "multi_thread")]
 async fn a_keyless_run_started_here_resumes_without_asking_for_its_address() {
-    let config = MockConfig { latency_ms: 300, ..Default::default() };
-    let mock = MockServer::start(bundled_dataset().unwrap(), config, 0).await.unwrap();
-    let (b, site) = open_evaluate().await;
-    start_keyless_run(&b, &mock, 20).await;
-    wait_records(&b, 4, Duration::from_secs(60)).await;
-    b.client.refresh().await.unwrap();
+    let (_mock, b, site) = keyless_run_cut_by_reload(300, 20, 4).await;
     open_runs(&b, &site).await;
     wait_row_state(&b, "interrupted", Duration::from_secs(20)).await;
     b.click("[data-testid=run-resume]").await;
@@ -636,13 +647,7 @@ async fn sends_nothing_while_locked(b: &Browser, mock: &MockServer) {
 /// with no bound would have taken the first.)
 #[tokio::test(flavor = "multi_thread")]
 async fn resume_waits_a_while_for_the_runs_lock_and_no_longer() {
-    let mock = MockServer::start(bundled_dataset().unwrap(), MockConfig { latency_ms: 100, ..Default::default() }, 0)
-        .await
-        .unwrap();
-    let (b, site) = open_evaluate().await;
-    start_keyless_run(&b, &mock, 10).await;
-    wait_records(&b, 2, Duration::from_secs(60)).await;
-    b.client.refresh().await.unwrap();
+    let (mock, b, site) = keyless_run_cut_by_reload(100, 10, 2).await;
     open_runs(&b, &site).await;
     wait_row_state(&b, "interrupted", Duration::from_secs(20)).await;
     let id = js(&b, "return document.querySelector('[data-testid=run-row]').dataset.run").await;
@@ -679,13 +684,7 @@ async fn resume_waits_a_while_for_the_runs_lock_and_no_longer() {
 /// which one to load and sends nothing; with the run's own open again, it finishes (issue 55).
 #[tokio::test(flavor = "multi_thread")]
 async fn resume_with_another_dataset_open_is_refused_and_sends_nothing() {
-    let mock = MockServer::start(bundled_dataset().unwrap(), MockConfig { latency_ms: 300, ..Default::default() }, 0)
-        .await
-        .unwrap();
-    let (b, site) = open_evaluate().await;
-    start_keyless_run(&b, &mock, 12).await;
-    wait_records(&b, 3, Duration::from_secs(60)).await;
-    b.client.refresh().await.unwrap();
+    let (mock, b, site) = keyless_run_cut_by_reload(300, 12, 3).await;
 
     // Another dataset opened: its first 12 samples are not the run's.
     let other = std::env::temp_dir().join(format!("execbench-e2e-{}-other-dataset.jsonl", std::process::id()));
